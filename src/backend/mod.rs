@@ -1,0 +1,401 @@
+//! The Backend trait: compile, inspect, allocate, launch and time a kernel
+//! the same way on every toolchain. Toolchain types (opencl3, cudarc) never
+//! leave this module; everything above it sees only the types defined here.
+
+#[cfg(feature = "cuda")]
+pub mod cuda;
+pub mod opencl;
+pub mod ptxas;
+pub mod select;
+
+use std::fmt;
+
+use enum_dispatch::enum_dispatch;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+#[cfg(feature = "cuda")]
+pub use cuda::CudaBackend;
+pub use opencl::OpenClBackend;
+
+/// The two toolchains gemmlab compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Toolchain {
+    #[serde(rename = "opencl")]
+    OpenCl,
+    Cuda,
+}
+
+impl Toolchain {
+    pub const ALL: [Toolchain; 2] = [Toolchain::Cuda, Toolchain::OpenCl];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Toolchain::OpenCl => "opencl",
+            Toolchain::Cuda => "cuda",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Toolchain> {
+        match s.to_ascii_lowercase().as_str() {
+            "opencl" | "cl" | "ocl" => Some(Toolchain::OpenCl),
+            "cuda" | "nvrtc" | "cu" => Some(Toolchain::Cuda),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Toolchain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceKind {
+    Gpu,
+    Accelerator,
+    Cpu,
+    Other,
+}
+
+impl fmt::Display for DeviceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeviceKind::Gpu => "GPU",
+            DeviceKind::Accelerator => "accelerator",
+            DeviceKind::Cpu => "CPU",
+            DeviceKind::Other => "other",
+        })
+    }
+}
+
+/// Everything gemmlab knows about a device. Unknown values are `None`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    pub toolchain: Toolchain,
+    /// Explicit selector that picks exactly this device: "cuda:0", "opencl:1:0".
+    pub id: String,
+    pub name: String,
+    pub vendor: String,
+    /// OpenCL platform name; "CUDA driver" for CUDA.
+    pub platform: String,
+    pub kind: DeviceKind,
+    pub driver_version: Option<String>,
+    /// OpenCL platform/device version; CUDA driver API version.
+    pub runtime_version: Option<String>,
+    /// OpenCL C version; NVRTC version.
+    pub compiler_version: Option<String>,
+    pub compute_capability: Option<(u32, u32)>,
+    pub compute_units: Option<u32>,
+    pub clock_mhz: Option<u32>,
+    pub global_mem_bytes: Option<u64>,
+    /// Local (OpenCL) / shared (CUDA) memory one work-group may use.
+    pub local_mem_bytes: Option<u64>,
+    pub shared_mem_per_sm_bytes: Option<u64>,
+    pub max_work_group_size: Option<u64>,
+    pub registers_per_block: Option<u32>,
+    pub registers_per_sm: Option<u32>,
+    pub max_threads_per_sm: Option<u32>,
+    pub max_blocks_per_sm: Option<u32>,
+    pub warp_size: Option<u32>,
+    pub l2_cache_bytes: Option<u64>,
+}
+
+impl DeviceInfo {
+    pub fn is_nvidia(&self) -> bool {
+        let v = self.vendor.to_ascii_lowercase();
+        v.contains("nvidia") || self.toolchain == Toolchain::Cuda
+    }
+
+    /// "NVIDIA H200 (cuda:0, CUDA driver)"
+    pub fn label(&self) -> String {
+        format!("{} [{} {}]", self.name, self.toolchain, self.id)
+    }
+}
+
+/// How to compile a source.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompileOptions {
+    /// Preprocessor defines, passed as -D NAME=VALUE on both toolchains.
+    pub defines: Vec<(String, String)>,
+    /// Register cap: `-cl-nv-maxrregcount` (NVIDIA OpenCL) or `--maxrregcount` (NVRTC).
+    /// Ignored, and reported so, where the toolchain has no such option.
+    pub max_registers: Option<u32>,
+    /// Whether the kernel's launch bounds / reqd_work_group_size attribute is
+    /// emitted (the sources read the USE_BOUNDS define through their prelude).
+    pub launch_bounds: bool,
+    /// OpenCL `-cl-fast-relaxed-math -cl-mad-enable`, NVRTC `--use_fast_math`.
+    pub fast_math: bool,
+    /// Raw flags appended as they are.
+    pub extra_flags: Vec<String>,
+}
+
+impl CompileOptions {
+    pub fn new() -> Self {
+        CompileOptions {
+            launch_bounds: true,
+            ..Default::default()
+        }
+    }
+
+    pub fn define(mut self, name: impl Into<String>, value: impl ToString) -> Self {
+        self.defines.push((name.into(), value.to_string()));
+        self
+    }
+
+    /// The defines including the hint switch that both toolchains' preludes read.
+    pub fn all_defines(&self) -> Vec<(String, String)> {
+        let mut d = self.defines.clone();
+        if !d.iter().any(|(n, _)| n == "USE_BOUNDS") {
+            d.push((
+                "USE_BOUNDS".to_string(),
+                if self.launch_bounds { "1" } else { "0" }.to_string(),
+            ));
+        }
+        d
+    }
+}
+
+/// Resource use of one compiled kernel. `None` means the toolchain did not say.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelResources {
+    pub name: String,
+    pub registers: Option<u32>,
+    pub spill_stores_bytes: Option<u64>,
+    pub spill_loads_bytes: Option<u64>,
+    pub stack_frame_bytes: Option<u64>,
+    /// Static shared (CUDA) / local (OpenCL) memory per block.
+    pub shared_bytes: Option<u64>,
+    /// Private / local (thread-private, off-chip) memory per thread.
+    pub private_bytes: Option<u64>,
+    pub max_threads_per_block: Option<u64>,
+    pub barriers: Option<u32>,
+}
+
+/// What the compiler produced and said.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BuildReport {
+    pub toolchain: Option<Toolchain>,
+    /// Flags exactly as handed to the compiler.
+    pub flags: Vec<String>,
+    pub log: String,
+    pub compile_ms: f64,
+    /// PTX, where the toolchain gives it.
+    pub ptx: Option<String>,
+    pub kernels: Vec<KernelResources>,
+    /// Disagreements between the compiler log and the API, options ignored, ...
+    pub notes: Vec<String>,
+}
+
+impl BuildReport {
+    pub fn kernel(&self, name: &str) -> Option<&KernelResources> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Elem {
+    F32,
+    F64,
+}
+
+impl Elem {
+    pub fn size(self) -> usize {
+        match self {
+            Elem::F32 => 4,
+            Elem::F64 => 8,
+        }
+    }
+}
+
+/// A device buffer owned by a backend; only the backend that made it can use it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    pub(crate) id: u64,
+    pub len: usize,
+    pub elem: Elem,
+}
+
+/// A compiled program owned by a backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Program {
+    pub(crate) id: u64,
+}
+
+pub enum HostData<'a> {
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+}
+
+pub enum HostDataMut<'a> {
+    F32(&'a mut [f32]),
+    F64(&'a mut [f64]),
+}
+
+impl HostData<'_> {
+    fn len(&self) -> usize {
+        match self {
+            HostData::F32(s) => s.len(),
+            HostData::F64(s) => s.len(),
+        }
+    }
+    fn elem(&self) -> Elem {
+        match self {
+            HostData::F32(_) => Elem::F32,
+            HostData::F64(_) => Elem::F64,
+        }
+    }
+}
+
+impl HostDataMut<'_> {
+    fn len(&self) -> usize {
+        match self {
+            HostDataMut::F32(s) => s.len(),
+            HostDataMut::F64(s) => s.len(),
+        }
+    }
+    fn elem(&self) -> Elem {
+        match self {
+            HostDataMut::F32(_) => Elem::F32,
+            HostDataMut::F64(_) => Elem::F64,
+        }
+    }
+}
+
+/// Typed kernel argument.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg {
+    I32(i32),
+    U32(u32),
+    F32(f32),
+    F64(f64),
+    Buf(Buffer),
+}
+
+/// Launch geometry in OpenCL terms: global = total work-items per dimension
+/// (a multiple of local), local = work-group (CUDA block). CUDA grid = global / local.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Geometry {
+    pub global: [usize; 3],
+    pub local: [usize; 3],
+}
+
+impl Geometry {
+    pub fn d2(global: (usize, usize), local: (usize, usize)) -> Self {
+        Geometry {
+            global: [global.0, global.1, 1],
+            local: [local.0, local.1, 1],
+        }
+    }
+
+    pub fn threads_per_group(&self) -> usize {
+        self.local.iter().product()
+    }
+
+    pub fn groups(&self) -> [usize; 3] {
+        [
+            self.global[0] / self.local[0].max(1),
+            self.global[1] / self.local[1].max(1),
+            self.global[2] / self.local[2].max(1),
+        ]
+    }
+
+    /// Checks that the geometry is launchable everywhere: non-empty, global a multiple of local.
+    pub fn validate(&self) -> Result<()> {
+        for d in 0..3 {
+            if self.local[d] == 0 || self.global[d] == 0 {
+                return Err(Error::invalid(format!(
+                    "launch geometry {:?}/{:?} has an empty dimension {d}",
+                    self.global, self.local
+                )));
+            }
+            if self.global[d] % self.local[d] != 0 {
+                return Err(Error::invalid(format!(
+                    "launch geometry: global size {} in dimension {d} is not a multiple of the work-group size {}",
+                    self.global[d], self.local[d]
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One toolchain on one device.
+#[enum_dispatch]
+pub trait Backend {
+    fn info(&self) -> &DeviceInfo;
+
+    /// Compiles `source` (which may hold several kernels). A compiler error is
+    /// `Error::Compile` carrying the full log.
+    fn compile(
+        &mut self,
+        what: &str,
+        source: &str,
+        options: &CompileOptions,
+    ) -> Result<(Program, BuildReport)>;
+
+    fn release_program(&mut self, program: Program);
+
+    fn alloc(&mut self, elem: Elem, len: usize) -> Result<Buffer>;
+    fn free(&mut self, buffer: Buffer);
+    fn upload(&mut self, buffer: &Buffer, data: HostData<'_>) -> Result<()>;
+    fn download(&mut self, buffer: &Buffer, data: HostDataMut<'_>) -> Result<()>;
+    /// Sets every element to `value` on the device.
+    fn fill(&mut self, buffer: &Buffer, value: f64) -> Result<()>;
+
+    /// Launches a kernel and waits for it; returns its device-event time in nanoseconds.
+    fn launch(
+        &mut self,
+        program: &Program,
+        kernel: &str,
+        geometry: &Geometry,
+        args: &[Arg],
+    ) -> Result<u64>;
+
+    /// The vendor library's SGEMM (column-major C = A*B), device-event timed.
+    /// `Ok(None)` where the toolchain has none.
+    fn vendor_sgemm(
+        &mut self,
+        _m: usize,
+        _n: usize,
+        _k: usize,
+        _a: &Buffer,
+        _b: &Buffer,
+        _c: &Buffer,
+    ) -> Result<Option<u64>> {
+        Ok(None)
+    }
+
+    /// Name and version of the vendor BLAS, if any.
+    fn vendor_blas(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Static dispatch over the toolchains compiled in.
+#[enum_dispatch(Backend)]
+pub enum AnyBackend {
+    OpenCl(OpenClBackend),
+    #[cfg(feature = "cuda")]
+    Cuda(CudaBackend),
+}
+
+impl AnyBackend {
+    pub fn toolchain(&self) -> Toolchain {
+        self.info().toolchain
+    }
+}
+
+pub(crate) fn check_len(buffer: &Buffer, elem: Elem, len: usize) -> Result<()> {
+    if buffer.elem != elem || buffer.len != len {
+        return Err(Error::invalid(format!(
+            "host data of {len} {elem:?} does not match device buffer of {} {:?}",
+            buffer.len, buffer.elem
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,552 @@
+//! OpenCL backend (opencl3, libOpenCL loaded at run time).
+//!
+//! On NVIDIA platforms the program is built with `-cl-nv-verbose`, whose build
+//! log carries ptxas's resource lines, and the program binary is PTX. Elsewhere
+//! (PoCL, ...) only what the API reports is known; the rest stays `None`.
+
+use std::collections::HashMap;
+use std::ptr;
+use std::time::Instant;
+
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::context::Context;
+use opencl3::device::{
+    Device, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU,
+};
+use opencl3::error_codes::ClError;
+use opencl3::kernel::{ExecuteKernel, Kernel};
+use opencl3::memory::{Buffer as ClBuffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::platform::{get_platforms, Platform};
+use opencl3::program::Program as ClProgram;
+use opencl3::types::{cl_mem, CL_BLOCKING};
+
+use super::{
+    check_len, ptxas, Arg, Backend, Buffer, BuildReport, CompileOptions, DeviceInfo, DeviceKind,
+    Elem, Geometry, HostData, HostDataMut, KernelResources, Program, Toolchain,
+};
+use crate::error::{Error, Result};
+
+const CL_MEM_OBJECT_ALLOCATION_FAILURE: i32 = -4;
+const CL_OUT_OF_RESOURCES: i32 = -5;
+const CL_OUT_OF_HOST_MEMORY: i32 = -6;
+
+fn api(call: &str, e: ClError) -> Error {
+    Error::Api {
+        toolchain: "OpenCL".into(),
+        call: call.into(),
+        message: format!("{e} (code {})", e.0),
+    }
+}
+
+/// Loads the ICD loader, or says why it cannot.
+fn ensure_runtime() -> Result<()> {
+    match cl3::load_library() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(Error::OpenClUnavailable(format!(
+            "libOpenCL.so.1 could not be loaded ({e}); install an ICD loader and a platform, e.g. `apt-get install ocl-icd-libopencl1 pocl-opencl-icd`"
+        ))),
+    }
+}
+
+struct Located {
+    platform_index: usize,
+    device_index: usize,
+    platform: Platform,
+    device: Device,
+}
+
+/// The ICD loader's first platform query is not safe to race (seen with
+/// ocl-icd + PoCL: a concurrent caller got no devices), so discovery is serialised.
+static DISCOVERY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn all_devices() -> Result<Vec<Located>> {
+    ensure_runtime()?;
+    let _guard = DISCOVERY.lock().unwrap_or_else(|p| p.into_inner());
+    let platforms = match get_platforms() {
+        Ok(p) => p,
+        // -1001 (CL_PLATFORM_NOT_FOUND_KHR): the loader found no ICD.
+        Err(e) if e.0 == -1001 => {
+            return Err(Error::OpenClUnavailable(
+                "the OpenCL loader found no platform (no ICD registered under /etc/OpenCL/vendors); install one, e.g. `apt-get install pocl-opencl-icd`".into(),
+            ))
+        }
+        Err(e) => return Err(api("clGetPlatformIDs", e)),
+    };
+    let mut out = Vec::new();
+    for (pi, platform) in platforms.into_iter().enumerate() {
+        // A platform with no device answers CL_DEVICE_NOT_FOUND: skip it.
+        let ids = platform.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default();
+        for (di, id) in ids.into_iter().enumerate() {
+            out.push(Located {
+                platform_index: pi,
+                device_index: di,
+                platform,
+                device: Device::new(id),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Every OpenCL device of every platform.
+pub fn enumerate() -> Result<Vec<DeviceInfo>> {
+    Ok(all_devices()?.iter().map(describe).collect())
+}
+
+fn describe(l: &Located) -> DeviceInfo {
+    let d = &l.device;
+    let vendor = d.vendor().unwrap_or_default().trim().to_string();
+    let kind = match d.dev_type() {
+        Ok(t) if t & CL_DEVICE_TYPE_GPU != 0 => DeviceKind::Gpu,
+        Ok(t) if t & CL_DEVICE_TYPE_ACCELERATOR != 0 => DeviceKind::Accelerator,
+        Ok(t) if t & CL_DEVICE_TYPE_CPU != 0 => DeviceKind::Cpu,
+        _ => DeviceKind::Other,
+    };
+    let nvidia = vendor.to_ascii_lowercase().contains("nvidia");
+    let cc = if nvidia {
+        match (
+            d.compute_capability_major_nv(),
+            d.compute_capability_minor_nv(),
+        ) {
+            (Ok(a), Ok(b)) => Some((a, b)),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let platform_version = l.platform.version().ok();
+    let device_version = d.version().ok();
+    let runtime_version = match (platform_version, device_version) {
+        (Some(p), Some(dv)) => Some(format!("{} / {}", p.trim(), dv.trim())),
+        (p, dv) => p.or(dv),
+    };
+    DeviceInfo {
+        toolchain: Toolchain::OpenCl,
+        id: format!("opencl:{}:{}", l.platform_index, l.device_index),
+        name: d.name().unwrap_or_default().trim().to_string(),
+        vendor,
+        platform: l.platform.name().unwrap_or_default().trim().to_string(),
+        kind,
+        driver_version: d.driver_version().ok().map(|s| s.trim().to_string()),
+        runtime_version,
+        compiler_version: d.opencl_c_version().ok().map(|s| s.trim().to_string()),
+        compute_capability: cc,
+        compute_units: d.max_compute_units().ok(),
+        clock_mhz: d.max_clock_frequency().ok().filter(|&c| c > 0),
+        global_mem_bytes: d.global_mem_size().ok(),
+        local_mem_bytes: d.local_mem_size().ok(),
+        shared_mem_per_sm_bytes: None,
+        max_work_group_size: d.max_work_group_size().ok().map(|v| v as u64),
+        registers_per_block: if nvidia {
+            d.registers_per_block_nv().ok()
+        } else {
+            None
+        },
+        registers_per_sm: None,
+        max_threads_per_sm: None,
+        max_blocks_per_sm: None,
+        warp_size: if nvidia { d.wrap_size_nv().ok() } else { None },
+        l2_cache_bytes: d.global_mem_cache_size().ok().filter(|&c| c > 0),
+    }
+}
+
+enum Mem {
+    F32(ClBuffer<f32>),
+    F64(ClBuffer<f64>),
+}
+
+impl Mem {
+    fn raw(&self) -> cl_mem {
+        match self {
+            Mem::F32(b) => b.get(),
+            Mem::F64(b) => b.get(),
+        }
+    }
+}
+
+struct Built {
+    program: ClProgram,
+    kernels: HashMap<String, Kernel>,
+}
+
+pub struct OpenClBackend {
+    info: DeviceInfo,
+    device: Device,
+    context: Context,
+    queue: CommandQueue,
+    next_id: u64,
+    buffers: HashMap<u64, Mem>,
+    programs: HashMap<u64, Built>,
+}
+
+impl OpenClBackend {
+    /// Opens the device with the given "opencl:P:D" id.
+    pub fn open(id: &str) -> Result<Self> {
+        let located = all_devices()?;
+        let l = located
+            .iter()
+            .find(|l| format!("opencl:{}:{}", l.platform_index, l.device_index) == id)
+            .ok_or_else(|| Error::NoSuchDevice {
+                spec: id.to_string(),
+                available: located
+                    .iter()
+                    .map(|l| {
+                        let i = describe(l);
+                        format!("  {}  {}", i.id, i.name)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            })?;
+        let info = describe(l);
+        let device = l.device;
+        let context = Context::from_device(&device).map_err(|e| api("clCreateContext", e))?;
+        #[allow(deprecated)]
+        let queue =
+            CommandQueue::create_default_with_properties(&context, CL_QUEUE_PROFILING_ENABLE, 0)
+                .or_else(|_| CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE))
+                .map_err(|e| api("clCreateCommandQueue", e))?;
+        Ok(OpenClBackend {
+            info,
+            device,
+            context,
+            queue,
+            next_id: 1,
+            buffers: HashMap::new(),
+            programs: HashMap::new(),
+        })
+    }
+
+    fn nvidia(&self) -> bool {
+        self.info.is_nvidia()
+    }
+
+    fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn mem_err(&self, call: &str, e: ClError, what: String) -> Error {
+        if matches!(
+            e.0,
+            CL_MEM_OBJECT_ALLOCATION_FAILURE | CL_OUT_OF_RESOURCES | CL_OUT_OF_HOST_MEMORY
+        ) {
+            Error::OutOfMemory {
+                device: self.info.label(),
+                what: format!("{what} ({call}: {e})"),
+            }
+        } else {
+            api(call, e)
+        }
+    }
+
+    fn flags(&self, options: &CompileOptions, notes: &mut Vec<String>) -> Vec<String> {
+        let mut flags = Vec::new();
+        for (name, value) in options.all_defines() {
+            flags.push(format!("-D{name}={value}"));
+        }
+        if self.nvidia() {
+            // The sources guard NVIDIA inline PTX with this define.
+            flags.push("-DGEMMLAB_NVIDIA_PTX=1".into());
+            flags.push("-cl-nv-verbose".into());
+            if let Some(r) = options.max_registers {
+                flags.push(format!("-cl-nv-maxrregcount={r}"));
+            }
+        } else if let Some(r) = options.max_registers {
+            notes.push(format!(
+                "register cap {r} ignored: {} has no register-cap option",
+                self.info.platform
+            ));
+        }
+        if options.fast_math {
+            flags.push("-cl-fast-relaxed-math".into());
+            flags.push("-cl-mad-enable".into());
+        }
+        flags.extend(options.extra_flags.iter().cloned());
+        flags
+    }
+
+    fn resources(&self, built: &Built, log: &str) -> Vec<KernelResources> {
+        let from_log = if self.nvidia() {
+            ptxas::parse_ptxas_log(log)
+        } else {
+            Vec::new()
+        };
+        let id = self.device.id();
+        let mut out = Vec::new();
+        let mut names: Vec<&String> = built.kernels.keys().collect();
+        names.sort();
+        for name in names {
+            let kernel = &built.kernels[name];
+            let mut r = from_log
+                .iter()
+                .find(|k| &k.name == name)
+                .cloned()
+                .unwrap_or_else(|| KernelResources {
+                    name: name.clone(),
+                    ..Default::default()
+                });
+            if let Ok(local) = kernel.get_local_mem_size(id) {
+                r.shared_bytes = r.shared_bytes.or(Some(local));
+            }
+            if let Ok(private) = kernel.get_private_mem_size(id) {
+                r.private_bytes = r.private_bytes.or(Some(private));
+            }
+            r.max_threads_per_block = kernel.get_work_group_size(id).ok().map(|v| v as u64);
+            out.push(r);
+        }
+        out
+    }
+}
+
+impl Backend for OpenClBackend {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn compile(
+        &mut self,
+        what: &str,
+        source: &str,
+        options: &CompileOptions,
+    ) -> Result<(Program, BuildReport)> {
+        let mut notes = Vec::new();
+        let flags = self.flags(options, &mut notes);
+        let started = Instant::now();
+        let mut program = ClProgram::create_from_source(&self.context, source)
+            .map_err(|e| api("clCreateProgramWithSource", e))?;
+        let built = program.build(&[self.device.id()], &flags.join(" "));
+        let compile_ms = started.elapsed().as_secs_f64() * 1e3;
+        let log = program.get_build_log(self.device.id()).unwrap_or_default();
+        if let Err(e) = built {
+            return Err(Error::Compile {
+                toolchain: format!("OpenCL ({})", self.info.platform),
+                what: what.to_string(),
+                log: format!(
+                    "{}\n(clBuildProgram: {e}; flags: {})",
+                    log.trim_end(),
+                    flags.join(" ")
+                ),
+            });
+        }
+        let names = program.get_kernel_names().unwrap_or_default();
+        let mut kernels = HashMap::new();
+        for name in names.split(';').map(str::trim).filter(|n| !n.is_empty()) {
+            let k = Kernel::create(&program, name).map_err(|e| api("clCreateKernel", e))?;
+            kernels.insert(name.to_string(), k);
+        }
+        let ptx = if self.nvidia() {
+            program
+                .get_binaries()
+                .ok()
+                .and_then(|b| b.into_iter().next())
+                .map(|b| {
+                    String::from_utf8_lossy(&b)
+                        .trim_end_matches('\0')
+                        .to_string()
+                })
+        } else {
+            None
+        };
+        let built = Built { program, kernels };
+        let report = BuildReport {
+            toolchain: Some(Toolchain::OpenCl),
+            flags,
+            compile_ms,
+            ptx,
+            kernels: self.resources(&built, &log),
+            log,
+            notes,
+        };
+        let id = self.id();
+        self.programs.insert(id, built);
+        Ok((Program { id }, report))
+    }
+
+    fn release_program(&mut self, program: Program) {
+        if let Some(b) = self.programs.remove(&program.id) {
+            drop(b.kernels);
+            drop(b.program);
+        }
+    }
+
+    fn alloc(&mut self, elem: Elem, len: usize) -> Result<Buffer> {
+        let n = len.max(1);
+        let what = format!("a buffer of {len} {elem:?}");
+        // SAFETY: no host pointer is given; the buffer is owned by this backend.
+        let mem = unsafe {
+            match elem {
+                Elem::F32 => {
+                    ClBuffer::<f32>::create(&self.context, CL_MEM_READ_WRITE, n, ptr::null_mut())
+                        .map(Mem::F32)
+                }
+                Elem::F64 => {
+                    ClBuffer::<f64>::create(&self.context, CL_MEM_READ_WRITE, n, ptr::null_mut())
+                        .map(Mem::F64)
+                }
+            }
+        }
+        .map_err(|e| self.mem_err("clCreateBuffer", e, what))?;
+        let id = self.id();
+        self.buffers.insert(id, mem);
+        Ok(Buffer { id, len, elem })
+    }
+
+    fn free(&mut self, buffer: Buffer) {
+        self.buffers.remove(&buffer.id);
+    }
+
+    fn upload(&mut self, buffer: &Buffer, data: HostData<'_>) -> Result<()> {
+        check_len(buffer, data.elem(), data.len())?;
+        if data.len() == 0 {
+            return Ok(());
+        }
+        let mem = self
+            .buffers
+            .get_mut(&buffer.id)
+            .ok_or_else(|| Error::invalid("buffer does not belong to this OpenCL backend"))?;
+        // SAFETY: blocking write of a host slice of exactly the buffer's length.
+        let r = unsafe {
+            match (mem, data) {
+                (Mem::F32(b), HostData::F32(s)) => {
+                    self.queue.enqueue_write_buffer(b, CL_BLOCKING, 0, s, &[])
+                }
+                (Mem::F64(b), HostData::F64(s)) => {
+                    self.queue.enqueue_write_buffer(b, CL_BLOCKING, 0, s, &[])
+                }
+                _ => return Err(Error::invalid("element type mismatch")),
+            }
+        };
+        r.map(|_| ()).map_err(|e| {
+            self.mem_err(
+                "clEnqueueWriteBuffer",
+                e,
+                format!("uploading {} elements", buffer.len),
+            )
+        })
+    }
+
+    fn download(&mut self, buffer: &Buffer, data: HostDataMut<'_>) -> Result<()> {
+        check_len(buffer, data.elem(), data.len())?;
+        if data.len() == 0 {
+            return Ok(());
+        }
+        let mem = self
+            .buffers
+            .get(&buffer.id)
+            .ok_or_else(|| Error::invalid("buffer does not belong to this OpenCL backend"))?;
+        // SAFETY: blocking read into a host slice of exactly the buffer's length.
+        let r = unsafe {
+            match (mem, data) {
+                (Mem::F32(b), HostDataMut::F32(s)) => {
+                    self.queue.enqueue_read_buffer(b, CL_BLOCKING, 0, s, &[])
+                }
+                (Mem::F64(b), HostDataMut::F64(s)) => {
+                    self.queue.enqueue_read_buffer(b, CL_BLOCKING, 0, s, &[])
+                }
+                _ => return Err(Error::invalid("element type mismatch")),
+            }
+        };
+        r.map(|_| ()).map_err(|e| api("clEnqueueReadBuffer", e))
+    }
+
+    fn fill(&mut self, buffer: &Buffer, value: f64) -> Result<()> {
+        if buffer.len == 0 {
+            return Ok(());
+        }
+        let bytes = buffer.len * buffer.elem.size();
+        let mem = self
+            .buffers
+            .get_mut(&buffer.id)
+            .ok_or_else(|| Error::invalid("buffer does not belong to this OpenCL backend"))?;
+        // SAFETY: the pattern and size match the buffer's element type and length.
+        let r = unsafe {
+            match mem {
+                Mem::F32(b) => self
+                    .queue
+                    .enqueue_fill_buffer(b, &[value as f32], 0, bytes, &[]),
+                Mem::F64(b) => self.queue.enqueue_fill_buffer(b, &[value], 0, bytes, &[]),
+            }
+        };
+        let event = r.map_err(|e| api("clEnqueueFillBuffer", e))?;
+        event.wait().map_err(|e| api("clWaitForEvents", e))
+    }
+
+    fn launch(
+        &mut self,
+        program: &Program,
+        kernel: &str,
+        geometry: &Geometry,
+        args: &[Arg],
+    ) -> Result<u64> {
+        geometry.validate()?;
+        let built = self
+            .programs
+            .get(&program.id)
+            .ok_or_else(|| Error::invalid("program does not belong to this OpenCL backend"))?;
+        let k = built.kernels.get(kernel).ok_or_else(|| {
+            let mut names: Vec<&String> = built.kernels.keys().collect();
+            names.sort();
+            Error::invalid(format!(
+                "the program has no kernel '{kernel}' (it has {names:?})"
+            ))
+        })?;
+        let mut exec = ExecuteKernel::new(k);
+        let mut mems = Vec::with_capacity(args.len());
+        for a in args {
+            if let Arg::Buf(b) = a {
+                let m = self.buffers.get(&b.id).ok_or_else(|| {
+                    Error::invalid("buffer does not belong to this OpenCL backend")
+                })?;
+                mems.push(m.raw());
+            }
+        }
+        let mut mem_iter = mems.iter();
+        // SAFETY: each argument is passed by value with its exact C size; buffers as cl_mem.
+        unsafe {
+            for a in args {
+                match a {
+                    Arg::I32(v) => exec.set_arg(v),
+                    Arg::U32(v) => exec.set_arg(v),
+                    Arg::F32(v) => exec.set_arg(v),
+                    Arg::F64(v) => exec.set_arg(v),
+                    Arg::Buf(_) => match mem_iter.next() {
+                        Some(m) => exec.set_arg(m),
+                        None => {
+                            return Err(Error::invalid("internal: buffer argument list mismatch"))
+                        }
+                    },
+                };
+            }
+        }
+        let dims = if geometry.global[2] > 1 || geometry.local[2] > 1 {
+            3
+        } else {
+            2
+        };
+        exec.set_global_work_sizes(&geometry.global[..dims])
+            .set_local_work_sizes(&geometry.local[..dims]);
+        // SAFETY: arguments were set above; the queue outlives the event.
+        let event = unsafe { exec.enqueue_nd_range(&self.queue) }.map_err(|e| {
+            if matches!(e.0, CL_MEM_OBJECT_ALLOCATION_FAILURE | CL_OUT_OF_RESOURCES) {
+                self.mem_err("clEnqueueNDRangeKernel", e, format!("launching {kernel}"))
+            } else {
+                Error::Api {
+                    toolchain: "OpenCL".into(),
+                    call: "clEnqueueNDRangeKernel".into(),
+                    message: format!(
+                        "{kernel} with global {:?} local {:?}: {e} (code {})",
+                        geometry.global, geometry.local, e.0
+                    ),
+                }
+            }
+        })?;
+        event.wait().map_err(|e| api("clWaitForEvents", e))?;
+        let start = event
+            .profiling_command_start()
+            .map_err(|e| api("clGetEventProfilingInfo", e))?;
+        let end = event
+            .profiling_command_end()
+            .map_err(|e| api("clGetEventProfilingInfo", e))?;
+        Ok(end.saturating_sub(start))
+    }
+}

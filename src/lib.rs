@@ -1,0 +1,12 @@
+//! gemmlab: the same GEMM kernels through OpenCL and CUDA (NVRTC) on one
+//! device, and what each compiler does with them.
+
+pub mod backend;
+pub mod error;
+
+pub use backend::select::{open, open_spec, resolve, DeviceSpec, Inventory};
+pub use backend::{
+    AnyBackend, Arg, Backend, Buffer, BuildReport, CompileOptions, DeviceInfo, DeviceKind, Elem,
+    Geometry, HostData, HostDataMut, KernelResources, Program, Toolchain,
+};
+pub use error::{Error, Result};

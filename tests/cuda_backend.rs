@@ -1,0 +1,175 @@
+//! The CUDA backend. Skips visibly without a GPU; fails instead under GEMMLAB_REQUIRE_CUDA=1.
+#![cfg(feature = "cuda")]
+
+mod common;
+
+use gemmlab::{Arg, Backend, CompileOptions, Elem, Error, Geometry, HostData, HostDataMut};
+
+const AXPY: &str = r#"
+extern "C" __global__ void axpy(const int n, const float a, const float* x, float* y) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x + (blockIdx.y * blockDim.y + threadIdx.y) * gridDim.x * blockDim.x;
+    if (i < n) { y[i] = a * x[i] + y[i] + SHIFT; }
+}
+"#;
+
+/// Many live values and a run-time indexed array: spills under a low register cap.
+const PRESSURE: &str = r#"
+extern "C" __global__ void pressure(const float* x, float* y, const int n) {
+    float acc[48];
+    #pragma unroll
+    for (int i = 0; i < 48; i++) acc[i] = x[(threadIdx.x + i * 7) % n];
+    for (int r = 0; r < 64; r++) {
+        #pragma unroll
+        for (int i = 0; i < 48; i++) acc[i] = acc[i] * acc[(i + 1) % 48] + x[(r + i) % n];
+    }
+    float s = 0.0f;
+    #pragma unroll
+    for (int i = 0; i < 48; i++) s += acc[i];
+    y[threadIdx.x] = s;
+}
+"#;
+
+#[test]
+fn cuda_compiles_launches_and_every_value_is_right() {
+    let Some(mut b) = common::cuda("cuda_compiles_launches_and_every_value_is_right") else {
+        return;
+    };
+    let info = b.info().clone();
+    assert!(info.compute_capability.is_some());
+    let (prog, report) = b
+        .compile("axpy", AXPY, &CompileOptions::new().define("SHIFT", "0.5f"))
+        .unwrap();
+    let k = report.kernel("axpy").expect("axpy resources");
+    assert!(k.registers.is_some_and(|r| r > 0), "{k:?}");
+    assert_eq!(k.spill_stores_bytes, Some(0), "{}", report.log);
+    assert!(report
+        .ptx
+        .as_deref()
+        .is_some_and(|p| p.contains(".entry axpy")));
+    assert!(
+        report.notes.is_empty(),
+        "log and cuFuncGetAttribute disagree: {:?}",
+        report.notes
+    );
+
+    let n = 1000usize;
+    let x = common::random(n, 1);
+    let y0 = common::random(n, 2);
+    let bx = b.alloc(Elem::F32, n).unwrap();
+    let by = b.alloc(Elem::F32, n).unwrap();
+    b.upload(&bx, HostData::F32(&x)).unwrap();
+    b.upload(&by, HostData::F32(&y0)).unwrap();
+    let ns = b
+        .launch(
+            &prog,
+            "axpy",
+            &Geometry::d2((32, 32), (32, 1)),
+            &[
+                Arg::I32(n as i32),
+                Arg::F32(2.0),
+                Arg::Buf(bx),
+                Arg::Buf(by),
+            ],
+        )
+        .unwrap();
+    assert!(ns > 0);
+    let mut y = vec![f32::NAN; n];
+    b.download(&by, HostDataMut::F32(&mut y)).unwrap();
+    for i in 0..n {
+        let want = 2.0 * x[i] + y0[i] + 0.5;
+        assert!(
+            (y[i] - want).abs() <= 1e-6 * want.abs().max(1.0),
+            "y[{i}] = {} want {want}",
+            y[i]
+        );
+    }
+}
+
+#[test]
+fn cuda_register_cap_causes_spills_and_log_matches_api() {
+    let Some(mut b) = common::cuda("cuda_register_cap_causes_spills_and_log_matches_api") else {
+        return;
+    };
+    let free = b
+        .compile("pressure", PRESSURE, &CompileOptions::new())
+        .unwrap()
+        .1;
+    let capped = b
+        .compile(
+            "pressure",
+            PRESSURE,
+            &CompileOptions {
+                max_registers: Some(24),
+                ..CompileOptions::new()
+            },
+        )
+        .unwrap()
+        .1;
+    let f = free.kernel("pressure").unwrap();
+    let c = capped.kernel("pressure").unwrap();
+    assert!(c.registers.unwrap() <= 24, "cap not applied: {c:?}");
+    assert!(
+        c.spill_stores_bytes.unwrap() > 0 || c.stack_frame_bytes.unwrap() > 0,
+        "no spills at cap 24: {}",
+        capped.log
+    );
+    assert!(f.registers.unwrap() > c.registers.unwrap());
+    assert!(capped.notes.is_empty(), "{:?}", capped.notes);
+}
+
+#[test]
+fn cuda_compile_error_carries_the_log() {
+    let Some(mut b) = common::cuda("cuda_compile_error_carries_the_log") else {
+        return;
+    };
+    let bad = "extern \"C\" __global__ void broken(float* y) { y[0] = undeclared_thing; }";
+    match b.compile("broken", bad, &CompileOptions::new()) {
+        Err(Error::Compile { log, .. }) => assert!(log.contains("undeclared_thing"), "{log}"),
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("compiled"),
+    }
+}
+
+#[test]
+fn cublas_sgemm_is_measured_and_right() {
+    let Some(mut b) = common::cuda("cublas_sgemm_is_measured_and_right") else {
+        return;
+    };
+    let (m, n, k) = (64, 48, 32);
+    let a = common::random(m * k, 3);
+    let bb = common::random(k * n, 4);
+    let (da, db, dc) = (
+        b.alloc(Elem::F32, m * k).unwrap(),
+        b.alloc(Elem::F32, k * n).unwrap(),
+        b.alloc(Elem::F32, m * n).unwrap(),
+    );
+    b.upload(&da, HostData::F32(&a)).unwrap();
+    b.upload(&db, HostData::F32(&bb)).unwrap();
+    b.fill(&dc, f64::NAN).unwrap();
+    let t = b.vendor_sgemm(m, n, k, &da, &db, &dc).unwrap();
+    assert!(t.is_some_and(|t| t > 0));
+    assert!(b.vendor_blas().is_some_and(|v| v.starts_with("cuBLAS")));
+    let mut c = vec![0.0f32; m * n];
+    b.download(&dc, HostDataMut::F32(&mut c)).unwrap();
+    for j in 0..n {
+        for i in 0..m {
+            let want: f64 = (0..k)
+                .map(|p| a[p * m + i] as f64 * bb[j * k + p] as f64)
+                .sum();
+            assert!((c[j * m + i] as f64 - want).abs() < 1e-4, "C({i},{j})");
+        }
+    }
+}
+
+#[test]
+fn cuda_out_of_memory_is_an_error() {
+    let Some(mut b) = common::cuda("cuda_out_of_memory_is_an_error") else {
+        return;
+    };
+    let huge = usize::MAX / 16;
+    match b.alloc(Elem::F32, huge) {
+        Err(Error::OutOfMemory { .. }) | Err(Error::Api { .. }) => {}
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("allocated {huge} floats"),
+    }
+}
