@@ -10,3 +10,6 @@ pub use backend::{
     Geometry, HostData, HostDataMut, KernelResources, Program, Toolchain,
 };
 pub use error::{Error, Result};
+pub mod gemm;
+pub mod kernels;
+pub mod measure;

@@ -1,0 +1,556 @@
+//! The GEMM driver: runs one registry kernel on one backend for column-major
+//! C = A * B of any M, N, K >= 1. Operands are padded to the kernel's tile
+//! multiples (and B transposed where the kernel reads B^T) by the support
+//! kernels; that pre/post-processing is timed apart from the kernel. Every
+//! prepared kernel is run once on a poisoned C and checked before it is timed.
+
+use std::cell::RefCell;
+
+use serde::{Deserialize, Serialize};
+
+use super::check::{check, CheckReport};
+use super::data::{round_up, Operands};
+use crate::backend::{
+    AnyBackend, Arg, Backend, Buffer, BuildReport, Elem, Geometry, HostData, HostDataMut,
+    KernelResources, Program,
+};
+use crate::error::{Error, Result};
+use crate::kernels::{Config, Hints, KernelSpec, Support};
+use crate::measure::Timed;
+
+/// Why a cell of the comparison has no speed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "reason", rename_all = "snake_case")]
+pub enum Status {
+    Ok,
+    Unavailable(String),
+    InvalidConfig(String),
+    CompileError(String),
+    LaunchError(String),
+    OutOfMemory(String),
+    WrongResult(String),
+}
+
+impl Status {
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Status::Ok)
+    }
+
+    /// A short word for tables.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Unavailable(_) => "n/a",
+            Status::InvalidConfig(_) => "invalid",
+            Status::CompileError(_) => "compile error",
+            Status::LaunchError(_) => "launch error",
+            Status::OutOfMemory(_) => "out of memory",
+            Status::WrongResult(_) => "WRONG",
+        }
+    }
+
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Status::Ok => None,
+            Status::Unavailable(r)
+            | Status::InvalidConfig(r)
+            | Status::CompileError(r)
+            | Status::LaunchError(r)
+            | Status::OutOfMemory(r)
+            | Status::WrongResult(r) => Some(r),
+        }
+    }
+
+    fn from_error(e: &Error) -> Status {
+        match e {
+            Error::Compile { .. } => Status::CompileError(e.to_string()),
+            Error::Constraint { .. } => Status::InvalidConfig(e.to_string()),
+            Error::Unavailable { .. } => Status::Unavailable(e.to_string()),
+            Error::OutOfMemory { .. } => Status::OutOfMemory(e.to_string()),
+            Error::Check { .. } => Status::WrongResult(e.to_string()),
+            _ => Status::LaunchError(e.to_string()),
+        }
+    }
+}
+
+/// A and B of the current problem on one device, at their original sizes.
+pub struct DeviceOperands {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub seed: u64,
+    pub a: Buffer,
+    pub b: Buffer,
+}
+
+/// One backend and what it keeps between kernels: the support program,
+/// the uploaded operands, a scratch buffer for cold-cache flushes.
+pub struct Session {
+    pub backend: RefCell<AnyBackend>,
+    support: Option<Program>,
+    operands: Option<DeviceOperands>,
+    flush: Option<Buffer>,
+}
+
+impl Session {
+    pub fn new(backend: AnyBackend) -> Self {
+        Session {
+            backend: RefCell::new(backend),
+            support: None,
+            operands: None,
+            flush: None,
+        }
+    }
+
+    fn support(&mut self) -> Result<Program> {
+        if let Some(p) = self.support {
+            return Ok(p);
+        }
+        let mut b = self.backend.borrow_mut();
+        let tc = b.info().toolchain;
+        let (p, _) = b.compile("support kernels", &Support::source(tc), &Support::options())?;
+        self.support = Some(p);
+        Ok(p)
+    }
+
+    /// Uploads A and B (once per problem).
+    pub fn load(&mut self, ops: &Operands) -> Result<()> {
+        if let Some(d) = &self.operands {
+            if (d.m, d.n, d.k, d.seed) == (ops.m, ops.n, ops.k, ops.seed) {
+                return Ok(());
+            }
+        }
+        self.unload();
+        let mut b = self.backend.borrow_mut();
+        let a = b.alloc(Elem::F32, ops.m * ops.k)?;
+        let bb = b.alloc(Elem::F32, ops.k * ops.n)?;
+        b.upload(&a, HostData::F32(&ops.a))?;
+        b.upload(&bb, HostData::F32(&ops.b))?;
+        self.operands = Some(DeviceOperands {
+            m: ops.m,
+            n: ops.n,
+            k: ops.k,
+            seed: ops.seed,
+            a,
+            b: bb,
+        });
+        Ok(())
+    }
+
+    pub fn unload(&mut self) {
+        if let Some(d) = self.operands.take() {
+            let mut b = self.backend.borrow_mut();
+            b.free(d.a);
+            b.free(d.b);
+        }
+    }
+
+    fn operands(&self) -> Result<&DeviceOperands> {
+        self.operands
+            .as_ref()
+            .ok_or_else(|| Error::invalid("internal: operands not loaded"))
+    }
+
+    /// A scratch buffer of 2x the L2 (256 MiB where the L2 size is unknown).
+    fn flush_buffer(&mut self) -> Result<Buffer> {
+        if let Some(f) = self.flush {
+            return Ok(f);
+        }
+        let mut b = self.backend.borrow_mut();
+        let l2 = b.info().l2_cache_bytes.unwrap_or(128 << 20).min(1 << 30);
+        let f = b.alloc(Elem::F32, (2 * l2 as usize) / 4)?;
+        self.flush = Some(f);
+        Ok(f)
+    }
+}
+
+/// A kernel compiled, its operands prepared, its result checked: ready to time.
+pub struct Prepared {
+    pub program: Program,
+    pub entry: &'static str,
+    pub geometry: Geometry,
+    pub padded: [usize; 3],
+    pub a: Buffer,
+    pub b: Buffer,
+    pub c: Buffer,
+    /// Buffers made for this kernel only (freed afterwards).
+    owned: Vec<Buffer>,
+    pub build: BuildReport,
+    pub resources: Option<KernelResources>,
+    pub pre_ns: u64,
+    pub post_ns: u64,
+    pub check: CheckReport,
+    flush: Option<Buffer>,
+}
+
+/// The outcome of preparing: a ready kernel, or why not (with what was learnt).
+pub struct Attempt {
+    pub prepared: Option<Prepared>,
+    pub status: Status,
+    pub build: Option<BuildReport>,
+    pub check: Option<CheckReport>,
+}
+
+/// Compiles, pads, runs once on poisoned C and checks. Never returns an error for
+/// a kernel-level failure: that is the Attempt's status, so a comparison goes on.
+pub fn prepare(
+    session: &mut Session,
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    ops: &Operands,
+    reference: &[f64],
+    cold: bool,
+) -> Attempt {
+    let mut build = None;
+    let mut check_report = None;
+    let r = prepare_inner(
+        session,
+        spec,
+        config,
+        hints,
+        ops,
+        reference,
+        cold,
+        &mut build,
+        &mut check_report,
+    );
+    match r {
+        Ok(p) => Attempt {
+            status: Status::Ok,
+            build: Some(p.build.clone()),
+            check: Some(p.check.clone()),
+            prepared: Some(p),
+        },
+        Err(e) => Attempt {
+            prepared: None,
+            status: Status::from_error(&e),
+            build,
+            check: check_report,
+        },
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn prepare_inner(
+    session: &mut Session,
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    ops: &Operands,
+    reference: &[f64],
+    cold: bool,
+    build_out: &mut Option<BuildReport>,
+    check_out: &mut Option<CheckReport>,
+) -> Result<Prepared> {
+    let info = session.backend.borrow().info().clone();
+    if let Some(why) = spec.unavailable(&info) {
+        return Err(Error::Unavailable {
+            kernel: spec.id.into(),
+            toolchain: info.toolchain.to_string(),
+            reason: why.into(),
+        });
+    }
+    spec.validate(config)?;
+    let threads = spec.threads_per_group(config) as u64;
+    if let Some(max) = info.max_work_group_size {
+        if threads > max {
+            return Err(Error::Constraint {
+                kernel: spec.id.into(),
+                message: format!(
+                    "a work-group of {threads} work-items exceeds the device's maximum of {max}"
+                ),
+                values: config.describe(),
+            });
+        }
+    }
+    let support = session.support()?;
+    session.load(ops)?;
+    let flush = if cold {
+        Some(session.flush_buffer()?)
+    } else {
+        None
+    };
+    let (m, n, k) = (ops.m, ops.n, ops.k);
+    let (tm, tn, tk) = spec.tile(config);
+    let (mp, np, kp) = (round_up(m, tm), round_up(n, tn), round_up(k, tk));
+
+    let source = spec.source(info.toolchain);
+    let options = spec.compile_options(config, hints);
+    let (program, build) = session
+        .backend
+        .borrow_mut()
+        .compile(spec.entry, &source, &options)?;
+    *build_out = Some(build.clone());
+    let resources = build.kernel(spec.entry).cloned();
+
+    let d = session.operands()?;
+    let (a0, b0) = (d.a, d.b);
+    let mut be = session.backend.borrow_mut();
+    let mut owned = Vec::new();
+    let mut pre_ns = 0u64;
+    let a = if (mp, kp) != (m, k) {
+        let ap = be.alloc(Elem::F32, mp * kp)?;
+        owned.push(ap);
+        pre_ns += pad(&mut be, support, a0, m, k, ap, mp, kp)?;
+        ap
+    } else {
+        a0
+    };
+    let b_padded = if (kp, np) != (k, n) {
+        let bp = be.alloc(Elem::F32, kp * np)?;
+        owned.push(bp);
+        pre_ns += pad(&mut be, support, b0, k, n, bp, kp, np)?;
+        bp
+    } else {
+        b0
+    };
+    let b = if spec.operands.b_transposed {
+        let bt = be.alloc(Elem::F32, np * kp)?;
+        owned.push(bt);
+        pre_ns += be.launch(
+            &support,
+            "transpose",
+            &Support::geometry(kp, np),
+            &[
+                Arg::I32(kp as i32),
+                Arg::I32(np as i32),
+                Arg::Buf(b_padded),
+                Arg::Buf(bt),
+            ],
+        )?;
+        bt
+    } else {
+        b_padded
+    };
+    let c = be.alloc(Elem::F32, mp * np)?;
+    owned.push(c);
+    let geometry = spec.geometry(config, mp, np);
+    let args = gemm_args(mp, np, kp, a, b, c);
+
+    // The checked run: poison, launch, un-pad, download, compare.
+    be.fill(&c, f64::NAN)?;
+    be.launch(&program, spec.entry, &geometry, &args)?;
+    let (result_buf, post_ns) = if (mp, np) != (m, n) {
+        let cu = be.alloc(Elem::F32, m * n)?;
+        owned.push(cu);
+        be.fill(&cu, f64::NAN)?;
+        let t = be.launch(
+            &support,
+            "unpad_matrix",
+            &Support::geometry(m, n),
+            &[
+                Arg::I32(mp as i32),
+                Arg::I32(np as i32),
+                Arg::Buf(c),
+                Arg::I32(m as i32),
+                Arg::I32(n as i32),
+                Arg::Buf(cu),
+            ],
+        )?;
+        (cu, t)
+    } else {
+        (c, 0)
+    };
+    let mut host = vec![0.0f32; m * n];
+    be.download(&result_buf, HostDataMut::F32(&mut host))?;
+    let report = check(m, &host, reference);
+    *check_out = Some(report.clone());
+    if !report.passed {
+        for b in owned {
+            be.free(b);
+        }
+        be.release_program(program);
+        return Err(Error::Check {
+            what: format!("{} on {}", spec.id, info.label()),
+            detail: report.summary(),
+        });
+    }
+    drop(be);
+    Ok(Prepared {
+        program,
+        entry: spec.entry,
+        geometry,
+        padded: [mp, np, kp],
+        a,
+        b,
+        c,
+        owned,
+        build,
+        resources,
+        pre_ns,
+        post_ns,
+        check: report,
+        flush,
+    })
+}
+
+fn gemm_args(m: usize, n: usize, k: usize, a: Buffer, b: Buffer, c: Buffer) -> [Arg; 6] {
+    [
+        Arg::I32(m as i32),
+        Arg::I32(n as i32),
+        Arg::I32(k as i32),
+        Arg::Buf(a),
+        Arg::Buf(b),
+        Arg::Buf(c),
+    ]
+}
+
+#[allow(clippy::too_many_arguments)]
+fn pad(
+    be: &mut AnyBackend,
+    support: Program,
+    src: Buffer,
+    p: usize,
+    q: usize,
+    dst: Buffer,
+    pp: usize,
+    qq: usize,
+) -> Result<u64> {
+    be.launch(
+        &support,
+        "pad_matrix",
+        &Support::geometry(pp, qq),
+        &[
+            Arg::I32(p as i32),
+            Arg::I32(q as i32),
+            Arg::Buf(src),
+            Arg::I32(pp as i32),
+            Arg::I32(qq as i32),
+            Arg::Buf(dst),
+        ],
+    )
+}
+
+impl Prepared {
+    pub fn release(self, session: &Session) {
+        let mut be = session.backend.borrow_mut();
+        for b in self.owned {
+            be.free(b);
+        }
+        be.release_program(self.program);
+    }
+}
+
+/// Times a prepared kernel: kernel launches only, on the padded operands.
+pub struct KernelRunner<'a> {
+    pub session: &'a Session,
+    pub prepared: &'a Prepared,
+}
+
+impl Timed for KernelRunner<'_> {
+    fn run_once(&mut self) -> Result<u64> {
+        let p = self.prepared;
+        let [m, n, k] = p.padded;
+        self.session.backend.borrow_mut().launch(
+            &p.program,
+            p.entry,
+            &p.geometry,
+            &gemm_args(m, n, k, p.a, p.b, p.c),
+        )
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        match self.prepared.flush {
+            Some(f) => self.session.backend.borrow_mut().fill(&f, 1.0),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The vendor BLAS (cuBLAS) on the same operands, checked once before timing.
+pub struct VendorRunner<'a> {
+    pub session: &'a Session,
+    pub c: Buffer,
+    flush: Option<Buffer>,
+}
+
+impl<'a> VendorRunner<'a> {
+    /// `Ok(None)` where the toolchain has no vendor BLAS.
+    pub fn prepare(
+        session: &'a mut Session,
+        ops: &Operands,
+        reference: &[f64],
+        cold: bool,
+    ) -> Result<Option<(VendorRunner<'a>, CheckReport)>> {
+        session.load(ops)?;
+        let flush = if cold {
+            Some(session.flush_buffer()?)
+        } else {
+            None
+        };
+        let d = session.operands()?;
+        let (a, b) = (d.a, d.b);
+        let mut be = session.backend.borrow_mut();
+        let c = be.alloc(Elem::F32, ops.m * ops.n)?;
+        be.fill(&c, f64::NAN)?;
+        if be.vendor_sgemm(ops.m, ops.n, ops.k, &a, &b, &c)?.is_none() {
+            be.free(c);
+            return Ok(None);
+        }
+        let mut host = vec![0.0f32; ops.m * ops.n];
+        be.download(&c, HostDataMut::F32(&mut host))?;
+        let report = check(ops.m, &host, reference);
+        drop(be);
+        Ok(Some((VendorRunner { session, c, flush }, report)))
+    }
+
+    pub fn release(self) {
+        self.session.backend.borrow_mut().free(self.c);
+    }
+}
+
+impl Timed for VendorRunner<'_> {
+    fn run_once(&mut self) -> Result<u64> {
+        let mut be = self.session.backend.borrow_mut();
+        let d = self
+            .session
+            .operands
+            .as_ref()
+            .ok_or_else(|| Error::invalid("internal: operands not loaded"))?;
+        let (m, n, k) = (d.m, d.n, d.k);
+        be.vendor_sgemm(m, n, k, &d.a, &d.b, &self.c)?
+            .ok_or_else(|| Error::invalid("no vendor BLAS"))
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        match self.flush {
+            Some(f) => self.session.backend.borrow_mut().fill(&f, 1.0),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One-shot convenience: run a kernel on given operands and return C (M x N) after
+/// checking nothing. For tests that compare twins element by element.
+pub fn run_once_result(
+    session: &mut Session,
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    ops: &Operands,
+    reference: &[f64],
+) -> Result<Vec<f32>> {
+    let attempt = prepare(session, spec, config, hints, ops, reference, false);
+    let p = match attempt.prepared {
+        Some(p) => p,
+        None => {
+            return Err(Error::Check {
+                what: spec.id.into(),
+                detail: attempt.status.reason().unwrap_or("failed").to_string(),
+            })
+        }
+    };
+    let [mp, np, _] = p.padded;
+    let mut full = vec![0.0f32; mp * np];
+    session
+        .backend
+        .borrow_mut()
+        .download(&p.c, HostDataMut::F32(&mut full))?;
+    p.release(session);
+    let mut c = vec![0.0f32; ops.m * ops.n];
+    for j in 0..ops.n {
+        c[j * ops.m..(j + 1) * ops.m].copy_from_slice(&full[j * mp..j * mp + ops.m]);
+    }
+    Ok(c)
+}

@@ -1,0 +1,436 @@
+//! The kernel registry: every kernel is data. The CLI, tests, benches, sweeps
+//! and the tuner read it; none of them lists kernels by hand.
+
+mod tutorial;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{CompileOptions, DeviceInfo, Geometry, Toolchain};
+use crate::error::{Error, Result};
+
+/// A tunable compile-time parameter.
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    pub name: &'static str,
+    pub default: i64,
+    pub allowed: &'static [i64],
+    pub meaning: &'static str,
+}
+
+/// A relation the parameters must satisfy, with the words a person reads when it fails.
+#[derive(Clone, Copy)]
+pub struct Constraint {
+    pub message: &'static str,
+    /// The parameters it involves, shown with their values when it fails.
+    pub involves: &'static [&'static str],
+    pub holds: fn(&Config) -> bool,
+}
+
+impl fmt::Debug for Constraint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message)
+    }
+}
+
+/// Who computes which part of C: work-group size and elements of C per work-item.
+#[derive(Debug, Clone, Copy)]
+pub struct Launch {
+    /// Work-group (CUDA block) size from the parameters.
+    pub local: fn(&Config) -> (usize, usize),
+    /// Elements of C per work-item along M and N: global = (M / .0, N / .1).
+    pub per_item: fn(&Config) -> (usize, usize),
+}
+
+/// What a kernel assumes of its operands.
+#[derive(Debug, Clone, Copy)]
+pub struct Operands {
+    /// The B argument holds B^T (N x K), prepared by the transpose kernel.
+    pub b_transposed: bool,
+    /// M, N, K must be multiples of these; the driver pads otherwise.
+    pub tile: fn(&Config) -> (usize, usize, usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Family {
+    /// Nugteren's "OpenCL SGEMM tuning for Kepler" kernels 1-11.
+    Tutorial,
+}
+
+/// One kernel, both twins.
+#[derive(Debug, Clone, Copy)]
+pub struct KernelSpec {
+    /// Short id used on the command line: "gemm6".
+    pub id: &'static str,
+    /// Entry point in both sources: "myGEMM6".
+    pub entry: &'static str,
+    pub family: Family,
+    pub title: &'static str,
+    pub idea: &'static str,
+    pub opencl_source: &'static str,
+    pub cuda_source: &'static str,
+    pub params: &'static [Param],
+    pub constraints: &'static [Constraint],
+    pub launch: Launch,
+    pub operands: Operands,
+    /// Where a toolchain cannot run this kernel, and why (checked against the device).
+    pub availability: fn(Toolchain, &DeviceInfo) -> Option<&'static str>,
+}
+
+/// Parameter values of one configuration, defaults filled in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Config(pub BTreeMap<String, i64>);
+
+impl Config {
+    /// The value of a parameter; 0 if absent (constraints only ask for declared ones).
+    pub fn get(&self, name: &str) -> i64 {
+        self.0.get(name).copied().unwrap_or(0)
+    }
+
+    fn u(&self, name: &str) -> usize {
+        self.get(name).max(0) as usize
+    }
+
+    pub fn describe(&self) -> String {
+        self.0
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Compiler-hint switches that every kernel honours through its prelude.
+pub const HINTS: [(&str, i64, &str); 3] = [
+    (
+        "USE_BOUNDS",
+        1,
+        "reqd_work_group_size (OpenCL) / __launch_bounds__ (CUDA)",
+    ),
+    (
+        "USE_UNROLL",
+        1,
+        "#pragma unroll on the register-tile and inner loops",
+    ),
+    (
+        "VOLATILE_IDX",
+        0,
+        "volatile tile-load index (the tutorial's kernel 6 trick)",
+    ),
+];
+
+pub const OPENCL_PRELUDE: &str = include_str!("../../kernels-cl/prelude.cl");
+pub const CUDA_PRELUDE: &str = include_str!("../../kernels-cu/prelude.cu");
+
+impl KernelSpec {
+    pub fn defaults(&self) -> Config {
+        Config(
+            self.params
+                .iter()
+                .map(|p| (p.name.to_string(), p.default))
+                .collect(),
+        )
+    }
+
+    /// Defaults overridden by `defines` (NAME=VALUE). Hint switches pass through.
+    /// Unknown names and disallowed values are errors that say what is allowed.
+    pub fn config(&self, defines: &[(String, i64)]) -> Result<Config> {
+        let mut c = self.defaults();
+        for (name, value) in defines {
+            if HINTS.iter().any(|(h, _, _)| h == name) {
+                continue;
+            }
+            let Some(p) = self.params.iter().find(|p| p.name == name) else {
+                let names: Vec<&str> = self.params.iter().map(|p| p.name).collect();
+                return Err(Error::Constraint {
+                    kernel: self.id.into(),
+                    message: format!(
+                        "unknown parameter {name}; {} takes {}",
+                        self.id,
+                        if names.is_empty() {
+                            "none".into()
+                        } else {
+                            names.join(", ")
+                        }
+                    ),
+                    values: format!("{name}={value}"),
+                });
+            };
+            c.0.insert(p.name.to_string(), *value);
+        }
+        self.validate(&c)?;
+        Ok(c)
+    }
+
+    /// Checks allowed values and every constraint; the first violation is the error.
+    pub fn validate(&self, c: &Config) -> Result<()> {
+        for p in self.params {
+            let v = c.get(p.name);
+            if !p.allowed.is_empty() && !p.allowed.contains(&v) {
+                return Err(Error::Constraint {
+                    kernel: self.id.into(),
+                    message: format!("{} must be one of {:?} ({})", p.name, p.allowed, p.meaning),
+                    values: format!("{}={v}", p.name),
+                });
+            }
+        }
+        for k in self.constraints {
+            if !(k.holds)(c) {
+                return Err(Error::Constraint {
+                    kernel: self.id.into(),
+                    message: k.message.into(),
+                    values: k
+                        .involves
+                        .iter()
+                        .map(|n| format!("{n}={}", c.get(n)))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Why this kernel cannot run on that device and toolchain, if it cannot.
+    pub fn unavailable(&self, device: &DeviceInfo) -> Option<&'static str> {
+        (self.availability)(device.toolchain, device)
+    }
+
+    pub fn source(&self, toolchain: Toolchain) -> String {
+        match toolchain {
+            Toolchain::OpenCl => format!("{OPENCL_PRELUDE}\n{}", self.opencl_source),
+            Toolchain::Cuda => format!("{CUDA_PRELUDE}\n{}", self.cuda_source),
+        }
+    }
+
+    /// Compile options: every parameter and hint as a define.
+    pub fn compile_options(&self, c: &Config, hints: &Hints) -> CompileOptions {
+        let mut o = CompileOptions::new();
+        for (k, v) in &c.0 {
+            o.defines.push((k.clone(), v.to_string()));
+        }
+        o.defines
+            .push(("USE_UNROLL".into(), i64::from(hints.unroll).to_string()));
+        o.defines.push((
+            "VOLATILE_IDX".into(),
+            i64::from(hints.volatile_index).to_string(),
+        ));
+        o.launch_bounds = hints.launch_bounds;
+        o.max_registers = hints.max_registers;
+        o.fast_math = hints.fast_math;
+        o
+    }
+
+    pub fn tile(&self, c: &Config) -> (usize, usize, usize) {
+        (self.operands.tile)(c)
+    }
+
+    /// Launch geometry on (padded) sizes that are tile multiples.
+    pub fn geometry(&self, c: &Config, m: usize, n: usize) -> Geometry {
+        let (lx, ly) = (self.launch.local)(c);
+        let (px, py) = (self.launch.per_item)(c);
+        Geometry::d2((m / px.max(1), n / py.max(1)), (lx, ly))
+    }
+
+    pub fn threads_per_group(&self, c: &Config) -> usize {
+        let (x, y) = (self.launch.local)(c);
+        x * y
+    }
+}
+
+/// Compiler hints and caps applied to both twins alike.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hints {
+    pub launch_bounds: bool,
+    pub unroll: bool,
+    pub volatile_index: bool,
+    pub fast_math: bool,
+    pub max_registers: Option<u32>,
+}
+
+impl Default for Hints {
+    fn default() -> Self {
+        Hints {
+            launch_bounds: true,
+            unroll: true,
+            volatile_index: false,
+            fast_math: false,
+            max_registers: None,
+        }
+    }
+}
+
+impl Hints {
+    /// Reads the hint switches out of a define list (USE_BOUNDS=0 etc.).
+    pub fn from_defines(defines: &[(String, i64)], max_registers: Option<u32>) -> Hints {
+        let mut h = Hints {
+            max_registers,
+            ..Hints::default()
+        };
+        for (k, v) in defines {
+            match k.as_str() {
+                "USE_BOUNDS" => h.launch_bounds = *v != 0,
+                "USE_UNROLL" => h.unroll = *v != 0,
+                "VOLATILE_IDX" => h.volatile_index = *v != 0,
+                _ => {}
+            }
+        }
+        h
+    }
+}
+
+/// Every GEMM kernel, in order.
+pub fn all() -> &'static [KernelSpec] {
+    tutorial::KERNELS
+}
+
+/// Looks a kernel up by id ("gemm6"), number ("6") or entry ("myGEMM6").
+pub fn find(name: &str) -> Result<&'static KernelSpec> {
+    let n = name.trim();
+    all()
+        .iter()
+        .find(|k| {
+            k.id.eq_ignore_ascii_case(n)
+                || k.entry.eq_ignore_ascii_case(n)
+                || k.id.trim_start_matches("gemm") == n.trim_start_matches('0')
+        })
+        .ok_or_else(|| Error::UnknownKernel {
+            name: name.to_string(),
+            known: all().iter().map(|k| k.id).collect::<Vec<_>>().join(", "),
+        })
+}
+
+/// `--kernels 1,6,gemm11` or "all".
+pub fn select(list: Option<&str>) -> Result<Vec<&'static KernelSpec>> {
+    match list.map(str::trim) {
+        None | Some("") | Some("all") => Ok(all().iter().collect()),
+        Some(l) => l
+            .split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(find)
+            .collect(),
+    }
+}
+
+/// Parses NAME=VALUE with an integer value.
+pub fn parse_define(s: &str) -> Result<(String, i64)> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| Error::invalid(format!("--define expects NAME=VALUE, got '{s}'")))?;
+    let v = value
+        .trim()
+        .parse::<i64>()
+        .map_err(|_| Error::invalid(format!("--define {name}: '{value}' is not an integer")))?;
+    Ok((name.trim().to_string(), v))
+}
+
+/// The support kernels (transpose, pad, unpad), shared by every GEMM kernel.
+pub struct Support;
+
+impl Support {
+    pub const OPENCL: &'static str = include_str!("../../kernels-cl/support.cl");
+    pub const CUDA: &'static str = include_str!("../../kernels-cu/support.cu");
+    pub const GROUP: usize = 16;
+
+    pub fn source(toolchain: Toolchain) -> String {
+        match toolchain {
+            Toolchain::OpenCl => format!("{OPENCL_PRELUDE}\n{}", Self::OPENCL),
+            Toolchain::Cuda => format!("{CUDA_PRELUDE}\n{}", Self::CUDA),
+        }
+    }
+
+    pub fn options() -> CompileOptions {
+        CompileOptions::new()
+            .define("TRANSPOSEX", Self::GROUP)
+            .define("TRANSPOSEY", Self::GROUP)
+            .define("PADX", Self::GROUP)
+            .define("PADY", Self::GROUP)
+    }
+
+    /// Geometry covering an x by y index space with 16x16 groups.
+    pub fn geometry(x: usize, y: usize) -> Geometry {
+        let g = Self::GROUP;
+        Geometry::d2(
+            (
+                crate::gemm::round_up(x.max(1), g),
+                crate::gemm::round_up(y.max(1), g),
+            ),
+            (g, g),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_kernels_by_any_name() {
+        assert_eq!(find("gemm6").unwrap().entry, "myGEMM6");
+        assert_eq!(find("6").unwrap().id, "gemm6");
+        assert_eq!(find("myGEMM11").unwrap().id, "gemm11");
+        let e = find("gemm99").unwrap_err().to_string();
+        assert!(e.contains("gemm99") && e.contains("gemm1,"), "{e}");
+        assert_eq!(select(Some("1,gemm2, 11")).unwrap().len(), 3);
+        assert_eq!(select(None).unwrap().len(), all().len());
+    }
+
+    #[test]
+    fn defines_parse() {
+        assert_eq!(parse_define("TS=16").unwrap(), ("TS".into(), 16));
+        assert!(parse_define("TS").is_err());
+        assert!(parse_define("TS=x").is_err());
+    }
+
+    #[test]
+    fn violated_constraint_names_it_and_the_values() {
+        let k = find("gemm4").unwrap();
+        let e = k.config(&[("TS".into(), 32), ("WIDTH".into(), 8)]);
+        assert!(e.is_ok());
+        let k3 = find("gemm7").unwrap();
+        let e = k3
+            .config(&[
+                ("TSM".into(), 64),
+                ("TSN".into(), 64),
+                ("WPTM".into(), 8),
+                ("WPTN".into(), 8),
+                ("TSK".into(), 8),
+                ("WIDTH".into(), 8),
+            ])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("TSK*TSM") && e.contains("TSK=8") && e.contains("WIDTH=8"),
+            "{e}"
+        );
+        let e = find("gemm3")
+            .unwrap()
+            .config(&[("WPT".into(), 3)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("WPT") && e.contains("WPT=3"), "{e}");
+        let e = find("gemm2")
+            .unwrap()
+            .config(&[("BOGUS".into(), 1)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("unknown parameter BOGUS") && e.contains("TS"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn every_default_config_is_valid_and_tiles_divide() {
+        for k in all() {
+            let c = k.defaults();
+            k.validate(&c).unwrap_or_else(|e| panic!("{}: {e}", k.id));
+            let (tm, tn, _) = k.tile(&c);
+            let g = k.geometry(&c, tm * 4, tn * 4);
+            g.validate().unwrap_or_else(|e| panic!("{}: {e}", k.id));
+            assert!(k.threads_per_group(&c) <= 1024, "{}", k.id);
+        }
+    }
+}

@@ -1,0 +1,396 @@
+//! Family 1: the kernels of Nugteren's "OpenCL SGEMM tuning for Kepler"
+//! tutorial, myGEMM1 to myGEMM11, column-major C = A * B.
+
+use super::{Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
+use crate::backend::{DeviceInfo, Toolchain};
+
+const TS_SMALL: &[i64] = &[4, 8, 16, 32];
+const TS_ANY: &[i64] = &[8, 16, 32, 64, 128];
+const WPT: &[i64] = &[1, 2, 4, 8, 16, 32];
+const WIDTH: &[i64] = &[1, 2, 4, 8];
+const TSK: &[i64] = &[4, 8, 16, 32, 64];
+const TSMN: &[i64] = &[16, 32, 64, 128, 256];
+const WPTMN: &[i64] = &[1, 2, 4, 8, 16];
+const VEC: &[i64] = &[2, 4, 8];
+
+const P_TS: Param = Param {
+    name: "TS",
+    default: 32,
+    allowed: TS_SMALL,
+    meaning: "tile size along M and N",
+};
+const P_TS3: Param = Param {
+    name: "TS",
+    default: 32,
+    allowed: TS_ANY,
+    meaning: "tile size along M and N",
+};
+const P_WPT: Param = Param {
+    name: "WPT",
+    default: 8,
+    allowed: WPT,
+    meaning: "elements of C per work-item along N",
+};
+const P_WIDTH: Param = Param {
+    name: "WIDTH",
+    default: 4,
+    allowed: WIDTH,
+    meaning: "vector width of the wide loads",
+};
+const P_TSDK: Param = Param {
+    name: "TSDK",
+    default: 16,
+    allowed: TSK,
+    meaning: "tile depth along K",
+};
+const P_TSM: Param = Param {
+    name: "TSM",
+    default: 128,
+    allowed: TSMN,
+    meaning: "tile size along M",
+};
+const P_TSN: Param = Param {
+    name: "TSN",
+    default: 128,
+    allowed: TSMN,
+    meaning: "tile size along N",
+};
+const P_TSK: Param = Param {
+    name: "TSK",
+    default: 16,
+    allowed: TSK,
+    meaning: "tile size along K",
+};
+const P_WPTM: Param = Param {
+    name: "WPTM",
+    default: 8,
+    allowed: WPTMN,
+    meaning: "elements of C per work-item along M",
+};
+const P_WPTN: Param = Param {
+    name: "WPTN",
+    default: 8,
+    allowed: WPTMN,
+    meaning: "elements of C per work-item along N",
+};
+const P_RX: Param = Param {
+    name: "RX",
+    default: 8,
+    allowed: VEC,
+    meaning: "register tile along M = vector width of A and C",
+};
+const P_RY: Param = Param {
+    name: "RY",
+    default: 4,
+    allowed: VEC,
+    meaning: "register tile along N",
+};
+const P_RK: Param = Param {
+    name: "RK",
+    default: 4,
+    allowed: VEC,
+    meaning: "K per step = vector width of B",
+};
+
+const MAX_GROUP: usize = 1024;
+
+fn rtsm(c: &Config) -> i64 {
+    c.get("TSM") / c.get("WPTM").max(1)
+}
+fn rtsn(c: &Config) -> i64 {
+    c.get("TSN") / c.get("WPTN").max(1)
+}
+
+const GROUP_TS2: Constraint = Constraint {
+    message: "a TS x TS work-group must not exceed 1024 work-items",
+    involves: &["TS"],
+    holds: |c| (c.get("TS") * c.get("TS")) as usize <= MAX_GROUP,
+};
+const TS_WPT: Constraint = Constraint {
+    message: "TS must be a multiple of WPT (each work-item owns WPT columns strided by TS/WPT)",
+    involves: &["TS", "WPT"],
+    holds: |c| c.get("TS") % c.get("WPT") == 0,
+};
+const GROUP_TS_RTS: Constraint = Constraint {
+    message: "the TS x TS/WPT work-group must not exceed 1024 work-items",
+    involves: &["TS", "WPT"],
+    holds: |c| (c.get("TS") * (c.get("TS") / c.get("WPT").max(1))) as usize <= MAX_GROUP,
+};
+const TS_WIDTH: Constraint = Constraint {
+    message: "TS must be a multiple of WIDTH (rows of a tile are loaded as WIDTH-wide vectors)",
+    involves: &["TS", "WIDTH"],
+    holds: |c| c.get("TS") % c.get("WIDTH") == 0,
+};
+const TSDK_LOADS: Constraint = Constraint {
+    message:
+        "TSDK*WPT must be a multiple of TS (each work-item loads TSDK*WPT/TS elements per tile)",
+    involves: &["TSDK", "WPT", "TS"],
+    holds: |c| (c.get("TSDK") * c.get("WPT")) % c.get("TS") == 0,
+};
+const SQUARE: Constraint = Constraint {
+    message: "TSM must equal TSN in kernels 6-9 (A and B share one loads-per-thread count; kernel 10 lifts this)",
+    involves: &["TSM", "TSN"],
+    holds: |c| c.get("TSM") == c.get("TSN"),
+};
+const WPT_DIVIDES: Constraint = Constraint {
+    message: "TSM must be a multiple of WPTM and TSN a multiple of WPTN",
+    involves: &["TSM", "WPTM", "TSN", "WPTN"],
+    holds: |c| c.get("TSM") % c.get("WPTM") == 0 && c.get("TSN") % c.get("WPTN") == 0,
+};
+const GROUP_RTS: Constraint = Constraint {
+    message: "the (TSM/WPTM) x (TSN/WPTN) work-group must hold 1 to 1024 work-items",
+    involves: &["TSM", "WPTM", "TSN", "WPTN"],
+    holds: |c| {
+        let t = rtsm(c) * rtsn(c);
+        t >= 1 && t as usize <= MAX_GROUP
+    },
+};
+const LOADS_A: Constraint = Constraint {
+    message: "TSK*TSM must be a multiple of (TSM/WPTM)*(TSN/WPTN) (every work-item loads the same number of A elements)",
+    involves: &["TSK", "TSM", "WPTM", "TSN", "WPTN"],
+    holds: |c| (c.get("TSK") * c.get("TSM")) % (rtsm(c) * rtsn(c)).max(1) == 0,
+};
+const LOADS_A_WIDE: Constraint = Constraint {
+    message: "TSK*TSM must be a multiple of (TSM/WPTM)*(TSN/WPTN)*WIDTH (every work-item loads the same number of A vectors)",
+    involves: &["TSK", "TSM", "WPTM", "TSN", "WPTN", "WIDTH"],
+    holds: |c| (c.get("TSK") * c.get("TSM")) % (rtsm(c) * rtsn(c) * c.get("WIDTH")).max(1) == 0,
+};
+const LOADS_B_WIDE: Constraint = Constraint {
+    message: "TSK*TSN must be a multiple of (TSM/WPTM)*(TSN/WPTN)*WIDTH (every work-item loads the same number of B vectors)",
+    involves: &["TSK", "TSN", "WPTM", "TSM", "WPTN", "WIDTH"],
+    holds: |c| (c.get("TSK") * c.get("TSN")) % (rtsm(c) * rtsn(c) * c.get("WIDTH")).max(1) == 0,
+};
+const TSM_WIDTH: Constraint = Constraint {
+    message: "TSM and TSN must be multiples of WIDTH (tiles are loaded as WIDTH-wide vectors)",
+    involves: &["TSM", "TSN", "WIDTH"],
+    holds: |c| c.get("TSM") % c.get("WIDTH") == 0 && c.get("TSN") % c.get("WIDTH") == 0,
+};
+const WARPS: Constraint = Constraint {
+    message: "(TSM/WPTM)*(TSN/WPTN) must be a multiple of 32: the shuffles work on whole warps",
+    involves: &["TSM", "WPTM", "TSN", "WPTN"],
+    holds: |c| (rtsm(c) * rtsn(c)) % 32 == 0,
+};
+const RK_IS_RY: Constraint = Constraint {
+    message: "RK must equal RY (clBlas reads B in vectors as wide as the register tile's N side)",
+    involves: &["RK", "RY"],
+    holds: |c| c.get("RK") == c.get("RY"),
+};
+
+fn everywhere(_: Toolchain, _: &DeviceInfo) -> Option<&'static str> {
+    None
+}
+
+fn needs_nvidia_ptx_in_opencl(tc: Toolchain, d: &DeviceInfo) -> Option<&'static str> {
+    (tc == Toolchain::OpenCl && !d.is_nvidia()).then_some(
+        "warp shuffles and read-only-cache loads have no OpenCL C equivalent; the OpenCL twin uses NVIDIA inline PTX, which only NVIDIA's OpenCL compiler accepts",
+    )
+}
+
+const SQUARE_LOCAL: Launch = Launch {
+    local: |c| (c.u("TS"), c.u("TS")),
+    per_item: |_| (1, 1),
+};
+const RTS_LOCAL: Launch = Launch {
+    local: |c| (c.u("TS"), c.u("TS") / c.u("WPT").max(1)),
+    per_item: |c| (1, c.u("WPT")),
+};
+const BLOCKED: Launch = Launch {
+    local: |c| {
+        (
+            c.u("TSM") / c.u("WPTM").max(1),
+            c.u("TSN") / c.u("WPTN").max(1),
+        )
+    },
+    per_item: |c| (c.u("WPTM"), c.u("WPTN")),
+};
+const BLOCKED_TILE: fn(&Config) -> (usize, usize, usize) = |c| (c.u("TSM"), c.u("TSN"), c.u("TSK"));
+const REGISTER_BLOCKED: &[Param] = &[P_TSM, P_TSN, P_TSK, P_WPTM, P_WPTN];
+const REGISTER_BLOCKED_WIDE: &[Param] = &[P_TSM, P_TSN, P_TSK, P_WPTM, P_WPTN, P_WIDTH];
+
+macro_rules! sources {
+    ($file:literal) => {
+        (
+            include_str!(concat!("../../kernels-cl/", $file, ".cl")),
+            include_str!(concat!("../../kernels-cu/", $file, ".cu")),
+        )
+    };
+}
+
+const S1: (&str, &str) = sources!("gemm01");
+const S2: (&str, &str) = sources!("gemm02");
+const S3: (&str, &str) = sources!("gemm03");
+const S4: (&str, &str) = sources!("gemm04");
+const S5: (&str, &str) = sources!("gemm05");
+const S6: (&str, &str) = sources!("gemm06");
+const S7: (&str, &str) = sources!("gemm07");
+const S8: (&str, &str) = sources!("gemm08");
+const S9: (&str, &str) = sources!("gemm09");
+const S10: (&str, &str) = sources!("gemm10");
+const S11: (&str, &str) = sources!("gemm11");
+
+pub const KERNELS: &[KernelSpec] = &[
+    KernelSpec {
+        id: "gemm1",
+        entry: "myGEMM1",
+        family: Family::Tutorial,
+        title: "naive",
+        idea: "one work-item per element of C, operands straight from global memory",
+        opencl_source: S1.0,
+        cuda_source: S1.1,
+        params: &[P_TS],
+        constraints: &[GROUP_TS2],
+        launch: SQUARE_LOCAL,
+        operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), 1) },
+        availability: everywhere,
+    },
+    KernelSpec {
+        id: "gemm2",
+        entry: "myGEMM2",
+        family: Family::Tutorial,
+        title: "local-memory tiles",
+        idea: "TS x TS tiles of A and B staged in local memory, barriers around the inner loop",
+        opencl_source: S2.0,
+        cuda_source: S2.1,
+        params: &[P_TS],
+        constraints: &[GROUP_TS2],
+        launch: SQUARE_LOCAL,
+        operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
+        availability: everywhere,
+    },
+    KernelSpec {
+        id: "gemm3",
+        entry: "myGEMM3",
+        family: Family::Tutorial,
+        title: "more work per thread",
+        idea: "each work-item computes WPT elements of C along N, strided by TS/WPT",
+        opencl_source: S3.0,
+        cuda_source: S3.1,
+        params: &[P_TS3, P_WPT],
+        constraints: &[TS_WPT, GROUP_TS_RTS],
+        launch: RTS_LOCAL,
+        operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
+        availability: everywhere,
+    },
+    KernelSpec {
+        id: "gemm4",
+        entry: "myGEMM4",
+        family: Family::Tutorial,
+        title: "wide loads",
+        idea: "A and C accessed as vectors of WIDTH floats along M",
+        opencl_source: S4.0,
+        cuda_source: S4.1,
+        params: &[P_TS, P_WIDTH],
+        constraints: &[TS_WIDTH, Constraint {
+            message: "the TS/WIDTH x TS work-group must not exceed 1024 work-items",
+            involves: &["TS", "WIDTH"],
+            holds: |c| (c.get("TS") / c.get("WIDTH").max(1) * c.get("TS")) as usize <= MAX_GROUP,
+        }],
+        launch: Launch {
+            local: |c| (c.u("TS") / c.u("WIDTH").max(1), c.u("TS")),
+            per_item: |c| (c.u("WIDTH"), 1),
+        },
+        operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
+        availability: everywhere,
+    },
+    KernelSpec {
+        id: "gemm5",
+        entry: "myGEMM5",
+        family: Family::Tutorial,
+        title: "transposed B, rectangular tiles",
+        idea: "B pre-transposed; tiles TSDK deep along K; local B tile padded by 2 against bank conflicts",
+        opencl_source: S5.0,
+        cuda_source: S5.1,
+        params: &[P_TS3, P_WPT, P_TSDK],
+        constraints: &[TS_WPT, GROUP_TS_RTS, TSDK_LOADS],
+        launch: RTS_LOCAL,
+        operands: Operands { b_transposed: true, tile: |c| (c.u("TS"), c.u("TS"), c.u("TSDK")) },
+        availability: everywhere,
+    },
+    KernelSpec {
+        id: "gemm6",
+        entry: "myGEMM6",
+        family: Family::Tutorial,
+        title: "2D register blocking",
+        idea: "TSM x TSN x TSK tiles; each work-item owns WPTM x WPTN accumulators in registers",
+        opencl_source: S6.0,
+        cuda_source: S6.1,
+        params: REGISTER_BLOCKED,
+        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, LOADS_A],
+        launch: BLOCKED,
+        operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
+        availability: everywhere,
+    },
+    KernelSpec {
+        id: "gemm7",
+        entry: "myGEMM7",
+        family: Family::Tutorial,
+        title: "2D register blocking + wide loads",
+        idea: "kernel 6 with A and B tiles loaded from global memory as WIDTH-wide vectors",
+        opencl_source: S7.0,
+        cuda_source: S7.1,
+        params: REGISTER_BLOCKED_WIDE,
+        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE],
+        launch: BLOCKED,
+        operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
+        availability: everywhere,
+    },
+    KernelSpec {
+        id: "gemm8",
+        entry: "myGEMM8",
+        family: Family::Tutorial,
+        title: "read-only cache + warp shuffles",
+        idea: "kernel 7 with read-only-cache global loads and B values shared through warp shuffles",
+        opencl_source: S8.0,
+        cuda_source: S8.1,
+        params: REGISTER_BLOCKED_WIDE,
+        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, WARPS],
+        launch: BLOCKED,
+        operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
+        availability: needs_nvidia_ptx_in_opencl,
+    },
+    KernelSpec {
+        id: "gemm9",
+        entry: "myGEMM9",
+        family: Family::Tutorial,
+        title: "prefetching",
+        idea: "kernel 7 with double-buffered local tiles: the next tile loads while the current one is used",
+        opencl_source: S9.0,
+        cuda_source: S9.1,
+        params: REGISTER_BLOCKED_WIDE,
+        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE],
+        launch: BLOCKED,
+        operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
+        availability: everywhere,
+    },
+    KernelSpec {
+        id: "gemm10",
+        entry: "myGEMM10",
+        family: Family::Tutorial,
+        title: "incomplete tiles, independent TSM/TSN",
+        idea: "kernel 9 generalised: TSM and TSN independent; any M, N, K through zero padding",
+        opencl_source: S10.0,
+        cuda_source: S10.1,
+        params: REGISTER_BLOCKED_WIDE,
+        constraints: &[WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOADS_B_WIDE],
+        launch: BLOCKED,
+        operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
+        availability: everywhere,
+    },
+    KernelSpec {
+        id: "gemm11",
+        entry: "myGEMM11",
+        family: Family::Tutorial,
+        title: "clBlas-style register tiling",
+        idea: "no local memory; A read as RX-wide vectors, B as RK-wide vectors, RX x RY accumulators per work-item, 8x8 work-groups",
+        opencl_source: S11.0,
+        cuda_source: S11.1,
+        params: &[P_RX, P_RY, P_RK],
+        constraints: &[RK_IS_RY],
+        launch: Launch {
+            local: |_| (8, 8),
+            per_item: |c| (c.u("RX"), c.u("RY")),
+        },
+        operands: Operands { b_transposed: false, tile: |c| (8 * c.u("RX"), 8 * c.u("RY"), c.u("RK")) },
+        availability: everywhere,
+    },
+];
