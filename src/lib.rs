@@ -10,6 +10,10 @@ pub use backend::{
     Geometry, HostData, HostDataMut, KernelResources, Program, Toolchain,
 };
 pub use error::{Error, Result};
+pub mod experiment;
 pub mod gemm;
 pub mod kernels;
 pub mod measure;
+pub mod occupancy;
+pub mod report;
+pub mod results;

@@ -23,12 +23,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the kernels through every toolchain on one device, check them, time them, compare with cuBLAS.
+    Compare(cli::compare::CompareArgs),
+    /// Compile one kernel on every toolchain: flags, registers, spills, occupancy, log and PTX.
+    Build(cli::build::BuildArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Devices { json } => cli::devices::run(json),
+        Command::Compare(args) => cli::compare::run(args),
+        Command::Build(args) => cli::build::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -1,1 +1,3 @@
+pub mod build;
+pub mod compare;
 pub mod devices;

@@ -1,0 +1,244 @@
+//! `gemmlab compare`: every kernel through every toolchain on one device.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use gemmlab::experiment::{run_compare, toolchains, CompareOptions};
+use gemmlab::gemm::driver::Session;
+use gemmlab::kernels::{self, Hints};
+use gemmlab::measure::{CacheState, Plan};
+use gemmlab::report::table::compare_table;
+use gemmlab::results::{Environment, ResultWriter};
+use gemmlab::{
+    open, resolve, Backend, DeviceKind, DeviceSpec, Error, Inventory, Result, Toolchain,
+};
+
+#[derive(Args, Debug, Clone)]
+pub struct DeviceArgs {
+    /// Device: auto, cuda, opencl, a name or vendor substring (h200, nvidia, pocl), cuda:N or opencl:P:D.
+    #[arg(long, default_value = "auto")]
+    pub device: String,
+    /// Toolchains to use (comma-separated): cuda, opencl. Default: every available one.
+    #[arg(long, value_delimiter = ',')]
+    pub backends: Vec<String>,
+}
+
+impl DeviceArgs {
+    /// Resolves and opens one session per toolchain, all on the same device.
+    pub fn sessions(&self) -> Result<Vec<Session>> {
+        let toolchains: Vec<Toolchain> = if self.backends.is_empty() {
+            Toolchain::ALL.to_vec()
+        } else {
+            self.backends
+                .iter()
+                .map(|b| {
+                    Toolchain::parse(b).ok_or_else(|| {
+                        Error::invalid(format!("unknown backend '{b}' (use cuda or opencl)"))
+                    })
+                })
+                .collect::<Result<_>>()?
+        };
+        let inv = Inventory::discover();
+        let spec = DeviceSpec::parse(&self.device)?;
+        for tc in &toolchains {
+            let asked = !self.backends.is_empty() || spec == DeviceSpec::Toolchain(*tc);
+            if asked && !inv.devices.iter().any(|d| d.toolchain == *tc) {
+                if let Some((_, why)) = inv.unavailable.iter().find(|(t, _)| t == tc) {
+                    return Err(match tc {
+                        Toolchain::Cuda => Error::CudaUnavailable(why.clone()),
+                        Toolchain::OpenCl => Error::OpenClUnavailable(why.clone()),
+                    });
+                }
+            }
+        }
+        let devices = resolve(&spec, &inv, &toolchains)?;
+        for (tc, why) in &inv.unavailable {
+            if toolchains.contains(tc) && self.backends.is_empty() {
+                eprintln!("note: {tc} not used: {why}");
+            }
+        }
+        devices.iter().map(|d| open(d).map(Session::new)).collect()
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// Kernels (comma-separated ids or numbers, e.g. 1,6,gemm11); default all.
+    #[arg(long)]
+    pub kernels: Option<String>,
+    /// Sizes: N for N^3 or MxNxK, comma-separated. Default 4096 on a GPU, 512 on a CPU.
+    #[arg(long, value_delimiter = ',')]
+    pub sizes: Vec<String>,
+    /// Timed repetitions per kernel and toolchain.
+    #[arg(long, default_value_t = 20)]
+    pub reps: usize,
+    /// Untimed warm-up launches before the timed ones.
+    #[arg(long, default_value_t = 3)]
+    pub warmup: usize,
+    /// Seed of the random inputs (printed; give it to reproduce a run).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Kernel parameter or hint switch, NAME=VALUE; repeatable (e.g. --define TS=16 --define USE_UNROLL=0).
+    #[arg(long = "define", value_name = "NAME=VALUE")]
+    pub defines: Vec<String>,
+    /// Register cap for both compilers.
+    #[arg(long)]
+    pub max_registers: Option<u32>,
+    /// Flush the L2 before every repetition (operands come from device memory).
+    #[arg(long)]
+    pub cold: bool,
+    /// Output directory for results.json, results.csv and the streaming measurements.jsonl.
+    #[arg(long, default_value = "gemmlab-results/compare")]
+    pub out: PathBuf,
+}
+
+pub fn parse_size(s: &str) -> Result<(usize, usize, usize)> {
+    let bad = || {
+        Error::invalid(format!(
+            "size '{s}': expected N or MxNxK with positive integers"
+        ))
+    };
+    let parts: Vec<usize> = s
+        .trim()
+        .split(['x', 'X'])
+        .map(|p| p.trim().parse::<usize>().map_err(|_| bad()))
+        .collect::<Result<_>>()?;
+    let dims = match parts.as_slice() {
+        [n] => (*n, *n, *n),
+        [m, n, k] => (*m, *n, *k),
+        _ => return Err(bad()),
+    };
+    if dims.0 == 0 || dims.1 == 0 || dims.2 == 0 {
+        return Err(bad());
+    }
+    if dims.0.max(dims.1).max(dims.2) > 65536 {
+        return Err(Error::invalid(format!(
+            "size '{s}': dimensions above 65536 are not supported (32-bit kernel indices)"
+        )));
+    }
+    Ok(dims)
+}
+
+pub fn seed_or_random(seed: Option<u64>) -> u64 {
+    seed.unwrap_or_else(|| {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1);
+        t % 1_000_000
+    })
+}
+
+pub fn progress(len: u64) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    if let Ok(style) =
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+    {
+        pb.set_style(style.progress_chars("=> "));
+    }
+    pb
+}
+
+pub fn run(args: CompareArgs) -> Result<()> {
+    // Arguments first: a typo should not wait for device discovery.
+    let explicit_sizes: Vec<(usize, usize, usize)> = args
+        .sizes
+        .iter()
+        .map(|s| parse_size(s))
+        .collect::<Result<_>>()?;
+    let kernels = kernels::select(args.kernels.as_deref())?;
+    let defines: Vec<(String, i64)> = args
+        .defines
+        .iter()
+        .map(|d| kernels::parse_define(d))
+        .collect::<Result<_>>()?;
+    gemmlab::experiment::check_defines(&kernels, &defines)?;
+    let mut sessions = args.device.sessions()?;
+    let infos: Vec<_> = sessions
+        .iter()
+        .map(|s| s.backend.borrow().info().clone())
+        .collect();
+    let on_gpu = infos.iter().all(|d| d.kind == DeviceKind::Gpu);
+    let sizes = if explicit_sizes.is_empty() {
+        vec![if on_gpu {
+            (4096, 4096, 4096)
+        } else {
+            (512, 512, 512)
+        }]
+    } else {
+        explicit_sizes
+    };
+    let hints = Hints::from_defines(&defines, args.max_registers);
+    let seed = seed_or_random(args.seed);
+    let plan = Plan {
+        warmup: args.warmup,
+        reps: args.reps,
+        cache: if args.cold {
+            CacheState::Cold
+        } else {
+            CacheState::Warm
+        },
+    };
+    for d in &infos {
+        println!(
+            "device: {} via {} ({}; {})",
+            d.name,
+            d.toolchain,
+            d.id,
+            d.compiler_version
+                .as_deref()
+                .unwrap_or("compiler version unknown")
+        );
+    }
+    println!(
+        "seed {seed}, {} warm-up + {} timed launches, {} cache, results in {}",
+        plan.warmup,
+        plan.reps,
+        if args.cold { "cold" } else { "warm" },
+        args.out.display()
+    );
+    let mut writer =
+        ResultWriter::create(&args.out, Environment::capture(infos.clone(), seed, plan))?;
+    let tcs = toolchains(&sessions);
+    let pb = progress((sizes.len() * kernels.len()) as u64);
+    let opts = CompareOptions {
+        kernels,
+        defines,
+        hints,
+        sizes,
+        plan,
+        seed,
+    };
+    let result = run_compare(&mut sessions, &opts, &mut writer, &pb, |rows| {
+        if let Some(r) = rows.first() {
+            pb.suspend(|| {
+                println!(
+                    "\n{} on {} (GFLOP/s = 2MNK / median kernel time)",
+                    r.size_label(),
+                    r.device
+                );
+                print!("{}", compare_table(rows, &tcs));
+            });
+        }
+    });
+    pb.finish_and_clear();
+    // What was measured is written even when the run stopped early.
+    let all = writer.finish()?;
+    result?;
+    let wrong = all
+        .iter()
+        .filter(|m| matches!(m.status, gemmlab::gemm::driver::Status::WrongResult(_)))
+        .count();
+    println!("wrote {} measurements to {}", all.len(), args.out.display());
+    if wrong > 0 {
+        return Err(Error::Check {
+            what: format!("{wrong} kernel run(s)"),
+            detail: "results differ from the f64 reference (see the table)".into(),
+        });
+    }
+    Ok(())
+}

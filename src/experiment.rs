@@ -1,0 +1,322 @@
+//! Experiments: one point (kernel configuration + hints) measured on every
+//! toolchain at one size, interleaved; the vendor BLAS at the same size; and
+//! `compare`, which walks sizes x kernels. Sweeps reuse `measure_point`.
+
+use indicatif::ProgressBar;
+
+use crate::backend::{Backend, Toolchain};
+use crate::error::{Error, Result};
+use crate::gemm::driver::{prepare, Attempt, KernelRunner, Session, Status, VendorRunner};
+use crate::gemm::{reference_gemm, Operands};
+use crate::kernels::{Config, Hints, KernelSpec};
+use crate::measure::{gflops, interleaved, Plan, Timed};
+use crate::occupancy;
+use crate::results::{Measurement, ResultWriter};
+
+/// What is measured at one point of an experiment.
+#[derive(Debug, Clone)]
+pub struct Point {
+    pub spec: &'static KernelSpec,
+    pub config: Config,
+    pub hints: Hints,
+    pub label: Option<String>,
+}
+
+/// A problem size and its f64 reference, computed once.
+pub struct Problem {
+    pub ops: Operands,
+    pub reference: Vec<f64>,
+}
+
+impl Problem {
+    pub fn new(m: usize, n: usize, k: usize, seed: u64) -> Problem {
+        let ops = Operands::new(m, n, k, seed);
+        let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
+        Problem { ops, reference }
+    }
+}
+
+fn base(experiment: &str, session: &Session, problem: &Problem, plan: &Plan) -> Measurement {
+    let be = session.backend.borrow();
+    let info = be.info();
+    Measurement {
+        experiment: experiment.to_string(),
+        kernel: String::new(),
+        label: None,
+        toolchain: info.toolchain,
+        device: info.name.clone(),
+        device_id: info.id.clone(),
+        m: problem.ops.m,
+        n: problem.ops.n,
+        k: problem.ops.k,
+        padded: None,
+        config: Config::default(),
+        hints: Hints::default(),
+        cache: plan.cache,
+        status: Status::Ok,
+        check: None,
+        time: None,
+        gflops: None,
+        gflops_best: None,
+        vs_vendor: None,
+        pre_ns: None,
+        post_ns: None,
+        resources: None,
+        compile_ms: None,
+        build_notes: Vec::new(),
+        occupancy: None,
+    }
+}
+
+/// The vendor BLAS (cuBLAS) on every session that has one. Returns its rows.
+pub fn measure_vendor(
+    sessions: &mut [Session],
+    problem: &Problem,
+    plan: &Plan,
+    experiment: &str,
+) -> Vec<Measurement> {
+    let mut out = Vec::new();
+    for s in sessions.iter_mut() {
+        let mut row = base(experiment, s, problem, plan);
+        row.kernel = "cublas".into();
+        let cold = plan.cache == crate::measure::CacheState::Cold;
+        // Borrow juggling: the runner borrows the session; the row needs it before and after.
+        let outcome = match VendorRunner::prepare(s, &problem.ops, &problem.reference, cold) {
+            Ok(None) => continue,
+            Ok(Some((mut runner, check))) => {
+                let passed = check.passed;
+                let summary = check.summary();
+                row.check = Some(check);
+                if !passed {
+                    runner.release();
+                    Err(Status::WrongResult(format!(
+                        "cuBLAS result check failed: {summary}"
+                    )))
+                } else {
+                    let stats = interleaved(&mut [&mut runner as &mut dyn Timed], plan).remove(0);
+                    runner.release();
+                    stats.map_err(|e| Status::LaunchError(e.to_string()))
+                }
+            }
+            Err(e) => Err(Status::LaunchError(e.to_string())),
+        };
+        match outcome {
+            Ok(stats) => {
+                let (m, n, k) = (problem.ops.m, problem.ops.n, problem.ops.k);
+                row.gflops = Some(gflops(m, n, k, stats.median_ns));
+                row.gflops_best = Some(gflops(m, n, k, stats.min_ns));
+                row.vs_vendor = Some(1.0);
+                row.time = Some(stats);
+            }
+            Err(status) => row.status = status,
+        }
+        out.push(row);
+    }
+    out
+}
+
+/// One point on every session, their repetitions interleaved.
+pub fn measure_point(
+    sessions: &mut [Session],
+    point: &Point,
+    problem: &Problem,
+    plan: &Plan,
+    experiment: &str,
+    vendor: &[Measurement],
+) -> Vec<Measurement> {
+    let cold = plan.cache == crate::measure::CacheState::Cold;
+    let attempts: Vec<Attempt> = sessions
+        .iter_mut()
+        .map(|s| {
+            prepare(
+                s,
+                point.spec,
+                &point.config,
+                &point.hints,
+                &problem.ops,
+                &problem.reference,
+                cold,
+            )
+        })
+        .collect();
+    let mut runners: Vec<KernelRunner> = Vec::new();
+    let mut index = Vec::new();
+    for (i, a) in attempts.iter().enumerate() {
+        if let Some(p) = &a.prepared {
+            runners.push(KernelRunner {
+                session: &sessions[i],
+                prepared: p,
+            });
+            index.push(i);
+        }
+    }
+    let mut refs: Vec<&mut dyn Timed> = runners.iter_mut().map(|r| r as &mut dyn Timed).collect();
+    let timed = interleaved(&mut refs, plan);
+    drop(refs);
+    drop(runners);
+    let vendor_gflops = vendor
+        .iter()
+        .find(|v| v.status.is_ok())
+        .and_then(|v| v.gflops);
+    let (m, n, k) = (problem.ops.m, problem.ops.n, problem.ops.k);
+    let mut out = Vec::new();
+    let mut timed = timed.into_iter();
+    for (i, a) in attempts.into_iter().enumerate() {
+        let s = &sessions[i];
+        let mut row = base(experiment, s, problem, plan);
+        row.kernel = point.spec.id.to_string();
+        row.label = point.label.clone();
+        row.config = point.config.clone();
+        row.hints = point.hints.clone();
+        row.status = a.status.clone();
+        row.check = a.check.clone();
+        if let Some(b) = &a.build {
+            row.resources = b.kernel(point.spec.entry).cloned();
+            row.compile_ms = Some(b.compile_ms);
+            row.build_notes = b.notes.clone();
+        }
+        let info = s.backend.borrow().info().clone();
+        if let Some(r) = &row.resources {
+            row.occupancy =
+                occupancy::for_kernel(&info, r, point.spec.threads_per_group(&point.config));
+        }
+        if let Some(p) = a.prepared {
+            row.padded = Some(p.padded);
+            row.pre_ns = Some(p.pre_ns);
+            row.post_ns = Some(p.post_ns);
+            match timed.next() {
+                Some(Ok(stats)) => {
+                    row.gflops = Some(gflops(m, n, k, stats.median_ns));
+                    row.gflops_best = Some(gflops(m, n, k, stats.min_ns));
+                    row.vs_vendor = match (row.gflops, vendor_gflops) {
+                        (Some(g), Some(v)) if v > 0.0 => Some(g / v),
+                        _ => None,
+                    };
+                    row.time = Some(stats);
+                }
+                Some(Err(e)) => row.status = Status::LaunchError(e.to_string()),
+                None => row.status = Status::LaunchError("internal: no timing result".into()),
+            }
+            p.release(s);
+        }
+        out.push(row);
+    }
+    out
+}
+
+/// `gemmlab compare`: sizes x kernels x toolchains, cuBLAS first at each size.
+pub struct CompareOptions {
+    pub kernels: Vec<&'static KernelSpec>,
+    pub defines: Vec<(String, i64)>,
+    pub hints: Hints,
+    pub sizes: Vec<(usize, usize, usize)>,
+    pub plan: Plan,
+    pub seed: u64,
+}
+
+/// The configuration of a kernel under user defines: those it declares apply,
+/// others are ignored (they belong to other kernels); an invalid value is the
+/// cell's status, not the run's end.
+pub fn config_for(
+    spec: &KernelSpec,
+    defines: &[(String, i64)],
+) -> std::result::Result<Config, Status> {
+    let own: Vec<(String, i64)> = defines
+        .iter()
+        .filter(|(n, _)| spec.params.iter().any(|p| p.name == n))
+        .cloned()
+        .collect();
+    spec.config(&own)
+        .map_err(|e| Status::InvalidConfig(e.to_string()))
+}
+
+/// Every define must belong to some selected kernel or be a hint switch.
+pub fn check_defines(kernels: &[&KernelSpec], defines: &[(String, i64)]) -> Result<()> {
+    for (name, _) in defines {
+        let known = crate::kernels::HINTS.iter().any(|(h, _, _)| h == name)
+            || kernels
+                .iter()
+                .any(|k| k.params.iter().any(|p| p.name == name));
+        if !known {
+            let mut names: Vec<&str> = kernels
+                .iter()
+                .flat_map(|k| k.params.iter().map(|p| p.name))
+                .collect();
+            names.sort();
+            names.dedup();
+            return Err(Error::invalid(format!(
+                "--define {name}: no selected kernel has a parameter {name} (they have {}; hint switches: USE_BOUNDS, USE_UNROLL, VOLATILE_IDX)",
+                names.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+pub fn run_compare(
+    sessions: &mut [Session],
+    opts: &CompareOptions,
+    writer: &mut ResultWriter,
+    progress: &ProgressBar,
+    mut on_size_done: impl FnMut(&[Measurement]),
+) -> Result<()> {
+    check_defines(&opts.kernels, &opts.defines)?;
+    for &(m, n, k) in &opts.sizes {
+        progress.set_message(format!("{m}x{n}x{k}: CPU reference (f64)"));
+        let problem = Problem::new(m, n, k, opts.seed);
+        let mut size_rows = Vec::new();
+        progress.set_message(format!("{m}x{n}x{k}: cuBLAS"));
+        let vendor = measure_vendor(sessions, &problem, &opts.plan, "compare");
+        if let Some(v) = sessions
+            .iter()
+            .find_map(|s| s.backend.borrow().vendor_blas())
+        {
+            writer.env_mut().vendor_blas = Some(v);
+        }
+        for row in &vendor {
+            writer.push(row.clone())?;
+            size_rows.push(row.clone());
+        }
+        for spec in &opts.kernels {
+            progress.set_message(format!("{m}x{n}x{k}: {} ({})", spec.id, spec.title));
+            let rows = match config_for(spec, &opts.defines) {
+                Ok(config) => {
+                    let point = Point {
+                        spec,
+                        config,
+                        hints: opts.hints.clone(),
+                        label: None,
+                    };
+                    measure_point(sessions, &point, &problem, &opts.plan, "compare", &vendor)
+                }
+                Err(status) => sessions
+                    .iter()
+                    .map(|s| {
+                        let mut r = base("compare", s, &problem, &opts.plan);
+                        r.kernel = spec.id.to_string();
+                        r.status = status.clone();
+                        r
+                    })
+                    .collect(),
+            };
+            for row in rows {
+                writer.push(row.clone())?;
+                size_rows.push(row);
+            }
+            progress.inc(1);
+        }
+        for s in sessions.iter_mut() {
+            s.unload();
+        }
+        on_size_done(&size_rows);
+    }
+    Ok(())
+}
+
+/// Toolchains of the sessions, in order.
+pub fn toolchains(sessions: &[Session]) -> Vec<Toolchain> {
+    sessions
+        .iter()
+        .map(|s| s.backend.borrow().info().toolchain)
+        .collect()
+}

@@ -1,0 +1,3 @@
+//! Tables, charts and the Markdown report, all built from result records.
+
+pub mod table;

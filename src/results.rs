@@ -1,0 +1,323 @@
+//! Result records and their files. A run writes `environment.json` first, then
+//! appends one JSON line per measurement to `measurements.jsonl` as soon as it
+//! exists (an interrupted run loses nothing already measured), and at the end
+//! `results.json` (environment + measurements) and `results.csv`.
+
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{DeviceInfo, KernelResources, Toolchain};
+use crate::error::{Error, Result};
+use crate::gemm::driver::Status;
+use crate::gemm::CheckReport;
+use crate::kernels::{Config, Hints};
+use crate::measure::{CacheState, Plan, Stats};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Environment {
+    pub gemmlab_version: String,
+    pub git_commit: String,
+    pub command: Vec<String>,
+    pub started_utc: String,
+    pub hostname: String,
+    pub os: String,
+    pub host_cpus: usize,
+    pub devices: Vec<DeviceInfo>,
+    pub vendor_blas: Option<String>,
+    pub seed: u64,
+    pub plan: Plan,
+    pub notes: Vec<String>,
+}
+
+impl Environment {
+    pub fn capture(devices: Vec<DeviceInfo>, seed: u64, plan: Plan) -> Environment {
+        Environment {
+            gemmlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            git_commit: env!("GEMMLAB_GIT_COMMIT").to_string(),
+            command: std::env::args().collect(),
+            started_utc: utc_now(),
+            hostname: fs::read_to_string("/proc/sys/kernel/hostname")
+                .map(|s| s.trim().to_string())
+                .unwrap_or_default(),
+            os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+            host_cpus: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            devices,
+            vendor_blas: None,
+            seed,
+            plan,
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// One cell of an experiment: a kernel configuration on one toolchain at one size.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Measurement {
+    /// "compare", "registers", "tiling", "hints", ...
+    pub experiment: String,
+    pub kernel: String,
+    /// Free-form label of the experiment point ("cap=64", "RX=4 RY=4").
+    pub label: Option<String>,
+    pub toolchain: Toolchain,
+    pub device: String,
+    pub device_id: String,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub padded: Option<[usize; 3]>,
+    pub config: Config,
+    pub hints: Hints,
+    pub cache: CacheState,
+    #[serde(flatten)]
+    pub status: Status,
+    pub check: Option<CheckReport>,
+    pub time: Option<Stats>,
+    /// From the median kernel time.
+    pub gflops: Option<f64>,
+    /// From the fastest repetition.
+    pub gflops_best: Option<f64>,
+    /// Median GFLOP/s over the vendor BLAS's median in the same run, same size.
+    pub vs_vendor: Option<f64>,
+    pub pre_ns: Option<u64>,
+    pub post_ns: Option<u64>,
+    pub resources: Option<KernelResources>,
+    pub compile_ms: Option<f64>,
+    pub build_notes: Vec<String>,
+    pub occupancy: Option<f64>,
+}
+
+impl Measurement {
+    pub fn size_label(&self) -> String {
+        if self.m == self.n && self.n == self.k {
+            self.m.to_string()
+        } else {
+            format!("{}x{}x{}", self.m, self.n, self.k)
+        }
+    }
+}
+
+pub struct ResultWriter {
+    dir: PathBuf,
+    lines: BufWriter<File>,
+    env: Environment,
+    all: Vec<Measurement>,
+}
+
+impl ResultWriter {
+    pub fn create(dir: &Path, env: Environment) -> Result<ResultWriter> {
+        fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        write_json(&dir.join("environment.json"), &env)?;
+        let path = dir.join("measurements.jsonl");
+        let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
+        Ok(ResultWriter {
+            dir: dir.to_path_buf(),
+            lines: BufWriter::new(file),
+            env,
+            all: Vec::new(),
+        })
+    }
+
+    pub fn env_mut(&mut self) -> &mut Environment {
+        &mut self.env
+    }
+
+    pub fn measurements(&self) -> &[Measurement] {
+        &self.all
+    }
+
+    /// Appends and flushes at once.
+    pub fn push(&mut self, m: Measurement) -> Result<()> {
+        let path = self.dir.join("measurements.jsonl");
+        let line = serde_json::to_string(&m).map_err(|e| Error::Data {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        writeln!(self.lines, "{line}")
+            .and_then(|_| self.lines.flush())
+            .map_err(|e| Error::io(&path, e))?;
+        self.all.push(m);
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<Vec<Measurement>> {
+        let _ = self.lines.flush();
+        write_json(&self.dir.join("environment.json"), &self.env)?;
+        let doc = serde_json::json!({"environment": self.env, "measurements": self.all});
+        write_json(&self.dir.join("results.json"), &doc)?;
+        write_csv(&self.dir.join("results.csv"), &self.all)?;
+        Ok(self.all)
+    }
+}
+
+fn write_json<T: Serialize>(path: &Path, v: &T) -> Result<()> {
+    let text = serde_json::to_string_pretty(v).map_err(|e| Error::Data {
+        path: path.into(),
+        message: e.to_string(),
+    })?;
+    fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
+}
+
+const CSV_HEADER: [&str; 24] = [
+    "experiment",
+    "kernel",
+    "label",
+    "toolchain",
+    "device",
+    "m",
+    "n",
+    "k",
+    "config",
+    "cache",
+    "status",
+    "reason",
+    "median_ns",
+    "min_ns",
+    "max_ns",
+    "iqr_pct",
+    "gflops",
+    "gflops_best",
+    "vs_vendor",
+    "registers",
+    "spill_stores",
+    "spill_loads",
+    "occupancy",
+    "rel_error",
+];
+
+pub fn write_csv(path: &Path, rows: &[Measurement]) -> Result<()> {
+    let mut w = csv::Writer::from_path(path).map_err(|e| Error::Data {
+        path: path.into(),
+        message: e.to_string(),
+    })?;
+    let err = |e: csv::Error| Error::Data {
+        path: path.into(),
+        message: e.to_string(),
+    };
+    w.write_record(CSV_HEADER).map_err(err)?;
+    let o = |v: Option<String>| v.unwrap_or_default();
+    for m in rows {
+        let r = m.resources.as_ref();
+        w.write_record([
+            m.experiment.clone(),
+            m.kernel.clone(),
+            o(m.label.clone()),
+            m.toolchain.to_string(),
+            m.device.clone(),
+            m.m.to_string(),
+            m.n.to_string(),
+            m.k.to_string(),
+            m.config.describe(),
+            format!("{:?}", m.cache).to_lowercase(),
+            m.status.label().to_string(),
+            o(m.status.reason().map(str::to_string)),
+            o(m.time.map(|t| format!("{:.0}", t.median_ns))),
+            o(m.time.map(|t| format!("{:.0}", t.min_ns))),
+            o(m.time.map(|t| format!("{:.0}", t.max_ns))),
+            o(m.time.map(|t| format!("{:.2}", t.spread_pct()))),
+            o(m.gflops.map(|g| format!("{g:.1}"))),
+            o(m.gflops_best.map(|g| format!("{g:.1}"))),
+            o(m.vs_vendor.map(|g| format!("{g:.4}"))),
+            o(r.and_then(|r| r.registers).map(|v| v.to_string())),
+            o(r.and_then(|r| r.spill_stores_bytes).map(|v| v.to_string())),
+            o(r.and_then(|r| r.spill_loads_bytes).map(|v| v.to_string())),
+            o(m.occupancy.map(|v| format!("{v:.3}"))),
+            o(m.check.as_ref().map(|c| format!("{:.3e}", c.rel_frobenius))),
+        ])
+        .map_err(err)?;
+    }
+    w.flush().map_err(|e| Error::io(path, e))
+}
+
+/// Reads a result directory: `results.json` if the run finished, otherwise
+/// `environment.json` plus whatever `measurements.jsonl` holds.
+pub fn load_dir(dir: &Path) -> Result<(Environment, Vec<Measurement>)> {
+    let full = dir.join("results.json");
+    if full.exists() {
+        let text = fs::read_to_string(&full).map_err(|e| Error::io(&full, e))?;
+        #[derive(Deserialize)]
+        struct Doc {
+            environment: Environment,
+            measurements: Vec<Measurement>,
+        }
+        let d: Doc = serde_json::from_str(&text).map_err(|e| Error::Data {
+            path: full.clone(),
+            message: e.to_string(),
+        })?;
+        return Ok((d.environment, d.measurements));
+    }
+    let envp = dir.join("environment.json");
+    let text = fs::read_to_string(&envp).map_err(|e| Error::io(&envp, e))?;
+    let env: Environment = serde_json::from_str(&text).map_err(|e| Error::Data {
+        path: envp.clone(),
+        message: e.to_string(),
+    })?;
+    let linesp = dir.join("measurements.jsonl");
+    let f = File::open(&linesp).map_err(|e| Error::io(&linesp, e))?;
+    let mut all = Vec::new();
+    for (i, line) in BufReader::new(f).lines().enumerate() {
+        let line = line.map_err(|e| Error::io(&linesp, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        // A line cut off by an interruption is the only one that may be broken.
+        match serde_json::from_str(&line) {
+            Ok(m) => all.push(m),
+            Err(e) => {
+                return Err(Error::Data {
+                    path: linesp.clone(),
+                    message: format!("line {}: {e}", i + 1),
+                })
+            }
+        }
+    }
+    Ok((env, all))
+}
+
+/// "2026-11-21T15:04:05Z" without a date crate.
+pub fn utc_now() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    utc(secs)
+}
+
+pub fn utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil-from-days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_formatting() {
+        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc(1_795_272_245), "2026-11-21T14:44:05Z");
+    }
+}

@@ -1,0 +1,93 @@
+//! Every kernel through CUDA, and the twins against each other on the same input.
+//! Skips visibly without a GPU; fails instead under GEMMLAB_REQUIRE_CUDA=1.
+#![cfg(feature = "cuda")]
+
+mod common;
+
+use gemmlab::gemm::driver::{prepare, run_once_result, Session};
+use gemmlab::gemm::{reference_gemm, Operands};
+use gemmlab::kernels::{self, Hints};
+use gemmlab::Backend;
+
+const SIZES: &[(usize, usize, usize)] = &[
+    (1, 1, 1),
+    (17, 17, 17),
+    (100, 100, 100),
+    (129, 129, 129),
+    (70, 200, 33),
+    (512, 512, 512),
+];
+
+#[test]
+fn cuda_every_kernel_verifies_at_every_size() {
+    let Some(b) = common::cuda("cuda_every_kernel_verifies_at_every_size") else {
+        return;
+    };
+    let mut session = Session::new(b);
+    let mut failures = Vec::new();
+    for &(m, n, k) in SIZES {
+        let ops = Operands::new(m, n, k, 7 + m as u64);
+        let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
+        for spec in kernels::all() {
+            let a = prepare(
+                &mut session,
+                spec,
+                &spec.defaults(),
+                &Hints::default(),
+                &ops,
+                &reference,
+                false,
+            );
+            match a.prepared {
+                Some(p) => p.release(&session),
+                None => failures.push(format!("{} at {m}x{n}x{k}: {:?}", spec.id, a.status)),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn cuda_and_opencl_twins_agree_within_rounding() {
+    let Some(cu) = common::cuda("cuda_and_opencl_twins_agree_within_rounding") else {
+        return;
+    };
+    let mut cuda = Session::new(cu);
+    let mut cl = Session::new(common::opencl());
+    let cl_info = cl.backend.borrow().info().clone();
+    common::say(&format!(
+        "twins: {} vs {}",
+        cuda.backend.borrow().info().label(),
+        cl_info.label()
+    ));
+    let (m, n, k) = (257, 130, 300);
+    let ops = Operands::new(m, n, k, 99);
+    let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
+    let rms = (reference.iter().map(|x| x * x).sum::<f64>() / reference.len() as f64).sqrt();
+    for spec in kernels::all() {
+        if let Some(why) = spec.unavailable(&cl_info) {
+            common::say(&format!(
+                "SKIPPED twin comparison of {} on {}: {why}",
+                spec.id, cl_info.name
+            ));
+            continue;
+        }
+        let c = spec.defaults();
+        let x = run_once_result(&mut cuda, spec, &c, &Hints::default(), &ops, &reference)
+            .unwrap_or_else(|e| panic!("{} cuda: {e}", spec.id));
+        let y = run_once_result(&mut cl, spec, &c, &Hints::default(), &ops, &reference)
+            .unwrap_or_else(|e| panic!("{} opencl: {e}", spec.id));
+        let worst = x
+            .iter()
+            .zip(&y)
+            .map(|(a, b)| (f64::from(*a) - f64::from(*b)).abs())
+            .fold(0.0, f64::max);
+        // Same algorithm, same order of operations: differences come only from
+        // FMA contraction and rounding, far below the checking threshold.
+        assert!(
+            worst <= 1e-5 * rms.max(1.0),
+            "{}: twins differ by {worst:e} (rms {rms:e})",
+            spec.id
+        );
+    }
+}
