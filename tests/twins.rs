@@ -103,7 +103,8 @@ fn twins_share_geometry_hints_and_entry() {
 #[test]
 fn the_geometry_matches_the_tutorial_table() {
     // (kernel, local, elements per work-item) at the defaults.
-    let expect: &[(&str, (usize, usize), (usize, usize))] = &[
+    type Expected = (&'static str, (usize, usize), (usize, usize));
+    let expect: &[Expected] = &[
         ("gemm1", (32, 32), (32 * 4, 32 * 4)),
         ("gemm3", (32, 4), (32 * 4, 32 * 4 / 8)),
         ("gemm4", (8, 32), (32 * 4 / 4, 32 * 4)),
