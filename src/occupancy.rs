@@ -73,7 +73,10 @@ pub fn occupancy(l: &Limits, threads: u32, registers: u32, shared: u32) -> Optio
     };
     let per_block_smem =
         (shared + l.shared_reserved_per_block).div_ceil(l.shared_unit) * l.shared_unit;
-    let by_smem = l.shared_bytes.checked_div(per_block_smem).unwrap_or(u32::MAX);
+    let by_smem = l
+        .shared_bytes
+        .checked_div(per_block_smem)
+        .unwrap_or(u32::MAX);
     let candidates = [
         (by_warps, "warps"),
         (by_blocks, "blocks"),

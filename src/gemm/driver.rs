@@ -151,13 +151,18 @@ impl Session {
             .ok_or_else(|| Error::invalid("internal: operands not loaded"))
     }
 
-    /// A scratch buffer of 2x the L2 (256 MiB where the L2 size is unknown).
+    /// A scratch buffer of twice the L2, at least 256 MiB: NVIDIA's OpenCL reports a
+    /// 4 MiB global cache for the H200, whose L2 is 60 MiB.
     fn flush_buffer(&mut self) -> Result<Buffer> {
         if let Some(f) = self.flush {
             return Ok(f);
         }
         let mut b = self.backend.borrow_mut();
-        let l2 = b.info().l2_cache_bytes.unwrap_or(128 << 20).min(1 << 30);
+        let l2 = b
+            .info()
+            .l2_cache_bytes
+            .unwrap_or(0)
+            .clamp(128 << 20, 1 << 30);
         let f = b.alloc(Elem::F32, (2 * l2 as usize) / 4)?;
         self.flush = Some(f);
         Ok(f)

@@ -396,13 +396,13 @@ mod tests {
                 ("TSN".into(), 64),
                 ("WPTM".into(), 8),
                 ("WPTN".into(), 8),
-                ("TSK".into(), 8),
+                ("TSK".into(), 4),
                 ("WIDTH".into(), 8),
             ])
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("TSK*TSM") && e.contains("TSK=8") && e.contains("WIDTH=8"),
+            e.contains("TSK*TSM") && e.contains("TSK=4") && e.contains("WIDTH=8"),
             "{e}"
         );
         let e = find("gemm3")

@@ -170,6 +170,31 @@ const WARPS: Constraint = Constraint {
     involves: &["TSM", "WPTM", "TSN", "WPTN"],
     holds: |c| (rtsm(c) * rtsn(c)) % 32 == 0,
 };
+/// Static local (shared) memory per work-group: NVIDIA caps it at 48 KiB in both toolchains.
+const LOCAL_LIMIT: i64 = 48 * 1024;
+const LOCAL_TS2: Constraint = Constraint {
+    message: "the two TS x TS local tiles (8*TS*TS bytes) must fit in 48 KiB of local memory",
+    involves: &["TS"],
+    holds: |c| 8 * c.get("TS") * c.get("TS") <= LOCAL_LIMIT,
+};
+const LOCAL_5: Constraint = Constraint {
+    message: "the local tiles (4*(TSDK*TS + TS*(TSDK+2)) bytes) must fit in 48 KiB of local memory",
+    involves: &["TS", "TSDK"],
+    holds: |c| 4 * (c.get("TSDK") * c.get("TS") + c.get("TS") * (c.get("TSDK") + 2)) <= LOCAL_LIMIT,
+};
+fn tiles_bytes(c: &Config) -> i64 {
+    4 * (c.get("TSK") * c.get("TSM") + c.get("TSN") * (c.get("TSK") + 2))
+}
+const LOCAL_6: Constraint = Constraint {
+    message: "the local tiles (4*(TSK*TSM + TSN*(TSK+2)) bytes) must fit in 48 KiB of local memory",
+    involves: &["TSK", "TSM", "TSN"],
+    holds: |c| tiles_bytes(c) <= LOCAL_LIMIT,
+};
+const LOCAL_9: Constraint = Constraint {
+    message: "the double-buffered local tiles (8*(TSK*TSM + TSN*(TSK+2)) bytes) must fit in 48 KiB of local memory",
+    involves: &["TSK", "TSM", "TSN"],
+    holds: |c| 2 * tiles_bytes(c) <= LOCAL_LIMIT,
+};
 const RK_IS_RY: Constraint = Constraint {
     message: "RK must equal RY (clBlas reads B in vectors as wide as the register tile's N side)",
     involves: &["RK", "RY"],
@@ -252,7 +277,7 @@ pub const KERNELS: &[KernelSpec] = &[
         opencl_source: S2.0,
         cuda_source: S2.1,
         params: &[P_TS],
-        constraints: &[GROUP_TS2],
+        constraints: &[GROUP_TS2, LOCAL_TS2],
         launch: SQUARE_LOCAL,
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
         availability: everywhere,
@@ -266,7 +291,7 @@ pub const KERNELS: &[KernelSpec] = &[
         opencl_source: S3.0,
         cuda_source: S3.1,
         params: &[P_TS3, P_WPT],
-        constraints: &[TS_WPT, GROUP_TS_RTS],
+        constraints: &[TS_WPT, GROUP_TS_RTS, LOCAL_TS2],
         launch: RTS_LOCAL,
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
         availability: everywhere,
@@ -280,7 +305,7 @@ pub const KERNELS: &[KernelSpec] = &[
         opencl_source: S4.0,
         cuda_source: S4.1,
         params: &[P_TS, P_WIDTH],
-        constraints: &[TS_WIDTH, Constraint {
+        constraints: &[TS_WIDTH, LOCAL_TS2, Constraint {
             message: "the TS/WIDTH x TS work-group must not exceed 1024 work-items",
             involves: &["TS", "WIDTH"],
             holds: |c| (c.get("TS") / c.get("WIDTH").max(1) * c.get("TS")) as usize <= MAX_GROUP,
@@ -301,7 +326,7 @@ pub const KERNELS: &[KernelSpec] = &[
         opencl_source: S5.0,
         cuda_source: S5.1,
         params: &[P_TS3, P_WPT, P_TSDK],
-        constraints: &[TS_WPT, GROUP_TS_RTS, TSDK_LOADS],
+        constraints: &[TS_WPT, GROUP_TS_RTS, TSDK_LOADS, LOCAL_5],
         launch: RTS_LOCAL,
         operands: Operands { b_transposed: true, tile: |c| (c.u("TS"), c.u("TS"), c.u("TSDK")) },
         availability: everywhere,
@@ -315,7 +340,7 @@ pub const KERNELS: &[KernelSpec] = &[
         opencl_source: S6.0,
         cuda_source: S6.1,
         params: REGISTER_BLOCKED,
-        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, LOADS_A],
+        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, LOADS_A, LOCAL_6],
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         availability: everywhere,
@@ -329,7 +354,7 @@ pub const KERNELS: &[KernelSpec] = &[
         opencl_source: S7.0,
         cuda_source: S7.1,
         params: REGISTER_BLOCKED_WIDE,
-        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE],
+        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_6],
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         availability: everywhere,
@@ -343,7 +368,7 @@ pub const KERNELS: &[KernelSpec] = &[
         opencl_source: S8.0,
         cuda_source: S8.1,
         params: REGISTER_BLOCKED_WIDE,
-        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, WARPS],
+        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, WARPS, LOCAL_6],
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         availability: needs_nvidia_ptx_in_opencl,
@@ -357,7 +382,7 @@ pub const KERNELS: &[KernelSpec] = &[
         opencl_source: S9.0,
         cuda_source: S9.1,
         params: REGISTER_BLOCKED_WIDE,
-        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE],
+        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_9],
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         availability: everywhere,
@@ -371,7 +396,7 @@ pub const KERNELS: &[KernelSpec] = &[
         opencl_source: S10.0,
         cuda_source: S10.1,
         params: REGISTER_BLOCKED_WIDE,
-        constraints: &[WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOADS_B_WIDE],
+        constraints: &[WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOADS_B_WIDE, LOCAL_9],
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         availability: everywhere,
