@@ -42,6 +42,7 @@ fn base(experiment: &str, session: &Session, problem: &Problem, plan: &Plan) -> 
     Measurement {
         experiment: experiment.to_string(),
         kernel: String::new(),
+        variant: None,
         label: None,
         toolchain: info.toolchain,
         device: info.name.clone(),
@@ -65,6 +66,7 @@ fn base(experiment: &str, session: &Session, problem: &Problem, plan: &Plan) -> 
         compile_ms: None,
         build_notes: Vec::new(),
         occupancy: None,
+        ptx_mix: None,
     }
 }
 
@@ -174,6 +176,7 @@ pub fn measure_point(
             row.resources = b.kernel(point.spec.entry).cloned();
             row.compile_ms = Some(b.compile_ms);
             row.build_notes = b.notes.clone();
+            row.ptx_mix = b.ptx.as_deref().map(crate::ptx::instruction_mix);
         }
         let info = s.backend.borrow().info().clone();
         if let Some(r) = &row.resources {

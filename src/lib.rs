@@ -15,5 +15,6 @@ pub mod gemm;
 pub mod kernels;
 pub mod measure;
 pub mod occupancy;
+pub mod ptx;
 pub mod report;
 pub mod results;

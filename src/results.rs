@@ -62,6 +62,10 @@ pub struct Measurement {
     /// "compare", "registers", "tiling", "hints", ...
     pub experiment: String,
     pub kernel: String,
+    /// How the kernel was built when not natively by its toolchain, e.g.
+    /// "opencl-ptx" for NVIDIA OpenCL's PTX loaded through the CUDA driver's JIT.
+    #[serde(default)]
+    pub variant: Option<String>,
     /// Free-form label of the experiment point ("cap=64", "RX=4 RY=4").
     pub label: Option<String>,
     pub toolchain: Toolchain,
@@ -90,6 +94,9 @@ pub struct Measurement {
     pub compile_ms: Option<f64>,
     pub build_notes: Vec<String>,
     pub occupancy: Option<f64>,
+    /// Static instruction mix of the kernel's PTX, where the toolchain gives PTX.
+    #[serde(default)]
+    pub ptx_mix: Option<crate::ptx::PtxMix>,
 }
 
 impl Measurement {
