@@ -6,7 +6,9 @@ use indicatif::ProgressBar;
 
 use crate::backend::{Backend, Toolchain};
 use crate::error::{Error, Result};
-use crate::gemm::driver::{prepare, Attempt, KernelRunner, Session, Status, VendorRunner};
+use crate::gemm::driver::{
+    prepare_from, Attempt, KernelRunner, Session, Source, Status, VendorRunner,
+};
 use crate::gemm::{reference_gemm, Operands};
 use crate::kernels::{Config, Hints, KernelSpec};
 use crate::measure::{gflops, interleaved, Plan, Timed};
@@ -70,6 +72,47 @@ fn base(experiment: &str, session: &Session, problem: &Problem, plan: &Plan) -> 
     }
 }
 
+/// A row for a point that could not be set up (invalid configuration, ...).
+pub fn failed_row(
+    experiment: &str,
+    device: &str,
+    device_id: &str,
+    toolchain: Toolchain,
+    kernel: &str,
+    status: Status,
+    problem: &Problem,
+) -> Measurement {
+    Measurement {
+        experiment: experiment.to_string(),
+        kernel: kernel.to_string(),
+        variant: None,
+        label: None,
+        toolchain,
+        device: device.to_string(),
+        device_id: device_id.to_string(),
+        m: problem.ops.m,
+        n: problem.ops.n,
+        k: problem.ops.k,
+        padded: None,
+        config: Config::default(),
+        hints: Hints::default(),
+        cache: crate::measure::CacheState::Warm,
+        status,
+        check: None,
+        time: None,
+        gflops: None,
+        gflops_best: None,
+        vs_vendor: None,
+        pre_ns: None,
+        post_ns: None,
+        resources: None,
+        compile_ms: None,
+        build_notes: Vec::new(),
+        occupancy: None,
+        ptx_mix: None,
+    }
+}
+
 /// The vendor BLAS (cuBLAS) on every session that has one. Returns its rows.
 pub fn measure_vendor(
     sessions: &mut [Session],
@@ -117,7 +160,15 @@ pub fn measure_vendor(
     out
 }
 
-/// One point on every session, their repetitions interleaved.
+/// One way of running a point: which session, and where its code comes from.
+#[derive(Debug, Clone)]
+pub struct Lane {
+    pub session: usize,
+    pub source: Source,
+    pub variant: Option<String>,
+}
+
+/// One point on every session (natively), their repetitions interleaved.
 pub fn measure_point(
     sessions: &mut [Session],
     point: &Point,
@@ -126,30 +177,49 @@ pub fn measure_point(
     experiment: &str,
     vendor: &[Measurement],
 ) -> Vec<Measurement> {
+    let lanes: Vec<Lane> = (0..sessions.len())
+        .map(|i| Lane {
+            session: i,
+            source: Source::Native,
+            variant: None,
+        })
+        .collect();
+    measure_lanes(sessions, point, &lanes, problem, plan, experiment, vendor)
+}
+
+/// One point along several lanes, their repetitions interleaved; one row per lane.
+pub fn measure_lanes(
+    sessions: &mut [Session],
+    point: &Point,
+    lanes: &[Lane],
+    problem: &Problem,
+    plan: &Plan,
+    experiment: &str,
+    vendor: &[Measurement],
+) -> Vec<Measurement> {
     let cold = plan.cache == crate::measure::CacheState::Cold;
-    let attempts: Vec<Attempt> = sessions
-        .iter_mut()
-        .map(|s| {
-            prepare(
-                s,
+    let attempts: Vec<Attempt> = lanes
+        .iter()
+        .map(|l| {
+            prepare_from(
+                &mut sessions[l.session],
                 point.spec,
                 &point.config,
                 &point.hints,
                 &problem.ops,
                 &problem.reference,
                 cold,
+                &l.source,
             )
         })
         .collect();
     let mut runners: Vec<KernelRunner> = Vec::new();
-    let mut index = Vec::new();
-    for (i, a) in attempts.iter().enumerate() {
+    for (l, a) in lanes.iter().zip(&attempts) {
         if let Some(p) = &a.prepared {
             runners.push(KernelRunner {
-                session: &sessions[i],
+                session: &sessions[l.session],
                 prepared: p,
             });
-            index.push(i);
         }
     }
     let mut refs: Vec<&mut dyn Timed> = runners.iter_mut().map(|r| r as &mut dyn Timed).collect();
@@ -163,10 +233,11 @@ pub fn measure_point(
     let (m, n, k) = (problem.ops.m, problem.ops.n, problem.ops.k);
     let mut out = Vec::new();
     let mut timed = timed.into_iter();
-    for (i, a) in attempts.into_iter().enumerate() {
-        let s = &sessions[i];
+    for (l, a) in lanes.iter().zip(attempts) {
+        let s = &sessions[l.session];
         let mut row = base(experiment, s, problem, plan);
         row.kernel = point.spec.id.to_string();
+        row.variant = l.variant.clone();
         row.label = point.label.clone();
         row.config = point.config.clone();
         row.hints = point.hints.clone();

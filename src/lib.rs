@@ -18,3 +18,4 @@ pub mod occupancy;
 pub mod ptx;
 pub mod report;
 pub mod results;
+pub mod sweep;

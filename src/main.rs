@@ -27,6 +27,12 @@ enum Command {
     Compare(cli::compare::CompareArgs),
     /// Compile one kernel on every toolchain: flags, registers, spills, occupancy, log and PTX.
     Build(cli::build::BuildArgs),
+    /// Write a Markdown report with SVG/PNG charts from result directories (no device needed).
+    Report(cli::report::ReportArgs),
+    /// Sweep register caps, kernel 11's register tile, compiler hints, or OpenCL PTX through the CUDA JIT.
+    Sweep(cli::sweep::SweepArgs),
+    /// Both toolchains' PTX of a kernel: instruction mix side by side, --diff for the differences.
+    Ptx(cli::ptx::PtxArgs),
 }
 
 fn main() {
@@ -35,6 +41,9 @@ fn main() {
         Command::Devices { json } => cli::devices::run(json),
         Command::Compare(args) => cli::compare::run(args),
         Command::Build(args) => cli::build::run(args),
+        Command::Report(args) => cli::report::run(args),
+        Command::Sweep(args) => cli::sweep::run(args),
+        Command::Ptx(args) => cli::ptx::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -162,3 +162,125 @@ $L__BB0_1:
         assert_eq!(m.total, 14);
     }
 }
+
+/// PTX with what differs between any two compilations of the same code removed:
+/// comments, debug directives, blank lines, register and label numbering.
+pub fn normalize(ptx: &str) -> String {
+    let mut out = String::new();
+    for raw in ptx.lines() {
+        let line = raw.split("//").next().unwrap_or("").trim();
+        if line.is_empty()
+            || line.starts_with(".loc")
+            || line.starts_with(".file")
+            || line.starts_with("//")
+        {
+            continue;
+        }
+        let mut s = String::with_capacity(line.len());
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            s.push(c);
+            // %r12 -> %r, %rd3 -> %rd, $L__BB0_7 -> $L__BB: drop digits that number registers and labels.
+            if c == '%' || c == '$' {
+                while let Some(&n) = chars.peek() {
+                    if n.is_ascii_alphabetic() || n == '_' {
+                        s.push(n);
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                while chars
+                    .peek()
+                    .is_some_and(|n| n.is_ascii_digit() || *n == '_')
+                {
+                    chars.next();
+                }
+            }
+        }
+        out.push_str(&s);
+        out.push('\n');
+    }
+    out
+}
+
+/// A unified diff of two normalized PTX listings.
+pub fn diff(a_name: &str, a: &str, b_name: &str, b: &str, context: usize) -> String {
+    let (na, nb) = (normalize(a), normalize(b));
+    similar::TextDiff::from_lines(&na, &nb)
+        .unified_diff()
+        .context_radius(context)
+        .header(a_name, b_name)
+        .to_string()
+}
+
+/// The instruction mixes side by side.
+pub fn mix_table(names: &[&str], mixes: &[&PtxMix]) -> String {
+    let mut widths: BTreeMap<u32, ()> = BTreeMap::new();
+    for m in mixes {
+        for w in m.ld_global.keys() {
+            widths.insert(*w, ());
+        }
+    }
+    let mut rows: Vec<(String, Vec<u32>)> =
+        vec![("fma".into(), mixes.iter().map(|m| m.fma).collect())];
+    rows.push((
+        "other float".into(),
+        mixes.iter().map(|m| m.float_other).collect(),
+    ));
+    for w in widths.keys() {
+        rows.push((
+            format!("ld.global {w}-bit"),
+            mixes
+                .iter()
+                .map(|m| m.ld_global.get(w).copied().unwrap_or(0))
+                .collect(),
+        ));
+    }
+    for (name, f) in [
+        (
+            "st.global",
+            (|m: &PtxMix| m.st_global) as fn(&PtxMix) -> u32,
+        ),
+        ("ld.shared", |m| m.ld_shared),
+        ("st.shared", |m| m.st_shared),
+        ("ld.local", |m| m.ld_local),
+        ("st.local", |m| m.st_local),
+        ("barriers", |m| m.barriers),
+        ("shuffles", |m| m.shuffles),
+        ("moves", |m| m.moves),
+        ("conversions", |m| m.conversions),
+        ("compares", |m| m.compares),
+        ("branches", |m| m.branches),
+        ("integer", |m| m.integer),
+        ("total", |m| m.total),
+    ] {
+        rows.push((name.into(), mixes.iter().map(|m| f(m)).collect()));
+    }
+    let mut out = format!("{:<18}", "instruction");
+    for n in names {
+        out.push_str(&format!("{n:>14}"));
+    }
+    out.push('\n');
+    for (name, vals) in rows {
+        out.push_str(&format!("{name:<18}"));
+        for v in vals {
+            out.push_str(&format!("{v:>14}"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod normalize_tests {
+    use super::*;
+
+    #[test]
+    fn numbering_does_not_count_as_a_difference() {
+        let a = "\tadd.s32 %r12, %r3, 1; // x\n.loc 1 2 3\n@%p1 bra $L__BB0_7;\n";
+        let b = "\tadd.s32 %r40, %r9, 1;\n@%p2 bra $L__BB1_2;\n";
+        assert_eq!(normalize(a), normalize(b));
+        assert!(diff("a", a, "b", "\tmul.lo.s32 %r1, %r2, 3;\n", 1).contains("-add.s32 %r, %r, 1;"));
+    }
+}

@@ -535,6 +535,98 @@ impl Backend for CudaBackend {
         ))
     }
 
+    fn load_ptx(
+        &mut self,
+        what: &str,
+        ptx: &str,
+        max_registers: Option<u32>,
+    ) -> Result<(Program, BuildReport)> {
+        self.bind()?;
+        let image = c_string("the PTX", ptx)?;
+        const LOG: usize = 64 * 1024;
+        let mut info_log = vec![0u8; LOG];
+        let mut error_log = vec![0u8; LOG];
+        use sys::CUjit_option::*;
+        let mut options = vec![
+            CU_JIT_INFO_LOG_BUFFER,
+            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            CU_JIT_ERROR_LOG_BUFFER,
+            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+            CU_JIT_LOG_VERBOSE,
+        ];
+        // Option values are passed by value in pointer-sized slots.
+        let mut values: Vec<*mut c_void> = vec![
+            info_log.as_mut_ptr().cast(),
+            std::ptr::without_provenance_mut(LOG),
+            error_log.as_mut_ptr().cast(),
+            std::ptr::without_provenance_mut(LOG),
+            std::ptr::without_provenance_mut(1),
+        ];
+        if let Some(r) = max_registers {
+            options.push(CU_JIT_MAX_REGISTERS);
+            values.push(std::ptr::without_provenance_mut(r as usize));
+        }
+        let mut module: sys::CUmodule = std::ptr::null_mut();
+        let started = Instant::now();
+        // SAFETY: the image is NUL-terminated PTX; log buffers outlive the call.
+        let r = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut module,
+                image.as_ptr().cast(),
+                options.len() as u32,
+                options.as_mut_ptr(),
+                values.as_mut_ptr(),
+            )
+        };
+        let compile_ms = started.elapsed().as_secs_f64() * 1e3;
+        let text = |b: &[u8]| {
+            String::from_utf8_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())])
+                .into_owned()
+        };
+        let (info_text, error_text) = (text(&info_log), text(&error_log));
+        if r != sys::CUresult::CUDA_SUCCESS {
+            return Err(Error::Compile {
+                toolchain: "CUDA driver JIT".into(),
+                what: what.to_string(),
+                log: format!("{error_text}\n{info_text}\n(cuModuleLoadDataEx: {r:?})"),
+            });
+        }
+        let from_log = ptxas::parse_ptxas_log(&info_text);
+        let mut notes =
+            vec!["PTX loaded through the CUDA driver JIT (cuModuleLoadDataEx)".to_string()];
+        let mut functions = HashMap::new();
+        let mut kernels = Vec::new();
+        for name in ptx_entries(ptx) {
+            let cname = c_string("a kernel name", &name)?;
+            // SAFETY: module loaded above.
+            let f = unsafe { drv::module::get_function(module, cname) }
+                .map_err(|e| driver_err("cuModuleGetFunction", e))?;
+            kernels.push(self.function_resources(&name, f, &from_log, &mut notes));
+            functions.insert(name, f);
+        }
+        let id = self.id();
+        self.modules.insert(id, Module { module, functions });
+        let mut flags = vec![
+            "cuModuleLoadDataEx".to_string(),
+            "CU_JIT_LOG_VERBOSE=1".to_string(),
+        ];
+        if let Some(r) = max_registers {
+            flags.push(format!("CU_JIT_MAX_REGISTERS={r}"));
+        }
+        Ok((
+            Program { id },
+            BuildReport {
+                toolchain: Some(Toolchain::Cuda),
+                flags,
+                log: info_text,
+                compile_ms,
+                ptx: Some(ptx.to_string()),
+                kernels,
+                notes,
+            },
+        ))
+    }
+
     fn release_program(&mut self, program: Program) {
         if let Some(m) = self.modules.remove(&program.id) {
             let _ = self.bind();

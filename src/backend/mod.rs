@@ -340,6 +340,21 @@ pub trait Backend {
 
     fn release_program(&mut self, program: Program);
 
+    /// Loads PTX produced elsewhere (e.g. by NVIDIA's OpenCL compiler) through
+    /// this toolchain's JIT, with its log parsed like a build log. Only CUDA can.
+    fn load_ptx(
+        &mut self,
+        what: &str,
+        _ptx: &str,
+        _max_registers: Option<u32>,
+    ) -> Result<(Program, BuildReport)> {
+        Err(Error::Unavailable {
+            kernel: what.to_string(),
+            toolchain: self.info().toolchain.to_string(),
+            reason: "only the CUDA driver can load PTX".into(),
+        })
+    }
+
     fn alloc(&mut self, elem: Elem, len: usize) -> Result<Buffer>;
     fn free(&mut self, buffer: Buffer);
     fn upload(&mut self, buffer: &Buffer, data: HostData<'_>) -> Result<()>;

@@ -20,7 +20,11 @@ pub fn parse_ptxas_log(log: &str) -> Vec<KernelResources> {
         let line = raw.trim();
         // nvcc/NVRTC print the properties line bare and indented; NVIDIA OpenCL
         // prefixes it with "ptxas .". Every other line of interest starts with "ptxas".
-        if !line.starts_with("ptxas") && !line.contains("bytes stack frame") {
+        // The CUDA driver's JIT log writes "info    :" where ptxas writes "ptxas info    :".
+        if !line.starts_with("ptxas")
+            && !line.starts_with("info")
+            && !line.contains("bytes stack frame")
+        {
             continue;
         }
         let body = match line.find(':') {
@@ -144,6 +148,16 @@ ptxas info    : Used 8 registers, used 0 barriers, 1024+0 bytes smem, 380 bytes 
         assert_eq!(k[0].spill_loads_bytes, Some(44));
         assert_eq!(k[1].shared_bytes, Some(1024));
         assert_eq!(k[1].registers, Some(8));
+    }
+
+    #[test]
+    fn parses_the_jit_log_prefix() {
+        let log = "info    : 0 bytes gmem\ninfo    : Function properties for myGEMM6\n    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\ninfo    : Used 64 registers, used 1 barriers, 17412 bytes smem\n";
+        let k = parse_ptxas_log(log);
+        assert_eq!(k.len(), 1);
+        assert_eq!(k[0].name, "myGEMM6");
+        assert_eq!(k[0].registers, Some(64));
+        assert_eq!(k[0].spill_stores_bytes, Some(4));
     }
 
     #[test]

@@ -196,6 +196,15 @@ pub struct Attempt {
     pub check: Option<CheckReport>,
 }
 
+/// Where the kernel's code comes from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// The kernel's own source, compiled by the session's toolchain.
+    Native,
+    /// PTX made by another toolchain, loaded through this session's JIT.
+    Ptx(String),
+}
+
 /// Compiles, pads, runs once on poisoned C and checks. Never returns an error for
 /// a kernel-level failure: that is the Attempt's status, so a comparison goes on.
 pub fn prepare(
@@ -207,6 +216,30 @@ pub fn prepare(
     reference: &[f64],
     cold: bool,
 ) -> Attempt {
+    prepare_from(
+        session,
+        spec,
+        config,
+        hints,
+        ops,
+        reference,
+        cold,
+        &Source::Native,
+    )
+}
+
+/// `prepare` with the kernel's code taken from `source`.
+#[allow(clippy::too_many_arguments)]
+pub fn prepare_from(
+    session: &mut Session,
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    ops: &Operands,
+    reference: &[f64],
+    cold: bool,
+    source: &Source,
+) -> Attempt {
     let mut build = None;
     let mut check_report = None;
     let r = prepare_inner(
@@ -217,6 +250,7 @@ pub fn prepare(
         ops,
         reference,
         cold,
+        source,
         &mut build,
         &mut check_report,
     );
@@ -245,11 +279,12 @@ fn prepare_inner(
     ops: &Operands,
     reference: &[f64],
     cold: bool,
+    code: &Source,
     build_out: &mut Option<BuildReport>,
     check_out: &mut Option<CheckReport>,
 ) -> Result<Prepared> {
     let info = session.backend.borrow().info().clone();
-    if let Some(why) = spec.unavailable(&info) {
+    if let (Some(why), Source::Native) = (spec.unavailable(&info), code) {
         return Err(Error::Unavailable {
             kernel: spec.id.into(),
             toolchain: info.toolchain.to_string(),

@@ -121,3 +121,109 @@ pub fn compare_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
     }
     out
 }
+
+/// One line per kernel and sweep point: per toolchain (and variant) GFLOP/s,
+/// % of cuBLAS, registers (with the cap asked), spills, occupancy, status.
+pub fn sweep_table(rows: &[Measurement]) -> String {
+    let mut lanes: Vec<String> = Vec::new();
+    for r in rows.iter().filter(|r| r.kernel != "cublas") {
+        let lane = lane_name(r);
+        if !lanes.contains(&lane) {
+            lanes.push(lane);
+        }
+    }
+    let mut points: Vec<(String, String)> = Vec::new();
+    for r in rows.iter().filter(|r| r.kernel != "cublas") {
+        let p = (r.kernel.clone(), r.label.clone().unwrap_or_default());
+        if !points.contains(&p) {
+            points.push(p);
+        }
+    }
+    let mut table = vec![{
+        let mut h = vec!["kernel".to_string(), "point".to_string()];
+        for l in &lanes {
+            for c in ["GFLOP/s", "%cuBLAS", "regs", "spill st/ld", "occ"] {
+                h.push(format!("{l} {c}"));
+            }
+        }
+        h
+    }];
+    let mut notes = Vec::new();
+    for (kernel, label) in &points {
+        let mut line = vec![kernel.clone(), label.clone()];
+        for l in &lanes {
+            let m = rows.iter().find(|r| {
+                &r.kernel == kernel
+                    && r.label.as_deref().unwrap_or("") == label
+                    && &lane_name(r) == l
+            });
+            let c = cell(m);
+            if let Some(reason) = m.and_then(|m| m.status.reason()) {
+                notes.push(format!(
+                    "  {kernel} {label} on {l}: {}",
+                    reason.lines().next().unwrap_or(reason)
+                ));
+            }
+            line.extend([
+                c[0].clone(),
+                c[1].clone(),
+                c[2].clone(),
+                c[3].clone(),
+                c[4].clone(),
+            ]);
+        }
+        table.push(line);
+    }
+    let cols = table[0].len();
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            table
+                .iter()
+                .map(|r| r[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for (i, row) in table.iter().enumerate() {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, v)| {
+                if c < 2 {
+                    format!("{v:<w$}", w = widths[c])
+                } else {
+                    format!("{v:>w$}", w = widths[c])
+                }
+            })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (cols - 1)));
+            out.push('\n');
+        }
+    }
+    if let Some(v) = rows
+        .iter()
+        .find(|r| r.kernel == "cublas" && r.status.is_ok())
+        .and_then(|r| r.gflops)
+    {
+        out.push_str(&format!("cuBLAS: {v:.1} GFLOP/s\n"));
+    }
+    if !notes.is_empty() {
+        out.push_str("why:\n");
+        for n in notes {
+            out.push_str(&n);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn lane_name(r: &Measurement) -> String {
+    match &r.variant {
+        Some(v) => format!("{}[{v}]", r.toolchain),
+        None => r.toolchain.to_string(),
+    }
+}

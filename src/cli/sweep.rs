@@ -1,0 +1,173 @@
+//! `gemmlab sweep registers|tiling|hints|jit`.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use gemmlab::kernels::{self, Hints};
+use gemmlab::measure::{CacheState, Plan};
+use gemmlab::report::table::sweep_table;
+use gemmlab::results::{Environment, ResultWriter};
+use gemmlab::sweep::{self, run_sweep, SweepKind, DEFAULT_CAPS};
+use gemmlab::{Backend, DeviceKind, Result};
+
+use super::compare::{parse_size, progress, seed_or_random, DeviceArgs};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Kind {
+    /// Register caps (--caps): registers used, spills, occupancy, speed per cap.
+    Registers,
+    /// Kernel 11's register tile RX x RY (RK = RY) over 2, 4, 8.
+    Tiling,
+    /// Compiler hints, one at a time: launch bounds, unroll, volatile index, fast math.
+    Hints,
+    /// NVIDIA OpenCL's PTX loaded through the CUDA JIT next to both native builds:
+    /// separates front-end (PTX) from back-end (ptxas) effects.
+    Jit,
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// What to sweep.
+    #[arg(value_enum)]
+    pub kind: Kind,
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// Kernels (comma-separated ids or numbers); default all (tiling: gemm11).
+    #[arg(long)]
+    pub kernels: Option<String>,
+    /// Register caps for `registers`: none and numbers 16-255, comma-separated.
+    /// Default: none,255,168,128,96,80,64,48,40,32.
+    #[arg(long, value_delimiter = ',')]
+    pub caps: Vec<String>,
+    /// Sizes: N or MxNxK, comma-separated. Default 4096 on a GPU, 256 on a CPU.
+    #[arg(long, value_delimiter = ',')]
+    pub sizes: Vec<String>,
+    #[arg(long, default_value_t = 10)]
+    pub reps: usize,
+    #[arg(long, default_value_t = 2)]
+    pub warmup: usize,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Kernel parameter or hint switch applied to every point, NAME=VALUE; repeatable.
+    #[arg(long = "define", value_name = "NAME=VALUE")]
+    pub defines: Vec<String>,
+    /// Register cap applied to every point (not for `registers`).
+    #[arg(long)]
+    pub max_registers: Option<u32>,
+    #[arg(long)]
+    pub cold: bool,
+    /// Output directory (default gemmlab-results/sweep-KIND).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(args: SweepArgs) -> Result<()> {
+    let kind = match args.kind {
+        Kind::Registers => SweepKind::Registers,
+        Kind::Tiling => SweepKind::Tiling,
+        Kind::Hints => SweepKind::Hints,
+        Kind::Jit => SweepKind::Jit,
+    };
+    let explicit_sizes: Vec<(usize, usize, usize)> = args
+        .sizes
+        .iter()
+        .map(|s| parse_size(s))
+        .collect::<Result<_>>()?;
+    let kernels = kernels::select(args.kernels.as_deref())?;
+    let defines: Vec<(String, i64)> = args
+        .defines
+        .iter()
+        .map(|d| kernels::parse_define(d))
+        .collect::<Result<_>>()?;
+    gemmlab::experiment::check_defines(&kernels, &defines)?;
+    let base = Hints::from_defines(&defines, args.max_registers);
+    let caps = if args.caps.is_empty() {
+        DEFAULT_CAPS.to_vec()
+    } else {
+        sweep::parse_caps(&args.caps)?
+    };
+    let points = match kind {
+        SweepKind::Registers => sweep::register_points(&kernels, &defines, &base, &caps),
+        SweepKind::Tiling => sweep::tiling_points(&base)?,
+        SweepKind::Hints => sweep::hint_points(&kernels, &defines, &base),
+        SweepKind::Jit => kernels
+            .iter()
+            .map(|k| match gemmlab::experiment::config_for(k, &defines) {
+                Ok(config) => Ok(gemmlab::experiment::Point {
+                    spec: k,
+                    config,
+                    hints: base.clone(),
+                    label: Some("native vs opencl-ptx".into()),
+                }),
+                Err(s) => Err((k.id.to_string(), s)),
+            })
+            .collect(),
+    };
+    let mut sessions = args.device.sessions()?;
+    let infos: Vec<_> = sessions
+        .iter()
+        .map(|s| s.backend.borrow().info().clone())
+        .collect();
+    let on_gpu = infos.iter().all(|d| d.kind == DeviceKind::Gpu);
+    let sizes = if explicit_sizes.is_empty() {
+        vec![if on_gpu {
+            (4096, 4096, 4096)
+        } else {
+            (256, 256, 256)
+        }]
+    } else {
+        explicit_sizes
+    };
+    let seed = seed_or_random(args.seed);
+    let plan = Plan {
+        warmup: args.warmup,
+        reps: args.reps,
+        cache: if args.cold {
+            CacheState::Cold
+        } else {
+            CacheState::Warm
+        },
+    };
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from(format!("gemmlab-results/sweep-{}", kind.name())));
+    for d in &infos {
+        println!("device: {} via {} ({})", d.name, d.toolchain, d.id);
+    }
+    println!(
+        "sweep {}: {} points x {} sizes, seed {seed}, {} + {} launches, results in {}",
+        kind.name(),
+        points.len(),
+        sizes.len(),
+        plan.warmup,
+        plan.reps,
+        out.display()
+    );
+    let mut env = Environment::capture(infos, seed, plan);
+    env.notes.push(format!("sweep {}", kind.name()));
+    let mut writer = ResultWriter::create(&out, env)?;
+    let pb = progress((points.len() * sizes.len()) as u64);
+    let result = run_sweep(
+        &mut sessions,
+        kind,
+        &points,
+        &sizes,
+        &plan,
+        seed,
+        &mut writer,
+        &pb,
+        |rows| {
+            if let Some(r) = rows.first() {
+                pb.suspend(|| {
+                    println!("\n{} {} on {}", kind.name(), r.size_label(), r.device);
+                    print!("{}", sweep_table(rows));
+                });
+            }
+        },
+    );
+    pb.finish_and_clear();
+    let all = writer.finish()?;
+    println!("wrote {} measurements to {}", all.len(), out.display());
+    result
+}

@@ -1,0 +1,207 @@
+//! Markdown tables and the formatting of numbers in them. A value that was
+//! not measured is "-", one that was measured but is not known is "unknown";
+//! neither is ever shown as 0.
+
+use crate::results::Measurement;
+
+use super::data;
+
+/// A Markdown table: columns of numbers right-aligned, others left-aligned.
+pub fn table(header: &[String], rows: &[Vec<String>]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let cols = header.len();
+    let mut out = String::new();
+    out.push_str(&row(header));
+    out.push('|');
+    for c in 0..cols {
+        let numeric = rows
+            .iter()
+            .filter_map(|r| r.get(c))
+            .filter(|v| !matches!(v.as_str(), "" | "-" | "unknown"))
+            .all(|v| is_number(v));
+        out.push_str(if numeric && c > 0 {
+            " ---: |"
+        } else {
+            " :--- |"
+        });
+    }
+    out.push('\n');
+    for r in rows {
+        let mut r = r.clone();
+        r.resize(cols, String::new());
+        out.push_str(&row(&r));
+    }
+    out
+}
+
+/// "123", "-4.5%", "+3%", "12 ±0.3%", "0/0", "1.00": starts like a number.
+fn is_number(v: &str) -> bool {
+    let t = v.trim_start_matches(['+', '-']);
+    t.starts_with(|c: char| c.is_ascii_digit())
+}
+
+fn row(cells: &[String]) -> String {
+    let mut s = String::from("|");
+    for c in cells {
+        s.push(' ');
+        s.push_str(&escape(c));
+        s.push_str(" |");
+    }
+    s.push('\n');
+    s
+}
+
+/// Keeps a cell on one line and its pipes literal.
+pub fn escape(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+/// The first line of a failure reason, shortened for a table note.
+pub fn short_reason(r: &str) -> String {
+    let first = r
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let mut s: String = first.chars().take(220).collect();
+    if first.chars().count() > 220 {
+        s.push_str(" ...");
+    }
+    s
+}
+
+pub fn h(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// GFLOP/s cell: "-" without a measurement, the status word when it has no
+/// speed (WRONG, n/a, compile error, ...), "unknown" when ok without a speed.
+pub fn gflops(m: Option<&Measurement>) -> String {
+    match m {
+        None => "-".into(),
+        Some(m) if !m.status.is_ok() => m.status.label().to_string(),
+        Some(m) => m
+            .gflops
+            .filter(|g| g.is_finite())
+            .map_or("unknown".into(), |g| format!("{g:.0}")),
+    }
+}
+
+/// GFLOP/s with the spread of the repetitions (IQR as % of the median).
+pub fn gflops_spread(m: Option<&Measurement>) -> String {
+    match m {
+        Some(mm) if mm.status.is_ok() => match (mm.gflops.filter(|g| g.is_finite()), mm.time) {
+            (Some(g), Some(t)) => format!("{g:.0} ±{:.1}%", t.spread_pct()),
+            _ => gflops(m),
+        },
+        _ => gflops(m),
+    }
+}
+
+/// Fraction as a percentage, "-" if unknown.
+pub fn pct(v: Option<f64>) -> String {
+    v.filter(|v| v.is_finite())
+        .map_or("-".into(), |v| format!("{:.1}%", v * 100.0))
+}
+
+pub fn vs_vendor(m: Option<&Measurement>) -> String {
+    match m {
+        None => "-".into(),
+        Some(m) if !m.status.is_ok() => "-".into(),
+        Some(m) => m
+            .vs_vendor
+            .filter(|v| v.is_finite())
+            .map_or("unknown".into(), |v| format!("{:.1}%", v * 100.0)),
+    }
+}
+
+fn opt<T: std::fmt::Display>(
+    m: Option<&Measurement>,
+    f: impl Fn(&Measurement) -> Option<T>,
+) -> String {
+    match m {
+        None => "-".into(),
+        Some(m) => f(m).map_or("unknown".into(), |v| v.to_string()),
+    }
+}
+
+pub fn registers(m: Option<&Measurement>) -> String {
+    opt(m, data::registers)
+}
+
+/// "stores/loads" bytes.
+pub fn spills(m: Option<&Measurement>) -> String {
+    opt(m, |m| {
+        let r = m.resources.as_ref()?;
+        match (r.spill_stores_bytes, r.spill_loads_bytes) {
+            (Some(s), Some(l)) => Some(format!("{s}/{l}")),
+            _ => None,
+        }
+    })
+}
+
+pub fn stack(m: Option<&Measurement>) -> String {
+    opt(m, |m| m.resources.as_ref()?.stack_frame_bytes)
+}
+
+pub fn shared(m: Option<&Measurement>) -> String {
+    opt(m, |m| m.resources.as_ref()?.shared_bytes)
+}
+
+pub fn occupancy(m: Option<&Measurement>) -> String {
+    opt(m, |m| {
+        m.occupancy
+            .filter(|o| o.is_finite())
+            .map(|o| format!("{:.1}%", o * 100.0))
+    })
+}
+
+/// "a/b" as a ratio with two decimals, "-" when either is unknown.
+pub fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 && a.is_finite() && b.is_finite() => format!("{:.2}", a / b),
+        _ => "-".into(),
+    }
+}
+
+/// Signed relative change of `new` against `base`, e.g. "+12.3%".
+pub fn change(new: Option<f64>, base: Option<f64>) -> String {
+    match (new, base) {
+        (Some(n), Some(b)) if b > 0.0 && n.is_finite() => format!("{:+.1}%", (n / b - 1.0) * 100.0),
+        _ => "-".into(),
+    }
+}
+
+/// A Markdown link target: spaces and parentheses escaped.
+pub fn link(path: &str) -> String {
+    path.replace(' ', "%20")
+        .replace('(', "%28")
+        .replace(')', "%29")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_escape_pipes_and_pad_rows() {
+        let t = table(&h(&["a", "b"]), &[vec!["x|y".into()]]);
+        assert_eq!(t, "| a | b |\n| :--- | ---: |\n| x\\|y |  |\n");
+        let t = table(
+            &h(&["k", "n", "t"]),
+            &[vec!["a".into(), "1".into(), "cuda".into()]],
+        );
+        assert!(t.contains("| :--- | ---: | :--- |"), "{t}");
+        assert_eq!(table(&h(&["a"]), &[]), "");
+    }
+
+    #[test]
+    fn unknowns_are_never_zero() {
+        assert_eq!(gflops(None), "-");
+        assert_eq!(pct(None), "-");
+        assert_eq!(ratio(Some(1.0), None), "-");
+        assert_eq!(change(Some(110.0), Some(100.0)), "+10.0%");
+    }
+}

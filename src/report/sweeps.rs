@@ -1,0 +1,952 @@
+//! The sweeps: register caps, gemm11 tiling, compiler hints, and OpenCL's
+//! PTX through the CUDA JIT. Each section is empty when its experiment is
+//! not in the results.
+
+use std::fmt::Write as _;
+
+use crate::backend::Toolchain;
+use crate::error::Result;
+use crate::kernels::Hints;
+use crate::results::Measurement;
+
+use super::charts::{Bars, Figure, Line, Panel, Style, XAxis};
+use super::compare::{color, find, size_label_long, vendor_at, VENDOR_COLOR};
+use super::data::{self, is_vendor, of_size, size_label, Rec};
+use super::{md, Ctx, Section, SAME_SPEED};
+
+fn kernel_rows<'a>(ctx: &Ctx<'a>, exp: &str) -> (Vec<Rec<'a>>, Vec<Rec<'a>>) {
+    let all = ctx.data.experiment(exp);
+    let vendor: Vec<Rec> = all.iter().copied().filter(|r| is_vendor(r.m)).collect();
+    let rows: Vec<Rec> = all
+        .into_iter()
+        .filter(|r| !is_vendor(r.m) && r.m.variant.is_none())
+        .collect();
+    (rows, vendor)
+}
+
+fn cap_label(c: Option<u32>) -> String {
+    c.map_or("none".into(), |c| c.to_string())
+}
+
+// ---------------------------------------------------------------------------
+// Register caps
+
+pub(crate) fn registers(ctx: &mut Ctx) -> Result<Section> {
+    let (recs, _) = kernel_rows(ctx, "registers");
+    let mut sec = Section::default();
+    if recs.is_empty() {
+        return Ok(sec);
+    }
+    let tcs = ctx.toolchains.clone();
+    let mut s = String::from("## Register cap sweep (registers)\n\n");
+    s.push_str(
+        "Each kernel compiled with a register cap (`--maxrregcount` for NVRTC, `-cl-nv-maxrregcount` for NVIDIA OpenCL; \
+         \"none\" = no cap). \"registers\" is what the compiler used; \"(above cap)\" marks a cap that was not applied as asked.\n\n",
+    );
+    for k in data::kernels(&recs) {
+        let krecs: Vec<Rec> = recs.iter().copied().filter(|r| r.m.kernel == k).collect();
+        let sizes = data::sizes(&krecs);
+        for (si, &size) in sizes.iter().enumerate() {
+            let at: Vec<&Measurement> = krecs
+                .iter()
+                .map(|r| r.m)
+                .filter(|m| of_size(m, size))
+                .collect();
+            let caps = caps_of(&at);
+            let _ = writeln!(s, "### {k}, {}\n", size_label_long(size));
+            let mut header = vec!["cap asked".to_string()];
+            for t in &tcs {
+                let n = data::toolchain_name(*t);
+                for c in ["registers", "spill st/ld B", "occupancy", "GFLOP/s"] {
+                    header.push(format!("{n} {c}"));
+                }
+            }
+            let mut rows = Vec::new();
+            for cap in &caps {
+                let mut row = vec![cap_label(*cap)];
+                for t in &tcs {
+                    let m = at_cap(&at, *t, *cap);
+                    let mut regs = md::registers(m);
+                    if let (Some(c), Some(u)) = (cap, m.and_then(data::registers)) {
+                        if u > *c {
+                            regs.push_str(" (above cap)");
+                        }
+                    }
+                    row.push(regs);
+                    row.push(md::spills(m));
+                    row.push(md::occupancy(m));
+                    row.push(md::gflops(m));
+                }
+                rows.push(row);
+            }
+            s.push_str(&md::table(&header, &rows));
+            let notes: Vec<String> = at
+                .iter()
+                .flat_map(|m| {
+                    m.build_notes.iter().map(move |n| {
+                        format!(
+                            "{} cap {}: {}",
+                            data::toolchain_name(m.toolchain),
+                            cap_label(data::register_cap(m)),
+                            n
+                        )
+                    })
+                })
+                .collect();
+            if !notes.is_empty() {
+                s.push_str("\nBuild notes:\n\n");
+                for n in notes {
+                    let _ = writeln!(s, "- {}", md::escape(&md::short_reason(&n)));
+                }
+            }
+            s.push('\n');
+
+            if si == 0 {
+                let cats: Vec<String> = caps.iter().map(|c| cap_label(*c)).collect();
+                let mut speed = Panel::new(
+                    "GFLOP/s",
+                    XAxis::Categories(cats.clone()),
+                    "register cap asked",
+                    "GFLOP/s",
+                );
+                let mut regs = Panel::new(
+                    "registers used",
+                    XAxis::Categories(cats.clone()),
+                    "register cap asked",
+                    "registers per thread",
+                );
+                regs.integer_y = true;
+                let mut spill = Panel::new(
+                    "spill bytes (stores + loads)",
+                    XAxis::Categories(cats.clone()),
+                    "register cap asked",
+                    "bytes",
+                );
+                spill.integer_y = true;
+                for t in &tcs {
+                    let st = Style::new(data::toolchain_name(*t), color(*t));
+                    let pts = |f: &dyn Fn(&Measurement) -> Option<f64>| -> Vec<(f64, Option<f64>)> {
+                        caps.iter()
+                            .enumerate()
+                            .map(|(i, c)| (i as f64, at_cap(&at, *t, *c).and_then(f)))
+                            .collect()
+                    };
+                    speed.lines.push(Line {
+                        style: st.clone(),
+                        points: pts(&data::gflops),
+                    });
+                    regs.lines.push(Line {
+                        style: st.clone(),
+                        points: pts(&|m| data::registers(m).map(f64::from)),
+                    });
+                    spill.lines.push(Line {
+                        style: st,
+                        points: pts(&|m| data::spill_bytes(m).map(|b| b as f64)),
+                    });
+                }
+                regs.lines.push(Line {
+                    style: Style::new("cap asked", VENDOR_COLOR).dashed(),
+                    points: caps
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| (i as f64, c.map(f64::from)))
+                        .collect(),
+                });
+                let mut legend: Vec<Style> = tcs
+                    .iter()
+                    .map(|t| Style::new(data::toolchain_name(*t), color(*t)).line())
+                    .collect();
+                legend.push(Style::new("cap asked", VENDOR_COLOR).dashed());
+                let fig = Figure {
+                    title: format!(
+                        "{k}: register cap sweep, {}{}",
+                        size_label_long(size),
+                        ctx.title_suffix()
+                    ),
+                    legend,
+                    panels: vec![speed, regs, spill],
+                    cols: 3,
+                    panel_w: 420,
+                    panel_h: 340,
+                };
+                s.push_str(&ctx.chart(
+                    &fig,
+                    &format!("registers-{k}-{}", size_label(size)),
+                    &format!("{k}: GFLOP/s, registers and spills against the register cap"),
+                )?);
+            }
+        }
+        // Findings at the largest size.
+        if let Some(&size) = sizes.first() {
+            let at: Vec<&Measurement> = krecs
+                .iter()
+                .map(|r| r.m)
+                .filter(|m| of_size(m, size))
+                .collect();
+            if let Some(f) = register_finding(&k, size, &at, &tcs) {
+                sec.findings.push(f);
+            }
+        }
+    }
+    sec.markdown = s;
+    Ok(sec)
+}
+
+/// Caps present, ascending, "none" last.
+fn caps_of(rows: &[&Measurement]) -> Vec<Option<u32>> {
+    let mut caps: Vec<Option<u32>> = Vec::new();
+    for m in rows {
+        let c = data::register_cap(m);
+        if !caps.contains(&c) {
+            caps.push(c);
+        }
+    }
+    caps.sort_by_key(|c| c.unwrap_or(u32::MAX));
+    caps
+}
+
+fn at_cap<'a>(rows: &[&'a Measurement], t: Toolchain, cap: Option<u32>) -> Option<&'a Measurement> {
+    rows.iter()
+        .copied()
+        .find(|m| m.toolchain == t && data::register_cap(m) == cap)
+}
+
+fn register_finding(
+    k: &str,
+    size: (usize, usize, usize),
+    at: &[&Measurement],
+    tcs: &[Toolchain],
+) -> Option<String> {
+    let caps = caps_of(at);
+    let mut parts = Vec::new();
+    let mut not_as_asked = Vec::new();
+    for t in tcs {
+        let n = data::toolchain_name(*t);
+        let rows: Vec<(Option<u32>, &Measurement)> = caps
+            .iter()
+            .filter_map(|c| at_cap(at, *t, *c).map(|m| (*c, m)))
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let uncapped = rows.iter().find(|(c, _)| c.is_none()).map(|(_, m)| *m);
+        let mut p = Vec::new();
+        // Spills, walking down from the highest cap.
+        let with_spills: Vec<(Option<u32>, u64)> = rows
+            .iter()
+            .rev()
+            .filter_map(|(c, m)| data::spill_bytes(m).map(|b| (*c, b)))
+            .collect();
+        if !with_spills.is_empty() {
+            match with_spills.iter().position(|(_, b)| *b > 0) {
+                None => p.push(format!(
+                    "no spills at any cap tried (lowest {})",
+                    cap_label(with_spills.last().and_then(|x| x.0))
+                )),
+                Some(0) => p.push(format!(
+                    "spills even at the highest cap ({}: {} B)",
+                    cap_label(with_spills[0].0),
+                    with_spills[0].1
+                )),
+                Some(i) => {
+                    let (c, b) = with_spills[i];
+                    let mut t = format!(
+                        "no spills down to cap {}; spills start at cap {} ({b} B stores + loads)",
+                        cap_label(with_spills[i - 1].0),
+                        cap_label(c)
+                    );
+                    if let Some((lc, lb)) = with_spills[i..]
+                        .iter()
+                        .filter(|(_, b)| *b > 0)
+                        .max_by_key(|(_, b)| *b)
+                    {
+                        if *lc != c {
+                            let _ = write!(t, " and reach {lb} B at cap {}", cap_label(*lc));
+                        }
+                    }
+                    p.push(t);
+                }
+            }
+        }
+        // Speed: the fastest cap against no cap.
+        let best = rows
+            .iter()
+            .filter_map(|(c, m)| data::gflops(m).map(|g| (*c, g)))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let base = uncapped.and_then(data::gflops);
+        match (best, base) {
+            (Some((Some(c), g)), Some(b)) if g > b * (1.0 + SAME_SPEED) => p.push(format!(
+                "fastest at cap {c}: {g:.0} GFLOP/s vs {b:.0} without a cap (+{:.0}%)",
+                (g / b - 1.0) * 100.0
+            )),
+            (Some(_), Some(b)) => p.push(format!(
+                "no cap is more than {:.0}% faster than no cap ({b:.0} GFLOP/s)",
+                SAME_SPEED * 100.0
+            )),
+            (Some((c, g)), None) => {
+                p.push(format!("fastest at cap {}: {g:.0} GFLOP/s", cap_label(c)))
+            }
+            _ => {}
+        }
+        // Asked against used.
+        let full = uncapped.and_then(data::registers);
+        for (c, m) in &rows {
+            let (Some(c), Some(u)) = (c, data::registers(m)) else {
+                continue;
+            };
+            if u > *c {
+                let effect = if Some(u) == full {
+                    ", the same as without a cap"
+                } else {
+                    ""
+                };
+                not_as_asked.push(format!("{n} cap {c} -> {u} registers{effect}"));
+            } else if u < *c && full.is_some_and(|f| f > *c) {
+                not_as_asked.push(format!(
+                    "{n} cap {c} -> {u} registers (below the cap although it needs {} uncapped)",
+                    full.unwrap_or(0)
+                ));
+            }
+        }
+        if !p.is_empty() {
+            parts.push(format!("{n}: {}", p.join("; ")));
+        }
+    }
+    if parts.is_empty() && not_as_asked.is_empty() {
+        return None;
+    }
+    let mut f = format!(
+        "**Register caps, {k}** at {}: {}.",
+        size_label(size),
+        parts.join(". ")
+    );
+    if not_as_asked.is_empty() {
+        f.push_str(" Every cap was applied as asked (registers used = the cap, or fewer where the kernel needs fewer).");
+    } else {
+        let _ = write!(f, " Not as asked: {}.", not_as_asked.join("; "));
+    }
+    Some(f)
+}
+
+// ---------------------------------------------------------------------------
+// Tiling
+
+fn tile_of(m: &Measurement) -> Option<(i64, i64)> {
+    if let (Some(x), Some(y)) = (data::config_value(m, "RX"), data::config_value(m, "RY")) {
+        return Some((x, y));
+    }
+    let l = m.label.as_deref()?;
+    let mut rx = None;
+    let mut ry = None;
+    for part in l.split([' ', ',']) {
+        if let Some((k, v)) = part.split_once('=') {
+            match k.trim() {
+                "RX" => rx = v.trim().parse().ok(),
+                "RY" => ry = v.trim().parse().ok(),
+                _ => {}
+            }
+        }
+    }
+    Some((rx?, ry?))
+}
+
+pub(crate) fn tiling(ctx: &mut Ctx) -> Result<Section> {
+    let (recs, vendor) = kernel_rows(ctx, "tiling");
+    let recs: Vec<Rec> = recs
+        .into_iter()
+        .filter(|r| tile_of(r.m).is_some())
+        .collect();
+    let mut sec = Section::default();
+    if recs.is_empty() {
+        return Ok(sec);
+    }
+    let tcs = ctx.toolchains.clone();
+    let mut s = String::from("## Register tiling: RX x RY (tiling)\n\n");
+    s.push_str(
+        "The register-tiled kernel with RX x RY results per thread (RK = RY). 8x4 is the clBlas tile of the tutorial. \
+         Registers and spills are what each compiler used.\n\n",
+    );
+    for k in data::kernels(&recs) {
+        let krecs: Vec<Rec> = recs.iter().copied().filter(|r| r.m.kernel == k).collect();
+        let sizes = data::sizes(&krecs);
+        for (si, &size) in sizes.iter().enumerate() {
+            let at: Vec<&Measurement> = krecs
+                .iter()
+                .map(|r| r.m)
+                .filter(|m| of_size(m, size))
+                .collect();
+            let mut tiles: Vec<(i64, i64)> = Vec::new();
+            for m in &at {
+                if let Some(t) = tile_of(m) {
+                    if !tiles.contains(&t) {
+                        tiles.push(t);
+                    }
+                }
+            }
+            tiles.sort();
+            let cell = |t: Toolchain, tile: (i64, i64)| -> Option<&Measurement> {
+                at.iter()
+                    .copied()
+                    .find(|m| m.toolchain == t && tile_of(m) == Some(tile))
+            };
+            let _ = writeln!(s, "### {k}, {}\n", size_label_long(size));
+            let mut header = md::h(&["RX", "RY", "RK"]);
+            for t in &tcs {
+                let n = data::toolchain_name(*t);
+                for c in [
+                    "GFLOP/s",
+                    "% of cuBLAS",
+                    "registers",
+                    "spill st/ld B",
+                    "occupancy",
+                ] {
+                    header.push(format!("{n} {c}"));
+                }
+            }
+            let mut rows = Vec::new();
+            for &tile in &tiles {
+                let rk = tcs
+                    .iter()
+                    .find_map(|t| cell(*t, tile).and_then(|m| data::config_value(m, "RK")))
+                    .map_or("-".into(), |v| v.to_string());
+                let mut row = vec![tile.0.to_string(), tile.1.to_string(), rk];
+                for t in &tcs {
+                    let m = cell(*t, tile);
+                    row.push(md::gflops_spread(m));
+                    row.push(md::vs_vendor(m));
+                    row.push(md::registers(m));
+                    row.push(md::spills(m));
+                    row.push(md::occupancy(m));
+                }
+                rows.push(row);
+            }
+            s.push_str(&md::table(&header, &rows));
+            s.push('\n');
+            if si == 0 {
+                let styles: Vec<Style> = tcs
+                    .iter()
+                    .map(|t| Style::new(data::toolchain_name(*t), color(*t)))
+                    .collect();
+                let mut values = Vec::new();
+                let mut notes = Vec::new();
+                for &tile in &tiles {
+                    let mut v = Vec::new();
+                    let mut n = Vec::new();
+                    for t in &tcs {
+                        let m = cell(*t, tile);
+                        v.push(m.and_then(data::gflops));
+                        n.push(m.map(|m| {
+                            if !m.status.is_ok() {
+                                return m.status.label().to_string();
+                            }
+                            match (data::registers(m), data::spill_bytes(m)) {
+                                (Some(r), Some(b)) if b > 0 => format!("{r}r+sp"),
+                                (Some(r), _) => format!("{r}r"),
+                                (None, _) => String::new(),
+                            }
+                        }));
+                    }
+                    values.push(v);
+                    notes.push(n);
+                }
+                let cats: Vec<String> = tiles.iter().map(|(x, y)| format!("{x}x{y}")).collect();
+                let mut panel = Panel::new(
+                    "",
+                    XAxis::Categories(cats),
+                    "tile RX x RY (results per thread)",
+                    "GFLOP/s (median)",
+                );
+                panel.bars = Some(Bars {
+                    styles: styles.clone(),
+                    values,
+                    notes,
+                });
+                let mut legend = styles;
+                if let Some(v) = vendor_at(&vendor, size).and_then(data::gflops) {
+                    panel.refs.push(super::charts::RefLine {
+                        label: format!("cuBLAS {v:.0}"),
+                        y: v,
+                        color: VENDOR_COLOR,
+                    });
+                    legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
+                }
+                let fig = Figure {
+                    title: format!(
+                        "{k}: register tiles, {}{}",
+                        size_label_long(size),
+                        ctx.title_suffix()
+                    ),
+                    legend,
+                    panels: vec![panel],
+                    cols: 1,
+                    panel_w: (150 * tiles.len() as u32).clamp(700, 1300),
+                    panel_h: 480,
+                };
+                s.push_str(&ctx.chart(
+                    &fig,
+                    &format!("tiling-{k}-{}", size_label(size)),
+                    &format!("{k}: GFLOP/s per RX x RY tile"),
+                )?);
+                s.push_str(
+                    "Above each bar: registers per thread (\"r\"); \"+sp\" marks spills.\n\n",
+                );
+            }
+        }
+        if let Some(f) = tiling_finding(&k, &krecs, &tcs, ctx.device.as_deref()) {
+            sec.findings.push(f);
+        }
+    }
+    sec.markdown = s;
+    Ok(sec)
+}
+
+/// The tutorial's K40 observation: 8x4 ran well in OpenCL but slowly in CUDA
+/// (~300 GFLOPS), and 4x4 rescued CUDA.
+fn tiling_finding(
+    k: &str,
+    recs: &[Rec],
+    tcs: &[Toolchain],
+    device: Option<&str>,
+) -> Option<String> {
+    let (cu, ocl) = (Toolchain::Cuda, Toolchain::OpenCl);
+    if !tcs.contains(&cu) || !tcs.contains(&ocl) {
+        return None;
+    }
+    let get = |t: Toolchain, tile: (i64, i64), size| {
+        recs.iter()
+            .map(|r| r.m)
+            .find(|m| m.toolchain == t && tile_of(m) == Some(tile) && of_size(m, size))
+            .and_then(|m| data::gflops(m).map(|g| (g, data::registers(m))))
+    };
+    for size in data::sizes(recs) {
+        let (Some(c84), Some(c44), Some(o84), Some(o44)) = (
+            get(cu, (8, 4), size),
+            get(cu, (4, 4), size),
+            get(ocl, (8, 4), size),
+            get(ocl, (4, 4), size),
+        ) else {
+            continue;
+        };
+        let cuda_slower = c84.0 < c44.0 * (1.0 - SAME_SPEED);
+        let ocl_fine = o84.0 >= o44.0 * (1.0 - SAME_SPEED);
+        let verdict = if cuda_slower && ocl_fine {
+            "holds"
+        } else {
+            "does not hold"
+        };
+        let rel = |a: f64, b: f64| {
+            let r = a / b - 1.0;
+            if r.abs() <= SAME_SPEED {
+                format!("within {:.0}%", SAME_SPEED * 100.0)
+            } else if r < 0.0 {
+                format!("8x4 {:.0}% slower", -r * 100.0)
+            } else {
+                format!("8x4 {:.0}% faster", r * 100.0)
+            }
+        };
+        let regs = |r: Option<u32>| r.map_or(String::new(), |r| format!(" ({r} registers)"));
+        let mut why = Vec::new();
+        if !cuda_slower {
+            why.push("CUDA's 8x4 is not slower than its 4x4");
+        }
+        if !ocl_fine {
+            why.push("OpenCL's 8x4 is slower than its 4x4");
+        }
+        let mut f = format!(
+            "**The tutorial's 8x4 tile claim {verdict}** ({k}, {}{}). On the K40 the clBlas 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA, and 4x4 rescued CUDA. \
+             Here: CUDA 8x4 {:.0} GFLOP/s{} vs 4x4 {:.0}{}, {}; OpenCL 8x4 {:.0}{} vs 4x4 {:.0}{}, {}.",
+            size_label(size),
+            device.map_or(String::new(), |d| format!(", {d}")),
+            c84.0,
+            regs(c84.1),
+            c44.0,
+            regs(c44.1),
+            rel(c84.0, c44.0),
+            o84.0,
+            regs(o84.1),
+            o44.0,
+            regs(o44.1),
+            rel(o84.0, o44.0),
+        );
+        if !why.is_empty() {
+            let _ = write!(f, " It does not hold because {}.", why.join(" and "));
+        }
+        // The fastest tile per toolchain.
+        let best: Vec<String> = [cu, ocl]
+            .iter()
+            .filter_map(|t| {
+                recs.iter()
+                    .map(|r| r.m)
+                    .filter(|m| m.toolchain == *t && of_size(m, size))
+                    .filter_map(|m| Some((tile_of(m)?, data::gflops(m)?)))
+                    .max_by(|a, b| a.1.total_cmp(&b.1))
+                    .map(|((x, y), g)| format!("{} {x}x{y} ({g:.0})", data::toolchain_name(*t)))
+            })
+            .collect();
+        if !best.is_empty() {
+            let _ = write!(f, " Fastest tile: {}.", best.join(", "));
+        }
+        return Some(f);
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------
+// Hints
+
+/// The hints that differ from the defaults, in words.
+fn hint_changes(h: &Hints) -> String {
+    let d = Hints::default();
+    let mut v = Vec::new();
+    if h.launch_bounds != d.launch_bounds {
+        v.push(
+            if h.launch_bounds {
+                "launch bounds"
+            } else {
+                "no launch bounds"
+            }
+            .to_string(),
+        );
+    }
+    if h.unroll != d.unroll {
+        v.push(if h.unroll { "unroll" } else { "no unroll" }.to_string());
+    }
+    if h.volatile_index != d.volatile_index {
+        v.push(
+            if h.volatile_index {
+                "volatile index"
+            } else {
+                "no volatile index"
+            }
+            .to_string(),
+        );
+    }
+    if h.fast_math != d.fast_math {
+        v.push(
+            if h.fast_math {
+                "fast math"
+            } else {
+                "no fast math"
+            }
+            .to_string(),
+        );
+    }
+    if let Some(c) = h.max_registers {
+        v.push(format!("register cap {c}"));
+    }
+    if v.is_empty() {
+        "defaults".into()
+    } else {
+        v.join(", ")
+    }
+}
+
+fn point_name(m: &Measurement) -> String {
+    m.label.clone().unwrap_or_else(|| hint_changes(&m.hints))
+}
+
+fn is_baseline(m: &Measurement) -> bool {
+    match m.label.as_deref() {
+        Some(l) => l.eq_ignore_ascii_case("baseline"),
+        None => m.hints == Hints::default(),
+    }
+}
+
+type Effect = (
+    String,
+    Toolchain,
+    String,
+    f64,
+    f64,
+    Option<u32>,
+    Option<u32>,
+);
+
+pub(crate) fn hints(ctx: &mut Ctx) -> Result<Section> {
+    let (recs, _) = kernel_rows(ctx, "hints");
+    let mut sec = Section::default();
+    if recs.is_empty() {
+        return Ok(sec);
+    }
+    let tcs = ctx.toolchains.clone();
+    let mut s = String::from("## Compiler hints (hints)\n\n");
+    s.push_str(
+        "One factor changed at a time against the baseline (launch bounds on, loops unrolled, plain index, no fast math). \
+         \"change\" is the speed relative to the baseline on the same toolchain.\n\n",
+    );
+    // (kernel, toolchain, point, base g, g, base regs, regs)
+    // (kernel, toolchain, point, baseline GFLOP/s, GFLOP/s, baseline registers, registers)
+    let mut effects: Vec<Effect> = Vec::new();
+    let mut small: Vec<(String, String)> = Vec::new();
+    let mut effect_sizes: Vec<(usize, usize, usize)> = Vec::new();
+    for k in data::kernels(&recs) {
+        let krecs: Vec<Rec> = recs.iter().copied().filter(|r| r.m.kernel == k).collect();
+        let sizes = data::sizes(&krecs);
+        for (si, &size) in sizes.iter().enumerate() {
+            let at: Vec<&Measurement> = krecs
+                .iter()
+                .map(|r| r.m)
+                .filter(|m| of_size(m, size))
+                .collect();
+            let mut points: Vec<String> = Vec::new();
+            for m in at
+                .iter()
+                .filter(|m| is_baseline(m))
+                .chain(at.iter().filter(|m| !is_baseline(m)))
+            {
+                let p = point_name(m);
+                if !points.contains(&p) {
+                    points.push(p);
+                }
+            }
+            let cell = |t: Toolchain, p: &str| {
+                at.iter()
+                    .copied()
+                    .find(|m| m.toolchain == t && point_name(m) == p)
+            };
+            let base = |t: Toolchain| {
+                at.iter()
+                    .copied()
+                    .find(|m| m.toolchain == t && is_baseline(m))
+            };
+            let _ = writeln!(s, "### {k}, {}\n", size_label_long(size));
+            let mut header = md::h(&["point", "hints"]);
+            for t in &tcs {
+                let n = data::toolchain_name(*t);
+                for c in ["GFLOP/s", "change", "registers", "spill st/ld B"] {
+                    header.push(format!("{n} {c}"));
+                }
+            }
+            let mut rows = Vec::new();
+            for p in &points {
+                let hints_text = tcs
+                    .iter()
+                    .find_map(|t| cell(*t, p))
+                    .map_or("-".into(), |m| hint_changes(&m.hints));
+                let mut row = vec![p.clone(), hints_text];
+                for t in &tcs {
+                    let m = cell(*t, p);
+                    let b = base(*t);
+                    row.push(md::gflops_spread(m));
+                    row.push(if m.is_some_and(is_baseline) {
+                        "baseline".into()
+                    } else {
+                        md::change(m.and_then(data::gflops), b.and_then(data::gflops))
+                    });
+                    row.push(md::registers(m));
+                    row.push(md::spills(m));
+                    if si == 0 {
+                        if let (Some(m), Some(b)) = (m, b) {
+                            if !is_baseline(m) {
+                                if let (Some(g), Some(bg)) = (data::gflops(m), data::gflops(b)) {
+                                    if (g / bg - 1.0).abs() > SAME_SPEED {
+                                        effects.push((
+                                            k.clone(),
+                                            *t,
+                                            p.clone(),
+                                            bg,
+                                            g,
+                                            data::registers(b),
+                                            data::registers(m),
+                                        ));
+                                    } else {
+                                        small.push((
+                                            p.clone(),
+                                            format!("{k} {}", data::toolchain_name(*t)),
+                                        ));
+                                    }
+                                    if !effect_sizes.contains(&size) {
+                                        effect_sizes.push(size);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                rows.push(row);
+            }
+            s.push_str(&md::table(&header, &rows));
+            s.push('\n');
+        }
+    }
+    if !effect_sizes.is_empty() {
+        let at = if effect_sizes.len() == 1 {
+            format!("at {}", size_label(effect_sizes[0]))
+        } else {
+            "at each kernel's largest size".to_string()
+        };
+        if !effects.is_empty() {
+            effects.sort_by(|a, b| (b.4 / b.3 - 1.0).abs().total_cmp(&(a.4 / a.3 - 1.0).abs()));
+            let items: Vec<String> = effects
+                .iter()
+                .map(|(k, t, p, bg, g, br, r)| {
+                    let regs = match (br, r) {
+                        (Some(a), Some(b)) if a != b => format!(", registers {a} -> {b}"),
+                        (Some(a), Some(_)) => format!(", registers unchanged ({a})"),
+                        _ => String::new(),
+                    };
+                    format!(
+                        "{p} on {k} {} {:+.0}% ({bg:.0} -> {g:.0} GFLOP/s{regs})",
+                        data::toolchain_name(*t),
+                        (g / bg - 1.0) * 100.0
+                    )
+                })
+                .collect();
+            sec.findings.push(format!(
+                "**Hints that change speed by more than {:.0}%** ({at}): {}.",
+                SAME_SPEED * 100.0,
+                items.join("; ")
+            ));
+        }
+        if !small.is_empty() {
+            let mut by_point: Vec<(String, Vec<String>)> = Vec::new();
+            for (p, w) in small {
+                match by_point.iter_mut().find(|(x, _)| *x == p) {
+                    Some((_, v)) => v.push(w),
+                    None => by_point.push((p, vec![w])),
+                }
+            }
+            let items: Vec<String> = by_point
+                .iter()
+                .map(|(p, w)| format!("{p} ({})", w.join(", ")))
+                .collect();
+            sec.findings.push(format!(
+                "**Hints with no effect beyond {:.0}%** ({at}): {}.",
+                SAME_SPEED * 100.0,
+                items.join("; ")
+            ));
+        }
+    }
+    sec.markdown = s;
+    Ok(sec)
+}
+
+// ---------------------------------------------------------------------------
+// OpenCL PTX through the CUDA driver JIT
+
+pub(crate) fn jit(ctx: &mut Ctx) -> Result<Section> {
+    let all = ctx.data.experiment("jit");
+    let jit_rows: Vec<&Measurement> = all
+        .iter()
+        .map(|r| r.m)
+        .filter(|m| m.variant.is_some() && !is_vendor(m))
+        .collect();
+    let mut sec = Section::default();
+    if jit_rows.is_empty() {
+        return Ok(sec);
+    }
+    let compare: Vec<Rec> = ctx
+        .data
+        .experiment("compare")
+        .into_iter()
+        .filter(|r| r.m.variant.is_none())
+        .collect();
+    // Native rows: the jit run's own first, then the compare run's.
+    let native = |m: &Measurement, t: Toolchain| -> Option<(&Measurement, &'static str)> {
+        let size = (m.m, m.n, m.k);
+        all.iter()
+            .map(|r| r.m)
+            .find(|x| {
+                x.kernel == m.kernel
+                    && x.toolchain == t
+                    && x.variant.is_none()
+                    && of_size(x, size)
+                    && x.config == m.config
+            })
+            .map(|x| (x, "jit"))
+            .or_else(|| find(&compare, &m.kernel, t, size).map(|x| (x, "compare")))
+    };
+    let mut s = String::from("## OpenCL's PTX through the CUDA driver JIT (jit)\n\n");
+    s.push_str(
+        "NVIDIA OpenCL's PTX for the kernel, loaded with the CUDA driver (cuModuleLoadData, so the driver's JIT compiles it) \
+         and run like the CUDA kernel, next to the same kernel built natively by each toolchain. Same PTX as OpenCL, \
+         final compile and launch by CUDA: it separates what the front end (the PTX) does from what the back end does.\n\n",
+    );
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    for m in &jit_rows {
+        let ocl = native(m, Toolchain::OpenCl);
+        let cu = native(m, Toolchain::Cuda);
+        let g = |x: Option<&Measurement>| -> String {
+            match x {
+                None => "-".into(),
+                Some(x) => format!("{} ({} regs)", md::gflops(Some(x)), md::registers(Some(x))),
+            }
+        };
+        let jg = data::gflops(m);
+        let og = ocl.and_then(|x| data::gflops(x.0));
+        let cg = cu.and_then(|x| data::gflops(x.0));
+        rows.push(vec![
+            m.kernel.clone(),
+            m.size_label(),
+            g(ocl.map(|x| x.0)),
+            g(Some(m)),
+            g(cu.map(|x| x.0)),
+            md::ratio(jg, og),
+            md::ratio(jg, cg),
+            match (ocl.map(|x| x.1), cu.map(|x| x.1)) {
+                (Some(a), Some(b)) if a == b => a.to_string(),
+                (a, b) => format!("{} / {}", a.unwrap_or("-"), b.unwrap_or("-")),
+            },
+        ]);
+        if let Some(r) = m.status.reason() {
+            notes.push(format!(
+                "{} at {}: {}",
+                m.kernel,
+                m.size_label(),
+                md::short_reason(r)
+            ));
+        }
+        if let (Some(j), Some(o), Some(c)) = (jg, og, cg) {
+            let jr = data::registers(m);
+            let or = ocl.and_then(|x| data::registers(x.0));
+            let cr = cu.and_then(|x| data::registers(x.0));
+            let r = |v: Option<u32>| v.map_or(String::new(), |v| format!(", {v} registers"));
+            let mut f = format!(
+                "**{} through the CUDA JIT** at {}: OpenCL's PTX run by CUDA {j:.0} GFLOP/s{}; OpenCL native {o:.0}{}; CUDA (NVRTC) {c:.0}{}.",
+                m.kernel,
+                m.size_label(),
+                r(jr),
+                r(or),
+                r(cr)
+            );
+            let near = |a: f64, b: f64| (a / b - 1.0).abs() <= SAME_SPEED;
+            if near(j, o) && !near(o, c) {
+                f.push_str(" The same PTX runs at the same speed whichever driver compiles it, so the gap between the toolchains comes from the PTX each front end emits.");
+            } else if near(j, c) && !near(o, c) {
+                f.push_str(" OpenCL's PTX runs like the CUDA kernel when the CUDA driver compiles and launches it, so the gap comes from OpenCL's back end or launch, not from its PTX.");
+            } else if !near(j, o) {
+                let _ = write!(
+                    f,
+                    " The JIT run differs from OpenCL native by {:+.0}%: the final compile step or the launch matters, not only the PTX.",
+                    (j / o - 1.0) * 100.0
+                );
+            } else {
+                f.push_str(" All three are within a few percent.");
+            }
+            sec.findings.push(f);
+        }
+    }
+    s.push_str(&md::table(
+        &md::h(&[
+            "kernel",
+            "size",
+            "OpenCL native",
+            "OpenCL PTX via CUDA JIT",
+            "CUDA (NVRTC)",
+            "JIT / OpenCL",
+            "JIT / CUDA",
+            "native rows from",
+        ]),
+        &rows,
+    ));
+    if !notes.is_empty() {
+        s.push_str("\nWhy some cells have no speed:\n\n");
+        for n in notes {
+            let _ = writeln!(s, "- {}", md::escape(&n));
+        }
+    }
+    s.push('\n');
+    sec.markdown = s;
+    Ok(sec)
+}

@@ -1,0 +1,336 @@
+//! Sweeps: the same kernels under register caps, register tiles, compiler hints,
+//! and with NVIDIA OpenCL's PTX run through the CUDA JIT. Every point is measured
+//! on every toolchain with interleaved repetitions (`experiment::measure_lanes`).
+
+use indicatif::ProgressBar;
+
+use crate::backend::{Backend, Toolchain};
+use crate::error::{Error, Result};
+use crate::experiment::{
+    config_for, measure_lanes, measure_point, measure_vendor, Lane, Point, Problem,
+};
+use crate::gemm::driver::{Session, Source, Status};
+use crate::kernels::{self, Hints, KernelSpec};
+use crate::measure::Plan;
+use crate::results::{Measurement, ResultWriter};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepKind {
+    Registers,
+    Tiling,
+    Hints,
+    Jit,
+}
+
+impl SweepKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SweepKind::Registers => "registers",
+            SweepKind::Tiling => "tiling",
+            SweepKind::Hints => "hints",
+            SweepKind::Jit => "jit",
+        }
+    }
+}
+
+/// The register caps of `sweep registers` unless given: none, then 255 down to 32.
+pub const DEFAULT_CAPS: [Option<u32>; 10] = [
+    None,
+    Some(255),
+    Some(168),
+    Some(128),
+    Some(96),
+    Some(80),
+    Some(64),
+    Some(48),
+    Some(40),
+    Some(32),
+];
+
+pub fn parse_caps(list: &[String]) -> Result<Vec<Option<u32>>> {
+    list.iter()
+        .map(|c| match c.trim() {
+            "none" | "off" | "" => Ok(None),
+            v => v
+                .parse::<u32>()
+                .ok()
+                .filter(|r| (16..=255).contains(r))
+                .map(Some)
+                .ok_or_else(|| {
+                    Error::invalid(format!(
+                        "register cap '{v}': use 'none' or a number from 16 to 255"
+                    ))
+                }),
+        })
+        .collect()
+}
+
+fn cap_label(cap: Option<u32>) -> String {
+    cap.map_or("cap=none".into(), |c| format!("cap={c}"))
+}
+
+/// Kernel configurations valid under the user's defines; the others become rows that say why.
+fn configured(
+    kernels: &[&'static KernelSpec],
+    defines: &[(String, i64)],
+) -> Vec<(
+    &'static KernelSpec,
+    std::result::Result<kernels::Config, Status>,
+)> {
+    kernels
+        .iter()
+        .map(|k| (*k, config_for(k, defines)))
+        .collect()
+}
+
+pub fn register_points(
+    kernels: &[&'static KernelSpec],
+    defines: &[(String, i64)],
+    base: &Hints,
+    caps: &[Option<u32>],
+) -> Vec<std::result::Result<Point, (String, Status)>> {
+    let mut out = Vec::new();
+    for (spec, config) in configured(kernels, defines) {
+        for cap in caps {
+            out.push(match &config {
+                Ok(c) => Ok(Point {
+                    spec,
+                    config: c.clone(),
+                    hints: Hints {
+                        max_registers: *cap,
+                        ..base.clone()
+                    },
+                    label: Some(cap_label(*cap)),
+                }),
+                Err(s) => Err((spec.id.to_string(), s.clone())),
+            });
+        }
+    }
+    out
+}
+
+/// Kernel 11's register tile: RX, RY in {2, 4, 8}, RK = RY.
+pub fn tiling_points(base: &Hints) -> Result<Vec<std::result::Result<Point, (String, Status)>>> {
+    let spec = kernels::find("gemm11")?;
+    let mut out = Vec::new();
+    for rx in [2i64, 4, 8] {
+        for ry in [2i64, 4, 8] {
+            let d = [
+                ("RX".to_string(), rx),
+                ("RY".to_string(), ry),
+                ("RK".to_string(), ry),
+            ];
+            out.push(match spec.config(&d) {
+                Ok(config) => Ok(Point {
+                    spec,
+                    config,
+                    hints: base.clone(),
+                    label: Some(format!("RX={rx} RY={ry}")),
+                }),
+                Err(e) => Err((spec.id.to_string(), Status::InvalidConfig(e.to_string()))),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// One factor at a time from the baseline, applied to both twins alike.
+pub fn hint_points(
+    kernels: &[&'static KernelSpec],
+    defines: &[(String, i64)],
+    base: &Hints,
+) -> Vec<std::result::Result<Point, (String, Status)>> {
+    let mut out = Vec::new();
+    for (spec, config) in configured(kernels, defines) {
+        let config = match config {
+            Ok(c) => c,
+            Err(s) => {
+                out.push(Err((spec.id.to_string(), s)));
+                continue;
+            }
+        };
+        let uses = |m: &str| {
+            spec.opencl_source
+                .lines()
+                .any(|l| !l.contains("#define") && l.contains(m))
+        };
+        let mut variants = vec![("baseline", base.clone())];
+        variants.push((
+            "no launch bounds",
+            Hints {
+                launch_bounds: !base.launch_bounds,
+                ..base.clone()
+            },
+        ));
+        if uses("GEMMLAB_UNROLL") {
+            variants.push((
+                "no unroll",
+                Hints {
+                    unroll: !base.unroll,
+                    ..base.clone()
+                },
+            ));
+        }
+        if uses("GEMMLAB_IDX_QUALIFIER") {
+            variants.push((
+                "volatile index",
+                Hints {
+                    volatile_index: !base.volatile_index,
+                    ..base.clone()
+                },
+            ));
+        }
+        variants.push((
+            "fast math",
+            Hints {
+                fast_math: !base.fast_math,
+                ..base.clone()
+            },
+        ));
+        for (label, hints) in variants {
+            out.push(Ok(Point {
+                spec,
+                config: config.clone(),
+                hints,
+                label: Some(label.to_string()),
+            }));
+        }
+    }
+    out
+}
+
+fn failed_rows(
+    sessions: &[Session],
+    kernel: &str,
+    status: &Status,
+    problem: &Problem,
+    experiment: &str,
+) -> Vec<Measurement> {
+    sessions
+        .iter()
+        .map(|s| {
+            let be = s.backend.borrow();
+            let info = be.info();
+            crate::experiment::failed_row(
+                experiment,
+                &info.name,
+                &info.id,
+                info.toolchain,
+                kernel,
+                status.clone(),
+                problem,
+            )
+        })
+        .collect()
+}
+
+/// The lanes of a JIT point: CUDA native, OpenCL native, and OpenCL's PTX through the CUDA JIT.
+fn jit_lanes(sessions: &mut [Session], point: &Point) -> Result<Vec<Lane>> {
+    let find = |tc: Toolchain| {
+        sessions
+            .iter()
+            .position(|s| s.backend.borrow().info().toolchain == tc)
+    };
+    let (Some(cu), Some(cl)) = (find(Toolchain::Cuda), find(Toolchain::OpenCl)) else {
+        return Err(Error::invalid(
+            "the jit sweep needs CUDA and NVIDIA OpenCL on the same GPU",
+        ));
+    };
+    let mut lanes = vec![
+        Lane {
+            session: cu,
+            source: Source::Native,
+            variant: None,
+        },
+        Lane {
+            session: cl,
+            source: Source::Native,
+            variant: None,
+        },
+    ];
+    let mut be = sessions[cl].backend.borrow_mut();
+    if !be.info().is_nvidia() {
+        return Err(Error::invalid(format!(
+            "the jit sweep needs NVIDIA OpenCL (its PTX); the OpenCL device is {}",
+            be.info().name
+        )));
+    }
+    let options = point.spec.compile_options(&point.config, &point.hints);
+    if let Ok((program, report)) = be.compile(
+        point.spec.entry,
+        &point.spec.source(Toolchain::OpenCl),
+        &options,
+    ) {
+        be.release_program(program);
+        if let Some(ptx) = report.ptx {
+            lanes.push(Lane {
+                session: cu,
+                source: Source::Ptx(ptx),
+                variant: Some("opencl-ptx".into()),
+            });
+        }
+    }
+    Ok(lanes)
+}
+
+/// Runs a sweep over sizes; cuBLAS is measured at each size so every row has a ratio.
+#[allow(clippy::too_many_arguments)]
+pub fn run_sweep(
+    sessions: &mut [Session],
+    kind: SweepKind,
+    points: &[std::result::Result<Point, (String, Status)>],
+    sizes: &[(usize, usize, usize)],
+    plan: &Plan,
+    seed: u64,
+    writer: &mut ResultWriter,
+    progress: &ProgressBar,
+    mut on_size_done: impl FnMut(&[Measurement]),
+) -> Result<()> {
+    let experiment = kind.name();
+    for &(m, n, k) in sizes {
+        progress.set_message(format!("{m}x{n}x{k}: CPU reference (f64)"));
+        let problem = Problem::new(m, n, k, seed);
+        progress.set_message(format!("{m}x{n}x{k}: cuBLAS"));
+        let vendor = measure_vendor(sessions, &problem, plan, experiment);
+        if let Some(v) = sessions
+            .iter()
+            .find_map(|s| s.backend.borrow().vendor_blas())
+        {
+            writer.env_mut().vendor_blas = Some(v);
+        }
+        let mut rows_of_size: Vec<Measurement> = vendor.clone();
+        for row in &vendor {
+            writer.push(row.clone())?;
+        }
+        for p in points {
+            let rows = match p {
+                Ok(point) => {
+                    progress.set_message(format!(
+                        "{m}x{n}x{k}: {} {}",
+                        point.spec.id,
+                        point.label.as_deref().unwrap_or("")
+                    ));
+                    if kind == SweepKind::Jit {
+                        let lanes = jit_lanes(sessions, point)?;
+                        measure_lanes(sessions, point, &lanes, &problem, plan, experiment, &vendor)
+                    } else {
+                        measure_point(sessions, point, &problem, plan, experiment, &vendor)
+                    }
+                }
+                Err((kernel, status)) => {
+                    failed_rows(sessions, kernel, status, &problem, experiment)
+                }
+            };
+            for row in rows {
+                writer.push(row.clone())?;
+                rows_of_size.push(row);
+            }
+            progress.inc(1);
+        }
+        for s in sessions.iter_mut() {
+            s.unload();
+        }
+        on_size_done(&rows_of_size);
+    }
+    Ok(())
+}

@@ -1,0 +1,150 @@
+//! The sweeps on the OpenCL device at small sizes: they complete, and what the
+//! toolchain does not report stays unknown (None), never 0.
+
+mod common;
+
+use gemmlab::gemm::driver::Session;
+use gemmlab::kernels::{self, Hints};
+use gemmlab::measure::{CacheState, Plan};
+use gemmlab::results::{load_dir, Environment, ResultWriter};
+use gemmlab::sweep::{hint_points, register_points, run_sweep, tiling_points, SweepKind};
+use gemmlab::Backend;
+use indicatif::ProgressBar;
+
+fn run(
+    kind: SweepKind,
+    points: &[Result<gemmlab::experiment::Point, (String, gemmlab::gemm::driver::Status)>],
+    dir: &std::path::Path,
+) -> Vec<gemmlab::results::Measurement> {
+    let mut sessions = vec![Session::new(common::opencl())];
+    let info = sessions[0].backend.borrow().info().clone();
+    let plan = Plan {
+        warmup: 1,
+        reps: 3,
+        cache: CacheState::Warm,
+    };
+    let mut w = ResultWriter::create(dir, Environment::capture(vec![info], 5, plan)).unwrap();
+    run_sweep(
+        &mut sessions,
+        kind,
+        points,
+        &[(64, 96, 40)],
+        &plan,
+        5,
+        &mut w,
+        &ProgressBar::hidden(),
+        |_| {},
+    )
+    .unwrap();
+    w.finish().unwrap()
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("gemmlab-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn register_sweep_completes_and_keeps_unknowns_unknown() {
+    let ks = kernels::select(Some("2,6,11")).unwrap();
+    let points = register_points(&ks, &[], &Hints::default(), &[None, Some(64), Some(32)]);
+    let dir = tmp("registers");
+    let rows = run(SweepKind::Registers, &points, &dir);
+    assert_eq!(rows.len(), 9);
+    let nvidia = rows[0].device.contains("NVIDIA");
+    for r in &rows {
+        assert!(
+            r.status.is_ok(),
+            "{} {:?}: {:?}",
+            r.kernel,
+            r.label,
+            r.status
+        );
+        assert!(r.gflops.is_some_and(|g| g > 0.0));
+        let res = r.resources.as_ref().expect("resources");
+        if !nvidia {
+            assert_eq!(
+                res.registers, None,
+                "registers must be unknown on {}",
+                r.device
+            );
+            assert_eq!(res.spill_stores_bytes, None);
+            assert_eq!(r.occupancy, None);
+        }
+    }
+    assert!(rows
+        .iter()
+        .any(|r| r.label.as_deref() == Some("cap=32") && r.hints.max_registers == Some(32)));
+    // The files say the same as the run.
+    let (_, back) = load_dir(&dir).unwrap();
+    assert_eq!(back.len(), rows.len());
+    let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+    assert!(csv.lines().count() == rows.len() + 1);
+}
+
+#[test]
+fn tiling_and_hint_sweeps_complete() {
+    let rows = run(
+        SweepKind::Tiling,
+        &tiling_points(&Hints::default()).unwrap(),
+        &tmp("tiling"),
+    );
+    assert_eq!(rows.len(), 9);
+    assert!(rows.iter().all(|r| r.status.is_ok()), "{rows:?}");
+    assert!(rows
+        .iter()
+        .any(|r| r.label.as_deref() == Some("RX=8 RY=4") && r.config.get("RK") == 4));
+    let ks = kernels::select(Some("6")).unwrap();
+    let rows = run(
+        SweepKind::Hints,
+        &hint_points(&ks, &[], &Hints::default()),
+        &tmp("hints"),
+    );
+    let labels: Vec<&str> = rows.iter().filter_map(|r| r.label.as_deref()).collect();
+    assert_eq!(
+        labels,
+        [
+            "baseline",
+            "no launch bounds",
+            "no unroll",
+            "volatile index",
+            "fast math"
+        ]
+    );
+    assert!(rows.iter().all(|r| r.status.is_ok()), "{rows:?}");
+    assert!(
+        rows.iter().any(|r| !r.hints.launch_bounds) && rows.iter().any(|r| r.hints.volatile_index)
+    );
+}
+
+#[test]
+fn an_interrupted_run_keeps_what_it_measured() {
+    let dir = tmp("interrupted");
+    let mut sessions = vec![Session::new(common::opencl())];
+    let info = sessions[0].backend.borrow().info().clone();
+    let plan = Plan {
+        warmup: 0,
+        reps: 2,
+        cache: CacheState::Warm,
+    };
+    let mut w = ResultWriter::create(&dir, Environment::capture(vec![info], 1, plan)).unwrap();
+    let ks = kernels::select(Some("1,2")).unwrap();
+    let points = register_points(&ks, &[], &Hints::default(), &[None]);
+    run_sweep(
+        &mut sessions,
+        SweepKind::Registers,
+        &points,
+        &[(32, 32, 32)],
+        &plan,
+        1,
+        &mut w,
+        &ProgressBar::hidden(),
+        |_| {},
+    )
+    .unwrap();
+    // No finish(): as if the process had been killed here.
+    drop(w);
+    let (_, rows) = load_dir(&dir).unwrap();
+    assert_eq!(rows.len(), 2);
+}
