@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The compiler-behaviour batch on the GPU machine (binaries in .gpu/, see gpu-batch.sh).
-# usage: scripts/gpu-sweeps.sh part1|part2   (each part fits one 10-minute call)
+# usage: scripts/gpu-sweeps.sh part1|part2|part3   (each part fits one 10-minute call)
 set -u
 W=/tmp/gemmlab-sweeps; mkdir -p "$W"
 export CUDA_CACHE_DISABLE=1
@@ -26,6 +26,12 @@ part1)
 part2)
   timeout 330 $G sweep registers --device h200 --out "$W/registers" > "$W/registers.txt" 2>&1
   timeout 120 $G sweep registers --device h200 --kernels 3,6,7,11 --define USE_BOUNDS=0 --out "$W/registers-nobounds" > "$W/registers-nobounds.txt" 2>&1
+  ;;
+part3)
+  # PTX of every configuration measured, and a second compare run at 4096 (run-to-run check).
+  timeout 120 $G compare --device h200 --sizes 4096 --keep-ptx --out "$W/compare-4096-ptx" > "$W/compare-4096-ptx.txt" 2>&1
+  timeout 150 $G sweep hints --device h200 --keep-ptx --out "$W/hints-ptx" > "$W/hints-ptx.txt" 2>&1
+  timeout 60 $G sweep tiling --device h200 --keep-ptx --out "$W/tiling-ptx" > "$W/tiling-ptx.txt" 2>&1
   ;;
 esac
 tar czf "$OUT/sweeps-${1:-part1}.tgz" -C "$W" .

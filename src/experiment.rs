@@ -69,6 +69,7 @@ fn base(experiment: &str, session: &Session, problem: &Problem, plan: &Plan) -> 
         build_notes: Vec::new(),
         occupancy: None,
         ptx_mix: None,
+        ptx_file: None,
     }
 }
 
@@ -110,6 +111,7 @@ pub fn failed_row(
         build_notes: Vec::new(),
         occupancy: None,
         ptx_mix: None,
+        ptx_file: None,
     }
 }
 
@@ -248,6 +250,9 @@ pub fn measure_lanes(
             row.compile_ms = Some(b.compile_ms);
             row.build_notes = b.notes.clone();
             row.ptx_mix = b.ptx.as_deref().map(crate::ptx::instruction_mix);
+            if let (Some(dir), Some(ptx)) = (&s.keep_ptx, &b.ptx) {
+                row.ptx_file = keep_ptx(dir, &row, ptx);
+            }
         }
         let info = s.backend.borrow().info().clone();
         if let Some(r) = &row.resources {
@@ -276,6 +281,36 @@ pub fn measure_lanes(
         out.push(row);
     }
     out
+}
+
+/// Writes a build's PTX under `dir` (named by kernel, toolchain and content hash,
+/// so identical listings are stored once) and returns its path relative to the
+/// result directory. A write failure costs the file, not the measurement.
+fn keep_ptx(dir: &std::path::Path, row: &Measurement, ptx: &str) -> Option<String> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    ptx.hash(&mut h);
+    let variant = row
+        .variant
+        .as_deref()
+        .map_or(String::new(), |v| format!("-{v}"));
+    let name = format!(
+        "{}-{}{variant}-{:016x}.ptx",
+        row.kernel,
+        row.toolchain,
+        h.finish()
+    );
+    let path = dir.join(&name);
+    if !path.exists() {
+        if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, ptx)) {
+            eprintln!("note: could not keep PTX in {}: {e}", path.display());
+            return None;
+        }
+    }
+    let folder = dir
+        .file_name()
+        .map_or("ptx".into(), |f| f.to_string_lossy().into_owned());
+    Some(format!("{folder}/{name}"))
 }
 
 /// `gemmlab compare`: sizes x kernels x toolchains, cuBLAS first at each size.

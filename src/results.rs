@@ -97,6 +97,9 @@ pub struct Measurement {
     /// Static instruction mix of the kernel's PTX, where the toolchain gives PTX.
     #[serde(default)]
     pub ptx_mix: Option<crate::ptx::PtxMix>,
+    /// The PTX of this build, relative to the result directory (with `--keep-ptx`).
+    #[serde(default)]
+    pub ptx_file: Option<String>,
 }
 
 impl Measurement {

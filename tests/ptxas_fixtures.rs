@@ -59,3 +59,31 @@ fn register_capped_logs() {
     let cu11 = parse_ptxas_log(&fixture("gemm11-cuda-cap24.log"));
     assert_eq!(cu11[0].registers, Some(72));
 }
+
+#[test]
+fn spilling_kernel_under_a_register_cap() {
+    // Kernel 6 without launch bounds, capped at 32 registers: both compilers spill.
+    let cu = parse_ptxas_log(&fixture("gemm6-nobounds-cuda-cap32.log"));
+    assert_eq!(cu[0].registers, Some(32));
+    assert_eq!(cu[0].stack_frame_bytes, Some(1176));
+    assert_eq!(cu[0].spill_stores_bytes, Some(4424));
+    assert_eq!(cu[0].spill_loads_bytes, Some(4420));
+    let cl = parse_ptxas_log(&fixture("gemm6-nobounds-opencl-cap32.log"));
+    assert_eq!(cl[0].registers, Some(32));
+    assert_eq!(cl[0].stack_frame_bytes, Some(1936));
+    assert_eq!(
+        (cl[0].spill_stores_bytes, cl[0].spill_loads_bytes),
+        (Some(5324), Some(5324))
+    );
+    let cu24 = parse_ptxas_log(&fixture("gemm6-nobounds-cuda-cap24.log"));
+    assert_eq!(cu24[0].registers, Some(24));
+    assert_eq!(
+        (cu24[0].spill_stores_bytes, cu24[0].spill_loads_bytes),
+        (Some(6296), Some(6376))
+    );
+    let cl24 = parse_ptxas_log(&fixture("gemm6-nobounds-opencl-cap24.log"));
+    assert_eq!(
+        (cl24[0].registers, cl24[0].spill_stores_bytes),
+        (Some(24), Some(6340))
+    );
+}

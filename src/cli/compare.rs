@@ -91,6 +91,9 @@ pub struct CompareArgs {
     /// Flush the L2 before every repetition (operands come from device memory).
     #[arg(long)]
     pub cold: bool,
+    /// Keep the PTX of every build measured under OUT/ptx/ (one file per distinct listing).
+    #[arg(long)]
+    pub keep_ptx: bool,
     /// Output directory for results.json, results.csv and the streaming measurements.jsonl.
     #[arg(long, default_value = "gemmlab-results/compare")]
     pub out: PathBuf,
@@ -203,6 +206,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
     );
     let mut writer =
         ResultWriter::create(&args.out, Environment::capture(infos.clone(), seed, plan))?;
+    if args.keep_ptx {
+        for s in &mut sessions {
+            s.keep_ptx = Some(args.out.join("ptx"));
+        }
+    }
     let tcs = toolchains(&sessions);
     let pb = progress((sizes.len() * kernels.len()) as u64);
     let opts = CompareOptions {

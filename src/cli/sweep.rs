@@ -57,6 +57,9 @@ pub struct SweepArgs {
     pub max_registers: Option<u32>,
     #[arg(long)]
     pub cold: bool,
+    /// Keep the PTX of every build measured under OUT/ptx/ (one file per distinct listing).
+    #[arg(long)]
+    pub keep_ptx: bool,
     /// Output directory (default gemmlab-results/sweep-KIND).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -147,6 +150,11 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let mut env = Environment::capture(infos, seed, plan);
     env.notes.push(format!("sweep {}", kind.name()));
     let mut writer = ResultWriter::create(&out, env)?;
+    if args.keep_ptx {
+        for s in &mut sessions {
+            s.keep_ptx = Some(out.join("ptx"));
+        }
+    }
     let pb = progress((points.len() * sizes.len()) as u64);
     let result = run_sweep(
         &mut sessions,

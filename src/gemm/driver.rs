@@ -87,6 +87,8 @@ pub struct DeviceOperands {
 /// the uploaded operands, a scratch buffer for cold-cache flushes.
 pub struct Session {
     pub backend: RefCell<AnyBackend>,
+    /// Where experiments keep the PTX of every build they measure (`--keep-ptx`).
+    pub keep_ptx: Option<std::path::PathBuf>,
     support: Option<Program>,
     operands: Option<DeviceOperands>,
     flush: Option<Buffer>,
@@ -96,6 +98,7 @@ impl Session {
     pub fn new(backend: AnyBackend) -> Self {
         Session {
             backend: RefCell::new(backend),
+            keep_ptx: None,
             support: None,
             operands: None,
             flush: None,
