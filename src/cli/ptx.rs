@@ -76,10 +76,9 @@ pub fn run(args: PtxArgs) -> Result<()> {
         }
     }
     println!(
-        "{} {} ({} lines of PTX each: {})",
+        "{} {} (lines of PTX: {})",
         spec.id,
         config.describe(),
-        listings.len(),
         listings
             .iter()
             .map(|(n, p)| format!("{n} {}", p.lines().count()))
