@@ -41,36 +41,17 @@ impl Problem {
 fn base(experiment: &str, session: &Session, problem: &Problem, plan: &Plan) -> Measurement {
     let be = session.backend.borrow();
     let info = be.info();
-    Measurement {
-        experiment: experiment.to_string(),
-        kernel: String::new(),
-        variant: None,
-        label: None,
-        toolchain: info.toolchain,
-        device: info.name.clone(),
-        device_id: info.id.clone(),
-        m: problem.ops.m,
-        n: problem.ops.n,
-        k: problem.ops.k,
-        padded: None,
-        config: Config::default(),
-        hints: Hints::default(),
-        cache: plan.cache,
-        status: Status::Ok,
-        check: None,
-        time: None,
-        gflops: None,
-        gflops_best: None,
-        vs_vendor: None,
-        pre_ns: None,
-        post_ns: None,
-        resources: None,
-        compile_ms: None,
-        build_notes: Vec::new(),
-        occupancy: None,
-        ptx_mix: None,
-        ptx_file: None,
-    }
+    let mut row = failed_row(
+        experiment,
+        &info.name,
+        &info.id,
+        info.toolchain,
+        "",
+        Status::Ok,
+        problem,
+    );
+    row.cache = plan.cache;
+    row
 }
 
 /// A row for a point that could not be set up (invalid configuration, ...).
