@@ -116,6 +116,12 @@ fn report_from_the_fixture() {
         md.contains("**Hints that change speed by more than 3%**"),
         "{md}"
     );
+    // Every hint factor is compared with its baseline, launch bounds included.
+    assert!(md.contains("no launch bounds (gemm6 CUDA"), "{md}");
+    assert!(
+        !md.contains("gemm6 (launch bounds off)"),
+        "a hint point is not a series of its own"
+    );
     assert!(
         md.contains("marked synthetic"),
         "synthetic inputs must be flagged"

@@ -388,26 +388,8 @@ pub(crate) fn tiling(ctx: &mut Ctx) -> Result<Section> {
         "The register-tiled kernel with RX x RY results per thread (RK = RY). 8x4 is the clBlas tile of the tutorial. \
          Registers and spills are what each compiler used.\n\n",
     );
-    // With launch bounds (reqd_work_group_size / __launch_bounds__) the compilers
-    // may override a cap, so runs without them are a series of their own.
-    let groups: Vec<(String, bool)> = data::kernels(&recs)
-        .into_iter()
-        .flat_map(|k| [(k.clone(), true), (k, false)])
-        .collect();
-    for (kernel, bounds) in groups {
-        let krecs: Vec<Rec> = recs
-            .iter()
-            .copied()
-            .filter(|r| r.m.kernel == kernel && r.m.hints.launch_bounds == bounds)
-            .collect();
-        if krecs.is_empty() {
-            continue;
-        }
-        let k = if bounds {
-            kernel.clone()
-        } else {
-            format!("{kernel} (launch bounds off)")
-        };
+    for k in data::kernels(&recs) {
+        let krecs: Vec<Rec> = recs.iter().copied().filter(|r| r.m.kernel == k).collect();
         let sizes = data::sizes(&krecs);
         for (si, &size) in sizes.iter().enumerate() {
             let at: Vec<&Measurement> = krecs
@@ -719,26 +701,8 @@ pub(crate) fn hints(ctx: &mut Ctx) -> Result<Section> {
     let mut effects: Vec<Effect> = Vec::new();
     let mut small: Vec<(String, String)> = Vec::new();
     let mut effect_sizes: Vec<(usize, usize, usize)> = Vec::new();
-    // With launch bounds (reqd_work_group_size / __launch_bounds__) the compilers
-    // may override a cap, so runs without them are a series of their own.
-    let groups: Vec<(String, bool)> = data::kernels(&recs)
-        .into_iter()
-        .flat_map(|k| [(k.clone(), true), (k, false)])
-        .collect();
-    for (kernel, bounds) in groups {
-        let krecs: Vec<Rec> = recs
-            .iter()
-            .copied()
-            .filter(|r| r.m.kernel == kernel && r.m.hints.launch_bounds == bounds)
-            .collect();
-        if krecs.is_empty() {
-            continue;
-        }
-        let k = if bounds {
-            kernel.clone()
-        } else {
-            format!("{kernel} (launch bounds off)")
-        };
+    for k in data::kernels(&recs) {
+        let krecs: Vec<Rec> = recs.iter().copied().filter(|r| r.m.kernel == k).collect();
         let sizes = data::sizes(&krecs);
         for (si, &size) in sizes.iter().enumerate() {
             let at: Vec<&Measurement> = krecs
