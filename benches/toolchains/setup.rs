@@ -75,24 +75,7 @@ fn env(var: &str) -> Option<String> {
 pub fn parse_sizes(list: &str) -> Result<Vec<Size>, String> {
     let mut sizes = Vec::new();
     for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let bad = || format!("size '{item}': expected N or MxNxK with positive integers");
-        let parts: Vec<usize> = item
-            .split(['x', 'X'])
-            .map(|p| p.trim().parse::<usize>().map_err(|_| bad()))
-            .collect::<Result<_, _>>()?;
-        let size = match parts.as_slice() {
-            [n] => (*n, *n, *n),
-            [m, n, k] => (*m, *n, *k),
-            _ => return Err(bad()),
-        };
-        if size.0 == 0 || size.1 == 0 || size.2 == 0 {
-            return Err(bad());
-        }
-        if size.0.max(size.1).max(size.2) > 65536 {
-            return Err(format!(
-                "size '{item}': dimensions above 65536 are not supported (32-bit kernel indices)"
-            ));
-        }
+        let size = gemmlab::gemm::parse_size(item).map_err(|e| e.to_string())?;
         if !sizes.contains(&size) {
             sizes.push(size);
         }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use gemmlab::kernels::{self, Hints};
+use gemmlab::kernels::{self, Config, Hints, KernelSpec};
 use gemmlab::{occupancy, Backend, Error, Result};
 
 use super::compare::DeviceArgs;
@@ -14,6 +14,16 @@ use super::compare::DeviceArgs;
 pub struct BuildArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
+    #[command(flatten)]
+    pub kernel: KernelArgs,
+    /// Also write the build log, PTX and report per toolchain into this directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// One kernel configuration on the command line (`build`, `ptx`).
+#[derive(Args, Debug)]
+pub struct KernelArgs {
     /// Kernel id or number.
     #[arg(long)]
     pub kernel: String,
@@ -23,20 +33,28 @@ pub struct BuildArgs {
     /// Register cap for both compilers.
     #[arg(long)]
     pub max_registers: Option<u32>,
-    /// Also write the build log, PTX and report per toolchain into this directory.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+}
+
+impl KernelArgs {
+    /// The kernel, its validated configuration and the hints.
+    pub fn resolve(&self) -> Result<(&'static KernelSpec, Config, Hints)> {
+        let spec = kernels::find(&self.kernel)?;
+        let defines: Vec<(String, i64)> = self
+            .defines
+            .iter()
+            .map(|d| kernels::parse_define(d))
+            .collect::<Result<_>>()?;
+        let config = spec.config(&defines)?;
+        Ok((
+            spec,
+            config,
+            Hints::from_defines(&defines, self.max_registers),
+        ))
+    }
 }
 
 pub fn run(args: BuildArgs) -> Result<()> {
-    let spec = kernels::find(&args.kernel)?;
-    let defines: Vec<(String, i64)> = args
-        .defines
-        .iter()
-        .map(|d| kernels::parse_define(d))
-        .collect::<Result<_>>()?;
-    let config = spec.config(&defines)?;
-    let hints = Hints::from_defines(&defines, args.max_registers);
+    let (spec, config, hints) = args.kernel.resolve()?;
     let sessions = args.device.sessions()?;
     if let Some(dir) = &args.out {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -61,7 +79,8 @@ pub fn run(args: BuildArgs) -> Result<()> {
             "{}-{}{}",
             spec.id,
             info.toolchain,
-            args.max_registers
+            args.kernel
+                .max_registers
                 .map_or(String::new(), |r| format!("-cap{r}"))
         );
         match b.compile(spec.entry, &spec.source(info.toolchain), &options) {

@@ -99,31 +99,13 @@ pub struct CompareArgs {
     pub out: PathBuf,
 }
 
-pub fn parse_size(s: &str) -> Result<(usize, usize, usize)> {
-    let bad = || {
-        Error::invalid(format!(
-            "size '{s}': expected N or MxNxK with positive integers"
-        ))
-    };
-    let parts: Vec<usize> = s
-        .trim()
-        .split(['x', 'X'])
-        .map(|p| p.trim().parse::<usize>().map_err(|_| bad()))
-        .collect::<Result<_>>()?;
-    let dims = match parts.as_slice() {
-        [n] => (*n, *n, *n),
-        [m, n, k] => (*m, *n, *k),
-        _ => return Err(bad()),
-    };
-    if dims.0 == 0 || dims.1 == 0 || dims.2 == 0 {
-        return Err(bad());
+pub use gemmlab::gemm::parse_size;
+
+/// `--keep-ptx`: every session keeps its PTX under OUT/ptx.
+pub fn keep_ptx_under(sessions: &mut [Session], out: &std::path::Path) {
+    for s in sessions {
+        s.keep_ptx = Some(out.join("ptx"));
     }
-    if dims.0.max(dims.1).max(dims.2) > 65536 {
-        return Err(Error::invalid(format!(
-            "size '{s}': dimensions above 65536 are not supported (32-bit kernel indices)"
-        )));
-    }
-    Ok(dims)
 }
 
 pub fn seed_or_random(seed: Option<u64>) -> u64 {
@@ -207,9 +189,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let mut writer =
         ResultWriter::create(&args.out, Environment::capture(infos.clone(), seed, plan))?;
     if args.keep_ptx {
-        for s in &mut sessions {
-            s.keep_ptx = Some(args.out.join("ptx"));
-        }
+        keep_ptx_under(&mut sessions, &args.out);
     }
     let tcs = toolchains(&sessions);
     let pb = progress((sizes.len() * kernels.len()) as u64);

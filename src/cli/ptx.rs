@@ -5,24 +5,18 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use gemmlab::kernels::{self, Hints};
 use gemmlab::ptx::{diff, instruction_mix, mix_table, PtxMix};
 use gemmlab::{Backend, Error, Result};
 
+use super::build::KernelArgs;
 use super::compare::DeviceArgs;
 
 #[derive(Args, Debug)]
 pub struct PtxArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
-    /// Kernel id or number.
-    #[arg(long)]
-    pub kernel: String,
-    /// Kernel parameter or hint switch, NAME=VALUE; repeatable.
-    #[arg(long = "define", value_name = "NAME=VALUE")]
-    pub defines: Vec<String>,
-    #[arg(long)]
-    pub max_registers: Option<u32>,
+    #[command(flatten)]
+    pub kernel: KernelArgs,
     /// Print the differences of the two listings (register and label numbering ignored).
     #[arg(long)]
     pub diff: bool,
@@ -35,14 +29,7 @@ pub struct PtxArgs {
 }
 
 pub fn run(args: PtxArgs) -> Result<()> {
-    let spec = kernels::find(&args.kernel)?;
-    let defines: Vec<(String, i64)> = args
-        .defines
-        .iter()
-        .map(|d| kernels::parse_define(d))
-        .collect::<Result<_>>()?;
-    let config = spec.config(&defines)?;
-    let hints = Hints::from_defines(&defines, args.max_registers);
+    let (spec, config, hints) = args.kernel.resolve()?;
     let sessions = args.device.sessions()?;
     let mut listings: Vec<(String, String)> = Vec::new();
     for s in &sessions {

@@ -11,7 +11,7 @@ use gemmlab::results::{Environment, ResultWriter};
 use gemmlab::sweep::{self, run_sweep, SweepKind, DEFAULT_CAPS};
 use gemmlab::{Backend, DeviceKind, Result};
 
-use super::compare::{parse_size, progress, seed_or_random, DeviceArgs};
+use super::compare::{keep_ptx_under, parse_size, progress, seed_or_random, DeviceArgs};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Kind {
@@ -151,9 +151,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     env.notes.push(format!("sweep {}", kind.name()));
     let mut writer = ResultWriter::create(&out, env)?;
     if args.keep_ptx {
-        for s in &mut sessions {
-            s.keep_ptx = Some(out.join("ptx"));
-        }
+        keep_ptx_under(&mut sessions, &out);
     }
     let pb = progress((points.len() * sizes.len()) as u64);
     let result = run_sweep(

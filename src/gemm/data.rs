@@ -44,6 +44,34 @@ impl Operands {
     }
 }
 
+/// "N" (for N x N x N) or "MxNxK": positive, at most 65536 (the kernels index with 32-bit ints).
+pub fn parse_size(s: &str) -> crate::Result<(usize, usize, usize)> {
+    let bad = || {
+        crate::Error::invalid(format!(
+            "size '{s}': expected N or MxNxK with positive integers"
+        ))
+    };
+    let parts: Vec<usize> = s
+        .trim()
+        .split(['x', 'X'])
+        .map(|p| p.trim().parse::<usize>().map_err(|_| bad()))
+        .collect::<crate::Result<_>>()?;
+    let dims = match parts.as_slice() {
+        [n] => (*n, *n, *n),
+        [m, n, k] => (*m, *n, *k),
+        _ => return Err(bad()),
+    };
+    if dims.0 == 0 || dims.1 == 0 || dims.2 == 0 {
+        return Err(bad());
+    }
+    if dims.0.max(dims.1).max(dims.2) > 65536 {
+        return Err(crate::Error::invalid(format!(
+            "size '{s}': dimensions above 65536 are not supported (32-bit kernel indices)"
+        )));
+    }
+    Ok(dims)
+}
+
 pub fn round_up(v: usize, multiple: usize) -> usize {
     if multiple <= 1 {
         v

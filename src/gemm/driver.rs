@@ -154,6 +154,14 @@ impl Session {
             .ok_or_else(|| Error::invalid("internal: operands not loaded"))
     }
 
+    /// Overwrites the scratch buffer (when timing cold) so operands leave the L2.
+    fn flush_l2(&self, scratch: Option<Buffer>) -> Result<()> {
+        match scratch {
+            Some(f) => self.backend.borrow_mut().fill(&f, 1.0),
+            None => Ok(()),
+        }
+    }
+
     /// A scratch buffer of twice the L2, at least 256 MiB: NVIDIA's OpenCL reports a
     /// 4 MiB global cache for the H200, whose L2 is 60 MiB.
     fn flush_buffer(&mut self) -> Result<Buffer> {
@@ -494,10 +502,7 @@ impl Timed for KernelRunner<'_> {
     }
 
     fn flush(&mut self) -> Result<()> {
-        match self.prepared.flush {
-            Some(f) => self.session.backend.borrow_mut().fill(&f, 1.0),
-            None => Ok(()),
-        }
+        self.session.flush_l2(self.prepared.flush)
     }
 }
 
@@ -557,10 +562,7 @@ impl Timed for VendorRunner<'_> {
     }
 
     fn flush(&mut self) -> Result<()> {
-        match self.flush {
-            Some(f) => self.session.backend.borrow_mut().fill(&f, 1.0),
-            None => Ok(()),
-        }
+        self.session.flush_l2(self.flush)
     }
 }
 

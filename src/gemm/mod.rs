@@ -6,5 +6,5 @@ pub mod driver;
 pub mod reference;
 
 pub use check::{check, CheckReport};
-pub use data::{random_matrix, round_up, Operands};
+pub use data::{parse_size, random_matrix, round_up, Operands};
 pub use reference::reference_gemm;

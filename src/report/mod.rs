@@ -265,24 +265,7 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-/// "4096" or "MxNxK".
-pub fn parse_size(s: &str) -> Result<(usize, usize, usize)> {
-    let bad = || {
-        Error::invalid(format!(
-            "--size {s}: expected N or MxNxK, e.g. 4096 or 1000x300x77"
-        ))
-    };
-    let parts: Vec<&str> = s.trim().split(['x', 'X']).collect();
-    let nums: Vec<usize> = parts
-        .iter()
-        .map(|p| p.trim().parse::<usize>().map_err(|_| bad()))
-        .collect::<Result<_>>()?;
-    match nums[..] {
-        [n] if n > 0 => Ok((n, n, n)),
-        [m, n, k] if m > 0 && n > 0 && k > 0 => Ok((m, n, k)),
-        _ => Err(bad()),
-    }
-}
+pub use crate::gemm::parse_size;
 
 fn or_unknown<T: std::fmt::Display>(v: &Option<T>) -> String {
     v.as_ref().map_or("unknown".into(), |v| v.to_string())

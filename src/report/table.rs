@@ -82,44 +82,7 @@ pub fn compare_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
         }
         table.push(line);
     }
-    let cols = table[0].len();
-    let widths: Vec<usize> = (0..cols)
-        .map(|c| {
-            table
-                .iter()
-                .map(|r| r[c].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for (i, row) in table.iter().enumerate() {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, v)| {
-                if c == 0 {
-                    format!("{v:<w$}", w = widths[c])
-                } else {
-                    format!("{v:>w$}", w = widths[c])
-                }
-            })
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-        if i == 0 {
-            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (cols - 1)));
-            out.push('\n');
-        }
-    }
-    if !notes.is_empty() {
-        out.push_str("why:\n");
-        for n in notes {
-            out.push_str(&n);
-            out.push('\n');
-        }
-    }
-    out
+    render(&table, 1, "", &notes)
 }
 
 /// One line per kernel and sweep point: per toolchain (and variant) GFLOP/s,
@@ -174,7 +137,25 @@ pub fn sweep_table(rows: &[Measurement]) -> String {
         }
         table.push(line);
     }
-    let cols = table[0].len();
+    let extra = rows
+        .iter()
+        .find(|r| r.kernel == "cublas" && r.status.is_ok())
+        .and_then(|r| r.gflops)
+        .map_or(String::new(), |v| format!("cuBLAS: {v:.1} GFLOP/s\n"));
+    render(&table, 2, &extra, &notes)
+}
+
+fn lane_name(r: &Measurement) -> String {
+    match &r.variant {
+        Some(v) => format!("{}[{v}]", r.toolchain),
+        None => r.toolchain.to_string(),
+    }
+}
+
+/// Aligned columns (the first `left` to the left, the rest to the right), a rule
+/// under the header, then `extra` and the failure reasons.
+fn render(table: &[Vec<String>], left: usize, extra: &str, notes: &[String]) -> String {
+    let cols = table.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..cols)
         .map(|c| {
             table
@@ -190,7 +171,7 @@ pub fn sweep_table(rows: &[Measurement]) -> String {
             .iter()
             .enumerate()
             .map(|(c, v)| {
-                if c < 2 {
+                if c < left {
                     format!("{v:<w$}", w = widths[c])
                 } else {
                     format!("{v:>w$}", w = widths[c])
@@ -200,30 +181,17 @@ pub fn sweep_table(rows: &[Measurement]) -> String {
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
         if i == 0 {
-            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (cols - 1)));
+            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * cols.saturating_sub(1)));
             out.push('\n');
         }
     }
-    if let Some(v) = rows
-        .iter()
-        .find(|r| r.kernel == "cublas" && r.status.is_ok())
-        .and_then(|r| r.gflops)
-    {
-        out.push_str(&format!("cuBLAS: {v:.1} GFLOP/s\n"));
-    }
+    out.push_str(extra);
     if !notes.is_empty() {
         out.push_str("why:\n");
         for n in notes {
-            out.push_str(&n);
+            out.push_str(n);
             out.push('\n');
         }
     }
     out
-}
-
-fn lane_name(r: &Measurement) -> String {
-    match &r.variant {
-        Some(v) => format!("{}[{v}]", r.toolchain),
-        None => r.toolchain.to_string(),
-    }
 }
