@@ -1,50 +1,77 @@
-// myGEMM2 -- tiling in local memory, OpenCL twin.
+// myGEMM2 -- local-memory tiles, OpenCL twin.
 //
-// Idea: a TS x TS work-group computes a TS x TS tile of C. The K dimension
-// is walked in steps of TS: per step every work-item copies one element of
-// A and one of B into local memory, the group synchronises, and then each
-// work-item runs a TS-long dot product out of local memory. Each global
-// value is now read by one work-item instead of TS.
+// What it does: a TS x TS work-group computes a TS x TS tile of C. For each
+// of the K/TS tiles along K, every work-item copies one element of A and
+// one of B into local memory, the group synchronises, and each work-item
+// accumulates TS products from local memory: every global element is read
+// once per work-group instead of once per work-item.
 //
-// Parameters: TS (work-group is TS x TS, tiles are TS x TS).
-// Launch: local (TS,TS), global (M,N).
-// Assumes: column-major A (MxK), B (KxN, not transposed), C (MxN);
-//          M, N, K multiples of TS. C = A*B, C overwritten.
-// Local memory: 2*TS*TS floats (8 KiB for TS=32).
-// Twin differences: none beyond syntax (__local/barrier vs
-//          __shared__/__syncthreads).
+// Parameters: TS (tile size along M, N and K).
+// Launch: local (TS, TS), global (M, N).
+// Assumes: column-major A (M x K), B (K x N, not transposed), C (M x N);
+//          M, N, K multiples of TS.
+// Local memory: 2*TS*TS floats (8 KiB at the defaults).
+// Switches (published state): USE_BOUNDS 0, USE_RESTRICT 0, UNROLL_K 0
+//          (the published loop over k inside a tile has no pragma).
+// Twin differences: none beyond the cl_to_cuda.h mapping.
 
 #ifndef TS
 #define TS 32
 #endif
 
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 0
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 0
+#endif
+#ifndef UNROLL_K
+#define UNROLL_K 0
+#endif
+
+// Tiles of A and B staged in local memory
 __kernel GEMMLAB_BOUNDS(TS, TS)
 void myGEMM2(const int M, const int N, const int K,
-             const __global float* restrict A,
-             const __global float* restrict B,
+             const __global float* GEMMLAB_RESTRICT A,
+             const __global float* GEMMLAB_RESTRICT B,
              __global float* C) {
-    const int row = (int)get_local_id(0);            // 0..TS-1, along M
-    const int col = (int)get_local_id(1);            // 0..TS-1, along N
-    const int gRow = TS * (int)get_group_id(0) + row;
-    const int gCol = TS * (int)get_group_id(1) + col;
 
-    __local float Asub[TS][TS];                      // Asub[k][m]
-    __local float Bsub[TS][TS];                      // Bsub[n][k]
+    // Work-item ids
+    const int row = get_local_id(0); // local row (0..TS-1)
+    const int col = get_local_id(1); // local column (0..TS-1)
+    const int globalRow = TS*get_group_id(0) + row; // row of C
+    const int globalCol = TS*get_group_id(1) + col; // column of C
 
+    // One TS x TS tile of A and one of B
+    __local float Asub[TS][TS];
+    __local float Bsub[TS][TS];
+
+    // The accumulator
     float acc = 0.0f;
-    const int numTiles = K / TS;
-    for (int t = 0; t < numTiles; t++) {
-        const int kA = TS * t + col;                 // k of the A element I copy
-        const int kB = TS * t + row;                 // k of the B element I copy
-        Asub[col][row] = A[kA * M + gRow];
-        Bsub[col][row] = B[gCol * K + kB];
+
+    // Loop over the tiles
+    const int numTiles = K/TS;
+    for (int t=0; t<numTiles; t++) {
+
+        // Each work-item loads one element of A and one of B
+        const int tiledRow = TS*t + row;
+        const int tiledCol = TS*t + col;
+        Asub[col][row] = A[tiledCol*M + globalRow];
+        Bsub[col][row] = B[globalCol*K + tiledRow];
+
+        // Wait until the tile is in local memory
         barrier(CLK_LOCAL_MEM_FENCE);
 
-        GEMMLAB_UNROLL
-        for (int k = 0; k < TS; k++) {
+        // Compute on the tile
+        GEMMLAB_UNROLL_IF(UNROLL_K)
+        for (int k=0; k<TS; k++) {
             acc += Asub[k][row] * Bsub[col][k];
         }
+
+        // Wait until everyone is done with the tile
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    C[gCol * M + gRow] = acc;
+
+    // Write the result to C
+    C[globalCol*M + globalRow] = acc;
 }

@@ -1,18 +1,21 @@
 // myGEMM3 -- more work per work-item, OpenCL twin.
 //
-// Idea: kernel 2 with each work-item computing WPT elements of C in the same
-// row, at columns col, col+RTS, col+2*RTS, ... (RTS = TS/WPT). The
-// work-group is TS x RTS, the C tile still TS x TS. A value read from Asub
-// is reused WPT times from a register, and each work-item copies WPT
-// elements of A and of B per tile.
+// What it does: kernel 2 with each work-item computing WPT elements of C in
+// one row, at columns col, col+RTS, col+2*RTS, ... (RTS = TS/WPT). The
+// work-group is TS x RTS, the tile of C still TS x TS. Each work-item copies
+// WPT elements of A and of B per tile, and a value read from Asub is used
+// for WPT multiply-adds.
 //
-// Parameters: TS (tile size), WPT (work per thread along N).
+// Parameters: TS (tile size), WPT (elements of C per work-item along N).
 // Derived: RTS = TS/WPT (work-group size along N).
-// Launch: local (TS, TS/WPT), global (M, N/WPT).
-// Assumes: column-major A (MxK), B (KxN, not transposed), C (MxN);
+// Launch: local (TS, RTS), global (M, N/WPT).
+// Assumes: column-major A (M x K), B (K x N, not transposed), C (M x N);
 //          M, N, K multiples of TS; TS a multiple of WPT.
-// Local memory: 2*TS*TS floats.
-// Twin differences: none beyond syntax.
+// Local memory: 2*TS*TS floats (8 KiB at the defaults).
+// Switches (published state): USE_BOUNDS 0, USE_RESTRICT 0, UNROLL_K 0
+//          (no pragma on the loop over k inside a tile), UNROLL_WPT 0 (no
+//          pragma on the four loops over w).
+// Twin differences: none beyond the cl_to_cuda.h mapping.
 
 #ifndef TS
 #define TS 32
@@ -21,55 +24,81 @@
 #define WPT 8
 #endif
 
-#define RTS (TS / WPT)
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 0
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 0
+#endif
+#ifndef UNROLL_K
+#define UNROLL_K 0
+#endif
+#ifndef UNROLL_WPT
+#define UNROLL_WPT 0
+#endif
+
+#define RTS (TS/WPT)
 
 #if (TS % WPT) != 0
 #error "myGEMM3: TS must be a multiple of WPT"
 #endif
 
+// WPT elements of C per work-item
 __kernel GEMMLAB_BOUNDS(TS, RTS)
 void myGEMM3(const int M, const int N, const int K,
-             const __global float* restrict A,
-             const __global float* restrict B,
+             const __global float* GEMMLAB_RESTRICT A,
+             const __global float* GEMMLAB_RESTRICT B,
              __global float* C) {
-    const int row = (int)get_local_id(0);            // 0..TS-1
-    const int col = (int)get_local_id(1);            // 0..RTS-1
-    const int gRow = TS * (int)get_group_id(0) + row;
-    const int gCol = TS * (int)get_group_id(1) + col;
 
-    __local float Asub[TS][TS];                      // Asub[k][m]
-    __local float Bsub[TS][TS];                      // Bsub[n][k]
+    // Work-item ids
+    const int row = get_local_id(0); // local row (0..TS-1)
+    const int col = get_local_id(1); // local column (0..RTS-1)
+    const int globalRow = TS*get_group_id(0) + row; // row of C
+    const int globalCol = TS*get_group_id(1) + col; // first column of C
 
+    // One TS x TS tile of A and one of B
+    __local float Asub[TS][TS];
+    __local float Bsub[TS][TS];
+
+    // The accumulators
     float acc[WPT];
-    GEMMLAB_UNROLL
-    for (int w = 0; w < WPT; w++) {
+    GEMMLAB_UNROLL_IF(UNROLL_WPT)
+    for (int w=0; w<WPT; w++) {
         acc[w] = 0.0f;
     }
 
-    const int numTiles = K / TS;
-    for (int t = 0; t < numTiles; t++) {
-        GEMMLAB_UNROLL
-        for (int w = 0; w < WPT; w++) {
-            const int kA = TS * t + col + w * RTS;
-            const int kB = TS * t + row;
-            Asub[col + w * RTS][row] = A[kA * M + gRow];
-            Bsub[col + w * RTS][row] = B[(gCol + w * RTS) * K + kB];
+    // Loop over the tiles
+    const int numTiles = K/TS;
+    for (int t=0; t<numTiles; t++) {
+
+        // Each work-item loads WPT elements of A and of B
+        GEMMLAB_UNROLL_IF(UNROLL_WPT)
+        for (int w=0; w<WPT; w++) {
+            const int tiledRow = TS*t + row;
+            const int tiledCol = TS*t + col;
+            Asub[col + w*RTS][row] = A[(tiledCol + w*RTS)*M + globalRow];
+            Bsub[col + w*RTS][row] = B[(globalCol + w*RTS)*K + tiledRow];
         }
+
+        // Wait until the tile is in local memory
         barrier(CLK_LOCAL_MEM_FENCE);
 
-        GEMMLAB_UNROLL
-        for (int k = 0; k < TS; k++) {
-            const float a = Asub[k][row];
-            GEMMLAB_UNROLL
-            for (int w = 0; w < WPT; w++) {
-                acc[w] += a * Bsub[col + w * RTS][k];
+        // Compute on the tile
+        GEMMLAB_UNROLL_IF(UNROLL_K)
+        for (int k=0; k<TS; k++) {
+            GEMMLAB_UNROLL_IF(UNROLL_WPT)
+            for (int w=0; w<WPT; w++) {
+                acc[w] += Asub[k][row] * Bsub[col + w*RTS][k];
             }
         }
+
+        // Wait until everyone is done with the tile
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
-    GEMMLAB_UNROLL
-    for (int w = 0; w < WPT; w++) {
-        C[(gCol + w * RTS) * M + gRow] = acc[w];
+    // Write the results to C
+    GEMMLAB_UNROLL_IF(UNROLL_WPT)
+    for (int w=0; w<WPT; w++) {
+        C[(globalCol + w*RTS)*M + globalRow] = acc[w];
     }
 }

@@ -1,25 +1,25 @@
-// myGEMM5 -- transposed B, rectangular tiles, padded local memory, OpenCL twin.
+// myGEMM5 -- transposed B, rectangular tiles, OpenCL twin.
 //
-// Idea: kernel 3 (WPT elements of C per work-item along N, strided by
-// RTS = TS/WPT) with two changes. (1) B arrives pre-transposed (BT, N x K),
-// so the B tile can be read from global memory along N, coalesced, just
-// like A is read along M. (2) The tiles are TS x TSDK in K, decoupling the
-// K depth of a tile from TS: each work-item copies LPT = TSDK*WPT/TS
-// elements of A and of BT per tile. The B tile is stored as Bsub[n][k]
-// with rows padded to TSDK+2 floats so that the column-wise stores do not
-// all hit the same local-memory bank.
+// What it does: kernel 3 with B given transposed (N x K) and tiles that are
+// TSDK deep along K instead of TS. A TS x RTS work-group computes a TS x TS
+// tile of C, WPT elements per work-item along N. Per tile, each work-item
+// copies LPT elements of A and of B^T into local memory; the tile of B is
+// stored as Bsub[n][k] with 2 floats of padding per row against bank
+// conflicts.
 //
-// Parameters: TS (tile size along M and N), WPT (work per thread along N),
-//             TSDK (tile depth along K).
-// Derived: RTS = TS/WPT (work-group size along N), LPT = TSDK*WPT/TS
-//          (elements of A and of BT each work-item loads per tile).
-// Launch: local (TS, TS/WPT), global (M, N/WPT).
-// Assumes: column-major A (MxK) and C (MxN); B TRANSPOSED: the B argument
-//          holds BT (N x K column-major, B(k,n) = BT[k*N + n]); M and N
-//          multiples of TS, K a multiple of TSDK; TS a multiple of WPT;
+// Parameters: TS (tile size along M and N), WPT (elements of C per
+//             work-item along N), TSDK (tile depth along K).
+// Derived: RTS = TS/WPT (work-group size along N),
+//          LPT = (TSDK*WPT)/TS (loads per work-item per tile, of A and B).
+// Launch: local (TS, RTS), global (M, N/WPT).
+// Assumes: column-major A (M x K) and C (M x N), B TRANSPOSED (N x K,
+//          element (n,k) at k*N + n); M, N multiples of TS, K of TSDK;
 //          TSDK*WPT a multiple of TS.
-// Local memory: TSDK*TS + TS*(TSDK+2) floats.
-// Twin differences: none beyond syntax.
+// Local memory: TSDK*TS + TS*(TSDK+2) floats (4.25 KiB at the defaults).
+// Switches (published state): USE_BOUNDS 0, USE_RESTRICT 0, UNROLL_K 0
+//          (no pragma on the loop over k inside a tile), UNROLL_WPT 0 (no
+//          pragma on the loops over w and l).
+// Twin differences: none beyond the cl_to_cuda.h mapping.
 
 #ifndef TS
 #define TS 32
@@ -31,62 +31,86 @@
 #define TSDK 16
 #endif
 
-#define RTS (TS / WPT)
-#define LPT ((TSDK * WPT) / TS)
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 0
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 0
+#endif
+#ifndef UNROLL_K
+#define UNROLL_K 0
+#endif
+#ifndef UNROLL_WPT
+#define UNROLL_WPT 0
+#endif
+
+#define RTS (TS/WPT)
+#define LPT ((TSDK*WPT)/(TS))
 
 #if (TS % WPT) != 0
 #error "myGEMM5: TS must be a multiple of WPT"
 #endif
-#if ((TSDK * WPT) % TS) != 0
-#error "myGEMM5: TSDK*WPT must be a multiple of TS"
+#if ((TSDK*WPT) % TS) != 0
+#error "myGEMM5: TSDK*WPT must be a multiple of TS (whole loads per work-item)"
 #endif
 
+// B transposed, tiles TSDK deep along K
 __kernel GEMMLAB_BOUNDS(TS, RTS)
 void myGEMM5(const int M, const int N, const int K,
-             const __global float* restrict A,
-             const __global float* restrict B,
+             const __global float* GEMMLAB_RESTRICT A,
+             const __global float* GEMMLAB_RESTRICT B,
              __global float* C) {
-    const int row = (int)get_local_id(0);            // 0..TS-1
-    const int col = (int)get_local_id(1);            // 0..RTS-1
-    const int offsetM = TS * (int)get_group_id(0);
-    const int offsetN = TS * (int)get_group_id(1);
-    const int tid = col * TS + row;                  // linear id in the group
 
-    __local float Asub[TSDK][TS];                    // Asub[k][m]
-    __local float Bsub[TS][TSDK + 2];                // Bsub[n][k], padded
+    // Work-item ids
+    const int row = get_local_id(0); // local row (0..TS-1)
+    const int col = get_local_id(1); // local column (0..RTS-1)
+    const int globalRow = TS*get_group_id(0) + row; // row of C
+    const int globalCol = TS*get_group_id(1) + col; // first column of C
 
+    // One tile of A and one of B^T (padded)
+    __local float Asub[TSDK][TS];
+    __local float Bsub[TS][TSDK+2];
+
+    // The accumulators
     float acc[WPT];
-    GEMMLAB_UNROLL
-    for (int w = 0; w < WPT; w++) {
+    GEMMLAB_UNROLL_IF(UNROLL_WPT)
+    for (int w=0; w<WPT; w++) {
         acc[w] = 0.0f;
     }
 
-    const int numTiles = K / TSDK;
-    for (int t = 0; t < numTiles; t++) {
-        GEMMLAB_UNROLL
-        for (int l = 0; l < LPT; l++) {
-            const int id = l * TS * RTS + tid;
-            const int mn = id % TS;                  // m for A, n for BT
-            const int kk = id / TS;                  // k within the tile
-            const int kg = TSDK * t + kk;
-            Asub[kk][mn] = A[kg * M + offsetM + mn];
-            Bsub[mn][kk] = B[kg * N + offsetN + mn];
+    // Loop over the tiles
+    const int numTiles = K/TSDK;
+    for (int t=0; t<numTiles; t++) {
+
+        // Each work-item loads LPT elements of A and of B^T
+        GEMMLAB_UNROLL_IF(UNROLL_WPT)
+        for (int l=0; l<LPT; l++) {
+            const int tiledIndex = TSDK*t + col + l*RTS;
+            int indexA = (tiledIndex)*M + TS*get_group_id(0) + row;
+            int indexB = (tiledIndex)*N + TS*get_group_id(1) + row;
+            Asub[col + l*RTS][row] = A[indexA];
+            Bsub[row][col + l*RTS] = B[indexB];
         }
+
+        // Wait until the tile is in local memory
         barrier(CLK_LOCAL_MEM_FENCE);
 
-        GEMMLAB_UNROLL
-        for (int k = 0; k < TSDK; k++) {
-            const float a = Asub[k][row];
-            GEMMLAB_UNROLL
-            for (int w = 0; w < WPT; w++) {
-                acc[w] += a * Bsub[col + w * RTS][k];
+        // Compute on the tile
+        GEMMLAB_UNROLL_IF(UNROLL_K)
+        for (int k=0; k<TSDK; k++) {
+            GEMMLAB_UNROLL_IF(UNROLL_WPT)
+            for (int w=0; w<WPT; w++) {
+                acc[w] += Asub[k][row] * Bsub[col + w*RTS][k];
             }
         }
+
+        // Wait until everyone is done with the tile
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
-    GEMMLAB_UNROLL
-    for (int w = 0; w < WPT; w++) {
-        C[(offsetN + col + w * RTS) * M + offsetM + row] = acc[w];
+    // Write the results to C
+    GEMMLAB_UNROLL_IF(UNROLL_WPT)
+    for (int w=0; w<WPT; w++) {
+        C[(globalCol + w*RTS)*M + globalRow] = acc[w];
     }
 }

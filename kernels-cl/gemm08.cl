@@ -1,43 +1,47 @@
-// myGEMM8 -- kernel 7 + read-only-cache loads + warp shuffles, OpenCL twin.
+// myGEMM8 -- kernel 7 + CUDA/Kepler-specific loads and shuffles, OpenCL twin.
 //
-// Idea: the tutorial's CUDA-specific kernel. Two changes to kernel 7:
-// (1) The global loads that fill the local tiles go through the read-only
-//     (non-coherent) data cache: CUDA's __ldg, PTX ld.global.nc.
-// (2) Warp shuffles replace most local-memory reads of B in the inner loop.
-//     Design: with the linear id tid = tidn*RTSM + tidm, a warp (32
-//     consecutive tids) splits into aligned groups of SHG lanes that share
-//     the same tidn, where SHG is the largest power of two dividing RTSM,
-//     capped at 32 (SHG lanes from a multiple of SHG never cross a multiple
-//     of RTSM). Lanes with the same tidn need the same B values,
-//     Bsub[tidn + wn*RTSN][k], for every k. So after the tile is in local
-//     memory, the lane at position g of its group reads only the values at
-//     k = g, g+SHG, g+2*SHG, ... into Bshare[wn][k/SHG] (KSH = ceil(TSK/SHG)
-//     per wn), and in the k loop everyone takes Bsub[..][k] from lane
-//     (group base + k%SHG) with a shuffle of Bshare[wn][k/SHG]. At the
-//     defaults (SHG=16, TSK=16) a work-item reads 8 B values from local
-//     memory per tile instead of 128, and does 128 shuffles. The A values
-//     are still read from local memory, as in kernel 7.
-//     Needs full warps: RTSM*RTSN a multiple of 32; every work-item runs
-//     every shuffle (no divergence), so the full mask 0xffffffff is right.
+// What it does: kernel 7 with two optional NVIDIA-specific changes, as the
+// tutorial published them:
+//   USE_LDG     the wide global loads of the tiles go through the read-only
+//               (non-coherent) data cache: __ldg(&A[indexA]).
+//   USE_SHUFFLE in the k loop each work-item reads ONE value of Bsub,
+//               Bsub[k][tidn + (tidm % WPTN)*RTSN], and gets its WPTN
+//               values Breg[wn] from the WPTN lanes of its warp segment
+//               with a shuffle (lane wn of a WPTN-wide segment). Correct
+//               only when the WPTN lanes of a segment share one tidn and
+//               lane % WPTN == tidm % WPTN: RTSM a multiple of WPTN, WPTN
+//               a power of two <= 32, whole warps (RTSM*RTSN a multiple of
+//               32); checked below with #error.
+// The published file also holds a commented-out shuffle block for Asub
+// (dead code); it is left out here.
 //
-// Parameters: TSM, TSN, TSK, WPTM, WPTN, WIDTH (as kernel 7).
-// Derived: RTSM, RTSN, LPTA (as kernel 7); SHG (shuffle group size, see
-//          above); KSH = ceil(TSK/SHG) (B values cached per wn per lane).
-// Launch: local (TSM/WPTM, TSN/WPTN), global (M/WPTM, N/WPTN).
-// Assumes: everything kernel 7 assumes (B TRANSPOSED, TSM == TSN, tile
-//          multiples, TSK*TSM a multiple of RTSM*RTSN*WIDTH), plus
-//          RTSM*RTSN a multiple of 32, and a warp of 32 lanes in which
-//          lane = (local linear id) % 32, as on NVIDIA hardware.
-// Local memory: TSK*TSM + TSN*(TSK+2) floats.
-// Twin differences: OpenCL C has neither shuffles nor __ldg. This twin
-//          uses NVIDIA inline PTX (shfl.sync.idx.b32 and ld.global.nc,
-//          64-bit addresses through the "l" constraint), compiled only
-//          when the host defines GEMMLAB_NVIDIA_PTX (NVIDIA OpenCL
-//          platforms); elsewhere the file stops with #error. Loads: float,
-//          float2, float4 map to ld.global.nc.{f32,v2.f32,v4.f32}; float8
-//          is 32-byte aligned in OpenCL and is loaded as two v4.f32 loads,
-//          whereas the CUDA twin's 8-float struct is only float-aligned and
-//          is loaded with 8 scalar __ldg. The inner loops are identical.
+// Parameters: TSM, TSN (tile size in M, N), TSK (tile size in K),
+//             WPTM, WPTN (work per work-item in M, N), WIDTH (1, 2 or 4:
+//             floats per global load; the published kernel has no WIDTH 8
+//             store branch).
+// Derived: RTSM = TSM/WPTM, RTSN = TSN/WPTN (work-group size),
+//          LPTA = (TSK*WPTM*WPTN)/TSN (floats each work-item loads per
+//          tile of A, and of B as TSM == TSN).
+// Launch: local (RTSM, RTSN), global (M/WPTM, N/WPTN).
+// Assumes: column-major A (M x K) and C (M x N), B TRANSPOSED (N x K,
+//          element (n,k) at k*N + n); M a multiple of TSM, N of TSN, K a
+//          multiple of TSK and K >= TSK (do-while loop); TSM == TSN;
+//          (TSK*WPTM*WPTN) a multiple of TSN*WIDTH; buffers aligned to
+//          WIDTH floats (A and B are read as floatX).
+// Local memory: TSK*(TSM + TSN) floats (16 KiB at the defaults).
+// Switches (published state): USE_BOUNDS 0, USE_RESTRICT 0, UNROLL_K 1
+//          (the published '#pragma unroll' on the k loop), VOLATILE_IDX 0,
+//          USE_LDG 0 and USE_SHUFFLE 0 here (the published OpenCL build
+//          defined neither; so the default runs on any OpenCL device).
+// Twin differences: OpenCL C has neither __ldg nor warp shuffles. With
+//          USE_LDG=1 this file defines gemmlab_ldg (inline PTX
+//          ld.global.nc) and maps __ldg onto it, so the load text is the
+//          CUDA twin's; with USE_SHUFFLE=1 it defines gemmlab_shfl (inline
+//          PTX shfl.sync.idx.b32, full mask) and the body calls
+//          gemmlab_shfl(val, wn, WPTN) where the CUDA twin calls
+//          __shfl_sync(0xffffffff, val, wn, WPTN). Both need NVIDIA inline
+//          PTX: the host defines GEMMLAB_NVIDIA_PTX on NVIDIA OpenCL,
+//          elsewhere these switches stop the build with #error.
 
 #ifndef TSM
 #define TSM 128
@@ -58,53 +62,74 @@
 #define WIDTH 4
 #endif
 
-#define RTSM (TSM / WPTM)
-#define RTSN (TSN / WPTN)
-#define LPTA ((TSK * TSM) / (RTSM * RTSN))
-#define SHG ((RTSM % 32 == 0) ? 32 : (RTSM % 16 == 0) ? 16 : (RTSM % 8 == 0) ? 8 : \
-             (RTSM % 4 == 0) ? 4 : (RTSM % 2 == 0) ? 2 : 1)
-#define KSH ((TSK + SHG - 1) / SHG)
-
-#if WIDTH == 1
-typedef float floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v); }
-#elif WIDTH == 2
-typedef float2 floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v).x; (r)[1] = (v).y; }
-#elif WIDTH == 4
-typedef float4 floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v).x; (r)[1] = (v).y; (r)[2] = (v).z; (r)[3] = (v).w; }
-#elif WIDTH == 8
-typedef float8 floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v).s0; (r)[1] = (v).s1; (r)[2] = (v).s2; (r)[3] = (v).s3; \
-                         (r)[4] = (v).s4; (r)[5] = (v).s5; (r)[6] = (v).s6; (r)[7] = (v).s7; }
-#else
-#error "myGEMM8: WIDTH must be 1, 2, 4 or 8"
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 0
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 0
+#endif
+#ifndef UNROLL_K
+#define UNROLL_K 1
+#endif
+#ifndef VOLATILE_IDX
+#define VOLATILE_IDX 0
+#endif
+#ifndef USE_LDG
+#define USE_LDG 0
+#endif
+#ifndef USE_SHUFFLE
+#define USE_SHUFFLE 0
 #endif
 
+#define RTSM (TSM/WPTM)
+#define RTSN (TSN/WPTN)
+#define LPTA ((TSK*WPTM*WPTN)/(TSN))
+
+#if WIDTH != 1 && WIDTH != 2 && WIDTH != 4
+#error "myGEMM8: WIDTH must be 1, 2 or 4 (the published local-memory stores have no WIDTH 8 branch)"
+#endif
 #if TSM != TSN
-#error "myGEMM8: TSM must equal TSN"
+#error "myGEMM8: TSM must equal TSN (B uses the A-tile load pattern and LPTA)"
 #endif
 #if (TSM % WPTM) != 0 || (TSN % WPTN) != 0
-#error "myGEMM8: TSM must be a multiple of WPTM and TSN of WPTN"
+#error "myGEMM8: TSM must be a multiple of WPTM and TSN a multiple of WPTN"
 #endif
-#if (TSM % WIDTH) != 0
-#error "myGEMM8: TSM must be a multiple of WIDTH"
+#if (TSM % WIDTH) != 0 || (TSN % WIDTH) != 0
+#error "myGEMM8: TSM and TSN must be multiples of WIDTH"
 #endif
-#if ((TSK * TSM) % (RTSM * RTSN * WIDTH)) != 0
-#error "myGEMM8: TSK*TSM must be a multiple of RTSM*RTSN*WIDTH"
-#endif
-#if ((RTSM * RTSN) % 32) != 0
-#error "myGEMM8: RTSM*RTSN must be a multiple of 32 (whole warps for the shuffles)"
+#if ((TSK*WPTM*WPTN) % (TSN*WIDTH)) != 0
+#error "myGEMM8: TSK*WPTM*WPTN must be a multiple of TSN*WIDTH (whole vector loads per work-item)"
 #endif
 
-// ---- begin NVIDIA PTX helpers ----
+#if USE_SHUFFLE
+#if WPTN > 32 || (WPTN & (WPTN - 1)) != 0
+#error "myGEMM8: USE_SHUFFLE=1 needs WPTN a power of two <= 32 (the shuffle width)"
+#endif
+#if (RTSM % WPTN) != 0
+#error "myGEMM8: USE_SHUFFLE=1 needs RTSM a multiple of WPTN (the WPTN lanes of a shuffle segment must share one tidn)"
+#endif
+#if ((RTSM*RTSN) % 32) != 0
+#error "myGEMM8: USE_SHUFFLE=1 needs RTSM*RTSN a multiple of 32 (whole warps)"
+#endif
+#endif
+
+// Data width of the global loads
+#if WIDTH == 1
+    typedef float floatX;
+#elif WIDTH == 2
+    typedef float2 floatX;
+#elif WIDTH == 4
+    typedef float4 floatX;
+#elif WIDTH == 8
+    typedef float8 floatX;
+#endif
+
+#if USE_LDG
 #ifndef GEMMLAB_NVIDIA_PTX
-#error "myGEMM8 needs NVIDIA inline PTX (warp shuffles and ld.global.nc have no OpenCL C equivalent)"
+#error "myGEMM8: USE_LDG=1 needs NVIDIA inline PTX (ld.global.nc); OpenCL C has no __ldg"
 #else
-
-// One floatX through the read-only data cache (CUDA: __ldg).
-floatX gemm8_ldg_x(const __global floatX* p) {
+// One floatX through the read-only (non-coherent) data cache, as CUDA's __ldg.
+floatX gemmlab_ldg(const __global floatX* p) {
 #if WIDTH == 1
     float r0;
     asm("ld.global.nc.f32 %0, [%1];"
@@ -129,113 +154,160 @@ floatX gemm8_ldg_x(const __global floatX* p) {
     return (float8)(r0, r1, r2, r3, r4, r5, r6, r7);
 #endif
 }
+#define __ldg(p) gemmlab_ldg(p)
+#endif
+#endif
 
-// Value of v held by lane srcLane of my warp (CUDA: __shfl_sync with the
-// full mask). All 32 lanes must execute it.
-float gemm8_shfl(const float v, const int srcLane) {
+#if USE_SHUFFLE
+#ifndef GEMMLAB_NVIDIA_PTX
+#error "myGEMM8: USE_SHUFFLE=1 needs NVIDIA inline PTX (shfl.sync); OpenCL C 1.2 has no warp shuffle"
+#else
+// v as held by lane 'lane' of my width-lane segment of the warp, as CUDA's
+// __shfl_sync(0xffffffff, v, lane, width). The c operand packs the segment
+// mask, (32 - width) << 8, with the lane clamp 0x1f, as CUDA encodes width.
+// Every lane of the warp must execute it (full mask).
+float gemmlab_shfl(float v, int lane, int width) {
     float r;
-    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"
-                 : "=f"(r) : "f"(v), "r"(srcLane));
+    int c = ((32 - width) << 8) | 0x1f;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, %3, 0xffffffff;"
+                 : "=f"(r) : "f"(v), "r"(lane), "r"(c));
     return r;
 }
-
 #endif
-// ---- end NVIDIA PTX helpers ----
+#endif
 
+// Kernel 7 with loads through the read-only cache (USE_LDG) and warp
+// shuffles for Breg (USE_SHUFFLE): CUDA/Kepler-specific optimisations
 __kernel GEMMLAB_BOUNDS(RTSM, RTSN)
 void myGEMM8(const int M, const int N, const int K,
-             const __global float* restrict A,
-             const __global float* restrict B,
+             const __global floatX* GEMMLAB_RESTRICT A,
+             const __global floatX* GEMMLAB_RESTRICT B,
              __global float* C) {
-    const __global floatX* Av = (const __global floatX*)A;
-    const __global floatX* Bv = (const __global floatX*)B;
 
-    const int tidm = (int)get_local_id(0);           // 0..RTSM-1
-    const int tidn = (int)get_local_id(1);           // 0..RTSN-1
-    const int offsetM = TSM * (int)get_group_id(0);
-    const int offsetN = TSN * (int)get_group_id(1);
-    const int tid = tidn * RTSM + tidm;              // linear id in the group
-    const int lane = tid % 32;                       // lane in the warp
-    const int gpos = lane % SHG;                     // position in my shuffle group
-    const int gbase = lane - gpos;                   // first lane of my shuffle group
+    // Work-item ids
+    const int tidm = get_local_id(0); // local row (0..RTSM-1)
+    const int tidn = get_local_id(1); // local column (0..RTSN-1)
+    const int offsetM = TSM*get_group_id(0); // first row of the work-group's tile
+    const int offsetN = TSN*get_group_id(1); // first column of the work-group's tile
 
-    __local float Asub[TSK][TSM];                    // Asub[k][m]
-    __local float Bsub[TSN][TSK + 2];                // Bsub[n][k], padded
+    // One tile of A and one of B in local memory
+    __local float Asub[TSK][TSM];
+    __local float Bsub[TSK][TSN];
 
+    // Registers
     float Areg;
     float Breg[WPTN];
-    float Bshare[WPTN][KSH];
     float acc[WPTM][WPTN];
 
-    GEMMLAB_UNROLL
-    for (int wm = 0; wm < WPTM; wm++) {
-        GEMMLAB_UNROLL
-        for (int wn = 0; wn < WPTN; wn++) {
+    // Zero the accumulators
+    #pragma unroll
+    for (int wm=0; wm<WPTM; wm++) {
+        #pragma unroll
+        for (int wn=0; wn<WPTN; wn++) {
             acc[wm][wn] = 0.0f;
         }
     }
 
-    const int numTiles = K / TSK;
-    for (int t = 0; t < numTiles; t++) {
-        GEMMLAB_UNROLL
-        for (int la = 0; la < LPTA / WIDTH; la++) {
-            GEMMLAB_IDX_QUALIFIER int id = la * RTSN * RTSM + tid;
-            const int mnv = id % (TSM / WIDTH);      // vector index along M (A) / N (BT)
-            const int kk = id / (TSM / WIDTH);       // k within the tile
-            const int kg = TSK * t + kk;
-            const floatX vecA = gemm8_ldg_x(Av + (kg * (M / WIDTH) + offsetM / WIDTH + mnv));
-            const floatX vecB = gemm8_ldg_x(Bv + (kg * (N / WIDTH) + offsetN / WIDTH + mnv));
-            float va[WIDTH];
-            float vb[WIDTH];
-            UNPACK_X(vecA, va);
-            UNPACK_X(vecB, vb);
-            GEMMLAB_UNROLL
-            for (int w = 0; w < WIDTH; w++) {
-                Asub[kk][WIDTH * mnv + w] = va[w];
-                Bsub[WIDTH * mnv + w][kk] = vb[w];
-            }
+    // Loop over the tiles
+    const int numTiles = K/TSK;
+    int t=0;
+    do {
+
+        // Load tile t of A and B into local memory
+        #pragma unroll
+        for (int la=0; la<LPTA/WIDTH; la++) {
+            int tid = tidn*RTSM + tidm;
+            GEMMLAB_VOLATILE_IDX int id = la*RTSN*RTSM + tid;
+            int row = MOD2(id,TSM/WIDTH);
+            int col = DIV2(id,TSM/WIDTH);
+
+            // One vector load each from A and B
+            int tiledIndex = TSK*t + col;
+            int indexA = tiledIndex*(M/WIDTH) + offsetM/WIDTH + row;
+            int indexB = tiledIndex*(N/WIDTH) + offsetN/WIDTH + row;
+            #if USE_LDG
+                floatX vecA = __ldg(&A[indexA]);
+                floatX vecB = __ldg(&B[indexB]);
+            #else
+                floatX vecA = A[indexA];
+                floatX vecB = B[indexB];
+            #endif
+
+            // Scatter the vectors into local memory
+            #if WIDTH == 1
+                Asub[col][row] = vecA;
+            #elif WIDTH == 2
+                Asub[col][WIDTH*row + 0] = vecA.x;
+                Asub[col][WIDTH*row + 1] = vecA.y;
+            #elif WIDTH == 4
+                Asub[col][WIDTH*row + 0] = vecA.x;
+                Asub[col][WIDTH*row + 1] = vecA.y;
+                Asub[col][WIDTH*row + 2] = vecA.z;
+                Asub[col][WIDTH*row + 3] = vecA.w;
+            #endif
+            #if WIDTH == 1
+                Bsub[col][row] = vecB;
+            #elif WIDTH == 2
+                Bsub[col][WIDTH*row + 0] = vecB.x;
+                Bsub[col][WIDTH*row + 1] = vecB.y;
+            #elif WIDTH == 4
+                Bsub[col][WIDTH*row + 0] = vecB.x;
+                Bsub[col][WIDTH*row + 1] = vecB.y;
+                Bsub[col][WIDTH*row + 2] = vecB.z;
+                Bsub[col][WIDTH*row + 3] = vecB.w;
+            #endif
         }
+
+        // Wait until the tile is in local memory
         barrier(CLK_LOCAL_MEM_FENCE);
 
-        // My share of the B values my shuffle group needs in this tile.
-        GEMMLAB_UNROLL
-        for (int wn = 0; wn < WPTN; wn++) {
-            GEMMLAB_UNROLL
-            for (int s = 0; s < KSH; s++) {
-                const int kk = s * SHG + gpos;
-#if (TSK % SHG) == 0
-                Bshare[wn][s] = Bsub[tidn + wn * RTSN][kk];
-#else
-                Bshare[wn][s] = Bsub[tidn + wn * RTSN][(kk < TSK) ? kk : (TSK - 1)];
-#endif
-            }
-        }
+        // Compute on the tile
+        GEMMLAB_UNROLL_IF(UNROLL_K)
+        for (int k=0; k<TSK; k++) {
 
-        GEMMLAB_UNROLL
-        for (int k = 0; k < TSK; k++) {
-            GEMMLAB_UNROLL
-            for (int wn = 0; wn < WPTN; wn++) {
-                Breg[wn] = gemm8_shfl(Bshare[wn][k / SHG], gbase + (k % SHG));
-            }
-            GEMMLAB_UNROLL
-            for (int wm = 0; wm < WPTM; wm++) {
-                Areg = Asub[k][tidm + wm * RTSM];
-                GEMMLAB_UNROLL
-                for (int wn = 0; wn < WPTN; wn++) {
+            // Bsub values of this k into registers
+            #if USE_SHUFFLE
+                int col = tidn + (tidm % WPTN)*RTSN;
+                float val = Bsub[k][col];
+                #pragma unroll
+                for (int wn=0; wn<WPTN; wn++) {
+                    Breg[wn] = gemmlab_shfl(val, wn, WPTN);
+                }
+            #else
+                #pragma unroll
+                for (int wn=0; wn<WPTN; wn++) {
+                    int col = tidn + wn*RTSN;
+                    Breg[wn] = Bsub[k][col];
+                }
+            #endif
+
+            // Multiply-accumulate
+            #pragma unroll
+            for (int wm=0; wm<WPTM; wm++) {
+                int row = tidm + wm*RTSM;
+                Areg = Asub[k][row];
+                #pragma unroll
+                for (int wn=0; wn<WPTN; wn++) {
                     acc[wm][wn] += Areg * Breg[wn];
                 }
             }
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
 
-    GEMMLAB_UNROLL
-    for (int wm = 0; wm < WPTM; wm++) {
-        const int gRow = offsetM + tidm + wm * RTSM;
-        GEMMLAB_UNROLL
-        for (int wn = 0; wn < WPTN; wn++) {
-            const int gCol = offsetN + tidn + wn * RTSN;
-            C[gCol * M + gRow] = acc[wm][wn];
+        // Wait until everyone is done with the tile
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        // Next tile
+        t++;
+    } while (t<numTiles);
+
+    // Write the results to C
+    #pragma unroll
+    for (int wm=0; wm<WPTM; wm++) {
+        int globalRow = offsetM + tidm + wm*RTSM;
+        #pragma unroll
+        for (int wn=0; wn<WPTN; wn++) {
+            int globalCol = offsetN + tidn + wn*RTSN;
+            C[globalCol*M + globalRow] = acc[wm][wn];
         }
     }
 }

@@ -1,27 +1,34 @@
-// myGEMM9 -- kernel 7 + prefetching (double-buffered local tiles), OpenCL twin.
+// myGEMM9 -- kernel 8 (LDG, no shuffles) + prefetching, OpenCL twin.
 //
-// Idea: kernel 7 with two local buffers for each of the A and BT tiles.
-// While the work-group computes on tile t (buffer t%2), it already copies
-// tile t+1 from global memory into the other buffer, so the global-memory
-// latency of the next tile overlaps with the FMAs of the current one. A
-// single barrier per tile is enough: it sits at the top of the loop, after
-// which (a) tile t is complete in buffer t%2 and (b) nobody still reads the
-// other buffer, which held tile t-1.
-// The tile copy is a helper function (called once before the loop and
-// once per iteration); it is the load loop of kernel 7 unchanged.
+// What it does: the 2D register-blocked kernel with wide loads (kernel 7/8)
+// with two local buffers per operand. While the work-group computes on
+// tile t (buffer t%2) it already loads tile t+1 from global memory into the
+// other buffer (buffer (t+1)%2), so the loads overlap the FMAs. The first
+// tile is loaded before the loop; one barrier per tile, at the end of the
+// loop body. The tiles are flat arrays: Asub[b][k*TSM + m], Bsub[b][k*TSN + n].
 //
-// Parameters: TSM, TSN, TSK, WPTM, WPTN, WIDTH (as kernel 7).
-// Derived: RTSM, RTSN, LPTA (as kernel 7).
-// Launch: local (TSM/WPTM, TSN/WPTN), global (M/WPTM, N/WPTN).
-// Assumes: everything kernel 7 assumes: B TRANSPOSED (BT, N x K
-//          column-major); M a multiple of TSM, N of TSN, K of TSK;
-//          TSM == TSN; TSM % WPTM == 0; TSN % WPTN == 0; TSM % WIDTH == 0;
-//          TSK*TSM a multiple of RTSM*RTSN*WIDTH; buffers aligned to WIDTH
-//          floats.
-// Local memory: 2*(TSK*TSM + TSN*(TSK+2)) floats (34 KiB at the defaults).
-// Twin differences: as kernel 7 (native float8 in OpenCL, plain 8-float
-//          struct in CUDA). The helper is a plain function here (NVIDIA's
-//          OpenCL compiler inlines it) and __forceinline__ in CUDA.
+// Parameters: TSM, TSN (tile size in M, N), TSK (tile size in K),
+//             WPTM, WPTN (work per work-item in M, N), WIDTH (1, 2 or 4:
+//             floats per global load; the published kernel has no WIDTH 8
+//             store branch).
+// Derived: RTSM = TSM/WPTM, RTSN = TSN/WPTN (work-group size),
+//          LPTA = (TSK*WPTM*WPTN)/TSN (floats each work-item loads per
+//          tile of A, and of B as TSM == TSN).
+// Launch: local (RTSM, RTSN), global (M/WPTM, N/WPTN).
+// Assumes: column-major A (M x K) and C (M x N), B TRANSPOSED (N x K,
+//          element (n,k) at k*N + n); M a multiple of TSM, N of TSN, K a
+//          multiple of TSK and K >= TSK (do-while loop); TSM == TSN;
+//          (TSK*WPTM*WPTN) a multiple of TSN*WIDTH; buffers aligned to
+//          WIDTH floats (A and B are read as floatX).
+// Local memory: 2*TSK*(TSM + TSN) floats (32 KiB at the defaults).
+// Switches (published state): USE_BOUNDS 0, USE_RESTRICT 0, UNROLL_K 1
+//          (the published '#pragma unroll' on the k loop), VOLATILE_IDX 0,
+//          USE_LDG 0 here (the published OpenCL build left it undefined;
+//          the published CUDA build defined it).
+// Twin differences: OpenCL C has no __ldg. With USE_LDG=1 this file
+//          defines gemmlab_ldg (NVIDIA inline PTX ld.global.nc, needs
+//          GEMMLAB_NVIDIA_PTX from the host, else #error) and maps __ldg
+//          onto it, so the kernel body is the same text as the CUDA twin.
 
 #ifndef TSM
 #define TSM 128
@@ -42,129 +49,257 @@
 #define WIDTH 4
 #endif
 
-#define RTSM (TSM / WPTM)
-#define RTSN (TSN / WPTN)
-#define LPTA ((TSK * TSM) / (RTSM * RTSN))
-
-#if WIDTH == 1
-typedef float floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v); }
-#elif WIDTH == 2
-typedef float2 floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v).x; (r)[1] = (v).y; }
-#elif WIDTH == 4
-typedef float4 floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v).x; (r)[1] = (v).y; (r)[2] = (v).z; (r)[3] = (v).w; }
-#elif WIDTH == 8
-typedef float8 floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v).s0; (r)[1] = (v).s1; (r)[2] = (v).s2; (r)[3] = (v).s3; \
-                         (r)[4] = (v).s4; (r)[5] = (v).s5; (r)[6] = (v).s6; (r)[7] = (v).s7; }
-#else
-#error "myGEMM9: WIDTH must be 1, 2, 4 or 8"
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 0
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 0
+#endif
+#ifndef UNROLL_K
+#define UNROLL_K 1
+#endif
+#ifndef VOLATILE_IDX
+#define VOLATILE_IDX 0
+#endif
+#ifndef USE_LDG
+#define USE_LDG 0
 #endif
 
+#define RTSM (TSM/WPTM)
+#define RTSN (TSN/WPTN)
+#define LPTA ((TSK*WPTM*WPTN)/(TSN))
+
+#if WIDTH != 1 && WIDTH != 2 && WIDTH != 4
+#error "myGEMM9: WIDTH must be 1, 2 or 4 (the published local-memory stores have no WIDTH 8 branch)"
+#endif
 #if TSM != TSN
-#error "myGEMM9: TSM must equal TSN (use myGEMM10 for independent tiles)"
+#error "myGEMM9: TSM must equal TSN (B uses the A-tile load pattern and LPTA)"
 #endif
 #if (TSM % WPTM) != 0 || (TSN % WPTN) != 0
-#error "myGEMM9: TSM must be a multiple of WPTM and TSN of WPTN"
+#error "myGEMM9: TSM must be a multiple of WPTM and TSN a multiple of WPTN"
 #endif
-#if (TSM % WIDTH) != 0
-#error "myGEMM9: TSM must be a multiple of WIDTH"
+#if (TSM % WIDTH) != 0 || (TSN % WIDTH) != 0
+#error "myGEMM9: TSM and TSN must be multiples of WIDTH"
 #endif
-#if ((TSK * TSM) % (RTSM * RTSN * WIDTH)) != 0
-#error "myGEMM9: TSK*TSM must be a multiple of RTSM*RTSN*WIDTH"
+#if ((TSK*WPTM*WPTN) % (TSN*WIDTH)) != 0
+#error "myGEMM9: TSK*WPTM*WPTN must be a multiple of TSN*WIDTH (whole vector loads per work-item)"
 #endif
 
-// Copies tile t (k in [TSK*t, TSK*t+TSK)) of A and of BT into As and Bs.
-void gemm9_load_tile(const int M, const int N, const int t, const int tid,
-                     const int offsetM, const int offsetN,
-                     const __global floatX* Av, const __global floatX* Bv,
-                     __local float As[TSK][TSM], __local float Bs[TSN][TSK + 2]) {
-    GEMMLAB_UNROLL
-    for (int la = 0; la < LPTA / WIDTH; la++) {
-        GEMMLAB_IDX_QUALIFIER int id = la * RTSN * RTSM + tid;
-        const int mnv = id % (TSM / WIDTH);          // vector index along M (A) / N (BT)
-        const int kk = id / (TSM / WIDTH);           // k within the tile
-        const int kg = TSK * t + kk;
-        const floatX vecA = Av[kg * (M / WIDTH) + offsetM / WIDTH + mnv];
-        const floatX vecB = Bv[kg * (N / WIDTH) + offsetN / WIDTH + mnv];
-        float va[WIDTH];
-        float vb[WIDTH];
-        UNPACK_X(vecA, va);
-        UNPACK_X(vecB, vb);
-        GEMMLAB_UNROLL
-        for (int w = 0; w < WIDTH; w++) {
-            As[kk][WIDTH * mnv + w] = va[w];
-            Bs[WIDTH * mnv + w][kk] = vb[w];
-        }
-    }
+// Data width of the global loads
+#if WIDTH == 1
+    typedef float floatX;
+#elif WIDTH == 2
+    typedef float2 floatX;
+#elif WIDTH == 4
+    typedef float4 floatX;
+#elif WIDTH == 8
+    typedef float8 floatX;
+#endif
+
+#if USE_LDG
+#ifndef GEMMLAB_NVIDIA_PTX
+#error "myGEMM9: USE_LDG=1 needs NVIDIA inline PTX (ld.global.nc); OpenCL C has no __ldg"
+#else
+// One floatX through the read-only (non-coherent) data cache, as CUDA's __ldg.
+floatX gemmlab_ldg(const __global floatX* p) {
+#if WIDTH == 1
+    float r0;
+    asm("ld.global.nc.f32 %0, [%1];"
+        : "=f"(r0) : "l"((ulong)p));
+    return r0;
+#elif WIDTH == 2
+    float r0, r1;
+    asm("ld.global.nc.v2.f32 {%0, %1}, [%2];"
+        : "=f"(r0), "=f"(r1) : "l"((ulong)p));
+    return (float2)(r0, r1);
+#elif WIDTH == 4
+    float r0, r1, r2, r3;
+    asm("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];"
+        : "=f"(r0), "=f"(r1), "=f"(r2), "=f"(r3) : "l"((ulong)p));
+    return (float4)(r0, r1, r2, r3);
+#else
+    float r0, r1, r2, r3, r4, r5, r6, r7;
+    asm("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%8];\n\t"
+        "ld.global.nc.v4.f32 {%4, %5, %6, %7}, [%8+16];"
+        : "=f"(r0), "=f"(r1), "=f"(r2), "=f"(r3),
+          "=f"(r4), "=f"(r5), "=f"(r6), "=f"(r7) : "l"((ulong)p));
+    return (float8)(r0, r1, r2, r3, r4, r5, r6, r7);
+#endif
 }
+#define __ldg(p) gemmlab_ldg(p)
+#endif
+#endif
 
+// Prefetching: compute on one pair of local tiles while loading the next
 __kernel GEMMLAB_BOUNDS(RTSM, RTSN)
 void myGEMM9(const int M, const int N, const int K,
-             const __global float* restrict A,
-             const __global float* restrict B,
+             const __global floatX* GEMMLAB_RESTRICT A,
+             const __global floatX* GEMMLAB_RESTRICT B,
              __global float* C) {
-    const __global floatX* Av = (const __global floatX*)A;
-    const __global floatX* Bv = (const __global floatX*)B;
 
-    const int tidm = (int)get_local_id(0);           // 0..RTSM-1
-    const int tidn = (int)get_local_id(1);           // 0..RTSN-1
-    const int offsetM = TSM * (int)get_group_id(0);
-    const int offsetN = TSN * (int)get_group_id(1);
-    const int tid = tidn * RTSM + tidm;              // linear id in the group
+    // Work-item ids
+    const int tidm = get_local_id(0); // local row (0..RTSM-1)
+    const int tidn = get_local_id(1); // local column (0..RTSN-1)
+    const int offsetM = TSM*get_group_id(0); // first row of the work-group's tile
+    const int offsetN = TSN*get_group_id(1); // first column of the work-group's tile
 
-    __local float Asub[2][TSK][TSM];                 // Asub[buffer][k][m]
-    __local float Bsub[2][TSN][TSK + 2];             // Bsub[buffer][n][k], padded
+    // Two tiles of A and two of B in local memory
+    __local float Asub[2][TSK*TSM];
+    __local float Bsub[2][TSK*TSN];
 
+    // Registers
     float Areg;
     float Breg[WPTN];
     float acc[WPTM][WPTN];
 
-    GEMMLAB_UNROLL
-    for (int wm = 0; wm < WPTM; wm++) {
-        GEMMLAB_UNROLL
-        for (int wn = 0; wn < WPTN; wn++) {
+    // Zero the accumulators
+    #pragma unroll
+    for (int wm=0; wm<WPTM; wm++) {
+        #pragma unroll
+        for (int wn=0; wn<WPTN; wn++) {
             acc[wm][wn] = 0.0f;
         }
     }
 
-    const int numTiles = K / TSK;
-    gemm9_load_tile(M, N, 0, tid, offsetM, offsetN, Av, Bv, Asub[0], Bsub[0]);
+    // Load tile 0 of A and B into buffer 0
+    #pragma unroll
+    for (int la=0; la<LPTA/WIDTH; la++) {
+        int tid = tidn*RTSM + tidm;
+        GEMMLAB_VOLATILE_IDX int id = la*RTSN*RTSM + tid;
+        int row = MOD2(id,TSM/WIDTH);
+        int col = DIV2(id,TSM/WIDTH);
 
-    for (int t = 0; t < numTiles; t++) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const int cur = t % 2;
-        if (t + 1 < numTiles) {
-            gemm9_load_tile(M, N, t + 1, tid, offsetM, offsetN, Av, Bv,
-                            Asub[1 - cur], Bsub[1 - cur]);
+        // One vector load each from A and B
+        int tiledIndex = TSK*0 + col;
+        int indexA = tiledIndex*(M/WIDTH) + offsetM/WIDTH + row;
+        int indexB = tiledIndex*(N/WIDTH) + offsetN/WIDTH + row;
+        #if USE_LDG
+            floatX vecA = __ldg(&A[indexA]);
+            floatX vecB = __ldg(&B[indexB]);
+        #else
+            floatX vecA = A[indexA];
+            floatX vecB = B[indexB];
+        #endif
+
+        // Scatter the vectors into local memory
+        #if WIDTH == 1
+            Asub[0][col*TSM + row] = vecA;
+        #elif WIDTH == 2
+            Asub[0][col*TSM + WIDTH*row + 0] = vecA.x;
+            Asub[0][col*TSM + WIDTH*row + 1] = vecA.y;
+        #elif WIDTH == 4
+            Asub[0][col*TSM + WIDTH*row + 0] = vecA.x;
+            Asub[0][col*TSM + WIDTH*row + 1] = vecA.y;
+            Asub[0][col*TSM + WIDTH*row + 2] = vecA.z;
+            Asub[0][col*TSM + WIDTH*row + 3] = vecA.w;
+        #endif
+        #if WIDTH == 1
+            Bsub[0][col*TSN + row] = vecB;
+        #elif WIDTH == 2
+            Bsub[0][col*TSN + WIDTH*row + 0] = vecB.x;
+            Bsub[0][col*TSN + WIDTH*row + 1] = vecB.y;
+        #elif WIDTH == 4
+            Bsub[0][col*TSN + WIDTH*row + 0] = vecB.x;
+            Bsub[0][col*TSN + WIDTH*row + 1] = vecB.y;
+            Bsub[0][col*TSN + WIDTH*row + 2] = vecB.z;
+            Bsub[0][col*TSN + WIDTH*row + 3] = vecB.w;
+        #endif
+    }
+
+    // Wait until tile 0 is in local memory
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    // Loop over the tiles
+    const int numTiles = K/TSK;
+    int t=0;
+    do {
+
+        // Prefetch tile t+1 into the other buffer
+        int tt = t + 1;
+        if (tt < numTiles) {
+            #pragma unroll
+            for (int la=0; la<LPTA/WIDTH; la++) {
+                int tid = tidn*RTSM + tidm;
+                GEMMLAB_VOLATILE_IDX int id = la*RTSN*RTSM + tid;
+                int row = MOD2(id,TSM/WIDTH);
+                int col = DIV2(id,TSM/WIDTH);
+
+                // One vector load each from A and B
+                int tiledIndex = TSK*tt + col;
+                int indexA = tiledIndex*(M/WIDTH) + offsetM/WIDTH + row;
+                int indexB = tiledIndex*(N/WIDTH) + offsetN/WIDTH + row;
+                #if USE_LDG
+                    floatX vecA = __ldg(&A[indexA]);
+                    floatX vecB = __ldg(&B[indexB]);
+                #else
+                    floatX vecA = A[indexA];
+                    floatX vecB = B[indexB];
+                #endif
+
+                // Scatter the vectors into local memory
+                #if WIDTH == 1
+                    Asub[tt%2][col*TSM + row] = vecA;
+                #elif WIDTH == 2
+                    Asub[tt%2][col*TSM + WIDTH*row + 0] = vecA.x;
+                    Asub[tt%2][col*TSM + WIDTH*row + 1] = vecA.y;
+                #elif WIDTH == 4
+                    Asub[tt%2][col*TSM + WIDTH*row + 0] = vecA.x;
+                    Asub[tt%2][col*TSM + WIDTH*row + 1] = vecA.y;
+                    Asub[tt%2][col*TSM + WIDTH*row + 2] = vecA.z;
+                    Asub[tt%2][col*TSM + WIDTH*row + 3] = vecA.w;
+                #endif
+                #if WIDTH == 1
+                    Bsub[tt%2][col*TSN + row] = vecB;
+                #elif WIDTH == 2
+                    Bsub[tt%2][col*TSN + WIDTH*row + 0] = vecB.x;
+                    Bsub[tt%2][col*TSN + WIDTH*row + 1] = vecB.y;
+                #elif WIDTH == 4
+                    Bsub[tt%2][col*TSN + WIDTH*row + 0] = vecB.x;
+                    Bsub[tt%2][col*TSN + WIDTH*row + 1] = vecB.y;
+                    Bsub[tt%2][col*TSN + WIDTH*row + 2] = vecB.z;
+                    Bsub[tt%2][col*TSN + WIDTH*row + 3] = vecB.w;
+                #endif
+            }
         }
 
-        GEMMLAB_UNROLL
-        for (int k = 0; k < TSK; k++) {
-            GEMMLAB_UNROLL
-            for (int wn = 0; wn < WPTN; wn++) {
-                Breg[wn] = Bsub[cur][tidn + wn * RTSN][k];
+        // Compute on tile t
+        GEMMLAB_UNROLL_IF(UNROLL_K)
+        for (int k=0; k<TSK; k++) {
+
+            // Bsub values of this k into registers
+            #pragma unroll
+            for (int wn=0; wn<WPTN; wn++) {
+                int col = tidn + wn*RTSN;
+                Breg[wn] = Bsub[t%2][k*TSN + col];
             }
-            GEMMLAB_UNROLL
-            for (int wm = 0; wm < WPTM; wm++) {
-                Areg = Asub[cur][k][tidm + wm * RTSM];
-                GEMMLAB_UNROLL
-                for (int wn = 0; wn < WPTN; wn++) {
+
+            // Multiply-accumulate
+            #pragma unroll
+            for (int wm=0; wm<WPTM; wm++) {
+                int row = tidm + wm*RTSM;
+                Areg = Asub[t%2][k*TSM + row];
+                #pragma unroll
+                for (int wn=0; wn<WPTN; wn++) {
                     acc[wm][wn] += Areg * Breg[wn];
                 }
             }
         }
-    }
 
-    GEMMLAB_UNROLL
-    for (int wm = 0; wm < WPTM; wm++) {
-        const int gRow = offsetM + tidm + wm * RTSM;
-        GEMMLAB_UNROLL
-        for (int wn = 0; wn < WPTN; wn++) {
-            const int gCol = offsetN + tidn + wn * RTSN;
-            C[gCol * M + gRow] = acc[wm][wn];
+        // Wait until everyone is done with tile t and tile t+1 is loaded
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        // Next tile
+        t++;
+    } while (t<numTiles);
+
+    // Write the results to C
+    #pragma unroll
+    for (int wm=0; wm<WPTM; wm++) {
+        int globalRow = offsetM + tidm + wm*RTSM;
+        #pragma unroll
+        for (int wn=0; wn<WPTN; wn++) {
+            int globalCol = offsetN + tidn + wn*RTSN;
+            C[globalCol*M + globalRow] = acc[wm][wn];
         }
     }
 }

@@ -1,50 +1,81 @@
-// myGEMM2 -- tiling in shared (local) memory, CUDA twin.
+// myGEMM2 -- local-memory tiles, CUDA twin.
 //
-// Idea: a TS x TS block computes a TS x TS tile of C. The K dimension is
-// walked in steps of TS: per step every thread copies one element of A and
-// one of B into shared memory, the block synchronises, and then each thread
-// runs a TS-long dot product out of shared memory. Each global value is now
-// read by one thread instead of TS.
+// What it does: a TS x TS work-group computes a TS x TS tile of C. For each
+// of the K/TS tiles along K, every work-item copies one element of A and
+// one of B into local memory, the group synchronises, and each work-item
+// accumulates TS products from local memory: every global element is read
+// once per work-group instead of once per work-item.
 //
-// Parameters: TS (block is TS x TS, tiles are TS x TS).
-// Launch: block (TS,TS), grid (M/TS, N/TS), i.e. NDRange (M,N).
-// Assumes: column-major A (MxK), B (KxN, not transposed), C (MxN);
-//          M, N, K multiples of TS. C = A*B, C overwritten.
-// Shared memory: 2*TS*TS floats (8 KiB for TS=32).
-// Twin differences: none beyond syntax (__shared__/__syncthreads vs
-//          __local/barrier).
+// Parameters: TS (tile size along M, N and K).
+// Launch: local (TS, TS), global (M, N).
+// Assumes: column-major A (M x K), B (K x N, not transposed), C (M x N);
+//          M, N, K multiples of TS.
+// Shared memory: 2*TS*TS floats (8 KiB at the defaults).
+// Switches (published state): USE_BOUNDS 0, USE_RESTRICT 0, UNROLL_K 0
+//          (the published loop over k inside a tile has no pragma).
+// Twin differences: the body is the OpenCL twin's text after the
+//          published cl_to_cuda.h mapping (__global dropped, __local as
+//          __shared__, barrier as __syncthreads); get_*_id are the
+//          prelude's int functions. extern "C" keeps the unmangled name
+//          the host looks up.
 
 #ifndef TS
 #define TS 32
 #endif
 
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 0
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 0
+#endif
+#ifndef UNROLL_K
+#define UNROLL_K 0
+#endif
+
+// Tiles of A and B staged in shared memory
 extern "C" __global__ GEMMLAB_BOUNDS(TS, TS)
 void myGEMM2(const int M, const int N, const int K,
-             const float* __restrict__ A,
-             const float* __restrict__ B,
+             const float* GEMMLAB_RESTRICT A,
+             const float* GEMMLAB_RESTRICT B,
              float* C) {
-    const int row = (int)threadIdx.x;                // 0..TS-1, along M
-    const int col = (int)threadIdx.y;                // 0..TS-1, along N
-    const int gRow = TS * (int)blockIdx.x + row;
-    const int gCol = TS * (int)blockIdx.y + col;
 
-    __shared__ float Asub[TS][TS];                   // Asub[k][m]
-    __shared__ float Bsub[TS][TS];                   // Bsub[n][k]
+    // Work-item ids
+    const int row = get_local_id(0); // local row (0..TS-1)
+    const int col = get_local_id(1); // local column (0..TS-1)
+    const int globalRow = TS*get_group_id(0) + row; // row of C
+    const int globalCol = TS*get_group_id(1) + col; // column of C
 
+    // One TS x TS tile of A and one of B
+    __shared__ float Asub[TS][TS];
+    __shared__ float Bsub[TS][TS];
+
+    // The accumulator
     float acc = 0.0f;
-    const int numTiles = K / TS;
-    for (int t = 0; t < numTiles; t++) {
-        const int kA = TS * t + col;                 // k of the A element I copy
-        const int kB = TS * t + row;                 // k of the B element I copy
-        Asub[col][row] = A[kA * M + gRow];
-        Bsub[col][row] = B[gCol * K + kB];
+
+    // Loop over the tiles
+    const int numTiles = K/TS;
+    for (int t=0; t<numTiles; t++) {
+
+        // Each work-item loads one element of A and one of B
+        const int tiledRow = TS*t + row;
+        const int tiledCol = TS*t + col;
+        Asub[col][row] = A[tiledCol*M + globalRow];
+        Bsub[col][row] = B[globalCol*K + tiledRow];
+
+        // Wait until the tile is in shared memory
         __syncthreads();
 
-        GEMMLAB_UNROLL
-        for (int k = 0; k < TS; k++) {
+        // Compute on the tile
+        GEMMLAB_UNROLL_IF(UNROLL_K)
+        for (int k=0; k<TS; k++) {
             acc += Asub[k][row] * Bsub[col][k];
         }
+
+        // Wait until everyone is done with the tile
         __syncthreads();
     }
-    C[gCol * M + gRow] = acc;
+
+    // Write the result to C
+    C[globalCol*M + globalRow] = acc;
 }

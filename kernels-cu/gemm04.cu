@@ -1,28 +1,31 @@
-// myGEMM4 -- wide memory accesses, CUDA twin.
+// myGEMM4 -- wide loads, CUDA twin.
 //
-// Idea: kernel 2 with vectors of WIDTH floats. A and C are accessed as
-// vectors along M, B as vectors along K (both are contiguous in
-// column-major storage). A block of (TS/WIDTH) x TS threads covers a
-// TS x TS tile of C; each thread owns one vector of WIDTH rows of C in one
-// column. Per tile, each thread copies one vector of A and one of B into
-// shared memory (kept as vectors), then accumulates
-//   acc += Asub[k][row] * B(k, col)     (vector times scalar)
-// over the TS values of k.
+// What it does: kernel 2 with vectors of WIDTH floats. A and C are read and
+// written as vectors along M, B as vectors along K (both contiguous in
+// column-major storage). A (TS/WIDTH) x TS work-group covers a TS x TS tile
+// of C; each work-item owns one vector of WIDTH rows of C in one column.
+// Per tile, each work-item copies one vector of A and one of B into local
+// memory (kept as vectors); then for each vector of B it picks the w-th
+// component with a switch statement and adds vecA * valB component by
+// component.
 //
 // Parameters: TS (tile size), WIDTH (vector width: 1, 2, 4 or 8).
-// Launch: block (TS/WIDTH, TS), grid (M/TS, N/TS),
-//         i.e. NDRange (M/WIDTH, N).
-// Assumes: column-major A (MxK), B (KxN, not transposed), C (MxN);
+// Launch: local (TS/WIDTH, TS), global (M/WIDTH, N).
+// Assumes: column-major A (M x K), B (K x N, not transposed), C (M x N);
 //          M, N, K multiples of TS; TS a multiple of WIDTH; buffers aligned
-//          to WIDTH floats (the kernel takes float pointers and views them
-//          as vectors).
-// Shared memory: 2*TS*TS floats.
-// Twin differences: float2/float4 are CUDA built-ins (with the operator
-//          helpers of prelude.cu standing in for OpenCL's vector
-//          arithmetic). CUDA has no float8: WIDTH=8 uses gemmlab_float8, a
-//          plain 8-float struct that is only float-aligned, so it moves as
-//          8 scalars where OpenCL's float8 moves as a 32-byte vector. This
-//          is part of what is measured.
+//          to WIDTH floats.
+// Shared memory: 2*TS*TS floats (8 KiB at the defaults).
+// Switches (published state): USE_BOUNDS 0, USE_RESTRICT 0, UNROLL_K 0
+//          (no pragma on the loop over the vectors of a tile), UNROLL_WPT 0
+//          (no pragma on the loop over the WIDTH components, w).
+// Twin differences: the body is the OpenCL twin's text after the
+//          published cl_to_cuda.h mapping (__global dropped, __local as
+//          __shared__, barrier as __syncthreads); get_*_id are the
+//          prelude's int functions. extern "C" keeps the unmangled name
+//          the host looks up.
+//          float8 is the published plain struct of 8 floats (prelude.cu),
+//          only float-aligned, so WIDTH=8 moves it as 8 scalars where
+//          OpenCL moves a 32-byte vector.
 
 #ifndef TS
 #define TS 32
@@ -31,23 +34,27 @@
 #define WIDTH 4
 #endif
 
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 0
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 0
+#endif
+#ifndef UNROLL_K
+#define UNROLL_K 0
+#endif
+#ifndef UNROLL_WPT
+#define UNROLL_WPT 0
+#endif
+
 #if WIDTH == 1
-typedef float floatX;
-#define ZERO_X (0.0f)
-#define UNPACK_X(v, r) { (r)[0] = (v); }
+    typedef float floatX;
 #elif WIDTH == 2
-typedef float2 floatX;
-#define ZERO_X make_float2(0.0f, 0.0f)
-#define UNPACK_X(v, r) { (r)[0] = (v).x; (r)[1] = (v).y; }
+    typedef float2 floatX;
 #elif WIDTH == 4
-typedef float4 floatX;
-#define ZERO_X make_float4(0.0f, 0.0f, 0.0f, 0.0f)
-#define UNPACK_X(v, r) { (r)[0] = (v).x; (r)[1] = (v).y; (r)[2] = (v).z; (r)[3] = (v).w; }
+    typedef float4 floatX;
 #elif WIDTH == 8
-typedef gemmlab_float8 floatX;
-#define ZERO_X gemmlab_make_float8(0.0f)
-#define UNPACK_X(v, r) { (r)[0] = (v).s0; (r)[1] = (v).s1; (r)[2] = (v).s2; (r)[3] = (v).s3; \
-                         (r)[4] = (v).s4; (r)[5] = (v).s5; (r)[6] = (v).s6; (r)[7] = (v).s7; }
+    typedef float8 floatX;
 #else
 #error "myGEMM4: WIDTH must be 1, 2, 4 or 8"
 #endif
@@ -56,45 +63,104 @@ typedef gemmlab_float8 floatX;
 #error "myGEMM4: TS must be a multiple of WIDTH"
 #endif
 
-#define TSV (TS / WIDTH)
-
-extern "C" __global__ GEMMLAB_BOUNDS(TSV, TS)
+// Operands and result as vectors of WIDTH floats
+extern "C" __global__ GEMMLAB_BOUNDS(TS/WIDTH, TS)
 void myGEMM4(const int M, const int N, const int K,
-             const float* __restrict__ A,
-             const float* __restrict__ B,
-             float* C) {
-    const floatX* Av = reinterpret_cast<const floatX*>(A);
-    const floatX* Bv = reinterpret_cast<const floatX*>(B);
-    floatX* Cv = reinterpret_cast<floatX*>(C);
+             const floatX* GEMMLAB_RESTRICT A,
+             const floatX* GEMMLAB_RESTRICT B,
+             floatX* C) {
 
-    const int row = (int)threadIdx.x;                // 0..TSV-1, vector along M
-    const int col = (int)threadIdx.y;                // 0..TS-1, along N
-    const int gRow = TSV * (int)blockIdx.x + row;    // in vectors
-    const int gCol = TS * (int)blockIdx.y + col;
+    // Work-item ids
+    const int row = get_local_id(0); // local vector row (0..TS/WIDTH-1)
+    const int col = get_local_id(1); // local column (0..TS-1)
+    const int globalRow = (TS/WIDTH)*get_group_id(0) + row; // vector row of C
+    const int globalCol = TS*get_group_id(1) + col; // column of C
 
-    __shared__ floatX Asub[TS][TSV];                 // Asub[k][m/WIDTH]
-    __shared__ floatX Bsub[TS][TSV];                 // Bsub[n][k/WIDTH]
+    // One tile of A and one of B, as vectors
+    __shared__ floatX Asub[TS][TS/WIDTH];
+    __shared__ floatX Bsub[TS][TS/WIDTH];
 
-    floatX acc = ZERO_X;
-    const int numTiles = K / TS;
-    for (int t = 0; t < numTiles; t++) {
-        const int kA = TS * t + col;                 // k of the A vector I copy
-        const int kB = TSV * t + row;                // k/WIDTH of the B vector I copy
-        Asub[col][row] = Av[kA * (M / WIDTH) + gRow];
-        Bsub[col][row] = Bv[gCol * (K / WIDTH) + kB];
+    // The accumulator: one vector
+    #if WIDTH == 1
+        floatX acc = 0.0f;
+    #elif WIDTH == 2
+        floatX acc = { 0.0f, 0.0f };
+    #elif WIDTH == 4
+        floatX acc = { 0.0f, 0.0f, 0.0f, 0.0f };
+    #elif WIDTH == 8
+        floatX acc = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
+    #endif
+
+    // Loop over the tiles
+    const int numTiles = K/TS;
+    for (int tile=0; tile<numTiles; tile++) {
+
+        // Each work-item loads one vector of A and one of B
+        const int tiledRow = (TS/WIDTH)*tile + row;
+        const int tiledCol = TS*tile + col;
+        Asub[col][row] = A[tiledCol*(M/WIDTH) + globalRow];
+        Bsub[col][row] = B[globalCol*(K/WIDTH) + tiledRow];
+
+        // Wait until the tile is in shared memory
         __syncthreads();
 
-        GEMMLAB_UNROLL
-        for (int kv = 0; kv < TSV; kv++) {
-            const floatX vecB = Bsub[col][kv];
-            float bw[WIDTH];
-            UNPACK_X(vecB, bw);
-            GEMMLAB_UNROLL
-            for (int w = 0; w < WIDTH; w++) {
-                acc += Asub[WIDTH * kv + w][row] * bw[w];
+        // Compute on the tile, one vector of B at a time
+        floatX vecA, vecB;
+        float valB;
+        GEMMLAB_UNROLL_IF(UNROLL_K)
+        for (int k=0; k<TS/WIDTH; k++) {
+            vecB = Bsub[col][k];
+            GEMMLAB_UNROLL_IF(UNROLL_WPT)
+            for (int w=0; w<WIDTH; w++) {
+                vecA = Asub[WIDTH*k + w][row];
+                #if WIDTH == 1
+                    valB = vecB;
+                    acc += vecA * valB;
+                #elif WIDTH == 2
+                    switch (w) {
+                        case 0: valB = vecB.x; break;
+                        case 1: valB = vecB.y; break;
+                    }
+                    acc.x += vecA.x * valB;
+                    acc.y += vecA.y * valB;
+                #elif WIDTH == 4
+                    switch (w) {
+                        case 0: valB = vecB.x; break;
+                        case 1: valB = vecB.y; break;
+                        case 2: valB = vecB.z; break;
+                        case 3: valB = vecB.w; break;
+                    }
+                    acc.x += vecA.x * valB;
+                    acc.y += vecA.y * valB;
+                    acc.z += vecA.z * valB;
+                    acc.w += vecA.w * valB;
+                #elif WIDTH == 8
+                    switch (w) {
+                        case 0: valB = vecB.s0; break;
+                        case 1: valB = vecB.s1; break;
+                        case 2: valB = vecB.s2; break;
+                        case 3: valB = vecB.s3; break;
+                        case 4: valB = vecB.s4; break;
+                        case 5: valB = vecB.s5; break;
+                        case 6: valB = vecB.s6; break;
+                        case 7: valB = vecB.s7; break;
+                    }
+                    acc.s0 += vecA.s0 * valB;
+                    acc.s1 += vecA.s1 * valB;
+                    acc.s2 += vecA.s2 * valB;
+                    acc.s3 += vecA.s3 * valB;
+                    acc.s4 += vecA.s4 * valB;
+                    acc.s5 += vecA.s5 * valB;
+                    acc.s6 += vecA.s6 * valB;
+                    acc.s7 += vecA.s7 * valB;
+                #endif
             }
         }
+
+        // Wait until everyone is done with the tile
         __syncthreads();
     }
-    Cv[gCol * (M / WIDTH) + gRow] = acc;
+
+    // Write the result to C
+    C[globalCol*(M/WIDTH) + globalRow] = acc;
 }

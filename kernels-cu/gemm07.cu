@@ -1,26 +1,33 @@
-// myGEMM7 -- 2D register blocking + wide loads into shared memory, CUDA twin.
+// myGEMM7 -- 2D register blocking + wide loads, CUDA twin.
 //
-// Idea: kernel 6, but the tiles of A and BT are copied from global memory
-// as vectors of WIDTH floats (along M for A, along N for BT), so each
-// thread issues LPTA/WIDTH wide loads per tile instead of LPTA scalar ones.
-// The vectors are split into scalars when written to shared memory, which
-// keeps the layout (and the compute loop) of kernel 6.
+// What it does: kernel 6, but the tiles of A and of the transposed B are
+// read from global memory as vectors of WIDTH floats (floatX), so each
+// thread issues LPTA/WIDTH wide loads per operand and tile instead of LPTA
+// scalar ones. The vectors are split into floats when stored to shared
+// memory. Both tiles are now stored k-major without padding (Asub[k][m],
+// Bsub[k][n]), so the B tile is no longer transposed on the way in.
 //
-// Parameters: TSM, TSN, TSK, WPTM, WPTN (as kernel 6), WIDTH (1, 2, 4, 8).
-// Derived: RTSM = TSM/WPTM, RTSN = TSN/WPTN, LPTA = TSK*TSM/(RTSM*RTSN).
-// Launch: block (TSM/WPTM, TSN/WPTN), grid (M/TSM, N/TSN),
-//         i.e. NDRange (M/WPTM, N/WPTN).
-// Assumes: column-major A (MxK) and C (MxN); B TRANSPOSED (BT, N x K
-//          column-major); M a multiple of TSM, N of TSN, K of TSK;
-//          TSM == TSN; TSM % WPTM == 0; TSN % WPTN == 0; TSM % WIDTH == 0;
-//          TSK*TSM a multiple of RTSM*RTSN*WIDTH (whole vector loads per
-//          thread); buffers aligned to WIDTH floats (float pointers are
-//          viewed as vectors).
-// Shared memory: TSK*TSM + TSN*(TSK+2) floats.
-// Twin differences: float2/float4 loads as in OpenCL; CUDA has no float8,
-//          so WIDTH=8 loads gemmlab_float8, a plain 8-float struct that is
-//          only float-aligned (8 scalar loads where OpenCL's float8 is one
-//          32-byte vector load). Part of what is measured.
+// Parameters: TSM, TSN (tile size in M, N), TSK (tile size in K),
+//             WPTM, WPTN (work per thread in M, N), WIDTH (1, 2 or 4:
+//             floats per global load; the published kernel has no WIDTH 8
+//             store branch).
+// Derived: RTSM = TSM/WPTM, RTSN = TSN/WPTN (block size),
+//          LPTA = (TSK*WPTM*WPTN)/TSN (floats each thread loads per tile
+//          of A, and of B as TSM == TSN).
+// Launch: block (RTSM, RTSN), grid (M/TSM, N/TSN), i.e. NDRange
+//         (M/WPTM, N/WPTN).
+// Assumes: column-major A (M x K) and C (M x N), B TRANSPOSED (N x K,
+//          element (n,k) at k*N + n); M a multiple of TSM, N of TSN, K a
+//          multiple of TSK and K >= TSK (do-while loop); TSM == TSN;
+//          (TSK*WPTM*WPTN) a multiple of TSN*WIDTH; buffers aligned to
+//          WIDTH floats (A and B are read as floatX).
+// Shared memory: TSK*(TSM + TSN) floats (16 KiB at the defaults).
+// Switches (published state): USE_BOUNDS 0, USE_RESTRICT 0, UNROLL_K 1
+//          (the published '#pragma unroll' on the k loop), VOLATILE_IDX 0.
+// Twin differences: the body is the OpenCL twin's text after the
+//          published cl_to_cuda.h mapping; get_local_id/get_group_id are
+//          the prelude's int functions; float2/float4 are CUDA's vector
+//          types. extern "C" keeps the unmangled name the host looks up.
 
 #ifndef TSM
 #define TSM 128
@@ -41,116 +48,165 @@
 #define WIDTH 4
 #endif
 
-#define RTSM (TSM / WPTM)
-#define RTSN (TSN / WPTN)
-#define LPTA ((TSK * TSM) / (RTSM * RTSN))
-
-#if WIDTH == 1
-typedef float floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v); }
-#elif WIDTH == 2
-typedef float2 floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v).x; (r)[1] = (v).y; }
-#elif WIDTH == 4
-typedef float4 floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v).x; (r)[1] = (v).y; (r)[2] = (v).z; (r)[3] = (v).w; }
-#elif WIDTH == 8
-typedef gemmlab_float8 floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v).s0; (r)[1] = (v).s1; (r)[2] = (v).s2; (r)[3] = (v).s3; \
-                         (r)[4] = (v).s4; (r)[5] = (v).s5; (r)[6] = (v).s6; (r)[7] = (v).s7; }
-#else
-#error "myGEMM7: WIDTH must be 1, 2, 4 or 8"
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 0
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 0
+#endif
+#ifndef UNROLL_K
+#define UNROLL_K 1
+#endif
+#ifndef VOLATILE_IDX
+#define VOLATILE_IDX 0
 #endif
 
+#define RTSM (TSM/WPTM)
+#define RTSN (TSN/WPTN)
+#define LPTA ((TSK*WPTM*WPTN)/(TSN))
+
+#if WIDTH != 1 && WIDTH != 2 && WIDTH != 4
+#error "myGEMM7: WIDTH must be 1, 2 or 4 (the published local-memory stores have no WIDTH 8 branch)"
+#endif
 #if TSM != TSN
-#error "myGEMM7: TSM must equal TSN (use myGEMM10 for independent tiles)"
+#error "myGEMM7: TSM must equal TSN (B uses the A-tile load pattern and LPTA)"
 #endif
 #if (TSM % WPTM) != 0 || (TSN % WPTN) != 0
-#error "myGEMM7: TSM must be a multiple of WPTM and TSN of WPTN"
+#error "myGEMM7: TSM must be a multiple of WPTM and TSN a multiple of WPTN"
 #endif
-#if (TSM % WIDTH) != 0
-#error "myGEMM7: TSM must be a multiple of WIDTH"
+#if (TSM % WIDTH) != 0 || (TSN % WIDTH) != 0
+#error "myGEMM7: TSM and TSN must be multiples of WIDTH"
 #endif
-#if ((TSK * TSM) % (RTSM * RTSN * WIDTH)) != 0
-#error "myGEMM7: TSK*TSM must be a multiple of RTSM*RTSN*WIDTH"
+#if ((TSK*WPTM*WPTN) % (TSN*WIDTH)) != 0
+#error "myGEMM7: TSK*WPTM*WPTN must be a multiple of TSN*WIDTH (whole vector loads per work-item)"
 #endif
 
+// Data width of the global loads
+#if WIDTH == 1
+    typedef float floatX;
+#elif WIDTH == 2
+    typedef float2 floatX;
+#elif WIDTH == 4
+    typedef float4 floatX;
+#elif WIDTH == 8
+    typedef float8 floatX;
+#endif
+
+// Wide (floatX) global loads combined with 2D register blocking
 extern "C" __global__ GEMMLAB_BOUNDS(RTSM, RTSN)
 void myGEMM7(const int M, const int N, const int K,
-             const float* __restrict__ A,
-             const float* __restrict__ B,
+             const floatX* GEMMLAB_RESTRICT A,
+             const floatX* GEMMLAB_RESTRICT B,
              float* C) {
-    const floatX* Av = reinterpret_cast<const floatX*>(A);
-    const floatX* Bv = reinterpret_cast<const floatX*>(B);
 
-    const int tidm = (int)threadIdx.x;               // 0..RTSM-1
-    const int tidn = (int)threadIdx.y;               // 0..RTSN-1
-    const int offsetM = TSM * (int)blockIdx.x;
-    const int offsetN = TSN * (int)blockIdx.y;
-    const int tid = tidn * RTSM + tidm;              // linear id in the block
+    // Work-item ids
+    const int tidm = get_local_id(0); // local row (0..RTSM-1)
+    const int tidn = get_local_id(1); // local column (0..RTSN-1)
+    const int offsetM = TSM*get_group_id(0); // first row of the work-group's tile
+    const int offsetN = TSN*get_group_id(1); // first column of the work-group's tile
 
-    __shared__ float Asub[TSK][TSM];                 // Asub[k][m]
-    __shared__ float Bsub[TSN][TSK + 2];             // Bsub[n][k], padded
+    // One tile of A and one of B in local memory
+    __shared__ float Asub[TSK][TSM];
+    __shared__ float Bsub[TSK][TSN];
 
+    // Registers
     float Areg;
     float Breg[WPTN];
     float acc[WPTM][WPTN];
 
-    GEMMLAB_UNROLL
-    for (int wm = 0; wm < WPTM; wm++) {
-        GEMMLAB_UNROLL
-        for (int wn = 0; wn < WPTN; wn++) {
+    // Zero the accumulators
+    #pragma unroll
+    for (int wm=0; wm<WPTM; wm++) {
+        #pragma unroll
+        for (int wn=0; wn<WPTN; wn++) {
             acc[wm][wn] = 0.0f;
         }
     }
 
-    const int numTiles = K / TSK;
-    for (int t = 0; t < numTiles; t++) {
-        GEMMLAB_UNROLL
-        for (int la = 0; la < LPTA / WIDTH; la++) {
-            GEMMLAB_IDX_QUALIFIER int id = la * RTSN * RTSM + tid;
-            const int mnv = id % (TSM / WIDTH);      // vector index along M (A) / N (BT)
-            const int kk = id / (TSM / WIDTH);       // k within the tile
-            const int kg = TSK * t + kk;
-            const floatX vecA = Av[kg * (M / WIDTH) + offsetM / WIDTH + mnv];
-            const floatX vecB = Bv[kg * (N / WIDTH) + offsetN / WIDTH + mnv];
-            float va[WIDTH];
-            float vb[WIDTH];
-            UNPACK_X(vecA, va);
-            UNPACK_X(vecB, vb);
-            GEMMLAB_UNROLL
-            for (int w = 0; w < WIDTH; w++) {
-                Asub[kk][WIDTH * mnv + w] = va[w];
-                Bsub[WIDTH * mnv + w][kk] = vb[w];
-            }
+    // Loop over the tiles
+    const int numTiles = K/TSK;
+    int t=0;
+    do {
+
+        // Load tile t of A and B into local memory
+        #pragma unroll
+        for (int la=0; la<LPTA/WIDTH; la++) {
+            int tid = tidn*RTSM + tidm;
+            GEMMLAB_VOLATILE_IDX int id = la*RTSN*RTSM + tid;
+            int row = MOD2(id,TSM/WIDTH);
+            int col = DIV2(id,TSM/WIDTH);
+
+            // One vector load each from A and B
+            int tiledIndex = TSK*t + col;
+            floatX vecA = A[tiledIndex*(M/WIDTH) + offsetM/WIDTH + row];
+            floatX vecB = B[tiledIndex*(N/WIDTH) + offsetN/WIDTH + row];
+
+            // Scatter the vectors into local memory
+            #if WIDTH == 1
+                Asub[col][row] = vecA;
+            #elif WIDTH == 2
+                Asub[col][WIDTH*row + 0] = vecA.x;
+                Asub[col][WIDTH*row + 1] = vecA.y;
+            #elif WIDTH == 4
+                Asub[col][WIDTH*row + 0] = vecA.x;
+                Asub[col][WIDTH*row + 1] = vecA.y;
+                Asub[col][WIDTH*row + 2] = vecA.z;
+                Asub[col][WIDTH*row + 3] = vecA.w;
+            #endif
+            #if WIDTH == 1
+                Bsub[col][row] = vecB;
+            #elif WIDTH == 2
+                Bsub[col][WIDTH*row + 0] = vecB.x;
+                Bsub[col][WIDTH*row + 1] = vecB.y;
+            #elif WIDTH == 4
+                Bsub[col][WIDTH*row + 0] = vecB.x;
+                Bsub[col][WIDTH*row + 1] = vecB.y;
+                Bsub[col][WIDTH*row + 2] = vecB.z;
+                Bsub[col][WIDTH*row + 3] = vecB.w;
+            #endif
         }
+
+        // Wait until the tile is in local memory
         __syncthreads();
 
-        GEMMLAB_UNROLL
-        for (int k = 0; k < TSK; k++) {
-            GEMMLAB_UNROLL
-            for (int wn = 0; wn < WPTN; wn++) {
-                Breg[wn] = Bsub[tidn + wn * RTSN][k];
+        // Compute on the tile
+        GEMMLAB_UNROLL_IF(UNROLL_K)
+        for (int k=0; k<TSK; k++) {
+
+            // Bsub values of this k into registers
+            #pragma unroll
+            for (int wn=0; wn<WPTN; wn++) {
+                int col = tidn + wn*RTSN;
+                Breg[wn] = Bsub[k][col];
             }
-            GEMMLAB_UNROLL
-            for (int wm = 0; wm < WPTM; wm++) {
-                Areg = Asub[k][tidm + wm * RTSM];
-                GEMMLAB_UNROLL
-                for (int wn = 0; wn < WPTN; wn++) {
+
+            // Multiply-accumulate
+            #pragma unroll
+            for (int wm=0; wm<WPTM; wm++) {
+                int row = tidm + wm*RTSM;
+                Areg = Asub[k][row];
+                #pragma unroll
+                for (int wn=0; wn<WPTN; wn++) {
                     acc[wm][wn] += Areg * Breg[wn];
                 }
             }
         }
-        __syncthreads();
-    }
 
-    GEMMLAB_UNROLL
-    for (int wm = 0; wm < WPTM; wm++) {
-        const int gRow = offsetM + tidm + wm * RTSM;
-        GEMMLAB_UNROLL
-        for (int wn = 0; wn < WPTN; wn++) {
-            const int gCol = offsetN + tidn + wn * RTSN;
-            C[gCol * M + gRow] = acc[wm][wn];
+        // Wait until everyone is done with the tile
+        __syncthreads();
+
+        // Next tile
+        t++;
+    } while (t<numTiles);
+
+    // Write the results to C
+    #pragma unroll
+    for (int wm=0; wm<WPTM; wm++) {
+        int globalRow = offsetM + tidm + wm*RTSM;
+        #pragma unroll
+        for (int wn=0; wn<WPTN; wn++) {
+            int globalCol = offsetN + tidn + wn*RTSN;
+            C[globalCol*M + globalRow] = acc[wm][wn];
         }
     }
 }

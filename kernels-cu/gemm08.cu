@@ -1,42 +1,49 @@
-// myGEMM8 -- kernel 7 + read-only-cache loads + warp shuffles, CUDA twin.
+// myGEMM8 -- kernel 7 + CUDA/Kepler-specific loads and shuffles, CUDA twin.
 //
-// Idea: the tutorial's CUDA-specific kernel. Two changes to kernel 7:
-// (1) The global loads that fill the shared tiles go through the read-only
-//     (non-coherent) data cache: __ldg.
-// (2) Warp shuffles replace most shared-memory reads of B in the inner loop.
-//     Design: with the linear id tid = tidn*RTSM + tidm, a warp (32
-//     consecutive tids) splits into aligned groups of SHG lanes that share
-//     the same tidn, where SHG is the largest power of two dividing RTSM,
-//     capped at 32 (SHG lanes from a multiple of SHG never cross a multiple
-//     of RTSM). Lanes with the same tidn need the same B values,
-//     Bsub[tidn + wn*RTSN][k], for every k. So after the tile is in shared
-//     memory, the lane at position g of its group reads only the values at
-//     k = g, g+SHG, g+2*SHG, ... into Bshare[wn][k/SHG] (KSH = ceil(TSK/SHG)
-//     per wn), and in the k loop everyone takes Bsub[..][k] from lane
-//     (group base + k%SHG) with __shfl_sync of Bshare[wn][k/SHG]. At the
-//     defaults (SHG=16, TSK=16) a thread reads 8 B values from shared
-//     memory per tile instead of 128, and does 128 shuffles. The A values
-//     are still read from shared memory, as in kernel 7.
-//     Needs full warps: RTSM*RTSN a multiple of 32; every thread runs every
-//     shuffle (no divergence), so the full mask 0xffffffff is right.
+// What it does: kernel 7 with two optional NVIDIA-specific changes, as the
+// tutorial published them:
+//   USE_LDG     the wide global loads of the tiles go through the read-only
+//               (non-coherent) data cache: __ldg(&A[indexA]).
+//   USE_SHUFFLE in the k loop each thread reads ONE value of Bsub,
+//               Bsub[k][tidn + (tidm % WPTN)*RTSN], and gets its WPTN
+//               values Breg[wn] from the WPTN lanes of its warp segment
+//               with a shuffle (lane wn of a WPTN-wide segment). Correct
+//               only when the WPTN lanes of a segment share one tidn and
+//               lane % WPTN == tidm % WPTN: RTSM a multiple of WPTN, WPTN
+//               a power of two <= 32, whole warps (RTSM*RTSN a multiple of
+//               32); checked below with #error.
+// The published file also holds a commented-out shuffle block for Asub
+// (dead code); it is left out here.
 //
-// Parameters: TSM, TSN, TSK, WPTM, WPTN, WIDTH (as kernel 7).
-// Derived: RTSM, RTSN, LPTA (as kernel 7); SHG (shuffle group size, see
-//          above); KSH = ceil(TSK/SHG) (B values cached per wn per lane).
-// Launch: block (TSM/WPTM, TSN/WPTN), grid (M/TSM, N/TSN),
-//         i.e. NDRange (M/WPTM, N/WPTN).
-// Assumes: everything kernel 7 assumes (B TRANSPOSED, TSM == TSN, tile
-//          multiples, TSK*TSM a multiple of RTSM*RTSN*WIDTH), plus
-//          RTSM*RTSN a multiple of 32 (lane = linear thread id % 32).
-// Shared memory: TSK*TSM + TSN*(TSK+2) floats.
-// Twin differences: this twin uses the CUDA intrinsics __ldg and
-//          __shfl_sync; the OpenCL twin reaches the same instructions
-//          through NVIDIA inline PTX (ld.global.nc, shfl.sync.idx.b32) and
-//          exists only on NVIDIA OpenCL platforms. float/float2/float4 use
-//          the vector __ldg overloads; CUDA has no float8, so WIDTH=8 reads
-//          the plain 8-float struct gemmlab_float8 (float-aligned) with 8
-//          scalar __ldg, where OpenCL's 32-byte-aligned float8 is read with
-//          two 16-byte ld.global.nc.v4. The inner loops are identical.
+// Parameters: TSM, TSN (tile size in M, N), TSK (tile size in K),
+//             WPTM, WPTN (work per thread in M, N), WIDTH (1, 2 or 4:
+//             floats per global load; the published kernel has no WIDTH 8
+//             store branch).
+// Derived: RTSM = TSM/WPTM, RTSN = TSN/WPTN (block size),
+//          LPTA = (TSK*WPTM*WPTN)/TSN (floats each thread loads per tile
+//          of A, and of B as TSM == TSN).
+// Launch: block (RTSM, RTSN), grid (M/TSM, N/TSN), i.e. NDRange
+//         (M/WPTM, N/WPTN).
+// Assumes: column-major A (M x K) and C (M x N), B TRANSPOSED (N x K,
+//          element (n,k) at k*N + n); M a multiple of TSM, N of TSN, K a
+//          multiple of TSK and K >= TSK (do-while loop); TSM == TSN;
+//          (TSK*WPTM*WPTN) a multiple of TSN*WIDTH; buffers aligned to
+//          WIDTH floats (A and B are read as floatX).
+// Shared memory: TSK*(TSM + TSN) floats (16 KiB at the defaults).
+// Switches (published state): USE_BOUNDS 0, USE_RESTRICT 0, UNROLL_K 1
+//          (the published '#pragma unroll' on the k loop), VOLATILE_IDX 0,
+//          USE_LDG 1 here (the published CUDA build defined it; the
+//          published OpenCL build did not), USE_SHUFFLE 0 (commented out
+//          in the published CUDA build).
+// Twin differences: the body is the OpenCL twin's text after the
+//          published cl_to_cuda.h mapping; get_local_id/get_group_id are
+//          the prelude's int functions. __ldg is CUDA's own (float, float2,
+//          float4); the OpenCL twin reaches ld.global.nc through inline
+//          PTX. The published shuffle __shfl(val, wn, WPTN) has no mask;
+//          the maskless __shfl is gone for sm_70+, so this twin calls
+//          __shfl_sync(0xffffffff, val, wn, WPTN) (all lanes take part),
+//          where the OpenCL twin calls gemmlab_shfl(val, wn, WPTN).
+//          extern "C" keeps the unmangled name the host looks up.
 
 #ifndef TSM
 #define TSM 128
@@ -57,162 +64,200 @@
 #define WIDTH 4
 #endif
 
-#define RTSM (TSM / WPTM)
-#define RTSN (TSN / WPTN)
-#define LPTA ((TSK * TSM) / (RTSM * RTSN))
-#define SHG ((RTSM % 32 == 0) ? 32 : (RTSM % 16 == 0) ? 16 : (RTSM % 8 == 0) ? 8 : \
-             (RTSM % 4 == 0) ? 4 : (RTSM % 2 == 0) ? 2 : 1)
-#define KSH ((TSK + SHG - 1) / SHG)
-
-#if WIDTH == 1
-typedef float floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v); }
-#elif WIDTH == 2
-typedef float2 floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v).x; (r)[1] = (v).y; }
-#elif WIDTH == 4
-typedef float4 floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v).x; (r)[1] = (v).y; (r)[2] = (v).z; (r)[3] = (v).w; }
-#elif WIDTH == 8
-typedef gemmlab_float8 floatX;
-#define UNPACK_X(v, r) { (r)[0] = (v).s0; (r)[1] = (v).s1; (r)[2] = (v).s2; (r)[3] = (v).s3; \
-                         (r)[4] = (v).s4; (r)[5] = (v).s5; (r)[6] = (v).s6; (r)[7] = (v).s7; }
-#else
-#error "myGEMM8: WIDTH must be 1, 2, 4 or 8"
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 0
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 0
+#endif
+#ifndef UNROLL_K
+#define UNROLL_K 1
+#endif
+#ifndef VOLATILE_IDX
+#define VOLATILE_IDX 0
+#endif
+#ifndef USE_LDG
+#define USE_LDG 1
+#endif
+#ifndef USE_SHUFFLE
+#define USE_SHUFFLE 0
 #endif
 
+#define RTSM (TSM/WPTM)
+#define RTSN (TSN/WPTN)
+#define LPTA ((TSK*WPTM*WPTN)/(TSN))
+
+#if WIDTH != 1 && WIDTH != 2 && WIDTH != 4
+#error "myGEMM8: WIDTH must be 1, 2 or 4 (the published local-memory stores have no WIDTH 8 branch)"
+#endif
 #if TSM != TSN
-#error "myGEMM8: TSM must equal TSN"
+#error "myGEMM8: TSM must equal TSN (B uses the A-tile load pattern and LPTA)"
 #endif
 #if (TSM % WPTM) != 0 || (TSN % WPTN) != 0
-#error "myGEMM8: TSM must be a multiple of WPTM and TSN of WPTN"
+#error "myGEMM8: TSM must be a multiple of WPTM and TSN a multiple of WPTN"
 #endif
-#if (TSM % WIDTH) != 0
-#error "myGEMM8: TSM must be a multiple of WIDTH"
+#if (TSM % WIDTH) != 0 || (TSN % WIDTH) != 0
+#error "myGEMM8: TSM and TSN must be multiples of WIDTH"
 #endif
-#if ((TSK * TSM) % (RTSM * RTSN * WIDTH)) != 0
-#error "myGEMM8: TSK*TSM must be a multiple of RTSM*RTSN*WIDTH"
-#endif
-#if ((RTSM * RTSN) % 32) != 0
-#error "myGEMM8: RTSM*RTSN must be a multiple of 32 (whole warps for the shuffles)"
+#if ((TSK*WPTM*WPTN) % (TSN*WIDTH)) != 0
+#error "myGEMM8: TSK*WPTM*WPTN must be a multiple of TSN*WIDTH (whole vector loads per work-item)"
 #endif
 
-// ---- begin CUDA intrinsic helpers (the OpenCL twin has inline PTX here) ----
-
-// One floatX through the read-only data cache.
-__device__ __forceinline__ floatX gemm8_ldg_x(const floatX* p) {
-#if WIDTH == 8
-    const float* f = reinterpret_cast<const float*>(p);
-    gemmlab_float8 r;
-    r.s0 = __ldg(f + 0); r.s1 = __ldg(f + 1); r.s2 = __ldg(f + 2); r.s3 = __ldg(f + 3);
-    r.s4 = __ldg(f + 4); r.s5 = __ldg(f + 5); r.s6 = __ldg(f + 6); r.s7 = __ldg(f + 7);
-    return r;
-#else
-    return __ldg(p);
+#if USE_SHUFFLE
+#if WPTN > 32 || (WPTN & (WPTN - 1)) != 0
+#error "myGEMM8: USE_SHUFFLE=1 needs WPTN a power of two <= 32 (the shuffle width)"
 #endif
-}
+#if (RTSM % WPTN) != 0
+#error "myGEMM8: USE_SHUFFLE=1 needs RTSM a multiple of WPTN (the WPTN lanes of a shuffle segment must share one tidn)"
+#endif
+#if ((RTSM*RTSN) % 32) != 0
+#error "myGEMM8: USE_SHUFFLE=1 needs RTSM*RTSN a multiple of 32 (whole warps)"
+#endif
+#endif
 
-// Value of v held by lane srcLane of my warp. All 32 lanes must execute it.
-__device__ __forceinline__ float gemm8_shfl(const float v, const int srcLane) {
-    return __shfl_sync(0xffffffffu, v, srcLane);
-}
+// Data width of the global loads
+#if WIDTH == 1
+    typedef float floatX;
+#elif WIDTH == 2
+    typedef float2 floatX;
+#elif WIDTH == 4
+    typedef float4 floatX;
+#elif WIDTH == 8
+    typedef float8 floatX;
+#endif
 
-// ---- end CUDA intrinsic helpers ----
-
+// Kernel 7 with loads through the read-only cache (USE_LDG) and warp
+// shuffles for Breg (USE_SHUFFLE): CUDA/Kepler-specific optimisations
 extern "C" __global__ GEMMLAB_BOUNDS(RTSM, RTSN)
 void myGEMM8(const int M, const int N, const int K,
-             const float* __restrict__ A,
-             const float* __restrict__ B,
+             const floatX* GEMMLAB_RESTRICT A,
+             const floatX* GEMMLAB_RESTRICT B,
              float* C) {
-    const floatX* Av = reinterpret_cast<const floatX*>(A);
-    const floatX* Bv = reinterpret_cast<const floatX*>(B);
 
-    const int tidm = (int)threadIdx.x;               // 0..RTSM-1
-    const int tidn = (int)threadIdx.y;               // 0..RTSN-1
-    const int offsetM = TSM * (int)blockIdx.x;
-    const int offsetN = TSN * (int)blockIdx.y;
-    const int tid = tidn * RTSM + tidm;              // linear id in the block
-    const int lane = tid % 32;                       // lane in the warp
-    const int gpos = lane % SHG;                     // position in my shuffle group
-    const int gbase = lane - gpos;                   // first lane of my shuffle group
+    // Work-item ids
+    const int tidm = get_local_id(0); // local row (0..RTSM-1)
+    const int tidn = get_local_id(1); // local column (0..RTSN-1)
+    const int offsetM = TSM*get_group_id(0); // first row of the work-group's tile
+    const int offsetN = TSN*get_group_id(1); // first column of the work-group's tile
 
-    __shared__ float Asub[TSK][TSM];                 // Asub[k][m]
-    __shared__ float Bsub[TSN][TSK + 2];             // Bsub[n][k], padded
+    // One tile of A and one of B in local memory
+    __shared__ float Asub[TSK][TSM];
+    __shared__ float Bsub[TSK][TSN];
 
+    // Registers
     float Areg;
     float Breg[WPTN];
-    float Bshare[WPTN][KSH];
     float acc[WPTM][WPTN];
 
-    GEMMLAB_UNROLL
-    for (int wm = 0; wm < WPTM; wm++) {
-        GEMMLAB_UNROLL
-        for (int wn = 0; wn < WPTN; wn++) {
+    // Zero the accumulators
+    #pragma unroll
+    for (int wm=0; wm<WPTM; wm++) {
+        #pragma unroll
+        for (int wn=0; wn<WPTN; wn++) {
             acc[wm][wn] = 0.0f;
         }
     }
 
-    const int numTiles = K / TSK;
-    for (int t = 0; t < numTiles; t++) {
-        GEMMLAB_UNROLL
-        for (int la = 0; la < LPTA / WIDTH; la++) {
-            GEMMLAB_IDX_QUALIFIER int id = la * RTSN * RTSM + tid;
-            const int mnv = id % (TSM / WIDTH);      // vector index along M (A) / N (BT)
-            const int kk = id / (TSM / WIDTH);       // k within the tile
-            const int kg = TSK * t + kk;
-            const floatX vecA = gemm8_ldg_x(Av + (kg * (M / WIDTH) + offsetM / WIDTH + mnv));
-            const floatX vecB = gemm8_ldg_x(Bv + (kg * (N / WIDTH) + offsetN / WIDTH + mnv));
-            float va[WIDTH];
-            float vb[WIDTH];
-            UNPACK_X(vecA, va);
-            UNPACK_X(vecB, vb);
-            GEMMLAB_UNROLL
-            for (int w = 0; w < WIDTH; w++) {
-                Asub[kk][WIDTH * mnv + w] = va[w];
-                Bsub[WIDTH * mnv + w][kk] = vb[w];
-            }
+    // Loop over the tiles
+    const int numTiles = K/TSK;
+    int t=0;
+    do {
+
+        // Load tile t of A and B into local memory
+        #pragma unroll
+        for (int la=0; la<LPTA/WIDTH; la++) {
+            int tid = tidn*RTSM + tidm;
+            GEMMLAB_VOLATILE_IDX int id = la*RTSN*RTSM + tid;
+            int row = MOD2(id,TSM/WIDTH);
+            int col = DIV2(id,TSM/WIDTH);
+
+            // One vector load each from A and B
+            int tiledIndex = TSK*t + col;
+            int indexA = tiledIndex*(M/WIDTH) + offsetM/WIDTH + row;
+            int indexB = tiledIndex*(N/WIDTH) + offsetN/WIDTH + row;
+            #if USE_LDG
+                floatX vecA = __ldg(&A[indexA]);
+                floatX vecB = __ldg(&B[indexB]);
+            #else
+                floatX vecA = A[indexA];
+                floatX vecB = B[indexB];
+            #endif
+
+            // Scatter the vectors into local memory
+            #if WIDTH == 1
+                Asub[col][row] = vecA;
+            #elif WIDTH == 2
+                Asub[col][WIDTH*row + 0] = vecA.x;
+                Asub[col][WIDTH*row + 1] = vecA.y;
+            #elif WIDTH == 4
+                Asub[col][WIDTH*row + 0] = vecA.x;
+                Asub[col][WIDTH*row + 1] = vecA.y;
+                Asub[col][WIDTH*row + 2] = vecA.z;
+                Asub[col][WIDTH*row + 3] = vecA.w;
+            #endif
+            #if WIDTH == 1
+                Bsub[col][row] = vecB;
+            #elif WIDTH == 2
+                Bsub[col][WIDTH*row + 0] = vecB.x;
+                Bsub[col][WIDTH*row + 1] = vecB.y;
+            #elif WIDTH == 4
+                Bsub[col][WIDTH*row + 0] = vecB.x;
+                Bsub[col][WIDTH*row + 1] = vecB.y;
+                Bsub[col][WIDTH*row + 2] = vecB.z;
+                Bsub[col][WIDTH*row + 3] = vecB.w;
+            #endif
         }
+
+        // Wait until the tile is in local memory
         __syncthreads();
 
-        // My share of the B values my shuffle group needs in this tile.
-        GEMMLAB_UNROLL
-        for (int wn = 0; wn < WPTN; wn++) {
-            GEMMLAB_UNROLL
-            for (int s = 0; s < KSH; s++) {
-                const int kk = s * SHG + gpos;
-#if (TSK % SHG) == 0
-                Bshare[wn][s] = Bsub[tidn + wn * RTSN][kk];
-#else
-                Bshare[wn][s] = Bsub[tidn + wn * RTSN][(kk < TSK) ? kk : (TSK - 1)];
-#endif
-            }
-        }
+        // Compute on the tile
+        GEMMLAB_UNROLL_IF(UNROLL_K)
+        for (int k=0; k<TSK; k++) {
 
-        GEMMLAB_UNROLL
-        for (int k = 0; k < TSK; k++) {
-            GEMMLAB_UNROLL
-            for (int wn = 0; wn < WPTN; wn++) {
-                Breg[wn] = gemm8_shfl(Bshare[wn][k / SHG], gbase + (k % SHG));
-            }
-            GEMMLAB_UNROLL
-            for (int wm = 0; wm < WPTM; wm++) {
-                Areg = Asub[k][tidm + wm * RTSM];
-                GEMMLAB_UNROLL
-                for (int wn = 0; wn < WPTN; wn++) {
+            // Bsub values of this k into registers
+            #if USE_SHUFFLE
+                int col = tidn + (tidm % WPTN)*RTSN;
+                float val = Bsub[k][col];
+                #pragma unroll
+                for (int wn=0; wn<WPTN; wn++) {
+                    Breg[wn] = __shfl_sync(0xffffffff, val, wn, WPTN);
+                }
+            #else
+                #pragma unroll
+                for (int wn=0; wn<WPTN; wn++) {
+                    int col = tidn + wn*RTSN;
+                    Breg[wn] = Bsub[k][col];
+                }
+            #endif
+
+            // Multiply-accumulate
+            #pragma unroll
+            for (int wm=0; wm<WPTM; wm++) {
+                int row = tidm + wm*RTSM;
+                Areg = Asub[k][row];
+                #pragma unroll
+                for (int wn=0; wn<WPTN; wn++) {
                     acc[wm][wn] += Areg * Breg[wn];
                 }
             }
         }
-        __syncthreads();
-    }
 
-    GEMMLAB_UNROLL
-    for (int wm = 0; wm < WPTM; wm++) {
-        const int gRow = offsetM + tidm + wm * RTSM;
-        GEMMLAB_UNROLL
-        for (int wn = 0; wn < WPTN; wn++) {
-            const int gCol = offsetN + tidn + wn * RTSN;
-            C[gCol * M + gRow] = acc[wm][wn];
+        // Wait until everyone is done with the tile
+        __syncthreads();
+
+        // Next tile
+        t++;
+    } while (t<numTiles);
+
+    // Write the results to C
+    #pragma unroll
+    for (int wm=0; wm<WPTM; wm++) {
+        int globalRow = offsetM + tidm + wm*RTSM;
+        #pragma unroll
+        for (int wn=0; wn<WPTN; wn++) {
+            int globalCol = offsetN + tidn + wn*RTSN;
+            C[globalCol*M + globalRow] = acc[wm][wn];
         }
     }
 }

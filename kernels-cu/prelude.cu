@@ -1,87 +1,76 @@
 // gemmlab prelude, CUDA C++ side (compiled at run time by NVRTC, no headers).
 //
 // The host compiles  prelude.cu + <kernel file>  as one source string and
-// passes every switch below (and every kernel parameter) as -D NAME=VALUE.
-// The #ifndef defaults only matter when a file is compiled by hand.
+// passes every kernel parameter and every switch the kernel declares as
+// -D NAME=VALUE. Each kernel file declares its switches with the PUBLISHED
+// state as the #ifndef default; the registry holds the same defaults.
 //
-// Switches and the macros they control (the OpenCL twin, prelude.cl, maps
-// the same switches onto the closest OpenCL construct):
-//   USE_BOUNDS   (1) GEMMLAB_BOUNDS(X,Y)   -> __launch_bounds__(X*Y)
-//                                             (OpenCL: reqd_work_group_size)
-//   USE_UNROLL   (1) GEMMLAB_UNROLL        -> #pragma unroll on the loops a
-//                                             kernel marks with it
-//   VOLATILE_IDX (0) GEMMLAB_IDX_QUALIFIER -> 'volatile' on the tile-load
-//                                             index (kernels 6-10)
+// The tutorial built its CUDA kernels by compiling kernels.cl through a
+// small header (cl_to_cuda.h) that maps OpenCL onto CUDA. The CUDA twins
+// are that text after the mapping, and this prelude supplies the parts of
+// the mapping that stay visible in it, written the same way:
+//   - get_local_id, get_group_id, get_global_id as __device__ functions
+//     returning int, selecting x for 0 and y otherwise (get_global_id is
+//     blockIdx*blockDim + threadIdx, so it reads blockDim at run time);
+//   - float8 as a PLAIN struct of 8 floats (fields s0..s7). It has the
+//     alignment of a float, so it is read and written as 8 scalar accesses,
+//     whereas OpenCL's float8 is 32-byte aligned and loads as two 16-byte
+//     vectors. That difference is part of what gemmlab measures.
+//   - __ldg for float8 (8 scalar __ldg): the published kernels 8-10 call
+//     __ldg on floatX, which the published build never compiled with
+//     WIDTH=8; this overload lets that configuration compile.
 //
-// Vector types. CUDA has float2/float4 (built in, 8- and 16-byte aligned)
-// but no float8 and no arithmetic on vector types. To let the kernel bodies
-// read like their OpenCL twins ("acc += vec * scalar"), this prelude adds:
-//   - gemmlab_float8: a PLAIN struct of 8 floats (fields s0..s7, named like
-//     OpenCL's float8 components). It has the alignment of a float, so the
-//     compiler reads and writes it as 8 scalar accesses, whereas OpenCL's
-//     float8 is 32-byte aligned. This difference is deliberate: it is what
-//     the tutorial's CUDA port did, and it is part of what gemmlab measures.
-//   - operator* (vector, scalar) and operator+= (vector, vector) for float2,
-//     float4 and gemmlab_float8, component by component.
+// Switches (0 or 1) and the macros that read them, expanded at the place of
+// use (the OpenCL prelude maps the same switches):
+//   USE_BOUNDS   GEMMLAB_BOUNDS(X,Y)      __launch_bounds__(X*Y)
+//                                          (OpenCL: reqd_work_group_size)
+//   USE_RESTRICT GEMMLAB_RESTRICT         __restrict__ on the A and B operands
+//   UNROLL_*     GEMMLAB_UNROLL_IF(S)     '#pragma unroll' on the one loop a
+//                                          switch is named after
+//   VOLATILE_IDX GEMMLAB_VOLATILE_IDX     'volatile' on the tile-load index
 
-#ifndef USE_BOUNDS
-#define USE_BOUNDS 1
-#endif
-#ifndef USE_UNROLL
-#define USE_UNROLL 1
-#endif
-#ifndef VOLATILE_IDX
-#define VOLATILE_IDX 0
-#endif
+#define GEMMLAB_CAT(a, b) a##b
+#define GEMMLAB_XCAT(a, b) GEMMLAB_CAT(a, b)
 
-#if USE_BOUNDS != 0
-#define GEMMLAB_BOUNDS(X, Y) __launch_bounds__((X) * (Y))
-#else
-#define GEMMLAB_BOUNDS(X, Y)
-#endif
+#define GEMMLAB_BOUNDS_0(X, Y)
+#define GEMMLAB_BOUNDS_1(X, Y) __launch_bounds__((X) * (Y))
+#define GEMMLAB_BOUNDS(X, Y) GEMMLAB_XCAT(GEMMLAB_BOUNDS_, USE_BOUNDS)(X, Y)
 
-#if USE_UNROLL != 0
-#define GEMMLAB_UNROLL _Pragma("unroll")
-#else
-#define GEMMLAB_UNROLL
-#endif
+#define GEMMLAB_RESTRICT_0
+#define GEMMLAB_RESTRICT_1 __restrict__
+#define GEMMLAB_RESTRICT GEMMLAB_XCAT(GEMMLAB_RESTRICT_, USE_RESTRICT)
 
-#if VOLATILE_IDX != 0
-#define GEMMLAB_IDX_QUALIFIER volatile
-#else
-#define GEMMLAB_IDX_QUALIFIER
-#endif
+#define GEMMLAB_UNROLL_0
+#define GEMMLAB_UNROLL_1 _Pragma("unroll")
+#define GEMMLAB_UNROLL_IF(S) GEMMLAB_XCAT(GEMMLAB_UNROLL_, S)
 
-struct gemmlab_float8 {
-    float s0, s1, s2, s3, s4, s5, s6, s7;
-};
+#define GEMMLAB_VOLATILE_0
+#define GEMMLAB_VOLATILE_1 volatile
+#define GEMMLAB_VOLATILE_IDX GEMMLAB_XCAT(GEMMLAB_VOLATILE_, VOLATILE_IDX)
 
-__device__ __forceinline__ float2 operator*(const float2 v, const float s) {
-    return make_float2(v.x * s, v.y * s);
+#define MOD2(x, y) ((x) % (y))
+#define DIV2(x, y) ((x) / (y))
+
+__device__ int get_local_id(int x) {
+    return (x == 0) ? threadIdx.x : threadIdx.y;
 }
-__device__ __forceinline__ float4 operator*(const float4 v, const float s) {
-    return make_float4(v.x * s, v.y * s, v.z * s, v.w * s);
+__device__ int get_group_id(int x) {
+    return (x == 0) ? blockIdx.x : blockIdx.y;
 }
-__device__ __forceinline__ gemmlab_float8 operator*(const gemmlab_float8 v, const float s) {
-    gemmlab_float8 r;
-    r.s0 = v.s0 * s; r.s1 = v.s1 * s; r.s2 = v.s2 * s; r.s3 = v.s3 * s;
-    r.s4 = v.s4 * s; r.s5 = v.s5 * s; r.s6 = v.s6 * s; r.s7 = v.s7 * s;
-    return r;
+__device__ int get_global_id(int x) {
+    return (x == 0) ? blockIdx.x * blockDim.x + threadIdx.x
+                    : blockIdx.y * blockDim.y + threadIdx.y;
 }
 
-__device__ __forceinline__ void operator+=(float2& a, const float2 b) {
-    a.x += b.x; a.y += b.y;
-}
-__device__ __forceinline__ void operator+=(float4& a, const float4 b) {
-    a.x += b.x; a.y += b.y; a.z += b.z; a.w += b.w;
-}
-__device__ __forceinline__ void operator+=(gemmlab_float8& a, const gemmlab_float8 b) {
-    a.s0 += b.s0; a.s1 += b.s1; a.s2 += b.s2; a.s3 += b.s3;
-    a.s4 += b.s4; a.s5 += b.s5; a.s6 += b.s6; a.s7 += b.s7;
-}
+typedef struct {
+    float s0; float s1; float s2; float s3;
+    float s4; float s5; float s6; float s7;
+} float8;
 
-__device__ __forceinline__ gemmlab_float8 gemmlab_make_float8(const float s) {
-    gemmlab_float8 r;
-    r.s0 = s; r.s1 = s; r.s2 = s; r.s3 = s; r.s4 = s; r.s5 = s; r.s6 = s; r.s7 = s;
+__device__ __forceinline__ float8 __ldg(const float8* p) {
+    const float* f = (const float*)p;
+    float8 r;
+    r.s0 = __ldg(f + 0); r.s1 = __ldg(f + 1); r.s2 = __ldg(f + 2); r.s3 = __ldg(f + 3);
+    r.s4 = __ldg(f + 4); r.s5 = __ldg(f + 5); r.s6 = __ldg(f + 6); r.s7 = __ldg(f + 7);
     return r;
 }

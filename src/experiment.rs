@@ -320,13 +320,12 @@ pub fn config_for(
         .map_err(|e| Status::InvalidConfig(e.to_string()))
 }
 
-/// Every define must belong to some selected kernel or be a hint switch.
+/// Every define must be a parameter or a switch of some selected kernel.
 pub fn check_defines(kernels: &[&KernelSpec], defines: &[(String, i64)]) -> Result<()> {
     for (name, _) in defines {
-        let known = crate::kernels::HINTS.iter().any(|(h, _, _)| h == name)
-            || kernels
-                .iter()
-                .any(|k| k.params.iter().any(|p| p.name == name));
+        let known = kernels
+            .iter()
+            .any(|k| k.params.iter().any(|p| p.name == name) || k.has_switch(name));
         if !known {
             let mut names: Vec<&str> = kernels
                 .iter()
@@ -334,9 +333,16 @@ pub fn check_defines(kernels: &[&KernelSpec], defines: &[(String, i64)]) -> Resu
                 .collect();
             names.sort();
             names.dedup();
+            let mut switches: Vec<&str> = kernels
+                .iter()
+                .flat_map(|k| k.switches.iter().map(|s| s.name()))
+                .collect();
+            switches.sort();
+            switches.dedup();
             return Err(Error::invalid(format!(
-                "--define {name}: no selected kernel has a parameter {name} (they have {}; hint switches: USE_BOUNDS, USE_UNROLL, VOLATILE_IDX)",
-                names.join(", ")
+                "--define {name}: no selected kernel has a parameter or switch {name} (parameters: {}; switches: {})",
+                names.join(", "),
+                switches.join(", ")
             )));
         }
     }
@@ -374,7 +380,7 @@ pub fn run_compare(
                     let point = Point {
                         spec,
                         config,
-                        hints: opts.hints.clone(),
+                        hints: spec.own_hints(&opts.hints),
                         label: None,
                     };
                     measure_point(sessions, &point, &problem, &opts.plan, "compare", &vendor)

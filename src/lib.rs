@@ -16,6 +16,7 @@ pub mod kernels;
 pub mod measure;
 pub mod occupancy;
 pub mod ptx;
+pub mod ptx_archive;
 pub mod report;
 pub mod results;
 pub mod sweep;

@@ -204,6 +204,15 @@ pub fn normalize(ptx: &str) -> String {
     out
 }
 
+/// Lines of the normalized listings that differ (inserted plus deleted).
+pub fn changed_lines(a: &str, b: &str) -> usize {
+    let (na, nb) = (normalize(a), normalize(b));
+    similar::TextDiff::from_lines(&na, &nb)
+        .iter_all_changes()
+        .filter(|c| c.tag() != similar::ChangeTag::Equal)
+        .count()
+}
+
 /// A unified diff of two normalized PTX listings.
 pub fn diff(a_name: &str, a: &str, b_name: &str, b: &str, context: usize) -> String {
     let (na, nb) = (normalize(a), normalize(b));

@@ -161,6 +161,8 @@ impl ResultWriter {
         let doc = serde_json::json!({"environment": self.env, "measurements": self.all});
         write_json(&self.dir.join("results.json"), &doc)?;
         write_csv(&self.dir.join("results.csv"), &self.all)?;
+        // The listings of --keep-ptx: one archive instead of hundreds of files.
+        crate::ptx_archive::pack(&self.dir)?;
         Ok(self.all)
     }
 }

@@ -98,7 +98,7 @@ pub fn register_points(
                     config: c.clone(),
                     hints: Hints {
                         max_registers: *cap,
-                        ..base.clone()
+                        ..spec.own_hints(base)
                     },
                     label: Some(cap_label(*cap)),
                 }),
@@ -124,7 +124,7 @@ pub fn tiling_points(base: &Hints) -> Result<Vec<std::result::Result<Point, (Str
                 Ok(config) => Ok(Point {
                     spec,
                     config,
-                    hints: base.clone(),
+                    hints: spec.own_hints(base),
                     label: Some(format!("RX={rx} RY={ry}")),
                 }),
                 Err(e) => Err((spec.id.to_string(), Status::InvalidConfig(e.to_string()))),
@@ -134,7 +134,11 @@ pub fn tiling_points(base: &Hints) -> Result<Vec<std::result::Result<Point, (Str
     Ok(out)
 }
 
-/// One factor at a time from the baseline, applied to both twins alike.
+/// One factor at a time from the baseline (the published kernel unless the user
+/// set switches), applied to both twins alike: every switch of the kernel moved
+/// away from its state, then fast math. A switch whose published state differs
+/// between the toolchains (USE_LDG) is measured at both values, so that each
+/// toolchain is seen once with and once without it.
 pub fn hint_points(
     kernels: &[&'static KernelSpec],
     defines: &[(String, i64)],
@@ -149,42 +153,26 @@ pub fn hint_points(
                 continue;
             }
         };
-        let uses = |m: &str| {
-            spec.opencl_source
-                .lines()
-                .any(|l| !l.contains("#define") && l.contains(m))
-        };
-        let mut variants = vec![("baseline", base.clone())];
-        variants.push((
-            "no launch bounds",
-            Hints {
-                launch_bounds: !base.launch_bounds,
-                ..base.clone()
-            },
-        ));
-        if uses("GEMMLAB_UNROLL") {
-            variants.push((
-                "no unroll",
-                Hints {
-                    unroll: !base.unroll,
-                    ..base.clone()
-                },
-            ));
-        }
-        if uses("GEMMLAB_IDX_QUALIFIER") {
-            variants.push((
-                "volatile index",
-                Hints {
-                    volatile_index: !base.volatile_index,
-                    ..base.clone()
-                },
-            ));
+        let baseline = spec.own_hints(base);
+        let mut variants = vec![("baseline".to_string(), baseline.clone())];
+        for s in spec.switches {
+            let values: Vec<bool> = match baseline.switch(s.name()) {
+                Some(v) => vec![!v],
+                None if s.published_opencl == s.published_cuda => vec![!s.published_opencl],
+                None => vec![false, true],
+            };
+            for v in values {
+                variants.push((
+                    format!("{}={}", s.name(), u8::from(v)),
+                    spec.own_hints(&baseline.with_switch(s.name(), v)),
+                ));
+            }
         }
         variants.push((
-            "fast math",
+            "fast math".to_string(),
             Hints {
-                fast_math: !base.fast_math,
-                ..base.clone()
+                fast_math: !baseline.fast_math,
+                ..baseline.clone()
             },
         ));
         for (label, hints) in variants {
@@ -192,7 +180,7 @@ pub fn hint_points(
                 spec,
                 config: config.clone(),
                 hints,
-                label: Some(label.to_string()),
+                label: Some(label),
             }));
         }
     }
@@ -255,7 +243,9 @@ fn jit_lanes(sessions: &mut [Session], point: &Point) -> Result<Vec<Lane>> {
             be.info().name
         )));
     }
-    let options = point.spec.compile_options(&point.config, &point.hints);
+    let options = point
+        .spec
+        .compile_options(&point.config, &point.hints, Toolchain::OpenCl);
     if let Ok((program, report)) = be.compile(
         point.spec.entry,
         &point.spec.source(Toolchain::OpenCl),

@@ -65,7 +65,7 @@ fn cuda_and_opencl_twins_agree_within_rounding() {
     let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
     let rms = (reference.iter().map(|x| x * x).sum::<f64>() / reference.len() as f64).sqrt();
     for spec in kernels::all() {
-        if let Some(why) = spec.unavailable(&cl_info) {
+        if let Some(why) = spec.unavailable(&cl_info, &Hints::default()) {
             common::say(&format!(
                 "SKIPPED twin comparison of {} on {}: {why}",
                 spec.id, cl_info.name
@@ -90,4 +90,56 @@ fn cuda_and_opencl_twins_agree_within_rounding() {
             spec.id
         );
     }
+}
+
+#[test]
+fn cuda_each_switch_alone_verifies_on_both_toolchains() {
+    let Some(cu) = common::cuda("cuda_each_switch_alone_verifies_on_both_toolchains") else {
+        return;
+    };
+    let mut sessions = [Session::new(cu), Session::new(common::opencl())];
+    let (m, n, k) = (300, 260, 70);
+    let ops = Operands::new(m, n, k, 3);
+    let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
+    let mut failures = Vec::new();
+    for spec in kernels::all() {
+        for s in spec.switches {
+            for on in [false, true] {
+                let hints = Hints::default().with_switch(s.name(), on);
+                for session in sessions.iter_mut() {
+                    let info = session.backend.borrow().info().clone();
+                    if let Some(why) = spec.unavailable(&info, &hints) {
+                        common::say(&format!(
+                            "{} {}={} not on {}: {why}",
+                            spec.id,
+                            s.name(),
+                            u8::from(on),
+                            info.label()
+                        ));
+                        continue;
+                    }
+                    let a = prepare(
+                        session,
+                        spec,
+                        &spec.defaults(),
+                        &hints,
+                        &ops,
+                        &reference,
+                        false,
+                    );
+                    match a.prepared {
+                        Some(p) => p.release(session),
+                        None => failures.push(format!(
+                            "{} {} on {}: {:?}",
+                            spec.id,
+                            hints.describe(false),
+                            info.label(),
+                            a.status
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

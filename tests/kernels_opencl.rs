@@ -25,10 +25,13 @@ fn every_kernel_verifies_at_every_size() {
         let ops = Operands::new(m, n, k, 42 + m as u64);
         let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
         for spec in kernels::all() {
-            if let Some(why) = spec.unavailable(&info) {
-                common::say(&format!("SKIPPED {} on {}: {why}", spec.id, info.name));
-                continue;
-            }
+            // The published defaults are plain OpenCL C: every one runs everywhere.
+            assert_eq!(
+                spec.unavailable(&info, &Hints::default()),
+                None,
+                "{}",
+                spec.id
+            );
             let attempt = prepare(
                 &mut session,
                 spec,
@@ -87,15 +90,7 @@ fn non_default_configurations_verify() {
         let spec = kernels::find(id).unwrap();
         let d: Vec<(String, i64)> = defines.iter().map(|(a, b)| (a.to_string(), *b)).collect();
         let config = spec.config(&d).unwrap_or_else(|e| panic!("{id}: {e}"));
-        for hints in [
-            Hints::default(),
-            Hints {
-                launch_bounds: false,
-                unroll: false,
-                volatile_index: true,
-                ..Hints::default()
-            },
-        ] {
+        for hints in [Hints::default(), every_portable_switch_flipped(spec)] {
             let attempt = prepare(&mut session, spec, &config, &hints, &ops, &reference, false);
             let p = attempt.prepared.unwrap_or_else(|| {
                 panic!(
@@ -108,6 +103,69 @@ fn non_default_configurations_verify() {
             p.release(&session);
         }
     }
+}
+
+/// Every switch that plain OpenCL C can express, moved away from its published state.
+fn every_portable_switch_flipped(spec: &kernels::KernelSpec) -> Hints {
+    let mut h = Hints::default();
+    for s in spec
+        .switches
+        .iter()
+        .filter(|s| !s.switch.opencl_needs_nvidia)
+    {
+        h = h.with_switch(s.name(), !s.published_opencl);
+    }
+    h
+}
+
+#[test]
+fn each_switch_alone_verifies() {
+    let mut session = Session::new(common::opencl());
+    let info = session.backend.borrow().info().clone();
+    let (m, n, k) = (130, 70, 40);
+    let ops = Operands::new(m, n, k, 5);
+    let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
+    let mut failures = Vec::new();
+    for spec in kernels::all() {
+        for s in spec.switches {
+            let hints = Hints::default().with_switch(s.name(), !s.published_opencl);
+            if let Some(why) = spec.unavailable(&info, &hints) {
+                assert!(
+                    s.switch.opencl_needs_nvidia,
+                    "{} {}: {why}",
+                    spec.id,
+                    s.name()
+                );
+                assert!(why.contains(s.name()), "{why}");
+                common::say(&format!(
+                    "{} {}=1 not on {}: {why}",
+                    spec.id,
+                    s.name(),
+                    info.name
+                ));
+                continue;
+            }
+            let attempt = prepare(
+                &mut session,
+                spec,
+                &spec.defaults(),
+                &hints,
+                &ops,
+                &reference,
+                false,
+            );
+            match attempt.prepared {
+                Some(p) => p.release(&session),
+                None => failures.push(format!(
+                    "{} {}: {:?}",
+                    spec.id,
+                    hints.describe(false),
+                    attempt.status
+                )),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

@@ -1,10 +1,13 @@
-//! The twins are the same experiment: each source declares exactly the registry's
-//! parameters with the registry's defaults, in both toolchains, with the same
-//! launch-bound geometry and the same unroll hints.
+//! The twins are the same experiment and their defaults are the published kernels:
+//! each source declares exactly the registry's parameters and switches with the
+//! registry's defaults, the two bodies are the same text once OpenCL's spelling is
+//! mapped onto CUDA's (as the tutorial's cl_to_cuda.h did), and no switch of ours
+//! is on by default.
 
 use std::collections::BTreeMap;
 
-use gemmlab::kernels;
+use gemmlab::kernels::{self, KernelSpec};
+use gemmlab::Toolchain;
 
 /// `#ifndef NAME` / `#define NAME VALUE` pairs at the top level of a source.
 fn declared(src: &str) -> BTreeMap<String, i64> {
@@ -16,7 +19,15 @@ fn declared(src: &str) -> BTreeMap<String, i64> {
             if let Some(rest) = w[1].strip_prefix("#define ") {
                 let mut parts = rest.split_whitespace();
                 if parts.next() == Some(name) {
-                    if let Some(Ok(v)) = parts.next().map(str::parse::<i64>) {
+                    // A number, or `(OTHER)` naming an earlier declaration
+                    // (settings.h: `#define RK (RY)`).
+                    let value = parts.next().and_then(|v| {
+                        v.parse::<i64>().ok().or_else(|| {
+                            let other = v.strip_prefix('(')?.strip_suffix(')')?;
+                            out.get(other).copied()
+                        })
+                    });
+                    if let Some(v) = value {
                         out.insert(name.to_string(), v);
                     }
                 }
@@ -26,9 +37,71 @@ fn declared(src: &str) -> BTreeMap<String, i64> {
     out
 }
 
+/// What the registry says a source must declare.
+fn expected(spec: &KernelSpec, tc: Toolchain) -> BTreeMap<String, i64> {
+    let mut m: BTreeMap<String, i64> = spec
+        .params
+        .iter()
+        .map(|p| (p.name.to_string(), p.default))
+        .collect();
+    for s in spec.switches {
+        m.insert(s.name().to_string(), i64::from(s.published(tc)));
+    }
+    m
+}
+
+fn strip_comments(src: &str) -> String {
+    let mut out = String::new();
+    let mut rest = src;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("//") {
+            rest = r.find('\n').map_or("", |i| &r[i..]);
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.find("*/").map_or("", |i| &r[i + 2..]);
+        } else {
+            let c = rest.chars().next().unwrap_or(' ');
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// The entry function's text, comments gone, OpenCL spelled as CUDA, one
+/// whitespace-normalised line per source line, blank lines dropped.
+fn body(src: &str, entry: &str, opencl: bool) -> Vec<String> {
+    let code = strip_comments(src);
+    let start = code
+        .find(&format!("void {entry}("))
+        .unwrap_or_else(|| panic!("no entry {entry}"));
+    code[start..]
+        .lines()
+        .map(|l| {
+            let mut l = l.split_whitespace().collect::<Vec<_>>().join(" ");
+            if opencl {
+                l = l
+                    .replace("__global ", "")
+                    .replace("__local ", "__shared__ ")
+                    .replace("barrier(CLK_LOCAL_MEM_FENCE)", "__syncthreads()");
+            }
+            l
+        })
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// Lines that may differ between the twins: the toolchain's own spelling of the
+/// read-only-cache load and the warp shuffle.
+fn toolchain_specific(line: &str) -> bool {
+    ["gemmlab_shfl", "__shfl_sync"]
+        .iter()
+        .any(|t| line.contains(t))
+}
+
 fn bounds(src: &str) -> Vec<String> {
-    src.lines()
-        .filter(|l| !l.trim_start().starts_with("//") && !l.contains("#define"))
+    strip_comments(src)
+        .lines()
+        .filter(|l| !l.contains("#define"))
         .filter_map(|l| {
             l.find("GEMMLAB_BOUNDS(")
                 .map(|i| l[i..].split(')').next().unwrap_or("").to_string())
@@ -36,67 +109,110 @@ fn bounds(src: &str) -> Vec<String> {
         .collect()
 }
 
-fn count(src: &str, what: &str) -> usize {
-    src.lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .map(|l| l.matches(what).count())
-        .sum()
-}
-
 #[test]
-fn twins_declare_the_registry_parameters_and_defaults() {
+fn sources_declare_the_registry_parameters_switches_and_defaults() {
     for spec in kernels::all() {
-        let registry: BTreeMap<String, i64> = spec
-            .params
-            .iter()
-            .map(|p| (p.name.to_string(), p.default))
-            .collect();
-        let cl = declared(spec.opencl_source);
-        let cu = declared(spec.cuda_source);
-        assert_eq!(cl, registry, "{}: OpenCL source vs registry", spec.id);
-        assert_eq!(cu, registry, "{}: CUDA source vs registry", spec.id);
+        assert_eq!(
+            declared(spec.opencl_source),
+            expected(spec, Toolchain::OpenCl),
+            "{}: OpenCL source vs registry",
+            spec.id
+        );
+        assert_eq!(
+            declared(spec.cuda_source),
+            expected(spec, Toolchain::Cuda),
+            "{}: CUDA source vs registry",
+            spec.id
+        );
     }
 }
 
 #[test]
-fn twins_share_geometry_hints_and_entry() {
+fn twin_bodies_are_the_same_text() {
+    for spec in kernels::all() {
+        let cl = body(spec.opencl_source, spec.entry, true);
+        let cu = body(spec.cuda_source, spec.entry, false);
+        assert_eq!(cl.len(), cu.len(), "{}: bodies differ in length", spec.id);
+        for (a, b) in cl.iter().zip(&cu) {
+            if a != b {
+                assert!(
+                    toolchain_specific(a) && toolchain_specific(b),
+                    "{}: twins differ:\n  OpenCL: {a}\n  CUDA:   {b}",
+                    spec.id
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn twins_share_launch_bounds_and_entry() {
     for spec in kernels::all() {
         let (cl, cu) = (spec.opencl_source, spec.cuda_source);
         assert_eq!(bounds(cl), bounds(cu), "{}: launch bounds differ", spec.id);
-        assert_eq!(
-            bounds(cl).len(),
-            1,
-            "{}: exactly one bounded entry",
-            spec.id
-        );
-        assert_eq!(
-            count(cl, "GEMMLAB_UNROLL"),
-            count(cu, "GEMMLAB_UNROLL"),
-            "{}: unroll hints differ",
-            spec.id
-        );
-        assert_eq!(
-            count(cl, "GEMMLAB_IDX_QUALIFIER"),
-            count(cu, "GEMMLAB_IDX_QUALIFIER"),
-            "{}: volatile index differs",
-            spec.id
-        );
-        assert!(
-            cl.contains(&format!("void {}(", spec.entry)),
-            "{}: OpenCL entry",
-            spec.id
-        );
-        assert!(
-            cu.contains(&format!("void {}(", spec.entry))
-                || cu.contains(&format!("{}(", spec.entry)),
-            "{}: CUDA entry",
-            spec.id
-        );
+        assert_eq!(bounds(cl).len(), 1, "{}: one bounded entry", spec.id);
         assert!(
             cl.starts_with("//") && cu.starts_with("//"),
             "{}: each source opens with its header comment",
             spec.id
         );
+    }
+}
+
+/// The published state, written out by hand from the tutorial's kernels.cl and
+/// cuGEMM.cu: which switches are on by default. None of ours is.
+#[test]
+fn published_defaults_are_pinned() {
+    // (kernel, on in the OpenCL default, on in the CUDA default)
+    let pinned: &[(&str, &[&str], &[&str])] = &[
+        ("gemm1", &[], &[]),
+        ("gemm2", &[], &[]),
+        ("gemm3", &[], &[]),
+        ("gemm4", &[], &[]),
+        ("gemm5", &[], &[]),
+        ("gemm6", &[], &[]),
+        ("gemm7", &["UNROLL_K"], &["UNROLL_K"]),
+        ("gemm8", &["UNROLL_K"], &["UNROLL_K", "USE_LDG"]),
+        ("gemm9", &["UNROLL_K"], &["UNROLL_K", "USE_LDG"]),
+        ("gemm10", &["UNROLL_K"], &["UNROLL_K", "USE_LDG"]),
+        (
+            "gemm11",
+            &["USE_RESTRICT", "UNROLL_K"],
+            &["USE_RESTRICT", "UNROLL_K"],
+        ),
+    ];
+    assert_eq!(pinned.len(), kernels::all().len());
+    for (id, cl_on, cu_on) in pinned {
+        let spec = kernels::find(id).unwrap();
+        for (tc, want) in [(Toolchain::OpenCl, cl_on), (Toolchain::Cuda, cu_on)] {
+            let on: Vec<&str> = spec
+                .switches
+                .iter()
+                .filter(|s| s.published(tc))
+                .map(|s| s.name())
+                .collect();
+            assert_eq!(&on, want, "{id} on {tc}");
+        }
+        // Our additions: never on by default.
+        for s in spec.switches {
+            if ["USE_BOUNDS", "VOLATILE_IDX", "USE_SHUFFLE", "UNROLL_WPT"].contains(&s.name()) {
+                assert!(
+                    !s.published_opencl && !s.published_cuda,
+                    "{id} {}",
+                    s.name()
+                );
+            }
+        }
+        // Defaults compile to the published kernel: every switch at its published value.
+        let o = spec.compile_options(&spec.defaults(), &Default::default(), Toolchain::Cuda);
+        for s in spec.switches {
+            let want = u8::from(s.published(Toolchain::Cuda)).to_string();
+            assert!(
+                o.defines.contains(&(s.name().to_string(), want)),
+                "{id}: {} not passed at its published value",
+                s.name()
+            );
+        }
     }
 }
 

@@ -116,13 +116,15 @@ fn kernel_groups(c: &mut Criterion<DeviceTime>) {
             let runs_on: Vec<bool> = bench
                 .sessions
                 .iter()
-                .map(|s| match spec.unavailable(s.backend.borrow().info()) {
-                    Some(why) => {
-                        note(format!("{}/{} skipped: {why}", spec.id, toolchain_of(s)));
-                        false
-                    }
-                    None => true,
-                })
+                .map(
+                    |s| match spec.unavailable(s.backend.borrow().info(), &Hints::default()) {
+                        Some(why) => {
+                            note(format!("{}/{} skipped: {why}", spec.id, toolchain_of(s)));
+                            false
+                        }
+                        None => true,
+                    },
+                )
                 .collect();
             for &size in &sizes {
                 group.throughput(Throughput::Elements(flops(size)));

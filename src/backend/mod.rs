@@ -125,9 +125,6 @@ pub struct CompileOptions {
     /// Register cap: `-cl-nv-maxrregcount` (NVIDIA OpenCL) or `--maxrregcount` (NVRTC).
     /// Ignored, and reported so, where the toolchain has no such option.
     pub max_registers: Option<u32>,
-    /// Whether the kernel's launch bounds / reqd_work_group_size attribute is
-    /// emitted (the sources read the USE_BOUNDS define through their prelude).
-    pub launch_bounds: bool,
     /// OpenCL `-cl-fast-relaxed-math -cl-mad-enable`, NVRTC `--use_fast_math`.
     pub fast_math: bool,
     /// Raw flags appended as they are.
@@ -136,27 +133,12 @@ pub struct CompileOptions {
 
 impl CompileOptions {
     pub fn new() -> Self {
-        CompileOptions {
-            launch_bounds: true,
-            ..Default::default()
-        }
+        CompileOptions::default()
     }
 
     pub fn define(mut self, name: impl Into<String>, value: impl ToString) -> Self {
         self.defines.push((name.into(), value.to_string()));
         self
-    }
-
-    /// The defines including the hint switch that both toolchains' preludes read.
-    pub fn all_defines(&self) -> Vec<(String, String)> {
-        let mut d = self.defines.clone();
-        if !d.iter().any(|(n, _)| n == "USE_BOUNDS") {
-            d.push((
-                "USE_BOUNDS".to_string(),
-                if self.launch_bounds { "1" } else { "0" }.to_string(),
-            ));
-        }
-        d
     }
 }
 

@@ -241,7 +241,7 @@ impl OpenClBackend {
 
     fn flags(&self, options: &CompileOptions, notes: &mut Vec<String>) -> Vec<String> {
         let mut flags = Vec::new();
-        for (name, value) in options.all_defines() {
+        for (name, value) in &options.defines {
             flags.push(format!("-D{name}={value}"));
         }
         if self.nvidia() {

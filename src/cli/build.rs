@@ -45,11 +45,16 @@ impl KernelArgs {
             .map(|d| kernels::parse_define(d))
             .collect::<Result<_>>()?;
         let config = spec.config(&defines)?;
-        Ok((
-            spec,
-            config,
-            Hints::from_defines(&defines, self.max_registers),
-        ))
+        let hints = Hints::from_defines(&defines, self.max_registers);
+        if let Some(name) = hints.switches.keys().find(|n| !spec.has_switch(n)) {
+            let own: Vec<&str> = spec.switches.iter().map(|s| s.name()).collect();
+            return Err(Error::invalid(format!(
+                "--define {name}: {} has no switch {name} (its switches: {})",
+                spec.id,
+                own.join(", ")
+            )));
+        }
+        Ok((spec, config, spec.own_hints(&hints)))
     }
 }
 
@@ -70,11 +75,11 @@ pub fn run(args: BuildArgs) -> Result<()> {
             info.name,
             info.toolchain
         );
-        if let Some(why) = spec.unavailable(&info) {
+        if let Some(why) = spec.unavailable(&info, &hints) {
             println!("   unavailable: {why}");
             continue;
         }
-        let options = spec.compile_options(&config, &hints);
+        let options = spec.compile_options(&config, &hints, info.toolchain);
         let stem = format!(
             "{}-{}{}",
             spec.id,

@@ -101,10 +101,11 @@ pub struct CompareArgs {
 
 pub use gemmlab::gemm::parse_size;
 
-/// `--keep-ptx`: every session keeps its PTX under OUT/ptx.
+/// `--keep-ptx`: every session keeps its PTX under OUT/ptx, packed into
+/// OUT/ptx.tar.gz when the run finishes.
 pub fn keep_ptx_under(sessions: &mut [Session], out: &std::path::Path) {
     for s in sessions {
-        s.keep_ptx = Some(out.join("ptx"));
+        s.keep_ptx = Some(out.join(gemmlab::ptx_archive::DIR));
     }
 }
 

@@ -295,11 +295,11 @@ fn prepare_inner(
     check_out: &mut Option<CheckReport>,
 ) -> Result<Prepared> {
     let info = session.backend.borrow().info().clone();
-    if let (Some(why), Source::Native) = (spec.unavailable(&info), code) {
+    if let (Some(why), Source::Native) = (spec.unavailable(&info, hints), code) {
         return Err(Error::Unavailable {
             kernel: spec.id.into(),
             toolchain: info.toolchain.to_string(),
-            reason: why.into(),
+            reason: why,
         });
     }
     spec.validate(config)?;
@@ -327,7 +327,7 @@ fn prepare_inner(
     let (mp, np, kp) = (round_up(m, tm), round_up(n, tn), round_up(k, tk));
 
     let source = spec.source(info.toolchain);
-    let options = spec.compile_options(config, hints);
+    let options = spec.compile_options(config, hints, info.toolchain);
     let (program, build) = session
         .backend
         .borrow_mut()

@@ -1,7 +1,10 @@
 //! The kernel registry: every kernel is data. The CLI, tests, benches, sweeps
 //! and the tuner read it; none of them lists kernels by hand.
 
+mod switches;
 mod tutorial;
+
+pub use switches::{Hints, Switch, SwitchUse, ALL as SWITCHES};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -75,8 +78,8 @@ pub struct KernelSpec {
     pub constraints: &'static [Constraint],
     pub launch: Launch,
     pub operands: Operands,
-    /// Where a toolchain cannot run this kernel, and why (checked against the device).
-    pub availability: fn(Toolchain, &DeviceInfo) -> Option<&'static str>,
+    /// The source switches this kernel has, each with its published state.
+    pub switches: &'static [SwitchUse],
 }
 
 /// Parameter values of one configuration, defaults filled in.
@@ -102,25 +105,6 @@ impl Config {
     }
 }
 
-/// Compiler-hint switches that every kernel honours through its prelude.
-pub const HINTS: [(&str, i64, &str); 3] = [
-    (
-        "USE_BOUNDS",
-        1,
-        "reqd_work_group_size (OpenCL) / __launch_bounds__ (CUDA)",
-    ),
-    (
-        "USE_UNROLL",
-        1,
-        "#pragma unroll on the register-tile and inner loops",
-    ),
-    (
-        "VOLATILE_IDX",
-        0,
-        "volatile tile-load index (the tutorial's kernel 6 trick)",
-    ),
-];
-
 pub const OPENCL_PRELUDE: &str = include_str!("../../kernels-cl/prelude.cl");
 pub const CUDA_PRELUDE: &str = include_str!("../../kernels-cu/prelude.cu");
 
@@ -139,7 +123,7 @@ impl KernelSpec {
     pub fn config(&self, defines: &[(String, i64)]) -> Result<Config> {
         let mut c = self.defaults();
         for (name, value) in defines {
-            if HINTS.iter().any(|(h, _, _)| h == name) {
+            if switches::find(name).is_some() {
                 continue;
             }
             let Some(p) = self.params.iter().find(|p| p.name == name) else {
@@ -193,9 +177,23 @@ impl KernelSpec {
         Ok(())
     }
 
-    /// Why this kernel cannot run on that device and toolchain, if it cannot.
-    pub fn unavailable(&self, device: &DeviceInfo) -> Option<&'static str> {
-        (self.availability)(device.toolchain, device)
+    /// Why this kernel, with these switches, cannot run on that device, if it cannot.
+    pub fn unavailable(&self, device: &DeviceInfo, hints: &Hints) -> Option<String> {
+        if device.toolchain != Toolchain::OpenCl || device.is_nvidia() {
+            return None;
+        }
+        let needs: Vec<&str> = self
+            .switch_values(Toolchain::OpenCl, hints)
+            .into_iter()
+            .filter(|(s, on)| *on && s.switch.opencl_needs_nvidia)
+            .map(|(s, _)| s.name())
+            .collect();
+        (!needs.is_empty()).then(|| {
+            format!(
+                "{} on: OpenCL C has no such operation; the OpenCL twin writes it in NVIDIA inline PTX, which only NVIDIA's OpenCL compiler accepts",
+                needs.join(" and ")
+            )
+        })
     }
 
     pub fn source(&self, toolchain: Toolchain) -> String {
@@ -205,19 +203,54 @@ impl KernelSpec {
         }
     }
 
-    /// Compile options: every parameter and hint as a define.
-    pub fn compile_options(&self, c: &Config, hints: &Hints) -> CompileOptions {
+    /// Every switch of this kernel with the state it has under `hints` on `toolchain`:
+    /// the user's value where set, else the published one.
+    pub fn switch_values(&self, toolchain: Toolchain, hints: &Hints) -> Vec<(SwitchUse, bool)> {
+        self.switches
+            .iter()
+            .map(|s| {
+                (
+                    *s,
+                    hints
+                        .switch(s.name())
+                        .unwrap_or_else(|| s.published(toolchain)),
+                )
+            })
+            .collect()
+    }
+
+    pub fn has_switch(&self, name: &str) -> bool {
+        self.switches.iter().any(|s| s.name() == name)
+    }
+
+    /// The hints as they apply to this kernel: switches it does not have are
+    /// dropped, and so are settings equal to the published state on both
+    /// toolchains, so that "published" is recorded as published.
+    pub fn own_hints(&self, hints: &Hints) -> Hints {
+        let mut h = hints.clone();
+        h.switches.retain(|name, on| {
+            self.switches.iter().any(|s| {
+                s.name() == name && !(s.published_opencl == *on && s.published_cuda == *on)
+            })
+        });
+        h
+    }
+
+    /// Compile options: every parameter and every switch of the kernel as a define.
+    pub fn compile_options(
+        &self,
+        c: &Config,
+        hints: &Hints,
+        toolchain: Toolchain,
+    ) -> CompileOptions {
         let mut o = CompileOptions::new();
         for (k, v) in &c.0 {
             o.defines.push((k.clone(), v.to_string()));
         }
-        o.defines
-            .push(("USE_UNROLL".into(), i64::from(hints.unroll).to_string()));
-        o.defines.push((
-            "VOLATILE_IDX".into(),
-            i64::from(hints.volatile_index).to_string(),
-        ));
-        o.launch_bounds = hints.launch_bounds;
+        for (s, on) in self.switch_values(toolchain, hints) {
+            o.defines
+                .push((s.name().to_string(), u8::from(on).to_string()));
+        }
         o.max_registers = hints.max_registers;
         o.fast_math = hints.fast_math;
         o
@@ -237,47 +270,6 @@ impl KernelSpec {
     pub fn threads_per_group(&self, c: &Config) -> usize {
         let (x, y) = (self.launch.local)(c);
         x * y
-    }
-}
-
-/// Compiler hints and caps applied to both twins alike.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Hints {
-    pub launch_bounds: bool,
-    pub unroll: bool,
-    pub volatile_index: bool,
-    pub fast_math: bool,
-    pub max_registers: Option<u32>,
-}
-
-impl Default for Hints {
-    fn default() -> Self {
-        Hints {
-            launch_bounds: true,
-            unroll: true,
-            volatile_index: false,
-            fast_math: false,
-            max_registers: None,
-        }
-    }
-}
-
-impl Hints {
-    /// Reads the hint switches out of a define list (USE_BOUNDS=0 etc.).
-    pub fn from_defines(defines: &[(String, i64)], max_registers: Option<u32>) -> Hints {
-        let mut h = Hints {
-            max_registers,
-            ..Hints::default()
-        };
-        for (k, v) in defines {
-            match k.as_str() {
-                "USE_BOUNDS" => h.launch_bounds = *v != 0,
-                "USE_UNROLL" => h.unroll = *v != 0,
-                "VOLATILE_IDX" => h.volatile_index = *v != 0,
-                _ => {}
-            }
-        }
-        h
     }
 }
 
@@ -341,8 +333,10 @@ impl Support {
         }
     }
 
+    /// The support kernels are ours, not the tutorial's: they keep their launch bounds.
     pub fn options() -> CompileOptions {
         CompileOptions::new()
+            .define("USE_BOUNDS", 1)
             .define("TRANSPOSEX", Self::GROUP)
             .define("TRANSPOSEY", Self::GROUP)
             .define("PADX", Self::GROUP)
@@ -394,15 +388,15 @@ mod tests {
             .config(&[
                 ("TSM".into(), 64),
                 ("TSN".into(), 64),
-                ("WPTM".into(), 8),
-                ("WPTN".into(), 8),
+                ("WPTM".into(), 4),
+                ("WPTN".into(), 4),
                 ("TSK".into(), 4),
-                ("WIDTH".into(), 8),
+                ("WIDTH".into(), 4),
             ])
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("TSK*TSM") && e.contains("TSK=4") && e.contains("WIDTH=8"),
+            e.contains("TSK*TSM") && e.contains("TSK=4") && e.contains("WIDTH=4"),
             "{e}"
         );
         let e = find("gemm3")

@@ -1,13 +1,18 @@
 //! Family 1: the kernels of Nugteren's "OpenCL SGEMM tuning for Kepler"
 //! tutorial, myGEMM1 to myGEMM11, column-major C = A * B.
 
+use super::switches::{
+    SwitchUse, UNROLL_K, UNROLL_WPT, USE_BOUNDS, USE_LDG, USE_RESTRICT, USE_SHUFFLE, VOLATILE_IDX,
+};
 use super::{Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
-use crate::backend::{DeviceInfo, Toolchain};
 
 const TS_SMALL: &[i64] = &[4, 8, 16, 32];
 const TS_ANY: &[i64] = &[8, 16, 32, 64, 128];
 const WPT: &[i64] = &[1, 2, 4, 8, 16, 32];
 const WIDTH: &[i64] = &[1, 2, 4, 8];
+/// Kernels 7-10 store the loaded vectors into local memory under
+/// `#if WIDTH == 1 / 2 / 4` only: the published code has no WIDTH 8 branch.
+const WIDTH_TILED: &[i64] = &[1, 2, 4];
 const TSK: &[i64] = &[4, 8, 16, 32, 64];
 const TSMN: &[i64] = &[16, 32, 64, 128, 256];
 const WPTMN: &[i64] = &[1, 2, 4, 8, 16];
@@ -36,6 +41,12 @@ const P_WIDTH: Param = Param {
     default: 4,
     allowed: WIDTH,
     meaning: "vector width of the wide loads",
+};
+const P_WIDTH_TILED: Param = Param {
+    name: "WIDTH",
+    default: 4,
+    allowed: WIDTH_TILED,
+    meaning: "vector width of the wide loads (the published local-memory stores handle 1, 2 and 4)",
 };
 const P_TSDK: Param = Param {
     name: "TSDK",
@@ -165,11 +176,6 @@ const TSM_WIDTH: Constraint = Constraint {
     involves: &["TSM", "TSN", "WIDTH"],
     holds: |c| c.get("TSM") % c.get("WIDTH") == 0 && c.get("TSN") % c.get("WIDTH") == 0,
 };
-const WARPS: Constraint = Constraint {
-    message: "(TSM/WPTM)*(TSN/WPTN) must be a multiple of 32: the shuffles work on whole warps",
-    involves: &["TSM", "WPTM", "TSN", "WPTN"],
-    holds: |c| (rtsm(c) * rtsn(c)) % 32 == 0,
-};
 /// Static local (shared) memory per work-group: NVIDIA caps it at 48 KiB in both toolchains.
 const LOCAL_LIMIT: i64 = 48 * 1024;
 const LOCAL_TS2: Constraint = Constraint {
@@ -190,10 +196,15 @@ const LOCAL_6: Constraint = Constraint {
     involves: &["TSK", "TSM", "TSN"],
     holds: |c| tiles_bytes(c) <= LOCAL_LIMIT,
 };
-const LOCAL_9: Constraint = Constraint {
-    message: "the double-buffered local tiles (8*(TSK*TSM + TSN*(TSK+2)) bytes) must fit in 48 KiB of local memory",
+const LOCAL_7: Constraint = Constraint {
+    message: "the local tiles (4*TSK*(TSM + TSN) bytes) must fit in 48 KiB of local memory",
     involves: &["TSK", "TSM", "TSN"],
-    holds: |c| 2 * tiles_bytes(c) <= LOCAL_LIMIT,
+    holds: |c| 4 * c.get("TSK") * (c.get("TSM") + c.get("TSN")) <= LOCAL_LIMIT,
+};
+const LOCAL_9: Constraint = Constraint {
+    message: "the double-buffered local tiles (8*TSK*(TSM + TSN) bytes) must fit in 48 KiB of local memory",
+    involves: &["TSK", "TSM", "TSN"],
+    holds: |c| 8 * c.get("TSK") * (c.get("TSM") + c.get("TSN")) <= LOCAL_LIMIT,
 };
 const RK_IS_RY: Constraint = Constraint {
     message: "RK must equal RY (clBlas reads B in vectors as wide as the register tile's N side)",
@@ -201,15 +212,53 @@ const RK_IS_RY: Constraint = Constraint {
     holds: |c| c.get("RK") == c.get("RY"),
 };
 
-fn everywhere(_: Toolchain, _: &DeviceInfo) -> Option<&'static str> {
-    None
-}
-
-fn needs_nvidia_ptx_in_opencl(tc: Toolchain, d: &DeviceInfo) -> Option<&'static str> {
-    (tc == Toolchain::OpenCl && !d.is_nvidia()).then_some(
-        "warp shuffles and read-only-cache loads have no OpenCL C equivalent; the OpenCL twin uses NVIDIA inline PTX, which only NVIDIA's OpenCL compiler accepts",
-    )
-}
+// The switches each kernel has, with the published state: the tutorial's
+// kernels.cl has no launch bounds, restrict only on kernel 11, '#pragma unroll'
+// on the loop over k from kernel 7 on, and its CUDA build (cuGEMM.cu) defines
+// USE_LDG but not USE_SHUFFLE.
+const SW_PLAIN: &[SwitchUse] = &[
+    SwitchUse::off(USE_BOUNDS),
+    SwitchUse::off(USE_RESTRICT),
+    SwitchUse::off(UNROLL_K),
+];
+const SW_WPT: &[SwitchUse] = &[
+    SwitchUse::off(USE_BOUNDS),
+    SwitchUse::off(USE_RESTRICT),
+    SwitchUse::off(UNROLL_K),
+    SwitchUse::off(UNROLL_WPT),
+];
+const SW_6: &[SwitchUse] = &[
+    SwitchUse::off(USE_BOUNDS),
+    SwitchUse::off(USE_RESTRICT),
+    SwitchUse::off(UNROLL_K),
+    SwitchUse::off(VOLATILE_IDX),
+];
+const SW_7: &[SwitchUse] = &[
+    SwitchUse::off(USE_BOUNDS),
+    SwitchUse::off(USE_RESTRICT),
+    SwitchUse::on(UNROLL_K),
+    SwitchUse::off(VOLATILE_IDX),
+];
+const SW_8: &[SwitchUse] = &[
+    SwitchUse::off(USE_BOUNDS),
+    SwitchUse::off(USE_RESTRICT),
+    SwitchUse::on(UNROLL_K),
+    SwitchUse::off(VOLATILE_IDX),
+    SwitchUse::cuda_only(USE_LDG),
+    SwitchUse::off(USE_SHUFFLE),
+];
+const SW_9: &[SwitchUse] = &[
+    SwitchUse::off(USE_BOUNDS),
+    SwitchUse::off(USE_RESTRICT),
+    SwitchUse::on(UNROLL_K),
+    SwitchUse::off(VOLATILE_IDX),
+    SwitchUse::cuda_only(USE_LDG),
+];
+const SW_11: &[SwitchUse] = &[
+    SwitchUse::off(USE_BOUNDS),
+    SwitchUse::on(USE_RESTRICT),
+    SwitchUse::on(UNROLL_K),
+];
 
 const SQUARE_LOCAL: Launch = Launch {
     local: |c| (c.u("TS"), c.u("TS")),
@@ -230,7 +279,7 @@ const BLOCKED: Launch = Launch {
 };
 const BLOCKED_TILE: fn(&Config) -> (usize, usize, usize) = |c| (c.u("TSM"), c.u("TSN"), c.u("TSK"));
 const REGISTER_BLOCKED: &[Param] = &[P_TSM, P_TSN, P_TSK, P_WPTM, P_WPTN];
-const REGISTER_BLOCKED_WIDE: &[Param] = &[P_TSM, P_TSN, P_TSK, P_WPTM, P_WPTN, P_WIDTH];
+const REGISTER_BLOCKED_WIDE: &[Param] = &[P_TSM, P_TSN, P_TSK, P_WPTM, P_WPTN, P_WIDTH_TILED];
 
 macro_rules! sources {
     ($file:literal) => {
@@ -266,7 +315,7 @@ pub const KERNELS: &[KernelSpec] = &[
         constraints: &[GROUP_TS2],
         launch: SQUARE_LOCAL,
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), 1) },
-        availability: everywhere,
+        switches: SW_PLAIN,
     },
     KernelSpec {
         id: "gemm2",
@@ -280,7 +329,7 @@ pub const KERNELS: &[KernelSpec] = &[
         constraints: &[GROUP_TS2, LOCAL_TS2],
         launch: SQUARE_LOCAL,
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
-        availability: everywhere,
+        switches: SW_PLAIN,
     },
     KernelSpec {
         id: "gemm3",
@@ -294,7 +343,7 @@ pub const KERNELS: &[KernelSpec] = &[
         constraints: &[TS_WPT, GROUP_TS_RTS, LOCAL_TS2],
         launch: RTS_LOCAL,
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
-        availability: everywhere,
+        switches: SW_WPT,
     },
     KernelSpec {
         id: "gemm4",
@@ -315,7 +364,7 @@ pub const KERNELS: &[KernelSpec] = &[
             per_item: |c| (c.u("WIDTH"), 1),
         },
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
-        availability: everywhere,
+        switches: SW_WPT,
     },
     KernelSpec {
         id: "gemm5",
@@ -329,7 +378,7 @@ pub const KERNELS: &[KernelSpec] = &[
         constraints: &[TS_WPT, GROUP_TS_RTS, TSDK_LOADS, LOCAL_5],
         launch: RTS_LOCAL,
         operands: Operands { b_transposed: true, tile: |c| (c.u("TS"), c.u("TS"), c.u("TSDK")) },
-        availability: everywhere,
+        switches: SW_WPT,
     },
     KernelSpec {
         id: "gemm6",
@@ -343,7 +392,7 @@ pub const KERNELS: &[KernelSpec] = &[
         constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, LOADS_A, LOCAL_6],
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
-        availability: everywhere,
+        switches: SW_6,
     },
     KernelSpec {
         id: "gemm7",
@@ -354,24 +403,24 @@ pub const KERNELS: &[KernelSpec] = &[
         opencl_source: S7.0,
         cuda_source: S7.1,
         params: REGISTER_BLOCKED_WIDE,
-        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_6],
+        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_7],
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
-        availability: everywhere,
+        switches: SW_7,
     },
     KernelSpec {
         id: "gemm8",
         entry: "myGEMM8",
         family: Family::Tutorial,
         title: "read-only cache + warp shuffles",
-        idea: "kernel 7 with read-only-cache global loads and B values shared through warp shuffles",
+        idea: "kernel 7 with the CUDA-specific options USE_LDG (read-only-cache loads; on in the published CUDA build) and USE_SHUFFLE (B through warp shuffles; off in the published build)",
         opencl_source: S8.0,
         cuda_source: S8.1,
         params: REGISTER_BLOCKED_WIDE,
-        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, WARPS, LOCAL_6],
+        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_7],
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
-        availability: needs_nvidia_ptx_in_opencl,
+        switches: SW_8,
     },
     KernelSpec {
         id: "gemm9",
@@ -385,7 +434,7 @@ pub const KERNELS: &[KernelSpec] = &[
         constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_9],
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
-        availability: everywhere,
+        switches: SW_9,
     },
     KernelSpec {
         id: "gemm10",
@@ -399,7 +448,7 @@ pub const KERNELS: &[KernelSpec] = &[
         constraints: &[WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOADS_B_WIDE, LOCAL_9],
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
-        availability: everywhere,
+        switches: SW_9,
     },
     KernelSpec {
         id: "gemm11",
@@ -416,6 +465,6 @@ pub const KERNELS: &[KernelSpec] = &[
             per_item: |c| (c.u("RX"), c.u("RY")),
         },
         operands: Operands { b_transposed: false, tile: |c| (8 * c.u("RX"), 8 * c.u("RY"), c.u("RK")) },
-        availability: everywhere,
+        switches: SW_11,
     },
 ];

@@ -463,6 +463,7 @@ fn ptx_mix(ctx: &Ctx, kernels: &[String]) -> String {
          ld.global is split by access width (count x bits); ld/st.local is thread-private memory \
          (spills, indexed arrays).\n\n",
     );
+    s.push_str(&kept_listings(ctx, kernels));
     s.push_str(&md::table(
         &md::h(&[
             "kernel",
@@ -483,6 +484,59 @@ fn ptx_mix(ctx: &Ctx, kernels: &[String]) -> String {
             "integer",
             "total",
             "from",
+        ]),
+        &rows,
+    ));
+    s.push('\n');
+    s
+}
+
+/// What the runs kept with --keep-ptx (RUN/ptx.tar.gz), read back: per kernel at
+/// its published state, the size of each toolchain's listing and how many
+/// normalized lines differ between them (`gemmlab ptx --from RUN --kernel K --diff`
+/// prints the diff itself).
+fn kept_listings(ctx: &Ctx, kernels: &[String]) -> String {
+    let mut rows = Vec::new();
+    for run in &ctx.data.runs {
+        let Ok(store) = crate::ptx_archive::PtxStore::open(&run.dir) else {
+            continue;
+        };
+        if store.is_empty() {
+            continue;
+        }
+        for k in kernels {
+            let listing = |t: Toolchain| {
+                run.measurements
+                    .iter()
+                    .filter(|m| m.experiment == "compare" && m.kernel == *k && m.toolchain == t)
+                    .filter(|m| m.variant.is_none() && m.hints.is_published())
+                    .find_map(|m| store.get(m.ptx_file.as_deref()?))
+            };
+            if let (Some(cu), Some(cl)) = (listing(Toolchain::Cuda), listing(Toolchain::OpenCl)) {
+                rows.push(vec![
+                    k.clone(),
+                    cu.lines().count().to_string(),
+                    cl.lines().count().to_string(),
+                    crate::ptx::changed_lines(cu, cl).to_string(),
+                    format!("`{}`", run.dir.join(crate::ptx_archive::ARCHIVE).display()),
+                ]);
+            }
+        }
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "The two toolchains' PTX of each published kernel, as kept in the compare run's archive: \
+         lines of each listing and lines that differ once register and label numbering is ignored.\n\n",
+    );
+    s.push_str(&md::table(
+        &md::h(&[
+            "kernel",
+            "CUDA lines",
+            "OpenCL lines",
+            "lines that differ",
+            "archive",
         ]),
         &rows,
     ));

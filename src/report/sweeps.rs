@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 
 use crate::backend::Toolchain;
 use crate::error::Result;
-use crate::kernels::Hints;
 use crate::results::Measurement;
 
 use super::charts::{Bars, Figure, Line, Panel, Style, XAxis};
@@ -43,25 +42,30 @@ pub(crate) fn registers(ctx: &mut Ctx) -> Result<Section> {
         "Each kernel compiled with a register cap (`--maxrregcount` for NVRTC, `-cl-nv-maxrregcount` for NVIDIA OpenCL; \
          \"none\" = no cap). \"registers\" is what the compiler used; \"(above cap)\" marks a cap that was not applied as asked.\n\n",
     );
-    // With launch bounds (reqd_work_group_size / __launch_bounds__) the compilers
-    // may override a cap, so runs without them are a series of their own.
-    let groups: Vec<(String, bool)> = data::kernels(&recs)
-        .into_iter()
-        .flat_map(|k| [(k.clone(), true), (k, false)])
-        .collect();
-    for (kernel, bounds) in groups {
+    // Each set of switches is a series of its own: with launch bounds, for one,
+    // the compilers may override a cap.
+    let mut groups: Vec<(String, String)> = Vec::new();
+    for kernel in data::kernels(&recs) {
+        for r in recs.iter().filter(|r| r.m.kernel == kernel) {
+            let g = (kernel.clone(), r.m.hints.describe(false));
+            if !groups.contains(&g) {
+                groups.push(g);
+            }
+        }
+    }
+    for (kernel, switches) in groups {
         let krecs: Vec<Rec> = recs
             .iter()
             .copied()
-            .filter(|r| r.m.kernel == kernel && r.m.hints.launch_bounds == bounds)
+            .filter(|r| r.m.kernel == kernel && r.m.hints.describe(false) == switches)
             .collect();
         if krecs.is_empty() {
             continue;
         }
-        let k = if bounds {
-            kernel.clone()
+        let k = if switches == "published" {
+            format!("{kernel} (published)")
         } else {
-            format!("{kernel} (launch bounds off)")
+            format!("{kernel} ({switches})")
         };
         let sizes = data::sizes(&krecs);
         for (si, &size) in sizes.iter().enumerate() {
@@ -191,7 +195,7 @@ pub(crate) fn registers(ctx: &mut Ctx) -> Result<Section> {
                     &fig,
                     &format!(
                         "registers-{kernel}{}-{}",
-                        if bounds { "" } else { "-nobounds" },
+                        chart_suffix(&switches),
                         size_label(size)
                     ),
                     &format!("{k}: GFLOP/s, registers and spills against the register cap"),
@@ -616,61 +620,36 @@ fn tiling_finding(
 // ---------------------------------------------------------------------------
 // Hints
 
-/// The hints that differ from the defaults, in words.
-fn hint_changes(h: &Hints) -> String {
-    let d = Hints::default();
-    let mut v = Vec::new();
-    if h.launch_bounds != d.launch_bounds {
-        v.push(
-            if h.launch_bounds {
-                "launch bounds"
-            } else {
-                "no launch bounds"
+/// "" for the published kernel, else the switch set as a file-name suffix.
+fn chart_suffix(switches: &str) -> String {
+    match switches.strip_prefix("published + ") {
+        None => String::new(),
+        Some(rest) => {
+            let mut out = String::from("-");
+            for c in rest.chars() {
+                match c {
+                    c if c.is_ascii_alphanumeric() => out.push(c.to_ascii_lowercase()),
+                    '=' => {}
+                    _ => {
+                        if !out.ends_with('-') {
+                            out.push('-');
+                        }
+                    }
+                }
             }
-            .to_string(),
-        );
-    }
-    if h.unroll != d.unroll {
-        v.push(if h.unroll { "unroll" } else { "no unroll" }.to_string());
-    }
-    if h.volatile_index != d.volatile_index {
-        v.push(
-            if h.volatile_index {
-                "volatile index"
-            } else {
-                "no volatile index"
-            }
-            .to_string(),
-        );
-    }
-    if h.fast_math != d.fast_math {
-        v.push(
-            if h.fast_math {
-                "fast math"
-            } else {
-                "no fast math"
-            }
-            .to_string(),
-        );
-    }
-    if let Some(c) = h.max_registers {
-        v.push(format!("register cap {c}"));
-    }
-    if v.is_empty() {
-        "defaults".into()
-    } else {
-        v.join(", ")
+            out.trim_end_matches('-').to_string()
+        }
     }
 }
 
 fn point_name(m: &Measurement) -> String {
-    m.label.clone().unwrap_or_else(|| hint_changes(&m.hints))
+    m.label.clone().unwrap_or_else(|| m.hints.describe(true))
 }
 
 fn is_baseline(m: &Measurement) -> bool {
     match m.label.as_deref() {
         Some(l) => l.eq_ignore_ascii_case("baseline"),
-        None => m.hints == Hints::default(),
+        None => m.hints.is_published(),
     }
 }
 
@@ -693,7 +672,8 @@ pub(crate) fn hints(ctx: &mut Ctx) -> Result<Section> {
     let tcs = ctx.toolchains.clone();
     let mut s = String::from("## Compiler hints (hints)\n\n");
     s.push_str(
-        "One factor changed at a time against the baseline (launch bounds on, loops unrolled, plain index, no fast math). \
+        "One factor changed at a time against the baseline, the published kernel (each of its switches at the published state, no extra compiler flags). \
+         A point is named by the switch it sets, e.g. `UNROLL_K=1` (see the switch table in the README). \
          \"change\" is the speed relative to the baseline on the same toolchain.\n\n",
     );
     // (kernel, toolchain, point, base g, g, base regs, regs)
@@ -744,7 +724,7 @@ pub(crate) fn hints(ctx: &mut Ctx) -> Result<Section> {
                 let hints_text = tcs
                     .iter()
                     .find_map(|t| cell(*t, p))
-                    .map_or("-".into(), |m| hint_changes(&m.hints));
+                    .map_or("-".into(), |m| m.hints.describe(true));
                 let mut row = vec![p.clone(), hints_text];
                 for t in &tcs {
                     let m = cell(*t, p);

@@ -1,0 +1,221 @@
+//! Source switches: everything gemmlab can change in a published kernel's text.
+//!
+//! A kernel's default configuration IS the published kernel. Each switch is one
+//! named difference from it (an attribute, a qualifier, one unroll pragma on one
+//! named loop, or one of the published build's own `#ifdef` options), declared in
+//! both twins with the published state as its default. A finding can therefore
+//! always say "published kernel" or "published kernel + SWITCH=value".
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::Toolchain;
+
+/// A switch that some kernels have.
+#[derive(Debug, Clone, Copy)]
+pub struct Switch {
+    pub name: &'static str,
+    /// What turning it on does to the source.
+    pub meaning: &'static str,
+    /// On OpenCL, the "on" state is written in NVIDIA inline PTX.
+    pub opencl_needs_nvidia: bool,
+}
+
+pub const USE_BOUNDS: Switch = Switch {
+    name: "USE_BOUNDS",
+    meaning: "reqd_work_group_size (OpenCL) / __launch_bounds__ (CUDA) on the kernel",
+    opencl_needs_nvidia: false,
+};
+pub const USE_RESTRICT: Switch = Switch {
+    name: "USE_RESTRICT",
+    meaning: "restrict (OpenCL) / __restrict__ (CUDA) on the A and B operands",
+    opencl_needs_nvidia: false,
+};
+pub const UNROLL_K: Switch = Switch {
+    name: "UNROLL_K",
+    meaning: "#pragma unroll on the loop over k inside a tile (kernel 1: over all of K)",
+    opencl_needs_nvidia: false,
+};
+pub const UNROLL_WPT: Switch = Switch {
+    name: "UNROLL_WPT",
+    meaning: "#pragma unroll on the loops over a work-item's several elements (w, l)",
+    opencl_needs_nvidia: false,
+};
+pub const VOLATILE_IDX: Switch = Switch {
+    name: "VOLATILE_IDX",
+    meaning: "volatile on the tile-load index (the tutorial's kernel 6 trick against hoisted index registers)",
+    opencl_needs_nvidia: false,
+};
+pub const USE_LDG: Switch = Switch {
+    name: "USE_LDG",
+    meaning: "tile loads through the read-only data cache (CUDA __ldg; OpenCL: NVIDIA inline PTX ld.global.nc)",
+    opencl_needs_nvidia: true,
+};
+pub const USE_SHUFFLE: Switch = Switch {
+    name: "USE_SHUFFLE",
+    meaning: "B values shared through warp shuffles (CUDA __shfl_sync; OpenCL: NVIDIA inline PTX shfl.sync)",
+    opencl_needs_nvidia: true,
+};
+
+/// Every switch, in the order sweeps and tables show them.
+pub const ALL: &[Switch] = &[
+    USE_BOUNDS,
+    USE_RESTRICT,
+    UNROLL_K,
+    UNROLL_WPT,
+    VOLATILE_IDX,
+    USE_LDG,
+    USE_SHUFFLE,
+];
+
+pub fn find(name: &str) -> Option<&'static Switch> {
+    ALL.iter().find(|s| s.name == name)
+}
+
+/// A switch a kernel has, with the state its published OpenCL and CUDA builds had.
+/// The two differ only where the published build did (`USE_LDG`: the tutorial's
+/// CUDA build defined it, its OpenCL build could not).
+#[derive(Debug, Clone, Copy)]
+pub struct SwitchUse {
+    pub switch: Switch,
+    pub published_opencl: bool,
+    pub published_cuda: bool,
+}
+
+impl SwitchUse {
+    pub const fn off(switch: Switch) -> SwitchUse {
+        SwitchUse {
+            switch,
+            published_opencl: false,
+            published_cuda: false,
+        }
+    }
+
+    pub const fn on(switch: Switch) -> SwitchUse {
+        SwitchUse {
+            switch,
+            published_opencl: true,
+            published_cuda: true,
+        }
+    }
+
+    pub const fn cuda_only(switch: Switch) -> SwitchUse {
+        SwitchUse {
+            switch,
+            published_opencl: false,
+            published_cuda: true,
+        }
+    }
+
+    pub fn published(&self, toolchain: Toolchain) -> bool {
+        match toolchain {
+            Toolchain::OpenCl => self.published_opencl,
+            Toolchain::Cuda => self.published_cuda,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.switch.name
+    }
+}
+
+/// What a measurement changes from the published kernel: switches set away from
+/// (or explicitly to) their published state, fast math, a register cap. The
+/// default is the published kernel built with no extra flags.
+/// Files written before the switches existed recorded other fields (our old
+/// defaults were not the published kernels); they are refused, not misread.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hints {
+    /// Switches set by the user; a switch absent here keeps its published state.
+    #[serde(default)]
+    pub switches: BTreeMap<String, bool>,
+    #[serde(default)]
+    pub fast_math: bool,
+    #[serde(default)]
+    pub max_registers: Option<u32>,
+}
+
+impl Hints {
+    /// Reads the switches out of a define list (`UNROLL_K=1`); other names are parameters.
+    pub fn from_defines(defines: &[(String, i64)], max_registers: Option<u32>) -> Hints {
+        let switches = defines
+            .iter()
+            .filter(|(n, _)| find(n).is_some())
+            .map(|(n, v)| (n.clone(), *v != 0))
+            .collect();
+        Hints {
+            switches,
+            fast_math: false,
+            max_registers,
+        }
+    }
+
+    pub fn with_switch(&self, name: &str, on: bool) -> Hints {
+        let mut h = self.clone();
+        h.switches.insert(name.to_string(), on);
+        h
+    }
+
+    pub fn switch(&self, name: &str) -> Option<bool> {
+        self.switches.get(name).copied()
+    }
+
+    /// The published kernel with no extra compiler flags?
+    pub fn is_published(&self) -> bool {
+        self.switches.is_empty() && !self.fast_math && self.max_registers.is_none()
+    }
+
+    /// "published", or "published + UNROLL_K=1, fast math"; register caps are
+    /// shown by the register sweep's own columns, so only when `with_cap`.
+    pub fn describe(&self, with_cap: bool) -> String {
+        let mut parts: Vec<String> = self
+            .switches
+            .iter()
+            .map(|(n, v)| format!("{n}={}", u8::from(*v)))
+            .collect();
+        if self.fast_math {
+            parts.push("fast math".into());
+        }
+        if let (true, Some(c)) = (with_cap, self.max_registers) {
+            parts.push(format!("maxrregcount={c}"));
+        }
+        if parts.is_empty() {
+            "published".into()
+        } else {
+            format!("published + {}", parts.join(", "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defines_become_switches_and_the_rest_stays_parameters() {
+        let d = vec![
+            ("UNROLL_K".to_string(), 1),
+            ("TSM".to_string(), 64),
+            ("USE_LDG".to_string(), 0),
+        ];
+        let h = Hints::from_defines(&d, Some(64));
+        assert_eq!(h.switch("UNROLL_K"), Some(true));
+        assert_eq!(h.switch("USE_LDG"), Some(false));
+        assert_eq!(h.switch("TSM"), None);
+        assert_eq!(h.max_registers, Some(64));
+        assert_eq!(
+            h.describe(true),
+            "published + UNROLL_K=1, USE_LDG=0, maxrregcount=64"
+        );
+        assert_eq!(Hints::default().describe(true), "published");
+        assert!(Hints::default().is_published());
+    }
+
+    #[test]
+    fn hints_of_the_old_format_are_refused_not_misread() {
+        let old = r#"{"launch_bounds":true,"unroll":true,"volatile_index":false,"fast_math":false,"max_registers":null}"#;
+        assert!(serde_json::from_str::<Hints>(old).is_err());
+    }
+}
