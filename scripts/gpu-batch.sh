@@ -1,29 +1,63 @@
 #!/usr/bin/env bash
-# One batch on the GPU machine (the device tool's `run`): binaries built here with
-#   cargo build --release --features cuda --bins && cargo test --release --features cuda --no-run
-# are copied into .gpu/ (git-ignored, carried). Everything lands in one archive under $OUT.
-# usage: scripts/gpu-batch.sh [sizes]
+# The H200 batches behind results/h200/, one call of the device tool each.
+# Binaries are built on the development machine and carried in .gpu/ (git-ignored):
+#   cargo build --release --features cuda --bins
+#   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
+#   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
+# and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
+# usage: scripts/gpu-batch.sh fidelity|sweeps|registers|criterion   (each fits one 10-minute call)
+# Everything a part writes lands in one archive under $OUT.
 set -u
-SIZES=${1:-1024,2048,4096,8192}
-W=/tmp/gemmlab-batch; rm -rf "$W"; mkdir -p "$W/fixtures" "$W/tests"
+PART=${1:-fidelity}
+W=/tmp/gemmlab-$PART; rm -rf "$W"; mkdir -p "$W"
 export CUDA_CACHE_DISABLE=1   # so the JIT and ptxas logs are printed, not served from a cache
 G=.gpu/gemmlab
-{ nvidia-smi; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER; env | grep -E '^OCL_|^CUDA'; } > "$W/nvidia-smi.txt" 2>&1
-$G devices > "$W/devices.txt" 2>&1
-$G devices --json > "$W/devices.json" 2>&1
-for cap in "" 24; do
-  for k in 1 6 11; do
-    $G build --kernel $k --device h200 ${cap:+--max-registers $cap} --out "$W/fixtures" >> "$W/fixtures/build.txt" 2>&1
+D="--device h200"
+run() { # name timeout command...: output to $W/name.txt, exit status appended
+  local name=$1 t=$2; shift 2
+  timeout "$t" "$@" > "$W/$name.txt" 2>&1
+  echo "== exit $?" >> "$W/$name.txt"
+}
+{ date -u; nvidia-smi; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER,PERFORMANCE; env | grep -E '^OCL_|^CUDA'; } > "$W/nvidia-smi-before.txt" 2>&1
+case "$PART" in
+fidelity)
+  $G devices > "$W/devices.txt" 2>&1
+  $G devices --json > "$W/devices.json" 2>&1
+  # The published code built as published and gemmlab's compare at 4096, in the same call.
+  timeout 420 bash scripts/fidelity/published.sh .gpu/published/myGEMM "$W/fidelity" > "$W/fidelity-published.txt" 2>&1
+  echo "== exit $?" >> "$W/fidelity-published.txt"
+  run fidelity-compare 150 $G compare $D --sizes 4096 --keep-ptx --out "$W/fidelity/gemmlab-4096"
+  python3 scripts/fidelity/table.py "$W/fidelity" > "$W/fidelity-table.txt" 2>&1
+  mkdir -p "$W/tests"
+  # report-* reads its fixture from the source tree (CI runs it; it needs no GPU)
+  for t in $(ls .gpu/tests/* | grep -v /report-); do
+    echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 timeout 150 "$t" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests/tests.txt"
+  grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
+  ;;
+sweeps)
+  run compare 330 $G compare $D --sizes 1024,2048,4096,8192 --keep-ptx --out "$W/compare"
+  mkdir -p "$W/ptx"
+  for k in 1 2 3 4 5 6 7 8 9 10 11; do
+    timeout 30 $G ptx --kernel $k $D --diff > "$W/ptx/gemm$k-diff.txt" 2>&1
   done
-done
-for t in .gpu/tests/*; do
-  echo "== $t"
-  GEMMLAB_REQUIRE_CUDA=1 timeout 240 "$t" --test-threads=1 2>&1
-  echo "== exit $?"
-done > "$W/tests/tests.txt"
-grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
-timeout 400 $G compare --device h200 --sizes "$SIZES" --out "$W/compare" > "$W/compare.txt" 2>&1
-echo "compare exit $?" >> "$W/compare.txt"
-tar czf "$OUT/batch.tgz" -C "$W" .
-cp "$W/devices.txt" "$W/compare.txt" "$W/tests/summary.txt" "$OUT/"
-cat "$W/tests/summary.txt"; tail -30 "$W/compare.txt"
+  run tiling 60 $G sweep tiling $D --keep-ptx --out "$W/tiling"
+  run jit 90 $G sweep jit $D --out "$W/jit"
+  ;;
+registers)
+  run hints 240 $G sweep hints $D --keep-ptx --out "$W/hints"
+  run registers 240 $G sweep registers $D --out "$W/registers"
+  # With launch bounds the compilers may override a cap: that series separately.
+  run registers-bounds 90 $G sweep registers $D --kernels 3,6,7,11 --define USE_BOUNDS=1 --out "$W/registers-bounds"
+  ;;
+criterion)
+  # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").
+  GEMMLAB_BENCH_DEVICE=h200 run criterion 560 .gpu/bench-toolchains --bench --measurement-time 8 --sample-size 30
+  mkdir -p "$W/criterion"
+  cp -r target/criterion/. "$W/criterion/" 2>/dev/null || true
+  ;;
+esac
+{ date -u; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER,PERFORMANCE; } > "$W/nvidia-smi-after.txt" 2>&1
+tar cJf "$OUT/$PART.tar.xz" -C "$W" .
+cat "$W"/tests/summary.txt 2>/dev/null
+tail -n 20 "$W"/*.txt

@@ -102,10 +102,7 @@ fn report_from_the_fixture() {
     }
     // Findings computed from the data, with their numbers.
     assert!(md.contains("**Best kernel per toolchain** at 4096"), "{md}");
-    assert!(
-        md.contains("gemm6: CUDA 188 vs OpenCL 128 registers"),
-        "{md}"
-    );
+    assert!(md.contains("gemm3: CUDA 40 vs OpenCL 32 registers"), "{md}");
     assert!(md.contains("8x4 tile claim does not hold"), "{md}");
     assert!(md.contains("CUDA cap 32 -> 72 registers"), "{md}");
     assert!(
@@ -116,11 +113,12 @@ fn report_from_the_fixture() {
         md.contains("**Hints that change speed by more than 3%**"),
         "{md}"
     );
-    // Every hint factor is compared with its baseline, launch bounds included.
-    assert!(md.contains("no launch bounds (gemm6 CUDA"), "{md}");
+    // Every switch is compared with the published baseline and named in the finding.
+    assert!(md.contains("USE_BOUNDS=1 (gemm6 CUDA"), "{md}");
+    assert!(md.contains("VOLATILE_IDX=1 on gemm6"), "{md}");
     assert!(
-        !md.contains("gemm6 (launch bounds off)"),
-        "a hint point is not a series of its own"
+        !md.contains("gemm6 (published + USE_BOUNDS=1)"),
+        "a hint point is not a register-sweep series of its own"
     );
     assert!(
         md.contains("marked synthetic"),
