@@ -35,6 +35,20 @@ fidelity)
   done > "$W/tests/tests.txt"
   grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
   ;;
+fidelity-ncu)
+  # Kernels 9 and 10 again, both programs under Nsight Compute with the same settings, caches
+  # flushed before each launch (ncu's default) and not: the kernel's own time, same method.
+  ONLY="9 10" timeout 200 bash scripts/fidelity/published.sh .gpu/published/myGEMM "$W/fidelity" > "$W/fidelity-published.txt" 2>&1
+  for cc in all none; do
+    for n in 9 10; do
+      (cd /tmp/myGEMM-builds/gemm$n && OCL_ICD_FILENAMES=libnvidia-opencl.so.1 CUDA_MODULE_LOADING=EAGER \
+        timeout 90 ncu --clock-control none --cache-control $cc --csv --metrics gpu__time_duration.sum,launch__registers_per_thread \
+        -k regex:myGEMM ./bin/myGEMM) > "$W/published-gemm$n-cache-$cc.csv" 2>&1
+    done
+    timeout 150 ncu --clock-control none --cache-control $cc --csv --metrics gpu__time_duration.sum,launch__registers_per_thread \
+      -k regex:myGEMM $G compare $D --backends cuda --kernels 9,10 --sizes 4096 --out "$W/gemmlab-ncu-$cc" > "$W/gemmlab-cache-$cc.csv" 2>&1
+  done
+  ;;
 sweeps)
   run compare 330 $G compare $D --sizes 1024,2048,4096,8192 --keep-ptx --out "$W/compare"
   mkdir -p "$W/ptx"

@@ -47,7 +47,7 @@ build() { # n: one build directory per kernel, as the Makefile builds it
 for n in ${ONLY:-$(seq 1 11)}; do build "$n" & done
 wait
 
-for n in $(seq 1 11); do
+for n in ${ONLY:-$(seq 1 11)}; do
   d="$B/gemm$n"; p="$OUT/published/gemm$n"
   mkdir -p "$p"
   cp "$d/build.txt" "$d/cuda-ptxas.txt" "$p/"
