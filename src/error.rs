@@ -81,4 +81,61 @@ impl Error {
     pub fn invalid(msg: impl Into<String>) -> Self {
         Error::InvalidArgument(msg.into())
     }
+
+    /// The process exit status for this error: 2 when the request itself can never
+    /// work (a usage error: unknown kernel or device, a bad option or parameter),
+    /// 1 when something failed while doing it.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::NoSuchDevice { .. }
+            | Error::BadDeviceSpec { .. }
+            | Error::UnknownKernel { .. }
+            | Error::Constraint { .. }
+            | Error::InvalidArgument(_) => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// The register caps ptxas honours for the architectures gemmlab targets: below 24 it
+/// raises the cap to 24 (sm_90: "adjusting per thread register count of 3 to lower
+/// bound of 24"), above 255 there are no registers to give.
+pub const REGISTER_CAP_RANGE: std::ops::RangeInclusive<u32> = 24..=255;
+
+/// Checks a register cap from the command line (clap value parser).
+pub fn parse_register_cap(s: &str) -> std::result::Result<u32, String> {
+    let v: u32 = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of registers"))?;
+    if REGISTER_CAP_RANGE.contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "{v} is outside {}..={}: ptxas raises a lower cap to {} and a thread cannot have more than {} registers",
+            REGISTER_CAP_RANGE.start(),
+            REGISTER_CAP_RANGE.end(),
+            REGISTER_CAP_RANGE.start(),
+            REGISTER_CAP_RANGE.end()
+        ))
+    }
+}
+
+/// Checks a count of timed repetitions from the command line (clap value parser).
+pub fn parse_reps(s: &str) -> std::result::Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("0 timed repetitions measure nothing: give 1 or more".into()),
+        Ok(v) => Ok(v),
+        Err(_) => Err(format!("'{s}' is not a count")),
+    }
+}
+
+/// Refuses an output path that exists and is not a directory (checked before any work).
+pub fn check_out_dir(path: &std::path::Path, option: &str) -> Result<()> {
+    if path.exists() && !path.is_dir() {
+        return Err(Error::invalid(format!(
+            "{option} {}: an existing file, not a directory; give a directory (created if missing)",
+            path.display()
+        )));
+    }
+    Ok(())
 }

@@ -8,7 +8,11 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "gemmlab",
     version,
-    about = "The same GEMM kernels through OpenCL and CUDA (NVRTC) on one device: speed, registers, spills, occupancy, PTX"
+    about = "The same GEMM kernels through OpenCL and CUDA (NVRTC) on one device: speed, registers, spills, occupancy, PTX",
+    after_help = "Exit status: 0 when every requested measurement is ok or not applicable for a stated reason \
+(a toolchain that cannot run a kernel); 1 when any was invalid, failed to compile or launch, ran out of \
+memory or failed its check (after printing and writing everything), or when a command failed; \
+2 for usage errors (unknown option, kernel or device, a value out of range, a parameter constraint)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -38,15 +42,22 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Devices { json } => cli::devices::run(json),
-        Command::Compare(args) => cli::compare::run(args),
-        Command::Build(args) => cli::build::run(args),
-        Command::Report(args) => cli::report::run(args),
-        Command::Sweep(args) => cli::sweep::run(args),
-        Command::Ptx(args) => cli::ptx::run(args),
+        Command::Devices { json } => cli::devices::run(json).map(|_| None),
+        Command::Compare(args) => cli::compare::run(args).map(|o| o.failure()),
+        Command::Build(args) => cli::build::run(args).map(|_| None),
+        Command::Report(args) => cli::report::run(args).map(|_| None),
+        Command::Sweep(args) => cli::sweep::run(args).map(|o| o.failure()),
+        Command::Ptx(args) => cli::ptx::run(args).map(|_| None),
     };
-    if let Err(e) = result {
-        eprintln!("error: {e}");
-        std::process::exit(1);
+    match result {
+        Ok(None) => {}
+        Ok(Some(failure)) => {
+            eprintln!("{failure}");
+            std::process::exit(1);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(e.exit_code());
+        }
     }
 }

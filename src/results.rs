@@ -271,24 +271,44 @@ pub fn load_dir(dir: &Path) -> Result<(Environment, Vec<Measurement>)> {
     })?;
     let linesp = dir.join("measurements.jsonl");
     let f = File::open(&linesp).map_err(|e| Error::io(&linesp, e))?;
+    let lines: Vec<String> = BufReader::new(f)
+        .lines()
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| Error::io(&linesp, e))?;
+    let (all, cut) = parse_measurement_lines(&lines).map_err(|message| Error::Data {
+        path: linesp.clone(),
+        message,
+    })?;
+    if let Some(n) = cut {
+        eprintln!(
+            "note: {}: line {n} is incomplete (the run was interrupted while writing it); skipped it, kept the {} complete lines",
+            linesp.display(),
+            all.len()
+        );
+    }
+    Ok((env, all))
+}
+
+/// Parses measurements.jsonl lines. Only the LAST non-empty line may be broken: a run
+/// writes one line at a time, so an interrupt or a crash can cut only the line being
+/// written. That line is skipped and its number returned; a broken line before it is
+/// an error (the file was damaged some other way).
+pub fn parse_measurement_lines(
+    lines: &[String],
+) -> std::result::Result<(Vec<Measurement>, Option<usize>), String> {
+    let last = lines.iter().rposition(|l| !l.trim().is_empty());
     let mut all = Vec::new();
-    for (i, line) in BufReader::new(f).lines().enumerate() {
-        let line = line.map_err(|e| Error::io(&linesp, e))?;
+    for (i, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        // A line cut off by an interruption is the only one that may be broken.
-        match serde_json::from_str(&line) {
+        match serde_json::from_str(line) {
             Ok(m) => all.push(m),
-            Err(e) => {
-                return Err(Error::Data {
-                    path: linesp.clone(),
-                    message: format!("line {}: {e}", i + 1),
-                })
-            }
+            Err(_) if Some(i) == last => return Ok((all, Some(i + 1))),
+            Err(e) => return Err(format!("line {}: {e}", i + 1)),
         }
     }
-    Ok((env, all))
+    Ok((all, None))
 }
 
 /// "2026-11-21T15:04:05Z" without a date crate.
@@ -331,5 +351,34 @@ mod tests {
         assert_eq!(utc(0), "1970-01-01T00:00:00Z");
         assert_eq!(utc(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(utc(1_795_272_245), "2026-11-21T14:44:05Z");
+    }
+
+    const REAL: &str = include_str!("../tests/fixtures/report/compare/measurements.jsonl");
+
+    fn real_lines(n: usize) -> Vec<String> {
+        REAL.lines().take(n).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_cut_last_line_is_skipped_and_reported() {
+        let mut lines = real_lines(3);
+        let whole = parse_measurement_lines(&lines).unwrap();
+        assert_eq!((whole.0.len(), whole.1), (3, None));
+        // An interrupt while the third line was written: half of it, then nothing.
+        let cut = lines[2].len() / 2;
+        lines[2].truncate(cut);
+        lines.push(String::new());
+        let (kept, skipped) = parse_measurement_lines(&lines).unwrap();
+        assert_eq!(kept.len(), 2);
+        assert_eq!(skipped, Some(3));
+        assert_eq!(kept[1].kernel, whole.0[1].kernel);
+    }
+
+    #[test]
+    fn a_broken_line_before_the_last_is_an_error() {
+        let mut lines = real_lines(3);
+        lines[1].truncate(10);
+        let e = parse_measurement_lines(&lines).unwrap_err();
+        assert!(e.starts_with("line 2:"), "{e}");
     }
 }

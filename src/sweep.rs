@@ -54,11 +54,11 @@ pub fn parse_caps(list: &[String]) -> Result<Vec<Option<u32>>> {
             v => v
                 .parse::<u32>()
                 .ok()
-                .filter(|r| (16..=255).contains(r))
+                .filter(|r| crate::error::REGISTER_CAP_RANGE.contains(r))
                 .map(Some)
                 .ok_or_else(|| {
                     Error::invalid(format!(
-                        "register cap '{v}': use 'none' or a number from 16 to 255"
+                        "register cap '{v}': use 'none' or a number from 24 to 255 (ptxas raises lower caps to 24)"
                     ))
                 }),
         })

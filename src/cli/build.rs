@@ -31,7 +31,7 @@ pub struct KernelArgs {
     #[arg(long = "define", value_name = "NAME=VALUE")]
     pub defines: Vec<String>,
     /// Register cap for both compilers.
-    #[arg(long)]
+    #[arg(long, value_parser = gemmlab::error::parse_register_cap)]
     pub max_registers: Option<u32>,
 }
 
@@ -59,6 +59,9 @@ impl KernelArgs {
 }
 
 pub fn run(args: BuildArgs) -> Result<()> {
+    if let Some(dir) = &args.out {
+        gemmlab::error::check_out_dir(dir, "--out")?;
+    }
     let (spec, config, hints) = args.kernel.resolve()?;
     let sessions = args.device.sessions()?;
     if let Some(dir) = &args.out {

@@ -4,3 +4,47 @@ pub mod devices;
 pub mod ptx;
 pub mod report;
 pub mod sweep;
+
+use gemmlab::gemm::driver::Status;
+use gemmlab::results::Measurement;
+
+/// What a measuring command did, for its exit status: every measurement ok or not
+/// applicable (a toolchain that cannot run a kernel, with its reason) exits 0; any
+/// invalid configuration, compile or launch error, out-of-memory or wrong result
+/// exits 1, after everything was printed and written.
+pub struct Outcome {
+    failed: Vec<(&'static str, usize)>,
+}
+
+impl Outcome {
+    pub fn from_measurements(all: &[Measurement]) -> Outcome {
+        let mut failed: Vec<(&'static str, usize)> = Vec::new();
+        for m in all {
+            if matches!(m.status, Status::Ok | Status::Unavailable(_)) {
+                continue;
+            }
+            let label = m.status.label();
+            match failed.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, n)) => *n += 1,
+                None => failed.push((label, 1)),
+            }
+        }
+        Outcome { failed }
+    }
+
+    /// The line to print before exiting 1, or None for exit 0.
+    pub fn failure(&self) -> Option<String> {
+        if self.failed.is_empty() {
+            return None;
+        }
+        let parts: Vec<String> = self
+            .failed
+            .iter()
+            .map(|(label, n)| format!("{n} {label}"))
+            .collect();
+        Some(format!(
+            "not every measurement succeeded: {} (see the table; reasons are in the results)",
+            parts.join(", ")
+        ))
+    }
+}

@@ -40,6 +40,9 @@ pub struct PtxArgs {
 }
 
 pub fn run(args: PtxArgs) -> Result<()> {
+    if let Some(dir) = &args.out {
+        gemmlab::error::check_out_dir(dir, "--out")?;
+    }
     let (spec, config, hints) = args.kernel.resolve()?;
     if let Some(run) = &args.from {
         let listings = kept_listings(run, spec.id, &hints, args.label.as_deref())?;

@@ -29,6 +29,7 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: ReportArgs) -> Result<()> {
+    gemmlab::error::check_out_dir(&args.out, "--out")?;
     let outcome = report::generate(&Options {
         from: args.from,
         out: args.out,

@@ -36,14 +36,15 @@ pub struct SweepArgs {
     /// Kernels (comma-separated ids or numbers); default all (tiling: gemm11).
     #[arg(long)]
     pub kernels: Option<String>,
-    /// Register caps for `registers`: none and numbers 16-255, comma-separated.
+    /// Register caps for `registers`: none and numbers 24-255, comma-separated.
     /// Default: none,255,168,128,96,80,64,48,40,32.
     #[arg(long, value_delimiter = ',')]
     pub caps: Vec<String>,
     /// Sizes: N or MxNxK, comma-separated. Default 4096 on a GPU, 256 on a CPU.
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<String>,
-    #[arg(long, default_value_t = 10)]
+    /// Timed repetitions per point and toolchain.
+    #[arg(long, default_value_t = 10, value_parser = gemmlab::error::parse_reps)]
     pub reps: usize,
     #[arg(long, default_value_t = 2)]
     pub warmup: usize,
@@ -53,7 +54,7 @@ pub struct SweepArgs {
     #[arg(long = "define", value_name = "NAME=VALUE")]
     pub defines: Vec<String>,
     /// Register cap applied to every point (not for `registers`).
-    #[arg(long)]
+    #[arg(long, value_parser = gemmlab::error::parse_register_cap)]
     pub max_registers: Option<u32>,
     #[arg(long)]
     pub cold: bool,
@@ -65,7 +66,10 @@ pub struct SweepArgs {
     pub out: Option<PathBuf>,
 }
 
-pub fn run(args: SweepArgs) -> Result<()> {
+pub fn run(args: SweepArgs) -> Result<super::Outcome> {
+    if let Some(out) = &args.out {
+        gemmlab::error::check_out_dir(out, "--out")?;
+    }
     let kind = match args.kind {
         Kind::Registers => SweepKind::Registers,
         Kind::Tiling => SweepKind::Tiling,
@@ -175,5 +179,6 @@ pub fn run(args: SweepArgs) -> Result<()> {
     pb.finish_and_clear();
     let all = writer.finish()?;
     println!("wrote {} measurements to {}", all.len(), out.display());
-    result
+    result?;
+    Ok(super::Outcome::from_measurements(&all))
 }
