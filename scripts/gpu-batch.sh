@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The H200 batches behind results/h200/, one call of the device tool each.
-# Binaries are built on the development machine and carried in .gpu/ (git-ignored):
+# Binaries are built on the development machine by scripts/gpu-stage.sh into .gpu/ (git-ignored):
 #   cargo build --release --features cuda --bins
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|sweeps|registers|criterion   (each fits one 10-minute call)
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|criterion   (each fits one 10-minute call)
 # Everything a part writes lands in one archive under $OUT.
 set -u
 PART=${1:-fidelity}
