@@ -129,6 +129,34 @@ pub fn parse_reps(s: &str) -> std::result::Result<usize, String> {
     }
 }
 
+/// `--batch`: `auto` (None) or launches per sample, at least 1.
+pub fn parse_batch(s: &str) -> std::result::Result<Option<usize>, String> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(None);
+    }
+    match s.parse::<usize>() {
+        Ok(0) => Err("a batch of 0 launches times nothing: give auto or 1 or more".into()),
+        Ok(v) if v > crate::measure::MAX_BATCH => Err(format!(
+            "{v} launches per sample is more than the {} gemmlab allows",
+            crate::measure::MAX_BATCH
+        )),
+        Ok(v) => Ok(Some(v)),
+        Err(_) => Err(format!("'{s}' is neither auto nor a count of launches")),
+    }
+}
+
+/// `--budget`: seconds of device time per point (positive), or `none`.
+pub fn parse_budget(s: &str) -> std::result::Result<Option<f64>, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(Some(v)),
+        Ok(_) => Err(format!("{s}: give a positive number of seconds, or none")),
+        Err(_) => Err(format!("'{s}' is neither none nor a number of seconds")),
+    }
+}
+
 /// Refuses an output path that exists and is not a directory (checked before any work).
 pub fn check_out_dir(path: &std::path::Path, option: &str) -> Result<()> {
     if path.exists() && !path.is_dir() {

@@ -2,17 +2,19 @@
 //! toolchain at one size, interleaved; the vendor BLAS at the same size; and
 //! `compare`, which walks sizes x kernels. Sweeps reuse `measure_point`.
 
-use indicatif::ProgressBar;
-
 use crate::backend::{Backend, Toolchain};
 use crate::error::{Error, Result};
+use crate::gemm::check::{CheckMode, FULL_CPU_MAX_MNK};
+use crate::gemm::driver::device_reference;
 use crate::gemm::driver::{
     prepare_from, Attempt, KernelRunner, Session, Source, Status, VendorRunner,
 };
-use crate::gemm::{reference_gemm, Operands};
+use crate::gemm::memory::{self, RefKind};
+use crate::gemm::{Operands, Reference};
 use crate::kernels::{Config, Hints, KernelSpec};
 use crate::measure::{gflops, interleaved, Plan, Timed};
 use crate::occupancy;
+use crate::progress::Progress;
 use crate::results::{Measurement, ResultWriter};
 
 /// What is measured at one point of an experiment.
@@ -27,15 +29,123 @@ pub struct Point {
 /// A problem size and its f64 reference, computed once.
 pub struct Problem {
     pub ops: Operands,
-    pub reference: Vec<f64>,
+    pub reference: Reference,
 }
 
 impl Problem {
+    /// Inputs and the full CPU reference (what tests and small runs use).
     pub fn new(m: usize, n: usize, k: usize, seed: u64) -> Problem {
         let ops = Operands::new(m, n, k, seed);
-        let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
+        let reference = Reference::cpu(&ops);
         Problem { ops, reference }
     }
+
+    /// Inputs and the reference `mode` asks for, after checking that the size fits
+    /// in host and device memory. `Err(status)` says why the size cannot be run.
+    pub fn prepare(
+        sessions: &[Session],
+        (m, n, k): (usize, usize, usize),
+        seed: u64,
+        plan: &Plan,
+        progress: &Progress,
+    ) -> std::result::Result<Problem, Status> {
+        let has_blas = |s: &Session| s.backend.borrow().toolchain() == Toolchain::Cuda;
+        let kind =
+            match plan.check {
+                CheckMode::Cpu => RefKind::Cpu,
+                CheckMode::Sampled => RefKind::Sampled,
+                CheckMode::Dgemm if sessions.iter().any(has_blas) => RefKind::Dgemm,
+                CheckMode::Dgemm => return Err(Status::InvalidConfig(
+                    "--check dgemm needs a CUDA session (cuBLAS DGEMM); use --check sampled or cpu"
+                        .into(),
+                )),
+                CheckMode::Auto if (m * n) as u128 * k as u128 <= FULL_CPU_MAX_MNK => RefKind::Cpu,
+                CheckMode::Auto if sessions.iter().any(has_blas) => RefKind::Dgemm,
+                CheckMode::Auto => RefKind::Sampled,
+            };
+        let label = format!("{m}x{n}x{k}");
+        check_memory(sessions, (m, n, k), kind, plan)?;
+        progress.set_message(format!("{label}: random inputs (seed {seed})"));
+        let ops = Operands::new(m, n, k, seed);
+        let reference = match kind {
+            RefKind::Cpu => {
+                progress.set_message(format!("{label}: f64 CPU reference (full)"));
+                Reference::cpu(&ops)
+            }
+            RefKind::Sampled => {
+                progress.set_message(format!("{label}: sampled f64 reference"));
+                Reference::sampled(&ops)
+            }
+            RefKind::Dgemm => {
+                progress.set_message(format!("{label}: f64 reference by cuBLAS DGEMM"));
+                let session = sessions.iter().find(|s| has_blas(s));
+                let got = session.map(|s| device_reference(s, &ops));
+                match got {
+                    Some(Ok(Some(c))) => {
+                        let blas = session
+                            .and_then(|s| s.backend.borrow().vendor_blas())
+                            .unwrap_or_else(|| "cuBLAS".into());
+                        Reference::Full {
+                            c,
+                            source: format!("f64 reference by {blas} DGEMM on the device"),
+                        }
+                    }
+                    Some(Err(e)) => {
+                        progress.suspend(|| {
+                            eprintln!("note: {label}: the cuBLAS DGEMM reference failed ({e}); checking against a sampled f64 reference instead")
+                        });
+                        Reference::sampled(&ops)
+                    }
+                    _ => Reference::sampled(&ops),
+                }
+            }
+        };
+        Ok(Problem { ops, reference })
+    }
+}
+
+/// Refuses a size whose inputs, reference and working sets do not fit.
+fn check_memory(
+    sessions: &[Session],
+    size: (usize, usize, usize),
+    kind: RefKind,
+    plan: &Plan,
+) -> std::result::Result<(), Status> {
+    let infos: Vec<crate::DeviceInfo> = sessions
+        .iter()
+        .map(|s| s.backend.borrow().info().clone())
+        .collect();
+    let flush = if plan.cache == crate::measure::CacheState::Cold {
+        infos
+            .iter()
+            .filter_map(|i| i.l2_cache_bytes)
+            .max()
+            .unwrap_or(0)
+            .clamp(128 << 20, 1 << 30)
+            * 2
+    } else {
+        0
+    };
+    let need = memory::estimate(size, sessions.len(), kind, flush);
+    // Free memory where a toolchain tells (CUDA), else the device's total.
+    let free = sessions
+        .iter()
+        .filter_map(|s| s.backend.borrow().memory_info())
+        .map(|(free, _)| (free, "free"))
+        .min()
+        .or_else(|| {
+            infos
+                .iter()
+                .filter_map(|i| i.global_mem_bytes)
+                .min()
+                .map(|t| (t, "in all"))
+        });
+    memory::fits(&need, memory::host_available(), free).map_err(|why| {
+        Status::OutOfMemory(format!(
+            "{}x{}x{} refused before allocating: {why}",
+            size.0, size.1, size.2
+        ))
+    })
 }
 
 fn base(experiment: &str, session: &Session, problem: &Problem, plan: &Plan) -> Measurement {
@@ -48,7 +158,7 @@ fn base(experiment: &str, session: &Session, problem: &Problem, plan: &Plan) -> 
         info.toolchain,
         "",
         Status::Ok,
-        problem,
+        (problem.ops.m, problem.ops.n, problem.ops.k),
     );
     row.cache = plan.cache;
     row
@@ -62,7 +172,7 @@ pub fn failed_row(
     toolchain: Toolchain,
     kernel: &str,
     status: Status,
-    problem: &Problem,
+    (m, n, k): (usize, usize, usize),
 ) -> Measurement {
     Measurement {
         experiment: experiment.to_string(),
@@ -72,9 +182,9 @@ pub fn failed_row(
         toolchain,
         device: device.to_string(),
         device_id: device_id.to_string(),
-        m: problem.ops.m,
-        n: problem.ops.n,
-        k: problem.ops.k,
+        m,
+        n,
+        k,
         padded: None,
         config: Config::default(),
         hints: Hints::default(),
@@ -94,6 +204,32 @@ pub fn failed_row(
         ptx_mix: None,
         ptx_file: None,
     }
+}
+
+/// One row per session for a point that could not be set up, with the reason.
+pub fn failed_rows(
+    sessions: &[Session],
+    kernel: &str,
+    status: &Status,
+    size: (usize, usize, usize),
+    experiment: &str,
+) -> Vec<Measurement> {
+    sessions
+        .iter()
+        .map(|s| {
+            let be = s.backend.borrow();
+            let info = be.info();
+            failed_row(
+                experiment,
+                &info.name,
+                &info.id,
+                info.toolchain,
+                kernel,
+                status.clone(),
+                size,
+            )
+        })
+        .collect()
 }
 
 /// The vendor BLAS (cuBLAS) on every session that has one. Returns its rows.
@@ -353,15 +489,39 @@ pub fn run_compare(
     sessions: &mut [Session],
     opts: &CompareOptions,
     writer: &mut ResultWriter,
-    progress: &ProgressBar,
+    progress: &Progress,
     mut on_size_done: impl FnMut(&[Measurement]),
 ) -> Result<()> {
     check_defines(&opts.kernels, &opts.defines)?;
     for &(m, n, k) in &opts.sizes {
-        progress.set_message(format!("{m}x{n}x{k}: CPU reference (f64)"));
-        let problem = Problem::new(m, n, k, opts.seed);
+        let problem = match Problem::prepare(sessions, (m, n, k), opts.seed, &opts.plan, progress) {
+            Ok(p) => p,
+            Err(status) => {
+                let mut rows = Vec::new();
+                for spec in &opts.kernels {
+                    rows.extend(failed_rows(
+                        sessions,
+                        spec.id,
+                        &status,
+                        (m, n, k),
+                        "compare",
+                    ));
+                    progress.inc(1);
+                }
+                for row in &rows {
+                    writer.push(row.clone())?;
+                }
+                on_size_done(&rows);
+                continue;
+            }
+        };
         let mut size_rows = Vec::new();
-        progress.set_message(format!("{m}x{n}x{k}: cuBLAS"));
+        if sessions
+            .iter()
+            .any(|s| s.backend.borrow().toolchain() == Toolchain::Cuda)
+        {
+            progress.set_message(format!("{m}x{n}x{k}: cuBLAS"));
+        }
         let vendor = measure_vendor(sessions, &problem, &opts.plan, "compare");
         if let Some(v) = sessions
             .iter()

@@ -15,6 +15,7 @@ pub mod gemm;
 pub mod kernels;
 pub mod measure;
 pub mod occupancy;
+pub mod progress;
 pub mod ptx;
 pub mod ptx_archive;
 pub mod report;

@@ -7,6 +7,16 @@
 //! thermal drift fall on all alike. "Warm" reuses the inputs back to back;
 //! "cold" overwrites a scratch buffer larger than the L2 before each
 //! repetition so operands come from device memory.
+//!
+//! Two adaptations keep the method honest at both ends of the size range:
+//! - short kernels: when one launch takes less than `BATCH_BELOW_NS`, each sample
+//!   is a batch of back-to-back launches between one pair of events, sized so the
+//!   sample lasts about `BATCH_TARGET_NS`, divided by the batch size (`--batch 1`
+//!   keeps one launch per sample; cold timing always does, since a flush between
+//!   launches is the point of it);
+//! - long kernels: warm-up stops after `WARMUP_BUDGET_NS` (at least one launch),
+//!   and the repetitions are cut to what fits the point's time budget, never below
+//!   `MIN_REPS`, so a 32768^3 product does not spend minutes on 20 repetitions.
 
 use serde::{Deserialize, Serialize};
 
@@ -28,14 +38,27 @@ pub struct Stats {
     pub max_ns: f64,
     pub q1_ns: f64,
     pub q3_ns: f64,
+    /// Launches per sample: each sample is a batch's time divided by this.
+    #[serde(default = "one")]
+    pub batch: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 impl Stats {
     pub fn from_samples(samples: &[u64]) -> Option<Stats> {
+        let v: Vec<f64> = samples.iter().map(|&s| s as f64).collect();
+        Stats::from_sample_ns(&v)
+    }
+
+    /// From per-launch times in nanoseconds (batched samples are fractional).
+    pub fn from_sample_ns(samples: &[f64]) -> Option<Stats> {
         if samples.is_empty() {
             return None;
         }
-        let mut v: Vec<f64> = samples.iter().map(|&s| s as f64).collect();
+        let mut v = samples.to_vec();
         v.sort_by(f64::total_cmp);
         Some(Stats {
             reps: v.len(),
@@ -44,6 +67,7 @@ impl Stats {
             max_ns: v[v.len() - 1],
             q1_ns: quantile(&v, 0.25),
             q3_ns: quantile(&v, 0.75),
+            batch: 1,
         })
     }
 
@@ -73,12 +97,34 @@ pub fn gflops(m: usize, n: usize, k: usize, ns: f64) -> f64 {
     2.0 * m as f64 * n as f64 * k as f64 / ns
 }
 
+/// Below this one-launch time, samples are batches of launches.
+pub const BATCH_BELOW_NS: f64 = 100_000.0;
+/// A batched sample lasts about this long: far past the event timer's resolution
+/// (0.5 us for CUDA events, about 1 us on NVIDIA OpenCL).
+pub const BATCH_TARGET_NS: f64 = 2_000_000.0;
+pub const MAX_BATCH: usize = 1000;
+/// Warm-up stops once it has taken this long (after at least one launch).
+pub const WARMUP_BUDGET_NS: f64 = 2e9;
+/// Fewest timed repetitions a time budget may leave.
+pub const MIN_REPS: usize = 5;
+
 /// How many launches and how.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub warmup: usize,
+    /// Timed repetitions asked for (the most that are made).
     pub reps: usize,
     pub cache: CacheState,
+    /// Launches per sample: `None` chooses (batches for short kernels), `Some(n)` fixes it.
+    #[serde(default)]
+    pub batch: Option<usize>,
+    /// Seconds of device time the repetitions of one point may take before they are
+    /// cut (to no fewer than `MIN_REPS`); `None` never cuts.
+    #[serde(default)]
+    pub budget_s: Option<f64>,
+    /// How results are checked before they are timed.
+    #[serde(default)]
+    pub check: crate::gemm::check::CheckMode,
 }
 
 impl Default for Plan {
@@ -87,14 +133,71 @@ impl Default for Plan {
             warmup: 3,
             reps: 20,
             cache: CacheState::Warm,
+            batch: None,
+            budget_s: Some(20.0),
+            check: crate::gemm::check::CheckMode::Auto,
         }
     }
 }
 
-/// Something that can be launched once and timed: returns device nanoseconds.
+impl Plan {
+    /// The batch size for a kernel whose one launch took `one_ns`.
+    pub fn batch_for(&self, one_ns: f64) -> usize {
+        if self.cache == CacheState::Cold {
+            return 1;
+        }
+        match self.batch {
+            Some(n) => n.max(1),
+            None if one_ns < BATCH_BELOW_NS => {
+                ((BATCH_TARGET_NS / one_ns.max(1.0)).ceil() as usize).clamp(1, MAX_BATCH)
+            }
+            None => 1,
+        }
+    }
+
+    /// Repetitions for a round of samples (one per runner) lasting `round_ns`.
+    pub fn reps_for(&self, round_ns: f64) -> usize {
+        match self.budget_s {
+            Some(b) if round_ns > 0.0 => {
+                let fit = (b * 1e9 / round_ns).floor() as usize;
+                self.reps.min(fit.max(MIN_REPS))
+            }
+            _ => self.reps,
+        }
+    }
+
+    /// One line for a run's header: what this plan does.
+    pub fn describe(&self) -> String {
+        let batch = match (self.cache, self.batch) {
+            (CacheState::Cold, _) => "one launch per sample (cold)".to_string(),
+            (_, Some(1)) => "one launch per sample".to_string(),
+            (_, Some(n)) => format!("{n} launches per sample"),
+            (_, None) => format!(
+                "launches under {:.0} us batched to ~{:.0} ms samples",
+                BATCH_BELOW_NS / 1e3,
+                BATCH_TARGET_NS / 1e6
+            ),
+        };
+        let budget = match self.budget_s {
+            Some(b) => format!(", repetitions cut to fit {b} s per point (at least {MIN_REPS})"),
+            None => String::new(),
+        };
+        format!(
+            "{} warm-up + {} timed samples, {batch}{budget}",
+            self.warmup, self.reps
+        )
+    }
+}
+
+/// Something that can be launched and timed: returns device nanoseconds.
 /// `flush` is called before each timed repetition when timing cold.
 pub trait Timed {
-    fn run_once(&mut self) -> Result<u64>;
+    /// `count` launches back to back between one pair of device events (at least one):
+    /// the batch's nanoseconds.
+    fn run_batch(&mut self, count: usize) -> Result<u64>;
+    fn run_once(&mut self) -> Result<u64> {
+        self.run_batch(1)
+    }
     fn flush(&mut self) -> Result<()> {
         Ok(())
     }
@@ -103,31 +206,46 @@ pub trait Timed {
 /// Times several runners with interleaved repetitions; one result per runner.
 /// A runner that fails is reported as its error; the others go on.
 pub fn interleaved(runners: &mut [&mut dyn Timed], plan: &Plan) -> Vec<Result<Stats>> {
-    let mut failed: Vec<Option<crate::Error>> = runners.iter().map(|_| None).collect();
-    let mut samples: Vec<Vec<u64>> = runners
-        .iter()
-        .map(|_| Vec::with_capacity(plan.reps))
-        .collect();
-    for _ in 0..plan.warmup {
+    let n = runners.len();
+    let mut failed: Vec<Option<crate::Error>> = (0..n).map(|_| None).collect();
+    // The last warm-up launch of each runner: what batch and budget are chosen from.
+    let mut one_ns: Vec<f64> = vec![0.0; n];
+    let mut warm_spent = 0.0f64;
+    for w in 0..plan.warmup {
+        if w > 0 && warm_spent > WARMUP_BUDGET_NS {
+            break;
+        }
         for (i, r) in runners.iter_mut().enumerate() {
             if failed[i].is_none() {
-                if let Err(e) = r.run_once() {
-                    failed[i] = Some(e);
+                match r.run_once() {
+                    Ok(ns) => {
+                        one_ns[i] = ns as f64;
+                        warm_spent += ns as f64;
+                    }
+                    Err(e) => failed[i] = Some(e),
                 }
             }
         }
     }
-    for _ in 0..plan.reps {
+    let batch: Vec<usize> = one_ns.iter().map(|&t| plan.batch_for(t)).collect();
+    let round_ns: f64 = one_ns.iter().zip(&batch).map(|(t, b)| t * *b as f64).sum();
+    let reps = if plan.warmup == 0 {
+        plan.reps
+    } else {
+        plan.reps_for(round_ns)
+    };
+    let mut samples: Vec<Vec<f64>> = (0..n).map(|_| Vec::with_capacity(reps)).collect();
+    for _ in 0..reps {
         for (i, r) in runners.iter_mut().enumerate() {
             if failed[i].is_some() {
                 continue;
             }
             let result = match plan.cache {
-                CacheState::Cold => r.flush().and_then(|_| r.run_once()),
-                CacheState::Warm => r.run_once(),
+                CacheState::Cold => r.flush().and_then(|_| r.run_batch(batch[i])),
+                CacheState::Warm => r.run_batch(batch[i]),
             };
             match result {
-                Ok(ns) => samples[i].push(ns),
+                Ok(ns) => samples[i].push(ns as f64 / batch[i] as f64),
                 Err(e) => failed[i] = Some(e),
             }
         }
@@ -135,9 +253,11 @@ pub fn interleaved(runners: &mut [&mut dyn Timed], plan: &Plan) -> Vec<Result<St
     failed
         .into_iter()
         .zip(samples)
-        .map(|(f, s)| match f {
+        .zip(batch)
+        .map(|((f, s), b)| match f {
             Some(e) => Err(e),
-            None => Stats::from_samples(&s)
+            None => Stats::from_sample_ns(&s)
+                .map(|st| Stats { batch: b, ..st })
                 .ok_or_else(|| crate::Error::invalid("no repetitions were asked for (--reps 0)")),
         })
         .collect()
@@ -175,7 +295,7 @@ mod tests {
         fail_at: Option<usize>,
     }
     impl Timed for Fake {
-        fn run_once(&mut self) -> Result<u64> {
+        fn run_batch(&mut self, _count: usize) -> Result<u64> {
             self.log.borrow_mut().push(self.name);
             if self.fail_at == Some(self.calls.len()) {
                 return Err(crate::Error::invalid("boom"));
@@ -207,6 +327,9 @@ mod tests {
             warmup: 1,
             reps: 3,
             cache: CacheState::Warm,
+            batch: Some(1),
+            budget_s: None,
+            ..Plan::default()
         };
         let r = interleaved(&mut [&mut a, &mut b], &plan);
         assert_eq!(&log.borrow()[..4], &['a', 'b', 'a', 'b']);
@@ -214,5 +337,81 @@ mod tests {
         assert_eq!(sa.reps, 3);
         assert_eq!(sa.median_ns, 3.0, "warm-up sample 1 is not counted");
         assert!(r[1].is_err());
+    }
+
+    /// A kernel of fixed duration that counts its launches.
+    struct Steady {
+        ns: u64,
+        batches: Vec<usize>,
+    }
+    impl Timed for Steady {
+        fn run_batch(&mut self, count: usize) -> Result<u64> {
+            self.batches.push(count);
+            Ok(self.ns * count as u64)
+        }
+    }
+
+    #[test]
+    fn short_kernels_are_timed_in_batches() {
+        let mut k = Steady {
+            ns: 10_000,
+            batches: vec![],
+        };
+        let plan = Plan::default();
+        let s = interleaved(&mut [&mut k], &plan).remove(0).unwrap();
+        // 10 us per launch: 200 launches make a 2 ms sample.
+        assert_eq!(s.batch, 200);
+        assert_eq!(s.median_ns, 10_000.0, "a batch is divided by its size");
+        assert_eq!(s.reps, 20);
+        assert_eq!(&k.batches[..3], &[1, 1, 1], "warm-up launches are single");
+        assert!(k.batches[3..].iter().all(|&b| b == 200));
+        // --batch 1 keeps one launch per sample, and cold timing always does.
+        for plan in [
+            Plan {
+                batch: Some(1),
+                ..Plan::default()
+            },
+            Plan {
+                cache: CacheState::Cold,
+                ..Plan::default()
+            },
+        ] {
+            let mut k = Steady {
+                ns: 10_000,
+                batches: vec![],
+            };
+            let s = interleaved(&mut [&mut k], &plan).remove(0).unwrap();
+            assert_eq!(s.batch, 1);
+            assert!(k.batches.iter().all(|&b| b == 1));
+        }
+        // Long kernels are never batched.
+        assert_eq!(Plan::default().batch_for(150_000.0), 1);
+        assert_eq!(Plan::default().batch_for(1.0), MAX_BATCH);
+    }
+
+    #[test]
+    fn long_kernels_fit_the_time_budget() {
+        // Two runners of 2 s each: a round costs 4 s, 20 s fit 5 rounds.
+        let mut a = Steady {
+            ns: 2_000_000_000,
+            batches: vec![],
+        };
+        let mut b = Steady {
+            ns: 2_000_000_000,
+            batches: vec![],
+        };
+        let plan = Plan::default();
+        let r = interleaved(&mut [&mut a, &mut b], &plan);
+        assert_eq!(r[0].as_ref().unwrap().reps, 5);
+        // Warm-up stopped after its 2 s budget: one launch each.
+        assert_eq!(a.batches.len(), 1 + 5);
+        // Never below MIN_REPS, never above what was asked.
+        assert_eq!(plan.reps_for(1e12), MIN_REPS);
+        assert_eq!(plan.reps_for(1.0), 20);
+        let unbounded = Plan {
+            budget_s: None,
+            ..Plan::default()
+        };
+        assert_eq!(unbounded.reps_for(1e12), 20);
     }
 }

@@ -103,6 +103,13 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// `(registers used, cap asked)` when the compiler used more than the cap.
+    pub fn cap_exceeded(&self) -> Option<(u32, u32)> {
+        let cap = self.hints.max_registers?;
+        let used = self.resources.as_ref()?.registers?;
+        (used > cap).then_some((used, cap))
+    }
+
     pub fn size_label(&self) -> String {
         if self.m == self.n && self.n == self.k {
             self.m.to_string()
@@ -175,7 +182,7 @@ fn write_json<T: Serialize>(path: &Path, v: &T) -> Result<()> {
     fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
 }
 
-const CSV_HEADER: [&str; 24] = [
+const CSV_HEADER: [&str; 27] = [
     "experiment",
     "kernel",
     "label",
@@ -200,6 +207,9 @@ const CSV_HEADER: [&str; 24] = [
     "spill_loads",
     "occupancy",
     "rel_error",
+    "check_method",
+    "batch",
+    "reps",
 ];
 
 pub fn write_csv(path: &Path, rows: &[Measurement]) -> Result<()> {
@@ -240,6 +250,9 @@ pub fn write_csv(path: &Path, rows: &[Measurement]) -> Result<()> {
             o(r.and_then(|r| r.spill_loads_bytes).map(|v| v.to_string())),
             o(m.occupancy.map(|v| format!("{v:.3}"))),
             o(m.check.as_ref().map(|c| format!("{:.3e}", c.rel_frobenius))),
+            o(m.check.as_ref().and_then(|c| c.method.clone())),
+            o(m.time.map(|t| t.batch.to_string())),
+            o(m.time.map(|t| t.reps.to_string())),
         ])
         .map_err(err)?;
     }

@@ -2,10 +2,9 @@
 //! and with NVIDIA OpenCL's PTX run through the CUDA JIT. Every point is measured
 //! on every toolchain with interleaved repetitions (`experiment::measure_lanes`).
 
-use indicatif::ProgressBar;
-
 use crate::backend::{Backend, Toolchain};
 use crate::error::{Error, Result};
+use crate::experiment::failed_rows;
 use crate::experiment::{
     config_for, measure_lanes, measure_point, measure_vendor, Lane, Point, Problem,
 };
@@ -187,31 +186,6 @@ pub fn hint_points(
     out
 }
 
-fn failed_rows(
-    sessions: &[Session],
-    kernel: &str,
-    status: &Status,
-    problem: &Problem,
-    experiment: &str,
-) -> Vec<Measurement> {
-    sessions
-        .iter()
-        .map(|s| {
-            let be = s.backend.borrow();
-            let info = be.info();
-            crate::experiment::failed_row(
-                experiment,
-                &info.name,
-                &info.id,
-                info.toolchain,
-                kernel,
-                status.clone(),
-                problem,
-            )
-        })
-        .collect()
-}
-
 /// The lanes of a JIT point: CUDA native, OpenCL native, and OpenCL's PTX through the CUDA JIT.
 fn jit_lanes(sessions: &mut [Session], point: &Point) -> Result<Vec<Lane>> {
     let find = |tc: Toolchain| {
@@ -273,14 +247,42 @@ pub fn run_sweep(
     plan: &Plan,
     seed: u64,
     writer: &mut ResultWriter,
-    progress: &ProgressBar,
+    progress: &crate::progress::Progress,
     mut on_size_done: impl FnMut(&[Measurement]),
 ) -> Result<()> {
     let experiment = kind.name();
     for &(m, n, k) in sizes {
-        progress.set_message(format!("{m}x{n}x{k}: CPU reference (f64)"));
-        let problem = Problem::new(m, n, k, seed);
-        progress.set_message(format!("{m}x{n}x{k}: cuBLAS"));
+        let problem = match Problem::prepare(sessions, (m, n, k), seed, plan, progress) {
+            Ok(p) => p,
+            Err(status) => {
+                let mut rows = Vec::new();
+                for p in points {
+                    let kernel = match p {
+                        Ok(point) => point.spec.id.to_string(),
+                        Err((kernel, _)) => kernel.clone(),
+                    };
+                    rows.extend(failed_rows(
+                        sessions,
+                        &kernel,
+                        &status,
+                        (m, n, k),
+                        experiment,
+                    ));
+                    progress.inc(1);
+                }
+                for row in &rows {
+                    writer.push(row.clone())?;
+                }
+                on_size_done(&rows);
+                continue;
+            }
+        };
+        if sessions
+            .iter()
+            .any(|s| s.backend.borrow().toolchain() == Toolchain::Cuda)
+        {
+            progress.set_message(format!("{m}x{n}x{k}: cuBLAS"));
+        }
         let vendor = measure_vendor(sessions, &problem, plan, experiment);
         if let Some(v) = sessions
             .iter()
@@ -308,7 +310,7 @@ pub fn run_sweep(
                     }
                 }
                 Err((kernel, status)) => {
-                    failed_rows(sessions, kernel, status, &problem, experiment)
+                    failed_rows(sessions, kernel, status, (m, n, k), experiment)
                 }
             };
             for row in rows {

@@ -136,3 +136,31 @@ fn unknown_device_lists_the_devices_that_exist() {
     assert!(e.contains("no-such-gpu-9000"), "{e}");
     assert!(e.contains("opencl:"), "should list OpenCL devices: {e}");
 }
+
+#[test]
+fn a_batch_runs_every_launch_between_one_pair_of_events() {
+    let mut b = common::opencl();
+    let (prog, _) = b
+        .compile("axpy", AXPY, &CompileOptions::new().define("SHIFT", "0.0f"))
+        .unwrap();
+    let n = 256usize;
+    let ones = vec![1.0f32; n];
+    let bx = b.alloc(Elem::F32, n).unwrap();
+    let by = b.alloc(Elem::F32, n).unwrap();
+    b.upload(&bx, HostData::F32(&ones)).unwrap();
+    b.fill(&by, 0.0).unwrap();
+    let args = [
+        Arg::I32(n as i32),
+        Arg::F32(1.0),
+        Arg::Buf(bx),
+        Arg::Buf(by),
+    ];
+    // y += x seven times: the batch really launched seven kernels, in order.
+    let ns = b
+        .launch_batch(&prog, "axpy", &Geometry::d2((n, 1), (64, 1)), &args, 7)
+        .unwrap();
+    assert!(ns > 0);
+    let mut y = vec![0.0f32; n];
+    b.download(&by, HostDataMut::F32(&mut y)).unwrap();
+    assert!(y.iter().all(|&v| v == 7.0), "{:?}", &y[..4]);
+}

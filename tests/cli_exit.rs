@@ -90,6 +90,10 @@ fn usage_errors_exit_2_and_name_the_option() {
             "--max-registers",
         ),
         (&["compare", "--kernels", "99"], "unknown kernel"),
+        (&["compare", "--batch", "0"], "--batch"),
+        (&["sweep", "tiling", "--batch", "many"], "--batch"),
+        (&["compare", "--budget", "0"], "--budget"),
+        (&["compare", "--check", "maybe"], "--check"),
         (&["compare", "--nonsense"], "--nonsense"),
         (&["compare", "--out", file.to_str().unwrap()], "--out"),
         (
@@ -103,4 +107,86 @@ fn usage_errors_exit_2_and_name_the_option() {
         assert!(stderr(&o).contains(names), "{args:?}: {}", stderr(&o));
     }
     let _ = std::fs::remove_file(&file);
+}
+
+fn measurements(out: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(out.join("measurements.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn every_result_says_which_check_ran_and_how_it_was_timed() {
+    let dev = device();
+    for (mode, starts) in [("sampled", "sampled:"), ("cpu", "full: f64 CPU")] {
+        let out = out_dir(mode);
+        let o = gemmlab(&[
+            "compare",
+            "--device",
+            &dev,
+            "--backends",
+            "opencl",
+            "--sizes",
+            "100x70x33",
+            "--kernels",
+            "1,10",
+            "--reps",
+            "3",
+            "--check",
+            mode,
+            "--batch",
+            "4",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let rows = measurements(&out);
+        assert_eq!(rows.len(), 2);
+        for r in rows {
+            let method = r["check"]["method"].as_str().unwrap_or_default();
+            assert!(method.starts_with(starts), "{mode}: {method}");
+            assert_eq!(r["time"]["batch"], 4, "{r}");
+        }
+    }
+}
+
+#[test]
+fn a_size_that_cannot_fit_is_refused_with_the_numbers() {
+    // 65536^3 needs 80 GiB of host memory for its f32 inputs and output alone.
+    let host = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let avail_kib: u64 = host
+        .lines()
+        .find(|l| l.starts_with("MemAvailable:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0);
+    if avail_kib > 60 << 20 {
+        eprintln!(
+            "SKIPPED a_size_that_cannot_fit_is_refused_with_the_numbers: this host has {} GiB free",
+            avail_kib >> 20
+        );
+        return;
+    }
+    let out = out_dir("huge");
+    let dev = device();
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        &dev,
+        "--backends",
+        "opencl",
+        "--sizes",
+        "65536",
+        "--kernels",
+        "6",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("refused before allocating"), "{text}");
+    assert!(text.contains("GiB of host memory"), "{text}");
+    let rows = measurements(&out);
+    assert_eq!(rows[0]["status"], "out_of_memory");
 }

@@ -146,7 +146,7 @@ fn cublas_sgemm_is_measured_and_right() {
     b.upload(&da, HostData::F32(&a)).unwrap();
     b.upload(&db, HostData::F32(&bb)).unwrap();
     b.fill(&dc, f64::NAN).unwrap();
-    let t = b.vendor_sgemm(m, n, k, &da, &db, &dc).unwrap();
+    let t = b.vendor_gemm(m, n, k, &da, &db, &dc, 1).unwrap();
     assert!(t.is_some_and(|t| t > 0));
     assert!(b.vendor_blas().is_some_and(|v| v.starts_with("cuBLAS")));
     let mut c = vec![0.0f32; m * n];
@@ -159,6 +159,43 @@ fn cublas_sgemm_is_measured_and_right() {
             assert!((c[j * m + i] as f64 - want).abs() < 1e-4, "C({i},{j})");
         }
     }
+}
+
+#[test]
+fn cublas_dgemm_batches_and_memory_info() {
+    let Some(mut b) = common::cuda("cublas_dgemm_batches_and_memory_info") else {
+        return;
+    };
+    let (m, n, k) = (33, 20, 17);
+    let a: Vec<f64> = common::random(m * k, 5).iter().map(|&x| x as f64).collect();
+    let bb: Vec<f64> = common::random(k * n, 6).iter().map(|&x| x as f64).collect();
+    let (da, db, dc) = (
+        b.alloc(Elem::F64, m * k).unwrap(),
+        b.alloc(Elem::F64, k * n).unwrap(),
+        b.alloc(Elem::F64, m * n).unwrap(),
+    );
+    b.upload(&da, HostData::F64(&a)).unwrap();
+    b.upload(&db, HostData::F64(&bb)).unwrap();
+    b.fill(&dc, f64::NAN).unwrap();
+    let mut poisoned = vec![0.0f64; m * n];
+    b.download(&dc, HostDataMut::F64(&mut poisoned)).unwrap();
+    assert!(poisoned.iter().all(|v| v.is_nan()), "f64 poison is NaN");
+    let one = b.vendor_gemm(m, n, k, &da, &db, &dc, 1).unwrap().unwrap();
+    let ten = b.vendor_gemm(m, n, k, &da, &db, &dc, 10).unwrap().unwrap();
+    assert!(
+        ten > one,
+        "ten DGEMMs between one pair of events take longer than one"
+    );
+    let mut c = vec![0.0f64; m * n];
+    b.download(&dc, HostDataMut::F64(&mut c)).unwrap();
+    for j in 0..n {
+        for i in 0..m {
+            let want: f64 = (0..k).map(|p| a[p * m + i] * bb[j * k + p]).sum();
+            assert!((c[j * m + i] - want).abs() < 1e-12, "C({i},{j})");
+        }
+    }
+    let (free, total) = b.memory_info().expect("CUDA reports free memory");
+    assert!(free > 0 && free <= total);
 }
 
 #[test]

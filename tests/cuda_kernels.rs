@@ -5,7 +5,7 @@
 mod common;
 
 use gemmlab::gemm::driver::{prepare, run_once_result, Session};
-use gemmlab::gemm::{reference_gemm, Operands};
+use gemmlab::gemm::{Operands, Reference};
 use gemmlab::kernels::{self, Hints};
 use gemmlab::Backend;
 
@@ -27,7 +27,7 @@ fn cuda_every_kernel_verifies_at_every_size() {
     let mut failures = Vec::new();
     for &(m, n, k) in SIZES {
         let ops = Operands::new(m, n, k, 7 + m as u64);
-        let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
+        let reference = Reference::cpu(&ops);
         for spec in kernels::all() {
             let a = prepare(
                 &mut session,
@@ -62,8 +62,12 @@ fn cuda_and_opencl_twins_agree_within_rounding() {
     ));
     let (m, n, k) = (257, 130, 300);
     let ops = Operands::new(m, n, k, 99);
-    let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
-    let rms = (reference.iter().map(|x| x * x).sum::<f64>() / reference.len() as f64).sqrt();
+    let full = gemmlab::gemm::reference_gemm(m, n, k, &ops.a, &ops.b);
+    let rms = (full.iter().map(|x| x * x).sum::<f64>() / full.len() as f64).sqrt();
+    let reference = Reference::Full {
+        c: full,
+        source: "f64 CPU reference".into(),
+    };
     for spec in kernels::all() {
         if let Some(why) = spec.unavailable(&cl_info, &Hints::default()) {
             common::say(&format!(
@@ -100,7 +104,7 @@ fn cuda_each_switch_alone_verifies_on_both_toolchains() {
     let mut sessions = [Session::new(cu), Session::new(common::opencl())];
     let (m, n, k) = (300, 260, 70);
     let ops = Operands::new(m, n, k, 3);
-    let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
+    let reference = Reference::cpu(&ops);
     let mut failures = Vec::new();
     for spec in kernels::all() {
         for s in spec.switches {

@@ -3,7 +3,7 @@
 mod common;
 
 use gemmlab::gemm::driver::{prepare, Session};
-use gemmlab::gemm::{reference_gemm, Operands};
+use gemmlab::gemm::{Operands, Reference};
 use gemmlab::kernels::{self, Hints};
 use gemmlab::Backend;
 
@@ -23,7 +23,7 @@ fn every_kernel_verifies_at_every_size() {
     let mut failures = Vec::new();
     for &(m, n, k) in SIZES {
         let ops = Operands::new(m, n, k, 42 + m as u64);
-        let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
+        let reference = Reference::cpu(&ops);
         for spec in kernels::all() {
             // The published defaults are plain OpenCL C: every one runs everywhere.
             assert_eq!(
@@ -59,7 +59,7 @@ fn non_default_configurations_verify() {
     let info = session.backend.borrow().info().clone();
     let (m, n, k) = (96, 160, 72);
     let ops = Operands::new(m, n, k, 9);
-    let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
+    let reference = Reference::cpu(&ops);
     let cases: &[(&str, &[(&str, i64)])] = &[
         ("gemm2", &[("TS", 16)]),
         ("gemm3", &[("TS", 16), ("WPT", 4)]),
@@ -124,7 +124,7 @@ fn each_switch_alone_verifies() {
     let info = session.backend.borrow().info().clone();
     let (m, n, k) = (130, 70, 40);
     let ops = Operands::new(m, n, k, 5);
-    let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
+    let reference = Reference::cpu(&ops);
     let mut failures = Vec::new();
     for spec in kernels::all() {
         for s in spec.switches {
@@ -172,7 +172,7 @@ fn each_switch_alone_verifies() {
 fn a_violated_constraint_is_reported_not_compiled() {
     let mut session = Session::new(common::opencl());
     let ops = Operands::new(64, 64, 64, 1);
-    let reference = reference_gemm(64, 64, 64, &ops.a, &ops.b);
+    let reference = Reference::cpu(&ops);
     let spec = kernels::find("gemm4").unwrap();
     let mut bad = spec.defaults();
     bad.0.insert("WIDTH".into(), 3);

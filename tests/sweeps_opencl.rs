@@ -6,10 +6,10 @@ mod common;
 use gemmlab::gemm::driver::Session;
 use gemmlab::kernels::{self, Hints};
 use gemmlab::measure::{CacheState, Plan};
+use gemmlab::progress::Progress;
 use gemmlab::results::{load_dir, Environment, ResultWriter};
 use gemmlab::sweep::{hint_points, register_points, run_sweep, tiling_points, SweepKind};
 use gemmlab::Backend;
-use indicatif::ProgressBar;
 
 fn run(
     kind: SweepKind,
@@ -22,6 +22,7 @@ fn run(
         warmup: 1,
         reps: 3,
         cache: CacheState::Warm,
+        ..Plan::default()
     };
     let mut w = ResultWriter::create(dir, Environment::capture(vec![info], 5, plan)).unwrap();
     run_sweep(
@@ -32,7 +33,7 @@ fn run(
         &plan,
         5,
         &mut w,
-        &ProgressBar::hidden(),
+        &Progress::hidden(),
         |_| {},
     )
     .unwrap();
@@ -141,6 +142,7 @@ fn an_interrupted_run_keeps_what_it_measured() {
         warmup: 0,
         reps: 2,
         cache: CacheState::Warm,
+        ..Plan::default()
     };
     let mut w = ResultWriter::create(&dir, Environment::capture(vec![info], 1, plan)).unwrap();
     let ks = kernels::select(Some("1,2")).unwrap();
@@ -153,7 +155,7 @@ fn an_interrupted_run_keeps_what_it_measured() {
         &plan,
         1,
         &mut w,
-        &ProgressBar::hidden(),
+        &Progress::hidden(),
         |_| {},
     )
     .unwrap();

@@ -25,7 +25,7 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
 use gemmlab::gemm::driver::{prepare, KernelRunner, Prepared, Session};
-use gemmlab::gemm::{check, round_up, Operands};
+use gemmlab::gemm::{check_against, round_up, Operands};
 use gemmlab::kernels::{self, Hints};
 use gemmlab::measure::Timed;
 use gemmlab::{Arg, Backend, CompileOptions, Elem, Geometry, HostData, HostDataMut, Toolchain};
@@ -271,7 +271,7 @@ fn end_to_end(c: &mut Criterion<WallTime>) {
                 let poisoned = shared.backend.borrow_mut().fill(&p.c, f64::NAN);
                 let checked =
                     poisoned.and_then(|()| round_trip(shared, &p, &problem.ops, &mut host_c));
-                let report = checked.map(|()| check(m, &host_c, &problem.reference));
+                let report = checked.map(|()| check_against(m, &host_c, &problem.reference));
                 match report {
                     Ok(r) if r.passed => {}
                     Ok(r) => {

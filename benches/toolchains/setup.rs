@@ -8,7 +8,7 @@
 use std::process;
 
 use gemmlab::gemm::driver::Session;
-use gemmlab::gemm::{reference_gemm, Operands};
+use gemmlab::gemm::{Operands, Reference};
 use gemmlab::kernels::{self, KernelSpec};
 use gemmlab::{resolve, Backend, DeviceInfo, DeviceKind, DeviceSpec, Inventory, Toolchain};
 
@@ -108,7 +108,7 @@ fn parse_toolchains(list: &str) -> Result<Vec<Toolchain>, String> {
 pub struct Problem {
     pub size: Size,
     pub ops: Operands,
-    pub reference: Vec<f64>,
+    pub reference: Reference,
 }
 
 /// Everything the benches share: one session per toolchain on the same device.
@@ -229,7 +229,7 @@ impl Bench {
             None => {
                 let (m, n, k) = size;
                 let ops = Operands::new(m, n, k, SEED);
-                let reference = reference_gemm(m, n, k, &ops.a, &ops.b);
+                let reference = Reference::cpu(&ops);
                 self.problems.push(Problem {
                     size,
                     ops,

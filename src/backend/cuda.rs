@@ -531,7 +531,8 @@ impl Backend for CudaBackend {
                 ptx,
                 kernels,
                 notes,
-            },
+            }
+            .note_ignored_cap(options.max_registers),
         ))
     }
 
@@ -623,7 +624,8 @@ impl Backend for CudaBackend {
                 ptx: Some(ptx.to_string()),
                 kernels,
                 notes,
-            },
+            }
+            .note_ignored_cap(max_registers),
         ))
     }
 
@@ -703,16 +705,29 @@ impl Backend for CudaBackend {
                 unsafe { drv::stream::synchronize(self.stream) }
                     .map_err(|e| driver_err("cuStreamSynchronize", e))
             }
+            // Every 32-bit word 0x7FF87FF8 makes every f64 a quiet NaN: poisoning a
+            // large f64 buffer needs no host copy.
+            Elem::F64 if value.is_nan() => {
+                // SAFETY: 2 * len 4-byte words inside the allocation of len f64.
+                unsafe {
+                    sys::cuMemsetD32Async(p, 0x7FF8_7FF8, 2 * buffer.len, self.stream).result()
+                }
+                .map_err(|e| driver_err("cuMemsetD32Async", e))?;
+                // SAFETY: stream of this backend.
+                unsafe { drv::stream::synchronize(self.stream) }
+                    .map_err(|e| driver_err("cuStreamSynchronize", e))
+            }
             Elem::F64 => self.upload(buffer, HostData::F64(&vec![value; buffer.len])),
         }
     }
 
-    fn launch(
+    fn launch_batch(
         &mut self,
         program: &Program,
         kernel: &str,
         geometry: &Geometry,
         args: &[Arg],
+        count: usize,
     ) -> Result<u64> {
         geometry.validate()?;
         self.bind()?;
@@ -747,27 +762,30 @@ impl Backend for CudaBackend {
         let block = geometry.local;
         let stream = self.stream;
         self.timed(kernel, |_| {
-            // SAFETY: f belongs to a loaded module; params point into `store`.
-            unsafe {
-                drv::launch_kernel(
-                    f,
-                    (groups[0] as u32, groups[1] as u32, groups[2] as u32),
-                    (block[0] as u32, block[1] as u32, block[2] as u32),
-                    0,
-                    stream,
-                    &mut params,
-                )
+            for _ in 0..count.max(1) {
+                // SAFETY: f belongs to a loaded module; params point into `store`.
+                unsafe {
+                    drv::launch_kernel(
+                        f,
+                        (groups[0] as u32, groups[1] as u32, groups[2] as u32),
+                        (block[0] as u32, block[1] as u32, block[2] as u32),
+                        0,
+                        stream,
+                        &mut params,
+                    )
+                }
+                .map_err(|e| {
+                    driver_err(
+                        &format!("cuLaunchKernel({kernel}, grid {groups:?}, block {block:?})"),
+                        e,
+                    )
+                })?;
             }
-            .map_err(|e| {
-                driver_err(
-                    &format!("cuLaunchKernel({kernel}, grid {groups:?}, block {block:?})"),
-                    e,
-                )
-            })
+            Ok(())
         })
     }
 
-    fn vendor_sgemm(
+    fn vendor_gemm(
         &mut self,
         m: usize,
         n: usize,
@@ -775,41 +793,78 @@ impl Backend for CudaBackend {
         a: &Buffer,
         b: &Buffer,
         c: &Buffer,
+        count: usize,
     ) -> Result<Option<u64>> {
         self.bind()?;
         let h = self.ensure_cublas()?;
+        let elem = c.elem;
+        if a.elem != elem || b.elem != elem {
+            return Err(Error::invalid("cuBLAS GEMM: operands of mixed precision"));
+        }
         let (pa, pb, pc) = (self.ptr(a)?, self.ptr(b)?, self.ptr(c)?);
-        let (alpha, beta) = (1.0f32, 0.0f32);
         let dim =
             |v: usize| i32::try_from(v).map_err(|_| Error::invalid("matrix dimension exceeds i32"));
         let (mi, ni, ki) = (dim(m)?, dim(n)?, dim(k)?);
-        let t = self.timed("cublasSgemm", |_| {
-            // SAFETY: column-major buffers of m*k, k*n, m*n floats on this context.
-            unsafe {
-                cudarc::cublas::result::sgemm(
-                    h,
-                    cublas_sys::cublasOperation_t::CUBLAS_OP_N,
-                    cublas_sys::cublasOperation_t::CUBLAS_OP_N,
-                    mi,
-                    ni,
-                    ki,
-                    &alpha,
-                    pa as *const f32,
-                    mi.max(1),
-                    pb as *const f32,
-                    ki.max(1),
-                    &beta,
-                    pc as *mut f32,
-                    mi.max(1),
-                )
+        let op = cublas_sys::cublasOperation_t::CUBLAS_OP_N;
+        let call = match elem {
+            Elem::F32 => "cublasSgemm",
+            Elem::F64 => "cublasDgemm",
+        };
+        let t = self.timed(call, |_| {
+            for _ in 0..count.max(1) {
+                // SAFETY: column-major buffers of m*k, k*n, m*n elements of `elem` on this
+                // context (checked by the buffers' element type above).
+                unsafe {
+                    match elem {
+                        Elem::F32 => cudarc::cublas::result::sgemm(
+                            h,
+                            op,
+                            op,
+                            mi,
+                            ni,
+                            ki,
+                            &1.0f32,
+                            pa as *const f32,
+                            mi.max(1),
+                            pb as *const f32,
+                            ki.max(1),
+                            &0.0f32,
+                            pc as *mut f32,
+                            mi.max(1),
+                        ),
+                        Elem::F64 => cudarc::cublas::result::dgemm(
+                            h,
+                            op,
+                            op,
+                            mi,
+                            ni,
+                            ki,
+                            &1.0f64,
+                            pa as *const f64,
+                            mi.max(1),
+                            pb as *const f64,
+                            ki.max(1),
+                            &0.0f64,
+                            pc as *mut f64,
+                            mi.max(1),
+                        ),
+                    }
+                }
+                .map_err(|e| Error::Api {
+                    toolchain: "cuBLAS".into(),
+                    call: call.into(),
+                    message: format!("{e:?}"),
+                })?;
             }
-            .map_err(|e| Error::Api {
-                toolchain: "cuBLAS".into(),
-                call: "cublasSgemm".into(),
-                message: format!("{e:?}"),
-            })
+            Ok(())
         })?;
         Ok(Some(t))
+    }
+
+    fn memory_info(&self) -> Option<(u64, u64)> {
+        self.bind().ok()?;
+        let (free, total) = drv::mem_get_info().ok()?;
+        Some((free as u64, total as u64))
     }
 
     fn vendor_blas(&self) -> Option<String> {

@@ -177,6 +177,22 @@ impl BuildReport {
     pub fn kernel(&self, name: &str) -> Option<&KernelResources> {
         self.kernels.iter().find(|k| k.name == name)
     }
+
+    /// Notes every kernel that uses more registers than the cap asked for: the
+    /// compiler did not apply it (NVIDIA OpenCL with reqd_work_group_size, NVRTC
+    /// with launch bounds that need more), which a reader of the cap's row must know.
+    pub(crate) fn note_ignored_cap(mut self, cap: Option<u32>) -> Self {
+        let Some(cap) = cap else { return self };
+        for k in &self.kernels {
+            if let Some(used) = k.registers.filter(|&r| r > cap) {
+                self.notes.push(format!(
+                    "{}: uses {used} registers although the cap asked for at most {cap}: the compiler did not apply the cap",
+                    k.name
+                ));
+            }
+        }
+        self
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -351,11 +367,27 @@ pub trait Backend {
         kernel: &str,
         geometry: &Geometry,
         args: &[Arg],
+    ) -> Result<u64> {
+        self.launch_batch(program, kernel, geometry, args, 1)
+    }
+
+    /// Launches a kernel `count` times back to back (at least once) and waits;
+    /// returns the device time of the whole batch between one pair of events, in
+    /// nanoseconds: for kernels shorter than the timer resolves.
+    fn launch_batch(
+        &mut self,
+        program: &Program,
+        kernel: &str,
+        geometry: &Geometry,
+        args: &[Arg],
+        count: usize,
     ) -> Result<u64>;
 
-    /// The vendor library's SGEMM (column-major C = A*B), device-event timed.
-    /// `Ok(None)` where the toolchain has none.
-    fn vendor_sgemm(
+    /// The vendor library's GEMM (column-major C = A*B; SGEMM on f32 buffers, DGEMM
+    /// on f64), `count` calls back to back (at least one) timed by one pair of
+    /// device events: the batch's nanoseconds. `Ok(None)` where the toolchain has none.
+    #[allow(clippy::too_many_arguments)]
+    fn vendor_gemm(
         &mut self,
         _m: usize,
         _n: usize,
@@ -363,8 +395,14 @@ pub trait Backend {
         _a: &Buffer,
         _b: &Buffer,
         _c: &Buffer,
+        _count: usize,
     ) -> Result<Option<u64>> {
         Ok(None)
+    }
+
+    /// Free and total device memory in bytes, where the toolchain tells.
+    fn memory_info(&self) -> Option<(u64, u64)> {
+        None
     }
 
     /// Name and version of the vendor BLAS, if any.

@@ -356,7 +356,8 @@ impl Backend for OpenClBackend {
             kernels: self.resources(&built, &log),
             log,
             notes,
-        };
+        }
+        .note_ignored_cap(options.max_registers);
         let id = self.id();
         self.programs.insert(id, built);
         Ok((Program { id }, report))
@@ -471,12 +472,13 @@ impl Backend for OpenClBackend {
         event.wait().map_err(|e| api("clWaitForEvents", e))
     }
 
-    fn launch(
+    fn launch_batch(
         &mut self,
         program: &Program,
         kernel: &str,
         geometry: &Geometry,
         args: &[Arg],
+        count: usize,
     ) -> Result<u64> {
         geometry.validate()?;
         let built = self
@@ -523,10 +525,7 @@ impl Backend for OpenClBackend {
         } else {
             2
         };
-        exec.set_global_work_sizes(&geometry.global[..dims])
-            .set_local_work_sizes(&geometry.local[..dims]);
-        // SAFETY: arguments were set above; the queue outlives the event.
-        let event = unsafe { exec.enqueue_nd_range(&self.queue) }.map_err(|e| {
+        let enqueue_err = |e: ClError| {
             if matches!(e.0, CL_MEM_OBJECT_ALLOCATION_FAILURE | CL_OUT_OF_RESOURCES) {
                 self.mem_err("clEnqueueNDRangeKernel", e, format!("launching {kernel}"))
             } else {
@@ -539,12 +538,39 @@ impl Backend for OpenClBackend {
                     ),
                 }
             }
-        })?;
-        event.wait().map_err(|e| api("clWaitForEvents", e))?;
-        let start = event
+        };
+        // A batch is timed from the start of its first launch to the end of its last:
+        // the OpenCL counterpart of one pair of CUDA events around n launches.
+        let count = count.max(1);
+        let mut first = None;
+        let mut last = None;
+        for _ in 0..count {
+            // SAFETY: the arguments set above stay bound to the kernel object between
+            // enqueues; global and local sizes live on this stack frame.
+            let event = unsafe {
+                self.queue.enqueue_nd_range_kernel(
+                    k.get(),
+                    dims as u32,
+                    ptr::null(),
+                    geometry.global.as_ptr(),
+                    geometry.local.as_ptr(),
+                    &[],
+                )
+            }
+            .map_err(enqueue_err)?;
+            if first.is_none() {
+                first = Some(event);
+            } else {
+                last = Some(event);
+            }
+        }
+        let first = first.ok_or_else(|| Error::invalid("internal: empty batch"))?;
+        let last = last.as_ref().unwrap_or(&first);
+        last.wait().map_err(|e| api("clWaitForEvents", e))?;
+        let start = first
             .profiling_command_start()
             .map_err(|e| api("clGetEventProfilingInfo", e))?;
-        let end = event
+        let end = last
             .profiling_command_end()
             .map_err(|e| api("clGetEventProfilingInfo", e))?;
         Ok(end.saturating_sub(start))

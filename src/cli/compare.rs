@@ -3,12 +3,13 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use gemmlab::experiment::{run_compare, toolchains, CompareOptions};
+use gemmlab::gemm::check::CheckMode;
 use gemmlab::gemm::driver::Session;
 use gemmlab::kernels::{self, Hints};
 use gemmlab::measure::{CacheState, Plan};
+use gemmlab::progress::Progress;
 use gemmlab::report::table::compare_table;
 use gemmlab::results::{Environment, ResultWriter};
 use gemmlab::{
@@ -63,6 +64,49 @@ impl DeviceArgs {
     }
 }
 
+/// An option value that may be a word (auto, none) standing for "not fixed": clap
+/// reads a plain `Option` field as "may be absent", so the word needs a type of its own.
+#[derive(Debug, Clone, Copy)]
+pub struct Auto<T>(pub Option<T>);
+
+/// How samples are formed, shared by compare and sweep.
+#[derive(Args, Debug, Clone)]
+pub struct TimingArgs {
+    /// Launches per timed sample: auto (kernels under 100 us are batched back to back
+    /// between one pair of events, to ~2 ms samples) or a fixed count (1: one launch per sample).
+    #[arg(long, default_value = "auto", value_parser = |s: &str| gemmlab::error::parse_batch(s).map(Auto))]
+    pub batch: Auto<usize>,
+    /// Seconds of device time one point's repetitions may take before they are cut
+    /// (never below 5), or none.
+    #[arg(long, default_value = "20", value_parser = |s: &str| gemmlab::error::parse_budget(s).map(Auto))]
+    pub budget: Auto<f64>,
+    /// Reference every result is checked against: auto (full f64 CPU reference up to
+    /// 8192^3; above it cuBLAS DGEMM on a CUDA device, else sampled), cpu, dgemm, sampled.
+    #[arg(long, default_value = "auto", value_parser = parse_check)]
+    pub check: CheckMode,
+}
+
+fn parse_check(s: &str) -> std::result::Result<CheckMode, String> {
+    CheckMode::parse(s).ok_or_else(|| format!("'{s}': use auto, cpu, dgemm or sampled"))
+}
+
+impl TimingArgs {
+    pub fn plan(&self, warmup: usize, reps: usize, cold: bool) -> Plan {
+        Plan {
+            warmup,
+            reps,
+            cache: if cold {
+                CacheState::Cold
+            } else {
+                CacheState::Warm
+            },
+            batch: self.batch.0,
+            budget_s: self.budget.0,
+            check: self.check,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct CompareArgs {
     #[command(flatten)]
@@ -91,6 +135,8 @@ pub struct CompareArgs {
     /// Flush the L2 before every repetition (operands come from device memory).
     #[arg(long)]
     pub cold: bool,
+    #[command(flatten)]
+    pub timing: TimingArgs,
     /// Keep the PTX of every build measured under OUT/ptx/ (one file per distinct listing).
     #[arg(long)]
     pub keep_ptx: bool,
@@ -119,14 +165,8 @@ pub fn seed_or_random(seed: Option<u64>) -> u64 {
     })
 }
 
-pub fn progress(len: u64) -> ProgressBar {
-    let pb = ProgressBar::new(len);
-    if let Ok(style) =
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
-    {
-        pb.set_style(style.progress_chars("=> "));
-    }
-    pb
+pub fn progress(len: u64) -> Progress {
+    Progress::new(len)
 }
 
 pub fn run(args: CompareArgs) -> Result<super::Outcome> {
@@ -161,15 +201,7 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
     };
     let hints = Hints::from_defines(&defines, args.max_registers);
     let seed = seed_or_random(args.seed);
-    let plan = Plan {
-        warmup: args.warmup,
-        reps: args.reps,
-        cache: if args.cold {
-            CacheState::Cold
-        } else {
-            CacheState::Warm
-        },
-    };
+    let plan = args.timing.plan(args.warmup, args.reps, args.cold);
     for d in &infos {
         println!(
             "device: {} via {} ({}; {})",
@@ -182,9 +214,8 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
         );
     }
     println!(
-        "seed {seed}, {} warm-up + {} timed launches, {} cache, results in {}",
-        plan.warmup,
-        plan.reps,
+        "seed {seed}, {}, {} cache, results in {}",
+        plan.describe(),
         if args.cold { "cold" } else { "warm" },
         args.out.display()
     );

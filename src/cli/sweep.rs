@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use gemmlab::kernels::{self, Hints};
-use gemmlab::measure::{CacheState, Plan};
 use gemmlab::report::table::sweep_table;
 use gemmlab::results::{Environment, ResultWriter};
 use gemmlab::sweep::{self, run_sweep, SweepKind, DEFAULT_CAPS};
@@ -58,6 +57,8 @@ pub struct SweepArgs {
     pub max_registers: Option<u32>,
     #[arg(long)]
     pub cold: bool,
+    #[command(flatten)]
+    pub timing: super::compare::TimingArgs,
     /// Keep the PTX of every build measured under OUT/ptx/ (one file per distinct listing).
     #[arg(long)]
     pub keep_ptx: bool,
@@ -127,15 +128,7 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
         explicit_sizes
     };
     let seed = seed_or_random(args.seed);
-    let plan = Plan {
-        warmup: args.warmup,
-        reps: args.reps,
-        cache: if args.cold {
-            CacheState::Cold
-        } else {
-            CacheState::Warm
-        },
-    };
+    let plan = args.timing.plan(args.warmup, args.reps, args.cold);
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from(format!("gemmlab-results/sweep-{}", kind.name())));
@@ -143,12 +136,11 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
         println!("device: {} via {} ({})", d.name, d.toolchain, d.id);
     }
     println!(
-        "sweep {}: {} points x {} sizes, seed {seed}, {} + {} launches, results in {}",
+        "sweep {}: {} points x {} sizes, seed {seed}, {}, results in {}",
         kind.name(),
         points.len(),
         sizes.len(),
-        plan.warmup,
-        plan.reps,
+        plan.describe(),
         out.display()
     );
     let mut env = Environment::capture(infos, seed, plan);

@@ -1,19 +1,126 @@
 //! Checking a result against the reference.
 //!
-//! Two criteria, both must hold:
+//! Against a full f64 reference (every element: the CPU reference, or cuBLAS DGEMM
+//! on the device for sizes where the CPU would take hours) two criteria must hold:
 //! - relative Frobenius error ||C - Cref||_F / ||Cref||_F <= 1e-4. FP32 GEMM with
 //!   random inputs in [-1, 1) lands near sqrt(K) * 2^-24 (about 5e-6 at K = 8192);
 //!   an indexing or synchronisation bug lands near 1e-1.
 //! - every element within 1e-3 * rms(Cref) of the reference, so that a single wrong
 //!   element in a large matrix, which the Frobenius norm would average away, still fails.
 //!
+//! Against a sampled reference (random elements plus whole rows and columns, in f64)
+//! every sampled element must lie within its derived rounding-error bound
+//! (`sampled_bound`), and the whole of C is still scanned for non-finite values.
+//!
 //! Any NaN or infinity fails: outputs are poisoned with NaN before checked runs,
 //! so an element the kernel never wrote shows up here.
 
 use serde::{Deserialize, Serialize};
 
+use super::parallel;
+
 pub const MAX_REL_FROBENIUS: f64 = 1e-4;
 pub const MAX_ELEMENT_ERR_RMS: f64 = 1e-3;
+/// The confidence parameter of the probabilistic bound: the bound fails by chance with
+/// probability below 2K exp(-LAMBDA^2/2) per element (1e-17 at K = 65536).
+pub const LAMBDA: f64 = 10.0;
+const U32: f64 = 5.960_464_477_539_063e-8; // 2^-24, unit roundoff of f32
+const U64: f64 = 1.110_223_024_625_156_5e-16; // 2^-53, unit roundoff of f64
+
+/// The relative error bound of an FP32 inner product of length `k`, as a multiple of
+/// sum |a_ip| |b_pj|: Higham and Mary's probabilistic bound (SIAM J. Sci. Comput.
+/// 41(5), 2019, Theorem 3.1), exp(lambda sqrt(k) u + k u^2 / (1 - u)) - 1, which
+/// holds for any summation order under independent rounding errors; plus the f64
+/// reference's own worst-case error k 2^-53. The deterministic bound k u / (1 - k u)
+/// is `deterministic_bound`, reported beside it.
+pub fn sampled_bound(k: usize) -> f64 {
+    let k = k as f64;
+    (LAMBDA * k.sqrt() * U32 + k * U32 * U32 / (1.0 - U32)).exp_m1() + k * U64
+}
+
+/// gamma_k = k u / (1 - k u): the worst case over every rounding, for reference.
+pub fn deterministic_bound(k: usize) -> f64 {
+    let ku = k as f64 * U32;
+    if ku < 1.0 {
+        ku / (1.0 - ku)
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// Which reference `compare` and `sweep` check against (`--check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckMode {
+    /// Full CPU reference up to `FULL_CPU_MAX_MNK`; above it cuBLAS DGEMM where a CUDA
+    /// session is open, else the sampled check.
+    #[default]
+    Auto,
+    Cpu,
+    Dgemm,
+    Sampled,
+}
+
+impl CheckMode {
+    pub fn parse(s: &str) -> Option<CheckMode> {
+        match s.to_ascii_lowercase().as_str() {
+            "auto" => Some(CheckMode::Auto),
+            "cpu" | "full" => Some(CheckMode::Cpu),
+            "dgemm" | "device" | "gpu" => Some(CheckMode::Dgemm),
+            "sampled" | "sample" => Some(CheckMode::Sampled),
+            _ => None,
+        }
+    }
+}
+
+/// Largest M*N*K checked against the full CPU reference by default: 8192^3 takes
+/// seconds on a many-core host; 32768^3 would take hours.
+pub const FULL_CPU_MAX_MNK: u128 = 8192 * 8192 * 8192;
+
+pub const CPU_SOURCE: &str = "f64 CPU reference (matrixmultiply dgemm)";
+
+/// What a result is compared with.
+#[derive(Debug, Clone)]
+pub enum Reference {
+    /// Every element of C in f64; `source` says how it was computed.
+    Full { c: Vec<f64>, source: String },
+    /// Some elements of C in f64 with the sum of |a||b| behind each.
+    Sampled(Samples),
+}
+
+impl Reference {
+    /// The full f64 reference computed on the host.
+    pub fn cpu(ops: &super::Operands) -> Reference {
+        Reference::Full {
+            c: super::reference_gemm(ops.m, ops.n, ops.k, &ops.a, &ops.b),
+            source: CPU_SOURCE.into(),
+        }
+    }
+
+    /// The sampled f64 reference computed on the host.
+    pub fn sampled(ops: &super::Operands) -> Reference {
+        Reference::Sampled(super::sampled_reference(
+            ops.m, ops.n, ops.k, &ops.a, &ops.b, ops.seed,
+        ))
+    }
+
+    pub fn method(&self) -> String {
+        match self {
+            Reference::Full { source, .. } => format!("full: {source}"),
+            Reference::Sampled(s) => s.description.clone(),
+        }
+    }
+}
+
+/// Sampled elements of C = A * B: `(row, column)`, the f64 value, sum |a||b|.
+#[derive(Debug, Clone, Default)]
+pub struct Samples {
+    pub k: usize,
+    pub points: Vec<(usize, usize)>,
+    pub values: Vec<f64>,
+    pub abs_sums: Vec<f64>,
+    pub description: String,
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckReport {
@@ -23,65 +130,198 @@ pub struct CheckReport {
     pub non_finite: usize,
     pub worst_index: Option<(usize, usize)>,
     pub passed: bool,
+    /// Which check ran: "full: f64 CPU reference", "full: cuBLAS DGEMM ...", "sampled: ...".
+    #[serde(default)]
+    pub method: Option<String>,
+    /// Elements compared with a reference value (all of C for a full check).
+    #[serde(default)]
+    pub compared: Option<usize>,
+    /// Sampled check: the largest |C - Cref| over its derived bound (pass: <= 1).
+    #[serde(default)]
+    pub max_err_over_bound: Option<f64>,
 }
 
 impl CheckReport {
     pub fn summary(&self) -> String {
         if self.non_finite > 0 {
-            format!(
+            return format!(
                 "{} non-finite elements (NaN/inf; unwritten or overflowed), first at {:?}",
                 self.non_finite, self.worst_index
-            )
-        } else {
-            format!(
+            );
+        }
+        match self.max_err_over_bound {
+            Some(r) => format!(
+                "{} of {} sampled elements: worst error {r:.2} x its rounding-error bound at {:?} (limit 1), relative Frobenius error over the samples {:.2e}",
+                self.method.as_deref().unwrap_or("sampled"),
+                self.compared.unwrap_or(0),
+                self.worst_index,
+                self.rel_frobenius
+            ),
+            None => format!(
                 "relative Frobenius error {:.2e} (limit {MAX_REL_FROBENIUS:.0e}), worst element error {:.2e} x rms at {:?} (limit {MAX_ELEMENT_ERR_RMS:.0e})",
                 self.rel_frobenius, self.max_err_over_rms, self.worst_index
-            )
+            ),
         }
     }
 }
 
-/// Compares a column-major M x N result with the reference.
-pub fn check(m: usize, c: &[f32], reference: &[f64]) -> CheckReport {
-    let mut diff2 = 0.0f64;
-    let mut ref2 = 0.0f64;
-    let mut worst = 0.0f64;
-    let mut worst_index = None;
-    let mut non_finite = 0usize;
-    for (i, (&got, &want)) in c.iter().zip(reference).enumerate() {
-        let at = (i % m.max(1), i / m.max(1));
-        if !got.is_finite() {
-            if non_finite == 0 {
-                worst_index = Some(at);
-            }
-            non_finite += 1;
-            continue;
-        }
-        let d = f64::from(got) - want;
-        diff2 += d * d;
-        ref2 += want * want;
-        if non_finite == 0 && d.abs() > worst {
-            worst = d.abs();
-            worst_index = Some(at);
-        }
-    }
-    let len_ok = c.len() == reference.len();
-    let rms = (ref2 / reference.len().max(1) as f64).sqrt();
-    let rel = if ref2 > 0.0 {
-        (diff2 / ref2).sqrt()
-    } else {
-        diff2.sqrt()
+/// Compares a column-major M x N result with whatever reference the problem has.
+pub fn check_against(m: usize, c: &[f32], reference: &Reference) -> CheckReport {
+    let mut r = match reference {
+        Reference::Full { c: full, .. } => check(m, c, full),
+        Reference::Sampled(s) => check_sampled(m, c, s),
     };
-    let max_rel = if rms > 0.0 { worst / rms } else { worst };
+    r.method = Some(reference.method());
+    r
+}
+
+/// Partial sums of one chunk of a full comparison.
+#[derive(Clone, Default)]
+struct Partial {
+    diff2: f64,
+    ref2: f64,
+    worst: f64,
+    worst_at: Option<usize>,
+    non_finite: usize,
+    first_non_finite: Option<usize>,
+}
+
+/// Compares a column-major M x N result with the full reference.
+pub fn check(m: usize, c: &[f32], reference: &[f64]) -> CheckReport {
+    const CHUNK: usize = 1 << 22;
+    let len = c.len().min(reference.len());
+    let chunks = len.div_ceil(CHUNK);
+    let parts = parallel::map_range(chunks, |ci| {
+        let lo = ci * CHUNK;
+        let hi = (lo + CHUNK).min(len);
+        let mut p = Partial::default();
+        for (off, (&got, &want)) in c[lo..hi].iter().zip(&reference[lo..hi]).enumerate() {
+            if !got.is_finite() {
+                if p.non_finite == 0 {
+                    p.first_non_finite = Some(lo + off);
+                }
+                p.non_finite += 1;
+                continue;
+            }
+            let d = f64::from(got) - want;
+            p.diff2 += d * d;
+            p.ref2 += want * want;
+            if d.abs() > p.worst {
+                p.worst = d.abs();
+                p.worst_at = Some(lo + off);
+            }
+        }
+        p
+    });
+    let mut t = Partial::default();
+    for p in parts {
+        t.diff2 += p.diff2;
+        t.ref2 += p.ref2;
+        if p.worst > t.worst {
+            t.worst = p.worst;
+            t.worst_at = p.worst_at;
+        }
+        if t.first_non_finite.is_none() {
+            t.first_non_finite = p.first_non_finite;
+        }
+        t.non_finite += p.non_finite;
+    }
+    let at = |i: usize| (i % m.max(1), i / m.max(1));
+    let len_ok = c.len() == reference.len();
+    let rms = (t.ref2 / reference.len().max(1) as f64).sqrt();
+    let rel = if t.ref2 > 0.0 {
+        (t.diff2 / t.ref2).sqrt()
+    } else {
+        t.diff2.sqrt()
+    };
+    let max_rel = if rms > 0.0 { t.worst / rms } else { t.worst };
+    let worst_index = if t.non_finite > 0 {
+        t.first_non_finite.map(at)
+    } else {
+        t.worst_at.map(at)
+    };
     CheckReport {
         rel_frobenius: rel,
         max_err_over_rms: max_rel,
-        non_finite,
+        non_finite: t.non_finite,
         worst_index,
         passed: len_ok
-            && non_finite == 0
+            && t.non_finite == 0
             && rel <= MAX_REL_FROBENIUS
             && max_rel <= MAX_ELEMENT_ERR_RMS,
+        method: None,
+        compared: Some(len),
+        max_err_over_bound: None,
+    }
+}
+
+/// Scans all of C for non-finite values (cost M*N) and compares the sampled
+/// elements with their bounds (cost: the samples).
+pub fn check_sampled(m: usize, c: &[f32], s: &Samples) -> CheckReport {
+    const CHUNK: usize = 1 << 22;
+    let counts = parallel::map_range(c.len().div_ceil(CHUNK), |ci| {
+        let lo = ci * CHUNK;
+        let hi = (lo + CHUNK).min(c.len());
+        let bad = c[lo..hi].iter().filter(|v| !v.is_finite()).count();
+        let first = c[lo..hi]
+            .iter()
+            .position(|v| !v.is_finite())
+            .map(|i| lo + i);
+        (bad, first)
+    });
+    let non_finite: usize = counts.iter().map(|(n, _)| n).sum();
+    let first_bad = counts.iter().find_map(|(_, f)| *f);
+    let bound = sampled_bound(s.k);
+    let (mut diff2, mut ref2, mut worst_ratio, mut worst_abs) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let mut worst_at = None;
+    let mut in_range = true;
+    for ((&(i, j), &want), &abs) in s.points.iter().zip(&s.values).zip(&s.abs_sums) {
+        let Some(&got) = c.get(j * m + i) else {
+            in_range = false;
+            continue;
+        };
+        if !got.is_finite() {
+            continue;
+        }
+        let d = (f64::from(got) - want).abs();
+        diff2 += d * d;
+        ref2 += want * want;
+        worst_abs = worst_abs.max(d);
+        let limit = bound * abs;
+        let ratio = if limit > 0.0 {
+            d / limit
+        } else if d == 0.0 {
+            0.0
+        } else {
+            f64::INFINITY
+        };
+        if ratio > worst_ratio || worst_at.is_none() {
+            worst_ratio = ratio;
+            worst_at = Some((i, j));
+        }
+    }
+    let rms = (ref2 / s.values.len().max(1) as f64).sqrt();
+    CheckReport {
+        rel_frobenius: if ref2 > 0.0 {
+            (diff2 / ref2).sqrt()
+        } else {
+            diff2.sqrt()
+        },
+        max_err_over_rms: if rms > 0.0 {
+            worst_abs / rms
+        } else {
+            worst_abs
+        },
+        non_finite,
+        worst_index: if non_finite > 0 {
+            first_bad.map(|x| (x % m.max(1), x / m.max(1)))
+        } else {
+            worst_at
+        },
+        passed: in_range && non_finite == 0 && worst_ratio <= 1.0,
+        method: None,
+        compared: Some(s.points.len()),
+        max_err_over_bound: Some(worst_ratio),
     }
 }
 
@@ -131,5 +371,88 @@ mod tests {
     fn wrong_length_fails() {
         let (c, r) = sample();
         assert!(!check(100, &c[..9_000], &r).passed);
+    }
+
+    /// An FP32 GEMM as a kernel computes it: f32 accumulation in order over k.
+    fn f32_gemm(m: usize, n: usize, k: usize, a: &[f32], b: &[f32]) -> Vec<f32> {
+        let mut c = vec![0.0f32; m * n];
+        for j in 0..n {
+            for i in 0..m {
+                let mut acc = 0.0f32;
+                for p in 0..k {
+                    acc = a[p * m + i].mul_add(b[j * k + p], acc);
+                }
+                c[j * m + i] = acc;
+            }
+        }
+        c
+    }
+
+    /// The sampled check and the full one agree: both pass a right FP32 result and
+    /// both fail each kind of wrong one.
+    #[test]
+    fn sampled_check_agrees_with_the_full_one() {
+        let (m, n, k) = (150, 130, 400);
+        let ops = crate::gemm::Operands::new(m, n, k, 11);
+        let full = Reference::cpu(&ops);
+        let sampled = Reference::sampled(&ops);
+        let right = f32_gemm(m, n, k, &ops.a, &ops.b);
+        let both = |c: &[f32]| {
+            (
+                check_against(m, c, &full).passed,
+                check_against(m, c, &sampled).passed,
+            )
+        };
+        let ok = check_against(m, &right, &sampled);
+        assert!(ok.passed, "{}", ok.summary());
+        assert!(ok
+            .method
+            .as_deref()
+            .is_some_and(|s| s.starts_with("sampled")));
+        assert!(ok.max_err_over_bound.is_some_and(|r| r < 0.1), "{ok:?}");
+        assert_eq!(both(&right), (true, true));
+
+        // A wrong element in the last row (where padding bugs land).
+        let mut c = right.clone();
+        c[77 * m + (m - 1)] += 0.05;
+        assert_eq!(both(&c), (false, false));
+        // An unwritten tile nowhere near a sampled row or column: the NaN scan sees it.
+        let mut c = right.clone();
+        for j in 40..48 {
+            for i in 30..38 {
+                c[j * m + i] = f32::NAN;
+            }
+        }
+        assert_eq!(both(&c), (false, false));
+        // An indexing bug: C transposed-ish (two columns swapped).
+        let mut c = right.clone();
+        for i in 0..m {
+            c.swap(i, (n - 1) * m + i);
+        }
+        assert_eq!(both(&c), (false, false));
+        // B read with the wrong stride (a classic border bug): everything is off.
+        let shifted = f32_gemm(
+            m,
+            n,
+            k,
+            &ops.a,
+            &ops.b[1..]
+                .iter()
+                .chain([0.5f32].iter())
+                .copied()
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(both(&shifted), (false, false));
+    }
+
+    #[test]
+    fn bounds_are_ordered_and_grow_like_sqrt_k() {
+        for k in [1usize, 77, 4096, 65536] {
+            assert!(sampled_bound(k) < deterministic_bound(k) * 11.0);
+            assert!(sampled_bound(k) > 0.0);
+        }
+        // lambda sqrt(k) u: 10 * 64 * 2^-24 at k = 4096.
+        assert!((sampled_bound(4096) / (640.0 * U32) - 1.0).abs() < 1e-3);
+        assert!(sampled_bound(65536) < deterministic_bound(65536));
     }
 }

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 
 use serde::{Deserialize, Serialize};
 
-use super::check::{check, CheckReport};
+use super::check::{check_against, CheckReport, Reference};
 use super::data::{round_up, Operands};
 use crate::backend::{
     AnyBackend, Arg, Backend, Buffer, BuildReport, Elem, Geometry, HostData, HostDataMut,
@@ -224,7 +224,7 @@ pub fn prepare(
     config: &Config,
     hints: &Hints,
     ops: &Operands,
-    reference: &[f64],
+    reference: &Reference,
     cold: bool,
 ) -> Attempt {
     prepare_from(
@@ -247,7 +247,7 @@ pub fn prepare_from(
     config: &Config,
     hints: &Hints,
     ops: &Operands,
-    reference: &[f64],
+    reference: &Reference,
     cold: bool,
     source: &Source,
 ) -> Attempt {
@@ -288,7 +288,7 @@ fn prepare_inner(
     config: &Config,
     hints: &Hints,
     ops: &Operands,
-    reference: &[f64],
+    reference: &Reference,
     cold: bool,
     code: &Source,
     build_out: &mut Option<BuildReport>,
@@ -325,6 +325,17 @@ fn prepare_inner(
     let (m, n, k) = (ops.m, ops.n, ops.k);
     let (tm, tn, tk) = spec.tile(config);
     let (mp, np, kp) = (round_up(m, tm), round_up(n, tn), round_up(k, tk));
+    let largest = (mp * kp).max(kp * np).max(mp * np);
+    if largest > i32::MAX as usize {
+        return Err(Error::Constraint {
+            kernel: spec.id.into(),
+            message: format!(
+                "a padded operand of {mp}x{np}x{kp} holds {largest} elements, more than the {} its 32-bit int indices can address",
+                i32::MAX
+            ),
+            values: config.describe(),
+        });
+    }
 
     let source = spec.source(info.toolchain);
     let options = spec.compile_options(config, hints, info.toolchain);
@@ -405,7 +416,7 @@ fn prepare_inner(
     };
     let mut host = vec![0.0f32; m * n];
     be.download(&result_buf, HostDataMut::F32(&mut host))?;
-    let report = check(m, &host, reference);
+    let report = check_against(m, &host, reference);
     *check_out = Some(report.clone());
     if !report.passed {
         for b in owned {
@@ -490,14 +501,15 @@ pub struct KernelRunner<'a> {
 }
 
 impl Timed for KernelRunner<'_> {
-    fn run_once(&mut self) -> Result<u64> {
+    fn run_batch(&mut self, count: usize) -> Result<u64> {
         let p = self.prepared;
         let [m, n, k] = p.padded;
-        self.session.backend.borrow_mut().launch(
+        self.session.backend.borrow_mut().launch_batch(
             &p.program,
             p.entry,
             &p.geometry,
             &gemm_args(m, n, k, p.a, p.b, p.c),
+            count,
         )
     }
 
@@ -518,7 +530,7 @@ impl<'a> VendorRunner<'a> {
     pub fn prepare(
         session: &'a mut Session,
         ops: &Operands,
-        reference: &[f64],
+        reference: &Reference,
         cold: bool,
     ) -> Result<Option<(VendorRunner<'a>, CheckReport)>> {
         session.load(ops)?;
@@ -532,13 +544,16 @@ impl<'a> VendorRunner<'a> {
         let mut be = session.backend.borrow_mut();
         let c = be.alloc(Elem::F32, ops.m * ops.n)?;
         be.fill(&c, f64::NAN)?;
-        if be.vendor_sgemm(ops.m, ops.n, ops.k, &a, &b, &c)?.is_none() {
+        if be
+            .vendor_gemm(ops.m, ops.n, ops.k, &a, &b, &c, 1)?
+            .is_none()
+        {
             be.free(c);
             return Ok(None);
         }
         let mut host = vec![0.0f32; ops.m * ops.n];
         be.download(&c, HostDataMut::F32(&mut host))?;
-        let report = check(ops.m, &host, reference);
+        let report = check_against(ops.m, &host, reference);
         drop(be);
         Ok(Some((VendorRunner { session, c, flush }, report)))
     }
@@ -549,7 +564,7 @@ impl<'a> VendorRunner<'a> {
 }
 
 impl Timed for VendorRunner<'_> {
-    fn run_once(&mut self) -> Result<u64> {
+    fn run_batch(&mut self, count: usize) -> Result<u64> {
         let mut be = self.session.backend.borrow_mut();
         let d = self
             .session
@@ -557,13 +572,51 @@ impl Timed for VendorRunner<'_> {
             .as_ref()
             .ok_or_else(|| Error::invalid("internal: operands not loaded"))?;
         let (m, n, k) = (d.m, d.n, d.k);
-        be.vendor_sgemm(m, n, k, &d.a, &d.b, &self.c)?
+        be.vendor_gemm(m, n, k, &d.a, &d.b, &self.c, count)?
             .ok_or_else(|| Error::invalid("no vendor BLAS"))
     }
 
     fn flush(&mut self) -> Result<()> {
         self.session.flush_l2(self.flush)
     }
+}
+
+/// C = A * B in f64 on the device through the vendor BLAS (cuBLAS DGEMM): the full
+/// reference for sizes whose CPU reference would take hours. `Ok(None)` where the
+/// toolchain has no vendor BLAS. Device buffers are freed before returning.
+pub fn device_reference(session: &Session, ops: &Operands) -> Result<Option<Vec<f64>>> {
+    let mut be = session.backend.borrow_mut();
+    let (m, n, k) = (ops.m, ops.n, ops.k);
+    let mut owned = Vec::new();
+    let result = (|| {
+        let mut upload = |src: &[f32]| -> Result<Buffer> {
+            let buf = be.alloc(Elem::F64, src.len())?;
+            owned.push(buf);
+            let mut wide = vec![0.0f64; src.len()];
+            super::parallel::for_chunks(&mut wide, 1 << 20, |lo, part| {
+                for (w, &x) in part.iter_mut().zip(&src[lo..]) {
+                    *w = f64::from(x);
+                }
+            });
+            be.upload(&buf, HostData::F64(&wide))?;
+            Ok(buf)
+        };
+        let a = upload(&ops.a)?;
+        let b = upload(&ops.b)?;
+        let c = be.alloc(Elem::F64, m * n)?;
+        owned.push(c);
+        be.fill(&c, f64::NAN)?;
+        if be.vendor_gemm(m, n, k, &a, &b, &c, 1)?.is_none() {
+            return Ok(None);
+        }
+        let mut host = vec![0.0f64; m * n];
+        be.download(&c, HostDataMut::F64(&mut host))?;
+        Ok(Some(host))
+    })();
+    for buf in owned {
+        be.free(buf);
+    }
+    result
 }
 
 /// One-shot convenience: run a kernel on given operands and return C (M x N) after
@@ -574,7 +627,7 @@ pub fn run_once_result(
     config: &Config,
     hints: &Hints,
     ops: &Operands,
-    reference: &[f64],
+    reference: &Reference,
 ) -> Result<Vec<f32>> {
     let attempt = prepare(session, spec, config, hints, ops, reference, false);
     let p = match attempt.prepared {

@@ -3,8 +3,10 @@
 pub mod check;
 pub mod data;
 pub mod driver;
+pub mod memory;
+pub mod parallel;
 pub mod reference;
 
-pub use check::{check, CheckReport};
+pub use check::{check, check_against, CheckReport, Reference, Samples};
 pub use data::{parse_size, random_matrix, round_up, Operands};
-pub use reference::reference_gemm;
+pub use reference::{reference_gemm, sampled_reference};

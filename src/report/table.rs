@@ -15,9 +15,11 @@ fn cell(m: Option<&Measurement>) -> [String; 6] {
         ];
     };
     let r = m.resources.as_ref();
-    let regs = r
-        .and_then(|r| r.registers)
-        .map_or("?".into(), |v| v.to_string());
+    let regs = match (m.cap_exceeded(), r.and_then(|r| r.registers)) {
+        // More than the cap asked: the compiler did not apply it.
+        (Some((used, cap)), _) => format!("{used}>cap{cap}"),
+        (None, v) => v.map_or("?".into(), |v| v.to_string()),
+    };
     let spills = match r.map(|r| (r.spill_stores_bytes, r.spill_loads_bytes)) {
         Some((Some(s), Some(l))) => format!("{s}/{l}"),
         _ => "?".into(),
@@ -27,7 +29,12 @@ fn cell(m: Option<&Measurement>) -> [String; 6] {
         .map_or("?".into(), |o| format!("{:.0}%", o * 100.0));
     match (m.status.is_ok(), m.gflops, m.time) {
         (true, Some(g), Some(t)) => [
-            format!("{g:.1} ±{:.1}%", t.spread_pct()),
+            // "x200": each sample was a batch of 200 launches.
+            if t.batch > 1 {
+                format!("{g:.1} ±{:.1}% x{}", t.spread_pct(), t.batch)
+            } else {
+                format!("{g:.1} ±{:.1}%", t.spread_pct())
+            },
             m.vs_vendor
                 .map_or("-".into(), |v| format!("{:.1}%", v * 100.0)),
             regs,
@@ -77,6 +84,11 @@ pub fn compare_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
             if let Some(reason) = m.and_then(|m| m.status.reason()) {
                 let first = reason.lines().next().unwrap_or(reason);
                 notes.push(format!("  {k} on {tc}: {first}"));
+            }
+            if let Some((used, cap)) = m.and_then(Measurement::cap_exceeded) {
+                notes.push(format!(
+                    "  {k} on {tc}: {used} registers used, more than the cap of {cap}: the compiler did not apply it"
+                ));
             }
             line.extend(cell(m));
         }
