@@ -365,6 +365,21 @@ pub fn read_sessions(sessions: &[Session]) -> Vec<Option<ClockReading>> {
         .collect()
 }
 
+/// Windows for other modules' tests.
+#[cfg(test)]
+pub(crate) fn test_window(throttled: bool) -> ClockWindow {
+    let calm = reading(Some(1980), Some(3201), Some(45), Some(400_000), Some(0));
+    let after = if throttled {
+        reading(Some(1755), Some(3201), Some(68), Some(699_500), Some(0x4))
+    } else {
+        calm.clone()
+    };
+    ClockWindow {
+        before: calm,
+        after,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
