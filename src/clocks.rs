@@ -342,8 +342,23 @@ impl Monitor {
             d.clock_info(Clock::Memory).ok(),
             d.temperature(TemperatureSensor::Gpu).ok(),
             d.power_usage().ok(),
-            d.current_throttle_reasons().ok().map(|r| r.bits()),
+            self.event_reasons(&d),
         )
+    }
+
+    /// The current clock-event (throttle) reasons as NVML's raw bit mask: through
+    /// the call's current name (NVML 12.2 on), which keeps bits nvml-wrapper does not
+    /// know, else through the deprecated name nvml-wrapper uses.
+    fn event_reasons(&self, d: &nvml_wrapper::Device) -> Option<u64> {
+        let lib = self.nvml.lib.lib();
+        if let Ok(f) = lib.nvmlDeviceGetCurrentClocksEventReasons.as_ref() {
+            let mut bits = 0u64;
+            // SAFETY: the handle comes from this initialised NVML and outlives the
+            // call; `bits` is a valid out-pointer.
+            let r = unsafe { f(d.handle(), &mut bits) };
+            return (r == 0).then_some(bits);
+        }
+        d.current_throttle_reasons().ok().map(|r| r.bits())
     }
 }
 
