@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|criterion   (each fits one 10-minute call)
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion   (each fits one 10-minute call)
 # Everything a part writes lands in one archive under $OUT.
 set -u
 PART=${1:-fidelity}
@@ -63,6 +63,25 @@ registers)
   run registers 240 $G sweep registers $D --out "$W/registers"
   # With launch bounds the compilers may override a cap: that series separately.
   run registers-bounds 90 $G sweep registers $D --kernels 3,6,7,11 --define USE_BOUNDS=1 --out "$W/registers-bounds"
+  ;;
+measure)
+  # Issue 9: the 32768 target end to end, batched vs one-launch timing on short kernels,
+  # the sampled check next to the DGEMM one, an ignored register cap, NVML in every row.
+  $G devices > "$W/devices.txt" 2>&1
+  t0=$(date +%s%N)
+  run big-32768 300 $G compare $D --sizes 32768 --kernels 10 --out "$W/big-32768"
+  echo "end to end: $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$W/big-32768.txt"
+  run short-batched 150 $G compare $D --sizes 1000x300x77,128 --out "$W/short-batched"
+  run short-single 150 $G compare $D --sizes 1000x300x77,128 --batch 1 --out "$W/short-single"
+  run check-sampled 120 $G compare $D --sizes 16384 --kernels 10 --check sampled --out "$W/check-sampled"
+  run check-dgemm 120 $G compare $D --sizes 16384 --kernels 10 --check dgemm --out "$W/check-dgemm"
+  run cap-ignored 60 $G compare $D --sizes 4096 --kernels 6 --define USE_BOUNDS=1 --max-registers 64 --out "$W/cap-ignored"
+  run refused 60 $G compare $D --sizes 65536 --kernels 10 --out "$W/refused"
+  mkdir -p "$W/tests"
+  for t in $(ls .gpu/tests/* | grep -v /report-); do
+    echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 timeout 120 "$t" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests/tests.txt"
+  grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").

@@ -3,6 +3,7 @@
 //! `compare`, which walks sizes x kernels. Sweeps reuse `measure_point`.
 
 use crate::backend::{Backend, Toolchain};
+use crate::clocks::{self, ClockWindow};
 use crate::error::{Error, Result};
 use crate::gemm::check::{CheckMode, FULL_CPU_MAX_MNK};
 use crate::gemm::driver::device_reference;
@@ -203,6 +204,7 @@ pub fn failed_row(
         occupancy: None,
         ptx_mix: None,
         ptx_file: None,
+        clocks: None,
     }
 }
 
@@ -257,7 +259,10 @@ pub fn measure_vendor(
                         "cuBLAS result check failed: {summary}"
                     )))
                 } else {
+                    let monitor = runner.session.monitor.as_ref();
+                    let before = monitor.map(|m| m.read());
                     let stats = interleaved(&mut [&mut runner as &mut dyn Timed], plan).remove(0);
+                    row.clocks = ClockWindow::new(before, monitor.map(|m| m.read()));
                     runner.release();
                     stats.map_err(|e| Status::LaunchError(e.to_string()))
                 }
@@ -342,7 +347,9 @@ pub fn measure_lanes(
         }
     }
     let mut refs: Vec<&mut dyn Timed> = runners.iter_mut().map(|r| r as &mut dyn Timed).collect();
+    let before = clocks::read_sessions(sessions);
     let timed = interleaved(&mut refs, plan);
+    let after = clocks::read_sessions(sessions);
     drop(refs);
     drop(runners);
     let vendor_gflops = vendor
@@ -362,6 +369,9 @@ pub fn measure_lanes(
         row.hints = point.hints.clone();
         row.status = a.status.clone();
         row.check = a.check.clone();
+        if a.prepared.is_some() {
+            row.clocks = ClockWindow::new(before[l.session].clone(), after[l.session].clone());
+        }
         if let Some(b) = &a.build {
             row.resources = b.kernel(point.spec.entry).cloned();
             row.compile_ms = Some(b.compile_ms);

@@ -10,6 +10,7 @@ pub use backend::{
     Geometry, HostData, HostDataMut, KernelResources, Program, Toolchain,
 };
 pub use error::{Error, Result};
+pub mod clocks;
 pub mod experiment;
 pub mod gemm;
 pub mod kernels;

@@ -10,9 +10,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{DeviceInfo, KernelResources, Toolchain};
+use crate::backend::{Backend, DeviceInfo, KernelResources, Toolchain};
+use crate::clocks::{ClockReading, ClockWindow, NvmlInfo};
 use crate::error::{Error, Result};
-use crate::gemm::driver::Status;
+use crate::gemm::driver::{Session, Status};
 use crate::gemm::CheckReport;
 use crate::kernels::{Config, Hints};
 use crate::measure::{CacheState, Plan, Stats};
@@ -31,6 +32,9 @@ pub struct Environment {
     pub seed: u64,
     pub plan: Plan,
     pub notes: Vec<String>,
+    /// The NVML that read the clocks, when any session had a monitor; why not is in `notes`.
+    #[serde(default)]
+    pub nvml: Option<NvmlInfo>,
 }
 
 impl Environment {
@@ -52,6 +56,22 @@ impl Environment {
             seed,
             plan,
             notes: Vec::new(),
+            nvml: None,
+        }
+    }
+
+    /// Records the NVML that reads the sessions' clocks, and why a session has none.
+    pub fn record_clocks(&mut self, sessions: &[Session]) {
+        for s in sessions {
+            if let Some(m) = &s.monitor {
+                self.nvml.get_or_insert_with(|| m.nvml_info().clone());
+                let info = s.backend.borrow().info().label();
+                self.notes
+                    .push(format!("clocks of {info}: {}", m.describe()));
+            }
+            if let Some(why) = &s.monitor_note {
+                self.notes.push(why.clone());
+            }
         }
     }
 }
@@ -100,6 +120,9 @@ pub struct Measurement {
     /// The PTX of this build, relative to the result directory (with `--keep-ptx`).
     #[serde(default)]
     pub ptx_file: Option<String>,
+    /// NVML readings just before and just after the timed launches, where NVML read them.
+    #[serde(default)]
+    pub clocks: Option<ClockWindow>,
 }
 
 impl Measurement {
@@ -182,7 +205,7 @@ fn write_json<T: Serialize>(path: &Path, v: &T) -> Result<()> {
     fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
 }
 
-const CSV_HEADER: [&str; 27] = [
+const CSV_HEADER: [&str; 37] = [
     "experiment",
     "kernel",
     "label",
@@ -210,6 +233,17 @@ const CSV_HEADER: [&str; 27] = [
     "check_method",
     "batch",
     "reps",
+    // NVML readings before and after the timed launches; empty without clock data.
+    "sm_mhz_before",
+    "sm_mhz_after",
+    "mem_mhz_before",
+    "mem_mhz_after",
+    "temperature_c_before",
+    "temperature_c_after",
+    "power_w_before",
+    "power_w_after",
+    "throttled",
+    "throttled_by",
 ];
 
 pub fn write_csv(path: &Path, rows: &[Measurement]) -> Result<()> {
@@ -225,6 +259,17 @@ pub fn write_csv(path: &Path, rows: &[Measurement]) -> Result<()> {
     let o = |v: Option<String>| v.unwrap_or_default();
     for m in rows {
         let r = m.resources.as_ref();
+        let c = m.clocks.as_ref();
+        let ends = |f: fn(&ClockReading) -> Option<String>| {
+            [
+                o(c.and_then(|c| f(&c.before))),
+                o(c.and_then(|c| f(&c.after))),
+            ]
+        };
+        let [sm_before, sm_after] = ends(|r| r.sm_mhz.map(|v| v.to_string()));
+        let [mem_before, mem_after] = ends(|r| r.mem_mhz.map(|v| v.to_string()));
+        let [temp_before, temp_after] = ends(|r| r.temperature_c.map(|v| v.to_string()));
+        let [power_before, power_after] = ends(|r| r.power_w.map(|v| format!("{v:.1}")));
         w.write_record([
             m.experiment.clone(),
             m.kernel.clone(),
@@ -253,6 +298,16 @@ pub fn write_csv(path: &Path, rows: &[Measurement]) -> Result<()> {
             o(m.check.as_ref().and_then(|c| c.method.clone())),
             o(m.time.map(|t| t.batch.to_string())),
             o(m.time.map(|t| t.reps.to_string())),
+            sm_before,
+            sm_after,
+            mem_before,
+            mem_after,
+            temp_before,
+            temp_after,
+            power_before,
+            power_after,
+            o(c.map(|c| c.throttled().to_string())),
+            o(c.map(|c| c.limiting_reasons().join(" "))),
         ])
         .map_err(err)?;
     }
@@ -385,6 +440,50 @@ mod tests {
         assert_eq!(kept.len(), 2);
         assert_eq!(skipped, Some(3));
         assert_eq!(kept[1].kernel, whole.0[1].kernel);
+    }
+
+    #[test]
+    fn old_lines_load_without_clocks_and_new_ones_keep_them() {
+        let mut m: Measurement = serde_json::from_str(&real_lines(1)[0]).unwrap();
+        assert_eq!(m.clocks, None);
+        let at = |sm, reasons: u64| {
+            let r = format!(
+                r#"{{"sm_mhz":{sm},"mem_mhz":3201,"temperature_c":61,"power_w":655.26,"throttle_reasons":{},"throttled":{}}}"#,
+                if reasons == 0 {
+                    "[]"
+                } else {
+                    r#"["sw_power_cap"]"#
+                },
+                reasons != 0
+            );
+            serde_json::from_str::<ClockReading>(&r).unwrap()
+        };
+        m.clocks = ClockWindow::new(Some(at(1980, 0)), Some(at(1755, 4)));
+        let back: Measurement = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+        assert_eq!(back.clocks, m.clocks);
+
+        let dir = std::env::temp_dir().join(format!("gemmlab-csv-clocks-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("results.csv");
+        let mut plain = m.clone();
+        plain.clocks = None;
+        write_csv(&path, &[m, plain]).unwrap();
+        let mut r = csv::Reader::from_path(&path).unwrap();
+        let header: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
+        let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+        let col = |row: &csv::StringRecord, name: &str| {
+            let i = header.iter().position(|h| h == name).unwrap();
+            row[i].to_string()
+        };
+        assert_eq!(col(&rows[0], "sm_mhz_before"), "1980");
+        assert_eq!(col(&rows[0], "sm_mhz_after"), "1755");
+        assert_eq!(col(&rows[0], "power_w_after"), "655.3");
+        assert_eq!(col(&rows[0], "throttled"), "true");
+        assert_eq!(col(&rows[0], "throttled_by"), "sw_power_cap");
+        // No clock data is empty cells, never 0 or false.
+        assert_eq!(col(&rows[1], "sm_mhz_before"), "");
+        assert_eq!(col(&rows[1], "throttled"), "");
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

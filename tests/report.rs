@@ -97,9 +97,12 @@ fn report_from_the_fixture() {
         "## Compiler hints",
         "## OpenCL's PTX through the CUDA driver JIT",
         "## Measurements without a speed",
+        "## Clocks and throttling",
     ] {
         assert!(md.contains(section), "missing section {section}");
     }
+    // The fixture predates clock readings: the report says so rather than "not throttled".
+    assert!(md.contains("No clock data was recorded"), "{md}");
     // Findings computed from the data, with their numbers.
     assert!(md.contains("**Best kernel per toolchain** at 4096"), "{md}");
     assert!(md.contains("gemm3: CUDA 40 vs OpenCL 32 registers"), "{md}");

@@ -85,6 +85,21 @@ fn attr(dev: sys::CUdevice, a: sys::CUdevice_attribute) -> Option<i64> {
         .map(i64::from)
 }
 
+/// "0000:3b:00.0": lets NVML find the same GPU for clock readings.
+fn pci_bus_id(dev: sys::CUdevice) -> Option<String> {
+    let mut buf = [0 as std::ffi::c_char; 32];
+    // One byte short of the buffer, so the string always ends in NUL.
+    let len = (buf.len() - 1) as i32;
+    // SAFETY: valid device handle; the driver writes at most `len` bytes into `buf`.
+    let r = unsafe { sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), len, dev) };
+    if r != sys::CUresult::CUDA_SUCCESS {
+        return None;
+    }
+    // SAFETY: `buf` is NUL-terminated (zeroed, and the driver wrote less than all of it).
+    let text = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }.to_string_lossy();
+    super::parse_pci_bus_id(&text).map(super::format_pci_bus_id)
+}
+
 pub fn enumerate() -> Result<Vec<DeviceInfo>> {
     ensure_driver()?;
     let count = drv::device::get_count().map_err(|e| driver_err("cuDeviceGetCount", e))?;
@@ -138,6 +153,7 @@ pub fn enumerate() -> Result<Vec<DeviceInfo>> {
                 .map(|v| v as u32),
             warp_size: a(CU_DEVICE_ATTRIBUTE_WARP_SIZE).map(|v| v as u32),
             l2_cache_bytes: a(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE).map(|v| v as u64),
+            pci_bus_id: pci_bus_id(dev),
         });
     }
     Ok(out)

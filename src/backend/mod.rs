@@ -103,6 +103,9 @@ pub struct DeviceInfo {
     pub max_blocks_per_sm: Option<u32>,
     pub warp_size: Option<u32>,
     pub l2_cache_bytes: Option<u64>,
+    /// PCI address "dddd:bb:dd.f" (lowercase hex): how NVML finds this GPU for clock readings.
+    #[serde(default)]
+    pub pci_bus_id: Option<String>,
 }
 
 impl DeviceInfo {
@@ -115,6 +118,27 @@ impl DeviceInfo {
     pub fn label(&self) -> String {
         format!("{} [{} {}]", self.name, self.toolchain, self.id)
     }
+}
+
+/// A PCI address as [domain, bus, device, function], from any of its usual
+/// spellings: CUDA's "0000:3B:00.0", NVML's "00000000:3B:00.0", or without a domain.
+pub fn parse_pci_bus_id(s: &str) -> Option<[u32; 4]> {
+    let s = s.trim();
+    let (head, function) = s.rsplit_once('.')?;
+    let parts: Vec<&str> = head.split(':').collect();
+    let (domain, bus, device) = match parts[..] {
+        [d, b, v] => (d, b, v),
+        [b, v] => ("0", b, v),
+        _ => return None,
+    };
+    let hex = |t: &str| u32::from_str_radix(t, 16).ok();
+    let a = [hex(domain)?, hex(bus)?, hex(device)?, hex(function)?];
+    (a[1] <= 0xff && a[2] <= 0x1f && a[3] <= 7).then_some(a)
+}
+
+/// The one spelling gemmlab records: "0000:3b:00.0".
+pub fn format_pci_bus_id([domain, bus, device, function]: [u32; 4]) -> String {
+    format!("{domain:04x}:{bus:02x}:{device:02x}.{function:x}")
 }
 
 /// How to compile a source.
@@ -433,4 +457,30 @@ pub(crate) fn check_len(buffer: &Buffer, elem: Elem, len: usize) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pci_bus_ids_of_cuda_nvml_and_opencl_agree() {
+        let cuda = parse_pci_bus_id("0000:3B:00.0");
+        assert_eq!(cuda, Some([0, 0x3b, 0, 0]));
+        assert_eq!(parse_pci_bus_id("00000000:3b:00.0"), cuda);
+        assert_eq!(parse_pci_bus_id("3b:00.0"), cuda);
+        assert_eq!(format_pci_bus_id([1, 0x3b, 0x1f, 7]), "0001:3b:1f.7");
+        let back = parse_pci_bus_id(&format_pci_bus_id([1, 0x3b, 0x1f, 7]));
+        assert_eq!(back, Some([1, 0x3b, 0x1f, 7]));
+        for bad in [
+            "",
+            "3b",
+            "0000:3b:00",
+            "0000:zz:00.0",
+            "0000:3b:20.0",
+            "1:2:3:4.0",
+        ] {
+            assert_eq!(parse_pci_bus_id(bad), None, "{bad}");
+        }
+    }
 }

@@ -147,7 +147,27 @@ fn describe(l: &Located) -> DeviceInfo {
         max_blocks_per_sm: None,
         warp_size: if nvidia { d.wrap_size_nv().ok() } else { None },
         l2_cache_bytes: d.global_mem_cache_size().ok().filter(|&c| c > 0),
+        pci_bus_id: if nvidia { nv_pci_bus_id(d) } else { None },
     }
+}
+
+/// NVIDIA's PCI address queries (cl_nv_device_attribute_query, undocumented): the
+/// slot packs device << 3 | function, as hwloc reads it. Without the domain query
+/// (drivers before CUDA 10.2) the address is unknown rather than guessed in domain 0.
+fn nv_pci_bus_id(d: &Device) -> Option<String> {
+    const CL_DEVICE_PCI_DOMAIN_ID_NV: u32 = 0x400A;
+    let bus = d.pci_bus_id_nv().ok()?;
+    let slot = d.pci_slot_id_nv().ok()?;
+    let domain = match cl3::device::get_device_info(d.id(), CL_DEVICE_PCI_DOMAIN_ID_NV) {
+        Ok(cl3::info_type::InfoType::VecUchar(v)) => u32::from_ne_bytes(v.try_into().ok()?),
+        _ => return None,
+    };
+    Some(super::format_pci_bus_id([
+        domain,
+        bus & 0xff,
+        slot >> 3,
+        slot & 7,
+    ]))
 }
 
 enum Mem {

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use gemmlab::clocks::{Monitor, Nvml};
 use gemmlab::experiment::{run_compare, toolchains, CompareOptions};
 use gemmlab::gemm::check::CheckMode;
 use gemmlab::gemm::driver::Session;
@@ -60,7 +61,48 @@ impl DeviceArgs {
                 eprintln!("note: {tc} not used: {why}");
             }
         }
-        devices.iter().map(|d| open(d).map(Session::new)).collect()
+        let mut sessions: Vec<Session> = devices
+            .iter()
+            .map(|d| open(d).map(Session::new))
+            .collect::<Result<_>>()?;
+        // One NVML for the run: sessions on the same GPU share its handle.
+        let nvml = if devices
+            .iter()
+            .any(|d| d.is_nvidia() && d.kind == DeviceKind::Gpu)
+        {
+            Nvml::load()
+        } else {
+            Err("no NVIDIA GPU among the devices".into())
+        };
+        for (s, d) in sessions.iter_mut().zip(&devices) {
+            match Monitor::open(&nvml, d) {
+                Ok(m) => s.monitor = Some(m),
+                Err(note) => s.monitor_note = Some(note),
+            }
+        }
+        Ok(sessions)
+    }
+}
+
+/// One line per GPU with its clocks now (sessions on one GPU share the line),
+/// or the note why a session has no clock readings.
+pub fn print_clocks(sessions: &[Session]) {
+    let mut shown: Vec<&Monitor> = Vec::new();
+    for s in sessions {
+        match (&s.monitor, &s.monitor_note) {
+            (Some(m), _) if shown.iter().any(|x| x.same_gpu(m)) => {}
+            (Some(m), _) => {
+                shown.push(m);
+                let name = s.backend.borrow().info().name.clone();
+                println!(
+                    "clocks at start, {name} ({}): {}",
+                    m.describe(),
+                    m.read().describe()
+                );
+            }
+            (None, Some(note)) => println!("clocks: {note}"),
+            (None, None) => {}
+        }
     }
 }
 
@@ -213,14 +255,16 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
                 .unwrap_or("compiler version unknown")
         );
     }
+    print_clocks(&sessions);
     println!(
         "seed {seed}, {}, {} cache, results in {}",
         plan.describe(),
         if args.cold { "cold" } else { "warm" },
         args.out.display()
     );
-    let mut writer =
-        ResultWriter::create(&args.out, Environment::capture(infos.clone(), seed, plan))?;
+    let mut env = Environment::capture(infos.clone(), seed, plan);
+    env.record_clocks(&sessions);
+    let mut writer = ResultWriter::create(&args.out, env)?;
     if args.keep_ptx {
         keep_ptx_under(&mut sessions, &args.out);
     }

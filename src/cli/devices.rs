@@ -43,6 +43,7 @@ pub fn describe(d: &DeviceInfo) -> String {
         ("max threads per SM", opt(&d.max_threads_per_sm)),
         ("max blocks per SM", opt(&d.max_blocks_per_sm)),
         ("warp size", opt(&d.warp_size)),
+        ("PCI bus id", opt(&d.pci_bus_id)),
     ];
     for (k, v) in rows {
         s.push_str(&format!("      {k:<24} {v}\n"));

@@ -10,7 +10,9 @@ use gemmlab::results::{Environment, ResultWriter};
 use gemmlab::sweep::{self, run_sweep, SweepKind, DEFAULT_CAPS};
 use gemmlab::{Backend, DeviceKind, Result};
 
-use super::compare::{keep_ptx_under, parse_size, progress, seed_or_random, DeviceArgs};
+use super::compare::{
+    keep_ptx_under, parse_size, print_clocks, progress, seed_or_random, DeviceArgs,
+};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Kind {
@@ -135,6 +137,7 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
     for d in &infos {
         println!("device: {} via {} ({})", d.name, d.toolchain, d.id);
     }
+    print_clocks(&sessions);
     println!(
         "sweep {}: {} points x {} sizes, seed {seed}, {}, results in {}",
         kind.name(),
@@ -145,6 +148,7 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
     );
     let mut env = Environment::capture(infos, seed, plan);
     env.notes.push(format!("sweep {}", kind.name()));
+    env.record_clocks(&sessions);
     let mut writer = ResultWriter::create(&out, env)?;
     if args.keep_ptx {
         keep_ptx_under(&mut sessions, &out);

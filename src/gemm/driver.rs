@@ -89,6 +89,10 @@ pub struct Session {
     pub backend: RefCell<AnyBackend>,
     /// Where experiments keep the PTX of every build they measure (`--keep-ptx`).
     pub keep_ptx: Option<std::path::PathBuf>,
+    /// NVML clock readings of this session's GPU, where it has one.
+    pub monitor: Option<crate::clocks::Monitor>,
+    /// Why there is no monitor (no NVML, not an NVIDIA GPU, ...), for the run's notes.
+    pub monitor_note: Option<String>,
     support: Option<Program>,
     operands: Option<DeviceOperands>,
     flush: Option<Buffer>,
@@ -99,6 +103,8 @@ impl Session {
         Session {
             backend: RefCell::new(backend),
             keep_ptx: None,
+            monitor: None,
+            monitor_note: None,
             support: None,
             operands: None,
             flush: None,

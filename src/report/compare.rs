@@ -69,6 +69,12 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
          and the ratio to cuBLAS measured in the same run at the same size. A cell that failed its check \
          or did not run shows its status instead of a speed; \"-\" means not measured.\n"
     );
+    if recs.iter().any(|r| !md::throttle_mark(r.m).is_empty()) {
+        let _ = writeln!(
+            s,
+            "A speed ending in T was measured while the GPU was throttled (see Clocks and throttling).\n"
+        );
+    }
     let repeats = ctx.data.repeats("compare");
     if repeats > 0 {
         let _ = writeln!(

@@ -76,8 +76,18 @@ pub fn h(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
+/// " T" after the speed of a measurement whose GPU was throttled (NVML).
+pub fn throttle_mark(m: &Measurement) -> &'static str {
+    if m.clocks.as_ref().is_some_and(|c| c.throttled()) {
+        " T"
+    } else {
+        ""
+    }
+}
+
 /// GFLOP/s cell: "-" without a measurement, the status word when it has no
-/// speed (WRONG, n/a, compile error, ...), "unknown" when ok without a speed.
+/// speed (WRONG, n/a, compile error, ...), "unknown" when ok without a speed;
+/// a speed measured on a throttled GPU ends in " T".
 pub fn gflops(m: Option<&Measurement>) -> String {
     match m {
         None => "-".into(),
@@ -85,7 +95,7 @@ pub fn gflops(m: Option<&Measurement>) -> String {
         Some(m) => m
             .gflops
             .filter(|g| g.is_finite())
-            .map_or("unknown".into(), |g| format!("{g:.0}")),
+            .map_or("unknown".into(), |g| format!("{g:.0}{}", throttle_mark(m))),
     }
 }
 
@@ -93,7 +103,7 @@ pub fn gflops(m: Option<&Measurement>) -> String {
 pub fn gflops_spread(m: Option<&Measurement>) -> String {
     match m {
         Some(mm) if mm.status.is_ok() => match (mm.gflops.filter(|g| g.is_finite()), mm.time) {
-            (Some(g), Some(t)) => format!("{g:.0} ±{:.1}%", t.spread_pct()),
+            (Some(g), Some(t)) => format!("{g:.0} ±{:.1}%{}", t.spread_pct(), throttle_mark(mm)),
             _ => gflops(m),
         },
         _ => gflops(m),

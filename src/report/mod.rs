@@ -10,6 +10,7 @@ pub mod fonts;
 pub mod md;
 pub mod table;
 
+mod clocks;
 mod compare;
 mod sweeps;
 
@@ -174,6 +175,7 @@ fn generate_with(
         sweeps::hints(&mut ctx)?,
         sweeps::jit(&mut ctx)?,
         failures(&data),
+        clocks::section(&data),
     ];
     let findings: Vec<&String> = sections.iter().flat_map(|s| s.findings.iter()).collect();
 

@@ -29,11 +29,16 @@ fn cell(m: Option<&Measurement>) -> [String; 6] {
         .map_or("?".into(), |o| format!("{:.0}%", o * 100.0));
     match (m.status.is_ok(), m.gflops, m.time) {
         (true, Some(g), Some(t)) => [
-            // "x200": each sample was a batch of 200 launches.
+            // "x200": each sample was a batch of 200 launches; "T": throttled.
             if t.batch > 1 {
-                format!("{g:.1} ±{:.1}% x{}", t.spread_pct(), t.batch)
+                format!(
+                    "{g:.1} ±{:.1}% x{}{}",
+                    t.spread_pct(),
+                    t.batch,
+                    throttle_mark(m)
+                )
             } else {
-                format!("{g:.1} ±{:.1}%", t.spread_pct())
+                format!("{g:.1} ±{:.1}%{}", t.spread_pct(), throttle_mark(m))
             },
             m.vs_vendor
                 .map_or("-".into(), |v| format!("{:.1}%", v * 100.0)),
@@ -51,6 +56,34 @@ fn cell(m: Option<&Measurement>) -> [String; 6] {
             m.status.label().to_string(),
         ],
     }
+}
+
+/// " T" after the speed of a measurement whose GPU was throttled.
+fn throttle_mark(m: &Measurement) -> &'static str {
+    if m.clocks.as_ref().is_some_and(|c| c.throttled()) {
+        " T"
+    } else {
+        ""
+    }
+}
+
+/// The line that explains "T", when any row has it.
+fn throttle_legend(rows: &[Measurement]) -> String {
+    let mut reasons: Vec<String> = Vec::new();
+    for c in rows.iter().filter_map(|r| r.clocks.as_ref()) {
+        for r in c.limiting_reasons() {
+            if !reasons.contains(&r) {
+                reasons.push(r);
+            }
+        }
+    }
+    if reasons.is_empty() {
+        return String::new();
+    }
+    format!(
+        "T: the GPU was throttled ({}) before or after the timed launches (NVML)\n",
+        reasons.join(", ")
+    )
 }
 
 /// kernel x toolchain -> GFLOP/s (median, IQR), % of cuBLAS, registers, spills
@@ -94,7 +127,7 @@ pub fn compare_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
         }
         table.push(line);
     }
-    render(&table, 1, "", &notes)
+    render(&table, 1, &throttle_legend(rows), &notes)
 }
 
 /// One line per kernel and sweep point: per toolchain (and variant) GFLOP/s,
@@ -154,7 +187,7 @@ pub fn sweep_table(rows: &[Measurement]) -> String {
         .find(|r| r.kernel == "cublas" && r.status.is_ok())
         .and_then(|r| r.gflops)
         .map_or(String::new(), |v| format!("cuBLAS: {v:.1} GFLOP/s\n"));
-    render(&table, 2, &extra, &notes)
+    render(&table, 2, &(extra + &throttle_legend(rows)), &notes)
 }
 
 fn lane_name(r: &Measurement) -> String {
@@ -206,4 +239,42 @@ fn render(table: &[Vec<String>], left: usize, extra: &str, notes: &[String]) -> 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows() -> Vec<Measurement> {
+        include_str!("../../tests/fixtures/report/compare/measurements.jsonl")
+            .lines()
+            .take(3)
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_throttled_speed_is_marked_and_explained() {
+        let mut rows = rows();
+        let tcs = [Toolchain::Cuda, Toolchain::OpenCl];
+        let plain = compare_table(&rows, &tcs);
+        assert!(!plain.contains(" T"), "{plain}");
+        assert!(!plain.contains("throttled"), "{plain}");
+        rows[1].clocks = Some(crate::clocks::test_window(false));
+        assert_eq!(
+            compare_table(&rows, &tcs),
+            plain,
+            "unthrottled clocks change nothing"
+        );
+        rows[2].clocks = Some(crate::clocks::test_window(true));
+        let marked = compare_table(&rows, &tcs);
+        let gemm1 = marked.lines().find(|l| l.starts_with("gemm1")).unwrap();
+        // gemm1 on CUDA (rows[1]) is not marked, on OpenCL (rows[2]) it is.
+        assert_eq!(gemm1.matches("% T").count(), 1, "{marked}");
+        assert!(
+            marked.contains("T: the GPU was throttled (sw_power_cap)"),
+            "{marked}"
+        );
+        assert!(sweep_table(&rows).contains("T: the GPU was throttled"));
+    }
 }
