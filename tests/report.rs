@@ -86,7 +86,27 @@ fn report_from_the_fixture() {
     for k in fixture_kernels() {
         assert!(md.contains(&k), "report does not name kernel {k}");
     }
-    assert!(md.contains("## Findings"));
+    // A short summary first, every finding in full after it.
+    let (summary_at, all_at, env_at) = (
+        md.find("## Summary").expect("a summary"),
+        md.find("## All findings").expect("the full list"),
+        md.find("## Environment").expect("the environment"),
+    );
+    assert!(summary_at < all_at && all_at < env_at, "{md}");
+    let items: Vec<&str> = md[summary_at..all_at]
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert!(
+        (1..=report::SUMMARY_MAX).contains(&items.len()),
+        "{items:#?}"
+    );
+    for i in &items {
+        assert!(
+            i.contains(".svg)") || i.contains("](#"),
+            "no chart or table link: {i}"
+        );
+    }
     for section in [
         "## Environment",
         "## Speed: kernels x toolchains x sizes",

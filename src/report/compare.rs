@@ -13,11 +13,14 @@ use crate::results::Measurement;
 
 use super::charts::{Bars, Figure, Line, Panel, RefLine, Style, XAxis};
 use super::data::{self, is_vendor, of_size, size_label, Rec};
-use super::{md, Ctx, Section, SAME_SPEED};
+use super::{md, Ctx, Finding, Section, Topic, SAME_SPEED};
 
 pub const CUDA_COLOR: RGBColor = RGBColor(118, 170, 0);
 pub const OPENCL_COLOR: RGBColor = RGBColor(31, 104, 180);
 pub const VENDOR_COLOR: RGBColor = RGBColor(80, 80, 80);
+
+const SPEED: &str = "Speed: kernels x toolchains x sizes (compare)";
+const RESOURCES: &str = "Registers, spills and occupancy (compare)";
 
 pub fn color(t: Toolchain) -> RGBColor {
     match t {
@@ -62,7 +65,8 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
         .filter(|k| k != data::VENDOR)
         .collect();
     let has_vendor = recs.iter().any(|r| is_vendor(r.m));
-    let mut s = String::from("## Speed: kernels x toolchains x sizes (compare)\n\n");
+    sec.title = SPEED.to_string();
+    let mut s = format!("## {SPEED}\n\n");
     let _ = writeln!(
         s,
         "Median GFLOP/s (± the interquartile range as % of the median) of every kernel on every toolchain, \
@@ -177,6 +181,9 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
         );
     }
     s.push_str("### Charts\n\n");
+    // Where the findings point: the bar chart at its size, the chart against size.
+    let mut bar_chart: Option<((usize, usize, usize), String)> = None;
+    let mut size_chart: Option<String> = None;
     if let Some(size) = bar_size {
         let vendor = vendor_at(&recs, size);
         let styles: Vec<Style> = tcs
@@ -233,11 +240,13 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
             panel_h: 520,
         };
         let stem = format!("perf-{}", size_label(size));
-        s.push_str(&ctx.chart(
+        let chart = ctx.chart(
             &fig,
             &stem,
             &format!("GFLOP/s per kernel and toolchain at {}", size_label(size)),
-        )?);
+        )?;
+        s.push_str(&chart.markdown);
+        bar_chart = Some((size, chart.svg));
         let _ = writeln!(
             s,
             "Bars: median GFLOP/s at {}; the number above a bar is its % of cuBLAS{}.\n",
@@ -317,7 +326,9 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
             panel_w: 340,
             panel_h: 280,
         };
-        s.push_str(&ctx.chart(&fig, "perf-vs-size", "GFLOP/s against size per kernel")?);
+        let chart = ctx.chart(&fig, "perf-vs-size", "GFLOP/s against size per kernel")?;
+        s.push_str(&chart.markdown);
+        size_chart = Some(chart.svg);
         let _ = writeln!(
             s,
             "One panel per kernel, the same y scale in all; x is N on a log2 scale (square problems only).\n"
@@ -341,7 +352,7 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
             })
             .or_else(|| largest.and_then(|sz| find(&recs, k, t, sz)))
     };
-    s.push_str("## Registers, spills and occupancy (compare)\n\n");
+    let _ = writeln!(s, "## {RESOURCES}\n");
     let _ = writeln!(
         s,
         "What each compiler reported for the kernel (registers per thread, spill stores/loads in bytes, stack frame, static shared memory per block) and the theoretical occupancy that follows from it.\n"
@@ -381,7 +392,15 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
     // PTX instruction mix.
     s.push_str(&ptx_mix(ctx, &kernels));
 
-    sec.findings = findings(&recs, &tcs, &kernels, &sizes, res_row);
+    sec.findings = findings(&recs, &tcs, &kernels, &sizes, res_row, |size| {
+        // The bar chart shows the findings' size unless --size chose another;
+        // the chart against size shows every size.
+        bar_chart
+            .as_ref()
+            .filter(|(s, _)| *s == size)
+            .map(|(_, p)| p.clone())
+            .or_else(|| size_chart.clone())
+    });
     sec.markdown = s;
     Ok(sec)
 }
@@ -550,13 +569,31 @@ fn kept_listings(ctx: &Ctx, kernels: &[String]) -> String {
     s
 }
 
+/// "CUDA is 61% faster" / "CUDA is 9% slower": `rel` is `a / b - 1`.
+fn faster_words(a: &str, rel: f64) -> String {
+    if rel >= 0.0 {
+        format!("{a} is {:.0}% faster", rel * 100.0)
+    } else {
+        format!("{a} is {:.0}% slower", -rel * 100.0)
+    }
+}
+
+/// Two toolchains' view of one kernel at the findings' size.
+struct Pair {
+    kernel: String,
+    regs: (u32, u32),
+    /// (GFLOP/s on the first, on the second, first / second - 1).
+    speed: Option<(f64, f64, f64)>,
+}
+
 fn findings<'a>(
     recs: &[Rec<'a>],
     tcs: &[Toolchain],
     kernels: &[String],
     sizes: &[(usize, usize, usize)],
     res_row: impl Fn(&str, Toolchain) -> Option<&'a Measurement>,
-) -> Vec<String> {
+    chart_of: impl Fn((usize, usize, usize)) -> Option<String>,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     let Some(&largest) = sizes.iter().find(|&&sz| {
         recs.iter()
@@ -564,6 +601,8 @@ fn findings<'a>(
     }) else {
         return out;
     };
+    let chart = chart_of(largest);
+    let at = size_label(largest);
     let vendor = vendor_at(recs, largest).and_then(data::gflops);
 
     // Best kernel per toolchain.
@@ -580,28 +619,36 @@ fn findings<'a>(
             })
     };
     let mut parts = Vec::new();
+    let mut short_parts = Vec::new();
+    let mut best_share: Option<f64> = None;
     for t in tcs {
         if let Some(m) = best_at(*t, largest) {
             let g = data::gflops(m).unwrap_or(0.0);
-            parts.push(match data::vs_vendor(m) {
-                Some(v) => format!(
-                    "on {} {} at {g:.0} GFLOP/s = {:.1}% of cuBLAS",
-                    data::toolchain_name(*t),
-                    m.kernel,
-                    v * 100.0
-                ),
-                None => format!(
-                    "on {} {} at {g:.0} GFLOP/s",
-                    data::toolchain_name(*t),
-                    m.kernel
-                ),
-            });
+            let n = data::toolchain_name(*t);
+            match data::vs_vendor(m) {
+                Some(v) => {
+                    parts.push(format!(
+                        "on {n} {} at {g:.0} GFLOP/s = {:.1}% of cuBLAS",
+                        m.kernel,
+                        v * 100.0
+                    ));
+                    short_parts.push(format!(
+                        "{:.1}% of cuBLAS on {n} ({}, {g:.0} GFLOP/s)",
+                        v * 100.0,
+                        m.kernel
+                    ));
+                    best_share = Some(best_share.map_or(v, |b| b.max(v)));
+                }
+                None => {
+                    parts.push(format!("on {n} {} at {g:.0} GFLOP/s", m.kernel));
+                    short_parts.push(format!("{g:.0} GFLOP/s on {n} ({})", m.kernel));
+                }
+            }
         }
     }
     if !parts.is_empty() {
         let mut f = format!(
-            "**Best kernel per toolchain** at {}: {}",
-            size_label(largest),
+            "**Best kernel per toolchain** at {at}: {}",
             parts.join("; ")
         );
         if let Some(v) = vendor {
@@ -633,16 +680,27 @@ fn findings<'a>(
         if !others.is_empty() {
             let _ = write!(f, " Other sizes: {}.", others.join("; "));
         }
-        out.push(f);
+        out.push(
+            Finding::new(Topic::VsVendor, f, SPEED)
+                .short(format!(
+                    "At size {at} the fastest kernel reaches {}.",
+                    md::join_and(&short_parts)
+                ))
+                .chart(chart.clone())
+                // What is left to cuBLAS.
+                .weight(best_share.map_or(0.0, |b| 1.0 - b)),
+        );
     }
 
     // Registers and speed, toolchain against toolchain.
     if tcs.len() == 2 {
         let (a, b) = (tcs[0], tcs[1]);
         let (na, nb) = (data::toolchain_name(a), data::toolchain_name(b));
-        let mut diff: Vec<(u32, String)> = Vec::new();
-        let mut same_regs_diff_speed = Vec::new();
+        let mut diff: Vec<(u32, String, Pair)> = Vec::new();
+        let mut same_regs_diff_speed: Vec<(String, Pair)> = Vec::new();
         let mut alike = Vec::new();
+        // The largest speed gap of any kernel, wherever it is listed.
+        let mut widest: Option<(String, f64)> = None;
         for k in kernels {
             let (ra, rb) = (res_row(k, a), res_row(k, b));
             let (ga, gb) = (
@@ -657,6 +715,11 @@ fn findings<'a>(
                 }
                 _ => None,
             };
+            if let Some((_, _, rel)) = speed {
+                if widest.as_ref().is_none_or(|(_, w)| rel.abs() > w.abs()) {
+                    widest = Some((k.clone(), rel));
+                }
+            }
             let speed_text = speed.map(|(x, y, rel)| {
                 if rel.abs() <= SAME_SPEED {
                     format!("speed alike ({na} {x:.0}, {nb} {y:.0} GFLOP/s)")
@@ -684,49 +747,149 @@ fn findings<'a>(
                     diff.push((
                         d,
                         format!(
-                            "{k}: {na} {x} vs {nb} {y} registers ({more} +{d}, +{:.0}%), {occ}; at {} {}",
+                            "{k}: {na} {x} vs {nb} {y} registers ({more} +{d}, +{:.0}%), {occ}; at {at} {}",
                             d as f64 * 100.0 / base as f64,
-                            size_label(largest),
                             speed_text.clone().unwrap_or_else(|| "no speed on both".into())
                         ),
+                        Pair {
+                            kernel: k.clone(),
+                            regs: (x, y),
+                            speed,
+                        },
                     ));
                 }
-                (Some(x), Some(_)) => match speed {
-                    Some((_, _, rel)) if rel.abs() > SAME_SPEED => {
-                        same_regs_diff_speed.push(format!(
+                (Some(x), Some(y)) => match speed {
+                    Some((_, _, rel)) if rel.abs() > SAME_SPEED => same_regs_diff_speed.push((
+                        format!(
                             "{k}: {x} registers on both, {}",
                             speed_text.clone().unwrap_or_default()
-                        ))
-                    }
+                        ),
+                        Pair {
+                            kernel: k.clone(),
+                            regs: (x, y),
+                            speed,
+                        },
+                    )),
                     Some(_) => alike.push(k.clone()),
                     None => {}
                 },
                 _ => {}
             }
         }
+        let widest = widest.map(|(k, _)| k);
         if !diff.is_empty() {
             diff.sort_by_key(|x| std::cmp::Reverse(x.0));
-            out.push(format!(
+            let text = format!(
                 "**Register counts differ between {na} and {nb}** on {} of {} kernels (largest difference first): {}.",
                 diff.len(),
                 kernels.len(),
-                diff.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join("; ")
-            ));
+                diff.iter().map(|(_, t, _)| t.as_str()).collect::<Vec<_>>().join("; ")
+            );
+            // The summary names the kernel whose speeds differ most.
+            let top = diff
+                .iter()
+                .filter_map(|(_, _, p)| p.speed.map(|s| (p, s)))
+                .max_by(|x, y| x.1 .2.abs().total_cmp(&y.1 .2.abs()));
+            let (short, weight) = match top {
+                Some((p, (x, y, rel))) => {
+                    let k = &p.kernel;
+                    let (ra, rb) = p.regs;
+                    let short = if widest.as_ref() == Some(k) {
+                        format!(
+                            "{k} shows the largest gap between the toolchains: {} at size {at} ({x:.0} vs {y:.0} GFLOP/s), with {ra} registers on {na} and {rb} on {nb}.",
+                            faster_words(na, rel)
+                        )
+                    } else {
+                        format!(
+                            "Of the {} kernels whose register counts differ between {na} and {nb}, {k} differs most in speed: {} at size {at} ({x:.0} vs {y:.0} GFLOP/s; {ra} vs {rb} registers).",
+                            diff.len(),
+                            faster_words(na, rel)
+                        )
+                    };
+                    (short, rel)
+                }
+                None => {
+                    let p = &diff[0].2;
+                    (
+                        format!(
+                            "{na} and {nb} give {} of {} kernels different register counts, most {}: {} vs {}.",
+                            diff.len(),
+                            kernels.len(),
+                            p.kernel,
+                            p.regs.0,
+                            p.regs.1
+                        ),
+                        0.0,
+                    )
+                }
+            };
+            out.push(
+                Finding::new(Topic::Toolchains, text, RESOURCES)
+                    .short(short)
+                    .chart(chart.clone())
+                    .weight(weight),
+            );
         }
         if !same_regs_diff_speed.is_empty() {
-            out.push(format!(
-                "**Same registers, different speed** at {}: {}. The difference there is not register pressure; compare their PTX.",
-                size_label(largest),
-                same_regs_diff_speed.join("; ")
-            ));
+            let text = format!(
+                "**Same registers, different speed** at {at}: {}. The difference there is not register pressure; compare their PTX.",
+                same_regs_diff_speed
+                    .iter()
+                    .map(|(t, _)| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            let pairs: Vec<&Pair> = same_regs_diff_speed.iter().map(|(_, p)| p).collect();
+            let rels: Vec<f64> = pairs.iter().filter_map(|p| p.speed.map(|s| s.2)).collect();
+            let (lo, hi) = rels.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
+                (lo.min(r.abs()), hi.max(r.abs()))
+            });
+            let range = if (lo * 100.0).round() == (hi * 100.0).round() {
+                format!("{:.0}%", hi * 100.0)
+            } else {
+                format!("{:.0}-{:.0}%", lo * 100.0, hi * 100.0)
+            };
+            let how = if rels.iter().all(|r| *r > 0.0) {
+                format!("{na} is {range} faster")
+            } else if rels.iter().all(|r| *r < 0.0) {
+                format!("{na} is {range} slower")
+            } else {
+                format!("their speeds differ by {range}")
+            };
+            let names: Vec<String> = pairs.iter().map(|p| p.kernel.clone()).collect();
+            let regs = match pairs.first().map(|p| p.regs.0) {
+                Some(r) if pairs.iter().all(|p| p.regs.0 == r) => format!(" ({r})"),
+                _ => String::new(),
+            };
+            let short = format!(
+                "{} {} the same registers on both toolchains{regs}, yet {how} at size {at}.",
+                md::join_and(&names),
+                if names.len() == 1 { "has" } else { "have" }
+            );
+            out.push(
+                Finding::new(Topic::Toolchains, text, RESOURCES)
+                    .short(short)
+                    .chart(chart.clone())
+                    .weight(hi),
+            );
         }
         if !alike.is_empty() {
-            out.push(format!(
-                "**Alike on both toolchains** (same registers, speed within {:.0}% at {}): {}.",
+            let text = format!(
+                "**Alike on both toolchains** (same registers, speed within {:.0}% at {at}): {}.",
                 SAME_SPEED * 100.0,
-                size_label(largest),
                 alike.join(", ")
-            ));
+            );
+            let short = format!(
+                "{} {} alike on both toolchains: the same registers and speeds within {:.0}% at size {at}.",
+                md::join_and(&alike),
+                if alike.len() == 1 { "runs" } else { "run" },
+                SAME_SPEED * 100.0
+            );
+            out.push(
+                Finding::new(Topic::Toolchains, text, RESOURCES)
+                    .short(short)
+                    .chart(chart.clone()),
+            );
         }
     }
     out

@@ -191,6 +191,30 @@ pub fn link(path: &str) -> String {
         .replace(')', "%29")
 }
 
+/// "a", "a and b", "a, b and c".
+pub fn join_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The anchor GitHub gives a heading: lower case, punctuation dropped,
+/// each space a hyphen. Used to link a finding to the section with its numbers.
+pub fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,5 +237,21 @@ mod tests {
         assert_eq!(pct(None), "-");
         assert_eq!(ratio(Some(1.0), None), "-");
         assert_eq!(change(Some(110.0), Some(100.0)), "+10.0%");
+    }
+
+    #[test]
+    fn anchors_as_github_makes_them() {
+        assert_eq!(
+            anchor("Speed: kernels x toolchains x sizes (compare)"),
+            "speed-kernels-x-toolchains-x-sizes-compare"
+        );
+        assert_eq!(
+            anchor("OpenCL's PTX through the CUDA driver JIT (jit)"),
+            "opencls-ptx-through-the-cuda-driver-jit-jit"
+        );
+        assert_eq!(
+            anchor("Register tiling: RX x RY (tiling)"),
+            "register-tiling-rx-x-ry-tiling"
+        );
     }
 }

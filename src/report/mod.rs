@@ -67,8 +67,8 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// Writes a figure and returns the Markdown that shows it.
-    pub fn chart(&mut self, fig: &Figure, stem: &str, alt: &str) -> Result<String> {
+    /// Writes a figure; returns the Markdown that shows it and the SVG's path.
+    pub fn chart(&mut self, fig: &Figure, stem: &str, alt: &str) -> Result<Chart> {
         let stem: String = stem
             .chars()
             .map(|c| {
@@ -82,7 +82,7 @@ impl Ctx<'_> {
         let dir = self.out.join("charts");
         let w = charts::write(fig, &dir, &stem, self.font.as_ref(), self.png)?;
         let svg = format!("charts/{stem}.svg");
-        let md = if w.png.is_some() {
+        let markdown = if w.png.is_some() {
             let png = format!("charts/{stem}.png");
             format!(
                 "![{alt}]({})\n\nVector version: [{svg}]({})\n\n",
@@ -93,7 +93,7 @@ impl Ctx<'_> {
             format!("![{alt}]({})\n\n", md::link(&svg))
         };
         self.written.push(w);
-        Ok(md)
+        Ok(Chart { markdown, svg })
     }
 
     pub fn title_suffix(&self) -> String {
@@ -103,11 +103,193 @@ impl Ctx<'_> {
     }
 }
 
+/// A chart written for the report.
+pub(crate) struct Chart {
+    /// The Markdown that shows it.
+    pub markdown: String,
+    /// The SVG, relative to report.md: written with or without a font, so
+    /// findings link to it rather than to the PNG.
+    pub svg: String,
+}
+
+/// What a finding is about. The summary takes the largest finding of each
+/// topic first, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Topic {
+    VsVendor,
+    Toolchains,
+    RegisterCaps,
+    Tiling,
+    Hints,
+    Jit,
+    Failures,
+}
+
+impl Topic {
+    const ALL: [Topic; 7] = [
+        Topic::VsVendor,
+        Topic::Toolchains,
+        Topic::RegisterCaps,
+        Topic::Tiling,
+        Topic::Hints,
+        Topic::Jit,
+        Topic::Failures,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Topic::VsVendor => "speed against cuBLAS",
+            Topic::Toolchains => "toolchain gap",
+            Topic::RegisterCaps => "register caps",
+            Topic::Tiling => "tiling",
+            Topic::Hints => "hints",
+            Topic::Jit => "JIT",
+            Topic::Failures => "measurements without a speed",
+        }
+    }
+}
+
+/// One thing the data shows, with the numbers and where to see them.
+#[derive(Debug, Clone)]
+pub(crate) struct Finding {
+    pub topic: Topic,
+    /// The finding in full (Markdown), as listed under "All findings".
+    pub text: String,
+    /// One short sentence with its number, for the summary; `None` for a
+    /// detail that only the full list needs (a roll-up finding covers it).
+    pub short: Option<String>,
+    /// The chart that shows it, relative to report.md.
+    pub chart: Option<String>,
+    /// The anchor of the section with its numbers; the link when there is no chart.
+    pub anchor: String,
+    /// The size of the effect it reports, a relative speed difference
+    /// (0.25 = 25%); ranks findings for the summary.
+    pub weight: f64,
+}
+
+impl Finding {
+    /// A finding that links to the section headed `heading`.
+    pub fn new(topic: Topic, text: String, heading: &str) -> Finding {
+        Finding {
+            topic,
+            text,
+            short: None,
+            chart: None,
+            anchor: md::anchor(heading),
+            weight: 0.0,
+        }
+    }
+
+    pub fn short(mut self, s: String) -> Finding {
+        self.short = Some(s);
+        self
+    }
+
+    pub fn chart(mut self, path: Option<String>) -> Finding {
+        self.chart = path;
+        self
+    }
+
+    pub fn weight(mut self, w: f64) -> Finding {
+        // A ratio of missing or zero speeds ranks last rather than first.
+        self.weight = if w.is_finite() { w.abs() } else { 0.0 };
+        self
+    }
+
+    /// "[chart](charts/x.svg)", or "[table](#section)" without a chart.
+    pub fn link(&self) -> String {
+        match &self.chart {
+            Some(c) => format!("[chart]({})", md::link(c)),
+            None => format!("[table](#{})", self.anchor),
+        }
+    }
+}
+
 /// A part of the report: its Markdown and the findings it supports.
 #[derive(Default)]
 pub(crate) struct Section {
+    /// The heading the section starts with; "All findings" groups by it.
+    pub title: String,
     pub markdown: String,
-    pub findings: Vec<String>,
+    pub findings: Vec<Finding>,
+}
+
+/// The most findings the summary shows.
+pub const SUMMARY_MAX: usize = 10;
+/// The most summary findings of one topic, so no topic crowds out the others.
+const SUMMARY_PER_TOPIC: usize = 2;
+
+/// The summary: the largest finding of each topic in `Topic` order, then the
+/// next largest by weight, at most `SUMMARY_PER_TOPIC` of a topic and
+/// `SUMMARY_MAX` in all; shown grouped by topic, largest first.
+fn summary<'a>(findings: &[&'a Finding]) -> Vec<&'a Finding> {
+    let mut ranked: Vec<&Finding> = findings
+        .iter()
+        .copied()
+        .filter(|f| f.short.is_some())
+        .collect();
+    // Stable: equal weights keep the order the sections gave them.
+    ranked.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+    let mut chosen: Vec<usize> = Vec::new();
+    for t in Topic::ALL {
+        if let Some(i) = ranked.iter().position(|f| f.topic == t) {
+            chosen.push(i);
+        }
+    }
+    for (i, f) in ranked.iter().enumerate() {
+        if chosen.len() >= SUMMARY_MAX {
+            break;
+        }
+        let of_topic = chosen
+            .iter()
+            .filter(|&&c| ranked[c].topic == f.topic)
+            .count();
+        if !chosen.contains(&i) && of_topic < SUMMARY_PER_TOPIC {
+            chosen.push(i);
+        }
+    }
+    chosen.truncate(SUMMARY_MAX);
+    chosen.sort_by_key(|&i| (ranked[i].topic, i));
+    chosen.into_iter().map(|i| ranked[i]).collect()
+}
+
+/// "## Summary" and "## All findings".
+fn findings_markdown(sections: &[Section]) -> String {
+    let all: Vec<&Finding> = sections.iter().flat_map(|s| s.findings.iter()).collect();
+    let mut doc = String::from("## Summary\n\n");
+    if all.is_empty() {
+        doc.push_str("No findings: the results hold none of the data they are computed from.\n\n");
+        return doc;
+    }
+    let chosen = summary(&all);
+    let topics: Vec<&str> = Topic::ALL.iter().map(|t| t.name()).collect();
+    let _ = writeln!(
+        doc,
+        "Chosen by one rule: the largest finding of each topic ({}) first, then the largest of the rest by effect on speed, \
+         at most {SUMMARY_PER_TOPIC} per topic and {SUMMARY_MAX} in all. \
+         Speeds are medians in GFLOP/s; a change of {:.0}% or less counts as none. All {} findings: [All findings](#all-findings).\n",
+        topics.join(", "),
+        SAME_SPEED * 100.0,
+        all.len()
+    );
+    for (i, f) in chosen.iter().enumerate() {
+        let _ = writeln!(
+            doc,
+            "{}. {} {}",
+            i + 1,
+            f.short.as_deref().unwrap_or(&f.text),
+            f.link()
+        );
+    }
+    doc.push_str("\n## All findings\n\nGrouped by the section that holds their numbers; each links to its chart, or to its table where it has no chart.\n\n");
+    for s in sections.iter().filter(|s| !s.findings.is_empty()) {
+        let _ = writeln!(doc, "**[{}](#{})**\n", s.title, md::anchor(&s.title));
+        for f in &s.findings {
+            let _ = writeln!(doc, "- {} {}", f.text, f.link());
+        }
+        doc.push('\n');
+    }
+    doc
 }
 
 pub fn generate(opts: &Options) -> Result<Outcome> {
@@ -177,7 +359,7 @@ fn generate_with(
         failures(&data),
         clocks::section(&data),
     ];
-    let findings: Vec<&String> = sections.iter().flat_map(|s| s.findings.iter()).collect();
+    let findings: usize = sections.iter().map(|s| s.findings.len()).sum();
 
     let mut doc = String::new();
     let _ = writeln!(doc, "# gemmlab report\n");
@@ -222,23 +404,7 @@ fn generate_with(
         );
     }
 
-    let _ = writeln!(doc, "## Findings\n");
-    if findings.is_empty() {
-        let _ = writeln!(
-            doc,
-            "No findings: the results hold none of the data they are computed from.\n"
-        );
-    } else {
-        let _ = writeln!(
-            doc,
-            "Computed from the data below. Speeds are medians in GFLOP/s; a change of {:.0}% or less counts as none.\n",
-            SAME_SPEED * 100.0
-        );
-        for f in &findings {
-            let _ = writeln!(doc, "- {f}");
-        }
-        doc.push('\n');
-    }
+    doc.push_str(&findings_markdown(&sections));
     doc.push_str(&environment(&data));
     for s in &sections {
         doc.push_str(&s.markdown);
@@ -250,7 +416,7 @@ fn generate_with(
         markdown: path,
         charts: ctx.written,
         png_skipped,
-        findings: findings.len(),
+        findings,
         runs: data.runs.len(),
         measurements: data.all().count(),
     })
@@ -388,6 +554,8 @@ fn environment(data: &Data) -> String {
     s
 }
 
+const FAILURES: &str = "Measurements without a speed";
+
 /// Every measurement without a speed, with the reason.
 fn failures(data: &Data) -> Section {
     let bad: Vec<data::Rec> = data.all().filter(|r| !r.m.status.is_ok()).collect();
@@ -395,7 +563,8 @@ fn failures(data: &Data) -> Section {
     if bad.is_empty() {
         return sec;
     }
-    let mut s = String::from("## Measurements without a speed\n\n");
+    sec.title = FAILURES.to_string();
+    let mut s = format!("## {FAILURES}\n\n");
     let rows: Vec<Vec<String>> = bad
         .iter()
         .map(|r| {
@@ -447,13 +616,25 @@ fn failures(data: &Data) -> Section {
             )
         })
         .collect();
-    sec.findings.push(format!(
-        "**No speed for {} of {} measurements**: {}; e.g. {}. They are listed with their reasons under \"Measurements without a speed\" and left out of every comparison.",
+    let total = data.all().count();
+    let text = format!(
+        "**No speed for {} of {total} measurements**: {}; e.g. {}. They are listed with their reasons under \"{FAILURES}\" and left out of every comparison.",
         bad.len(),
-        data.all().count(),
         what.join(", "),
         examples.join("; ")
-    ));
+    );
+    let short = format!(
+        "{} of {total} measurements {} no speed ({}) and {} left out of every comparison.",
+        bad.len(),
+        if bad.len() == 1 { "has" } else { "have" },
+        what.join(", "),
+        if bad.len() == 1 { "is" } else { "are" }
+    );
+    sec.findings.push(
+        Finding::new(Topic::Failures, text, FAILURES)
+            .short(short)
+            .weight(bad.len() as f64 / total.max(1) as f64),
+    );
     sec
 }
 
@@ -499,6 +680,333 @@ mod tests {
         );
         assert!(!md.contains(".png"));
         let _ = fs::remove_dir_all(&out);
+    }
+
+    fn finding(topic: Topic, name: &str, weight: f64) -> Finding {
+        Finding::new(topic, format!("**{name}** in full."), "Some section")
+            .short(format!("{name} at {:.0}%.", weight * 100.0))
+            .weight(weight)
+    }
+
+    #[test]
+    fn summary_takes_each_topic_first_then_by_weight_at_most_ten() {
+        let mut all = Vec::new();
+        for (ti, t) in Topic::ALL.into_iter().enumerate() {
+            for j in 0..5 {
+                // Topics late in the order carry the largest weights.
+                all.push(finding(
+                    t,
+                    &format!("{t:?}{j}"),
+                    (ti * 10 + j) as f64 / 100.0,
+                ));
+            }
+        }
+        // A detail without a short sentence is never chosen, however large.
+        let mut detail = finding(Topic::Jit, "detail", 9.0);
+        detail.short = None;
+        all.push(detail);
+        let refs: Vec<&Finding> = all.iter().collect();
+        let chosen = summary(&refs);
+        assert_eq!(chosen.len(), SUMMARY_MAX);
+        for t in Topic::ALL {
+            let n = chosen.iter().filter(|f| f.topic == t).count();
+            assert!(
+                (1..=SUMMARY_PER_TOPIC).contains(&n),
+                "{t:?}: {n} in the summary"
+            );
+        }
+        assert!(chosen.iter().all(|f| f.short.is_some()));
+        // Within a topic the largest comes first, and topics keep their order.
+        assert_eq!(chosen[0].short.as_deref(), Some("VsVendor4 at 4%."));
+        assert!(chosen.windows(2).all(|w| w[0].topic <= w[1].topic));
+        // The three places after one per topic go to the largest weights left.
+        let seconds: Vec<Topic> = Topic::ALL
+            .into_iter()
+            .filter(|t| chosen.iter().filter(|f| f.topic == *t).count() == 2)
+            .collect();
+        assert_eq!(seconds, [Topic::Hints, Topic::Jit, Topic::Failures]);
+    }
+
+    #[test]
+    fn a_summary_of_few_findings_takes_them_all() {
+        let all = [
+            finding(Topic::Tiling, "tiles", 0.2),
+            finding(Topic::VsVendor, "best", 0.3),
+        ];
+        let refs: Vec<&Finding> = all.iter().collect();
+        let chosen = summary(&refs);
+        assert_eq!(chosen.len(), 2);
+        assert_eq!(chosen[0].topic, Topic::VsVendor, "shown in topic order");
+        assert_eq!(summary(&[]).len(), 0);
+    }
+
+    #[test]
+    fn findings_link_to_their_chart_or_their_section() {
+        let f = Finding::new(Topic::Hints, "x".into(), "Compiler hints (hints)");
+        assert_eq!(f.link(), "[table](#compiler-hints-hints)");
+        let f = f.chart(Some("charts/a b.svg".into()));
+        assert_eq!(f.link(), "[chart](charts/a%20b.svg)");
+        assert_eq!(f.weight(f64::NAN).weight, 0.0, "no speed ranks last");
+    }
+
+    use crate::backend::KernelResources;
+    use crate::gemm::driver::Status;
+    use crate::kernels::Hints;
+    use crate::measure::{Plan, Stats};
+    use crate::results::{Environment, Measurement, ResultWriter};
+
+    /// A made-up measurement that passed its check.
+    fn row(exp: &str, kernel: &str, t: Toolchain, n: usize, gflops: f64, regs: u32) -> Measurement {
+        let ns = 2.0 * (n as f64).powi(3) / gflops;
+        Measurement {
+            experiment: exp.into(),
+            kernel: kernel.into(),
+            variant: None,
+            label: None,
+            toolchain: t,
+            device: "Made-up GPU".into(),
+            device_id: format!("{t:?}:0"),
+            m: n,
+            n,
+            k: n,
+            padded: None,
+            config: Default::default(),
+            hints: Hints::default(),
+            cache: crate::measure::CacheState::Warm,
+            status: Status::Ok,
+            check: None,
+            time: Some(Stats {
+                reps: 10,
+                median_ns: ns,
+                min_ns: ns,
+                max_ns: ns,
+                q1_ns: ns,
+                q3_ns: ns,
+            }),
+            gflops: Some(gflops),
+            gflops_best: Some(gflops),
+            vs_vendor: Some(gflops / 50000.0),
+            pre_ns: None,
+            post_ns: None,
+            resources: Some(KernelResources {
+                registers: Some(regs),
+                spill_stores_bytes: Some(0),
+                spill_loads_bytes: Some(0),
+                ..Default::default()
+            }),
+            compile_ms: None,
+            build_notes: Vec::new(),
+            occupancy: Some(0.5),
+            ptx_mix: None,
+            ptx_file: None,
+        }
+    }
+
+    fn write_run(dir: &Path, rows: Vec<Measurement>) {
+        let mut env = Environment::capture(Vec::new(), 1, Plan::default());
+        env.notes.push("synthetic: made up for a unit test".into());
+        let mut w = ResultWriter::create(dir, env).unwrap();
+        for m in rows {
+            w.push(m).unwrap();
+        }
+        w.finish().unwrap();
+    }
+
+    /// More findings than the summary takes: twelve kernels compared, six
+    /// register sweeps, tiles, hints, the JIT and a failed cell.
+    fn synthetic_results(root: &Path) {
+        use Toolchain::{Cuda, OpenCl};
+        let mut compare = Vec::new();
+        for n in [1024, 4096] {
+            let mut cublas = row("compare", "cublas", Cuda, n, 50000.0, 0);
+            cublas.resources = None;
+            compare.push(cublas);
+            for i in 1..=12u32 {
+                let k = format!("gemm{i}");
+                let cu = 2000.0 * i as f64;
+                // Every third kernel alike, every third with more CUDA registers,
+                // the rest with the same registers but a slower OpenCL.
+                let (cl, cl_regs) = match i % 3 {
+                    0 => (cu * 1.01, 32 + i),
+                    1 => (cu / (1.0 + 0.1 * i as f64), 32 + i - 8),
+                    _ => (cu / 1.2, 32 + i),
+                };
+                compare.push(row("compare", &k, Cuda, n, cu, 32 + i));
+                compare.push(row("compare", &k, OpenCl, n, cl, cl_regs));
+            }
+        }
+        let mut failed = row("compare", "gemm13", OpenCl, 4096, 1.0, 40);
+        failed.status = Status::WrongResult("max error 1e3".into());
+        compare.push(failed);
+        write_run(&root.join("compare"), compare);
+
+        let mut regs = Vec::new();
+        for i in 1..=6u32 {
+            let k = format!("gemm{i}");
+            for t in [Cuda, OpenCl] {
+                for (cap, gain, used) in [
+                    (None, 1.0, 96),
+                    (Some(128), 1.0 + 0.05 * i as f64, 120),
+                    (Some(64), 0.5, 64),
+                ] {
+                    let mut m = row("registers", &k, t, 4096, 10000.0 * gain, used);
+                    m.hints.max_registers = cap;
+                    regs.push(m);
+                }
+            }
+        }
+        write_run(&root.join("registers"), regs);
+
+        let mut tiles = Vec::new();
+        for (t, g84, g44) in [(Cuda, 9000.0, 12000.0), (OpenCl, 11000.0, 10000.0)] {
+            for ((rx, ry), g) in [((8, 4), g84), ((4, 4), g44)] {
+                let mut m = row("tiling", "gemm11", t, 4096, g, 8 * rx * ry as u32);
+                m.config.0.insert("RX".into(), rx.into());
+                m.config.0.insert("RY".into(), ry.into());
+                tiles.push(m);
+            }
+        }
+        write_run(&root.join("tiling"), tiles);
+
+        let mut hints = Vec::new();
+        for i in 1..=4u32 {
+            let k = format!("gemm{i}");
+            for t in [Cuda, OpenCl] {
+                let mut base = row("hints", &k, t, 4096, 10000.0, 64);
+                base.label = Some("baseline".into());
+                let mut unroll = row("hints", &k, t, 4096, 10000.0 * (1.0 - 0.1 * i as f64), 80);
+                unroll.hints = Hints::default().with_switch("UNROLL_K", true);
+                unroll.label = Some("UNROLL_K=1".into());
+                let mut fast = row("hints", &k, t, 4096, 10050.0, 64);
+                fast.hints.fast_math = true;
+                fast.label = Some("fast math".into());
+                hints.extend([base, unroll, fast]);
+            }
+        }
+        write_run(&root.join("hints"), hints);
+
+        let mut jit = Vec::new();
+        for i in [1u32, 2, 4] {
+            let mut m = row(
+                "jit",
+                &format!("gemm{i}"),
+                Cuda,
+                4096,
+                2000.0 * i as f64,
+                32 + i,
+            );
+            m.variant = Some("opencl-ptx".into());
+            jit.push(m);
+        }
+        write_run(&root.join("jit"), jit);
+    }
+
+    /// The Markdown between a heading and the next one at the same level.
+    fn part<'a>(md: &'a str, heading: &str) -> &'a str {
+        let start = md.find(heading).unwrap_or_else(|| panic!("no {heading}"));
+        let body = &md[start + heading.len()..];
+        &body[..body.find("\n## ").unwrap_or(body.len())]
+    }
+
+    #[test]
+    fn the_report_opens_with_a_short_linked_summary() {
+        let root =
+            std::env::temp_dir().join(format!("gemmlab-report-summary-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        synthetic_results(&root.join("in"));
+        let out = root.join("out");
+        let opts = Options {
+            from: vec![root.join("in")],
+            out: out.clone(),
+            png: false,
+            font: None,
+            size: None,
+        };
+        let o = generate_with(&opts, Err("no font (test)".into())).unwrap();
+        let md = fs::read_to_string(&o.markdown).unwrap();
+
+        // The summary comes before the full lists and every section.
+        let pos = |h: &str| md.find(h).unwrap_or_else(|| panic!("no {h} in\n{md}"));
+        let summary_at = pos("\n## Summary\n");
+        for later in [
+            "\n## All findings\n",
+            "\n## Environment\n",
+            "\n## Speed: kernels x toolchains",
+            "\n## Register cap sweep",
+            "\n## Compiler hints",
+            "\n## OpenCL's PTX through the CUDA driver JIT",
+            "\n## Measurements without a speed",
+        ] {
+            assert!(summary_at < pos(later), "{later} before the summary");
+        }
+        assert!(!md.contains("## Findings"), "the old long list is gone");
+
+        let anchors: Vec<String> = md
+            .lines()
+            .filter_map(|l| l.strip_prefix("## "))
+            .map(md::anchor)
+            .collect();
+        let items: Vec<&str> = part(&md, "## Summary")
+            .lines()
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .collect();
+        assert!(
+            o.findings > SUMMARY_MAX,
+            "the data must give more findings ({}) than the summary takes",
+            o.findings
+        );
+        assert_eq!(items.len(), SUMMARY_MAX, "{items:#?}");
+        for item in &items {
+            let (sentence, link) = item
+                .split_once(". ")
+                .map(|(_, rest)| rest)
+                .and_then(|rest| rest.rsplit_once(" ["))
+                .unwrap_or_else(|| panic!("no link: {item}"));
+            assert!(sentence.ends_with('.'), "{item}");
+            assert!(
+                !sentence.trim_end_matches('.').contains(". "),
+                "one sentence: {item}"
+            );
+            assert!(
+                sentence.contains(|c: char| c.is_ascii_digit()),
+                "no number: {item}"
+            );
+            assert!(
+                !sentence.contains("**"),
+                "a long finding in the summary: {item}"
+            );
+            if let Some(path) = link
+                .strip_prefix("chart](")
+                .and_then(|l| l.strip_suffix(')'))
+            {
+                assert!(out.join(path).is_file(), "{item}: {path} not written");
+            } else {
+                let a = link
+                    .strip_prefix("table](#")
+                    .and_then(|l| l.strip_suffix(')'))
+                    .unwrap_or_else(|| panic!("not a chart or table link: {item}"));
+                assert!(anchors.iter().any(|x| x == a), "{item}: no heading #{a}");
+            }
+        }
+        assert!(items[0].contains("fastest kernel reaches"), "{}", items[0]);
+        assert!(items
+            .iter()
+            .any(|i| i.contains("8x4 tile suits OpenCL but not CUDA holds")));
+        assert!(
+            items
+                .iter()
+                .any(|i| i.contains("1 of 118 measurements has no speed (1 WRONG)")),
+            "failures are a topic of their own: {items:#?}"
+        );
+
+        // Nothing is lost: every finding is listed in full below the summary.
+        let full = part(&md, "## All findings");
+        assert_eq!(
+            full.lines().filter(|l| l.starts_with("- **")).count(),
+            o.findings
+        );
+        assert!(full.contains("**Register caps, gemm6 (published)**"));
+        let _ = fs::remove_dir_all(&root);
     }
 
     #[test]

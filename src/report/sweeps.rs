@@ -11,7 +11,12 @@ use crate::results::Measurement;
 use super::charts::{Bars, Figure, Line, Panel, Style, XAxis};
 use super::compare::{color, find, size_label_long, vendor_at, VENDOR_COLOR};
 use super::data::{self, is_vendor, of_size, size_label, Rec};
-use super::{md, Ctx, Section, SAME_SPEED};
+use super::{md, Ctx, Finding, Section, Topic, SAME_SPEED};
+
+const REGISTERS: &str = "Register cap sweep (registers)";
+const TILING: &str = "Register tiling: RX x RY (tiling)";
+const HINTS: &str = "Compiler hints (hints)";
+const JIT: &str = "OpenCL's PTX through the CUDA driver JIT (jit)";
 
 fn kernel_rows<'a>(ctx: &Ctx<'a>, exp: &str) -> (Vec<Rec<'a>>, Vec<Rec<'a>>) {
     let all = ctx.data.experiment(exp);
@@ -37,7 +42,8 @@ pub(crate) fn registers(ctx: &mut Ctx) -> Result<Section> {
         return Ok(sec);
     }
     let tcs = ctx.toolchains.clone();
-    let mut s = String::from("## Register cap sweep (registers)\n\n");
+    sec.title = REGISTERS.to_string();
+    let mut s = format!("## {REGISTERS}\n\n");
     s.push_str(
         "Each kernel compiled with a register cap (`--maxrregcount` for NVRTC, `-cl-nv-maxrregcount` for NVIDIA OpenCL; \
          \"none\" = no cap). \"registers\" is what the compiler used; \"(above cap)\" marks a cap that was not applied as asked.\n\n",
@@ -68,6 +74,8 @@ pub(crate) fn registers(ctx: &mut Ctx) -> Result<Section> {
             format!("{kernel} ({switches})")
         };
         let sizes = data::sizes(&krecs);
+        // The chart of the largest size, the size of the finding.
+        let mut chart = None;
         for (si, &size) in sizes.iter().enumerate() {
             let at: Vec<&Measurement> = krecs
                 .iter()
@@ -191,7 +199,7 @@ pub(crate) fn registers(ctx: &mut Ctx) -> Result<Section> {
                     panel_w: 420,
                     panel_h: 340,
                 };
-                s.push_str(&ctx.chart(
+                let c = ctx.chart(
                     &fig,
                     &format!(
                         "registers-{kernel}{}-{}",
@@ -199,7 +207,9 @@ pub(crate) fn registers(ctx: &mut Ctx) -> Result<Section> {
                         size_label(size)
                     ),
                     &format!("{k}: GFLOP/s, registers and spills against the register cap"),
-                )?);
+                )?;
+                s.push_str(&c.markdown);
+                chart = Some(c.svg);
             }
         }
         // Findings at the largest size.
@@ -209,8 +219,8 @@ pub(crate) fn registers(ctx: &mut Ctx) -> Result<Section> {
                 .map(|r| r.m)
                 .filter(|m| of_size(m, size))
                 .collect();
-            if let Some(f) = register_finding(&k, size, &at, &tcs) {
-                sec.findings.push(f);
+            if let Some(f) = register_finding(&kernel, &switches, size, &at, &tcs) {
+                sec.findings.push(f.chart(chart));
             }
         }
     }
@@ -237,15 +247,36 @@ fn at_cap<'a>(rows: &[&'a Measurement], t: Toolchain, cap: Option<u32>) -> Optio
         .find(|m| m.toolchain == t && data::register_cap(m) == cap)
 }
 
+/// "gemm6" for the published kernel, "gemm6 with USE_BOUNDS=1" otherwise.
+fn kernel_with(kernel: &str, switches: &str) -> String {
+    match switches.strip_prefix("published + ") {
+        Some(rest) => format!("{kernel} with {rest}"),
+        None if switches == "published" => kernel.to_string(),
+        None => format!("{kernel} ({switches})"),
+    }
+}
+
 fn register_finding(
-    k: &str,
+    kernel: &str,
+    switches: &str,
     size: (usize, usize, usize),
     at: &[&Measurement],
     tcs: &[Toolchain],
-) -> Option<String> {
+) -> Option<Finding> {
+    let k = if switches == "published" {
+        format!("{kernel} (published)")
+    } else {
+        format!("{kernel} ({switches})")
+    };
+    let who = kernel_with(kernel, switches);
     let caps = caps_of(at);
     let mut parts = Vec::new();
     let mut not_as_asked = Vec::new();
+    // The largest gain of a cap over no cap: (gain, toolchain, cap, GFLOP/s, uncapped
+    // GFLOP/s, registers at the cap, registers uncapped).
+    type Gain = (f64, &'static str, u32, f64, f64, Option<u32>, Option<u32>);
+    let mut top_gain: Option<Gain> = None;
+    let mut uncapped_speeds = Vec::new();
     for t in tcs {
         let n = data::toolchain_name(*t);
         let rows: Vec<(Option<u32>, &Measurement)> = caps
@@ -297,19 +328,29 @@ fn register_finding(
         // Speed: the fastest cap against no cap.
         let best = rows
             .iter()
-            .filter_map(|(c, m)| data::gflops(m).map(|g| (*c, g)))
+            .filter_map(|(c, m)| data::gflops(m).map(|g| (*c, g, data::registers(m))))
             .max_by(|a, b| a.1.total_cmp(&b.1));
         let base = uncapped.and_then(data::gflops);
+        if let Some(b) = base {
+            uncapped_speeds.push(format!("{b:.0} GFLOP/s on {n}"));
+        }
         match (best, base) {
-            (Some((Some(c), g)), Some(b)) if g > b * (1.0 + SAME_SPEED) => p.push(format!(
-                "fastest at cap {c}: {g:.0} GFLOP/s vs {b:.0} without a cap (+{:.0}%)",
-                (g / b - 1.0) * 100.0
-            )),
+            (Some((Some(c), g, r)), Some(b)) if g > b * (1.0 + SAME_SPEED) => {
+                p.push(format!(
+                    "fastest at cap {c}: {g:.0} GFLOP/s vs {b:.0} without a cap (+{:.0}%)",
+                    (g / b - 1.0) * 100.0
+                ));
+                let gain = g / b - 1.0;
+                if top_gain.is_none_or(|t| gain > t.0) {
+                    let full = uncapped.and_then(data::registers);
+                    top_gain = Some((gain, n, c, g, b, r, full));
+                }
+            }
             (Some(_), Some(b)) => p.push(format!(
                 "no cap is more than {:.0}% faster than no cap ({b:.0} GFLOP/s)",
                 SAME_SPEED * 100.0
             )),
-            (Some((c, g)), None) => {
+            (Some((c, g, _)), None) => {
                 p.push(format!("fastest at cap {}: {g:.0} GFLOP/s", cap_label(c)))
             }
             _ => {}
@@ -341,17 +382,58 @@ fn register_finding(
     if parts.is_empty() && not_as_asked.is_empty() {
         return None;
     }
-    let mut f = format!(
-        "**Register caps, {k}** at {}: {}.",
-        size_label(size),
-        parts.join(". ")
-    );
+    let at_size = size_label(size);
+    let mut f = format!("**Register caps, {k}** at {at_size}: {}.", parts.join(". "));
     if not_as_asked.is_empty() {
         f.push_str(" Every cap was applied as asked (registers used = the cap, or fewer where the kernel needs fewer).");
     } else {
         let _ = write!(f, " Not as asked: {}.", not_as_asked.join("; "));
     }
-    Some(f)
+    // For the summary: what a cap gains, else that caps were not applied, else
+    // that no cap helps.
+    let (short, weight) = if let Some((gain, n, c, g, b, r, full)) = top_gain {
+        let regs = match (r, full) {
+            (Some(r), Some(u)) if r != u => format!(", with {r} registers instead of {u}"),
+            (Some(r), Some(_)) => format!(", with the same {r} registers"),
+            _ => String::new(),
+        };
+        (
+            format!(
+                "A register cap of {c} makes {who} {:.0}% faster on {n} at size {at_size} ({b:.0} -> {g:.0} GFLOP/s{regs}).",
+                gain * 100.0
+            ),
+            gain,
+        )
+    } else if let Some(first) = not_as_asked.first() {
+        let more = match not_as_asked.len() - 1 {
+            0 => String::new(),
+            n => format!(", and {n} more"),
+        };
+        (
+            format!(
+                "Register caps are not applied as asked for {who} at size {at_size}: {first}{more}."
+            ),
+            0.0,
+        )
+    } else {
+        let without = if uncapped_speeds.is_empty() {
+            String::new()
+        } else {
+            format!(" (without a cap: {})", md::join_and(&uncapped_speeds))
+        };
+        (
+            format!(
+                "No register cap makes {who} more than {:.0}% faster than no cap at size {at_size}{without}.",
+                SAME_SPEED * 100.0
+            ),
+            0.0,
+        )
+    };
+    Some(
+        Finding::new(Topic::RegisterCaps, f, REGISTERS)
+            .short(short)
+            .weight(weight),
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -387,7 +469,8 @@ pub(crate) fn tiling(ctx: &mut Ctx) -> Result<Section> {
         return Ok(sec);
     }
     let tcs = ctx.toolchains.clone();
-    let mut s = String::from("## Register tiling: RX x RY (tiling)\n\n");
+    sec.title = TILING.to_string();
+    let mut s = format!("## {TILING}\n\n");
     s.push_str(
         "The register-tiled kernel with RX x RY results per thread (RK = RY). 8x4 is the clBlas tile of the tutorial. \
          Registers and spills are what each compiler used.\n\n",
@@ -395,6 +478,8 @@ pub(crate) fn tiling(ctx: &mut Ctx) -> Result<Section> {
     for k in data::kernels(&recs) {
         let krecs: Vec<Rec> = recs.iter().copied().filter(|r| r.m.kernel == k).collect();
         let sizes = data::sizes(&krecs);
+        // The chart of the largest size, and that size.
+        let mut chart: Option<((usize, usize, usize), String)> = None;
         for (si, &size) in sizes.iter().enumerate() {
             let at: Vec<&Measurement> = krecs
                 .iter()
@@ -508,18 +593,21 @@ pub(crate) fn tiling(ctx: &mut Ctx) -> Result<Section> {
                     panel_w: (150 * tiles.len() as u32).clamp(700, 1300),
                     panel_h: 480,
                 };
-                s.push_str(&ctx.chart(
+                let c = ctx.chart(
                     &fig,
                     &format!("tiling-{k}-{}", size_label(size)),
                     &format!("{k}: GFLOP/s per RX x RY tile"),
-                )?);
+                )?;
+                s.push_str(&c.markdown);
+                chart = Some((size, c.svg));
                 s.push_str(
                     "Above each bar: registers per thread (\"r\"); \"+sp\" marks spills.\n\n",
                 );
             }
         }
-        if let Some(f) = tiling_finding(&k, &krecs, &tcs, ctx.device.as_deref()) {
-            sec.findings.push(f);
+        if let Some((size, f)) = tiling_finding(&k, &krecs, &tcs, ctx.device.as_deref()) {
+            let shown = chart.as_ref().filter(|(s, _)| *s == size).map(|(_, p)| p);
+            sec.findings.push(f.chart(shown.cloned()));
         }
     }
     sec.markdown = s;
@@ -527,13 +615,13 @@ pub(crate) fn tiling(ctx: &mut Ctx) -> Result<Section> {
 }
 
 /// The tutorial's K40 observation: 8x4 ran well in OpenCL but slowly in CUDA
-/// (~300 GFLOPS), and 4x4 rescued CUDA.
+/// (~300 GFLOPS), and 4x4 rescued CUDA. Returns the size it is about.
 fn tiling_finding(
     k: &str,
     recs: &[Rec],
     tcs: &[Toolchain],
     device: Option<&str>,
-) -> Option<String> {
+) -> Option<((usize, usize, usize), Finding)> {
     let (cu, ocl) = (Toolchain::Cuda, Toolchain::OpenCl);
     if !tcs.contains(&cu) || !tcs.contains(&ocl) {
         return None;
@@ -612,7 +700,36 @@ fn tiling_finding(
         if !best.is_empty() {
             let _ = write!(f, " Fastest tile: {}.", best.join(", "));
         }
-        return Some(f);
+        // "20% slower than", "within 3% of".
+        let than = |a: f64, b: f64| {
+            let r = a / b - 1.0;
+            if r.abs() <= SAME_SPEED {
+                format!("within {:.0}% of", SAME_SPEED * 100.0)
+            } else if r < 0.0 {
+                format!("{:.0}% slower than", -r * 100.0)
+            } else {
+                format!("{:.0}% faster than", r * 100.0)
+            }
+        };
+        let short = format!(
+            "The tutorial's claim that the 8x4 tile suits OpenCL but not CUDA {verdict} for {k} at size {}{}: \
+             8x4 is {} 4x4 on OpenCL ({:.0} vs {:.0} GFLOP/s) and {} 4x4 on CUDA ({:.0} vs {:.0}).",
+            size_label(size),
+            device.map_or(String::new(), |d| format!(" on {d}")),
+            than(o84.0, o44.0),
+            o84.0,
+            o44.0,
+            than(c84.0, c44.0),
+            c84.0,
+            c44.0,
+        );
+        let weight = (o84.0 / o44.0 - 1.0).abs().max((c84.0 / c44.0 - 1.0).abs());
+        return Some((
+            size,
+            Finding::new(Topic::Tiling, f, TILING)
+                .short(short)
+                .weight(weight),
+        ));
     }
     None
 }
@@ -670,7 +787,8 @@ pub(crate) fn hints(ctx: &mut Ctx) -> Result<Section> {
         return Ok(sec);
     }
     let tcs = ctx.toolchains.clone();
-    let mut s = String::from("## Compiler hints (hints)\n\n");
+    sec.title = HINTS.to_string();
+    let mut s = format!("## {HINTS}\n\n");
     s.push_str(
         "One factor changed at a time against the baseline, the published kernel (each of its switches at the published state, no extra compiler flags). \
          A point is named by the switch it sets, e.g. `UNROLL_K=1` (see the switch table in the README). \
@@ -772,13 +890,16 @@ pub(crate) fn hints(ctx: &mut Ctx) -> Result<Section> {
         }
     }
     if !effect_sizes.is_empty() {
-        let at = if effect_sizes.len() == 1 {
-            format!("at {}", size_label(effect_sizes[0]))
+        let (at, at_short) = if effect_sizes.len() == 1 {
+            let l = size_label(effect_sizes[0]);
+            (format!("at {l}"), format!("at size {l}"))
         } else {
-            "at each kernel's largest size".to_string()
+            let l = "at each kernel's largest size".to_string();
+            (l.clone(), l)
         };
+        let change = |e: &Effect| e.4 / e.3 - 1.0;
         if !effects.is_empty() {
-            effects.sort_by(|a, b| (b.4 / b.3 - 1.0).abs().total_cmp(&(a.4 / a.3 - 1.0).abs()));
+            effects.sort_by(|a, b| change(b).abs().total_cmp(&change(a).abs()));
             let items: Vec<String> = effects
                 .iter()
                 .map(|(k, t, p, bg, g, br, r)| {
@@ -794,11 +915,41 @@ pub(crate) fn hints(ctx: &mut Ctx) -> Result<Section> {
                     )
                 })
                 .collect();
-            sec.findings.push(format!(
+            let text = format!(
                 "**Hints that change speed by more than {:.0}%** ({at}): {}.",
                 SAME_SPEED * 100.0,
                 items.join("; ")
-            ));
+            );
+            let (k, _, p, ..) = &effects[0];
+            let c = change(&effects[0]);
+            // The same switch on the same kernel on every toolchain where it
+            // changes speed, the largest first.
+            let parts: Vec<String> = effects
+                .iter()
+                .filter(|e| e.0 == *k && e.2 == *p)
+                .enumerate()
+                .map(|(i, e)| {
+                    let c = change(e);
+                    format!(
+                        "{:.0}% {} on {} ({:.0} -> {:.0}{})",
+                        c.abs() * 100.0,
+                        if c < 0.0 { "slower" } else { "faster" },
+                        data::toolchain_name(e.1),
+                        e.3,
+                        e.4,
+                        if i == 0 { " GFLOP/s" } else { "" }
+                    )
+                })
+                .collect();
+            let short = format!(
+                "{p} has the largest effect of any switch: it makes {k} {} {at_short}.",
+                md::join_and(&parts)
+            );
+            sec.findings.push(
+                Finding::new(Topic::Hints, text, HINTS)
+                    .short(short)
+                    .weight(c),
+            );
         }
         if !small.is_empty() {
             let mut by_point: Vec<(String, Vec<String>)> = Vec::new();
@@ -812,11 +963,31 @@ pub(crate) fn hints(ctx: &mut Ctx) -> Result<Section> {
                 .iter()
                 .map(|(p, w)| format!("{p} ({})", w.join(", ")))
                 .collect();
-            sec.findings.push(format!(
+            let text = format!(
                 "**Hints with no effect beyond {:.0}%** ({at}): {}.",
                 SAME_SPEED * 100.0,
                 items.join("; ")
-            ));
+            );
+            // Switches without an effect anywhere; the others are in the list above.
+            let idle: Vec<String> = by_point
+                .iter()
+                .map(|(p, _)| p.clone())
+                .filter(|p| !effects.iter().any(|e| e.2 == *p))
+                .collect();
+            let mut f = Finding::new(Topic::Hints, text, HINTS);
+            if !idle.is_empty() {
+                f = f.short(format!(
+                    "No effect beyond {:.0}% on any kernel {} tried on {at_short}: {}.",
+                    SAME_SPEED * 100.0,
+                    if idle.len() == 1 {
+                        "it was"
+                    } else {
+                        "they were"
+                    },
+                    md::join_and(&idle)
+                ));
+            }
+            sec.findings.push(f);
         }
     }
     sec.markdown = s;
@@ -858,7 +1029,8 @@ pub(crate) fn jit(ctx: &mut Ctx) -> Result<Section> {
             .map(|x| (x, "jit"))
             .or_else(|| find(&compare, &m.kernel, t, size).map(|x| (x, "compare")))
     };
-    let mut s = String::from("## OpenCL's PTX through the CUDA driver JIT (jit)\n\n");
+    sec.title = JIT.to_string();
+    let mut s = format!("## {JIT}\n\n");
     s.push_str(
         "NVIDIA OpenCL's PTX for the kernel, loaded with the CUDA driver (cuModuleLoadData, so the driver's JIT compiles it) \
          and run like the CUDA kernel, next to the same kernel built natively by each toolchain. Same PTX as OpenCL, \
@@ -866,6 +1038,8 @@ pub(crate) fn jit(ctx: &mut Ctx) -> Result<Section> {
     );
     let mut rows = Vec::new();
     let mut notes = Vec::new();
+    // Every kernel with all three speeds, for the roll-up.
+    let mut triples: Vec<Triple> = Vec::new();
     for m in &jit_rows {
         let ocl = native(m, Toolchain::OpenCl);
         let cu = native(m, Toolchain::Cuda);
@@ -912,21 +1086,30 @@ pub(crate) fn jit(ctx: &mut Ctx) -> Result<Section> {
                 r(or),
                 r(cr)
             );
-            let near = |a: f64, b: f64| (a / b - 1.0).abs() <= SAME_SPEED;
-            if near(j, o) && !near(o, c) {
-                f.push_str(" The same PTX runs at the same speed whichever driver compiles it, so the gap between the toolchains comes from the PTX each front end emits.");
-            } else if near(j, c) && !near(o, c) {
-                f.push_str(" OpenCL's PTX runs like the CUDA kernel when the CUDA driver compiles and launches it, so the gap comes from OpenCL's back end or launch, not from its PTX.");
-            } else if !near(j, o) {
-                let _ = write!(
-                    f,
-                    " The JIT run differs from OpenCL native by {:+.0}%: the final compile step or the launch matters, not only the PTX.",
-                    (j / o - 1.0) * 100.0
-                );
-            } else {
-                f.push_str(" All three are within a few percent.");
+            let like = JitLike::of(j, o, c);
+            match like {
+                JitLike::OpenCl => f.push_str(" The same PTX runs at the same speed whichever driver compiles it, so the gap between the toolchains comes from the PTX each front end emits."),
+                JitLike::Cuda => f.push_str(" OpenCL's PTX runs like the CUDA kernel when the CUDA driver compiles and launches it, so the gap comes from OpenCL's back end or launch, not from its PTX."),
+                JitLike::Neither => {
+                    let _ = write!(
+                        f,
+                        " The JIT run differs from OpenCL native by {:+.0}%: the final compile step or the launch matters, not only the PTX.",
+                        (j / o - 1.0) * 100.0
+                    );
+                }
+                JitLike::Both => f.push_str(" All three are within a few percent."),
             }
-            sec.findings.push(f);
+            // A detail: the roll-up below speaks for all kernels in the summary.
+            sec.findings
+                .push(Finding::new(Topic::Jit, f, JIT).weight(j / o - 1.0));
+            triples.push(Triple {
+                kernel: m.kernel.clone(),
+                size: (m.m, m.n, m.k),
+                jit: j,
+                opencl: o,
+                cuda: c,
+                like,
+            });
         }
     }
     s.push_str(&md::table(
@@ -949,6 +1132,156 @@ pub(crate) fn jit(ctx: &mut Ctx) -> Result<Section> {
         }
     }
     s.push('\n');
+    // The roll-up first: the per-kernel findings are its details.
+    if let Some(f) = jit_rollup(&triples) {
+        sec.findings.insert(0, f);
+    }
     sec.markdown = s;
     Ok(sec)
+}
+
+/// Which native build the JIT run of OpenCL's PTX runs like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JitLike {
+    /// Like OpenCL native, unlike CUDA: the gap is in the PTX.
+    OpenCl,
+    /// Like CUDA, unlike OpenCL native: the gap is OpenCL's back end or launch.
+    Cuda,
+    /// Unlike OpenCL native and not explained by CUDA either.
+    Neither,
+    /// All three alike.
+    Both,
+}
+
+impl JitLike {
+    fn of(jit: f64, opencl: f64, cuda: f64) -> JitLike {
+        let near = |a: f64, b: f64| (a / b - 1.0).abs() <= SAME_SPEED;
+        if near(jit, opencl) && !near(opencl, cuda) {
+            JitLike::OpenCl
+        } else if near(jit, cuda) && !near(opencl, cuda) {
+            JitLike::Cuda
+        } else if !near(jit, opencl) {
+            JitLike::Neither
+        } else {
+            JitLike::Both
+        }
+    }
+}
+
+struct Triple {
+    kernel: String,
+    size: (usize, usize, usize),
+    jit: f64,
+    opencl: f64,
+    cuda: f64,
+    like: JitLike,
+}
+
+/// All kernels at the largest size in one finding: which native build the
+/// JIT run is like, and so where the gap between the toolchains comes from.
+fn jit_rollup(triples: &[Triple]) -> Option<Finding> {
+    let size = triples
+        .iter()
+        .map(|t| t.size)
+        .max_by_key(|&(m, n, k)| (m as u128) * (n as u128) * (k as u128))?;
+    let at: Vec<&Triple> = triples.iter().filter(|t| t.size == size).collect();
+    let at_size = size_label(size);
+    let of =
+        |like: JitLike| -> Vec<&Triple> { at.iter().copied().filter(|t| t.like == like).collect() };
+    let names = |ts: &[&Triple]| -> String {
+        md::join_and(&ts.iter().map(|t| t.kernel.clone()).collect::<Vec<_>>())
+    };
+    let gap = |t: &Triple| (t.opencl / t.cuda - 1.0).abs();
+    let differ: Vec<&Triple> = at.iter().copied().filter(|t| gap(t) > SAME_SPEED).collect();
+    let mut groups = Vec::new();
+    for (like, what) in [
+        (
+            JitLike::Cuda,
+            "like CUDA's own build, so the gap is OpenCL's back end or launch",
+        ),
+        (
+            JitLike::OpenCl,
+            "like OpenCL's own build, so the gap is in the PTX",
+        ),
+        (
+            JitLike::Neither,
+            "unlike OpenCL's own build and not explained by CUDA's",
+        ),
+        (JitLike::Both, "all three builds alike"),
+    ] {
+        let ts = of(like);
+        if !ts.is_empty() {
+            groups.push(format!("{what}: {}", names(&ts)));
+        }
+    }
+    let text = format!(
+        "**OpenCL's PTX through the CUDA JIT, all {} kernels** at {at_size} (within {:.0}% counts as alike): {}.",
+        at.len(),
+        SAME_SPEED * 100.0,
+        groups.join("; ")
+    );
+    // The kernels that explain the most: those where the toolchains differ,
+    // by the larger group; the example is the widest gap.
+    let (cuda_like, ocl_like) = (of(JitLike::Cuda), of(JitLike::OpenCl));
+    fn widest<'t>(ts: &[&'t Triple]) -> Option<&'t Triple> {
+        let gap = |t: &Triple| (t.opencl / t.cuda - 1.0).abs();
+        ts.iter().copied().max_by(|a, b| gap(a).total_cmp(&gap(b)))
+    }
+    let how_many = |n: usize| {
+        if n == differ.len() {
+            format!("all {n}")
+        } else {
+            format!("{n} of the {}", differ.len())
+        }
+    };
+    let where_ = format!(
+        "kernels where the toolchains differ by more than {:.0}%",
+        SAME_SPEED * 100.0
+    );
+    let short = if !cuda_like.is_empty() && cuda_like.len() >= ocl_like.len() {
+        let e = widest(&cuda_like)?;
+        format!(
+            "Through the CUDA JIT, OpenCL's PTX runs within {:.0}% of CUDA's own build on {} {where_} ({}: {:.0} vs {:.0} GFLOP/s, OpenCL's own build {:.0}): {}the gap is OpenCL's back end or launch, not its PTX.",
+            SAME_SPEED * 100.0,
+            how_many(cuda_like.len()),
+            e.kernel,
+            e.jit,
+            e.cuda,
+            e.opencl,
+            if cuda_like.len() == differ.len() { "" } else { "for those kernels " }
+        )
+    } else if let Some(e) = widest(&ocl_like) {
+        format!(
+            "Through the CUDA JIT, OpenCL's PTX runs within {:.0}% of OpenCL's own build on {} {where_} ({}: {:.0} vs {:.0} GFLOP/s, CUDA {:.0}): {}the gap is in the PTX each front end emits.",
+            SAME_SPEED * 100.0,
+            how_many(ocl_like.len()),
+            e.kernel,
+            e.jit,
+            e.opencl,
+            e.cuda,
+            if ocl_like.len() == differ.len() { "" } else { "for those kernels " }
+        )
+    } else if let Some(e) = widest(&of(JitLike::Neither)) {
+        format!(
+            "Through the CUDA JIT, OpenCL's PTX runs unlike OpenCL's own build on {} of {} kernels at size {at_size} ({}: {:.0} vs {:.0} GFLOP/s, CUDA {:.0}).",
+            of(JitLike::Neither).len(),
+            at.len(),
+            e.kernel,
+            e.jit,
+            e.opencl,
+            e.cuda
+        )
+    } else {
+        format!(
+            "Through the CUDA JIT, OpenCL's PTX runs within {:.0}% of both native builds on all {} kernels at size {at_size}.",
+            SAME_SPEED * 100.0,
+            at.len()
+        )
+    };
+    let weight = differ.iter().map(|t| gap(t)).fold(0.0, f64::max);
+    Some(
+        Finding::new(Topic::Jit, text, JIT)
+            .short(short)
+            .weight(weight),
+    )
 }
