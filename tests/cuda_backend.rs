@@ -180,12 +180,7 @@ fn cublas_dgemm_batches_and_memory_info() {
     let mut poisoned = vec![0.0f64; m * n];
     b.download(&dc, HostDataMut::F64(&mut poisoned)).unwrap();
     assert!(poisoned.iter().all(|v| v.is_nan()), "f64 poison is NaN");
-    let one = b.vendor_gemm(m, n, k, &da, &db, &dc, 1).unwrap().unwrap();
-    let ten = b.vendor_gemm(m, n, k, &da, &db, &dc, 10).unwrap().unwrap();
-    assert!(
-        ten > one,
-        "ten DGEMMs between one pair of events take longer than one"
-    );
+    b.vendor_gemm(m, n, k, &da, &db, &dc, 1).unwrap().unwrap();
     let mut c = vec![0.0f64; m * n];
     b.download(&dc, HostDataMut::F64(&mut c)).unwrap();
     for j in 0..n {
@@ -194,6 +189,23 @@ fn cublas_dgemm_batches_and_memory_info() {
             assert!((c[j * m + i] - want).abs() < 1e-12, "C({i},{j})");
         }
     }
+    // A batch really runs its launches: at 512^3 (about 12 us each on an H200, well
+    // past the event overhead that dominates a tiny DGEMM) ten take longer than one.
+    let s = 512;
+    let big: Vec<f64> = common::random(s * s, 7).iter().map(|&x| x as f64).collect();
+    let bufs: Vec<_> = (0..3).map(|_| b.alloc(Elem::F64, s * s).unwrap()).collect();
+    b.upload(&bufs[0], HostData::F64(&big)).unwrap();
+    b.upload(&bufs[1], HostData::F64(&big)).unwrap();
+    let mut time = |n| {
+        b.vendor_gemm(s, s, s, &bufs[0], &bufs[1], &bufs[2], n)
+            .unwrap()
+            .unwrap()
+    };
+    time(1); // warm-up: cuBLAS picks its kernel on the first call
+    let one = time(1);
+    let ten = time(10);
+    // (One call also carries ~10 us of event and launch overhead, ten share it.)
+    assert!(ten > 2 * one, "ten DGEMMs {ten} ns, one {one} ns");
     let (free, total) = b.memory_info().expect("CUDA reports free memory");
     assert!(free > 0 && free <= total);
 }

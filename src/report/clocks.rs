@@ -186,14 +186,25 @@ pub(crate) fn section(data: &Data) -> Section {
         &rows,
     ));
     s.push('\n');
-    sec.findings.push(format!(
+    let text = format!(
         "**{} of {} measurements with clock readings were throttled** ({}): their speeds, \
          marked T, may understate what the kernel does on an unthrottled GPU. They are listed \
          under \"Clocks and throttling\".",
         throttled.len(),
         with.len(),
         reasons.join(", ")
-    ));
+    );
+    let short = format!(
+        "{} of {} measurements were taken while the GPU was throttled ({}); they are marked T.",
+        throttled.len(),
+        with.len(),
+        reasons.join(", ")
+    );
+    sec.findings.push(
+        super::Finding::new(super::Topic::Clocks, text, "Clocks and throttling")
+            .short(short)
+            .weight(throttled.len() as f64 / with.len().max(1) as f64),
+    );
     sec.markdown = s;
     sec
 }
@@ -279,7 +290,7 @@ mod tests {
         );
         assert_eq!(sec.findings.len(), 1);
         assert!(
-            sec.findings[0].starts_with("**1 of 4 measurements"),
+            sec.findings[0].text.starts_with("**1 of 4 measurements"),
             "{:?}",
             sec.findings
         );

@@ -123,10 +123,11 @@ pub(crate) enum Topic {
     Hints,
     Jit,
     Failures,
+    Clocks,
 }
 
 impl Topic {
-    const ALL: [Topic; 7] = [
+    const ALL: [Topic; 8] = [
         Topic::VsVendor,
         Topic::Toolchains,
         Topic::RegisterCaps,
@@ -134,6 +135,7 @@ impl Topic {
         Topic::Hints,
         Topic::Jit,
         Topic::Failures,
+        Topic::Clocks,
     ];
 
     fn name(self) -> &'static str {
@@ -145,6 +147,7 @@ impl Topic {
             Topic::Hints => "hints",
             Topic::Jit => "JIT",
             Topic::Failures => "measurements without a speed",
+            Topic::Clocks => "throttling",
         }
     }
 }
@@ -782,6 +785,7 @@ mod tests {
                 max_ns: ns,
                 q1_ns: ns,
                 q3_ns: ns,
+                batch: 1,
             }),
             gflops: Some(gflops),
             gflops_best: Some(gflops),
@@ -799,6 +803,7 @@ mod tests {
             occupancy: Some(0.5),
             ptx_mix: None,
             ptx_file: None,
+            clocks: None,
         }
     }
 
