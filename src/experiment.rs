@@ -234,6 +234,26 @@ pub fn failed_rows(
         .collect()
 }
 
+/// Rows for a size that cannot be run at all (it does not fit): one per kernel and
+/// session, each with the reason, written as they are made.
+pub fn refused_size(
+    sessions: &[Session],
+    kernels: impl Iterator<Item = String>,
+    status: &Status,
+    size: (usize, usize, usize),
+    experiment: &str,
+    writer: &mut ResultWriter,
+) -> Result<Vec<Measurement>> {
+    let mut rows = Vec::new();
+    for kernel in kernels {
+        for row in failed_rows(sessions, &kernel, status, size, experiment) {
+            writer.push(row.clone())?;
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
 /// The vendor BLAS (cuBLAS) on every session that has one. Returns its rows.
 pub fn measure_vendor(
     sessions: &mut [Session],
@@ -507,20 +527,9 @@ pub fn run_compare(
         let problem = match Problem::prepare(sessions, (m, n, k), opts.seed, &opts.plan, progress) {
             Ok(p) => p,
             Err(status) => {
-                let mut rows = Vec::new();
-                for spec in &opts.kernels {
-                    rows.extend(failed_rows(
-                        sessions,
-                        spec.id,
-                        &status,
-                        (m, n, k),
-                        "compare",
-                    ));
-                    progress.inc(1);
-                }
-                for row in &rows {
-                    writer.push(row.clone())?;
-                }
+                let ids = opts.kernels.iter().map(|spec| spec.id.to_string());
+                let rows = refused_size(sessions, ids, &status, (m, n, k), "compare", writer)?;
+                progress.inc(opts.kernels.len() as u64);
                 on_size_done(&rows);
                 continue;
             }

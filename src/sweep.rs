@@ -4,10 +4,10 @@
 
 use crate::backend::{Backend, Toolchain};
 use crate::error::{Error, Result};
-use crate::experiment::failed_rows;
 use crate::experiment::{
     config_for, measure_lanes, measure_point, measure_vendor, Lane, Point, Problem,
 };
+use crate::experiment::{failed_rows, refused_size};
 use crate::gemm::driver::{Session, Source, Status};
 use crate::kernels::{self, Hints, KernelSpec};
 use crate::measure::Plan;
@@ -255,24 +255,12 @@ pub fn run_sweep(
         let problem = match Problem::prepare(sessions, (m, n, k), seed, plan, progress) {
             Ok(p) => p,
             Err(status) => {
-                let mut rows = Vec::new();
-                for p in points {
-                    let kernel = match p {
-                        Ok(point) => point.spec.id.to_string(),
-                        Err((kernel, _)) => kernel.clone(),
-                    };
-                    rows.extend(failed_rows(
-                        sessions,
-                        &kernel,
-                        &status,
-                        (m, n, k),
-                        experiment,
-                    ));
-                    progress.inc(1);
-                }
-                for row in &rows {
-                    writer.push(row.clone())?;
-                }
+                let ids = points.iter().map(|p| match p {
+                    Ok(point) => point.spec.id.to_string(),
+                    Err((kernel, _)) => kernel.clone(),
+                });
+                let rows = refused_size(sessions, ids, &status, (m, n, k), experiment, writer)?;
+                progress.inc(points.len() as u64);
                 on_size_done(&rows);
                 continue;
             }
