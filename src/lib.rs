@@ -22,3 +22,4 @@ pub mod ptx_archive;
 pub mod report;
 pub mod results;
 pub mod sweep;
+pub mod tune;
