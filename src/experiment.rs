@@ -341,10 +341,25 @@ pub fn measure_lanes(
     experiment: &str,
     vendor: &[Measurement],
 ) -> Vec<Measurement> {
+    let items: Vec<(&Point, Lane)> = lanes.iter().map(|l| (point, l.clone())).collect();
+    measure_items(sessions, &items, problem, plan, experiment, vendor)
+}
+
+/// Several points, each along its lane, all their repetitions interleaved (A B C
+/// A B C ...), so drift falls on all alike; one row per item. The tuner's final
+/// round measures each toolchain's top configurations this way.
+pub fn measure_items(
+    sessions: &mut [Session],
+    items: &[(&Point, Lane)],
+    problem: &Problem,
+    plan: &Plan,
+    experiment: &str,
+    vendor: &[Measurement],
+) -> Vec<Measurement> {
     let cold = plan.cache == crate::measure::CacheState::Cold;
-    let attempts: Vec<Attempt> = lanes
+    let attempts: Vec<Attempt> = items
         .iter()
-        .map(|l| {
+        .map(|(point, l)| {
             prepare_from(
                 &mut sessions[l.session],
                 point.spec,
@@ -358,7 +373,7 @@ pub fn measure_lanes(
         })
         .collect();
     let mut runners: Vec<KernelRunner> = Vec::new();
-    for (l, a) in lanes.iter().zip(&attempts) {
+    for ((_, l), a) in items.iter().zip(&attempts) {
         if let Some(p) = &a.prepared {
             runners.push(KernelRunner {
                 session: &sessions[l.session],
@@ -379,7 +394,7 @@ pub fn measure_lanes(
     let (m, n, k) = (problem.ops.m, problem.ops.n, problem.ops.k);
     let mut out = Vec::new();
     let mut timed = timed.into_iter();
-    for (l, a) in lanes.iter().zip(attempts) {
+    for ((point, l), a) in items.iter().zip(attempts) {
         let s = &sessions[l.session];
         let mut row = base(experiment, s, problem, plan);
         row.kernel = point.spec.id.to_string();

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
+use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::cublas::sys as cublas_sys;
@@ -18,8 +19,9 @@ use cudarc::nvrtc::result as nvrtc;
 use cudarc::nvrtc::sys as nvrtc_sys;
 
 use super::{
-    check_len, ptxas, Arg, Backend, Buffer, BuildReport, CompileOptions, DeviceInfo, DeviceKind,
-    Elem, Geometry, HostData, HostDataMut, KernelResources, Program, Toolchain,
+    check_len, ptxas, Arg, Artefact, Backend, Buffer, BuildReport, CompileOptions, Compiler,
+    DeviceInfo, DeviceKind, Elem, Geometry, HostData, HostDataMut, Image, KernelResources, Program,
+    Toolchain,
 };
 use crate::error::{Error, Result};
 
@@ -291,6 +293,67 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
         .collect()
 }
 
+/// NVRTC for one architecture: needs neither a GPU nor a driver, and may be
+/// called from many threads at once (NVRTC programs are independent).
+pub struct NvrtcCompiler {
+    arch: String,
+}
+
+impl NvrtcCompiler {
+    /// A compiler for a real architecture, "sm_90".
+    pub fn new(arch: &str) -> NvrtcCompiler {
+        NvrtcCompiler {
+            arch: arch.to_string(),
+        }
+    }
+}
+
+impl Compiler for NvrtcCompiler {
+    fn toolchain(&self) -> Toolchain {
+        Toolchain::Cuda
+    }
+
+    fn target(&self) -> &str {
+        &self.arch
+    }
+
+    fn compile(&self, what: &str, source: &str, options: &CompileOptions) -> Result<Artefact> {
+        let started = Instant::now();
+        let out = nvrtc_compile(what, source, &self.arch, options)?;
+        let compile_ms = started.elapsed().as_secs_f64() * 1e3;
+        // PTX is kept for comparison; when NVRTC gives none for a real
+        // architecture, compile once more for the virtual one.
+        let ptx = match out.ptx {
+            Some(p) => Some(p),
+            None => {
+                let virt = self.arch.replace("sm_", "compute_");
+                nvrtc_compile(what, source, &virt, options)
+                    .ok()
+                    .and_then(|o| o.ptx)
+            }
+        };
+        let cubin = out.cubin.ok_or_else(|| Error::Api {
+            toolchain: "NVRTC".into(),
+            call: "nvrtcGetCUBIN".into(),
+            message: format!("no CUBIN for {}", self.arch),
+        })?;
+        let report = BuildReport {
+            toolchain: Some(Toolchain::Cuda),
+            flags: out.flags,
+            kernels: ptxas::parse_ptxas_log(&out.log),
+            log: out.log,
+            compile_ms,
+            ptx,
+            notes: Vec::new(),
+        }
+        .note_ignored_cap(options.max_registers);
+        Ok(Artefact {
+            report,
+            image: Image::Cubin(cubin),
+        })
+    }
+}
+
 struct Module {
     module: sys::CUmodule,
     functions: HashMap<String, sys::CUfunction>,
@@ -490,66 +553,46 @@ impl Backend for CudaBackend {
         &self.info
     }
 
-    fn compile(
-        &mut self,
-        what: &str,
-        source: &str,
-        options: &CompileOptions,
-    ) -> Result<(Program, BuildReport)> {
-        self.bind()?;
-        let started = Instant::now();
-        let out = nvrtc_compile(what, source, &self.arch, options)?;
-        let compile_ms = started.elapsed().as_secs_f64() * 1e3;
-        let mut notes = Vec::new();
-        // PTX is kept for comparison; when NVRTC gives none for a real
-        // architecture, compile once more for the virtual one.
-        let ptx = match out.ptx.clone() {
-            Some(p) => Some(p),
-            None => {
-                let virt = self.arch.replace("sm_", "compute_");
-                nvrtc_compile(what, source, &virt, options)
-                    .ok()
-                    .and_then(|o| o.ptx)
-            }
+    fn compiler(&self) -> Arc<dyn Compiler> {
+        Arc::new(NvrtcCompiler::new(&self.arch))
+    }
+
+    fn load(&mut self, what: &str, artefact: Artefact) -> Result<(Program, BuildReport)> {
+        #[allow(irrefutable_let_patterns)]
+        let Image::Cubin(cubin) = artefact.image else {
+            return Err(Error::invalid(format!(
+                "internal: {what}: an artefact of another toolchain given to CUDA"
+            )));
         };
-        let cubin = out.cubin.clone().ok_or_else(|| Error::Api {
-            toolchain: "NVRTC".into(),
-            call: "nvrtcGetCUBIN".into(),
-            message: format!("no CUBIN for {}", self.arch),
-        })?;
+        self.bind()?;
         // SAFETY: cubin is a complete image from NVRTC for this device's architecture.
         let module = unsafe { drv::module::load_data(cubin.as_ptr().cast()) }
             .map_err(|e| driver_err("cuModuleLoadData", e))?;
-        let from_log = ptxas::parse_ptxas_log(&out.log);
-        let mut names: Vec<String> = ptx.as_deref().map(ptx_entries).unwrap_or_default();
+        let mut report = artefact.report;
+        let from_log = std::mem::take(&mut report.kernels);
+        let mut names: Vec<String> = report.ptx.as_deref().map(ptx_entries).unwrap_or_default();
         if names.is_empty() {
             names = from_log.iter().map(|k| k.name.clone()).collect();
         }
         let mut functions = HashMap::new();
-        let mut kernels = Vec::new();
         for name in names {
             let cname = c_string("a kernel name", &name)?;
             // SAFETY: module loaded above; name is NUL-free.
-            let f = unsafe { drv::module::get_function(module, cname) }
-                .map_err(|e| driver_err("cuModuleGetFunction", e))?;
-            kernels.push(self.function_resources(&name, f, &from_log, &mut notes));
+            let f = match unsafe { drv::module::get_function(module, cname) } {
+                Ok(f) => f,
+                Err(e) => {
+                    // SAFETY: loaded above, unloaded once.
+                    let _ = unsafe { drv::module::unload(module) };
+                    return Err(driver_err("cuModuleGetFunction", e));
+                }
+            };
+            let r = self.function_resources(&name, f, &from_log, &mut report.notes);
+            report.kernels.push(r);
             functions.insert(name, f);
         }
         let id = self.id();
         self.modules.insert(id, Module { module, functions });
-        Ok((
-            Program { id },
-            BuildReport {
-                toolchain: Some(Toolchain::Cuda),
-                flags: out.flags,
-                log: out.log,
-                compile_ms,
-                ptx,
-                kernels,
-                notes,
-            }
-            .note_ignored_cap(options.max_registers),
-        ))
+        Ok((Program { id }, report))
     }
 
     fn load_ptx(

@@ -9,6 +9,7 @@ pub mod ptxas;
 pub mod select;
 
 use std::fmt;
+use std::sync::Arc;
 
 use enum_dispatch::enum_dispatch;
 use serde::{Deserialize, Serialize};
@@ -346,19 +347,58 @@ impl Geometry {
     }
 }
 
+/// The compiling half of a toolchain: CPU work that needs no launch, shared by
+/// worker threads (the tuner compiles on every core while the device measures).
+/// NVRTC needs no GPU at all; OpenCL builds on the device's context, which the
+/// OpenCL specification makes safe to share between threads.
+pub trait Compiler: Send + Sync {
+    fn toolchain(&self) -> Toolchain;
+
+    /// What it compiles for: "sm_90", or the OpenCL device's name.
+    fn target(&self) -> &str;
+
+    /// Compiles `source` (which may hold several kernels) into an artefact the
+    /// device side can load. A compiler error is `Error::Compile` with the full log.
+    fn compile(&self, what: &str, source: &str, options: &CompileOptions) -> Result<Artefact>;
+}
+
+/// A compiled program not yet loaded on a device, with what the compiler said.
+/// Its report holds what the compiler alone knows; loading adds what the
+/// device's API says about each kernel.
+pub struct Artefact {
+    pub report: BuildReport,
+    pub(crate) image: Image,
+}
+
+/// The loadable part of an artefact, per toolchain.
+pub(crate) enum Image {
+    OpenCl(opencl::BuiltProgram),
+    #[cfg(feature = "cuda")]
+    Cubin(Vec<u8>),
+}
+
 /// One toolchain on one device.
 #[enum_dispatch]
 pub trait Backend {
     fn info(&self) -> &DeviceInfo;
 
-    /// Compiles `source` (which may hold several kernels). A compiler error is
-    /// `Error::Compile` carrying the full log.
+    /// This device's compiler, to be used from any thread.
+    fn compiler(&self) -> Arc<dyn Compiler>;
+
+    /// Loads an artefact made by this backend's compiler; returns the program and
+    /// the build report completed with what the device's API says.
+    fn load(&mut self, what: &str, artefact: Artefact) -> Result<(Program, BuildReport)>;
+
+    /// Compiles and loads `source`. A compiler error is `Error::Compile` carrying the full log.
     fn compile(
         &mut self,
         what: &str,
         source: &str,
         options: &CompileOptions,
-    ) -> Result<(Program, BuildReport)>;
+    ) -> Result<(Program, BuildReport)> {
+        let artefact = self.compiler().compile(what, source, options)?;
+        self.load(what, artefact)
+    }
 
     fn release_program(&mut self, program: Program);
 

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::ptr;
+use std::sync::Arc;
 use std::time::Instant;
 
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
@@ -21,8 +22,9 @@ use opencl3::program::Program as ClProgram;
 use opencl3::types::{cl_mem, CL_BLOCKING};
 
 use super::{
-    check_len, ptxas, Arg, Backend, Buffer, BuildReport, CompileOptions, DeviceInfo, DeviceKind,
-    Elem, Geometry, HostData, HostDataMut, KernelResources, Program, Toolchain,
+    check_len, ptxas, Arg, Artefact, Backend, Buffer, BuildReport, CompileOptions, Compiler,
+    DeviceInfo, DeviceKind, Elem, Geometry, HostData, HostDataMut, Image, KernelResources, Program,
+    Toolchain,
 };
 use crate::error::{Error, Result};
 
@@ -189,10 +191,147 @@ struct Built {
     kernels: HashMap<String, Kernel>,
 }
 
+/// A program built for the device, not yet turned into kernels.
+pub(crate) struct BuiltProgram(ClProgram);
+
+/// Builds programs on the backend's context; shared by worker threads.
+pub struct OpenClCompiler {
+    context: Arc<Context>,
+    device: Device,
+    nvidia: bool,
+    platform: String,
+    name: String,
+}
+
+impl OpenClCompiler {
+    fn flags(&self, options: &CompileOptions, notes: &mut Vec<String>) -> Vec<String> {
+        let mut flags = Vec::new();
+        for (name, value) in &options.defines {
+            flags.push(format!("-D{name}={value}"));
+        }
+        if self.nvidia {
+            // The sources guard NVIDIA inline PTX with this define.
+            flags.push("-DGEMMLAB_NVIDIA_PTX=1".into());
+            flags.push("-cl-nv-verbose".into());
+            if let Some(r) = options.max_registers {
+                flags.push(format!("-cl-nv-maxrregcount={r}"));
+            }
+        } else if let Some(r) = options.max_registers {
+            notes.push(format!(
+                "register cap {r} ignored: {} has no register-cap option",
+                self.platform
+            ));
+        }
+        if options.fast_math {
+            flags.push("-cl-fast-relaxed-math".into());
+            flags.push("-cl-mad-enable".into());
+        }
+        flags.extend(options.extra_flags.iter().cloned());
+        flags
+    }
+
+    /// Per kernel: ptxas's lines where NVIDIA printed them, then what the API says.
+    fn resources(&self, program: &ClProgram, log: &str) -> Result<Vec<KernelResources>> {
+        let from_log = if self.nvidia {
+            ptxas::parse_ptxas_log(log)
+        } else {
+            Vec::new()
+        };
+        let id = self.device.id();
+        let names = program.get_kernel_names().unwrap_or_default();
+        let mut names: Vec<&str> = names
+            .split(';')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .collect();
+        names.sort_unstable();
+        let mut out = Vec::new();
+        for name in names {
+            let kernel = Kernel::create(program, name).map_err(|e| api("clCreateKernel", e))?;
+            let mut r = from_log
+                .iter()
+                .find(|k| k.name == name)
+                .cloned()
+                .unwrap_or_else(|| KernelResources {
+                    name: name.to_string(),
+                    ..Default::default()
+                });
+            if let Ok(local) = kernel.get_local_mem_size(id) {
+                r.shared_bytes = r.shared_bytes.or(Some(local));
+            }
+            if let Ok(private) = kernel.get_private_mem_size(id) {
+                r.private_bytes = r.private_bytes.or(Some(private));
+            }
+            r.max_threads_per_block = kernel.get_work_group_size(id).ok().map(|v| v as u64);
+            out.push(r);
+        }
+        Ok(out)
+    }
+}
+
+impl Compiler for OpenClCompiler {
+    fn toolchain(&self) -> Toolchain {
+        Toolchain::OpenCl
+    }
+
+    fn target(&self) -> &str {
+        &self.name
+    }
+
+    fn compile(&self, what: &str, source: &str, options: &CompileOptions) -> Result<Artefact> {
+        let mut notes = Vec::new();
+        let flags = self.flags(options, &mut notes);
+        let started = Instant::now();
+        let mut program = ClProgram::create_from_source(&self.context, source)
+            .map_err(|e| api("clCreateProgramWithSource", e))?;
+        let built = program.build(&[self.device.id()], &flags.join(" "));
+        let compile_ms = started.elapsed().as_secs_f64() * 1e3;
+        let log = program.get_build_log(self.device.id()).unwrap_or_default();
+        if let Err(e) = built {
+            return Err(Error::Compile {
+                toolchain: format!("OpenCL ({})", self.platform),
+                what: what.to_string(),
+                log: format!(
+                    "{}\n(clBuildProgram: {e}; flags: {})",
+                    log.trim_end(),
+                    flags.join(" ")
+                ),
+            });
+        }
+        let ptx = if self.nvidia {
+            program
+                .get_binaries()
+                .ok()
+                .and_then(|b| b.into_iter().next())
+                .map(|b| {
+                    String::from_utf8_lossy(&b)
+                        .trim_end_matches('\0')
+                        .to_string()
+                })
+        } else {
+            None
+        };
+        let report = BuildReport {
+            toolchain: Some(Toolchain::OpenCl),
+            flags,
+            compile_ms,
+            ptx,
+            kernels: self.resources(&program, &log)?,
+            log,
+            notes,
+        }
+        .note_ignored_cap(options.max_registers);
+        Ok(Artefact {
+            report,
+            image: Image::OpenCl(BuiltProgram(program)),
+        })
+    }
+}
+
 pub struct OpenClBackend {
     info: DeviceInfo,
-    device: Device,
-    context: Context,
+    compiler: Arc<OpenClCompiler>,
+    context: Arc<Context>,
     queue: CommandQueue,
     next_id: u64,
     buffers: HashMap<u64, Mem>,
@@ -219,25 +358,29 @@ impl OpenClBackend {
             })?;
         let info = describe(l);
         let device = l.device;
-        let context = Context::from_device(&device).map_err(|e| api("clCreateContext", e))?;
+        let context =
+            Arc::new(Context::from_device(&device).map_err(|e| api("clCreateContext", e))?);
         #[allow(deprecated)]
         let queue =
             CommandQueue::create_default_with_properties(&context, CL_QUEUE_PROFILING_ENABLE, 0)
                 .or_else(|_| CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE))
                 .map_err(|e| api("clCreateCommandQueue", e))?;
+        let compiler = Arc::new(OpenClCompiler {
+            context: Arc::clone(&context),
+            device,
+            nvidia: info.is_nvidia(),
+            platform: info.platform.clone(),
+            name: info.name.clone(),
+        });
         Ok(OpenClBackend {
             info,
-            device,
+            compiler,
             context,
             queue,
             next_id: 1,
             buffers: HashMap::new(),
             programs: HashMap::new(),
         })
-    }
-
-    fn nvidia(&self) -> bool {
-        self.info.is_nvidia()
     }
 
     fn id(&mut self) -> u64 {
@@ -258,64 +401,6 @@ impl OpenClBackend {
             api(call, e)
         }
     }
-
-    fn flags(&self, options: &CompileOptions, notes: &mut Vec<String>) -> Vec<String> {
-        let mut flags = Vec::new();
-        for (name, value) in &options.defines {
-            flags.push(format!("-D{name}={value}"));
-        }
-        if self.nvidia() {
-            // The sources guard NVIDIA inline PTX with this define.
-            flags.push("-DGEMMLAB_NVIDIA_PTX=1".into());
-            flags.push("-cl-nv-verbose".into());
-            if let Some(r) = options.max_registers {
-                flags.push(format!("-cl-nv-maxrregcount={r}"));
-            }
-        } else if let Some(r) = options.max_registers {
-            notes.push(format!(
-                "register cap {r} ignored: {} has no register-cap option",
-                self.info.platform
-            ));
-        }
-        if options.fast_math {
-            flags.push("-cl-fast-relaxed-math".into());
-            flags.push("-cl-mad-enable".into());
-        }
-        flags.extend(options.extra_flags.iter().cloned());
-        flags
-    }
-
-    fn resources(&self, built: &Built, log: &str) -> Vec<KernelResources> {
-        let from_log = if self.nvidia() {
-            ptxas::parse_ptxas_log(log)
-        } else {
-            Vec::new()
-        };
-        let id = self.device.id();
-        let mut out = Vec::new();
-        let mut names: Vec<&String> = built.kernels.keys().collect();
-        names.sort();
-        for name in names {
-            let kernel = &built.kernels[name];
-            let mut r = from_log
-                .iter()
-                .find(|k| &k.name == name)
-                .cloned()
-                .unwrap_or_else(|| KernelResources {
-                    name: name.clone(),
-                    ..Default::default()
-                });
-            if let Ok(local) = kernel.get_local_mem_size(id) {
-                r.shared_bytes = r.shared_bytes.or(Some(local));
-            }
-            if let Ok(private) = kernel.get_private_mem_size(id) {
-                r.private_bytes = r.private_bytes.or(Some(private));
-            }
-            r.max_threads_per_block = kernel.get_work_group_size(id).ok().map(|v| v as u64);
-            out.push(r);
-        }
-        out
-    }
 }
 
 impl Backend for OpenClBackend {
@@ -323,64 +408,26 @@ impl Backend for OpenClBackend {
         &self.info
     }
 
-    fn compile(
-        &mut self,
-        what: &str,
-        source: &str,
-        options: &CompileOptions,
-    ) -> Result<(Program, BuildReport)> {
-        let mut notes = Vec::new();
-        let flags = self.flags(options, &mut notes);
-        let started = Instant::now();
-        let mut program = ClProgram::create_from_source(&self.context, source)
-            .map_err(|e| api("clCreateProgramWithSource", e))?;
-        let built = program.build(&[self.device.id()], &flags.join(" "));
-        let compile_ms = started.elapsed().as_secs_f64() * 1e3;
-        let log = program.get_build_log(self.device.id()).unwrap_or_default();
-        if let Err(e) = built {
-            return Err(Error::Compile {
-                toolchain: format!("OpenCL ({})", self.info.platform),
-                what: what.to_string(),
-                log: format!(
-                    "{}\n(clBuildProgram: {e}; flags: {})",
-                    log.trim_end(),
-                    flags.join(" ")
-                ),
-            });
-        }
-        let names = program.get_kernel_names().unwrap_or_default();
-        let mut kernels = HashMap::new();
-        for name in names.split(';').map(str::trim).filter(|n| !n.is_empty()) {
-            let k = Kernel::create(&program, name).map_err(|e| api("clCreateKernel", e))?;
-            kernels.insert(name.to_string(), k);
-        }
-        let ptx = if self.nvidia() {
-            program
-                .get_binaries()
-                .ok()
-                .and_then(|b| b.into_iter().next())
-                .map(|b| {
-                    String::from_utf8_lossy(&b)
-                        .trim_end_matches('\0')
-                        .to_string()
-                })
-        } else {
-            None
+    fn compiler(&self) -> Arc<dyn Compiler> {
+        self.compiler.clone()
+    }
+
+    fn load(&mut self, _what: &str, artefact: Artefact) -> Result<(Program, BuildReport)> {
+        #[allow(irrefutable_let_patterns)] // without the cuda feature OpenCL is the only image
+        let Image::OpenCl(BuiltProgram(program)) = artefact.image else {
+            return Err(Error::invalid(
+                "internal: an artefact of another toolchain given to OpenCL",
+            ));
         };
-        let built = Built { program, kernels };
-        let report = BuildReport {
-            toolchain: Some(Toolchain::OpenCl),
-            flags,
-            compile_ms,
-            ptx,
-            kernels: self.resources(&built, &log),
-            log,
-            notes,
+        let mut kernels = HashMap::new();
+        for k in &artefact.report.kernels {
+            let kernel =
+                Kernel::create(&program, &k.name).map_err(|e| api("clCreateKernel", e))?;
+            kernels.insert(k.name.clone(), kernel);
         }
-        .note_ignored_cap(options.max_registers);
         let id = self.id();
-        self.programs.insert(id, built);
-        Ok((Program { id }, report))
+        self.programs.insert(id, Built { program, kernels });
+        Ok((Program { id }, artefact.report))
     }
 
     fn release_program(&mut self, program: Program) {

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::check::{check_against, CheckReport, Reference};
 use super::data::{round_up, Operands};
 use crate::backend::{
-    AnyBackend, Arg, Backend, Buffer, BuildReport, Elem, Geometry, HostData, HostDataMut,
+    AnyBackend, Arg, Artefact, Backend, Buffer, BuildReport, Elem, Geometry, HostData, HostDataMut,
     KernelResources, Program,
 };
 use crate::error::{Error, Result};
@@ -201,6 +201,8 @@ pub struct Prepared {
     pub resources: Option<KernelResources>,
     pub pre_ns: u64,
     pub post_ns: u64,
+    /// Device time of the checked run: one cold-ish launch, what a tuner prunes by.
+    pub check_ns: u64,
     pub check: CheckReport,
     flush: Option<Buffer>,
 }
@@ -257,6 +259,59 @@ pub fn prepare_from(
     cold: bool,
     source: &Source,
 ) -> Attempt {
+    let code = match source {
+        Source::Native => Code::Native,
+        Source::Ptx(ptx) => Code::Ptx(ptx),
+    };
+    prepare_code(session, spec, config, hints, ops, reference, cold, code)
+}
+
+/// `prepare` with the kernel already compiled (by this session's compiler, on
+/// another thread): the tuner's way, so compiling never waits for the device.
+#[allow(clippy::too_many_arguments)]
+pub fn prepare_built(
+    session: &mut Session,
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    ops: &Operands,
+    reference: &Reference,
+    cold: bool,
+    artefact: Artefact,
+) -> Attempt {
+    prepare_code(
+        session,
+        spec,
+        config,
+        hints,
+        ops,
+        reference,
+        cold,
+        Code::Built(artefact),
+    )
+}
+
+/// The kernel's code as `prepare_inner` receives it.
+enum Code<'a> {
+    /// Compile the kernel's own source with the session's toolchain.
+    Native,
+    /// Load PTX made by another toolchain through this session's JIT.
+    Ptx(&'a str),
+    /// Load what the session's compiler already made.
+    Built(Artefact),
+}
+
+#[allow(clippy::too_many_arguments)]
+fn prepare_code(
+    session: &mut Session,
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    ops: &Operands,
+    reference: &Reference,
+    cold: bool,
+    code: Code<'_>,
+) -> Attempt {
     let mut build = None;
     let mut check_report = None;
     let r = prepare_inner(
@@ -267,7 +322,7 @@ pub fn prepare_from(
         ops,
         reference,
         cold,
-        source,
+        code,
         &mut build,
         &mut check_report,
     );
@@ -296,12 +351,13 @@ fn prepare_inner(
     ops: &Operands,
     reference: &Reference,
     cold: bool,
-    code: &Source,
+    code: Code<'_>,
     build_out: &mut Option<BuildReport>,
     check_out: &mut Option<CheckReport>,
 ) -> Result<Prepared> {
     let info = session.backend.borrow().info().clone();
-    if let (Some(why), Source::Native) = (spec.unavailable(&info, hints), code) {
+    let native = !matches!(code, Code::Ptx(_));
+    if let (Some(why), true) = (spec.unavailable(&info, hints), native) {
         return Err(Error::Unavailable {
             kernel: spec.id.into(),
             toolchain: info.toolchain.to_string(),
@@ -343,12 +399,18 @@ fn prepare_inner(
         });
     }
 
-    let source = spec.source(info.toolchain);
-    let options = spec.compile_options(config, hints, info.toolchain);
-    let (program, build) = session
-        .backend
-        .borrow_mut()
-        .compile(spec.entry, &source, &options)?;
+    let (program, build) = {
+        let mut be = session.backend.borrow_mut();
+        match code {
+            Code::Native => {
+                let source = spec.source(info.toolchain);
+                let options = spec.compile_options(config, hints, info.toolchain);
+                be.compile(spec.entry, &source, &options)?
+            }
+            Code::Ptx(ptx) => be.load_ptx(spec.entry, ptx, hints.max_registers)?,
+            Code::Built(artefact) => be.load(spec.entry, artefact)?,
+        }
+    };
     *build_out = Some(build.clone());
     let resources = build.kernel(spec.entry).cloned();
 
@@ -398,7 +460,7 @@ fn prepare_inner(
 
     // The checked run: poison, launch, un-pad, download, compare.
     be.fill(&c, f64::NAN)?;
-    be.launch(&program, spec.entry, &geometry, &args)?;
+    let check_ns = be.launch(&program, spec.entry, &geometry, &args)?;
     let (result_buf, post_ns) = if (mp, np) != (m, n) {
         let cu = be.alloc(Elem::F32, m * n)?;
         owned.push(cu);
@@ -448,6 +510,7 @@ fn prepare_inner(
         resources,
         pre_ns,
         post_ns,
+        check_ns,
         check: report,
         flush,
     })

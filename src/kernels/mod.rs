@@ -76,6 +76,8 @@ pub struct KernelSpec {
     pub cuda_source: &'static str,
     pub params: &'static [Param],
     pub constraints: &'static [Constraint],
+    /// Static local (shared) memory per work-group in bytes, from the parameters.
+    pub local_bytes: fn(&Config) -> i64,
     pub launch: Launch,
     pub operands: Operands,
     /// The source switches this kernel has, each with its published state.

@@ -176,17 +176,34 @@ const TSM_WIDTH: Constraint = Constraint {
     involves: &["TSM", "TSN", "WIDTH"],
     holds: |c| c.get("TSM") % c.get("WIDTH") == 0 && c.get("TSN") % c.get("WIDTH") == 0,
 };
+/// Static local (shared) memory of each kernel's tiles, in bytes: what the
+/// device-limit filter of the tuner compares with the device's local memory.
+fn local_none(_: &Config) -> i64 {
+    0
+}
+fn local_ts2(c: &Config) -> i64 {
+    8 * c.get("TS") * c.get("TS")
+}
+fn local_5(c: &Config) -> i64 {
+    4 * (c.get("TSDK") * c.get("TS") + c.get("TS") * (c.get("TSDK") + 2))
+}
+fn local_7(c: &Config) -> i64 {
+    4 * c.get("TSK") * (c.get("TSM") + c.get("TSN"))
+}
+fn local_9(c: &Config) -> i64 {
+    8 * c.get("TSK") * (c.get("TSM") + c.get("TSN"))
+}
 /// Static local (shared) memory per work-group: NVIDIA caps it at 48 KiB in both toolchains.
 const LOCAL_LIMIT: i64 = 48 * 1024;
 const LOCAL_TS2: Constraint = Constraint {
     message: "the two TS x TS local tiles (8*TS*TS bytes) must fit in 48 KiB of local memory",
     involves: &["TS"],
-    holds: |c| 8 * c.get("TS") * c.get("TS") <= LOCAL_LIMIT,
+    holds: |c| local_ts2(c) <= LOCAL_LIMIT,
 };
 const LOCAL_5: Constraint = Constraint {
     message: "the local tiles (4*(TSDK*TS + TS*(TSDK+2)) bytes) must fit in 48 KiB of local memory",
     involves: &["TS", "TSDK"],
-    holds: |c| 4 * (c.get("TSDK") * c.get("TS") + c.get("TS") * (c.get("TSDK") + 2)) <= LOCAL_LIMIT,
+    holds: |c| local_5(c) <= LOCAL_LIMIT,
 };
 fn tiles_bytes(c: &Config) -> i64 {
     4 * (c.get("TSK") * c.get("TSM") + c.get("TSN") * (c.get("TSK") + 2))
@@ -199,12 +216,12 @@ const LOCAL_6: Constraint = Constraint {
 const LOCAL_7: Constraint = Constraint {
     message: "the local tiles (4*TSK*(TSM + TSN) bytes) must fit in 48 KiB of local memory",
     involves: &["TSK", "TSM", "TSN"],
-    holds: |c| 4 * c.get("TSK") * (c.get("TSM") + c.get("TSN")) <= LOCAL_LIMIT,
+    holds: |c| local_7(c) <= LOCAL_LIMIT,
 };
 const LOCAL_9: Constraint = Constraint {
     message: "the double-buffered local tiles (8*TSK*(TSM + TSN) bytes) must fit in 48 KiB of local memory",
     involves: &["TSK", "TSM", "TSN"],
-    holds: |c| 8 * c.get("TSK") * (c.get("TSM") + c.get("TSN")) <= LOCAL_LIMIT,
+    holds: |c| local_9(c) <= LOCAL_LIMIT,
 };
 const RK_IS_RY: Constraint = Constraint {
     message: "RK must equal RY (clBlas reads B in vectors as wide as the register tile's N side)",
@@ -313,6 +330,7 @@ pub const KERNELS: &[KernelSpec] = &[
         cuda_source: S1.1,
         params: &[P_TS],
         constraints: &[GROUP_TS2],
+        local_bytes: local_none,
         launch: SQUARE_LOCAL,
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), 1) },
         switches: SW_PLAIN,
@@ -327,6 +345,7 @@ pub const KERNELS: &[KernelSpec] = &[
         cuda_source: S2.1,
         params: &[P_TS],
         constraints: &[GROUP_TS2, LOCAL_TS2],
+        local_bytes: local_ts2,
         launch: SQUARE_LOCAL,
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
         switches: SW_PLAIN,
@@ -341,6 +360,7 @@ pub const KERNELS: &[KernelSpec] = &[
         cuda_source: S3.1,
         params: &[P_TS3, P_WPT],
         constraints: &[TS_WPT, GROUP_TS_RTS, LOCAL_TS2],
+        local_bytes: local_ts2,
         launch: RTS_LOCAL,
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
         switches: SW_WPT,
@@ -359,6 +379,7 @@ pub const KERNELS: &[KernelSpec] = &[
             involves: &["TS", "WIDTH"],
             holds: |c| (c.get("TS") / c.get("WIDTH").max(1) * c.get("TS")) as usize <= MAX_GROUP,
         }],
+        local_bytes: local_ts2,
         launch: Launch {
             local: |c| (c.u("TS") / c.u("WIDTH").max(1), c.u("TS")),
             per_item: |c| (c.u("WIDTH"), 1),
@@ -376,6 +397,7 @@ pub const KERNELS: &[KernelSpec] = &[
         cuda_source: S5.1,
         params: &[P_TS3, P_WPT, P_TSDK],
         constraints: &[TS_WPT, GROUP_TS_RTS, TSDK_LOADS, LOCAL_5],
+        local_bytes: local_5,
         launch: RTS_LOCAL,
         operands: Operands { b_transposed: true, tile: |c| (c.u("TS"), c.u("TS"), c.u("TSDK")) },
         switches: SW_WPT,
@@ -390,6 +412,7 @@ pub const KERNELS: &[KernelSpec] = &[
         cuda_source: S6.1,
         params: REGISTER_BLOCKED,
         constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, LOADS_A, LOCAL_6],
+        local_bytes: tiles_bytes,
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         switches: SW_6,
@@ -404,6 +427,7 @@ pub const KERNELS: &[KernelSpec] = &[
         cuda_source: S7.1,
         params: REGISTER_BLOCKED_WIDE,
         constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_7],
+        local_bytes: local_7,
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         switches: SW_7,
@@ -418,6 +442,7 @@ pub const KERNELS: &[KernelSpec] = &[
         cuda_source: S8.1,
         params: REGISTER_BLOCKED_WIDE,
         constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_7],
+        local_bytes: local_7,
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         switches: SW_8,
@@ -432,6 +457,7 @@ pub const KERNELS: &[KernelSpec] = &[
         cuda_source: S9.1,
         params: REGISTER_BLOCKED_WIDE,
         constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_9],
+        local_bytes: local_9,
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         switches: SW_9,
@@ -446,6 +472,7 @@ pub const KERNELS: &[KernelSpec] = &[
         cuda_source: S10.1,
         params: REGISTER_BLOCKED_WIDE,
         constraints: &[WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOADS_B_WIDE, LOCAL_9],
+        local_bytes: local_9,
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         switches: SW_9,
@@ -460,6 +487,7 @@ pub const KERNELS: &[KernelSpec] = &[
         cuda_source: S11.1,
         params: &[P_RX, P_RY, P_RK],
         constraints: &[RK_IS_RY],
+        local_bytes: local_none,
         launch: Launch {
             local: |_| (8, 8),
             per_item: |c| (c.u("RX"), c.u("RY")),

@@ -5,3 +5,6 @@
 
 pub mod grid;
 pub mod strategy;
+pub mod space;
+pub mod store;
+pub mod search;

@@ -49,3 +49,8 @@ pub trait Strategy {
 
 /// The strategies gemmlab offers, by name.
 pub const NAMES: &[&str] = &["exhaustive", "random", "anneal", "genetic"];
+
+/// The strategy called `name`. (Placeholder until the strategies land.)
+pub fn by_name(name: &str) -> Result<Box<dyn Strategy + Send>, String> {
+    Err(format!("unknown strategy {name}; known: {}", NAMES.join(", ")))
+}

@@ -1,0 +1,406 @@
+//! One search: a strategy walks a space on one session. Compiling is CPU work
+//! and measuring is device work, so they are pipelined: worker threads (one per
+//! host core by default) compile the points the strategy asked for with the
+//! session's `Compiler`, while this thread loads, checks and times each finished
+//! artefact on the device. Every outcome is appended to the store at once;
+//! points the store already holds are answered from it without compiling.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::space::{Candidate, Space};
+use super::store::{fnv1a, Key, Phase, Record, Store};
+use super::strategy::{self, Rng};
+use crate::backend::{Artefact, Backend};
+use crate::error::{Error, Result};
+use crate::experiment::Problem;
+use crate::gemm::driver::{prepare_built, KernelRunner, Session, Status};
+use crate::measure::{gflops, interleaved, CacheState, Plan, Stats, Timed};
+use crate::occupancy;
+use crate::progress::Progress;
+
+/// When a search stops.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    /// Points to try (answered from the store or measured).
+    pub configs: Option<usize>,
+    /// Wall seconds of the search.
+    pub seconds: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SearchOptions {
+    pub strategy: String,
+    pub budget: Budget,
+    pub seed: u64,
+    /// Timed samples per point while searching (after one warm-up launch).
+    pub reps: usize,
+    /// Compile threads.
+    pub workers: usize,
+    /// A point whose checked run is this many times slower than the best so far
+    /// is not timed further: its one launch is its time, and it is marked pruned.
+    pub prune: f64,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            strategy: "anneal".into(),
+            budget: Budget {
+                configs: Some(200),
+                seconds: None,
+            },
+            seed: 1,
+            reps: 3,
+            workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            prune: 4.0,
+        }
+    }
+}
+
+/// One point of this search and what became of it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Tried {
+    pub point: usize,
+    pub candidate: Candidate,
+    pub record: Record,
+    /// Answered from the store, not measured in this run.
+    pub cached: bool,
+    /// Seconds since the search started when the outcome was known.
+    pub elapsed_s: f64,
+}
+
+/// A finished search.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SearchResult {
+    pub toolchain: crate::backend::Toolchain,
+    pub device: String,
+    pub kernel: String,
+    pub size: (usize, usize, usize),
+    pub strategy: String,
+    pub options: SearchOptions,
+    pub space_summary: String,
+    pub space_size: usize,
+    pub tried: Vec<Tried>,
+    pub wall_s: f64,
+    /// Sum of compile times over the worker threads (CPU seconds of compiling).
+    pub compile_s: f64,
+    /// Seconds the device thread spent loading, checking and timing.
+    pub device_s: f64,
+    /// Why it stopped: budget, time, space exhausted, strategy done.
+    pub stopped: String,
+}
+
+impl SearchResult {
+    /// Points measured in this run (not answered from the store).
+    pub fn measured(&self) -> usize {
+        self.tried.iter().filter(|t| !t.cached).count()
+    }
+
+    /// Measured points per wall second, compile included.
+    pub fn rate(&self) -> Option<f64> {
+        (self.wall_s > 0.0 && self.measured() > 0).then(|| self.measured() as f64 / self.wall_s)
+    }
+
+    /// The best verified points, fastest first.
+    pub fn ranked(&self) -> Vec<&Tried> {
+        let mut ok: Vec<&Tried> = self
+            .tried
+            .iter()
+            .filter(|t| t.record.status.is_ok() && t.record.gflops.is_some() && !t.record.pruned)
+            .collect();
+        ok.sort_by(|a, b| b.record.gflops.partial_cmp(&a.record.gflops).unwrap_or(std::cmp::Ordering::Equal));
+        ok
+    }
+}
+
+/// The store key of a candidate on a session.
+pub fn key_for(session: &Session, space: &Space, c: &Candidate, size: (usize, usize, usize)) -> Key {
+    let be = session.backend.borrow();
+    let info = be.info();
+    Key {
+        toolchain: info.toolchain,
+        driver: info.driver_version.clone(),
+        compiler: info.compiler_version.clone(),
+        kernel: space.spec.id.to_string(),
+        source: fnv1a(&space.spec.source(info.toolchain)),
+        m: size.0,
+        n: size.1,
+        k: size.2,
+        config: c.config.clone(),
+        hints: c.hints.clone(),
+    }
+}
+
+type Compiled = (usize, Candidate, Result<Artefact>, f64);
+
+/// Runs one search. Kernel-level failures are outcomes; errors are for the run
+/// itself (an unknown strategy, a store that cannot be written).
+pub fn search(
+    session: &mut Session,
+    space: &Space,
+    problem: &Problem,
+    store: &mut Store,
+    opts: &SearchOptions,
+    progress: &Progress,
+) -> Result<SearchResult> {
+    if opts.budget.configs == Some(0) || opts.budget.seconds.is_some_and(|s| s <= 0.0) {
+        return Err(Error::invalid("a tuning budget of 0 tries nothing: give --budget above 0"));
+    }
+    let mut strategy = strategy::by_name(&opts.strategy).map_err(Error::invalid)?;
+    let size = (problem.ops.m, problem.ops.n, problem.ops.k);
+    let info = session.backend.borrow().info().clone();
+    let spec = space.spec;
+    let source = spec.source(info.toolchain);
+    let compiler = session.backend.borrow().compiler();
+    let limit = opts.budget.configs.unwrap_or(usize::MAX).min(space.len());
+    let workers = opts.workers.max(1);
+    let depth = 2 * workers;
+    let plan = Plan {
+        warmup: 1,
+        reps: opts.reps.max(1),
+        cache: CacheState::Warm,
+        batch: None,
+        budget_s: None,
+        check: Default::default(),
+    };
+    let started = Instant::now();
+    let mut rng = Rng::new(opts.seed);
+    let mut tried: Vec<Tried> = Vec::new();
+    let mut best = 0.0f64;
+    let mut compile_s = 0.0;
+    let mut device_s = 0.0;
+    let mut asked = 0usize;
+    let mut stopped = String::new();
+    let cancel = AtomicBool::new(false);
+    let (job_tx, job_rx) = mpsc::channel::<(usize, Candidate)>();
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    let (done_tx, done_rx) = mpsc::channel::<Compiled>();
+
+    let outcome: Result<()> = std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let rx = Arc::clone(&job_rx);
+            let tx = done_tx.clone();
+            let compiler = Arc::clone(&compiler);
+            let (source, cancel) = (&source, &cancel);
+            scope.spawn(move || loop {
+                let job = match rx.lock() {
+                    Ok(guard) => guard.recv(),
+                    Err(_) => return,
+                };
+                let Ok((point, cand)) = job else { return };
+                if cancel.load(Ordering::Relaxed) {
+                    continue;
+                }
+                let options = spec.compile_options(&cand.config, &cand.hints, compiler.toolchain());
+                let t = Instant::now();
+                let r = compiler.compile(spec.entry, source, &options);
+                if tx.send((point, cand, r, t.elapsed().as_secs_f64())).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(done_tx);
+        let mut in_flight = 0usize;
+        let result = (|| -> Result<()> {
+            loop {
+                let out_of_time = opts
+                    .budget
+                    .seconds
+                    .is_some_and(|s| started.elapsed().as_secs_f64() >= s);
+                if out_of_time && stopped.is_empty() {
+                    stopped = "time budget reached".into();
+                    cancel.store(true, Ordering::Relaxed);
+                }
+                let mut strategy_done = false;
+                while stopped.is_empty() && in_flight < depth && asked < limit {
+                    let want = (depth - in_flight).min(limit - asked);
+                    let points = strategy.ask(&space.grid, want, &mut rng);
+                    if points.is_empty() {
+                        strategy_done = true;
+                        break;
+                    }
+                    for p in points.into_iter().take(limit - asked) {
+                        asked += 1;
+                        let cand = space.candidate(p);
+                        let key = key_for(session, space, &cand, size);
+                        if let Some(r) = store.lookup(&key) {
+                            let score = score_of(r);
+                            if let Some(g) = score {
+                                best = best.max(g);
+                            }
+                            strategy.tell(&space.grid, p, score);
+                            tried.push(Tried {
+                                point: p,
+                                candidate: cand,
+                                record: r.clone(),
+                                cached: true,
+                                elapsed_s: started.elapsed().as_secs_f64(),
+                            });
+                            progress.inc(1);
+                        } else {
+                            job_tx
+                                .send((p, cand))
+                                .map_err(|_| Error::invalid("internal: compile workers stopped"))?;
+                            in_flight += 1;
+                        }
+                    }
+                }
+                if in_flight == 0 {
+                    if stopped.is_empty() {
+                        stopped = if asked >= space.len() {
+                            "every point of the space tried".into()
+                        } else if asked >= limit {
+                            "budget of configurations reached".into()
+                        } else if strategy_done {
+                            "the strategy finished".into()
+                        } else {
+                            continue;
+                        };
+                    }
+                    return Ok(());
+                }
+                let Ok((point, cand, compiled, secs)) = done_rx.recv() else {
+                    return Err(Error::invalid("internal: compile workers stopped"));
+                };
+                in_flight -= 1;
+                compile_s += secs;
+                if !stopped.is_empty() {
+                    continue; // out of time: compiled but not measured, so not recorded
+                }
+                let key = key_for(session, space, &cand, size);
+                progress.set_message(format!("{} {}: {}", spec.id, info.toolchain, cand.describe()));
+                let t = Instant::now();
+                let record = measure(session, space, problem, &plan, opts, key, compiled, best);
+                device_s += t.elapsed().as_secs_f64();
+                let score = score_of(&record);
+                if let Some(g) = score {
+                    best = best.max(g);
+                }
+                strategy.tell(&space.grid, point, score);
+                store.append(record.clone())?;
+                tried.push(Tried {
+                    point,
+                    candidate: cand,
+                    record,
+                    cached: false,
+                    elapsed_s: started.elapsed().as_secs_f64(),
+                });
+                progress.inc(1);
+            }
+        })();
+        cancel.store(true, Ordering::Relaxed);
+        drop(job_tx);
+        // Drain so that no worker blocks on a full queue (the channel is unbounded; this only waits).
+        for _ in done_rx.iter() {}
+        result
+    });
+    outcome?;
+    Ok(SearchResult {
+        toolchain: info.toolchain,
+        device: info.name.clone(),
+        kernel: spec.id.to_string(),
+        size,
+        strategy: strategy.name().to_string(),
+        options: opts.clone(),
+        space_summary: space.summary(),
+        space_size: space.len(),
+        tried,
+        wall_s: started.elapsed().as_secs_f64(),
+        compile_s,
+        device_s,
+        stopped,
+    })
+}
+
+/// The score a strategy sees: verified GFLOP/s; pruned points count with their
+/// one launch (they are slow, and the strategy should learn that).
+fn score_of(r: &Record) -> Option<f64> {
+    r.status.is_ok().then_some(r.gflops).flatten()
+}
+
+/// Loads, checks and times one compiled point on the device.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    session: &mut Session,
+    space: &Space,
+    problem: &Problem,
+    plan: &Plan,
+    opts: &SearchOptions,
+    key: Key,
+    compiled: Result<Artefact>,
+    best: f64,
+) -> Record {
+    let (m, n, k) = (problem.ops.m, problem.ops.n, problem.ops.k);
+    let spec = space.spec;
+    let info = session.backend.borrow().info().clone();
+    let mut record = Record {
+        key,
+        phase: Phase::Search,
+        status: Status::Ok,
+        gflops: None,
+        time: None,
+        pruned: false,
+        resources: None,
+        occupancy: None,
+        compile_ms: None,
+        device_s: 0.0,
+        strategy: opts.strategy.clone(),
+        at_utc: crate::results::utc_now(),
+    };
+    let t = Instant::now();
+    let artefact = match compiled {
+        Ok(a) => a,
+        Err(e) => {
+            record.status = Status::CompileError(e.to_string());
+            return record;
+        }
+    };
+    record.compile_ms = Some(artefact.report.compile_ms);
+    let config = record.key.config.clone();
+    let hints = record.key.hints.clone();
+    let attempt = prepare_built(
+        session,
+        spec,
+        &config,
+        &hints,
+        &problem.ops,
+        &problem.reference,
+        false,
+        artefact,
+    );
+    if let Some(b) = &attempt.build {
+        record.resources = b.kernel(spec.entry).cloned();
+        if let Some(r) = &record.resources {
+            record.occupancy = occupancy::for_kernel(&info, r, spec.threads_per_group(&config));
+        }
+    }
+    record.status = attempt.status.clone();
+    if let Some(p) = attempt.prepared {
+        let one = gflops(m, n, k, p.check_ns as f64);
+        if best > 0.0 && one * opts.prune < best {
+            record.pruned = true;
+            record.gflops = Some(one);
+            record.time = Stats::from_samples(&[p.check_ns]);
+        } else {
+            let mut runner = KernelRunner {
+                session,
+                prepared: &p,
+            };
+            match interleaved(&mut [&mut runner as &mut dyn Timed], plan).remove(0) {
+                Ok(stats) => {
+                    record.gflops = Some(gflops(m, n, k, stats.median_ns));
+                    record.time = Some(stats);
+                }
+                Err(e) => record.status = Status::LaunchError(e.to_string()),
+            }
+        }
+        p.release(session);
+    }
+    record.device_s = t.elapsed().as_secs_f64();
+    record
+}

@@ -1,0 +1,507 @@
+//! The search space of one kernel on one device and toolchain: every value of
+//! every parameter the registry allows (or the values asked for), the hint
+//! switches, and register caps; filtered by the registry's constraints and the
+//! device's limits before anything is compiled, with a count of what each rule
+//! removed, so an empty space says why it is empty.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::grid::Grid;
+use crate::backend::{DeviceInfo, Toolchain};
+use crate::error::{Error, Result};
+use crate::kernels::{Config, Hints, KernelSpec};
+
+/// Register caps tried by default: none, then the steps where a 256-thread
+/// group's occupancy changes on NVIDIA GPUs since Kepler (64K registers per SM).
+pub const DEFAULT_CAPS: &[u32] = &[32, 64, 96, 128, 168, 255];
+
+/// What the user asked the space to hold.
+#[derive(Debug, Clone, Default)]
+pub struct SpaceRequest {
+    /// Values to try per parameter (NAME -> values); others take every allowed value.
+    pub values: BTreeMap<String, Vec<i64>>,
+    /// Switches to vary (on and off); others stay in their published state.
+    /// `None`: every switch the kernel has that can be used on this device.
+    pub switches: Option<Vec<String>>,
+    /// Register caps to try besides none; `None`: `DEFAULT_CAPS`.
+    pub caps: Option<Vec<u32>>,
+}
+
+/// One dimension of the space.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Axis {
+    Param { name: String, values: Vec<i64> },
+    Switch { name: String, values: Vec<bool> },
+    Cap { values: Vec<Option<u32>> },
+}
+
+impl Axis {
+    pub fn name(&self) -> &str {
+        match self {
+            Axis::Param { name, .. } | Axis::Switch { name, .. } => name,
+            Axis::Cap { .. } => "maxrregcount",
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Axis::Param { values, .. } => values.len(),
+            Axis::Switch { values, .. } => values.len(),
+            Axis::Cap { values } => values.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// How many points a rule removed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Removal {
+    pub rule: String,
+    pub removed: u128,
+}
+
+/// One point of the space in the kernel's terms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub config: Config,
+    pub hints: Hints,
+}
+
+impl Candidate {
+    pub fn describe(&self) -> String {
+        let h = self.hints.describe(true);
+        if h.is_empty() || h == "published" {
+            self.config.describe()
+        } else {
+            format!("{} {h}", self.config.describe())
+        }
+    }
+}
+
+/// The filtered space.
+#[derive(Debug, Clone)]
+pub struct Space {
+    pub spec: &'static KernelSpec,
+    pub toolchain: Toolchain,
+    pub axes: Vec<Axis>,
+    pub grid: Grid,
+    /// Size of the product of the axes before filtering.
+    pub before: u128,
+    /// What each rule removed, in the order the rules were applied.
+    pub removals: Vec<Removal>,
+    /// Things about the space a reader should know (switches or caps left out, and why).
+    pub notes: Vec<String>,
+}
+
+impl Space {
+    /// Builds the space of `spec` on `device` as `request` asks. Errors: an unknown
+    /// parameter or switch, a value the registry does not allow, a space that
+    /// filters to nothing (naming what removed what).
+    pub fn build(spec: &'static KernelSpec, device: &DeviceInfo, request: &SpaceRequest) -> Result<Space> {
+        let toolchain = device.toolchain;
+        let mut notes = Vec::new();
+        for name in request.values.keys() {
+            if !spec.params.iter().any(|p| p.name == name) {
+                let names: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
+                return Err(Error::invalid(format!(
+                    "{} has no parameter {name}; its parameters: {}",
+                    spec.id,
+                    if names.is_empty() { "none".into() } else { names.join(", ") }
+                )));
+            }
+        }
+        let mut axes = Vec::new();
+        for p in spec.params {
+            let values = match request.values.get(p.name) {
+                Some(v) => {
+                    if let Some(bad) = v.iter().find(|x| !p.allowed.is_empty() && !p.allowed.contains(x)) {
+                        return Err(Error::Constraint {
+                            kernel: spec.id.into(),
+                            message: format!("{} must be one of {:?} ({})", p.name, p.allowed, p.meaning),
+                            values: format!("{}={bad}", p.name),
+                        });
+                    }
+                    let mut v = v.clone();
+                    v.sort_unstable();
+                    v.dedup();
+                    v
+                }
+                None if p.allowed.is_empty() => vec![p.default],
+                None => p.allowed.to_vec(),
+            };
+            axes.push(Axis::Param {
+                name: p.name.to_string(),
+                values,
+            });
+        }
+        let nvidia_only_ok = toolchain == Toolchain::Cuda || device.is_nvidia();
+        let wanted: Vec<String> = match &request.switches {
+            Some(list) => {
+                for name in list {
+                    if !spec.has_switch(name) {
+                        let names: Vec<&str> = spec.switches.iter().map(|s| s.name()).collect();
+                        return Err(Error::invalid(format!(
+                            "{} has no switch {name}; its switches: {}",
+                            spec.id,
+                            if names.is_empty() { "none".into() } else { names.join(", ") }
+                        )));
+                    }
+                }
+                list.clone()
+            }
+            None => spec.switches.iter().map(|s| s.name().to_string()).collect(),
+        };
+        for s in spec.switches {
+            if !wanted.iter().any(|w| w == s.name()) {
+                continue;
+            }
+            if s.switch.opencl_needs_nvidia && !nvidia_only_ok {
+                notes.push(format!(
+                    "{} stays off: OpenCL C has no such operation and {} takes no NVIDIA inline PTX",
+                    s.name(),
+                    device.platform
+                ));
+                continue;
+            }
+            let published = s.published(toolchain);
+            // Published state first, so the first point of a fresh search is the published kernel.
+            axes.push(Axis::Switch {
+                name: s.name().to_string(),
+                values: vec![published, !published],
+            });
+        }
+        let caps_apply = toolchain == Toolchain::Cuda || device.is_nvidia();
+        let mut caps: Vec<Option<u32>> = vec![None];
+        match (&request.caps, caps_apply) {
+            (Some(list), false) if !list.is_empty() => {
+                return Err(Error::invalid(format!(
+                    "register caps cannot be tuned on {}: it has no register-cap option",
+                    device.platform
+                )))
+            }
+            (_, false) => notes.push(format!(
+                "no register caps: {} has no register-cap option",
+                device.platform
+            )),
+            (list, true) => {
+                let list = list.clone().unwrap_or_else(|| DEFAULT_CAPS.to_vec());
+                if let Some(bad) = list.iter().find(|&&r| !(16..=255).contains(&r)) {
+                    return Err(Error::invalid(format!(
+                        "register cap {bad}: NVIDIA compilers take caps from 16 to 255"
+                    )));
+                }
+                let mut list = list;
+                list.sort_unstable();
+                list.dedup();
+                caps.extend(list.into_iter().map(Some));
+            }
+        }
+        axes.push(Axis::Cap { values: caps });
+        let before: u128 = axes.iter().map(|a| a.len() as u128).product();
+
+        // Parameters first: every registry constraint and device limit that
+        // depends on them alone, the first failing rule taking the blame.
+        let param_axes: Vec<(&str, &Vec<i64>)> = axes
+            .iter()
+            .filter_map(|a| match a {
+                Axis::Param { name, values } => Some((name.as_str(), values)),
+                _ => None,
+            })
+            .collect();
+        let rest: u128 = axes
+            .iter()
+            .filter(|a| !matches!(a, Axis::Param { .. }))
+            .map(|a| a.len() as u128)
+            .product();
+        let mut removals: Vec<Removal> = Vec::new();
+        let mut blame = |rule: String, n: u128| match removals.iter_mut().find(|r| r.rule == rule) {
+            Some(r) => r.removed += n,
+            None => removals.push(Removal { rule, removed: n }),
+        };
+        let mut valid_params: Vec<Vec<u8>> = Vec::new();
+        for coords in product(&param_axes.iter().map(|(_, v)| v.len()).collect::<Vec<_>>()) {
+            let config = Config(
+                param_axes
+                    .iter()
+                    .zip(&coords)
+                    .map(|((n, v), &i)| (n.to_string(), v[i as usize]))
+                    .collect(),
+            );
+            match param_rule(spec, device, &config) {
+                Some(rule) => blame(rule, rest),
+                None => valid_params.push(coords),
+            }
+        }
+        // Then switches and caps: a cap too small for the work-group's register
+        // file share is removed, everything else is kept.
+        let n_param = param_axes.len();
+        let other_sizes: Vec<usize> = axes[n_param..].iter().map(Axis::len).collect();
+        let cap_axis = axes.len() - 1;
+        let mut points = Vec::new();
+        for pc in &valid_params {
+            let config = config_of(&axes, pc);
+            let threads = spec.threads_per_group(&config) as u64;
+            for oc in product(&other_sizes) {
+                let mut coords = pc.clone();
+                coords.extend_from_slice(&oc);
+                if let Axis::Cap { values } = &axes[cap_axis] {
+                    if let (Some(cap), Some(file)) =
+                        (values[coords[cap_axis] as usize], device.registers_per_block)
+                    {
+                        if u64::from(cap) * threads > u64::from(file) {
+                            blame(
+                                format!("device limit: cap x work-group size exceeds the {file} registers a work-group may use"),
+                                1,
+                            );
+                            continue;
+                        }
+                    }
+                }
+                points.push(coords);
+            }
+        }
+        let grid = Grid::new(axes.iter().map(Axis::len).collect(), points);
+        if grid.is_empty() {
+            let why: Vec<String> = removals
+                .iter()
+                .map(|r| format!("  {} removed {}", r.rule, r.removed))
+                .collect();
+            return Err(Error::invalid(format!(
+                "the search space of {} on {} is empty: all {before} points were filtered out:\n{}",
+                spec.id,
+                device.label(),
+                why.join("\n")
+            )));
+        }
+        Ok(Space {
+            spec,
+            toolchain,
+            axes,
+            grid,
+            before,
+            removals,
+            notes,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.grid.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.grid.is_empty()
+    }
+
+    /// The candidate at `point`.
+    pub fn candidate(&self, point: usize) -> Candidate {
+        let coords = self.grid.coords(point);
+        let config = config_of(&self.axes, coords);
+        let mut hints = Hints::default();
+        for (axis, &i) in self.axes.iter().zip(coords) {
+            match axis {
+                // Only switches away from this toolchain's published state are
+                // recorded, so "published" reads as published in every result.
+                Axis::Switch { name, values } => {
+                    let on = values[i as usize];
+                    if Some(on) != self.published(name) {
+                        hints.switches.insert(name.clone(), on);
+                    }
+                }
+                Axis::Cap { values } => hints.max_registers = values[i as usize],
+                Axis::Param { .. } => {}
+            }
+        }
+        Candidate { config, hints }
+    }
+
+    fn published(&self, switch: &str) -> Option<bool> {
+        self.spec
+            .switches
+            .iter()
+            .find(|s| s.name() == switch)
+            .map(|s| s.published(self.toolchain))
+    }
+
+    /// The point holding this candidate, if the space has it.
+    pub fn find(&self, c: &Candidate) -> Option<usize> {
+        let own = &c.hints;
+        let mut coords = Vec::with_capacity(self.axes.len());
+        for axis in &self.axes {
+            let i = match axis {
+                Axis::Param { name, values } => values.iter().position(|v| *v == c.config.get(name))?,
+                Axis::Switch { name, values } => {
+                    let published = self.published(name)?;
+                    let on = own.switch(name).unwrap_or(published);
+                    values.iter().position(|v| *v == on)?
+                }
+                Axis::Cap { values } => values.iter().position(|v| *v == own.max_registers)?,
+            };
+            coords.push(i as u8);
+        }
+        self.grid.find(&coords)
+    }
+
+    /// "TSM 5 x TSN 5 x ... = 18750 points, 2310 after filtering".
+    pub fn summary(&self) -> String {
+        let dims: Vec<String> = self
+            .axes
+            .iter()
+            .map(|a| format!("{} {}", a.name(), a.len()))
+            .collect();
+        format!(
+            "{} on {}: {} = {} points before filtering, {} after",
+            self.spec.id,
+            self.toolchain,
+            dims.join(" x "),
+            self.before,
+            self.len()
+        )
+    }
+}
+
+fn config_of(axes: &[Axis], coords: &[u8]) -> Config {
+    Config(
+        axes.iter()
+            .zip(coords)
+            .filter_map(|(a, &i)| match a {
+                Axis::Param { name, values } => Some((name.clone(), values[i as usize])),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// The first rule a parameter configuration breaks: a registry constraint (its
+/// message) or a device limit.
+fn param_rule(spec: &KernelSpec, device: &DeviceInfo, c: &Config) -> Option<String> {
+    for k in spec.constraints {
+        if !(k.holds)(c) {
+            return Some(format!("constraint: {}", k.message));
+        }
+    }
+    let threads = spec.threads_per_group(c) as u64;
+    if let Some(max) = device.max_work_group_size {
+        if threads > max {
+            return Some(format!("device limit: work-group larger than the device's {max} work-items"));
+        }
+    }
+    if let Some(local) = device.local_mem_bytes {
+        if (spec.local_bytes)(c) as u64 > local {
+            return Some(format!("device limit: local tiles larger than the device's {local} bytes of local memory"));
+        }
+    }
+    None
+}
+
+/// Every coordinate vector of a product of dimension sizes, in order.
+fn product(sizes: &[usize]) -> Vec<Vec<u8>> {
+    let mut out = vec![Vec::new()];
+    for &s in sizes {
+        let mut next = Vec::with_capacity(out.len() * s);
+        for p in &out {
+            for v in 0..s {
+                let mut q = p.clone();
+                q.push(v as u8);
+                next.push(q);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::DeviceKind;
+    use crate::kernels;
+
+    fn device(toolchain: Toolchain, nvidia: bool) -> DeviceInfo {
+        DeviceInfo {
+            toolchain,
+            id: "x:0".into(),
+            name: if nvidia { "NVIDIA H200".into() } else { "cpu-pthread".into() },
+            vendor: if nvidia { "NVIDIA Corporation".into() } else { "GenuineIntel".into() },
+            platform: if nvidia { "NVIDIA CUDA".into() } else { "Portable Computing Language".into() },
+            kind: DeviceKind::Gpu,
+            driver_version: None,
+            runtime_version: None,
+            compiler_version: None,
+            compute_capability: None,
+            compute_units: None,
+            clock_mhz: None,
+            global_mem_bytes: None,
+            local_mem_bytes: Some(48 * 1024),
+            shared_mem_per_sm_bytes: None,
+            max_work_group_size: Some(1024),
+            registers_per_block: Some(65536),
+            registers_per_sm: None,
+            max_threads_per_sm: None,
+            max_blocks_per_sm: None,
+            warp_size: None,
+            l2_cache_bytes: None,
+            pci_bus_id: None,
+        }
+    }
+
+    #[test]
+    fn every_point_is_valid_and_round_trips() {
+        let spec = kernels::find("gemm6").unwrap();
+        let d = device(Toolchain::Cuda, true);
+        let s = Space::build(spec, &d, &SpaceRequest::default()).unwrap();
+        assert!(s.len() > 100 && (s.len() as u128) < s.before, "{}", s.summary());
+        let removed: u128 = s.removals.iter().map(|r| r.removed).sum();
+        assert_eq!(removed + s.len() as u128, s.before);
+        for i in (0..s.len()).step_by(97) {
+            let c = s.candidate(i);
+            spec.validate(&c.config).unwrap();
+            assert_eq!(s.find(&c), Some(i));
+            if let Some(cap) = c.hints.max_registers {
+                assert!(u64::from(cap) * spec.threads_per_group(&c.config) as u64 <= 65536);
+            }
+        }
+        // Point 0 is the published state of every switch, without a cap.
+        let first = s.candidate(0);
+        assert!(first.hints.switches.is_empty() && first.hints.max_registers.is_none());
+    }
+
+    #[test]
+    fn pocl_has_no_caps_and_no_nvidia_switches() {
+        let spec = kernels::find("gemm8").unwrap();
+        let d = device(Toolchain::OpenCl, false);
+        let s = Space::build(spec, &d, &SpaceRequest::default()).unwrap();
+        assert!(s.axes.iter().all(|a| a.name() != "USE_LDG" && a.name() != "USE_SHUFFLE"));
+        assert!(matches!(s.axes.last(), Some(Axis::Cap { values }) if values == &vec![None]));
+        assert!(s.notes.iter().any(|n| n.contains("USE_SHUFFLE")));
+        let e = Space::build(spec, &d, &SpaceRequest { caps: Some(vec![64]), ..Default::default() });
+        assert!(e.unwrap_err().to_string().contains("register-cap"));
+    }
+
+    #[test]
+    fn bad_requests_say_what_is_wrong() {
+        let spec = kernels::find("gemm6").unwrap();
+        let d = device(Toolchain::Cuda, true);
+        let mut r = SpaceRequest::default();
+        r.values.insert("BOGUS".into(), vec![1]);
+        let e = Space::build(spec, &d, &r).unwrap_err().to_string();
+        assert!(e.contains("BOGUS") && e.contains("TSM"), "{e}");
+        let mut r = SpaceRequest::default();
+        r.values.insert("TSM".into(), vec![100]);
+        let e = Space::build(spec, &d, &r).unwrap_err().to_string();
+        assert!(e.contains("TSM must be one of"), "{e}");
+        let r = SpaceRequest { switches: Some(vec!["NOPE".into()]), ..Default::default() };
+        assert!(Space::build(spec, &d, &r).unwrap_err().to_string().contains("NOPE"));
+        // TSM = 16 with TSN = 256 breaks "TSM must equal TSN": nothing is left, and the error says so.
+        let mut r = SpaceRequest::default();
+        r.values.insert("TSM".into(), vec![16]);
+        r.values.insert("TSN".into(), vec![256]);
+        let e = Space::build(spec, &d, &r).unwrap_err().to_string();
+        assert!(e.contains("empty") && e.contains("TSM must equal TSN"), "{e}");
+    }
+}

@@ -1,0 +1,365 @@
+//! The tuning store: one JSON-lines file per device. The first line says which
+//! device and which gemmlab wrote it; every later line is one configuration's
+//! outcome, appended and flushed as soon as it is known, so an interrupted run
+//! loses nothing it measured and a rerun measures nothing twice. A store of
+//! another device or gemmlab version is refused; a corrupt line is skipped
+//! with a warning and the rest kept.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{DeviceInfo, KernelResources, Toolchain};
+use crate::error::{Error, Result};
+use crate::gemm::driver::Status;
+use crate::kernels::{Config, Hints};
+use crate::measure::Stats;
+
+pub const FORMAT: u32 = 1;
+
+/// The store's first line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub gemmlab_tune_store: u32,
+    pub gemmlab: String,
+    pub device: String,
+    #[serde(default)]
+    pub pci_bus_id: Option<String>,
+    pub created_utc: String,
+}
+
+/// What identifies one measured configuration on the store's device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Key {
+    pub toolchain: Toolchain,
+    pub driver: Option<String>,
+    pub compiler: Option<String>,
+    pub kernel: String,
+    /// FNV-1a of the kernel's full source: an edited kernel is a new kernel.
+    pub source: String,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub config: Config,
+    pub hints: Hints,
+}
+
+impl Key {
+    /// A canonical string for lookups (BTreeMaps serialise in order).
+    pub fn id(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// Search (few repetitions, to rank) or final (the full timing method, to report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Search,
+    Final,
+}
+
+/// One configuration's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub key: Key,
+    pub phase: Phase,
+    pub status: Status,
+    pub gflops: Option<f64>,
+    pub time: Option<Stats>,
+    /// Stopped after the checked run: it was far slower than the best so far.
+    #[serde(default)]
+    pub pruned: bool,
+    pub resources: Option<KernelResources>,
+    pub occupancy: Option<f64>,
+    pub compile_ms: Option<f64>,
+    /// Wall seconds this configuration cost the device thread (load, check, time).
+    pub device_s: f64,
+    pub strategy: String,
+    pub at_utc: String,
+}
+
+/// An open store.
+pub struct Store {
+    path: PathBuf,
+    file: File,
+    pub header: Header,
+    records: Vec<Record>,
+    search: HashMap<String, usize>,
+    /// Lines that could not be read, with their numbers.
+    pub warnings: Vec<String>,
+}
+
+/// A file name for the device: "nvidia-h200.jsonl".
+pub fn file_name(device: &DeviceInfo) -> String {
+    let slug: String = device
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect();
+    let slug = slug
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    format!("{slug}.jsonl")
+}
+
+/// FNV-1a, 64 bits: stable across Rust versions, unlike the std hasher.
+pub fn fnv1a(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+impl Store {
+    /// Opens (or creates) the store at `path` for `device`.
+    pub fn open(path: &Path, device: &DeviceInfo) -> Result<Store> {
+        let wanted = Header {
+            gemmlab_tune_store: FORMAT,
+            gemmlab: env!("CARGO_PKG_VERSION").to_string(),
+            device: device.name.clone(),
+            pci_bus_id: device.pci_bus_id.clone(),
+            created_utc: crate::results::utc_now(),
+        };
+        let io = |e: std::io::Error| Error::invalid(format!("tuning store {}: {e}", path.display()));
+        let exists = path.exists() && fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
+        let mut records = Vec::new();
+        let mut warnings = Vec::new();
+        let header = if exists {
+            let reader = BufReader::new(File::open(path).map_err(io)?);
+            let mut lines = reader.lines();
+            let first = lines.next().transpose().map_err(io)?.unwrap_or_default();
+            let header: Header = serde_json::from_str(&first).map_err(|e| {
+                Error::invalid(format!(
+                    "{} is not a gemmlab tuning store (its first line: {e}); give another --store",
+                    path.display()
+                ))
+            })?;
+            refuse_mix(path, &header, &wanted)?;
+            for (i, line) in lines.enumerate() {
+                let line = match line {
+                    Ok(l) => l,
+                    Err(e) => {
+                        warnings.push(format!("line {}: unreadable ({e}); the rest of the file is skipped", i + 2));
+                        break;
+                    }
+                };
+                if line.trim().is_empty() {
+                    continue;
+                }
+                match serde_json::from_str::<Record>(&line) {
+                    Ok(r) => records.push(r),
+                    Err(e) => warnings.push(format!("line {}: skipped ({e})", i + 2)),
+                }
+            }
+            header
+        } else {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                fs::create_dir_all(dir).map_err(io)?;
+            }
+            wanted.clone()
+        };
+        let mut file = OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
+        if !exists {
+            let line = serde_json::to_string(&header).map_err(|e| Error::invalid(e.to_string()))?;
+            writeln!(file, "{line}").map_err(io)?;
+            file.flush().map_err(io)?;
+        } else if !ends_with_newline(path) {
+            // A line cut off by an interrupt: start the next one on its own line.
+            writeln!(file).map_err(io)?;
+        }
+        let mut store = Store {
+            path: path.to_path_buf(),
+            file,
+            header,
+            records: Vec::new(),
+            search: HashMap::new(),
+            warnings,
+        };
+        for r in records {
+            store.index(r);
+        }
+        Ok(store)
+    }
+
+    fn index(&mut self, r: Record) {
+        if r.phase == Phase::Search {
+            self.search.insert(r.key.id(), self.records.len());
+        }
+        self.records.push(r);
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// The search outcome stored for this key, if any.
+    pub fn lookup(&self, key: &Key) -> Option<&Record> {
+        self.search.get(&key.id()).map(|&i| &self.records[i])
+    }
+
+    /// Appends one record and flushes it to the file before returning.
+    pub fn append(&mut self, r: Record) -> Result<()> {
+        let line = serde_json::to_string(&r).map_err(|e| Error::invalid(e.to_string()))?;
+        writeln!(self.file, "{line}")
+            .and_then(|_| self.file.flush())
+            .map_err(|e| Error::invalid(format!("tuning store {}: {e}", self.path.display())))?;
+        self.index(r);
+        Ok(())
+    }
+}
+
+fn ends_with_newline(path: &Path) -> bool {
+    fs::read(path).map(|b| b.last() == Some(&b'\n')).unwrap_or(true)
+}
+
+fn refuse_mix(path: &Path, have: &Header, want: &Header) -> Result<()> {
+    if have.gemmlab_tune_store != want.gemmlab_tune_store {
+        return Err(Error::invalid(format!(
+            "{} is a tuning store of format {}, this gemmlab writes format {}; give another --store",
+            path.display(),
+            have.gemmlab_tune_store,
+            want.gemmlab_tune_store
+        )));
+    }
+    let other_device = have.device != want.device
+        || matches!((&have.pci_bus_id, &want.pci_bus_id), (Some(a), Some(b)) if a != b);
+    if other_device {
+        return Err(Error::invalid(format!(
+            "{} holds measurements of {} ({}), not of {} ({}): one store per device, never mixed; give another --store",
+            path.display(),
+            have.device,
+            have.pci_bus_id.as_deref().unwrap_or("bus id unknown"),
+            want.device,
+            want.pci_bus_id.as_deref().unwrap_or("bus id unknown")
+        )));
+    }
+    if have.gemmlab != want.gemmlab {
+        return Err(Error::invalid(format!(
+            "{} was written by gemmlab {}, this is gemmlab {}: its kernels or timing may differ, so the two are not mixed; give another --store",
+            path.display(),
+            have.gemmlab,
+            want.gemmlab
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::DeviceKind;
+
+    fn device(name: &str) -> DeviceInfo {
+        DeviceInfo {
+            toolchain: Toolchain::OpenCl,
+            id: "opencl:0:0".into(),
+            name: name.into(),
+            vendor: "v".into(),
+            platform: "p".into(),
+            kind: DeviceKind::Cpu,
+            driver_version: None,
+            runtime_version: None,
+            compiler_version: None,
+            compute_capability: None,
+            compute_units: None,
+            clock_mhz: None,
+            global_mem_bytes: None,
+            local_mem_bytes: None,
+            shared_mem_per_sm_bytes: None,
+            max_work_group_size: None,
+            registers_per_block: None,
+            registers_per_sm: None,
+            max_threads_per_sm: None,
+            max_blocks_per_sm: None,
+            warp_size: None,
+            l2_cache_bytes: None,
+            pci_bus_id: None,
+        }
+    }
+
+    fn record(ts: i64) -> Record {
+        Record {
+            key: Key {
+                toolchain: Toolchain::OpenCl,
+                driver: Some("1".into()),
+                compiler: None,
+                kernel: "gemm2".into(),
+                source: fnv1a("src"),
+                m: 64,
+                n: 64,
+                k: 64,
+                config: Config([("TS".to_string(), ts)].into_iter().collect()),
+                hints: Hints::default(),
+            },
+            phase: Phase::Search,
+            status: Status::Ok,
+            gflops: Some(ts as f64),
+            time: None,
+            pruned: false,
+            resources: None,
+            occupancy: None,
+            compile_ms: Some(1.0),
+            device_s: 0.01,
+            strategy: "exhaustive".into(),
+            at_utc: "now".into(),
+        }
+    }
+
+    #[test]
+    fn appends_survive_reopening_and_corrupt_lines_are_skipped() {
+        let dir = std::env::temp_dir().join(format!("gemmlab-store-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let path = dir.join("x.jsonl");
+        let d = device("Some GPU");
+        let mut s = Store::open(&path, &d).unwrap();
+        s.append(record(8)).unwrap();
+        s.append(record(16)).unwrap();
+        drop(s);
+        // A line cut off mid-write, then garbage.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        write!(f, "{{\"key\": {{\"toolchain\"").unwrap();
+        drop(f);
+        let mut s = Store::open(&path, &d).unwrap();
+        assert_eq!(s.records().len(), 2);
+        assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+        assert_eq!(s.lookup(&record(16).key).and_then(|r| r.gflops), Some(16.0));
+        assert!(s.lookup(&record(32).key).is_none());
+        s.append(record(32)).unwrap();
+        drop(s);
+        let s = Store::open(&path, &d).unwrap();
+        assert_eq!(s.records().len(), 3);
+        assert!(s.lookup(&record(32).key).is_some());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn another_device_or_version_is_refused() {
+        let dir = std::env::temp_dir().join(format!("gemmlab-store-mix-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let path = dir.join("x.jsonl");
+        drop(Store::open(&path, &device("GPU A")).unwrap());
+        let e = Store::open(&path, &device("GPU B")).err().unwrap().to_string();
+        assert!(e.contains("GPU A") && e.contains("GPU B") && e.contains("never mixed"), "{e}");
+        let text = fs::read_to_string(&path).unwrap().replace(env!("CARGO_PKG_VERSION"), "0.0.0-old");
+        fs::write(&path, text).unwrap();
+        let e = Store::open(&path, &device("GPU A")).err().unwrap().to_string();
+        assert!(e.contains("0.0.0-old"), "{e}");
+        fs::write(&path, "not json\n").unwrap();
+        let e = Store::open(&path, &device("GPU A")).err().unwrap().to_string();
+        assert!(e.contains("not a gemmlab tuning store"), "{e}");
+        let _ = fs::remove_dir_all(&dir);
+        assert_eq!(file_name(&device("NVIDIA H200")), "nvidia-h200.jsonl");
+    }
+}
