@@ -4,4 +4,5 @@
 //! core while the device measures; every result goes to a per-device store.
 
 pub mod grid;
+pub mod replay;
 pub mod strategy;
