@@ -4,6 +4,7 @@
 //! core while the device measures; every result goes to a per-device store.
 
 pub mod grid;
+pub mod replay;
 pub mod strategy;
 pub mod space;
 pub mod store;

@@ -50,7 +50,214 @@ pub trait Strategy {
 /// The strategies gemmlab offers, by name.
 pub const NAMES: &[&str] = &["exhaustive", "random", "anneal", "genetic"];
 
-/// The strategy called `name`. (Placeholder until the strategies land.)
+pub mod anneal;
+pub mod exhaustive;
+pub mod genetic;
+pub mod random;
+#[cfg(test)]
+pub(crate) mod testkit;
+
+/// Tuning knobs of the guided strategies. The defaults are plain textbook
+/// choices, checked only on the tests' synthetic grids; `replay::compare` on a
+/// real device's table is the place to revisit them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Knobs {
+    /// Anneal: starting temperature as a relative score loss (0.05: a move to a
+    /// point 5 % worse than the current one, relative to the best so far, is
+    /// taken with probability 1/e).
+    pub anneal_t0: f64,
+    /// Anneal: the temperature is multiplied by this after every outcome a chain sees.
+    pub anneal_cooling: f64,
+    /// Anneal: a chain restarts after this many neighbourhoods' worth of outcomes
+    /// (2 per dimension) without a new chain best.
+    pub anneal_patience: usize,
+    /// Anneal: most chains at once; a new one starts only when the others have
+    /// nothing to propose, so a one-at-a-time tuner runs a single chain.
+    pub anneal_chains: usize,
+    /// Genetic: how many of the best evaluated points breed (and how many random
+    /// points seed them).
+    pub genetic_population: usize,
+    /// Genetic: members drawn per tournament; the best of them becomes a parent.
+    pub genetic_tournament: usize,
+    /// Genetic: probability that a child gets one coordinate moved to another value.
+    pub genetic_mutation: f64,
+}
+
+impl Default for Knobs {
+    fn default() -> Knobs {
+        Knobs {
+            anneal_t0: 0.05,
+            anneal_cooling: 0.95,
+            anneal_patience: 2,
+            anneal_chains: 4,
+            genetic_population: 16,
+            genetic_tournament: 3,
+            genetic_mutation: 0.5,
+        }
+    }
+}
+
+impl Knobs {
+    /// Why these knobs cannot work, if they cannot.
+    pub fn check(&self) -> Result<(), String> {
+        let problems = [
+            (
+                !(self.anneal_t0.is_finite() && self.anneal_t0 > 0.0),
+                "anneal_t0 must be a positive number",
+            ),
+            (
+                !(self.anneal_cooling > 0.0 && self.anneal_cooling <= 1.0),
+                "anneal_cooling must be in (0, 1]",
+            ),
+            (
+                self.anneal_patience == 0,
+                "anneal_patience must be at least 1",
+            ),
+            (self.anneal_chains == 0, "anneal_chains must be at least 1"),
+            (
+                self.genetic_population < 2,
+                "genetic_population must be at least 2",
+            ),
+            (
+                self.genetic_tournament == 0,
+                "genetic_tournament must be at least 1",
+            ),
+            (
+                !(0.0..=1.0).contains(&self.genetic_mutation),
+                "genetic_mutation must be in [0, 1]",
+            ),
+        ];
+        match problems.iter().find(|(bad, _)| *bad) {
+            Some((_, why)) => Err(format!("strategy knobs: {why}")),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The strategy called `name`, with default knobs.
 pub fn by_name(name: &str) -> Result<Box<dyn Strategy + Send>, String> {
-    Err(format!("unknown strategy {name}; known: {}", NAMES.join(", ")))
+    by_name_with(name, &Knobs::default())
+}
+
+/// The strategy called `name`, with the given knobs.
+pub fn by_name_with(name: &str, knobs: &Knobs) -> Result<Box<dyn Strategy + Send>, String> {
+    knobs.check()?;
+    match name {
+        "exhaustive" => Ok(Box::new(exhaustive::Exhaustive::new())),
+        "random" => Ok(Box::new(random::Random::new())),
+        "anneal" => Ok(Box::new(anneal::Anneal::new(knobs))),
+        "genetic" => Ok(Box::new(genetic::Genetic::new(knobs))),
+        _ => Err(format!(
+            "unknown strategy '{name}' (known: {})",
+            NAMES.join(", ")
+        )),
+    }
+}
+
+/// The points not asked for yet: membership, removal and a uniform draw, each
+/// O(1). Sized on a strategy's first ask, since strategies are built before
+/// they see their grid (a strategy serves one grid).
+#[derive(Debug, Clone, Default)]
+pub struct Unasked {
+    items: Vec<usize>,
+    /// Where each point sits in `items`; `usize::MAX` once asked.
+    pos: Vec<usize>,
+}
+
+impl Unasked {
+    /// Every one of `len` points unasked.
+    pub fn new(len: usize) -> Unasked {
+        Unasked {
+            items: (0..len).collect(),
+            pos: (0..len).collect(),
+        }
+    }
+
+    /// Fills a default (empty) set with `len` points; no-op once filled.
+    pub fn fit(&mut self, len: usize) {
+        if self.pos.is_empty() {
+            *self = Unasked::new(len);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn contains(&self, point: usize) -> bool {
+        self.pos.get(point).is_some_and(|&i| i != usize::MAX)
+    }
+
+    /// Marks `point` asked; false if it already was (or is no point).
+    pub fn take(&mut self, point: usize) -> bool {
+        if !self.contains(point) {
+            return false;
+        }
+        let i = self.pos[point];
+        self.items.swap_remove(i);
+        if let Some(&moved) = self.items.get(i) {
+            self.pos[moved] = i;
+        }
+        self.pos[point] = usize::MAX;
+        true
+    }
+
+    /// A uniformly drawn unasked point, marked asked.
+    pub fn draw(&mut self, rng: &mut Rng) -> Option<usize> {
+        if self.items.is_empty() {
+            return None;
+        }
+        let p = self.items[rng.below(self.items.len())];
+        self.take(p);
+        Some(p)
+    }
+
+    /// The unasked points, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.items.iter().copied()
+    }
+}
+
+/// A finite score, or `None`: a NaN or infinite score counts as a failure so
+/// it can never become a state or a parent.
+pub fn usable(score: Option<f64>) -> Option<f64> {
+    score.filter(|s| s.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_name_knows_every_name_and_lists_them_otherwise() {
+        for name in NAMES {
+            assert_eq!(by_name(name).unwrap().name(), *name);
+        }
+        let err = by_name("hill").err().unwrap();
+        assert!(NAMES.iter().all(|n| err.contains(n)), "{err}");
+        let bad = Knobs {
+            genetic_population: 1,
+            ..Knobs::default()
+        };
+        assert!(by_name_with("genetic", &bad).is_err());
+    }
+
+    #[test]
+    fn unasked_draws_each_point_once() {
+        let mut u = Unasked::default();
+        u.fit(50);
+        assert!(u.take(7));
+        assert!(!u.take(7));
+        assert!(!u.take(50));
+        let mut rng = Rng::new(3);
+        let mut seen: Vec<usize> = std::iter::from_fn(|| u.draw(&mut rng)).collect();
+        assert!(u.is_empty());
+        seen.push(7);
+        seen.sort_unstable();
+        assert_eq!(seen, (0..50).collect::<Vec<_>>());
+    }
 }
