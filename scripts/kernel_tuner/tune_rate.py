@@ -216,17 +216,22 @@ def dry_run(space_path):
     for w in caught:
         problems.append(f"argument list check: {w.message}")
 
+    # What the file lists, read again straight from it (not through build_problem's tables).
+    listed = {}
+    for p in space["points"]:
+        k = tuple(p["defines"][n] for n in prob.define_names) + pad3(p["block"])[:len(prob.block_names)]
+        listed[k] = p
     checked = 0
     for cfg in configs:
         params = dict(zip(prob.tune_params, cfg))
         threads, grid = util.setup_block_and_grid(prob.problem_size, prob.grid_div, params, bsn)
-        if cfg not in prob.grid_of:
+        if cfg not in listed:
             continue
-        want = point_of(prob, cfg)
+        want = listed[cfg]
         if tuple(threads) != pad3(want["block"]):
             problems.append(f"{want['defines']}: block {threads}, listed {want['block']}")
-        if tuple(grid) != prob.grid_of[cfg]:
-            problems.append(f"{want['defines']}: grid {grid}, listed {list(prob.grid_of[cfg])}")
+        if tuple(grid) != pad3(want["grid"]):
+            problems.append(f"{want['defines']}: grid {grid}, listed {want['grid']}")
         name, text = util.prepare_kernel_string(space["entry"], space["source"], params, grid, threads,
                                                 bsn, "CUPY", prob.defines)
         head = text[:len(text) - len(space["source"])]
@@ -258,8 +263,10 @@ def install_cupy14_uuid_shim():
 
     CupyFunctions.__init__ records the device UUID as
         str(uuid.UUID(bytes=cp.cuda.runtime.getDeviceProperties(device)["uuid"]))
-    With CuPy 14 that value is not 16 bytes long, and uuid.UUID raises
-    "bytes is not a 16-char string" before any tuning starts. The UUID only goes into
+    shared/GPU.md reports that with CuPy 14 that value is not always 16 bytes long, and
+    uuid.UUID then raises "bytes is not a 16-char string" before any tuning starts (on
+    the H200 these scripts were tried on, CuPy 14.2 gave 16 bytes and the shim changed
+    nothing; a device whose UUID holds a zero byte may be what differs). The UUID only goes into
     kernel_tuner's environment record; nothing is decided by it. So the backend's
     module-level `uuid` name is pointed at a stand-in whose UUID() brings such a value to
     16 bytes (truncated or zero-padded) and otherwise behaves as uuid.UUID. It is done on
@@ -469,6 +476,7 @@ def run(space_path, out_path, args):
             "device_name": jsonable(env.get("device_name")) if isinstance(env, dict) else None,
             "compute_capability": jsonable(env.get("compute_capability")) if isinstance(env, dict) else None,
             "cuda_driver_version": jsonable(env.get("cuda_version")) if isinstance(env, dict) else None,
+            "device_uuid": jsonable(env.get("uuid")) if isinstance(env, dict) else None,  # via the uuid shim
             "nvrtc_version": jsonable(_nvrtc_version(cp)),
         },
         "wall_s": wall_s,

@@ -559,7 +559,8 @@ impl Backend for CudaBackend {
 
     fn load(&mut self, what: &str, artefact: Artefact) -> Result<(Program, BuildReport)> {
         #[allow(irrefutable_let_patterns)]
-        let Image::Cubin(cubin) = artefact.image else {
+        let Image::Cubin(cubin) = artefact.image
+        else {
             return Err(Error::invalid(format!(
                 "internal: {what}: an artefact of another toolchain given to CUDA"
             )));

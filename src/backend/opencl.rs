@@ -414,15 +414,15 @@ impl Backend for OpenClBackend {
 
     fn load(&mut self, _what: &str, artefact: Artefact) -> Result<(Program, BuildReport)> {
         #[allow(irrefutable_let_patterns)] // without the cuda feature OpenCL is the only image
-        let Image::OpenCl(BuiltProgram(program)) = artefact.image else {
+        let Image::OpenCl(BuiltProgram(program)) = artefact.image
+        else {
             return Err(Error::invalid(
                 "internal: an artefact of another toolchain given to OpenCL",
             ));
         };
         let mut kernels = HashMap::new();
         for k in &artefact.report.kernels {
-            let kernel =
-                Kernel::create(&program, &k.name).map_err(|e| api("clCreateKernel", e))?;
+            let kernel = Kernel::create(&program, &k.name).map_err(|e| api("clCreateKernel", e))?;
             kernels.insert(k.name.clone(), kernel);
         }
         let id = self.id();

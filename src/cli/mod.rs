@@ -4,6 +4,7 @@ pub mod devices;
 pub mod ptx;
 pub mod report;
 pub mod sweep;
+pub mod tune;
 
 use gemmlab::gemm::driver::Status;
 use gemmlab::results::Measurement;

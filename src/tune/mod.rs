@@ -3,9 +3,11 @@
 //! anything is compiled; a strategy picks points; compilation runs on every CPU
 //! core while the device measures; every result goes to a per-device store.
 
+pub mod bests;
 pub mod grid;
 pub mod replay;
-pub mod strategy;
+pub mod run;
+pub mod search;
 pub mod space;
 pub mod store;
-pub mod search;
+pub mod strategy;

@@ -5,6 +5,7 @@
 //! artefact on the device. Every outcome is appended to the store at once;
 //! points the store already holds are answered from it without compiling.
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -113,13 +114,23 @@ impl SearchResult {
             .iter()
             .filter(|t| t.record.status.is_ok() && t.record.gflops.is_some() && !t.record.pruned)
             .collect();
-        ok.sort_by(|a, b| b.record.gflops.partial_cmp(&a.record.gflops).unwrap_or(std::cmp::Ordering::Equal));
+        ok.sort_by(|a, b| {
+            b.record
+                .gflops
+                .partial_cmp(&a.record.gflops)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
         ok
     }
 }
 
 /// The store key of a candidate on a session.
-pub fn key_for(session: &Session, space: &Space, c: &Candidate, size: (usize, usize, usize)) -> Key {
+pub fn key_for(
+    session: &Session,
+    space: &Space,
+    c: &Candidate,
+    size: (usize, usize, usize),
+) -> Key {
     let be = session.backend.borrow();
     let info = be.info();
     Key {
@@ -149,7 +160,9 @@ pub fn search(
     progress: &Progress,
 ) -> Result<SearchResult> {
     if opts.budget.configs == Some(0) || opts.budget.seconds.is_some_and(|s| s <= 0.0) {
-        return Err(Error::invalid("a tuning budget of 0 tries nothing: give --budget above 0"));
+        return Err(Error::invalid(
+            "a tuning budget of 0 tries nothing: give --budget above 0",
+        ));
     }
     let mut strategy = strategy::by_name(&opts.strategy).map_err(Error::invalid)?;
     let size = (problem.ops.m, problem.ops.n, problem.ops.k);
@@ -199,49 +212,70 @@ pub fn search(
                 let options = spec.compile_options(&cand.config, &cand.hints, compiler.toolchain());
                 let t = Instant::now();
                 let r = compiler.compile(spec.entry, source, &options);
-                if tx.send((point, cand, r, t.elapsed().as_secs_f64())).is_err() {
+                if tx
+                    .send((point, cand, r, t.elapsed().as_secs_f64()))
+                    .is_err()
+                {
                     return;
                 }
             });
         }
         drop(done_tx);
+        // Outcomes are told to the strategy in the order it asked for the points,
+        // whatever order compiling and measuring finish in: the walk then depends
+        // only on the outcomes, so a rerun over a store replays it exactly and
+        // goes on where the last run stopped.
+        let mut queue: VecDeque<usize> = VecDeque::new();
+        let mut ready: HashMap<usize, (Candidate, Record, bool)> = HashMap::new();
         let mut in_flight = 0usize;
+        let mut strategy_done = false;
         let result = (|| -> Result<()> {
             loop {
-                let out_of_time = opts
+                while let Some(&p) = queue.front() {
+                    let Some((cand, record, cached)) = ready.remove(&p) else {
+                        break;
+                    };
+                    queue.pop_front();
+                    let score = score_of(&record);
+                    strategy.tell(&space.grid, p, score);
+                    tried.push(Tried {
+                        point: p,
+                        candidate: cand,
+                        record,
+                        cached,
+                        elapsed_s: started.elapsed().as_secs_f64(),
+                    });
+                    progress.inc(1);
+                }
+                if opts
                     .budget
                     .seconds
-                    .is_some_and(|s| started.elapsed().as_secs_f64() >= s);
-                if out_of_time && stopped.is_empty() {
+                    .is_some_and(|s| started.elapsed().as_secs_f64() >= s)
+                {
+                    // Points compiled or in flight are dropped unmeasured, so unrecorded.
                     stopped = "time budget reached".into();
-                    cancel.store(true, Ordering::Relaxed);
+                    return Ok(());
                 }
-                let mut strategy_done = false;
-                while stopped.is_empty() && in_flight < depth && asked < limit {
-                    let want = (depth - in_flight).min(limit - asked);
+                let mut answered = false;
+                while !strategy_done && queue.len() < depth && asked < limit {
+                    let want = (depth - queue.len()).min(limit - asked);
                     let points = strategy.ask(&space.grid, want, &mut rng);
                     if points.is_empty() {
-                        strategy_done = true;
+                        // With nothing pending, an empty answer means the strategy is finished.
+                        strategy_done = queue.is_empty();
                         break;
                     }
                     for p in points.into_iter().take(limit - asked) {
                         asked += 1;
+                        queue.push_back(p);
                         let cand = space.candidate(p);
                         let key = key_for(session, space, &cand, size);
                         if let Some(r) = store.lookup(&key) {
-                            let score = score_of(r);
-                            if let Some(g) = score {
+                            if let Some(g) = score_of(r) {
                                 best = best.max(g);
                             }
-                            strategy.tell(&space.grid, p, score);
-                            tried.push(Tried {
-                                point: p,
-                                candidate: cand,
-                                record: r.clone(),
-                                cached: true,
-                                elapsed_s: started.elapsed().as_secs_f64(),
-                            });
-                            progress.inc(1);
+                            ready.insert(p, (cand, r.clone(), true));
+                            answered = true;
                         } else {
                             job_tx
                                 .send((p, cand))
@@ -250,47 +284,42 @@ pub fn search(
                         }
                     }
                 }
-                if in_flight == 0 {
-                    if stopped.is_empty() {
-                        stopped = if asked >= space.len() {
-                            "every point of the space tried".into()
-                        } else if asked >= limit {
-                            "budget of configurations reached".into()
-                        } else if strategy_done {
-                            "the strategy finished".into()
-                        } else {
-                            continue;
-                        };
-                    }
+                if answered {
+                    continue;
+                }
+                if queue.is_empty() {
+                    stopped = if asked >= space.len() {
+                        "every point of the space tried".into()
+                    } else if asked >= limit {
+                        "budget of configurations reached".into()
+                    } else {
+                        "the strategy finished".into()
+                    };
                     return Ok(());
+                }
+                if in_flight == 0 {
+                    return Err(Error::invalid("internal: the search waits for nothing"));
                 }
                 let Ok((point, cand, compiled, secs)) = done_rx.recv() else {
                     return Err(Error::invalid("internal: compile workers stopped"));
                 };
                 in_flight -= 1;
                 compile_s += secs;
-                if !stopped.is_empty() {
-                    continue; // out of time: compiled but not measured, so not recorded
-                }
                 let key = key_for(session, space, &cand, size);
-                progress.set_message(format!("{} {}: {}", spec.id, info.toolchain, cand.describe()));
+                progress.set_message(format!(
+                    "{} {}: {}",
+                    spec.id,
+                    info.toolchain,
+                    cand.describe()
+                ));
                 let t = Instant::now();
                 let record = measure(session, space, problem, &plan, opts, key, compiled, best);
                 device_s += t.elapsed().as_secs_f64();
-                let score = score_of(&record);
-                if let Some(g) = score {
+                if let Some(g) = score_of(&record) {
                     best = best.max(g);
                 }
-                strategy.tell(&space.grid, point, score);
                 store.append(record.clone())?;
-                tried.push(Tried {
-                    point,
-                    candidate: cand,
-                    record,
-                    cached: false,
-                    elapsed_s: started.elapsed().as_secs_f64(),
-                });
-                progress.inc(1);
+                ready.insert(point, (cand, record, false));
             }
         })();
         cancel.store(true, Ordering::Relaxed);

@@ -103,7 +103,11 @@ impl Space {
     /// Builds the space of `spec` on `device` as `request` asks. Errors: an unknown
     /// parameter or switch, a value the registry does not allow, a space that
     /// filters to nothing (naming what removed what).
-    pub fn build(spec: &'static KernelSpec, device: &DeviceInfo, request: &SpaceRequest) -> Result<Space> {
+    pub fn build(
+        spec: &'static KernelSpec,
+        device: &DeviceInfo,
+        request: &SpaceRequest,
+    ) -> Result<Space> {
         let toolchain = device.toolchain;
         let mut notes = Vec::new();
         for name in request.values.keys() {
@@ -112,7 +116,11 @@ impl Space {
                 return Err(Error::invalid(format!(
                     "{} has no parameter {name}; its parameters: {}",
                     spec.id,
-                    if names.is_empty() { "none".into() } else { names.join(", ") }
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    }
                 )));
             }
         }
@@ -120,10 +128,16 @@ impl Space {
         for p in spec.params {
             let values = match request.values.get(p.name) {
                 Some(v) => {
-                    if let Some(bad) = v.iter().find(|x| !p.allowed.is_empty() && !p.allowed.contains(x)) {
+                    if let Some(bad) = v
+                        .iter()
+                        .find(|x| !p.allowed.is_empty() && !p.allowed.contains(x))
+                    {
                         return Err(Error::Constraint {
                             kernel: spec.id.into(),
-                            message: format!("{} must be one of {:?} ({})", p.name, p.allowed, p.meaning),
+                            message: format!(
+                                "{} must be one of {:?} ({})",
+                                p.name, p.allowed, p.meaning
+                            ),
                             values: format!("{}={bad}", p.name),
                         });
                     }
@@ -149,7 +163,11 @@ impl Space {
                         return Err(Error::invalid(format!(
                             "{} has no switch {name}; its switches: {}",
                             spec.id,
-                            if names.is_empty() { "none".into() } else { names.join(", ") }
+                            if names.is_empty() {
+                                "none".into()
+                            } else {
+                                names.join(", ")
+                            }
                         )));
                     }
                 }
@@ -191,9 +209,12 @@ impl Space {
             )),
             (list, true) => {
                 let list = list.clone().unwrap_or_else(|| DEFAULT_CAPS.to_vec());
-                if let Some(bad) = list.iter().find(|&&r| !(16..=255).contains(&r)) {
+                let range = crate::error::REGISTER_CAP_RANGE;
+                if let Some(bad) = list.iter().find(|r| !range.contains(r)) {
                     return Err(Error::invalid(format!(
-                        "register cap {bad}: NVIDIA compilers take caps from 16 to 255"
+                        "register cap {bad}: ptxas honours caps from {} to {}",
+                        range.start(),
+                        range.end()
                     )));
                 }
                 let mut list = list;
@@ -251,9 +272,10 @@ impl Space {
                 let mut coords = pc.clone();
                 coords.extend_from_slice(&oc);
                 if let Axis::Cap { values } = &axes[cap_axis] {
-                    if let (Some(cap), Some(file)) =
-                        (values[coords[cap_axis] as usize], device.registers_per_block)
-                    {
+                    if let (Some(cap), Some(file)) = (
+                        values[coords[cap_axis] as usize],
+                        device.registers_per_block,
+                    ) {
                         if u64::from(cap) * threads > u64::from(file) {
                             blame(
                                 format!("device limit: cap x work-group size exceeds the {file} registers a work-group may use"),
@@ -334,7 +356,9 @@ impl Space {
         let mut coords = Vec::with_capacity(self.axes.len());
         for axis in &self.axes {
             let i = match axis {
-                Axis::Param { name, values } => values.iter().position(|v| *v == c.config.get(name))?,
+                Axis::Param { name, values } => {
+                    values.iter().position(|v| *v == c.config.get(name))?
+                }
                 Axis::Switch { name, values } => {
                     let published = self.published(name)?;
                     let on = own.switch(name).unwrap_or(published);
@@ -388,12 +412,16 @@ fn param_rule(spec: &KernelSpec, device: &DeviceInfo, c: &Config) -> Option<Stri
     let threads = spec.threads_per_group(c) as u64;
     if let Some(max) = device.max_work_group_size {
         if threads > max {
-            return Some(format!("device limit: work-group larger than the device's {max} work-items"));
+            return Some(format!(
+                "device limit: work-group larger than the device's {max} work-items"
+            ));
         }
     }
     if let Some(local) = device.local_mem_bytes {
         if (spec.local_bytes)(c) as u64 > local {
-            return Some(format!("device limit: local tiles larger than the device's {local} bytes of local memory"));
+            return Some(format!(
+                "device limit: local tiles larger than the device's {local} bytes of local memory"
+            ));
         }
     }
     None
@@ -426,9 +454,21 @@ mod tests {
         DeviceInfo {
             toolchain,
             id: "x:0".into(),
-            name: if nvidia { "NVIDIA H200".into() } else { "cpu-pthread".into() },
-            vendor: if nvidia { "NVIDIA Corporation".into() } else { "GenuineIntel".into() },
-            platform: if nvidia { "NVIDIA CUDA".into() } else { "Portable Computing Language".into() },
+            name: if nvidia {
+                "NVIDIA H200".into()
+            } else {
+                "cpu-pthread".into()
+            },
+            vendor: if nvidia {
+                "NVIDIA Corporation".into()
+            } else {
+                "GenuineIntel".into()
+            },
+            platform: if nvidia {
+                "NVIDIA CUDA".into()
+            } else {
+                "Portable Computing Language".into()
+            },
             kind: DeviceKind::Gpu,
             driver_version: None,
             runtime_version: None,
@@ -455,7 +495,11 @@ mod tests {
         let spec = kernels::find("gemm6").unwrap();
         let d = device(Toolchain::Cuda, true);
         let s = Space::build(spec, &d, &SpaceRequest::default()).unwrap();
-        assert!(s.len() > 100 && (s.len() as u128) < s.before, "{}", s.summary());
+        assert!(
+            s.len() > 100 && (s.len() as u128) < s.before,
+            "{}",
+            s.summary()
+        );
         let removed: u128 = s.removals.iter().map(|r| r.removed).sum();
         assert_eq!(removed + s.len() as u128, s.before);
         for i in (0..s.len()).step_by(97) {
@@ -476,10 +520,20 @@ mod tests {
         let spec = kernels::find("gemm8").unwrap();
         let d = device(Toolchain::OpenCl, false);
         let s = Space::build(spec, &d, &SpaceRequest::default()).unwrap();
-        assert!(s.axes.iter().all(|a| a.name() != "USE_LDG" && a.name() != "USE_SHUFFLE"));
+        assert!(s
+            .axes
+            .iter()
+            .all(|a| a.name() != "USE_LDG" && a.name() != "USE_SHUFFLE"));
         assert!(matches!(s.axes.last(), Some(Axis::Cap { values }) if values == &vec![None]));
         assert!(s.notes.iter().any(|n| n.contains("USE_SHUFFLE")));
-        let e = Space::build(spec, &d, &SpaceRequest { caps: Some(vec![64]), ..Default::default() });
+        let e = Space::build(
+            spec,
+            &d,
+            &SpaceRequest {
+                caps: Some(vec![64]),
+                ..Default::default()
+            },
+        );
         assert!(e.unwrap_err().to_string().contains("register-cap"));
     }
 
@@ -495,13 +549,22 @@ mod tests {
         r.values.insert("TSM".into(), vec![100]);
         let e = Space::build(spec, &d, &r).unwrap_err().to_string();
         assert!(e.contains("TSM must be one of"), "{e}");
-        let r = SpaceRequest { switches: Some(vec!["NOPE".into()]), ..Default::default() };
-        assert!(Space::build(spec, &d, &r).unwrap_err().to_string().contains("NOPE"));
+        let r = SpaceRequest {
+            switches: Some(vec!["NOPE".into()]),
+            ..Default::default()
+        };
+        assert!(Space::build(spec, &d, &r)
+            .unwrap_err()
+            .to_string()
+            .contains("NOPE"));
         // TSM = 16 with TSN = 256 breaks "TSM must equal TSN": nothing is left, and the error says so.
         let mut r = SpaceRequest::default();
         r.values.insert("TSM".into(), vec![16]);
         r.values.insert("TSN".into(), vec![256]);
         let e = Space::build(spec, &d, &r).unwrap_err().to_string();
-        assert!(e.contains("empty") && e.contains("TSM must equal TSN"), "{e}");
+        assert!(
+            e.contains("empty") && e.contains("TSM must equal TSN"),
+            "{e}"
+        );
     }
 }

@@ -98,7 +98,13 @@ pub fn file_name(device: &DeviceInfo) -> String {
     let slug: String = device
         .name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect();
     let slug = slug
         .split('-')
@@ -128,7 +134,8 @@ impl Store {
             pci_bus_id: device.pci_bus_id.clone(),
             created_utc: crate::results::utc_now(),
         };
-        let io = |e: std::io::Error| Error::invalid(format!("tuning store {}: {e}", path.display()));
+        let io =
+            |e: std::io::Error| Error::invalid(format!("tuning store {}: {e}", path.display()));
         let exists = path.exists() && fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
         let mut records = Vec::new();
         let mut warnings = Vec::new();
@@ -147,7 +154,10 @@ impl Store {
                 let line = match line {
                     Ok(l) => l,
                     Err(e) => {
-                        warnings.push(format!("line {}: unreadable ({e}); the rest of the file is skipped", i + 2));
+                        warnings.push(format!(
+                            "line {}: unreadable ({e}); the rest of the file is skipped",
+                            i + 2
+                        ));
                         break;
                     }
                 };
@@ -166,7 +176,11 @@ impl Store {
             }
             wanted.clone()
         };
-        let mut file = OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(io)?;
         if !exists {
             let line = serde_json::to_string(&header).map_err(|e| Error::invalid(e.to_string()))?;
             writeln!(file, "{line}").map_err(io)?;
@@ -221,7 +235,9 @@ impl Store {
 }
 
 fn ends_with_newline(path: &Path) -> bool {
-    fs::read(path).map(|b| b.last() == Some(&b'\n')).unwrap_or(true)
+    fs::read(path)
+        .map(|b| b.last() == Some(&b'\n'))
+        .unwrap_or(true)
 }
 
 fn refuse_mix(path: &Path, have: &Header, want: &Header) -> Result<()> {
@@ -350,14 +366,28 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         let path = dir.join("x.jsonl");
         drop(Store::open(&path, &device("GPU A")).unwrap());
-        let e = Store::open(&path, &device("GPU B")).err().unwrap().to_string();
-        assert!(e.contains("GPU A") && e.contains("GPU B") && e.contains("never mixed"), "{e}");
-        let text = fs::read_to_string(&path).unwrap().replace(env!("CARGO_PKG_VERSION"), "0.0.0-old");
+        let e = Store::open(&path, &device("GPU B"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("GPU A") && e.contains("GPU B") && e.contains("never mixed"),
+            "{e}"
+        );
+        let text = fs::read_to_string(&path)
+            .unwrap()
+            .replace(env!("CARGO_PKG_VERSION"), "0.0.0-old");
         fs::write(&path, text).unwrap();
-        let e = Store::open(&path, &device("GPU A")).err().unwrap().to_string();
+        let e = Store::open(&path, &device("GPU A"))
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("0.0.0-old"), "{e}");
         fs::write(&path, "not json\n").unwrap();
-        let e = Store::open(&path, &device("GPU A")).err().unwrap().to_string();
+        let e = Store::open(&path, &device("GPU A"))
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("not a gemmlab tuning store"), "{e}");
         let _ = fs::remove_dir_all(&dir);
         assert_eq!(file_name(&device("NVIDIA H200")), "nvidia-h200.jsonl");

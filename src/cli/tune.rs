@@ -1,0 +1,467 @@
+//! `gemmlab tune`: each toolchain at its own best.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use gemmlab::kernels;
+use gemmlab::results::{Environment, Measurement, ResultWriter};
+use gemmlab::tune::bests::{self, Database};
+use gemmlab::tune::run::{run_tune, spaces, TuneOptions};
+use gemmlab::tune::search::{Budget, SearchOptions, SearchResult};
+use gemmlab::tune::space::{Space, SpaceRequest};
+use gemmlab::tune::strategy;
+use gemmlab::{Backend, DeviceKind, Error, Result, Toolchain};
+
+use super::compare::{parse_size, print_clocks, seed_or_random, DeviceArgs, TimingArgs};
+
+#[derive(Args, Debug)]
+pub struct TuneArgs {
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// Kernels to tune (comma-separated ids or numbers, e.g. 6,10).
+    #[arg(long)]
+    pub kernels: Option<String>,
+    /// Sizes: N for N^3 or MxNxK, comma-separated. Default 4096 on a GPU, 256 on a CPU.
+    #[arg(long, value_delimiter = ',')]
+    pub sizes: Vec<String>,
+    /// Search strategy: exhaustive, random, anneal (simulated annealing), genetic.
+    #[arg(long, default_value = "anneal")]
+    pub strategy: String,
+    /// Configurations each search may try (answered from the store or measured).
+    #[arg(long, default_value_t = 200)]
+    pub max_configs: usize,
+    /// Wall seconds each search may take (compile included); no limit when absent.
+    #[arg(long)]
+    pub time_limit: Option<f64>,
+    /// Values of a parameter to search, NAME=V1,V2,... (repeatable); others take every allowed value.
+    #[arg(long = "values", value_name = "NAME=V1,V2")]
+    pub values: Vec<String>,
+    /// Pin a parameter, NAME=VALUE (repeatable): --values with one value.
+    #[arg(long = "define", value_name = "NAME=VALUE")]
+    pub defines: Vec<String>,
+    /// Hint switches to vary: all (every switch the kernel has), none (published state), or a list.
+    #[arg(long, default_value = "all")]
+    pub switches: String,
+    /// Register caps to try besides none: default (32,64,96,128,168,255), none, or a list.
+    #[arg(long, default_value = "default")]
+    pub caps: String,
+    /// Timed samples per configuration while searching (after one warm-up launch).
+    #[arg(long, default_value_t = 3, value_parser = gemmlab::error::parse_reps)]
+    pub search_reps: usize,
+    /// Configurations per toolchain re-measured with the full timing method at the end.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Timed repetitions of the final round.
+    #[arg(long, default_value_t = 20, value_parser = gemmlab::error::parse_reps)]
+    pub reps: usize,
+    /// Warm-up launches of the final round.
+    #[arg(long, default_value_t = 3)]
+    pub warmup: usize,
+    #[command(flatten)]
+    pub timing: TimingArgs,
+    /// Compile threads (default: every host core).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Stop timing a configuration whose checked run is this many times slower than the best so far.
+    #[arg(long, default_value_t = 4.0)]
+    pub prune: f64,
+    /// Seed of the random inputs.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Seed of the search (random and guided strategies).
+    #[arg(long, default_value_t = 1)]
+    pub search_seed: u64,
+    /// Directory of the tuning store (one JSON-lines file per device; a rerun resumes from it).
+    #[arg(long, default_value = "gemmlab-results/tune-store")]
+    pub store: PathBuf,
+    /// Directory of the database of bests that tune updates and compare --tuned reads.
+    #[arg(long, default_value = bests::DEFAULT_DIR)]
+    pub db: PathBuf,
+    /// Do not update the database of bests.
+    #[arg(long)]
+    pub no_db: bool,
+    /// Print the database of bests (every device in --db) and exit; needs no device.
+    #[arg(long)]
+    pub show: bool,
+    /// Write the CUDA space of the first kernel (the points a search with these options
+    /// would try, in order) as JSON for scripts/kernel_tuner, and exit without measuring.
+    #[arg(long, value_name = "FILE")]
+    pub export_space: Option<PathBuf>,
+    /// Output directory: results.json/csv of the final round and one trace per search.
+    #[arg(long, default_value = "gemmlab-results/tune")]
+    pub out: PathBuf,
+}
+
+fn parse_list<T: std::str::FromStr>(what: &str, s: &str) -> Result<Vec<T>> {
+    s.split(',')
+        .filter(|x| !x.trim().is_empty())
+        .map(|x| {
+            x.trim()
+                .parse()
+                .map_err(|_| Error::invalid(format!("{what}: '{x}' is not a number")))
+        })
+        .collect()
+}
+
+fn request(args: &TuneArgs) -> Result<SpaceRequest> {
+    let mut values: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    for v in &args.values {
+        let (name, list) = v
+            .split_once('=')
+            .ok_or_else(|| Error::invalid(format!("--values expects NAME=V1,V2, got '{v}'")))?;
+        let list: Vec<i64> = parse_list(&format!("--values {name}"), list)?;
+        if list.is_empty() {
+            return Err(Error::invalid(format!("--values {name}: no values")));
+        }
+        values.insert(name.trim().to_string(), list);
+    }
+    for d in &args.defines {
+        let (name, v) = kernels::parse_define(d)?;
+        values.insert(name, vec![v]);
+    }
+    let switches = match args.switches.trim() {
+        "all" => None,
+        "none" => Some(Vec::new()),
+        list => Some(
+            list.split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+        ),
+    };
+    let caps = match args.caps.trim() {
+        "default" => None,
+        "none" => Some(Vec::new()),
+        list => Some(parse_list::<u32>("--caps", list)?),
+    };
+    Ok(SpaceRequest {
+        values,
+        switches,
+        caps,
+    })
+}
+
+pub fn run(args: TuneArgs) -> Result<super::Outcome> {
+    if args.show {
+        return show(&args);
+    }
+    gemmlab::error::check_out_dir(&args.out, "--out")?;
+    if args.max_configs == 0 || args.time_limit.is_some_and(|t| t <= 0.0) {
+        return Err(Error::invalid(
+            "a tuning budget of 0 tries nothing: give --max-configs and --time-limit above 0",
+        ));
+    }
+    if !(args.prune > 1.0) {
+        return Err(Error::invalid(
+            "--prune must be above 1 (a factor of the best speed so far)",
+        ));
+    }
+    strategy::by_name(&args.strategy).map_err(Error::invalid)?;
+    let list = args.kernels.as_deref().ok_or_else(|| {
+        Error::invalid("give the kernels to tune, e.g. --kernels 6 or --kernels 6,10")
+    })?;
+    let kernels = kernels::select(Some(list))?;
+    let request = request(&args)?;
+    let explicit: Vec<(usize, usize, usize)> = args
+        .sizes
+        .iter()
+        .map(|s| parse_size(s))
+        .collect::<Result<_>>()?;
+    let mut sessions = args.device.sessions()?;
+    let infos: Vec<_> = sessions
+        .iter()
+        .map(|s| s.backend.borrow().info().clone())
+        .collect();
+    let on_gpu = infos.iter().all(|d| d.kind == DeviceKind::Gpu);
+    let sizes = if explicit.is_empty() {
+        vec![if on_gpu {
+            (4096, 4096, 4096)
+        } else {
+            (256, 256, 256)
+        }]
+    } else {
+        explicit
+    };
+    let spaces = spaces(&sessions, &kernels, &request)?;
+    for row in &spaces {
+        for s in row {
+            print_space(s);
+        }
+    }
+    let search = SearchOptions {
+        strategy: args.strategy.clone(),
+        budget: Budget {
+            configs: Some(args.max_configs),
+            seconds: args.time_limit,
+        },
+        seed: args.search_seed,
+        reps: args.search_reps,
+        workers: args
+            .workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+            .max(1),
+        prune: args.prune,
+    };
+    if let Some(path) = &args.export_space {
+        return export_space(path, &sessions, &spaces, &search, sizes[0])
+            .map(|_| super::Outcome::from_measurements(&[]));
+    }
+    let seed = seed_or_random(args.seed);
+    let plan = args.timing.plan(args.warmup, args.reps, false);
+    for d in &infos {
+        println!(
+            "device: {} via {} ({}; {})",
+            d.name,
+            d.toolchain,
+            d.id,
+            d.compiler_version
+                .as_deref()
+                .unwrap_or("compiler version unknown")
+        );
+    }
+    print_clocks(&sessions);
+    println!(
+        "strategy {} (seed {}), at most {} configurations{} per search, {} compile threads; search timing: 1 warm-up + {} samples; final round: top {} per toolchain, {}; input seed {seed}",
+        search.strategy,
+        search.seed,
+        args.max_configs,
+        args.time_limit.map_or(String::new(), |t| format!(" or {t} s")),
+        search.workers,
+        search.reps,
+        args.top,
+        plan.describe()
+    );
+    let mut env = Environment::capture(infos.clone(), seed, plan);
+    env.record_clocks(&sessions);
+    let mut writer = ResultWriter::create(&args.out, env)?;
+    let total: usize = spaces
+        .iter()
+        .flatten()
+        .map(|s| s.len().min(args.max_configs))
+        .sum::<usize>()
+        * sizes.len();
+    let pb = super::compare::progress(total as u64);
+    let opts = TuneOptions {
+        kernels,
+        sizes,
+        request,
+        search,
+        plan,
+        top: args.top,
+        seed,
+        store_dir: args.store.clone(),
+        db_dir: (!args.no_db).then(|| args.db.clone()),
+        out: args.out.clone(),
+    };
+    let result = run_tune(
+        &mut sessions,
+        &opts,
+        &spaces,
+        &mut writer,
+        &pb,
+        |r| pb.suspend(|| print_search(r)),
+        |rows| pb.suspend(|| print!("{}", final_table(rows))),
+    );
+    pb.finish_and_clear();
+    let all = writer.finish()?;
+    result?;
+    println!(
+        "\nwrote {} measurements and the search traces to {}; store in {}",
+        all.len(),
+        args.out.display(),
+        args.store.display()
+    );
+    if !args.no_db {
+        println!("database of bests: {}", args.db.display());
+    }
+    Ok(super::Outcome::from_measurements(&all))
+}
+
+fn print_space(s: &Space) {
+    println!("space {}", s.summary());
+    for r in &s.removals {
+        println!("  removed {:>8}: {}", r.removed, r.rule);
+    }
+    for n in &s.notes {
+        println!("  note: {n}");
+    }
+}
+
+fn print_search(r: &SearchResult) {
+    let ranked = r.ranked();
+    let failed = r.tried.iter().filter(|t| !t.record.status.is_ok()).count();
+    let pruned = r.tried.iter().filter(|t| t.record.pruned).count();
+    println!(
+        "\n{} on {} at {}x{}x{}: {} tried ({} measured, {} from the store), {} failed, {} pruned, {:.1} s, {}; {}",
+        r.kernel,
+        r.toolchain,
+        r.size.0,
+        r.size.1,
+        r.size.2,
+        r.tried.len(),
+        r.measured(),
+        r.tried.len() - r.measured(),
+        failed,
+        pruned,
+        r.wall_s,
+        r.rate().map_or("no new measurements".into(), |v| format!("{v:.1} configurations/s")),
+        r.stopped
+    );
+    if let Some(b) = ranked.first() {
+        println!(
+            "  best while searching: {:.1} GFLOP/s  {}",
+            b.record.gflops.unwrap_or(0.0),
+            b.candidate.describe()
+        );
+    }
+}
+
+/// The final round: cuBLAS, then each toolchain's configurations, fastest first.
+pub fn final_table(rows: &[Measurement]) -> String {
+    let mut out = String::new();
+    let Some(first) = rows.first() else {
+        return out;
+    };
+    out += &format!(
+        "\nfinal round, {} on {} (GFLOP/s = 2MNK / median kernel time, interleaved)\n",
+        first.size_label(),
+        first.device
+    );
+    out += &format!(
+        "  {:<8} {:<7} {:>18} {:>8} {:>5}  {}\n",
+        "kernel", "tc", "GFLOP/s", "xcuBLAS", "regs", "configuration"
+    );
+    let mut sorted: Vec<&Measurement> = rows.iter().collect();
+    sorted.sort_by(|a, b| {
+        (a.kernel != "cublas", a.toolchain)
+            .cmp(&(b.kernel != "cublas", b.toolchain))
+            .then(
+                b.gflops
+                    .partial_cmp(&a.gflops)
+                    .unwrap_or(std::cmp::Ordering::Equal),
+            )
+    });
+    for m in sorted {
+        let speed = match (m.status.is_ok(), m.gflops, m.time) {
+            (true, Some(g), Some(t)) => format!("{g:.1} ±{:.1}%", t.spread_pct()),
+            _ => m.status.label().to_string(),
+        };
+        out += &format!(
+            "  {:<8} {:<7} {:>18} {:>8} {:>5}  {}\n",
+            m.kernel,
+            m.toolchain.as_str(),
+            speed,
+            m.vs_vendor.map_or("-".into(), |v| format!("{v:.3}")),
+            m.resources
+                .as_ref()
+                .and_then(|r| r.registers)
+                .map_or("?".into(), |r| r.to_string()),
+            m.label.as_deref().unwrap_or("")
+        );
+    }
+    out
+}
+
+fn show(args: &TuneArgs) -> Result<super::Outcome> {
+    let dbs = Database::all(&args.db)?;
+    if dbs.is_empty() {
+        println!(
+            "no database of bests in {} (gemmlab tune writes one per device)",
+            args.db.display()
+        );
+    }
+    for (path, db) in dbs {
+        println!("{}:", path.display());
+        print!("{}", db.table());
+    }
+    Ok(super::Outcome::from_measurements(&[]))
+}
+
+/// The space for kernel_tuner: the CUDA source, the size, and the points a
+/// search with these options would try first (all of them for exhaustive).
+fn export_space(
+    path: &std::path::Path,
+    sessions: &[gemmlab::gemm::driver::Session],
+    spaces: &[Vec<Space>],
+    search: &SearchOptions,
+    size: (usize, usize, usize),
+) -> Result<()> {
+    let (_, space) = spaces
+        .first()
+        .and_then(|row| {
+            row.iter()
+                .enumerate()
+                .find(|(i, _)| sessions[*i].backend.borrow().toolchain() == Toolchain::Cuda)
+        })
+        .ok_or_else(|| {
+            Error::invalid("--export-space needs a CUDA session (kernel_tuner runs CUDA)")
+        })?;
+    let mut rng = strategy::Rng::new(search.seed);
+    let mut strat = strategy::by_name(&search.strategy).map_err(Error::invalid)?;
+    let limit = search.budget.configs.unwrap_or(usize::MAX).min(space.len());
+    let mut order = Vec::new();
+    // Unguided order: a guided strategy's later points depend on measured speeds.
+    while order.len() < limit {
+        let got = strat.ask(&space.grid, limit - order.len(), &mut rng);
+        if got.is_empty() {
+            break;
+        }
+        for p in got {
+            strat.tell(&space.grid, p, Some(1.0));
+            order.push(p);
+        }
+    }
+    let spec = space.spec;
+    let points: Vec<serde_json::Value> = order
+        .iter()
+        .map(|&p| {
+            let c = space.candidate(p);
+            let options = spec.compile_options(&c.config, &c.hints, Toolchain::Cuda);
+            let defines: serde_json::Map<String, serde_json::Value> = options
+                .defines
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        serde_json::Value::from(v.parse::<i64>().unwrap_or(0)),
+                    )
+                })
+                .collect();
+            let g = spec.geometry(&c.config, size.0, size.1);
+            serde_json::json!({
+                "defines": defines,
+                "max_registers": c.hints.max_registers,
+                "block": [g.local[0], g.local[1]],
+                "grid": [g.groups()[0], g.groups()[1]],
+                "label": c.describe(),
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "kernel": spec.id,
+        "entry": spec.entry,
+        "toolchain": "cuda",
+        "source": spec.source(Toolchain::Cuda),
+        "size": [size.0, size.1, size.2],
+        "b_transposed": spec.operands.b_transposed,
+        "iterations": search.reps,
+        "seed": search.seed,
+        "strategy": search.strategy,
+        "points": points,
+    });
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| Error::invalid(e.to_string()))?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::invalid(format!("{}: {e}", dir.display())))?;
+    }
+    std::fs::write(path, text).map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
+    println!(
+        "wrote {} points of {} to {}",
+        order.len(),
+        spec.id,
+        path.display()
+    );
+    Ok(())
+}

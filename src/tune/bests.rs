@@ -1,0 +1,245 @@
+//! The database of bests: per device, the best configuration the tuner found
+//! for each kernel, toolchain and size, as CLBlast keeps its tuning database.
+//! `compare --tuned` and the benches read it; `tune` writes it; `tune --show`
+//! prints it. One JSON file per device, meant to be committed under `results/`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::Toolchain;
+use crate::error::{Error, Result};
+use crate::kernels::{Config, Hints};
+
+/// Where `tune` writes and `compare --tuned` reads, unless told otherwise.
+pub const DEFAULT_DIR: &str = "results/tuned";
+
+/// One tuned configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Best {
+    pub kernel: String,
+    pub toolchain: Toolchain,
+    pub compiler: Option<String>,
+    pub driver: Option<String>,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub config: Config,
+    pub hints: Hints,
+    /// Median GFLOP/s of the final (full timing method) measurement.
+    pub gflops: f64,
+    /// Ratio to the vendor BLAS measured in the same run, where there is one.
+    pub vs_vendor: Option<f64>,
+    /// FNV-1a of the kernel source it was tuned on.
+    pub source: String,
+    pub strategy: String,
+    /// Points the search tried.
+    pub tried: usize,
+    pub gemmlab: String,
+    pub tuned_utc: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Database {
+    pub device: String,
+    pub entries: Vec<Best>,
+}
+
+/// The database file of a device: "results/tuned/nvidia-h200.json".
+pub fn path_for(dir: &Path, device: &str) -> PathBuf {
+    let slug: String = device
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let slug = slug
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    dir.join(format!("{slug}.json"))
+}
+
+impl Database {
+    /// The device's database, empty when there is none yet.
+    pub fn load(dir: &Path, device: &str) -> Result<Database> {
+        let path = path_for(dir, device);
+        if !path.exists() {
+            return Ok(Database {
+                device: device.to_string(),
+                entries: Vec::new(),
+            });
+        }
+        Self::read(&path)
+    }
+
+    pub fn read(path: &Path) -> Result<Database> {
+        let text = fs::read_to_string(path)
+            .map_err(|e| Error::invalid(format!("tuning database {}: {e}", path.display())))?;
+        serde_json::from_str(&text).map_err(|e| {
+            Error::invalid(format!(
+                "{} is not a gemmlab tuning database: {e}",
+                path.display()
+            ))
+        })
+    }
+
+    /// Every database in `dir`, by file name.
+    pub fn all(dir: &Path) -> Result<Vec<(PathBuf, Database)>> {
+        let mut out = Vec::new();
+        let entries = match fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(_) => return Ok(out),
+        };
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+        for p in paths {
+            let db = Self::read(&p)?;
+            out.push((p, db));
+        }
+        Ok(out)
+    }
+
+    pub fn save(&self, dir: &Path) -> Result<PathBuf> {
+        let path = path_for(dir, &self.device);
+        let io =
+            |e: std::io::Error| Error::invalid(format!("tuning database {}: {e}", path.display()));
+        fs::create_dir_all(dir).map_err(io)?;
+        let text = serde_json::to_string_pretty(self).map_err(|e| Error::invalid(e.to_string()))?;
+        // Written whole then renamed: an interrupt never leaves half a database.
+        let tmp = path.with_extension("json.tmp");
+        fs::write(&tmp, text + "\n").map_err(io)?;
+        fs::rename(&tmp, &path).map_err(io)?;
+        Ok(path)
+    }
+
+    /// Adds or replaces the entry of the same kernel, toolchain and size.
+    pub fn upsert(&mut self, best: Best) {
+        self.entries.retain(|e| {
+            !(e.kernel == best.kernel
+                && e.toolchain == best.toolchain
+                && (e.m, e.n, e.k) == (best.m, best.n, best.k))
+        });
+        self.entries.push(best);
+        self.entries.sort_by(|a, b| {
+            (&a.kernel, a.toolchain, a.m, a.n, a.k).cmp(&(&b.kernel, b.toolchain, b.m, b.n, b.k))
+        });
+    }
+
+    /// The entry for a kernel and toolchain tuned at the size nearest to `size`
+    /// (by the distance of log M, log N, log K): a configuration tuned at 4096
+    /// serves 5000, as CLBlast's database serves sizes it was not tuned at.
+    pub fn lookup(
+        &self,
+        kernel: &str,
+        toolchain: Toolchain,
+        size: (usize, usize, usize),
+    ) -> Option<&Best> {
+        let l = |x: usize| (x.max(1) as f64).ln();
+        self.entries
+            .iter()
+            .filter(|e| e.kernel == kernel && e.toolchain == toolchain)
+            .min_by(|a, b| {
+                let d = |e: &Best| {
+                    (l(e.m) - l(size.0)).abs()
+                        + (l(e.n) - l(size.1)).abs()
+                        + (l(e.k) - l(size.2)).abs()
+                };
+                d(a).partial_cmp(&d(b)).unwrap_or(std::cmp::Ordering::Equal)
+            })
+    }
+
+    /// A table of every entry, for `tune --show`.
+    pub fn table(&self) -> String {
+        let mut out = format!("{}\n", self.device);
+        out += &format!(
+            "  {:<7} {:<7} {:<16} {:>10} {:>8}  {}\n",
+            "kernel", "tc", "size", "GFLOP/s", "xBLAS", "configuration"
+        );
+        for e in &self.entries {
+            let hints = e.hints.describe(true);
+            out += &format!(
+                "  {:<7} {:<7} {:<16} {:>10.1} {:>8}  {}{}\n",
+                e.kernel,
+                e.toolchain.as_str(),
+                format!("{}x{}x{}", e.m, e.n, e.k),
+                e.gflops,
+                e.vs_vendor.map_or("-".into(), |v| format!("{v:.2}")),
+                e.config.describe(),
+                if hints == "published" {
+                    String::new()
+                } else {
+                    format!(" ({hints})")
+                }
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn best(kernel: &str, size: usize, g: f64) -> Best {
+        Best {
+            kernel: kernel.into(),
+            toolchain: Toolchain::Cuda,
+            compiler: None,
+            driver: None,
+            m: size,
+            n: size,
+            k: size,
+            config: Config([("TS".to_string(), 16)].into_iter().collect()),
+            hints: Hints::default(),
+            gflops: g,
+            vs_vendor: Some(0.5),
+            source: "0".into(),
+            strategy: "anneal".into(),
+            tried: 10,
+            gemmlab: "x".into(),
+            tuned_utc: "now".into(),
+        }
+    }
+
+    #[test]
+    fn upsert_replaces_and_lookup_takes_the_nearest_size() {
+        let mut db = Database {
+            device: "NVIDIA H200".into(),
+            entries: vec![],
+        };
+        db.upsert(best("gemm6", 4096, 1.0));
+        db.upsert(best("gemm6", 8192, 2.0));
+        db.upsert(best("gemm6", 4096, 3.0));
+        assert_eq!(db.entries.len(), 2);
+        assert_eq!(
+            db.lookup("gemm6", Toolchain::Cuda, (5000, 5000, 5000))
+                .map(|b| b.gflops),
+            Some(3.0)
+        );
+        assert_eq!(
+            db.lookup("gemm6", Toolchain::Cuda, (7000, 7000, 7000))
+                .map(|b| b.gflops),
+            Some(2.0)
+        );
+        assert!(db
+            .lookup("gemm6", Toolchain::OpenCl, (4096, 4096, 4096))
+            .is_none());
+        let dir = std::env::temp_dir().join(format!("gemmlab-db-{}", std::process::id()));
+        let path = db.save(&dir).unwrap();
+        assert!(path.ends_with("nvidia-h200.json"));
+        assert_eq!(Database::load(&dir, "NVIDIA H200").unwrap(), db);
+        assert_eq!(Database::all(&dir).unwrap().len(), 1);
+        assert!(db.table().contains("gemm6"));
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,295 @@
+//! A whole tuning run: for each size, cuBLAS first; for each kernel, one search
+//! per toolchain in its own space; then each toolchain's top configurations
+//! re-measured with the full timing method, every toolchain's repetitions
+//! interleaved, and the best of each written to the database of bests.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::bests::{Best, Database};
+use super::search::{key_for, search, SearchOptions, SearchResult};
+use super::space::{Space, SpaceRequest};
+use super::store::{fnv1a, Phase, Record, Store};
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::experiment::{measure_items, measure_vendor, refused_size, Lane, Point, Problem};
+use crate::gemm::driver::{Session, Source};
+use crate::kernels::KernelSpec;
+use crate::measure::Plan;
+use crate::progress::Progress;
+use crate::results::{Measurement, ResultWriter};
+
+pub struct TuneOptions {
+    pub kernels: Vec<&'static KernelSpec>,
+    pub sizes: Vec<(usize, usize, usize)>,
+    pub request: SpaceRequest,
+    pub search: SearchOptions,
+    /// The full timing method of the final round.
+    pub plan: Plan,
+    /// Configurations per toolchain re-measured in the final round.
+    pub top: usize,
+    /// Seed of the random inputs.
+    pub seed: u64,
+    /// Where the store lives (one file per device inside).
+    pub store_dir: PathBuf,
+    /// The database of bests to update; `None` leaves it alone.
+    pub db_dir: Option<PathBuf>,
+    /// Where each search's trace is written (search-KERNEL-TOOLCHAIN-SIZE.json).
+    pub out: PathBuf,
+}
+
+/// One search's trace as written next to the results (what the report charts).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Trace {
+    pub search: SearchResult,
+    pub space: SpaceInfo,
+}
+
+/// The space of a search, as the report shows it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SpaceInfo {
+    pub axes: Vec<super::space::Axis>,
+    pub before: u128,
+    pub after: usize,
+    pub removals: Vec<super::space::Removal>,
+    pub notes: Vec<String>,
+}
+
+impl SpaceInfo {
+    pub fn of(space: &Space) -> SpaceInfo {
+        SpaceInfo {
+            axes: space.axes.clone(),
+            before: space.before,
+            after: space.len(),
+            removals: space.removals.clone(),
+            notes: space.notes.clone(),
+        }
+    }
+}
+
+/// Builds the space of every kernel on every session before anything runs, so
+/// a bad request fails at once and the sizes are printed first.
+pub fn spaces(
+    sessions: &[Session],
+    kernels: &[&'static KernelSpec],
+    request: &SpaceRequest,
+) -> Result<Vec<Vec<Space>>> {
+    kernels
+        .iter()
+        .map(|spec| {
+            sessions
+                .iter()
+                .map(|s| Space::build(spec, s.backend.borrow().info(), request))
+                .collect()
+        })
+        .collect()
+}
+
+/// Everything one run did.
+pub struct TuneResult {
+    pub searches: Vec<SearchResult>,
+    pub finals: Vec<Measurement>,
+}
+
+/// Runs the tuning. `on_search` sees each finished search, `on_final` each
+/// kernel's final rows (for printing as they come).
+#[allow(clippy::too_many_arguments)]
+pub fn run_tune(
+    sessions: &mut [Session],
+    opts: &TuneOptions,
+    spaces: &[Vec<Space>],
+    writer: &mut ResultWriter,
+    progress: &Progress,
+    mut on_search: impl FnMut(&SearchResult),
+    mut on_final: impl FnMut(&[Measurement]),
+) -> Result<TuneResult> {
+    let device = sessions
+        .first()
+        .map(|s| s.backend.borrow().info().clone())
+        .ok_or_else(|| Error::invalid("no device to tune on"))?;
+    let store_path = opts.store_dir.join(super::store::file_name(&device));
+    let mut store = Store::open(&store_path, &device)?;
+    for w in &store.warnings {
+        progress.suspend(|| eprintln!("warning: {}: {w}", store_path.display()));
+    }
+    let mut db = match &opts.db_dir {
+        Some(dir) => Some((dir.clone(), Database::load(dir, &device.name)?)),
+        None => None,
+    };
+    let mut result = TuneResult {
+        searches: Vec::new(),
+        finals: Vec::new(),
+    };
+    for &size in &opts.sizes {
+        let problem = match Problem::prepare(sessions, size, opts.seed, &opts.plan, progress) {
+            Ok(p) => p,
+            Err(status) => {
+                let ids = opts.kernels.iter().map(|k| k.id.to_string());
+                let rows = refused_size(sessions, ids, &status, size, "tune", writer)?;
+                on_final(&rows);
+                result.finals.extend(rows);
+                continue;
+            }
+        };
+        let vendor = measure_vendor(sessions, &problem, &opts.plan, "tune");
+        for row in &vendor {
+            writer.push(row.clone())?;
+        }
+        for (ki, spec) in opts.kernels.iter().enumerate() {
+            let mut picks: Vec<(Point, Lane)> = Vec::new();
+            let mut searched: Vec<(usize, SearchResult)> = Vec::new();
+            for (si, space) in spaces[ki].iter().enumerate() {
+                let r = search(
+                    &mut sessions[si],
+                    space,
+                    &problem,
+                    &mut store,
+                    &opts.search,
+                    progress,
+                )?;
+                write_trace(&opts.out, &r, space)?;
+                on_search(&r);
+                for t in r.ranked().into_iter().take(opts.top) {
+                    picks.push((
+                        Point {
+                            spec,
+                            config: t.candidate.config.clone(),
+                            hints: t.candidate.hints.clone(),
+                            label: Some(t.candidate.describe()),
+                        },
+                        Lane {
+                            session: si,
+                            source: Source::Native,
+                            variant: None,
+                        },
+                    ));
+                }
+                searched.push((si, r));
+            }
+            progress.set_message(format!(
+                "{}: final round, {} configurations interleaved",
+                spec.id,
+                picks.len()
+            ));
+            let items: Vec<(&Point, Lane)> = picks.iter().map(|(p, l)| (p, l.clone())).collect();
+            let rows = measure_items(sessions, &items, &problem, &opts.plan, "tune", &vendor);
+            for ((point, lane), row) in picks.iter().zip(&rows) {
+                writer.push(row.clone())?;
+                let c = super::space::Candidate {
+                    config: point.config.clone(),
+                    hints: point.hints.clone(),
+                };
+                let key = key_for(&sessions[lane.session], &spaces[ki][lane.session], &c, size);
+                store.append(Record {
+                    key,
+                    phase: Phase::Final,
+                    status: row.status.clone(),
+                    gflops: row.gflops,
+                    time: row.time,
+                    pruned: false,
+                    resources: row.resources.clone(),
+                    occupancy: row.occupancy,
+                    compile_ms: row.compile_ms,
+                    device_s: 0.0,
+                    strategy: opts.search.strategy.clone(),
+                    at_utc: crate::results::utc_now(),
+                })?;
+            }
+            if let Some((_, db)) = db.as_mut() {
+                for (si, r) in &searched {
+                    let best = picks
+                        .iter()
+                        .zip(&rows)
+                        .filter(|((_, l), row)| l.session == *si && row.status.is_ok())
+                        .max_by(|(_, a), (_, b)| {
+                            a.gflops
+                                .partial_cmp(&b.gflops)
+                                .unwrap_or(std::cmp::Ordering::Equal)
+                        });
+                    if let (Some(((point, _), row)), Some(g)) =
+                        (best, best.and_then(|(_, r)| r.gflops))
+                    {
+                        let info = sessions[*si].backend.borrow().info().clone();
+                        db.upsert(Best {
+                            kernel: spec.id.to_string(),
+                            toolchain: info.toolchain,
+                            compiler: info.compiler_version.clone(),
+                            driver: info.driver_version.clone(),
+                            m: size.0,
+                            n: size.1,
+                            k: size.2,
+                            config: point.config.clone(),
+                            hints: point.hints.clone(),
+                            gflops: g,
+                            vs_vendor: row.vs_vendor,
+                            source: fnv1a(&spec.source(info.toolchain)),
+                            strategy: r.strategy.clone(),
+                            tried: r.tried.len(),
+                            gemmlab: env!("CARGO_PKG_VERSION").to_string(),
+                            tuned_utc: crate::results::utc_now(),
+                        });
+                    }
+                }
+            }
+            if let Some((dir, db)) = &db {
+                db.save(dir)?;
+            }
+            let mut shown = vendor.clone();
+            shown.extend(rows.iter().cloned());
+            on_final(&shown);
+            result.finals.extend(rows);
+            result.searches.extend(searched.into_iter().map(|(_, r)| r));
+        }
+        for s in sessions.iter_mut() {
+            s.unload();
+        }
+    }
+    Ok(result)
+}
+
+/// File name of a search's trace.
+pub fn trace_name(r: &SearchResult) -> String {
+    format!(
+        "search-{}-{}-{}x{}x{}-{}.json",
+        r.kernel, r.toolchain, r.size.0, r.size.1, r.size.2, r.strategy
+    )
+}
+
+fn write_trace(dir: &Path, r: &SearchResult, space: &Space) -> Result<()> {
+    let io = |e: std::io::Error| Error::invalid(format!("{}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let trace = Trace {
+        search: r.clone(),
+        space: SpaceInfo::of(space),
+    };
+    let text = serde_json::to_string(&trace).map_err(|e| Error::invalid(e.to_string()))?;
+    std::fs::write(dir.join(trace_name(r)), text).map_err(io)
+}
+
+/// Reads every search trace in a result directory.
+pub fn load_traces(dir: &Path) -> Result<Vec<Trace>> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(out);
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("search-") && n.ends_with(".json"))
+        })
+        .collect();
+    paths.sort();
+    for p in paths {
+        let text = std::fs::read_to_string(&p)
+            .map_err(|e| Error::invalid(format!("{}: {e}", p.display())))?;
+        out.push(
+            serde_json::from_str(&text).map_err(|e| {
+                Error::invalid(format!("{} is not a search trace: {e}", p.display()))
+            })?,
+        );
+    }
+    Ok(out)
+}
