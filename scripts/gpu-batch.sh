@@ -5,7 +5,8 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion   (each fits one 10-minute call)
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt
+#   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
 PART=${1:-fidelity}
@@ -83,6 +84,59 @@ measure)
     echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 timeout 120 "$t" --test-threads=1 2>&1; echo "== exit $?"
   done > "$W/tests/tests.txt"
   grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
+  ;;
+tune-4096)
+  # Issue 10, first call: kernels 6-11 tuned per toolchain at 4096 (annealing over parameters,
+  # switches and caps), then the exhaustive parameter space of kernel 6. This call ran out of
+  # its 10 minutes during kernel 10's final round (the step timeouts summed past the call):
+  # tune-rest finished the work.
+  S="$W/store"
+  t0=$(date +%s%N)
+  run tune-4096 420 $G tune $D --kernels 6,7,8,9,10,11 --sizes 4096 --strategy anneal --max-configs 150 \
+    --store "$S" --db "$W/tuned" --out "$W/tune-4096"
+  echo "end to end: $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$W/tune-4096.txt"
+  run exhaustive-6 200 $G tune $D --kernels 6 --sizes 4096 --strategy exhaustive --max-configs 100000 \
+    --switches none --caps none --top 5 --store "$S" --no-db --out "$W/exhaustive-6"
+  ;;
+tune-rest)
+  # Issue 10, second call: the JIT sweep again (until this commit its opencl-ptx lane compiled
+  # the CUDA source instead of loading OpenCL's PTX); 8192 with a time limit per search;
+  # kernels 10 and 11 at 4096 (from tune-4096's store when the machine still holds it).
+  mkdir -p "$W/kt"
+  run kt-export 30 $G tune $D --backends cuda --kernels 6 --sizes 4096 --strategy random --max-configs 200 \
+    --switches none --caps none --export-space "$W/kt/space.json"
+  t0=$(date +%s%N)
+  run rate-gemmlab 60 $G tune $D --backends cuda --kernels 6 --sizes 4096 --strategy random --max-configs 200 \
+    --switches none --caps none --prune 1000000 --top 1 --store "$W/rate-store" --no-db --out "$W/rate-gemmlab"
+  echo "end to end: $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$W/rate-gemmlab.txt"
+  bash scripts/kernel_tuner/install-wheels.sh .gpu/wheels /tmp/kt-site > "$W/kt/install.txt" 2>&1
+  export PYTHONPATH=/tmp/kt-site
+  run kt-rate 100 python3 scripts/kernel_tuner/tune_rate.py "$W/kt/space.json" "$W/kt/kernel_tuner.json"
+  unset PYTHONPATH
+  run jit 90 $G sweep jit $D --out "$W/jit"
+  run tune-8192 170 $G tune $D --kernels 6,7,8,9,10,11 --sizes 8192 --check dgemm --strategy anneal --max-configs 150 \
+    --time-limit 8 --top 3 --reps 5 --store "$W/store-8192" --db "$W/tuned" --out "$W/tune-8192"
+  S=/tmp/gemmlab-tune-4096/store; [ -d "$S" ] || S="$W/store"
+  cp -r /tmp/gemmlab-tune-4096/tuned "$W/" 2>/dev/null
+  run tune-4096-rest 110 $G tune $D --kernels 10,11 --sizes 4096 --strategy anneal --max-configs 150 \
+    --store "$S" --db "$W/tuned" --out "$W/tune-4096-rest"
+  cp -r "$S" "$W/store-4096"
+  ;;
+kt)
+  # kernel_tuner and gemmlab on the same 200 points of kernel 6 at 4096, in one call
+  # (tune-rest gave kernel_tuner 100 s, too few for its slow configurations).
+  mkdir -p "$W/kt"
+  run kt-export 30 $G tune $D --backends cuda --kernels 6 --sizes 4096 --strategy random --max-configs 200 \
+    --switches none --caps none --export-space "$W/kt/space.json"
+  t0=$(date +%s%N)
+  run rate-gemmlab 70 $G tune $D --backends cuda --kernels 6 --sizes 4096 --strategy random --max-configs 200 \
+    --switches none --caps none --prune 1000000 --top 1 --store "$W/rate-store" --no-db --out "$W/rate-gemmlab"
+  echo "end to end: $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$W/rate-gemmlab.txt"
+  bash scripts/kernel_tuner/install-wheels.sh .gpu/wheels /tmp/kt-site > "$W/kt/install.txt" 2>&1
+  export PYTHONPATH=/tmp/kt-site
+  t0=$(date +%s%N)
+  run kt-rate 300 python3 scripts/kernel_tuner/tune_rate.py "$W/kt/space.json" "$W/kt/kernel_tuner.json"
+  echo "end to end: $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$W/kt-rate.txt"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").

@@ -483,6 +483,9 @@ pub struct CompareOptions {
     pub sizes: Vec<(usize, usize, usize)>,
     pub plan: Plan,
     pub seed: u64,
+    /// `compare --tuned`: each toolchain runs the configuration the database of
+    /// bests holds for it (tuned at the nearest size), else the published defaults.
+    pub tuned: Option<crate::tune::bests::Database>,
 }
 
 /// The configuration of a kernel under user defines: those it declares apply,
@@ -569,25 +572,55 @@ pub fn run_compare(
         }
         for spec in &opts.kernels {
             progress.set_message(format!("{m}x{n}x{k}: {} ({})", spec.id, spec.title));
-            let rows = match config_for(spec, &opts.defines) {
-                Ok(config) => {
-                    let point = Point {
-                        spec,
-                        config,
-                        hints: spec.own_hints(&opts.hints),
-                        label: None,
-                    };
-                    measure_point(sessions, &point, &problem, &opts.plan, "compare", &vendor)
-                }
-                Err(status) => sessions
+            let rows = if let Some(db) = &opts.tuned {
+                let points: Vec<Point> = sessions
                     .iter()
                     .map(|s| {
-                        let mut r = base("compare", s, &problem, &opts.plan);
-                        r.kernel = spec.id.to_string();
-                        r.status = status.clone();
-                        r
+                        tuned_point(
+                            db,
+                            spec,
+                            s.backend.borrow().toolchain(),
+                            (m, n, k),
+                            progress,
+                        )
                     })
-                    .collect(),
+                    .collect();
+                let items: Vec<(&Point, Lane)> = points
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        (
+                            p,
+                            Lane {
+                                session: i,
+                                source: Source::Native,
+                                variant: None,
+                            },
+                        )
+                    })
+                    .collect();
+                measure_items(sessions, &items, &problem, &opts.plan, "compare", &vendor)
+            } else {
+                match config_for(spec, &opts.defines) {
+                    Ok(config) => {
+                        let point = Point {
+                            spec,
+                            config,
+                            hints: spec.own_hints(&opts.hints),
+                            label: None,
+                        };
+                        measure_point(sessions, &point, &problem, &opts.plan, "compare", &vendor)
+                    }
+                    Err(status) => sessions
+                        .iter()
+                        .map(|s| {
+                            let mut r = base("compare", s, &problem, &opts.plan);
+                            r.kernel = spec.id.to_string();
+                            r.status = status.clone();
+                            r
+                        })
+                        .collect(),
+                }
             };
             for row in rows {
                 writer.push(row.clone())?;
@@ -601,6 +634,57 @@ pub fn run_compare(
         on_size_done(&size_rows);
     }
     Ok(())
+}
+
+/// The point `compare --tuned` runs for a kernel on a toolchain, said aloud.
+fn tuned_point(
+    db: &crate::tune::bests::Database,
+    spec: &'static KernelSpec,
+    toolchain: Toolchain,
+    size: (usize, usize, usize),
+    progress: &Progress,
+) -> Point {
+    let found = db
+        .lookup(spec.id, toolchain, size)
+        .filter(|b| spec.validate(&b.config).is_ok());
+    let (config, hints, label) = match found {
+        Some(b) => {
+            let label = format!("tuned at {}x{}x{}", b.m, b.n, b.k);
+            let stale = if b.source != crate::tune::store::fnv1a(&spec.source(toolchain)) {
+                " (the kernel source changed since)"
+            } else {
+                ""
+            };
+            progress.suspend(|| {
+                println!(
+                    "{} {toolchain}: {label}{stale}: {} {}",
+                    spec.id,
+                    b.config.describe(),
+                    b.hints.describe(true)
+                )
+            });
+            (b.config.clone(), b.hints.clone(), label)
+        }
+        None => {
+            progress.suspend(|| {
+                println!(
+                    "{} {toolchain}: no tuned entry in the database, published defaults",
+                    spec.id
+                )
+            });
+            (
+                spec.defaults(),
+                Hints::default(),
+                "published (not tuned)".to_string(),
+            )
+        }
+    };
+    Point {
+        spec,
+        config,
+        hints,
+        label: Some(label),
+    }
 }
 
 /// Toolchains of the sessions, in order.

@@ -108,6 +108,7 @@ fn kernel_groups(c: &mut Criterion<DeviceTime>) {
     with_bench(|bench| {
         let kernels = bench.kernels.clone();
         let sizes = bench.sizes.clone();
+        let tuned = bench.tuned.clone();
         for spec in kernels {
             let config = spec.defaults();
             let mut group = c.benchmark_group(spec.id);
@@ -131,39 +132,47 @@ fn kernel_groups(c: &mut Criterion<DeviceTime>) {
                 let (sessions, problem) = bench.sessions_and_problem(size);
                 for (session, _) in sessions.iter_mut().zip(&runs_on).filter(|(_, &ok)| ok) {
                     let tc = toolchain_of(session);
-                    let attempt = prepare(
-                        session,
-                        spec,
-                        &config,
-                        &Hints::default(),
-                        &problem.ops,
-                        &problem.reference,
-                        false,
-                    );
-                    let Some(p) = attempt.prepared else {
-                        note(format!(
-                            "{}/{tc}/{} skipped: {}: {}",
-                            spec.id,
-                            size_label(size),
-                            attempt.status.label(),
-                            attempt.status.reason().unwrap_or("no reason given")
-                        ));
-                        continue;
-                    };
-                    let what = format!("{}/{tc}/{}", spec.id, size_label(size));
-                    let shared: &Session = session;
-                    group.bench_with_input(
-                        BenchmarkId::new(tc.as_str(), size_label(size)),
-                        &p,
-                        |b, p| {
-                            let mut runner = KernelRunner {
-                                session: shared,
-                                prepared: p,
-                            };
-                            b.iter_custom(|iters| device_ns(&mut runner, iters, &what))
-                        },
-                    );
-                    p.release(shared);
+                    // The published defaults, and the tuned configuration where the database has one.
+                    let mut variants =
+                        vec![(config.clone(), Hints::default(), tc.as_str().to_string())];
+                    if let Some(b) = tuned.as_ref().and_then(|db| db.lookup(spec.id, tc, size)) {
+                        variants.push((b.config.clone(), b.hints.clone(), format!("{tc}-tuned")));
+                    }
+                    for (config, hints, id) in variants {
+                        let attempt = prepare(
+                            session,
+                            spec,
+                            &config,
+                            &hints,
+                            &problem.ops,
+                            &problem.reference,
+                            false,
+                        );
+                        let Some(p) = attempt.prepared else {
+                            note(format!(
+                                "{}/{tc}/{} skipped: {}: {}",
+                                spec.id,
+                                size_label(size),
+                                attempt.status.label(),
+                                attempt.status.reason().unwrap_or("no reason given")
+                            ));
+                            continue;
+                        };
+                        let what = format!("{}/{id}/{}", spec.id, size_label(size));
+                        let shared: &Session = session;
+                        group.bench_with_input(
+                            BenchmarkId::new(id.as_str(), size_label(size)),
+                            &p,
+                            |b, p| {
+                                let mut runner = KernelRunner {
+                                    session: shared,
+                                    prepared: p,
+                                };
+                                b.iter_custom(|iters| device_ns(&mut runner, iters, &what))
+                            },
+                        );
+                        p.release(shared);
+                    }
                 }
             }
             group.finish();

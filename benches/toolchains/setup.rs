@@ -16,6 +16,8 @@ pub const ENV_KERNELS: &str = "GEMMLAB_BENCH_KERNELS";
 pub const ENV_SIZES: &str = "GEMMLAB_BENCH_SIZES";
 pub const ENV_DEVICE: &str = "GEMMLAB_BENCH_DEVICE";
 pub const ENV_BACKENDS: &str = "GEMMLAB_BENCH_BACKENDS";
+/// A database of bests (`gemmlab tune`): each toolchain also runs its tuned configuration.
+pub const ENV_TUNED: &str = "GEMMLAB_BENCH_TUNED";
 
 /// Defaults where every chosen device is a GPU (about ten minutes on an H200).
 pub const GPU_KERNELS: &str = "all";
@@ -117,6 +119,8 @@ pub struct Bench {
     pub on_gpu: bool,
     pub kernels: Vec<&'static KernelSpec>,
     pub sizes: Vec<Size>,
+    /// The device's database of bests, when GEMMLAB_BENCH_TUNED names a directory.
+    pub tuned: Option<gemmlab::tune::bests::Database>,
     problems: Vec<Problem>,
 }
 
@@ -212,11 +216,25 @@ impl Bench {
                 .join(","),
             if on_gpu { "GPU" } else { "CPU" }
         ));
+        let tuned = env(ENV_TUNED).map(|dir| {
+            let name = sessions
+                .first()
+                .map(|s| s.backend.borrow().info().name.clone())
+                .unwrap_or_default();
+            let db = gemmlab::tune::bests::Database::load(std::path::Path::new(&dir), &name)
+                .unwrap_or_else(|e| bad_env(ENV_TUNED, e.to_string()));
+            note(format!(
+                "{} tuned configurations for {name} from {dir} (ids ending in -tuned)",
+                db.entries.len()
+            ));
+            db
+        });
         Bench {
             sessions,
             on_gpu,
             kernels,
             sizes,
+            tuned,
             problems: Vec::new(),
         }
     }

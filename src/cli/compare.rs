@@ -179,6 +179,13 @@ pub struct CompareArgs {
     pub cold: bool,
     #[command(flatten)]
     pub timing: TimingArgs,
+    /// Run each kernel in the configuration `gemmlab tune` found best for each toolchain on
+    /// this device (the database of bests, nearest tuned size), instead of the published defaults.
+    #[arg(long, conflicts_with_all = ["defines", "max_registers"])]
+    pub tuned: bool,
+    /// Directory of the database of bests that --tuned reads.
+    #[arg(long, default_value = gemmlab::tune::bests::DEFAULT_DIR)]
+    pub db: PathBuf,
     /// Keep the PTX of every build measured under OUT/ptx/ (one file per distinct listing).
     #[arg(long)]
     pub keep_ptx: bool,
@@ -268,6 +275,19 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
     if args.keep_ptx {
         keep_ptx_under(&mut sessions, &args.out);
     }
+    let tuned = if args.tuned {
+        let name = infos.first().map(|d| d.name.clone()).unwrap_or_default();
+        let db = gemmlab::tune::bests::Database::load(&args.db, &name)?;
+        if db.entries.is_empty() {
+            eprintln!(
+                "note: no tuned configurations for {name} in {}: every kernel runs its published defaults",
+                args.db.display()
+            );
+        }
+        Some(db)
+    } else {
+        None
+    };
     let tcs = toolchains(&sessions);
     let pb = progress((sizes.len() * kernels.len()) as u64);
     let opts = CompareOptions {
@@ -277,6 +297,7 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
         sizes,
         plan,
         seed,
+        tuned,
     };
     let result = run_compare(&mut sessions, &opts, &mut writer, &pb, |rows| {
         if let Some(r) = rows.first() {

@@ -224,7 +224,7 @@ pub(crate) fn registers(ctx: &mut Ctx) -> Result<Section> {
             }
         }
     }
-    sec.markdown = s;
+    sec.markdown.push_str(&s);
     Ok(sec)
 }
 
@@ -610,7 +610,7 @@ pub(crate) fn tiling(ctx: &mut Ctx) -> Result<Section> {
             sec.findings.push(f.chart(shown.cloned()));
         }
     }
-    sec.markdown = s;
+    sec.markdown.push_str(&s);
     Ok(sec)
 }
 
@@ -990,7 +990,7 @@ pub(crate) fn hints(ctx: &mut Ctx) -> Result<Section> {
             sec.findings.push(f);
         }
     }
-    sec.markdown = s;
+    sec.markdown.push_str(&s);
     Ok(sec)
 }
 
@@ -999,12 +999,28 @@ pub(crate) fn hints(ctx: &mut Ctx) -> Result<Section> {
 
 pub(crate) fn jit(ctx: &mut Ctx) -> Result<Section> {
     let all = ctx.data.experiment("jit");
-    let jit_rows: Vec<&Measurement> = all
+    let lane_rows: Vec<&Measurement> = all
         .iter()
         .map(|r| r.m)
         .filter(|m| m.variant.is_some() && !is_vendor(m))
         .collect();
+    // A JIT row is one whose build went through cuModuleLoadDataEx. Before the fix
+    // of the PTX lane, the lane compiled the CUDA source instead: such rows are
+    // not OpenCL's PTX and are left out, saying so.
+    let (jit_rows, not_jit): (Vec<&Measurement>, Vec<&Measurement>) =
+        lane_rows.into_iter().partition(|m| {
+            m.build_notes
+                .iter()
+                .any(|n| n.contains("cuModuleLoadDataEx"))
+        });
     let mut sec = Section::default();
+    if !not_jit.is_empty() {
+        sec.title = JIT.to_string();
+        sec.markdown.push_str(&format!(
+            "{} row(s) of the jit sweep were left out: their build was not loaded through the CUDA driver JIT (the PTX lane compiled the CUDA source by mistake before gemmlab fixed it), so they do not measure OpenCL's PTX.\n\n",
+            not_jit.len()
+        ));
+    }
     if jit_rows.is_empty() {
         return Ok(sec);
     }
@@ -1136,7 +1152,7 @@ pub(crate) fn jit(ctx: &mut Ctx) -> Result<Section> {
     if let Some(f) = jit_rollup(&triples) {
         sec.findings.insert(0, f);
     }
-    sec.markdown = s;
+    sec.markdown.push_str(&s);
     Ok(sec)
 }
 
