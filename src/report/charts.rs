@@ -1,6 +1,7 @@
 //! Charts as SVG and PNG, drawn with plotters from a small description
 //! ([`Figure`]): a title, a legend and a grid of panels holding grouped bars,
-//! lines over a log2 or categorical x axis, and reference lines.
+//! lines over a log2, linear or categorical x axis, shaded bands, and
+//! reference lines.
 
 use std::path::{Path, PathBuf};
 
@@ -25,6 +26,8 @@ pub struct Style {
     pub dashed: bool,
     /// Shown in the legend as a line (line charts) rather than a box (bars).
     pub line: bool,
+    /// Lines mark each point with a dot; off for long curves.
+    pub markers: bool,
 }
 
 impl Style {
@@ -34,7 +37,15 @@ impl Style {
             color,
             dashed: false,
             line: false,
+            markers: true,
         }
+    }
+
+    /// A line drawn without a dot at each point (curves of many points).
+    pub fn plain(mut self) -> Style {
+        self.line = true;
+        self.markers = false;
+        self
     }
 
     pub fn line(mut self) -> Style {
@@ -54,6 +65,8 @@ pub enum XAxis {
     Log2(Vec<f64>),
     /// Evenly spaced categories; data x is the category index.
     Categories(Vec<String>),
+    /// A linear scale from `lo` to `hi`, ticks at round numbers.
+    Linear { lo: f64, hi: f64 },
 }
 
 /// A line; missing points break it.
@@ -69,6 +82,13 @@ pub struct Bars {
     pub styles: Vec<Style>,
     pub values: Vec<Vec<Option<f64>>>,
     pub notes: Vec<Vec<Option<String>>>,
+}
+
+/// A shaded area between two curves (a quartile range): `(x, low, high)`.
+#[derive(Debug, Clone)]
+pub struct Band {
+    pub color: RGBColor,
+    pub points: Vec<(f64, f64, f64)>,
 }
 
 /// A horizontal reference line with a label at its right end.
@@ -87,6 +107,8 @@ pub struct Panel {
     pub y_label: String,
     pub lines: Vec<Line>,
     pub bars: Option<Bars>,
+    /// Drawn under the lines.
+    pub bands: Vec<Band>,
     pub refs: Vec<RefLine>,
     /// Shared y maximum (small multiples); None: from the data.
     pub y_max: Option<f64>,
@@ -103,6 +125,7 @@ impl Panel {
             y_label: y_label.into(),
             lines: Vec::new(),
             bars: None,
+            bands: Vec::new(),
             refs: Vec::new(),
             y_max: None,
             integer_y: false,
@@ -116,6 +139,13 @@ impl Panel {
             for (_, y) in &l.points {
                 if let Some(y) = y.filter(|y| y.is_finite()) {
                     m = m.max(y);
+                }
+            }
+        }
+        for b in &self.bands {
+            for (_, lo, hi) in &b.points {
+                for v in [lo, hi].into_iter().filter(|v| v.is_finite()) {
+                    m = m.max(*v);
                 }
             }
         }
@@ -309,8 +339,10 @@ fn draw_legend<DB: DrawingBackend>(
             } else if st.line {
                 area.draw(&PathElement::new(vec![(x, y), (x + 28, y)], line_style))
                     .map_err(s)?;
-                area.draw(&Circle::new((x + 14, y), 3, st.color.filled()))
-                    .map_err(s)?;
+                if st.markers {
+                    area.draw(&Circle::new((x + 14, y), 3, st.color.filled()))
+                        .map_err(s)?;
+                }
             } else {
                 area.draw(&Rectangle::new(
                     [(x, y - 6), (x + 28, y + 6)],
@@ -377,16 +409,25 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> D
             c.len().max(1) as f64 - 0.5,
             (0..c.len()).map(|i| i as f64).collect(),
         ),
+        XAxis::Linear { lo, hi } => {
+            let (lo, hi) = linear_range(*lo, *hi);
+            (lo, hi, round_ticks(lo, hi))
+        }
+    };
+    let x_step = match &p.x {
+        XAxis::Linear { .. } => tick_step(x0, x1),
+        _ => 1.0,
     };
     let xmap = |x: f64| -> f64 {
         match &p.x {
             XAxis::Log2(_) => x.log2(),
-            XAxis::Categories(_) => x,
+            XAxis::Categories(_) | XAxis::Linear { .. } => x,
         }
     };
     let x_fmt = |v: &f64| -> String {
         match &p.x {
             XAxis::Log2(_) => format!("{:.0}", v.exp2()),
+            XAxis::Linear { .. } => fmt_tick(*v, x_step),
             XAxis::Categories(c) => {
                 let i = v.round();
                 if i >= 0.0 && (i as usize) < c.len() && (v - i).abs() < 1e-6 {
@@ -469,6 +510,31 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> D
         }
     }
 
+    for b in &p.bands {
+        // One polygon per run of finite points: the upper edge left to right,
+        // then the lower edge back.
+        let mut runs: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new()];
+        for &(x, lo, hi) in &b.points {
+            if x.is_finite() && lo.is_finite() && hi.is_finite() {
+                if let Some(r) = runs.last_mut() {
+                    r.push((xmap(x), lo.min(y_max), hi.min(y_max)));
+                }
+            } else if runs.last().is_some_and(|r| !r.is_empty()) {
+                runs.push(Vec::new());
+            }
+        }
+        for run in runs.iter().filter(|r| r.len() > 1) {
+            let mut poly: Vec<(f64, f64)> = run.iter().map(|&(x, _, hi)| (x, hi)).collect();
+            poly.extend(run.iter().rev().map(|&(x, lo, _)| (x, lo)));
+            chart
+                .draw_series(std::iter::once(Polygon::new(
+                    poly,
+                    b.color.mix(0.18).filled(),
+                )))
+                .map_err(s)?;
+        }
+    }
+
     for r in &p.refs {
         if !r.y.is_finite() || r.y > y_max {
             continue;
@@ -529,12 +595,14 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> D
                         .map_err(s)?;
                 }
             }
-            chart
-                .draw_series(
-                    seg.iter()
-                        .map(|&(x, y)| Circle::new((x, y), 3, l.style.color.filled())),
-                )
-                .map_err(s)?;
+            if l.style.markers || seg.len() == 1 {
+                chart
+                    .draw_series(
+                        seg.iter()
+                            .map(|&(x, y)| Circle::new((x, y), 3, l.style.color.filled())),
+                    )
+                    .map_err(s)?;
+            }
         }
     }
     Ok(())
@@ -546,6 +614,55 @@ fn stroke(c: RGBColor, width: u32) -> ShapeStyle {
         filled: false,
         stroke_width: width,
     }
+}
+
+/// A linear axis's range: finite, ordered and not empty.
+fn linear_range(lo: f64, hi: f64) -> (f64, f64) {
+    let lo = if lo.is_finite() { lo } else { 0.0 };
+    let hi = if hi.is_finite() { hi } else { lo + 1.0 };
+    if hi > lo {
+        (lo, hi)
+    } else {
+        (lo, lo + 1.0)
+    }
+}
+
+/// A round tick spacing (1, 2 or 5 times a power of ten) giving about six ticks.
+fn tick_step(lo: f64, hi: f64) -> f64 {
+    let raw = (hi - lo) / 6.0;
+    if !(raw.is_finite() && raw > 0.0) {
+        return 1.0;
+    }
+    let mag = 10f64.powf(raw.log10().floor());
+    let f = raw / mag;
+    let nice = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
+}
+
+/// The multiples of the tick step between `lo` and `hi`.
+fn round_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let step = tick_step(lo, hi);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|i| i as f64 * step).collect()
+}
+
+/// A tick label with as many decimals as the step needs.
+fn fmt_tick(v: f64, step: f64) -> String {
+    let decimals = if step >= 1.0 {
+        0
+    } else {
+        (-step.log10().floor()) as usize
+    };
+    format!("{v:.decimals$}")
 }
 
 /// A linear axis whose ticks are exactly the given values (sizes, categories).
@@ -784,6 +901,52 @@ mod tests {
         assert!(text.starts_with("<svg"));
         assert!(text.contains("n/a"), "the note of a bar without a value");
         assert!(w.png.is_none());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn linear_axis_ticks_and_bands() {
+        let t = round_ticks(0.0, 1.0);
+        assert_eq!(t.len(), 6);
+        assert!((t[3] - 0.6).abs() < 1e-12, "{t:?}");
+        assert_eq!(round_ticks(0.0, 48.0), vec![0.0, 10.0, 20.0, 30.0, 40.0]);
+        assert_eq!(fmt_tick(0.6000000000000001, 0.2), "0.6");
+        assert_eq!(fmt_tick(40.0, 10.0), "40");
+        assert_eq!(
+            linear_range(3.0, 3.0),
+            (3.0, 4.0),
+            "an empty range is widened"
+        );
+        let mut p = Panel::new("", XAxis::Linear { lo: 0.0, hi: 50.0 }, "tried", "fraction");
+        p.bands.push(Band {
+            color: RED,
+            points: vec![
+                (1.0, 0.2, 0.4),
+                (2.0, f64::NAN, 0.5),
+                (3.0, 0.3, 0.6),
+                (4.0, 0.5, 0.9),
+            ],
+        });
+        p.lines.push(Line {
+            style: Style::new("median", RED).plain(),
+            points: (1..=50)
+                .map(|i| (i as f64, Some(i as f64 / 50.0)))
+                .collect(),
+        });
+        assert_eq!(p.data_max(), 1.0);
+        let fig = Figure {
+            title: "t".into(),
+            legend: vec![Style::new("median", RED).plain()],
+            panels: vec![p],
+            cols: 1,
+            panel_w: 400,
+            panel_h: 300,
+        };
+        let d = temp("linear");
+        let w = write(&fig, &d, "linear", None, false).unwrap();
+        let text = std::fs::read_to_string(&w.svg).unwrap();
+        assert!(text.contains("<polygon"), "the band is drawn");
+        assert!(!text.contains("<circle"), "a plain line has no dots");
         let _ = std::fs::remove_dir_all(&d);
     }
 
