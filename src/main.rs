@@ -37,7 +37,7 @@ enum Command {
     Sweep(cli::sweep::SweepArgs),
     /// Tune kernels per toolchain: search the registry's space (parameters, switches, register
     /// caps), compile on every core while the device measures, re-measure the best, keep the bests.
-    Tune(cli::tune::TuneArgs),
+    Tune(Box<cli::tune::TuneArgs>),
     /// Both toolchains' PTX of a kernel: instruction mix side by side, --diff for the differences.
     Ptx(cli::ptx::PtxArgs),
 }
@@ -50,7 +50,7 @@ fn main() {
         Command::Build(args) => cli::build::run(args).map(|_| None),
         Command::Report(args) => cli::report::run(args).map(|_| None),
         Command::Sweep(args) => cli::sweep::run(args).map(|o| o.failure()),
-        Command::Tune(args) => cli::tune::run(args).map(|o| o.failure()),
+        Command::Tune(args) => cli::tune::run(*args).map(|o| o.failure()),
         Command::Ptx(args) => cli::ptx::run(args).map(|_| None),
     };
     match result {

@@ -196,7 +196,7 @@ fn a_killed_guided_search_resumes_and_measures_nothing_twice() {
     keys.dedup();
     assert_eq!(keys.len(), 10, "a configuration was measured twice");
     assert!(
-        t.contains(&format!("from the store)")) && t.contains("10 tried"),
+        t.contains("from the store)") && t.contains("10 tried"),
         "{t}"
     );
     let resumed = format!("({} measured, {before} from the store)", 10 - before);

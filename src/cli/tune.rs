@@ -153,7 +153,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
             "a tuning budget of 0 tries nothing: give --max-configs and --time-limit above 0",
         ));
     }
-    if !(args.prune > 1.0) {
+    if args.prune.is_nan() || args.prune <= 1.0 {
         return Err(Error::invalid(
             "--prune must be above 1 (a factor of the best speed so far)",
         ));
