@@ -906,6 +906,8 @@ mod tests {
                 32 + i,
             );
             m.variant = Some("opencl-ptx".into());
+            m.build_notes =
+                vec!["PTX loaded through the CUDA driver JIT (cuModuleLoadDataEx)".into()];
             jit.push(m);
         }
         write_run(&root.join("jit"), jit);
