@@ -250,46 +250,8 @@ fn bad_tuning_input_is_refused_with_reasons() {
         assert!(t.contains(want), "{args:?}: wanted '{want}' in {t}");
     }
     // A store of another device is refused; a corrupt line is skipped with a warning.
-    std::fs::create_dir_all(&d[0]).unwrap();
-    let listing = gemmlab(&["devices", "--json"]);
-    let devices: serde_json::Value = serde_json::from_slice(&listing.stdout).unwrap_or_default();
-    let name = devices
-        .as_array()
-        .and_then(|a| a.iter().find(|x| x["toolchain"] == "opencl"))
-        .and_then(|x| x["name"].as_str())
-        .unwrap_or("pthread")
-        .to_string();
-    let slug: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect::<String>()
-        .split('-')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
-    let store = Path::new(&d[0]).join(format!("{slug}.jsonl"));
-    let header = |device: &str| {
-        format!(
-            "{{\"gemmlab_tune_store\":1,\"gemmlab\":\"{}\",\"device\":\"{device}\",\"pci_bus_id\":null,\"created_utc\":\"x\"}}\n",
-            env!("CARGO_PKG_VERSION")
-        )
-    };
-    std::fs::write(&store, header("Another GPU")).unwrap();
-    let o = run(&["--kernels", "2", "--values", "TS=8", "--switches", "none"]);
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(2), "{t}");
-    assert!(
-        t.contains("Another GPU") && t.contains("never mixed"),
-        "{t}"
-    );
-    std::fs::write(&store, header(&name) + "{not a record\n").unwrap();
-    let o = run(&[
+    // The first run makes the store, so the test finds its file as gemmlab names it.
+    let small = [
         "--kernels",
         "2",
         "--values",
@@ -298,7 +260,29 @@ fn bad_tuning_input_is_refused_with_reasons() {
         "none",
         "--top",
         "1",
-    ]);
+    ];
+    let o = run(&small);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let store = std::fs::read_dir(&d[0])
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("the run wrote a store");
+    let body = std::fs::read_to_string(&store).unwrap();
+    let header = body.lines().next().unwrap_or_default().to_string();
+    let mut other: serde_json::Value = serde_json::from_str(&header).unwrap();
+    other["device"] = "Another GPU".into();
+    std::fs::write(&store, format!("{other}\n")).unwrap();
+    let o = run(&small);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("Another GPU") && t.contains("never mixed"),
+        "{t}"
+    );
+    std::fs::write(&store, format!("{header}\n{{not a record\n")).unwrap();
+    let o = run(&small);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(
