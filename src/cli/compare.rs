@@ -204,6 +204,24 @@ pub fn keep_ptx_under(sessions: &mut [Session], out: &std::path::Path) {
     }
 }
 
+/// The sizes asked for, or one default: 4096^3 when every session is on a GPU,
+/// else `cpu`^3 (a size PoCL on a CPU finishes in seconds).
+pub fn sizes_or_default(
+    explicit: Vec<(usize, usize, usize)>,
+    infos: &[gemmlab::DeviceInfo],
+    cpu: usize,
+) -> Vec<(usize, usize, usize)> {
+    if !explicit.is_empty() {
+        return explicit;
+    }
+    let n = if infos.iter().all(|d| d.kind == DeviceKind::Gpu) {
+        4096
+    } else {
+        cpu
+    };
+    vec![(n, n, n)]
+}
+
 pub fn seed_or_random(seed: Option<u64>) -> u64 {
     seed.unwrap_or_else(|| {
         let t = std::time::SystemTime::now()
@@ -238,16 +256,7 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
         .iter()
         .map(|s| s.backend.borrow().info().clone())
         .collect();
-    let on_gpu = infos.iter().all(|d| d.kind == DeviceKind::Gpu);
-    let sizes = if explicit_sizes.is_empty() {
-        vec![if on_gpu {
-            (4096, 4096, 4096)
-        } else {
-            (512, 512, 512)
-        }]
-    } else {
-        explicit_sizes
-    };
+    let sizes = sizes_or_default(explicit_sizes, &infos, 512);
     let hints = Hints::from_defines(&defines, args.max_registers);
     let seed = seed_or_random(args.seed);
     let plan = args.timing.plan(args.warmup, args.reps, args.cold);

@@ -8,7 +8,7 @@ use gemmlab::kernels::{self, Hints};
 use gemmlab::report::table::sweep_table;
 use gemmlab::results::{Environment, ResultWriter};
 use gemmlab::sweep::{self, run_sweep, SweepKind, DEFAULT_CAPS};
-use gemmlab::{Backend, DeviceKind, Result};
+use gemmlab::{Backend, Result};
 
 use super::compare::{
     keep_ptx_under, parse_size, print_clocks, progress, seed_or_random, DeviceArgs,
@@ -119,16 +119,7 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
         .iter()
         .map(|s| s.backend.borrow().info().clone())
         .collect();
-    let on_gpu = infos.iter().all(|d| d.kind == DeviceKind::Gpu);
-    let sizes = if explicit_sizes.is_empty() {
-        vec![if on_gpu {
-            (4096, 4096, 4096)
-        } else {
-            (256, 256, 256)
-        }]
-    } else {
-        explicit_sizes
-    };
+    let sizes = super::compare::sizes_or_default(explicit_sizes, &infos, 256);
     let seed = seed_or_random(args.seed);
     let plan = args.timing.plan(args.warmup, args.reps, args.cold);
     let out = args

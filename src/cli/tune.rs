@@ -12,9 +12,11 @@ use gemmlab::tune::run::{run_tune, spaces, TuneOptions};
 use gemmlab::tune::search::{Budget, SearchOptions, SearchResult};
 use gemmlab::tune::space::{Space, SpaceRequest};
 use gemmlab::tune::strategy;
-use gemmlab::{Backend, DeviceKind, Error, Result, Toolchain};
+use gemmlab::{Backend, Error, Result, Toolchain};
 
-use super::compare::{parse_size, print_clocks, seed_or_random, DeviceArgs, TimingArgs};
+use super::compare::{
+    parse_size, print_clocks, seed_or_random, sizes_or_default, DeviceArgs, TimingArgs,
+};
 
 #[derive(Args, Debug)]
 pub struct TuneArgs {
@@ -174,16 +176,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         .iter()
         .map(|s| s.backend.borrow().info().clone())
         .collect();
-    let on_gpu = infos.iter().all(|d| d.kind == DeviceKind::Gpu);
-    let sizes = if explicit.is_empty() {
-        vec![if on_gpu {
-            (4096, 4096, 4096)
-        } else {
-            (256, 256, 256)
-        }]
-    } else {
-        explicit
-    };
+    let sizes = sizes_or_default(explicit, &infos, 256);
     let spaces = spaces(&sessions, &kernels, &request)?;
     for row in &spaces {
         for s in row {

@@ -235,7 +235,7 @@ pub fn prepare(
     reference: &Reference,
     cold: bool,
 ) -> Attempt {
-    prepare_from(
+    prepare_code(
         session,
         spec,
         config,
@@ -243,7 +243,7 @@ pub fn prepare(
         ops,
         reference,
         cold,
-        &Source::Native,
+        Code::Native,
     )
 }
 

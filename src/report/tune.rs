@@ -6,8 +6,6 @@
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
-use std::fs;
-use std::path::Path;
 
 use plotters::style::RGBColor;
 
@@ -17,7 +15,7 @@ use crate::kernels::{self, Hints};
 use crate::results::Measurement;
 use crate::tune::grid::Grid;
 use crate::tune::replay::{self, Outcomes, Summary};
-use crate::tune::run::Trace;
+use crate::tune::run::{load_traces, Trace};
 use crate::tune::search::Tried;
 use crate::tune::space::{Axis, Candidate};
 use crate::tune::strategy::NAMES;
@@ -124,7 +122,7 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
     let mut searches: Vec<Search> = Vec::new();
     let mut unreadable: Vec<String> = Vec::new();
     for (ri, run) in ctx.data.runs.iter().enumerate() {
-        let (traces, bad) = read_traces(&run.dir);
+        let (traces, bad) = load_traces(&run.dir);
         searches.extend(traces.into_iter().map(|trace| Search { run: ri, trace }));
         unreadable.extend(bad);
     }
@@ -207,33 +205,6 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
 }
 
 /// Every readable trace in a result directory, and why the others could not be read.
-fn read_traces(dir: &Path) -> (Vec<Trace>, Vec<String>) {
-    let mut traces = Vec::new();
-    let mut bad = Vec::new();
-    let Ok(entries) = fs::read_dir(dir) else {
-        return (traces, bad);
-    };
-    let mut paths: Vec<_> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("search-") && n.ends_with(".json"))
-        })
-        .collect();
-    paths.sort();
-    for p in paths {
-        let parsed = fs::read_to_string(&p)
-            .map_err(|e| e.to_string())
-            .and_then(|t| serde_json::from_str::<Trace>(&t).map_err(|e| e.to_string()));
-        match parsed {
-            Ok(t) => traces.push(t),
-            Err(e) => bad.push(format!("{}: {e}", p.display())),
-        }
-    }
-    (traces, bad)
-}
-
 /// Device names of a result directory: its environment's, else its rows' and traces'.
 fn machine_of(ctx: &Ctx, run: usize, searches: &[Search]) -> Vec<String> {
     let r = &ctx.data.runs[run];

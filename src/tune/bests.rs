@@ -48,22 +48,7 @@ pub struct Database {
 
 /// The database file of a device: "results/tuned/nvidia-h200.json".
 pub fn path_for(dir: &Path, device: &str) -> PathBuf {
-    let slug: String = device
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let slug = slug
-        .split('-')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
-    dir.join(format!("{slug}.json"))
+    dir.join(format!("{}.json", super::store::device_slug(device)))
 }
 
 impl Database {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::bests::{Best, Database};
-use super::search::{key_for, search, SearchOptions, SearchResult};
+use super::search::{key_base, search, SearchOptions, SearchResult};
 use super::space::{Space, SpaceRequest};
 use super::store::{fnv1a, Phase, Record, Store};
 use crate::backend::Backend;
@@ -180,7 +180,8 @@ pub fn run_tune(
                     config: point.config.clone(),
                     hints: point.hints.clone(),
                 };
-                let key = key_for(&sessions[lane.session], &spaces[ki][lane.session], &c, size);
+                let key =
+                    key_base(&sessions[lane.session], &spaces[ki][lane.session], size).with(&c);
                 store.append(Record {
                     key,
                     phase: Phase::Final,
@@ -267,11 +268,13 @@ fn write_trace(dir: &Path, r: &SearchResult, space: &Space) -> Result<()> {
     std::fs::write(dir.join(trace_name(r)), text).map_err(io)
 }
 
-/// Reads every search trace in a result directory.
-pub fn load_traces(dir: &Path) -> Result<Vec<Trace>> {
-    let mut out = Vec::new();
+/// Reads every search trace in a result directory. A trace that cannot be read
+/// is skipped and named in the second list, so one bad file hides nothing else.
+pub fn load_traces(dir: &Path) -> (Vec<Trace>, Vec<String>) {
+    let mut traces = Vec::new();
+    let mut bad = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(out);
+        return (traces, bad);
     };
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -283,13 +286,13 @@ pub fn load_traces(dir: &Path) -> Result<Vec<Trace>> {
         .collect();
     paths.sort();
     for p in paths {
-        let text = std::fs::read_to_string(&p)
-            .map_err(|e| Error::invalid(format!("{}: {e}", p.display())))?;
-        out.push(
-            serde_json::from_str(&text).map_err(|e| {
-                Error::invalid(format!("{} is not a search trace: {e}", p.display()))
-            })?,
-        );
+        let parsed = std::fs::read_to_string(&p)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str::<Trace>(&t).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(t) => traces.push(t),
+            Err(e) => bad.push(format!("{}: {e}", p.display())),
+        }
     }
-    Ok(out)
+    (traces, bad)
 }

@@ -124,13 +124,9 @@ impl SearchResult {
     }
 }
 
-/// The store key of a candidate on a session.
-pub fn key_for(
-    session: &Session,
-    space: &Space,
-    c: &Candidate,
-    size: (usize, usize, usize),
-) -> Key {
+/// The part of a store key that is the same for every point of one search
+/// (device, compiler, kernel source, size): built once, the source hashed once.
+pub fn key_base(session: &Session, space: &Space, size: (usize, usize, usize)) -> Key {
     let be = session.backend.borrow();
     let info = be.info();
     Key {
@@ -142,12 +138,23 @@ pub fn key_for(
         m: size.0,
         n: size.1,
         k: size.2,
-        config: c.config.clone(),
-        hints: c.hints.clone(),
+        config: Default::default(),
+        hints: Default::default(),
     }
 }
 
-type Compiled = (usize, Candidate, Result<Artefact>, f64);
+impl Key {
+    /// This key for another candidate.
+    pub fn with(&self, c: &Candidate) -> Key {
+        Key {
+            config: c.config.clone(),
+            hints: c.hints.clone(),
+            ..self.clone()
+        }
+    }
+}
+
+type Compiled = (usize, Candidate, Key, Result<Artefact>, f64);
 
 /// Runs one search. Kernel-level failures are outcomes; errors are for the run
 /// itself (an unknown strategy, a store that cannot be written).
@@ -170,6 +177,7 @@ pub fn search(
     let spec = space.spec;
     let source = spec.source(info.toolchain);
     let compiler = session.backend.borrow().compiler();
+    let base = key_base(session, space, size);
     let limit = opts.budget.configs.unwrap_or(usize::MAX).min(space.len());
     let workers = opts.workers.max(1);
     let depth = 2 * workers;
@@ -190,7 +198,7 @@ pub fn search(
     let mut asked = 0usize;
     let mut stopped = String::new();
     let cancel = AtomicBool::new(false);
-    let (job_tx, job_rx) = mpsc::channel::<(usize, Candidate)>();
+    let (job_tx, job_rx) = mpsc::channel::<(usize, Candidate, Key)>();
     let job_rx = Arc::new(Mutex::new(job_rx));
     let (done_tx, done_rx) = mpsc::channel::<Compiled>();
 
@@ -205,7 +213,7 @@ pub fn search(
                     Ok(guard) => guard.recv(),
                     Err(_) => return,
                 };
-                let Ok((point, cand)) = job else { return };
+                let Ok((point, cand, key)) = job else { return };
                 if cancel.load(Ordering::Relaxed) {
                     continue;
                 }
@@ -213,7 +221,7 @@ pub fn search(
                 let t = Instant::now();
                 let r = compiler.compile(spec.entry, source, &options);
                 if tx
-                    .send((point, cand, r, t.elapsed().as_secs_f64()))
+                    .send((point, cand, key, r, t.elapsed().as_secs_f64()))
                     .is_err()
                 {
                     return;
@@ -269,7 +277,7 @@ pub fn search(
                         asked += 1;
                         queue.push_back(p);
                         let cand = space.candidate(p);
-                        let key = key_for(session, space, &cand, size);
+                        let key = base.with(&cand);
                         if let Some(r) = store.lookup(&key) {
                             if let Some(g) = score_of(r) {
                                 best = best.max(g);
@@ -278,7 +286,7 @@ pub fn search(
                             answered = true;
                         } else {
                             job_tx
-                                .send((p, cand))
+                                .send((p, cand, key))
                                 .map_err(|_| Error::invalid("internal: compile workers stopped"))?;
                             in_flight += 1;
                         }
@@ -300,12 +308,11 @@ pub fn search(
                 if in_flight == 0 {
                     return Err(Error::invalid("internal: the search waits for nothing"));
                 }
-                let Ok((point, cand, compiled, secs)) = done_rx.recv() else {
+                let Ok((point, cand, key, compiled, secs)) = done_rx.recv() else {
                     return Err(Error::invalid("internal: compile workers stopped"));
                 };
                 in_flight -= 1;
                 compile_s += secs;
-                let key = key_for(session, space, &cand, size);
                 progress.set_message(format!(
                     "{} {}: {}",
                     spec.id,

@@ -93,10 +93,9 @@ pub struct Store {
     pub warnings: Vec<String>,
 }
 
-/// A file name for the device: "nvidia-h200.jsonl".
-pub fn file_name(device: &DeviceInfo) -> String {
-    let slug: String = device
-        .name
+/// A device name as a file name: "NVIDIA H200" -> "nvidia-h200".
+pub fn device_slug(name: &str) -> String {
+    let lower: String = name
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
@@ -106,12 +105,16 @@ pub fn file_name(device: &DeviceInfo) -> String {
             }
         })
         .collect();
-    let slug = slug
+    lower
         .split('-')
         .filter(|p| !p.is_empty())
         .collect::<Vec<_>>()
-        .join("-");
-    format!("{slug}.jsonl")
+        .join("-")
+}
+
+/// A file name for the device: "nvidia-h200.jsonl".
+pub fn file_name(device: &DeviceInfo) -> String {
+    format!("{}.jsonl", device_slug(&device.name))
 }
 
 /// FNV-1a, 64 bits: stable across Rust versions, unlike the std hasher.
