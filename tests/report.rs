@@ -437,6 +437,7 @@ mod tuning {
                     wall_s: 0.3 * points.len() as f64,
                     compile_s: 0.4 * measured,
                     device_s: 0.2 * measured,
+                    wait_s: 0.1 * measured,
                     stopped: stopped.into(),
                 },
                 space: SpaceInfo {

@@ -84,7 +84,7 @@ fn exhaustive_search_tries_every_point_and_keeps_the_best() {
         "--strategy",
         "exhaustive",
         "--values",
-        "TS=8,16",
+        "TS=16,32",
         "--switches",
         "USE_RESTRICT",
         "--top",
@@ -113,6 +113,17 @@ fn exhaustive_search_tries_every_point_and_keeps_the_best() {
         })
         .collect();
     assert_eq!(traces.len(), 1);
+    // The published configuration (TS=32, switches as published) is tried first.
+    let trace: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(traces[0].path()).unwrap()).unwrap();
+    let first = &trace["search"]["tried"][0]["candidate"];
+    assert_eq!(first["config"]["TS"], 32, "{first}");
+    assert!(
+        first["hints"]["switches"]
+            .as_object()
+            .is_none_or(|m| m.is_empty()),
+        "{first}"
+    );
     // The database of bests holds the kernel, and --show prints it without a device.
     let show = gemmlab(&["tune", "--show", "--db", &d[1]]);
     let s = text(&show);
@@ -201,6 +212,51 @@ fn a_killed_guided_search_resumes_and_measures_nothing_twice() {
     );
     let resumed = format!("({} measured, {before} from the store)", 10 - before);
     assert!(t.contains(&resumed), "expected {resumed}: {t}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_finished_guided_search_replays_from_its_store_exactly() {
+    // Annealing's proposals depend on every outcome before them; a rerun that
+    // walked differently would measure new points instead of replaying.
+    let root = dir("replay");
+    let d = dirs(&root);
+    let dev = device();
+    let base = [
+        "--kernels",
+        "6",
+        "--strategy",
+        "anneal",
+        "--max-configs",
+        "14",
+        "--values",
+        "TSM=16,32,64",
+        "--values",
+        "TSN=16,32,64",
+        "--define",
+        "TSK=8",
+        "--switches",
+        "UNROLL_K",
+        "--caps",
+        "none",
+        "--top",
+        "1",
+    ];
+    let args = common_args(&dev, &base, &d);
+    let first = gemmlab(&args);
+    let t = text(&first);
+    assert_eq!(first.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("14 tried (14 measured, 0 from the store)"),
+        "{t}"
+    );
+    let again = gemmlab(&args);
+    let t = text(&again);
+    assert_eq!(again.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("14 tried (0 measured, 14 from the store)"),
+        "{t}"
+    );
     let _ = std::fs::remove_dir_all(&root);
 }
 

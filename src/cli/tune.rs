@@ -302,6 +302,16 @@ fn print_search(r: &SearchResult) {
         r.rate().map_or("no new measurements".into(), |v| format!("{v:.1} configurations/s")),
         r.stopped
     );
+    if r.measured() > 0 {
+        println!(
+            "  device busy {:.1} s, waited {:.1} s for the compiler ({} CPU s compiling on {} threads): {}",
+            r.device_s,
+            r.wait_s,
+            r.compile_s.round(),
+            r.options.workers,
+            r.bound()
+        );
+    }
     if let Some(b) = ranked.first() {
         println!(
             "  best while searching: {:.1} GFLOP/s  {}",

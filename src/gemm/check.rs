@@ -188,12 +188,13 @@ struct Partial {
 
 /// Compares a column-major M x N result with the full reference.
 pub fn check(m: usize, c: &[f32], reference: &[f64]) -> CheckReport {
-    const CHUNK: usize = 1 << 22;
+    // A few chunks per core, none too small to be worth a thread.
     let len = c.len().min(reference.len());
-    let chunks = len.div_ceil(CHUNK);
+    let chunk = len.div_ceil(4 * parallel::threads()).max(1 << 16);
+    let chunks = len.div_ceil(chunk);
     let parts = parallel::map_range(chunks, |ci| {
-        let lo = ci * CHUNK;
-        let hi = (lo + CHUNK).min(len);
+        let lo = ci * chunk;
+        let hi = (lo + chunk).min(len);
         let mut p = Partial::default();
         for (off, (&got, &want)) in c[lo..hi].iter().zip(&reference[lo..hi]).enumerate() {
             if !got.is_finite() {

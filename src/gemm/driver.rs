@@ -96,6 +96,9 @@ pub struct Session {
     support: Option<Program>,
     operands: Option<DeviceOperands>,
     flush: Option<Buffer>,
+    /// Host copy of the last checked result, kept so that the next checked run
+    /// of the same size (a tuner's thousands) downloads into memory already mapped.
+    host_c: Vec<f32>,
 }
 
 impl Session {
@@ -108,6 +111,7 @@ impl Session {
             support: None,
             operands: None,
             flush: None,
+            host_c: Vec::new(),
         }
     }
 
@@ -482,9 +486,12 @@ fn prepare_inner(
     } else {
         (c, 0)
     };
-    let mut host = vec![0.0f32; m * n];
-    be.download(&result_buf, HostDataMut::F32(&mut host))?;
-    let report = check_against(m, &host, reference);
+    let mut host = std::mem::take(&mut session.host_c);
+    host.resize(m * n, 0.0);
+    let downloaded = be.download(&result_buf, HostDataMut::F32(&mut host));
+    let report = downloaded.map(|_| check_against(m, &host, reference));
+    session.host_c = host;
+    let report = report?;
     *check_out = Some(report.clone());
     if !report.passed {
         for b in owned {

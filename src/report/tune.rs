@@ -1285,12 +1285,13 @@ fn rate_finding(searches: &[Search], g: &Group, at: &str) -> Option<Finding> {
         match r.rate() {
             Some(rate) => {
                 long.push(format!(
-                    "{label}: {rate:.2} configurations/s ({} measured in {} s wall; {} CPU s compiling on {}, {} s on the device{})",
+                    "{label}: {rate:.2} configurations/s ({} measured in {} s wall; {} CPU s compiling on {}, {} s on the device, {} s waiting for the compiler{})",
                     r.measured(),
                     fmt_s(r.wall_s),
                     fmt_s(r.compile_s),
                     plural(r.options.workers, "worker", "workers"),
                     fmt_s(r.device_s),
+                    fmt_s(r.wait_s),
                     if r.measured() < r.tried.len() {
                         format!(", {} more answered from the store", r.tried.len() - r.measured())
                     } else {

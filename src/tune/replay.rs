@@ -93,6 +93,20 @@ pub fn replay_with(
     n: usize,
     seed: u64,
 ) -> Result<Vec<Step>, String> {
+    replay_from(grid, outcomes, strategy, None, budget, n, seed)
+}
+
+/// As `replay_with`, the search first trying `start` (as the tuner tries the
+/// published configuration) and the strategy told so through `seed`.
+pub fn replay_from(
+    grid: &Grid,
+    outcomes: &Outcomes,
+    strategy: &mut dyn Strategy,
+    start: Option<usize>,
+    budget: usize,
+    n: usize,
+    seed: u64,
+) -> Result<Vec<Step>, String> {
     outcomes.check(grid)?;
     if n == 0 {
         return Err("a replay needs at least one point in flight".to_string());
@@ -104,6 +118,15 @@ pub fn replay_with(
     let mut flight = VecDeque::with_capacity(n);
     let mut trace = Vec::new();
     let (mut cost, mut best) = (0.0, None::<f64>);
+    if let Some(p) = start.filter(|_| budget > 0) {
+        let Some(seen) = asked.get_mut(p) else {
+            return Err(format!("start point {p} is outside the grid"));
+        };
+        *seen = true;
+        asked_count += 1;
+        strategy.seed(grid, p);
+        flight.push_back(p);
+    }
     loop {
         let want = n
             .saturating_sub(flight.len())
@@ -320,6 +343,7 @@ mod tests {
             vec![0]
         }
         fn tell(&mut self, _grid: &Grid, _point: usize, _score: Option<f64>) {}
+        fn seed(&mut self, _grid: &Grid, _point: usize) {}
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub struct SearchOptions {
     pub strategy: String,
     pub budget: Budget,
     pub seed: u64,
-    /// Timed samples per point while searching (after one warm-up launch).
+    /// Timed samples per point while searching (the checked run is the warm-up).
     pub reps: usize,
     /// Compile threads.
     pub workers: usize,
@@ -92,6 +92,11 @@ pub struct SearchResult {
     pub compile_s: f64,
     /// Seconds the device thread spent loading, checking and timing.
     pub device_s: f64,
+    /// Seconds the device thread sat idle waiting for a compiled point: a search
+    /// that waits most of its wall time is compile-bound, one that never waits
+    /// device-bound.
+    #[serde(default)]
+    pub wait_s: f64,
     /// Why it stopped: budget, time, space exhausted, strategy done.
     pub stopped: String,
 }
@@ -105,6 +110,16 @@ impl SearchResult {
     /// Measured points per wall second, compile included.
     pub fn rate(&self) -> Option<f64> {
         (self.wall_s > 0.0 && self.measured() > 0).then(|| self.measured() as f64 / self.wall_s)
+    }
+
+    /// What held the search back: the device thread waiting for compiles most
+    /// of the wall time means the compiler, otherwise the device.
+    pub fn bound(&self) -> &'static str {
+        if self.wait_s > 0.5 * self.wall_s {
+            "compile-bound"
+        } else {
+            "device-bound"
+        }
     }
 
     /// The best verified points, fastest first.
@@ -182,7 +197,7 @@ pub fn search(
     let workers = opts.workers.max(1);
     let depth = 2 * workers;
     let plan = Plan {
-        warmup: 1,
+        warmup: 0,
         reps: opts.reps.max(1),
         cache: CacheState::Warm,
         batch: None,
@@ -191,10 +206,17 @@ pub fn search(
     };
     let started = Instant::now();
     let mut rng = Rng::new(opts.seed);
+    // The published configuration goes first, so every search knows where the
+    // tutorial stood and a guided walk can start from there.
+    let mut seeds: Vec<usize> = space.published_point().into_iter().collect();
+    for &p in &seeds {
+        strategy.seed(&space.grid, p);
+    }
     let mut tried: Vec<Tried> = Vec::new();
     let mut best = 0.0f64;
     let mut compile_s = 0.0;
     let mut device_s = 0.0;
+    let mut wait_s = 0.0;
     let mut asked = 0usize;
     let mut stopped = String::new();
     let cancel = AtomicBool::new(false);
@@ -230,20 +252,23 @@ pub fn search(
         }
         drop(done_tx);
         // Outcomes are told to the strategy in the order it asked for the points,
-        // whatever order compiling and measuring finish in: the walk then depends
-        // only on the outcomes, so a rerun over a store replays it exactly and
-        // goes on where the last run stopped.
+        // one outcome per refill of the queue, whatever order and speed compiling
+        // and measuring finish in: the sequence of asks and tells, and so the walk,
+        // depends only on the outcomes. A rerun over a store (whose answers are
+        // instant) replays it exactly and goes on where the last run stopped.
         let mut queue: VecDeque<usize> = VecDeque::new();
         let mut ready: HashMap<usize, (Candidate, Record, bool)> = HashMap::new();
         let mut in_flight = 0usize;
         let mut strategy_done = false;
         let result = (|| -> Result<()> {
             loop {
-                while let Some(&p) = queue.front() {
-                    let Some((cand, record, cached)) = ready.remove(&p) else {
-                        break;
-                    };
+                let mut told = false;
+                if let Some((p, (cand, record, cached))) = queue
+                    .front()
+                    .and_then(|&p| ready.remove(&p).map(|r| (p, r)))
+                {
                     queue.pop_front();
+                    told = true;
                     let score = score_of(&record);
                     strategy.tell(&space.grid, p, score);
                     tried.push(Tried {
@@ -267,7 +292,11 @@ pub fn search(
                 let mut answered = false;
                 while !strategy_done && queue.len() < depth && asked < limit {
                     let want = (depth - queue.len()).min(limit - asked);
-                    let points = strategy.ask(&space.grid, want, &mut rng);
+                    let points = if seeds.is_empty() {
+                        strategy.ask(&space.grid, want, &mut rng)
+                    } else {
+                        std::mem::take(&mut seeds)
+                    };
                     if points.is_empty() {
                         // With nothing pending, an empty answer means the strategy is finished.
                         strategy_done = queue.is_empty();
@@ -292,7 +321,7 @@ pub fn search(
                         }
                     }
                 }
-                if answered {
+                if told || answered {
                     continue;
                 }
                 if queue.is_empty() {
@@ -308,9 +337,11 @@ pub fn search(
                 if in_flight == 0 {
                     return Err(Error::invalid("internal: the search waits for nothing"));
                 }
+                let waited = Instant::now();
                 let Ok((point, cand, key, compiled, secs)) = done_rx.recv() else {
                     return Err(Error::invalid("internal: compile workers stopped"));
                 };
+                wait_s += waited.elapsed().as_secs_f64();
                 in_flight -= 1;
                 compile_s += secs;
                 progress.set_message(format!(
@@ -349,6 +380,7 @@ pub fn search(
         wall_s: started.elapsed().as_secs_f64(),
         compile_s,
         device_s,
+        wait_s,
         stopped,
     })
 }
@@ -423,11 +455,17 @@ fn measure(
             record.gflops = Some(one);
             record.time = Stats::from_samples(&[p.check_ns]);
         } else {
+            // The checked run was this kernel's warm-up launch: time from it on.
+            let plan = Plan {
+                warmup: 0,
+                batch: Some(plan.batch_for(p.check_ns as f64)),
+                ..*plan
+            };
             let mut runner = KernelRunner {
                 session,
                 prepared: &p,
             };
-            match interleaved(&mut [&mut runner as &mut dyn Timed], plan).remove(0) {
+            match interleaved(&mut [&mut runner as &mut dyn Timed], &plan).remove(0) {
                 Ok(stats) => {
                     record.gflops = Some(gflops(m, n, k, stats.median_ns));
                     record.time = Some(stats);

@@ -371,6 +371,16 @@ impl Space {
         self.grid.find(&coords)
     }
 
+    /// The published configuration (registry defaults, switches as published,
+    /// no register cap), where the space holds it.
+    pub fn published_point(&self) -> Option<usize> {
+        let config = self.spec.config(&[]).ok()?;
+        self.find(&Candidate {
+            config,
+            hints: Hints::default(),
+        })
+    }
+
     /// "TSM 5 x TSN 5 x ... = 18750 points, 2310 after filtering".
     pub fn summary(&self) -> String {
         let dims: Vec<String> = self

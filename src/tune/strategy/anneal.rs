@@ -68,6 +68,17 @@ impl Anneal {
         }
     }
 
+    fn new_chain(&self) -> Chain {
+        Chain {
+            generation: 0,
+            state: None,
+            in_flight: 0,
+            temperature: self.t0,
+            top: f64::NEG_INFINITY,
+            stale: 0,
+        }
+    }
+
     fn restart(&mut self, c: usize) {
         let chain = &mut self.chains[c];
         chain.generation = chain.generation.wrapping_add(1);
@@ -187,14 +198,7 @@ impl Strategy for Anneal {
                 if self.chains.len() == self.max_chains {
                     break; // every chain waits for outcomes
                 }
-                self.chains.push(Chain {
-                    generation: 0,
-                    state: None,
-                    in_flight: 0,
-                    temperature: self.t0,
-                    top: f64::NEG_INFINITY,
-                    stale: 0,
-                });
+                self.chains.push(self.new_chain());
             }
         }
         out
@@ -203,12 +207,31 @@ impl Strategy for Anneal {
     fn tell(&mut self, _grid: &Grid, point: usize, score: Option<f64>) {
         self.inbox.push((point, score));
     }
+
+    /// The seed starts a chain of its own: when it verifies, that chain walks
+    /// from it (from the published configuration, in a tuning run).
+    fn seed(&mut self, grid: &Grid, point: usize) {
+        self.unasked.fit(grid.len());
+        if !self.unasked.take(point) || self.chains.len() == self.max_chains {
+            return;
+        }
+        let c = self.chains.len();
+        let mut chain = self.new_chain();
+        chain.in_flight = 1;
+        self.chains.push(chain);
+        self.flight.insert(point, (c, 0));
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::testkit;
     use super::*;
+
+    #[test]
+    fn a_seeded_start_is_tried_once_and_first() {
+        testkit::seeded_start_is_tried_once("anneal");
+    }
 
     #[test]
     fn visits_every_point_once_in_any_batch() {
@@ -244,6 +267,19 @@ mod tests {
         for p in next {
             assert!(grid.neighbours(first[0]).contains(&p));
         }
+    }
+
+    #[test]
+    fn a_verified_seed_is_where_the_walk_starts() {
+        let grid = Grid::full(vec![5, 5, 4, 3]);
+        let mut rng = Rng::new(7);
+        let mut a = Anneal::new(&Knobs::default());
+        let start = 77;
+        a.seed(&grid, start);
+        a.tell(&grid, start, Some(50.0));
+        let next = a.ask(&grid, 1, &mut rng);
+        assert_eq!(next.len(), 1);
+        assert!(grid.neighbours(start).contains(&next[0]), "{next:?}");
     }
 
     #[test]

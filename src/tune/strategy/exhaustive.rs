@@ -7,6 +7,8 @@ use crate::tune::grid::Grid;
 pub struct Exhaustive {
     /// The next point to hand out.
     next: usize,
+    /// Seeded points, skipped when their turn comes.
+    seeded: Vec<usize>,
 }
 
 impl Exhaustive {
@@ -21,18 +23,31 @@ impl Strategy for Exhaustive {
     }
 
     fn ask(&mut self, grid: &Grid, n: usize, _rng: &mut Rng) -> Vec<usize> {
-        let end = self.next.saturating_add(n).min(grid.len());
-        let out: Vec<usize> = (self.next..end).collect();
-        self.next = self.next.max(end);
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n && self.next < grid.len() {
+            if !self.seeded.contains(&self.next) {
+                out.push(self.next);
+            }
+            self.next += 1;
+        }
         out
     }
 
     fn tell(&mut self, _grid: &Grid, _point: usize, _score: Option<f64>) {}
+
+    fn seed(&mut self, _grid: &Grid, point: usize) {
+        self.seeded.push(point);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::testkit;
+
+    #[test]
+    fn a_seeded_start_is_tried_once_and_first() {
+        testkit::seeded_start_is_tried_once("exhaustive");
+    }
 
     #[test]
     fn visits_every_point_once_in_any_batch() {

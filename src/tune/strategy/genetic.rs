@@ -126,6 +126,15 @@ impl Strategy for Genetic {
         out
     }
 
+    /// The seed counts as one of the random points that start the population.
+    fn seed(&mut self, grid: &Grid, point: usize) {
+        self.unasked.fit(grid.len());
+        if self.unasked.take(point) {
+            self.seeded += 1;
+            self.in_flight.insert(point);
+        }
+    }
+
     fn tell(&mut self, _grid: &Grid, point: usize, score: Option<f64>) {
         if !self.in_flight.remove(&point) {
             return;
@@ -148,6 +157,11 @@ impl Strategy for Genetic {
 mod tests {
     use super::super::testkit;
     use super::*;
+
+    #[test]
+    fn a_seeded_start_is_tried_once_and_first() {
+        testkit::seeded_start_is_tried_once("genetic");
+    }
 
     #[test]
     fn visits_every_point_once_in_any_batch() {

@@ -45,6 +45,11 @@ pub trait Strategy {
     /// The outcome of a point asked for: its score (GFLOP/s, higher is better),
     /// or `None` when it failed (compile error, wrong result, launch error).
     fn tell(&mut self, grid: &Grid, point: usize, score: Option<f64>);
+
+    /// A point the search tries before asking anything (the published
+    /// configuration): it is never asked for, and its outcome arrives through
+    /// `tell` like any other, so a guided strategy can start from it.
+    fn seed(&mut self, grid: &Grid, point: usize);
 }
 
 /// The strategies gemmlab offers, by name.

@@ -26,11 +26,21 @@ impl Strategy for Random {
     }
 
     fn tell(&mut self, _grid: &Grid, _point: usize, _score: Option<f64>) {}
+
+    fn seed(&mut self, grid: &Grid, point: usize) {
+        self.unasked.fit(grid.len());
+        self.unasked.take(point);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::testkit;
+
+    #[test]
+    fn a_seeded_start_is_tried_once_and_first() {
+        testkit::seeded_start_is_tried_once("random");
+    }
 
     #[test]
     fn visits_every_point_once_in_any_batch() {

@@ -3,7 +3,8 @@
 //! (which itself rejects over-long asks, repeats and points outside the grid).
 
 use crate::tune::grid::Grid;
-use crate::tune::replay::{replay, Outcomes};
+use crate::tune::replay::{replay, replay_from, Outcomes};
+use crate::tune::strategy::by_name;
 
 /// The unconstrained test grid and a constrained one: a diagonal band of
 /// invalid points and a missing corner, so neighbours must skip values.
@@ -72,6 +73,23 @@ pub fn visits_every_point_once(name: &str) {
     for grid in grids() {
         for n in [1, 3, 8, 32] {
             let mut o = order(name, &grid, n, 5);
+            o.sort_unstable();
+            assert_eq!(o, (0..grid.len()).collect::<Vec<_>>(), "{name}, n = {n}");
+        }
+    }
+}
+
+/// Seeded with a start point, the strategy never asks for it, still tries
+/// every other point once, and the start is the first outcome.
+pub fn seeded_start_is_tried_once(name: &str) {
+    for grid in grids() {
+        let t = table(&grid);
+        for n in [1, 5] {
+            let start = grid.len() / 3;
+            let mut s = by_name(name).unwrap();
+            let trace = replay_from(&grid, &t, s.as_mut(), Some(start), usize::MAX, n, 3).unwrap();
+            assert_eq!(trace[0].point, start, "{name}, n = {n}");
+            let mut o: Vec<usize> = trace.iter().map(|s| s.point).collect();
             o.sort_unstable();
             assert_eq!(o, (0..grid.len()).collect::<Vec<_>>(), "{name}, n = {n}");
         }
