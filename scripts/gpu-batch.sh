@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -137,6 +137,55 @@ kt)
   t0=$(date +%s%N)
   run kt-rate 300 python3 scripts/kernel_tuner/tune_rate.py "$W/kt/space.json" "$W/kt/kernel_tuner.json"
   echo "end to end: $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$W/kt-rate.txt"
+  ;;
+tune-diag)
+  # Issue 10, session 3, first call. Why are OpenCL searches compile-bound? The same kind of
+  # sample (24 random points of kernel 7 at 4096) built by 1 and by 16 threads of one process,
+  # then by 4 processes of 4 threads at once: if NVIDIA's OpenCL compiler serializes builds
+  # inside a process, per-build times grow with threads but not with processes.
+  S="$W/stores"
+  O="--backends opencl --kernels 7 --sizes 4096 --strategy random --max-configs 24 --top 1 --no-db"
+  run ocl-w1 90 $G tune $D $O --workers 1 --search-seed 1 --store "$S/w1" --out "$W/ocl-w1"
+  run ocl-w16 60 $G tune $D $O --workers 16 --search-seed 2 --store "$S/w16" --out "$W/ocl-w16"
+  for i in 1 2 3 4; do
+    timeout 90 $G tune $D $O --workers 4 --search-seed $((10 + i)) --store "$S/p$i" --out "$W/ocl-p$i" > "$W/ocl-p$i.txt" 2>&1 &
+  done
+  wait
+  # The rate benchmark of tune-rest again (same 200 random points of kernel 6, pruning off):
+  # the checked run is now the warm-up and the result is downloaded into reused host memory.
+  t0=$(date +%s%N)
+  run rate-gemmlab 70 $G tune $D --backends cuda --kernels 6 --sizes 4096 --strategy random --max-configs 200 \
+    --switches none --caps none --prune 1000000 --top 1 --store "$W/rate-store" --no-db --out "$W/rate-gemmlab"
+  echo "end to end: $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$W/rate-gemmlab.txt"
+  # CUDA's half of kernels 6-11 at 4096, now seeded with the published configuration; the
+  # store comes back so that the next call replays it and adds OpenCL (interleaved final round).
+  cp -r results/tuned "$W/tuned"
+  t0=$(date +%s%N)
+  run tune-cuda-4096 230 $G tune $D --backends cuda --kernels 6,7,8,9,10,11 --sizes 4096 --strategy anneal \
+    --max-configs 150 --store "$W/store-4096" --db "$W/tuned" --out "$W/tune-cuda-4096"
+  echo "end to end: $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$W/tune-cuda-4096.txt"
+  ;;
+tune-both-4096)
+  # Issue 10, session 3, second call: kernels 6-11 at 4096 on both toolchains. CUDA's searches
+  # are answered from tune-diag's store (.gpu/prev/store-4096: the same seeded walks replay
+  # exactly), OpenCL's are searched (its compiler builds about 2.4 programs/s at most, so
+  # each search gets 50 s), and the final round interleaves both toolchains and cuBLAS.
+  cp -r .gpu/prev/store-4096 "$W/store-4096"
+  cp -r .gpu/prev/tuned "$W/tuned"
+  t0=$(date +%s%N)
+  run tune-4096 470 $G tune $D --kernels 6,7,8,9,10,11 --sizes 4096 --strategy anneal --max-configs 150 \
+    --time-limit 50 --store "$W/store-4096" --db "$W/tuned" --out "$W/tune-4096"
+  echo "end to end: $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$W/tune-4096.txt"
+  ;;
+tune-8192)
+  # Issue 10, session 3, third call: kernels 6-11 at 8192, both toolchains, seeded annealing
+  # with 25 s per search, checked against cuBLAS DGEMM, top 5 per toolchain interleaved.
+  cp -r .gpu/prev/tuned "$W/tuned"
+  [ -d /tmp/gemmlab-tune-both-4096/tuned ] && cp -r /tmp/gemmlab-tune-both-4096/tuned/. "$W/tuned/"
+  t0=$(date +%s%N)
+  run tune-8192 480 $G tune $D --kernels 6,7,8,9,10,11 --sizes 8192 --check dgemm --strategy anneal \
+    --max-configs 100 --time-limit 25 --top 5 --store "$W/store-8192" --db "$W/tuned" --out "$W/tune-8192"
+  echo "end to end: $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$W/tune-8192.txt"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").
