@@ -138,7 +138,7 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
     let mut s = format!("## {TUNING}\n\n");
     s.push_str(
         "`gemmlab tune` searched each kernel's space of parameters, hint switches and register caps on each toolchain \
-         with a strategy, timing each configuration briefly while searching (one warm-up and a few timed launches; \
+         with a strategy, timing each configuration briefly while searching (a few timed launches after its checked run, which is the warm-up; \
          a configuration far slower than the best so far is pruned after its checked run), then re-measured each toolchain's \
          fastest configurations with the full timing method, every toolchain's repetitions interleaved: the final round. \
          Tuned bests and the top tables quote the final round (median GFLOP/s ± the interquartile range as % of the median, \
