@@ -186,7 +186,8 @@ mod tests {
     fn every_compute_capability_of_the_atlas_has_its_guide_values() {
         // (cc, warps, blocks, registers/SM, shared/SM KiB) as the Programming Guide's
         // "Technical Specifications per Compute Capability" gives them.
-        let guide: [((u32, u32), u32, u32, u32, u32); 14] = [
+        type Row = ((u32, u32), u32, u32, u32, u32);
+        let guide: [Row; 14] = [
             ((3, 5), 64, 16, 65536, 48),
             ((3, 7), 64, 16, 131072, 112),
             ((5, 0), 64, 32, 65536, 64),

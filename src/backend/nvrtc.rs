@@ -385,11 +385,11 @@ impl Nvrtc {
         if list.contains(&arch.number) {
             return Ok(());
         }
-        let hint = if arch.number < 50 {
+        let hint = if matches!(arch.number, 35 | 37) && self.version.0 >= 12 {
             " NVRTC 11.8 is the last that targets Kepler (sm_35, sm_37): --nvrtc 11.8 (scripts/nvrtc/fetch.sh 11.8)."
-        } else if arch.number < 75 && self.version.0 >= 13 {
+        } else if (50..75).contains(&arch.number) && self.version.0 >= 13 {
             " CUDA 13 dropped sm_50 to sm_72: use --nvrtc 12 or --nvrtc 11.8."
-        } else if list.iter().all(|a| *a < arch.number) {
+        } else if list.iter().all(|a| *a < arch.number) && self.version.0 < 13 {
             " A newer NVRTC is needed: --nvrtc 13 (scripts/nvrtc/fetch.sh 13)."
         } else {
             ""
