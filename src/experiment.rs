@@ -199,6 +199,7 @@ pub fn failed_row(
         pre_ns: None,
         post_ns: None,
         resources: None,
+        compiler: None,
         compile_ms: None,
         build_notes: Vec::new(),
         occupancy: None,
@@ -407,6 +408,11 @@ pub fn measure_items(
         if a.prepared.is_some() {
             row.clocks = ClockWindow::new(before[l.session].clone(), after[l.session].clone());
         }
+        row.compiler = a
+            .build
+            .as_ref()
+            .and_then(|b| b.compiler.clone())
+            .or_else(|| s.backend.borrow().info().compiler_version.clone());
         if let Some(b) = &a.build {
             row.resources = b.kernel(point.spec.entry).cloned();
             row.compile_ms = Some(b.compile_ms);
@@ -448,7 +454,7 @@ pub fn measure_items(
 /// Writes a build's PTX under `dir` (named by kernel, toolchain and content hash,
 /// so identical listings are stored once) and returns its path relative to the
 /// result directory. A write failure costs the file, not the measurement.
-fn keep_ptx(dir: &std::path::Path, row: &Measurement, ptx: &str) -> Option<String> {
+pub(crate) fn keep_ptx(dir: &std::path::Path, row: &Measurement, ptx: &str) -> Option<String> {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     ptx.hash(&mut h);

@@ -4,7 +4,8 @@
 pub mod backend;
 pub mod error;
 
-pub use backend::select::{open, open_spec, resolve, DeviceSpec, Inventory};
+pub use backend::nvrtc::{Arch, Nvrtc};
+pub use backend::select::{open, open_spec, open_with, resolve, DeviceSpec, Inventory};
 pub use backend::{
     AnyBackend, Arg, Backend, Buffer, BuildReport, CompileOptions, DeviceInfo, DeviceKind, Elem,
     Geometry, HostData, HostDataMut, KernelResources, Program, Toolchain,
@@ -16,6 +17,7 @@ pub mod gemm;
 pub mod kernels;
 pub mod measure;
 pub mod occupancy;
+pub mod offline;
 pub mod progress;
 pub mod ptx;
 pub mod ptx_archive;

@@ -40,6 +40,13 @@ enum Command {
     Tune(Box<cli::tune::TuneArgs>),
     /// Both toolchains' PTX of a kernel: instruction mix side by side, --diff for the differences.
     Ptx(cli::ptx::PtxArgs),
+    /// The NVRTC libraries gemmlab can compile with (loader path and wheel cache):
+    /// version, path, supported architectures. `scripts/nvrtc/fetch.sh` fills the cache.
+    Nvrtc {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() {
@@ -52,6 +59,7 @@ fn main() {
         Command::Sweep(args) => cli::sweep::run(args).map(|o| o.failure()),
         Command::Tune(args) => cli::tune::run(*args).map(|o| o.failure()),
         Command::Ptx(args) => cli::ptx::run(args).map(|_| None),
+        Command::Nvrtc { json } => cli::nvrtc::run(json).map(|_| None),
     };
     match result {
         Ok(None) => {}

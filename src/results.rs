@@ -111,6 +111,9 @@ pub struct Measurement {
     pub pre_ns: Option<u64>,
     pub post_ns: Option<u64>,
     pub resources: Option<KernelResources>,
+    /// The compiler that built it and its version: "NVRTC 11.8", "OpenCL C 1.2 (...)".
+    #[serde(default)]
+    pub compiler: Option<String>,
     pub compile_ms: Option<f64>,
     pub build_notes: Vec<String>,
     pub occupancy: Option<f64>,
@@ -205,7 +208,7 @@ fn write_json<T: Serialize>(path: &Path, v: &T) -> Result<()> {
     fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
 }
 
-const CSV_HEADER: [&str; 37] = [
+const CSV_HEADER: [&str; 38] = [
     "experiment",
     "kernel",
     "label",
@@ -244,6 +247,7 @@ const CSV_HEADER: [&str; 37] = [
     "power_w_after",
     "throttled",
     "throttled_by",
+    "compiler",
 ];
 
 pub fn write_csv(path: &Path, rows: &[Measurement]) -> Result<()> {
@@ -308,6 +312,7 @@ pub fn write_csv(path: &Path, rows: &[Measurement]) -> Result<()> {
             power_after,
             o(c.map(|c| c.throttled().to_string())),
             o(c.map(|c| c.limiting_reasons().join(" "))),
+            o(m.compiler.clone()),
         ])
         .map_err(err)?;
     }

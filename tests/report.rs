@@ -280,6 +280,7 @@ mod tuning {
             pre_ns: None,
             post_ns: None,
             resources: None,
+            compiler: None,
             compile_ms: Some(300.0),
             build_notes: Vec::new(),
             occupancy: None,

@@ -1,11 +1,20 @@
-//! CUDA backend: cudarc's driver, NVRTC and cuBLAS bindings, all loaded at run
-//! time, so gemmlab builds and starts on a machine without CUDA.
+//! CUDA backend: cudarc's driver and cuBLAS bindings and gemmlab's own NVRTC
+//! loader (`super::nvrtc`), all loaded at run time, so gemmlab builds and starts
+//! on a machine without CUDA.
 //!
 //! NVRTC compiles for the device's real architecture (sm_XX) with
 //! `--ptxas-options=-v`, so its log carries the same ptxas resource lines as
 //! NVIDIA OpenCL's; the CUBIN is loaded and cuFuncGetAttribute cross-checks
 //! registers and memory. cudarc panics when a library is missing, so every
 //! entry point checks presence first and returns `Error::CudaUnavailable`.
+//!
+//! Old drivers. Kepler's last driver is the 470 series (CUDA 11.4), and cudarc
+//! is built against the CUDA 13.0 API, where it panics ("Missing symbol") on an
+//! entry point the driver lacks. Every driver and cuBLAS entry point this file
+//! reaches is listed in `AUDITED` with the CUDA release that introduced it; the
+//! one newer than 11.4, `cuEventElapsedTime_v2` (CUDA 12.8), is looked up at run
+//! time with `cuEventElapsedTime` as the fallback (`event_elapsed`). A test checks
+//! that every call in this file is in the list.
 
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
@@ -15,13 +24,11 @@ use std::time::Instant;
 use cudarc::cublas::sys as cublas_sys;
 use cudarc::driver::result as drv;
 use cudarc::driver::sys;
-use cudarc::nvrtc::result as nvrtc;
-use cudarc::nvrtc::sys as nvrtc_sys;
 
+use super::nvrtc::{first_symbol, Arch, MissingCompiler, Nvrtc, NvrtcCompiler};
 use super::{
-    check_len, ptxas, Arg, Artefact, Backend, Buffer, BuildReport, CompileOptions, Compiler,
-    DeviceInfo, DeviceKind, Elem, Geometry, HostData, HostDataMut, Image, KernelResources, Program,
-    Toolchain,
+    check_len, ptxas, Arg, Artefact, Backend, Buffer, BuildReport, Compiler, DeviceInfo,
+    DeviceKind, Elem, Geometry, HostData, HostDataMut, Image, KernelResources, Program, Toolchain,
 };
 use crate::error::{Error, Result};
 
@@ -52,20 +59,92 @@ fn ensure_driver() -> Result<()> {
     drv::init().map_err(|e| Error::CudaUnavailable(format!("cuInit failed: {:?}", e.0)))
 }
 
-fn nvrtc_present() -> bool {
-    // SAFETY: only tries to dlopen the library.
-    unsafe { nvrtc_sys::is_culib_present() }
-}
+/// Every driver and cuBLAS entry point this backend calls (directly, or through
+/// the cudarc wrapper named after it), with the CUDA release that introduced it.
+/// Kepler's newest driver is the 470 series, CUDA 11.4: anything newer must be
+/// looked up at run time with a fallback, as `event_elapsed` does.
+pub const AUDITED: &[(&str, &str, (u32, u32))] = &[
+    // (what this file calls, the symbol it resolves to, introduced in CUDA)
+    ("init", "cuInit", (2, 0)),
+    ("device::get_count", "cuDeviceGetCount", (2, 0)),
+    ("device::get", "cuDeviceGet", (2, 0)),
+    ("device::get_name", "cuDeviceGetName", (2, 0)),
+    ("device::get_attribute", "cuDeviceGetAttribute", (2, 0)),
+    ("device::total_mem", "cuDeviceTotalMem_v2", (3, 2)),
+    ("cuDriverGetVersion", "cuDriverGetVersion", (2, 2)),
+    ("cuDeviceGetPCIBusId", "cuDeviceGetPCIBusId", (4, 1)),
+    ("primary_ctx::retain", "cuDevicePrimaryCtxRetain", (7, 0)),
+    (
+        "primary_ctx::release",
+        "cuDevicePrimaryCtxRelease_v2",
+        (11, 0),
+    ),
+    ("ctx::set_current", "cuCtxSetCurrent", (4, 0)),
+    ("stream::create", "cuStreamCreate", (2, 0)),
+    ("stream::synchronize", "cuStreamSynchronize", (2, 0)),
+    ("stream::destroy", "cuStreamDestroy_v2", (4, 0)),
+    ("event::create", "cuEventCreate", (2, 0)),
+    ("event::record", "cuEventRecord", (2, 0)),
+    ("event::synchronize", "cuEventSynchronize", (2, 0)),
+    ("event::destroy", "cuEventDestroy_v2", (4, 0)),
+    // cudarc's event::elapsed calls cuEventElapsedTime_v2 (CUDA 12.8) under
+    // cuda-13000: not called; event_elapsed() falls back to cuEventElapsedTime.
+    ("event_elapsed", "cuEventElapsedTime", (2, 0)),
+    ("module::load_data", "cuModuleLoadData", (2, 0)),
+    ("cuModuleLoadDataEx", "cuModuleLoadDataEx", (2, 1)),
+    ("module::get_function", "cuModuleGetFunction", (2, 0)),
+    ("module::unload", "cuModuleUnload", (2, 0)),
+    (
+        "function::get_function_attribute",
+        "cuFuncGetAttribute",
+        (2, 2),
+    ),
+    ("malloc_sync", "cuMemAlloc_v2", (3, 2)),
+    ("free_sync", "cuMemFree_v2", (3, 2)),
+    ("memcpy_htod_sync", "cuMemcpyHtoD_v2", (3, 2)),
+    ("memcpy_dtoh_sync", "cuMemcpyDtoH_v2", (3, 2)),
+    ("cuMemsetD32Async", "cuMemsetD32Async", (3, 2)),
+    ("mem_get_info", "cuMemGetInfo_v2", (3, 2)),
+    ("launch_kernel", "cuLaunchKernel", (4, 0)),
+    ("error_name", "cuGetErrorName", (6, 0)),
+    ("error_string", "cuGetErrorString", (6, 0)),
+    // cuBLAS, libcublas.so.11 on a CUDA 11 system (cudarc's candidates include it).
+    ("create_handle", "cublasCreate_v2", (4, 0)),
+    ("set_stream", "cublasSetStream_v2", (4, 0)),
+    ("cublasSetMathMode", "cublasSetMathMode", (9, 0)),
+    ("sgemm", "cublasSgemm_v2", (4, 0)),
+    ("dgemm", "cublasDgemm_v2", (4, 0)),
+    ("cublasGetVersion_v2", "cublasGetVersion_v2", (4, 0)),
+    ("destroy_handle", "cublasDestroy_v2", (4, 0)),
+];
 
-/// "13.0" from the NVRTC library, if it loads.
-pub fn nvrtc_version() -> Option<String> {
-    if !nvrtc_present() {
-        return None;
-    }
-    let (mut major, mut minor) = (0, 0);
-    // SAFETY: library present; out-pointers are valid.
-    let r = unsafe { nvrtc_sys::nvrtcVersion(&mut major, &mut minor) };
-    (r == nvrtc_sys::nvrtcResult::NVRTC_SUCCESS).then(|| format!("NVRTC {major}.{minor}"))
+type ElapsedFn = unsafe extern "C" fn(*mut f32, sys::CUevent, sys::CUevent) -> sys::CUresult;
+
+/// cuEventElapsedTime_v2 where the driver has it (CUDA 12.8 and later), else
+/// cuEventElapsedTime (every driver, Kepler's 470 series included). cudarc's own
+/// `event::elapsed` calls only the first and panics on a driver without it.
+fn event_elapsed(start: sys::CUevent, stop: sys::CUevent) -> Result<f32> {
+    static ELAPSED: std::sync::OnceLock<Option<ElapsedFn>> = std::sync::OnceLock::new();
+    let f = ELAPSED.get_or_init(|| {
+        // SAFETY: libcuda is loaded (ensure_driver ran before any backend exists);
+        // both symbols have this prototype.
+        let lib = unsafe { sys::culib() };
+        first_symbol(&["cuEventElapsedTime_v2", "cuEventElapsedTime"], |name| {
+            unsafe { lib.get::<ElapsedFn>(name) }.ok().map(|s| *s)
+        })
+        .map(|(f, _)| f)
+    });
+    let f = f.ok_or_else(|| Error::Api {
+        toolchain: "CUDA".into(),
+        call: "cuEventElapsedTime".into(),
+        message: "the driver has neither cuEventElapsedTime_v2 nor cuEventElapsedTime".into(),
+    })?;
+    let mut ms = 0f32;
+    // SAFETY: both events were recorded on this context and the stop event synchronised.
+    let r = unsafe { f(&mut ms, start, stop) };
+    r.result()
+        .map_err(|e| driver_err("cuEventElapsedTime", e))?;
+    Ok(ms)
 }
 
 /// The NVIDIA kernel-module version ("580.159.04"), read where Linux exposes it.
@@ -108,7 +187,10 @@ pub fn enumerate() -> Result<Vec<DeviceInfo>> {
     let mut api_version = 0;
     // SAFETY: library present and initialised; out-pointer is valid.
     unsafe { sys::cuDriverGetVersion(&mut api_version) };
-    let nvrtc = nvrtc_version().or_else(|| Some("NVRTC not found (libnvrtc.so)".into()));
+    let nvrtc = Some(match Nvrtc::default_library() {
+        Ok(n) => n.label(),
+        Err(_) => "NVRTC not found (libnvrtc.so)".into(),
+    });
     let mut out = Vec::new();
     for i in 0..count {
         let dev = drv::device::get(i).map_err(|e| driver_err("cuDeviceGet", e))?;
@@ -161,120 +243,8 @@ pub fn enumerate() -> Result<Vec<DeviceInfo>> {
     Ok(out)
 }
 
-/// What NVRTC produced for one source.
-#[derive(Debug, Clone)]
-pub struct NvrtcOutput {
-    pub log: String,
-    pub ptx: Option<String>,
-    pub cubin: Option<Vec<u8>>,
-    pub flags: Vec<String>,
-}
-
 fn c_string(what: &str, s: &str) -> Result<CString> {
     CString::new(s).map_err(|_| Error::invalid(format!("{what} contains a NUL byte")))
-}
-
-/// NVRTC flags for `arch` ("sm_90" for a CUBIN, "compute_90" for PTX only).
-pub fn nvrtc_flags(arch: &str, options: &CompileOptions) -> Vec<String> {
-    let mut flags = vec![format!("--gpu-architecture={arch}")];
-    if arch.starts_with("sm_") {
-        flags.push("--ptxas-options=-v".into());
-    }
-    for (name, value) in &options.defines {
-        flags.push(format!("-D{name}={value}"));
-    }
-    if let Some(r) = options.max_registers {
-        flags.push(format!("--maxrregcount={r}"));
-    }
-    if options.fast_math {
-        flags.push("--use_fast_math".into());
-    }
-    flags.extend(options.extra_flags.iter().cloned());
-    flags
-}
-
-/// Compiles with NVRTC. Needs only libnvrtc, no GPU.
-pub fn nvrtc_compile(
-    what: &str,
-    source: &str,
-    arch: &str,
-    options: &CompileOptions,
-) -> Result<NvrtcOutput> {
-    if !nvrtc_present() {
-        return Err(Error::CudaUnavailable(
-            "libnvrtc.so not found (install the CUDA toolkit's NVRTC or put it on LD_LIBRARY_PATH)"
-                .into(),
-        ));
-    }
-    let flags = nvrtc_flags(arch, options);
-    for f in &flags {
-        c_string("a compiler flag", f)?;
-    }
-    let src = c_string("the source", source)?;
-    let name = c_string("the program name", &format!("{what}.cu"))?;
-    let prog = nvrtc::create_program(&src, Some(&name)).map_err(|e| Error::Api {
-        toolchain: "NVRTC".into(),
-        call: "nvrtcCreateProgram".into(),
-        message: format!("{e:?}"),
-    })?;
-    // SAFETY: prog is live until destroy_program below; flags have no NUL.
-    let compiled = unsafe { nvrtc::compile_program(prog, &flags) };
-    // SAFETY: as above.
-    let log = unsafe { nvrtc::get_program_log(prog) }
-        .map(|v| {
-            let bytes: Vec<u8> = v.iter().map(|&c| c as u8).take_while(|&b| b != 0).collect();
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-        .unwrap_or_default();
-    let result = if let Err(e) = compiled {
-        Err(Error::Compile {
-            toolchain: "NVRTC".into(),
-            what: what.to_string(),
-            log: format!(
-                "{}\n(nvrtcCompileProgram: {e:?}; flags: {})",
-                log.trim_end(),
-                flags.join(" ")
-            ),
-        })
-    } else {
-        // SAFETY: compiled program; buffers sized by the matching Size calls.
-        let ptx = unsafe { nvrtc::get_ptx(prog) }.ok().map(|v| {
-            let bytes: Vec<u8> = v.iter().map(|&c| c as u8).take_while(|&b| b != 0).collect();
-            String::from_utf8_lossy(&bytes).into_owned()
-        });
-        let cubin = if arch.starts_with("sm_") {
-            // SAFETY: as above.
-            unsafe { get_cubin(prog) }
-        } else {
-            None
-        };
-        Ok(NvrtcOutput {
-            log,
-            ptx: ptx.filter(|p| !p.is_empty()),
-            cubin,
-            flags,
-        })
-    };
-    // SAFETY: prog came from create_program and is destroyed once.
-    let _ = unsafe { nvrtc::destroy_program(prog) };
-    result
-}
-
-unsafe fn get_cubin(prog: nvrtc_sys::nvrtcProgram) -> Option<Vec<u8>> {
-    let mut size = 0usize;
-    if unsafe { nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size) }
-        != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS
-        || size == 0
-    {
-        return None;
-    }
-    let mut buf = vec![0u8; size];
-    if unsafe { nvrtc_sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr().cast()) }
-        != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS
-    {
-        return None;
-    }
-    Some(buf)
 }
 
 /// Entry names declared in PTX (`.entry name(`).
@@ -293,67 +263,6 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
         .collect()
 }
 
-/// NVRTC for one architecture: needs neither a GPU nor a driver, and may be
-/// called from many threads at once (NVRTC programs are independent).
-pub struct NvrtcCompiler {
-    arch: String,
-}
-
-impl NvrtcCompiler {
-    /// A compiler for a real architecture, "sm_90".
-    pub fn new(arch: &str) -> NvrtcCompiler {
-        NvrtcCompiler {
-            arch: arch.to_string(),
-        }
-    }
-}
-
-impl Compiler for NvrtcCompiler {
-    fn toolchain(&self) -> Toolchain {
-        Toolchain::Cuda
-    }
-
-    fn target(&self) -> &str {
-        &self.arch
-    }
-
-    fn compile(&self, what: &str, source: &str, options: &CompileOptions) -> Result<Artefact> {
-        let started = Instant::now();
-        let out = nvrtc_compile(what, source, &self.arch, options)?;
-        let compile_ms = started.elapsed().as_secs_f64() * 1e3;
-        // PTX is kept for comparison; when NVRTC gives none for a real
-        // architecture, compile once more for the virtual one.
-        let ptx = match out.ptx {
-            Some(p) => Some(p),
-            None => {
-                let virt = self.arch.replace("sm_", "compute_");
-                nvrtc_compile(what, source, &virt, options)
-                    .ok()
-                    .and_then(|o| o.ptx)
-            }
-        };
-        let cubin = out.cubin.ok_or_else(|| Error::Api {
-            toolchain: "NVRTC".into(),
-            call: "nvrtcGetCUBIN".into(),
-            message: format!("no CUBIN for {}", self.arch),
-        })?;
-        let report = BuildReport {
-            toolchain: Some(Toolchain::Cuda),
-            flags: out.flags,
-            kernels: ptxas::parse_ptxas_log(&out.log),
-            log: out.log,
-            compile_ms,
-            ptx,
-            notes: Vec::new(),
-        }
-        .note_ignored_cap(options.max_registers);
-        Ok(Artefact {
-            report,
-            image: Image::Cubin(cubin),
-        })
-    }
-}
-
 struct Module {
     module: sys::CUmodule,
     functions: HashMap<String, sys::CUfunction>,
@@ -366,7 +275,7 @@ pub struct CudaBackend {
     stream: sys::CUstream,
     start: sys::CUevent,
     stop: sys::CUevent,
-    arch: String,
+    compiler: Arc<dyn Compiler>,
     next_id: u64,
     buffers: HashMap<u64, sys::CUdeviceptr>,
     modules: HashMap<u64, Module>,
@@ -374,8 +283,15 @@ pub struct CudaBackend {
 }
 
 impl CudaBackend {
-    /// Opens "cuda:N".
+    /// Opens "cuda:N" with the default NVRTC.
     pub fn open(id: &str) -> Result<Self> {
+        Self::open_with(id, None)
+    }
+
+    /// Opens "cuda:N", compiling with `nvrtc` (the default library when None). An
+    /// NVRTC that cannot compile for the device's architecture is an error that
+    /// lists the architectures it can.
+    pub fn open_with(id: &str, nvrtc: Option<Arc<Nvrtc>>) -> Result<Self> {
         let devices = enumerate()?;
         let info = devices
             .iter()
@@ -406,6 +322,22 @@ impl CudaBackend {
         let stop = drv::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
             .map_err(|e| driver_err("cuEventCreate", e))?;
         let (major, minor) = info.compute_capability.unwrap_or((0, 0));
+        let arch = Arch::from_compute_capability(major, minor);
+        let mut info = info;
+        let chosen = match nvrtc {
+            Some(n) => Ok(n),
+            None => Nvrtc::default_library(),
+        };
+        let compiler: Arc<dyn Compiler> = match chosen {
+            Ok(n) => {
+                info.compiler_version = Some(n.label());
+                Arc::new(NvrtcCompiler::new(n, &arch)?)
+            }
+            Err(reason) => Arc::new(MissingCompiler {
+                target: arch.name(),
+                reason,
+            }),
+        };
         Ok(CudaBackend {
             info,
             device,
@@ -413,7 +345,7 @@ impl CudaBackend {
             stream,
             start,
             stop,
-            arch: format!("sm_{major}{minor}"),
+            compiler,
             next_id: 1,
             buffers: HashMap::new(),
             modules: HashMap::new(),
@@ -491,8 +423,7 @@ impl CudaBackend {
             .map_err(|e| driver_err("cuEventRecord", e))?;
         unsafe { drv::event::synchronize(self.stop) }
             .map_err(|e| driver_err(&format!("cuEventSynchronize after {what}"), e))?;
-        let ms = unsafe { drv::event::elapsed(self.start, self.stop) }
-            .map_err(|e| driver_err("cuEventElapsedTime", e))?;
+        let ms = event_elapsed(self.start, self.stop)?;
         Ok((f64::from(ms) * 1e6).round() as u64)
     }
 
@@ -554,7 +485,7 @@ impl Backend for CudaBackend {
     }
 
     fn compiler(&self) -> Arc<dyn Compiler> {
-        Arc::new(NvrtcCompiler::new(&self.arch))
+        Arc::clone(&self.compiler)
     }
 
     fn load(&mut self, what: &str, artefact: Artefact) -> Result<(Program, BuildReport)> {
@@ -678,6 +609,13 @@ impl Backend for CudaBackend {
             Program { id },
             BuildReport {
                 toolchain: Some(Toolchain::Cuda),
+                compiler: Some(format!(
+                    "CUDA driver JIT ({})",
+                    self.info
+                        .driver_version
+                        .as_deref()
+                        .unwrap_or("driver version unknown")
+                )),
                 flags,
                 log: info_text,
                 compile_ms,
@@ -952,17 +890,53 @@ mod tests {
     }
 
     #[test]
-    fn flags_carry_defines_and_cap() {
-        let o = CompileOptions {
-            max_registers: Some(64),
-            ..CompileOptions::new().define("TS", 32)
-        };
-        let f = nvrtc_flags("sm_90", &o);
-        assert!(f.contains(&"--gpu-architecture=sm_90".to_string()));
-        assert!(f.contains(&"--ptxas-options=-v".to_string()));
-        assert!(f.contains(&"-DTS=32".to_string()));
-        assert!(f.contains(&"--maxrregcount=64".to_string()));
-        // Defines pass as given: the backend adds no switch of its own.
-        assert!(!f.iter().any(|x| x.starts_with("-DUSE_")));
+    fn every_driver_call_in_this_file_is_audited_for_old_drivers() {
+        let src = include_str!("cuda.rs");
+        let body = &src[..src.find("#[cfg(test)]").unwrap_or(src.len())];
+        let known: Vec<&str> = AUDITED.iter().map(|(call, _, _)| *call).collect();
+        let mut calls: Vec<String> = Vec::new();
+        for prefix in ["drv::", "sys::cu", "cublas_sys::cublas", "cublas::result::"] {
+            for (i, _) in body.match_indices(prefix) {
+                let rest = &body[i + prefix.len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                    .collect();
+                if !rest[name.len()..].starts_with('(') {
+                    continue; // a type or constant, not a call
+                }
+                let name = match prefix {
+                    "sys::cu" => format!("cu{name}"),
+                    "cublas_sys::cublas" => format!("cublas{name}"),
+                    _ => name,
+                };
+                calls.push(name);
+            }
+        }
+        calls.push("event_elapsed".into());
+        assert!(calls.len() > 20, "found only {calls:?}");
+        for c in &calls {
+            // culib() and is_culib_present() open the library; they call no entry point.
+            if c == "culib" || c == "is_culib_present" || c.ends_with("::culib") {
+                continue;
+            }
+            assert!(
+                known.contains(&c.as_str()),
+                "{c} is called but not in AUDITED: check which CUDA release introduced it"
+            );
+        }
+        // Kepler's driver (470, CUDA 11.4) has every audited entry point.
+        for (call, symbol, since) in AUDITED {
+            assert!(*since <= (11, 4), "{call} ({symbol}) needs CUDA {since:?}");
+        }
+        // cudarc's event::elapsed is the one that would need CUDA 12.8.
+        assert!(!body.contains("drv::event::elapsed"));
+    }
+
+    #[test]
+    fn cublas_candidates_find_the_cuda_11_library() {
+        let names = cudarc::get_lib_name_candidates("cublas");
+        assert!(names.iter().any(|n| n == "libcublas.so.11"), "{names:?}");
+        assert!(names.iter().any(|n| n == "libcublas.so.12"), "{names:?}");
     }
 }

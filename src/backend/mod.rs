@@ -4,6 +4,7 @@
 
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod nvrtc;
 pub mod opencl;
 pub mod ptxas;
 pub mod select;
@@ -187,6 +188,9 @@ pub struct KernelResources {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BuildReport {
     pub toolchain: Option<Toolchain>,
+    /// The compiler and its version: "NVRTC 11.8", "OpenCL C 1.2 (NVIDIA 580.95)".
+    #[serde(default)]
+    pub compiler: Option<String>,
     /// Flags exactly as handed to the compiler.
     pub flags: Vec<String>,
     pub log: String,
@@ -373,8 +377,17 @@ pub struct Artefact {
 /// The loadable part of an artefact, per toolchain.
 pub(crate) enum Image {
     OpenCl(opencl::BuiltProgram),
-    #[cfg(feature = "cuda")]
     Cubin(Vec<u8>),
+}
+
+impl Artefact {
+    /// The CUBIN NVRTC produced, for saving or loading elsewhere.
+    pub fn cubin(&self) -> Option<&[u8]> {
+        match &self.image {
+            Image::Cubin(c) => Some(c),
+            Image::OpenCl(_) => None,
+        }
+    }
 }
 
 /// One toolchain on one device.

@@ -201,6 +201,8 @@ pub struct OpenClCompiler {
     nvidia: bool,
     platform: String,
     name: String,
+    /// "OpenCL C 1.2 (NVIDIA CUDA, driver 580.95.05)", recorded in build reports.
+    version: Option<String>,
 }
 
 impl OpenClCompiler {
@@ -313,6 +315,7 @@ impl Compiler for OpenClCompiler {
         };
         let report = BuildReport {
             toolchain: Some(Toolchain::OpenCl),
+            compiler: self.version.clone(),
             flags,
             compile_ms,
             ptx,
@@ -371,6 +374,13 @@ impl OpenClBackend {
             nvidia: info.is_nvidia(),
             platform: info.platform.clone(),
             name: info.name.clone(),
+            version: info.compiler_version.as_ref().map(|c| {
+                format!(
+                    "{c} ({}, driver {})",
+                    info.platform,
+                    info.driver_version.as_deref().unwrap_or("unknown")
+                )
+            }),
         });
         Ok(OpenClBackend {
             info,

@@ -191,16 +191,31 @@ pub fn resolve(
     Ok(picked)
 }
 
-/// Opens a device for work.
+/// Opens a device for work (CUDA with the default NVRTC).
 pub fn open(info: &DeviceInfo) -> Result<AnyBackend> {
+    open_with(info, None)
+}
+
+/// Opens a device for work; a CUDA device compiles with `nvrtc` where given
+/// (`--nvrtc`), else with the default NVRTC. OpenCL ignores it.
+pub fn open_with(
+    info: &DeviceInfo,
+    nvrtc: Option<&std::sync::Arc<super::nvrtc::Nvrtc>>,
+) -> Result<AnyBackend> {
     match info.toolchain {
         Toolchain::OpenCl => Ok(AnyBackend::OpenCl(super::OpenClBackend::open(&info.id)?)),
         #[cfg(feature = "cuda")]
-        Toolchain::Cuda => Ok(AnyBackend::Cuda(super::CudaBackend::open(&info.id)?)),
+        Toolchain::Cuda => Ok(AnyBackend::Cuda(super::CudaBackend::open_with(
+            &info.id,
+            nvrtc.cloned(),
+        )?)),
         #[cfg(not(feature = "cuda"))]
-        Toolchain::Cuda => Err(Error::CudaUnavailable(
-            "this gemmlab was built without the `cuda` feature".into(),
-        )),
+        Toolchain::Cuda => {
+            let _ = nvrtc;
+            Err(Error::CudaUnavailable(
+                "this gemmlab was built without the `cuda` feature".into(),
+            ))
+        }
     }
 }
 

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use gemmlab::kernels::{self, Config, Hints, KernelSpec};
-use gemmlab::{occupancy, Backend, Error, Result};
+use gemmlab::offline::{self, Target};
+use gemmlab::{occupancy, Backend, BuildReport, Error, KernelResources, Result};
 
 use super::compare::DeviceArgs;
 
@@ -15,10 +16,80 @@ pub struct BuildArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
     #[command(flatten)]
+    pub offline: OfflineArgs,
+    #[command(flatten)]
     pub kernel: KernelArgs,
     /// Also write the build log, PTX and report per toolchain into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// Compiling without a device (`build`, `sweep`, `ptx`).
+#[derive(Args, Debug, Clone)]
+pub struct OfflineArgs {
+    /// Compile for this architecture (sm_35, sm_37, sm_50 ... sm_90, sm_120) with NVRTC
+    /// alone: no GPU and no driver needed. Registers, spills and occupancy for that
+    /// architecture; nothing is run or timed. The NVRTC is --nvrtc's.
+    #[arg(long, value_name = "sm_XX")]
+    pub arch: Option<String>,
+}
+
+impl OfflineArgs {
+    /// The offline target, when --arch is given; refuses the device options it
+    /// makes meaningless, and any toolchain but CUDA.
+    pub fn target(&self, device: &DeviceArgs) -> Result<Option<Target>> {
+        let Some(arch) = &self.arch else {
+            return Ok(None);
+        };
+        if device.device != "auto" {
+            return Err(offline::refuse(
+                &format!("--device {}", device.device),
+                "--arch compiles without a device; drop one of them",
+            ));
+        }
+        for b in &device.backends {
+            if gemmlab::Toolchain::parse(b) != Some(gemmlab::Toolchain::Cuda) {
+                return Err(offline::refuse(
+                    &format!("--backends {b}"),
+                    "only CUDA compiles offline (NVRTC); OpenCL compilers need their device",
+                ));
+            }
+        }
+        Target::new(device.nvrtc.as_deref(), arch).map(Some)
+    }
+}
+
+/// One line of resources, as `build` prints them for every toolchain.
+pub fn resource_line(k: &KernelResources, occupancy: &str) -> String {
+    let o = |v: Option<u64>| v.map_or("unknown".to_string(), |v| format!("{v} B"));
+    format!(
+        "{}: registers {}, spill stores {}, spill loads {}, stack {}, shared {}, private {}, max threads {}, occupancy {occupancy}",
+        k.name,
+        k.registers.map_or("unknown".into(), |v| v.to_string()),
+        o(k.spill_stores_bytes),
+        o(k.spill_loads_bytes),
+        o(k.stack_frame_bytes),
+        o(k.shared_bytes),
+        o(k.private_bytes),
+        k.max_threads_per_block
+            .map_or("unknown".into(), |v| v.to_string()),
+    )
+}
+
+/// Writes a build's log, PTX and report as STEM.log, STEM.ptx, STEM.json.
+fn save(dir: &std::path::Path, stem: &str, report: &BuildReport) -> Result<()> {
+    let w = |name: String, text: &str| {
+        fs::write(dir.join(&name), text).map_err(|e| Error::io(dir.join(name), e))
+    };
+    w(format!("{stem}.log"), &report.log)?;
+    if let Some(ptx) = &report.ptx {
+        w(format!("{stem}.ptx"), ptx)?;
+    }
+    let json = serde_json::to_string_pretty(report).map_err(|e| Error::Data {
+        path: dir.join(format!("{stem}.json")),
+        message: e.to_string(),
+    })?;
+    w(format!("{stem}.json"), &json)
 }
 
 /// One kernel configuration on the command line (`build`, `ptx`).
@@ -63,6 +134,13 @@ pub fn run(args: BuildArgs) -> Result<()> {
         gemmlab::error::check_out_dir(dir, "--out")?;
     }
     let (spec, config, hints) = args.kernel.resolve()?;
+    let cap = args
+        .kernel
+        .max_registers
+        .map_or(String::new(), |r| format!("-cap{r}"));
+    if let Some(target) = args.offline.target(&args.device)? {
+        return run_offline(&args, &target, spec, &config, &hints, &cap);
+    }
     let sessions = args.device.sessions()?;
     if let Some(dir) = &args.out {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -72,60 +150,36 @@ pub fn run(args: BuildArgs) -> Result<()> {
         let mut b = s.backend.borrow_mut();
         let info = b.info().clone();
         println!(
-            "== {} {} on {} [{}]",
+            "== {} {} on {} [{}{}]",
             spec.id,
             config.describe(),
             info.name,
-            info.toolchain
+            info.toolchain,
+            info.compiler_version
+                .as_deref()
+                .map_or(String::new(), |c| format!(", {c}"))
         );
         if let Some(why) = spec.unavailable(&info, &hints) {
             println!("   unavailable: {why}");
             continue;
         }
         let options = spec.compile_options(&config, &hints, info.toolchain);
-        let stem = format!(
-            "{}-{}{}",
-            spec.id,
-            info.toolchain,
-            args.kernel
-                .max_registers
-                .map_or(String::new(), |r| format!("-cap{r}"))
-        );
+        let stem = format!("{}-{}{cap}", spec.id, info.toolchain);
         match b.compile(spec.entry, &spec.source(info.toolchain), &options) {
             Ok((program, report)) => {
                 println!("   flags: {}", report.flags.join(" "));
                 println!("   compile time: {:.1} ms", report.compile_ms);
                 for k in &report.kernels {
-                    let occ = occupancy::for_kernel(&info, k, spec.threads_per_group(&config));
-                    let o = |v: Option<u64>| v.map_or("unknown".to_string(), |v| format!("{v} B"));
-                    println!(
-                        "   {}: registers {}, spill stores {}, spill loads {}, stack {}, shared {}, private {}, max threads {}, occupancy {}",
-                        k.name,
-                        k.registers.map_or("unknown".into(), |v| v.to_string()),
-                        o(k.spill_stores_bytes),
-                        o(k.spill_loads_bytes),
-                        o(k.stack_frame_bytes),
-                        o(k.shared_bytes),
-                        o(k.private_bytes),
-                        k.max_threads_per_block.map_or("unknown".into(), |v| v.to_string()),
-                        occ.map_or("unknown".into(), |v| format!("{:.0}%", v * 100.0))
-                    );
+                    let occ =
+                        occupancy::for_kernel_detail(&info, k, spec.threads_per_group(&config));
+                    let occ = occ.map_or("unknown".into(), |o| o.describe());
+                    println!("   {}", resource_line(k, &occ));
                 }
                 for n in &report.notes {
                     println!("   note: {n}");
                 }
                 if let Some(dir) = &args.out {
-                    let w = |name: String, text: &str| {
-                        fs::write(dir.join(&name), text).map_err(|e| Error::io(dir.join(name), e))
-                    };
-                    w(format!("{stem}.log"), &report.log)?;
-                    if let Some(ptx) = &report.ptx {
-                        w(format!("{stem}.ptx"), ptx)?;
-                    }
-                    w(
-                        format!("{stem}.json"),
-                        &serde_json::to_string_pretty(&report).unwrap_or_default(),
-                    )?;
+                    save(dir, &stem, &report)?;
                 }
                 b.release_program(program);
             }
@@ -136,4 +190,45 @@ pub fn run(args: BuildArgs) -> Result<()> {
         }
     }
     failed.map_or(Ok(()), Err)
+}
+
+/// `build --arch`: NVRTC alone, for the architecture asked.
+fn run_offline(
+    args: &BuildArgs,
+    target: &Target,
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    cap: &str,
+) -> Result<()> {
+    println!(
+        "== {} {} for {} [cuda, offline]",
+        spec.id,
+        config.describe(),
+        target.describe()
+    );
+    let build = offline::compile_kernel(target, spec, config, hints)?;
+    let report = &build.report;
+    println!("   flags: {}", report.flags.join(" "));
+    println!(
+        "   compile time: {:.1} ms, CUBIN {} bytes",
+        report.compile_ms, build.cubin_bytes
+    );
+    for k in &report.kernels {
+        let occ = occupancy::for_kernel_detail(target.device(), k, build.threads);
+        let occ = occ.map_or("unknown".into(), |o| o.describe());
+        println!("   {}", resource_line(k, &occ));
+    }
+    for n in &report.notes {
+        println!("   note: {n}");
+    }
+    println!("   note: {}", target.note());
+    println!("   opencl: not compiled (NVIDIA's OpenCL compiler needs its device)");
+    if let Some(dir) = &args.out {
+        fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let stem = format!("{}-cuda-{}{cap}", spec.id, target.arch());
+        save(dir, &stem, report)?;
+        println!("   wrote {}/{stem}.{{log,ptx,json}}", dir.display());
+    }
+    Ok(())
 }

@@ -14,7 +14,7 @@ use gemmlab::progress::Progress;
 use gemmlab::report::table::compare_table;
 use gemmlab::results::{Environment, ResultWriter};
 use gemmlab::{
-    open, resolve, Backend, DeviceKind, DeviceSpec, Error, Inventory, Result, Toolchain,
+    open_with, resolve, Backend, DeviceKind, DeviceSpec, Error, Inventory, Nvrtc, Result, Toolchain,
 };
 
 #[derive(Args, Debug, Clone)]
@@ -25,6 +25,11 @@ pub struct DeviceArgs {
     /// Toolchains to use (comma-separated): cuda, opencl. Default: every available one.
     #[arg(long, value_delimiter = ',')]
     pub backends: Vec<String>,
+    /// The NVRTC that compiles CUDA: a version from gemmlab's wheel cache (11.8, 12,
+    /// 13, 12.9.86; scripts/nvrtc/fetch.sh fetches them) or a path to a libnvrtc.so.
+    /// Default: the first libnvrtc on the loader path, else the newest cached one.
+    #[arg(long, value_name = "VERSION|PATH")]
+    pub nvrtc: Option<String>,
 }
 
 impl DeviceArgs {
@@ -42,8 +47,13 @@ impl DeviceArgs {
                 })
                 .collect::<Result<_>>()?
         };
-        let inv = Inventory::discover();
         let spec = DeviceSpec::parse(&self.device)?;
+        // A named NVRTC must exist before any device is opened.
+        let nvrtc = match &self.nvrtc {
+            Some(n) => Some(Nvrtc::choose(Some(n))?),
+            None => None,
+        };
+        let inv = Inventory::discover();
         for tc in &toolchains {
             let asked = !self.backends.is_empty() || spec == DeviceSpec::Toolchain(*tc);
             if asked && !inv.devices.iter().any(|d| d.toolchain == *tc) {
@@ -61,9 +71,17 @@ impl DeviceArgs {
                 eprintln!("note: {tc} not used: {why}");
             }
         }
+        if let Some(n) = &nvrtc {
+            if devices.iter().all(|d| d.toolchain != Toolchain::Cuda) {
+                eprintln!(
+                    "note: --nvrtc {}: no CUDA device is used, so it compiles nothing here (--arch compiles without one)",
+                    n.label()
+                );
+            }
+        }
         let mut sessions: Vec<Session> = devices
             .iter()
-            .map(|d| open(d).map(Session::new))
+            .map(|d| open_with(d, nvrtc.as_ref()).map(Session::new))
             .collect::<Result<_>>()?;
         // One NVML for the run: sessions on the same GPU share its handle.
         let nvml = if devices

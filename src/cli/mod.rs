@@ -1,6 +1,7 @@
 pub mod build;
 pub mod compare;
 pub mod devices;
+pub mod nvrtc;
 pub mod ptx;
 pub mod report;
 pub mod sweep;

@@ -19,6 +19,8 @@ pub struct PtxArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
     #[command(flatten)]
+    pub offline: super::build::OfflineArgs,
+    #[command(flatten)]
     pub kernel: KernelArgs,
     /// Print the differences of the two listings (register and label numbering ignored).
     #[arg(long)]
@@ -50,6 +52,27 @@ pub fn run(args: PtxArgs) -> Result<()> {
             &args,
             &format!("{} from {}", spec.id, run.display()),
             &listings,
+        );
+    }
+    if let Some(target) = args.offline.target(&args.device)? {
+        let build = gemmlab::offline::compile_kernel(&target, spec, &config, &hints)?;
+        let ptx = build.report.ptx.ok_or_else(|| {
+            Error::invalid(format!(
+                "{} gave no PTX for {}",
+                target.nvrtc().label(),
+                target.arch()
+            ))
+        })?;
+        let name = format!("{}-cuda-{}", spec.id, target.arch());
+        return show(
+            &args,
+            &format!(
+                "{} {} for {}",
+                spec.id,
+                config.describe(),
+                target.describe()
+            ),
+            &[(name, ptx)],
         );
     }
     let sessions = args.device.sessions()?;

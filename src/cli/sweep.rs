@@ -34,6 +34,8 @@ pub struct SweepArgs {
     pub kind: Kind,
     #[command(flatten)]
     pub device: DeviceArgs,
+    #[command(flatten)]
+    pub offline: super::build::OfflineArgs,
     /// Kernels (comma-separated ids or numbers); default all (tiling: gemm11).
     #[arg(long)]
     pub kernels: Option<String>,
@@ -114,6 +116,9 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
             })
             .collect(),
     };
+    if let Some(target) = args.offline.target(&args.device)? {
+        return run_offline(&args, kind, &target, &points);
+    }
     let mut sessions = args.device.sessions()?;
     let infos: Vec<_> = sessions
         .iter()
@@ -167,5 +172,66 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
     let all = writer.finish()?;
     println!("wrote {} measurements to {}", all.len(), out.display());
     result?;
+    Ok(super::Outcome::from_measurements(&all))
+}
+
+/// `sweep --arch`: every point compiled with NVRTC for the architecture, on every
+/// core; registers, spills and occupancy per point, written in the usual result
+/// files with no size and no timing, each row saying why.
+fn run_offline(
+    args: &SweepArgs,
+    kind: SweepKind,
+    target: &gemmlab::offline::Target,
+    points: &[std::result::Result<
+        gemmlab::experiment::Point,
+        (String, gemmlab::gemm::driver::Status),
+    >],
+) -> Result<super::Outcome> {
+    use gemmlab::offline::{refuse, run_points, table};
+    if kind == SweepKind::Jit {
+        return Err(refuse(
+            "sweep jit",
+            "it loads NVIDIA OpenCL's PTX through the CUDA driver, which needs the GPU",
+        ));
+    }
+    if !args.sizes.is_empty() || args.cold {
+        return Err(refuse(
+            "--sizes/--cold",
+            "nothing runs offline, so there is no size to run at",
+        ));
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from(format!(
+            "gemmlab-results/sweep-{}-{}",
+            kind.name(),
+            target.arch()
+        ))
+    });
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "sweep {} offline: {} points for {}; {}; compiling on {jobs} threads; results in {}",
+        kind.name(),
+        points.len(),
+        target.describe(),
+        target.note(),
+        out.display()
+    );
+    let plan = args.timing.plan(args.warmup, args.reps, args.cold);
+    let mut env = Environment::capture(vec![target.device().clone()], args.seed.unwrap_or(0), plan);
+    env.notes.push(format!("sweep {} offline", kind.name()));
+    env.notes.push(target.note());
+    env.notes
+        .push(format!("NVRTC: {}", target.nvrtc().describe()));
+    let mut writer = ResultWriter::create(&out, env)?;
+    let keep = args.keep_ptx.then(|| out.join(gemmlab::ptx_archive::DIR));
+    let pb = progress(points.len() as u64);
+    let rows = run_points(target, kind.name(), points, jobs, keep.as_deref(), &pb);
+    pb.finish_and_clear();
+    for r in &rows {
+        writer.push(r.clone())?;
+    }
+    print!("{}", table(target, &rows));
+    let all = writer.finish()?;
+    println!("wrote {} results to {}", all.len(), out.display());
     Ok(super::Outcome::from_measurements(&all))
 }

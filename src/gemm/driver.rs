@@ -61,7 +61,8 @@ impl Status {
         }
     }
 
-    fn from_error(e: &Error) -> Status {
+    /// The status an error stands for (a compile error, an invalid configuration, ...).
+    pub fn from_error(e: &Error) -> Status {
         match e {
             Error::Compile { .. } => Status::CompileError(e.to_string()),
             Error::Constraint { .. } => Status::InvalidConfig(e.to_string()),

@@ -803,6 +803,7 @@ mod tests {
                 spill_loads_bytes: Some(0),
                 ..Default::default()
             }),
+            compiler: None,
             compile_ms: None,
             build_notes: Vec::new(),
             occupancy: Some(0.5),

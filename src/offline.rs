@@ -1,0 +1,326 @@
+//! Compiling without a device: NVRTC for any architecture the chosen library
+//! supports, on any machine (no GPU, no driver). What the compiler says
+//! (registers, spills, stack, shared memory, PTX) and the occupancy the
+//! architecture's rules give are real; nothing is run, checked or timed.
+//!
+//! One call answers "kernel K, configuration C, architecture A, NVRTC N":
+//! [`Target::new`] picks N and A (refusing an A that N cannot compile for, with
+//! the list of those it can), [`compile_kernel`] compiles K with C and returns
+//! ptxas's report, the occupancy and the PTX. `gemmlab build|sweep|ptx --arch`
+//! are built on it.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::backend::nvrtc::{offline_device, Arch, Nvrtc, NvrtcCompiler};
+use crate::backend::{BuildReport, Compiler, DeviceInfo, KernelResources, Toolchain};
+use crate::error::{Error, Result};
+use crate::experiment::{failed_row, Point};
+use crate::gemm::driver::Status;
+use crate::kernels::{Config, Hints, KernelSpec};
+use crate::occupancy::{self, Occupancy};
+use crate::progress::Progress;
+use crate::results::Measurement;
+
+/// An architecture and the NVRTC that compiles for it.
+pub struct Target {
+    compiler: Arc<NvrtcCompiler>,
+    device: DeviceInfo,
+}
+
+impl Target {
+    /// From the command line's `--nvrtc` (None: the default library) and `--arch`.
+    pub fn new(nvrtc: Option<&str>, arch: &str) -> Result<Target> {
+        let arch = Arch::parse(arch)?;
+        Target::with(Nvrtc::choose(nvrtc)?, &arch)
+    }
+
+    /// A loaded NVRTC and an architecture; an error, listing the architectures the
+    /// library supports, when it cannot compile for this one.
+    pub fn with(nvrtc: Arc<Nvrtc>, arch: &Arch) -> Result<Target> {
+        let device = offline_device(&nvrtc, arch);
+        let compiler = Arc::new(NvrtcCompiler::new(nvrtc, arch)?);
+        Ok(Target { compiler, device })
+    }
+
+    pub fn arch(&self) -> &Arch {
+        self.compiler.arch()
+    }
+
+    pub fn nvrtc(&self) -> &Arc<Nvrtc> {
+        self.compiler.nvrtc()
+    }
+
+    /// The device results record: the architecture, no hardware, the compiler.
+    pub fn device(&self) -> &DeviceInfo {
+        &self.device
+    }
+
+    /// The compiler, for callers that compile sources of their own.
+    pub fn compiler(&self) -> Arc<dyn Compiler> {
+        self.compiler.clone()
+    }
+
+    /// "sm_35 with NVRTC 11.8 (wheel 11.8.89, /root/.cache/...)"
+    pub fn describe(&self) -> String {
+        format!("{} with {}", self.arch(), self.nvrtc().describe())
+    }
+
+    /// What every offline result says about its missing timing.
+    pub fn note(&self) -> String {
+        format!(
+            "no device: compiled offline for {} with {}; not run, checked or timed",
+            self.arch(),
+            self.nvrtc().label()
+        )
+    }
+}
+
+/// One kernel compiled offline.
+#[derive(Debug, Clone)]
+pub struct OfflineBuild {
+    /// Flags, log, compile time, PTX, every kernel's resources, notes; `compiler`
+    /// says which NVRTC.
+    pub report: BuildReport,
+    /// The resources of the kernel's entry point, from ptxas's report.
+    pub resources: Option<KernelResources>,
+    /// Threads per block of the configuration.
+    pub threads: usize,
+    /// Occupancy on the architecture, from the registers and shared memory.
+    pub occupancy: Option<Occupancy>,
+    /// Size of the CUBIN NVRTC produced.
+    pub cubin_bytes: usize,
+}
+
+impl OfflineBuild {
+    pub fn ptx(&self) -> Option<&str> {
+        self.report.ptx.as_deref()
+    }
+}
+
+/// Compiles `spec` with `config` and `hints` (its CUDA twin, the same defines and
+/// flags as on a device) for the target: ptxas's report, occupancy, PTX.
+/// A compiler error is `Error::Compile` with NVRTC's log; an invalid
+/// configuration is `Error::Constraint`.
+pub fn compile_kernel(
+    target: &Target,
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+) -> Result<OfflineBuild> {
+    spec.validate(config)?;
+    let options = spec.compile_options(config, hints, Toolchain::Cuda);
+    let artefact = target
+        .compiler
+        .compile(spec.entry, &spec.source(Toolchain::Cuda), &options)?;
+    let cubin_bytes = artefact.cubin().map_or(0, <[u8]>::len);
+    let report = artefact.report;
+    let resources = report.kernel(spec.entry).cloned();
+    let threads = spec.threads_per_group(config);
+    let occupancy = resources
+        .as_ref()
+        .and_then(|r| occupancy::for_kernel_detail(&target.device, r, threads));
+    Ok(OfflineBuild {
+        report,
+        resources,
+        threads,
+        occupancy,
+        cubin_bytes,
+    })
+}
+
+/// The result row of one offline point, in the usual format: status "n/a" with
+/// the note as its reason, no size, no timing, registers, spills and occupancy.
+pub fn measurement(
+    target: &Target,
+    experiment: &str,
+    point: &Point,
+    outcome: &Result<OfflineBuild>,
+) -> Measurement {
+    let d = &target.device;
+    let mut row = failed_row(
+        experiment,
+        &d.name,
+        &d.id,
+        Toolchain::Cuda,
+        point.spec.id,
+        Status::Unavailable(target.note()),
+        (0, 0, 0),
+    );
+    row.label = point.label.clone();
+    row.config = point.config.clone();
+    row.hints = point.hints.clone();
+    row.compiler = Some(target.nvrtc().label());
+    match outcome {
+        Ok(b) => {
+            row.resources = b.resources.clone();
+            row.compile_ms = Some(b.report.compile_ms);
+            row.build_notes = b.report.notes.clone();
+            row.build_notes.push(target.note());
+            row.occupancy = b.occupancy.map(|o| o.fraction);
+            row.ptx_mix = b.ptx().map(crate::ptx::instruction_mix);
+        }
+        Err(e) => row.status = Status::from_error(e),
+    }
+    row
+}
+
+/// Compiles every point on `jobs` threads (NVRTC compiles in parallel) and
+/// returns one row per point, in order; a point that could not be set up keeps
+/// its reason. With `keep_ptx`, each distinct PTX is written under that folder.
+pub fn run_points(
+    target: &Target,
+    experiment: &str,
+    points: &[std::result::Result<Point, (String, Status)>],
+    jobs: usize,
+    keep_ptx: Option<&Path>,
+    progress: &Progress,
+) -> Vec<Measurement> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<Measurement>>> = Mutex::new(vec![None; points.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, points.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(p) = points.get(i) else { break };
+                let row = match p {
+                    Ok(point) => {
+                        progress.set_message(format!(
+                            "{} {} for {}",
+                            point.spec.id,
+                            point.label.as_deref().unwrap_or(""),
+                            target.arch()
+                        ));
+                        let outcome =
+                            compile_kernel(target, point.spec, &point.config, &point.hints);
+                        let mut row = measurement(target, experiment, point, &outcome);
+                        if let (Some(dir), Ok(b)) = (keep_ptx, &outcome) {
+                            if let Some(ptx) = b.ptx() {
+                                row.ptx_file = crate::experiment::keep_ptx(dir, &row, ptx);
+                            }
+                        }
+                        row
+                    }
+                    Err((kernel, status)) => {
+                        let d = &target.device;
+                        let mut row = failed_row(
+                            experiment,
+                            &d.name,
+                            &d.id,
+                            Toolchain::Cuda,
+                            kernel,
+                            status.clone(),
+                            (0, 0, 0),
+                        );
+                        row.compiler = Some(target.nvrtc().label());
+                        row
+                    }
+                };
+                progress.inc(1);
+                let mut all = done.lock().unwrap_or_else(|e| e.into_inner());
+                all[i] = Some(row);
+            });
+        }
+    });
+    done.into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// The terminal table of offline rows: per kernel and point, registers (with the
+/// cap asked), spill stores/loads, stack, shared memory, and occupancy with the
+/// blocks per SM and what limits them.
+pub fn table(target: &Target, rows: &[Measurement]) -> String {
+    let mut t: Vec<Vec<String>> = vec![[
+        "kernel",
+        "point",
+        "regs",
+        "spill st/ld",
+        "stack",
+        "smem",
+        "occupancy",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()];
+    let mut notes = Vec::new();
+    for r in rows {
+        let res = r.resources.as_ref();
+        let b = |v: Option<u64>| v.map_or("?".to_string(), |v| v.to_string());
+        let regs = match (r.cap_exceeded(), res.and_then(|x| x.registers)) {
+            (Some((used, cap)), _) => format!("{used}>cap{cap}"),
+            (None, v) => v.map_or("?".into(), |v| v.to_string()),
+        };
+        let occ = match (res, crate::kernels::find(&r.kernel)) {
+            (Some(res), Ok(spec)) => {
+                occupancy::for_kernel_detail(&target.device, res, spec.threads_per_group(&r.config))
+                    .map_or("?".into(), |o| o.describe())
+            }
+            _ => "-".into(),
+        };
+        if res.is_none() {
+            if let Some(why) = r.status.reason() {
+                notes.push(format!(
+                    "  {} {}: {}",
+                    r.kernel,
+                    r.label.as_deref().unwrap_or(""),
+                    why.lines().next().unwrap_or(why)
+                ));
+            }
+        }
+        t.push(vec![
+            r.kernel.clone(),
+            r.label.clone().unwrap_or_default(),
+            if res.is_some() {
+                regs
+            } else {
+                r.status.label().to_string()
+            },
+            res.map_or("-".into(), |x| {
+                format!("{}/{}", b(x.spill_stores_bytes), b(x.spill_loads_bytes))
+            }),
+            res.map_or("-".into(), |x| b(x.stack_frame_bytes)),
+            res.map_or("-".into(), |x| b(x.shared_bytes)),
+            occ,
+        ]);
+    }
+    let widths: Vec<usize> = (0..t[0].len())
+        .map(|c| t.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for (i, row) in t.iter().enumerate() {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, v)| {
+                if c < 2 || c == row.len() - 1 {
+                    format!("{v:<w$}", w = widths[c])
+                } else {
+                    format!("{v:>w$}", w = widths[c])
+                }
+            })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
+            out.push('\n');
+        }
+    }
+    if !notes.is_empty() {
+        out.push_str("why:\n");
+        for n in notes {
+            out.push_str(&n);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Refuses what an offline run cannot do, before any work.
+pub fn refuse(what: &str, why: &str) -> Error {
+    Error::invalid(format!("{what} with --arch: {why}"))
+}
