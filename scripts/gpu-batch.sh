@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -186,6 +186,22 @@ tune-8192)
   run tune-8192 480 $G tune $D --kernels 6,7,8,9,10,11 --sizes 8192 --check dgemm --strategy anneal \
     --max-configs 100 --time-limit 25 --top 5 --store "$W/store-8192" --db "$W/tuned" --out "$W/tune-8192"
   echo "end to end: $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$W/tune-8192.txt"
+  ;;
+nvrtc-h200)
+  # Issue 11: the CUDA backend on its own NVRTC loader (tests with GEMMLAB_REQUIRE_CUDA=1), and
+  # the same kernels through NVRTC 11.8 from NVIDIA's wheel (.gpu/nvrtc-11.8.tar.xz, made by
+  # scripts/nvrtc/fetch.sh 11.8) next to the machine's NVRTC 13.0, on the same GPU in one call.
+  export GEMMLAB_CACHE=/tmp/gemmlab-cache
+  mkdir -p "$GEMMLAB_CACHE/nvrtc" && tar xJf .gpu/nvrtc-11.8.tar.xz -C "$GEMMLAB_CACHE/nvrtc"
+  $G nvrtc > "$W/nvrtc.txt" 2>&1
+  $G devices > "$W/devices.txt" 2>&1
+  mkdir -p "$W/tests"
+  timeout 200 bash -c 'for t in $(ls .gpu/tests/* | grep -v -e /report- -e /cli_exit- -e /tune_opencl- -e /offline_nvrtc-); do
+    echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 timeout 90 "$t" --test-threads=1 2>&1; echo "== exit $?"
+  done' > "$W/tests/tests.txt" 2>&1
+  grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
+  run compare-nvrtc-11.8 140 $G compare $D --backends cuda --nvrtc 11.8 --sizes 1024,2048,4096 --keep-ptx --out "$W/compare-nvrtc-11.8"
+  run compare-nvrtc-13.0 140 $G compare $D --backends cuda --sizes 1024,2048,4096 --keep-ptx --out "$W/compare-nvrtc-13.0"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").
