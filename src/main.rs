@@ -40,6 +40,10 @@ enum Command {
     Tune(Box<cli::tune::TuneArgs>),
     /// Both toolchains' PTX of a kernel: instruction mix side by side, --diff for the differences.
     Ptx(cli::ptx::PtxArgs),
+    /// The register-allocation atlas, offline: every kernel at its published defaults for each
+    /// architecture under each NVRTC that supports it (and NVIDIA OpenCL's PTX through each
+    /// cached ptxas with --opencl-ptx): registers, spills, occupancy. No GPU needed.
+    Atlas(cli::atlas::AtlasArgs),
     /// The NVRTC libraries gemmlab can compile with (loader path and wheel cache):
     /// version, path, supported architectures. `scripts/nvrtc/fetch.sh` fills the cache.
     Nvrtc {
@@ -59,6 +63,7 @@ fn main() {
         Command::Sweep(args) => cli::sweep::run(args).map(|o| o.failure()),
         Command::Tune(args) => cli::tune::run(*args).map(|o| o.failure()),
         Command::Ptx(args) => cli::ptx::run(args).map(|_| None),
+        Command::Atlas(args) => cli::atlas::run(args).map(|o| o.failure()),
         Command::Nvrtc { json } => cli::nvrtc::run(json).map(|_| None),
     };
     match result {

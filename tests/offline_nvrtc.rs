@@ -374,3 +374,108 @@ fn the_nvrtc_command_lists_the_cache() {
             .as_array()
             .is_some_and(|a| a.iter().any(|x| x == "sm_35"))));
 }
+
+#[test]
+fn the_atlas_compiles_per_architecture_and_assembles_opencl_ptx() {
+    let test = "the_atlas_compiles_per_architecture_and_assembles_opencl_ptx";
+    if nvrtc("11.8", test).is_none() {
+        return;
+    }
+    let ptxases = gemmlab::atlas::Ptxas::cached();
+    if ptxases.iter().all(|p| p.release != "11.8") {
+        let why = "no ptxas 11.8 in the cache (scripts/nvrtc/fetch.sh 11.8 --with-ptxas)";
+        if required() {
+            panic!("{test}: GEMMLAB_REQUIRE_NVRTC=1 but {why}");
+        }
+        common::say(&format!("SKIPPED {test}: {why}"));
+        return;
+    }
+    // The OpenCL PTX that NVIDIA's compiler wrote on the H200, committed with its run.
+    let run = concat!(env!("CARGO_MANIFEST_DIR"), "/results/h200/compare");
+    let out = std::env::temp_dir().join(format!("gemmlab-atlas-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let o = gemmlab(&[
+        "atlas",
+        "--kernels",
+        "6,11",
+        "--archs",
+        "sm_35,sm_90",
+        "--nvrtc",
+        "11.8",
+        "--opencl-ptx",
+        run,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    let (_, rows) = load_dir(&out).unwrap();
+    let cuda: Vec<_> = rows
+        .iter()
+        .filter(|m| m.compiler.as_deref() == Some("NVRTC 11.8"))
+        .collect();
+    assert_eq!(cuda.len(), 4, "{t}");
+    for m in &cuda {
+        let regs = m.resources.as_ref().and_then(|r| r.registers).unwrap();
+        assert!(
+            (16..=255).contains(&regs),
+            "{} on {}: {regs}",
+            m.kernel,
+            m.device
+        );
+        assert!(m.occupancy.is_some_and(|o| o > 0.0 && o <= 1.0));
+        assert!(m
+            .status
+            .reason()
+            .is_some_and(|r| r.starts_with("no device")));
+    }
+    let k6 = cuda
+        .iter()
+        .find(|m| m.kernel == "gemm6" && m.device.starts_with("sm_35"))
+        .unwrap();
+    let regs = k6.resources.as_ref().and_then(|r| r.registers).unwrap();
+    assert!(regs <= 128, "kernel 6 on Kepler: {regs} registers");
+    // OpenCL's PTX (.version 9.0, .target sm_90) assembled by ptxas 11.8 for Kepler.
+    let ocl: Vec<_> = rows
+        .iter()
+        .filter(|m| m.compiler.as_deref() == Some("NVIDIA OpenCL PTX + ptxas 11.8"))
+        .collect();
+    assert_eq!(ocl.len(), 4, "{t}");
+    let kepler = ocl
+        .iter()
+        .find(|m| m.kernel == "gemm6" && m.device.starts_with("sm_35"))
+        .unwrap();
+    assert!(
+        kepler
+            .build_notes
+            .iter()
+            .any(|n| n == ".target sm_90 -> sm_35"),
+        "{:?}",
+        kepler.build_notes
+    );
+    assert!(kepler
+        .resources
+        .as_ref()
+        .and_then(|r| r.registers)
+        .is_some());
+    let _ = std::fs::remove_dir_all(&out);
+
+    // Bad input: an unknown architecture, a run without OpenCL PTX.
+    let bad = gemmlab(&["atlas", "--archs", "sm_999", "--out", out.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
+    let none = gemmlab(&[
+        "atlas",
+        "--kernels",
+        "6",
+        "--archs",
+        "sm_35",
+        "--opencl-ptx",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/results/h200/sweeps/registers"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&none);
+    assert_eq!(none.status.code(), Some(2), "{t}");
+    assert!(t.contains("no OpenCL PTX"), "{t}");
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -724,6 +724,11 @@ impl Compiler for MissingCompiler {
 /// architecture's compute capability fixes (the per-SM limits of the occupancy
 /// rules) and the compiler. Unknown values are `None`.
 pub fn offline_device(nvrtc: &Nvrtc, arch: &Arch) -> DeviceInfo {
+    offline_device_named(nvrtc.label(), arch)
+}
+
+/// As `offline_device`, for any compiler by its label ("NVRTC 11.8", a ptxas).
+pub fn offline_device_named(compiler: String, arch: &Arch) -> DeviceInfo {
     let (major, minor) = arch.compute_capability();
     let l = crate::occupancy::limits(major, minor);
     DeviceInfo {
@@ -735,7 +740,7 @@ pub fn offline_device(nvrtc: &Nvrtc, arch: &Arch) -> DeviceInfo {
         kind: DeviceKind::Gpu,
         driver_version: None,
         runtime_version: None,
-        compiler_version: Some(nvrtc.label()),
+        compiler_version: Some(compiler),
         compute_capability: Some((major, minor)),
         compute_units: None,
         clock_mhz: None,

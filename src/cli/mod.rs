@@ -1,3 +1,4 @@
+pub mod atlas;
 pub mod build;
 pub mod compare;
 pub mod devices;
