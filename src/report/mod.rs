@@ -335,10 +335,12 @@ fn generate_with(
         (Ok(_), true) => None,
     };
 
+    // The devices that ran something: an offline run's "device" is an
+    // architecture, named in its own sections.
     let devices: Vec<&str> = {
         let mut d: Vec<&str> = Vec::new();
         for r in &data.runs {
-            for dev in &r.env.devices {
+            for dev in r.env.devices.iter().filter(|d| !is_offline_device(d)) {
                 if !d.contains(&dev.name.as_str()) {
                     d.push(&dev.name);
                 }
@@ -428,6 +430,12 @@ fn generate_with(
         runs: data.runs.len(),
         measurements: data.all().count(),
     })
+}
+
+/// A run's device record for an architecture compiled for offline
+/// (`backend::nvrtc::offline_device`), not hardware.
+fn is_offline_device(d: &crate::backend::DeviceInfo) -> bool {
+    d.id.starts_with("offline:") || d.platform.contains("offline")
 }
 
 fn shell_word(s: &str) -> String {
@@ -537,12 +545,16 @@ fn environment(data: &Data) -> String {
             vec!["seed".into(), e.seed.to_string()],
             vec![
                 "timing".into(),
-                format!(
-                    "{} warm-up + {} timed launches per cell, {} cache; median reported",
-                    e.plan.warmup,
-                    e.plan.reps,
-                    format!("{:?}", e.plan.cache).to_lowercase()
-                ),
+                if !r.measurements.is_empty() && r.measurements.iter().all(data::is_offline) {
+                    "none: compiled offline, nothing run or timed".to_string()
+                } else {
+                    format!(
+                        "{} warm-up + {} timed launches per cell, {} cache; median reported",
+                        e.plan.warmup,
+                        e.plan.reps,
+                        format!("{:?}", e.plan.cache).to_lowercase()
+                    )
+                },
             ],
             vec!["vendor BLAS".into(), or_unknown(&e.vendor_blas)],
         ];
@@ -564,9 +576,10 @@ fn environment(data: &Data) -> String {
 
 const FAILURES: &str = "Measurements without a speed";
 
-/// Every measurement without a speed, with the reason.
+/// Every measurement made on a device without a speed, with the reason
+/// (offline rows have none by design: they are in the offline sections).
 fn failures(data: &Data) -> Section {
-    let bad: Vec<data::Rec> = data.all().filter(|r| !r.m.status.is_ok()).collect();
+    let bad: Vec<data::Rec> = data.measured().filter(|r| !r.m.status.is_ok()).collect();
     let mut sec = Section::default();
     if bad.is_empty() {
         return sec;
@@ -624,7 +637,7 @@ fn failures(data: &Data) -> Section {
             )
         })
         .collect();
-    let total = data.all().count();
+    let total = data.measured().count();
     let text = format!(
         "**No speed for {} of {total} measurements**: {}; e.g. {}. They are listed with their reasons under \"{FAILURES}\" and left out of every comparison.",
         bad.len(),
