@@ -283,7 +283,7 @@ fn findings_markdown(sections: &[Section]) -> String {
     let topics: Vec<&str> = Topic::ALL.iter().map(|t| t.name()).collect();
     let _ = writeln!(
         doc,
-        "Chosen by one rule: the largest finding of each topic ({}) first, then the largest of the rest by effect on speed, \
+        "Chosen by one rule: the largest finding of each topic ({}) first, then the largest of the rest by the size of its effect (on speed, or on registers and spills in the offline topics), \
          at most {SUMMARY_PER_TOPIC} per topic and {SUMMARY_MAX} in all. \
          Speeds are medians in GFLOP/s; a change of {:.0}% or less counts as none. All {} findings: [All findings](#all-findings).\n",
         topics.join(", "),
