@@ -608,3 +608,515 @@ mod tuning {
         );
     }
 }
+
+mod offline {
+    //! Real rows compiled offline (tests/fixtures/offline: the atlas and the
+    //! sm_35 sweeps, NVRTC output, nothing run): the offline sections, their
+    //! numbers read back from the rows, and offline rows kept out of every speed
+    //! section and out of "measurements without a speed".
+
+    use std::fs;
+    use std::path::{Path, PathBuf};
+
+    use gemmlab::backend::Toolchain;
+    use gemmlab::gemm::driver::Status;
+    use gemmlab::report::{self, data};
+    use gemmlab::results::{load_dir, Environment, Measurement, ResultWriter};
+
+    use super::{chart_links, check_image, options, out_dir, FIXTURE};
+
+    const OFFLINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/offline");
+    const KEPLER: &str = "\n## Kepler: the tutorial's claims on sm_35 (NVRTC 11.8, offline)\n";
+    const ATLAS: &str = "\n## Compilers across architectures (offline)\n";
+    const SWEEPS: &str = "\n## Offline sweeps: every point compiled, none run\n";
+
+    fn rows(dir: &str) -> Vec<Measurement> {
+        load_dir(&Path::new(OFFLINE).join(dir)).unwrap().1
+    }
+
+    /// The Markdown from a heading to the next heading of the same level.
+    fn section<'a>(md: &'a str, heading: &str) -> &'a str {
+        let at = md
+            .find(heading)
+            .unwrap_or_else(|| panic!("no {heading:?} in\n{md}"));
+        let body = &md[at + 1..];
+        &body[..body.find("\n## ").map_or(body.len(), |i| i + 1)]
+    }
+
+    fn regs(m: &Measurement) -> u32 {
+        m.resources.as_ref().and_then(|r| r.registers).unwrap()
+    }
+
+    fn spill(m: &Measurement) -> u64 {
+        let r = m.resources.as_ref().unwrap();
+        r.spill_stores_bytes.unwrap() + r.spill_loads_bytes.unwrap()
+    }
+
+    /// The row of `kernel` in `rows` for which `pick` holds.
+    fn one<'a>(
+        rows: &'a [Measurement],
+        kernel: &str,
+        pick: impl Fn(&Measurement) -> bool,
+    ) -> &'a Measurement {
+        let found: Vec<&Measurement> = rows
+            .iter()
+            .filter(|m| m.kernel == kernel && pick(m))
+            .collect();
+        assert_eq!(found.len(), 1, "{kernel}: {} rows", found.len());
+        found[0]
+    }
+
+    fn atlas_cell<'a>(
+        atlas: &'a [Measurement],
+        kernel: &str,
+        arch: &str,
+        compiler: &str,
+    ) -> &'a Measurement {
+        one(atlas, kernel, |m| {
+            data::arch_of(m).as_deref() == Some(arch) && m.compiler.as_deref() == Some(compiler)
+        })
+    }
+
+    #[test]
+    fn the_fixture_is_offline_rows_with_their_architecture() {
+        for dir in [
+            "atlas",
+            "sweep-registers-sm_35",
+            "sweep-hints-sm_35",
+            "sweep-tiling-sm_35",
+        ] {
+            for m in rows(dir) {
+                assert!(data::is_offline(&m), "{dir}: {m:?}");
+                assert_eq!((m.m, m.n, m.k), (0, 0, 0));
+                assert!(m.gflops.is_none() && m.time.is_none());
+                assert!(
+                    data::arch_of(&m).is_some(),
+                    "{dir}: no architecture in {m:?}"
+                );
+            }
+        }
+        let atlas = rows("atlas");
+        let archs: Vec<String> = {
+            let mut a: Vec<String> = atlas.iter().filter_map(data::arch_of).collect();
+            a.sort_by(|x, y| data::arch_order(x, y));
+            a.dedup();
+            a
+        };
+        assert_eq!(
+            archs,
+            [
+                "sm_35", "sm_37", "sm_50", "sm_52", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80",
+                "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"
+            ]
+        );
+        // Rows made on a device are not offline.
+        let (_, compare) = load_dir(&Path::new(FIXTURE).join("compare")).unwrap();
+        assert!(compare.iter().all(|m| !data::is_offline(m)));
+    }
+
+    #[test]
+    fn offline_sections_with_numbers_from_the_rows() {
+        let out = out_dir("offline");
+        let outcome =
+            report::generate(&options(vec![PathBuf::from(OFFLINE)], &out, false)).unwrap();
+        assert_eq!(outcome.runs, 4);
+        let md = fs::read_to_string(out.join("report.md")).unwrap();
+        let (kepler, atlas_md, sweeps) = (
+            section(&md, KEPLER),
+            section(&md, ATLAS),
+            section(&md, SWEEPS),
+        );
+
+        // Nothing offline is a speed, a size or a failure.
+        for gone in [
+            "## Speed:",
+            "## Register cap sweep",
+            "## Register tiling",
+            "## Compiler hints",
+            "## Measurements without a speed",
+            "## Clocks and throttling",
+            "M = N = K = 0",
+            "at size 0",
+            " at 0",
+            "GFLOP/s (",
+        ] {
+            assert!(!md.contains(gone), "{gone:?} in\n{md}");
+        }
+        assert!(
+            md.contains("| timing | none: compiled offline, nothing run or timed |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("200 of the measurements were compiled offline"),
+            "{md}"
+        );
+
+        // (i) Kernel 6 against 73 and 128, from the atlas row.
+        let atlas = rows("atlas");
+        let k6 = atlas_cell(&atlas, "gemm6", "sm_35", "NVRTC 11.8");
+        let r6 = regs(k6);
+        assert_eq!(r6, 126, "the fixture's NVRTC 11.8 count");
+        assert!(
+            kepler.contains(&format!(
+                "takes **{r6} registers** per thread on sm_35 with NVRTC 11.8 (from the atlas"
+            )),
+            "{kepler}"
+        );
+        assert!(
+            kepler.contains(&format!(
+                "Against the tutorial's lower bound of 73: {} more",
+                r6 - 73
+            )),
+            "{kepler}"
+        );
+        assert!(
+            kepler.contains(
+                "two work-groups fit with at most **128** registers per thread (65536 / (2 x 256)"
+            ),
+            "{kepler}"
+        );
+        assert!(
+            kepler.contains(&format!("{r6} is {} under it", 128 - r6)),
+            "{kepler}"
+        );
+        assert_eq!(k6.occupancy, Some(0.25));
+        assert!(kepler.contains("Occupancy that follows: **25% (2 blocks of 8 warps per SM, limited by registers)**"), "{kepler}");
+        assert!(kepler.contains("the hints sweep's baseline and the register sweep's uncapped point give the same 126"), "{kepler}");
+
+        // (ii) VOLATILE_IDX=1, from the hints sweep.
+        let hints = rows("sweep-hints-sm_35");
+        let base = one(&hints, "gemm6", |m| m.hints.is_published());
+        let vol = one(&hints, "gemm6", |m| {
+            m.hints.switches.get("VOLATILE_IDX") == Some(&true)
+        });
+        let (b, v) = (regs(base), regs(vol));
+        assert_eq!((b, v), (126, 115));
+        assert!(
+            kepler.contains(&format!(
+                "it takes kernel 6 from {b} to {v} registers (-{})",
+                b - v
+            )),
+            "{kepler}"
+        );
+        assert!(
+            kepler.contains("occupancy stays 25% (2 work-groups per SM)"),
+            "{kepler}"
+        );
+        let b9 = regs(one(&hints, "gemm9", |m| m.hints.is_published()));
+        let v9 = regs(one(&hints, "gemm9", |m| {
+            m.hints.switches.get("VOLATILE_IDX") == Some(&true)
+        }));
+        assert!(
+            kepler.contains(&format!(
+                "On the other kernels that have the switch: gemm9 {b9} -> {v9}."
+            )),
+            "{kepler}"
+        );
+        assert!(
+            kepler.contains(&format!(
+                "| VOLATILE_IDX=1 | published + VOLATILE_IDX=1 | {v} | -{} | 0/0 |",
+                b - v
+            )),
+            "{kepler}"
+        );
+
+        // (iii) A cap of 127, and every cap of the sweep in a table.
+        let caps = rows("sweep-registers-sm_35");
+        let at = |cap: Option<u32>| one(&caps, "gemm6", |m| m.hints.max_registers == cap);
+        let c127 = at(Some(127));
+        assert_eq!((regs(c127), spill(c127)), (124, 0));
+        assert!(kepler.contains(&format!(
+            "a cap of 127 gives {} registers ({} without a cap), no spills, occupancy 25% as without a cap",
+            regs(c127),
+            regs(at(None))
+        )), "{kepler}");
+        let first_spill = [255, 168, 128, 127, 96, 80, 64, 48, 40, 32]
+            .into_iter()
+            .find(|c| spill(at(Some(*c))) > 0)
+            .unwrap();
+        assert!(
+            kepler.contains(&format!(
+                "spills start at cap {first_spill} ({} B stores + loads, {} registers)",
+                spill(at(Some(first_spill))),
+                regs(at(Some(first_spill)))
+            )),
+            "{kepler}"
+        );
+        for cap in [
+            None,
+            Some(255),
+            Some(168),
+            Some(128),
+            Some(127),
+            Some(96),
+            Some(80),
+            Some(64),
+            Some(48),
+            Some(40),
+            Some(32),
+        ] {
+            let m = at(cap);
+            let r = m.resources.as_ref().unwrap();
+            let row = format!(
+                "| {} | {} | {}/{} | {} |",
+                cap.map_or("none".into(), |c| c.to_string()),
+                regs(m),
+                r.spill_stores_bytes.unwrap(),
+                r.spill_loads_bytes.unwrap(),
+                r.stack_frame_bytes.unwrap()
+            );
+            assert!(kepler.contains(&row), "no {row} in\n{kepler}");
+        }
+
+        // (iv) Kernel 11's 8x4 against 4x4, and no speed.
+        let tiles = rows("sweep-tiling-sm_35");
+        let tile = |rx: i64, ry: i64| {
+            one(&tiles, "gemm11", |m| {
+                m.config.0.get("RX") == Some(&rx) && m.config.0.get("RY") == Some(&ry)
+            })
+        };
+        let (t84, t44) = (tile(8, 4), tile(4, 4));
+        assert_eq!((regs(t84), regs(t44)), (76, 62));
+        assert!(kepler.contains(&format!(
+            "8x4 {} registers, no spills, occupancy 38% (12 blocks of 2 warps per SM, limited by registers); 4x4 {} registers, no spills, occupancy 50% (16 blocks of 2 warps per SM, limited by blocks)",
+            regs(t84),
+            regs(t44)
+        )), "{kepler}");
+        let ocl84 = atlas_cell(&atlas, "gemm11", "sm_35", "NVIDIA OpenCL PTX + ptxas 11.8");
+        assert!(kepler.contains(&format!("OpenCL's 8x4 (its PTX assembled by ptxas 11.8 for sm_35, from the atlas): {} registers", regs(ocl84))), "{kepler}");
+        assert!(
+            kepler.contains("**Speed cannot be measured offline**"),
+            "{kepler}"
+        );
+
+        // The atlas: a table per kernel with every compiler, cells from the rows.
+        assert!(atlas_md.contains("150 rows of `gemmlab atlas`: 3 kernels at their published defaults, compiled for 14 architectures by 5 compilers"), "{atlas_md}");
+        assert!(atlas_md.contains("NVRTC 11.8: sm_35 to sm_90, 12 architectures; NVRTC 12.9: sm_50 to sm_120, 12 architectures; NVRTC 13.5: sm_75 to sm_120, 7 architectures"), "{atlas_md}");
+        assert!(
+            atlas_md.contains("`.version 9.0 -> 7.8`"),
+            "the OpenCL PTX's adaptation: {atlas_md}"
+        );
+        let cell = |m: &Measurement| {
+            format!(
+                "{} / {} / {:.0}%",
+                regs(m),
+                spill(m),
+                m.occupancy.unwrap() * 100.0
+            )
+        };
+        let k6_100: Vec<String> = ["NVRTC 12.9", "NVRTC 13.5", "NVIDIA OpenCL PTX + ptxas 13.5"]
+            .iter()
+            .map(|c| cell(atlas_cell(&atlas, "gemm6", "sm_100", c)))
+            .collect();
+        let want = format!(
+            "| sm_100 | - | {} | {} | - | {} |",
+            k6_100[0], k6_100[1], k6_100[2]
+        );
+        let gemm6 = &atlas_md[atlas_md.find("### gemm6").unwrap()..];
+        assert!(gemm6.contains(&want), "no {want} in\n{gemm6}");
+        // Findings computed from the rows.
+        let (old, new) = (
+            regs(atlas_cell(&atlas, "gemm6", "sm_100", "NVRTC 12.9")),
+            regs(atlas_cell(&atlas, "gemm6", "sm_100", "NVRTC 13.5")),
+        );
+        assert_eq!((old, new), (128, 96));
+        assert!(md.contains(&format!(
+            "**Largest change between NVRTC generations on the same architecture**: gemm6 on sm_100, {old} registers with NVRTC 12.9 and {new} with NVRTC 13.5 (-25%)"
+        )), "{md}");
+        assert!(md.contains(&format!(
+            "**gemm6 across architectures** (published defaults, offline): NVRTC 11.8 gives {r6} registers on sm_35 and {} on sm_90",
+            regs(atlas_cell(&atlas, "gemm6", "sm_90", "NVRTC 11.8"))
+        )), "{md}");
+        assert!(md.contains("No kernel spills at its published defaults on any of 14 architectures with any of 5 compilers (150 rows with a ptxas report)"), "{md}");
+        // The overview names the newest NVRTC per architecture.
+        assert!(
+            atlas_md.contains("| kernel | sm_35 (11.8) | sm_37 (11.8) | sm_50 (12.9) |"),
+            "{atlas_md}"
+        );
+
+        // The sweeps, every point.
+        assert!(
+            sweeps.contains("### registers sweep, sm_35, NVRTC 11.8"),
+            "{sweeps}"
+        );
+        assert!(
+            sweeps.contains("| gemm6 | 126 | 168 | 165 | 126 | 124 | 96 (+168 B spills) |"),
+            "{sweeps}"
+        );
+        assert!(sweeps.contains("### hints sweep, sm_35, NVRTC 11.8"));
+        assert!(sweeps.contains("### tiling sweep, sm_35, NVRTC 11.8"));
+
+        // Summary: the Kepler answers lead.
+        let summary = &md[md.find("## Summary").unwrap()..md.find("## All findings").unwrap()];
+        assert!(summary.contains(&format!("On sm_35 with NVRTC 11.8, kernel 6 takes {r6} registers, above the tutorial's lower bound of 73 and within the 128 that fit two 256-thread work-groups per SM (occupancy 25%).")), "{summary}");
+
+        // Charts: the overview and one per kernel, linked and written.
+        let links = chart_links(&md);
+        for stem in [
+            "offline-overview",
+            "offline-gemm6",
+            "offline-gemm9",
+            "offline-gemm11",
+        ] {
+            let svg = format!("charts/{stem}.svg");
+            assert!(links.contains(&svg), "{svg} not linked: {links:?}");
+            check_image(&out.join(&svg));
+        }
+    }
+
+    #[test]
+    fn offline_rows_stay_out_of_the_speed_sections() {
+        let out = out_dir("offline-with-device-runs");
+        let from = vec![PathBuf::from(FIXTURE), PathBuf::from(OFFLINE)];
+        let outcome = report::generate(&options(from, &out, false)).unwrap();
+        assert_eq!(outcome.runs, 9);
+        let md = fs::read_to_string(out.join("report.md")).unwrap();
+        // The device runs' sections are all there, the offline ones too.
+        for h in [
+            "\n## Speed: kernels x toolchains x sizes (compare)\n",
+            "\n## Register cap sweep (registers)\n",
+            "\n## Register tiling: RX x RY (tiling)\n",
+            "\n## Compiler hints (hints)\n",
+            "\n## Measurements without a speed\n",
+            KEPLER,
+            ATLAS,
+            SWEEPS,
+        ] {
+            assert!(md.contains(h), "no {h:?}");
+        }
+        // No size 0 anywhere, no offline point in the speed sections.
+        assert!(
+            !md.contains("M = N = K = 0") && !md.contains("at size 0"),
+            "{md}"
+        );
+        for h in [
+            "\n## Speed: kernels x toolchains x sizes (compare)\n",
+            "\n## Register cap sweep (registers)\n",
+            "\n## Register tiling: RX x RY (tiling)\n",
+            "\n## Compiler hints (hints)\n",
+            "\n## Measurements without a speed\n",
+            "\n## Clocks and throttling\n",
+        ] {
+            let s = section(&md, h);
+            for word in ["sm_35", "offline", "n/a", "cap 127", "| 127 |"] {
+                assert!(!s.contains(word), "{word:?} in {h:?}:\n{s}");
+            }
+        }
+        // "Measurements without a speed": only the device run's failed row, counted among device rows.
+        let measured: usize = ["compare", "registers", "tiling", "hints", "jit"]
+            .iter()
+            .map(|d| load_dir(&Path::new(FIXTURE).join(d)).unwrap().1.len())
+            .sum();
+        let failures = section(&md, "\n## Measurements without a speed\n");
+        let table_rows = failures
+            .lines()
+            .filter(|l| {
+                l.starts_with("| ") && !l.starts_with("| experiment") && !l.starts_with("| :")
+            })
+            .count();
+        assert_eq!(table_rows, 1, "{failures}");
+        assert!(
+            md.contains(&format!("1 of {measured} measurements has no speed")),
+            "{md}"
+        );
+        assert_eq!(outcome.measurements, measured + 200);
+        // The device is named in the speed charts' titles: offline "devices" are not devices.
+        let svg = fs::read_to_string(out.join("charts/perf-4096.svg")).unwrap();
+        assert!(
+            svg.contains("on NVIDIA H200"),
+            "the chart title lost the device"
+        );
+    }
+
+    fn write_run(dir: &Path, env: Environment, rows: Vec<Measurement>) {
+        let _ = fs::remove_dir_all(dir);
+        let mut w = ResultWriter::create(dir, env).unwrap();
+        for m in rows {
+            w.push(m).unwrap();
+        }
+        w.finish().unwrap();
+    }
+
+    #[test]
+    fn refused_ptx_and_missing_rows_are_said_not_invented() {
+        let root = out_dir("offline-refused-input");
+        let (env, mut atlas) = load_dir(&Path::new(OFFLINE).join("atlas")).unwrap();
+        // ptxas refusing OpenCL's PTX for one architecture, as the atlas records it.
+        let log = "ptxas 11.8 (after .version 9.0 -> 7.8, .target sm_90 -> sm_50): ptxas fatal   : Unresolved extern function '__made_up_intrinsic'\nptxas info: more";
+        let mut refused = 0;
+        for m in atlas.iter_mut().filter(|m| {
+            m.kernel == "gemm9"
+                && m.toolchain == Toolchain::OpenCl
+                && data::arch_of(m).as_deref() == Some("sm_50")
+                && m.compiler.as_deref() == Some("NVIDIA OpenCL PTX + ptxas 11.8")
+        }) {
+            m.status = Status::CompileError(log.into());
+            m.resources = None;
+            m.occupancy = None;
+            refused += 1;
+        }
+        assert_eq!(refused, 1);
+        write_run(&root.join("atlas"), env, atlas);
+        // Only the tiling sweep besides it: kernel 6's caps and hints are missing.
+        let (tenv, tiles) = load_dir(&Path::new(OFFLINE).join("sweep-tiling-sm_35")).unwrap();
+        write_run(&root.join("tiling"), tenv, tiles);
+
+        let out = out_dir("offline-refused");
+        report::generate(&options(vec![root.clone()], &out, false)).unwrap();
+        let md = fs::read_to_string(out.join("report.md")).unwrap();
+        let atlas_md = section(&md, ATLAS);
+        let gemm9 = &atlas_md[atlas_md.find("### gemm9").unwrap()..];
+        assert!(
+            gemm9.contains("| sm_50 | 96 / 0 / 25% | 96 / 0 / 25% | - | ptxas refused | - |"),
+            "{gemm9}"
+        );
+        assert!(gemm9.contains(
+            "- sm_50, OpenCL PTX + ptxas 11.8: \"ptxas 11.8 (after .version 9.0 -> 7.8, .target sm_90 -> sm_50): ptxas fatal   : Unresolved extern function '__made_up_intrinsic'\""
+        ), "{gemm9}");
+        assert!(
+            !gemm9.contains("ptxas info: more"),
+            "only the first line is quoted"
+        );
+        assert!(md.contains("**Rows the compiler refused** (1 of 150): OpenCL PTX + ptxas 11.8 built 35 of 36 (on sm_50)"), "{md}");
+        // A refused offline row is no measurement without a speed.
+        assert!(!md.contains("## Measurements without a speed"), "{md}");
+
+        // Missing rows: the command that makes them, never a number.
+        let kepler = section(&md, KEPLER);
+        assert!(
+            kepler.contains(
+                "`gemmlab sweep hints --arch sm_35 --nvrtc 11.8 --kernels 6` produces them"
+            ),
+            "{kepler}"
+        );
+        assert!(kepler.contains("No register sweep of kernel 6 for sm_35 with NVRTC 11.8 in these results: `gemmlab sweep registers --arch sm_35 --nvrtc 11.8 --caps none,255,168,128,127,96,80,64,48,40,32 --kernels 6` produces it."), "{kepler}");
+        assert!(
+            !kepler.contains("115") && !kepler.contains("124"),
+            "no numbers of rows that are not there: {kepler}"
+        );
+        // Kernel 6's count comes from the atlas alone.
+        assert!(
+            kepler.contains(
+                "takes **126 registers** per thread on sm_35 with NVRTC 11.8 (from the atlas"
+            ),
+            "{kepler}"
+        );
+
+        // Without the atlas, its section says what writes it.
+        let out = out_dir("offline-no-atlas");
+        report::generate(&options(vec![root.join("tiling")], &out, false)).unwrap();
+        let md = fs::read_to_string(out.join("report.md")).unwrap();
+        assert!(section(&md, ATLAS).contains("No atlas rows (experiment \"atlas\") in these results: `gemmlab atlas` writes them"), "{md}");
+        let kepler = section(&md, KEPLER);
+        assert!(
+            kepler.contains(
+                "No row of kernel 6 at its published defaults for sm_35 with NVRTC 11.8 here."
+            ),
+            "{kepler}"
+        );
+        assert!(
+            kepler.contains("8x4 76 registers"),
+            "the tiling sweep still answers (iv): {kepler}"
+        );
+    }
+}

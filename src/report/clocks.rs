@@ -46,7 +46,11 @@ fn ends<T: std::fmt::Display>(m: &Measurement, f: impl Fn(&ClockReading) -> Opti
 
 pub(crate) fn section(data: &Data) -> Section {
     let mut sec = Section::default();
-    let all: Vec<Rec> = data.all().collect();
+    // Only rows made on a device can have run at a clock; offline rows never did.
+    let all: Vec<Rec> = data.measured().collect();
+    if all.is_empty() {
+        return sec;
+    }
     let with: Vec<&Measurement> = all
         .iter()
         .map(|r| r.m)

@@ -534,6 +534,7 @@ fn kept_listings(ctx: &Ctx, kernels: &[String]) -> String {
                 run.measurements
                     .iter()
                     .filter(|m| m.experiment == "compare" && m.kernel == *k && m.toolchain == t)
+                    .filter(|m| !data::is_offline(m))
                     .filter(|m| m.variant.is_none() && m.hints.is_published())
                     .find_map(|m| store.get(m.ptx_file.as_deref()?))
             };

@@ -124,13 +124,19 @@ pub fn load(from: &[PathBuf]) -> Result<Data> {
 }
 
 impl Data {
-    /// Every measurement of an experiment, in run order, without repeats:
-    /// a cell measured again (same kernel, variant, label, toolchain, size,
-    /// configuration and hints) in a later run is left out.
+    /// Every measurement of an experiment made on a device, in run order,
+    /// without repeats: a cell measured again (same kernel, variant, label,
+    /// toolchain, size, configuration and hints) in a later run is left out.
+    /// Rows compiled offline ([`is_offline`]) are never here: they have no
+    /// size and no speed, and only the offline sections read them ([`Data::offline`]).
     pub fn experiment(&self, name: &str) -> Vec<Rec<'_>> {
         let mut out: Vec<Rec> = Vec::new();
         for (ri, run) in self.runs.iter().enumerate() {
-            for m in run.measurements.iter().filter(|m| m.experiment == name) {
+            for m in run
+                .measurements
+                .iter()
+                .filter(|m| m.experiment == name && !is_offline(m))
+            {
                 if !out.iter().any(|o| same_cell(o.m, m)) {
                     out.push(Rec { run: ri, m });
                 }
@@ -141,13 +147,34 @@ impl Data {
 
     /// Measurements of an experiment left out as repeats.
     pub fn repeats(&self, name: &str) -> usize {
-        let all = self
-            .runs
-            .iter()
-            .flat_map(|r| r.measurements.iter())
-            .filter(|m| m.experiment == name)
-            .count();
+        let all = self.measured().filter(|r| r.m.experiment == name).count();
         all - self.experiment(name).len()
+    }
+
+    /// Every row made on a device (run, or refused with a reason): all but the
+    /// offline ones.
+    pub fn measured(&self) -> impl Iterator<Item = Rec<'_>> {
+        self.all().filter(|r| !is_offline(r.m))
+    }
+
+    /// Every row compiled offline (no device: registers, spills and occupancy,
+    /// nothing run), in run order, without repeats: the same experiment,
+    /// kernel, point, architecture and compiler again in a later run is left out.
+    pub fn offline(&self) -> Vec<Rec<'_>> {
+        let mut out: Vec<Rec> = Vec::new();
+        for r in self.all().filter(|r| is_offline(r.m)) {
+            let same = |o: &Rec| {
+                o.m.experiment == r.m.experiment
+                    && same_cell(o.m, r.m)
+                    && o.m.device_id == r.m.device_id
+                    && arch_of(o.m) == arch_of(r.m)
+                    && o.m.compiler == r.m.compiler
+            };
+            if !out.iter().any(same) {
+                out.push(r);
+            }
+        }
+        out
     }
 
     pub fn experiments(&self) -> Vec<String> {
@@ -162,14 +189,12 @@ impl Data {
         names
     }
 
+    /// The toolchains of the rows made on a device (offline rows name the
+    /// toolchain of their source, not a device that ran it).
     pub fn toolchains(&self) -> Vec<Toolchain> {
         Toolchain::ALL
             .into_iter()
-            .filter(|t| {
-                self.runs
-                    .iter()
-                    .any(|r| r.measurements.iter().any(|m| m.toolchain == *t))
-            })
+            .filter(|t| self.measured().any(|r| r.m.toolchain == *t))
             .collect()
     }
 
@@ -192,6 +217,74 @@ fn same_cell(a: &Measurement, b: &Measurement) -> bool {
 }
 
 pub const VENDOR: &str = "cublas";
+
+/// Whether a row was compiled offline (`--arch`, the atlas): no device ran it,
+/// so it has registers, spills and occupancy but no size and no speed. Told by
+/// its device (`offline:sm_35`, what `backend::nvrtc::offline_device` writes),
+/// its note ("no device: compiled offline for sm_35 ...") or its size of 0;
+/// any one is enough, so rows from older or other writers are caught too.
+pub fn is_offline(m: &Measurement) -> bool {
+    m.device_id.starts_with("offline:")
+        || m.m == 0
+        || m.n == 0
+        || m.k == 0
+        || m.status.reason().is_some_and(offline_note)
+        || m.build_notes.iter().any(|n| offline_note(n))
+}
+
+/// "no device: compiled offline for sm_35 with NVRTC 11.8; not run, checked or
+/// timed", "no device: NVIDIA OpenCL's PTX assembled offline for sm_35 by ...".
+fn offline_note(s: &str) -> bool {
+    s.contains("no device:") && s.contains("offline")
+}
+
+/// The architecture an offline row was compiled for ("sm_35", "sm_90a"): from
+/// its device id (`offline:sm_35`), else its device name ("sm_35 (no device)"),
+/// else the first `sm_NN` its reason or notes name. `None` when none says.
+pub fn arch_of(m: &Measurement) -> Option<String> {
+    let from_id = m
+        .device_id
+        .strip_prefix("offline:")
+        .and_then(|a| arch_token(a.trim()));
+    if from_id.is_some() {
+        return from_id;
+    }
+    let texts = std::iter::once(m.device.as_str())
+        .chain(m.status.reason())
+        .chain(m.build_notes.iter().map(String::as_str));
+    for t in texts {
+        for word in t.split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '(') {
+            if let Some(a) = arch_token(word) {
+                return Some(a);
+            }
+        }
+    }
+    None
+}
+
+/// "sm_35" from "sm_35", "SM_90a", "sm_120:"; None for anything else.
+fn arch_token(w: &str) -> Option<String> {
+    let w = w
+        .trim_matches(|c: char| !c.is_ascii_alphanumeric())
+        .to_ascii_lowercase();
+    let rest = w.strip_prefix("sm_")?;
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let suffix = &rest[digits..];
+    (digits >= 2 && (suffix.is_empty() || suffix == "a" || suffix == "f")).then_some(w)
+}
+
+/// Orders architectures by compute capability: sm_35 < sm_37 < sm_90 < sm_90a < sm_100.
+pub fn arch_order(a: &str, b: &str) -> std::cmp::Ordering {
+    fn key(s: &str) -> (u32, String) {
+        let rest = s.strip_prefix("sm_").unwrap_or(s);
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        (
+            rest[..digits].parse().unwrap_or(u32::MAX),
+            rest[digits..].to_string(),
+        )
+    }
+    key(a).cmp(&key(b))
+}
 
 pub fn is_vendor(m: &Measurement) -> bool {
     m.kernel == VENDOR
@@ -321,6 +414,63 @@ mod tests {
         let mut v = vec!["gemm10", "cublas", "gemm2", "gemm1", "xgemm", "gemm11"];
         v.sort_by(|a, b| kernel_order(a, b));
         assert_eq!(v, ["gemm1", "gemm2", "gemm10", "gemm11", "xgemm", "cublas"]);
+    }
+
+    fn offline_row(device: &str, id: &str, note: &str, size: usize) -> Measurement {
+        crate::experiment::failed_row(
+            "atlas",
+            device,
+            id,
+            Toolchain::Cuda,
+            "gemm6",
+            crate::gemm::driver::Status::Unavailable(note.into()),
+            (size, size, size),
+        )
+    }
+
+    #[test]
+    fn offline_rows_are_told_by_device_note_or_size() {
+        let note =
+            "no device: compiled offline for sm_35 with NVRTC 11.8; not run, checked or timed";
+        let m = offline_row("sm_35 (no device)", "offline:sm_35", note, 0);
+        assert!(is_offline(&m));
+        assert_eq!(arch_of(&m).as_deref(), Some("sm_35"));
+        // Any one sign is enough.
+        assert!(is_offline(&offline_row("x", "offline:sm_90", "", 4096)));
+        assert!(is_offline(&offline_row("x", "cuda:0", note, 4096)));
+        assert!(is_offline(&offline_row("x", "cuda:0", "", 0)));
+        let mut noted = offline_row("x", "cuda:0", "", 4096);
+        noted.status = crate::gemm::driver::Status::Ok;
+        noted.build_notes.push(
+            "no device: NVIDIA OpenCL's PTX assembled offline for sm_61 by ptxas 11.8; not run"
+                .into(),
+        );
+        assert!(is_offline(&noted));
+        assert_eq!(arch_of(&noted).as_deref(), Some("sm_61"));
+        // A device that is unavailable, or a measured row, is not offline.
+        let unavailable = offline_row(
+            "NVIDIA H200",
+            "cuda:0",
+            "CUDA toolchain unavailable: no driver",
+            4096,
+        );
+        assert!(!is_offline(&unavailable));
+        assert_eq!(arch_of(&unavailable), None);
+        // The architecture from the name when the id does not say, tolerant of case.
+        let named = offline_row("SM_120 (no device)", "cuda:offline", "", 0);
+        assert_eq!(arch_of(&named).as_deref(), Some("sm_120"));
+        assert_eq!(
+            arch_of(&offline_row("x", "offline:sm_90a", "", 0)).as_deref(),
+            Some("sm_90a")
+        );
+        assert_eq!(arch_of(&offline_row("x", "offline:gfx90a", "", 0)), None);
+    }
+
+    #[test]
+    fn architectures_order_by_compute_capability() {
+        let mut v = vec!["sm_120", "sm_90a", "sm_35", "sm_100", "sm_90", "sm_37"];
+        v.sort_by(|a, b| arch_order(a, b));
+        assert_eq!(v, ["sm_35", "sm_37", "sm_90", "sm_90a", "sm_100", "sm_120"]);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod table;
 
 mod clocks;
 mod compare;
+mod offline;
 mod sweeps;
 mod tune;
 
@@ -126,10 +127,14 @@ pub(crate) enum Topic {
     Jit,
     Failures,
     Clocks,
+    /// The tutorial's Kepler claims, from rows compiled offline for sm_35.
+    Kepler,
+    /// Compilers across architectures: the atlas, compiled offline.
+    Offline,
 }
 
 impl Topic {
-    const ALL: [Topic; 9] = [
+    const ALL: [Topic; 11] = [
         Topic::VsVendor,
         Topic::Toolchains,
         Topic::Tuning,
@@ -139,6 +144,8 @@ impl Topic {
         Topic::Jit,
         Topic::Failures,
         Topic::Clocks,
+        Topic::Kepler,
+        Topic::Offline,
     ];
 
     fn name(self) -> &'static str {
@@ -152,6 +159,8 @@ impl Topic {
             Topic::Jit => "JIT",
             Topic::Failures => "measurements without a speed",
             Topic::Clocks => "throttling",
+            Topic::Kepler => "Kepler claims (offline)",
+            Topic::Offline => "compilers across architectures (offline)",
         }
     }
 }
@@ -228,7 +237,9 @@ const SUMMARY_PER_TOPIC: usize = 2;
 
 /// The summary: the largest finding of each topic in `Topic` order, then the
 /// next largest by weight, at most `SUMMARY_PER_TOPIC` of a topic and
-/// `SUMMARY_MAX` in all; shown grouped by topic, largest first.
+/// `SUMMARY_MAX` in all; shown grouped by topic, largest first. With findings
+/// in more topics than places, the topics late in the order (the offline ones
+/// last) are left to "All findings".
 fn summary<'a>(findings: &[&'a Finding]) -> Vec<&'a Finding> {
     let mut ranked: Vec<&Finding> = findings
         .iter()
@@ -272,7 +283,7 @@ fn findings_markdown(sections: &[Section]) -> String {
     let topics: Vec<&str> = Topic::ALL.iter().map(|t| t.name()).collect();
     let _ = writeln!(
         doc,
-        "Chosen by one rule: the largest finding of each topic ({}) first, then the largest of the rest by effect on speed, \
+        "Chosen by one rule: the largest finding of each topic ({}) first, then the largest of the rest by the size of its effect (on speed, or on registers and spills in the offline topics), \
          at most {SUMMARY_PER_TOPIC} per topic and {SUMMARY_MAX} in all. \
          Speeds are medians in GFLOP/s; a change of {:.0}% or less counts as none. All {} findings: [All findings](#all-findings).\n",
         topics.join(", "),
@@ -335,10 +346,12 @@ fn generate_with(
         (Ok(_), true) => None,
     };
 
+    // The devices that ran something: an offline run's "device" is an
+    // architecture, named in its own sections.
     let devices: Vec<&str> = {
         let mut d: Vec<&str> = Vec::new();
         for r in &data.runs {
-            for dev in &r.env.devices {
+            for dev in r.env.devices.iter().filter(|d| !is_offline_device(d)) {
                 if !d.contains(&dev.name.as_str()) {
                     d.push(&dev.name);
                 }
@@ -364,6 +377,9 @@ fn generate_with(
         sweeps::hints(&mut ctx)?,
         sweeps::jit(&mut ctx)?,
         tune::section(&mut ctx)?,
+        offline::kepler(&mut ctx)?,
+        offline::atlas(&mut ctx)?,
+        offline::sweeps(&mut ctx)?,
         failures(&data),
         clocks::section(&data),
     ];
@@ -391,6 +407,14 @@ fn generate_with(
         shell_word(&opts.out.display().to_string())
     );
     let _ = writeln!(doc, "```sh\n{cmd}\n```\n");
+    let offline_rows = data.all().filter(|r| data::is_offline(r.m)).count();
+    if offline_rows > 0 {
+        let _ = writeln!(
+            doc,
+            "{offline_rows} of the measurements were compiled offline (no device: registers, spills and occupancy, nothing run or timed); \
+             only the sections marked offline use them, and none of them counts as a speed or as a measurement without one.\n"
+        );
+    }
     if let Some(why) = &png_skipped {
         let _ = writeln!(
             doc,
@@ -428,6 +452,12 @@ fn generate_with(
         runs: data.runs.len(),
         measurements: data.all().count(),
     })
+}
+
+/// A run's device record for an architecture compiled for offline
+/// (`backend::nvrtc::offline_device`), not hardware.
+fn is_offline_device(d: &crate::backend::DeviceInfo) -> bool {
+    d.id.starts_with("offline:") || d.platform.contains("offline")
 }
 
 fn shell_word(s: &str) -> String {
@@ -537,12 +567,16 @@ fn environment(data: &Data) -> String {
             vec!["seed".into(), e.seed.to_string()],
             vec![
                 "timing".into(),
-                format!(
-                    "{} warm-up + {} timed launches per cell, {} cache; median reported",
-                    e.plan.warmup,
-                    e.plan.reps,
-                    format!("{:?}", e.plan.cache).to_lowercase()
-                ),
+                if !r.measurements.is_empty() && r.measurements.iter().all(data::is_offline) {
+                    "none: compiled offline, nothing run or timed".to_string()
+                } else {
+                    format!(
+                        "{} warm-up + {} timed launches per cell, {} cache; median reported",
+                        e.plan.warmup,
+                        e.plan.reps,
+                        format!("{:?}", e.plan.cache).to_lowercase()
+                    )
+                },
             ],
             vec!["vendor BLAS".into(), or_unknown(&e.vendor_blas)],
         ];
@@ -564,9 +598,10 @@ fn environment(data: &Data) -> String {
 
 const FAILURES: &str = "Measurements without a speed";
 
-/// Every measurement without a speed, with the reason.
+/// Every measurement made on a device without a speed, with the reason
+/// (offline rows have none by design: they are in the offline sections).
 fn failures(data: &Data) -> Section {
-    let bad: Vec<data::Rec> = data.all().filter(|r| !r.m.status.is_ok()).collect();
+    let bad: Vec<data::Rec> = data.measured().filter(|r| !r.m.status.is_ok()).collect();
     let mut sec = Section::default();
     if bad.is_empty() {
         return sec;
@@ -624,7 +659,7 @@ fn failures(data: &Data) -> Section {
             )
         })
         .collect();
-    let total = data.all().count();
+    let total = data.measured().count();
     let text = format!(
         "**No speed for {} of {total} measurements**: {}; e.g. {}. They are listed with their reasons under \"{FAILURES}\" and left out of every comparison.",
         bad.len(),
@@ -698,8 +733,14 @@ mod tests {
 
     #[test]
     fn summary_takes_each_topic_first_then_by_weight_at_most_ten() {
+        // The nine topics of a run on a device (the offline ones below).
+        let topics: Vec<Topic> = Topic::ALL
+            .into_iter()
+            .filter(|t| !matches!(t, Topic::Kepler | Topic::Offline))
+            .collect();
+        assert_eq!(topics.len(), 9);
         let mut all = Vec::new();
-        for (ti, t) in Topic::ALL.into_iter().enumerate() {
+        for (ti, &t) in topics.iter().enumerate() {
             for j in 0..5 {
                 // Topics late in the order carry the largest weights.
                 all.push(finding(
@@ -716,7 +757,7 @@ mod tests {
         let refs: Vec<&Finding> = all.iter().collect();
         let chosen = summary(&refs);
         assert_eq!(chosen.len(), SUMMARY_MAX);
-        for t in Topic::ALL {
+        for &t in &topics {
             let n = chosen.iter().filter(|f| f.topic == t).count();
             assert!(
                 (1..=SUMMARY_PER_TOPIC).contains(&n),
@@ -728,11 +769,42 @@ mod tests {
         assert_eq!(chosen[0].short.as_deref(), Some("VsVendor4 at 4%."));
         assert!(chosen.windows(2).all(|w| w[0].topic <= w[1].topic));
         // The one place after one per topic (nine topics) goes to the largest weight left.
-        let seconds: Vec<Topic> = Topic::ALL
-            .into_iter()
+        let seconds: Vec<Topic> = topics
+            .iter()
+            .copied()
             .filter(|t| chosen.iter().filter(|f| f.topic == *t).count() == 2)
             .collect();
         assert_eq!(seconds, [Topic::Clocks]);
+    }
+
+    #[test]
+    fn with_more_topics_than_places_the_last_topics_wait_for_all_findings() {
+        let mut all = Vec::new();
+        for (ti, t) in Topic::ALL.into_iter().enumerate() {
+            for j in 0..3 {
+                all.push(finding(t, &format!("{t:?}{j}"), (ti * 10 + j) as f64));
+            }
+        }
+        let refs: Vec<&Finding> = all.iter().collect();
+        let chosen = summary(&refs);
+        assert_eq!(chosen.len(), SUMMARY_MAX);
+        let topics: Vec<Topic> = chosen.iter().map(|f| f.topic).collect();
+        assert_eq!(topics, Topic::ALL[..SUMMARY_MAX].to_vec());
+        assert_eq!(Topic::ALL[SUMMARY_MAX], Topic::Offline);
+        // Each is its topic's largest.
+        assert!(chosen
+            .iter()
+            .all(|f| f.short.as_deref().is_some_and(|s| s.contains("2 at"))));
+        // Only offline topics: up to two each.
+        let offline: Vec<Finding> = all
+            .iter()
+            .filter(|f| matches!(f.topic, Topic::Kepler | Topic::Offline))
+            .cloned()
+            .collect();
+        let refs: Vec<&Finding> = offline.iter().collect();
+        let chosen = summary(&refs);
+        assert_eq!(chosen.len(), 2 * SUMMARY_PER_TOPIC);
+        assert_eq!(chosen[0].topic, Topic::Kepler);
     }
 
     #[test]

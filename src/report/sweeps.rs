@@ -439,7 +439,7 @@ fn register_finding(
 // ---------------------------------------------------------------------------
 // Tiling
 
-fn tile_of(m: &Measurement) -> Option<(i64, i64)> {
+pub(crate) fn tile_of(m: &Measurement) -> Option<(i64, i64)> {
     if let (Some(x), Some(y)) = (data::config_value(m, "RX"), data::config_value(m, "RY")) {
         return Some((x, y));
     }

@@ -127,10 +127,11 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
         unreadable.extend(bad);
     }
     let data = ctx.data;
-    let has_finals = data
-        .runs
-        .iter()
-        .any(|r| r.measurements.iter().any(|m| m.experiment == EXPERIMENT));
+    let has_finals = data.runs.iter().any(|r| {
+        r.measurements
+            .iter()
+            .any(|m| m.experiment == EXPERIMENT && !data::is_offline(m))
+    });
     if searches.is_empty() && !has_finals && unreadable.is_empty() {
         return Ok(sec);
     }
@@ -253,7 +254,11 @@ fn groups<'a>(ctx: &Ctx<'a>, searches: &[Search]) -> Vec<Group<'a>> {
     }
     for (ri, run) in data.runs.iter().enumerate() {
         for m in run.measurements.iter() {
-            if m.experiment != EXPERIMENT || data::is_vendor(m) || m.variant.is_some() {
+            if m.experiment != EXPERIMENT
+                || data::is_vendor(m)
+                || m.variant.is_some()
+                || data::is_offline(m)
+            {
                 continue;
             }
             let g = place(&m.kernel, (m.m, m.n, m.k), machine_of(ctx, ri, searches));
