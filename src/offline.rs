@@ -287,37 +287,8 @@ pub fn table(target: &Target, rows: &[Measurement]) -> String {
             occ,
         ]);
     }
-    let widths: Vec<usize> = (0..t[0].len())
-        .map(|c| t.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for (i, row) in t.iter().enumerate() {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, v)| {
-                if c < 2 || c == row.len() - 1 {
-                    format!("{v:<w$}", w = widths[c])
-                } else {
-                    format!("{v:>w$}", w = widths[c])
-                }
-            })
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-        if i == 0 {
-            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
-            out.push('\n');
-        }
-    }
-    if !notes.is_empty() {
-        out.push_str("why:\n");
-        for n in notes {
-            out.push_str(&n);
-            out.push('\n');
-        }
-    }
-    out
+    let last = t[0].len() - 1;
+    crate::report::table::render(&t, |c| c < 2 || c == last, "", &notes)
 }
 
 /// Refuses what an offline run cannot do, before any work.

@@ -330,6 +330,24 @@ const KERNEL_COLORS: [RGBColor; 12] = [
     RGBColor(255, 187, 120),
 ];
 
+/// The registers of `kernel` on `arch` under `comp`, where a row has them.
+fn registers_at(cells: &[Cell], kernel: &str, arch: &str, comp: &Compiler) -> Option<u32> {
+    find_cell(cells, kernel, arch, comp).and_then(|x| data::registers(x.m))
+}
+
+/// The registers of `kernel` under `comp` along `archs`, skipping architectures without a row.
+fn registers_along<'s>(
+    cells: &[Cell],
+    kernel: &str,
+    archs: &'s [String],
+    comp: &Compiler,
+) -> Vec<(&'s String, u32)> {
+    archs
+        .iter()
+        .filter_map(|a| registers_at(cells, kernel, a, comp).map(|r| (a, r)))
+        .collect()
+}
+
 fn find_cell<'c, 'a>(
     cells: &'c [Cell<'a>],
     kernel: &str,
@@ -782,14 +800,7 @@ fn kernel_finding(
 ) -> Option<Finding> {
     let mut parts = Vec::new();
     for c in comps {
-        let at: Vec<(&String, u32)> = archs
-            .iter()
-            .filter_map(|a| {
-                find_cell(cells, k, a, c)
-                    .and_then(|x| data::registers(x.m))
-                    .map(|r| (a, r))
-            })
-            .collect();
+        let at = registers_along(cells, k, archs, c);
         let (Some(first), Some(last)) = (at.first(), at.last()) else {
             continue;
         };
@@ -864,11 +875,7 @@ fn generation_finding(
         for a in archs {
             let at: Vec<(&Compiler, u32)> = nvrtc
                 .iter()
-                .filter_map(|c| {
-                    find_cell(cells, k, a, c)
-                        .and_then(|x| data::registers(x.m))
-                        .map(|r| (*c, r))
-                })
+                .filter_map(|c| registers_at(cells, k, a, c).map(|r| (*c, r)))
                 .collect();
             for w in at.windows(2) {
                 let ((c0, r0), (c1, r1)) = (w[0], w[1]);
@@ -937,14 +944,7 @@ fn arch_finding(
     let mut best: Option<Spread> = None;
     for k in kernels {
         for c in comps {
-            let at: Vec<(&String, u32)> = archs
-                .iter()
-                .filter_map(|a| {
-                    find_cell(cells, k, a, c)
-                        .and_then(|x| data::registers(x.m))
-                        .map(|r| (a, r))
-                })
-                .collect();
+            let at = registers_along(cells, k, archs, c);
             let (Some(lo), Some(hi)) = (
                 at.iter().min_by_key(|x| x.1).copied(),
                 at.iter().max_by_key(|x| x.1).copied(),

@@ -127,7 +127,7 @@ pub fn compare_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
         }
         table.push(line);
     }
-    render(&table, 1, &throttle_legend(rows), &notes)
+    render(&table, |c| c < 1, &throttle_legend(rows), &notes)
 }
 
 /// One line per kernel and sweep point: per toolchain (and variant) GFLOP/s,
@@ -187,7 +187,7 @@ pub fn sweep_table(rows: &[Measurement]) -> String {
         .find(|r| r.kernel == "cublas" && r.status.is_ok())
         .and_then(|r| r.gflops)
         .map_or(String::new(), |v| format!("cuBLAS: {v:.1} GFLOP/s\n"));
-    render(&table, 2, &(extra + &throttle_legend(rows)), &notes)
+    render(&table, |c| c < 2, &(extra + &throttle_legend(rows)), &notes)
 }
 
 fn lane_name(r: &Measurement) -> String {
@@ -197,9 +197,14 @@ fn lane_name(r: &Measurement) -> String {
     }
 }
 
-/// Aligned columns (the first `left` to the left, the rest to the right), a rule
-/// under the header, then `extra` and the failure reasons.
-fn render(table: &[Vec<String>], left: usize, extra: &str, notes: &[String]) -> String {
+/// Aligned columns (those `left` picks to the left, the rest to the right), a
+/// rule under the header, then `extra` and the failure reasons.
+pub fn render(
+    table: &[Vec<String>],
+    left: impl Fn(usize) -> bool,
+    extra: &str,
+    notes: &[String],
+) -> String {
     let cols = table.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..cols)
         .map(|c| {
@@ -216,7 +221,7 @@ fn render(table: &[Vec<String>], left: usize, extra: &str, notes: &[String]) -> 
             .iter()
             .enumerate()
             .map(|(c, v)| {
-                if c < left {
+                if left(c) {
                     format!("{v:<w$}", w = widths[c])
                 } else {
                     format!("{v:>w$}", w = widths[c])
