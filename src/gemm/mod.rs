@@ -5,6 +5,7 @@ pub mod data;
 pub mod driver;
 pub mod memory;
 pub mod parallel;
+pub mod problem;
 pub mod reference;
 
 pub use check::{check, check_against, CheckReport, Reference, Samples};

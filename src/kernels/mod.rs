@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::{CompileOptions, DeviceInfo, Geometry, Toolchain};
 use crate::error::{Error, Result};
+use crate::gemm::problem::Precision;
 
 /// A tunable compile-time parameter.
 #[derive(Debug, Clone, Copy)]
@@ -60,6 +61,27 @@ pub struct Operands {
 pub enum Family {
     /// Nugteren's "OpenCL SGEMM tuning for Kepler" kernels 1-11.
     Tutorial,
+    /// CLBlast's parameterised xgemm (indirect) and xgemm_direct kernels.
+    Clblast,
+}
+
+/// How a kernel is called: its arguments and what it assumes of the memory it
+/// is given. The driver prepares operands and arguments for each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Abi {
+    /// `(M, N, K, A, B, C)`: column-major C = A * B in f32 on sizes that are
+    /// multiples of `operands.tile`; B or B^T as `operands.b_transposed` says.
+    Tutorial,
+    /// CLBlast's indirect kernel, `(M, N, K, alpha, beta, A, B, C)`: A column-major
+    /// M x K, B stored as B^T (column-major N x K), C column-major M x N, all on
+    /// sizes that are multiples of `operands.tile`; C = alpha A B + beta C in the
+    /// kernel, C not read where beta is 0. Pre/post kernels pad, transpose, copy.
+    Indirect,
+    /// CLBlast's direct kernel, `(M, N, K, alpha, beta, A, a_offset, a_ld, B,
+    /// b_offset, b_ld, C, c_offset, c_ld)`: column-major, any size, offsets and
+    /// leading dimensions as given, C not read where beta is 0; one entry point
+    /// per transpose case, in the order NN, NT, TN, TT.
+    Direct { entries: [&'static str; 4] },
 }
 
 /// One kernel, both twins.
@@ -82,6 +104,10 @@ pub struct KernelSpec {
     pub operands: Operands,
     /// The source switches this kernel has, each with its published state.
     pub switches: &'static [SwitchUse],
+    /// How it is called.
+    pub abi: Abi,
+    /// The precisions its source can be compiled for (define `PRECISION` = 32 or 64).
+    pub precisions: &'static [Precision],
 }
 
 /// Parameter values of one configuration, defaults filled in.

@@ -4,7 +4,11 @@
 use super::switches::{
     SwitchUse, UNROLL_K, UNROLL_WPT, USE_BOUNDS, USE_LDG, USE_RESTRICT, USE_SHUFFLE, VOLATILE_IDX,
 };
-use super::{Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
+use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
+use crate::gemm::problem::Precision;
+
+/// The tutorial's kernels are written for `float` only.
+const F32_ONLY: &[Precision] = &[Precision::F32];
 
 const TS_SMALL: &[i64] = &[4, 8, 16, 32];
 const TS_ANY: &[i64] = &[8, 16, 32, 64, 128];
@@ -334,6 +338,8 @@ pub const KERNELS: &[KernelSpec] = &[
         launch: SQUARE_LOCAL,
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), 1) },
         switches: SW_PLAIN,
+        abi: Abi::Tutorial,
+        precisions: F32_ONLY,
     },
     KernelSpec {
         id: "gemm2",
@@ -349,6 +355,8 @@ pub const KERNELS: &[KernelSpec] = &[
         launch: SQUARE_LOCAL,
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
         switches: SW_PLAIN,
+        abi: Abi::Tutorial,
+        precisions: F32_ONLY,
     },
     KernelSpec {
         id: "gemm3",
@@ -364,6 +372,8 @@ pub const KERNELS: &[KernelSpec] = &[
         launch: RTS_LOCAL,
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
         switches: SW_WPT,
+        abi: Abi::Tutorial,
+        precisions: F32_ONLY,
     },
     KernelSpec {
         id: "gemm4",
@@ -386,6 +396,8 @@ pub const KERNELS: &[KernelSpec] = &[
         },
         operands: Operands { b_transposed: false, tile: |c| (c.u("TS"), c.u("TS"), c.u("TS")) },
         switches: SW_WPT,
+        abi: Abi::Tutorial,
+        precisions: F32_ONLY,
     },
     KernelSpec {
         id: "gemm5",
@@ -401,6 +413,8 @@ pub const KERNELS: &[KernelSpec] = &[
         launch: RTS_LOCAL,
         operands: Operands { b_transposed: true, tile: |c| (c.u("TS"), c.u("TS"), c.u("TSDK")) },
         switches: SW_WPT,
+        abi: Abi::Tutorial,
+        precisions: F32_ONLY,
     },
     KernelSpec {
         id: "gemm6",
@@ -416,6 +430,8 @@ pub const KERNELS: &[KernelSpec] = &[
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         switches: SW_6,
+        abi: Abi::Tutorial,
+        precisions: F32_ONLY,
     },
     KernelSpec {
         id: "gemm7",
@@ -431,6 +447,8 @@ pub const KERNELS: &[KernelSpec] = &[
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         switches: SW_7,
+        abi: Abi::Tutorial,
+        precisions: F32_ONLY,
     },
     KernelSpec {
         id: "gemm8",
@@ -446,6 +464,8 @@ pub const KERNELS: &[KernelSpec] = &[
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         switches: SW_8,
+        abi: Abi::Tutorial,
+        precisions: F32_ONLY,
     },
     KernelSpec {
         id: "gemm9",
@@ -461,6 +481,8 @@ pub const KERNELS: &[KernelSpec] = &[
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         switches: SW_9,
+        abi: Abi::Tutorial,
+        precisions: F32_ONLY,
     },
     KernelSpec {
         id: "gemm10",
@@ -476,6 +498,8 @@ pub const KERNELS: &[KernelSpec] = &[
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },
         switches: SW_9,
+        abi: Abi::Tutorial,
+        precisions: F32_ONLY,
     },
     KernelSpec {
         id: "gemm11",
@@ -494,5 +518,7 @@ pub const KERNELS: &[KernelSpec] = &[
         },
         operands: Operands { b_transposed: false, tile: |c| (8 * c.u("RX"), 8 * c.u("RY"), c.u("RK")) },
         switches: SW_11,
+        abi: Abi::Tutorial,
+        precisions: F32_ONLY,
     },
 ];
