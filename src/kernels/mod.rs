@@ -133,17 +133,63 @@ impl Config {
     }
 }
 
+/// The configuration entry (and define) holding a `real` kernel's precision.
+pub const PRECISION: &str = "PRECISION";
+
 pub const OPENCL_PRELUDE: &str = include_str!("../../kernels-cl/prelude.cl");
 pub const CUDA_PRELUDE: &str = include_str!("../../kernels-cu/prelude.cu");
 
 impl KernelSpec {
     pub fn defaults(&self) -> Config {
-        Config(
+        let mut c = Config(
             self.params
                 .iter()
                 .map(|p| (p.name.to_string(), p.default))
                 .collect(),
-        )
+        );
+        if self.multi_precision() {
+            c.0.insert(PRECISION.into(), self.precisions[0].define());
+        }
+        c
+    }
+
+    /// Kernels written for `real` carry the precision in their configuration, as the
+    /// `PRECISION` define (32 or 64): it is set by the problem, never tuned, and the
+    /// constraints on local memory read it. Single-precision kernels have none.
+    pub fn multi_precision(&self) -> bool {
+        self.precisions.len() > 1
+    }
+
+    /// The precision a configuration compiles for.
+    pub fn precision_of(&self, c: &Config) -> Precision {
+        if c.get(PRECISION) == 64 {
+            Precision::F64
+        } else {
+            Precision::F32
+        }
+    }
+
+    /// `c` set to compute in `precision`; an error naming the precisions the kernel has otherwise.
+    pub fn with_precision(&self, c: &Config, precision: Precision) -> Result<Config> {
+        if !self.precisions.contains(&precision) {
+            return Err(Error::Unavailable {
+                kernel: self.id.into(),
+                toolchain: "any toolchain".into(),
+                reason: format!(
+                    "it is written for {} only, not {precision}",
+                    self.precisions
+                        .iter()
+                        .map(|p| p.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ),
+            });
+        }
+        let mut c = c.clone();
+        if self.multi_precision() {
+            c.0.insert(PRECISION.into(), precision.define());
+        }
+        Ok(c)
     }
 
     /// Defaults overridden by `defines` (NAME=VALUE). Hint switches pass through.
@@ -152,6 +198,10 @@ impl KernelSpec {
         let mut c = self.defaults();
         for (name, value) in defines {
             if switches::find(name).is_some() {
+                continue;
+            }
+            if name == PRECISION && self.multi_precision() {
+                c.0.insert(PRECISION.into(), *value);
                 continue;
             }
             let Some(p) = self.params.iter().find(|p| p.name == name) else {
@@ -178,6 +228,18 @@ impl KernelSpec {
 
     /// Checks allowed values and every constraint; the first violation is the error.
     pub fn validate(&self, c: &Config) -> Result<()> {
+        if self.multi_precision()
+            && !self
+                .precisions
+                .iter()
+                .any(|p| p.define() == c.get(PRECISION))
+        {
+            return Err(Error::Constraint {
+                kernel: self.id.into(),
+                message: "PRECISION must be 32 (f32) or 64 (f64)".into(),
+                values: format!("PRECISION={}", c.get(PRECISION)),
+            });
+        }
         for p in self.params {
             let v = c.get(p.name);
             if !p.allowed.is_empty() && !p.allowed.contains(&v) {
