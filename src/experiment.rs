@@ -11,6 +11,7 @@ use crate::gemm::driver::{
     prepare_from, Attempt, KernelRunner, Session, Source, Status, VendorRunner,
 };
 use crate::gemm::memory::{self, RefKind};
+use crate::gemm::problem::{Problem as GemmCall, Template};
 use crate::gemm::{Operands, Reference};
 use crate::kernels::{Config, Hints, KernelSpec};
 use crate::measure::{gflops, interleaved, Plan, Timed};
@@ -45,11 +46,12 @@ impl Problem {
     /// in host and device memory. `Err(status)` says why the size cannot be run.
     pub fn prepare(
         sessions: &[Session],
-        (m, n, k): (usize, usize, usize),
+        call: &GemmCall,
         seed: u64,
         plan: &Plan,
         progress: &Progress,
     ) -> std::result::Result<Problem, Status> {
+        let (m, n, k) = (call.m, call.n, call.k);
         let has_blas = |s: &Session| s.backend.borrow().toolchain() == Toolchain::Cuda;
         let kind =
             match plan.check {
@@ -65,9 +67,9 @@ impl Problem {
                 CheckMode::Auto => RefKind::Sampled,
             };
         let label = format!("{m}x{n}x{k}");
-        check_memory(sessions, (m, n, k), kind, plan)?;
+        check_memory(sessions, (m, n, k), kind, plan, call.precision)?;
         progress.set_message(format!("{label}: random inputs (seed {seed})"));
-        let ops = Operands::new(m, n, k, seed);
+        let ops = Operands::for_problem(*call, seed);
         let reference = match kind {
             RefKind::Cpu => {
                 progress.set_message(format!("{label}: f64 CPU reference (full)"));
@@ -111,6 +113,7 @@ fn check_memory(
     size: (usize, usize, usize),
     kind: RefKind,
     plan: &Plan,
+    precision: crate::gemm::problem::Precision,
 ) -> std::result::Result<(), Status> {
     let infos: Vec<crate::DeviceInfo> = sessions
         .iter()
@@ -127,7 +130,7 @@ fn check_memory(
     } else {
         0
     };
-    let need = memory::estimate(size, sessions.len(), kind, flush);
+    let need = memory::estimate(size, sessions.len(), kind, flush, precision);
     // Free memory where a toolchain tells (CUDA), else the device's total.
     let free = sessions
         .iter()
@@ -162,6 +165,7 @@ fn base(experiment: &str, session: &Session, problem: &Problem, plan: &Plan) -> 
         (problem.ops.m, problem.ops.n, problem.ops.k),
     );
     row.cache = plan.cache;
+    row.problem = Some(problem.ops.problem);
     row
 }
 
@@ -186,6 +190,7 @@ pub fn failed_row(
         m,
         n,
         k,
+        problem: None,
         padded: None,
         config: Config::default(),
         hints: Hints::default(),
@@ -401,7 +406,11 @@ pub fn measure_items(
         row.kernel = point.spec.id.to_string();
         row.variant = l.variant.clone();
         row.label = point.label.clone();
-        row.config = point.config.clone();
+        // As computed: a `real` kernel's configuration carries the problem's precision.
+        row.config = point
+            .spec
+            .with_precision(&point.config, problem.ops.problem.precision)
+            .unwrap_or_else(|_| point.config.clone());
         row.hints = point.hints.clone();
         row.status = a.status.clone();
         row.check = a.check.clone();
@@ -487,6 +496,8 @@ pub struct CompareOptions {
     pub defines: Vec<(String, i64)>,
     pub hints: Hints,
     pub sizes: Vec<(usize, usize, usize)>,
+    /// The GEMM call at each size (layout, transposes, alpha/beta, ld, precision).
+    pub call: Template,
     pub plan: Plan,
     pub seed: u64,
     /// `compare --tuned`: each toolchain runs the configuration the database of
@@ -548,7 +559,8 @@ pub fn run_compare(
 ) -> Result<()> {
     check_defines(&opts.kernels, &opts.defines)?;
     for &(m, n, k) in &opts.sizes {
-        let problem = match Problem::prepare(sessions, (m, n, k), opts.seed, &opts.plan, progress) {
+        let call = opts.call.at(m, n, k)?;
+        let problem = match Problem::prepare(sessions, &call, opts.seed, &opts.plan, progress) {
             Ok(p) => p,
             Err(status) => {
                 let ids = opts.kernels.iter().map(|spec| spec.id.to_string());
@@ -587,6 +599,7 @@ pub fn run_compare(
                             spec,
                             s.backend.borrow().toolchain(),
                             (m, n, k),
+                            call.precision,
                             progress,
                         )
                     })
@@ -648,10 +661,11 @@ fn tuned_point(
     spec: &'static KernelSpec,
     toolchain: Toolchain,
     size: (usize, usize, usize),
+    precision: crate::gemm::problem::Precision,
     progress: &Progress,
 ) -> Point {
     let found = db
-        .lookup(spec.id, toolchain, size)
+        .lookup_in(spec.id, toolchain, precision, size)
         .filter(|b| spec.validate(&b.config).is_ok());
     let (config, hints, label) = match found {
         Some(b) => {

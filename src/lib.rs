@@ -9,9 +9,10 @@ pub use backend::nvrtc::{Arch, Nvrtc};
 pub use backend::select::{open, open_spec, open_with, resolve, DeviceSpec, Inventory};
 pub use backend::{
     AnyBackend, Arg, Backend, Buffer, BuildReport, CompileOptions, DeviceInfo, DeviceKind, Elem,
-    Geometry, HostData, HostDataMut, KernelResources, Program, Toolchain,
+    GemmCall, Geometry, HostData, HostDataMut, KernelResources, Program, Toolchain,
 };
 pub use error::{Error, Result};
+pub use gemm::problem::{Layout, Precision, Problem, Trans};
 pub mod clocks;
 pub mod experiment;
 pub mod gemm;

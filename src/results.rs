@@ -94,6 +94,10 @@ pub struct Measurement {
     pub m: usize,
     pub n: usize,
     pub k: usize,
+    /// The GEMM call measured (layout, transposes, alpha/beta, ld, offsets, precision);
+    /// absent in files written before gemmlab took more than C = A * B in f32.
+    #[serde(default)]
+    pub problem: Option<crate::gemm::problem::Problem>,
     pub padded: Option<[usize; 3]>,
     pub config: Config,
     pub hints: Hints,
@@ -129,6 +133,16 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// The precision computed: f32 for every row written before f64 existed.
+    pub fn precision(&self) -> crate::gemm::problem::Precision {
+        self.problem.map(|p| p.precision).unwrap_or_default()
+    }
+
+    /// C = A * B column-major f32 (the tutorial's problem), also for old rows.
+    pub fn is_plain_problem(&self) -> bool {
+        self.problem.is_none_or(|p| p.is_plain())
+    }
+
     /// `(registers used, cap asked)` when the compiler used more than the cap.
     pub fn cap_exceeded(&self) -> Option<(u32, u32)> {
         let cap = self.hints.max_registers?;
@@ -208,7 +222,7 @@ fn write_json<T: Serialize>(path: &Path, v: &T) -> Result<()> {
     fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
 }
 
-const CSV_HEADER: [&str; 38] = [
+const CSV_HEADER: [&str; 40] = [
     "experiment",
     "kernel",
     "label",
@@ -248,6 +262,8 @@ const CSV_HEADER: [&str; 38] = [
     "throttled",
     "throttled_by",
     "compiler",
+    "precision",
+    "problem",
 ];
 
 pub fn write_csv(path: &Path, rows: &[Measurement]) -> Result<()> {
@@ -313,6 +329,8 @@ pub fn write_csv(path: &Path, rows: &[Measurement]) -> Result<()> {
             o(c.map(|c| c.throttled().to_string())),
             o(c.map(|c| c.limiting_reasons().join(" "))),
             o(m.compiler.clone()),
+            m.precision().to_string(),
+            o(m.problem.map(|p| p.describe())),
         ])
         .map_err(err)?;
     }

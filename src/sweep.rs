@@ -252,7 +252,8 @@ pub fn run_sweep(
 ) -> Result<()> {
     let experiment = kind.name();
     for &(m, n, k) in sizes {
-        let problem = match Problem::prepare(sessions, (m, n, k), seed, plan, progress) {
+        let call = crate::gemm::problem::Problem::plain(m, n, k);
+        let problem = match Problem::prepare(sessions, &call, seed, plan, progress) {
             Ok(p) => p,
             Err(status) => {
                 let ids = points.iter().map(|p| match p {

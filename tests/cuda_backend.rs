@@ -3,7 +3,9 @@
 
 mod common;
 
-use gemmlab::{Arg, Backend, CompileOptions, Elem, Error, Geometry, HostData, HostDataMut};
+use gemmlab::{
+    Arg, Backend, CompileOptions, Elem, Error, GemmCall, Geometry, HostData, HostDataMut,
+};
 
 const AXPY: &str = r#"
 extern "C" __global__ void axpy(const int n, const float a, const float* x, float* y) {
@@ -146,7 +148,7 @@ fn cublas_sgemm_is_measured_and_right() {
     b.upload(&da, HostData::F32(&a)).unwrap();
     b.upload(&db, HostData::F32(&bb)).unwrap();
     b.fill(&dc, f64::NAN).unwrap();
-    let t = b.vendor_gemm(m, n, k, &da, &db, &dc, 1).unwrap();
+    let t = b.vendor_gemm(&GemmCall::plain(m, n, k, da, db, dc), 1).unwrap();
     assert!(t.is_some_and(|t| t > 0));
     assert!(b.vendor_blas().is_some_and(|v| v.starts_with("cuBLAS")));
     let mut c = vec![0.0f32; m * n];
@@ -180,7 +182,7 @@ fn cublas_dgemm_batches_and_memory_info() {
     let mut poisoned = vec![0.0f64; m * n];
     b.download(&dc, HostDataMut::F64(&mut poisoned)).unwrap();
     assert!(poisoned.iter().all(|v| v.is_nan()), "f64 poison is NaN");
-    b.vendor_gemm(m, n, k, &da, &db, &dc, 1).unwrap().unwrap();
+    b.vendor_gemm(&GemmCall::plain(m, n, k, da, db, dc), 1).unwrap().unwrap();
     let mut c = vec![0.0f64; m * n];
     b.download(&dc, HostDataMut::F64(&mut c)).unwrap();
     for j in 0..n {
@@ -197,7 +199,7 @@ fn cublas_dgemm_batches_and_memory_info() {
     b.upload(&bufs[0], HostData::F64(&big)).unwrap();
     b.upload(&bufs[1], HostData::F64(&big)).unwrap();
     let mut time = |n| {
-        b.vendor_gemm(s, s, s, &bufs[0], &bufs[1], &bufs[2], n)
+        b.vendor_gemm(&GemmCall::plain(s, s, s, bufs[0], bufs[1], bufs[2]), n)
             .unwrap()
             .unwrap()
     };

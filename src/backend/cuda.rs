@@ -28,7 +28,7 @@ use cudarc::driver::sys;
 use super::nvrtc::{first_symbol, Arch, MissingCompiler, Nvrtc, NvrtcCompiler};
 use super::{
     check_len, ptxas, Arg, Artefact, Backend, Buffer, BuildReport, Compiler, DeviceInfo,
-    DeviceKind, Elem, Geometry, HostData, HostDataMut, Image, KernelResources, Program, Toolchain,
+    DeviceKind, Elem, GemmCall, Geometry, HostData, HostDataMut, Image, KernelResources, Program, Toolchain,
 };
 use crate::error::{Error, Result};
 
@@ -783,68 +783,75 @@ impl Backend for CudaBackend {
         })
     }
 
-    fn vendor_gemm(
-        &mut self,
-        m: usize,
-        n: usize,
-        k: usize,
-        a: &Buffer,
-        b: &Buffer,
-        c: &Buffer,
-        count: usize,
-    ) -> Result<Option<u64>> {
+    fn vendor_gemm(&mut self, g: &GemmCall, count: usize) -> Result<Option<u64>> {
         self.bind()?;
         let h = self.ensure_cublas()?;
-        let elem = c.elem;
-        if a.elem != elem || b.elem != elem {
+        let elem = g.c.elem;
+        if g.a.elem != elem || g.b.elem != elem {
             return Err(Error::invalid("cuBLAS GEMM: operands of mixed precision"));
         }
-        let (pa, pb, pc) = (self.ptr(a)?, self.ptr(b)?, self.ptr(c)?);
+        // Offsets become pointer arithmetic; the buffers' lengths bound every access
+        // (the caller checked the problem's arguments against them).
+        let at = |buf: &Buffer, off: usize| -> Result<u64> {
+            if off > buf.len {
+                return Err(Error::invalid("cuBLAS GEMM: offset beyond the buffer"));
+            }
+            Ok(self.ptr(buf)? + (off * elem.size()) as u64)
+        };
+        let (pa, pb, pc) = (at(&g.a, g.a_offset)?, at(&g.b, g.b_offset)?, at(&g.c, g.c_offset)?);
         let dim =
             |v: usize| i32::try_from(v).map_err(|_| Error::invalid("matrix dimension exceeds i32"));
-        let (mi, ni, ki) = (dim(m)?, dim(n)?, dim(k)?);
-        let op = cublas_sys::cublasOperation_t::CUBLAS_OP_N;
+        let (mi, ni, ki) = (dim(g.m)?, dim(g.n)?, dim(g.k)?);
+        let (lda, ldb, ldc) = (dim(g.lda)?, dim(g.ldb)?, dim(g.ldc)?);
+        let op = |t: bool| {
+            if t {
+                cublas_sys::cublasOperation_t::CUBLAS_OP_T
+            } else {
+                cublas_sys::cublasOperation_t::CUBLAS_OP_N
+            }
+        };
+        let (ta, tb) = (op(g.trans_a), op(g.trans_b));
         let call = match elem {
             Elem::F32 => "cublasSgemm",
             Elem::F64 => "cublasDgemm",
         };
         let t = self.timed(call, |_| {
             for _ in 0..count.max(1) {
-                // SAFETY: column-major buffers of m*k, k*n, m*n elements of `elem` on this
-                // context (checked by the buffers' element type above).
+                // SAFETY: the buffers hold `elem` values on this context (checked above);
+                // the offsets and leading dimensions lie within them (checked by the caller).
                 unsafe {
                     match elem {
                         Elem::F32 => cudarc::cublas::result::sgemm(
                             h,
-                            op,
-                            op,
+                            ta,
+                            tb,
                             mi,
                             ni,
                             ki,
-                            &1.0f32,
+                            &(g.alpha as f32),
                             pa as *const f32,
-                            mi.max(1),
+                            lda,
                             pb as *const f32,
-                            ki.max(1),
-                            &0.0f32,
+                            ldb,
+                            &(g.beta as f32),
                             pc as *mut f32,
-                            mi.max(1),
+                            ldc,
                         ),
                         Elem::F64 => cudarc::cublas::result::dgemm(
                             h,
-                            op,
-                            op,
+                            ta,
+                            tb,
                             mi,
                             ni,
                             ki,
-                            &1.0f64,
+                            &g.alpha,
                             pa as *const f64,
-                            mi.max(1),
+                            lda,
                             pb as *const f64,
-                            ki.max(1),
-                            &0.0f64,
+                            ldb,
+                            &g.beta,
                             pc as *mut f64,
-                            mi.max(1),
+                            ldc,
                         ),
                     }
                 }

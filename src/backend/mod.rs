@@ -460,20 +460,10 @@ pub trait Backend {
         count: usize,
     ) -> Result<u64>;
 
-    /// The vendor library's GEMM (column-major C = A*B; SGEMM on f32 buffers, DGEMM
-    /// on f64), `count` calls back to back (at least one) timed by one pair of
+    /// The vendor library's GEMM (SGEMM on f32 buffers, DGEMM on f64) as `call`
+    /// states it, `count` calls back to back (at least one) timed by one pair of
     /// device events: the batch's nanoseconds. `Ok(None)` where the toolchain has none.
-    #[allow(clippy::too_many_arguments)]
-    fn vendor_gemm(
-        &mut self,
-        _m: usize,
-        _n: usize,
-        _k: usize,
-        _a: &Buffer,
-        _b: &Buffer,
-        _c: &Buffer,
-        _count: usize,
-    ) -> Result<Option<u64>> {
+    fn vendor_gemm(&mut self, _call: &GemmCall, _count: usize) -> Result<Option<u64>> {
         Ok(None)
     }
 
@@ -485,6 +475,52 @@ pub trait Backend {
     /// Name and version of the vendor BLAS, if any.
     fn vendor_blas(&self) -> Option<String> {
         None
+    }
+}
+
+/// One column-major BLAS GEMM call on device buffers:
+/// C = alpha op(A) op(B) + beta C, element (i, j) of a stored matrix at `offset + j * ld + i`.
+#[derive(Clone, Copy, Debug)]
+pub struct GemmCall {
+    pub trans_a: bool,
+    pub trans_b: bool,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub alpha: f64,
+    pub beta: f64,
+    pub a: Buffer,
+    pub a_offset: usize,
+    pub lda: usize,
+    pub b: Buffer,
+    pub b_offset: usize,
+    pub ldb: usize,
+    pub c: Buffer,
+    pub c_offset: usize,
+    pub ldc: usize,
+}
+
+impl GemmCall {
+    /// C = A * B with tight leading dimensions, no offsets.
+    pub fn plain(m: usize, n: usize, k: usize, a: Buffer, b: Buffer, c: Buffer) -> GemmCall {
+        GemmCall {
+            trans_a: false,
+            trans_b: false,
+            m,
+            n,
+            k,
+            alpha: 1.0,
+            beta: 0.0,
+            a,
+            a_offset: 0,
+            lda: m.max(1),
+            b,
+            b_offset: 0,
+            ldb: k.max(1),
+            c,
+            c_offset: 0,
+            ldc: m.max(1),
+        }
     }
 }
 

@@ -13,8 +13,10 @@ use gemmlab::measure::{CacheState, Plan};
 use gemmlab::progress::Progress;
 use gemmlab::report::table::compare_table;
 use gemmlab::results::{Environment, ResultWriter};
+use gemmlab::gemm::problem::Template;
 use gemmlab::{
-    open_with, resolve, Backend, DeviceKind, DeviceSpec, Error, Inventory, Nvrtc, Result, Toolchain,
+    open_with, resolve, Backend, DeviceKind, DeviceSpec, Error, Inventory, Layout, Nvrtc,
+    Precision, Result, Toolchain, Trans,
 };
 
 #[derive(Args, Debug, Clone)]
@@ -167,10 +169,97 @@ impl TimingArgs {
     }
 }
 
+/// The GEMM call each size is run as, in BLAS terms. The defaults are the
+/// tutorial's problem: column-major C = A * B in f32.
+#[derive(Args, Debug, Clone)]
+pub struct ProblemArgs {
+    /// Storage order of A, B and C: col (column-major) or row (row-major).
+    #[arg(long, default_value = "col", value_parser = |s: &str| Layout::parse(s))]
+    pub layout: Layout,
+    /// Use A transposed: n or t.
+    #[arg(long, default_value = "n", value_parser = |s: &str| Trans::parse(s))]
+    pub trans_a: Trans,
+    /// Use B transposed: n or t.
+    #[arg(long, default_value = "n", value_parser = |s: &str| Trans::parse(s))]
+    pub trans_b: Trans,
+    /// alpha in C = alpha op(A) op(B) + beta C.
+    #[arg(long, allow_negative_numbers = true)]
+    pub alpha: Option<f64>,
+    /// beta in C = alpha op(A) op(B) + beta C (0: C is not read).
+    #[arg(long, allow_negative_numbers = true)]
+    pub beta: Option<f64>,
+    /// f32 (SGEMM) or f64 (DGEMM).
+    #[arg(long, default_value = "f32", value_parser = |s: &str| Precision::parse(s))]
+    pub precision: Precision,
+    /// Leading dimension of A (default: the smallest legal one at each size).
+    #[arg(long)]
+    pub lda: Option<usize>,
+    /// Leading dimension of B.
+    #[arg(long)]
+    pub ldb: Option<usize>,
+    /// Leading dimension of C.
+    #[arg(long)]
+    pub ldc: Option<usize>,
+    /// Elements before A, B and C in their buffers: A,B,C (e.g. 1,3,0).
+    #[arg(long, value_name = "A,B,C")]
+    pub offsets: Option<String>,
+}
+
+impl ProblemArgs {
+    pub fn template(&self) -> Result<Template> {
+        let (a_offset, b_offset, c_offset) = match &self.offsets {
+            None => (0, 0, 0),
+            Some(list) => {
+                let v: Vec<usize> = list
+                    .split(',')
+                    .map(|x| {
+                        x.trim().parse::<usize>().map_err(|_| {
+                            Error::invalid(format!("--offsets: '{x}' is not a non-negative integer"))
+                        })
+                    })
+                    .collect::<Result<_>>()?;
+                match v[..] {
+                    [a, b, c] => (a, b, c),
+                    _ => {
+                        return Err(Error::invalid(format!(
+                            "--offsets expects three values A,B,C, got '{list}'"
+                        )))
+                    }
+                }
+            }
+        };
+        Ok(Template {
+            layout: self.layout,
+            trans_a: self.trans_a,
+            trans_b: self.trans_b,
+            alpha: self.alpha,
+            beta: self.beta,
+            lda: self.lda,
+            ldb: self.ldb,
+            ldc: self.ldc,
+            a_offset,
+            b_offset,
+            c_offset,
+            precision: self.precision,
+        })
+    }
+
+    /// The template, checked at every size before any device is opened.
+    pub fn template_for(&self, sizes: &[(usize, usize, usize)]) -> Result<Template> {
+        let t = self.template()?;
+        for &(m, n, k) in sizes {
+            t.at(m, n, k)?;
+        }
+        Ok(t)
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct CompareArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
+    #[command(flatten)]
+    pub problem: ProblemArgs,
     /// Kernels (comma-separated ids or numbers, e.g. 1,6,gemm11); default all.
     #[arg(long)]
     pub kernels: Option<String>,
@@ -275,6 +364,7 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
         .map(|s| s.backend.borrow().info().clone())
         .collect();
     let sizes = sizes_or_default(explicit_sizes, &infos, 512);
+    let call = args.problem.template_for(&sizes)?;
     let hints = Hints::from_defines(&defines, args.max_registers);
     let seed = seed_or_random(args.seed);
     let plan = args.timing.plan(args.warmup, args.reps, args.cold);
@@ -322,6 +412,7 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
         defines,
         hints,
         sizes,
+        call,
         plan,
         seed,
         tuned,

@@ -22,6 +22,8 @@ use super::compare::{
 pub struct TuneArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
+    #[command(flatten)]
+    pub problem: super::compare::ProblemArgs,
     /// Kernels to tune (comma-separated ids or numbers, e.g. 6,10).
     #[arg(long)]
     pub kernels: Option<String>,
@@ -142,6 +144,7 @@ fn request(args: &TuneArgs) -> Result<SpaceRequest> {
         values,
         switches,
         caps,
+        precision: args.problem.precision,
     })
 }
 
@@ -236,9 +239,11 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         .sum::<usize>()
         * sizes.len();
     let pb = super::compare::progress(total as u64);
+    let call = args.problem.template_for(&sizes)?;
     let opts = TuneOptions {
         kernels,
         sizes,
+        call,
         request,
         search,
         plan,

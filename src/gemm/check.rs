@@ -18,6 +18,45 @@
 use serde::{Deserialize, Serialize};
 
 use super::parallel;
+use super::problem::Precision;
+
+/// An element type a result can have, with the limits its check uses.
+pub trait Real: Copy + Send + Sync + 'static {
+    const PRECISION: Precision;
+    fn wide(self) -> f64;
+}
+
+impl Real for f32 {
+    const PRECISION: Precision = Precision::F32;
+    fn wide(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Real for f64 {
+    const PRECISION: Precision = Precision::F64;
+    fn wide(self) -> f64 {
+        self
+    }
+}
+
+/// The limits of the full check, per precision: (relative Frobenius error, worst
+/// element error over rms). FP64 GEMM lands near sqrt(K) 2^-53 (1e-14 at K = 8192):
+/// 1e-11 leaves room for any summation order and still fails a kernel that
+/// accumulates in f32 (about 1e-7).
+pub fn limits(p: Precision) -> (f64, f64) {
+    match p {
+        Precision::F32 => (MAX_REL_FROBENIUS, MAX_ELEMENT_ERR_RMS),
+        Precision::F64 => (1e-11, 1e-10),
+    }
+}
+
+fn unit_roundoff(p: Precision) -> f64 {
+    match p {
+        Precision::F32 => U32,
+        Precision::F64 => U64,
+    }
+}
 
 pub const MAX_REL_FROBENIUS: f64 = 1e-4;
 pub const MAX_ELEMENT_ERR_RMS: f64 = 1e-3;
@@ -34,8 +73,14 @@ const U64: f64 = 1.110_223_024_625_156_5e-16; // 2^-53, unit roundoff of f64
 /// reference's own worst-case error k 2^-53. The deterministic bound k u / (1 - k u)
 /// is `deterministic_bound`, reported beside it.
 pub fn sampled_bound(k: usize) -> f64 {
+    sampled_bound_for(k, Precision::F32)
+}
+
+/// `sampled_bound` for a result computed in `p`.
+pub fn sampled_bound_for(k: usize, p: Precision) -> f64 {
+    let u = unit_roundoff(p);
     let k = k as f64;
-    (LAMBDA * k.sqrt() * U32 + k * U32 * U32 / (1.0 - U32)).exp_m1() + k * U64
+    (LAMBDA * k.sqrt() * u + k * u * u / (1.0 - u)).exp_m1() + k * U64
 }
 
 /// gamma_k = k u / (1 - k u): the worst case over every rounding, for reference.
@@ -90,18 +135,39 @@ pub enum Reference {
 
 impl Reference {
     /// The full f64 reference computed on the host.
+    /// With alpha and beta: alpha A B + beta C0, in f64.
     pub fn cpu(ops: &super::Operands) -> Reference {
+        let mut c = super::reference_gemm(ops.m, ops.n, ops.k, &ops.a, &ops.b);
+        let (alpha, beta) = (ops.problem.alpha, ops.problem.beta);
+        if alpha != 1.0 || beta != 0.0 {
+            for (i, v) in c.iter_mut().enumerate() {
+                let c0 = if beta != 0.0 { f64::from(ops.c0[i]) } else { 0.0 };
+                *v = alpha * *v + beta * c0;
+            }
+        }
         Reference::Full {
-            c: super::reference_gemm(ops.m, ops.n, ops.k, &ops.a, &ops.b),
+            c,
             source: CPU_SOURCE.into(),
         }
     }
 
-    /// The sampled f64 reference computed on the host.
+    /// The sampled f64 reference computed on the host; alpha and beta scale each
+    /// sample and its bound (|alpha| sum|a||b| + |beta c0|).
     pub fn sampled(ops: &super::Operands) -> Reference {
-        Reference::Sampled(super::sampled_reference(
-            ops.m, ops.n, ops.k, &ops.a, &ops.b, ops.seed,
-        ))
+        let mut s = super::sampled_reference(ops.m, ops.n, ops.k, &ops.a, &ops.b, ops.seed);
+        let (alpha, beta) = (ops.problem.alpha, ops.problem.beta);
+        if alpha != 1.0 || beta != 0.0 {
+            for ((&(i, j), v), abs) in s.points.iter().zip(&mut s.values).zip(&mut s.abs_sums) {
+                let c0 = if beta != 0.0 {
+                    f64::from(ops.c0[j * ops.m + i])
+                } else {
+                    0.0
+                };
+                *v = alpha * *v + beta * c0;
+                *abs = alpha.abs() * *abs + (beta * c0).abs();
+            }
+        }
+        Reference::Sampled(s)
     }
 
     pub fn method(&self) -> String {
@@ -139,6 +205,9 @@ pub struct CheckReport {
     /// Sampled check: the largest |C - Cref| over its derived bound (pass: <= 1).
     #[serde(default)]
     pub max_err_over_bound: Option<f64>,
+    /// The precision of the result checked (its limits); absent in older files: f32.
+    #[serde(default)]
+    pub precision: Option<Precision>,
 }
 
 impl CheckReport {
@@ -157,16 +226,19 @@ impl CheckReport {
                 self.worst_index,
                 self.rel_frobenius
             ),
-            None => format!(
-                "relative Frobenius error {:.2e} (limit {MAX_REL_FROBENIUS:.0e}), worst element error {:.2e} x rms at {:?} (limit {MAX_ELEMENT_ERR_RMS:.0e})",
-                self.rel_frobenius, self.max_err_over_rms, self.worst_index
-            ),
+            None => {
+                let (fro, elem) = limits(self.precision.unwrap_or_default());
+                format!(
+                    "relative Frobenius error {:.2e} (limit {fro:.0e}), worst element error {:.2e} x rms at {:?} (limit {elem:.0e})",
+                    self.rel_frobenius, self.max_err_over_rms, self.worst_index
+                )
+            }
         }
     }
 }
 
 /// Compares a column-major M x N result with whatever reference the problem has.
-pub fn check_against(m: usize, c: &[f32], reference: &Reference) -> CheckReport {
+pub fn check_against<T: Real>(m: usize, c: &[T], reference: &Reference) -> CheckReport {
     let mut r = match reference {
         Reference::Full { c: full, .. } => check(m, c, full),
         Reference::Sampled(s) => check_sampled(m, c, s),
@@ -187,7 +259,8 @@ struct Partial {
 }
 
 /// Compares a column-major M x N result with the full reference.
-pub fn check(m: usize, c: &[f32], reference: &[f64]) -> CheckReport {
+pub fn check<T: Real>(m: usize, c: &[T], reference: &[f64]) -> CheckReport {
+    let (max_fro, max_elem) = limits(T::PRECISION);
     // A few chunks per core, none too small to be worth a thread.
     let len = c.len().min(reference.len());
     let chunk = len.div_ceil(4 * parallel::threads()).max(1 << 16);
@@ -197,6 +270,7 @@ pub fn check(m: usize, c: &[f32], reference: &[f64]) -> CheckReport {
         let hi = (lo + chunk).min(len);
         let mut p = Partial::default();
         for (off, (&got, &want)) in c[lo..hi].iter().zip(&reference[lo..hi]).enumerate() {
+            let got = got.wide();
             if !got.is_finite() {
                 if p.non_finite == 0 {
                     p.first_non_finite = Some(lo + off);
@@ -204,7 +278,7 @@ pub fn check(m: usize, c: &[f32], reference: &[f64]) -> CheckReport {
                 p.non_finite += 1;
                 continue;
             }
-            let d = f64::from(got) - want;
+            let d = got - want;
             p.diff2 += d * d;
             p.ref2 += want * want;
             if d.abs() > p.worst {
@@ -248,43 +322,44 @@ pub fn check(m: usize, c: &[f32], reference: &[f64]) -> CheckReport {
         worst_index,
         passed: len_ok
             && t.non_finite == 0
-            && rel <= MAX_REL_FROBENIUS
-            && max_rel <= MAX_ELEMENT_ERR_RMS,
+            && rel <= max_fro
+            && max_rel <= max_elem,
         method: None,
         compared: Some(len),
         max_err_over_bound: None,
+        precision: Some(T::PRECISION),
     }
 }
 
 /// Scans all of C for non-finite values (cost M*N) and compares the sampled
 /// elements with their bounds (cost: the samples).
-pub fn check_sampled(m: usize, c: &[f32], s: &Samples) -> CheckReport {
+pub fn check_sampled<T: Real>(m: usize, c: &[T], s: &Samples) -> CheckReport {
     const CHUNK: usize = 1 << 22;
     let counts = parallel::map_range(c.len().div_ceil(CHUNK), |ci| {
         let lo = ci * CHUNK;
         let hi = (lo + CHUNK).min(c.len());
-        let bad = c[lo..hi].iter().filter(|v| !v.is_finite()).count();
+        let bad = c[lo..hi].iter().filter(|v| !v.wide().is_finite()).count();
         let first = c[lo..hi]
             .iter()
-            .position(|v| !v.is_finite())
+            .position(|v| !v.wide().is_finite())
             .map(|i| lo + i);
         (bad, first)
     });
     let non_finite: usize = counts.iter().map(|(n, _)| n).sum();
     let first_bad = counts.iter().find_map(|(_, f)| *f);
-    let bound = sampled_bound(s.k);
+    let bound = sampled_bound_for(s.k, T::PRECISION);
     let (mut diff2, mut ref2, mut worst_ratio, mut worst_abs) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     let mut worst_at = None;
     let mut in_range = true;
     for ((&(i, j), &want), &abs) in s.points.iter().zip(&s.values).zip(&s.abs_sums) {
-        let Some(&got) = c.get(j * m + i) else {
+        let Some(got) = c.get(j * m + i).map(|v| v.wide()) else {
             in_range = false;
             continue;
         };
         if !got.is_finite() {
             continue;
         }
-        let d = (f64::from(got) - want).abs();
+        let d = (got - want).abs();
         diff2 += d * d;
         ref2 += want * want;
         worst_abs = worst_abs.max(d);
@@ -323,6 +398,7 @@ pub fn check_sampled(m: usize, c: &[f32], s: &Samples) -> CheckReport {
         method: None,
         compared: Some(s.points.len()),
         max_err_over_bound: Some(worst_ratio),
+        precision: Some(T::PRECISION),
     }
 }
 

@@ -1,6 +1,8 @@
 //! Seeded random operands. SplitMix64 keeps inputs reproducible from a printed
 //! seed without depending on a random-number crate's stream stability.
 
+use super::problem::{Matrix, Problem};
+
 /// Uniform values in [-1, 1); never all zeros, reproducible from `seed`.
 /// SplitMix64's state after i steps is seed + i * gamma, so element i can be made
 /// on its own: the matrix is filled in parallel chunks, the same values as in order.
@@ -27,7 +29,10 @@ fn splitmix_unit(seed: u64, step: u64) -> f32 {
     ((z >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
 }
 
-/// The operands of one problem: A is M x K, B is K x N, column-major.
+/// The operands of one problem, as the product uses them: op(A) is M x K and
+/// op(B) is K x N, column-major, whatever the problem's storage (`stored`
+/// places them); C0 is C before the call where beta is not 0. Values are 24-bit
+/// (exact in f32 and f64), so both precisions compute from the same numbers.
 #[derive(Debug, Clone)]
 pub struct Operands {
     pub m: usize,
@@ -36,13 +41,31 @@ pub struct Operands {
     pub seed: u64,
     pub a: Vec<f32>,
     pub b: Vec<f32>,
+    /// C before the call (column-major M x N) where beta != 0; empty otherwise.
+    pub c0: Vec<f32>,
+    pub problem: Problem,
 }
 
+/// What the elements of a C buffer outside the matrix (gaps between columns,
+/// the offset) hold before a call; they must hold it afterwards.
+pub const C_GAP: f32 = -7777.0;
+
 impl Operands {
+    /// The tutorial's problem: column-major C = A * B in f32.
     pub fn new(m: usize, n: usize, k: usize, seed: u64) -> Self {
-        // Different streams for A and B, both tied to the one printed seed.
+        Self::for_problem(Problem::plain(m, n, k), seed)
+    }
+
+    pub fn for_problem(problem: Problem, seed: u64) -> Self {
+        let (m, n, k) = (problem.m, problem.n, problem.k);
+        // Different streams for A, B and C, all tied to the one printed seed.
         let a = random_matrix(m * k, seed ^ 0xA);
         let b = random_matrix(k * n, seed.rotate_left(17) ^ 0xB);
+        let c0 = if problem.beta != 0.0 {
+            random_matrix(m * n, seed.rotate_left(33) ^ 0xC)
+        } else {
+            Vec::new()
+        };
         Operands {
             m,
             n,
@@ -50,7 +73,41 @@ impl Operands {
             seed,
             a,
             b,
+            c0,
+            problem,
         }
+    }
+
+    /// The buffer of matrix `which` as the problem stores it (layout, transpose,
+    /// leading dimension, offset). Elements outside the matrix hold `gap`; C's own
+    /// elements hold C0, or NaN where beta is 0 (a routine must not read them).
+    pub fn stored(&self, which: Matrix, gap: f32) -> Vec<f32> {
+        let p = &self.problem;
+        let s = p.storage(which);
+        let (rows, cols, src): (usize, usize, &[f32]) = match which {
+            Matrix::A => (p.m, p.k, &self.a),
+            Matrix::B => (p.k, p.n, &self.b),
+            Matrix::C => (p.m, p.n, &self.c0),
+        };
+        let mut out = vec![gap; s.buffer_len()];
+        for j in 0..cols {
+            for i in 0..rows {
+                out[s.index(i, j)] = src.get(j * rows + i).copied().unwrap_or(f32::NAN);
+            }
+        }
+        out
+    }
+
+    /// True when matrix `which` is stored exactly as the logical column-major
+    /// values (no transpose, tight, no offset): it can be uploaded as it is.
+    pub fn stored_as_is(&self, which: Matrix) -> bool {
+        let p = &self.problem;
+        let s = p.storage(which);
+        let rows = match which {
+            Matrix::A | Matrix::C => p.m,
+            Matrix::B => p.k,
+        };
+        !s.transposed && s.offset == 0 && s.ld == rows.max(1) && which != Matrix::C
     }
 }
 

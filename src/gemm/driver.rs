@@ -9,13 +9,16 @@ use std::cell::RefCell;
 use serde::{Deserialize, Serialize};
 
 use super::check::{check_against, CheckReport, Reference};
-use super::data::{round_up, Operands};
+use super::data::{round_up, Operands, C_GAP};
+use super::problem::{Matrix, Precision, Problem};
+use super::stage;
 use crate::backend::{
-    AnyBackend, Arg, Artefact, Backend, Buffer, BuildReport, Elem, Geometry, HostData, HostDataMut,
+    AnyBackend, Arg, Artefact, Backend, Buffer, BuildReport, Elem, GemmCall, Geometry, HostData,
+    HostDataMut,
     KernelResources, Program,
 };
 use crate::error::{Error, Result};
-use crate::kernels::{Config, Hints, KernelSpec, Support};
+use crate::kernels::{Abi, Config, Hints, KernelSpec, Support};
 use crate::measure::Timed;
 
 /// Why a cell of the comparison has no speed.
@@ -80,8 +83,35 @@ pub struct DeviceOperands {
     pub n: usize,
     pub k: usize,
     pub seed: u64,
+    pub problem: Problem,
+    /// A and B as the problem stores them (layout, ld, offset), in its precision.
     pub a: Buffer,
     pub b: Buffer,
+}
+
+/// A device buffer holding `values` in `precision` (widened for f64: the values are exact in both).
+pub(crate) fn upload_real(be: &mut AnyBackend, values: &[f32], precision: Precision) -> Result<Buffer> {
+    let buf = be.alloc(precision.elem(), values.len().max(1))?;
+    let done = match precision {
+        Precision::F32 if values.is_empty() => be.fill(&buf, 0.0),
+        Precision::F32 => be.upload(&buf, HostData::F32(values)),
+        Precision::F64 => {
+            let mut wide = vec![0.0f64; values.len().max(1)];
+            super::parallel::for_chunks(&mut wide[..values.len()], 1 << 20, |lo, part| {
+                for (w, &x) in part.iter_mut().zip(&values[lo..]) {
+                    *w = f64::from(x);
+                }
+            });
+            be.upload(&buf, HostData::F64(&wide))
+        }
+    };
+    match done {
+        Ok(()) => Ok(buf),
+        Err(e) => {
+            be.free(buf);
+            Err(e)
+        }
+    }
 }
 
 /// One backend and what it keeps between kernels: the support program,
@@ -95,6 +125,8 @@ pub struct Session {
     /// Why there is no monitor (no NVML, not an NVIDIA GPU, ...), for the run's notes.
     pub monitor_note: Option<String>,
     support: Option<Program>,
+    /// The routine's pack/unpack/scale kernels, per precision (f32, f64).
+    routine_support: [Option<Program>; 2],
     operands: Option<DeviceOperands>,
     flush: Option<Buffer>,
     /// Host copy of the last checked result, kept so that the next checked run
@@ -110,6 +142,7 @@ impl Session {
             monitor: None,
             monitor_note: None,
             support: None,
+            routine_support: [None, None],
             operands: None,
             flush: None,
             host_c: Vec::new(),
@@ -127,24 +160,55 @@ impl Session {
         Ok(p)
     }
 
-    /// Uploads A and B (once per problem).
+    /// The routine kernels (pack, unpack, scale) compiled for `precision`.
+    pub(crate) fn routine_support(&mut self, precision: Precision) -> Result<Program> {
+        let slot = usize::from(precision == Precision::F64);
+        if let Some(p) = self.routine_support[slot] {
+            return Ok(p);
+        }
+        let mut b = self.backend.borrow_mut();
+        let tc = b.info().toolchain;
+        let (p, _) = b.compile(
+            "routine kernels",
+            &Support::routine_source(tc),
+            &Support::routine_options(precision),
+        )?;
+        self.routine_support[slot] = Some(p);
+        Ok(p)
+    }
+
+    /// Uploads A and B as the problem stores them, in its precision (once per problem).
     pub fn load(&mut self, ops: &Operands) -> Result<()> {
         if let Some(d) = &self.operands {
-            if (d.m, d.n, d.k, d.seed) == (ops.m, ops.n, ops.k, ops.seed) {
+            if (d.problem, d.seed) == (ops.problem, ops.seed) {
                 return Ok(());
             }
         }
         self.unload();
-        let mut b = self.backend.borrow_mut();
-        let a = b.alloc(Elem::F32, ops.m * ops.k)?;
-        let bb = b.alloc(Elem::F32, ops.k * ops.n)?;
-        b.upload(&a, HostData::F32(&ops.a))?;
-        b.upload(&bb, HostData::F32(&ops.b))?;
+        let mut be = self.backend.borrow_mut();
+        let precision = ops.problem.precision;
+        let mut upload = |which: Matrix, logical: &[f32]| -> Result<Buffer> {
+            if ops.stored_as_is(which) {
+                upload_real(&mut be, logical, precision)
+            } else {
+                upload_real(&mut be, &ops.stored(which, f32::NAN), precision)
+            }
+        };
+        let a = upload(Matrix::A, &ops.a)?;
+        let bb = upload(Matrix::B, &ops.b);
+        let bb = match bb {
+            Ok(x) => x,
+            Err(e) => {
+                be.free(a);
+                return Err(e);
+            }
+        };
         self.operands = Some(DeviceOperands {
             m: ops.m,
             n: ops.n,
             k: ops.k,
             seed: ops.seed,
+            problem: ops.problem,
             a,
             b: bb,
         });
@@ -197,9 +261,15 @@ pub struct Prepared {
     pub entry: &'static str,
     pub geometry: Geometry,
     pub padded: [usize; 3],
+    /// The kernel's own A, B and C (padded or packed where it needs that).
     pub a: Buffer,
     pub b: Buffer,
     pub c: Buffer,
+    /// The timed launch's arguments.
+    pub args: Vec<Arg>,
+    /// The buffer holding the checked result: the padded C of a tutorial kernel
+    /// (leading dimension = padded M), C as the problem stores it otherwise.
+    result: Buffer,
     /// Buffers made for this kernel only (freed afterwards).
     owned: Vec<Buffer>,
     pub build: BuildReport,
@@ -369,7 +439,18 @@ fn prepare_inner(
             reason: why,
         });
     }
+    let config = &spec.with_precision(config, ops.problem.precision)?;
     spec.validate(config)?;
+    if spec.abi == Abi::Tutorial && !ops.problem.is_plain() {
+        return Err(Error::Unavailable {
+            kernel: spec.id.into(),
+            toolchain: info.toolchain.to_string(),
+            reason: format!(
+                "the tutorial's kernels compute column-major C = A * B in f32 with tight leading dimensions, not {}; the CLBlast kernels (xgemm, xgemmdirect) take any GEMM",
+                ops.problem.describe()
+            ),
+        });
+    }
     let threads = spec.threads_per_group(config) as u64;
     if let Some(max) = info.max_work_group_size {
         if threads > max {
@@ -382,13 +463,21 @@ fn prepare_inner(
             });
         }
     }
-    let support = session.support()?;
     session.load(ops)?;
     let flush = if cold {
         Some(session.flush_buffer()?)
     } else {
         None
     };
+    if spec.abi != Abi::Tutorial {
+        let support = session.routine_support(ops.problem.precision)?;
+        let (program, build) = compile_code(session, spec, config, hints, code, &info)?;
+        *build_out = Some(build.clone());
+        return prepare_routine_kernel(
+            session, spec, config, ops, reference, program, build, support, flush, check_out,
+        );
+    }
+    let support = session.support()?;
     let (m, n, k) = (ops.m, ops.n, ops.k);
     let (tm, tn, tk) = spec.tile(config);
     let (mp, np, kp) = (round_up(m, tm), round_up(n, tn), round_up(k, tk));
@@ -404,18 +493,7 @@ fn prepare_inner(
         });
     }
 
-    let (program, build) = {
-        let mut be = session.backend.borrow_mut();
-        match code {
-            Code::Native => {
-                let source = spec.source(info.toolchain);
-                let options = spec.compile_options(config, hints, info.toolchain);
-                be.compile(spec.entry, &source, &options)?
-            }
-            Code::Ptx(ptx) => be.load_ptx(spec.entry, ptx, hints.max_registers)?,
-            Code::Built(artefact) => be.load(spec.entry, artefact)?,
-        }
-    };
+    let (program, build) = compile_code(session, spec, config, hints, code, &info)?;
     *build_out = Some(build.clone());
     let resources = build.kernel(spec.entry).cloned();
 
@@ -461,7 +539,7 @@ fn prepare_inner(
     let c = be.alloc(Elem::F32, mp * np)?;
     owned.push(c);
     let geometry = spec.geometry(config, mp, np);
-    let args = gemm_args(mp, np, kp, a, b, c);
+    let args = gemm_args(mp, np, kp, a, b, c).to_vec();
 
     // The checked run: poison, launch, un-pad, download, compare.
     be.fill(&c, f64::NAN)?;
@@ -513,6 +591,8 @@ fn prepare_inner(
         a,
         b,
         c,
+        args,
+        result: c,
         owned,
         build,
         resources,
@@ -522,6 +602,186 @@ fn prepare_inner(
         check: report,
         flush,
     })
+}
+
+/// Compiles (or loads) the kernel's code on the session's device.
+fn compile_code(
+    session: &Session,
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    code: Code<'_>,
+    info: &crate::backend::DeviceInfo,
+) -> Result<(Program, BuildReport)> {
+    let mut be = session.backend.borrow_mut();
+    match code {
+        Code::Native => {
+            let source = spec.source(info.toolchain);
+            let options = spec.compile_options(config, hints, info.toolchain);
+            be.compile(spec.entry, &source, &options)
+        }
+        Code::Ptx(ptx) => be.load_ptx(spec.entry, ptx, hints.max_registers),
+        Code::Built(artefact) => be.load(spec.entry, artefact),
+    }
+}
+
+/// A CLBlast kernel on any BLAS problem: C is made as the problem stores it
+/// (C0 or NaN inside, a sentinel in the gaps), the kernel's launches are planned
+/// (`stage`), pre-processing, the kernel and post-processing run once and the
+/// result is checked, gaps included. The kernel alone is what gets timed later.
+#[allow(clippy::too_many_arguments)]
+fn prepare_routine_kernel(
+    session: &mut Session,
+    spec: &KernelSpec,
+    config: &Config,
+    ops: &Operands,
+    reference: &Reference,
+    program: Program,
+    build: BuildReport,
+    support: Program,
+    flush: Option<Buffer>,
+    check_out: &mut Option<CheckReport>,
+) -> Result<Prepared> {
+    let resources = build.kernel(spec.entry).cloned();
+    let problem = ops.problem;
+    let precision = problem.precision;
+    let d = session.operands()?;
+    let (a0, b0) = (d.a, d.b);
+    let mut be = session.backend.borrow_mut();
+    let c_image = ops.stored(Matrix::C, C_GAP);
+    let c = match upload_real(&mut be, &c_image, precision) {
+        Ok(c) => c,
+        Err(e) => {
+            be.release_program(program);
+            return Err(e);
+        }
+    };
+    let staged = match stage::plan(&mut be, spec, config, program, support, &problem, a0, b0, c) {
+        Ok(s) => s,
+        Err(e) => {
+            be.free(c);
+            be.release_program(program);
+            return Err(e);
+        }
+    };
+    let mut owned = staged.owned.clone();
+    owned.push(c);
+    let outcome = (|| -> Result<(u64, u64, u64, CheckReport)> {
+        let mut pre_ns = 0;
+        for step in &staged.pre {
+            pre_ns += step.run(&mut be)?;
+        }
+        let check_ns = staged.main.run(&mut be)?;
+        let mut post_ns = 0;
+        for step in &staged.post {
+            post_ns += step.run(&mut be)?;
+        }
+        let report = download_and_check(&mut be, c, &c_image, ops, reference)?;
+        Ok((pre_ns, check_ns, post_ns, report))
+    })();
+    let fail = |be: &mut AnyBackend, owned: Vec<Buffer>, e: Error| {
+        for b in owned {
+            be.free(b);
+        }
+        be.release_program(program);
+        Err(e)
+    };
+    let (pre_ns, check_ns, post_ns, report) = match outcome {
+        Ok(x) => x,
+        Err(e) => return fail(&mut be, owned, e),
+    };
+    *check_out = Some(report.clone());
+    if !report.passed {
+        let e = Error::Check {
+            what: format!("{} on {}", spec.id, be.info().label()),
+            detail: report.summary(),
+        };
+        return fail(&mut be, owned, e);
+    }
+    let [ak, bk, ck] = staged.operands;
+    Ok(Prepared {
+        program,
+        entry: staged.main.entry,
+        geometry: staged.main.geometry,
+        padded: staged.padded,
+        a: ak,
+        b: bk,
+        c: ck,
+        args: staged.main.args,
+        result: c,
+        owned,
+        build,
+        resources,
+        pre_ns,
+        post_ns,
+        check_ns,
+        check: report,
+        flush,
+    })
+}
+
+/// Downloads C as the problem stores it, checks that nothing outside the matrix
+/// changed, and checks the matrix against the reference in the problem's precision.
+fn download_and_check(
+    be: &mut AnyBackend,
+    c: Buffer,
+    image: &[f32],
+    ops: &Operands,
+    reference: &Reference,
+) -> Result<CheckReport> {
+    let p = &ops.problem;
+    let s = p.storage(Matrix::C);
+    let (m, n) = (p.m, p.n);
+    let inside = |at: usize| -> bool {
+        let (rel, j) = match at.checked_sub(s.offset) {
+            Some(r) => (r % s.ld.max(1), r / s.ld.max(1)),
+            None => return false,
+        };
+        // Column-major view of the stored matrix: s.rows x s.cols.
+        rel < s.rows && j < s.cols
+    };
+    fn gather<T: Copy>(all: &[T], s: &crate::gemm::problem::Storage, m: usize, n: usize) -> Vec<T> {
+        let mut out = Vec::with_capacity(m * n);
+        for j in 0..n {
+            for i in 0..m {
+                out.push(all[s.index(i, j)]);
+            }
+        }
+        out
+    }
+    // C's stored form is never transposed in column-major; row-major C is its transpose.
+    let s_logical = crate::gemm::problem::Storage {
+        transposed: s.transposed,
+        ..s
+    };
+    let (report, changed_gap) = match p.precision {
+        Precision::F32 => {
+            let mut all = vec![0.0f32; c.len];
+            be.download(&c, HostDataMut::F32(&mut all))?;
+            let gap = (0..all.len()).find(|&i| !inside(i) && all[i].to_bits() != image[i].to_bits());
+            let logical = gather(&all, &s_logical, m, n);
+            (check_against(m, &logical, reference), gap)
+        }
+        Precision::F64 => {
+            let mut all = vec![0.0f64; c.len];
+            be.download(&c, HostDataMut::F64(&mut all))?;
+            let gap = (0..all.len()).find(|&i| !inside(i) && all[i] != f64::from(image[i]));
+            let logical = gather(&all, &s_logical, m, n);
+            (check_against(m, &logical, reference), gap)
+        }
+    };
+    if let Some(at) = changed_gap {
+        let mut r = report;
+        r.passed = false;
+        r.method = Some(format!(
+            "{}; element {at} of C's buffer, outside the matrix (offset {}, ld {}), was overwritten",
+            r.method.unwrap_or_default(),
+            s.offset,
+            s.ld
+        ));
+        return Ok(r);
+    }
+    Ok(report)
 }
 
 fn gemm_args(m: usize, n: usize, k: usize, a: Buffer, b: Buffer, c: Buffer) -> [Arg; 6] {
@@ -581,13 +841,11 @@ impl Timed for KernelRunner<'_> {
     fn run_batch(&mut self, count: usize) -> Result<u64> {
         let p = self.prepared;
         let [m, n, k] = p.padded;
-        self.session.backend.borrow_mut().launch_batch(
-            &p.program,
-            p.entry,
-            &p.geometry,
-            &gemm_args(m, n, k, p.a, p.b, p.c),
-            count,
-        )
+        let _ = (m, n, k);
+        self.session
+            .backend
+            .borrow_mut()
+            .launch_batch(&p.program, p.entry, &p.geometry, &p.args, count)
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -599,7 +857,36 @@ impl Timed for KernelRunner<'_> {
 pub struct VendorRunner<'a> {
     pub session: &'a Session,
     pub c: Buffer,
+    call: GemmCall,
     flush: Option<Buffer>,
+}
+
+/// The vendor BLAS call computing `problem` on buffers laid out as it says.
+pub fn vendor_call(problem: &Problem, a: Buffer, b: Buffer, c: Buffer) -> GemmCall {
+    let p = problem.column_major();
+    let (a, b) = if problem.swaps_operands() {
+        (b, a)
+    } else {
+        (a, b)
+    };
+    GemmCall {
+        trans_a: p.trans_a.is_t(),
+        trans_b: p.trans_b.is_t(),
+        m: p.m,
+        n: p.n,
+        k: p.k,
+        alpha: p.alpha,
+        beta: p.beta,
+        a,
+        a_offset: p.a_offset,
+        lda: p.lda,
+        b,
+        b_offset: p.b_offset,
+        ldb: p.ldb,
+        c,
+        c_offset: p.c_offset,
+        ldc: p.ldc,
+    }
 }
 
 impl<'a> VendorRunner<'a> {
@@ -619,20 +906,28 @@ impl<'a> VendorRunner<'a> {
         let d = session.operands()?;
         let (a, b) = (d.a, d.b);
         let mut be = session.backend.borrow_mut();
-        let c = be.alloc(Elem::F32, ops.m * ops.n)?;
-        be.fill(&c, f64::NAN)?;
-        if be
-            .vendor_gemm(ops.m, ops.n, ops.k, &a, &b, &c, 1)?
-            .is_none()
-        {
-            be.free(c);
-            return Ok(None);
+        let image = ops.stored(Matrix::C, C_GAP);
+        let c = upload_real(&mut be, &image, ops.problem.precision)?;
+        let call = vendor_call(&ops.problem, a, b, c);
+        let outcome = match be.vendor_gemm(&call, 1) {
+            Ok(None) => Ok(None),
+            Ok(Some(_)) => download_and_check(&mut be, c, &image, ops, reference).map(Some),
+            Err(e) => Err(e),
+        };
+        match outcome {
+            Ok(Some(report)) => {
+                drop(be);
+                Ok(Some((VendorRunner { session, c, call, flush }, report)))
+            }
+            Ok(None) => {
+                be.free(c);
+                Ok(None)
+            }
+            Err(e) => {
+                be.free(c);
+                Err(e)
+            }
         }
-        let mut host = vec![0.0f32; ops.m * ops.n];
-        be.download(&c, HostDataMut::F32(&mut host))?;
-        let report = check_against(ops.m, &host, reference);
-        drop(be);
-        Ok(Some((VendorRunner { session, c, flush }, report)))
     }
 
     pub fn release(self) {
@@ -642,14 +937,10 @@ impl<'a> VendorRunner<'a> {
 
 impl Timed for VendorRunner<'_> {
     fn run_batch(&mut self, count: usize) -> Result<u64> {
-        let mut be = self.session.backend.borrow_mut();
-        let d = self
-            .session
-            .operands
-            .as_ref()
-            .ok_or_else(|| Error::invalid("internal: operands not loaded"))?;
-        let (m, n, k) = (d.m, d.n, d.k);
-        be.vendor_gemm(m, n, k, &d.a, &d.b, &self.c, count)?
+        self.session
+            .backend
+            .borrow_mut()
+            .vendor_gemm(&self.call, count)?
             .ok_or_else(|| Error::invalid("no vendor BLAS"))
     }
 
@@ -658,7 +949,7 @@ impl Timed for VendorRunner<'_> {
     }
 }
 
-/// C = A * B in f64 on the device through the vendor BLAS (cuBLAS DGEMM): the full
+/// alpha A B + beta C0 in f64 on the device through the vendor BLAS (cuBLAS DGEMM): the full
 /// reference for sizes whose CPU reference would take hours. `Ok(None)` where the
 /// toolchain has no vendor BLAS. Device buffers are freed before returning.
 pub fn device_reference(session: &Session, ops: &Operands) -> Result<Option<Vec<f64>>> {
@@ -683,11 +974,18 @@ pub fn device_reference(session: &Session, ops: &Operands) -> Result<Option<Vec<
         let c = be.alloc(Elem::F64, m * n)?;
         owned.push(c);
         be.fill(&c, f64::NAN)?;
-        if be.vendor_gemm(m, n, k, &a, &b, &c, 1)?.is_none() {
+        if be.vendor_gemm(&GemmCall::plain(m, n, k, a, b, c), 1)?.is_none() {
             return Ok(None);
         }
         let mut host = vec![0.0f64; m * n];
         be.download(&c, HostDataMut::F64(&mut host))?;
+        let (alpha, beta) = (ops.problem.alpha, ops.problem.beta);
+        if alpha != 1.0 || beta != 0.0 {
+            for (i, v) in host.iter_mut().enumerate() {
+                let c0 = ops.c0.get(i).map_or(0.0, |&x| f64::from(x));
+                *v = alpha * *v + if beta != 0.0 { beta * c0 } else { 0.0 };
+            }
+        }
         Ok(Some(host))
     })();
     for buf in owned {
@@ -696,8 +994,8 @@ pub fn device_reference(session: &Session, ops: &Operands) -> Result<Option<Vec<
     result
 }
 
-/// One-shot convenience: run a kernel on given operands and return C (M x N) after
-/// checking nothing. For tests that compare twins element by element.
+/// One-shot convenience: run a kernel on given operands and return C (column-major
+/// M x N, widened to f64) after its checked run. For tests that compare twins element by element.
 pub fn run_once_result(
     session: &mut Session,
     spec: &KernelSpec,
@@ -705,7 +1003,7 @@ pub fn run_once_result(
     hints: &Hints,
     ops: &Operands,
     reference: &Reference,
-) -> Result<Vec<f32>> {
+) -> Result<Vec<f64>> {
     let attempt = prepare(session, spec, config, hints, ops, reference, false);
     let p = match attempt.prepared {
         Some(p) => p,
@@ -716,16 +1014,49 @@ pub fn run_once_result(
             })
         }
     };
-    let [mp, np, _] = p.padded;
-    let mut full = vec![0.0f32; mp * np];
-    session
-        .backend
-        .borrow_mut()
-        .download(&p.c, HostDataMut::F32(&mut full))?;
+    let result = if spec.abi == Abi::Tutorial {
+        let [mp, np, _] = p.padded;
+        let mut full = vec![0.0f32; mp * np];
+        session
+            .backend
+            .borrow_mut()
+            .download(&p.result, HostDataMut::F32(&mut full))
+            .map(|()| {
+                let mut c = vec![0.0f64; ops.m * ops.n];
+                for j in 0..ops.n {
+                    for i in 0..ops.m {
+                        c[j * ops.m + i] = f64::from(full[j * mp + i]);
+                    }
+                }
+                c
+            })
+    } else {
+        download_logical(&mut session.backend.borrow_mut(), p.result, &ops.problem)
+    };
     p.release(session);
-    let mut c = vec![0.0f32; ops.m * ops.n];
-    for j in 0..ops.n {
-        c[j * ops.m..(j + 1) * ops.m].copy_from_slice(&full[j * mp..j * mp + ops.m]);
+    result
+}
+
+/// C (column-major M x N, widened to f64) from a buffer holding it as `problem` stores it.
+fn download_logical(be: &mut AnyBackend, c: Buffer, problem: &Problem) -> Result<Vec<f64>> {
+    let all: Vec<f64> = match problem.precision {
+        Precision::F32 => {
+            let mut v = vec![0.0f32; c.len];
+            be.download(&c, HostDataMut::F32(&mut v))?;
+            v.into_iter().map(f64::from).collect()
+        }
+        Precision::F64 => {
+            let mut v = vec![0.0f64; c.len];
+            be.download(&c, HostDataMut::F64(&mut v))?;
+            v
+        }
+    };
+    let s = problem.storage(Matrix::C);
+    let mut out = Vec::with_capacity(problem.m * problem.n);
+    for j in 0..problem.n {
+        for i in 0..problem.m {
+            out.push(all[s.index(i, j)]);
+        }
     }
-    Ok(c)
+    Ok(out)
 }

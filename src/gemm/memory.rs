@@ -39,12 +39,13 @@ pub fn estimate(
     sessions: usize,
     reference: RefKind,
     flush: u64,
+    precision: crate::gemm::problem::Precision,
 ) -> Need {
-    let f = 4u64;
+    let f = precision.elem().size() as u64;
     let (m, n, k) = (m as u64, n as u64, k as u64);
     let up = |v: u64| v.div_ceil(MAX_TILE as u64) * MAX_TILE as u64;
     let (mp, np, kp) = (up(m), up(n), up(k));
-    let mut host = vec![("A and B (f32)", f * (m * k + n * k))];
+    let mut host = vec![("A and B", f * (m * k + n * k))];
     match reference {
         // matrixmultiply's dgemm reads f64 copies of A and B.
         RefKind::Cpu => host.push((
@@ -58,7 +59,7 @@ pub fn estimate(
         )),
         RefKind::Sampled => {}
     }
-    host.push(("C downloaded for checking (f32)", f * m * n));
+    host.push(("C downloaded for checking", f * m * n));
     let s = sessions as u64;
     let kernels = s
         * (f * (m * k + k * n) // each session's A and B
@@ -149,7 +150,7 @@ mod tests {
 
     #[test]
     fn square_4096_on_two_toolchains_by_hand() {
-        let need = estimate((4096, 4096, 4096), 2, RefKind::Cpu, 0);
+        let need = estimate((4096, 4096, 4096), 2, RefKind::Cpu, 0, Default::default());
         let mat = 4096u64 * 4096;
         // Host: A, B in f32; C, A, B in f64; C in f32.
         assert_eq!(need.host_total(), 4 * 2 * mat + 8 * 3 * mat + 4 * mat);
@@ -170,14 +171,14 @@ mod tests {
 
     #[test]
     fn dgemm_peak_counts_when_it_is_larger() {
-        let need = estimate((32768, 32768, 32768), 1, RefKind::Dgemm, 0);
+        let need = estimate((32768, 32768, 32768), 1, RefKind::Dgemm, 0, Default::default());
         let mat = 32768u64 * 32768;
         assert_eq!(
             need.device_total(),
             (4 * 2 * mat + 4 * 5 * mat).max(8 * 3 * mat)
         );
         assert_eq!(
-            estimate((100, 100, 100), 1, RefKind::Sampled, 0).host.len(),
+            estimate((100, 100, 100), 1, RefKind::Sampled, 0, Default::default()).host.len(),
             2
         );
     }

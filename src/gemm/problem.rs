@@ -428,6 +428,58 @@ impl Problem {
     }
 }
 
+/// A GEMM call without its size: what `--layout`, `--trans-a`, `--alpha`, ...
+/// say, applied to each size of a run. Leading dimensions not given are the
+/// smallest legal ones for each size.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Template {
+    pub layout: Layout,
+    pub trans_a: Trans,
+    pub trans_b: Trans,
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    pub lda: Option<usize>,
+    pub ldb: Option<usize>,
+    pub ldc: Option<usize>,
+    pub a_offset: usize,
+    pub b_offset: usize,
+    pub c_offset: usize,
+    pub precision: Precision,
+}
+
+impl Template {
+    /// The tutorial's problem at every size.
+    pub fn plain() -> Template {
+        Template::default()
+    }
+
+    /// The call at one size, checked like BLAS checks its arguments.
+    pub fn at(&self, m: usize, n: usize, k: usize) -> Result<Problem> {
+        let mut p = Problem {
+            layout: self.layout,
+            trans_a: self.trans_a,
+            trans_b: self.trans_b,
+            alpha: self.alpha.unwrap_or(1.0),
+            beta: self.beta.unwrap_or(0.0),
+            a_offset: self.a_offset,
+            b_offset: self.b_offset,
+            c_offset: self.c_offset,
+            precision: self.precision,
+            ..Problem::plain(m, n, k)
+        }
+        .tight();
+        p.lda = self.lda.unwrap_or(p.lda);
+        p.ldb = self.ldb.unwrap_or(p.ldb);
+        p.ldc = self.ldc.unwrap_or(p.ldc);
+        p.validate()?;
+        Ok(p)
+    }
+
+    pub fn is_plain(&self) -> bool {
+        self.at(1, 1, 1).is_ok_and(|p| p.is_plain()) && self.lda.is_none() && self.ldb.is_none() && self.ldc.is_none()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

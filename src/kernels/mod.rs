@@ -423,6 +423,21 @@ impl Support {
         }
     }
 
+    /// The BLAS routine's pack, unpack and scale kernels (`real`).
+    pub const ROUTINE_OPENCL: &'static str = include_str!("../../kernels-cl/routine.cl");
+    pub const ROUTINE_CUDA: &'static str = include_str!("../../kernels-cu/routine.cu");
+
+    pub fn routine_source(toolchain: Toolchain) -> String {
+        match toolchain {
+            Toolchain::OpenCl => format!("{OPENCL_PRELUDE}\n{}", Self::ROUTINE_OPENCL),
+            Toolchain::Cuda => format!("{CUDA_PRELUDE}\n{}", Self::ROUTINE_CUDA),
+        }
+    }
+
+    pub fn routine_options(precision: Precision) -> CompileOptions {
+        CompileOptions::new().define(PRECISION, precision.define())
+    }
+
     /// The support kernels are ours, not the tutorial's: they keep their launch bounds.
     pub fn options() -> CompileOptions {
         CompileOptions::new()

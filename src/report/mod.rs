@@ -849,6 +849,7 @@ mod tests {
             m: n,
             n,
             k: n,
+            problem: None,
             padded: None,
             config: Default::default(),
             hints: Hints::default(),

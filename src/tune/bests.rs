@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::gemm::problem::Precision;
+
 use crate::backend::Toolchain;
 use crate::error::{Error, Result};
 use crate::kernels::{Config, Hints};
@@ -25,6 +27,12 @@ pub struct Best {
     pub m: usize,
     pub n: usize,
     pub k: usize,
+    /// The precision it was tuned in (f32 in databases older than f64 support).
+    #[serde(default)]
+    pub precision: Precision,
+    /// The call tuned, where not the tutorial's C = A * B (layout, transposes, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
     pub config: Config,
     pub hints: Hints,
     /// Median GFLOP/s of the final (full timing method) measurement.
@@ -112,11 +120,21 @@ impl Database {
         self.entries.retain(|e| {
             !(e.kernel == best.kernel
                 && e.toolchain == best.toolchain
+                && e.precision == best.precision
+                && e.call == best.call
                 && (e.m, e.n, e.k) == (best.m, best.n, best.k))
         });
         self.entries.push(best);
         self.entries.sort_by(|a, b| {
-            (&a.kernel, a.toolchain, a.m, a.n, a.k).cmp(&(&b.kernel, b.toolchain, b.m, b.n, b.k))
+            (&a.kernel, a.toolchain, a.precision.define(), a.m, a.n, a.k, &a.call).cmp(&(
+                &b.kernel,
+                b.toolchain,
+                b.precision.define(),
+                b.m,
+                b.n,
+                b.k,
+                &b.call,
+            ))
         });
     }
 
@@ -129,10 +147,21 @@ impl Database {
         toolchain: Toolchain,
         size: (usize, usize, usize),
     ) -> Option<&Best> {
+        self.lookup_in(kernel, toolchain, Precision::F32, size)
+    }
+
+    /// `lookup` among the entries tuned in `precision`.
+    pub fn lookup_in(
+        &self,
+        kernel: &str,
+        toolchain: Toolchain,
+        precision: Precision,
+        size: (usize, usize, usize),
+    ) -> Option<&Best> {
         let l = |x: usize| (x.max(1) as f64).ln();
         self.entries
             .iter()
-            .filter(|e| e.kernel == kernel && e.toolchain == toolchain)
+            .filter(|e| e.kernel == kernel && e.toolchain == toolchain && e.precision == precision)
             .min_by(|a, b| {
                 let d = |e: &Best| {
                     (l(e.m) - l(size.0)).abs()
@@ -184,6 +213,8 @@ mod tests {
             m: size,
             n: size,
             k: size,
+            precision: Precision::F32,
+            call: None,
             config: Config([("TS".to_string(), 16)].into_iter().collect()),
             hints: Hints::default(),
             gflops: g,

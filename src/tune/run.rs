@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::bests::{Best, Database};
+use crate::gemm::problem::Template;
 use super::search::{key_base, search, SearchOptions, SearchResult};
 use super::space::{Space, SpaceRequest};
 use super::store::{fnv1a, Phase, Record, Store};
@@ -23,6 +24,8 @@ use crate::results::{Measurement, ResultWriter};
 pub struct TuneOptions {
     pub kernels: Vec<&'static KernelSpec>,
     pub sizes: Vec<(usize, usize, usize)>,
+    /// The GEMM call at each size (layout, transposes, alpha/beta, ld, precision).
+    pub call: Template,
     pub request: SpaceRequest,
     pub search: SearchOptions,
     /// The full timing method of the final round.
@@ -122,7 +125,8 @@ pub fn run_tune(
         finals: Vec::new(),
     };
     for &size in &opts.sizes {
-        let problem = match Problem::prepare(sessions, size, opts.seed, &opts.plan, progress) {
+        let call = opts.call.at(size.0, size.1, size.2)?;
+        let problem = match Problem::prepare(sessions, &call, opts.seed, &opts.plan, progress) {
             Ok(p) => p,
             Err(status) => {
                 let ids = opts.kernels.iter().map(|k| k.id.to_string());
@@ -220,6 +224,8 @@ pub fn run_tune(
                             m: size.0,
                             n: size.1,
                             k: size.2,
+                            precision: problem.ops.problem.precision,
+                            call: super::search::call_tag(&problem.ops.problem),
                             config: point.config.clone(),
                             hints: point.hints.clone(),
                             gflops: g,

@@ -153,9 +153,15 @@ pub fn key_base(session: &Session, space: &Space, size: (usize, usize, usize)) -
         m: size.0,
         n: size.1,
         k: size.2,
+        call: None,
         config: Default::default(),
         hints: Default::default(),
     }
+}
+
+/// What a store key and a best say about a call that is not the tutorial's.
+pub fn call_tag(call: &crate::gemm::problem::Problem) -> Option<String> {
+    (!call.is_plain()).then(|| call.describe())
 }
 
 impl Key {
@@ -192,7 +198,8 @@ pub fn search(
     let spec = space.spec;
     let source = spec.source(info.toolchain);
     let compiler = session.backend.borrow().compiler();
-    let base = key_base(session, space, size);
+    let mut base = key_base(session, space, size);
+    base.call = call_tag(&problem.ops.problem);
     let limit = opts.budget.configs.unwrap_or(usize::MAX).min(space.len());
     let workers = opts.workers.max(1);
     let depth = 2 * workers;

@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use super::grid::Grid;
 use crate::backend::{DeviceInfo, Toolchain};
 use crate::error::{Error, Result};
-use crate::kernels::{Config, Hints, KernelSpec};
+use crate::gemm::problem::Precision;
+use crate::kernels::{Config, Hints, KernelSpec, PRECISION};
 
 /// Register caps tried by default: none, then the steps where a 256-thread
 /// group's occupancy changes on NVIDIA GPUs since Kepler (64K registers per SM).
@@ -27,6 +28,9 @@ pub struct SpaceRequest {
     pub switches: Option<Vec<String>>,
     /// Register caps to try besides none; `None`: `DEFAULT_CAPS`.
     pub caps: Option<Vec<u32>>,
+    /// The precision the problem computes in: part of every configuration of a
+    /// kernel written for `real` (never an axis).
+    pub precision: Precision,
 }
 
 /// One dimension of the space.
@@ -89,6 +93,7 @@ impl Candidate {
 pub struct Space {
     pub spec: &'static KernelSpec,
     pub toolchain: Toolchain,
+    pub precision: Precision,
     pub axes: Vec<Axis>,
     pub grid: Grid,
     /// Size of the product of the axes before filtering.
@@ -247,13 +252,16 @@ impl Space {
         };
         let mut valid_params: Vec<Vec<u8>> = Vec::new();
         for coords in product(&param_axes.iter().map(|(_, v)| v.len()).collect::<Vec<_>>()) {
-            let config = Config(
+            let mut config = Config(
                 param_axes
                     .iter()
                     .zip(&coords)
                     .map(|((n, v), &i)| (n.to_string(), v[i as usize]))
                     .collect(),
             );
+            if spec.multi_precision() {
+                config.0.insert(PRECISION.into(), request.precision.define());
+            }
             match param_rule(spec, device, &config) {
                 Some(rule) => blame(rule, rest),
                 None => valid_params.push(coords),
@@ -304,6 +312,7 @@ impl Space {
         Ok(Space {
             spec,
             toolchain,
+            precision: request.precision,
             axes,
             grid,
             before,
@@ -323,7 +332,10 @@ impl Space {
     /// The candidate at `point`.
     pub fn candidate(&self, point: usize) -> Candidate {
         let coords = self.grid.coords(point);
-        let config = config_of(&self.axes, coords);
+        let mut config = config_of(&self.axes, coords);
+        if self.spec.multi_precision() {
+            config.0.insert(PRECISION.into(), self.precision.define());
+        }
         let mut hints = Hints::default();
         for (axis, &i) in self.axes.iter().zip(coords) {
             match axis {
@@ -374,7 +386,10 @@ impl Space {
     /// The published configuration (registry defaults, switches as published,
     /// no register cap), where the space holds it.
     pub fn published_point(&self) -> Option<usize> {
-        let config = self.spec.config(&[]).ok()?;
+        let config = self
+            .spec
+            .with_precision(&self.spec.config(&[]).ok()?, self.precision)
+            .ok()?;
         self.find(&Candidate {
             config,
             hints: Hints::default(),

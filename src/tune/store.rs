@@ -43,6 +43,10 @@ pub struct Key {
     pub m: usize,
     pub n: usize,
     pub k: usize,
+    /// The GEMM call where it is not the tutorial's C = A * B in f32 (layout,
+    /// transposes, alpha/beta, ld, precision): its description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
     pub config: Config,
     pub hints: Hints,
 }
@@ -311,6 +315,7 @@ mod tests {
     fn record(ts: i64) -> Record {
         Record {
             key: Key {
+                call: None,
                 toolchain: Toolchain::OpenCl,
                 driver: Some("1".into()),
                 compiler: None,

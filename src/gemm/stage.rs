@@ -1,0 +1,262 @@
+//! How a BLAS-style GEMM call becomes launches of CLBlast's kernels: the
+//! problem is made column-major (row-major swaps A and B), then
+//! - the direct kernel takes the arguments as they are: one launch;
+//! - the indirect kernel needs A column-major, B transposed, both padded to its
+//!   tile multiples, and C padded: pack kernels before, an unpack after, each
+//!   skipped where the caller's matrix already has the shape the kernel needs.
+//!
+//! Used by the driver (which times the main launch apart from the rest) and by
+//! the routine (which times the whole call).
+
+use crate::backend::{AnyBackend, Arg, Backend, Buffer, Geometry, Program};
+use crate::error::{Error, Result};
+use crate::kernels::{Abi, Config, KernelSpec, Support};
+
+use super::data::round_up;
+use super::problem::{Matrix, Precision, Problem, Storage};
+
+/// One kernel launch, ready to go.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub program: Program,
+    pub entry: &'static str,
+    pub geometry: Geometry,
+    pub args: Vec<Arg>,
+}
+
+impl Step {
+    pub fn run(&self, be: &mut AnyBackend) -> Result<u64> {
+        be.launch(&self.program, self.entry, &self.geometry, &self.args)
+    }
+}
+
+/// The launches of one GEMM call: pre-processing, the GEMM kernel, post-processing.
+pub struct Staged {
+    pub pre: Vec<Step>,
+    pub main: Step,
+    pub post: Vec<Step>,
+    /// Temporary buffers made for this call (freed by the caller).
+    pub owned: Vec<Buffer>,
+    /// Sizes the main kernel runs on (padded for the indirect kernel).
+    pub padded: [usize; 3],
+    /// The kernel's A, B and C buffers.
+    pub operands: [Buffer; 3],
+}
+
+/// A real scalar argument in the problem's precision.
+pub fn real(p: Precision, v: f64) -> Arg {
+    match p {
+        Precision::F32 => Arg::F32(v as f32),
+        Precision::F64 => Arg::F64(v),
+    }
+}
+
+fn int(v: usize) -> Result<Arg> {
+    i32::try_from(v)
+        .map(Arg::I32)
+        .map_err(|_| Error::invalid(format!("{v} exceeds the kernels' 32-bit int arguments")))
+}
+
+/// `pack_matrix`: X (rows x cols, read from `src` as `s` says, transposed where
+/// `trans`) into a tight dst_rows x dst_cols column-major buffer, zero-padded.
+#[allow(clippy::too_many_arguments)]
+fn pack(
+    support: Program,
+    rows: usize,
+    cols: usize,
+    src: Buffer,
+    s: &Storage,
+    trans: bool,
+    dst: Buffer,
+    dst_rows: usize,
+    dst_cols: usize,
+) -> Result<Step> {
+    Ok(Step {
+        program: support,
+        entry: "pack_matrix",
+        geometry: Support::geometry(dst_rows, dst_cols),
+        args: vec![
+            int(rows)?,
+            int(cols)?,
+            Arg::Buf(src),
+            int(s.offset)?,
+            int(s.ld)?,
+            Arg::I32(i32::from(trans)),
+            int(dst_rows)?,
+            int(dst_cols)?,
+            Arg::Buf(dst),
+        ],
+    })
+}
+
+/// `scale_matrix`: C = beta C (C = 0 without reading it where beta is 0), the
+/// whole call when there is no product (K = 0 or alpha = 0).
+pub fn scale(support: Program, p: &Problem, c: Buffer) -> Result<Step> {
+    let p = p.column_major();
+    let s = p.storage(Matrix::C);
+    Ok(Step {
+        program: support,
+        entry: "scale_matrix",
+        geometry: Support::geometry(p.m, p.n),
+        args: vec![
+            int(p.m)?,
+            int(p.n)?,
+            Arg::Buf(c),
+            int(s.offset)?,
+            int(s.ld)?,
+            real(p.precision, p.beta),
+        ],
+    })
+}
+
+/// Plans the launches of CLBlast kernel `spec` (compiled as `program`, with the
+/// routine kernels as `support`) for `problem` on the caller's buffers a, b, c
+/// (laid out as the problem says). The problem must have M, N, K >= 1 and
+/// alpha != 0: the caller handles the rest with `scale`.
+#[allow(clippy::too_many_arguments)]
+pub fn plan(
+    be: &mut AnyBackend,
+    spec: &KernelSpec,
+    config: &Config,
+    program: Program,
+    support: Program,
+    problem: &Problem,
+    a: Buffer,
+    b: Buffer,
+    c: Buffer,
+) -> Result<Staged> {
+    let p = problem.column_major();
+    let (a, b) = if problem.swaps_operands() {
+        (b, a)
+    } else {
+        (a, b)
+    };
+    let (m, n, k) = (p.m, p.n, p.k);
+    if m == 0 || n == 0 || k == 0 {
+        return Err(Error::invalid(format!(
+            "{}: nothing to launch for M={m}, N={n}, K={k} (the routine scales C instead)",
+            spec.id
+        )));
+    }
+    let (alpha, beta) = (real(p.precision, p.alpha), real(p.precision, p.beta));
+    let (sa, sb, sc) = (
+        p.storage(Matrix::A),
+        p.storage(Matrix::B),
+        p.storage(Matrix::C),
+    );
+    match spec.abi {
+        Abi::Direct { entries } => {
+            let entry = entries[usize::from(p.trans_a.is_t()) * 2 + usize::from(p.trans_b.is_t())];
+            let (tm, tn, _) = spec.tile(config);
+            Ok(Staged {
+                pre: Vec::new(),
+                main: Step {
+                    program,
+                    entry,
+                    geometry: spec.geometry(config, round_up(m, tm), round_up(n, tn)),
+                    args: vec![
+                        int(m)?,
+                        int(n)?,
+                        int(k)?,
+                        alpha,
+                        beta,
+                        Arg::Buf(a),
+                        int(sa.offset)?,
+                        int(sa.ld)?,
+                        Arg::Buf(b),
+                        int(sb.offset)?,
+                        int(sb.ld)?,
+                        Arg::Buf(c),
+                        int(sc.offset)?,
+                        int(sc.ld)?,
+                    ],
+                },
+                post: Vec::new(),
+                owned: Vec::new(),
+                padded: [m, n, k],
+                operands: [a, b, c],
+            })
+        }
+        Abi::Indirect => {
+            let (tm, tn, tk) = spec.tile(config);
+            let (mp, np, kp) = (round_up(m, tm), round_up(n, tn), round_up(k, tk));
+            let elem = p.precision.elem();
+            let mut owned = Vec::new();
+            let mut pre = Vec::new();
+            let mut post = Vec::new();
+            let mut temp = |be: &mut AnyBackend, len: usize| -> Result<Buffer> {
+                let t = be.alloc(elem, len)?;
+                owned.push(t);
+                Ok(t)
+            };
+            // A: column-major mp x kp.
+            let ap = if !sa.transposed && sa.offset == 0 && sa.ld == mp && (m, k) == (mp, kp) {
+                a
+            } else {
+                let t = temp(be, mp * kp)?;
+                pre.push(pack(support, m, k, a, &sa, sa.transposed, t, mp, kp)?);
+                t
+            };
+            // B as op(B)^T: column-major np x kp. Stored transposed, B already is one.
+            let bp = if sb.transposed && sb.offset == 0 && sb.ld == np && (n, k) == (np, kp) {
+                b
+            } else {
+                let t = temp(be, np * kp)?;
+                pre.push(pack(support, n, k, b, &sb, !sb.transposed, t, np, kp)?);
+                t
+            };
+            // C: column-major mp x np; copied in only where the kernel will read it.
+            let cp = if sc.offset == 0 && sc.ld == mp && (m, n) == (mp, np) {
+                c
+            } else {
+                let t = temp(be, mp * np)?;
+                if p.beta != 0.0 {
+                    pre.push(pack(support, m, n, c, &sc, false, t, mp, np)?);
+                }
+                post.push(Step {
+                    program: support,
+                    entry: "unpack_matrix",
+                    geometry: Support::geometry(m, n),
+                    args: vec![
+                        int(m)?,
+                        int(n)?,
+                        Arg::Buf(t),
+                        int(mp)?,
+                        Arg::Buf(c),
+                        int(sc.offset)?,
+                        int(sc.ld)?,
+                        real(p.precision, 1.0),
+                        real(p.precision, 0.0),
+                    ],
+                });
+                t
+            };
+            Ok(Staged {
+                pre,
+                main: Step {
+                    program,
+                    entry: spec.entry,
+                    geometry: spec.geometry(config, mp, np),
+                    args: vec![
+                        int(mp)?,
+                        int(np)?,
+                        int(kp)?,
+                        alpha,
+                        beta,
+                        Arg::Buf(ap),
+                        Arg::Buf(bp),
+                        Arg::Buf(cp),
+                    ],
+                },
+                post,
+                owned,
+                padded: [mp, np, kp],
+                operands: [ap, bp, cp],
+            })
+        }
+        Abi::Tutorial => Err(Error::invalid(format!(
+            "internal: {} is not a CLBlast kernel",
+            spec.id
+        ))),
+    }
+}
