@@ -25,5 +25,6 @@ pub mod ptx;
 pub mod ptx_archive;
 pub mod report;
 pub mod results;
+pub mod routine;
 pub mod sweep;
 pub mod tune;

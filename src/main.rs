@@ -38,6 +38,12 @@ enum Command {
     /// Tune kernels per toolchain: search the registry's space (parameters, switches, register
     /// caps), compile on every core while the device measures, re-measure the best, keep the bests.
     Tune(Box<cli::tune::TuneArgs>),
+    /// The complete BLAS-style GEMM routine (C = alpha op(A) op(B) + beta C, any layout,
+    /// transposes, ld, offsets, f32/f64) on one call per size: checked, timed, next to cuBLAS.
+    Gemm(Box<cli::routine::GemmArgs>),
+    /// Measure where the GEMM routine should switch from the direct to the indirect kernel,
+    /// per toolchain and precision, and keep it in the database of bests.
+    Crossover(cli::crossover::CrossoverArgs),
     /// Both toolchains' PTX of a kernel: instruction mix side by side, --diff for the differences.
     Ptx(cli::ptx::PtxArgs),
     /// The register-allocation atlas, offline: every kernel at its published defaults for each
@@ -62,6 +68,8 @@ fn main() {
         Command::Report(args) => cli::report::run(args).map(|_| None),
         Command::Sweep(args) => cli::sweep::run(args).map(|o| o.failure()),
         Command::Tune(args) => cli::tune::run(*args).map(|o| o.failure()),
+        Command::Gemm(args) => cli::routine::run(*args).map(|_| None),
+        Command::Crossover(args) => cli::crossover::run(args).map(|_| None),
         Command::Ptx(args) => cli::ptx::run(args).map(|_| None),
         Command::Atlas(args) => cli::atlas::run(args).map(|o| o.failure()),
         Command::Nvrtc { json } => cli::nvrtc::run(json).map(|_| None),

@@ -1,10 +1,12 @@
 pub mod atlas;
 pub mod build;
 pub mod compare;
+pub mod crossover;
 pub mod devices;
 pub mod nvrtc;
 pub mod ptx;
 pub mod report;
+pub mod routine;
 pub mod sweep;
 pub mod tune;
 

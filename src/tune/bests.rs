@@ -52,6 +52,31 @@ pub struct Best {
 pub struct Database {
     pub device: String,
     pub entries: Vec<Best>,
+    /// Where the GEMM routine switches from the direct to the indirect kernel,
+    /// per toolchain and precision (`gemmlab crossover`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crossovers: Vec<Crossover>,
+}
+
+/// The measured crossover of the routine's two kernels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Crossover {
+    pub toolchain: Toolchain,
+    pub precision: Precision,
+    pub compiler: Option<String>,
+    /// The smallest cube edge from which the indirect kernel is as fast or faster.
+    pub min_indirect: usize,
+    /// Median routine time of each kernel (pre + kernel + post) at each edge measured.
+    pub measured: Vec<CrossoverPoint>,
+    pub gemmlab: String,
+    pub measured_utc: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrossoverPoint {
+    pub size: usize,
+    pub direct_ns: Option<f64>,
+    pub indirect_ns: Option<f64>,
 }
 
 /// The database file of a device: "results/tuned/nvidia-h200.json".
@@ -65,6 +90,7 @@ impl Database {
         let path = path_for(dir, device);
         if !path.exists() {
             return Ok(Database {
+                crossovers: Vec::new(),
                 device: device.to_string(),
                 entries: Vec::new(),
             });
@@ -136,6 +162,20 @@ impl Database {
                 &b.call,
             ))
         });
+    }
+
+    /// The routine's crossover for a toolchain and precision, where measured.
+    pub fn crossover(&self, toolchain: Toolchain, precision: Precision) -> Option<&Crossover> {
+        self.crossovers
+            .iter()
+            .find(|x| x.toolchain == toolchain && x.precision == precision)
+    }
+
+    /// Adds or replaces the crossover of the same toolchain and precision.
+    pub fn set_crossover(&mut self, x: Crossover) {
+        self.crossovers
+            .retain(|e| !(e.toolchain == x.toolchain && e.precision == x.precision));
+        self.crossovers.push(x);
     }
 
     /// The entry for a kernel and toolchain tuned at the size nearest to `size`
@@ -230,6 +270,7 @@ mod tests {
     #[test]
     fn upsert_replaces_and_lookup_takes_the_nearest_size() {
         let mut db = Database {
+            crossovers: Vec::new(),
             device: "NVIDIA H200".into(),
             entries: vec![],
         };

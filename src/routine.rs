@@ -1,0 +1,380 @@
+//! The complete GEMM routine, as a BLAS library offers it:
+//! C = alpha op(A) op(B) + beta C, row- or column-major, either operand
+//! transposed, leading dimensions and offsets, f32 and f64, any M, N, K >= 0.
+//!
+//! Like CLBlast, it runs one of two kernels: the direct kernel (one launch,
+//! any shape) for small problems, the indirect kernel (pack, a kernel on tile
+//! multiples, unpack) for large ones. Where one ends and the other begins is
+//! measured per device, toolchain and precision by `gemmlab crossover` and kept
+//! in the database of bests with the tuned configurations of both kernels.
+//!
+//! Quick returns are BLAS's: M = 0 or N = 0 does nothing; K = 0 or alpha = 0
+//! only scales C by beta (C = 0 where beta is 0, without reading C).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{Backend, Buffer, HostData, HostDataMut, Program, Toolchain};
+use crate::error::{Error, Result};
+use crate::gemm::check::Real;
+use crate::gemm::driver::{upload_real, Session};
+use crate::gemm::problem::{Matrix, Precision, Problem};
+use crate::gemm::stage::{self, Staged};
+use crate::kernels::{self, Config, KernelSpec};
+use crate::tune::bests::Database;
+
+/// The two kernels of the routine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Path {
+    Direct,
+    Indirect,
+}
+
+impl Path {
+    pub const ALL: [Path; 2] = [Path::Direct, Path::Indirect];
+
+    pub fn kernel(self) -> &'static str {
+        match self {
+            Path::Direct => "xgemmdirect",
+            Path::Indirect => "xgemm",
+        }
+    }
+
+    pub fn spec(self) -> Result<&'static KernelSpec> {
+        kernels::find(self.kernel())
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Path::Direct => "direct",
+            Path::Indirect => "indirect",
+        }
+    }
+}
+
+/// The routine's choices for one toolchain and precision on one device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tuning {
+    pub direct: Config,
+    pub indirect: Config,
+    /// Problems with M*N*K at or above `min_indirect^3` take the indirect kernel
+    /// (CLBlast's XGEMM_MIN_INDIRECT_SIZE). `None`: not measured, the default applies.
+    pub min_indirect: Option<usize>,
+    /// Where the configurations and the crossover come from, for reports.
+    pub source: String,
+}
+
+/// The crossover CLBlast ships for devices it has not measured.
+pub const DEFAULT_MIN_INDIRECT: usize = 384;
+
+impl Tuning {
+    /// Both kernels at their published defaults, the default crossover.
+    pub fn published(precision: Precision) -> Result<Tuning> {
+        let cfg = |path: Path| -> Result<Config> {
+            let spec = path.spec()?;
+            spec.with_precision(&spec.defaults(), precision)
+        };
+        Ok(Tuning {
+            direct: cfg(Path::Direct)?,
+            indirect: cfg(Path::Indirect)?,
+            min_indirect: None,
+            source: "published defaults".into(),
+        })
+    }
+
+    /// The tuned configurations (nearest tuned size: 1024 cube) and the measured
+    /// crossover from the database, falling back to the published ones.
+    pub fn from_database(
+        db: &Database,
+        toolchain: Toolchain,
+        precision: Precision,
+    ) -> Result<Tuning> {
+        let mut t = Tuning::published(precision)?;
+        let mut from = Vec::new();
+        for path in Path::ALL {
+            let spec = path.spec()?;
+            let size = match path {
+                Path::Direct => (256, 256, 256),
+                Path::Indirect => (4096, 4096, 4096),
+            };
+            if let Some(best) = db
+                .lookup_in(spec.id, toolchain, precision, size)
+                .filter(|b| b.call.is_none() && spec.validate(&b.config).is_ok())
+            {
+                let c = spec.with_precision(&best.config, precision)?;
+                match path {
+                    Path::Direct => t.direct = c,
+                    Path::Indirect => t.indirect = c,
+                }
+                from.push(format!("{} tuned at {}x{}x{}", spec.id, best.m, best.n, best.k));
+            }
+        }
+        if let Some(x) = db.crossover(toolchain, precision) {
+            t.min_indirect = Some(x.min_indirect);
+            from.push(format!("crossover {} measured", x.min_indirect));
+        }
+        if !from.is_empty() {
+            t.source = format!("{} ({})", db.device, from.join(", "));
+        }
+        Ok(t)
+    }
+
+    /// Which kernel computes `p`.
+    pub fn choose(&self, p: &Problem) -> Path {
+        let edge = self.min_indirect.unwrap_or(DEFAULT_MIN_INDIRECT) as u128;
+        if (p.m as u128) * (p.n as u128) * (p.k as u128) >= edge * edge * edge {
+            Path::Indirect
+        } else {
+            Path::Direct
+        }
+    }
+
+    pub fn config(&self, path: Path) -> &Config {
+        match path {
+            Path::Direct => &self.direct,
+            Path::Indirect => &self.indirect,
+        }
+    }
+}
+
+/// What one call did, with its device time in parts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoutineRun {
+    /// `None` for a quick return (nothing launched, or C only scaled).
+    pub path: Option<Path>,
+    pub pre_ns: u64,
+    pub kernel_ns: u64,
+    pub post_ns: u64,
+}
+
+impl RoutineRun {
+    pub fn total_ns(&self) -> u64 {
+        self.pre_ns + self.kernel_ns + self.post_ns
+    }
+}
+
+/// Host element types the routine takes.
+pub trait Element: Real {
+    fn data(s: &[Self]) -> HostData<'_>;
+    fn data_mut(s: &mut [Self]) -> HostDataMut<'_>;
+}
+
+impl Element for f32 {
+    fn data(s: &[f32]) -> HostData<'_> {
+        HostData::F32(s)
+    }
+    fn data_mut(s: &mut [f32]) -> HostDataMut<'_> {
+        HostDataMut::F32(s)
+    }
+}
+
+impl Element for f64 {
+    fn data(s: &[f64]) -> HostData<'_> {
+        HostData::F64(s)
+    }
+    fn data_mut(s: &mut [f64]) -> HostDataMut<'_> {
+        HostDataMut::F64(s)
+    }
+}
+
+/// The GEMM routine on one session, with its compiled kernels kept between calls.
+pub struct Gemm {
+    tunings: HashMap<Precision, Tuning>,
+    programs: HashMap<(Path, Precision), Program>,
+    /// Force one kernel (tests, crossover measurement); `None`: by the crossover.
+    pub force: Option<Path>,
+}
+
+impl Gemm {
+    /// Published configurations in both precisions.
+    pub fn published() -> Result<Gemm> {
+        let mut tunings = HashMap::new();
+        for p in Precision::ALL {
+            tunings.insert(p, Tuning::published(p)?);
+        }
+        Ok(Gemm {
+            tunings,
+            programs: HashMap::new(),
+            force: None,
+        })
+    }
+
+    /// The configurations and crossover tuned for this device and toolchain.
+    pub fn tuned(db: &Database, toolchain: Toolchain) -> Result<Gemm> {
+        let mut g = Gemm::published()?;
+        for p in Precision::ALL {
+            g.tunings.insert(p, Tuning::from_database(db, toolchain, p)?);
+        }
+        Ok(g)
+    }
+
+    /// Replaces the tuning of one precision.
+    pub fn set_tuning(&mut self, precision: Precision, tuning: Tuning) {
+        self.tunings.insert(precision, tuning);
+        self.programs.retain(|(_, p), _| *p != precision);
+    }
+
+    pub fn tuning(&self, precision: Precision) -> Option<&Tuning> {
+        self.tunings.get(&precision)
+    }
+
+    fn program(&mut self, session: &Session, path: Path, precision: Precision) -> Result<Program> {
+        if let Some(p) = self.programs.get(&(path, precision)) {
+            return Ok(*p);
+        }
+        let spec = path.spec()?;
+        let tuning = self
+            .tunings
+            .get(&precision)
+            .ok_or_else(|| Error::invalid(format!("no {precision} configuration")))?;
+        let config = spec.with_precision(tuning.config(path), precision)?;
+        spec.validate(&config)?;
+        let mut be = session.backend.borrow_mut();
+        let tc = be.info().toolchain;
+        let options = spec.compile_options(&config, &Default::default(), tc);
+        let (program, _) = be.compile(spec.entry, &spec.source(tc), &options)?;
+        self.programs.insert((path, precision), program);
+        Ok(program)
+    }
+
+    /// C = alpha op(A) op(B) + beta C on device buffers laid out as `p` says.
+    /// Arguments are checked as BLAS checks them, and against the buffers.
+    pub fn run(
+        &mut self,
+        session: &mut Session,
+        p: &Problem,
+        a: Buffer,
+        b: Buffer,
+        c: Buffer,
+    ) -> Result<RoutineRun> {
+        p.validate()?;
+        let name = format!("{}GEMM", p.precision.blas_letter());
+        for (which, buf, pos) in [(Matrix::A, a, 8), (Matrix::B, b, 10), (Matrix::C, c, 13)] {
+            if buf.elem != p.precision.elem() {
+                return Err(Error::invalid(format!(
+                    "{name}: argument {pos} ({which:?}) is a {:?} buffer, the call computes in {}",
+                    buf.elem, p.precision
+                )));
+            }
+            let need = p.buffer_len(which);
+            if buf.len < need {
+                return Err(Error::invalid(format!(
+                    "{name}: argument {pos} ({which:?}) holds {} elements, the call reaches element {} (offset + ld x (columns - 1) + rows)",
+                    buf.len,
+                    need - 1
+                )));
+            }
+        }
+        let quick = RoutineRun {
+            path: None,
+            pre_ns: 0,
+            kernel_ns: 0,
+            post_ns: 0,
+        };
+        if p.is_noop() {
+            return Ok(quick);
+        }
+        if p.k == 0 || p.alpha == 0.0 {
+            if p.beta == 1.0 {
+                return Ok(quick);
+            }
+            let support = session.routine_support(p.precision)?;
+            let step = stage::scale(support, p, c)?;
+            let t = step.run(&mut session.backend.borrow_mut())?;
+            return Ok(RoutineRun { post_ns: t, ..quick });
+        }
+        let tuning = self
+            .tunings
+            .get(&p.precision)
+            .ok_or_else(|| Error::invalid(format!("no {} configuration", p.precision)))?;
+        let path = self.force.unwrap_or_else(|| tuning.choose(p));
+        let config = tuning.config(path).clone();
+        let spec = path.spec()?;
+        let program = self.program(session, path, p.precision)?;
+        let support = session.routine_support(p.precision)?;
+        let mut be = session.backend.borrow_mut();
+        let staged: Staged = stage::plan(&mut be, spec, &config, program, support, p, a, b, c)?;
+        let timed = (|| -> Result<RoutineRun> {
+            let mut run = RoutineRun {
+                path: Some(path),
+                ..quick.clone()
+            };
+            for s in &staged.pre {
+                run.pre_ns += s.run(&mut be)?;
+            }
+            run.kernel_ns = staged.main.run(&mut be)?;
+            for s in &staged.post {
+                run.post_ns += s.run(&mut be)?;
+            }
+            Ok(run)
+        })();
+        for t in staged.owned {
+            be.free(t);
+        }
+        timed
+    }
+
+    /// The routine on host matrices: uploads A, B and C as they are laid out,
+    /// runs, and downloads C. `T` must be the problem's precision.
+    pub fn run_host<T: Element>(
+        &mut self,
+        session: &mut Session,
+        p: &Problem,
+        a: &[T],
+        b: &[T],
+        c: &mut [T],
+    ) -> Result<RoutineRun> {
+        if T::PRECISION != p.precision {
+            return Err(Error::invalid(format!(
+                "host data is {} but the call computes in {}",
+                T::PRECISION,
+                p.precision
+            )));
+        }
+        let elem = p.precision.elem();
+        let mut owned = Vec::new();
+        let result = (|| -> Result<RoutineRun> {
+            let mut up = |data: &[T]| -> Result<Buffer> {
+                let mut be = session.backend.borrow_mut();
+                let buf = be.alloc(elem, data.len().max(1))?;
+                owned.push(buf);
+                if !data.is_empty() {
+                    be.upload(&buf, T::data(data))?;
+                }
+                Ok(buf)
+            };
+            let (da, db, dc) = (up(a)?, up(b)?, up(c)?);
+            let run = self.run(session, p, da, db, dc)?;
+            if !c.is_empty() {
+                session.backend.borrow_mut().download(&dc, T::data_mut(c))?;
+            }
+            Ok(run)
+        })();
+        let mut be = session.backend.borrow_mut();
+        for b in owned {
+            be.free(b);
+        }
+        result
+    }
+
+    /// Releases the compiled kernels.
+    pub fn release(self, session: &Session) {
+        let mut be = session.backend.borrow_mut();
+        for (_, p) in self.programs {
+            be.release_program(p);
+        }
+    }
+}
+
+/// The device buffer of one operand of `ops` as its problem stores it (tests, benchmarks).
+pub fn upload_operand(
+    session: &Session,
+    ops: &crate::gemm::Operands,
+    which: Matrix,
+    gap: f32,
+) -> Result<Buffer> {
+    let mut be = session.backend.borrow_mut();
+    upload_real(&mut be, &ops.stored(which, gap), ops.problem.precision)
+}
