@@ -39,10 +39,13 @@
 // Local memory: (SA*KWG*MWG + SB*KWG*NWG) reals.
 // beta == 0: C is not read (CLBlast's StoreResults has this runtime branch
 //   itself), so NaN or garbage in C does not propagate.
-// Hints, as published: reqd_work_group_size(MDIMC, NDIMC, 1) on the kernel,
-//   restrict on agm/bgm (kernel and helper functions), 'volatile' on the
-//   combined thread id used by the local-memory loads, '#pragma unroll' on
-//   every loop CLBlast marks (not on the loops over kwg and pwi).
+// Hints, as published: reqd_work_group_size(MDIMC, NDIMC, 1) on the kernel
+//   (switch USE_BOUNDS, published 1), restrict on agm/bgm in the kernel and
+//   the helper functions (switch USE_RESTRICT, published 1), 'volatile' on
+//   the combined thread id used by the local-memory loads, '#pragma unroll'
+//   on every loop CLBlast marks (not on the loops over kwg and pwi).
+// Switches (published state): USE_BOUNDS 1, USE_RESTRICT 1. USE_BOUNDS=0 is
+//   CLBlast's own RELAX_WORKGROUP_SIZE=1 build (used for Qualcomm GPUs).
 // Differences from CLBlast's source, all outside the GEMMK=0 computation:
 //   - no b_offset/c_offset arguments (CLBlast adds them to share one
 //     temporary buffer between B and C; gemmlab passes separate buffers);
@@ -103,6 +106,16 @@
 #endif
 #ifndef SB
 #define SB 1
+#endif
+
+// Switches, at their published state (CLBlast has both hints): USE_BOUNDS
+// (reqd_work_group_size / __launch_bounds__ on the kernel; 0 is CLBlast's
+// RELAX_WORKGROUP_SIZE build), USE_RESTRICT (restrict on agm and bgm).
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 1
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 1
 #endif
 
 // Derived sizes
@@ -219,7 +232,7 @@ INLINE_FUNC realM InitAccRegisters() {
 
 // The work-group copies the KWG x MWG tile of A into local memory, re-shaped as MDIMA x KDIMA
 #if SA == 1
-INLINE_FUNC void GlobalToLocalA(const __global realM* restrict agm, LOCAL_PTR realM* alm,
+INLINE_FUNC void GlobalToLocalA(const __global realM* GEMMLAB_RESTRICT agm, LOCAL_PTR realM* alm,
                                 const int kSizeM, const int tid, const int kwg) {
   const int la0 = tid % MDIMA;
   const int la1 = tid / MDIMA;
@@ -249,7 +262,7 @@ INLINE_FUNC void GlobalToLocalA(const __global realM* restrict agm, LOCAL_PTR re
 
 // The same for the KWG x NWG tile of B, re-shaped as NDIMB x KDIMB
 #if SB == 1
-INLINE_FUNC void GlobalToLocalB(const __global realN* restrict bgm, LOCAL_PTR realN* blm,
+INLINE_FUNC void GlobalToLocalB(const __global realN* GEMMLAB_RESTRICT bgm, LOCAL_PTR realN* blm,
                                 const int kSizeN, const int tid, const int kwg) {
   const int lb0 = tid % NDIMB;
   const int lb1 = tid / NDIMB;
@@ -279,7 +292,7 @@ INLINE_FUNC void GlobalToLocalB(const __global realN* restrict bgm, LOCAL_PTR re
 
 // One realM of A from global memory straight into a register (no local memory for A)
 #if SA == 0
-INLINE_FUNC realM GlobalToPrivateA(const __global realM* restrict agm, const int _mi,
+INLINE_FUNC realM GlobalToPrivateA(const __global realM* GEMMLAB_RESTRICT agm, const int _mi,
                                    const int kSizeM, const int idk, const int kwg) {
   // The work-item's _mi-th vector: contiguous or strided along M
   #if STRM == 0
@@ -298,7 +311,7 @@ INLINE_FUNC realM GlobalToPrivateA(const __global realM* restrict agm, const int
 
 // One realN of B from global memory straight into a register (no local memory for B)
 #if SB == 0
-INLINE_FUNC realN GlobalToPrivateB(const __global realN* restrict bgm, const int _ni,
+INLINE_FUNC realN GlobalToPrivateB(const __global realN* GEMMLAB_RESTRICT bgm, const int _ni,
                                    const int kSizeN, const int idk) {
   // The work-item's _ni-th vector: contiguous or strided along N
   #if STRN == 0
@@ -443,7 +456,7 @@ INLINE_FUNC void StoreResults(__global realM* cgm, realM c_value, const int _mi,
 // Part 3: the body of the matrix multiplication
 
 INLINE_FUNC void XgemmBody(const int kSizeM, const int kSizeN, const int kSizeK,
-                           const __global realM* restrict agm, const __global realN* restrict bgm,
+                           const __global realM* GEMMLAB_RESTRICT agm, const __global realN* GEMMLAB_RESTRICT bgm,
                            __global realM* cgm, const real alpha, const real beta
                            #if SA == 1 && SB == 1
                              , LOCAL_PTR realM* alm, LOCAL_PTR realN* blm
@@ -566,11 +579,11 @@ INLINE_FUNC void XgemmBody(const int kSizeM, const int kSizeN, const int kSizeK,
 // =================================================================================================
 // Part 4: the entry point
 
-__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
+__kernel GEMMLAB_BOUNDS(MDIMC, NDIMC)
 void Xgemm(const int kSizeM, const int kSizeN, const int kSizeK,
            const real alpha, const real beta,
-           const __global realM* restrict agm,
-           const __global realN* restrict bgm,
+           const __global realM* GEMMLAB_RESTRICT agm,
+           const __global realN* GEMMLAB_RESTRICT bgm,
            __global realM* cgm) {
 
   // The work-group's tiles in local memory

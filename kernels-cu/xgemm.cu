@@ -40,10 +40,13 @@
 // beta == 0: C is not read (CLBlast's StoreResults has this runtime branch
 //   itself), so NaN or garbage in C does not propagate.
 // Hints, as published: __launch_bounds__(MDIMC*NDIMC) for OpenCL's
-//   reqd_work_group_size(MDIMC, NDIMC, 1); __restrict__ on agm/bgm (kernel
-//   and helper functions) where CLBlast has restrict; 'volatile' on the
-//   combined thread id used by the shared-memory loads; '#pragma unroll' on
-//   every loop CLBlast marks (not on the loops over kwg and pwi).
+//   reqd_work_group_size(MDIMC, NDIMC, 1) (switch USE_BOUNDS, published 1);
+//   __restrict__ on agm/bgm in the kernel and the helper functions, where
+//   CLBlast has restrict (switch USE_RESTRICT, published 1); 'volatile' on
+//   the combined thread id used by the shared-memory loads; '#pragma unroll'
+//   on every loop CLBlast marks (not on the loops over kwg and pwi).
+// Switches (published state): USE_BOUNDS 1, USE_RESTRICT 1. USE_BOUNDS=0 is
+//   CLBlast's own RELAX_WORKGROUP_SIZE=1 build (used for Qualcomm GPUs).
 // Vector types: float2, float4 and double2 are CUDA's. float8, double4 and
 //   double8 have no CUDA type (double4 exists but only 16-byte aligned, and
 //   is deprecated in CUDA 13): they are plain structs of reals (fields
@@ -56,7 +59,9 @@
 // Twin differences: the body is the OpenCL twin's text after CLBlast's
 //   opencl_to_cuda.h mapping (__kernel -> extern "C" __global__, __global
 //   dropped, __local -> __shared__, LOCAL_PTR empty, restrict ->
-//   __restrict__, inline -> __device__ inline, barrier -> __syncthreads);
+//   __restrict__ through GEMMLAB_RESTRICT, reqd_work_group_size ->
+//   __launch_bounds__ through GEMMLAB_BOUNDS, inline -> __device__ inline,
+//   barrier -> __syncthreads);
 //   get_local_id/get_group_id are the prelude's int functions.
 // Differences from CLBlast's source: as in the OpenCL twin (no b_offset/
 //   c_offset arguments; GEMMK=0 only; no subgroup/staggered/fence/mad
@@ -109,6 +114,16 @@
 #endif
 #ifndef SB
 #define SB 1
+#endif
+
+// Switches, at their published state (CLBlast has both hints): USE_BOUNDS
+// (reqd_work_group_size / __launch_bounds__ on the kernel; 0 is CLBlast's
+// RELAX_WORKGROUP_SIZE build), USE_RESTRICT (restrict on agm and bgm).
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 1
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 1
 #endif
 
 // Derived sizes
@@ -225,7 +240,7 @@ INLINE_FUNC realM InitAccRegisters() {
 
 // The work-group copies the KWG x MWG tile of A into local memory, re-shaped as MDIMA x KDIMA
 #if SA == 1
-INLINE_FUNC void GlobalToLocalA(const realM* __restrict__ agm, LOCAL_PTR realM* alm,
+INLINE_FUNC void GlobalToLocalA(const realM* GEMMLAB_RESTRICT agm, LOCAL_PTR realM* alm,
                                 const int kSizeM, const int tid, const int kwg) {
   const int la0 = tid % MDIMA;
   const int la1 = tid / MDIMA;
@@ -255,7 +270,7 @@ INLINE_FUNC void GlobalToLocalA(const realM* __restrict__ agm, LOCAL_PTR realM* 
 
 // The same for the KWG x NWG tile of B, re-shaped as NDIMB x KDIMB
 #if SB == 1
-INLINE_FUNC void GlobalToLocalB(const realN* __restrict__ bgm, LOCAL_PTR realN* blm,
+INLINE_FUNC void GlobalToLocalB(const realN* GEMMLAB_RESTRICT bgm, LOCAL_PTR realN* blm,
                                 const int kSizeN, const int tid, const int kwg) {
   const int lb0 = tid % NDIMB;
   const int lb1 = tid / NDIMB;
@@ -285,7 +300,7 @@ INLINE_FUNC void GlobalToLocalB(const realN* __restrict__ bgm, LOCAL_PTR realN* 
 
 // One realM of A from global memory straight into a register (no local memory for A)
 #if SA == 0
-INLINE_FUNC realM GlobalToPrivateA(const realM* __restrict__ agm, const int _mi,
+INLINE_FUNC realM GlobalToPrivateA(const realM* GEMMLAB_RESTRICT agm, const int _mi,
                                    const int kSizeM, const int idk, const int kwg) {
   // The work-item's _mi-th vector: contiguous or strided along M
   #if STRM == 0
@@ -304,7 +319,7 @@ INLINE_FUNC realM GlobalToPrivateA(const realM* __restrict__ agm, const int _mi,
 
 // One realN of B from global memory straight into a register (no local memory for B)
 #if SB == 0
-INLINE_FUNC realN GlobalToPrivateB(const realN* __restrict__ bgm, const int _ni,
+INLINE_FUNC realN GlobalToPrivateB(const realN* GEMMLAB_RESTRICT bgm, const int _ni,
                                    const int kSizeN, const int idk) {
   // The work-item's _ni-th vector: contiguous or strided along N
   #if STRN == 0
@@ -449,7 +464,7 @@ INLINE_FUNC void StoreResults(realM* cgm, realM c_value, const int _mi, const in
 // Part 3: the body of the matrix multiplication
 
 INLINE_FUNC void XgemmBody(const int kSizeM, const int kSizeN, const int kSizeK,
-                           const realM* __restrict__ agm, const realN* __restrict__ bgm,
+                           const realM* GEMMLAB_RESTRICT agm, const realN* GEMMLAB_RESTRICT bgm,
                            realM* cgm, const real alpha, const real beta
                            #if SA == 1 && SB == 1
                              , LOCAL_PTR realM* alm, LOCAL_PTR realN* blm
@@ -572,11 +587,11 @@ INLINE_FUNC void XgemmBody(const int kSizeM, const int kSizeN, const int kSizeK,
 // =================================================================================================
 // Part 4: the entry point
 
-extern "C" __global__ __launch_bounds__(MDIMC*NDIMC)
+extern "C" __global__ GEMMLAB_BOUNDS(MDIMC, NDIMC)
 void Xgemm(const int kSizeM, const int kSizeN, const int kSizeK,
            const real alpha, const real beta,
-           const realM* __restrict__ agm,
-           const realN* __restrict__ bgm,
+           const realM* GEMMLAB_RESTRICT agm,
+           const realN* GEMMLAB_RESTRICT bgm,
            realM* cgm) {
 
   // The work-group's tiles in local memory
