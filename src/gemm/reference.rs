@@ -6,7 +6,7 @@ pub fn reference_gemm(m: usize, n: usize, k: usize, a: &[f32], b: &[f32]) -> Vec
     let a64: Vec<f64> = a.iter().map(|&x| f64::from(x)).collect();
     let b64: Vec<f64> = b.iter().map(|&x| f64::from(x)).collect();
     let mut c = vec![0.0f64; m * n];
-    if m == 0 || n == 0 {
+    if m == 0 || n == 0 || k == 0 {
         return c;
     }
     // SAFETY: the slices hold m*k, k*n and m*n elements; strides describe column-major storage.

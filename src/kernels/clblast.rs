@@ -225,6 +225,9 @@ const XGEMM_CONSTRAINTS: &[Constraint] = &[
 /// its RELAX_WORKGROUP_SIZE build) and restrict on A and B: both on as published.
 const SW_XGEMM: &[SwitchUse] = &[SwitchUse::on(USE_BOUNDS), SwitchUse::on(USE_RESTRICT)];
 
+/// CLBlast's kernels in the registry, in order.
+pub const KERNELS: &[KernelSpec] = &[XGEMM];
+
 pub const XGEMM: KernelSpec = KernelSpec {
     id: "xgemm",
     entry: "Xgemm",

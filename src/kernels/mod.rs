@@ -1,6 +1,7 @@
 //! The kernel registry: every kernel is data. The CLI, tests, benches, sweeps
 //! and the tuner read it; none of them lists kernels by hand.
 
+mod clblast;
 mod switches;
 mod tutorial;
 
@@ -363,9 +364,14 @@ impl KernelSpec {
     }
 }
 
-/// Every GEMM kernel, in order.
+/// Every GEMM kernel, in order: the tutorial's, then CLBlast's.
 pub fn all() -> &'static [KernelSpec] {
-    tutorial::KERNELS
+    static ALL: std::sync::LazyLock<Vec<KernelSpec>> = std::sync::LazyLock::new(|| {
+        let mut v = tutorial::KERNELS.to_vec();
+        v.extend(clblast::KERNELS.iter().copied());
+        v
+    });
+    &ALL
 }
 
 /// Looks a kernel up by id ("gemm6"), number ("6") or entry ("myGEMM6").
