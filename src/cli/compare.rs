@@ -420,8 +420,13 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
     let result = run_compare(&mut sessions, &opts, &mut writer, &pb, |rows| {
         if let Some(r) = rows.first() {
             pb.suspend(|| {
+                let call = r
+                    .problem
+                    .filter(|p| !p.is_plain())
+                    .map(|p| format!(" [{}]", p.describe()))
+                    .unwrap_or_default();
                 println!(
-                    "\n{} on {} (GFLOP/s = 2MNK / median kernel time)",
+                    "\n{}{call} on {} (GFLOP/s = 2MNK / median kernel time)",
                     r.size_label(),
                     r.device
                 );

@@ -129,13 +129,29 @@ impl Data {
     /// toolchain, size, configuration and hints) in a later run is left out.
     /// Rows compiled offline ([`is_offline`]) are never here: they have no
     /// size and no speed, and only the offline sections read them ([`Data::offline`]).
+    /// Neither are calls other than the tutorial's C = A * B in f32 (f64, transposes,
+    /// alpha/beta, ...): the BLAS section reads those ([`Data::blas_calls`]).
     pub fn experiment(&self, name: &str) -> Vec<Rec<'_>> {
+        self.experiment_where(name, |m| m.is_plain_problem())
+    }
+
+    /// Every measurement of any experiment on a call other than the tutorial's
+    /// (f64, transposes, alpha/beta, leading dimensions, offsets), without repeats.
+    pub fn blas_calls(&self) -> Vec<Rec<'_>> {
+        let mut out = Vec::new();
+        for name in self.experiments() {
+            out.extend(self.experiment_where(&name, |m| !m.is_plain_problem()));
+        }
+        out
+    }
+
+    fn experiment_where(&self, name: &str, keep: impl Fn(&Measurement) -> bool) -> Vec<Rec<'_>> {
         let mut out: Vec<Rec> = Vec::new();
         for (ri, run) in self.runs.iter().enumerate() {
             for m in run
                 .measurements
                 .iter()
-                .filter(|m| m.experiment == name && !is_offline(m))
+                .filter(|m| m.experiment == name && !is_offline(m) && keep(m))
             {
                 if !out.iter().any(|o| same_cell(o.m, m)) {
                     out.push(Rec { run: ri, m });
@@ -214,6 +230,7 @@ fn same_cell(a: &Measurement, b: &Measurement) -> bool {
         && (a.m, a.n, a.k) == (b.m, b.n, b.k)
         && a.config == b.config
         && a.hints == b.hints
+        && a.problem == b.problem
 }
 
 pub const VENDOR: &str = "cublas";
