@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -202,6 +202,50 @@ nvrtc-h200)
   grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
   run compare-nvrtc-11.8 140 $G compare $D --backends cuda --nvrtc 11.8 --sizes 1024,2048,4096 --keep-ptx --out "$W/compare-nvrtc-11.8"
   run compare-nvrtc-13.0 140 $G compare $D --backends cuda --sizes 1024,2048,4096 --keep-ptx --out "$W/compare-nvrtc-13.0"
+  ;;
+blas-f32)
+  # Issue 12, first call: the CLBlast kernels and the GEMM routine on the GPU (tests with
+  # GEMMLAB_REQUIRE_CUDA=1: the routine's test client, the twins), then both kernels tuned
+  # in f32 per toolchain: xgemm at 4096, xgemmdirect at 512, interleaved with cuBLAS.
+  $G devices > "$W/devices.txt" 2>&1
+  mkdir -p "$W/tests" "$W/tuned"
+  timeout 170 bash -c 'for t in $(ls .gpu/tests/* | grep -e /routine_client- -e /cuda_kernels- -e /twins- -e /cuda_backend-); do
+    echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 GEMMLAB_TEST_DEVICE=h200 timeout 100 "$t" --test-threads=1 2>&1; echo "== exit $?"
+  done' > "$W/tests/tests.txt" 2>&1
+  grep -E "^== |test result|FAILED|panicked|routine calls" "$W/tests/tests.txt" > "$W/tests/summary.txt"
+  run tune-xgemm-f32 200 $G tune $D --kernels xgemm --sizes 4096 --strategy anneal --max-configs 400 --switches none --caps none \
+    --time-limit 70 --top 5 --store "$W/store" --db "$W/tuned" --out "$W/tune-xgemm-f32"
+  run tune-direct-f32 150 $G tune $D --kernels xgemmdirect --sizes 512 --strategy anneal --max-configs 300 --switches none --caps none \
+    --time-limit 50 --top 5 --store "$W/store" --db "$W/tuned" --out "$W/tune-direct-f32"
+  ;;
+blas-f64)
+  # Issue 12, second call: the same in f64 (against cuBLAS DGEMM), then the routine's
+  # crossover per toolchain and precision from the tuned configurations of both calls.
+  mkdir -p "$W/tuned"
+  cp -r /tmp/gemmlab-blas-f32/tuned/. "$W/tuned/" 2>/dev/null || cp -r .gpu/prev/tuned/. "$W/tuned/"
+  run tune-xgemm-f64 200 $G tune $D --kernels xgemm --sizes 4096 --precision f64 --strategy anneal --switches none --caps none \
+    --max-configs 400 --time-limit 70 --top 5 --store "$W/store" --db "$W/tuned" --out "$W/tune-xgemm-f64"
+  run tune-direct-f64 130 $G tune $D --kernels xgemmdirect --sizes 512 --precision f64 --strategy anneal --switches none --caps none \
+    --max-configs 300 --time-limit 40 --top 5 --store "$W/store" --db "$W/tuned" --out "$W/tune-direct-f64"
+  run crossover 150 $G crossover $D --precision f32,f64 --reps 10 --db "$W/tuned" --out "$W/crossover"
+  ;;
+blas-compare)
+  # Issue 12, third call: the tuned kernels against cuBLAS at 1024-8192 and on non-square
+  # shapes, f32 and f64; BLAS calls other than C = A B (row-major, transposes, alpha/beta,
+  # ld); the routine end to end (gemmlab gemm) next to cuBLAS.
+  mkdir -p "$W/tuned"
+  cp -r /tmp/gemmlab-blas-f64/tuned/. "$W/tuned/" 2>/dev/null || cp -r .gpu/prev/tuned/. "$W/tuned/"
+  run compare-f32 150 $G compare $D --tuned --db "$W/tuned" --kernels xgemm,xgemmdirect,10 \
+    --sizes 1024,2048,4096,8192,8192x1024x4096,1024x8192x4096,4096x4096x256 --out "$W/compare-f32"
+  run compare-f64 150 $G compare $D --tuned --db "$W/tuned" --kernels xgemm,xgemmdirect --precision f64 \
+    --sizes 1024,2048,4096,8192,8192x1024x4096,4096x4096x256 --out "$W/compare-f64"
+  run compare-calls 100 bash -c "$G compare $D --tuned --db $W/tuned --kernels xgemm,xgemmdirect --sizes 4096 \
+    --layout row --trans-a t --alpha 1.5 --beta 0.5 --out $W/compare-row-tn && \
+    $G compare $D --tuned --db $W/tuned --kernels xgemm,xgemmdirect --sizes 4096 --precision f64 \
+    --trans-b t --beta 1 --lda 4100 --ldc 4160 --out $W/compare-f64-nt-ld"
+  run gemm 100 bash -c "$G gemm $D --db $W/tuned --sizes 0x5x3,7x5x3,100x37x129,1000x300x77,4096 --layout row --trans-a t \
+    --alpha 2 --beta 0.5 --lda 1100 --offsets 1,0,3 --reps 10; \
+    $G gemm $D --db $W/tuned --precision f64 --sizes 64,256,1024,4096 --reps 10"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").
