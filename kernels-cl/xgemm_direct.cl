@@ -30,6 +30,7 @@
 //   BLAS names: NN = CLBlast NT (a_transpose 0, b_transpose 1), NT =
 //   CLBlast NN (0, 0), TN = CLBlast TT (1, 1), TT = CLBlast TN (1, 0).
 //   The body's a_transpose/b_transpose keep CLBlast's meaning.
+//
 // Parameters: WGD (tile size in M, N and K), MDIMCD, NDIMCD (work-group
 //   size), MDIMAD, NDIMBD (re-shaped work-group for loading A, B), KWID
 //   (unroll factor of the loop inside a tile), VWMD, VWND (vector width of
@@ -68,6 +69,10 @@
 //   - CLBlast's '#pragma promote_to_registers' lines are left out: they
 //     are directives for CLBlast's own source pre-processor, which it runs
 //     on ARM Mali GPUs only; every other compiler ignores them;
+//   - the casts to the scalar views agms/bgms omit CLBlast's 'restrict'
+//     inside the cast type (a qualifier on a cast type means nothing in C
+//     or C++, and NVRTC warns about it); agms and bgms themselves stay
+//     restrict, as in CLBlast;
 //   - USE_STAGGERED_INDICES (off by default in CLBlast) is not offered:
 //     GetGroupID0/1 are get_group_id(0/1); USE_CL_MAD (off by default) is
 //     not offered: MultiplyAdd is c += a * b; RELAX_WORKGROUP_SIZE (off by
@@ -519,8 +524,8 @@ INLINE_FUNC void XgemmDirect(const int kSizeM, const int kSizeN, const int kSize
                              const int a_transpose, const int b_transpose) {
 
   // Scalar views of A and B
-  const __global real* restrict agms = (const __global real* restrict) agm;
-  const __global real* restrict bgms = (const __global real* restrict) bgm;
+  const __global real* restrict agms = (const __global real*) agm;
+  const __global real* restrict bgms = (const __global real*) bgm;
 
   // Registers
   real apd[MWID];

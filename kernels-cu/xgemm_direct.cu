@@ -30,6 +30,7 @@
 //   BLAS names: NN = CLBlast NT (a_transpose 0, b_transpose 1), NT =
 //   CLBlast NN (0, 0), TN = CLBlast TT (1, 1), TT = CLBlast TN (1, 0).
 //   The body's a_transpose/b_transpose keep CLBlast's meaning.
+//
 // Parameters: WGD (tile size in M, N and K), MDIMCD, NDIMCD (block size),
 //   MDIMAD, NDIMBD (re-shaped block for loading A, B), KWID (unroll factor
 //   of the loop inside a tile), VWMD, VWND (vector width of the A and B
@@ -61,16 +62,14 @@
 // Deliberate differences from CLBlast: as in the OpenCL twin (arguments
 //   c_transpose, a_conjugate, b_conjugate dropped, C column-major; alpha
 //   and beta passed as real; '#pragma promote_to_registers' left out;
+//   no 'restrict' inside the type of the casts to agms/bgms;
 //   no staggered group ids, no mad(), no RELAX_WORKGROUP_SIZE, no width 16).
 // Twin differences: the body is the OpenCL twin's text after the mapping
 //   CLBlast's own opencl_to_cuda.h applies: __kernel -> extern "C"
 //   __global__, __global dropped, __local -> __shared__, restrict ->
 //   __restrict__, barrier -> __syncthreads, helper functions __device__
 //   (INLINE_FUNC); get_local_id/get_group_id are the prelude's int
-//   functions. The casts to the scalar views of A and B omit CLBlast's
-//   'restrict' inside the cast type (a qualifier on a cast type has no
-//   meaning in C or C++; NVRTC warns about it): the pointers themselves
-//   stay __restrict__. Vector types: float2, float4 and double2 are CUDA's own;
+//   functions. Vector types: float2, float4 and double2 are CUDA's own;
 //   float8, double4 and double8 have no CUDA vector type (double4 is
 //   deprecated in CUDA 13 and only 16-byte aligned), so this twin uses
 //   PLAIN STRUCTS of 8 or 4 reals (fields s0..s7, resp. x, y, z, w) with
