@@ -14,7 +14,7 @@ fn main() -> gemmlab::Result<()> {
         .ok_or_else(|| gemmlab::Error::invalid("no OpenCL device"))?;
     let mut session = Session::new(backend);
     let mut gemm = Gemm::published()?; // or Gemm::tuned(&database, toolchain)
-    // Row-major C (3 x 2) = 2 A B^T - C, in f64.
+                                       // Row-major C (3 x 2) = 2 A B^T - C, in f64.
     let p = Problem {
         layout: Layout::RowMajor,
         trans_b: Trans::T,

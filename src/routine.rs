@@ -108,7 +108,10 @@ impl Tuning {
                     Path::Direct => t.direct = c,
                     Path::Indirect => t.indirect = c,
                 }
-                from.push(format!("{} tuned at {}x{}x{}", spec.id, best.m, best.n, best.k));
+                from.push(format!(
+                    "{} tuned at {}x{}x{}",
+                    spec.id, best.m, best.n, best.k
+                ));
             }
         }
         if let Some(x) = db.crossover(toolchain, precision) {
@@ -205,7 +208,8 @@ impl Gemm {
     pub fn tuned(db: &Database, toolchain: Toolchain) -> Result<Gemm> {
         let mut g = Gemm::published()?;
         for p in Precision::ALL {
-            g.tunings.insert(p, Tuning::from_database(db, toolchain, p)?);
+            g.tunings
+                .insert(p, Tuning::from_database(db, toolchain, p)?);
         }
         Ok(g)
     }
@@ -283,7 +287,10 @@ impl Gemm {
             let support = session.routine_support(p.precision)?;
             let step = stage::scale(support, p, c)?;
             let t = step.run(&mut session.backend.borrow_mut())?;
-            return Ok(RoutineRun { post_ns: t, ..quick });
+            return Ok(RoutineRun {
+                post_ns: t,
+                ..quick
+            });
         }
         let tuning = self
             .tunings

@@ -148,7 +148,9 @@ fn cublas_sgemm_is_measured_and_right() {
     b.upload(&da, HostData::F32(&a)).unwrap();
     b.upload(&db, HostData::F32(&bb)).unwrap();
     b.fill(&dc, f64::NAN).unwrap();
-    let t = b.vendor_gemm(&GemmCall::plain(m, n, k, da, db, dc), 1).unwrap();
+    let t = b
+        .vendor_gemm(&GemmCall::plain(m, n, k, da, db, dc), 1)
+        .unwrap();
     assert!(t.is_some_and(|t| t > 0));
     assert!(b.vendor_blas().is_some_and(|v| v.starts_with("cuBLAS")));
     let mut c = vec![0.0f32; m * n];
@@ -182,7 +184,9 @@ fn cublas_dgemm_batches_and_memory_info() {
     let mut poisoned = vec![0.0f64; m * n];
     b.download(&dc, HostDataMut::F64(&mut poisoned)).unwrap();
     assert!(poisoned.iter().all(|v| v.is_nan()), "f64 poison is NaN");
-    b.vendor_gemm(&GemmCall::plain(m, n, k, da, db, dc), 1).unwrap().unwrap();
+    b.vendor_gemm(&GemmCall::plain(m, n, k, da, db, dc), 1)
+        .unwrap()
+        .unwrap();
     let mut c = vec![0.0f64; m * n];
     b.download(&dc, HostDataMut::F64(&mut c)).unwrap();
     for j in 0..n {

@@ -11,7 +11,7 @@
 
 mod common;
 
-use gemmlab::gemm::check::check_against;
+use gemmlab::gemm::check::check_widened;
 use gemmlab::gemm::data::C_GAP;
 use gemmlab::gemm::driver::Session;
 use gemmlab::gemm::problem::{Layout, Matrix, Precision, Problem, Trans};
@@ -23,12 +23,12 @@ const SHAPES: &[(usize, usize, usize)] = &[
     (1, 1, 1),
     (7, 5, 3),
     (33, 65, 17),
-    (130, 9, 70),  // tall
-    (9, 140, 70),  // wide
-    (64, 64, 64),  // whole tiles
-    (0, 5, 3),     // degenerate: nothing to do
+    (130, 9, 70), // tall
+    (9, 140, 70), // wide
+    (64, 64, 64), // whole tiles
+    (0, 5, 3),    // degenerate: nothing to do
     (5, 0, 3),
-    (5, 7, 0),     // K = 0: C = beta C
+    (5, 7, 0), // K = 0: C = beta C
 ];
 
 const SCALARS: &[(f64, f64)] = &[(1.0, 0.0), (1.5, 0.5), (-0.75, 1.0), (0.0, 0.5)];
@@ -100,7 +100,11 @@ fn client(backend: AnyBackend) -> (usize, Vec<String>) {
                                 cases += 1;
                                 gemm.force = Some(path);
                                 if let Err(e) = one(&mut session, &mut gemm, &p, seed) {
-                                    failures.push(format!("{} via {}: {e}", p.describe(), path.as_str()));
+                                    failures.push(format!(
+                                        "{} via {}: {e}",
+                                        p.describe(),
+                                        path.as_str()
+                                    ));
                                 }
                             }
                         }
@@ -129,12 +133,14 @@ fn one(session: &mut Session, gemm: &mut Gemm, p: &Problem, seed: u64) -> Result
     }
     run.map_err(|e| e.to_string())?;
     if let Some(at) = gap {
-        return Err(format!("element {at} of C's buffer, outside the matrix, changed"));
+        return Err(format!(
+            "element {at} of C's buffer, outside the matrix, changed"
+        ));
     }
     if p.m == 0 || p.n == 0 {
         return Ok(());
     }
-    let report = check_against(p.m, &logical, &reference);
+    let report = check_widened(p.m, &logical, &reference, p.precision);
     if !report.passed {
         return Err(report.summary());
     }
@@ -142,7 +148,10 @@ fn one(session: &mut Session, gemm: &mut Gemm, p: &Problem, seed: u64) -> Result
 }
 
 fn report(what: &str, (cases, failures): (usize, Vec<String>)) {
-    common::say(&format!("{what}: {cases} routine calls, {} failed", failures.len()));
+    common::say(&format!(
+        "{what}: {cases} routine calls, {} failed",
+        failures.len()
+    ));
     assert!(
         failures.is_empty(),
         "{} of {cases} cases failed:\n{}",
@@ -175,20 +184,35 @@ fn bad_arguments_are_named_and_nothing_runs() {
     let c = upload_operand(&session, &ops, Matrix::C, C_GAP).unwrap();
     let mut bad = p;
     bad.lda = 7;
-    let e = gemm.run(&mut session, &bad, a, b, c).unwrap_err().to_string();
+    let e = gemm
+        .run(&mut session, &bad, a, b, c)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("argument 9 (lda)"), "{e}");
     // A buffer too small for the leading dimension asked.
     let mut big = p;
     big.ldc = 20;
-    let e = gemm.run(&mut session, &big, a, b, c).unwrap_err().to_string();
-    assert!(e.contains("argument 13 (C)") && e.contains("holds 48"), "{e}");
+    let e = gemm
+        .run(&mut session, &big, a, b, c)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("argument 13 (C)") && e.contains("holds 48"),
+        "{e}"
+    );
     // f64 call on f32 buffers.
     let mut dp = p;
     dp.precision = Precision::F64;
-    let e = gemm.run(&mut session, &dp, a, b, c).unwrap_err().to_string();
+    let e = gemm
+        .run(&mut session, &dp, a, b, c)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("DGEMM") && e.contains("F32"), "{e}");
     let (logical, _) = read_c(&session, c, &p);
-    assert!(logical.iter().all(|v| v.is_nan()), "C was written by a refused call");
+    assert!(
+        logical.iter().all(|v| v.is_nan()),
+        "C was written by a refused call"
+    );
     gemm.release(&session);
 }
 

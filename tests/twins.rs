@@ -68,9 +68,14 @@ fn strip_comments(src: &str) -> String {
 /// whitespace-normalised line per source line, blank lines dropped.
 fn body(src: &str, entry: &str, opencl: bool) -> Vec<String> {
     let code = strip_comments(src);
-    let start = code
+    let entry_at = code
         .find(&format!("void {entry}("))
         .unwrap_or_else(|| panic!("no entry {entry}"));
+    // CLBlast's kernels: from their first helper function on (the device code
+    // the entries call), not only the entries.
+    let start = code
+        .find("\nINLINE_FUNC ")
+        .map_or(entry_at, |i| (i + 1).min(entry_at));
     code[start..]
         .lines()
         .map(|l| {
@@ -79,7 +84,21 @@ fn body(src: &str, entry: &str, opencl: bool) -> Vec<String> {
                 l = l
                     .replace("__global ", "")
                     .replace("__local ", "__shared__ ")
-                    .replace("barrier(CLK_LOCAL_MEM_FENCE)", "__syncthreads()");
+                    .replace("barrier(CLK_LOCAL_MEM_FENCE)", "__syncthreads()")
+                    .replace(" restrict ", " __restrict__ ");
+
+                // CLBlast's literal bounds: reqd_work_group_size(X, Y, 1) is __launch_bounds__(X*Y).
+                if let Some(dims) = l
+                    .strip_prefix("__kernel __attribute__((reqd_work_group_size(")
+                    .and_then(|r| r.strip_suffix(", 1)))"))
+                {
+                    if let Some((x, y)) = dims.split_once(", ") {
+                        l = format!("extern \"C\" __global__ __launch_bounds__({x}*{y})");
+                    }
+                }
+                if let Some(rest) = l.strip_prefix("__kernel ") {
+                    l = format!("extern \"C\" __global__ {rest}");
+                }
             }
             l
         })
@@ -147,7 +166,25 @@ fn twins_share_launch_bounds_and_entry() {
     for spec in kernels::all() {
         let (cl, cu) = (spec.opencl_source, spec.cuda_source);
         assert_eq!(bounds(cl), bounds(cu), "{}: launch bounds differ", spec.id);
-        assert_eq!(bounds(cl).len(), 1, "{}: one bounded entry", spec.id);
+        match spec.abi {
+            // Four entries, each with CLBlast's literal bounds on both sides.
+            gemmlab::kernels::Abi::Direct { entries } => {
+                let count = |s: &str, pat: &str| strip_comments(s).matches(pat).count();
+                assert_eq!(
+                    count(cl, "reqd_work_group_size("),
+                    entries.len(),
+                    "{}",
+                    spec.id
+                );
+                assert_eq!(
+                    count(cu, "__launch_bounds__("),
+                    entries.len(),
+                    "{}",
+                    spec.id
+                );
+            }
+            _ => assert_eq!(bounds(cl).len(), 1, "{}: one bounded entry", spec.id),
+        }
         assert!(
             cl.starts_with("//") && cu.starts_with("//"),
             "{}: each source opens with its header comment",
@@ -183,6 +220,7 @@ fn published_defaults_are_pinned() {
             &["USE_BOUNDS", "USE_RESTRICT"],
             &["USE_BOUNDS", "USE_RESTRICT"],
         ),
+        ("xgemmdirect", &[], &[]),
     ];
     assert_eq!(pinned.len(), kernels::all().len());
     for (id, cl_on, cu_on) in pinned {

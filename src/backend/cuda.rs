@@ -28,7 +28,8 @@ use cudarc::driver::sys;
 use super::nvrtc::{first_symbol, Arch, MissingCompiler, Nvrtc, NvrtcCompiler};
 use super::{
     check_len, ptxas, Arg, Artefact, Backend, Buffer, BuildReport, Compiler, DeviceInfo,
-    DeviceKind, Elem, GemmCall, Geometry, HostData, HostDataMut, Image, KernelResources, Program, Toolchain,
+    DeviceKind, Elem, GemmCall, Geometry, HostData, HostDataMut, Image, KernelResources, Program,
+    Toolchain,
 };
 use crate::error::{Error, Result};
 
@@ -798,7 +799,11 @@ impl Backend for CudaBackend {
             }
             Ok(self.ptr(buf)? + (off * elem.size()) as u64)
         };
-        let (pa, pb, pc) = (at(&g.a, g.a_offset)?, at(&g.b, g.b_offset)?, at(&g.c, g.c_offset)?);
+        let (pa, pb, pc) = (
+            at(&g.a, g.a_offset)?,
+            at(&g.b, g.b_offset)?,
+            at(&g.c, g.c_offset)?,
+        );
         let dim =
             |v: usize| i32::try_from(v).map_err(|_| Error::invalid("matrix dimension exceeds i32"));
         let (mi, ni, ki) = (dim(g.m)?, dim(g.n)?, dim(g.k)?);

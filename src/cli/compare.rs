@@ -8,12 +8,12 @@ use gemmlab::clocks::{Monitor, Nvml};
 use gemmlab::experiment::{run_compare, toolchains, CompareOptions};
 use gemmlab::gemm::check::CheckMode;
 use gemmlab::gemm::driver::Session;
+use gemmlab::gemm::problem::Template;
 use gemmlab::kernels::{self, Hints};
 use gemmlab::measure::{CacheState, Plan};
 use gemmlab::progress::Progress;
 use gemmlab::report::table::compare_table;
 use gemmlab::results::{Environment, ResultWriter};
-use gemmlab::gemm::problem::Template;
 use gemmlab::{
     open_with, resolve, Backend, DeviceKind, DeviceSpec, Error, Inventory, Layout, Nvrtc,
     Precision, Result, Toolchain, Trans,
@@ -214,7 +214,9 @@ impl ProblemArgs {
                     .split(',')
                     .map(|x| {
                         x.trim().parse::<usize>().map_err(|_| {
-                            Error::invalid(format!("--offsets: '{x}' is not a non-negative integer"))
+                            Error::invalid(format!(
+                                "--offsets: '{x}' is not a non-negative integer"
+                            ))
                         })
                     })
                     .collect::<Result<_>>()?;

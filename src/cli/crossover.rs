@@ -73,8 +73,12 @@ pub fn run(args: CrossoverArgs) -> Result<()> {
             pb.finish_and_clear();
             let results = results?;
             print!("{}", table(&results));
-            let entry =
-                crossover::entry(&results, info.toolchain, precision, info.compiler_version.clone());
+            let entry = crossover::entry(
+                &results,
+                info.toolchain,
+                precision,
+                info.compiler_version.clone(),
+            );
             println!(
                 "  indirect from {}^3 on (routine time = pre + kernel + post, median of {})",
                 entry.min_indirect, args.reps
@@ -107,7 +111,10 @@ fn table(results: &[EdgeResult]) -> String {
     let us = |s: &Option<gemmlab::measure::Stats>| {
         s.map_or("-".to_string(), |s| format!("{:.1}", s.median_ns / 1e3))
     };
-    let mut out = format!("  {:>6} {:>12} {:>12}  {}\n", "edge", "direct us", "indirect us", "faster");
+    let mut out = format!(
+        "  {:>6} {:>12} {:>12}  {}\n",
+        "edge", "direct us", "indirect us", "faster"
+    );
     for r in results {
         let faster = match (&r.direct, &r.indirect) {
             (Some(d), Some(i)) if i.median_ns <= d.median_ns => "indirect",

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use gemmlab::gemm::check::check_against;
+use gemmlab::gemm::check::check_widened;
 use gemmlab::gemm::driver::{vendor_call, Session};
 use gemmlab::gemm::problem::Matrix;
 use gemmlab::gemm::{parse_size, Operands, Reference};
@@ -60,8 +60,11 @@ fn parse_dims(s: &str) -> Result<(usize, usize, usize)> {
 }
 
 pub fn run(args: GemmArgs) -> Result<()> {
-    let sizes: Vec<(usize, usize, usize)> =
-        args.sizes.iter().map(|s| parse_dims(s)).collect::<Result<_>>()?;
+    let sizes: Vec<(usize, usize, usize)> = args
+        .sizes
+        .iter()
+        .map(|s| parse_dims(s))
+        .collect::<Result<_>>()?;
     let template = args.problem.template_for(&sizes)?;
     let mut sessions = args.device.sessions()?;
     let seed = seed_or_random(args.seed);
@@ -133,7 +136,7 @@ fn one(
                     v
                 }
             };
-            check_against(p.m, &logical(all), reference)
+            check_widened(p.m, &logical(all), reference, p.precision)
         };
         if !report.passed {
             return Err(Error::Check {

@@ -141,7 +141,11 @@ impl Reference {
         let (alpha, beta) = (ops.problem.alpha, ops.problem.beta);
         if alpha != 1.0 || beta != 0.0 {
             for (i, v) in c.iter_mut().enumerate() {
-                let c0 = if beta != 0.0 { f64::from(ops.c0[i]) } else { 0.0 };
+                let c0 = if beta != 0.0 {
+                    f64::from(ops.c0[i])
+                } else {
+                    0.0
+                };
                 *v = alpha * *v + beta * c0;
             }
         }
@@ -247,6 +251,23 @@ pub fn check_against<T: Real>(m: usize, c: &[T], reference: &Reference) -> Check
     r
 }
 
+/// `check_against` for a result computed in `precision` and widened to f64 (an
+/// f32 result narrows back exactly), so the precision's limits apply.
+pub fn check_widened(
+    m: usize,
+    c: &[f64],
+    reference: &Reference,
+    precision: Precision,
+) -> CheckReport {
+    match precision {
+        Precision::F64 => check_against(m, c, reference),
+        Precision::F32 => {
+            let narrow: Vec<f32> = c.iter().map(|&v| v as f32).collect();
+            check_against(m, &narrow, reference)
+        }
+    }
+}
+
 /// Partial sums of one chunk of a full comparison.
 #[derive(Clone, Default)]
 struct Partial {
@@ -320,10 +341,7 @@ pub fn check<T: Real>(m: usize, c: &[T], reference: &[f64]) -> CheckReport {
         max_err_over_rms: max_rel,
         non_finite: t.non_finite,
         worst_index,
-        passed: len_ok
-            && t.non_finite == 0
-            && rel <= max_fro
-            && max_rel <= max_elem,
+        passed: len_ok && t.non_finite == 0 && rel <= max_fro && max_rel <= max_elem,
         method: None,
         compared: Some(len),
         max_err_over_bound: None,

@@ -14,8 +14,7 @@ use super::problem::{Matrix, Precision, Problem};
 use super::stage;
 use crate::backend::{
     AnyBackend, Arg, Artefact, Backend, Buffer, BuildReport, Elem, GemmCall, Geometry, HostData,
-    HostDataMut,
-    KernelResources, Program,
+    HostDataMut, KernelResources, Program,
 };
 use crate::error::{Error, Result};
 use crate::kernels::{Abi, Config, Hints, KernelSpec, Support};
@@ -90,7 +89,11 @@ pub struct DeviceOperands {
 }
 
 /// A device buffer holding `values` in `precision` (widened for f64: the values are exact in both).
-pub(crate) fn upload_real(be: &mut AnyBackend, values: &[f32], precision: Precision) -> Result<Buffer> {
+pub(crate) fn upload_real(
+    be: &mut AnyBackend,
+    values: &[f32],
+    precision: Precision,
+) -> Result<Buffer> {
     let buf = be.alloc(precision.elem(), values.len().max(1))?;
     let done = match precision {
         Precision::F32 if values.is_empty() => be.fill(&buf, 0.0),
@@ -758,7 +761,8 @@ fn download_and_check(
         Precision::F32 => {
             let mut all = vec![0.0f32; c.len];
             be.download(&c, HostDataMut::F32(&mut all))?;
-            let gap = (0..all.len()).find(|&i| !inside(i) && all[i].to_bits() != image[i].to_bits());
+            let gap =
+                (0..all.len()).find(|&i| !inside(i) && all[i].to_bits() != image[i].to_bits());
             let logical = gather(&all, &s_logical, m, n);
             (check_against(m, &logical, reference), gap)
         }
@@ -842,10 +846,13 @@ impl Timed for KernelRunner<'_> {
         let p = self.prepared;
         let [m, n, k] = p.padded;
         let _ = (m, n, k);
-        self.session
-            .backend
-            .borrow_mut()
-            .launch_batch(&p.program, p.entry, &p.geometry, &p.args, count)
+        self.session.backend.borrow_mut().launch_batch(
+            &p.program,
+            p.entry,
+            &p.geometry,
+            &p.args,
+            count,
+        )
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -917,7 +924,15 @@ impl<'a> VendorRunner<'a> {
         match outcome {
             Ok(Some(report)) => {
                 drop(be);
-                Ok(Some((VendorRunner { session, c, call, flush }, report)))
+                Ok(Some((
+                    VendorRunner {
+                        session,
+                        c,
+                        call,
+                        flush,
+                    },
+                    report,
+                )))
             }
             Ok(None) => {
                 be.free(c);
@@ -974,7 +989,10 @@ pub fn device_reference(session: &Session, ops: &Operands) -> Result<Option<Vec<
         let c = be.alloc(Elem::F64, m * n)?;
         owned.push(c);
         be.fill(&c, f64::NAN)?;
-        if be.vendor_gemm(&GemmCall::plain(m, n, k, a, b, c), 1)?.is_none() {
+        if be
+            .vendor_gemm(&GemmCall::plain(m, n, k, a, b, c), 1)?
+            .is_none()
+        {
             return Ok(None);
         }
         let mut host = vec![0.0f64; m * n];

@@ -171,14 +171,22 @@ mod tests {
 
     #[test]
     fn dgemm_peak_counts_when_it_is_larger() {
-        let need = estimate((32768, 32768, 32768), 1, RefKind::Dgemm, 0, Default::default());
+        let need = estimate(
+            (32768, 32768, 32768),
+            1,
+            RefKind::Dgemm,
+            0,
+            Default::default(),
+        );
         let mat = 32768u64 * 32768;
         assert_eq!(
             need.device_total(),
             (4 * 2 * mat + 4 * 5 * mat).max(8 * 3 * mat)
         );
         assert_eq!(
-            estimate((100, 100, 100), 1, RefKind::Sampled, 0, Default::default()).host.len(),
+            estimate((100, 100, 100), 1, RefKind::Sampled, 0, Default::default())
+                .host
+                .len(),
             2
         );
     }

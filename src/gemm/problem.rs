@@ -476,7 +476,10 @@ impl Template {
     }
 
     pub fn is_plain(&self) -> bool {
-        self.at(1, 1, 1).is_ok_and(|p| p.is_plain()) && self.lda.is_none() && self.ldb.is_none() && self.ldc.is_none()
+        self.at(1, 1, 1).is_ok_and(|p| p.is_plain())
+            && self.lda.is_none()
+            && self.ldb.is_none()
+            && self.ldc.is_none()
     }
 }
 

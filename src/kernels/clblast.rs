@@ -226,7 +226,7 @@ const XGEMM_CONSTRAINTS: &[Constraint] = &[
 const SW_XGEMM: &[SwitchUse] = &[SwitchUse::on(USE_BOUNDS), SwitchUse::on(USE_RESTRICT)];
 
 /// CLBlast's kernels in the registry, in order.
-pub const KERNELS: &[KernelSpec] = &[XGEMM];
+pub const KERNELS: &[KernelSpec] = &[XGEMM, super::clblast_direct::XGEMM_DIRECT];
 
 pub const XGEMM: KernelSpec = KernelSpec {
     id: "xgemm",

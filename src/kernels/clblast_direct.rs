@@ -257,8 +257,14 @@ mod tests {
             Abi::Direct { entries } => {
                 assert_eq!(entries[0], XGEMM_DIRECT.entry);
                 for e in entries {
-                    assert!(XGEMM_DIRECT.opencl_source.contains(&format!("void {e}(")), "{e}");
-                    assert!(XGEMM_DIRECT.cuda_source.contains(&format!("void {e}(")), "{e}");
+                    assert!(
+                        XGEMM_DIRECT.opencl_source.contains(&format!("void {e}(")),
+                        "{e}"
+                    );
+                    assert!(
+                        XGEMM_DIRECT.cuda_source.contains(&format!("void {e}(")),
+                        "{e}"
+                    );
                 }
             }
             _ => panic!("xgemmdirect must have the Direct ABI"),
@@ -280,7 +286,10 @@ mod tests {
             .config(&[("WGD".into(), 8), ("KWID".into(), 16)])
             .unwrap_err()
             .to_string();
-        assert!(e.contains("KWID") && e.contains("WGD=8") && e.contains("KWID=16"), "{e}");
+        assert!(
+            e.contains("KWID") && e.contains("WGD=8") && e.contains("KWID=16"),
+            "{e}"
+        );
         let e = XGEMM_DIRECT
             .config(&[("VWMD".into(), 4)])
             .unwrap_err()
@@ -296,7 +305,11 @@ mod tests {
         assert!(e.contains("MDIMCD=16"), "{e}");
         // KDIMAD = 16*16/8 = 32 does not divide WGD = 16
         let e = XGEMM_DIRECT
-            .config(&[("WGD".into(), 16), ("MDIMCD".into(), 16), ("NDIMCD".into(), 16)])
+            .config(&[
+                ("WGD".into(), 16),
+                ("MDIMCD".into(), 16),
+                ("NDIMCD".into(), 16),
+            ])
             .unwrap_err()
             .to_string();
         assert!(e.contains("KDIMAD") && e.contains("MDIMAD=8"), "{e}");
@@ -315,7 +328,10 @@ mod tests {
         let c64 = XGEMM_DIRECT.with_precision(&c, Precision::F64).unwrap();
         assert_eq!((XGEMM_DIRECT.local_bytes)(&c64), 2 * 64 * 64 * 8);
         let e = XGEMM_DIRECT.validate(&c64).unwrap_err().to_string();
-        assert!(e.contains("48 KiB") && e.contains("PRECISION=64") && e.contains("WGD=64"), "{e}");
+        assert!(
+            e.contains("48 KiB") && e.contains("PRECISION=64") && e.contains("WGD=64"),
+            "{e}"
+        );
         let d = XGEMM_DIRECT.defaults();
         assert_eq!(local_bytes(&d), (16 * 17 * 2) * 4);
         let d64 = XGEMM_DIRECT.with_precision(&d, Precision::F64).unwrap();

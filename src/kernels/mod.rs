@@ -2,6 +2,7 @@
 //! and the tuner read it; none of them lists kernels by hand.
 
 mod clblast;
+mod clblast_direct;
 mod switches;
 mod tutorial;
 

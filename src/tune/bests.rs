@@ -152,15 +152,24 @@ impl Database {
         });
         self.entries.push(best);
         self.entries.sort_by(|a, b| {
-            (&a.kernel, a.toolchain, a.precision.define(), a.m, a.n, a.k, &a.call).cmp(&(
-                &b.kernel,
-                b.toolchain,
-                b.precision.define(),
-                b.m,
-                b.n,
-                b.k,
-                &b.call,
-            ))
+            (
+                &a.kernel,
+                a.toolchain,
+                a.precision.define(),
+                a.m,
+                a.n,
+                a.k,
+                &a.call,
+            )
+                .cmp(&(
+                    &b.kernel,
+                    b.toolchain,
+                    b.precision.define(),
+                    b.m,
+                    b.n,
+                    b.k,
+                    &b.call,
+                ))
         });
     }
 

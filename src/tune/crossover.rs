@@ -131,8 +131,7 @@ fn time_path(
         for _ in 0..reps.max(1) {
             times.push(gemm.run(session, &ops.problem, a, b, c)?.total_ns() as f64);
         }
-        Stats::from_sample_ns(&times)
-            .ok_or_else(|| Error::invalid("no timed repetitions"))
+        Stats::from_sample_ns(&times).ok_or_else(|| Error::invalid("no timed repetitions"))
     })();
     let mut be = session.backend.borrow_mut();
     for buf in [a, b, c] {
@@ -209,7 +208,11 @@ mod tests {
             r(1024, 70.0, 40.0),
         ];
         assert_eq!(crossover_of(&rs), 512);
-        assert_eq!(crossover_of(&rs[..3]), 512, "never wins: past the largest edge");
+        assert_eq!(
+            crossover_of(&rs[..3]),
+            512,
+            "never wins: past the largest edge"
+        );
         assert_eq!(crossover_of(&[r(64, 2.0, 1.0), r(128, 3.0, 2.0)]), 64);
     }
 }

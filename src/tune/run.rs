@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::bests::{Best, Database};
-use crate::gemm::problem::Template;
 use super::search::{key_base, search, SearchOptions, SearchResult};
 use super::space::{Space, SpaceRequest};
 use super::store::{fnv1a, Phase, Record, Store};
@@ -16,6 +15,7 @@ use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::experiment::{measure_items, measure_vendor, refused_size, Lane, Point, Problem};
 use crate::gemm::driver::{Session, Source};
+use crate::gemm::problem::Template;
 use crate::kernels::KernelSpec;
 use crate::measure::Plan;
 use crate::progress::Progress;

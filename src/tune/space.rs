@@ -260,7 +260,9 @@ impl Space {
                     .collect(),
             );
             if spec.multi_precision() {
-                config.0.insert(PRECISION.into(), request.precision.define());
+                config
+                    .0
+                    .insert(PRECISION.into(), request.precision.define());
             }
             match param_rule(spec, device, &config) {
                 Some(rule) => blame(rule, rest),
