@@ -84,7 +84,7 @@ fn cuda_and_opencl_twins_agree_within_rounding() {
         let worst = x
             .iter()
             .zip(&y)
-            .map(|(a, b)| (f64::from(*a) - f64::from(*b)).abs())
+            .map(|(a, b)| (*a - *b).abs())
             .fold(0.0, f64::max);
         // Same algorithm, same order of operations: differences come only from
         // FMA contraction and rounding, far below the checking threshold.

@@ -52,7 +52,7 @@ fn parse_dims(s: &str) -> Result<(usize, usize, usize)> {
         .map(|p| p.trim().parse::<usize>().map_err(|_| bad()))
         .collect::<Result<_>>()?;
     match v[..] {
-        [n] if n == 0 => Ok((0, 0, 0)),
+        [0] => Ok((0, 0, 0)),
         [m, n, k] if m == 0 || n == 0 || k == 0 => Ok((m, n, k)),
         [_] | [_, _, _] => parse_size(s),
         _ => Err(bad()),
