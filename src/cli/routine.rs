@@ -165,7 +165,6 @@ fn one(
             let vendor = {
                 let mut be = session.backend.borrow_mut();
                 let mut v = Vec::new();
-                let blas = be.vendor_blas();
                 if be.vendor_gemm(&call, 1)?.is_some() {
                     for _ in 0..reps.max(1) {
                         if let Some(t) = be.vendor_gemm(&call, 1)? {
@@ -173,7 +172,9 @@ fn one(
                         }
                     }
                 }
-                Stats::from_sample_ns(&v).map(|s| (s, blas.unwrap_or_default()))
+                // Named after its first call: the library is loaded on demand.
+                let blas = be.vendor_blas().unwrap_or_else(|| "vendor BLAS".into());
+                Stats::from_sample_ns(&v).map(|s| (s, blas))
             };
             if let Some((vs, blas)) = vendor {
                 line += &format!(

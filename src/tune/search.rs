@@ -159,9 +159,15 @@ pub fn key_base(session: &Session, space: &Space, size: (usize, usize, usize)) -
     }
 }
 
-/// What a store key and a best say about a call that is not the tutorial's.
+/// What a store key and a best say about a call other than C = A * B with tight
+/// column-major operands (the precision is recorded on its own: in the
+/// configuration of a `real` kernel, and in a best's `precision`).
 pub fn call_tag(call: &crate::gemm::problem::Problem) -> Option<String> {
-    (!call.is_plain()).then(|| call.describe())
+    let single = crate::gemm::problem::Problem {
+        precision: crate::gemm::problem::Precision::F32,
+        ..*call
+    };
+    (!single.is_plain()).then(|| call.describe())
 }
 
 impl Key {
