@@ -254,7 +254,7 @@ pub fn plan(
                 operands: [ap, bp, cp],
             })
         }
-        Abi::Tutorial => Err(Error::invalid(format!(
+        Abi::Tutorial | Abi::Lecture { .. } => Err(Error::invalid(format!(
             "internal: {} is not a CLBlast kernel",
             spec.id
         ))),

@@ -65,6 +65,8 @@ pub enum Family {
     Tutorial,
     /// CLBlast's parameterised xgemm (indirect) and xgemm_direct kernels.
     Clblast,
+    /// The OpenCL matrix-multiplication lecture's kernels: row-major with strides, float or double.
+    Lecture,
 }
 
 /// How a kernel is called: its arguments and what it assumes of the memory it
@@ -84,6 +86,14 @@ pub enum Abi {
     /// leading dimensions as given, C not read where beta is 0; one entry point
     /// per transpose case, in the order NN, NT, TN, TT.
     Direct { entries: [&'static str; 4] },
+    /// The lecture's kernels, `(Aheight, Awidth, Bheight, Bwidth, Astride, Bstride,
+    /// Cstride, A, B, C)`: row-major C = A * B with strides (elements between rows),
+    /// heights and widths those of the matrices as stored: A is M x K, or K x M where
+    /// `a_transposed`; B is K x N, or N x K where `b_transposed`. C is written, never
+    /// read. NDRange x runs along the columns of C, y along its rows (the lecture's
+    /// get_global_id(0) = column); `operands.tile` (1, 1, V) asks for strides of A and
+    /// B that are multiples of V along K, zero-padded (the float8/double4 variant).
+    Lecture { a_transposed: bool, b_transposed: bool },
 }
 
 /// One kernel, both twins.
