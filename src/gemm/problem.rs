@@ -317,6 +317,27 @@ impl Problem {
         }
     }
 
+    /// The row-major problem that computes the same memory (the mirror of
+    /// `column_major`): a column-major C = op(A) op(B) is the row-major
+    /// C^T = op(B)^T op(A)^T.
+    pub fn row_major(&self) -> Problem {
+        match self.layout {
+            Layout::RowMajor => *self,
+            Layout::ColMajor => Problem {
+                layout: Layout::RowMajor,
+                trans_a: self.trans_b,
+                trans_b: self.trans_a,
+                m: self.n,
+                n: self.m,
+                lda: self.ldb,
+                ldb: self.lda,
+                a_offset: self.b_offset,
+                b_offset: self.a_offset,
+                ..*self
+            },
+        }
+    }
+
     /// True when the column-major form swapped A and B.
     pub fn swaps_operands(&self) -> bool {
         self.layout == Layout::RowMajor
@@ -575,6 +596,29 @@ mod tests {
         assert_eq!((c.lda, c.ldb, c.ldc), (r.ldb, r.lda, r.ldc));
         assert_eq!((c.a_offset, c.b_offset), (2, 1));
         assert!(c.validate().is_ok());
+    }
+
+    #[test]
+    fn both_normal_forms_address_every_element_alike() {
+        for layout in [Layout::ColMajor, Layout::RowMajor] {
+            for (ta, tb) in [(Trans::N, Trans::N), (Trans::T, Trans::N), (Trans::N, Trans::T)] {
+                let mut q = p(layout, ta, tb, 5, 7, 3);
+                q.lda += 1;
+                q.c_offset = 2;
+                for form in [q.row_major(), q.column_major()] {
+                    assert!(form.validate().is_ok());
+                    // C(i, j) of the original is element (j, i) of a swapped form.
+                    let swapped = form.layout != q.layout;
+                    let (s0, s1) = (q.storage(Matrix::C), form.storage(Matrix::C));
+                    for i in 0..5 {
+                        for j in 0..7 {
+                            let there = if swapped { s1.index(j, i) } else { s1.index(i, j) };
+                            assert_eq!(s0.index(i, j), there, "{layout:?} {ta:?}{tb:?}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::kernels::{Abi, Config, KernelSpec, Support};
 use super::data::round_up;
 use super::problem::{Matrix, Precision, Problem, Storage};
 
+
 /// One kernel launch, ready to go.
 #[derive(Debug, Clone)]
 pub struct Step {
@@ -254,9 +255,155 @@ pub fn plan(
                 operands: [ap, bp, cp],
             })
         }
-        Abi::Tutorial | Abi::Lecture { .. } => Err(Error::invalid(format!(
-            "internal: {} is not a CLBlast kernel",
+        Abi::Lecture {
+            a_transposed,
+            b_transposed,
+        } => plan_lecture(
+            be,
+            spec,
+            config,
+            program,
+            support,
+            problem,
+            [a, b, c],
+            (a_transposed, b_transposed),
+        ),
+        Abi::Tutorial => Err(Error::invalid(format!(
+            "internal: {} is run by the tutorial driver",
             spec.id
         ))),
     }
+}
+
+/// The lecture's kernels compute row-major C = A B with strides and no offsets,
+/// alpha 1 and beta 0, with A or B stored transposed as the variant reads them.
+/// The problem is made row-major (a column-major call swaps A and B); an operand
+/// whose storage is already what the kernel reads is passed as it is (the
+/// problem's own stride), any other is packed (transposed, offset removed, K
+/// zero-padded to the vector width); C goes through a temporary where alpha,
+/// beta or an offset need the unpack kernel.
+#[allow(clippy::too_many_arguments)]
+fn plan_lecture(
+    be: &mut AnyBackend,
+    spec: &KernelSpec,
+    config: &Config,
+    program: Program,
+    support: Program,
+    problem: &Problem,
+    [a, b, c]: [Buffer; 3],
+    (a_t, b_t): (bool, bool),
+) -> Result<Staged> {
+    let p = problem.row_major();
+    let (a, b) = if problem.layout == super::problem::Layout::ColMajor {
+        (b, a)
+    } else {
+        (a, b)
+    };
+    let (m, n, k) = (p.m, p.n, p.k);
+    // Strides of A and B along K: multiples of v, zero beyond K.
+    let v = spec.tile(config).2.max(1);
+    let kv = round_up(k, v);
+    let (sa, sb, sc) = (
+        p.storage(Matrix::A),
+        p.storage(Matrix::B),
+        p.storage(Matrix::C),
+    );
+    let elem = p.precision.elem();
+    let mut owned = Vec::new();
+    let mut pre = Vec::new();
+    let mut post = Vec::new();
+    let mut temp = |be: &mut AnyBackend, len: usize| -> Result<Buffer> {
+        let t = be.alloc(elem, len)?;
+        owned.push(t);
+        Ok(t)
+    };
+    // Storage::transposed means element (i, j) at offset + i * ld + j: row-major
+    // op(A) as stored. The plain variant reads A so (its rows along K), the
+    // A-transposed one reads A^T so.
+    let k_ready = |s: &Storage| v == 1 || (k % v == 0 && s.ld % v == 0);
+    let (ya, stride_a) = if sa.transposed != a_t && sa.offset == 0 && (a_t || k_ready(&sa)) {
+        (a, sa.ld)
+    } else if !a_t {
+        // Row-major M x kv = column-major kv x M holding op(A)^T.
+        let t = temp(be, kv * m)?;
+        pre.push(pack(support, k, m, a, &sa, !sa.transposed, t, kv, m)?);
+        (t, kv)
+    } else {
+        // A^T stored row-major (K x M) = column-major M x K holding op(A).
+        let t = temp(be, m * k)?;
+        pre.push(pack(support, m, k, a, &sa, sa.transposed, t, m, k)?);
+        (t, m)
+    };
+    let (zb, stride_b) = if sb.transposed != b_t && sb.offset == 0 && (!b_t || k_ready(&sb)) {
+        (b, sb.ld)
+    } else if !b_t {
+        // Row-major K x N = column-major N x K holding op(B)^T.
+        let t = temp(be, n * k)?;
+        pre.push(pack(support, n, k, b, &sb, !sb.transposed, t, n, k)?);
+        (t, n)
+    } else {
+        // B^T stored row-major (N x kv) = column-major kv x N holding op(B).
+        let t = temp(be, kv * n)?;
+        pre.push(pack(support, k, n, b, &sb, sb.transposed, t, kv, n)?);
+        (t, kv)
+    };
+    let (cx, stride_c) = if sc.offset == 0 && p.alpha == 1.0 && p.beta == 0.0 {
+        (c, sc.ld)
+    } else {
+        let t = temp(be, m * n)?;
+        // Row-major M x N = column-major N x M: C = alpha T + beta C there.
+        post.push(Step {
+            program: support,
+            entry: "unpack_matrix",
+            geometry: Support::geometry(n, m),
+            args: vec![
+                int(n)?,
+                int(m)?,
+                Arg::Buf(t),
+                int(n)?,
+                Arg::Buf(c),
+                int(sc.offset)?,
+                int(sc.ld)?,
+                real(p.precision, p.alpha),
+                real(p.precision, p.beta),
+            ],
+        });
+        (t, n)
+    };
+    let (a_h, a_w) = if a_t { (k, m) } else { (m, k) };
+    let (b_h, b_w) = if b_t { (n, k) } else { (k, n) };
+    let (lx, ly) = (spec.launch.local)(config);
+    let (px, py) = (spec.launch.per_item)(config);
+    let (px, py) = (px.max(1), py.max(1));
+    let geometry = Geometry::d2(
+        (
+            round_up(n, px * lx) / px,
+            round_up(m, py * ly) / py,
+        ),
+        (lx, ly),
+    );
+    Ok(Staged {
+        pre,
+        main: Step {
+            program,
+            entry: spec.entry,
+            geometry,
+            args: vec![
+                int(a_h)?,
+                int(a_w)?,
+                int(b_h)?,
+                int(b_w)?,
+                int(stride_a)?,
+                int(stride_b)?,
+                int(stride_c)?,
+                Arg::Buf(ya),
+                Arg::Buf(zb),
+                Arg::Buf(cx),
+            ],
+        },
+        post,
+        owned,
+        padded: [m, n, k],
+        operands: [ya, zb, cx],
+    })
 }
