@@ -601,7 +601,11 @@ mod tests {
     #[test]
     fn both_normal_forms_address_every_element_alike() {
         for layout in [Layout::ColMajor, Layout::RowMajor] {
-            for (ta, tb) in [(Trans::N, Trans::N), (Trans::T, Trans::N), (Trans::N, Trans::T)] {
+            for (ta, tb) in [
+                (Trans::N, Trans::N),
+                (Trans::T, Trans::N),
+                (Trans::N, Trans::T),
+            ] {
                 let mut q = p(layout, ta, tb, 5, 7, 3);
                 q.lda += 1;
                 q.c_offset = 2;
@@ -612,7 +616,11 @@ mod tests {
                     let (s0, s1) = (q.storage(Matrix::C), form.storage(Matrix::C));
                     for i in 0..5 {
                         for j in 0..7 {
-                            let there = if swapped { s1.index(j, i) } else { s1.index(i, j) };
+                            let there = if swapped {
+                                s1.index(j, i)
+                            } else {
+                                s1.index(i, j)
+                            };
                             assert_eq!(s0.index(i, j), there, "{layout:?} {ta:?}{tb:?}");
                         }
                     }

@@ -15,7 +15,6 @@ use crate::kernels::{Abi, Config, KernelSpec, Support};
 use super::data::round_up;
 use super::problem::{Matrix, Precision, Problem, Storage};
 
-
 /// One kernel launch, ready to go.
 #[derive(Debug, Clone)]
 pub struct Step {
@@ -376,10 +375,7 @@ fn plan_lecture(
     let (px, py) = (spec.launch.per_item)(config);
     let (px, py) = (px.max(1), py.max(1));
     let geometry = Geometry::d2(
-        (
-            round_up(n, px * lx) / px,
-            round_up(m, py * ly) / py,
-        ),
+        (round_up(n, px * lx) / px, round_up(m, py * ly) / py),
         (lx, ly),
     );
     Ok(Staged {

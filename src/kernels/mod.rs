@@ -93,7 +93,10 @@ pub enum Abi {
     /// read. NDRange x runs along the columns of C, y along its rows (the lecture's
     /// get_global_id(0) = column); `operands.tile` (1, 1, V) asks for strides of A and
     /// B that are multiples of V along K, zero-padded (the float8/double4 variant).
-    Lecture { a_transposed: bool, b_transposed: bool },
+    Lecture {
+        a_transposed: bool,
+        b_transposed: bool,
+    },
 }
 
 /// One kernel, both twins.

@@ -10,6 +10,7 @@ pub mod fonts;
 pub mod md;
 pub mod table;
 
+mod blas;
 mod clocks;
 mod compare;
 mod offline;
@@ -372,6 +373,7 @@ fn generate_with(
 
     let sections: Vec<Section> = vec![
         compare::section(&mut ctx)?,
+        blas::section(&mut ctx)?,
         sweeps::registers(&mut ctx)?,
         sweeps::tiling(&mut ctx)?,
         sweeps::hints(&mut ctx)?,
