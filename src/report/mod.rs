@@ -13,6 +13,7 @@ pub mod table;
 mod blas;
 mod clocks;
 mod compare;
+mod lecture;
 mod offline;
 mod sweeps;
 mod tune;
@@ -374,6 +375,7 @@ fn generate_with(
     let sections: Vec<Section> = vec![
         compare::section(&mut ctx)?,
         blas::section(&mut ctx)?,
+        lecture::section(&mut ctx)?,
         sweeps::registers(&mut ctx)?,
         sweeps::tiling(&mut ctx)?,
         sweeps::hints(&mut ctx)?,
