@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -260,6 +260,29 @@ blas-tune-f32)
     --values KWG=16,32 --values MDIMC=8,16 --values NDIMC=8,16 --values MDIMA=8,16,32 --values NDIMB=8,16,32 \
     --values KWI=2,8 --values VWM=2,4,8 --values VWN=2,4,8 --values SA=1 --values SB=1 \
     --store "$W/store" --db "$W/tuned" --out "$W/tune-xgemm-f32-wide"
+  ;;
+lecture)
+  # Issue 13: the lecture's kernels on both toolchains in both precisions: the twins compared
+  # element by element (cuda_kernels, GEMMLAB_REQUIRE_CUDA=1), every BLOCK_SIZE (and vector
+  # width) of every variant at 2047 (a multiple of no block size), then each at its best at 1023
+  # and 4095. Then issue 12's leftovers: the f32 crossover and the tuned xgemm at 1024-8192 again
+  # with blas-tune-f32's bests, and the routine end to end on odd calls.
+  mkdir -p "$W/tests" "$W/tuned"; cp -r .gpu/prev/tuned/. "$W/tuned/"
+  L=lecture_naive,lecture_at,lecture_bt,lecture_bt_vec,lecture_tiled,lecture_prefetch,lecture_wide
+  timeout 100 bash -c 'for t in $(ls .gpu/tests/* | grep -e /cuda_kernels- -e /twins-); do
+    echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 timeout 90 "$t" --test-threads=1 2>&1; echo "== exit $?"
+  done' > "$W/tests/tests.txt" 2>&1
+  grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
+  for p in f32 f64; do
+    run lecture-tune-$p 115 $G tune $D --kernels $L --sizes 2047 --precision $p --strategy exhaustive \
+      --switches none --caps none --top 12 --reps 10 --store "$W/store" --db "$W/tuned" --out "$W/lecture-tune-$p"
+  done
+  run lecture-compare 90 bash -c "$G compare $D --tuned --db $W/tuned --kernels $L --sizes 1023,4095 --reps 10 --out $W/lecture-compare-f32 && \
+    $G compare $D --tuned --db $W/tuned --kernels $L --sizes 1023,4095 --precision f64 --reps 10 --out $W/lecture-compare-f64"
+  run xgemm-compare 60 $G compare $D --tuned --db "$W/tuned" --kernels xgemm --sizes 1024,2048,4096,8192,4096x4096x256 --out "$W/xgemm-compare"
+  run crossover-f32 45 $G crossover $D --precision f32 --reps 10 --db "$W/tuned" --out "$W/crossover-f32"
+  run gemm 30 $G gemm $D --db "$W/tuned" --sizes 0x5x3,7x5x3,100x37x129,1000x300x77 --layout row --trans-a t \
+    --alpha 2 --beta 0.5 --lda 1100 --offsets 1,0,3 --reps 10
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").
