@@ -300,41 +300,32 @@ impl Problem {
     /// C = op(A) op(B) is the column-major C^T = op(B)^T op(A)^T, i.e. the same
     /// transposes with A and B (and M and N) swapped.
     pub fn column_major(&self) -> Problem {
-        match self.layout {
-            Layout::ColMajor => *self,
-            Layout::RowMajor => Problem {
-                layout: Layout::ColMajor,
-                trans_a: self.trans_b,
-                trans_b: self.trans_a,
-                m: self.n,
-                n: self.m,
-                lda: self.ldb,
-                ldb: self.lda,
-                a_offset: self.b_offset,
-                b_offset: self.a_offset,
-                ..*self
-            },
-        }
+        self.in_layout(Layout::ColMajor)
     }
 
     /// The row-major problem that computes the same memory (the mirror of
-    /// `column_major`): a column-major C = op(A) op(B) is the row-major
-    /// C^T = op(B)^T op(A)^T.
+    /// `column_major`).
     pub fn row_major(&self) -> Problem {
-        match self.layout {
-            Layout::RowMajor => *self,
-            Layout::ColMajor => Problem {
-                layout: Layout::RowMajor,
-                trans_a: self.trans_b,
-                trans_b: self.trans_a,
-                m: self.n,
-                n: self.m,
-                lda: self.ldb,
-                ldb: self.lda,
-                a_offset: self.b_offset,
-                b_offset: self.a_offset,
-                ..*self
-            },
+        self.in_layout(Layout::RowMajor)
+    }
+
+    /// The same memory read in `layout`: itself, or the other layout's view of
+    /// it with A and B, M and N, and their transposes swapped.
+    fn in_layout(&self, layout: Layout) -> Problem {
+        if self.layout == layout {
+            return *self;
+        }
+        Problem {
+            layout,
+            trans_a: self.trans_b,
+            trans_b: self.trans_a,
+            m: self.n,
+            n: self.m,
+            lda: self.ldb,
+            ldb: self.lda,
+            a_offset: self.b_offset,
+            b_offset: self.a_offset,
+            ..*self
         }
     }
 
