@@ -13,11 +13,11 @@ mod common;
 
 use gemmlab::gemm::check::check_widened;
 use gemmlab::gemm::data::C_GAP;
-use gemmlab::gemm::driver::Session;
+use gemmlab::gemm::driver::{read_c, Session};
 use gemmlab::gemm::problem::{Layout, Matrix, Precision, Problem, Trans};
 use gemmlab::gemm::{Operands, Reference};
 use gemmlab::routine::{upload_operand, Gemm, Path};
-use gemmlab::{AnyBackend, Backend, HostDataMut};
+use gemmlab::{AnyBackend, Backend};
 
 const SHAPES: &[(usize, usize, usize)] = &[
     (1, 1, 1),
@@ -32,35 +32,6 @@ const SHAPES: &[(usize, usize, usize)] = &[
 ];
 
 const SCALARS: &[(f64, f64)] = &[(1.0, 0.0), (1.5, 0.5), (-0.75, 1.0), (0.0, 0.5)];
-
-/// C as the problem stores it, after a call: the logical matrix (widened) and
-/// whether every element outside it kept its sentinel.
-fn read_c(session: &Session, c: gemmlab::Buffer, p: &Problem) -> (Vec<f64>, Option<usize>) {
-    let mut be = session.backend.borrow_mut();
-    let all: Vec<f64> = match p.precision {
-        Precision::F32 => {
-            let mut v = vec![0.0f32; c.len];
-            be.download(&c, HostDataMut::F32(&mut v)).unwrap();
-            v.into_iter().map(f64::from).collect()
-        }
-        Precision::F64 => {
-            let mut v = vec![0.0f64; c.len];
-            be.download(&c, HostDataMut::F64(&mut v)).unwrap();
-            v
-        }
-    };
-    let s = p.storage(Matrix::C);
-    let mut inside = vec![false; all.len()];
-    let mut logical = Vec::with_capacity(p.m * p.n);
-    for j in 0..p.n {
-        for i in 0..p.m {
-            inside[s.index(i, j)] = true;
-            logical.push(all[s.index(i, j)]);
-        }
-    }
-    let gap = (0..all.len()).find(|&i| !inside[i] && all[i] != f64::from(C_GAP));
-    (logical, gap)
-}
 
 /// Runs every case on one backend; returns the failures (empty: all passed).
 fn client(backend: AnyBackend) -> (usize, Vec<String>) {
@@ -124,7 +95,7 @@ fn one(session: &mut Session, gemm: &mut Gemm, p: &Problem, seed: u64) -> Result
     let b = upload_operand(session, &ops, Matrix::B, f32::NAN).map_err(|e| e.to_string())?;
     let c = upload_operand(session, &ops, Matrix::C, C_GAP).map_err(|e| e.to_string())?;
     let run = gemm.run(session, p, a, b, c);
-    let (logical, gap) = read_c(session, c, p);
+    let read = read_c(session, c, p);
     {
         let mut be = session.backend.borrow_mut();
         for x in [a, b, c] {
@@ -132,6 +103,7 @@ fn one(session: &mut Session, gemm: &mut Gemm, p: &Problem, seed: u64) -> Result
         }
     }
     run.map_err(|e| e.to_string())?;
+    let (logical, gap) = read.map_err(|e| e.to_string())?;
     if let Some(at) = gap {
         return Err(format!(
             "element {at} of C's buffer, outside the matrix, changed"
@@ -208,7 +180,7 @@ fn bad_arguments_are_named_and_nothing_runs() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("DGEMM") && e.contains("F32"), "{e}");
-    let (logical, _) = read_c(&session, c, &p);
+    let (logical, _) = read_c(&session, c, &p).unwrap();
     assert!(
         logical.iter().all(|v| v.is_nan()),
         "C was written by a refused call"

@@ -8,13 +8,13 @@ use std::path::PathBuf;
 use clap::Args;
 
 use gemmlab::gemm::check::check_widened;
-use gemmlab::gemm::driver::{vendor_call, Session};
+use gemmlab::gemm::driver::{read_c, vendor_call, Session};
 use gemmlab::gemm::problem::Matrix;
 use gemmlab::gemm::{parse_size, Operands, Reference};
 use gemmlab::measure::Stats;
 use gemmlab::routine::{upload_operand, Gemm};
 use gemmlab::tune::bests::Database;
-use gemmlab::{Backend, Error, HostDataMut, Precision, Result};
+use gemmlab::{Backend, Error, Result};
 
 use super::compare::{seed_or_random, DeviceArgs, ProblemArgs};
 
@@ -112,32 +112,14 @@ fn one(
     let c = upload_operand(session, ops, Matrix::C, gemmlab::gemm::data::C_GAP)?;
     let result = (|| -> Result<String> {
         let first = gemm.run(session, &p, a, b, c)?;
-        let s = p.storage(Matrix::C);
-        let report = {
-            let mut be = session.backend.borrow_mut();
-            let logical = |all: Vec<f64>| -> Vec<f64> {
-                let mut out = Vec::with_capacity(p.m * p.n);
-                for j in 0..p.n {
-                    for i in 0..p.m {
-                        out.push(all[s.index(i, j)]);
-                    }
-                }
-                out
-            };
-            let all: Vec<f64> = match p.precision {
-                Precision::F32 => {
-                    let mut v = vec![0.0f32; c.len];
-                    be.download(&c, HostDataMut::F32(&mut v))?;
-                    v.into_iter().map(f64::from).collect()
-                }
-                Precision::F64 => {
-                    let mut v = vec![0.0f64; c.len];
-                    be.download(&c, HostDataMut::F64(&mut v))?;
-                    v
-                }
-            };
-            check_widened(p.m, &logical(all), reference, p.precision)
-        };
+        let (logical, gap) = read_c(session, c, &p)?;
+        let mut report = check_widened(p.m, &logical, reference, p.precision);
+        if let Some(at) = gap {
+            report.passed = false;
+            report.method = Some(format!(
+                "element {at} of C's buffer, outside the matrix, changed"
+            ));
+        }
         if !report.passed {
             return Err(Error::Check {
                 what: format!("the GEMM routine on {}", p.describe()),

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 
 use serde::{Deserialize, Serialize};
 
-use super::check::{check_against, CheckReport, Reference};
+use super::check::{check_against, check_widened, CheckReport, Reference};
 use super::data::{round_up, Operands, C_GAP};
 use super::problem::{Matrix, Precision, Problem};
 use super::stage;
@@ -679,7 +679,7 @@ fn prepare_routine_kernel(
         for step in &staged.post {
             post_ns += step.run(&mut be)?;
         }
-        let report = download_and_check(&mut be, c, &c_image, ops, reference)?;
+        let report = download_and_check(&mut be, c, ops, reference)?;
         Ok((pre_ns, check_ns, post_ns, report))
     })();
     let fail = |be: &mut AnyBackend, owned: Vec<Buffer>, e: Error| {
@@ -724,68 +724,70 @@ fn prepare_routine_kernel(
 }
 
 /// Downloads C as the problem stores it, checks that nothing outside the matrix
+/// Downloads C as the problem stores it, checks that nothing outside the matrix
 /// changed, and checks the matrix against the reference in the problem's precision.
 fn download_and_check(
     be: &mut AnyBackend,
     c: Buffer,
-    image: &[f32],
     ops: &Operands,
     reference: &Reference,
 ) -> Result<CheckReport> {
     let p = &ops.problem;
-    let s = p.storage(Matrix::C);
-    let (m, n) = (p.m, p.n);
-    let inside = |at: usize| -> bool {
-        let (rel, j) = match at.checked_sub(s.offset) {
-            Some(r) => (r % s.ld.max(1), r / s.ld.max(1)),
-            None => return false,
-        };
-        // Column-major view of the stored matrix: s.rows x s.cols.
-        rel < s.rows && j < s.cols
-    };
-    fn gather<T: Copy>(all: &[T], s: &crate::gemm::problem::Storage, m: usize, n: usize) -> Vec<T> {
-        let mut out = Vec::with_capacity(m * n);
-        for j in 0..n {
-            for i in 0..m {
-                out.push(all[s.index(i, j)]);
-            }
-        }
-        out
-    }
-    // C's stored form is never transposed in column-major; row-major C is its transpose.
-    let s_logical = crate::gemm::problem::Storage {
-        transposed: s.transposed,
-        ..s
-    };
-    let (report, changed_gap) = match p.precision {
-        Precision::F32 => {
-            let mut all = vec![0.0f32; c.len];
-            be.download(&c, HostDataMut::F32(&mut all))?;
-            let gap =
-                (0..all.len()).find(|&i| !inside(i) && all[i].to_bits() != image[i].to_bits());
-            let logical = gather(&all, &s_logical, m, n);
-            (check_against(m, &logical, reference), gap)
-        }
-        Precision::F64 => {
-            let mut all = vec![0.0f64; c.len];
-            be.download(&c, HostDataMut::F64(&mut all))?;
-            let gap = (0..all.len()).find(|&i| !inside(i) && all[i] != f64::from(image[i]));
-            let logical = gather(&all, &s_logical, m, n);
-            (check_against(m, &logical, reference), gap)
-        }
-    };
+    let (logical, changed_gap) = read_c_with(be, c, p)?;
+    let mut report = check_widened(p.m, &logical, reference, p.precision);
     if let Some(at) = changed_gap {
-        let mut r = report;
-        r.passed = false;
-        r.method = Some(format!(
+        let s = p.storage(Matrix::C);
+        report.passed = false;
+        report.method = Some(format!(
             "{}; element {at} of C's buffer, outside the matrix (offset {}, ld {}), was overwritten",
-            r.method.unwrap_or_default(),
+            report.method.unwrap_or_default(),
             s.offset,
             s.ld
         ));
-        return Ok(r);
     }
     Ok(report)
+}
+
+/// C after a call on a buffer laid out as `problem` says (its elements outside
+/// the matrix set to `C_GAP` before the call): the matrix as column-major M x N,
+/// widened to f64, and the first element outside it that no longer holds `C_GAP`.
+pub fn read_c(
+    session: &Session,
+    c: Buffer,
+    problem: &Problem,
+) -> Result<(Vec<f64>, Option<usize>)> {
+    read_c_with(&mut session.backend.borrow_mut(), c, problem)
+}
+
+fn read_c_with(
+    be: &mut AnyBackend,
+    c: Buffer,
+    problem: &Problem,
+) -> Result<(Vec<f64>, Option<usize>)> {
+    let all: Vec<f64> = match problem.precision {
+        Precision::F32 => {
+            let mut v = vec![0.0f32; c.len];
+            be.download(&c, HostDataMut::F32(&mut v))?;
+            v.into_iter().map(f64::from).collect()
+        }
+        Precision::F64 => {
+            let mut v = vec![0.0f64; c.len];
+            be.download(&c, HostDataMut::F64(&mut v))?;
+            v
+        }
+    };
+    let s = problem.storage(Matrix::C);
+    let mut inside = vec![false; all.len()];
+    let mut logical = Vec::with_capacity(problem.m * problem.n);
+    for j in 0..problem.n {
+        for i in 0..problem.m {
+            let at = s.index(i, j);
+            inside[at] = true;
+            logical.push(all[at]);
+        }
+    }
+    let gap = (0..all.len()).find(|&i| !inside[i] && all[i] != f64::from(C_GAP));
+    Ok((logical, gap))
 }
 
 fn gemm_args(m: usize, n: usize, k: usize, a: Buffer, b: Buffer, c: Buffer) -> [Arg; 6] {
@@ -918,7 +920,7 @@ impl<'a> VendorRunner<'a> {
         let call = vendor_call(&ops.problem, a, b, c);
         let outcome = match be.vendor_gemm(&call, 1) {
             Ok(None) => Ok(None),
-            Ok(Some(_)) => download_and_check(&mut be, c, &image, ops, reference).map(Some),
+            Ok(Some(_)) => download_and_check(&mut be, c, ops, reference).map(Some),
             Err(e) => Err(e),
         };
         match outcome {
@@ -1049,32 +1051,8 @@ pub fn run_once_result(
                 c
             })
     } else {
-        download_logical(&mut session.backend.borrow_mut(), p.result, &ops.problem)
+        read_c_with(&mut session.backend.borrow_mut(), p.result, &ops.problem).map(|(c, _)| c)
     };
     p.release(session);
     result
-}
-
-/// C (column-major M x N, widened to f64) from a buffer holding it as `problem` stores it.
-fn download_logical(be: &mut AnyBackend, c: Buffer, problem: &Problem) -> Result<Vec<f64>> {
-    let all: Vec<f64> = match problem.precision {
-        Precision::F32 => {
-            let mut v = vec![0.0f32; c.len];
-            be.download(&c, HostDataMut::F32(&mut v))?;
-            v.into_iter().map(f64::from).collect()
-        }
-        Precision::F64 => {
-            let mut v = vec![0.0f64; c.len];
-            be.download(&c, HostDataMut::F64(&mut v))?;
-            v
-        }
-    };
-    let s = problem.storage(Matrix::C);
-    let mut out = Vec::with_capacity(problem.m * problem.n);
-    for j in 0..problem.n {
-        for i in 0..problem.m {
-            out.push(all[s.index(i, j)]);
-        }
-    }
-    Ok(out)
 }

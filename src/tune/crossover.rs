@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::gemm::check::check_against;
-use crate::gemm::driver::Session;
+use crate::gemm::check::check_widened;
+use crate::gemm::driver::{read_c, Session};
 use crate::gemm::problem::{Matrix, Precision, Problem};
 use crate::gemm::{Operands, Reference};
 use crate::measure::Stats;
@@ -101,25 +101,8 @@ fn time_path(
     let result = (|| -> Result<Stats> {
         // Checked first (C poisoned: beta is 0), then warm-up and timed calls.
         gemm.run(session, &ops.problem, a, b, c)?;
-        let m = ops.problem.m;
-        let report = match ops.problem.precision {
-            Precision::F32 => {
-                let mut host = vec![0.0f32; c.len];
-                session
-                    .backend
-                    .borrow_mut()
-                    .download(&c, crate::backend::HostDataMut::F32(&mut host))?;
-                check_against(m, &host, reference)
-            }
-            Precision::F64 => {
-                let mut host = vec![0.0f64; c.len];
-                session
-                    .backend
-                    .borrow_mut()
-                    .download(&c, crate::backend::HostDataMut::F64(&mut host))?;
-                check_against(m, &host, reference)
-            }
-        };
+        let (logical, _) = read_c(session, c, &ops.problem)?;
+        let report = check_widened(ops.problem.m, &logical, reference, ops.problem.precision);
         if !report.passed {
             return Err(Error::Check {
                 what: "routine".into(),
