@@ -17,11 +17,11 @@
 // Parameters: BLOCK_SIZE (work-group edge: 8, 16 or 32; the lecture's
 //   default 16); PRECISION (32: real_t is float, 64: double).
 // Local memory: none.
-// Switches (published state): USE_BOUNDS 1 -- the lecture's kernel carries
-//   __attribute__((reqd_work_group_size(BLOCK_SIZE,BLOCK_SIZE,1))).
-// Also published, OpenCL only: __attribute__((vec_type_hint(real_t))). It has
-//   no CUDA counterpart; the CUDA twin has nothing in its place. It stays on
-//   in every configuration (it is not a switch).
+// Switches (published state): USE_BOUNDS 1 -- reqd_work_group_size(BLOCK_SIZE,
+//   BLOCK_SIZE,1), as on the lecture's kernel.
+// Also OpenCL only: __attribute__((vec_type_hint(real_t))), as on the
+//   lecture's kernels. It has no CUDA counterpart; the CUDA twin has nothing
+//   in its place. It stays on in every configuration (it is not a switch).
 // Twin differences: none beyond the OpenCL -> CUDA spelling (see the CUDA
 //   twin) and vec_type_hint.
 
