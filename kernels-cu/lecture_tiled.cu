@@ -46,8 +46,9 @@
 //   same; the extra store is the difference. The slide does not show how
 //   A_numElems / B_numElems are defined: here (height-1)*stride + width, the
 //   end of the last row, so that no load reaches past a buffer that ends
-//   there (gemmlab's driver passes such buffers; the lecture's host
-//   allocated height*stride).
+//   there (gemmlab's driver passes such buffers; height*stride, which
+//   the slide's names fit as well, would read up to stride - width
+//   elements past their end).
 // Twin differences: the body is the OpenCL twin's text after the mapping
 //   OpenCL -> CUDA: __kernel -> extern "C" __global__, __global dropped,
 //   __local -> __shared__, barrier(CLK_LOCAL_MEM_FENCE) -> __syncthreads();

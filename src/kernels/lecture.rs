@@ -250,23 +250,41 @@ mod tests {
             let c = k.defaults();
             assert_eq!(c.get(PRECISION), 32, "{}", k.id);
             assert_eq!(c.get("BLOCK_SIZE"), 16, "{}", k.id);
-            k.validate(&c).unwrap_or_else(|e| panic!("{} f32: {e}", k.id));
+            k.validate(&c)
+                .unwrap_or_else(|e| panic!("{} f32: {e}", k.id));
             let d = k.with_precision(&c, Precision::F64).unwrap();
             assert_eq!(d.get(PRECISION), 64);
-            k.validate(&d).unwrap_or_else(|e| panic!("{} f64: {e}", k.id));
+            k.validate(&d)
+                .unwrap_or_else(|e| panic!("{} f64: {e}", k.id));
             assert_eq!((k.launch.local)(&c), (16, 16), "{}", k.id);
             for bs in [8, 32] {
                 k.config(&[("BLOCK_SIZE".into(), bs), (PRECISION.into(), 64)])
                     .unwrap_or_else(|e| panic!("{} BLOCK_SIZE={bs} f64: {e}", k.id));
             }
             // One GEMMLAB_BOUNDS per source, USE_BOUNDS published on, entry in both.
-            assert!(k.has_switch("USE_BOUNDS") && k.switches.len() == 1, "{}", k.id);
+            assert!(
+                k.has_switch("USE_BOUNDS") && k.switches.len() == 1,
+                "{}",
+                k.id
+            );
             assert!(k.switches[0].published_opencl && k.switches[0].published_cuda);
             for src in [k.opencl_source, k.cuda_source] {
                 assert!(src.contains(&format!("void {}(", k.entry)), "{}", k.id);
-                assert!(src.contains("#ifndef USE_BOUNDS\n#define USE_BOUNDS 1\n"), "{}", k.id);
-                assert!(src.contains("#ifndef BLOCK_SIZE\n#define BLOCK_SIZE 16\n"), "{}", k.id);
-                assert!(src.contains("#ifndef PRECISION\n#define PRECISION 32\n"), "{}", k.id);
+                assert!(
+                    src.contains("#ifndef USE_BOUNDS\n#define USE_BOUNDS 1\n"),
+                    "{}",
+                    k.id
+                );
+                assert!(
+                    src.contains("#ifndef BLOCK_SIZE\n#define BLOCK_SIZE 16\n"),
+                    "{}",
+                    k.id
+                );
+                assert!(
+                    src.contains("#ifndef PRECISION\n#define PRECISION 32\n"),
+                    "{}",
+                    k.id
+                );
             }
         }
     }
@@ -285,7 +303,14 @@ mod tests {
         assert_eq!(KERNELS.len(), want.len());
         for (id, a_t, b_t) in want {
             let k = find(id);
-            assert_eq!(k.abi, Abi::Lecture { a_transposed: a_t, b_transposed: b_t }, "{id}");
+            assert_eq!(
+                k.abi,
+                Abi::Lecture {
+                    a_transposed: a_t,
+                    b_transposed: b_t
+                },
+                "{id}"
+            );
             assert_eq!(k.operands.b_transposed, b_t, "{id}");
             let c = k.defaults();
             let per = if id == "lecture_wide" { (2, 1) } else { (1, 1) };
@@ -305,7 +330,9 @@ mod tests {
         assert_eq!(k.tile(&d), (1, 1, 4));
         for vw in [2, 4, 8, 16] {
             for p in [32, 64] {
-                let c = k.config(&[("VW".into(), vw), (PRECISION.into(), p)]).unwrap();
+                let c = k
+                    .config(&[("VW".into(), vw), (PRECISION.into(), p)])
+                    .unwrap();
                 assert_eq!(k.tile(&c), (1, 1, vw as usize));
             }
         }
@@ -341,8 +368,14 @@ mod tests {
     #[test]
     fn violations_name_their_parameters() {
         let k = find("lecture_tiled");
-        let e = k.config(&[("BLOCK_SIZE".into(), 12)]).unwrap_err().to_string();
-        assert!(e.contains("BLOCK_SIZE") && e.contains("BLOCK_SIZE=12"), "{e}");
+        let e = k
+            .config(&[("BLOCK_SIZE".into(), 12)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("BLOCK_SIZE") && e.contains("BLOCK_SIZE=12"),
+            "{e}"
+        );
         let e = k.config(&[(PRECISION.into(), 16)]).unwrap_err().to_string();
         assert!(e.contains("PRECISION") && e.contains("PRECISION=16"), "{e}");
         let e = find("lecture_bt_vec")
@@ -351,12 +384,19 @@ mod tests {
             .to_string();
         assert!(e.contains("VW") && e.contains("VW=3"), "{e}");
         let e = k.config(&[("TS".into(), 16)]).unwrap_err().to_string();
-        assert!(e.contains("unknown parameter TS") && e.contains("BLOCK_SIZE"), "{e}");
+        assert!(
+            e.contains("unknown parameter TS") && e.contains("BLOCK_SIZE"),
+            "{e}"
+        );
         // The constraints themselves, on values outside the allowed list.
         let mut big = k.defaults();
         big.0.insert("BLOCK_SIZE".into(), 64);
         big.0.insert(PRECISION.into(), 64);
-        for (spec, c) in [(k, &big), (find("lecture_wide"), &big), (find("lecture_naive"), &big)] {
+        for (spec, c) in [
+            (k, &big),
+            (find("lecture_wide"), &big),
+            (find("lecture_naive"), &big),
+        ] {
             let failing: Vec<&Constraint> =
                 spec.constraints.iter().filter(|x| !(x.holds)(c)).collect();
             assert!(!failing.is_empty(), "{}", spec.id);
