@@ -221,6 +221,14 @@ fn published_defaults_are_pinned() {
             &["USE_BOUNDS", "USE_RESTRICT"],
         ),
         ("xgemmdirect", &[], &[]),
+        // The lecture's kernels carry reqd_work_group_size(BLOCK_SIZE, BLOCK_SIZE, 1).
+        ("lecture_naive", &["USE_BOUNDS"], &["USE_BOUNDS"]),
+        ("lecture_at", &["USE_BOUNDS"], &["USE_BOUNDS"]),
+        ("lecture_bt", &["USE_BOUNDS"], &["USE_BOUNDS"]),
+        ("lecture_bt_vec", &["USE_BOUNDS"], &["USE_BOUNDS"]),
+        ("lecture_tiled", &["USE_BOUNDS"], &["USE_BOUNDS"]),
+        ("lecture_prefetch", &["USE_BOUNDS"], &["USE_BOUNDS"]),
+        ("lecture_wide", &["USE_BOUNDS"], &["USE_BOUNDS"]),
     ];
     assert_eq!(pinned.len(), kernels::all().len());
     for (id, cl_on, cu_on) in pinned {
@@ -234,9 +242,9 @@ fn published_defaults_are_pinned() {
                 .collect();
             assert_eq!(&on, want, "{id} on {tc}");
         }
-        // Our additions: never on by default (CLBlast's own kernels declare bounds).
+        // Our additions: never on by default (CLBlast's and the lecture's kernels declare bounds).
         for s in spec.switches {
-            let ours: &[&str] = if spec.family == gemmlab::kernels::Family::Clblast {
+            let ours: &[&str] = if spec.family != gemmlab::kernels::Family::Tutorial {
                 &["VOLATILE_IDX", "USE_SHUFFLE", "UNROLL_WPT"]
             } else {
                 &["USE_BOUNDS", "VOLATILE_IDX", "USE_SHUFFLE", "UNROLL_WPT"]

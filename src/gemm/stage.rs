@@ -125,6 +125,29 @@ pub fn plan(
     b: Buffer,
     c: Buffer,
 ) -> Result<Staged> {
+    if problem.m == 0 || problem.n == 0 || problem.k == 0 {
+        return Err(Error::invalid(format!(
+            "{}: nothing to launch for M={}, N={}, K={} (the routine scales C instead)",
+            spec.id, problem.m, problem.n, problem.k
+        )));
+    }
+    if let Abi::Lecture {
+        a_transposed,
+        b_transposed,
+    } = spec.abi
+    {
+        // The lecture's kernels take the row-major normal form instead.
+        return plan_lecture(
+            be,
+            spec,
+            config,
+            program,
+            support,
+            problem,
+            [a, b, c],
+            (a_transposed, b_transposed),
+        );
+    }
     let p = problem.column_major();
     let (a, b) = if problem.swaps_operands() {
         (b, a)
@@ -132,12 +155,6 @@ pub fn plan(
         (a, b)
     };
     let (m, n, k) = (p.m, p.n, p.k);
-    if m == 0 || n == 0 || k == 0 {
-        return Err(Error::invalid(format!(
-            "{}: nothing to launch for M={m}, N={n}, K={k} (the routine scales C instead)",
-            spec.id
-        )));
-    }
     let (alpha, beta) = (real(p.precision, p.alpha), real(p.precision, p.beta));
     let (sa, sb, sc) = (
         p.storage(Matrix::A),
@@ -254,21 +271,8 @@ pub fn plan(
                 operands: [ap, bp, cp],
             })
         }
-        Abi::Lecture {
-            a_transposed,
-            b_transposed,
-        } => plan_lecture(
-            be,
-            spec,
-            config,
-            program,
-            support,
-            problem,
-            [a, b, c],
-            (a_transposed, b_transposed),
-        ),
-        Abi::Tutorial => Err(Error::invalid(format!(
-            "internal: {} is run by the tutorial driver",
+        Abi::Tutorial | Abi::Lecture { .. } => Err(Error::invalid(format!(
+            "internal: {} is not planned here",
             spec.id
         ))),
     }
