@@ -28,6 +28,15 @@ fn loads_per_fma(m: &Measurement) -> Option<f64> {
     (mix.fma > 0).then(|| f64::from(mix.ld_global_total() + mix.ld_shared) / f64::from(mix.fma))
 }
 
+/// Whole GFLOP/s on a GPU, one decimal below 100 (a CPU).
+fn gflops_text(v: f64) -> String {
+    if v < 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
 /// One group of rows: a device, a toolchain, a precision and a size.
 struct Group<'a> {
     device: String,
@@ -151,7 +160,7 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
             rows.push(vec![
                 m.kernel.trim_start_matches("lecture_").to_string(),
                 cfg.join(" "),
-                data::gflops(m).map_or("-".into(), |v| format!("{v:.0}")),
+                data::gflops(m).map_or("-".into(), gflops_text),
                 data::gflops(m).map_or("-".into(), |v| format!("{:.2}", v / top.max(1e-9))),
                 g.vendor
                     .zip(data::gflops(m))
@@ -181,21 +190,29 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
                 data::gflops(w).unwrap_or(0.0),
                 data::gflops(second).unwrap_or(0.0),
             );
-            let why = format!(
-                "{} registers, {} occupancy, {} loads per FMA",
-                data::registers(w).map_or("?".into(), |r| r.to_string()),
-                w.occupancy
-                    .map_or("?".into(), |o| format!("{:.0}%", o * 100.0)),
-                loads_per_fma(w).map_or("?".into(), |l| format!("{l:.2}"))
-            );
+            let mut parts = Vec::new();
+            if let Some(r) = data::registers(w) {
+                parts.push(format!("{r} registers"));
+            }
+            if let Some(o) = w.occupancy {
+                parts.push(format!("{:.0}% occupancy", o * 100.0));
+            }
+            if let Some(l) = loads_per_fma(w) {
+                parts.push(format!("{l:.2} loads per FMA"));
+            }
+            let why = if parts.is_empty() {
+                "no registers or PTX from this toolchain".to_string()
+            } else {
+                parts.join(", ")
+            };
             winners.push(format!(
-                "{} via {}, {} at {}: **{}** wins ({:.0} GFLOP/s, {:.2}x the next, {}; {})",
+                "{} via {}, {} at {}: **{}** wins ({} GFLOP/s, {:.2}x the next, {}; {})",
                 g.device,
                 data::toolchain_name(g.toolchain),
                 g.precision,
                 g.size,
                 w.kernel.trim_start_matches("lecture_"),
-                gw,
+                gflops_text(gw),
                 gw / g2.max(1e-9),
                 second.kernel.trim_start_matches("lecture_"),
                 why
