@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -283,6 +283,18 @@ lecture)
   run crossover-f32 45 $G crossover $D --precision f32 --reps 10 --db "$W/tuned" --out "$W/crossover-f32"
   run gemm 30 $G gemm $D --db "$W/tuned" --sizes 0x5x3,7x5x3,100x37x129,1000x300x77 --layout row --trans-a t \
     --alpha 2 --beta 0.5 --lda 1100 --offsets 1,0,3 --reps 10
+  ;;
+lecture-strides)
+  # Issue 13: every lecture kernel, both toolchains, both precisions, on a row-major call with
+  # odd sizes and strides above the widths (each run checked against the f64 reference), and
+  # the column-major form of the same call (its operands reach the kernels through the swap).
+  L=lecture_naive,lecture_at,lecture_bt,lecture_bt_vec,lecture_tiled,lecture_prefetch,lecture_wide
+  for p in f32 f64; do
+    run strides-row-$p 60 $G compare $D --kernels $L --sizes 1000x999x1001 --precision $p --layout row \
+      --lda 1013 --ldb 1009 --ldc 1003 --reps 5 --out "$W/strides-row-$p"
+    run strides-col-$p 60 $G compare $D --kernels $L --sizes 1000x999x1001 --precision $p --layout col \
+      --lda 1013 --ldb 1009 --ldc 1003 --trans-b t --reps 5 --out "$W/strides-col-$p"
+  done
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").
