@@ -255,6 +255,12 @@ impl Gemm {
     ) -> Result<RoutineRun> {
         p.validate()?;
         let name = format!("{}GEMM", p.precision.blas_letter());
+        if let Some((which, len)) = p.beyond_int_indices() {
+            return Err(Error::invalid(format!(
+                "{name}: matrix {which:?} spans {len} elements (offset + ld x columns), more than the {} the kernels' 32-bit indices address",
+                i32::MAX
+            )));
+        }
         for (which, buf, pos) in [(Matrix::A, a, 8), (Matrix::B, b, 10), (Matrix::C, c, 13)] {
             if buf.elem != p.precision.elem() {
                 return Err(Error::invalid(format!(

@@ -334,6 +334,15 @@ impl Problem {
         self.layout == Layout::RowMajor
     }
 
+    /// The largest buffer of the call, when it is beyond what 32-bit kernel
+    /// indices address (a limit of the kernels, not of the call).
+    pub fn beyond_int_indices(&self) -> Option<(Matrix, usize)> {
+        [Matrix::A, Matrix::B, Matrix::C]
+            .into_iter()
+            .map(|w| (w, self.buffer_len(w)))
+            .find(|&(_, len)| len > i32::MAX as usize)
+    }
+
     /// Elements each buffer must hold.
     pub fn buffer_len(&self, which: Matrix) -> usize {
         self.storage(which).buffer_len()
@@ -398,15 +407,6 @@ impl Problem {
                         }
                     ),
                 );
-            }
-        }
-        for which in [Matrix::A, Matrix::B, Matrix::C] {
-            let len = self.buffer_len(which);
-            if len > i32::MAX as usize {
-                return Err(Error::invalid(format!(
-                    "{name}: matrix {which:?} spans {len} elements (offset + ld x columns), more than the {} 32-bit kernel indices address",
-                    i32::MAX
-                )));
             }
         }
         Ok(())

@@ -125,6 +125,16 @@ pub fn plan(
     b: Buffer,
     c: Buffer,
 ) -> Result<Staged> {
+    if let Some((which, len)) = problem.beyond_int_indices() {
+        return Err(Error::Constraint {
+            kernel: spec.id.into(),
+            message: format!(
+                "matrix {which:?} spans {len} elements, more than the {} its 32-bit int indices address",
+                i32::MAX
+            ),
+            values: problem.describe(),
+        });
+    }
     if problem.m == 0 || problem.n == 0 || problem.k == 0 {
         return Err(Error::invalid(format!(
             "{}: nothing to launch for M={}, N={}, K={} (the routine scales C instead)",
