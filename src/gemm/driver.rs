@@ -88,6 +88,27 @@ pub struct DeviceOperands {
     pub b: Buffer,
 }
 
+/// C before a call, on the device, as the problem stores it (`Operands::stored`):
+/// where beta is 0 and C fills its buffer (no gaps, no offset), that is NaN
+/// everywhere, set on the device instead of built and uploaded (the tuner's
+/// case, once per configuration).
+pub(crate) fn upload_c(be: &mut AnyBackend, ops: &Operands) -> Result<Buffer> {
+    let p = &ops.problem;
+    let s = p.storage(Matrix::C);
+    let whole = s.offset == 0 && s.rows > 0 && s.cols > 0 && s.ld == s.rows;
+    if p.beta != 0.0 || !whole {
+        return upload_real(be, &ops.stored(Matrix::C, C_GAP), p.precision);
+    }
+    let buf = be.alloc(p.precision.elem(), s.buffer_len())?;
+    match be.fill(&buf, f64::NAN) {
+        Ok(()) => Ok(buf),
+        Err(e) => {
+            be.free(buf);
+            Err(e)
+        }
+    }
+}
+
 /// A device buffer holding `values` in `precision` (widened for f64: the values are exact in both).
 pub(crate) fn upload_real(
     be: &mut AnyBackend,
@@ -647,12 +668,10 @@ fn prepare_routine_kernel(
 ) -> Result<Prepared> {
     let resources = build.kernel(spec.entry).cloned();
     let problem = ops.problem;
-    let precision = problem.precision;
     let d = session.operands()?;
     let (a0, b0) = (d.a, d.b);
     let mut be = session.backend.borrow_mut();
-    let c_image = ops.stored(Matrix::C, C_GAP);
-    let c = match upload_real(&mut be, &c_image, precision) {
+    let c = match upload_c(&mut be, ops) {
         Ok(c) => c,
         Err(e) => {
             be.release_program(program);
@@ -915,8 +934,7 @@ impl<'a> VendorRunner<'a> {
         let d = session.operands()?;
         let (a, b) = (d.a, d.b);
         let mut be = session.backend.borrow_mut();
-        let image = ops.stored(Matrix::C, C_GAP);
-        let c = upload_real(&mut be, &image, ops.problem.precision)?;
+        let c = upload_c(&mut be, ops)?;
         let call = vendor_call(&ops.problem, a, b, c);
         let outcome = match be.vendor_gemm(&call, 1) {
             Ok(None) => Ok(None),

@@ -205,7 +205,7 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
             } else {
                 parts.join(", ")
             };
-            winners.push(format!(
+            let line = format!(
                 "{} via {}, {} at {}: **{}** wins ({} GFLOP/s, {:.2}x the next, {}; {})",
                 g.device,
                 data::toolchain_name(g.toolchain),
@@ -216,25 +216,16 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
                 gw / g2.max(1e-9),
                 second.kernel.trim_start_matches("lecture_"),
                 why
-            ));
+            );
             sec.findings.push(
                 Finding::new(
                     Topic::Toolchains,
-                    format!(
-                        "**The lecture on {} via {}, {} at {}**: the {} variant wins, {:.2}x the {} variant ({}).",
-                        g.device,
-                        data::toolchain_name(g.toolchain),
-                        g.precision,
-                        g.size,
-                        w.kernel.trim_start_matches("lecture_"),
-                        gw / g2.max(1e-9),
-                        second.kernel.trim_start_matches("lecture_"),
-                        why
-                    ),
+                    format!("The lecture on {line}."),
                     LECTURE,
                 )
                 .weight(gw / g2.max(1e-9) - 1.0),
             );
+            winners.push(line);
         }
         // Panel per group, one bar per variant for this toolchain.
         let title = format!("{}, {}, {}", g.device, g.precision, g.size);
