@@ -229,6 +229,12 @@ fn published_defaults_are_pinned() {
         ("lecture_tiled", &["USE_BOUNDS"], &["USE_BOUNDS"]),
         ("lecture_prefetch", &["USE_BOUNDS"], &["USE_BOUNDS"]),
         ("lecture_wide", &["USE_BOUNDS"], &["USE_BOUNDS"]),
+        // gemmlab's own kernel: its defaults are its design (cp.async and padding off).
+        (
+            "simt",
+            &["USE_BOUNDS", "USE_RESTRICT", "VEC_LOADS", "RASTER"],
+            &["USE_BOUNDS", "USE_RESTRICT", "VEC_LOADS", "RASTER"],
+        ),
     ];
     assert_eq!(pinned.len(), kernels::all().len());
     for (id, cl_on, cu_on) in pinned {

@@ -204,7 +204,7 @@ pub fn plan(
                 operands: [a, b, c],
             })
         }
-        Abi::Indirect => {
+        Abi::Indirect | Abi::IndirectSplitK => {
             let (tm, tn, tk) = spec.tile(config);
             let (mp, np, kp) = (round_up(m, tm), round_up(n, tn), round_up(k, tk));
             let elem = p.precision.elem();
@@ -258,22 +258,34 @@ pub fn plan(
                 });
                 t
             };
+            let mut geometry = spec.geometry(config, mp, np);
+            let mut args = vec![
+                int(mp)?,
+                int(np)?,
+                int(kp)?,
+                alpha,
+                beta,
+                Arg::Buf(ap),
+                Arg::Buf(bp),
+                Arg::Buf(cp),
+            ];
+            if spec.abi == Abi::IndirectSplitK {
+                // Split-K: the partial sums of every split and a zeroed counter per
+                // tile of C (the kernel leaves it zero, so repeated launches share it).
+                let split = usize::try_from(config.get("SPLITK")).unwrap_or(1).max(1);
+                let work = temp(be, if split > 1 { split * mp * np } else { 1 })?;
+                let counters = temp(be, (mp / tm) * (np / tn))?;
+                be.fill(&counters, 0.0)?;
+                geometry.global[2] = split;
+                args.extend([Arg::Buf(work), Arg::Buf(counters)]);
+            }
             Ok(Staged {
                 pre,
                 main: Step {
                     program,
                     entry: spec.entry,
-                    geometry: spec.geometry(config, mp, np),
-                    args: vec![
-                        int(mp)?,
-                        int(np)?,
-                        int(kp)?,
-                        alpha,
-                        beta,
-                        Arg::Buf(ap),
-                        Arg::Buf(bp),
-                        Arg::Buf(cp),
-                    ],
+                    geometry,
+                    args,
                 },
                 post,
                 owned,

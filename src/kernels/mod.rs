@@ -4,6 +4,7 @@
 mod clblast;
 mod clblast_direct;
 mod lecture;
+mod simt;
 mod switches;
 mod tutorial;
 
@@ -68,6 +69,9 @@ pub enum Family {
     Clblast,
     /// The OpenCL matrix-multiplication lecture's kernels: row-major with strides, float or double.
     Lecture,
+    /// gemmlab's SIMT SGEMM for Hopper-class GPUs: warp tiles, 128-bit accesses,
+    /// cp.async pipeline, rasterised block order, split-K.
+    Simt,
 }
 
 /// How a kernel is called: its arguments and what it assumes of the memory it
@@ -98,6 +102,11 @@ pub enum Abi {
         a_transposed: bool,
         b_transposed: bool,
     },
+    /// gemmlab's SIMT kernel: `Indirect`'s arguments and operand forms, then
+    /// `(work, counters)`: room for the split-K partial sums (SPLITK x the padded
+    /// M x N) and one int per tile of C, zero before a launch and left zero by it.
+    /// The grid's third dimension is SPLITK (the `SPLITK` parameter).
+    IndirectSplitK,
 }
 
 /// One kernel, both twins.
@@ -379,12 +388,13 @@ impl KernelSpec {
     }
 }
 
-/// Every GEMM kernel, in order: the tutorial's, CLBlast's, the lecture's.
+/// Every GEMM kernel, in order: the tutorial's, CLBlast's, the lecture's, gemmlab's SIMT kernel.
 pub fn all() -> &'static [KernelSpec] {
     static ALL: std::sync::LazyLock<Vec<KernelSpec>> = std::sync::LazyLock::new(|| {
         let mut v = tutorial::KERNELS.to_vec();
         v.extend(clblast::KERNELS.iter().copied());
         v.extend(lecture::KERNELS.iter().copied());
+        v.extend(simt::KERNELS.iter().copied());
         v
     });
     &ALL

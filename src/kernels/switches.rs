@@ -58,6 +58,27 @@ pub const USE_SHUFFLE: Switch = Switch {
     opencl_needs_nvidia: true,
 };
 
+pub const VEC_LOADS: Switch = Switch {
+    name: "VEC_LOADS",
+    meaning: "128-bit (float4) global loads, local-memory loads and stores of C (off: the same accesses one float at a time)",
+    opencl_needs_nvidia: false,
+};
+pub const ASYNC_COPY: Switch = Switch {
+    name: "ASYNC_COPY",
+    meaning: "tile copies global -> local memory with cp.async, not through registers (CUDA inline PTX; OpenCL: NVIDIA inline PTX)",
+    opencl_needs_nvidia: true,
+};
+pub const SMEM_PAD: Switch = Switch {
+    name: "SMEM_PAD",
+    meaning: "local-memory tile rows padded by 4 floats (against bank conflicts)",
+    opencl_needs_nvidia: false,
+};
+pub const RASTER: Switch = Switch {
+    name: "RASTER",
+    meaning: "work-groups visit the tiles of C in groups of GROUP tile rows (swizzled block order, for L2 reuse), not row by row",
+    opencl_needs_nvidia: false,
+};
+
 /// Every switch, in the order sweeps and tables show them.
 pub const ALL: &[Switch] = &[
     USE_BOUNDS,
@@ -67,6 +88,10 @@ pub const ALL: &[Switch] = &[
     VOLATILE_IDX,
     USE_LDG,
     USE_SHUFFLE,
+    VEC_LOADS,
+    ASYNC_COPY,
+    SMEM_PAD,
+    RASTER,
 ];
 
 pub fn find(name: &str) -> Option<&'static Switch> {

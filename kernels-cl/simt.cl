@@ -1,0 +1,466 @@
+// gemmlab's SIMT SGEMM for Hopper-class GPUs, OpenCL twin.
+//
+// What it does: C = alpha*A*B + beta*C in f32 (no tensor cores) on sizes that
+// are multiples of the block tile, as CLBlast's indirect kernel does: A
+// column-major M x K (element (m,k) at k*M + m), B stored transposed (element
+// (k,n) at k*N + n), C column-major M x N (element (m,n) at n*M + m). Both
+// operands are contiguous along the dimension a tile row spans, so every copy
+// to local memory is a straight 16-byte copy (no transposition), which is what
+// lets cp.async move them.
+//
+// Structure (the design of CUTLASS's SIMT GEMMs and of the published
+// hand-written CUDA SGEMMs since Ampere):
+//   block tile  BM x BN, walked along K in BK-deep tiles held in local memory;
+//   warp tile   WM x WN: the block's warps tile the block tile;
+//   thread tile TM x TN accumulators per thread, as TM/4 x TN/4 chunks of
+//               4 x 1 (m) / 1 x 4 (n): a warp's 32 lanes are LM x LN =
+//               (WM/TM) x (WN/TN), chunk c of a lane starts at c*LM*4 +
+//               lane_m*4, so the lanes of a warp read one contiguous run of a
+//               local tile row per chunk (no bank conflicts by construction).
+//   pipeline    STAGES local-memory buffers: tile t+STAGES-1 is in flight
+//               while tile t is computed (STAGES 1: load, wait, compute).
+//   split-K     SPLITK blocks share a tile of C, each over K/SPLITK; each
+//               writes its partial sums to `work`, the last to finish (a
+//               counter per tile) adds them in split order and writes C, so
+//               the result does not depend on which block finished last.
+//
+// Parameters: BM, BN, BK (block tile), WM, WN (warp tile), TM, TN (thread
+//   tile), STAGES (1, 2, 3 or 4), SPLITK (1 = off), GROUP (tile rows per
+//   group of the rasterised block order).
+// Switches: every feature can be turned off, so that each can be measured:
+//   VEC_LOADS    1: 128-bit (float4) global loads, local loads and C stores;
+//                0: the same accesses one float at a time
+//   ASYNC_COPY   1: global-to-local copies with cp.async (inline PTX; NVIDIA
+//                only in OpenCL); 0: through registers, stored after the
+//                compute of the current tile
+//   SMEM_PAD     1: local tile rows padded by 4 floats
+//   RASTER       1: blocks visit the tiles of C in groups of GROUP tile rows
+//                (swizzled block order, for L2 reuse); 0: row by row
+//   USE_BOUNDS   reqd_work_group_size / __launch_bounds__ on the kernel
+//   USE_RESTRICT restrict on A and B
+// Launch: local (BM/TM, BN/TN), global (M/TM, N/TN, SPLITK); threads are
+//   numbered get_local_id(0) + get_local_id(1)*BM/TM and grouped into warps.
+// Arguments: (M, N, K, alpha, beta, A, B, C, work, counters): `work` holds
+//   SPLITK*M*N floats and `counters` (M/BM)*(N/BN) ints that are zero before
+//   the launch and zero after it (unused when SPLITK is 1).
+// beta == 0: C is not read.
+
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 128
+#endif
+#ifndef BK
+#define BK 16
+#endif
+#ifndef WM
+#define WM 64
+#endif
+#ifndef WN
+#define WN 32
+#endif
+#ifndef TM
+#define TM 8
+#endif
+#ifndef TN
+#define TN 8
+#endif
+#ifndef STAGES
+#define STAGES 2
+#endif
+#ifndef SPLITK
+#define SPLITK 1
+#endif
+#ifndef GROUP
+#define GROUP 8
+#endif
+
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 1
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 1
+#endif
+#ifndef VEC_LOADS
+#define VEC_LOADS 1
+#endif
+#ifndef ASYNC_COPY
+#define ASYNC_COPY 0
+#endif
+#ifndef SMEM_PAD
+#define SMEM_PAD 0
+#endif
+#ifndef RASTER
+#define RASTER 1
+#endif
+
+#define THREADS ((BM / TM) * (BN / TN))
+#define LM (WM / TM)                 // lanes of a warp along M
+#define LN (WN / TN)                 // lanes of a warp along N
+#define PAD (SMEM_PAD * 4)
+#define AROW (BM + PAD)              // floats per local row of the A tile
+#define BROW (BN + PAD)
+#define VW (VEC_LOADS ? 4 : 1)       // floats per global/local access
+#define A_LOADS (BK * BM / (VW * THREADS))
+#define B_LOADS (BK * BN / (VW * THREADS))
+
+#if SMEM_PAD && (4 * STAGES * BK * (BM + BN + 2 * 4) > 48 * 1024)
+#error "simt: SMEM_PAD=1 with these tiles needs 4*STAGES*BK*(BM+BN+8) bytes of local memory, more than 48 KiB"
+#endif
+
+#if VEC_LOADS
+typedef float4 floatV;
+#else
+typedef float floatV;
+#endif
+
+// The OpenCL spellings of what the CUDA twin writes differently.
+#define INLINE_FUNC inline
+#define LOCAL_PTR __local
+#define ATOMIC_INC(p) atomic_inc(p)
+#define THREAD_X get_local_id(0)
+#define THREAD_Y get_local_id(1)
+#define BLOCK_X get_group_id(0)
+#define BLOCK_Y get_group_id(1)
+#define BLOCK_Z get_group_id(2)
+#define GRID_X get_num_groups(0)
+#define GRID_Y get_num_groups(1)
+#if defined(GEMMLAB_NVIDIA_PTX)
+#define GLOBAL_FENCE() asm volatile("membar.gl;" ::: "memory")
+#else
+#define GLOBAL_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+
+#if ASYNC_COPY
+#ifndef GEMMLAB_NVIDIA_PTX
+#error "simt: ASYNC_COPY=1 needs NVIDIA inline PTX (cp.async); OpenCL C has no asynchronous copy into registers-free local memory"
+#else
+// The address of a local (shared) variable as PTX's shared window sees it.
+#define SHARED_ADDR(p) ((uint)(size_t)(p))
+#define CP_ASYNC(dst, src, bytes) \
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(SHARED_ADDR(dst)), "l"(src), "n"(bytes) : "memory")
+#define CP_ASYNC_CG16(dst, src) \
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(SHARED_ADDR(dst)), "l"(src) : "memory")
+#define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+#define CP_WAIT(n) asm volatile("cp.async.wait_group %0;" :: "n"(n) : "memory")
+#endif
+#endif
+
+// The tile of C this block computes: (tm, tn) in units of BM x BN.
+INLINE_FUNC void block_tile(const int gx, const int gy, const int bx, const int by,
+                            int* tm, int* tn) {
+#if RASTER
+    const int bid = by * gx + bx;
+    const int per_group = GROUP * gy;
+    const int first = (bid / per_group) * GROUP;
+    const int rows = min(gx - first, GROUP);
+    *tm = first + (bid % per_group) % rows;
+    *tn = (bid % per_group) / rows;
+#else
+    *tm = bx;
+    *tn = by;
+#endif
+}
+
+// Copies the BK x BM tile of A starting at row k0 (and the BK x BN tile of B)
+// into local buffer `stage`: asynchronously, or through the registers `ra`, `rb`.
+#if ASYNC_COPY
+INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
+                            const __global float* GEMMLAB_RESTRICT B,
+                            LOCAL_PTR float* As, LOCAL_PTR float* Bs,
+                            const int M, const int N, const int m0, const int n0,
+                            const int k0, const int stage, const int tid) {
+    #pragma unroll
+    for (int i = 0; i < A_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        const int kk = f / (BM / VW);
+        const int mm = (f % (BM / VW)) * VW;
+        const __global float* src = A + (k0 + kk) * M + m0 + mm;
+        LOCAL_PTR float* dst = As + (stage * BK + kk) * AROW + mm;
+#if VEC_LOADS
+        CP_ASYNC_CG16(dst, src);
+#else
+        CP_ASYNC(dst, src, 4);
+#endif
+    }
+    #pragma unroll
+    for (int i = 0; i < B_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        const int kk = f / (BN / VW);
+        const int nn = (f % (BN / VW)) * VW;
+        const __global float* src = B + (k0 + kk) * N + n0 + nn;
+        LOCAL_PTR float* dst = Bs + (stage * BK + kk) * BROW + nn;
+#if VEC_LOADS
+        CP_ASYNC_CG16(dst, src);
+#else
+        CP_ASYNC(dst, src, 4);
+#endif
+    }
+}
+#else
+INLINE_FUNC void load_regs(const __global float* GEMMLAB_RESTRICT A,
+                            const __global float* GEMMLAB_RESTRICT B,
+                           floatV* ra, floatV* rb, const int M, const int N,
+                           const int m0, const int n0, const int k0, const int tid) {
+    #pragma unroll
+    for (int i = 0; i < A_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        const int kk = f / (BM / VW);
+        const int mm = (f % (BM / VW)) * VW;
+        ra[i] = ((const __global floatV*)(A + (k0 + kk) * M + m0 + mm))[0];
+    }
+    #pragma unroll
+    for (int i = 0; i < B_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        const int kk = f / (BN / VW);
+        const int nn = (f % (BN / VW)) * VW;
+        rb[i] = ((const __global floatV*)(B + (k0 + kk) * N + n0 + nn))[0];
+    }
+}
+
+INLINE_FUNC void store_regs(const floatV* ra, const floatV* rb,
+                            LOCAL_PTR float* As, LOCAL_PTR float* Bs,
+                            const int stage, const int tid) {
+    #pragma unroll
+    for (int i = 0; i < A_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        const int kk = f / (BM / VW);
+        const int mm = (f % (BM / VW)) * VW;
+        ((LOCAL_PTR floatV*)(As + (stage * BK + kk) * AROW + mm))[0] = ra[i];
+    }
+    #pragma unroll
+    for (int i = 0; i < B_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        const int kk = f / (BN / VW);
+        const int nn = (f % (BN / VW)) * VW;
+        ((LOCAL_PTR floatV*)(Bs + (stage * BK + kk) * BROW + nn))[0] = rb[i];
+    }
+}
+#endif
+
+// acc += the BK-deep product of local buffer `stage`, from this lane's fragments.
+INLINE_FUNC void compute_tile(LOCAL_PTR const float* As, LOCAL_PTR const float* Bs,
+                              float* acc, const int stage, const int am, const int bn) {
+    #pragma unroll
+    for (int kk = 0; kk < BK; kk++) {
+        float a[TM];
+        float b[TN];
+        LOCAL_PTR const float* arow = As + (stage * BK + kk) * AROW + am;
+        LOCAL_PTR const float* brow = Bs + (stage * BK + kk) * BROW + bn;
+        #pragma unroll
+        for (int c = 0; c < TM / 4; c++) {
+            #pragma unroll
+            for (int v = 0; v < 4; v += VW) {
+                const floatV x = ((LOCAL_PTR const floatV*)(arow + c * LM * 4 + v))[0];
+#if VEC_LOADS
+                a[c * 4 + 0] = x.x; a[c * 4 + 1] = x.y; a[c * 4 + 2] = x.z; a[c * 4 + 3] = x.w;
+#else
+                a[c * 4 + v] = x;
+#endif
+            }
+        }
+        #pragma unroll
+        for (int c = 0; c < TN / 4; c++) {
+            #pragma unroll
+            for (int v = 0; v < 4; v += VW) {
+                const floatV x = ((LOCAL_PTR const floatV*)(brow + c * LN * 4 + v))[0];
+#if VEC_LOADS
+                b[c * 4 + 0] = x.x; b[c * 4 + 1] = x.y; b[c * 4 + 2] = x.z; b[c * 4 + 3] = x.w;
+#else
+                b[c * 4 + v] = x;
+#endif
+            }
+        }
+        #pragma unroll
+        for (int i = 0; i < TM; i++) {
+            #pragma unroll
+            for (int j = 0; j < TN; j++) {
+                acc[i * TN + j] = fma(a[i], b[j], acc[i * TN + j]);
+            }
+        }
+    }
+}
+
+// C = alpha*sum + beta*C for this lane's elements; `acc` holds the sums.
+INLINE_FUNC void store_c(__global float* C, const float* acc, const int M,
+                         const int cm, const int cn, const float alpha, const float beta) {
+    #pragma unroll
+    for (int j = 0; j < TN; j++) {
+        const int n = cn + (j / 4) * LN * 4 + (j % 4);
+        #pragma unroll
+        for (int c = 0; c < TM / 4; c++) {
+            #pragma unroll
+            for (int v = 0; v < 4; v += VW) {
+                __global floatV* p = (__global floatV*)(C + n * M + cm + c * LM * 4 + v);
+#if VEC_LOADS
+                float4 r;
+                r.x = alpha * acc[(c * 4 + 0) * TN + j];
+                r.y = alpha * acc[(c * 4 + 1) * TN + j];
+                r.z = alpha * acc[(c * 4 + 2) * TN + j];
+                r.w = alpha * acc[(c * 4 + 3) * TN + j];
+                if (beta != 0.0f) {
+                    const float4 old = p[0];
+                    r.x = fma(beta, old.x, r.x);
+                    r.y = fma(beta, old.y, r.y);
+                    r.z = fma(beta, old.z, r.z);
+                    r.w = fma(beta, old.w, r.w);
+                }
+                p[0] = r;
+#else
+                float r = alpha * acc[(c * 4 + v) * TN + j];
+                if (beta != 0.0f) {
+                    r = fma(beta, p[0], r);
+                }
+                p[0] = r;
+#endif
+            }
+        }
+    }
+}
+
+__kernel GEMMLAB_BOUNDS(BM / TM, BN / TN)
+void simt_gemm(const int M, const int N, const int K, const float alpha, const float beta,
+               const __global float* GEMMLAB_RESTRICT A, const __global float* GEMMLAB_RESTRICT B,
+               __global float* C, __global float* work, __global int* counters) {
+    __local float4 As4[STAGES * BK * AROW / 4];
+    __local float4 Bs4[STAGES * BK * BROW / 4];
+#if SPLITK > 1
+    __local int last;
+#endif
+    LOCAL_PTR float* As = (LOCAL_PTR float*)As4;
+    LOCAL_PTR float* Bs = (LOCAL_PTR float*)Bs4;
+
+    const int tid = THREAD_X + THREAD_Y * (BM / TM);
+    const int warp = tid / 32;
+    const int lane = tid % 32;
+    int tm;
+    int tn;
+    block_tile(GRID_X, GRID_Y, BLOCK_X, BLOCK_Y, &tm, &tn);
+    const int split = BLOCK_Z;
+    const int m0 = tm * BM;
+    const int n0 = tn * BN;
+    // This lane's first element within the block tile.
+    const int am = (warp % (BM / WM)) * WM + (lane % LM) * 4;
+    const int bn = (warp / (BM / WM)) * WN + (lane / LM) * 4;
+
+    float acc[TM * TN];
+    #pragma unroll
+    for (int i = 0; i < TM * TN; i++) {
+        acc[i] = 0.0f;
+    }
+
+    const int k_len = K / SPLITK;
+    const int k_first = split * k_len;
+    const int tiles = k_len / BK;
+
+#if ASYNC_COPY
+#if STAGES == 1
+    for (int t = 0; t < tiles; t++) {
+        copy_async(A, B, As, Bs, M, N, m0, n0, k_first + t * BK, 0, tid);
+        CP_COMMIT();
+        CP_WAIT(0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        compute_tile(As, Bs, acc, 0, am, bn);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#else
+    #pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < tiles) {
+            copy_async(A, B, As, Bs, M, N, m0, n0, k_first + s * BK, s, tid);
+        }
+        CP_COMMIT();
+    }
+    for (int t = 0; t < tiles; t++) {
+        // Tile t has landed once at most STAGES-2 later copies are pending; the
+        // barrier also tells every thread that tile t-1's buffer is free again.
+        CP_WAIT(STAGES - 2);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int next = t + STAGES - 1;
+        if (next < tiles) {
+            copy_async(A, B, As, Bs, M, N, m0, n0, k_first + next * BK, next % STAGES, tid);
+        }
+        CP_COMMIT();
+        compute_tile(As, Bs, acc, t % STAGES, am, bn);
+    }
+#endif
+#else
+    floatV ra[A_LOADS];
+    floatV rb[B_LOADS];
+#if STAGES == 1
+    for (int t = 0; t < tiles; t++) {
+        load_regs(A, B, ra, rb, M, N, m0, n0, k_first + t * BK, tid);
+        store_regs(ra, rb, As, Bs, 0, tid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        compute_tile(As, Bs, acc, 0, am, bn);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#else
+    #pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < tiles) {
+            load_regs(A, B, ra, rb, M, N, m0, n0, k_first + s * BK, tid);
+            store_regs(ra, rb, As, Bs, s, tid);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int t = 0; t < tiles; t++) {
+        // The loads of tile t+STAGES-1 are in flight while tile t is computed;
+        // they go to the buffer tile t-1 used, which every thread has left.
+        const int next = t + STAGES - 1;
+        if (next < tiles) {
+            load_regs(A, B, ra, rb, M, N, m0, n0, k_first + next * BK, tid);
+        }
+        compute_tile(As, Bs, acc, t % STAGES, am, bn);
+        if (next < tiles) {
+            store_regs(ra, rb, As, Bs, next % STAGES, tid);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#endif
+#endif
+
+#if SPLITK > 1
+    // Partial sums to `work` (tile-private, coalesced), then count the split in.
+    const int tile = tn * GRID_X + tm;
+    __global float* mine = work + (tile * SPLITK + split) * (BM * BN);
+    #pragma unroll
+    for (int e = 0; e < TM * TN / 4; e++) {
+        #pragma unroll
+        for (int v = 0; v < 4; v++) {
+            mine[(e * THREADS + tid) * 4 + v] = acc[((e % (TM / 4)) * 4 + v) * TN + e / (TM / 4)];
+        }
+    }
+    GLOBAL_FENCE();
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (tid == 0) {
+        last = (ATOMIC_INC(counters + tile) == SPLITK - 1) ? 1 : 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (last == 0) {
+        return;
+    }
+    GLOBAL_FENCE();
+    // The last block adds the partials in split order (its own read back too,
+    // so that the order, and the result, is the same whichever block is last).
+    #pragma unroll
+    for (int i = 0; i < TM * TN; i++) {
+        acc[i] = 0.0f;
+    }
+    for (int s = 0; s < SPLITK; s++) {
+        const volatile __global float* part = work + (tile * SPLITK + s) * (BM * BN);
+        #pragma unroll
+        for (int e = 0; e < TM * TN / 4; e++) {
+            #pragma unroll
+            for (int v = 0; v < 4; v++) {
+                acc[((e % (TM / 4)) * 4 + v) * TN + e / (TM / 4)] += part[(e * THREADS + tid) * 4 + v];
+            }
+        }
+    }
+    if (tid == 0) {
+        counters[tile] = 0;
+    }
+#endif
+    store_c(C, acc, M, m0 + am, n0 + bn, alpha, beta);
+}

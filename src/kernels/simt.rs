@@ -1,0 +1,231 @@
+//! Family 4: gemmlab's own SIMT SGEMM for Hopper-class GPUs (`kernels-*/simt.*`):
+//! block, warp and thread tiles, 128-bit accesses, a cp.async pipeline, block
+//! rasterisation and split-K, every feature a switch or a parameter whose
+//! value 1 is "off". Called as CLBlast's indirect kernel is (padded operands,
+//! B transposed) plus a split-K workspace.
+
+use super::switches::{
+    SwitchUse, ASYNC_COPY, RASTER, SMEM_PAD, USE_BOUNDS, USE_RESTRICT, VEC_LOADS,
+};
+use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
+use crate::gemm::problem::Precision;
+
+const LOCAL_LIMIT: i64 = 48 * 1024;
+const MAX_GROUP: i64 = 1024;
+const WARP: i64 = 32;
+
+const P_BM: Param = Param {
+    name: "BM",
+    default: 128,
+    allowed: &[32, 64, 128, 256],
+    meaning: "block tile along M (rows of C per work-group)",
+};
+const P_BN: Param = Param {
+    name: "BN",
+    default: 128,
+    allowed: &[32, 64, 128, 256],
+    meaning: "block tile along N (columns of C per work-group)",
+};
+const P_BK: Param = Param {
+    name: "BK",
+    default: 16,
+    allowed: &[8, 16, 32],
+    meaning: "depth along K of one local-memory tile",
+};
+const P_WM: Param = Param {
+    name: "WM",
+    default: 64,
+    allowed: &[16, 32, 64, 128],
+    meaning: "warp tile along M",
+};
+const P_WN: Param = Param {
+    name: "WN",
+    default: 32,
+    allowed: &[16, 32, 64, 128],
+    meaning: "warp tile along N",
+};
+const P_TM: Param = Param {
+    name: "TM",
+    default: 8,
+    allowed: &[4, 8, 16],
+    meaning: "thread tile along M (accumulators per work-item, in chunks of 4)",
+};
+const P_TN: Param = Param {
+    name: "TN",
+    default: 8,
+    allowed: &[4, 8, 16],
+    meaning: "thread tile along N (in chunks of 4)",
+};
+const P_STAGES: Param = Param {
+    name: "STAGES",
+    default: 2,
+    allowed: &[1, 2, 3, 4],
+    meaning: "local-memory buffers of the copy pipeline (1: no pipelining)",
+};
+const P_SPLITK: Param = Param {
+    name: "SPLITK",
+    default: 1,
+    allowed: &[1, 2, 3, 4, 6, 8, 16],
+    meaning: "work-groups sharing one tile of C, each over K/SPLITK (1: no split-K)",
+};
+const P_GROUP: Param = Param {
+    name: "GROUP",
+    default: 8,
+    allowed: &[2, 4, 8, 16],
+    meaning: "tile rows per group of the rasterised block order (with RASTER=1)",
+};
+
+fn threads(c: &Config) -> i64 {
+    let (tm, tn) = (c.get("TM"), c.get("TN"));
+    if tm <= 0 || tn <= 0 {
+        return 0;
+    }
+    (c.get("BM") / tm) * (c.get("BN") / tn)
+}
+
+/// Local memory without padding (SMEM_PAD=1 adds 4 floats per row; the kernel
+/// refuses to compile where that no longer fits).
+fn local_bytes(c: &Config) -> i64 {
+    let split_flag = if c.get("SPLITK") > 1 { 4 } else { 0 };
+    4 * c.get("STAGES") * c.get("BK") * (c.get("BM") + c.get("BN")) + split_flag
+}
+
+fn divides(a: i64, b: i64) -> bool {
+    a > 0 && b % a == 0
+}
+
+const CONSTRAINTS: &[Constraint] = &[
+    Constraint {
+        message: "the warp tile must divide the block tile (BM a multiple of WM, BN of WN): the work-group's warps tile it",
+        involves: &["BM", "WM", "BN", "WN"],
+        holds: |c| divides(c.get("WM"), c.get("BM")) && divides(c.get("WN"), c.get("BN")),
+    },
+    Constraint {
+        message: "a warp's 32 lanes must each own one TM x TN thread tile: (WM/TM)*(WN/TN) = 32, WM a multiple of TM, WN of TN",
+        involves: &["WM", "TM", "WN", "TN"],
+        holds: |c| {
+            divides(c.get("TM"), c.get("WM"))
+                && divides(c.get("TN"), c.get("WN"))
+                && (c.get("WM") / c.get("TM")) * (c.get("WN") / c.get("TN")) == WARP
+        },
+    },
+    Constraint {
+        message: "the work-group ((BM/TM)*(BN/TN) work-items) must not exceed 1024 work-items",
+        involves: &["BM", "TM", "BN", "TN"],
+        holds: |c| threads(c) <= MAX_GROUP,
+    },
+    Constraint {
+        message: "every work-item must copy whole 16-byte chunks of both tiles: BK*BM and BK*BN multiples of 4*(BM/TM)*(BN/TN)",
+        involves: &["BK", "BM", "BN", "TM", "TN"],
+        holds: |c| {
+            let t = 4 * threads(c);
+            divides(t, c.get("BK") * c.get("BM")) && divides(t, c.get("BK") * c.get("BN"))
+        },
+    },
+    Constraint {
+        message: "the pipeline's tiles (STAGES*BK*(BM+BN) floats) must fit in 48 KiB of local memory",
+        involves: &["STAGES", "BK", "BM", "BN"],
+        holds: |c| local_bytes(c) <= LOCAL_LIMIT,
+    },
+];
+
+/// Published state = the family's defaults: 128-bit accesses, rasterised block
+/// order, launch bounds and restrict on; the copy through registers (cp.async
+/// needs NVIDIA's inline PTX in OpenCL) and no padding.
+const SWITCHES: &[SwitchUse] = &[
+    SwitchUse::on(USE_BOUNDS),
+    SwitchUse::on(USE_RESTRICT),
+    SwitchUse::on(VEC_LOADS),
+    SwitchUse::off(ASYNC_COPY),
+    SwitchUse::off(SMEM_PAD),
+    SwitchUse::on(RASTER),
+];
+
+pub const SIMT: KernelSpec = KernelSpec {
+    id: "simt",
+    entry: "simt_gemm",
+    family: Family::Simt,
+    title: "gemmlab SIMT SGEMM (warp-tiled, pipelined)",
+    idea: "C = alpha A B + beta C in f32 on CUDA cores: BM x BN block tiles of warps, each warp WM x WN, \
+           each lane TM x TN accumulators in 4-wide chunks; A and B^T tiles copied to local memory in \
+           128-bit chunks through a STAGES-deep pipeline (cp.async where ASYNC_COPY), blocks in a \
+           rasterised order, split-K with a deterministic in-kernel reduction",
+    opencl_source: include_str!("../../kernels-cl/simt.cl"),
+    cuda_source: include_str!("../../kernels-cu/simt.cu"),
+    params: &[
+        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_GROUP,
+    ],
+    constraints: CONSTRAINTS,
+    local_bytes,
+    launch: Launch {
+        local: |c| {
+            (
+                c.u("BM") / c.u("TM").max(1),
+                c.u("BN") / c.u("TN").max(1),
+            )
+        },
+        per_item: |c| (c.u("TM"), c.u("TN")),
+    },
+    operands: Operands {
+        b_transposed: true,
+        tile: |c| (c.u("BM"), c.u("BN"), c.u("BK") * c.u("SPLITK").max(1)),
+    },
+    switches: SWITCHES,
+    abi: Abi::IndirectSplitK,
+    precisions: &[Precision::F32],
+};
+
+pub const KERNELS: &[KernelSpec] = &[SIMT];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(defines: &[(&str, i64)]) -> crate::error::Result<Config> {
+        let d: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        SIMT.config(&d)
+    }
+
+    #[test]
+    fn defaults_geometry_and_local_memory() {
+        let c = SIMT.defaults();
+        SIMT.validate(&c).unwrap();
+        assert_eq!(SIMT.threads_per_group(&c), 256);
+        assert_eq!(SIMT.tile(&c), (128, 128, 16));
+        // Two stages of 16 x (128 + 128) floats.
+        assert_eq!((SIMT.local_bytes)(&c), 2 * 16 * 256 * 4);
+        let g = SIMT.geometry(&c, 4096, 2048);
+        assert_eq!(g.groups(), [32, 16, 1]);
+        // Split-K pads K to whole tiles of every split.
+        let c = with(&[("SPLITK", 4)]).unwrap();
+        assert_eq!(SIMT.tile(&c).2, 64);
+    }
+
+    #[test]
+    fn violated_constraints_say_which_and_why() {
+        // 64x32 warp tile with 4x4 thread tiles: 16*8 = 128 lanes, not 32.
+        let e = with(&[("TM", 4), ("TN", 4)]).unwrap_err().to_string();
+        assert!(e.contains("32 lanes") && e.contains("TM=4"), "{e}");
+        // 3 stages of 32 x 256 floats: 96 KiB.
+        let e = with(&[("STAGES", 3), ("BK", 32)]).unwrap_err().to_string();
+        assert!(e.contains("48 KiB") && e.contains("STAGES=3"), "{e}");
+        // BK=8 with a 64x64 block of 4x8 thread tiles (128 work-items): 8*64 = 512 = 4*128 fits.
+        assert!(with(&[
+            ("BM", 64),
+            ("BN", 64),
+            ("WM", 32),
+            ("WN", 32),
+            ("TM", 4),
+            ("BK", 8)
+        ])
+        .is_ok());
+        // Warp tile larger than the block tile.
+        let e = with(&[("BM", 32)]).unwrap_err().to_string();
+        assert!(
+            e.contains("warp tile must divide") && e.contains("BM=32"),
+            "{e}"
+        );
+        let e = with(&[("STAGES", 5)]).unwrap_err().to_string();
+        assert!(e.contains("STAGES must be one of"), "{e}");
+    }
+}

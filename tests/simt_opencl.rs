@@ -1,0 +1,248 @@
+//! gemmlab's SIMT kernel on the OpenCL device (PoCL in CI): every pipeline depth,
+//! split-K factor and portable switch at sizes that are multiples of no tile, on
+//! BLAS calls (transposes, alpha/beta, offsets), repeated split-K launches (the
+//! tile counters must come back to zero), and the variants that cannot run
+//! outside NVIDIA's OpenCL reported as unavailable, not attempted.
+
+mod common;
+
+use gemmlab::gemm::driver::{prepare, read_c, KernelRunner, Session};
+use gemmlab::gemm::problem::{Layout, Problem, Trans};
+use gemmlab::gemm::{check::check_widened, Operands, Reference};
+use gemmlab::kernels::{self, Config, Hints, KernelSpec};
+use gemmlab::measure::Timed;
+use gemmlab::Backend;
+
+fn simt() -> &'static KernelSpec {
+    kernels::find("simt").expect("simt is in the registry")
+}
+
+/// Small tiles keep PoCL quick; the structure (warps of 32 lanes, 4-wide chunks) is the GPU's.
+fn config(extra: &[(&str, i64)]) -> Config {
+    let mut d: Vec<(String, i64)> = [
+        ("BM", 32),
+        ("BN", 32),
+        ("WM", 16),
+        ("WN", 32),
+        ("TM", 4),
+        ("TN", 4),
+        ("BK", 8),
+    ]
+    .iter()
+    .map(|(n, v)| (n.to_string(), *v))
+    .collect();
+    for (n, v) in extra {
+        d.retain(|(m, _)| m != n);
+        d.push((n.to_string(), *v));
+    }
+    simt()
+        .config(&d)
+        .unwrap_or_else(|e| panic!("{extra:?}: {e}"))
+}
+
+fn check(
+    session: &mut Session,
+    config: &Config,
+    hints: &Hints,
+    ops: &Operands,
+) -> Result<(), String> {
+    let reference = Reference::cpu(ops);
+    let a = prepare(session, simt(), config, hints, ops, &reference, false);
+    match a.prepared {
+        Some(p) => {
+            p.release(session);
+            Ok(())
+        }
+        None => Err(format!(
+            "{} {} on {}: {}",
+            config.describe(),
+            hints.describe(false),
+            ops.problem.describe(),
+            a.status.reason().unwrap_or("failed")
+        )),
+    }
+}
+
+#[test]
+fn stages_split_k_and_switches_verify_at_odd_sizes() {
+    let mut session = Session::new(common::opencl());
+    let sizes = [(1, 1, 1), (33, 65, 17), (70, 45, 300)];
+    let configs: Vec<Vec<(&str, i64)>> = vec![
+        vec![],
+        vec![("STAGES", 1)],
+        vec![("STAGES", 3)],
+        vec![("STAGES", 4), ("BK", 16)],
+        vec![("SPLITK", 2)],
+        vec![("SPLITK", 3), ("STAGES", 3)],
+        vec![("SPLITK", 16), ("STAGES", 1)],
+        vec![("BM", 64), ("WM", 32), ("TM", 8), ("GROUP", 2)],
+        vec![
+            ("BM", 64),
+            ("BN", 64),
+            ("WM", 32),
+            ("WN", 32),
+            ("TN", 8),
+            ("BK", 16),
+        ],
+    ];
+    let switch_sets: Vec<Hints> = vec![
+        Hints::default(),
+        Hints::default().with_switch("VEC_LOADS", false),
+        Hints::default().with_switch("SMEM_PAD", true),
+        Hints::default().with_switch("RASTER", false),
+        Hints::default()
+            .with_switch("USE_BOUNDS", false)
+            .with_switch("USE_RESTRICT", false),
+    ];
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for (i, &(m, n, k)) in sizes.iter().enumerate() {
+        let ops = Operands::new(m, n, k, 300 + i as u64);
+        // Every configuration as published, and every switch set on the first
+        // two (plain and unpipelined) and on split-K, which share all code paths of the rest.
+        for (j, c) in configs.iter().enumerate() {
+            let cfg = config(c);
+            let hints = if j < 2 || j == 4 {
+                &switch_sets[..]
+            } else {
+                &switch_sets[..1]
+            };
+            for h in hints {
+                runs += 1;
+                if let Err(e) = check(&mut session, &cfg, h, &ops) {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    common::say(&format!(
+        "simt: {runs} checked runs at odd sizes, {} failed",
+        failures.len()
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn blas_calls_verify_with_and_without_split_k() {
+    let mut session = Session::new(common::opencl());
+    let mut failures = Vec::new();
+    for (layout, ta, tb, (m, n, k), (alpha, beta)) in [
+        (
+            Layout::RowMajor,
+            Trans::T,
+            Trans::N,
+            (47, 9, 70),
+            (1.5, 0.5),
+        ),
+        (
+            Layout::ColMajor,
+            Trans::N,
+            Trans::T,
+            (9, 140, 31),
+            (-1.0, 1.0),
+        ),
+        (
+            Layout::ColMajor,
+            Trans::T,
+            Trans::T,
+            (64, 96, 200),
+            (2.0, -0.5),
+        ),
+    ] {
+        let mut p = Problem {
+            layout,
+            trans_a: ta,
+            trans_b: tb,
+            alpha,
+            beta,
+            ..Problem::plain(m, n, k)
+        }
+        .tight();
+        p.lda += 3;
+        p.ldc += 2;
+        p.c_offset = 4;
+        let ops = Operands::for_problem(p, 7);
+        for split in [1, 4] {
+            if let Err(e) = check(
+                &mut session,
+                &config(&[("SPLITK", split)]),
+                &Hints::default(),
+                &ops,
+            ) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The last block of each tile resets its counter: launch after launch gives the
+/// same C, with C poisoned in between (beta = 0, so C is never read).
+#[test]
+fn split_k_counters_return_to_zero_between_launches() {
+    let mut session = Session::new(common::opencl());
+    let (m, n, k) = (64, 96, 256);
+    let ops = Operands::new(m, n, k, 11);
+    let reference = Reference::cpu(&ops);
+    let cfg = config(&[("SPLITK", 4)]);
+    let a = prepare(
+        &mut session,
+        simt(),
+        &cfg,
+        &Hints::default(),
+        &ops,
+        &reference,
+        false,
+    );
+    let p = a.prepared.expect("the checked run passes");
+    for round in 0..3 {
+        session
+            .backend
+            .borrow_mut()
+            .fill(&p.c, f64::NAN)
+            .expect("poison C");
+        KernelRunner {
+            session: &session,
+            prepared: &p,
+        }
+        .run_batch(3)
+        .expect("three launches");
+        let (c, gap) = read_c(&session, p.c, &ops.problem).expect("read C");
+        assert_eq!(gap, None);
+        let r = check_widened(m, &c, &reference, ops.problem.precision);
+        assert!(r.passed, "round {round}: {}", r.summary());
+    }
+    p.release(&session);
+}
+
+#[test]
+fn unavailable_and_oversized_variants_are_refused_with_reasons() {
+    let mut session = Session::new(common::opencl());
+    let info = session.backend.borrow().info().clone();
+    let cp_async = Hints::default().with_switch("ASYNC_COPY", true);
+    if !info.is_nvidia() {
+        let why = simt()
+            .unavailable(&info, &cp_async)
+            .expect("cp.async is NVIDIA inline PTX in OpenCL");
+        assert!(why.contains("ASYNC_COPY"), "{why}");
+    }
+    // 3 stages of 16 x (128 + 128) floats fill 48 KiB exactly; padding does not fit.
+    let big = simt().config(&[("STAGES".into(), 3)]).expect("48 KiB fits");
+    let ops = Operands::new(128, 128, 64, 3);
+    let reference = Reference::cpu(&ops);
+    let a = prepare(
+        &mut session,
+        simt(),
+        &big,
+        &Hints::default().with_switch("SMEM_PAD", true),
+        &ops,
+        &reference,
+        false,
+    );
+    assert!(a.prepared.is_none());
+    let why = a.status.reason().unwrap_or_default().to_string();
+    assert!(why.contains("SMEM_PAD") && why.contains("48 KiB"), "{why}");
+    // A configuration the constraints refuse says which and why.
+    let e = simt().config(&[("TM".into(), 16)]).unwrap_err().to_string();
+    assert!(e.contains("32 lanes") && e.contains("TM=16"), "{e}");
+}
