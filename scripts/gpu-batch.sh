@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -294,6 +294,67 @@ lecture-strides)
       --lda 1013 --ldb 1009 --ldc 1003 --reps 5 --out "$W/strides-row-$p"
     run strides-col-$p 60 $G compare $D --kernels $L --sizes 1000x999x1001 --precision $p --layout col \
       --lda 1013 --ldb 1009 --ldc 1003 --trans-b t --reps 5 --out "$W/strides-col-$p"
+  done
+  ;;
+simt-tune-4096)
+  # Issue 14, first call: the SIMT family's defaults next to CLBlast's xgemm and cuBLAS; its
+  # tests on CUDA and NVIDIA OpenCL (cp.async included); then each toolchain tuned at 4096
+  # (tiles, pipeline depth, cp.async, padding, rasterisation, register caps; no split-K).
+  $G devices > "$W/devices.txt" 2>&1
+  mkdir -p "$W/tuned" "$W/tests"; cp -r .gpu/prev/tuned/. "$W/tuned/"
+  run smoke-default 60 $G compare $D --kernels simt,xgemm --sizes 4096 --reps 10 --out "$W/smoke-default"
+  for t in .gpu/tests/simt_kernel-*; do
+    echo "== $t (OpenCL: h200)"; GEMMLAB_REQUIRE_CUDA=1 GEMMLAB_TEST_DEVICE=h200 timeout 100 "$t" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests/simt.txt"
+  for t in .gpu/tests/cuda_kernels-*; do
+    echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 timeout 80 "$t" --test-threads=1 twins 2>&1; echo "== exit $?"
+  done > "$W/tests/twins.txt"
+  cat "$W"/tests/*.txt | grep -E "^== |test result|FAILED|panicked|checked runs" > "$W/tests/summary.txt"
+  run tune-4096 340 $G tune $D --kernels simt --sizes 4096 --strategy anneal --max-configs 500 --time-limit 140 \
+    --top 5 --values SPLITK=1 --values BM=64,128,256 --values BN=64,128,256 --values WM=32,64,128 \
+    --values WN=32,64,128 --switches ASYNC_COPY,SMEM_PAD,RASTER --caps 128,168 \
+    --store "$W/store" --db "$W/tuned" --out "$W/tune-4096"
+  ;;
+simt-tune-rest)
+  # Issue 14, second call: the SIMT family tuned per toolchain at 2048 and 8192 (same space),
+  # and on a tall-skinny, a long-K and a small-K shape (split-K in the space), resuming
+  # simt-tune-4096's store and database.
+  mkdir -p "$W/tuned"; cp -r .gpu/prev/tuned/. "$W/tuned/"; cp -r .gpu/prev/store "$W/store" 2>/dev/null
+  SPACE="--values BM=64,128,256 --values BN=64,128,256 --values WM=32,64,128 --values WN=32,64,128 --switches ASYNC_COPY,SMEM_PAD,RASTER --caps 128,168"
+  run tune-2048 140 $G tune $D --kernels simt --sizes 2048 --strategy anneal --max-configs 200 --time-limit 55 \
+    --top 3 --values SPLITK=1,2 $SPACE --store "$W/store" --db "$W/tuned" --out "$W/tune-2048"
+  run tune-8192 150 $G tune $D --kernels simt --sizes 8192 --check dgemm --strategy anneal --max-configs 150 \
+    --time-limit 55 --top 3 --reps 10 --values SPLITK=1 $SPACE --store "$W/store" --db "$W/tuned" --out "$W/tune-8192"
+  run tune-thin 280 $G tune $D --kernels simt --sizes 16384x128x2048,1024x1024x32768,8192x8192x256 \
+    --strategy anneal --max-configs 120 --time-limit 35 --top 3 --values SPLITK=1,2,4,8,16 --values BK=8,16,32 \
+    $SPACE --store "$W/store" --db "$W/tuned" --out "$W/tune-thin"
+  ;;
+simt-measure)
+  # Issue 14, third call: every toolchain at its own best (the database of bests) next to
+  # cuBLAS and CLBlast's tuned xgemm, at the tuned sizes; each feature switched off/on at the
+  # best 4096 configuration (sweep hints); Nsight Compute on the best configurations (CUDA
+  # natively, OpenCL's PTX through the CUDA JIT: ncu does not profile OpenCL); SASS of both.
+  DB=.gpu/prev/tuned
+  run compare-tuned 230 $G compare $D --tuned --db $DB --kernels simt,xgemm --check dgemm \
+    --sizes 2048,4096,8192,16384x128x2048,1024x1024x32768,8192x8192x256 --reps 20 --keep-ptx --out "$W/compare-tuned"
+  CU=$(python3 scripts/simt/defines.py $DB nvidia-h200 simt cuda 4096 4096 4096)
+  CL=$(python3 scripts/simt/defines.py $DB nvidia-h200 simt opencl 4096 4096 4096)
+  echo "cuda: $CU" > "$W/bests.txt"; echo "opencl: $CL" >> "$W/bests.txt"
+  run hints-cuda 70 $G sweep hints $D --backends cuda --kernels simt --sizes 4096 $CU --out "$W/hints-cuda"
+  run hints-opencl 70 $G sweep hints $D --backends opencl --kernels simt --sizes 4096 $CL --out "$W/hints-opencl"
+  M="--metrics gpu__time_duration.sum,launch__registers_per_thread,launch__occupancy_limit_registers,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,dram__bytes_read.sum,lts__t_sector_hit_rate.pct"
+  timeout 120 ncu --clock-control none --csv $M -k regex:'simt_gemm|gemm|sgemm' -c 3 \
+    $G compare $D --backends cuda --kernels simt --sizes 4096 --reps 1 --warmup 0 --batch 1 $CU --out "$W/ncu-run-cuda" > "$W/ncu-cuda.csv" 2>&1
+  echo "== exit $?" >> "$W/ncu-cuda.csv"
+  timeout 120 ncu --clock-control none --csv $M -k regex:simt_gemm -c 4 \
+    $G sweep jit $D --kernels simt --sizes 4096 --reps 1 --warmup 0 --batch 1 $CL --out "$W/ncu-run-jit" > "$W/ncu-opencl-jit.csv" 2>&1
+  echo "== exit $?" >> "$W/ncu-opencl-jit.csv"
+  mkdir -p "$W/sass"
+  timeout 30 $G ptx --kernel simt $D --backends cuda $CU --out "$W/sass/cuda" > "$W/sass/ptx-cuda.txt" 2>&1
+  timeout 30 $G ptx --kernel simt $D --backends opencl $CL --out "$W/sass/opencl" > "$W/sass/ptx-opencl.txt" 2>&1
+  for f in "$W"/sass/*/*.ptx; do
+    ptxas -arch=sm_90 -v -o "${f%.ptx}.cubin" "$f" > "${f%.ptx}.ptxas.txt" 2>&1
+    cuobjdump -sass "${f%.ptx}.cubin" > "${f%.ptx}.sass" 2>&1
   done
   ;;
 criterion)
