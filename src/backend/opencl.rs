@@ -154,8 +154,11 @@ fn describe(l: &Located) -> DeviceInfo {
 }
 
 /// NVIDIA's PCI address queries (cl_nv_device_attribute_query, undocumented): the
-/// slot packs device << 3 | function, as hwloc reads it. Without the domain query
-/// (drivers before CUDA 10.2) the address is unknown rather than guessed in domain 0.
+/// slot is the PCI device number (function 0). Seen on the H200 (driver 580): slot 6
+/// where CUDA and nvidia-smi give 0000:00:06.0; reading it as device << 3 | function
+/// gave 00:00.6, which matched neither NVML nor the CUDA session of the same GPU.
+/// Without the domain query (drivers before CUDA 10.2) the address is unknown rather
+/// than guessed in domain 0.
 fn nv_pci_bus_id(d: &Device) -> Option<String> {
     const CL_DEVICE_PCI_DOMAIN_ID_NV: u32 = 0x400A;
     let bus = d.pci_bus_id_nv().ok()?;
@@ -167,8 +170,8 @@ fn nv_pci_bus_id(d: &Device) -> Option<String> {
     Some(super::format_pci_bus_id([
         domain,
         bus & 0xff,
-        slot >> 3,
-        slot & 7,
+        slot & 0x1f,
+        0,
     ]))
 }
 
