@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -321,32 +321,60 @@ simt-tune-rest)
   # simt-tune-4096's store and database.
   mkdir -p "$W/tuned"; cp -r .gpu/prev/tuned/. "$W/tuned/"; cp -r .gpu/prev/store "$W/store" 2>/dev/null
   SPACE="--values BM=64,128,256 --values BN=64,128,256 --values WM=32,64,128 --values WN=32,64,128 --switches ASYNC_COPY,SMEM_PAD,RASTER --caps 128,168"
-  run tune-2048 140 $G tune $D --kernels simt --sizes 2048 --strategy anneal --max-configs 200 --time-limit 55 \
+  run tune-2048 120 $G tune $D --kernels simt --sizes 2048 --strategy anneal --max-configs 200 --time-limit 45 \
     --top 3 --values SPLITK=1,2 $SPACE --store "$W/store" --db "$W/tuned" --out "$W/tune-2048"
-  run tune-8192 150 $G tune $D --kernels simt --sizes 8192 --check dgemm --strategy anneal --max-configs 150 \
-    --time-limit 55 --top 3 --reps 10 --values SPLITK=1 $SPACE --store "$W/store" --db "$W/tuned" --out "$W/tune-8192"
-  run tune-thin 280 $G tune $D --kernels simt --sizes 16384x128x2048,1024x1024x32768,8192x8192x256 \
-    --strategy anneal --max-configs 120 --time-limit 35 --top 3 --values SPLITK=1,2,4,8,16 --values BK=8,16,32 \
+  run tune-8192 130 $G tune $D --kernels simt --sizes 8192 --check dgemm --strategy anneal --max-configs 150 \
+    --time-limit 45 --top 3 --reps 10 --values SPLITK=1 $SPACE --store "$W/store" --db "$W/tuned" --out "$W/tune-8192"
+  run tune-thin 270 $G tune $D --kernels simt --sizes 16384x128x2048,1024x1024x32768,8192x8192x256 \
+    --strategy anneal --max-configs 120 --time-limit 30 --top 3 --values SPLITK=1,2,4,8,16 --values BK=8,16,32 \
     $SPACE --store "$W/store" --db "$W/tuned" --out "$W/tune-thin"
   ;;
 simt-measure)
-  # Issue 14, third call: every toolchain at its own best (the database of bests) next to
-  # cuBLAS and CLBlast's tuned xgemm, at the tuned sizes; each feature switched off/on at the
-  # best 4096 configuration (sweep hints); Nsight Compute on the best configurations (CUDA
-  # natively, OpenCL's PTX through the CUDA JIT: ncu does not profile OpenCL); SASS of both.
-  DB=.gpu/prev/tuned
-  run compare-tuned 230 $G compare $D --tuned --db $DB --kernels simt,xgemm --check dgemm \
+  # Issue 14, third call: a longer search per toolchain at 4096 in the region the first one
+  # found (large tiles, cp.async), resuming its store; then every toolchain at its own best
+  # (the database of bests) next to cuBLAS and CLBlast's tuned xgemm at the tuned sizes.
+  mkdir -p "$W/tuned"; cp -r .gpu/prev/tuned/. "$W/tuned/"; cp -r .gpu/prev/store "$W/store" 2>/dev/null
+  run refine-cuda 130 $G tune $D --backends cuda --kernels simt --sizes 4096 --strategy anneal --max-configs 300 \
+    --time-limit 100 --top 4 --values SPLITK=1 --values BM=128,256 --values BN=128,256 --values TM=8,16 \
+    --values TN=8,16 --values WM=32,64,128 --values WN=32,64,128 --values STAGES=2,3,4 \
+    --switches ASYNC_COPY,RASTER --caps none --search-seed 2 --store "$W/store" --db "$W/tuned" --out "$W/refine-cuda"
+  run refine-opencl 90 $G tune $D --backends opencl --kernels simt --sizes 4096 --strategy anneal --max-configs 100 \
+    --time-limit 60 --top 4 --values SPLITK=1 --values BM=64,128,256 --values BN=64,128,256 --values TM=8,16 \
+    --values TN=8,16 --values STAGES=2,3,4 --switches ASYNC_COPY,RASTER --caps none --search-seed 2 \
+    --store "$W/store" --db "$W/tuned" --out "$W/refine-opencl"
+  run compare-tuned 230 $G compare $D --tuned --db "$W/tuned" --kernels simt,xgemm --check dgemm \
     --sizes 2048,4096,8192,16384x128x2048,1024x1024x32768,8192x8192x256 --reps 20 --keep-ptx --out "$W/compare-tuned"
+  # The 4096 bests at the other square sizes (the 8192 searches tried few configurations).
+  CU=$(python3 scripts/simt/defines.py "$W/tuned" nvidia-h200 simt cuda 4096 4096 4096)
+  CL=$(python3 scripts/simt/defines.py "$W/tuned" nvidia-h200 simt opencl 4096 4096 4096)
+  echo "cuda: $CU" > "$W/bests-4096.txt"; echo "opencl: $CL" >> "$W/bests-4096.txt"
+  run cross-cuda 60 $G compare $D --backends cuda --kernels simt --sizes 2048,8192 --check dgemm $CU --out "$W/cross-cuda"
+  run cross-opencl 60 $G compare $D --backends opencl --kernels simt --sizes 2048,8192 --check dgemm $CL --out "$W/cross-opencl"
+  ;;
+simt-profile)
+  # Issue 14, fourth call: each feature switched off/on at each toolchain's best 4096
+  # configuration (sweep hints); Nsight Compute on the best configurations (CUDA natively,
+  # OpenCL's PTX through the CUDA JIT: ncu does not profile OpenCL; the jit sweep runs the
+  # CUDA build first, two launches, skipped); SASS of both.
+  # First the OpenCL search simt-measure could not run (its store was refused: gemmlab read
+  # NVIDIA OpenCL's PCI slot wrongly, fixed since) and the OpenCL 4096 best at 2048 and 8192.
+  mkdir -p "$W/tuned"; cp -r .gpu/prev/tuned/. "$W/tuned/"; cp -r .gpu/prev/store "$W/store" 2>/dev/null
+  run refine-opencl 90 $G tune $D --backends opencl --kernels simt --sizes 4096 --strategy anneal --max-configs 100 \
+    --time-limit 60 --top 4 --values SPLITK=1 --values BM=64,128,256 --values BN=64,128,256 --values TM=8,16 \
+    --values TN=8,16 --values STAGES=2,3,4 --switches ASYNC_COPY,RASTER --caps none --search-seed 2 \
+    --store "$W/store" --db "$W/tuned" --out "$W/refine-opencl"
+  DB="$W/tuned"
   CU=$(python3 scripts/simt/defines.py $DB nvidia-h200 simt cuda 4096 4096 4096)
   CL=$(python3 scripts/simt/defines.py $DB nvidia-h200 simt opencl 4096 4096 4096)
   echo "cuda: $CU" > "$W/bests.txt"; echo "opencl: $CL" >> "$W/bests.txt"
-  run hints-cuda 70 $G sweep hints $D --backends cuda --kernels simt --sizes 4096 $CU --out "$W/hints-cuda"
-  run hints-opencl 70 $G sweep hints $D --backends opencl --kernels simt --sizes 4096 $CL --out "$W/hints-opencl"
-  M="--metrics gpu__time_duration.sum,launch__registers_per_thread,launch__occupancy_limit_registers,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,dram__bytes_read.sum,lts__t_sector_hit_rate.pct"
-  timeout 120 ncu --clock-control none --csv $M -k regex:'simt_gemm|gemm|sgemm' -c 3 \
+  run cross-opencl 60 $G compare $D --backends opencl --kernels simt --sizes 2048,8192 --check sampled $CL --out "$W/cross-opencl"
+  run hints-cuda 60 $G sweep hints $D --backends cuda --kernels simt --sizes 4096 $CU --out "$W/hints-cuda"
+  run hints-opencl 60 $G sweep hints $D --backends opencl --kernels simt --sizes 4096 $CL --out "$W/hints-opencl"
+  M="--metrics gpu__time_duration.sum,launch__registers_per_thread,launch__occupancy_limit_registers,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,sm__cycles_elapsed.avg.per_second"
+  timeout 100 ncu --clock-control none --csv $M -k regex:'simt_gemm|gemm|sgemm' -c 3 \
     $G compare $D --backends cuda --kernels simt --sizes 4096 --reps 1 --warmup 0 --batch 1 $CU --out "$W/ncu-run-cuda" > "$W/ncu-cuda.csv" 2>&1
   echo "== exit $?" >> "$W/ncu-cuda.csv"
-  timeout 120 ncu --clock-control none --csv $M -k regex:simt_gemm -c 4 \
+  timeout 100 ncu --clock-control none --csv $M -k regex:simt_gemm --launch-skip 2 -c 2 \
     $G sweep jit $D --kernels simt --sizes 4096 --reps 1 --warmup 0 --batch 1 $CL --out "$W/ncu-run-jit" > "$W/ncu-opencl-jit.csv" 2>&1
   echo "== exit $?" >> "$W/ncu-opencl-jit.csv"
   mkdir -p "$W/sass"
