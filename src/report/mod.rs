@@ -14,7 +14,10 @@ mod blas;
 mod clocks;
 mod compare;
 mod lecture;
+mod ncu;
 mod offline;
+mod simt;
+mod simt_profile;
 mod sweeps;
 mod tune;
 
@@ -122,6 +125,8 @@ pub(crate) struct Chart {
 pub(crate) enum Topic {
     VsVendor,
     Toolchains,
+    /// The SIMT family against cuBLAS, and where its time goes (ncu).
+    Simt,
     Tuning,
     RegisterCaps,
     Tiling,
@@ -136,9 +141,10 @@ pub(crate) enum Topic {
 }
 
 impl Topic {
-    const ALL: [Topic; 11] = [
+    const ALL: [Topic; 12] = [
         Topic::VsVendor,
         Topic::Toolchains,
+        Topic::Simt,
         Topic::Tuning,
         Topic::RegisterCaps,
         Topic::Tiling,
@@ -154,6 +160,7 @@ impl Topic {
         match self {
             Topic::VsVendor => "speed against cuBLAS",
             Topic::Toolchains => "toolchain gap",
+            Topic::Simt => "the SIMT family against cuBLAS",
             Topic::Tuning => "tuning",
             Topic::RegisterCaps => "register caps",
             Topic::Tiling => "tiling",
@@ -376,6 +383,7 @@ fn generate_with(
         compare::section(&mut ctx)?,
         blas::section(&mut ctx)?,
         lecture::section(&mut ctx)?,
+        simt::section(&mut ctx, &opts.from)?,
         sweeps::registers(&mut ctx)?,
         sweeps::tiling(&mut ctx)?,
         sweeps::hints(&mut ctx)?,
@@ -737,10 +745,11 @@ mod tests {
 
     #[test]
     fn summary_takes_each_topic_first_then_by_weight_at_most_ten() {
-        // The nine topics of a run on a device (the offline ones below).
+        // The nine topics of a run on a device without the SIMT family (the
+        // offline ones below; with the family's, each of ten topics gets one place).
         let topics: Vec<Topic> = Topic::ALL
             .into_iter()
-            .filter(|t| !matches!(t, Topic::Kepler | Topic::Offline))
+            .filter(|t| !matches!(t, Topic::Kepler | Topic::Offline | Topic::Simt))
             .collect();
         assert_eq!(topics.len(), 9);
         let mut all = Vec::new();
@@ -794,7 +803,7 @@ mod tests {
         assert_eq!(chosen.len(), SUMMARY_MAX);
         let topics: Vec<Topic> = chosen.iter().map(|f| f.topic).collect();
         assert_eq!(topics, Topic::ALL[..SUMMARY_MAX].to_vec());
-        assert_eq!(Topic::ALL[SUMMARY_MAX], Topic::Offline);
+        assert_eq!(Topic::ALL[SUMMARY_MAX..], [Topic::Kepler, Topic::Offline]);
         // Each is its topic's largest.
         assert!(chosen
             .iter()

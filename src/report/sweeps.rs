@@ -15,7 +15,7 @@ use super::{md, Ctx, Finding, Section, Topic, SAME_SPEED};
 
 const REGISTERS: &str = "Register cap sweep (registers)";
 const TILING: &str = "Register tiling: RX x RY (tiling)";
-const HINTS: &str = "Compiler hints (hints)";
+pub(crate) const HINTS: &str = "Compiler hints (hints)";
 const JIT: &str = "OpenCL's PTX through the CUDA driver JIT (jit)";
 
 fn kernel_rows<'a>(ctx: &Ctx<'a>, exp: &str) -> (Vec<Rec<'a>>, Vec<Rec<'a>>) {
