@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -384,6 +384,35 @@ simt-profile)
     ptxas -arch=sm_90 -v -o "${f%.ptx}.cubin" "$f" > "${f%.ptx}.ptxas.txt" 2>&1
     cuobjdump -sass "${f%.ptx}.cubin" > "${f%.ptx}.sass" 2>&1
   done
+  ;;
+simt-check)
+  # Issue 14, fifth call: the CUDA build of OpenCL's best configuration (it faulted under ncu in
+  # simt-profile) under compute-sanitizer and alone; both toolchains at their final bests next
+  # to cuBLAS in one run; ncu on OpenCL's PTX (CUDA JIT) of CUDA's best configuration, so both
+  # compilers' code for the same configuration is profiled.
+  DB=.gpu/prev/tuned
+  CU=$(python3 scripts/simt/defines.py $DB nvidia-h200 simt cuda 4096 4096 4096)
+  CL=$(python3 scripts/simt/defines.py $DB nvidia-h200 simt opencl 4096 4096 4096)
+  echo "cuda: $CU" > "$W/bests.txt"; echo "opencl: $CL" >> "$W/bests.txt"
+  run memcheck-cuda-clbest 150 compute-sanitizer --tool memcheck $G compare $D --backends cuda --kernels simt \
+    --sizes 1000x999x1001 --reps 2 --warmup 1 $CL --out "$W/memcheck-cuda-clbest"
+  run cuda-clbest 60 $G compare $D --kernels simt --sizes 4096 --reps 10 $CL --out "$W/both-at-clbest"
+  run compare-final 150 $G compare $D --tuned --db $DB --kernels simt --sizes 2048,4096,8192 --check dgemm \
+    --reps 20 --out "$W/compare-final"
+  M="--metrics gpu__time_duration.sum,launch__registers_per_thread,launch__occupancy_limit_registers,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,sm__cycles_elapsed.avg.per_second"
+  timeout 100 ncu --clock-control none --csv $M -k regex:simt_gemm --launch-skip 2 -c 2 \
+    $G sweep jit $D --kernels simt --sizes 4096 --reps 1 --warmup 0 --batch 1 $CU --out "$W/ncu-run-jit" > "$W/ncu-opencl-jit.csv" 2>&1
+  echo "== exit $?" >> "$W/ncu-opencl-jit.csv"
+  ;;
+simt-jit)
+  # Issue 14, sixth call: the jit sweep of the SIMT kernel faulted under ncu (simt-profile,
+  # simt-check) where compare under ncu did not: the same sweep without ncu, and under
+  # compute-sanitizer at an odd size.
+  DB=.gpu/prev/tuned
+  CU=$(python3 scripts/simt/defines.py $DB nvidia-h200 simt cuda 4096 4096 4096)
+  run jit-plain 60 $G sweep jit $D --kernels simt --sizes 4096 --reps 5 $CU --out "$W/jit-plain"
+  run jit-memcheck 150 compute-sanitizer --tool memcheck $G sweep jit $D --kernels simt --sizes 1000x999x1001 \
+    --reps 1 --warmup 0 --batch 1 $CU --out "$W/jit-memcheck"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").
