@@ -2,7 +2,9 @@
 //! split-K factor and portable switch at sizes that are multiples of no tile, on
 //! BLAS calls (transposes, alpha/beta, offsets), repeated split-K launches (the
 //! tile counters must come back to zero), and the variants that cannot run
-//! outside NVIDIA's OpenCL reported as unavailable, not attempted.
+//! outside NVIDIA's OpenCL reported as unavailable, not attempted. On NVIDIA's
+//! OpenCL and on CUDA (`--features cuda`, skipped visibly without a GPU) the
+//! same matrix runs with cp.async (ASYNC_COPY) as well.
 
 mod common;
 
@@ -63,9 +65,10 @@ fn check(
     }
 }
 
-#[test]
-fn stages_split_k_and_switches_verify_at_odd_sizes() {
-    let mut session = Session::new(common::opencl());
+/// Every configuration as published, and every switch set on the plain, the
+/// unpipelined and a split-K configuration (which share all code paths of the
+/// rest), at sizes that are multiples of no tile. The failures, and the run count.
+fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<String>) {
     let sizes = [(1, 1, 1), (33, 65, 17), (70, 45, 300)];
     let configs: Vec<Vec<(&str, i64)>> = vec![
         vec![],
@@ -85,7 +88,7 @@ fn stages_split_k_and_switches_verify_at_odd_sizes() {
             ("BK", 16),
         ],
     ];
-    let switch_sets: Vec<Hints> = vec![
+    let mut switch_sets: Vec<Hints> = vec![
         Hints::default(),
         Hints::default().with_switch("VEC_LOADS", false),
         Hints::default().with_switch("SMEM_PAD", true),
@@ -94,12 +97,15 @@ fn stages_split_k_and_switches_verify_at_odd_sizes() {
             .with_switch("USE_BOUNDS", false)
             .with_switch("USE_RESTRICT", false),
     ];
+    if with_async {
+        let on = Hints::default().with_switch("ASYNC_COPY", true);
+        switch_sets.push(on.clone());
+        switch_sets.push(on.with_switch("VEC_LOADS", false));
+    }
     let mut runs = 0;
     let mut failures = Vec::new();
     for (i, &(m, n, k)) in sizes.iter().enumerate() {
         let ops = Operands::new(m, n, k, 300 + i as u64);
-        // Every configuration as published, and every switch set on the first
-        // two (plain and unpipelined) and on split-K, which share all code paths of the rest.
         for (j, c) in configs.iter().enumerate() {
             let cfg = config(c);
             let hints = if j < 2 || j == 4 {
@@ -109,14 +115,47 @@ fn stages_split_k_and_switches_verify_at_odd_sizes() {
             };
             for h in hints {
                 runs += 1;
-                if let Err(e) = check(&mut session, &cfg, h, &ops) {
+                if let Err(e) = check(session, &cfg, h, &ops) {
+                    failures.push(e);
+                }
+            }
+            if with_async && j >= 2 {
+                // cp.async at every pipeline depth and split.
+                runs += 1;
+                let h = Hints::default().with_switch("ASYNC_COPY", true);
+                if let Err(e) = check(session, &cfg, &h, &ops) {
                     failures.push(e);
                 }
             }
         }
     }
+    (runs, failures)
+}
+
+#[test]
+fn stages_split_k_and_switches_verify_at_odd_sizes() {
+    let mut session = Session::new(common::opencl());
+    let info = session.backend.borrow().info().clone();
+    let (runs, failures) = odd_size_matrix(&mut session, info.is_nvidia());
     common::say(&format!(
-        "simt: {runs} checked runs at odd sizes, {} failed",
+        "simt on {}: {runs} checked runs at odd sizes, {} failed",
+        info.label(),
+        failures.len()
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn cuda_stages_split_k_and_switches_verify_at_odd_sizes() {
+    let Some(b) = common::cuda("cuda_stages_split_k_and_switches_verify_at_odd_sizes") else {
+        return;
+    };
+    let mut session = Session::new(b);
+    let label = session.backend.borrow().info().label();
+    let (runs, failures) = odd_size_matrix(&mut session, true);
+    common::say(&format!(
+        "simt on {label}: {runs} checked runs at odd sizes, {} failed",
         failures.len()
     ));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
