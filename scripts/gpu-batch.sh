@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -413,6 +413,16 @@ simt-jit)
   run jit-plain 60 $G sweep jit $D --kernels simt --sizes 4096 --reps 5 $CU --out "$W/jit-plain"
   run jit-memcheck 150 compute-sanitizer --tool memcheck $G sweep jit $D --kernels simt --sizes 1000x999x1001 \
     --reps 1 --warmup 0 --batch 1 $CU --out "$W/jit-memcheck"
+  ;;
+simt-square)
+  # Issue 14, seventh call: each toolchain's 4096 best on both toolchains at 4096 and 8192,
+  # next to cuBLAS in one run (the OpenCL-only runs had no cuBLAS beside them).
+  DB=.gpu/prev/tuned
+  CU=$(python3 scripts/simt/defines.py $DB nvidia-h200 simt cuda 4096 4096 4096)
+  CL=$(python3 scripts/simt/defines.py $DB nvidia-h200 simt opencl 4096 4096 4096)
+  echo "cuda: $CU" > "$W/bests.txt"; echo "opencl: $CL" >> "$W/bests.txt"
+  run square-clbest 120 $G compare $D --kernels simt --sizes 4096,8192 --check dgemm --reps 20 $CL --out "$W/square-clbest"
+  run square-cubest 120 $G compare $D --kernels simt --sizes 4096,8192 --check dgemm --reps 20 $CU --out "$W/square-cubest"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").
