@@ -14,6 +14,10 @@ W=/tmp/gemmlab-$PART; rm -rf "$W"; mkdir -p "$W"
 export CUDA_CACHE_DISABLE=1   # so the JIT and ptxas logs are printed, not served from a cache
 G=.gpu/gemmlab
 D="--device h200"
+# The Nsight Compute metrics of the SIMT profiles (simt-profile, simt-check): time, registers,
+# occupancy, issue slots, FMA pipe, FFMA and instruction counts, bank conflicts, stall reasons,
+# DRAM and L2, clock.
+NCU_METRICS="--metrics gpu__time_duration.sum,launch__registers_per_thread,launch__occupancy_limit_registers,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,sm__cycles_elapsed.avg.per_second"
 run() { # name timeout command...: output to $W/name.txt, exit status appended
   local name=$1 t=$2; shift 2
   timeout "$t" "$@" > "$W/$name.txt" 2>&1
@@ -370,11 +374,10 @@ simt-profile)
   run cross-opencl 60 $G compare $D --backends opencl --kernels simt --sizes 2048,8192 --check sampled $CL --out "$W/cross-opencl"
   run hints-cuda 60 $G sweep hints $D --backends cuda --kernels simt --sizes 4096 $CU --out "$W/hints-cuda"
   run hints-opencl 60 $G sweep hints $D --backends opencl --kernels simt --sizes 4096 $CL --out "$W/hints-opencl"
-  M="--metrics gpu__time_duration.sum,launch__registers_per_thread,launch__occupancy_limit_registers,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,sm__cycles_elapsed.avg.per_second"
-  timeout 100 ncu --clock-control none --csv $M -k regex:'simt_gemm|gemm|sgemm' -c 3 \
+  timeout 100 ncu --clock-control none --csv $NCU_METRICS -k regex:'simt_gemm|gemm|sgemm' -c 3 \
     $G compare $D --backends cuda --kernels simt --sizes 4096 --reps 1 --warmup 0 --batch 1 $CU --out "$W/ncu-run-cuda" > "$W/ncu-cuda.csv" 2>&1
   echo "== exit $?" >> "$W/ncu-cuda.csv"
-  timeout 100 ncu --clock-control none --csv $M -k regex:simt_gemm --launch-skip 2 -c 2 \
+  timeout 100 ncu --clock-control none --csv $NCU_METRICS -k regex:simt_gemm --launch-skip 2 -c 2 \
     $G sweep jit $D --kernels simt --sizes 4096 --reps 1 --warmup 0 --batch 1 $CL --out "$W/ncu-run-jit" > "$W/ncu-opencl-jit.csv" 2>&1
   echo "== exit $?" >> "$W/ncu-opencl-jit.csv"
   mkdir -p "$W/sass"
@@ -399,8 +402,7 @@ simt-check)
   run cuda-clbest 60 $G compare $D --kernels simt --sizes 4096 --reps 10 $CL --out "$W/both-at-clbest"
   run compare-final 150 $G compare $D --tuned --db $DB --kernels simt --sizes 2048,4096,8192 --check dgemm \
     --reps 20 --out "$W/compare-final"
-  M="--metrics gpu__time_duration.sum,launch__registers_per_thread,launch__occupancy_limit_registers,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,sm__cycles_elapsed.avg.per_second"
-  timeout 100 ncu --clock-control none --csv $M -k regex:simt_gemm --launch-skip 2 -c 2 \
+  timeout 100 ncu --clock-control none --csv $NCU_METRICS -k regex:simt_gemm --launch-skip 2 -c 2 \
     $G sweep jit $D --kernels simt --sizes 4096 --reps 1 --warmup 0 --batch 1 $CU --out "$W/ncu-run-jit" > "$W/ncu-opencl-jit.csv" 2>&1
   echo "== exit $?" >> "$W/ncu-opencl-jit.csv"
   ;;

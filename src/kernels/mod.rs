@@ -156,6 +156,17 @@ impl Config {
             .collect::<Vec<_>>()
             .join(" ")
     }
+
+    /// `describe` without the `PRECISION` entry: the tunable parameters only
+    /// (tables that show the precision in a column of their own).
+    pub fn describe_params(&self) -> String {
+        self.0
+            .iter()
+            .filter(|(k, _)| k.as_str() != PRECISION)
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
 }
 
 /// The configuration entry (and define) holding a `real` kernel's precision.

@@ -150,16 +150,9 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
                 .unwrap_or(std::cmp::Ordering::Equal)
         });
         for m in &ranked {
-            let cfg: Vec<String> = m
-                .config
-                .0
-                .iter()
-                .filter(|(k, _)| k.as_str() != crate::kernels::PRECISION)
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
             rows.push(vec![
                 m.kernel.trim_start_matches("lecture_").to_string(),
-                cfg.join(" "),
+                m.config.describe_params(),
                 data::gflops(m).map_or("-".into(), gflops_text),
                 data::gflops(m).map_or("-".into(), |v| format!("{:.2}", v / top.max(1e-9))),
                 g.vendor

@@ -198,14 +198,7 @@ fn configuration(m: &Measurement) -> String {
     if is_vendor(m) {
         return "cuBLAS SGEMM".into();
     }
-    let cfg: Vec<String> = m
-        .config
-        .0
-        .iter()
-        .filter(|(k, _)| k.as_str() != crate::kernels::PRECISION)
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    let mut s = format!("{}; {}", cfg.join(" "), m.hints.describe(true));
+    let mut s = format!("{}; {}", m.config.describe_params(), m.hints.describe(true));
     if let Some(l) = &m.label {
         let _ = write!(s, " ({l})");
     }
