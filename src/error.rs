@@ -68,6 +68,14 @@ pub enum Error {
 
     #[error("{path}: {message}")]
     Data { path: PathBuf, message: String },
+
+    /// A kernel spec file that cannot be used: where (file, and line where known) and why.
+    #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Spec {
+        path: PathBuf,
+        line: Option<usize>,
+        message: String,
+    },
 }
 
 impl Error {
@@ -91,6 +99,7 @@ impl Error {
             | Error::BadDeviceSpec { .. }
             | Error::UnknownKernel { .. }
             | Error::Constraint { .. }
+            | Error::Spec { .. }
             | Error::InvalidArgument(_) => 2,
             _ => 1,
         }

@@ -211,6 +211,8 @@ pub fn failed_row(
         ptx_mix: None,
         ptx_file: None,
         clocks: None,
+        dims: None,
+        gbs: None,
     }
 }
 

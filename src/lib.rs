@@ -9,7 +9,7 @@ pub use backend::nvrtc::{Arch, Nvrtc};
 pub use backend::select::{open, open_spec, open_with, resolve, DeviceSpec, Inventory};
 pub use backend::{
     AnyBackend, Arg, Backend, Buffer, BuildReport, CompileOptions, DeviceInfo, DeviceKind, Elem,
-    GemmCall, Geometry, HostData, HostDataMut, KernelResources, Program, Toolchain,
+    GemmCall, Geometry, HostData, HostDataMut, KernelResources, Language, Program, Toolchain,
 };
 pub use error::{Error, Result};
 pub use gemm::problem::{Layout, Precision, Problem, Trans};
@@ -26,5 +26,6 @@ pub mod ptx_archive;
 pub mod report;
 pub mod results;
 pub mod routine;
+pub mod spec;
 pub mod sweep;
 pub mod tune;

@@ -50,6 +50,9 @@ enum Command {
     /// architecture under each NVRTC that supports it (and NVIDIA OpenCL's PTX through each
     /// cached ptxas with --opencl-ptx): registers, spills, occupancy. No GPU needed.
     Atlas(cli::atlas::AtlasArgs),
+    /// Read a kernel spec file (your own kernel) without a device and print what was
+    /// understood: sources, dimensions, parameters, constraints, arguments and launches at a size.
+    Spec(cli::spec::SpecArgs),
     /// The NVRTC libraries gemmlab can compile with (loader path and wheel cache):
     /// version, path, supported architectures. `scripts/nvrtc/fetch.sh` fills the cache.
     Nvrtc {
@@ -72,6 +75,7 @@ fn main() {
         Command::Crossover(args) => cli::crossover::run(args).map(|_| None),
         Command::Ptx(args) => cli::ptx::run(args).map(|_| None),
         Command::Atlas(args) => cli::atlas::run(args).map(|o| o.failure()),
+        Command::Spec(args) => cli::spec::run(args).map(|_| None),
         Command::Nvrtc { json } => cli::nvrtc::run(json).map(|_| None),
     };
     match result {

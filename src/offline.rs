@@ -18,7 +18,7 @@ use crate::backend::{BuildReport, Compiler, DeviceInfo, KernelResources, Toolcha
 use crate::error::{Error, Result};
 use crate::experiment::{failed_row, Point};
 use crate::gemm::driver::Status;
-use crate::kernels::{Config, Hints, KernelSpec};
+use crate::kernels::{Config, Hints, Kernel};
 use crate::occupancy::{self, Occupancy};
 use crate::progress::Progress;
 use crate::results::Measurement;
@@ -105,18 +105,26 @@ impl OfflineBuild {
 /// configuration is `Error::Constraint`.
 pub fn compile_kernel(
     target: &Target,
-    spec: &KernelSpec,
+    spec: impl Into<Kernel>,
     config: &Config,
     hints: &Hints,
 ) -> Result<OfflineBuild> {
-    spec.validate(config)?;
+    let spec: Kernel = spec.into();
+    if let Some(k) = spec.builtin() {
+        k.validate(config)?;
+    }
+    let source = spec
+        .source(Toolchain::Cuda)
+        .ok_or_else(|| crate::Error::Unavailable {
+            kernel: spec.id().to_string(),
+            toolchain: "cuda".into(),
+            reason: "no CUDA C++ source: offline compiles (--arch) go through NVRTC".into(),
+        })?;
     let options = spec.compile_options(config, hints, Toolchain::Cuda);
-    let artefact = target
-        .compiler
-        .compile(spec.entry, &spec.source(Toolchain::Cuda), &options)?;
+    let artefact = target.compiler.compile(spec.entry(), &source, &options)?;
     let cubin_bytes = artefact.cubin().map_or(0, <[u8]>::len);
     let report = artefact.report;
-    let resources = report.kernel(spec.entry).cloned();
+    let resources = report.kernel(spec.entry()).cloned();
     let threads = spec.threads_per_group(config);
     let occupancy = resources
         .as_ref()

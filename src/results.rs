@@ -130,6 +130,12 @@ pub struct Measurement {
     /// NVML readings just before and just after the timed launches, where NVML read them.
     #[serde(default)]
     pub clocks: Option<ClockWindow>,
+    /// A user kernel's size: its dimensions by name (`m`, `n`, `k` are 0 then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dims: Option<std::collections::BTreeMap<String, i64>>,
+    /// Bytes moved per second (10^9) by the median time, where the kernel states its bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gbs: Option<f64>,
 }
 
 impl Measurement {
@@ -151,6 +157,13 @@ impl Measurement {
     }
 
     pub fn size_label(&self) -> String {
+        if let Some(d) = &self.dims {
+            return d
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+        }
         if self.m == self.n && self.n == self.k {
             self.m.to_string()
         } else {

@@ -671,6 +671,8 @@ impl Backend for CudaBackend {
         match data {
             HostData::F32(s) => unsafe { drv::memcpy_htod_sync(p, s) },
             HostData::F64(s) => unsafe { drv::memcpy_htod_sync(p, s) },
+            HostData::I32(s) => unsafe { drv::memcpy_htod_sync(p, s) },
+            HostData::U32(s) => unsafe { drv::memcpy_htod_sync(p, s) },
         }
         .map_err(|e| driver_err("cuMemcpyHtoD", e))
     }
@@ -685,6 +687,8 @@ impl Backend for CudaBackend {
         match data {
             HostDataMut::F32(s) => unsafe { drv::memcpy_dtoh_sync(s, p) },
             HostDataMut::F64(s) => unsafe { drv::memcpy_dtoh_sync(s, p) },
+            HostDataMut::I32(s) => unsafe { drv::memcpy_dtoh_sync(s, p) },
+            HostDataMut::U32(s) => unsafe { drv::memcpy_dtoh_sync(s, p) },
         }
         .map_err(|e| driver_err("cuMemcpyDtoH", e))
     }
@@ -692,21 +696,24 @@ impl Backend for CudaBackend {
     fn fill(&mut self, buffer: &Buffer, value: f64) -> Result<()> {
         self.bind()?;
         let p = self.ptr(buffer)?;
-        match buffer.elem {
-            Elem::F32 => {
+        let word = match buffer.elem {
+            Elem::F32 => Some((value as f32).to_bits()),
+            Elem::I32 => Some(value as i32 as u32),
+            Elem::U32 => Some(value as u32),
+            Elem::F64 => None,
+        };
+        match (buffer.elem, word) {
+            (_, Some(word)) => {
                 // SAFETY: len 4-byte words inside the allocation.
-                unsafe {
-                    sys::cuMemsetD32Async(p, (value as f32).to_bits(), buffer.len, self.stream)
-                        .result()
-                }
-                .map_err(|e| driver_err("cuMemsetD32Async", e))?;
+                unsafe { sys::cuMemsetD32Async(p, word, buffer.len, self.stream).result() }
+                    .map_err(|e| driver_err("cuMemsetD32Async", e))?;
                 // SAFETY: stream of this backend.
                 unsafe { drv::stream::synchronize(self.stream) }
                     .map_err(|e| driver_err("cuStreamSynchronize", e))
             }
             // Every 32-bit word 0x7FF87FF8 makes every f64 a quiet NaN: poisoning a
             // large f64 buffer needs no host copy.
-            Elem::F64 if value.is_nan() => {
+            (_, None) if value.is_nan() => {
                 // SAFETY: 2 * len 4-byte words inside the allocation of len f64.
                 unsafe {
                     sys::cuMemsetD32Async(p, 0x7FF8_7FF8, 2 * buffer.len, self.stream).result()
@@ -716,7 +723,7 @@ impl Backend for CudaBackend {
                 unsafe { drv::stream::synchronize(self.stream) }
                     .map_err(|e| driver_err("cuStreamSynchronize", e))
             }
-            Elem::F64 => self.upload(buffer, HostData::F64(&vec![value; buffer.len])),
+            (_, None) => self.upload(buffer, HostData::F64(&vec![value; buffer.len])),
         }
     }
 
@@ -791,6 +798,12 @@ impl Backend for CudaBackend {
         if g.a.elem != elem || g.b.elem != elem {
             return Err(Error::invalid("cuBLAS GEMM: operands of mixed precision"));
         }
+        if !elem.is_float() {
+            return Err(Error::invalid(format!(
+                "cuBLAS GEMM: no GEMM on {} buffers",
+                elem.as_str()
+            )));
+        }
         // Offsets become pointer arithmetic; the buffers' lengths bound every access
         // (the caller checked the problem's arguments against them).
         let at = |buf: &Buffer, off: usize| -> Result<u64> {
@@ -817,8 +830,8 @@ impl Backend for CudaBackend {
         };
         let (ta, tb) = (op(g.trans_a), op(g.trans_b));
         let call = match elem {
-            Elem::F32 => "cublasSgemm",
             Elem::F64 => "cublasDgemm",
+            _ => "cublasSgemm",
         };
         let t = self.timed(call, |_| {
             for _ in 0..count.max(1) {
@@ -826,7 +839,7 @@ impl Backend for CudaBackend {
                 // the offsets and leading dimensions lie within them (checked by the caller).
                 unsafe {
                     match elem {
-                        Elem::F32 => cudarc::cublas::result::sgemm(
+                        Elem::F32 | Elem::I32 | Elem::U32 => cudarc::cublas::result::sgemm(
                             h,
                             ta,
                             tb,
@@ -842,7 +855,7 @@ impl Backend for CudaBackend {
                             pc as *mut f32,
                             ldc,
                         ),
-                        Elem::F64 => cudarc::cublas::result::dgemm(
+                        _ => cudarc::cublas::result::dgemm(
                             h,
                             ta,
                             tb,

@@ -49,6 +49,35 @@ impl Toolchain {
     }
 }
 
+/// The language a source is written in: kernels are found by language, and each
+/// toolchain compiles one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Language {
+    /// OpenCL C.
+    OpenClC,
+    /// CUDA C++.
+    CudaCpp,
+}
+
+impl Language {
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::OpenClC => "OpenCL C",
+            Language::CudaCpp => "CUDA C++",
+        }
+    }
+}
+
+impl Toolchain {
+    /// The language this toolchain's compiler takes.
+    pub fn language(self) -> Language {
+        match self {
+            Toolchain::OpenCl => Language::OpenClC,
+            Toolchain::Cuda => Language::CudaCpp,
+        }
+    }
+}
+
 impl fmt::Display for Toolchain {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -224,18 +253,46 @@ impl BuildReport {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Element type of a device buffer: the GEMMs' f32/f64, and the integers a user's
+/// kernel may take (indices, counts, histograms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Elem {
     F32,
     F64,
+    I32,
+    U32,
 }
 
 impl Elem {
     pub fn size(self) -> usize {
         match self {
-            Elem::F32 => 4,
+            Elem::F32 | Elem::I32 | Elem::U32 => 4,
             Elem::F64 => 8,
         }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Elem::F32 => "f32",
+            Elem::F64 => "f64",
+            Elem::I32 => "i32",
+            Elem::U32 => "u32",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Elem> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "f32" | "float" => Some(Elem::F32),
+            "f64" | "double" => Some(Elem::F64),
+            "i32" | "int" => Some(Elem::I32),
+            "u32" | "uint" => Some(Elem::U32),
+            _ => None,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Elem::F32 | Elem::F64)
     }
 }
 
@@ -256,11 +313,15 @@ pub struct Program {
 pub enum HostData<'a> {
     F32(&'a [f32]),
     F64(&'a [f64]),
+    I32(&'a [i32]),
+    U32(&'a [u32]),
 }
 
 pub enum HostDataMut<'a> {
     F32(&'a mut [f32]),
     F64(&'a mut [f64]),
+    I32(&'a mut [i32]),
+    U32(&'a mut [u32]),
 }
 
 impl HostData<'_> {
@@ -268,12 +329,16 @@ impl HostData<'_> {
         match self {
             HostData::F32(s) => s.len(),
             HostData::F64(s) => s.len(),
+            HostData::I32(s) => s.len(),
+            HostData::U32(s) => s.len(),
         }
     }
     fn elem(&self) -> Elem {
         match self {
             HostData::F32(_) => Elem::F32,
             HostData::F64(_) => Elem::F64,
+            HostData::I32(_) => Elem::I32,
+            HostData::U32(_) => Elem::U32,
         }
     }
 }
@@ -283,12 +348,16 @@ impl HostDataMut<'_> {
         match self {
             HostDataMut::F32(s) => s.len(),
             HostDataMut::F64(s) => s.len(),
+            HostDataMut::I32(s) => s.len(),
+            HostDataMut::U32(s) => s.len(),
         }
     }
     fn elem(&self) -> Elem {
         match self {
             HostDataMut::F32(_) => Elem::F32,
             HostDataMut::F64(_) => Elem::F64,
+            HostDataMut::I32(_) => Elem::I32,
+            HostDataMut::U32(_) => Elem::U32,
         }
     }
 }

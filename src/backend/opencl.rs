@@ -178,6 +178,8 @@ fn nv_pci_bus_id(d: &Device) -> Option<String> {
 enum Mem {
     F32(ClBuffer<f32>),
     F64(ClBuffer<f64>),
+    I32(ClBuffer<i32>),
+    U32(ClBuffer<u32>),
 }
 
 impl Mem {
@@ -185,6 +187,8 @@ impl Mem {
         match self {
             Mem::F32(b) => b.get(),
             Mem::F64(b) => b.get(),
+            Mem::I32(b) => b.get(),
+            Mem::U32(b) => b.get(),
         }
     }
 }
@@ -464,6 +468,14 @@ impl Backend for OpenClBackend {
                     ClBuffer::<f64>::create(&self.context, CL_MEM_READ_WRITE, n, ptr::null_mut())
                         .map(Mem::F64)
                 }
+                Elem::I32 => {
+                    ClBuffer::<i32>::create(&self.context, CL_MEM_READ_WRITE, n, ptr::null_mut())
+                        .map(Mem::I32)
+                }
+                Elem::U32 => {
+                    ClBuffer::<u32>::create(&self.context, CL_MEM_READ_WRITE, n, ptr::null_mut())
+                        .map(Mem::U32)
+                }
             }
         }
         .map_err(|e| self.mem_err("clCreateBuffer", e, what))?;
@@ -492,6 +504,12 @@ impl Backend for OpenClBackend {
                     self.queue.enqueue_write_buffer(b, CL_BLOCKING, 0, s, &[])
                 }
                 (Mem::F64(b), HostData::F64(s)) => {
+                    self.queue.enqueue_write_buffer(b, CL_BLOCKING, 0, s, &[])
+                }
+                (Mem::I32(b), HostData::I32(s)) => {
+                    self.queue.enqueue_write_buffer(b, CL_BLOCKING, 0, s, &[])
+                }
+                (Mem::U32(b), HostData::U32(s)) => {
                     self.queue.enqueue_write_buffer(b, CL_BLOCKING, 0, s, &[])
                 }
                 _ => return Err(Error::invalid("element type mismatch")),
@@ -524,6 +542,12 @@ impl Backend for OpenClBackend {
                 (Mem::F64(b), HostDataMut::F64(s)) => {
                     self.queue.enqueue_read_buffer(b, CL_BLOCKING, 0, s, &[])
                 }
+                (Mem::I32(b), HostDataMut::I32(s)) => {
+                    self.queue.enqueue_read_buffer(b, CL_BLOCKING, 0, s, &[])
+                }
+                (Mem::U32(b), HostDataMut::U32(s)) => {
+                    self.queue.enqueue_read_buffer(b, CL_BLOCKING, 0, s, &[])
+                }
                 _ => return Err(Error::invalid("element type mismatch")),
             }
         };
@@ -546,6 +570,12 @@ impl Backend for OpenClBackend {
                     .queue
                     .enqueue_fill_buffer(b, &[value as f32], 0, bytes, &[]),
                 Mem::F64(b) => self.queue.enqueue_fill_buffer(b, &[value], 0, bytes, &[]),
+                Mem::I32(b) => self
+                    .queue
+                    .enqueue_fill_buffer(b, &[value as i32], 0, bytes, &[]),
+                Mem::U32(b) => self
+                    .queue
+                    .enqueue_fill_buffer(b, &[value as u32], 0, bytes, &[]),
             }
         };
         let event = r.map_err(|e| api("clEnqueueFillBuffer", e))?;

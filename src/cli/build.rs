@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use gemmlab::kernels::{self, Config, Hints, KernelSpec};
+use gemmlab::kernels::{self, Config, Hints, Kernel};
 use gemmlab::offline::{self, Target};
 use gemmlab::{occupancy, Backend, BuildReport, Error, KernelResources, Result};
 
@@ -96,8 +96,11 @@ fn save(dir: &std::path::Path, stem: &str, report: &BuildReport) -> Result<()> {
 #[derive(Args, Debug)]
 pub struct KernelArgs {
     /// Kernel id or number.
-    #[arg(long)]
-    pub kernel: String,
+    #[arg(long, required_unless_present = "spec", conflicts_with = "spec")]
+    pub kernel: Option<String>,
+    /// A kernel spec file (your own kernel) instead of a built-in kernel.
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
     /// Kernel parameter or hint switch, NAME=VALUE; repeatable.
     #[arg(long = "define", value_name = "NAME=VALUE")]
     pub defines: Vec<String>,
@@ -108,20 +111,34 @@ pub struct KernelArgs {
 
 impl KernelArgs {
     /// The kernel, its validated configuration and the hints.
-    pub fn resolve(&self) -> Result<(&'static KernelSpec, Config, Hints)> {
-        let spec = kernels::find(&self.kernel)?;
+    pub fn resolve(&self) -> Result<(Kernel, Config, Hints)> {
+        let spec: Kernel = match (&self.kernel, &self.spec) {
+            (_, Some(path)) => {
+                Kernel::User(gemmlab::spec::load_static(std::slice::from_ref(path))?.remove(0))
+            }
+            (Some(name), None) => Kernel::Builtin(kernels::find(name)?),
+            (None, None) => return Err(Error::invalid("give --kernel ID or --spec FILE")),
+        };
         let defines: Vec<(String, i64)> = self
             .defines
             .iter()
             .map(|d| kernels::parse_define(d))
             .collect::<Result<_>>()?;
-        let config = spec.config(&defines)?;
-        let hints = Hints::from_defines(&defines, self.max_registers);
+        let params: Vec<(String, i64)> = match spec {
+            // A spec has no switches: every define is one of its parameters.
+            Kernel::User(_) => defines.clone(),
+            Kernel::Builtin(_) => defines.clone(),
+        };
+        let config = spec.config(&params)?;
+        let hints = match spec {
+            Kernel::User(_) => Hints::from_defines(&[], self.max_registers),
+            Kernel::Builtin(_) => Hints::from_defines(&defines, self.max_registers),
+        };
         if let Some(name) = hints.switches.keys().find(|n| !spec.has_switch(n)) {
-            let own: Vec<&str> = spec.switches.iter().map(|s| s.name()).collect();
+            let own = spec.switch_names();
             return Err(Error::invalid(format!(
                 "--define {name}: {} has no switch {name} (its switches: {})",
-                spec.id,
+                spec.id(),
                 own.join(", ")
             )));
         }
@@ -151,7 +168,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
         let info = b.info().clone();
         println!(
             "== {} {} on {} [{}{}]",
-            spec.id,
+            spec.id(),
             config.describe(),
             info.name,
             info.toolchain,
@@ -164,8 +181,11 @@ pub fn run(args: BuildArgs) -> Result<()> {
             continue;
         }
         let options = spec.compile_options(&config, &hints, info.toolchain);
-        let stem = format!("{}-{}{cap}", spec.id, info.toolchain);
-        match b.compile(spec.entry, &spec.source(info.toolchain), &options) {
+        let stem = format!("{}-{}{cap}", spec.id(), info.toolchain);
+        let Some(source) = spec.source(info.toolchain) else {
+            continue;
+        };
+        match b.compile(spec.entry(), &source, &options) {
             Ok((program, report)) => {
                 println!("   flags: {}", report.flags.join(" "));
                 println!("   compile time: {:.1} ms", report.compile_ms);
@@ -196,14 +216,14 @@ pub fn run(args: BuildArgs) -> Result<()> {
 fn run_offline(
     args: &BuildArgs,
     target: &Target,
-    spec: &KernelSpec,
+    spec: Kernel,
     config: &Config,
     hints: &Hints,
     cap: &str,
 ) -> Result<()> {
     println!(
         "== {} {} for {} [cuda, offline]",
-        spec.id,
+        spec.id(),
         config.describe(),
         target.describe()
     );
@@ -223,10 +243,12 @@ fn run_offline(
         println!("   note: {n}");
     }
     println!("   note: {}", target.note());
-    println!("   opencl: not compiled (NVIDIA's OpenCL compiler needs its device)");
+    if spec.source(gemmlab::Toolchain::OpenCl).is_some() {
+        println!("   opencl: not compiled (NVIDIA's OpenCL compiler needs its device)");
+    }
     if let Some(dir) = &args.out {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let stem = format!("{}-cuda-{}{cap}", spec.id, target.arch());
+        let stem = format!("{}-cuda-{}{cap}", spec.id(), target.arch());
         save(dir, &stem, report)?;
         println!("   wrote {}/{stem}.{{log,ptx,json}}", dir.display());
     }

@@ -262,10 +262,15 @@ pub struct CompareArgs {
     pub device: DeviceArgs,
     #[command(flatten)]
     pub problem: ProblemArgs,
-    /// Kernels (comma-separated ids or numbers, e.g. 1,6,gemm11); default all.
+    /// Kernels (comma-separated ids or numbers, e.g. 1,6,gemm11); default all (none when --spec is given).
     #[arg(long)]
     pub kernels: Option<String>,
+    /// A kernel spec file (your own kernel, see the README); repeatable.
+    #[arg(long = "spec", value_name = "FILE")]
+    pub specs: Vec<PathBuf>,
     /// Sizes: N for N^3 or MxNxK, comma-separated. Default 4096 on a GPU, 512 on a CPU.
+    /// For spec kernels: NAME=VALUE,... per point (n=4096,m=512); a point ends at ';' or
+    /// where a name repeats (n=1024,n=4096 is two points). Default: each spec's dims.
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<String>,
     /// Timed repetitions per kernel and toolchain.
@@ -304,6 +309,40 @@ pub struct CompareArgs {
 }
 
 pub use gemmlab::gemm::parse_size;
+
+/// Every define must be a parameter or switch of some selected kernel, built-in or spec.
+pub fn check_defines_with_specs(
+    kernels: &[&'static gemmlab::kernels::KernelSpec],
+    user: &[gemmlab::spec::UserKernel],
+    defines: &[(String, i64)],
+) -> Result<()> {
+    let theirs: Vec<(String, i64)> = defines
+        .iter()
+        .filter(|(n, _)| !user.iter().any(|k| k.params.iter().any(|p| &p.name == n)))
+        .cloned()
+        .collect();
+    if theirs.is_empty() {
+        return Ok(());
+    }
+    if kernels.is_empty() {
+        let (name, _) = &theirs[0];
+        let mut names: Vec<&str> = user
+            .iter()
+            .flat_map(|k| k.params.iter().map(|p| p.name.as_str()))
+            .collect();
+        names.sort();
+        names.dedup();
+        return Err(Error::invalid(format!(
+            "--define {name}: no selected spec has a parameter {name} (parameters: {})",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        )));
+    }
+    gemmlab::experiment::check_defines(kernels, &theirs)
+}
 
 /// `--keep-ptx`: every session keeps its PTX under OUT/ptx, packed into
 /// OUT/ptx.tar.gz when the run finishes.
@@ -348,18 +387,40 @@ pub fn progress(len: u64) -> Progress {
 pub fn run(args: CompareArgs) -> Result<super::Outcome> {
     // Arguments first: a typo should not wait for device discovery.
     gemmlab::error::check_out_dir(&args.out, "--out")?;
-    let explicit_sizes: Vec<(usize, usize, usize)> = args
-        .sizes
+    let (dim_sizes, gemm_sizes): (Vec<String>, Vec<String>) =
+        args.sizes.iter().cloned().partition(|s| s.contains('='));
+    let explicit_sizes: Vec<(usize, usize, usize)> = gemm_sizes
         .iter()
         .map(|s| parse_size(s))
         .collect::<Result<_>>()?;
-    let kernels = kernels::select(args.kernels.as_deref())?;
+    let user = gemmlab::spec::load_all(&args.specs)?;
+    let kernels = if user.is_empty() || args.kernels.is_some() {
+        kernels::select(args.kernels.as_deref())?
+    } else {
+        Vec::new()
+    };
+    if !dim_sizes.is_empty() && user.is_empty() {
+        return Err(Error::invalid(format!(
+            "--sizes {}: NAME=VALUE sizes are for spec kernels (--spec FILE); a GEMM size is N or MxNxK",
+            dim_sizes.join(",")
+        )));
+    }
     let defines: Vec<(String, i64)> = args
         .defines
         .iter()
         .map(|d| kernels::parse_define(d))
         .collect::<Result<_>>()?;
-    gemmlab::experiment::check_defines(&kernels, &defines)?;
+    check_defines_with_specs(&kernels, &user, &defines)?;
+    let spec_run = gemmlab::spec::SpecCompare {
+        kernels: user.iter().collect(),
+        points: gemmlab::spec::parse_dim_points(&dim_sizes)?,
+        defines: defines.clone(),
+        hints: Hints::from_defines(&[], args.max_registers),
+        plan: args.timing.plan(args.warmup, args.reps, args.cold),
+        seed: 0,
+    };
+    // Lengths, launches and per-size constraints at every point, before any device is opened.
+    spec_run.plan_points()?;
     let mut sessions = args.device.sessions()?;
     let infos: Vec<_> = sessions
         .iter()
@@ -408,7 +469,41 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
         None
     };
     let tcs = toolchains(&sessions);
-    let pb = progress((sizes.len() * kernels.len()) as u64);
+    let spec_points: usize = spec_run.plan_points()?.iter().map(|(_, p)| p.len()).sum();
+    let pb = progress((sizes.len() * kernels.len() + spec_points) as u64);
+    if !user.is_empty() {
+        let spec_run = gemmlab::spec::SpecCompare { seed, ..spec_run };
+        let result = gemmlab::spec::run_spec_compare(
+            &sessions,
+            &spec_run,
+            &mut writer,
+            &pb,
+            |rows| {
+                if let Some(r) = rows.first() {
+                    pb.suspend(|| {
+                    println!(
+                        "\n{} at {} on {} (GFLOP/s and GB/s from the spec's work and the median time)",
+                        r.kernel,
+                        r.size_label(),
+                        r.device
+                    );
+                    print!("{}", gemmlab::report::table::spec_table(rows, &tcs));
+                });
+                }
+            },
+        );
+        if let Err(e) = result {
+            pb.finish_and_clear();
+            writer.finish()?;
+            return Err(e);
+        }
+    }
+    if kernels.is_empty() {
+        pb.finish_and_clear();
+        let all = writer.finish()?;
+        println!("wrote {} measurements to {}", all.len(), args.out.display());
+        return Ok(super::Outcome::from_measurements(&all));
+    }
     let opts = CompareOptions {
         kernels,
         defines,

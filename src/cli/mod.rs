@@ -7,6 +7,7 @@ pub mod nvrtc;
 pub mod ptx;
 pub mod report;
 pub mod routine;
+pub mod spec;
 pub mod sweep;
 pub mod tune;
 

@@ -47,10 +47,10 @@ pub fn run(args: PtxArgs) -> Result<()> {
     }
     let (spec, config, hints) = args.kernel.resolve()?;
     if let Some(run) = &args.from {
-        let listings = kept_listings(run, spec.id, &hints, args.label.as_deref())?;
+        let listings = kept_listings(run, spec.id(), &hints, args.label.as_deref())?;
         return show(
             &args,
-            &format!("{} from {}", spec.id, run.display()),
+            &format!("{} from {}", spec.id(), run.display()),
             &listings,
         );
     }
@@ -63,12 +63,12 @@ pub fn run(args: PtxArgs) -> Result<()> {
                 target.arch()
             ))
         })?;
-        let name = format!("{}-cuda-{}", spec.id, target.arch());
+        let name = format!("{}-cuda-{}", spec.id(), target.arch());
         return show(
             &args,
             &format!(
                 "{} {} for {}",
-                spec.id,
+                spec.id(),
                 config.describe(),
                 target.describe()
             ),
@@ -81,17 +81,20 @@ pub fn run(args: PtxArgs) -> Result<()> {
         let mut b = s.backend.borrow_mut();
         let info = b.info().clone();
         if let Some(why) = spec.unavailable(&info, &hints) {
-            eprintln!("{}: {} unavailable: {why}", info.toolchain, spec.id);
+            eprintln!("{}: {} unavailable: {why}", info.toolchain, spec.id());
             continue;
         }
+        let Some(source) = spec.source(info.toolchain) else {
+            continue;
+        };
         let (program, report) = b.compile(
-            spec.entry,
-            &spec.source(info.toolchain),
+            spec.entry(),
+            &source,
             &spec.compile_options(&config, &hints, info.toolchain),
         )?;
         b.release_program(program);
         match report.ptx {
-            Some(ptx) => listings.push((format!("{}-{}", spec.id, info.toolchain), ptx)),
+            Some(ptx) => listings.push((format!("{}-{}", spec.id(), info.toolchain), ptx)),
             None => eprintln!("{} on {} gives no PTX", info.toolchain, info.name),
         }
     }
@@ -102,7 +105,7 @@ pub fn run(args: PtxArgs) -> Result<()> {
     }
     show(
         &args,
-        &format!("{} {}", spec.id, config.describe()),
+        &format!("{} {}", spec.id(), config.describe()),
         &listings,
     )
 }

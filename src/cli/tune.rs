@@ -27,7 +27,11 @@ pub struct TuneArgs {
     /// Kernels to tune (comma-separated ids or numbers, e.g. 6,10).
     #[arg(long)]
     pub kernels: Option<String>,
+    /// A kernel spec file (your own kernel) to tune over its parameters' values; repeatable.
+    #[arg(long = "spec", value_name = "FILE")]
+    pub specs: Vec<PathBuf>,
     /// Sizes: N for N^3 or MxNxK, comma-separated. Default 4096 on a GPU, 256 on a CPU.
+    /// For spec kernels: NAME=VALUE,... per point (see compare --help).
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<String>,
     /// Search strategy: exhaustive, random, anneal (simulated annealing), genetic.
@@ -164,13 +168,33 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         ));
     }
     strategy::by_name(&args.strategy).map_err(Error::invalid)?;
-    let list = args.kernels.as_deref().ok_or_else(|| {
-        Error::invalid("give the kernels to tune, e.g. --kernels 6 or --kernels 6,10")
-    })?;
-    let kernels = kernels::select(Some(list))?;
+    let specs = gemmlab::spec::load_static(&args.specs)?;
+    let kernels = match args.kernels.as_deref() {
+        Some(list) => kernels::select(Some(list))?,
+        None if !specs.is_empty() => Vec::new(),
+        None => {
+            return Err(Error::invalid(
+                "give the kernels to tune, e.g. --kernels 6 or --kernels 6,10, or --spec FILE",
+            ))
+        }
+    };
     let request = request(&args)?;
-    let explicit: Vec<(usize, usize, usize)> = args
-        .sizes
+    let (dim_sizes, gemm_sizes): (Vec<String>, Vec<String>) =
+        args.sizes.iter().cloned().partition(|s| s.contains('='));
+    if !dim_sizes.is_empty() && specs.is_empty() {
+        return Err(Error::invalid(format!(
+            "--sizes {}: NAME=VALUE sizes are for spec kernels (--spec FILE); a GEMM size is N or MxNxK",
+            dim_sizes.join(",")
+        )));
+    }
+    let spec_points = gemmlab::spec::parse_dim_points(&dim_sizes)?;
+    // Every spec at every point, at its defaults, before any device is opened.
+    for k in &specs {
+        for d in gemmlab::spec::experiment::points_for(k, &specs, &spec_points)? {
+            k.instantiate(&k.defaults(), &d)?;
+        }
+    }
+    let explicit: Vec<(usize, usize, usize)> = gemm_sizes
         .iter()
         .map(|s| parse_size(s))
         .collect::<Result<_>>()?;
@@ -180,7 +204,12 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         .map(|s| s.backend.borrow().info().clone())
         .collect();
     let sizes = sizes_or_default(explicit, &infos, 256);
-    let spaces = spaces(&sessions, &kernels, &request)?;
+    let all: Vec<gemmlab::kernels::Kernel> = kernels
+        .iter()
+        .map(|k| gemmlab::kernels::Kernel::Builtin(k))
+        .chain(specs.iter().map(|k| gemmlab::kernels::Kernel::User(k)))
+        .collect();
+    let spaces = spaces(&sessions, &all, &request)?;
     for row in &spaces {
         for s in row {
             print_space(s);
@@ -232,17 +261,26 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     let mut env = Environment::capture(infos.clone(), seed, plan);
     env.record_clocks(&sessions);
     let mut writer = ResultWriter::create(&args.out, env)?;
-    let total: usize = spaces
+    let per_point = |s: &Space| s.len().min(args.max_configs);
+    let total: usize = spaces[..kernels.len()]
         .iter()
         .flatten()
-        .map(|s| s.len().min(args.max_configs))
+        .map(per_point)
         .sum::<usize>()
-        * sizes.len();
+        * sizes.len()
+        + spaces[kernels.len()..]
+            .iter()
+            .flatten()
+            .map(per_point)
+            .sum::<usize>()
+            * spec_points.len().max(1);
     let pb = super::compare::progress(total as u64);
     let call = args.problem.template_for(&sizes)?;
     let opts = TuneOptions {
         kernels,
         sizes,
+        specs,
+        spec_points,
         call,
         request,
         search,
@@ -291,13 +329,14 @@ fn print_search(r: &SearchResult) {
     let ranked = r.ranked();
     let failed = r.tried.iter().filter(|t| !t.record.status.is_ok()).count();
     let pruned = r.tried.iter().filter(|t| t.record.pruned).count();
+    let at = match &r.dims {
+        Some(d) => gemmlab::spec::UserKernel::describe_dims(d),
+        None => format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),
+    };
     println!(
-        "\n{} on {} at {}x{}x{}: {} tried ({} measured, {} from the store), {} failed, {} pruned, {:.1} s, {}; {}",
+        "\n{} on {} at {at}: {} tried ({} measured, {} from the store), {} failed, {} pruned, {:.1} s, {}; {}",
         r.kernel,
         r.toolchain,
-        r.size.0,
-        r.size.1,
-        r.size.2,
         r.tried.len(),
         r.measured(),
         r.tried.len() - r.measured(),
@@ -319,8 +358,9 @@ fn print_search(r: &SearchResult) {
     }
     if let Some(b) = ranked.first() {
         println!(
-            "  best while searching: {:.1} GFLOP/s  {}",
+            "  best while searching: {:.1} {}  {}",
             b.record.gflops.unwrap_or(0.0),
+            r.unit,
             b.candidate.describe()
         );
     }
@@ -332,6 +372,26 @@ pub fn final_table(rows: &[Measurement]) -> String {
     let Some(first) = rows.first() else {
         return out;
     };
+    if first.dims.is_some() {
+        out += &format!(
+            "\nfinal round, {} at {} on {} (interleaved)\n",
+            first.kernel,
+            first.size_label(),
+            first.device
+        );
+        let tcs: Vec<gemmlab::Toolchain> = {
+            let mut v: Vec<_> = rows.iter().map(|r| r.toolchain).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let mut labelled: Vec<Measurement> = rows.to_vec();
+        for r in &mut labelled {
+            r.kernel = format!("{} [{}]", r.config.describe(), r.toolchain);
+        }
+        out += &gemmlab::report::table::spec_table(&labelled, &tcs);
+        return out;
+    }
     out += &format!(
         "\nfinal round, {} on {} (GFLOP/s = 2MNK / median kernel time, interleaved)\n",
         first.size_label(),
@@ -421,7 +481,9 @@ fn export_space(
             order.push(p);
         }
     }
-    let spec = space.spec;
+    let spec = space.kernel.builtin().ok_or_else(|| {
+        Error::invalid("--export-space writes a built-in GEMM kernel's space for scripts/kernel_tuner; a spec kernel has no such script")
+    })?;
     let points: Vec<serde_json::Value> = order
         .iter()
         .map(|&p| {

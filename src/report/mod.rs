@@ -896,6 +896,8 @@ mod tests {
             ptx_mix: None,
             ptx_file: None,
             clocks: None,
+            dims: None,
+            gbs: None,
         }
     }
 

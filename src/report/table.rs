@@ -283,3 +283,71 @@ mod tests {
         assert!(sweep_table(&rows).contains("T: the GPU was throttled"));
     }
 }
+
+/// Users' kernels at one size: per toolchain the median time (IQR), GFLOP/s and
+/// GB/s where the spec states its work, registers, spills, occupancy, check.
+pub fn spec_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
+    let mut kernels: Vec<&str> = Vec::new();
+    for r in rows {
+        if !kernels.contains(&r.kernel.as_str()) {
+            kernels.push(&r.kernel);
+        }
+    }
+    let mut header = vec!["kernel".to_string()];
+    for tc in toolchains {
+        for h in [
+            "time us (IQR)",
+            "GFLOP/s",
+            "GB/s",
+            "regs",
+            "spill st/ld",
+            "occ",
+            "check",
+        ] {
+            header.push(format!("{tc} {h}"));
+        }
+    }
+    let mut table = vec![header];
+    let mut notes = Vec::new();
+    for k in &kernels {
+        let mut line = vec![k.to_string()];
+        for tc in toolchains {
+            let m = rows.iter().find(|r| r.kernel == *k && r.toolchain == *tc);
+            if let Some(reason) = m.and_then(|m| m.status.reason()) {
+                let first = reason.lines().next().unwrap_or(reason);
+                notes.push(format!("  {k} on {tc}: {first}"));
+            }
+            let [speed, _, regs, spills, occ, check] = cell(m);
+            let Some(m) = m else {
+                line.extend([
+                    "-".to_string(),
+                    String::new(),
+                    String::new(),
+                    regs,
+                    spills,
+                    occ,
+                    check,
+                ]);
+                continue;
+            };
+            let rate = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
+            let time = match (m.status.is_ok(), m.time) {
+                (true, Some(t)) => format!(
+                    "{:.2} ±{:.1}%{}{}",
+                    t.median_ns / 1e3,
+                    t.spread_pct(),
+                    if t.batch > 1 {
+                        format!(" x{}", t.batch)
+                    } else {
+                        String::new()
+                    },
+                    throttle_mark(m)
+                ),
+                _ => speed,
+            };
+            line.extend([time, rate(m.gflops), rate(m.gbs), regs, spills, occ, check]);
+        }
+        table.push(line);
+    }
+    render(&table, |c| c < 1, &throttle_legend(rows), &notes)
+}

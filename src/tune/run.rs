@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::bests::{Best, Database};
-use super::search::{key_base, search, SearchOptions, SearchResult};
+use super::search::{key_base, search, SearchOptions, SearchResult, Workload};
 use super::space::{Space, SpaceRequest};
 use super::store::{fnv1a, Phase, Record, Store};
 use crate::backend::Backend;
@@ -16,14 +16,19 @@ use crate::error::{Error, Result};
 use crate::experiment::{measure_items, measure_vendor, refused_size, Lane, Point, Problem};
 use crate::gemm::driver::{Session, Source};
 use crate::gemm::problem::Template;
-use crate::kernels::KernelSpec;
+use crate::kernels::{Kernel, KernelSpec};
 use crate::measure::Plan;
 use crate::progress::Progress;
 use crate::results::{Measurement, ResultWriter};
+use crate::spec::{Dims, UserKernel};
 
 pub struct TuneOptions {
     pub kernels: Vec<&'static KernelSpec>,
     pub sizes: Vec<(usize, usize, usize)>,
+    /// Users' kernels (spec files), tuned after the built-in ones.
+    pub specs: Vec<&'static UserKernel>,
+    /// Their size points (`--sizes NAME=VALUE,...`); empty: each spec's defaults.
+    pub spec_points: Vec<Dims>,
     /// The GEMM call at each size (layout, transposes, alpha/beta, ld, precision).
     pub call: Template,
     pub request: SpaceRequest,
@@ -75,7 +80,7 @@ impl SpaceInfo {
 /// a bad request fails at once and the sizes are printed first.
 pub fn spaces(
     sessions: &[Session],
-    kernels: &[&'static KernelSpec],
+    kernels: &[Kernel],
     request: &SpaceRequest,
 ) -> Result<Vec<Vec<Space>>> {
     kernels
@@ -83,7 +88,7 @@ pub fn spaces(
         .map(|spec| {
             sessions
                 .iter()
-                .map(|s| Space::build(spec, s.backend.borrow().info(), request))
+                .map(|s| Space::build(*spec, s.backend.borrow().info(), request))
                 .collect()
         })
         .collect()
@@ -124,7 +129,13 @@ pub fn run_tune(
         searches: Vec::new(),
         finals: Vec::new(),
     };
-    for &size in &opts.sizes {
+    // Sizes are GEMM sizes: without a built-in kernel there is nothing to run at them.
+    let gemm_sizes: &[(usize, usize, usize)] = if opts.kernels.is_empty() {
+        &[]
+    } else {
+        &opts.sizes
+    };
+    for &size in gemm_sizes {
         let call = opts.call.at(size.0, size.1, size.2)?;
         let problem = match Problem::prepare(sessions, &call, opts.seed, &opts.plan, progress) {
             Ok(p) => p,
@@ -147,7 +158,7 @@ pub fn run_tune(
                 let r = search(
                     &mut sessions[si],
                     space,
-                    &problem,
+                    &Workload::Gemm(&problem),
                     &mut store,
                     &opts.search,
                     progress,
@@ -252,11 +263,188 @@ pub fn run_tune(
             s.unload();
         }
     }
+    let first_spec = opts.kernels.len();
+    for (j, k) in opts.specs.iter().enumerate() {
+        tune_spec(
+            sessions,
+            opts,
+            k,
+            &spaces[first_spec + j],
+            &mut store,
+            db.as_mut().map(|(_, d)| d),
+            writer,
+            progress,
+            &mut result,
+            &mut on_search,
+            &mut on_final,
+        )?;
+        if let Some((dir, db)) = &db {
+            db.save(dir)?;
+        }
+    }
     Ok(result)
+}
+
+/// One user kernel at each of its size points: a search per toolchain (each
+/// checked against the reference computed on that toolchain), then the top
+/// configurations of every toolchain re-measured interleaved, the store and the
+/// database of bests updated.
+#[allow(clippy::too_many_arguments)]
+fn tune_spec(
+    sessions: &mut [Session],
+    opts: &TuneOptions,
+    k: &'static UserKernel,
+    spaces: &[Space],
+    store: &mut Store,
+    mut db: Option<&mut Database>,
+    writer: &mut ResultWriter,
+    progress: &Progress,
+    result: &mut TuneResult,
+    on_search: &mut impl FnMut(&SearchResult),
+    on_final: &mut impl FnMut(&[Measurement]),
+) -> Result<()> {
+    let points = crate::spec::experiment::points_for(k, &opts.specs, &opts.spec_points)?;
+    for dims in points {
+        progress.set_message(format!(
+            "{}: {}: reference",
+            k.id,
+            UserKernel::describe_dims(&dims)
+        ));
+        let refs = crate::spec::references(sessions, k, &dims, opts.seed);
+        let mut items: Vec<crate::spec::Item> = Vec::new();
+        let mut searched: Vec<(usize, SearchResult)> = Vec::new();
+        for (si, space) in spaces.iter().enumerate() {
+            let tc = sessions[si].backend.borrow().info().toolchain;
+            let Ok(reference) = &refs[si] else { continue };
+            if k.source(tc).is_none() {
+                continue;
+            }
+            let workload = Workload::Spec {
+                dims: &dims,
+                seed: opts.seed,
+                reference,
+            };
+            let r = search(
+                &mut sessions[si],
+                space,
+                &workload,
+                store,
+                &opts.search,
+                progress,
+            )?;
+            write_trace(&opts.out, &r, space)?;
+            on_search(&r);
+            for t in r.ranked().into_iter().take(opts.top) {
+                items.push(crate::spec::Item {
+                    config: t.candidate.config.clone(),
+                    hints: t.candidate.hints.clone(),
+                    session: si,
+                    label: Some(t.candidate.describe()),
+                });
+            }
+            searched.push((si, r));
+        }
+        // Toolchains that could not search (no source, no reference) get their row too.
+        for (si, r) in refs.iter().enumerate() {
+            if r.is_err() || !searched.iter().any(|(s, _)| *s == si) {
+                items.push(crate::spec::Item {
+                    config: k.defaults(),
+                    hints: Default::default(),
+                    session: si,
+                    label: Some("published (not searched)".into()),
+                });
+            }
+        }
+        progress.set_message(format!(
+            "{}: final round, {} configurations interleaved",
+            k.id,
+            items.len()
+        ));
+        let rows = crate::spec::measure_spec_items(
+            sessions, k, &items, &dims, &refs, &opts.plan, opts.seed, "tune",
+        );
+        for (it, row) in items.iter().zip(&rows) {
+            writer.push(row.clone())?;
+            let c = super::space::Candidate {
+                config: it.config.clone(),
+                hints: it.hints.clone(),
+            };
+            let mut key = key_base(&sessions[it.session], &spaces[it.session], (0, 0, 0)).with(&c);
+            key.call = Some(UserKernel::describe_dims(&dims));
+            store.append(Record {
+                key,
+                phase: Phase::Final,
+                status: row.status.clone(),
+                gflops: row.gflops.or(row.gbs),
+                time: row.time,
+                pruned: false,
+                resources: row.resources.clone(),
+                occupancy: row.occupancy,
+                compile_ms: row.compile_ms,
+                device_s: 0.0,
+                strategy: opts.search.strategy.clone(),
+                at_utc: crate::results::utc_now(),
+            })?;
+        }
+        if let Some(db) = db.as_deref_mut() {
+            for (si, r) in &searched {
+                let best = items
+                    .iter()
+                    .zip(&rows)
+                    .filter(|(it, row)| it.session == *si && row.status.is_ok())
+                    .filter_map(|(it, row)| row.time.map(|t| (it, row, t.median_ns)))
+                    .min_by(|a, b| a.2.partial_cmp(&b.2).unwrap_or(std::cmp::Ordering::Equal));
+                if let Some((it, row, ns)) = best {
+                    let info = sessions[*si].backend.borrow().info().clone();
+                    db.upsert(Best {
+                        kernel: k.id.clone(),
+                        toolchain: info.toolchain,
+                        compiler: info.compiler_version.clone(),
+                        driver: info.driver_version.clone(),
+                        m: 0,
+                        n: 0,
+                        k: 0,
+                        precision: Default::default(),
+                        call: Some(UserKernel::describe_dims(&dims)),
+                        config: it.config.clone(),
+                        hints: it.hints.clone(),
+                        gflops: row.gflops.or(row.gbs).unwrap_or(1e9 / ns),
+                        vs_vendor: None,
+                        source: fnv1a(
+                            &k.source(info.toolchain)
+                                .map(|s| s.text.clone())
+                                .unwrap_or_default(),
+                        ),
+                        strategy: r.strategy.clone(),
+                        tried: r.tried.len(),
+                        gemmlab: env!("CARGO_PKG_VERSION").to_string(),
+                        tuned_utc: crate::results::utc_now(),
+                    });
+                }
+            }
+        }
+        on_final(&rows);
+        result.finals.extend(rows);
+        result.searches.extend(searched.into_iter().map(|(_, r)| r));
+        for s in sessions.iter_mut() {
+            s.unload();
+        }
+    }
+    Ok(())
 }
 
 /// File name of a search's trace.
 pub fn trace_name(r: &SearchResult) -> String {
+    if let Some(d) = &r.dims {
+        let size: Vec<String> = d.iter().map(|(k, v)| format!("{k}{v}")).collect();
+        return format!(
+            "search-{}-{}-{}-{}.json",
+            r.kernel,
+            r.toolchain,
+            size.join("_"),
+            r.strategy
+        );
+    }
     format!(
         "search-{}-{}-{}x{}x{}-{}.json",
         r.kernel, r.toolchain, r.size.0, r.size.1, r.size.2, r.strategy

@@ -20,9 +20,12 @@ use crate::backend::{Artefact, Backend};
 use crate::error::{Error, Result};
 use crate::experiment::Problem;
 use crate::gemm::driver::{prepare_built, KernelRunner, Session, Status};
+use crate::kernels::Kernel;
 use crate::measure::{gflops, interleaved, CacheState, Plan, Stats, Timed};
 use crate::occupancy;
 use crate::progress::Progress;
+use crate::spec::run::Outputs;
+use crate::spec::{Dims, UserKernel};
 
 /// When a search stops.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -99,6 +102,70 @@ pub struct SearchResult {
     pub wait_s: f64,
     /// Why it stopped: budget, time, space exhausted, strategy done.
     pub stopped: String,
+    /// A user kernel's size (its `size` is then 0x0x0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dims: Option<Dims>,
+    /// What the records' `gflops` measure: "GFLOP/s" (GEMMs, and specs that state
+    /// FLOPs), "GB/s" (specs that state only bytes) or "runs/s" (specs that state neither).
+    #[serde(default = "default_unit")]
+    pub unit: String,
+}
+
+fn default_unit() -> String {
+    "GFLOP/s".into()
+}
+
+/// What a search measures at: a GEMM problem, or a user kernel's size with its
+/// inputs' seed and the reference outputs (computed once, on this session).
+pub enum Workload<'a> {
+    Gemm(&'a Problem),
+    Spec {
+        dims: &'a Dims,
+        seed: u64,
+        reference: &'a Outputs,
+    },
+}
+
+impl Workload<'_> {
+    /// (m, n, k) of a GEMM; 0x0x0 for a spec (its dims say the size).
+    pub fn size(&self) -> (usize, usize, usize) {
+        match self {
+            Workload::Gemm(p) => (p.ops.m, p.ops.n, p.ops.k),
+            Workload::Spec { .. } => (0, 0, 0),
+        }
+    }
+
+    /// The store key's tag for everything the size alone does not say.
+    pub fn call_tag(&self) -> Option<String> {
+        match self {
+            Workload::Gemm(p) => call_tag(&p.ops.problem),
+            Workload::Spec { dims, .. } => Some(UserKernel::describe_dims(dims)),
+        }
+    }
+}
+
+/// The unit a user kernel's rate is given in (see `SearchResult::unit`).
+pub fn spec_unit(k: &UserKernel) -> &'static str {
+    if k.flops.is_some() {
+        "GFLOP/s"
+    } else if k.bytes.is_some() {
+        "GB/s"
+    } else {
+        "runs/s"
+    }
+}
+
+/// A user kernel's rate in its unit from a time.
+fn spec_rate(k: &UserKernel, inst: &crate::spec::Instance, ns: f64) -> f64 {
+    let secs = ns * 1e-9;
+    match (inst.flops, inst.bytes) {
+        (Some(f), _) => f / secs * 1e-9,
+        (None, Some(b)) => b / secs * 1e-9,
+        (None, None) => {
+            let _ = k;
+            1.0 / secs
+        }
+    }
 }
 
 impl SearchResult {
@@ -148,8 +215,8 @@ pub fn key_base(session: &Session, space: &Space, size: (usize, usize, usize)) -
         toolchain: info.toolchain,
         driver: info.driver_version.clone(),
         compiler: info.compiler_version.clone(),
-        kernel: space.spec.id.to_string(),
-        source: fnv1a(&space.spec.source(info.toolchain)),
+        kernel: space.kernel.id().to_string(),
+        source: fnv1a(&space.kernel.source(info.toolchain).unwrap_or_default()),
         m: size.0,
         n: size.1,
         k: size.2,
@@ -188,7 +255,7 @@ type Compiled = (usize, Candidate, Key, Result<Artefact>, f64);
 pub fn search(
     session: &mut Session,
     space: &Space,
-    problem: &Problem,
+    workload: &Workload,
     store: &mut Store,
     opts: &SearchOptions,
     progress: &Progress,
@@ -199,13 +266,21 @@ pub fn search(
         ));
     }
     let mut strategy = strategy::by_name(&opts.strategy).map_err(Error::invalid)?;
-    let size = (problem.ops.m, problem.ops.n, problem.ops.k);
+    let size = workload.size();
     let info = session.backend.borrow().info().clone();
-    let spec = space.spec;
-    let source = spec.source(info.toolchain);
+    let spec = space.kernel;
+    let source = spec
+        .source(info.toolchain)
+        .ok_or_else(|| Error::Unavailable {
+            kernel: spec.id().to_string(),
+            toolchain: info.toolchain.to_string(),
+            reason: spec
+                .unavailable(&info, &Default::default())
+                .unwrap_or_default(),
+        })?;
     let compiler = session.backend.borrow().compiler();
     let mut base = key_base(session, space, size);
-    base.call = call_tag(&problem.ops.problem);
+    base.call = workload.call_tag();
     let limit = opts.budget.configs.unwrap_or(usize::MAX).min(space.len());
     let workers = opts.workers.max(1);
     let depth = 2 * workers;
@@ -254,7 +329,7 @@ pub fn search(
                 }
                 let options = spec.compile_options(&cand.config, &cand.hints, compiler.toolchain());
                 let t = Instant::now();
-                let r = compiler.compile(spec.entry, source, &options);
+                let r = compiler.compile(spec.entry(), source, &options);
                 if tx
                     .send((point, cand, key, r, t.elapsed().as_secs_f64()))
                     .is_err()
@@ -359,12 +434,28 @@ pub fn search(
                 compile_s += secs;
                 progress.set_message(format!(
                     "{} {}: {}",
-                    spec.id,
+                    spec.id(),
                     info.toolchain,
                     cand.describe()
                 ));
                 let t = Instant::now();
-                let record = measure(session, space, problem, &plan, opts, key, compiled, best);
+                let record = match workload {
+                    Workload::Gemm(problem) => {
+                        measure(session, space, problem, &plan, opts, key, compiled, best)
+                    }
+                    Workload::Spec {
+                        dims,
+                        seed,
+                        reference,
+                    } => {
+                        let k = spec.user().ok_or_else(|| {
+                            Error::invalid("internal: a spec workload for a built-in kernel")
+                        })?;
+                        measure_spec(
+                            session, k, dims, *seed, reference, &plan, opts, key, compiled, best,
+                        )
+                    }
+                };
                 device_s += t.elapsed().as_secs_f64();
                 if let Some(g) = score_of(&record) {
                     best = best.max(g);
@@ -383,7 +474,7 @@ pub fn search(
     Ok(SearchResult {
         toolchain: info.toolchain,
         device: info.name.clone(),
-        kernel: spec.id.to_string(),
+        kernel: spec.id().to_string(),
         size,
         strategy: strategy.name().to_string(),
         options: opts.clone(),
@@ -395,6 +486,14 @@ pub fn search(
         device_s,
         wait_s,
         stopped,
+        dims: match workload {
+            Workload::Spec { dims, .. } => Some((*dims).clone()),
+            Workload::Gemm(_) => None,
+        },
+        unit: match spec {
+            Kernel::User(k) => spec_unit(k).to_string(),
+            Kernel::Builtin(_) => default_unit(),
+        },
     })
 }
 
@@ -402,6 +501,124 @@ pub fn search(
 /// one launch (they are slow, and the strategy should learn that).
 fn score_of(r: &Record) -> Option<f64> {
     r.status.is_ok().then_some(r.gflops).flatten()
+}
+
+fn new_record(key: Key, opts: &SearchOptions) -> Record {
+    Record {
+        key,
+        phase: Phase::Search,
+        status: Status::Ok,
+        gflops: None,
+        time: None,
+        pruned: false,
+        resources: None,
+        occupancy: None,
+        compile_ms: None,
+        device_s: 0.0,
+        strategy: opts.strategy.clone(),
+        at_utc: crate::results::utc_now(),
+    }
+}
+
+/// Times a checked, prepared point from its checked run on: pruned (its one
+/// launch is its time) when that launch is `prune` times slower than the best
+/// so far, else timed with `plan`'s samples. Returns (rate, stats, pruned).
+fn time_point(
+    runner: &mut dyn Timed,
+    check_ns: u64,
+    rate: impl Fn(f64) -> f64,
+    plan: &Plan,
+    opts: &SearchOptions,
+    best: f64,
+) -> std::result::Result<(f64, Option<Stats>, bool), String> {
+    let one = rate(check_ns as f64);
+    if best > 0.0 && one * opts.prune < best {
+        return Ok((one, Stats::from_samples(&[check_ns]), true));
+    }
+    // The checked run was this kernel's warm-up launch: time from it on.
+    let plan = Plan {
+        warmup: 0,
+        batch: Some(plan.batch_for(check_ns as f64)),
+        ..*plan
+    };
+    match interleaved(&mut [runner], &plan).remove(0) {
+        Ok(stats) => Ok((rate(stats.median_ns), Some(stats), false)),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Loads, checks and times one compiled point of a user kernel.
+#[allow(clippy::too_many_arguments)]
+fn measure_spec(
+    session: &mut Session,
+    kernel: &UserKernel,
+    dims: &Dims,
+    seed: u64,
+    reference: &Outputs,
+    plan: &Plan,
+    opts: &SearchOptions,
+    key: Key,
+    compiled: Result<Artefact>,
+    best: f64,
+) -> Record {
+    let mut record = new_record(key, opts);
+    let t = Instant::now();
+    let artefact = match compiled {
+        Ok(a) => a,
+        Err(e) => {
+            record.status = Status::CompileError(e.to_string());
+            return record;
+        }
+    };
+    record.compile_ms = Some(artefact.report.compile_ms);
+    let config = record.key.config.clone();
+    let hints = record.key.hints.clone();
+    let inst = match kernel.instantiate(&config, dims) {
+        Ok(i) => i,
+        Err(e) => {
+            record.status = Status::InvalidConfig(e.to_string());
+            return record;
+        }
+    };
+    let data = crate::spec::run::inputs(kernel, &inst, seed);
+    let attempt = crate::spec::run::prepare(
+        session,
+        kernel,
+        &config,
+        &hints,
+        &inst,
+        &data,
+        reference,
+        Some(artefact),
+    );
+    let info = session.backend.borrow().info().clone();
+    if let Some(b) = &attempt.build {
+        let entry = kernel.launches.first().map_or("", |l| l.entry.as_str());
+        record.resources = b.kernel(entry).cloned();
+        if let (Some(r), Some((_, g, _))) = (&record.resources, inst.launches.first()) {
+            record.occupancy = occupancy::for_kernel(&info, r, g.threads_per_group());
+        }
+    }
+    record.status = attempt.status.clone();
+    if let Some(p) = attempt.prepared {
+        let mut runner = crate::spec::run::Runner {
+            session,
+            prepared: &p,
+            flush: None,
+        };
+        let rate = |ns: f64| spec_rate(kernel, &inst, ns);
+        match time_point(&mut runner, p.check_ns, rate, plan, opts, best) {
+            Ok((g, stats, pruned)) => {
+                record.gflops = Some(g);
+                record.time = stats;
+                record.pruned = pruned;
+            }
+            Err(e) => record.status = Status::LaunchError(e),
+        }
+        p.release(session);
+    }
+    record.device_s = t.elapsed().as_secs_f64();
+    record
 }
 
 /// Loads, checks and times one compiled point on the device.
@@ -417,22 +634,13 @@ fn measure(
     best: f64,
 ) -> Record {
     let (m, n, k) = (problem.ops.m, problem.ops.n, problem.ops.k);
-    let spec = space.spec;
-    let info = session.backend.borrow().info().clone();
-    let mut record = Record {
-        key,
-        phase: Phase::Search,
-        status: Status::Ok,
-        gflops: None,
-        time: None,
-        pruned: false,
-        resources: None,
-        occupancy: None,
-        compile_ms: None,
-        device_s: 0.0,
-        strategy: opts.strategy.clone(),
-        at_utc: crate::results::utc_now(),
+    let Kernel::Builtin(spec) = space.kernel else {
+        let mut r = new_record(key, opts);
+        r.status = Status::InvalidConfig("internal: a GEMM problem for a user kernel".into());
+        return r;
     };
+    let info = session.backend.borrow().info().clone();
+    let mut record = new_record(key, opts);
     let t = Instant::now();
     let artefact = match compiled {
         Ok(a) => a,
@@ -462,29 +670,18 @@ fn measure(
     }
     record.status = attempt.status.clone();
     if let Some(p) = attempt.prepared {
-        let one = gflops(m, n, k, p.check_ns as f64);
-        if best > 0.0 && one * opts.prune < best {
-            record.pruned = true;
-            record.gflops = Some(one);
-            record.time = Stats::from_samples(&[p.check_ns]);
-        } else {
-            // The checked run was this kernel's warm-up launch: time from it on.
-            let plan = Plan {
-                warmup: 0,
-                batch: Some(plan.batch_for(p.check_ns as f64)),
-                ..*plan
-            };
-            let mut runner = KernelRunner {
-                session,
-                prepared: &p,
-            };
-            match interleaved(&mut [&mut runner as &mut dyn Timed], &plan).remove(0) {
-                Ok(stats) => {
-                    record.gflops = Some(gflops(m, n, k, stats.median_ns));
-                    record.time = Some(stats);
-                }
-                Err(e) => record.status = Status::LaunchError(e.to_string()),
+        let mut runner = KernelRunner {
+            session,
+            prepared: &p,
+        };
+        let rate = |ns: f64| gflops(m, n, k, ns);
+        match time_point(&mut runner, p.check_ns, rate, plan, opts, best) {
+            Ok((g, stats, pruned)) => {
+                record.gflops = Some(g);
+                record.time = stats;
+                record.pruned = pruned;
             }
+            Err(e) => record.status = Status::LaunchError(e),
         }
         p.release(session);
     }

@@ -12,7 +12,7 @@ use super::grid::Grid;
 use crate::backend::{DeviceInfo, Toolchain};
 use crate::error::{Error, Result};
 use crate::gemm::problem::Precision;
-use crate::kernels::{Config, Hints, KernelSpec, PRECISION};
+use crate::kernels::{Config, Hints, Kernel, KernelSpec, SwitchUse, PRECISION};
 
 /// Register caps tried by default: none, then the steps where a 256-thread
 /// group's occupancy changes on NVIDIA GPUs since Kepler (64K registers per SM).
@@ -91,7 +91,7 @@ impl Candidate {
 /// The filtered space.
 #[derive(Debug, Clone)]
 pub struct Space {
-    pub spec: &'static KernelSpec,
+    pub kernel: Kernel,
     pub toolchain: Toolchain,
     pub precision: Precision,
     pub axes: Vec<Axis>,
@@ -109,18 +109,22 @@ impl Space {
     /// parameter or switch, a value the registry does not allow, a space that
     /// filters to nothing (naming what removed what).
     pub fn build(
-        spec: &'static KernelSpec,
+        kernel: impl Into<Kernel>,
         device: &DeviceInfo,
         request: &SpaceRequest,
     ) -> Result<Space> {
+        let kernel: Kernel = kernel.into();
         let toolchain = device.toolchain;
         let mut notes = Vec::new();
+        let params = params_of(kernel);
+        let switches: &[SwitchUse] = kernel.builtin().map_or(&[], |b| b.switches);
+        let multi_precision = kernel.builtin().is_some_and(KernelSpec::multi_precision);
         for name in request.values.keys() {
-            if !spec.params.iter().any(|p| p.name == name) {
-                let names: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
+            if !params.iter().any(|p| &p.name == name) {
+                let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
                 return Err(Error::invalid(format!(
                     "{} has no parameter {name}; its parameters: {}",
-                    spec.id,
+                    kernel.id(),
                     if names.is_empty() {
                         "none".into()
                     } else {
@@ -130,15 +134,15 @@ impl Space {
             }
         }
         let mut axes = Vec::new();
-        for p in spec.params {
-            let values = match request.values.get(p.name) {
+        for p in &params {
+            let values = match request.values.get(&p.name) {
                 Some(v) => {
                     if let Some(bad) = v
                         .iter()
                         .find(|x| !p.allowed.is_empty() && !p.allowed.contains(x))
                     {
                         return Err(Error::Constraint {
-                            kernel: spec.id.into(),
+                            kernel: kernel.id().into(),
                             message: format!(
                                 "{} must be one of {:?} ({})",
                                 p.name, p.allowed, p.meaning
@@ -152,10 +156,10 @@ impl Space {
                     v
                 }
                 None if p.allowed.is_empty() => vec![p.default],
-                None => p.allowed.to_vec(),
+                None => p.allowed.clone(),
             };
             axes.push(Axis::Param {
-                name: p.name.to_string(),
+                name: p.name.clone(),
                 values,
             });
         }
@@ -163,11 +167,11 @@ impl Space {
         let wanted: Vec<String> = match &request.switches {
             Some(list) => {
                 for name in list {
-                    if !spec.has_switch(name) {
-                        let names: Vec<&str> = spec.switches.iter().map(|s| s.name()).collect();
+                    if !kernel.has_switch(name) {
+                        let names = kernel.switch_names();
                         return Err(Error::invalid(format!(
                             "{} has no switch {name}; its switches: {}",
-                            spec.id,
+                            kernel.id(),
                             if names.is_empty() {
                                 "none".into()
                             } else {
@@ -178,9 +182,9 @@ impl Space {
                 }
                 list.clone()
             }
-            None => spec.switches.iter().map(|s| s.name().to_string()).collect(),
+            None => switches.iter().map(|s| s.name().to_string()).collect(),
         };
-        for s in spec.switches {
+        for s in switches {
             if !wanted.iter().any(|w| w == s.name()) {
                 continue;
             }
@@ -259,12 +263,12 @@ impl Space {
                     .map(|((n, v), &i)| (n.to_string(), v[i as usize]))
                     .collect(),
             );
-            if spec.multi_precision() {
+            if multi_precision {
                 config
                     .0
                     .insert(PRECISION.into(), request.precision.define());
             }
-            match param_rule(spec, device, &config) {
+            match param_rule(kernel, device, &config) {
                 Some(rule) => blame(rule, rest),
                 None => valid_params.push(coords),
             }
@@ -277,7 +281,7 @@ impl Space {
         let mut points = Vec::new();
         for pc in &valid_params {
             let config = config_of(&axes, pc);
-            let threads = spec.threads_per_group(&config) as u64;
+            let threads = kernel.threads_per_group(&config) as u64;
             for oc in product(&other_sizes) {
                 let mut coords = pc.clone();
                 coords.extend_from_slice(&oc);
@@ -306,13 +310,13 @@ impl Space {
                 .collect();
             return Err(Error::invalid(format!(
                 "the search space of {} on {} is empty: all {before} points were filtered out:\n{}",
-                spec.id,
+                kernel.id(),
                 device.label(),
                 why.join("\n")
             )));
         }
         Ok(Space {
-            spec,
+            kernel,
             toolchain,
             precision: request.precision,
             axes,
@@ -335,7 +339,11 @@ impl Space {
     pub fn candidate(&self, point: usize) -> Candidate {
         let coords = self.grid.coords(point);
         let mut config = config_of(&self.axes, coords);
-        if self.spec.multi_precision() {
+        if self
+            .kernel
+            .builtin()
+            .is_some_and(KernelSpec::multi_precision)
+        {
             config.0.insert(PRECISION.into(), self.precision.define());
         }
         let mut hints = Hints::default();
@@ -357,7 +365,8 @@ impl Space {
     }
 
     fn published(&self, switch: &str) -> Option<bool> {
-        self.spec
+        self.kernel
+            .builtin()?
             .switches
             .iter()
             .find(|s| s.name() == switch)
@@ -388,10 +397,12 @@ impl Space {
     /// The published configuration (registry defaults, switches as published,
     /// no register cap), where the space holds it.
     pub fn published_point(&self) -> Option<usize> {
-        let config = self
-            .spec
-            .with_precision(&self.spec.config(&[]).ok()?, self.precision)
-            .ok()?;
+        let config = match self.kernel {
+            Kernel::Builtin(spec) => spec
+                .with_precision(&spec.config(&[]).ok()?, self.precision)
+                .ok()?,
+            Kernel::User(k) => k.config(&[]).ok()?,
+        };
         self.find(&Candidate {
             config,
             hints: Hints::default(),
@@ -407,7 +418,7 @@ impl Space {
             .collect();
         format!(
             "{} on {}: {} = {} points before filtering, {} after",
-            self.spec.id,
+            self.kernel.id(),
             self.toolchain,
             dims.join(" x "),
             self.before,
@@ -428,15 +439,57 @@ fn config_of(axes: &[Axis], coords: &[u8]) -> Config {
     )
 }
 
+/// A parameter as the space sees it, whichever kind of kernel declares it.
+struct ParamView {
+    name: String,
+    default: i64,
+    allowed: Vec<i64>,
+    meaning: String,
+}
+
+fn params_of(kernel: Kernel) -> Vec<ParamView> {
+    match kernel {
+        Kernel::Builtin(spec) => spec
+            .params
+            .iter()
+            .map(|p| ParamView {
+                name: p.name.to_string(),
+                default: p.default,
+                allowed: p.allowed.to_vec(),
+                meaning: p.meaning.to_string(),
+            })
+            .collect(),
+        Kernel::User(k) => k
+            .params
+            .iter()
+            .map(|p| ParamView {
+                name: p.name.clone(),
+                default: p.default,
+                allowed: p.values.clone(),
+                meaning: p.meaning.clone(),
+            })
+            .collect(),
+    }
+}
+
 /// The first rule a parameter configuration breaks: a registry constraint (its
 /// message) or a device limit.
-fn param_rule(spec: &KernelSpec, device: &DeviceInfo, c: &Config) -> Option<String> {
-    for k in spec.constraints {
-        if !(k.holds)(c) {
-            return Some(format!("constraint: {}", k.message));
+fn param_rule(kernel: Kernel, device: &DeviceInfo, c: &Config) -> Option<String> {
+    match kernel {
+        Kernel::Builtin(spec) => {
+            for k in spec.constraints {
+                if !(k.holds)(c) {
+                    return Some(format!("constraint: {}", k.message));
+                }
+            }
+        }
+        Kernel::User(k) => {
+            if let Some(m) = k.param_violation(c) {
+                return Some(format!("constraint: {m}"));
+            }
         }
     }
-    let threads = spec.threads_per_group(c) as u64;
+    let threads = kernel.threads_per_group(c) as u64;
     if let Some(max) = device.max_work_group_size {
         if threads > max {
             return Some(format!(
@@ -444,8 +497,9 @@ fn param_rule(spec: &KernelSpec, device: &DeviceInfo, c: &Config) -> Option<Stri
             ));
         }
     }
-    if let Some(local) = device.local_mem_bytes {
-        if (spec.local_bytes)(c) as u64 > local {
+    let local_bytes = kernel.builtin().map(|spec| (spec.local_bytes)(c));
+    if let (Some(local), Some(used)) = (device.local_mem_bytes, local_bytes) {
+        if used as u64 > local {
             return Some(format!(
                 "device limit: local tiles larger than the device's {local} bytes of local memory"
             ));

@@ -1,0 +1,226 @@
+//! `gemmlab spec --check FILE`: reads a kernel spec without a device and prints
+//! what gemmlab understood of it.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use gemmlab::spec::model::{Access, ArgKind, Fill, Reference};
+use gemmlab::spec::{parse_dim_points, UserKernel};
+use gemmlab::{Error, Result};
+
+#[derive(Args, Debug)]
+pub struct SpecArgs {
+    /// Validate the spec file(s) and print what was understood (no device is opened).
+    #[arg(long = "check", value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Sizes to evaluate lengths and launches at: NAME=VALUE,... (default: the spec's dims).
+    #[arg(long, value_delimiter = ',')]
+    pub sizes: Vec<String>,
+    /// Parameter values to evaluate at, NAME=VALUE (default: the spec's defaults).
+    #[arg(long = "define", value_name = "NAME=VALUE")]
+    pub defines: Vec<String>,
+}
+
+pub fn run(args: SpecArgs) -> Result<()> {
+    let points = parse_dim_points(&args.sizes)?;
+    let defines: Vec<(String, i64)> = args
+        .defines
+        .iter()
+        .map(|d| gemmlab::kernels::parse_define(d))
+        .collect::<Result<_>>()?;
+    let kernels = gemmlab::spec::load_all(&args.files)?;
+    let all: Vec<&UserKernel> = kernels.iter().collect();
+    for k in &kernels {
+        print!("{}", describe(k, &all, &points, &defines)?);
+    }
+    Ok(())
+}
+
+fn fill_words(f: Fill) -> String {
+    match f {
+        Fill::Random { lo, hi } => format!("random in [{lo}, {hi})"),
+        Fill::Constant(c) => format!("constant {c}"),
+        Fill::Ramp { start, step } => format!("ramp from {start} by {step}"),
+    }
+}
+
+/// The spec as gemmlab read it, at each size point.
+fn describe(
+    k: &UserKernel,
+    all: &[&UserKernel],
+    points: &[gemmlab::spec::Dims],
+    defines: &[(String, i64)],
+) -> Result<String> {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let w = &mut s;
+    let _ = writeln!(w, "{} ({}): {}", k.id, k.path.display(), k.title);
+    for (lang, src) in &k.sources {
+        let _ = writeln!(
+            w,
+            "  source  {}: {} ({} lines with preludes)",
+            lang.name(),
+            src.file.display(),
+            src.text.lines().count()
+        );
+    }
+    for tc in gemmlab::Toolchain::ALL {
+        if let Some(why) = k.not_applicable(tc) {
+            let _ = writeln!(w, "  {tc}: {why}");
+        }
+    }
+    let _ = writeln!(
+        w,
+        "  dimensions: {}",
+        if k.dims.is_empty() {
+            "none".to_string()
+        } else {
+            k.dims
+                .iter()
+                .map(|(d, v)| format!("{d} (default {v})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    for (name, e) in &k.derived {
+        let _ = writeln!(w, "  derived {name} = {}", e.text);
+    }
+    let space: u64 = k
+        .params
+        .iter()
+        .map(|p| p.values.len().max(1) as u64)
+        .product();
+    let _ = writeln!(
+        w,
+        "  parameters: {} ({} combinations); constraints: {} on parameters, {} per size",
+        k.params.len(),
+        space,
+        k.constraints.iter().filter(|c| !c.per_size).count(),
+        k.constraints.iter().filter(|c| c.per_size).count()
+    );
+    for p in &k.params {
+        let _ = writeln!(
+            w,
+            "    {} = {} {} {}",
+            p.name,
+            p.default,
+            if p.values.is_empty() {
+                "(fixed)".to_string()
+            } else {
+                format!("of {:?}", p.values)
+            },
+            p.meaning
+        );
+    }
+    let valid = if space <= 1 << 20 {
+        k.configs()
+            .iter()
+            .filter(|c| k.param_violation(c).is_none())
+            .count()
+            .to_string()
+    } else {
+        "not counted".to_string()
+    };
+    let _ = writeln!(
+        w,
+        "    {valid} of {space} combinations satisfy the parameter constraints"
+    );
+    for c in &k.constraints {
+        let _ = writeln!(
+            w,
+            "    constraint{} {}: {}",
+            if c.per_size { " (per size)" } else { "" },
+            c.holds.text,
+            c.message
+        );
+    }
+    let _ = writeln!(
+        w,
+        "  check: against {}; {}",
+        k.check.reference.describe(),
+        k.check.tolerance.describe()
+    );
+    if matches!(k.check.reference, Reference::Defaults) {
+        let _ = writeln!(
+            w,
+            "    note: at the default parameters the reference is the kernel itself: only the poison check (every out element written) applies there"
+        );
+    }
+    if k.flops.is_none() && k.bytes.is_none() {
+        let _ = writeln!(w, "  work: not stated (rows show times only)");
+    }
+    let config = gemmlab::spec::experiment::config_for(k, defines)?;
+    let sizes = gemmlab::spec::experiment::points_for(k, all, points)?;
+    for dims in sizes {
+        let inst = k.instantiate(&config, &dims)?;
+        let _ = writeln!(
+            w,
+            "  at {} with {}:",
+            UserKernel::describe_dims(&dims),
+            if config.0.is_empty() {
+                "no parameters".to_string()
+            } else {
+                config.describe()
+            }
+        );
+        for (i, a) in k.args.iter().enumerate() {
+            match (&a.kind, inst.lens[i], inst.scalars[i]) {
+                (ArgKind::Buffer { access, fill, .. }, Some(n), _) => {
+                    let how = match access {
+                        Access::In => format!("in, {}", fill_words(*fill)),
+                        Access::InOut => format!("inout, {}; checked", fill_words(*fill)),
+                        Access::Out => "out, poisoned before the checked run; checked".to_string(),
+                    };
+                    let _ = writeln!(
+                        w,
+                        "    arg {i} {}: {} buffer of {n} elements ({} bytes), {how}",
+                        a.name,
+                        a.elem.as_str(),
+                        n * a.elem.size()
+                    );
+                }
+                (_, _, Some(v)) => {
+                    let _ = writeln!(
+                        w,
+                        "    arg {i} {}: {} scalar = {v}",
+                        a.name,
+                        a.elem.as_str()
+                    );
+                }
+                _ => {}
+            }
+        }
+        for (entry, g, idx) in &inst.launches {
+            let names: Vec<&str> = idx.iter().map(|&i| k.args[i].name.as_str()).collect();
+            let _ = writeln!(
+                w,
+                "    launch {entry}: global {:?} local {:?} ({} work-groups of {}) args ({})",
+                g.global,
+                g.local,
+                g.groups().iter().product::<usize>(),
+                g.threads_per_group(),
+                names.join(", ")
+            );
+        }
+        let mut work = Vec::new();
+        if let Some(f) = inst.flops {
+            work.push(format!("{f:.4e} FLOPs"));
+        }
+        if let Some(b) = inst.bytes {
+            work.push(format!("{b:.4e} bytes"));
+        }
+        if !work.is_empty() {
+            let _ = writeln!(w, "    work: {}", work.join(", "));
+        }
+        let _ = writeln!(
+            w,
+            "    device memory: {} bytes of buffers",
+            inst.buffer_bytes(k)
+        );
+    }
+    if s.is_empty() {
+        return Err(Error::invalid("nothing to describe"));
+    }
+    Ok(s)
+}

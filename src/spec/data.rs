@@ -1,0 +1,350 @@
+//! Host data of a user's kernel: inputs generated from the seed and the spec's
+//! fill, outputs read back, and the element-wise check against a reference.
+
+use crate::backend::{Backend, Buffer, Elem, HostData, HostDataMut};
+use crate::error::Result;
+use crate::gemm::check::CheckReport;
+
+use super::model::{Fill, Tolerance};
+
+/// One buffer's contents on the host, in its element type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostBuf {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    I32(Vec<i32>),
+    U32(Vec<u32>),
+}
+
+/// What an `out` buffer holds before a checked run: a value a kernel that writes
+/// the buffer overwrites (NaN for floats, a sentinel for integers).
+pub const POISON_INT: i64 = 0x5EEDBAD5;
+
+impl HostBuf {
+    pub fn len(&self) -> usize {
+        match self {
+            HostBuf::F32(v) => v.len(),
+            HostBuf::F64(v) => v.len(),
+            HostBuf::I32(v) => v.len(),
+            HostBuf::U32(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn zeros(elem: Elem, n: usize) -> HostBuf {
+        match elem {
+            Elem::F32 => HostBuf::F32(vec![0.0; n]),
+            Elem::F64 => HostBuf::F64(vec![0.0; n]),
+            Elem::I32 => HostBuf::I32(vec![0; n]),
+            Elem::U32 => HostBuf::U32(vec![0; n]),
+        }
+    }
+
+    /// `n` elements as the spec's fill says; random fills from `seed` (the same
+    /// seed and name give the same data on every toolchain and in every run).
+    pub fn generate(elem: Elem, n: usize, fill: Fill, seed: u64) -> HostBuf {
+        let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            // splitmix64
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let value = |i: usize, u: u64| -> f64 {
+            match fill {
+                Fill::Random { lo, hi } => {
+                    if elem.is_float() {
+                        // 24 random bits: exact in f32, so every toolchain sees the same inputs.
+                        lo + (hi - lo) * ((u >> 40) as f64 / (1u64 << 24) as f64)
+                    } else {
+                        let (a, b) = (lo.ceil() as i64, hi.floor() as i64);
+                        let span = (b - a + 1).max(1) as u64;
+                        (a + (u % span) as i64) as f64
+                    }
+                }
+                Fill::Constant(c) => c,
+                Fill::Ramp { start, step } => start + step * i as f64,
+            }
+        };
+        match elem {
+            Elem::F32 => HostBuf::F32((0..n).map(|i| value(i, next()) as f32).collect()),
+            Elem::F64 => HostBuf::F64((0..n).map(|i| value(i, next())).collect()),
+            Elem::I32 => HostBuf::I32((0..n).map(|i| value(i, next()) as i32).collect()),
+            Elem::U32 => HostBuf::U32((0..n).map(|i| value(i, next()).max(0.0) as u32).collect()),
+        }
+    }
+
+    pub fn upload(&self, be: &mut impl Backend, b: &Buffer) -> Result<()> {
+        match self {
+            HostBuf::F32(v) => be.upload(b, HostData::F32(v)),
+            HostBuf::F64(v) => be.upload(b, HostData::F64(v)),
+            HostBuf::I32(v) => be.upload(b, HostData::I32(v)),
+            HostBuf::U32(v) => be.upload(b, HostData::U32(v)),
+        }
+    }
+
+    pub fn download(be: &mut impl Backend, b: &Buffer) -> Result<HostBuf> {
+        let mut h = HostBuf::zeros(b.elem, b.len);
+        match &mut h {
+            HostBuf::F32(v) => be.download(b, HostDataMut::F32(v))?,
+            HostBuf::F64(v) => be.download(b, HostDataMut::F64(v))?,
+            HostBuf::I32(v) => be.download(b, HostDataMut::I32(v))?,
+            HostBuf::U32(v) => be.download(b, HostDataMut::U32(v))?,
+        }
+        Ok(h)
+    }
+
+    fn get(&self, i: usize) -> f64 {
+        match self {
+            HostBuf::F32(v) => v[i] as f64,
+            HostBuf::F64(v) => v[i],
+            HostBuf::I32(v) => v[i] as f64,
+            HostBuf::U32(v) => v[i] as f64,
+        }
+    }
+
+    /// Element `i` still holds the poison `fill` put there.
+    fn poisoned(&self, i: usize) -> bool {
+        match self {
+            HostBuf::F32(v) => v[i].is_nan(),
+            HostBuf::F64(v) => v[i].is_nan(),
+            HostBuf::I32(v) => v[i] as i64 == POISON_INT,
+            HostBuf::U32(v) => v[i] as i64 == POISON_INT,
+        }
+    }
+
+    /// Units in the last place between two elements of the same float type.
+    fn ulps(&self, other: &HostBuf, i: usize) -> Option<u64> {
+        let key32 = |x: f32| {
+            let b = x.to_bits() as i64;
+            if b < 0x8000_0000 {
+                b
+            } else {
+                0x8000_0000 - b
+            }
+        };
+        let key64 = |x: f64| {
+            let b = x.to_bits() as i128;
+            if b < (1i128 << 63) {
+                b
+            } else {
+                (1i128 << 63) - b
+            }
+        };
+        match (self, other) {
+            (HostBuf::F32(a), HostBuf::F32(b)) => Some(key32(a[i]).abs_diff(key32(b[i]))),
+            (HostBuf::F64(a), HostBuf::F64(b)) => {
+                Some(u64::try_from(key64(a[i]).abs_diff(key64(b[i]))).unwrap_or(u64::MAX))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The value `fill` on the device uses to poison a buffer of `elem`.
+pub fn poison_value(elem: Elem) -> f64 {
+    if elem.is_float() {
+        f64::NAN
+    } else {
+        POISON_INT as f64
+    }
+}
+
+/// Compares one output buffer with its reference. The report's `worst_index` is
+/// (element, 0); its `method` says the reference and the tolerance.
+pub fn compare(
+    name: &str,
+    got: &HostBuf,
+    want: &HostBuf,
+    tol: Tolerance,
+    poisoned_before: bool,
+    method: &str,
+) -> (CheckReport, Option<String>) {
+    let n = got.len().min(want.len());
+    let mut report = CheckReport {
+        rel_frobenius: 0.0,
+        max_err_over_rms: 0.0,
+        non_finite: 0,
+        worst_index: None,
+        passed: true,
+        method: Some(format!("{method}; {}", tol.describe())),
+        compared: Some(n),
+        max_err_over_bound: None,
+        precision: None,
+    };
+    if got.len() != want.len() {
+        report.passed = false;
+        return (
+            report,
+            Some(format!(
+                "buffer {name}: {} elements, the reference has {}",
+                got.len(),
+                want.len()
+            )),
+        );
+    }
+    let (mut diff2, mut ref2) = (0.0f64, 0.0f64);
+    let mut worst = 0.0f64;
+    let mut failures = 0usize;
+    let mut first_fail: Option<usize> = None;
+    let mut unwritten = 0usize;
+    for i in 0..n {
+        let (g, w) = (got.get(i), want.get(i));
+        if poisoned_before && got.poisoned(i) && !want.poisoned(i) {
+            unwritten += 1;
+            first_fail.get_or_insert(i);
+            continue;
+        }
+        if !g.is_finite() && g.to_bits() != w.to_bits() {
+            report.non_finite += 1;
+        }
+        let d = (g - w).abs();
+        let ok = match tol {
+            Tolerance::Exact => g == w || (g.is_nan() && w.is_nan()),
+            Tolerance::Within { abs, rel, ulp } => {
+                d <= abs + rel * w.abs()
+                    || ulp.is_some_and(|u| got.ulps(want, i).is_some_and(|x| x <= u))
+                    || (g.is_nan() && w.is_nan())
+            }
+        };
+        if d.is_finite() {
+            diff2 += d * d;
+            if d > worst {
+                worst = d;
+                report.worst_index = Some((i, 0));
+            }
+        }
+        ref2 += w * w;
+        if !ok {
+            failures += 1;
+            first_fail.get_or_insert(i);
+        }
+    }
+    report.rel_frobenius = if ref2 > 0.0 {
+        (diff2 / ref2).sqrt()
+    } else {
+        diff2.sqrt()
+    };
+    let rms = (ref2 / n.max(1) as f64).sqrt();
+    report.max_err_over_rms = if rms > 0.0 { worst / rms } else { worst };
+    let why = if unwritten > 0 {
+        let i = first_fail.unwrap_or(0);
+        Some(format!(
+            "buffer {name}: {unwritten} of {n} elements still hold the poison written before the run (first at {i}): the kernel never wrote them"
+        ))
+    } else if failures > 0 {
+        let i = first_fail.unwrap_or(0);
+        Some(format!(
+            "buffer {name}: {failures} of {n} elements outside the tolerance ({}); first at {i}: got {}, reference {}",
+            tol.describe(),
+            got.get(i),
+            want.get(i)
+        ))
+    } else {
+        None
+    };
+    if why.is_some() {
+        report.passed = false;
+        report.worst_index = first_fail.map(|i| (i, 0)).or(report.worst_index);
+    }
+    (report, why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_inputs_are_seeded_and_in_range() {
+        let a = HostBuf::generate(Elem::F32, 1000, Fill::Random { lo: -1.0, hi: 1.0 }, 7);
+        let b = HostBuf::generate(Elem::F32, 1000, Fill::Random { lo: -1.0, hi: 1.0 }, 7);
+        assert_eq!(a, b);
+        let HostBuf::F32(v) = &a else { panic!() };
+        assert!(v.iter().all(|x| (-1.0..1.0).contains(x)));
+        assert!(
+            v.iter().filter(|x| **x == 0.0).count() < 5,
+            "random, never zeros"
+        );
+        let r = HostBuf::generate(
+            Elem::I32,
+            4,
+            Fill::Ramp {
+                start: 3.0,
+                step: 2.0,
+            },
+            0,
+        );
+        assert_eq!(r, HostBuf::I32(vec![3, 5, 7, 9]));
+        let HostBuf::U32(u) =
+            HostBuf::generate(Elem::U32, 500, Fill::Random { lo: 0.0, hi: 9.0 }, 1)
+        else {
+            panic!()
+        };
+        assert!(u.iter().all(|x| *x <= 9) && u.iter().any(|x| *x == 9));
+    }
+
+    #[test]
+    fn compare_tells_unwritten_wrong_and_close() {
+        let want = HostBuf::F32(vec![1.0, 2.0, 3.0]);
+        let tol = Tolerance::Within {
+            abs: 0.0,
+            rel: 1e-6,
+            ulp: None,
+        };
+        let (r, why) = compare(
+            "y",
+            &HostBuf::F32(vec![1.0, 2.0, 3.0]),
+            &want,
+            tol,
+            true,
+            "m",
+        );
+        assert!(r.passed && why.is_none());
+        let (r, why) = compare(
+            "y",
+            &HostBuf::F32(vec![1.0, f32::NAN, 3.0]),
+            &want,
+            tol,
+            true,
+            "m",
+        );
+        assert!(!r.passed && why.unwrap().contains("never wrote"));
+        let (r, why) = compare(
+            "y",
+            &HostBuf::F32(vec![1.0, 2.5, 3.0]),
+            &want,
+            tol,
+            true,
+            "m",
+        );
+        assert!(!r.passed && why.unwrap().contains("1 of 3"));
+        let one_ulp = f32::from_bits(2.0f32.to_bits() + 1);
+        let (r, _) = compare(
+            "y",
+            &HostBuf::F32(vec![1.0, one_ulp, 3.0]),
+            &want,
+            Tolerance::Within {
+                abs: 0.0,
+                rel: 0.0,
+                ulp: Some(1),
+            },
+            true,
+            "m",
+        );
+        assert!(r.passed);
+        let (r, _) = compare(
+            "c",
+            &HostBuf::I32(vec![4]),
+            &HostBuf::I32(vec![5]),
+            Tolerance::Exact,
+            false,
+            "m",
+        );
+        assert!(!r.passed);
+    }
+}

@@ -1,0 +1,432 @@
+//! A user's kernel on a device: compile, bind its arguments, compute the
+//! reference, run once on poisoned outputs, check, and time with the same
+//! `measure::interleaved` every built-in kernel uses.
+
+use std::collections::BTreeMap;
+
+use crate::backend::{
+    AnyBackend, Arg, Backend, Buffer, BuildReport, CompileOptions, Elem, Program,
+};
+use crate::error::{Error, Result};
+use crate::gemm::check::CheckReport;
+use crate::gemm::driver::{Session, Status};
+use crate::kernels::{Config, Hints};
+use crate::measure::Timed;
+
+use super::data::{compare, poison_value, HostBuf};
+use super::model::{Access, ArgKind, Dims, Instance, Reference, UserKernel, UserLaunch};
+
+/// Outputs by argument name.
+pub type Outputs = BTreeMap<String, HostBuf>;
+
+/// Compile options for a configuration: every parameter as a define, the hints'
+/// register cap and fast math (user kernels have no source switches).
+pub fn compile_options(config: &Config, hints: &Hints) -> CompileOptions {
+    let mut o = CompileOptions::new();
+    for (k, v) in &config.0 {
+        o.defines.push((k.clone(), v.to_string()));
+    }
+    o.max_registers = hints.max_registers;
+    o.fast_math = hints.fast_math;
+    o
+}
+
+/// A name's share of the seed: the same name gets the same data in every spec.
+fn seed_for(seed: u64, name: &str) -> u64 {
+    name.bytes().fold(seed ^ 0xCBF2_9CE4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
+    })
+}
+
+/// The initial contents of every in and inout buffer at this instance (None for
+/// outputs and scalars), generated from the seed and the spec's fills.
+pub fn inputs(kernel: &UserKernel, inst: &Instance, seed: u64) -> Vec<Option<HostBuf>> {
+    kernel
+        .args
+        .iter()
+        .zip(&inst.lens)
+        .map(|(a, n)| match (&a.kind, n) {
+            (ArgKind::Buffer { access, fill, .. }, Some(n)) if *access != Access::Out => Some(
+                HostBuf::generate(a.elem, *n, *fill, seed_for(seed, &a.name)),
+            ),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A program with its buffers allocated and its launches' arguments bound.
+pub struct Bound {
+    pub program: Program,
+    buffers: Vec<Option<Buffer>>,
+    launches: Vec<(String, crate::backend::Geometry, Vec<Arg>)>,
+}
+
+impl Bound {
+    /// Allocates every buffer, uploads the inputs, poisons the outputs.
+    pub fn new(
+        be: &mut AnyBackend,
+        program: Program,
+        kernel: &UserKernel,
+        inst: &Instance,
+        inputs: &[Option<HostBuf>],
+    ) -> Result<Bound> {
+        let mut buffers: Vec<Option<Buffer>> = Vec::new();
+        let fail = |be: &mut AnyBackend, buffers: &mut Vec<Option<Buffer>>, e: Error| {
+            for b in buffers.drain(..).flatten() {
+                be.free(b);
+            }
+            e
+        };
+        for (i, a) in kernel.args.iter().enumerate() {
+            let Some(n) = inst.lens[i] else {
+                buffers.push(None);
+                continue;
+            };
+            let b = match be.alloc(a.elem, n) {
+                Ok(b) => b,
+                Err(e) => return Err(fail(be, &mut buffers, e)),
+            };
+            buffers.push(Some(b));
+            let r = match &inputs[i] {
+                Some(data) => data.upload(be, &b),
+                None => be.fill(&b, poison_value(a.elem)),
+            };
+            if let Err(e) = r {
+                return Err(fail(be, &mut buffers, e));
+            }
+        }
+        let launches = inst
+            .launches
+            .iter()
+            .map(|(entry, g, idx)| {
+                let args = idx
+                    .iter()
+                    .map(|&i| match (buffers[i], inst.scalars[i]) {
+                        (Some(b), _) => Arg::Buf(b),
+                        (None, Some(v)) => match kernel.args[i].elem {
+                            Elem::F32 => Arg::F32(v as f32),
+                            Elem::F64 => Arg::F64(v),
+                            Elem::I32 => Arg::I32(v as i32),
+                            Elem::U32 => Arg::U32(v as u32),
+                        },
+                        (None, None) => Arg::I32(0),
+                    })
+                    .collect();
+                (entry.clone(), *g, args)
+            })
+            .collect();
+        Ok(Bound {
+            program,
+            buffers,
+            launches,
+        })
+    }
+
+    /// Every launch in order, each `count` times back to back; the summed device time.
+    pub fn run(&self, be: &mut AnyBackend, count: usize) -> Result<u64> {
+        let mut total = 0;
+        for (entry, g, args) in &self.launches {
+            total += be
+                .launch_batch(&self.program, entry, g, args, count)
+                .map_err(|e| explain_missing_entry(e, entry))?;
+        }
+        Ok(total)
+    }
+
+    /// The out and inout buffers' contents, by name.
+    pub fn outputs(&self, be: &mut AnyBackend, kernel: &UserKernel) -> Result<Outputs> {
+        let mut out = Outputs::new();
+        for (a, b) in kernel.args.iter().zip(&self.buffers) {
+            if let (true, Some(b)) = (a.is_output(), b) {
+                out.insert(a.name.clone(), HostBuf::download(be, b)?);
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn release(self, be: &mut AnyBackend) {
+        for b in self.buffers.into_iter().flatten() {
+            be.free(b);
+        }
+    }
+}
+
+/// CUDA kernels are found by their unmangled names: say so when one is missing.
+fn explain_missing_entry(e: Error, entry: &str) -> Error {
+    let text = e.to_string();
+    if text.contains("has no kernel") || text.contains("no function") || text.contains("not found")
+    {
+        Error::invalid(format!(
+            "entry point {entry} is not in the compiled program ({text}); in CUDA declare it extern \"C\" __global__ so its name is not mangled"
+        ))
+    } else {
+        e
+    }
+}
+
+/// Compiles `kernel` at `config` on a session's backend, naming it by the spec.
+pub fn build(
+    be: &mut AnyBackend,
+    kernel: &UserKernel,
+    config: &Config,
+    hints: &Hints,
+) -> Result<(Program, BuildReport)> {
+    let tc = be.info().toolchain;
+    let src = kernel.source(tc).ok_or_else(|| Error::Unavailable {
+        kernel: kernel.id.clone(),
+        toolchain: tc.to_string(),
+        reason: kernel.not_applicable(tc).unwrap_or_default(),
+    })?;
+    be.compile(&kernel.id, &src.text, &compile_options(config, hints))
+}
+
+/// Runs `launches` of `kernel` at its defaults on fresh buffers and returns the outputs.
+fn run_defaults(
+    be: &mut AnyBackend,
+    kernel: &UserKernel,
+    dims: &Dims,
+    launches: &[UserLaunch],
+    seed: u64,
+    given: Option<(&UserKernel, &[Option<HostBuf>])>,
+) -> Result<Outputs> {
+    let config = kernel.defaults();
+    let inst = kernel.instantiate_launches(&config, dims, launches)?;
+    let mut data = inputs(kernel, &inst, seed);
+    // A reference spec reads the measured kernel's inputs where names and shapes agree.
+    if let Some((owner, owner_inputs)) = given {
+        for (i, a) in kernel.args.iter().enumerate() {
+            if let Some(j) = owner.args.iter().position(|o| o.name == a.name) {
+                if let (Some(mine), Some(theirs)) = (&data[i], &owner_inputs[j]) {
+                    if mine.len() == theirs.len()
+                        && std::mem::discriminant(mine) == std::mem::discriminant(theirs)
+                    {
+                        data[i] = Some(theirs.clone());
+                    }
+                }
+            }
+        }
+    }
+    let (program, _) = build(be, kernel, &config, &Hints::default())?;
+    let bound = Bound::new(be, program, kernel, &inst, &data);
+    let result = match bound {
+        Ok(b) => {
+            let r = b.run(be, 1).and_then(|_| b.outputs(be, kernel));
+            b.release(be);
+            r
+        }
+        Err(e) => Err(e),
+    };
+    be.release_program(program);
+    result
+}
+
+/// The reference outputs at `dims` on this backend, as the spec's check says.
+/// `Reference::Toolchains` is computed like `Defaults`; the caller runs it on the
+/// first toolchain and hands the result to the others.
+pub fn reference(
+    be: &mut AnyBackend,
+    kernel: &UserKernel,
+    dims: &Dims,
+    seed: u64,
+) -> Result<Outputs> {
+    let what = |e: Error| Error::Check {
+        what: format!(
+            "{}'s reference ({})",
+            kernel.id,
+            kernel.check.reference.describe()
+        ),
+        detail: e.to_string(),
+    };
+    match &kernel.check.reference {
+        Reference::Defaults | Reference::Toolchains => {
+            run_defaults(be, kernel, dims, &kernel.launches, seed, None).map_err(what)
+        }
+        Reference::Launches(l) => run_defaults(be, kernel, dims, l, seed, None).map_err(what),
+        Reference::Spec(other) => {
+            let own: Dims = other
+                .dims
+                .iter()
+                .filter_map(|(d, _)| dims.get(d).map(|v| (d.clone(), *v)))
+                .collect();
+            let other_dims = other.dims_at(&own)?;
+            let inst = kernel.instantiate(&kernel.defaults(), dims)?;
+            let mine = inputs(kernel, &inst, seed);
+            let out = run_defaults(
+                be,
+                other,
+                &other_dims,
+                &other.launches,
+                seed,
+                Some((kernel, &mine)),
+            )
+            .map_err(what)?;
+            Ok(out)
+        }
+    }
+}
+
+/// A configuration compiled, bound, run once on poisoned outputs and checked.
+pub struct Prepared {
+    pub bound: Bound,
+    pub build: BuildReport,
+    /// Device time of the checked run.
+    pub check_ns: u64,
+}
+
+/// What preparing gave: a kernel ready to time, or why not.
+pub struct Attempt {
+    pub prepared: Option<Prepared>,
+    pub status: Status,
+    pub build: Option<BuildReport>,
+    pub check: Option<CheckReport>,
+}
+
+/// Loads a compiled (or compiles) configuration, runs it once and checks every
+/// output against `reference`. Kernel-level failures are the attempt's status.
+#[allow(clippy::too_many_arguments)]
+pub fn prepare(
+    session: &Session,
+    kernel: &UserKernel,
+    config: &Config,
+    hints: &Hints,
+    inst: &Instance,
+    data: &[Option<HostBuf>],
+    reference: &Outputs,
+    artefact: Option<crate::backend::Artefact>,
+) -> Attempt {
+    let mut be = session.backend.borrow_mut();
+    let tc = be.info().toolchain;
+    let mut attempt = Attempt {
+        prepared: None,
+        status: Status::Ok,
+        build: None,
+        check: None,
+    };
+    if let Some(why) = kernel.not_applicable(tc) {
+        attempt.status = Status::Unavailable(why);
+        return attempt;
+    }
+    let built = match artefact {
+        Some(a) => be.load(&kernel.id, a),
+        None => build(&mut be, kernel, config, hints),
+    };
+    let (program, report) = match built {
+        Ok(x) => x,
+        Err(e) => {
+            attempt.status = Status::from_error(&e);
+            return attempt;
+        }
+    };
+    attempt.build = Some(report.clone());
+    let bound = match Bound::new(&mut be, program, kernel, inst, data) {
+        Ok(b) => b,
+        Err(e) => {
+            be.release_program(program);
+            attempt.status = Status::from_error(&e);
+            return attempt;
+        }
+    };
+    let ran = bound
+        .run(&mut be, 1)
+        .and_then(|ns| bound.outputs(&mut be, kernel).map(|o| (ns, o)));
+    let (check_ns, outputs) = match ran {
+        Ok(x) => x,
+        Err(e) => {
+            bound.release(&mut be);
+            be.release_program(program);
+            attempt.status = Status::LaunchError(e.to_string());
+            return attempt;
+        }
+    };
+    let method = format!("against {}", kernel.check.reference.describe());
+    let mut merged: Option<CheckReport> = None;
+    let mut failure: Option<String> = None;
+    for a in kernel.args.iter().filter(|a| a.is_output()) {
+        let (Some(got), Some(want)) = (outputs.get(&a.name), reference.get(&a.name)) else {
+            continue;
+        };
+        let out_only = matches!(
+            a.kind,
+            ArgKind::Buffer {
+                access: Access::Out,
+                ..
+            }
+        );
+        let (r, why) = compare(
+            &a.name,
+            got,
+            want,
+            kernel.check.tolerance,
+            out_only,
+            &method,
+        );
+        if failure.is_none() {
+            failure = why;
+        }
+        merged = Some(match merged {
+            None => r,
+            Some(m) => merge(m, r),
+        });
+    }
+    attempt.check = merged;
+    if let Some(why) = failure {
+        bound.release(&mut be);
+        be.release_program(program);
+        attempt.status = Status::WrongResult(why);
+        return attempt;
+    }
+    attempt.prepared = Some(Prepared {
+        bound,
+        build: report,
+        check_ns,
+    });
+    attempt
+}
+
+/// One report over several output buffers: the worst of each measure.
+fn merge(a: CheckReport, b: CheckReport) -> CheckReport {
+    CheckReport {
+        rel_frobenius: a.rel_frobenius.max(b.rel_frobenius),
+        max_err_over_rms: a.max_err_over_rms.max(b.max_err_over_rms),
+        non_finite: a.non_finite + b.non_finite,
+        worst_index: if b.max_err_over_rms > a.max_err_over_rms {
+            b.worst_index
+        } else {
+            a.worst_index
+        },
+        passed: a.passed && b.passed,
+        compared: Some(a.compared.unwrap_or(0) + b.compared.unwrap_or(0)),
+        ..a
+    }
+}
+
+impl Prepared {
+    pub fn release(self, session: &Session) {
+        let mut be = session.backend.borrow_mut();
+        let program = self.bound.program;
+        self.bound.release(&mut be);
+        be.release_program(program);
+    }
+}
+
+/// Times a prepared kernel through the shared measurement method.
+pub struct Runner<'a> {
+    pub session: &'a Session,
+    pub prepared: &'a Prepared,
+    /// A scratch buffer overwritten before each cold repetition.
+    pub flush: Option<Buffer>,
+}
+
+impl Timed for Runner<'_> {
+    fn run_batch(&mut self, count: usize) -> Result<u64> {
+        let mut be = self.session.backend.borrow_mut();
+        self.prepared.bound.run(&mut be, count)
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        match self.flush {
+            Some(f) => self.session.backend.borrow_mut().fill(&f, 1.0),
+            None => Ok(()),
+        }
+    }
+}
