@@ -288,6 +288,8 @@ mod tuning {
             ptx_mix: None,
             ptx_file: None,
             clocks: None,
+            dims: None,
+            gbs: None,
         }
     }
 
@@ -442,6 +444,8 @@ mod tuning {
                     device_s: 0.2 * measured,
                     wait_s: 0.1 * measured,
                     stopped: stopped.into(),
+                    dims: None,
+                    unit: "GFLOP/s".into(),
                 },
                 space: SpaceInfo {
                     axes,

@@ -238,6 +238,16 @@ pub fn enumerate() -> Result<Vec<DeviceInfo>> {
                 .map(|v| v as u32),
             warp_size: a(CU_DEVICE_ATTRIBUTE_WARP_SIZE).map(|v| v as u32),
             l2_cache_bytes: a(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE).map(|v| v as u64),
+            memory_bandwidth_gbs: match (
+                a(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
+                a(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
+            ) {
+                // kHz x 2 transfers x bytes per transfer.
+                (Some(khz), Some(bits)) if khz > 0 && bits > 0 => {
+                    Some(2.0 * khz as f64 * 1e3 * bits as f64 / 8.0 * 1e-9)
+                }
+                _ => None,
+            },
             pci_bus_id: pci_bus_id(dev),
         });
     }

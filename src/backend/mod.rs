@@ -134,6 +134,10 @@ pub struct DeviceInfo {
     pub max_blocks_per_sm: Option<u32>,
     pub warp_size: Option<u32>,
     pub l2_cache_bytes: Option<u64>,
+    /// Peak memory bandwidth in GB/s (10^9 bytes/s) as the driver's memory clock and bus
+    /// width give it (2 transfers per clock); `None` where the toolchain does not say.
+    #[serde(default)]
+    pub memory_bandwidth_gbs: Option<f64>,
     /// PCI address "dddd:bb:dd.f" (lowercase hex): how NVML finds this GPU for clock readings.
     #[serde(default)]
     pub pci_bus_id: Option<String>,

@@ -754,6 +754,7 @@ pub fn offline_device_named(compiler: String, arch: &Arch) -> DeviceInfo {
         max_blocks_per_sm: l.map(|l| l.max_blocks),
         warp_size: Some(32),
         l2_cache_bytes: None,
+        memory_bandwidth_gbs: None,
         pci_bus_id: None,
     }
 }

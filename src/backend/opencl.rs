@@ -149,6 +149,7 @@ fn describe(l: &Located) -> DeviceInfo {
         max_blocks_per_sm: None,
         warp_size: if nvidia { d.wrap_size_nv().ok() } else { None },
         l2_cache_bytes: d.global_mem_cache_size().ok().filter(|&c| c > 0),
+        memory_bandwidth_gbs: None,
         pci_bus_id: if nvidia { nv_pci_bus_id(d) } else { None },
     }
 }

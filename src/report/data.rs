@@ -132,7 +132,16 @@ impl Data {
     /// Neither are calls other than the tutorial's C = A * B in f32 (f64, transposes,
     /// alpha/beta, ...): the BLAS section reads those ([`Data::blas_calls`]).
     pub fn experiment(&self, name: &str) -> Vec<Rec<'_>> {
-        self.experiment_where(name, |m| m.is_plain_problem())
+        self.experiment_where(name, |m| m.is_plain_problem() && m.dims.is_none())
+    }
+
+    /// Every row of a user's kernel (a spec file's), any experiment, without repeats.
+    pub fn user_rows(&self) -> Vec<Rec<'_>> {
+        let mut out = Vec::new();
+        for name in self.experiments() {
+            out.extend(self.experiment_where(&name, |m| m.dims.is_some()));
+        }
+        out
     }
 
     /// Every measurement of any experiment on a call other than the tutorial's
@@ -231,6 +240,7 @@ fn same_cell(a: &Measurement, b: &Measurement) -> bool {
         && a.config == b.config
         && a.hints == b.hints
         && a.problem == b.problem
+        && a.dims == b.dims
 }
 
 pub const VENDOR: &str = "cublas";
@@ -242,9 +252,7 @@ pub const VENDOR: &str = "cublas";
 /// any one is enough, so rows from older or other writers are caught too.
 pub fn is_offline(m: &Measurement) -> bool {
     m.device_id.starts_with("offline:")
-        || m.m == 0
-        || m.n == 0
-        || m.k == 0
+        || (m.dims.is_none() && (m.m == 0 || m.n == 0 || m.k == 0))
         || m.status.reason().is_some_and(offline_note)
         || m.build_notes.iter().any(|n| offline_note(n))
 }

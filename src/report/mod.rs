@@ -20,6 +20,7 @@ mod simt;
 mod simt_profile;
 mod sweeps;
 mod tune;
+mod user;
 
 use std::fmt::Write as _;
 use std::fs;
@@ -138,14 +139,17 @@ pub(crate) enum Topic {
     Kepler,
     /// Compilers across architectures: the atlas, compiled offline.
     Offline,
+    /// Users' kernels from spec files.
+    UserKernels,
 }
 
 impl Topic {
-    const ALL: [Topic; 12] = [
+    const ALL: [Topic; 13] = [
         Topic::VsVendor,
         Topic::Toolchains,
         Topic::Simt,
         Topic::Tuning,
+        Topic::UserKernels,
         Topic::RegisterCaps,
         Topic::Tiling,
         Topic::Hints,
@@ -170,6 +174,7 @@ impl Topic {
             Topic::Clocks => "throttling",
             Topic::Kepler => "Kepler claims (offline)",
             Topic::Offline => "compilers across architectures (offline)",
+            Topic::UserKernels => "your kernels",
         }
     }
 }
@@ -389,6 +394,7 @@ fn generate_with(
         sweeps::hints(&mut ctx)?,
         sweeps::jit(&mut ctx)?,
         tune::section(&mut ctx)?,
+        user::section(&mut ctx)?,
         offline::kepler(&mut ctx)?,
         offline::atlas(&mut ctx)?,
         offline::sweeps(&mut ctx)?,
@@ -803,7 +809,10 @@ mod tests {
         assert_eq!(chosen.len(), SUMMARY_MAX);
         let topics: Vec<Topic> = chosen.iter().map(|f| f.topic).collect();
         assert_eq!(topics, Topic::ALL[..SUMMARY_MAX].to_vec());
-        assert_eq!(Topic::ALL[SUMMARY_MAX..], [Topic::Kepler, Topic::Offline]);
+        assert_eq!(
+            Topic::ALL[SUMMARY_MAX..],
+            [Topic::Clocks, Topic::Kepler, Topic::Offline]
+        );
         // Each is its topic's largest.
         assert!(chosen
             .iter()

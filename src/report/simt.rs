@@ -64,6 +64,11 @@ impl GpuFacts {
     }
 }
 
+/// The FP32 peak of the GPU a row ran on, where its records say enough.
+pub(super) fn peak_of(data: &Data, run: usize, m: &Measurement) -> Option<f64> {
+    gpu_facts(data, run, m).peak_gflops()
+}
+
 /// A device as the runs describe it, the fields one record lacks filled from
 /// another record of the same device.
 fn gpu_facts(data: &Data, run: usize, m: &Measurement) -> GpuFacts {
@@ -605,6 +610,7 @@ mod tests {
             max_blocks_per_sm: None,
             warp_size: None,
             l2_cache_bytes: None,
+            memory_bandwidth_gbs: None,
             pci_bus_id: None,
         }
     }

@@ -123,14 +123,20 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
     let mut unreadable: Vec<String> = Vec::new();
     for (ri, run) in ctx.data.runs.iter().enumerate() {
         let (traces, bad) = load_traces(&run.dir);
-        searches.extend(traces.into_iter().map(|trace| Search { run: ri, trace }));
+        // A user kernel's searches are the spec section's.
+        searches.extend(
+            traces
+                .into_iter()
+                .filter(|t| t.search.dims.is_none())
+                .map(|trace| Search { run: ri, trace }),
+        );
         unreadable.extend(bad);
     }
     let data = ctx.data;
     let has_finals = data.runs.iter().any(|r| {
         r.measurements
             .iter()
-            .any(|m| m.experiment == EXPERIMENT && !data::is_offline(m))
+            .any(|m| m.experiment == EXPERIMENT && m.dims.is_none() && !data::is_offline(m))
     });
     if searches.is_empty() && !has_finals && unreadable.is_empty() {
         return Ok(sec);

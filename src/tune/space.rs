@@ -567,6 +567,7 @@ mod tests {
             max_blocks_per_sm: None,
             warp_size: None,
             l2_cache_bytes: None,
+            memory_bandwidth_gbs: None,
             pci_bus_id: None,
         }
     }
