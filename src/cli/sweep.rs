@@ -36,14 +36,19 @@ pub struct SweepArgs {
     pub device: DeviceArgs,
     #[command(flatten)]
     pub offline: super::build::OfflineArgs,
-    /// Kernels (comma-separated ids or numbers); default all (tiling: gemm11).
+    /// Kernels (comma-separated ids or numbers); default all (tiling: gemm11; none with --spec).
     #[arg(long)]
     pub kernels: Option<String>,
+    /// A kernel spec file (your own kernel); repeatable. `registers` sweeps its caps,
+    /// `hints` its fast-math switch (a spec has no source switches).
+    #[arg(long = "spec", value_name = "FILE")]
+    pub specs: Vec<PathBuf>,
     /// Register caps for `registers`: none and numbers 24-255, comma-separated.
     /// Default: none,255,168,128,96,80,64,48,40,32.
     #[arg(long, value_delimiter = ',')]
     pub caps: Vec<String>,
     /// Sizes: N or MxNxK, comma-separated. Default 4096 on a GPU, 256 on a CPU.
+    /// For spec kernels: NAME=VALUE,... per point (see compare --help).
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<String>,
     /// Timed repetitions per point and toolchain.
@@ -81,6 +86,9 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
         Kind::Hints => SweepKind::Hints,
         Kind::Jit => SweepKind::Jit,
     };
+    if !args.specs.is_empty() {
+        return run_specs(args, kind);
+    }
     let explicit_sizes: Vec<(usize, usize, usize)> = args
         .sizes
         .iter()
@@ -233,5 +241,132 @@ fn run_offline(
     print!("{}", table(target, &rows));
     let all = writer.finish()?;
     println!("wrote {} results to {}", all.len(), out.display());
+    Ok(super::Outcome::from_measurements(&all))
+}
+
+/// `sweep registers|hints --spec FILE`: a user's kernel under each register cap,
+/// or with and without fast math, on every toolchain, interleaved.
+fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
+    use gemmlab::Error;
+    let user = gemmlab::spec::load_all(&args.specs)?;
+    if args.kernels.is_some() {
+        return Err(Error::invalid(
+            "--spec and --kernels: sweep one kind of kernel at a time (the GEMM sizes and a spec's dims differ)",
+        ));
+    }
+    let base = Hints::from_defines(&[], args.max_registers);
+    let variants: Vec<(String, Hints)> = match kind {
+        SweepKind::Registers => {
+            let caps = if args.caps.is_empty() {
+                DEFAULT_CAPS.to_vec()
+            } else {
+                sweep::parse_caps(&args.caps)?
+            };
+            caps.into_iter()
+                .map(|c| {
+                    (
+                        c.map_or("cap=none".into(), |c| format!("cap={c}")),
+                        Hints {
+                            max_registers: c,
+                            ..base.clone()
+                        },
+                    )
+                })
+                .collect()
+        }
+        SweepKind::Hints => vec![
+            ("published".into(), base.clone()),
+            (
+                "fast-math".into(),
+                Hints {
+                    fast_math: true,
+                    ..base.clone()
+                },
+            ),
+        ],
+        SweepKind::Tiling => {
+            return Err(Error::invalid(
+                "sweep tiling is kernel 11's register tile; for a spec, tune its parameters: gemmlab tune --spec FILE --values NAME=V1,V2",
+            ))
+        }
+        SweepKind::Jit => {
+            return Err(Error::invalid(
+                "sweep jit loads NVIDIA OpenCL's PTX of a built-in kernel through the CUDA driver; it does not take spec kernels",
+            ))
+        }
+    };
+    if args.offline.arch.is_some() {
+        return Err(Error::invalid(
+            "sweep --arch with --spec: compile one configuration offline with gemmlab build --spec FILE --arch sm_XX [--max-registers N]",
+        ));
+    }
+    let defines: Vec<(String, i64)> = args
+        .defines
+        .iter()
+        .map(|d| kernels::parse_define(d))
+        .collect::<Result<_>>()?;
+    let seed = seed_or_random(args.seed);
+    let opts = gemmlab::spec::SpecCompare {
+        kernels: user.iter().collect(),
+        points: gemmlab::spec::parse_dim_points(&args.sizes)?,
+        defines,
+        hints: base.clone(),
+        plan: args.timing.plan(args.warmup, args.reps, args.cold),
+        seed,
+    };
+    let planned = opts.plan_points()?;
+    let mut sessions = args.device.sessions()?;
+    let infos: Vec<_> = sessions
+        .iter()
+        .map(|s| s.backend.borrow().info().clone())
+        .collect();
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("gemmlab-results/sweep-{}", kind.name())));
+    for d in &infos {
+        println!("device: {} via {} ({})", d.name, d.toolchain, d.id);
+    }
+    print_clocks(&sessions);
+    let mut env = Environment::capture(infos, seed, opts.plan);
+    env.notes
+        .push(format!("sweep {} of spec kernels", kind.name()));
+    env.record_clocks(&sessions);
+    let mut writer = ResultWriter::create(&out, env)?;
+    if args.keep_ptx {
+        keep_ptx_under(&mut sessions, &out);
+    }
+    let tcs = gemmlab::experiment::toolchains(&sessions);
+    let pb = progress(planned.iter().map(|(_, p)| p.len() as u64).sum());
+    let result = gemmlab::spec::experiment::run_spec_sweep(
+        &sessions,
+        &opts,
+        &variants,
+        kind.name(),
+        &mut writer,
+        &pb,
+        |rows| {
+            if let Some(r) = rows.first() {
+                pb.suspend(|| {
+                    println!(
+                        "\n{} {} at {} on {}",
+                        kind.name(),
+                        r.kernel,
+                        r.size_label(),
+                        r.device
+                    );
+                    let mut labelled = rows.to_vec();
+                    for r in &mut labelled {
+                        r.kernel = r.label.clone().unwrap_or_default();
+                    }
+                    print!("{}", gemmlab::report::table::spec_table(&labelled, &tcs));
+                });
+            }
+        },
+    );
+    pb.finish_and_clear();
+    let all = writer.finish()?;
+    println!("wrote {} measurements to {}", all.len(), out.display());
+    result?;
     Ok(super::Outcome::from_measurements(&all))
 }

@@ -130,7 +130,9 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
                         m.config.describe()
                     },
                     match (m.status.is_ok(), m.time) {
-                        (true, Some(t)) => format!("{:.2} ±{:.1}%", t.median_ns / 1e3, t.spread_pct()),
+                        (true, Some(t)) => {
+                            format!("{:.2} ±{:.1}%", t.median_ns / 1e3, t.spread_pct())
+                        }
                         _ => m.status.label().to_string(),
                     },
                     m.gflops
@@ -167,7 +169,11 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
                 let (va, u) = rate(a.m).unwrap_or((0.0, ""));
                 let (vb, _) = rate(b.m).unwrap_or((0.0, ""));
                 if va > 0.0 && vb > 0.0 {
-                    let (fast, slow, vf, vs) = if va >= vb { (ta, tb, va, vb) } else { (tb, ta, vb, va) };
+                    let (fast, slow, vf, vs) = if va >= vb {
+                        (ta, tb, va, vb)
+                    } else {
+                        (tb, ta, vb, va)
+                    };
                     let ratio = vf / vs;
                     let text = if ratio - 1.0 <= SAME_SPEED {
                         format!(
@@ -210,9 +216,9 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
                         .collect::<Vec<_>>(),
                     *t,
                 );
-                let plain = group
-                    .iter()
-                    .find(|r| r.m.experiment == "compare" && r.m.toolchain == *t && rate(r.m).is_some());
+                let plain = group.iter().find(|r| {
+                    r.m.experiment == "compare" && r.m.toolchain == *t && rate(r.m).is_some()
+                });
                 if let (Some(tu), Some(pl)) = (tuned, plain) {
                     let (vt, u) = rate(tu.m).unwrap_or((0.0, ""));
                     let (vp, _) = rate(pl.m).unwrap_or((0.0, ""));

@@ -400,3 +400,49 @@ pub fn run_spec_compare(
     }
     Ok(())
 }
+
+/// A sweep over users' kernels: every kernel at every size, each variant of the
+/// hints (register caps, fast math) on every session, all interleaved; one row
+/// per variant and session, labelled with the variant.
+#[allow(clippy::too_many_arguments)]
+pub fn run_spec_sweep(
+    sessions: &[Session],
+    opts: &SpecCompare,
+    variants: &[(String, Hints)],
+    experiment: &str,
+    writer: &mut ResultWriter,
+    progress: &Progress,
+    mut on_point_done: impl FnMut(&[Measurement]),
+) -> Result<()> {
+    let planned = opts.plan_points()?;
+    for (k, points) in planned {
+        let config = config_for(k, &opts.defines)?;
+        for dims in points {
+            let size = UserKernel::describe_dims(&dims);
+            progress.set_message(format!("{}: {size}: reference", k.id));
+            let refs = references(sessions, k, &dims, opts.seed);
+            let items: Vec<Item> = variants
+                .iter()
+                .flat_map(|(label, hints)| {
+                    (0..sessions.len()).map(move |session| (label, hints, session))
+                })
+                .map(|(label, hints, session)| Item {
+                    config: config.clone(),
+                    hints: hints.clone(),
+                    session,
+                    label: Some(label.clone()),
+                })
+                .collect();
+            progress.set_message(format!("{}: {size}: {} variants", k.id, variants.len()));
+            let rows = measure_spec_items(
+                sessions, k, &items, &dims, &refs, &opts.plan, opts.seed, experiment,
+            );
+            for r in &rows {
+                writer.push(r.clone())?;
+            }
+            progress.inc(1);
+            on_point_done(&rows);
+        }
+    }
+    Ok(())
+}

@@ -881,15 +881,18 @@ impl UserKernel {
     /// constraints, buffer lengths, scalar values, launch geometry and work. Errors
     /// name the line whose expression failed.
     pub fn instantiate(&self, config: &Config, dims: &Dims) -> Result<Instance> {
-        self.instantiate_launches(config, dims, &self.launches)
+        self.instantiate_launches(config, dims, &self.launches, true)
     }
 
-    /// As `instantiate`, running `launches` (the reference's) instead of the kernel's own.
+    /// As `instantiate`, running `launches` instead of the kernel's own; the
+    /// per-size constraints are checked only where `constrained` (they speak of the
+    /// kernel's own launches, not of a reference entry's).
     pub fn instantiate_launches(
         &self,
         config: &Config,
         dims: &Dims,
         launches: &[UserLaunch],
+        constrained: bool,
     ) -> Result<Instance> {
         let mut scope: Scope = dims.clone();
         for (k, v) in &config.0 {
@@ -901,7 +904,11 @@ impl UserKernel {
                 .map_err(|m| self.at_line(e.line, format!("derived {name}: {m}")))?;
             scope.insert(name.clone(), v);
         }
-        for c in self.constraints.iter().filter(|c| c.per_size) {
+        for c in self
+            .constraints
+            .iter()
+            .filter(|c| c.per_size && constrained)
+        {
             match c.holds.truth(&scope) {
                 Ok(true) => {}
                 Ok(false) => {

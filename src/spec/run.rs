@@ -186,11 +186,12 @@ fn run_defaults(
     kernel: &UserKernel,
     dims: &Dims,
     launches: &[UserLaunch],
+    own: bool,
     seed: u64,
     given: Option<(&UserKernel, &[Option<HostBuf>])>,
 ) -> Result<Outputs> {
     let config = kernel.defaults();
-    let inst = kernel.instantiate_launches(&config, dims, launches)?;
+    let inst = kernel.instantiate_launches(&config, dims, launches, own)?;
     let mut data = inputs(kernel, &inst, seed);
     // A reference spec reads the measured kernel's inputs where names and shapes agree.
     if let Some((owner, owner_inputs)) = given {
@@ -239,9 +240,11 @@ pub fn reference(
     };
     match &kernel.check.reference {
         Reference::Defaults | Reference::Toolchains => {
-            run_defaults(be, kernel, dims, &kernel.launches, seed, None).map_err(what)
+            run_defaults(be, kernel, dims, &kernel.launches, true, seed, None).map_err(what)
         }
-        Reference::Launches(l) => run_defaults(be, kernel, dims, l, seed, None).map_err(what),
+        Reference::Launches(l) => {
+            run_defaults(be, kernel, dims, l, false, seed, None).map_err(what)
+        }
         Reference::Spec(other) => {
             let own: Dims = other
                 .dims
@@ -249,13 +252,16 @@ pub fn reference(
                 .filter_map(|(d, _)| dims.get(d).map(|v| (d.clone(), *v)))
                 .collect();
             let other_dims = other.dims_at(&own)?;
-            let inst = kernel.instantiate(&kernel.defaults(), dims)?;
+            // The inputs as the measured kernel sees them (their lengths come from
+            // the size; the per-size constraints are the measured launches' business).
+            let inst = kernel.instantiate_launches(&kernel.defaults(), dims, &[], false)?;
             let mine = inputs(kernel, &inst, seed);
             let out = run_defaults(
                 be,
                 other,
                 &other_dims,
                 &other.launches,
+                true,
                 seed,
                 Some((kernel, &mine)),
             )
