@@ -164,6 +164,23 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
                     }
                 }
             }
+            // Where each toolchain stands at its fastest.
+            for (t, r) in &best {
+                if let Some((v, u)) = rate(r.m) {
+                    sec.findings.push(finding(
+                        format!(
+                            "Your kernel {kernel} at {size} on {}: {v:.1} {u} at its fastest ({}).",
+                            data::toolchain_name(*t),
+                            if r.m.config.0.is_empty() {
+                                "no parameters".to_string()
+                            } else {
+                                r.m.config.describe()
+                            }
+                        ),
+                        0.0,
+                    ));
+                }
+            }
             // The toolchain gap, best against best.
             if let [(ta, a), (tb, b)] = best.as_slice() {
                 let (va, u) = rate(a.m).unwrap_or((0.0, ""));

@@ -193,10 +193,14 @@ pub fn compare(
     let mut failures = 0usize;
     let mut first_fail: Option<usize> = None;
     let mut unwritten = 0usize;
+    let mut unwritten_by_both = 0usize;
     for i in 0..n {
         let (g, w) = (got.get(i), want.get(i));
-        if poisoned_before && got.poisoned(i) && !want.poisoned(i) {
+        if poisoned_before && got.poisoned(i) {
             unwritten += 1;
+            if want.poisoned(i) {
+                unwritten_by_both += 1;
+            }
             first_fail.get_or_insert(i);
             continue;
         }
@@ -234,8 +238,13 @@ pub fn compare(
     report.max_err_over_rms = if rms > 0.0 { worst / rms } else { worst };
     let why = if unwritten > 0 {
         let i = first_fail.unwrap_or(0);
+        let also = if unwritten_by_both == unwritten {
+            " (nor did the reference)"
+        } else {
+            ""
+        };
         Some(format!(
-            "buffer {name}: {unwritten} of {n} elements still hold the poison written before the run (first at {i}): the kernel never wrote them"
+            "buffer {name}: {unwritten} of {n} elements still hold the poison written before the run (first at {i}): the kernel never wrote them{also}"
         ))
     } else if failures > 0 {
         let i = first_fail.unwrap_or(0);

@@ -9,12 +9,25 @@
 //! expression is evaluated by `evalexpr` over the dimensions, parameters and
 //! derived values. See the README's "Your own kernels" for the format.
 //!
-//! ```no_run
-//! use gemmlab::spec::{UserKernel, Dims};
-//! let k = UserKernel::load(std::path::Path::new("specs/saxpy/saxpy.toml"))?;
-//! let dims = k.dims_at(&Dims::from([("n".to_string(), 1 << 20)]))?;
-//! let inst = k.instantiate(&k.defaults(), &dims)?;
-//! println!("{} launches, {:?} bytes moved", inst.launches.len(), inst.bytes);
+//! From Rust: load a spec (or build one with `UserKernel::from_toml`), pick a
+//! configuration and a size, and measure it on any backend. The call below
+//! compiles the kernel, computes its reference, runs it once on poisoned
+//! outputs, checks every output and times it: a row as `compare` writes it.
+//!
+//! ```
+//! use gemmlab::spec::{self, Dims, UserKernel};
+//! use gemmlab::{open_spec, Toolchain};
+//!
+//! let kernel = UserKernel::load("specs/saxpy/saxpy.toml".as_ref())?;
+//! let Ok(mut devices) = open_spec("opencl", &[Toolchain::OpenCl]) else {
+//!     eprintln!("skipped: no OpenCL device (install PoCL: pocl-opencl-icd)");
+//!     return Ok(());
+//! };
+//! let dims = kernel.dims_at(&Dims::from([("n".to_string(), 1 << 16)]))?;
+//! let config = kernel.config(&[("WPT".to_string(), 2)])?;
+//! let row = spec::measure_on(devices.remove(0), &kernel, &config, &dims, 5, 1)?;
+//! assert!(row.status.is_ok(), "{:?}", row.status);
+//! println!("saxpy: {:.1} GB/s, checked: {:?}", row.gbs.unwrap_or(0.0), row.check);
 //! # Ok::<(), gemmlab::Error>(())
 //! ```
 
@@ -29,6 +42,39 @@ pub use experiment::{
     measure_spec_items, measure_spec_point, references, run_spec_compare, Item, SpecCompare,
 };
 pub use model::{parse_dim_points, Dims, Instance, Tolerance, UserKernel};
+
+/// Measures one configuration of `kernel` at `dims` on `backend`: compiled,
+/// checked against the spec's reference, then timed (3 warm-up launches and
+/// `reps` timed samples, warm cache). A kernel-level failure (compile error,
+/// wrong result, fault) is the row's status; an error is for the request itself.
+pub fn measure_on(
+    backend: crate::AnyBackend,
+    kernel: &UserKernel,
+    config: &crate::kernels::Config,
+    dims: &Dims,
+    reps: usize,
+    seed: u64,
+) -> crate::Result<crate::results::Measurement> {
+    let sessions = [crate::gemm::driver::Session::new(backend)];
+    kernel.instantiate(config, dims)?;
+    let plan = crate::measure::Plan {
+        reps: reps.max(1),
+        ..Default::default()
+    };
+    let refs = references(&sessions, kernel, dims, seed);
+    let mut rows = measure_spec_point(
+        &sessions,
+        kernel,
+        config,
+        &Default::default(),
+        dims,
+        &refs,
+        &plan,
+        seed,
+        "compare",
+    );
+    Ok(rows.remove(0))
+}
 
 /// Loads every spec file given and keeps it for the rest of the process (the
 /// kernel model's references are `'static`, as the registry's are).

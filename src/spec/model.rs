@@ -932,12 +932,12 @@ impl UserKernel {
         for a in &self.args {
             match &a.kind {
                 ArgKind::Buffer { len, .. } => {
-                    let n = len
-                        .int(&scope)
-                        .map_err(|m| self.at_line(a.line, format!("length of {}: {m}", a.name)))?;
+                    let n = len.int(&scope).map_err(|m| {
+                        self.at_line(len.line, format!("length of {}: {m}", a.name))
+                    })?;
                     if n < 0 {
                         return Err(self.at_line(
-                            a.line,
+                            len.line,
                             format!(
                                 "length of {}: '{}' gives {n}, a negative number of elements",
                                 a.name, len.text
@@ -947,7 +947,7 @@ impl UserKernel {
                     let bytes = (n as u128) * a.elem.size() as u128;
                     if bytes > (1u128 << 46) {
                         return Err(self.at_line(
-                            a.line,
+                            len.line,
                             format!("length of {}: {n} elements ({bytes} bytes) is larger than any device memory", a.name),
                         ));
                     }
@@ -955,9 +955,9 @@ impl UserKernel {
                     scalars.push(None);
                 }
                 ArgKind::Scalar { value } => {
-                    let v = value
-                        .number(&scope)
-                        .map_err(|m| self.at_line(a.line, format!("value of {}: {m}", a.name)))?;
+                    let v = value.number(&scope).map_err(|m| {
+                        self.at_line(value.line, format!("value of {}: {m}", a.name))
+                    })?;
                     let fits = match a.elem {
                         Elem::I32 => {
                             v.fract() == 0.0 && v >= i32::MIN as f64 && v <= i32::MAX as f64

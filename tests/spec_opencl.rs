@@ -1,0 +1,566 @@
+//! Users' kernels from spec files, end to end through the gemmlab binary on the
+//! OpenCL test device (PoCL in CI): every shipped spec compared, tuned and
+//! reported; bad spec files refused with file, line and exit 2; wrong and
+//! unwritten outputs caught. With a CUDA device (--features cuda on a GPU
+//! machine) both toolchains run every spec and a one-language spec is "not
+//! applicable" on the other.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn gemmlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gemmlab"))
+        .args(args)
+        .output()
+        .expect("the gemmlab binary runs")
+}
+
+fn device() -> String {
+    std::env::var("GEMMLAB_TEST_DEVICE").unwrap_or_else(|_| "opencl".into())
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gemmlab-spec-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn rows(out: &Path) -> Vec<serde_json::Value> {
+    let t = std::fs::read_to_string(out.join("results.json")).expect("results.json written");
+    let v: serde_json::Value = serde_json::from_str(&t).expect("results.json parses");
+    v["measurements"].as_array().cloned().unwrap_or_default()
+}
+
+/// Every shipped spec with small sizes for a 2-core CPU (the GEMMs at 128^3 or so).
+fn shipped() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("specs/saxpy/saxpy.toml", "n=65536"),
+        ("specs/reduction/reduction.toml", "n=65536"),
+        ("specs/stencil/stencil.toml", "nx=256,ny=128"),
+        ("specs/tutorial-transpose/transpose.toml", "p=256,q=128"),
+        (
+            "specs/tutorial-padding/padding.toml",
+            "p=100,q=60,p_xl=128,q_xl=64",
+        ),
+        ("specs/gemm-tutorial/myGEMM1.toml", "m=128,n=128,k=128"),
+        ("specs/gemm-tutorial/myGEMM6.toml", "m=128,n=128,k=128"),
+        ("specs/gemm-tutorial/gemm-reference.toml", "m=64,n=32,k=48"),
+    ]
+}
+
+#[test]
+fn every_shipped_spec_is_read_and_understood() {
+    let mut found = 0;
+    for entry in walk(Path::new("specs")) {
+        if entry.extension().is_some_and(|e| e == "toml") {
+            found += 1;
+            let p = entry.to_string_lossy().into_owned();
+            let o = gemmlab(&["spec", "--check", &p]);
+            assert_eq!(o.status.code(), Some(0), "{p}: {}", text(&o));
+            let t = text(&o);
+            assert!(
+                t.contains("launch ") && t.contains("check: against"),
+                "{p}: {t}"
+            );
+        }
+    }
+    assert!(found >= 8, "the shipped specs are there ({found})");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_shipped_spec_compares_tunes_and_reports() {
+    let dev = device();
+    let root = tmp("shipped");
+    for (spec, sizes) in shipped() {
+        let name = Path::new(spec)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let cmp = root.join(format!("compare-{name}"));
+        let o = gemmlab(&[
+            "compare",
+            "--device",
+            &dev,
+            "--backends",
+            "opencl",
+            "--spec",
+            spec,
+            "--sizes",
+            sizes,
+            "--reps",
+            "2",
+            "--warmup",
+            "1",
+            "--seed",
+            "7",
+            "--out",
+            cmp.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{spec}: {}", text(&o));
+        let r = rows(&cmp);
+        assert_eq!(r.len(), 1, "{spec}: one row on one toolchain");
+        assert_eq!(r[0]["status"], "ok", "{spec}: {}", r[0]);
+        assert!(r[0]["check"]["passed"].as_bool().unwrap_or(false), "{spec}");
+        assert!(r[0]["dims"].is_object(), "{spec}: the row has its dims");
+        assert!(
+            r[0]["gflops"].is_number() || r[0]["gbs"].is_number(),
+            "{spec}: a rate from its work"
+        );
+        let tune = root.join(format!("tune-{name}"));
+        let o = gemmlab(&[
+            "tune",
+            "--device",
+            &dev,
+            "--backends",
+            "opencl",
+            "--spec",
+            spec,
+            "--sizes",
+            sizes,
+            "--max-configs",
+            "20",
+            "--top",
+            "2",
+            "--reps",
+            "2",
+            "--warmup",
+            "1",
+            "--seed",
+            "7",
+            "--store",
+            root.join("store").to_str().unwrap(),
+            "--db",
+            root.join("db").to_str().unwrap(),
+            "--out",
+            tune.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{spec}: {}", text(&o));
+        let finals = rows(&tune);
+        assert!(!finals.is_empty(), "{spec}: a final round");
+        assert!(
+            finals.iter().all(|r| r["status"] == "ok"),
+            "{spec}: {finals:?}"
+        );
+        let traces = std::fs::read_dir(&tune)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("search-"))
+            .count();
+        assert_eq!(traces, 1, "{spec}: one search trace");
+    }
+    let report = root.join("report");
+    let o = gemmlab(&[
+        "report",
+        "--from",
+        root.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+        "--no-png",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let md = std::fs::read_to_string(report.join("report.md")).unwrap();
+    let section = &md[md
+        .find("## Your kernels (spec files)")
+        .expect("the section")..];
+    for id in [
+        "saxpy",
+        "reduction",
+        "stencil",
+        "tutorial-transpose",
+        "tutorial-padding",
+        "tutorial-gemm1",
+        "tutorial-gemm6",
+    ] {
+        assert!(
+            section.contains(&format!("| {id} |")),
+            "{id} in the report's table"
+        );
+        assert!(
+            md.contains(&format!("Your kernel {id} at ")),
+            "{id} has a finding"
+        );
+    }
+    // The GEMM sections do not take the spec rows for GEMMs of size 0.
+    assert!(
+        !md.contains("M = N = K = 0") && !md.contains(" at 0 "),
+        "no size-0 GEMM findings"
+    );
+    let db = std::fs::read_dir(root.join("db")).unwrap().count();
+    assert_eq!(db, 1, "the database of bests holds the device");
+}
+
+/// A copy of the saxpy spec folder with `edit` applied to its TOML.
+fn mutated(name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let dir = tmp(&format!("bad-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["saxpy.cl", "saxpy.cu"] {
+        std::fs::copy(Path::new("specs/saxpy").join(f), dir.join(f)).unwrap();
+    }
+    let toml = std::fs::read_to_string("specs/saxpy/saxpy.toml").unwrap();
+    let p = dir.join("saxpy.toml");
+    std::fs::write(&p, edit(&toml)).unwrap();
+    p
+}
+
+fn line_of(toml: &str, needle: &str) -> usize {
+    toml.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle in the spec")
+        + 1
+}
+
+#[test]
+fn bad_spec_files_are_refused_with_file_line_and_exit_2() {
+    let original = std::fs::read_to_string("specs/saxpy/saxpy.toml").unwrap();
+    let cases: Vec<(&str, Box<dyn Fn(&str) -> String>, &str, Option<&str>)> = vec![
+        (
+            "syntax",
+            Box::new(|t: &str| t.replace("n = 1048576", "n = = 1")),
+            "",
+            Some("n = 1048576"),
+        ),
+        (
+            "unknown-field",
+            Box::new(|t: &str| t.replace("title = ", "titel = ")),
+            "unknown field `titel`",
+            Some("title = "),
+        ),
+        (
+            "missing-field",
+            Box::new(|t: &str| t.replace("id = \"saxpy\"", "")),
+            "missing field `id`",
+            None,
+        ),
+        (
+            "unknown-name",
+            Box::new(|t: &str| t.replace("global = [\"n / WPT\"]", "global = [\"n / WPTT\"]")),
+            "names WPTT",
+            Some("global = [\"n / WPT\"]"),
+        ),
+        (
+            "division-by-zero",
+            Box::new(|t: &str| t.replace("global = [\"n / WPT\"]", "global = [\"n / (WPT - 4)\"]")),
+            "division by zero",
+            Some("global = [\"n / WPT\"]"),
+        ),
+        (
+            "negative-length",
+            Box::new(|t: &str| t.replacen("len = \"n\"", "len = \"n - 2 * n\"", 1)),
+            "negative",
+            Some("len = \"n\""),
+        ),
+        (
+            "not-a-multiple",
+            Box::new(|t: &str| t.replace("local = [\"TS\"]", "local = [\"TS + 1\"]")),
+            "not a multiple of the local size",
+            None,
+        ),
+        (
+            "missing-source",
+            Box::new(|t: &str| t.replace("opencl = \"saxpy.cl\"", "opencl = \"nowhere.cl\"")),
+            "nowhere.cl",
+            Some("opencl = \"saxpy.cl\""),
+        ),
+        (
+            "unsatisfiable",
+            Box::new(|t: &str| {
+                t.replace("[[constraints]]", "[[constraints]]\nholds = \"TS > 4096\"\nmessage = \"impossible\"\n[[constraints]]")
+            }),
+            "no combination of the parameters' values satisfies",
+            None,
+        ),
+        (
+            "bad-type",
+            Box::new(|t: &str| t.replacen("type = \"f32\"", "type = \"half\"", 1)),
+            "not one of f32, f64, i32, u32",
+            None,
+        ),
+        (
+            "no-tolerance",
+            Box::new(|t: &str| t.replace("abs = 1e-6\nrel = 1e-6", "")),
+            "states no tolerance",
+            None,
+        ),
+        (
+            "out-with-fill",
+            Box::new(|t: &str| t.replace("access = \"inout\"", "access = \"out\"")),
+            "out buffer is poisoned",
+            None,
+        ),
+    ];
+    for (name, edit, message, line_needle) in cases {
+        let p = mutated(name, edit);
+        let o = gemmlab(&[
+            "compare",
+            "--device",
+            &device(),
+            "--backends",
+            "opencl",
+            "--spec",
+            p.to_str().unwrap(),
+        ]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {t}");
+        assert!(t.contains("saxpy.toml"), "{name}: names the file: {t}");
+        assert!(t.contains(message), "{name}: says '{message}': {t}");
+        if let Some(needle) = line_needle {
+            let line = line_of(&original, needle);
+            assert!(
+                t.contains(&format!("saxpy.toml:{line}:")),
+                "{name}: names line {line}: {t}"
+            );
+        }
+        assert!(!t.contains("panicked"), "{name}: {t}");
+        // Nothing was measured, so nothing was written.
+    }
+    // An unknown dimension and a define no spec has are usage errors too.
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        &device(),
+        "--spec",
+        "specs/saxpy/saxpy.toml",
+        "--sizes",
+        "q=4",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("no selected spec has a dimension q"));
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        &device(),
+        "--spec",
+        "specs/saxpy/saxpy.toml",
+        "--define",
+        "TSS=4",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        &device(),
+        "--spec",
+        "specs/saxpy/saxpy.toml",
+        "--sizes",
+        "n=1000",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("n must be a multiple of TS*WPT"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn a_wrong_or_unwritten_output_is_never_a_speed() {
+    let dev = device();
+    // A kernel that skips the last element of each work-item's share: the poison survives.
+    let p = mutated("unwritten", |t| t.to_string());
+    let dir = p.parent().unwrap().to_path_buf();
+    std::fs::write(
+        dir.join("saxpy.cl"),
+        "__kernel void saxpy(const int n, const float a, __global const float* x, __global float* y) {}\n\
+         __kernel void saxpy_naive(const int n, const float a, __global const float* x, __global float* y) {\n\
+           int i = get_global_id(0); if (i < n) y[i] = a * x[i] + y[i]; }\n",
+    )
+    .unwrap();
+    let out = tmp("unwritten-out");
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        &dev,
+        "--backends",
+        "opencl",
+        "--spec",
+        p.to_str().unwrap(),
+        "--sizes",
+        "n=4096",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let r = rows(&out);
+    assert_eq!(r[0]["status"], "wrong_result", "{}", r[0]);
+    assert!(
+        r[0]["reason"].as_str().unwrap().contains("buffer y"),
+        "{}",
+        r[0]
+    );
+    assert!(r[0]["gflops"].is_null() && r[0]["gbs"].is_null() && r[0]["time"].is_null());
+
+    // An out buffer the kernel never writes: said in words.
+    let p = mutated("never-written", |t| {
+        t.replace("access = \"inout\"\nfill = \"random\"", "access = \"inout\"\nfill = \"random\"\n\n[[args]]\nname = \"z\"\ntype = \"f32\"\nlen = \"n\"\naccess = \"out\"")
+            .replace("local = [\"TS\"]", "local = [\"TS\"]\nargs = [\"n\", \"a\", \"x\", \"y\"]")
+            .replace("local = [\"64\"]", "local = [\"64\"]\nargs = [\"n\", \"a\", \"x\", \"y\"]")
+    });
+    let out = tmp("never-written-out");
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        &dev,
+        "--backends",
+        "opencl",
+        "--spec",
+        p.to_str().unwrap(),
+        "--sizes",
+        "n=4096",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let r = rows(&out);
+    // The reference does not write z either: both hold the poison, so z passes only if
+    // the reference wrote it. Here neither did: the check names the buffer.
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        r[0]["reason"].as_str().unwrap().contains("buffer z"),
+        "{}",
+        r[0]
+    );
+
+    // An entry point that is not in the source: the toolchain's words, exit 1.
+    let p = mutated("no-entry", |t| {
+        t.replace("entry = \"saxpy\"", "entry = \"saxpy_missing\"")
+    });
+    let out = tmp("no-entry-out");
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        &dev,
+        "--backends",
+        "opencl",
+        "--spec",
+        p.to_str().unwrap(),
+        "--sizes",
+        "n=4096",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("saxpy_missing"), "{}", text(&o));
+}
+
+#[test]
+fn build_and_ptx_take_a_spec_and_its_parameters() {
+    let o = gemmlab(&[
+        "build",
+        "--device",
+        &device(),
+        "--backends",
+        "opencl",
+        "--spec",
+        "specs/saxpy/saxpy.toml",
+        "--define",
+        "WPT=8",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("-DWPT=8") || text(&o).contains("WPT=8"),
+        "{}",
+        text(&o)
+    );
+    let o = gemmlab(&[
+        "build",
+        "--device",
+        &device(),
+        "--backends",
+        "opencl",
+        "--spec",
+        "specs/saxpy/saxpy.toml",
+        "--define",
+        "WPT=3",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("WPT must be one of"), "{}", text(&o));
+}
+
+#[test]
+fn a_spec_with_one_language_is_not_applicable_on_the_other_toolchain() {
+    let Some(_) = common::cuda("a_spec_with_one_language_is_not_applicable_on_the_other_toolchain")
+    else {
+        return;
+    };
+    let p = mutated("opencl-only", |t| t.replace("cuda = \"saxpy.cu\"", ""));
+    let out = tmp("opencl-only-out");
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        "auto",
+        "--spec",
+        p.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let r = rows(&out);
+    let cuda = r
+        .iter()
+        .find(|r| r["toolchain"] == "cuda")
+        .expect("a CUDA row");
+    assert_eq!(cuda["status"], "unavailable", "{cuda}");
+    assert!(
+        cuda["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no source in CUDA C++"),
+        "{cuda}"
+    );
+}
+
+#[test]
+fn every_twin_spec_runs_checked_on_both_toolchains() {
+    let Some(_) = common::cuda("every_twin_spec_runs_checked_on_both_toolchains") else {
+        return;
+    };
+    for (spec, sizes) in shipped() {
+        let out = tmp(&format!(
+            "both-{}",
+            Path::new(spec).file_stem().unwrap().to_string_lossy()
+        ));
+        let o = gemmlab(&[
+            "compare",
+            "--device",
+            "auto",
+            "--spec",
+            spec,
+            "--sizes",
+            sizes,
+            "--reps",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{spec}: {}", text(&o));
+        let r = rows(&out);
+        assert_eq!(r.len(), 2, "{spec}: both toolchains");
+        assert!(r.iter().all(|r| r["status"] == "ok"), "{spec}: {r:?}");
+    }
+}
