@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -425,6 +425,33 @@ simt-square)
   echo "cuda: $CU" > "$W/bests.txt"; echo "opencl: $CL" >> "$W/bests.txt"
   run square-clbest 120 $G compare $D --kernels simt --sizes 4096,8192 --check dgemm --reps 20 $CL --out "$W/square-clbest"
   run square-cubest 120 $G compare $D --kernels simt --sizes 4096,8192 --check dgemm --reps 20 $CU --out "$W/square-cubest"
+  ;;
+specs)
+  # Issue 23: users' kernels from spec files (specs/) on both toolchains at sizes well past
+  # the L2 (bandwidth-bound ones in GB/s, next to the driver's peak bandwidth), the GEMM specs
+  # next to their built-in twins and cuBLAS in one run, every spec tuned per toolchain, and
+  # the spec tests with CUDA required (twins on both toolchains, one-language specs n/a).
+  $G devices > "$W/devices.txt" 2>&1
+  $G devices --json > "$W/devices.json" 2>&1
+  mkdir -p "$W/tests"
+  for t in .gpu/tests/spec_opencl-*; do
+    echo "== $t"; GEMMLAB_BIN=$PWD/$G GEMMLAB_REQUIRE_CUDA=1 timeout 150 "$t" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests/tests.txt"
+  grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
+  BIG="n=134217728,nx=8192,ny=8192,p=8192,q=8192"
+  run compare-bandwidth 150 $G compare $D --spec specs/saxpy/saxpy.toml --spec specs/stencil/stencil.toml \
+    --spec specs/tutorial-transpose/transpose.toml --spec specs/reduction/reduction.toml --sizes $BIG \
+    --reps 20 --seed 23 --keep-ptx --out "$W/compare-bandwidth"
+  run compare-padding 60 $G compare $D --spec specs/tutorial-padding/padding.toml \
+    --sizes p=8000,q=8000,p_xl=8192,q_xl=8192 --reps 20 --seed 23 --keep-ptx --out "$W/compare-padding"
+  run compare-gemm 120 $G compare $D --kernels 1,6 --spec specs/gemm-tutorial/myGEMM1.toml \
+    --spec specs/gemm-tutorial/myGEMM6.toml --sizes 4096,m=4096,n=4096,k=4096 --reps 20 --seed 23 \
+    --keep-ptx --out "$W/compare-gemm"
+  run tune-bandwidth 200 $G tune $D --spec specs/saxpy/saxpy.toml --spec specs/stencil/stencil.toml \
+    --spec specs/tutorial-transpose/transpose.toml --spec specs/reduction/reduction.toml --sizes $BIG \
+    --max-configs 40 --time-limit 15 --top 3 --seed 23 --store "$W/store" --db "$W/tuned" --out "$W/tune-bandwidth"
+  run tune-gemm 100 $G tune $D --spec specs/gemm-tutorial/myGEMM6.toml --sizes m=4096,n=4096,k=4096 \
+    --max-configs 60 --time-limit 30 --top 3 --seed 23 --store "$W/store" --db "$W/tuned" --out "$W/tune-gemm"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").

@@ -10,8 +10,13 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use gemmlab::Backend;
+
+/// The binary under test: cargo's, or `GEMMLAB_BIN` where the test executable was
+/// carried to another machine (the GPU batches) and cargo's path does not exist.
 fn gemmlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gemmlab"))
+    let bin = std::env::var("GEMMLAB_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_gemmlab").into());
+    Command::new(bin)
         .args(args)
         .output()
         .expect("the gemmlab binary runs")
@@ -504,16 +509,19 @@ fn build_and_ptx_take_a_spec_and_its_parameters() {
 
 #[test]
 fn a_spec_with_one_language_is_not_applicable_on_the_other_toolchain() {
-    let Some(_) = common::cuda("a_spec_with_one_language_is_not_applicable_on_the_other_toolchain")
+    let Some(gpu) =
+        common::cuda("a_spec_with_one_language_is_not_applicable_on_the_other_toolchain")
     else {
         return;
     };
+    // Both toolchains on that GPU, chosen by its name.
+    let name = gpu.info().name.clone();
     let p = mutated("opencl-only", |t| t.replace("cuda = \"saxpy.cu\"", ""));
     let out = tmp("opencl-only-out");
     let o = gemmlab(&[
         "compare",
         "--device",
-        "auto",
+        &name,
         "--spec",
         p.to_str().unwrap(),
         "--out",
@@ -537,9 +545,10 @@ fn a_spec_with_one_language_is_not_applicable_on_the_other_toolchain() {
 
 #[test]
 fn every_twin_spec_runs_checked_on_both_toolchains() {
-    let Some(_) = common::cuda("every_twin_spec_runs_checked_on_both_toolchains") else {
+    let Some(gpu) = common::cuda("every_twin_spec_runs_checked_on_both_toolchains") else {
         return;
     };
+    let name = gpu.info().name.clone();
     for (spec, sizes) in shipped() {
         let out = tmp(&format!(
             "both-{}",
@@ -548,7 +557,7 @@ fn every_twin_spec_runs_checked_on_both_toolchains() {
         let o = gemmlab(&[
             "compare",
             "--device",
-            "auto",
+            &name,
             "--spec",
             spec,
             "--sizes",

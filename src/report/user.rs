@@ -240,16 +240,24 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
                     let (vt, u) = rate(tu.m).unwrap_or((0.0, ""));
                     let (vp, _) = rate(pl.m).unwrap_or((0.0, ""));
                     if vp > 0.0 {
-                        sec.findings.push(finding(
+                        let text = if (vt / vp - 1.0).abs() <= SAME_SPEED {
                             format!(
-                                "Tuning your kernel {kernel} at {size} on {}: {vt:.1} {u} with {} against {vp:.1} with {} ({}).",
+                                "Tuning your kernel {kernel} at {size} on {}: nothing more than {:.0}% faster than {} as compare ran it ({vp:.1} {u}; the search's best, {}, {vt:.1}).",
+                                data::toolchain_name(*t),
+                                SAME_SPEED * 100.0,
+                                pl.m.config.describe(),
+                                tu.m.config.describe()
+                            )
+                        } else {
+                            format!(
+                                "Tuning your kernel {kernel} at {size} on {}: {vt:.1} {u} with {} against {vp:.1} with {} as compare ran it ({}).",
                                 data::toolchain_name(*t),
                                 tu.m.config.describe(),
                                 pl.m.config.describe(),
                                 md::change(Some(vt), Some(vp))
-                            ),
-                            (vt / vp - 1.0).abs(),
-                        ));
+                            )
+                        };
+                        sec.findings.push(finding(text, (vt / vp - 1.0).abs()));
                     }
                 }
             }

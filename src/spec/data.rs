@@ -155,6 +155,87 @@ pub fn poison_value(elem: Elem) -> f64 {
     }
 }
 
+/// What one range of a comparison found; ranges merge in order.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    diff2: f64,
+    ref2: f64,
+    worst: f64,
+    worst_index: Option<usize>,
+    failures: usize,
+    first_fail: Option<usize>,
+    unwritten: usize,
+    unwritten_by_both: usize,
+    non_finite: usize,
+}
+
+impl Tally {
+    fn merge(self, o: Tally) -> Tally {
+        let (worst, worst_index) = if o.worst > self.worst {
+            (o.worst, o.worst_index)
+        } else {
+            (self.worst, self.worst_index)
+        };
+        Tally {
+            diff2: self.diff2 + o.diff2,
+            ref2: self.ref2 + o.ref2,
+            worst,
+            worst_index,
+            failures: self.failures + o.failures,
+            first_fail: self.first_fail.or(o.first_fail),
+            unwritten: self.unwritten + o.unwritten,
+            unwritten_by_both: self.unwritten_by_both + o.unwritten_by_both,
+            non_finite: self.non_finite + o.non_finite,
+        }
+    }
+}
+
+fn tally(
+    got: &HostBuf,
+    want: &HostBuf,
+    tol: Tolerance,
+    poisoned_before: bool,
+    range: std::ops::Range<usize>,
+) -> Tally {
+    let mut t = Tally::default();
+    for i in range {
+        let (g, w) = (got.get(i), want.get(i));
+        if poisoned_before && got.poisoned(i) {
+            t.unwritten += 1;
+            if want.poisoned(i) {
+                t.unwritten_by_both += 1;
+            }
+            t.first_fail.get_or_insert(i);
+            continue;
+        }
+        if !g.is_finite() && g.to_bits() != w.to_bits() {
+            t.non_finite += 1;
+        }
+        let d = (g - w).abs();
+        let ok = match tol {
+            Tolerance::Exact => g == w || (g.is_nan() && w.is_nan()),
+            Tolerance::Within { abs, rel, ulp } => {
+                d <= abs + rel * w.abs()
+                    || ulp.is_some_and(|u| got.ulps(want, i).is_some_and(|x| x <= u))
+                    || (g.is_nan() && w.is_nan())
+            }
+        };
+        if d.is_finite() {
+            t.diff2 += d * d;
+            if d > t.worst {
+                t.worst = d;
+                t.worst_index = Some(i);
+            }
+        }
+        t.ref2 += w * w;
+        if !ok {
+            t.failures += 1;
+            t.first_fail.get_or_insert(i);
+        }
+    }
+    t
+}
+
 /// Compares one output buffer with its reference. The report's `worst_index` is
 /// (element, 0); its `method` says the reference and the tolerance.
 pub fn compare(
@@ -188,47 +269,41 @@ pub fn compare(
             )),
         );
     }
-    let (mut diff2, mut ref2) = (0.0f64, 0.0f64);
-    let mut worst = 0.0f64;
-    let mut failures = 0usize;
-    let mut first_fail: Option<usize> = None;
-    let mut unwritten = 0usize;
-    let mut unwritten_by_both = 0usize;
-    for i in 0..n {
-        let (g, w) = (got.get(i), want.get(i));
-        if poisoned_before && got.poisoned(i) {
-            unwritten += 1;
-            if want.poisoned(i) {
-                unwritten_by_both += 1;
-            }
-            first_fail.get_or_insert(i);
-            continue;
-        }
-        if !g.is_finite() && g.to_bits() != w.to_bits() {
-            report.non_finite += 1;
-        }
-        let d = (g - w).abs();
-        let ok = match tol {
-            Tolerance::Exact => g == w || (g.is_nan() && w.is_nan()),
-            Tolerance::Within { abs, rel, ulp } => {
-                d <= abs + rel * w.abs()
-                    || ulp.is_some_and(|u| got.ulps(want, i).is_some_and(|x| x <= u))
-                    || (g.is_nan() && w.is_nan())
-            }
-        };
-        if d.is_finite() {
-            diff2 += d * d;
-            if d > worst {
-                worst = d;
-                report.worst_index = Some((i, 0));
-            }
-        }
-        ref2 += w * w;
-        if !ok {
-            failures += 1;
-            first_fail.get_or_insert(i);
-        }
-    }
+    // Split over the host's cores: a tuner checks every configuration of outputs
+    // of 10^8 elements.
+    let threads = if n >= 1 << 20 {
+        std::thread::available_parallelism().map_or(1, |t| t.get())
+    } else {
+        1
+    };
+    let chunk = n.div_ceil(threads.max(1)).max(1);
+    let tallies: Vec<Tally> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..n)
+            .step_by(chunk)
+            .map(|start| {
+                let end = (start + chunk).min(n);
+                scope.spawn(move || tally(got, want, tol, poisoned_before, start..end))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let t = tallies.into_iter().fold(Tally::default(), Tally::merge);
+    let Tally {
+        diff2,
+        ref2,
+        worst,
+        worst_index,
+        failures,
+        first_fail,
+        unwritten,
+        unwritten_by_both,
+        non_finite,
+    } = t;
+    report.non_finite = non_finite;
+    report.worst_index = worst_index.map(|i| (i, 0));
     report.rel_frobenius = if ref2 > 0.0 {
         (diff2 / ref2).sqrt()
     } else {

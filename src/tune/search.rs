@@ -307,6 +307,9 @@ pub fn search(
     let mut wait_s = 0.0;
     let mut asked = 0usize;
     let mut stopped = String::new();
+    // A user kernel's inputs, generated once for every configuration whose buffers
+    // have the same lengths (generating 10^8 random values costs more than a launch).
+    let mut inputs_cache: InputsCache = None;
     let cancel = AtomicBool::new(false);
     let (job_tx, job_rx) = mpsc::channel::<(usize, Candidate, Key)>();
     let job_rx = Arc::new(Mutex::new(job_rx));
@@ -452,7 +455,15 @@ pub fn search(
                             Error::invalid("internal: a spec workload for a built-in kernel")
                         })?;
                         measure_spec(
-                            session, k, dims, *seed, reference, &plan, opts, key, compiled, best,
+                            session,
+                            k,
+                            (dims, *seed, reference),
+                            &mut inputs_cache,
+                            &plan,
+                            opts,
+                            key,
+                            compiled,
+                            best,
                         )
                     }
                 };
@@ -547,14 +558,16 @@ fn time_point(
     }
 }
 
+/// Inputs of a user kernel by the buffer lengths they were generated for.
+type InputsCache = Option<(Vec<Option<usize>>, Vec<Option<crate::spec::data::HostBuf>>)>;
+
 /// Loads, checks and times one compiled point of a user kernel.
 #[allow(clippy::too_many_arguments)]
 fn measure_spec(
     session: &mut Session,
     kernel: &UserKernel,
-    dims: &Dims,
-    seed: u64,
-    reference: &Outputs,
+    (dims, seed, reference): (&Dims, u64, &Outputs),
+    cache: &mut InputsCache,
     plan: &Plan,
     opts: &SearchOptions,
     key: Key,
@@ -580,14 +593,20 @@ fn measure_spec(
             return record;
         }
     };
-    let data = crate::spec::run::inputs(kernel, &inst, seed);
+    if cache.as_ref().is_none_or(|(lens, _)| *lens != inst.lens) {
+        *cache = Some((
+            inst.lens.clone(),
+            crate::spec::run::inputs(kernel, &inst, seed),
+        ));
+    }
+    let data: &[Option<crate::spec::data::HostBuf>] = cache.as_ref().map_or(&[], |(_, d)| d);
     let attempt = crate::spec::run::prepare(
         session,
         kernel,
         &config,
         &hints,
         &inst,
-        &data,
+        data,
         reference,
         Some(artefact),
     );
