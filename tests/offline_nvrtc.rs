@@ -479,3 +479,64 @@ fn the_atlas_compiles_per_architecture_and_assembles_opencl_ptx() {
     assert!(t.contains("no OpenCL PTX"), "{t}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// A spec over the built-in sources compiles offline exactly as the registry's
+/// kernel does: the same registers, spills and shared memory for Kepler and Hopper,
+/// and its PTX comes out through `ptx --spec --arch`.
+#[test]
+fn a_spec_compiles_offline_like_its_builtin_twin() {
+    use gemmlab::kernels::Kernel;
+    let user = gemmlab::spec::load_static(&["specs/gemm-tutorial/myGEMM6.toml".into()])
+        .expect("the shipped spec loads")
+        .remove(0);
+    let builtin = kernels::find("gemm6").unwrap();
+    for (version, arch) in [("11.8", "sm_35"), ("13", "sm_90")] {
+        let Some(t) = target(
+            version,
+            arch,
+            "a_spec_compiles_offline_like_its_builtin_twin",
+        ) else {
+            return;
+        };
+        let spec = compile_kernel(&t, Kernel::User(user), &user.defaults(), &Hints::default())
+            .unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let reg = compile_kernel(&t, builtin, &builtin.defaults(), &Hints::default())
+            .unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let (a, b) = (spec.resources.unwrap(), reg.resources.unwrap());
+        assert_eq!(
+            (a.registers, a.spill_stores_bytes, a.shared_bytes),
+            (b.registers, b.spill_stores_bytes, b.shared_bytes),
+            "{arch}"
+        );
+    }
+    let o = gemmlab(&[
+        "ptx",
+        "--spec",
+        "specs/saxpy/saxpy.toml",
+        "--arch",
+        "sm_90",
+        "--nvrtc",
+        "13",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("saxpy-cuda-sm_90"), "{}", text(&o));
+    // A spec with only an OpenCL source has nothing to compile offline: said, exit 1.
+    let dir = std::env::temp_dir().join(format!("gemmlab-offline-spec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy("specs/saxpy/saxpy.cl", dir.join("saxpy.cl")).unwrap();
+    let toml = std::fs::read_to_string("specs/saxpy/saxpy.toml")
+        .unwrap()
+        .replace("cuda = \"saxpy.cu\"", "");
+    std::fs::write(dir.join("saxpy.toml"), toml).unwrap();
+    let o = gemmlab(&[
+        "build",
+        "--spec",
+        dir.join("saxpy.toml").to_str().unwrap(),
+        "--arch",
+        "sm_90",
+        "--nvrtc",
+        "13",
+    ]);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("no CUDA C++ source"), "{}", text(&o));
+}
