@@ -241,10 +241,19 @@ fn line_of(toml: &str, needle: &str) -> usize {
         + 1
 }
 
+/// A bad spec: its name, the edit that breaks saxpy.toml, words the error must
+/// hold, and the line (by the original text on it) the error must name.
+type BadCase = (
+    &'static str,
+    Box<dyn Fn(&str) -> String>,
+    &'static str,
+    Option<&'static str>,
+);
+
 #[test]
 fn bad_spec_files_are_refused_with_file_line_and_exit_2() {
     let original = std::fs::read_to_string("specs/saxpy/saxpy.toml").unwrap();
-    let cases: Vec<(&str, Box<dyn Fn(&str) -> String>, &str, Option<&str>)> = vec![
+    let cases: Vec<BadCase> = vec![
         (
             "syntax",
             Box::new(|t: &str| t.replace("n = 1048576", "n = = 1")),

@@ -246,44 +246,6 @@ pub fn render(
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rows() -> Vec<Measurement> {
-        include_str!("../../tests/fixtures/report/compare/measurements.jsonl")
-            .lines()
-            .take(3)
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    }
-
-    #[test]
-    fn a_throttled_speed_is_marked_and_explained() {
-        let mut rows = rows();
-        let tcs = [Toolchain::Cuda, Toolchain::OpenCl];
-        let plain = compare_table(&rows, &tcs);
-        assert!(!plain.contains(" T"), "{plain}");
-        assert!(!plain.contains("throttled"), "{plain}");
-        rows[1].clocks = Some(crate::clocks::test_window(false));
-        assert_eq!(
-            compare_table(&rows, &tcs),
-            plain,
-            "unthrottled clocks change nothing"
-        );
-        rows[2].clocks = Some(crate::clocks::test_window(true));
-        let marked = compare_table(&rows, &tcs);
-        let gemm1 = marked.lines().find(|l| l.starts_with("gemm1")).unwrap();
-        // gemm1 on CUDA (rows[1]) is not marked, on OpenCL (rows[2]) it is.
-        assert_eq!(gemm1.matches("% T").count(), 1, "{marked}");
-        assert!(
-            marked.contains("T: the GPU was throttled (sw_power_cap)"),
-            "{marked}"
-        );
-        assert!(sweep_table(&rows).contains("T: the GPU was throttled"));
-    }
-}
-
 /// Users' kernels at one size: per toolchain the median time (IQR), GFLOP/s and
 /// GB/s where the spec states its work, registers, spills, occupancy, check.
 pub fn spec_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
@@ -350,4 +312,42 @@ pub fn spec_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
         table.push(line);
     }
     render(&table, |c| c < 1, &throttle_legend(rows), &notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows() -> Vec<Measurement> {
+        include_str!("../../tests/fixtures/report/compare/measurements.jsonl")
+            .lines()
+            .take(3)
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_throttled_speed_is_marked_and_explained() {
+        let mut rows = rows();
+        let tcs = [Toolchain::Cuda, Toolchain::OpenCl];
+        let plain = compare_table(&rows, &tcs);
+        assert!(!plain.contains(" T"), "{plain}");
+        assert!(!plain.contains("throttled"), "{plain}");
+        rows[1].clocks = Some(crate::clocks::test_window(false));
+        assert_eq!(
+            compare_table(&rows, &tcs),
+            plain,
+            "unthrottled clocks change nothing"
+        );
+        rows[2].clocks = Some(crate::clocks::test_window(true));
+        let marked = compare_table(&rows, &tcs);
+        let gemm1 = marked.lines().find(|l| l.starts_with("gemm1")).unwrap();
+        // gemm1 on CUDA (rows[1]) is not marked, on OpenCL (rows[2]) it is.
+        assert_eq!(gemm1.matches("% T").count(), 1, "{marked}");
+        assert!(
+            marked.contains("T: the GPU was throttled (sw_power_cap)"),
+            "{marked}"
+        );
+        assert!(sweep_table(&rows).contains("T: the GPU was throttled"));
+    }
 }
