@@ -219,6 +219,30 @@ fn every_shipped_spec_compares_tunes_and_reports() {
     );
     let db = std::fs::read_dir(root.join("db")).unwrap().count();
     assert_eq!(db, 1, "the database of bests holds the device");
+    // compare --tuned runs what tune kept, at the nearest tuned size.
+    let tuned = tmp("tuned-compare");
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        &dev,
+        "--backends",
+        "opencl",
+        "--spec",
+        "specs/saxpy/saxpy.toml",
+        "--sizes",
+        "n=131072",
+        "--tuned",
+        "--db",
+        root.join("db").to_str().unwrap(),
+        "--reps",
+        "2",
+        "--out",
+        tuned.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let r = rows(&tuned);
+    assert_eq!(r[0]["label"], "tuned at n=65536", "{}", r[0]);
+    assert_eq!(r[0]["status"], "ok");
 }
 
 /// A copy of the saxpy spec folder with `edit` applied to its TOML.

@@ -124,12 +124,9 @@ impl KernelArgs {
             .iter()
             .map(|d| kernels::parse_define(d))
             .collect::<Result<_>>()?;
-        let params: Vec<(String, i64)> = match spec {
-            // A spec has no switches: every define is one of its parameters.
-            Kernel::User(_) => defines.clone(),
-            Kernel::Builtin(_) => defines.clone(),
-        };
-        let config = spec.config(&params)?;
+        // A built-in kernel's config skips its switches; a spec has none, so every
+        // define must be one of its parameters.
+        let config = spec.config(&defines)?;
         let hints = match spec {
             Kernel::User(_) => Hints::from_defines(&[], self.max_registers),
             Kernel::Builtin(_) => Hints::from_defines(&defines, self.max_registers),

@@ -418,6 +418,7 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
         hints: Hints::from_defines(&[], args.max_registers),
         plan: args.timing.plan(args.warmup, args.reps, args.cold),
         seed: 0,
+        tuned: None,
     };
     // Lengths, launches and per-size constraints at every point, before any device is opened.
     spec_run.plan_points()?;
@@ -472,7 +473,11 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
     let spec_points: usize = spec_run.plan_points()?.iter().map(|(_, p)| p.len()).sum();
     let pb = progress((sizes.len() * kernels.len() + spec_points) as u64);
     if !user.is_empty() {
-        let spec_run = gemmlab::spec::SpecCompare { seed, ..spec_run };
+        let spec_run = gemmlab::spec::SpecCompare {
+            seed,
+            tuned: tuned.clone(),
+            ..spec_run
+        };
         let result = gemmlab::spec::run_spec_compare(
             &sessions,
             &spec_run,

@@ -313,6 +313,7 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
         hints: base.clone(),
         plan: args.timing.plan(args.warmup, args.reps, args.cold),
         seed,
+        tuned: None,
     };
     let planned = opts.plan_points()?;
     let mut sessions = args.device.sessions()?;

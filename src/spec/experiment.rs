@@ -341,6 +341,9 @@ pub struct SpecCompare<'a> {
     pub hints: Hints,
     pub plan: Plan,
     pub seed: u64,
+    /// `compare --tuned`: each toolchain runs the configuration the database of
+    /// bests holds for it (tuned at these dims, else the nearest), else the defaults.
+    pub tuned: Option<crate::tune::bests::Database>,
 }
 
 impl SpecCompare<'_> {
@@ -358,6 +361,57 @@ impl SpecCompare<'_> {
         }
         Ok(out)
     }
+}
+
+/// The configuration each session runs under `compare --tuned`, said aloud.
+fn tuned_items(
+    sessions: &[Session],
+    db: &crate::tune::bests::Database,
+    k: &UserKernel,
+    dims: &Dims,
+    progress: &Progress,
+) -> Vec<Item> {
+    (0..sessions.len())
+        .map(|session| {
+            let tc = sessions[session].backend.borrow().info().toolchain;
+            let found = db.lookup_dims(&k.id, tc, dims).filter(|b| {
+                k.param_violation(&b.config).is_none() && k.instantiate(&b.config, dims).is_ok()
+            });
+            match found {
+                Some(b) => {
+                    let label = format!("tuned at {}", b.call.as_deref().unwrap_or("?"));
+                    progress.suspend(|| {
+                        println!(
+                            "{} {tc}: {label}: {} {}",
+                            k.id,
+                            b.config.describe(),
+                            b.hints.describe(true)
+                        )
+                    });
+                    Item {
+                        config: b.config.clone(),
+                        hints: b.hints.clone(),
+                        session,
+                        label: Some(label),
+                    }
+                }
+                None => {
+                    progress.suspend(|| {
+                        println!(
+                            "{} {tc}: no tuned entry in the database that fits, defaults",
+                            k.id
+                        )
+                    });
+                    Item {
+                        config: k.defaults(),
+                        hints: Hints::default(),
+                        session,
+                        label: Some("published (not tuned)".into()),
+                    }
+                }
+            }
+        })
+        .collect()
 }
 
 /// `compare` for users' kernels: every kernel at every size on every session.
@@ -380,17 +434,25 @@ pub fn run_spec_compare(
             ));
             let refs = references(sessions, k, &dims, opts.seed);
             progress.set_message(format!("{}: {size}", k.id));
-            let rows = measure_spec_point(
-                sessions,
-                k,
-                &config,
-                &opts.hints,
-                &dims,
-                &refs,
-                &opts.plan,
-                opts.seed,
-                "compare",
-            );
+            let rows = match &opts.tuned {
+                None => measure_spec_point(
+                    sessions,
+                    k,
+                    &config,
+                    &opts.hints,
+                    &dims,
+                    &refs,
+                    &opts.plan,
+                    opts.seed,
+                    "compare",
+                ),
+                Some(db) => {
+                    let items = tuned_items(sessions, db, k, &dims, progress);
+                    measure_spec_items(
+                        sessions, k, &items, &dims, &refs, &opts.plan, opts.seed, "compare",
+                    )
+                }
+            };
             for r in &rows {
                 writer.push(r.clone())?;
             }

@@ -221,6 +221,35 @@ impl Database {
             })
     }
 
+    /// The entry of a user kernel (a spec) on a toolchain tuned at `dims`, else at
+    /// the nearest size it was tuned at (log distance over the dimensions both name).
+    pub fn lookup_dims(
+        &self,
+        kernel: &str,
+        toolchain: Toolchain,
+        dims: &std::collections::BTreeMap<String, i64>,
+    ) -> Option<&Best> {
+        let parse = |tag: &str| -> std::collections::BTreeMap<String, i64> {
+            tag.split_whitespace()
+                .filter_map(|kv| kv.split_once('='))
+                .filter_map(|(k, v)| v.parse().ok().map(|v| (k.to_string(), v)))
+                .collect()
+        };
+        let l = |x: i64| (x.max(1) as f64).ln();
+        self.entries
+            .iter()
+            .filter(|e| e.kernel == kernel && e.toolchain == toolchain && e.call.is_some())
+            .min_by(|a, b| {
+                let d = |e: &Best| {
+                    let at = parse(e.call.as_deref().unwrap_or_default());
+                    dims.iter()
+                        .map(|(k, v)| at.get(k).map_or(100.0, |w| (l(*w) - l(*v)).abs()))
+                        .sum::<f64>()
+                };
+                d(a).partial_cmp(&d(b)).unwrap_or(std::cmp::Ordering::Equal)
+            })
+    }
+
     /// A table of every entry, for `tune --show`.
     pub fn table(&self) -> String {
         let mut out = format!("{}\n", self.device);
@@ -234,7 +263,11 @@ impl Database {
                 "  {:<7} {:<7} {:<16} {:>10.1} {:>8}  {}{}\n",
                 e.kernel,
                 e.toolchain.as_str(),
-                format!("{}x{}x{}", e.m, e.n, e.k),
+                match (&e.call, e.m) {
+                    // A spec's size is its dims; its rate is in its own unit.
+                    (Some(dims), 0) => dims.clone(),
+                    _ => format!("{}x{}x{}", e.m, e.n, e.k),
+                },
                 e.gflops,
                 e.vs_vendor.map_or("-".into(), |v| format!("{v:.2}")),
                 e.config.describe(),

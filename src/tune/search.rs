@@ -155,16 +155,13 @@ pub fn spec_unit(k: &UserKernel) -> &'static str {
     }
 }
 
-/// A user kernel's rate in its unit from a time.
-fn spec_rate(k: &UserKernel, inst: &crate::spec::Instance, ns: f64) -> f64 {
+/// A user kernel's rate in its unit (`spec_unit`) from a time.
+fn spec_rate(inst: &crate::spec::Instance, ns: f64) -> f64 {
     let secs = ns * 1e-9;
     match (inst.flops, inst.bytes) {
         (Some(f), _) => f / secs * 1e-9,
         (None, Some(b)) => b / secs * 1e-9,
-        (None, None) => {
-            let _ = k;
-            1.0 / secs
-        }
+        (None, None) => 1.0 / secs,
     }
 }
 
@@ -625,7 +622,7 @@ fn measure_spec(
             prepared: &p,
             flush: None,
         };
-        let rate = |ns: f64| spec_rate(kernel, &inst, ns);
+        let rate = |ns: f64| spec_rate(&inst, ns);
         match time_point(&mut runner, p.check_ns, rate, plan, opts, best) {
             Ok((g, stats, pruned)) => {
                 record.gflops = Some(g);
