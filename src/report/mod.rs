@@ -122,13 +122,16 @@ pub(crate) struct Chart {
 
 /// What a finding is about. The summary takes the largest finding of each
 /// topic first, in this order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub(crate) enum Topic {
     VsVendor,
     Toolchains,
     /// The SIMT family against cuBLAS, and where its time goes (ncu).
     Simt,
     Tuning,
+    /// Users' kernels from spec files.
+    UserKernels,
     RegisterCaps,
     Tiling,
     Hints,
@@ -139,8 +142,6 @@ pub(crate) enum Topic {
     Kepler,
     /// Compilers across architectures: the atlas, compiled offline.
     Offline,
-    /// Users' kernels from spec files.
-    UserKernels,
 }
 
 impl Topic {
@@ -180,7 +181,7 @@ impl Topic {
 }
 
 /// One thing the data shows, with the numbers and where to see them.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub(crate) struct Finding {
     pub topic: Topic,
     /// The finding in full (Markdown), as listed under "All findings".
@@ -283,6 +284,37 @@ fn summary<'a>(findings: &[&'a Finding]) -> Vec<&'a Finding> {
     chosen.truncate(SUMMARY_MAX);
     chosen.sort_by_key(|&i| (ranked[i].topic, i));
     chosen.into_iter().map(|i| ranked[i]).collect()
+}
+
+/// Every finding as data, next to report.md: `findings.json`, one object per
+/// finding with its topic, section, words, chart, anchor, weight and whether the
+/// summary shows it, so a reader can query them without parsing the Markdown.
+fn write_findings(out: &std::path::Path, sections: &[Section], chosen: &[&Finding]) -> Result<()> {
+    #[derive(serde::Serialize)]
+    struct Entry<'a> {
+        section: &'a str,
+        topic_name: &'static str,
+        in_summary: bool,
+        #[serde(flatten)]
+        finding: &'a Finding,
+    }
+    let entries: Vec<Entry> = sections
+        .iter()
+        .flat_map(|s| {
+            s.findings.iter().map(move |f| Entry {
+                section: &s.title,
+                topic_name: f.topic.name(),
+                in_summary: chosen.iter().any(|c| std::ptr::eq(*c, f)),
+                finding: f,
+            })
+        })
+        .collect();
+    let path = out.join("findings.json");
+    let text = serde_json::to_string_pretty(&entries).map_err(|e| Error::Data {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    fs::write(&path, text).map_err(|e| Error::io(&path, e))
 }
 
 /// "## Summary" and "## All findings".
@@ -462,6 +494,16 @@ fn generate_with(
 
     let path = opts.out.join("report.md");
     fs::write(&path, &doc).map_err(|e| Error::io(&path, e))?;
+    write_findings(
+        &opts.out,
+        &sections,
+        &summary(
+            &sections
+                .iter()
+                .flat_map(|s| s.findings.iter())
+                .collect::<Vec<_>>(),
+        ),
+    )?;
     Ok(Outcome {
         markdown: path,
         charts: ctx.written,
@@ -755,7 +797,12 @@ mod tests {
         // offline ones below; with the family's, each of ten topics gets one place).
         let topics: Vec<Topic> = Topic::ALL
             .into_iter()
-            .filter(|t| !matches!(t, Topic::Kepler | Topic::Offline | Topic::Simt))
+            .filter(|t| {
+                !matches!(
+                    t,
+                    Topic::Kepler | Topic::Offline | Topic::Simt | Topic::UserKernels
+                )
+            })
             .collect();
         assert_eq!(topics.len(), 9);
         let mut all = Vec::new();
