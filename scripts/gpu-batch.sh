@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -452,6 +452,25 @@ specs)
     --max-configs 40 --time-limit 15 --top 3 --seed 23 --store "$W/store" --db "$W/tuned" --out "$W/tune-bandwidth"
   run tune-gemm 100 $G tune $D --spec specs/gemm-tutorial/myGEMM6.toml --sizes m=4096,n=4096,k=4096 \
     --max-configs 60 --time-limit 30 --top 3 --seed 23 --store "$W/store" --db "$W/tuned" --out "$W/tune-gemm"
+  ;;
+specs-2)
+  # Issue 23, second call: the spec tests again (the twin test now names the GPU), the
+  # register-cap sweep of the GEMM spec on both toolchains, and compare --tuned: every spec
+  # in each toolchain's best from the first call's database (results/h200/specs/tuned).
+  mkdir -p "$W/tests"
+  for t in .gpu/tests/spec_opencl-*; do
+    echo "== $t"; GEMMLAB_BIN=$PWD/$G GEMMLAB_REQUIRE_CUDA=1 timeout 150 "$t" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests/tests.txt"
+  grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
+  run sweep-registers-gemm 150 $G sweep registers $D --spec specs/gemm-tutorial/myGEMM6.toml \
+    --sizes m=4096,n=4096,k=4096 --caps none,255,168,128,96,64 --reps 10 --seed 23 --out "$W/sweep-registers-gemm"
+  BIG="n=134217728,nx=8192,ny=8192,p=8192,q=8192"
+  # (one size point per command: saxpy's n and the GEMM's n are different dimensions that share a name)
+  run compare-tuned 150 $G compare $D --tuned --db results/h200/specs/tuned --spec specs/saxpy/saxpy.toml \
+    --spec specs/stencil/stencil.toml --spec specs/tutorial-transpose/transpose.toml --spec specs/reduction/reduction.toml \
+    --sizes $BIG --reps 20 --seed 23 --out "$W/compare-tuned"
+  run compare-tuned-gemm 100 $G compare $D --tuned --db results/h200/specs/tuned --spec specs/gemm-tutorial/myGEMM6.toml \
+    --sizes m=4096,n=4096,k=4096 --reps 20 --seed 23 --out "$W/compare-tuned-gemm"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").

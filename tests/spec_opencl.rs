@@ -549,6 +549,8 @@ fn a_spec_with_one_language_is_not_applicable_on_the_other_toolchain() {
     };
     // Both toolchains on that GPU, chosen by its name.
     let name = gpu.info().name.clone();
+    // The child process opens the GPU itself: this process lets go of it first.
+    drop(gpu);
     let p = mutated("opencl-only", |t| t.replace("cuda = \"saxpy.cu\"", ""));
     let out = tmp("opencl-only-out");
     let o = gemmlab(&[
@@ -582,6 +584,8 @@ fn every_twin_spec_runs_checked_on_both_toolchains() {
         return;
     };
     let name = gpu.info().name.clone();
+    // The child process opens the GPU itself: this process lets go of it first.
+    drop(gpu);
     for (spec, sizes) in shipped() {
         let out = tmp(&format!(
             "both-{}",
@@ -602,7 +606,7 @@ fn every_twin_spec_runs_checked_on_both_toolchains() {
         ]);
         assert_eq!(o.status.code(), Some(0), "{spec}: {}", text(&o));
         let r = rows(&out);
-        assert_eq!(r.len(), 2, "{spec}: both toolchains");
+        assert_eq!(r.len(), 2, "{spec}: both toolchains: {}", text(&o));
         assert!(r.iter().all(|r| r["status"] == "ok"), "{spec}: {r:?}");
     }
 }
