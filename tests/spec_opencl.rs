@@ -10,8 +10,6 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use gemmlab::Backend;
-
 /// The binary under test: cargo's, or `GEMMLAB_BIN` where the test executable was
 /// carried to another machine (the GPU batches) and cargo's path does not exist.
 fn gemmlab(args: &[&str]) -> Output {
@@ -20,6 +18,27 @@ fn gemmlab(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the gemmlab binary runs")
+}
+
+/// The CUDA GPU's name, found by a child `gemmlab devices --json` so that this
+/// process opens no GPU of its own; a visible skip (a failure under
+/// GEMMLAB_REQUIRE_CUDA=1) without one.
+fn cuda_gpu_name(test: &str) -> Option<String> {
+    let o = gemmlab(&["devices", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+    let name = v["devices"].as_array().and_then(|d| {
+        d.iter()
+            .find(|d| d["toolchain"] == "cuda")
+            .and_then(|d| d["name"].as_str().map(str::to_string))
+    });
+    if name.is_none() {
+        let why = format!("no CUDA device ({})", v["unavailable"]);
+        if common::cuda_required() {
+            panic!("{test}: GEMMLAB_REQUIRE_CUDA=1 but {why}");
+        }
+        common::say(&format!("SKIPPED {test}: {why}"));
+    }
+    name
 }
 
 fn device() -> String {
@@ -542,15 +561,12 @@ fn build_and_ptx_take_a_spec_and_its_parameters() {
 
 #[test]
 fn a_spec_with_one_language_is_not_applicable_on_the_other_toolchain() {
-    let Some(gpu) =
-        common::cuda("a_spec_with_one_language_is_not_applicable_on_the_other_toolchain")
+    // Both toolchains on that GPU, chosen by its name.
+    let Some(name) =
+        cuda_gpu_name("a_spec_with_one_language_is_not_applicable_on_the_other_toolchain")
     else {
         return;
     };
-    // Both toolchains on that GPU, chosen by its name.
-    let name = gpu.info().name.clone();
-    // The child process opens the GPU itself: this process lets go of it first.
-    drop(gpu);
     let p = mutated("opencl-only", |t| t.replace("cuda = \"saxpy.cu\"", ""));
     let out = tmp("opencl-only-out");
     let o = gemmlab(&[
@@ -580,12 +596,9 @@ fn a_spec_with_one_language_is_not_applicable_on_the_other_toolchain() {
 
 #[test]
 fn every_twin_spec_runs_checked_on_both_toolchains() {
-    let Some(gpu) = common::cuda("every_twin_spec_runs_checked_on_both_toolchains") else {
+    let Some(name) = cuda_gpu_name("every_twin_spec_runs_checked_on_both_toolchains") else {
         return;
     };
-    let name = gpu.info().name.clone();
-    // The child process opens the GPU itself: this process lets go of it first.
-    drop(gpu);
     for (spec, sizes) in shipped() {
         let out = tmp(&format!(
             "both-{}",
