@@ -523,6 +523,13 @@ fn a_wrong_or_unwritten_output_is_never_a_speed() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("saxpy_missing"), "{}", text(&o));
+    let r = rows(&out);
+    let why = r[0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("entry point saxpy_missing is not in the opencl program")
+            && why.contains("saxpy.toml:"),
+        "{why}"
+    );
 }
 
 #[test]

@@ -324,6 +324,32 @@ pub fn prepare(
         }
     };
     attempt.build = Some(report.clone());
+    // Every entry point a launch names must be in the program: said with the spec's line.
+    if !report.kernels.is_empty() {
+        if let Some(l) = kernel
+            .launches
+            .iter()
+            .find(|l| report.kernel(&l.entry).is_none())
+        {
+            let mut have: Vec<&str> = report.kernels.iter().map(|k| k.name.as_str()).collect();
+            have.sort_unstable();
+            be.release_program(program);
+            attempt.status = Status::CompileError(format!(
+                "{}:{}: entry point {} is not in the {} program (it has {}){}",
+                kernel.path.display(),
+                l.line,
+                l.entry,
+                tc,
+                have.join(", "),
+                if tc == crate::backend::Toolchain::Cuda {
+                    "; declare CUDA entry points extern \"C\" so their names are not mangled"
+                } else {
+                    ""
+                }
+            ));
+            return attempt;
+        }
+    }
     let bound = match Bound::new(&mut be, program, kernel, inst, data) {
         Ok(b) => b,
         Err(e) => {
