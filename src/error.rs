@@ -138,22 +138,6 @@ pub fn parse_reps(s: &str) -> std::result::Result<usize, String> {
     }
 }
 
-/// `--batch`: `auto` (None) or launches per sample, at least 1.
-pub fn parse_batch(s: &str) -> std::result::Result<Option<usize>, String> {
-    if s.eq_ignore_ascii_case("auto") {
-        return Ok(None);
-    }
-    match s.parse::<usize>() {
-        Ok(0) => Err("a batch of 0 launches times nothing: give auto or 1 or more".into()),
-        Ok(v) if v > crate::measure::MAX_BATCH => Err(format!(
-            "{v} launches per sample is more than the {} gemmlab allows",
-            crate::measure::MAX_BATCH
-        )),
-        Ok(v) => Ok(Some(v)),
-        Err(_) => Err(format!("'{s}' is neither auto nor a count of launches")),
-    }
-}
-
 /// `--budget`: seconds of device time per point (positive), or `none`.
 pub fn parse_budget(s: &str) -> std::result::Result<Option<f64>, String> {
     if s.eq_ignore_ascii_case("none") {

@@ -504,7 +504,7 @@ pub struct CompareOptions {
     pub seed: u64,
     /// `compare --tuned`: each toolchain runs the configuration the database of
     /// bests holds for it (tuned at the nearest size), else the published defaults.
-    pub tuned: Option<crate::tune::bests::Database>,
+    pub tuned: Option<crate::bests::Database>,
 }
 
 /// The configuration of a kernel under user defines: those it declares apply,
@@ -659,7 +659,7 @@ pub fn run_compare(
 
 /// The point `compare --tuned` runs for a kernel on a toolchain, said aloud.
 fn tuned_point(
-    db: &crate::tune::bests::Database,
+    db: &crate::bests::Database,
     spec: &'static KernelSpec,
     toolchain: Toolchain,
     size: (usize, usize, usize),
@@ -672,7 +672,7 @@ fn tuned_point(
     let (config, hints, label) = match found {
         Some(b) => {
             let label = format!("tuned at {}x{}x{}", b.m, b.n, b.k);
-            let stale = if b.source != crate::tune::store::fnv1a(&spec.source(toolchain)) {
+            let stale = if b.source != crate::keys::fnv1a(&spec.source(toolchain)) {
                 " (the kernel source changed since)"
             } else {
                 ""

@@ -3,6 +3,7 @@
 
 pub mod atlas;
 pub mod backend;
+pub mod bests;
 pub mod error;
 
 pub use backend::nvrtc::{Arch, Nvrtc};
@@ -16,7 +17,9 @@ pub use gemm::problem::{Layout, Precision, Problem, Trans};
 pub mod clocks;
 pub mod experiment;
 pub mod gemm;
+pub mod kernel;
 pub mod kernels;
+pub mod keys;
 pub mod measure;
 pub mod occupancy;
 pub mod offline;

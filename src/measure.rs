@@ -103,6 +103,22 @@ pub const BATCH_BELOW_NS: f64 = 100_000.0;
 /// (0.5 us for CUDA events, about 1 us on NVIDIA OpenCL).
 pub const BATCH_TARGET_NS: f64 = 2_000_000.0;
 pub const MAX_BATCH: usize = 1000;
+/// `--batch`: `auto` (None) or launches per sample, at least 1.
+pub fn parse_batch(s: &str) -> std::result::Result<Option<usize>, String> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(None);
+    }
+    match s.parse::<usize>() {
+        Ok(0) => Err("a batch of 0 launches times nothing: give auto or 1 or more".into()),
+        Ok(v) if v > MAX_BATCH => Err(format!(
+            "{v} launches per sample is more than the {} gemmlab allows",
+            MAX_BATCH
+        )),
+        Ok(v) => Ok(Some(v)),
+        Err(_) => Err(format!("'{s}' is neither auto nor a count of launches")),
+    }
+}
+
 /// Warm-up stops once it has taken this long (after at least one launch).
 pub const WARMUP_BUDGET_NS: f64 = 2e9;
 /// Fewest timed repetitions a time budget may leave.

@@ -18,7 +18,8 @@ use crate::backend::{BuildReport, Compiler, DeviceInfo, KernelResources, Toolcha
 use crate::error::{Error, Result};
 use crate::experiment::{failed_row, Point};
 use crate::gemm::driver::Status;
-use crate::kernels::{Config, Hints, Kernel};
+use crate::kernel::Kernel;
+use crate::kernels::{Config, Hints};
 use crate::occupancy::{self, Occupancy};
 use crate::progress::Progress;
 use crate::results::Measurement;

@@ -16,13 +16,13 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Buffer, HostData, HostDataMut, Program, Toolchain};
+use crate::bests::Database;
 use crate::error::{Error, Result};
 use crate::gemm::check::Real;
 use crate::gemm::driver::{upload_real, Session};
 use crate::gemm::problem::{Matrix, Precision, Problem};
 use crate::gemm::stage::{self, Staged};
 use crate::kernels::{self, Config, KernelSpec};
-use crate::tune::bests::Database;
 
 /// The two kernels of the routine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -485,7 +485,7 @@ fn the_atlas_compiles_per_architecture_and_assembles_opencl_ptx() {
 /// and its PTX comes out through `ptx --spec --arch`.
 #[test]
 fn a_spec_compiles_offline_like_its_builtin_twin() {
-    use gemmlab::kernels::Kernel;
+    use gemmlab::kernel::Kernel;
     let user = gemmlab::spec::load_static(&["specs/gemm-tutorial/myGEMM6.toml".into()])
         .expect("the shipped spec loads")
         .remove(0);

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use gemmlab::kernels::{self, Config, Hints, Kernel};
+use gemmlab::kernel::Kernel;
+use gemmlab::kernels::{self, Config, Hints};
 use gemmlab::offline::{self, Target};
 use gemmlab::{occupancy, Backend, BuildReport, Error, KernelResources, Result};
 

@@ -136,7 +136,7 @@ pub struct Auto<T>(pub Option<T>);
 pub struct TimingArgs {
     /// Launches per timed sample: auto (kernels under 100 us are batched back to back
     /// between one pair of events, to ~2 ms samples) or a fixed count (1: one launch per sample).
-    #[arg(long, default_value = "auto", value_parser = |s: &str| gemmlab::error::parse_batch(s).map(Auto))]
+    #[arg(long, default_value = "auto", value_parser = |s: &str| gemmlab::measure::parse_batch(s).map(Auto))]
     pub batch: Auto<usize>,
     /// Seconds of device time one point's repetitions may take before they are cut
     /// (never below 5), or none.
@@ -298,7 +298,7 @@ pub struct CompareArgs {
     #[arg(long, conflicts_with_all = ["defines", "max_registers"])]
     pub tuned: bool,
     /// Directory of the database of bests that --tuned reads.
-    #[arg(long, default_value = gemmlab::tune::bests::DEFAULT_DIR)]
+    #[arg(long, default_value = gemmlab::bests::DEFAULT_DIR)]
     pub db: PathBuf,
     /// Keep the PTX of every build measured under OUT/ptx/ (one file per distinct listing).
     #[arg(long)]
@@ -458,7 +458,7 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
     }
     let tuned = if args.tuned {
         let name = infos.first().map(|d| d.name.clone()).unwrap_or_default();
-        let db = gemmlab::tune::bests::Database::load(&args.db, &name)?;
+        let db = gemmlab::bests::Database::load(&args.db, &name)?;
         if db.entries.is_empty() {
             eprintln!(
                 "note: no tuned configurations for {name} in {}: every kernel runs its published defaults",

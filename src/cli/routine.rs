@@ -7,13 +7,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use gemmlab::bests::Database;
 use gemmlab::gemm::check::check_widened;
 use gemmlab::gemm::driver::{read_c, vendor_call, Session};
 use gemmlab::gemm::problem::Matrix;
 use gemmlab::gemm::{parse_size, Operands, Reference};
 use gemmlab::measure::Stats;
 use gemmlab::routine::{upload_operand, Gemm};
-use gemmlab::tune::bests::Database;
 use gemmlab::{Backend, Error, Result};
 
 use super::compare::{seed_or_random, DeviceArgs, ProblemArgs};
@@ -39,7 +39,7 @@ pub struct GemmArgs {
     #[arg(long, value_parser = ["direct", "indirect"])]
     pub path: Option<String>,
     /// The database of bests (tuned configurations and crossover).
-    #[arg(long, default_value = gemmlab::tune::bests::DEFAULT_DIR)]
+    #[arg(long, default_value = gemmlab::bests::DEFAULT_DIR)]
     pub db: PathBuf,
 }
 

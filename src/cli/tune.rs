@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use gemmlab::bests::{self, Database};
 use gemmlab::kernels;
 use gemmlab::results::{Environment, Measurement, ResultWriter};
-use gemmlab::tune::bests::{self, Database};
 use gemmlab::tune::run::{run_tune, spaces, TuneOptions};
 use gemmlab::tune::search::{Budget, SearchOptions, SearchResult};
 use gemmlab::tune::space::{Space, SpaceRequest};
@@ -204,10 +204,10 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         .map(|s| s.backend.borrow().info().clone())
         .collect();
     let sizes = sizes_or_default(explicit, &infos, 256);
-    let all: Vec<gemmlab::kernels::Kernel> = kernels
+    let all: Vec<gemmlab::kernel::Kernel> = kernels
         .iter()
-        .map(|k| gemmlab::kernels::Kernel::Builtin(k))
-        .chain(specs.iter().map(|k| gemmlab::kernels::Kernel::User(k)))
+        .map(|k| gemmlab::kernel::Kernel::Builtin(k))
+        .chain(specs.iter().map(|k| gemmlab::kernel::Kernel::User(k)))
         .collect();
     let spaces = spaces(&sessions, &all, &request)?;
     for row in &spaces {

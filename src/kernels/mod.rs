@@ -3,13 +3,11 @@
 
 mod clblast;
 mod clblast_direct;
-mod kernel;
 mod lecture;
 mod simt;
 mod switches;
 mod tutorial;
 
-pub use kernel::Kernel;
 pub use switches::{Hints, Switch, SwitchUse, ALL as SWITCHES};
 
 use std::collections::BTreeMap;

@@ -343,7 +343,7 @@ pub struct SpecCompare<'a> {
     pub seed: u64,
     /// `compare --tuned`: each toolchain runs the configuration the database of
     /// bests holds for it (tuned at these dims, else the nearest), else the defaults.
-    pub tuned: Option<crate::tune::bests::Database>,
+    pub tuned: Option<crate::bests::Database>,
 }
 
 impl SpecCompare<'_> {
@@ -366,7 +366,7 @@ impl SpecCompare<'_> {
 /// The configuration each session runs under `compare --tuned`, said aloud.
 fn tuned_items(
     sessions: &[Session],
-    db: &crate::tune::bests::Database,
+    db: &crate::bests::Database,
     k: &UserKernel,
     dims: &Dims,
     progress: &Progress,

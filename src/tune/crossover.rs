@@ -18,7 +18,7 @@ use crate::measure::Stats;
 use crate::progress::Progress;
 use crate::routine::{upload_operand, Gemm, Path, Tuning};
 
-use super::bests::{Crossover, CrossoverPoint};
+use crate::bests::{Crossover, CrossoverPoint};
 
 /// Edges measured by default: from where the direct kernel is the only sensible
 /// choice to where the indirect one clearly wins on a GPU.

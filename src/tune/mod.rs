@@ -3,7 +3,6 @@
 //! anything is compiled; a strategy picks points; compilation runs on every CPU
 //! core while the device measures; every result goes to a per-device store.
 
-pub mod bests;
 pub mod crossover;
 pub mod grid;
 pub mod replay;

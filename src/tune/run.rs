@@ -7,16 +7,18 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::bests::{Best, Database};
 use super::search::{key_base, search, SearchOptions, SearchResult, Workload};
 use super::space::{Space, SpaceRequest};
-use super::store::{fnv1a, Phase, Record, Store};
+use super::store::{Phase, Record, Store};
 use crate::backend::Backend;
+use crate::bests::{Best, Database};
 use crate::error::{Error, Result};
 use crate::experiment::{measure_items, measure_vendor, refused_size, Lane, Point, Problem};
 use crate::gemm::driver::{Session, Source};
 use crate::gemm::problem::Template;
-use crate::kernels::{Kernel, KernelSpec};
+use crate::kernel::Kernel;
+use crate::kernels::KernelSpec;
+use crate::keys::fnv1a;
 use crate::measure::Plan;
 use crate::progress::Progress;
 use crate::results::{Measurement, ResultWriter};

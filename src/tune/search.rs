@@ -14,13 +14,14 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::space::{Candidate, Space};
-use super::store::{fnv1a, Key, Phase, Record, Store};
+use super::store::{Key, Phase, Record, Store};
 use super::strategy::{self, Rng};
 use crate::backend::{Artefact, Backend};
 use crate::error::{Error, Result};
 use crate::experiment::Problem;
 use crate::gemm::driver::{prepare_built, KernelRunner, Session, Status};
-use crate::kernels::Kernel;
+use crate::kernel::Kernel;
+use crate::keys::fnv1a;
 use crate::measure::{gflops, interleaved, CacheState, Plan, Stats, Timed};
 use crate::occupancy;
 use crate::progress::Progress;

@@ -12,7 +12,8 @@ use super::grid::Grid;
 use crate::backend::{DeviceInfo, Toolchain};
 use crate::error::{Error, Result};
 use crate::gemm::problem::Precision;
-use crate::kernels::{Config, Hints, Kernel, KernelSpec, SwitchUse, PRECISION};
+use crate::kernel::Kernel;
+use crate::kernels::{Config, Hints, KernelSpec, SwitchUse, PRECISION};
 
 /// Register caps tried by default: none, then the steps where a 256-thread
 /// group's occupancy changes on NVIDIA GPUs since Kepler (64K registers per SM).

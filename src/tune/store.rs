@@ -16,6 +16,7 @@ use crate::backend::{DeviceInfo, KernelResources, Toolchain};
 use crate::error::{Error, Result};
 use crate::gemm::driver::Status;
 use crate::kernels::{Config, Hints};
+use crate::keys::device_slug;
 use crate::measure::Stats;
 
 pub const FORMAT: u32 = 1;
@@ -97,38 +98,9 @@ pub struct Store {
     pub warnings: Vec<String>,
 }
 
-/// A device name as a file name: "NVIDIA H200" -> "nvidia-h200".
-pub fn device_slug(name: &str) -> String {
-    let lower: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    lower
-        .split('-')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("-")
-}
-
 /// A file name for the device: "nvidia-h200.jsonl".
 pub fn file_name(device: &DeviceInfo) -> String {
     format!("{}.jsonl", device_slug(&device.name))
-}
-
-/// FNV-1a, 64 bits: stable across Rust versions, unlike the std hasher.
-pub fn fnv1a(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
 }
 
 impl Store {
@@ -283,6 +255,7 @@ fn refuse_mix(path: &Path, have: &Header, want: &Header) -> Result<()> {
 mod tests {
     use super::*;
     use crate::backend::DeviceKind;
+    use crate::keys::fnv1a;
 
     fn device(name: &str) -> DeviceInfo {
         DeviceInfo {

@@ -7,7 +7,7 @@ use crate::backend::{CompileOptions, DeviceInfo, Toolchain};
 use crate::error::Result;
 use crate::spec::UserKernel;
 
-use super::{Config, Hints, KernelSpec};
+use crate::kernels::{Config, Hints, KernelSpec};
 
 #[derive(Debug, Clone, Copy)]
 pub enum Kernel {

@@ -81,7 +81,7 @@ pub struct CrossoverPoint {
 
 /// The database file of a device: "results/tuned/nvidia-h200.json".
 pub fn path_for(dir: &Path, device: &str) -> PathBuf {
-    dir.join(format!("{}.json", super::store::device_slug(device)))
+    dir.join(format!("{}.json", crate::keys::device_slug(device)))
 }
 
 impl Database {
