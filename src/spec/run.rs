@@ -341,7 +341,7 @@ pub fn prepare(
                 l.entry,
                 tc,
                 have.join(", "),
-                if tc == crate::backend::Toolchain::Cuda {
+                if tc.language() == crate::backend::Language::CudaCpp {
                     "; declare CUDA entry points extern \"C\" so their names are not mangled"
                 } else {
                     ""
