@@ -318,14 +318,13 @@ fn write_findings(out: &std::path::Path, sections: &[Section], chosen: &[&Findin
 }
 
 /// "## Summary" and "## All findings".
-fn findings_markdown(sections: &[Section]) -> String {
+fn findings_markdown(sections: &[Section], chosen: &[&Finding]) -> String {
     let all: Vec<&Finding> = sections.iter().flat_map(|s| s.findings.iter()).collect();
     let mut doc = String::from("## Summary\n\n");
     if all.is_empty() {
         doc.push_str("No findings: the results hold none of the data they are computed from.\n\n");
         return doc;
     }
-    let chosen = summary(&all);
     let topics: Vec<&str> = Topic::ALL.iter().map(|t| t.name()).collect();
     let _ = writeln!(
         doc,
@@ -486,7 +485,10 @@ fn generate_with(
         );
     }
 
-    doc.push_str(&findings_markdown(&sections));
+    // The summary is chosen once: the Markdown and findings.json say the same.
+    let all: Vec<&Finding> = sections.iter().flat_map(|s| s.findings.iter()).collect();
+    let chosen = summary(&all);
+    doc.push_str(&findings_markdown(&sections, &chosen));
     doc.push_str(&environment(&data));
     for s in &sections {
         doc.push_str(&s.markdown);

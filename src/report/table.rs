@@ -89,12 +89,7 @@ fn throttle_legend(rows: &[Measurement]) -> String {
 /// kernel x toolchain -> GFLOP/s (median, IQR), % of cuBLAS, registers, spills
 /// (store/load bytes), occupancy, check. Failure reasons follow as notes.
 pub fn compare_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
-    let mut kernels: Vec<&str> = Vec::new();
-    for r in rows {
-        if !kernels.contains(&r.kernel.as_str()) {
-            kernels.push(&r.kernel);
-        }
-    }
+    let kernels = kernels_in(rows);
     let mut header = vec!["kernel".to_string()];
     for tc in toolchains {
         for h in [
@@ -246,15 +241,21 @@ pub fn render(
     out
 }
 
-/// Users' kernels at one size: per toolchain the median time (IQR), GFLOP/s and
-/// GB/s where the spec states its work, registers, spills, occupancy, check.
-pub fn spec_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
+/// The kernels of `rows` in the order they first appear.
+fn kernels_in(rows: &[Measurement]) -> Vec<&str> {
     let mut kernels: Vec<&str> = Vec::new();
     for r in rows {
         if !kernels.contains(&r.kernel.as_str()) {
             kernels.push(&r.kernel);
         }
     }
+    kernels
+}
+
+/// Users' kernels at one size: per toolchain the median time (IQR), GFLOP/s and
+/// GB/s where the spec states its work, registers, spills, occupancy, check.
+pub fn spec_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
+    let kernels = kernels_in(rows);
     let mut header = vec!["kernel".to_string()];
     for tc in toolchains {
         for h in [

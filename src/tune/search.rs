@@ -529,6 +529,26 @@ fn new_record(key: Key, opts: &SearchOptions) -> Record {
     }
 }
 
+/// A point's record with its compile time, and its artefact; after a compile
+/// error (no artefact) the record is finished.
+fn start_record(
+    key: Key,
+    opts: &SearchOptions,
+    compiled: Result<Artefact>,
+) -> (Record, Option<Artefact>) {
+    let mut record = new_record(key, opts);
+    match compiled {
+        Ok(a) => {
+            record.compile_ms = Some(a.report.compile_ms);
+            (record, Some(a))
+        }
+        Err(e) => {
+            record.status = Status::CompileError(e.to_string());
+            (record, None)
+        }
+    }
+}
+
 /// Times a checked, prepared point from its checked run on: pruned (its one
 /// launch is its time) when that launch is `prune` times slower than the best
 /// so far, else timed with `plan`'s samples. Returns (rate, stats, pruned).
@@ -572,16 +592,11 @@ fn measure_spec(
     compiled: Result<Artefact>,
     best: f64,
 ) -> Record {
-    let mut record = new_record(key, opts);
     let t = Instant::now();
-    let artefact = match compiled {
-        Ok(a) => a,
-        Err(e) => {
-            record.status = Status::CompileError(e.to_string());
-            return record;
-        }
+    let (mut record, artefact) = start_record(key, opts, compiled);
+    let Some(artefact) = artefact else {
+        return record;
     };
-    record.compile_ms = Some(artefact.report.compile_ms);
     let config = record.key.config.clone();
     let hints = record.key.hints.clone();
     let inst = match kernel.instantiate(&config, dims) {
@@ -657,16 +672,11 @@ fn measure(
         return r;
     };
     let info = session.backend.borrow().info().clone();
-    let mut record = new_record(key, opts);
     let t = Instant::now();
-    let artefact = match compiled {
-        Ok(a) => a,
-        Err(e) => {
-            record.status = Status::CompileError(e.to_string());
-            return record;
-        }
+    let (mut record, artefact) = start_record(key, opts, compiled);
+    let Some(artefact) = artefact else {
+        return record;
     };
-    record.compile_ms = Some(artefact.report.compile_ms);
     let config = record.key.config.clone();
     let hints = record.key.hints.clone();
     let attempt = prepare_built(
