@@ -98,7 +98,7 @@ fn report_from_the_fixture() {
         .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
         .collect();
     assert!(
-        (1..=report::SUMMARY_MAX).contains(&items.len()),
+        (1..=gemmlab::analysis::SUMMARY_MAX).contains(&items.len()),
         "{items:#?}"
     );
     for i in &items {
@@ -626,7 +626,8 @@ mod offline {
 
     use gemmlab::backend::Toolchain;
     use gemmlab::gemm::driver::Status;
-    use gemmlab::report::{self, data};
+    use gemmlab::analysis::data;
+    use gemmlab::report;
     use gemmlab::results::{load_dir, Environment, Measurement, ResultWriter};
 
     use super::{chart_links, check_image, options, out_dir, FIXTURE};

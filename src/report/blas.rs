@@ -12,7 +12,7 @@ use crate::results::Measurement;
 use super::charts::{Bars, Figure, Panel, Style, XAxis};
 use super::compare::color;
 use super::data::{self, is_vendor, Rec};
-use super::{md, Ctx, Finding, Section, Topic};
+use super::{md, Ctx, Shown, Section, Topic};
 
 pub const BLAS: &str = "Other BLAS calls: double precision, layouts, transposes, alpha and beta";
 
@@ -173,7 +173,7 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
                     top.2
                 );
                 sec.findings.push(
-                    Finding::new(Topic::VsVendor, text.clone(), BLAS)
+                    Shown::legacy(Topic::VsVendor, text.clone(), BLAS)
                         .short(text)
                         .chart(Some(chart.svg.clone()))
                         .weight(1.0 - low),

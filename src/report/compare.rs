@@ -13,7 +13,7 @@ use crate::results::Measurement;
 
 use super::charts::{Bars, Figure, Line, Panel, RefLine, Style, XAxis};
 use super::data::{self, is_vendor, of_size, size_label, Rec};
-use super::{md, Ctx, Finding, Section, Topic, SAME_SPEED};
+use super::{md, Ctx, Shown, Section, Topic, SAME_SPEED};
 
 pub const CUDA_COLOR: RGBColor = RGBColor(118, 170, 0);
 pub const OPENCL_COLOR: RGBColor = RGBColor(31, 104, 180);
@@ -594,7 +594,7 @@ fn findings<'a>(
     sizes: &[(usize, usize, usize)],
     res_row: impl Fn(&str, Toolchain) -> Option<&'a Measurement>,
     chart_of: impl Fn((usize, usize, usize)) -> Option<String>,
-) -> Vec<Finding> {
+) -> Vec<Shown> {
     let mut out = Vec::new();
     let Some(&largest) = sizes.iter().find(|&&sz| {
         recs.iter()
@@ -682,7 +682,7 @@ fn findings<'a>(
             let _ = write!(f, " Other sizes: {}.", others.join("; "));
         }
         out.push(
-            Finding::new(Topic::VsVendor, f, SPEED)
+            Shown::legacy(Topic::VsVendor, f, SPEED)
                 .short(format!(
                     "At size {at} the fastest kernel reaches {}.",
                     md::join_and(&short_parts)
@@ -825,7 +825,7 @@ fn findings<'a>(
                 }
             };
             out.push(
-                Finding::new(Topic::Toolchains, text, RESOURCES)
+                Shown::legacy(Topic::Toolchains, text, RESOURCES)
                     .short(short)
                     .chart(chart.clone())
                     .weight(weight),
@@ -868,7 +868,7 @@ fn findings<'a>(
                 if names.len() == 1 { "has" } else { "have" }
             );
             out.push(
-                Finding::new(Topic::Toolchains, text, RESOURCES)
+                Shown::legacy(Topic::Toolchains, text, RESOURCES)
                     .short(short)
                     .chart(chart.clone())
                     .weight(hi),
@@ -887,7 +887,7 @@ fn findings<'a>(
                 SAME_SPEED * 100.0
             );
             out.push(
-                Finding::new(Topic::Toolchains, text, RESOURCES)
+                Shown::legacy(Topic::Toolchains, text, RESOURCES)
                     .short(short)
                     .chart(chart.clone()),
             );

@@ -14,7 +14,7 @@ use crate::results::Measurement;
 use super::charts::{Bars, Figure, Panel, Style, XAxis};
 use super::compare::color;
 use super::data::{self, is_vendor};
-use super::{md, Ctx, Finding, Section, Topic};
+use super::{md, Ctx, Shown, Section, Topic};
 
 pub const LECTURE: &str = "The lecture's kernels: which variant wins where";
 
@@ -211,7 +211,7 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
                 why
             );
             sec.findings.push(
-                Finding::new(
+                Shown::legacy(
                     Topic::Toolchains,
                     format!("The lecture on {line}."),
                     LECTURE,

@@ -1,6 +1,17 @@
-//! Markdown tables and the formatting of numbers in them. A value that was
-//! not measured is "-", one that was measured but is not known is "unknown";
-//! neither is ever shown as 0.
+//! Markdown tables and the one set of formatting helpers every section uses.
+//!
+//! The conventions, the same in tables and sentences:
+//! - a value that was not measured is "-" ([`MISSING`]); one that was measured
+//!   but is not known is "unknown" ([`UNKNOWN`]); neither is ever shown as 0;
+//! - a share of a reference (of cuBLAS, of a peak) is a percentage with one
+//!   decimal, "76.5%" ([`pct`]);
+//! - a change is signed with one decimal in tables, "+12.3%" ([`change`]), and
+//!   a whole percentage with its direction in sentences, "61% faster"
+//!   ([`faster`]); a change of `SAME_SPEED` or less is "about as fast";
+//! - a ratio has two decimals, "1.11" ([`ratio`]); a multiple of a reference
+//!   "0.55x" ([`times`]);
+//! - speeds are whole numbers (GFLOP/s, GB/s) ([`speed`]);
+//! - counts agree with their nouns: [`plural`] ("1 run", "3 runs"), [`verb`].
 
 use crate::results::Measurement;
 
@@ -107,6 +118,67 @@ pub fn gflops_spread(m: Option<&Measurement>) -> String {
             _ => gflops(m),
         },
         _ => gflops(m),
+    }
+}
+
+/// Not measured.
+pub const MISSING: &str = "-";
+/// Measured, but the value is not known.
+pub const UNKNOWN: &str = "unknown";
+
+/// The text, or "-" when there is none.
+pub fn or_missing(v: Option<&str>) -> String {
+    v.unwrap_or(MISSING).to_string()
+}
+
+/// A value, or "unknown" when it was not recorded.
+pub fn or_unknown<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or(UNKNOWN.into(), |v| v.to_string())
+}
+
+/// "1 run", "3 runs"; nouns ending in y, s, x or ch take their usual plural.
+pub fn plural(n: usize, one: &str) -> String {
+    if n == 1 {
+        return format!("1 {one}");
+    }
+    let many = if let Some(stem) = one.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'o'])) {
+        format!("{stem}ies")
+    } else if one.ends_with('s') || one.ends_with('x') || one.ends_with("ch") {
+        format!("{one}es")
+    } else {
+        format!("{one}s")
+    };
+    format!("{n} {many}")
+}
+
+/// The verb agreeing with a count: `verb(1, "is", "are")`.
+pub fn verb(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+/// A speed as a whole number.
+pub fn speed(v: f64) -> String {
+    format!("{v:.0}")
+}
+
+/// A multiple of a reference, "0.55x"; "-" when unknown.
+pub fn times(v: Option<f64>) -> String {
+    v.filter(|v| v.is_finite())
+        .map_or(MISSING.into(), |v| format!("{v:.2}x"))
+}
+
+/// A relative change in words: "61% faster", "6% slower", "about as fast".
+pub fn faster(change: f64) -> String {
+    if crate::analysis::stats::is_same(change) {
+        "about as fast".into()
+    } else if change > 0.0 {
+        format!("{:.0}% faster", change * 100.0)
+    } else {
+        format!("{:.0}% slower", -change * 100.0)
     }
 }
 
@@ -229,6 +301,20 @@ mod tests {
         );
         assert!(t.contains("| :--- | ---: | :--- |"), "{t}");
         assert_eq!(table(&h(&["a"]), &[]), "");
+    }
+
+    #[test]
+    fn plurals_and_words() {
+        assert_eq!(plural(1, "run"), "1 run");
+        assert_eq!(plural(3, "directory"), "3 directories");
+        assert_eq!(plural(2, "day"), "2 days");
+        assert_eq!(plural(2, "pass"), "2 passes");
+        assert_eq!(verb(2, "is", "are"), "are");
+        assert_eq!(faster(0.61), "61% faster");
+        assert_eq!(faster(-0.06), "6% slower");
+        assert_eq!(faster(0.02), "about as fast");
+        assert_eq!(times(Some(0.554)), "0.55x");
+        assert_eq!(or_unknown(None::<u32>), "unknown");
     }
 
     #[test]

@@ -5,7 +5,6 @@
 //! `charts/` as SVG and, when a TrueType font is found on the system, PNG.
 
 pub mod charts;
-pub mod data;
 pub mod fonts;
 pub mod md;
 pub mod table;
@@ -29,11 +28,10 @@ use std::path::PathBuf;
 use crate::backend::Toolchain;
 use crate::error::{Error, Result};
 
+use crate::analysis::{self, Finding, Kind, Topic, SUMMARY_MAX, SUMMARY_PER_TOPIC};
+pub(crate) use crate::analysis::{data, SAME_SPEED};
 use charts::{Figure, Written};
 use data::Data;
-
-/// Relative speed changes at or below this are reported as no change.
-pub const SAME_SPEED: f64 = 0.03;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -77,16 +75,7 @@ pub(crate) struct Ctx<'a> {
 impl Ctx<'_> {
     /// Writes a figure; returns the Markdown that shows it and the SVG's path.
     pub fn chart(&mut self, fig: &Figure, stem: &str, alt: &str) -> Result<Chart> {
-        let stem: String = stem
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let stem = chart_stem(stem);
         let dir = self.out.join("charts");
         let w = charts::write(fig, &dir, &stem, self.font.as_ref(), self.png)?;
         let svg = format!("charts/{stem}.svg");
@@ -120,110 +109,101 @@ pub(crate) struct Chart {
     pub svg: String,
 }
 
-/// What a finding is about. The summary takes the largest finding of each
-/// topic first, in this order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum Topic {
-    VsVendor,
-    Toolchains,
-    /// The SIMT family against cuBLAS, and where its time goes (ncu).
-    Simt,
-    Tuning,
-    /// Users' kernels from spec files.
-    UserKernels,
-    RegisterCaps,
-    Tiling,
-    Hints,
-    Jit,
-    Failures,
-    Clocks,
-    /// The tutorial's Kepler claims, from rows compiled offline for sm_35.
-    Kepler,
-    /// Compilers across architectures: the atlas, compiled offline.
-    Offline,
-}
-
-impl Topic {
-    const ALL: [Topic; 13] = [
-        Topic::VsVendor,
-        Topic::Toolchains,
-        Topic::Simt,
-        Topic::Tuning,
-        Topic::UserKernels,
-        Topic::RegisterCaps,
-        Topic::Tiling,
-        Topic::Hints,
-        Topic::Jit,
-        Topic::Failures,
-        Topic::Clocks,
-        Topic::Kepler,
-        Topic::Offline,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            Topic::VsVendor => "speed against cuBLAS",
-            Topic::Toolchains => "toolchain gap",
-            Topic::Simt => "the SIMT family against cuBLAS",
-            Topic::Tuning => "tuning",
-            Topic::RegisterCaps => "register caps",
-            Topic::Tiling => "tiling",
-            Topic::Hints => "hints",
-            Topic::Jit => "JIT",
-            Topic::Failures => "measurements without a speed",
-            Topic::Clocks => "throttling",
-            Topic::Kepler => "Kepler claims (offline)",
-            Topic::Offline => "compilers across architectures (offline)",
-            Topic::UserKernels => "your kernels",
-        }
+/// A topic's name in the summary's rule.
+fn topic_name(t: Topic) -> &'static str {
+    match t {
+        Topic::VsVendor => "speed against cuBLAS",
+        Topic::Toolchains => "toolchain gap",
+        Topic::Simt => "the SIMT family against cuBLAS",
+        Topic::Tuning => "tuning",
+        Topic::RegisterCaps => "register caps",
+        Topic::Tiling => "tiling",
+        Topic::Hints => "hints",
+        Topic::Jit => "JIT",
+        Topic::Failures => "measurements without a speed",
+        Topic::Clocks => "throttling",
+        Topic::Kepler => "Kepler claims (offline)",
+        Topic::Offline => "compilers across architectures (offline)",
+        Topic::UserKernels => "your kernels",
     }
 }
 
-/// One thing the data shows, with the numbers and where to see them.
-#[derive(Debug, Clone, serde::Serialize)]
-pub(crate) struct Finding {
-    pub topic: Topic,
-    /// The finding in full (Markdown), as listed under "All findings".
+/// What a finding says: in full (Markdown, under "All findings") and as one
+/// short sentence with its number for the summary.
+pub(crate) struct Words {
     pub text: String,
-    /// One short sentence with its number, for the summary; `None` for a
-    /// detail that only the full list needs (a roll-up finding covers it).
-    pub short: Option<String>,
-    /// The chart that shows it, relative to report.md.
-    pub chart: Option<String>,
+    pub short: String,
+}
+
+/// The words of every kind of finding: each section's renderer owns its kinds'.
+fn words(kind: &Kind) -> Words {
+    match kind {
+        Kind::Clocks(k) => clocks::words(k),
+        Kind::Failures(k) => failures_words(k),
+        Kind::Legacy { text, short, .. } => Words {
+            text: text.clone(),
+            short: short.clone().unwrap_or_else(|| text.clone()),
+        },
+    }
+}
+
+/// A finding as the report shows it: the data, its words, where it links.
+#[derive(Debug, Clone)]
+pub(crate) struct Shown {
+    pub finding: Finding,
+    pub text: String,
+    pub short: String,
     /// The anchor of the section with its numbers; the link when there is no chart.
     pub anchor: String,
-    /// The size of the effect it reports, a relative speed difference
-    /// (0.25 = 25%); ranks findings for the summary.
-    pub weight: f64,
+    /// The chart's SVG, relative to report.md.
+    pub chart: Option<String>,
 }
 
-impl Finding {
-    /// A finding that links to the section headed `heading`.
-    pub fn new(topic: Topic, text: String, heading: &str) -> Finding {
-        Finding {
-            topic,
-            text,
-            short: None,
-            chart: None,
+impl Shown {
+    /// A finding with its words, linking to the section headed `heading`.
+    pub fn new(finding: Finding, heading: &str) -> Shown {
+        let w = words(&finding.kind);
+        Shown {
+            chart: finding.chart.as_deref().map(chart_path),
+            finding,
+            text: w.text,
+            short: w.short,
             anchor: md::anchor(heading),
-            weight: 0.0,
         }
     }
 
-    pub fn short(mut self, s: String) -> Finding {
-        self.short = Some(s);
+    /// A finding of a section not yet on the typed model: its words only.
+    pub fn legacy(topic: Topic, text: String, heading: &str) -> Shown {
+        let kind = Kind::Legacy {
+            kind: "legacy",
+            text: text.clone(),
+            short: None,
+        };
+        Shown {
+            finding: Finding::new(topic, kind).detail(),
+            short: text.clone(),
+            text,
+            anchor: md::anchor(heading),
+            chart: None,
+        }
+    }
+
+    pub fn short(mut self, s: String) -> Shown {
+        self.finding.headline = true;
+        if let Kind::Legacy { short, .. } = &mut self.finding.kind {
+            *short = Some(s.clone());
+        }
+        self.short = s;
         self
     }
 
-    pub fn chart(mut self, path: Option<String>) -> Finding {
+    pub fn chart(mut self, path: Option<String>) -> Shown {
         self.chart = path;
         self
     }
 
-    pub fn weight(mut self, w: f64) -> Finding {
-        // A ratio of missing or zero speeds ranks last rather than first.
-        self.weight = if w.is_finite() { w.abs() } else { 0.0 };
+    pub fn weight(mut self, w: f64) -> Shown {
+        self.finding = self.finding.weight(w);
         self
     }
 
@@ -236,77 +216,72 @@ impl Finding {
     }
 }
 
+/// The SVG a chart stem is written to, relative to report.md.
+pub(crate) fn chart_path(stem: &str) -> String {
+    format!("charts/{}.svg", chart_stem(stem))
+}
+
+fn chart_stem(stem: &str) -> String {
+    stem.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// A part of the report: its Markdown and the findings it supports.
 #[derive(Default)]
 pub(crate) struct Section {
     /// The heading the section starts with; "All findings" groups by it.
     pub title: String,
     pub markdown: String,
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Shown>,
 }
 
-/// The most findings the summary shows.
-pub const SUMMARY_MAX: usize = 10;
-/// The most summary findings of one topic, so no topic crowds out the others.
-const SUMMARY_PER_TOPIC: usize = 2;
-
-/// The summary: the largest finding of each topic in `Topic` order, then the
-/// next largest by weight, at most `SUMMARY_PER_TOPIC` of a topic and
-/// `SUMMARY_MAX` in all; shown grouped by topic, largest first. With findings
-/// in more topics than places, the topics late in the order (the offline ones
-/// last) are left to "All findings".
-fn summary<'a>(findings: &[&'a Finding]) -> Vec<&'a Finding> {
-    let mut ranked: Vec<&Finding> = findings
-        .iter()
-        .copied()
-        .filter(|f| f.short.is_some())
-        .collect();
-    // Stable: equal weights keep the order the sections gave them.
-    ranked.sort_by(|a, b| b.weight.total_cmp(&a.weight));
-    let mut chosen: Vec<usize> = Vec::new();
-    for t in Topic::ALL {
-        if let Some(i) = ranked.iter().position(|f| f.topic == t) {
-            chosen.push(i);
+impl Section {
+    /// Adds the analysis's findings, linked to this section's heading.
+    pub fn show(&mut self, findings: &[Finding]) {
+        for f in findings {
+            let s = Shown::new(f.clone(), &self.title);
+            self.findings.push(s);
         }
     }
-    for (i, f) in ranked.iter().enumerate() {
-        if chosen.len() >= SUMMARY_MAX {
-            break;
-        }
-        let of_topic = chosen
-            .iter()
-            .filter(|&&c| ranked[c].topic == f.topic)
-            .count();
-        if !chosen.contains(&i) && of_topic < SUMMARY_PER_TOPIC {
-            chosen.push(i);
-        }
-    }
-    chosen.truncate(SUMMARY_MAX);
-    chosen.sort_by_key(|&i| (ranked[i].topic, i));
-    chosen.into_iter().map(|i| ranked[i]).collect()
 }
 
 /// Every finding as data, next to report.md: `findings.json`, one object per
-/// finding with its topic, section, words, chart, anchor, weight and whether the
-/// summary shows it, so a reader can query them without parsing the Markdown.
-fn write_findings(out: &std::path::Path, sections: &[Section], chosen: &[&Finding]) -> Result<()> {
+/// finding with its section, topic, kind and numbers, weight, chart, anchor,
+/// words and whether the summary shows it, so a reader can query them without
+/// parsing the Markdown.
+fn write_findings(out: &std::path::Path, sections: &[Section], chosen: &[usize]) -> Result<()> {
     #[derive(serde::Serialize)]
     struct Entry<'a> {
         section: &'a str,
         topic_name: &'static str,
         in_summary: bool,
+        anchor: &'a str,
+        chart_svg: Option<&'a str>,
+        text: &'a str,
+        short: &'a str,
         #[serde(flatten)]
         finding: &'a Finding,
     }
     let entries: Vec<Entry> = sections
         .iter()
-        .flat_map(|s| {
-            s.findings.iter().map(move |f| Entry {
-                section: &s.title,
-                topic_name: f.topic.name(),
-                in_summary: chosen.iter().any(|c| std::ptr::eq(*c, f)),
-                finding: f,
-            })
+        .flat_map(|s| s.findings.iter().map(move |f| (s, f)))
+        .enumerate()
+        .map(|(i, (s, f))| Entry {
+            section: &s.title,
+            topic_name: topic_name(f.finding.topic),
+            in_summary: chosen.contains(&i),
+            anchor: &f.anchor,
+            chart_svg: f.chart.as_deref(),
+            text: &f.text,
+            short: &f.short,
+            finding: &f.finding,
         })
         .collect();
     let path = out.join("findings.json");
@@ -318,14 +293,14 @@ fn write_findings(out: &std::path::Path, sections: &[Section], chosen: &[&Findin
 }
 
 /// "## Summary" and "## All findings".
-fn findings_markdown(sections: &[Section], chosen: &[&Finding]) -> String {
-    let all: Vec<&Finding> = sections.iter().flat_map(|s| s.findings.iter()).collect();
+fn findings_markdown(sections: &[Section], chosen: &[usize]) -> String {
+    let all: Vec<&Shown> = sections.iter().flat_map(|s| s.findings.iter()).collect();
     let mut doc = String::from("## Summary\n\n");
     if all.is_empty() {
         doc.push_str("No findings: the results hold none of the data they are computed from.\n\n");
         return doc;
     }
-    let topics: Vec<&str> = Topic::ALL.iter().map(|t| t.name()).collect();
+    let topics: Vec<&str> = Topic::ALL.iter().map(|&t| topic_name(t)).collect();
     let _ = writeln!(
         doc,
         "Chosen by one rule: the largest finding of each topic ({}) first, then the largest of the rest by the size of its effect (on speed, or on registers and spills in the offline topics), \
@@ -335,14 +310,9 @@ fn findings_markdown(sections: &[Section], chosen: &[&Finding]) -> String {
         SAME_SPEED * 100.0,
         all.len()
     );
-    for (i, f) in chosen.iter().enumerate() {
-        let _ = writeln!(
-            doc,
-            "{}. {} {}",
-            i + 1,
-            f.short.as_deref().unwrap_or(&f.text),
-            f.link()
-        );
+    for (i, &c) in chosen.iter().enumerate() {
+        let f = all[c];
+        let _ = writeln!(doc, "{}. {} {}", i + 1, f.short, f.link());
     }
     doc.push_str("\n## All findings\n\nGrouped by the section that holds their numbers; each links to its chart, or to its table where it has no chart.\n\n");
     for s in sections.iter().filter(|s| !s.findings.is_empty()) {
@@ -430,7 +400,7 @@ fn generate_with(
         offline::atlas(&mut ctx)?,
         offline::sweeps(&mut ctx)?,
         failures(&data),
-        clocks::section(&data),
+        clocks::section(&analysis::clocks::analyse(&data)),
     ];
     let findings: usize = sections.iter().map(|s| s.findings.len()).sum();
 
@@ -486,8 +456,11 @@ fn generate_with(
     }
 
     // The summary is chosen once: the Markdown and findings.json say the same.
-    let all: Vec<&Finding> = sections.iter().flat_map(|s| s.findings.iter()).collect();
-    let chosen = summary(&all);
+    let all: Vec<&Finding> = sections
+        .iter()
+        .flat_map(|s| s.findings.iter().map(|f| &f.finding))
+        .collect();
+    let chosen = analysis::summary(&all);
     doc.push_str(&findings_markdown(&sections, &chosen));
     doc.push_str(&environment(&data));
     for s in &sections {
@@ -496,16 +469,7 @@ fn generate_with(
 
     let path = opts.out.join("report.md");
     fs::write(&path, &doc).map_err(|e| Error::io(&path, e))?;
-    write_findings(
-        &opts.out,
-        &sections,
-        &summary(
-            &sections
-                .iter()
-                .flat_map(|s| s.findings.iter())
-                .collect::<Vec<_>>(),
-        ),
-    )?;
+    write_findings(&opts.out, &sections, &chosen)?;
     Ok(Outcome {
         markdown: path,
         charts: ctx.written,
@@ -660,87 +624,60 @@ fn environment(data: &Data) -> String {
 
 const FAILURES: &str = "Measurements without a speed";
 
-/// Every measurement made on a device without a speed, with the reason
-/// (offline rows have none by design: they are in the offline sections).
+/// Every measurement made on a device without a speed, with the reason.
 fn failures(data: &Data) -> Section {
-    let bad: Vec<data::Rec> = data.measured().filter(|r| !r.m.status.is_ok()).collect();
+    let a = analysis::failures::analyse(data);
     let mut sec = Section::default();
-    if bad.is_empty() {
+    if a.rows.is_empty() {
         return sec;
     }
     sec.title = FAILURES.to_string();
-    let mut s = format!("## {FAILURES}\n\n");
-    let rows: Vec<Vec<String>> = bad
+    let rows: Vec<Vec<String>> = a
+        .rows
         .iter()
-        .map(|r| {
-            let m = r.m;
+        .map(|m| {
             vec![
                 m.experiment.clone(),
                 m.kernel.clone(),
                 data::series_name(m),
-                m.label.clone().unwrap_or_else(|| "-".into()),
+                md::or_missing(m.label.as_deref()),
                 m.size_label(),
                 m.status.label().to_string(),
-                m.status.reason().map_or("-".into(), md::short_reason),
+                md::or_missing(m.status.reason().map(md::short_reason).as_deref()),
             ]
         })
         .collect();
-    s.push_str(&md::table(
-        &md::h(&[
-            "experiment",
-            "kernel",
-            "toolchain",
-            "point",
-            "size",
-            "status",
-            "reason",
-        ]),
-        &rows,
-    ));
-    s.push('\n');
-    sec.markdown = s;
-    let mut by_status: Vec<(&str, usize)> = Vec::new();
-    for r in &bad {
-        let l = r.m.status.label();
-        match by_status.iter_mut().find(|(x, _)| *x == l) {
-            Some((_, c)) => *c += 1,
-            None => by_status.push((l, 1)),
-        }
-    }
-    let what: Vec<String> = by_status.iter().map(|(l, c)| format!("{c} {l}")).collect();
-    let examples: Vec<String> = bad
-        .iter()
-        .take(4)
-        .map(|r| {
-            format!(
-                "{} on {} at {} ({})",
-                r.m.kernel,
-                data::series_name(r.m),
-                r.m.size_label(),
-                r.m.status.label()
-            )
-        })
-        .collect();
-    let total = data.measured().count();
-    let text = format!(
-        "**No speed for {} of {total} measurements**: {}; e.g. {}. They are listed with their reasons under \"{FAILURES}\" and left out of every comparison.",
-        bad.len(),
-        what.join(", "),
-        examples.join("; ")
-    );
-    let short = format!(
-        "{} of {total} measurements {} no speed ({}) and {} left out of every comparison.",
-        bad.len(),
-        if bad.len() == 1 { "has" } else { "have" },
-        what.join(", "),
-        if bad.len() == 1 { "is" } else { "are" }
-    );
-    sec.findings.push(
-        Finding::new(Topic::Failures, text, FAILURES)
-            .short(short)
-            .weight(bad.len() as f64 / total.max(1) as f64),
-    );
+    let head = ["experiment", "kernel", "toolchain", "point", "size", "status", "reason"];
+    sec.markdown = format!("## {FAILURES}\n\n{}\n", md::table(&md::h(&head), &rows));
+    sec.show(&a.findings);
     sec
+}
+
+fn failures_words(k: &analysis::failures::Kind) -> Words {
+    let analysis::failures::Kind::NoSpeed {
+        without,
+        of,
+        by_status,
+        examples,
+    } = k;
+    let what: Vec<String> = by_status.iter().map(|(l, c)| format!("{c} {l}")).collect();
+    let examples: Vec<String> = examples
+        .iter()
+        .map(|[k, t, size, status]| format!("{k} on {t} at {size} ({status})"))
+        .collect();
+    Words {
+        text: format!(
+            "**No speed for {without} of {of} measurements**: {}; e.g. {}. They are listed with their reasons under \"{FAILURES}\" and left out of every comparison.",
+            what.join(", "),
+            examples.join("; ")
+        ),
+        short: format!(
+            "{without} of {of} measurements {} no speed ({}) and {} left out of every comparison.",
+            md::verb(*without, "has", "have"),
+            what.join(", "),
+            md::verb(*without, "is", "are")
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -787,117 +724,13 @@ mod tests {
         let _ = fs::remove_dir_all(&out);
     }
 
-    fn finding(topic: Topic, name: &str, weight: f64) -> Finding {
-        Finding::new(topic, format!("**{name}** in full."), "Some section")
-            .short(format!("{name} at {:.0}%.", weight * 100.0))
-            .weight(weight)
-    }
-
-    #[test]
-    fn summary_takes_each_topic_first_then_by_weight_at_most_ten() {
-        // The nine topics of a run on a device without the SIMT family (the
-        // offline ones below; with the family's, each of ten topics gets one place).
-        let topics: Vec<Topic> = Topic::ALL
-            .into_iter()
-            .filter(|t| {
-                !matches!(
-                    t,
-                    Topic::Kepler | Topic::Offline | Topic::Simt | Topic::UserKernels
-                )
-            })
-            .collect();
-        assert_eq!(topics.len(), 9);
-        let mut all = Vec::new();
-        for (ti, &t) in topics.iter().enumerate() {
-            for j in 0..5 {
-                // Topics late in the order carry the largest weights.
-                all.push(finding(
-                    t,
-                    &format!("{t:?}{j}"),
-                    (ti * 10 + j) as f64 / 100.0,
-                ));
-            }
-        }
-        // A detail without a short sentence is never chosen, however large.
-        let mut detail = finding(Topic::Jit, "detail", 9.0);
-        detail.short = None;
-        all.push(detail);
-        let refs: Vec<&Finding> = all.iter().collect();
-        let chosen = summary(&refs);
-        assert_eq!(chosen.len(), SUMMARY_MAX);
-        for &t in &topics {
-            let n = chosen.iter().filter(|f| f.topic == t).count();
-            assert!(
-                (1..=SUMMARY_PER_TOPIC).contains(&n),
-                "{t:?}: {n} in the summary"
-            );
-        }
-        assert!(chosen.iter().all(|f| f.short.is_some()));
-        // Within a topic the largest comes first, and topics keep their order.
-        assert_eq!(chosen[0].short.as_deref(), Some("VsVendor4 at 4%."));
-        assert!(chosen.windows(2).all(|w| w[0].topic <= w[1].topic));
-        // The one place after one per topic (nine topics) goes to the largest weight left.
-        let seconds: Vec<Topic> = topics
-            .iter()
-            .copied()
-            .filter(|t| chosen.iter().filter(|f| f.topic == *t).count() == 2)
-            .collect();
-        assert_eq!(seconds, [Topic::Clocks]);
-    }
-
-    #[test]
-    fn with_more_topics_than_places_the_last_topics_wait_for_all_findings() {
-        let mut all = Vec::new();
-        for (ti, t) in Topic::ALL.into_iter().enumerate() {
-            for j in 0..3 {
-                all.push(finding(t, &format!("{t:?}{j}"), (ti * 10 + j) as f64));
-            }
-        }
-        let refs: Vec<&Finding> = all.iter().collect();
-        let chosen = summary(&refs);
-        assert_eq!(chosen.len(), SUMMARY_MAX);
-        let topics: Vec<Topic> = chosen.iter().map(|f| f.topic).collect();
-        assert_eq!(topics, Topic::ALL[..SUMMARY_MAX].to_vec());
-        assert_eq!(
-            Topic::ALL[SUMMARY_MAX..],
-            [Topic::Clocks, Topic::Kepler, Topic::Offline]
-        );
-        // Each is its topic's largest.
-        assert!(chosen
-            .iter()
-            .all(|f| f.short.as_deref().is_some_and(|s| s.contains("2 at"))));
-        // Only offline topics: up to two each.
-        let offline: Vec<Finding> = all
-            .iter()
-            .filter(|f| matches!(f.topic, Topic::Kepler | Topic::Offline))
-            .cloned()
-            .collect();
-        let refs: Vec<&Finding> = offline.iter().collect();
-        let chosen = summary(&refs);
-        assert_eq!(chosen.len(), 2 * SUMMARY_PER_TOPIC);
-        assert_eq!(chosen[0].topic, Topic::Kepler);
-    }
-
-    #[test]
-    fn a_summary_of_few_findings_takes_them_all() {
-        let all = [
-            finding(Topic::Tiling, "tiles", 0.2),
-            finding(Topic::VsVendor, "best", 0.3),
-        ];
-        let refs: Vec<&Finding> = all.iter().collect();
-        let chosen = summary(&refs);
-        assert_eq!(chosen.len(), 2);
-        assert_eq!(chosen[0].topic, Topic::VsVendor, "shown in topic order");
-        assert_eq!(summary(&[]).len(), 0);
-    }
-
     #[test]
     fn findings_link_to_their_chart_or_their_section() {
-        let f = Finding::new(Topic::Hints, "x".into(), "Compiler hints (hints)");
+        let f = Shown::legacy(Topic::Hints, "x".into(), "Compiler hints (hints)");
         assert_eq!(f.link(), "[table](#compiler-hints-hints)");
         let f = f.chart(Some("charts/a b.svg".into()));
         assert_eq!(f.link(), "[chart](charts/a%20b.svg)");
-        assert_eq!(f.weight(f64::NAN).weight, 0.0, "no speed ranks last");
+        assert_eq!(f.weight(f64::NAN).finding.weight, 0.0, "no speed ranks last");
     }
 
     use crate::backend::KernelResources;

@@ -27,7 +27,7 @@ use crate::results::Measurement;
 use super::charts::{Figure, Line, Panel, Style, XAxis};
 use super::data::{self, arch_of, arch_order, kernel_order, Rec};
 use super::sweeps::tile_of;
-use super::{md, Ctx, Finding, Section, Topic};
+use super::{md, Ctx, Shown, Section, Topic};
 
 pub(crate) const ATLAS: &str = "Compilers across architectures (offline)";
 pub(crate) const KEPLER: &str = "Kepler: the tutorial's claims on sm_35 (NVRTC 11.8, offline)";
@@ -720,7 +720,7 @@ fn opencl_origin(cells: &[Cell], comps: &[Compiler]) -> String {
 }
 
 /// The rows a compiler could not build, with the first line of its log.
-fn refusals(cells: &[Cell]) -> Option<Finding> {
+fn refusals(cells: &[Cell]) -> Option<Shown> {
     let bad: Vec<&Cell> = cells
         .iter()
         .filter(|c| c.m.resources.is_none() && !matches!(c.m.status, Status::Ok))
@@ -784,7 +784,7 @@ fn refusals(cells: &[Cell]) -> Option<Finding> {
         )
     );
     Some(
-        Finding::new(Topic::Offline, text, ATLAS)
+        Shown::legacy(Topic::Offline, text, ATLAS)
             .short(short)
             .weight(bad.len() as f64 / cells.len().max(1) as f64),
     )
@@ -797,7 +797,7 @@ fn kernel_finding(
     cells: &[Cell],
     archs: &[String],
     comps: &[Compiler],
-) -> Option<Finding> {
+) -> Option<Shown> {
     let mut parts = Vec::new();
     for c in comps {
         let at = registers_along(cells, k, archs, c);
@@ -836,7 +836,7 @@ fn kernel_finding(
     } else {
         format!("spills: {}", spills.join(", "))
     };
-    Some(Finding::new(
+    Some(Shown::legacy(
         Topic::Offline,
         format!(
             "**{k} across architectures** (published defaults, offline): {}; {spill}.",
@@ -853,7 +853,7 @@ fn generation_finding(
     kernels: &[String],
     archs: &[String],
     comps: &[Compiler],
-) -> Option<(Finding, String)> {
+) -> Option<(Shown, String)> {
     let nvrtc: Vec<&Compiler> = comps.iter().filter(|c| !c.opencl).collect();
     if nvrtc.len() < 2 {
         return None;
@@ -901,7 +901,7 @@ fn generation_finding(
             "Consecutive NVRTC versions give the same registers in all {pairs} (kernel, architecture) pairs the atlas has."
         );
         return Some((
-            Finding::new(Topic::Offline, text, ATLAS).short(short),
+            Shown::legacy(Topic::Offline, text, ATLAS).short(short),
             kernels.first().cloned().unwrap_or_default(),
         ));
     };
@@ -919,7 +919,7 @@ fn generation_finding(
         rel(r1, r0)
     );
     Some((
-        Finding::new(Topic::Offline, text, ATLAS)
+        Shown::legacy(Topic::Offline, text, ATLAS)
             .short(short)
             .weight(ch),
         k.clone(),
@@ -932,7 +932,7 @@ fn arch_finding(
     kernels: &[String],
     archs: &[String],
     comps: &[Compiler],
-) -> Option<(Finding, String)> {
+) -> Option<(Shown, String)> {
     // (spread, kernel, compiler, (arch, regs) low, (arch, regs) high)
     type Spread<'x> = (
         f64,
@@ -972,7 +972,7 @@ fn arch_finding(
         c.name, lo.1, lo.0, hi.1, hi.0
     );
     Some((
-        Finding::new(Topic::Offline, text, ATLAS)
+        Shown::legacy(Topic::Offline, text, ATLAS)
             .short(short)
             .weight(spread),
         k.clone(),
@@ -985,7 +985,7 @@ fn front_end_finding(
     kernels: &[String],
     archs: &[String],
     comps: &[Compiler],
-) -> Option<(Finding, String)> {
+) -> Option<(Shown, String)> {
     let mut fewer = 0;
     let mut more = 0;
     let mut same = 0;
@@ -1028,7 +1028,7 @@ fn front_end_finding(
     let Some((ch, k, a, n, o, rn, ro)) = best else {
         let text = format!("**OpenCL's front end against NVRTC, same ptxas release**: {counts}.");
         return Some((
-            Finding::new(Topic::Offline, text, ATLAS)
+            Shown::legacy(Topic::Offline, text, ATLAS)
                 .short(format!("Assembled by the same CUDA release's ptxas, OpenCL's PTX and NVRTC give the same registers in all {total} (kernel, architecture) pairs.")),
             kernels.first().cloned().unwrap_or_default(),
         ));
@@ -1044,14 +1044,14 @@ fn front_end_finding(
         n.name
     );
     Some((
-        Finding::new(Topic::Offline, text, ATLAS)
+        Shown::legacy(Topic::Offline, text, ATLAS)
             .short(short)
             .weight(ch),
         k.clone(),
     ))
 }
 
-fn spill_finding(cells: &[Cell], archs: &[String], comps: &[Compiler]) -> Finding {
+fn spill_finding(cells: &[Cell], archs: &[String], comps: &[Compiler]) -> Shown {
     let with_report: Vec<&Cell> = cells
         .iter()
         .filter(|c| data::spill_bytes(c.m).is_some())
@@ -1074,7 +1074,7 @@ fn spill_finding(cells: &[Cell], archs: &[String], comps: &[Compiler]) -> Findin
             comps.len(),
             with_report.len()
         );
-        return Finding::new(Topic::Offline, text, ATLAS).short(short);
+        return Shown::legacy(Topic::Offline, text, ATLAS).short(short);
     }
     let items: Vec<String> = spilling
         .iter()
@@ -1111,7 +1111,7 @@ fn spill_finding(cells: &[Cell], archs: &[String], comps: &[Compiler]) -> Findin
         ),
         None => format!("{} atlas rows spill.", spilling.len()),
     };
-    Finding::new(Topic::Offline, text, ATLAS)
+    Shown::legacy(Topic::Offline, text, ATLAS)
         .short(short)
         .weight(spilling.len() as f64 / with_report.len().max(1) as f64)
 }
@@ -1318,7 +1318,7 @@ fn kernel6_registers(s: &mut String, sec: &mut Section, cells: &[Cell], limits: 
     s.push('\n');
     short.push('.');
     sec.findings.push(
-        Finding::new(
+        Shown::legacy(
             Topic::Kepler,
             format!("**Kernel 6 on {KEPLER_ARCH} (NVRTC 11.8)**: {}", t.trim()),
             KEPLER,
@@ -1463,7 +1463,7 @@ fn volatile(s: &mut String, sec: &mut Section, cells: &[Cell]) {
     s.push_str(&text);
     s.push_str("\n\n");
     sec.findings.push(
-        Finding::new(Topic::Kepler, text, KEPLER)
+        Shown::legacy(Topic::Kepler, text, KEPLER)
             .short(format!(
                 "On {KEPLER_ARCH} with NVRTC 11.8, `VOLATILE_IDX=1` {verb}, with {spill}; {occ_text}."
             ))
@@ -1575,7 +1575,7 @@ fn caps(s: &mut String, sec: &mut Section, cells: &[Cell]) {
             "**Register caps on kernel 6, {KEPLER_ARCH} (NVRTC 11.8)**: the sweep has no cap of {CAP_127}; {spill_text}. `{REGISTERS_CMD} --kernels 6` adds it."
         );
         let _ = writeln!(s, "{text}\n");
-        sec.findings.push(Finding::new(Topic::Kepler, text, KEPLER));
+        sec.findings.push(Shown::legacy(Topic::Kepler, text, KEPLER));
         return;
     };
     let r127 = data::registers(c127.m);
@@ -1621,7 +1621,7 @@ fn caps(s: &mut String, sec: &mut Section, cells: &[Cell]) {
     let mut short = format!("On {KEPLER_ARCH} with NVRTC 11.8, {what} for kernel 6");
     let _ = write!(short, "; {spill_text}.");
     sec.findings.push(
-        Finding::new(Topic::Kepler, text, KEPLER)
+        Shown::legacy(Topic::Kepler, text, KEPLER)
             .short(short)
             .weight(b127.map_or(0.0, |b| if b > 0 { 1.0 } else { 0.0 })),
     );
@@ -1728,7 +1728,7 @@ fn tiles(s: &mut String, sec: &mut Section, cells: &[Cell], offline: &[Rec]) {
         _ => 0.0,
     };
     sec.findings.push(
-        Finding::new(Topic::Kepler, text, KEPLER)
+        Shown::legacy(Topic::Kepler, text, KEPLER)
             .short(short)
             .weight(weight),
     );

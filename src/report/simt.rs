@@ -17,7 +17,7 @@ use super::charts::{Bars, Figure, Panel, RefLine, Style, XAxis};
 use super::compare::{color, VENDOR_COLOR};
 use super::data::{self, is_vendor, Data, Rec};
 use super::simt_profile;
-use super::{md, ncu, Ctx, Finding, Section, Topic};
+use super::{md, ncu, Ctx, Shown, Section, Topic};
 
 pub const SIMT: &str = "The SIMT family against cuBLAS: where the rest goes";
 
@@ -302,7 +302,7 @@ pub(crate) fn section(ctx: &mut Ctx, from: &[PathBuf]) -> Result<Section> {
 
     // The table per device, and the findings from its ratios.
     let mut tables = String::new();
-    let mut ratio_findings: Vec<Finding> = Vec::new();
+    let mut ratio_findings: Vec<Shown> = Vec::new();
     for (device, rows) in &per_device {
         let _ = writeln!(tables, "### {device}\n");
         let mut table = Vec::new();
@@ -368,7 +368,7 @@ pub(crate) fn section(ctx: &mut Ctx, from: &[PathBuf]) -> Result<Section> {
     sec.findings = ratio_findings;
     if let Some((text, short, weight)) = profile.finding {
         sec.findings.push(
-            Finding::new(Topic::Simt, text, SIMT)
+            Shown::legacy(Topic::Simt, text, SIMT)
                 .short(short)
                 .weight(weight),
         );
@@ -475,7 +475,7 @@ fn ratio_figure(per_device: &[(&str, Vec<SizeRows>)], sizes: usize, suffix: &str
 
 /// Per toolchain the family's ratio to cuBLAS at the headline sizes, and the
 /// size where the family (its best toolchain) is furthest from cuBLAS.
-fn findings(device: &str, rows: &[SizeRows], name_device: bool) -> Vec<Finding> {
+fn findings(device: &str, rows: &[SizeRows], name_device: bool) -> Vec<Shown> {
     let on = if name_device {
         format!(" on {device}")
     } else {
@@ -520,7 +520,7 @@ fn findings(device: &str, rows: &[SizeRows], name_device: bool) -> Vec<Finding> 
                 .collect();
             let tc = data::toolchain_name(t);
             out.push(
-                Finding::new(
+                Shown::legacy(
                     Topic::Simt,
                     format!(
                         "**{tc} {k}{on}** at its tuned configuration: {} (cuBLAS SGEMM in the same run).",
@@ -552,7 +552,7 @@ fn findings(device: &str, rows: &[SizeRows], name_device: bool) -> Vec<Finding> 
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .unwrap_or(&best[0]);
             out.push(
-                Finding::new(
+                Shown::legacy(
                     Topic::Simt,
                     format!(
                         "**The SIMT family{on} is furthest from cuBLAS at {size}**: {v:.2}x at best ({}), \

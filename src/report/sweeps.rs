@@ -11,7 +11,7 @@ use crate::results::Measurement;
 use super::charts::{Bars, Figure, Line, Panel, Style, XAxis};
 use super::compare::{color, find, size_label_long, vendor_at, VENDOR_COLOR};
 use super::data::{self, is_vendor, of_size, size_label, Rec};
-use super::{md, Ctx, Finding, Section, Topic, SAME_SPEED};
+use super::{md, Ctx, Shown, Section, Topic, SAME_SPEED};
 
 const REGISTERS: &str = "Register cap sweep (registers)";
 const TILING: &str = "Register tiling: RX x RY (tiling)";
@@ -262,7 +262,7 @@ fn register_finding(
     size: (usize, usize, usize),
     at: &[&Measurement],
     tcs: &[Toolchain],
-) -> Option<Finding> {
+) -> Option<Shown> {
     let k = if switches == "published" {
         format!("{kernel} (published)")
     } else {
@@ -430,7 +430,7 @@ fn register_finding(
         )
     };
     Some(
-        Finding::new(Topic::RegisterCaps, f, REGISTERS)
+        Shown::legacy(Topic::RegisterCaps, f, REGISTERS)
             .short(short)
             .weight(weight),
     )
@@ -621,7 +621,7 @@ fn tiling_finding(
     recs: &[Rec],
     tcs: &[Toolchain],
     device: Option<&str>,
-) -> Option<((usize, usize, usize), Finding)> {
+) -> Option<((usize, usize, usize), Shown)> {
     let (cu, ocl) = (Toolchain::Cuda, Toolchain::OpenCl);
     if !tcs.contains(&cu) || !tcs.contains(&ocl) {
         return None;
@@ -726,7 +726,7 @@ fn tiling_finding(
         let weight = (o84.0 / o44.0 - 1.0).abs().max((c84.0 / c44.0 - 1.0).abs());
         return Some((
             size,
-            Finding::new(Topic::Tiling, f, TILING)
+            Shown::legacy(Topic::Tiling, f, TILING)
                 .short(short)
                 .weight(weight),
         ));
@@ -946,7 +946,7 @@ pub(crate) fn hints(ctx: &mut Ctx) -> Result<Section> {
                 md::join_and(&parts)
             );
             sec.findings.push(
-                Finding::new(Topic::Hints, text, HINTS)
+                Shown::legacy(Topic::Hints, text, HINTS)
                     .short(short)
                     .weight(c),
             );
@@ -974,7 +974,7 @@ pub(crate) fn hints(ctx: &mut Ctx) -> Result<Section> {
                 .map(|(p, _)| p.clone())
                 .filter(|p| !effects.iter().any(|e| e.2 == *p))
                 .collect();
-            let mut f = Finding::new(Topic::Hints, text, HINTS);
+            let mut f = Shown::legacy(Topic::Hints, text, HINTS);
             if !idle.is_empty() {
                 f = f.short(format!(
                     "No effect beyond {:.0}% on any kernel {} tried on {at_short}: {}.",
@@ -1117,7 +1117,7 @@ pub(crate) fn jit(ctx: &mut Ctx) -> Result<Section> {
             }
             // A detail: the roll-up below speaks for all kernels in the summary.
             sec.findings
-                .push(Finding::new(Topic::Jit, f, JIT).weight(j / o - 1.0));
+                .push(Shown::legacy(Topic::Jit, f, JIT).weight(j / o - 1.0));
             triples.push(Triple {
                 kernel: m.kernel.clone(),
                 size: (m.m, m.n, m.k),
@@ -1195,7 +1195,7 @@ struct Triple {
 
 /// All kernels at the largest size in one finding: which native build the
 /// JIT run is like, and so where the gap between the toolchains comes from.
-fn jit_rollup(triples: &[Triple]) -> Option<Finding> {
+fn jit_rollup(triples: &[Triple]) -> Option<Shown> {
     let size = triples
         .iter()
         .map(|t| t.size)
@@ -1296,7 +1296,7 @@ fn jit_rollup(triples: &[Triple]) -> Option<Finding> {
     };
     let weight = differ.iter().map(|t| gap(t)).fold(0.0, f64::max);
     Some(
-        Finding::new(Topic::Jit, text, JIT)
+        Shown::legacy(Topic::Jit, text, JIT)
             .short(short)
             .weight(weight),
     )

@@ -23,7 +23,7 @@ use crate::tune::strategy::NAMES;
 use super::charts::{Band, Figure, Line, Panel, RefLine, Style, XAxis};
 use super::compare::{color, size_label_long, VENDOR_COLOR};
 use super::data::{self, size_label, Rec};
-use super::{md, Ctx, Finding, Section, Topic, SAME_SPEED};
+use super::{md, Ctx, Shown, Section, Topic, SAME_SPEED};
 
 const TUNING: &str = "Tuning (tune)";
 /// The experiment name of tune's rows (cuBLAS and the final round).
@@ -1112,7 +1112,7 @@ fn tuned_finding(
     at: &str,
     bests: &[(Toolchain, Option<Best>, Option<Published>)],
     has_vendor: bool,
-) -> Option<Finding> {
+) -> Option<Shown> {
     let mut long = Vec::new();
     let mut short = Vec::new();
     let mut gain: f64 = 0.0;
@@ -1183,7 +1183,7 @@ fn tuned_finding(
     );
     let short = format!("Tuned {at} reaches {}.", md::join_and(&short));
     Some(
-        Finding::new(Topic::Tuning, text, TUNING)
+        Shown::legacy(Topic::Tuning, text, TUNING)
             .short(short)
             .weight(gain),
     )
@@ -1193,7 +1193,7 @@ fn tuned_finding(
 fn gap_finding(
     at: &str,
     bests: &[(Toolchain, Option<Best>, Option<Published>)],
-) -> Option<Finding> {
+) -> Option<Shown> {
     let [(ta, Some(a), da), (tb, Some(b), db)] = bests else {
         return None;
     };
@@ -1267,7 +1267,7 @@ fn gap_finding(
         }
     };
     Some(
-        Finding::new(Topic::Toolchains, text, TUNING)
+        Shown::legacy(Topic::Toolchains, text, TUNING)
             .short(short)
             .weight(size(tuned)),
     )
@@ -1281,7 +1281,7 @@ fn sources(a: &str, b: &str) -> String {
     }
 }
 
-fn rate_finding(searches: &[Search], g: &Group, at: &str) -> Option<Finding> {
+fn rate_finding(searches: &[Search], g: &Group, at: &str) -> Option<Shown> {
     let names = series_names(searches, g);
     let mut long = Vec::new();
     let mut short = Vec::new();
@@ -1327,7 +1327,7 @@ fn rate_finding(searches: &[Search], g: &Group, at: &str) -> Option<Finding> {
         "**Search rate, {at}** (configurations measured per wall second, compiling included): {}.",
         long.join("; ")
     );
-    let f = Finding::new(Topic::Tuning, text, TUNING);
+    let f = Shown::legacy(Topic::Tuning, text, TUNING);
     Some(if short.is_empty() {
         f
     } else {
@@ -1338,7 +1338,7 @@ fn rate_finding(searches: &[Search], g: &Group, at: &str) -> Option<Finding> {
     })
 }
 
-fn spread_finding(at: &str, spread: &[Spread]) -> Option<Finding> {
+fn spread_finding(at: &str, spread: &[Spread]) -> Option<Shown> {
     let with: Vec<&Spread> = spread.iter().filter(|x| x.best().is_some()).collect();
     if with.is_empty() {
         return None;
@@ -1389,7 +1389,7 @@ fn spread_finding(at: &str, spread: &[Spread]) -> Option<Finding> {
         }
     }
     Some(
-        Finding::new(Topic::Tuning, text, TUNING)
+        Shown::legacy(Topic::Tuning, text, TUNING)
             .short(format!(
                 "For {at}, {} tried configurations are within {pct:.0}% of the toolchain's best.",
                 md::join_and(&short)
@@ -1619,7 +1619,7 @@ fn replay_chart(
     )
 }
 
-fn replay_finding(at: &str, label: &str, x: &Search, len: usize, needs: &[Needs]) -> Finding {
+fn replay_finding(at: &str, label: &str, x: &Search, len: usize, needs: &[Needs]) -> Shown {
     let configs: Vec<String> = needs
         .iter()
         .map(|n| match (n.configs, n.seconds) {
@@ -1653,7 +1653,7 @@ fn replay_finding(at: &str, label: &str, x: &Search, len: usize, needs: &[Needs]
         ),
         REACH * 100.0
     );
-    Finding::new(Topic::Tuning, text, TUNING).short(short)
+    Shown::legacy(Topic::Tuning, text, TUNING).short(short)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::results::Measurement;
 use super::charts::{Bars, Figure, Panel, Style, XAxis};
 use super::compare::color;
 use super::data::{self, Rec};
-use super::{md, Ctx, Finding, Section, Topic, SAME_SPEED};
+use super::{md, Ctx, Shown, Section, Topic, SAME_SPEED};
 
 pub(crate) const HEADING: &str = "Your kernels (spec files)";
 
@@ -53,8 +53,8 @@ fn fastest<'a>(rows: &[Rec<'a>], t: Toolchain) -> Option<Rec<'a>> {
 }
 
 /// A finding of this section, shown in the summary as it is.
-fn finding(text: String, weight: f64) -> Finding {
-    Finding::new(Topic::UserKernels, text.clone(), HEADING)
+fn finding(text: String, weight: f64) -> Shown {
+    Shown::legacy(Topic::UserKernels, text.clone(), HEADING)
         .short(text)
         .weight(weight)
 }
