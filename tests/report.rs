@@ -624,9 +624,9 @@ mod offline {
     use std::fs;
     use std::path::{Path, PathBuf};
 
+    use gemmlab::analysis::data;
     use gemmlab::backend::Toolchain;
     use gemmlab::gemm::driver::Status;
-    use gemmlab::analysis::data;
     use gemmlab::report;
     use gemmlab::results::{load_dir, Environment, Measurement, ResultWriter};
 

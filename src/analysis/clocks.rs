@@ -79,7 +79,11 @@ pub fn analyse(data: &Data) -> Clocks<'_> {
         .iter()
         .enumerate()
         .filter_map(|(i, run)| {
-            let ms: Vec<&Measurement> = run.measurements.iter().filter(|m| m.clocks.is_some()).collect();
+            let ms: Vec<&Measurement> = run
+                .measurements
+                .iter()
+                .filter(|m| m.clocks.is_some())
+                .collect();
             if ms.is_empty() {
                 return None;
             }
@@ -104,7 +108,14 @@ pub fn analyse(data: &Data) -> Clocks<'_> {
         .measured()
         .map(|r| r.m)
         .filter(|m| is_throttled(m))
-        .map(|m| (m, m.clocks.as_ref().map_or(Vec::new(), |c| c.limiting_reasons())))
+        .map(|m| {
+            (
+                m,
+                m.clocks
+                    .as_ref()
+                    .map_or(Vec::new(), |c| c.limiting_reasons()),
+            )
+        })
         .collect();
     let mut findings = Vec::new();
     if !throttled.is_empty() {

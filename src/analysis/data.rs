@@ -430,6 +430,44 @@ pub fn register_cap(m: &Measurement) -> Option<u32> {
     v.trim().parse().ok()
 }
 
+/// The native row of a kernel on a toolchain at a size.
+pub fn find<'a>(
+    recs: &[Rec<'a>],
+    kernel: &str,
+    t: Toolchain,
+    size: (usize, usize, usize),
+) -> Option<&'a Measurement> {
+    recs.iter()
+        .map(|r| r.m)
+        .find(|m| m.kernel == kernel && m.toolchain == t && m.variant.is_none() && of_size(m, size))
+}
+
+pub fn vendor_at<'a>(recs: &[Rec<'a>], size: (usize, usize, usize)) -> Option<&'a Measurement> {
+    recs.iter()
+        .map(|r| r.m)
+        .find(|m| is_vendor(m) && of_size(m, size) && m.status.is_ok())
+}
+
+/// A GEMM row's register tile (RX, RY), from its configuration or its label.
+pub fn tile_of(m: &Measurement) -> Option<(i64, i64)> {
+    if let (Some(x), Some(y)) = (config_value(m, "RX"), config_value(m, "RY")) {
+        return Some((x, y));
+    }
+    let l = m.label.as_deref()?;
+    let mut rx = None;
+    let mut ry = None;
+    for part in l.split([' ', ',']) {
+        if let Some((k, v)) = part.split_once('=') {
+            match k.trim() {
+                "RX" => rx = v.trim().parse().ok(),
+                "RY" => ry = v.trim().parse().ok(),
+                _ => {}
+            }
+        }
+    }
+    Some((rx?, ry?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

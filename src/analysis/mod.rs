@@ -149,7 +149,10 @@ pub fn summary(findings: &[&Finding]) -> Vec<usize> {
             break;
         }
         let topic = findings[i].topic;
-        let of_topic = chosen.iter().filter(|&&c| findings[c].topic == topic).count();
+        let of_topic = chosen
+            .iter()
+            .filter(|&&c| findings[c].topic == topic)
+            .count();
         if !chosen.contains(&i) && of_topic < SUMMARY_PER_TOPIC {
             chosen.push(i);
         }

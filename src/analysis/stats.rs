@@ -43,7 +43,10 @@ mod tests {
 
     #[test]
     fn changes_ratios_and_medians() {
-        assert_eq!(change(Some(110.0), Some(100.0)).map(|c| (c * 1e6).round()), Some(100000.0));
+        assert_eq!(
+            change(Some(110.0), Some(100.0)).map(|c| (c * 1e6).round()),
+            Some(100000.0)
+        );
         assert_eq!(change(Some(1.0), Some(0.0)), None);
         assert_eq!(change(None, Some(1.0)), None);
         assert_eq!(ratio(Some(3.0), Some(2.0)), Some(1.5));

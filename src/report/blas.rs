@@ -9,10 +9,10 @@ use crate::backend::Toolchain;
 use crate::error::Result;
 use crate::results::Measurement;
 
+use super::charts::color;
 use super::charts::{Bars, Figure, Panel, Style, XAxis};
-use super::compare::color;
 use super::data::{self, is_vendor, Rec};
-use super::{md, Ctx, Shown, Section, Topic};
+use super::{md, Ctx, Section, Shown, Topic};
 
 pub const BLAS: &str = "Other BLAS calls: double precision, layouts, transposes, alpha and beta";
 

@@ -859,6 +859,18 @@ impl<B: DrawingBackend> DrawingBackend for TextBackend<B> {
     }
 }
 
+/// Each toolchain's colour in every chart, and cuBLAS's.
+pub const CUDA_COLOR: RGBColor = RGBColor(118, 170, 0);
+pub const OPENCL_COLOR: RGBColor = RGBColor(31, 104, 180);
+pub const VENDOR_COLOR: RGBColor = RGBColor(80, 80, 80);
+
+pub fn color(t: crate::backend::Toolchain) -> RGBColor {
+    match t {
+        crate::backend::Toolchain::Cuda => CUDA_COLOR,
+        crate::backend::Toolchain::OpenCl => OPENCL_COLOR,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,7 +25,11 @@ fn ends<T: std::fmt::Display>(
     f: impl Fn(&crate::clocks::ClockReading) -> Option<T>,
 ) -> String {
     m.clocks.as_ref().map_or(md::MISSING.into(), |c| {
-        format!("{} -> {}", md::or_unknown(f(&c.before)), md::or_unknown(f(&c.after)))
+        format!(
+            "{} -> {}",
+            md::or_unknown(f(&c.before)),
+            md::or_unknown(f(&c.after))
+        )
     })
 }
 
@@ -70,7 +74,11 @@ pub(crate) fn section(a: &Clocks) -> Section {
                 span(&r.power_w.map(|(l, h)| (l.round() as i64, h.round() as i64))),
                 r.throttled.to_string(),
                 r.nvml.map_or(md::UNKNOWN.into(), |(nvml, driver)| {
-                    format!("NVML {}, driver {}", md::or_unknown(nvml), md::or_unknown(driver))
+                    format!(
+                        "NVML {}, driver {}",
+                        md::or_unknown(nvml),
+                        md::or_unknown(driver)
+                    )
                 }),
             ]
         })
@@ -152,8 +160,8 @@ pub(crate) fn words(k: &Kind) -> Words {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clocks::test_window;
     use crate::analysis::data::Run;
+    use crate::clocks::test_window;
     use crate::results::Environment;
 
     fn fixture() -> crate::analysis::Data {

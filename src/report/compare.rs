@@ -4,48 +4,19 @@
 
 use std::fmt::Write as _;
 
-use plotters::style::RGBColor;
-
 use crate::backend::Toolchain;
 use crate::error::Result;
 use crate::kernels::Hints;
 use crate::results::Measurement;
 
+use super::charts::{color, VENDOR_COLOR};
 use super::charts::{Bars, Figure, Line, Panel, RefLine, Style, XAxis};
 use super::data::{self, is_vendor, of_size, size_label, Rec};
-use super::{md, Ctx, Shown, Section, Topic, SAME_SPEED};
-
-pub const CUDA_COLOR: RGBColor = RGBColor(118, 170, 0);
-pub const OPENCL_COLOR: RGBColor = RGBColor(31, 104, 180);
-pub const VENDOR_COLOR: RGBColor = RGBColor(80, 80, 80);
+use super::data::{find, vendor_at};
+use super::{md, Ctx, Section, Shown, Topic, SAME_SPEED};
 
 const SPEED: &str = "Speed: kernels x toolchains x sizes (compare)";
 const RESOURCES: &str = "Registers, spills and occupancy (compare)";
-
-pub fn color(t: Toolchain) -> RGBColor {
-    match t {
-        Toolchain::Cuda => CUDA_COLOR,
-        Toolchain::OpenCl => OPENCL_COLOR,
-    }
-}
-
-/// The native row of a kernel on a toolchain at a size.
-pub fn find<'a>(
-    recs: &[Rec<'a>],
-    kernel: &str,
-    t: Toolchain,
-    size: (usize, usize, usize),
-) -> Option<&'a Measurement> {
-    recs.iter()
-        .map(|r| r.m)
-        .find(|m| m.kernel == kernel && m.toolchain == t && m.variant.is_none() && of_size(m, size))
-}
-
-pub fn vendor_at<'a>(recs: &[Rec<'a>], size: (usize, usize, usize)) -> Option<&'a Measurement> {
-    recs.iter()
-        .map(|r| r.m)
-        .find(|m| is_vendor(m) && of_size(m, size) && m.status.is_ok())
-}
 
 pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
     let recs: Vec<Rec> = ctx
@@ -88,7 +59,7 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
     }
 
     for &size in &sizes {
-        let _ = writeln!(s, "### {}\n", size_label_long(size));
+        let _ = writeln!(s, "### {}\n", md::size_label_long(size));
         let mut header = vec!["kernel".to_string()];
         for t in &tcs {
             let n = data::toolchain_name(*t);
@@ -230,7 +201,7 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
         let fig = Figure {
             title: format!(
                 "Performance of the GEMM kernels, {}{}",
-                size_label_long(size),
+                md::size_label_long(size),
                 ctx.title_suffix()
             ),
             legend,
@@ -250,7 +221,7 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
         let _ = writeln!(
             s,
             "Bars: median GFLOP/s at {}; the number above a bar is its % of cuBLAS{}.\n",
-            size_label_long(size),
+            md::size_label_long(size),
             if vendor.is_some() {
                 " (dashed line)"
             } else {
@@ -403,14 +374,6 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
     });
     sec.markdown = s;
     Ok(sec)
-}
-
-pub fn size_label_long(s: (usize, usize, usize)) -> String {
-    if s.0 == s.1 && s.1 == s.2 {
-        format!("M = N = K = {}", s.0)
-    } else {
-        format!("M x N x K = {} x {} x {}", s.0, s.1, s.2)
-    }
 }
 
 /// Rows with a PTX mix for each kernel and toolchain: the compare row, else

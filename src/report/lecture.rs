@@ -11,10 +11,10 @@ use crate::gemm::problem::Precision;
 use crate::kernels::Family;
 use crate::results::Measurement;
 
+use super::charts::color;
 use super::charts::{Bars, Figure, Panel, Style, XAxis};
-use super::compare::color;
 use super::data::{self, is_vendor};
-use super::{md, Ctx, Shown, Section, Topic};
+use super::{md, Ctx, Section, Shown, Topic};
 
 pub const LECTURE: &str = "The lecture's kernels: which variant wins where";
 

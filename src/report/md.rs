@@ -141,7 +141,10 @@ pub fn plural(n: usize, one: &str) -> String {
     if n == 1 {
         return format!("1 {one}");
     }
-    let many = if let Some(stem) = one.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'o'])) {
+    let many = if let Some(stem) = one
+        .strip_suffix('y')
+        .filter(|s| !s.ends_with(['a', 'e', 'o']))
+    {
         format!("{stem}ies")
     } else if one.ends_with('s') || one.ends_with('x') || one.ends_with("ch") {
         format!("{one}es")
@@ -285,6 +288,15 @@ pub fn anchor(heading: &str) -> String {
             _ => None,
         })
         .collect()
+}
+
+/// "M = N = K = 4096", or "M x N x K = 10 x 20 x 30".
+pub fn size_label_long(s: (usize, usize, usize)) -> String {
+    if s.0 == s.1 && s.1 == s.2 {
+        format!("M = N = K = {}", s.0)
+    } else {
+        format!("M x N x K = {} x {} x {}", s.0, s.1, s.2)
+    }
 }
 
 #[cfg(test)]

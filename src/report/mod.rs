@@ -647,7 +647,15 @@ fn failures(data: &Data) -> Section {
             ]
         })
         .collect();
-    let head = ["experiment", "kernel", "toolchain", "point", "size", "status", "reason"];
+    let head = [
+        "experiment",
+        "kernel",
+        "toolchain",
+        "point",
+        "size",
+        "status",
+        "reason",
+    ];
     sec.markdown = format!("## {FAILURES}\n\n{}\n", md::table(&md::h(&head), &rows));
     sec.show(&a.findings);
     sec
@@ -730,7 +738,11 @@ mod tests {
         assert_eq!(f.link(), "[table](#compiler-hints-hints)");
         let f = f.chart(Some("charts/a b.svg".into()));
         assert_eq!(f.link(), "[chart](charts/a%20b.svg)");
-        assert_eq!(f.weight(f64::NAN).finding.weight, 0.0, "no speed ranks last");
+        assert_eq!(
+            f.weight(f64::NAN).finding.weight,
+            0.0,
+            "no speed ranks last"
+        );
     }
 
     use crate::backend::KernelResources;

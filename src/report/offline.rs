@@ -25,9 +25,9 @@ use crate::occupancy::{self, Limits, Occupancy};
 use crate::results::Measurement;
 
 use super::charts::{Figure, Line, Panel, Style, XAxis};
+use super::data::tile_of;
 use super::data::{self, arch_of, arch_order, kernel_order, Rec};
-use super::sweeps::tile_of;
-use super::{md, Ctx, Shown, Section, Topic};
+use super::{md, Ctx, Section, Shown, Topic};
 
 pub(crate) const ATLAS: &str = "Compilers across architectures (offline)";
 pub(crate) const KEPLER: &str = "Kepler: the tutorial's claims on sm_35 (NVRTC 11.8, offline)";
@@ -792,12 +792,7 @@ fn refusals(cells: &[Cell]) -> Option<Shown> {
 
 /// Per kernel: each compiler's registers at its first and last architecture,
 /// its range, and the spills.
-fn kernel_finding(
-    k: &str,
-    cells: &[Cell],
-    archs: &[String],
-    comps: &[Compiler],
-) -> Option<Shown> {
+fn kernel_finding(k: &str, cells: &[Cell], archs: &[String], comps: &[Compiler]) -> Option<Shown> {
     let mut parts = Vec::new();
     for c in comps {
         let at = registers_along(cells, k, archs, c);
@@ -1575,7 +1570,8 @@ fn caps(s: &mut String, sec: &mut Section, cells: &[Cell]) {
             "**Register caps on kernel 6, {KEPLER_ARCH} (NVRTC 11.8)**: the sweep has no cap of {CAP_127}; {spill_text}. `{REGISTERS_CMD} --kernels 6` adds it."
         );
         let _ = writeln!(s, "{text}\n");
-        sec.findings.push(Shown::legacy(Topic::Kepler, text, KEPLER));
+        sec.findings
+            .push(Shown::legacy(Topic::Kepler, text, KEPLER));
         return;
     };
     let r127 = data::registers(c127.m);

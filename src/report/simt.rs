@@ -13,11 +13,11 @@ use crate::error::Result;
 use crate::kernels::Family;
 use crate::results::Measurement;
 
+use super::charts::{color, VENDOR_COLOR};
 use super::charts::{Bars, Figure, Panel, RefLine, Style, XAxis};
-use super::compare::{color, VENDOR_COLOR};
 use super::data::{self, is_vendor, Data, Rec};
 use super::simt_profile;
-use super::{md, ncu, Ctx, Shown, Section, Topic};
+use super::{md, ncu, Ctx, Section, Shown, Topic};
 
 pub const SIMT: &str = "The SIMT family against cuBLAS: where the rest goes";
 

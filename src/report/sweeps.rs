@@ -8,10 +8,12 @@ use crate::backend::Toolchain;
 use crate::error::Result;
 use crate::results::Measurement;
 
+use super::charts::{color, VENDOR_COLOR};
 use super::charts::{Bars, Figure, Line, Panel, Style, XAxis};
-use super::compare::{color, find, size_label_long, vendor_at, VENDOR_COLOR};
 use super::data::{self, is_vendor, of_size, size_label, Rec};
-use super::{md, Ctx, Shown, Section, Topic, SAME_SPEED};
+use super::data::{find, tile_of, vendor_at};
+use super::md::size_label_long;
+use super::{md, Ctx, Section, Shown, Topic, SAME_SPEED};
 
 const REGISTERS: &str = "Register cap sweep (registers)";
 const TILING: &str = "Register tiling: RX x RY (tiling)";
@@ -438,25 +440,6 @@ fn register_finding(
 
 // ---------------------------------------------------------------------------
 // Tiling
-
-pub(crate) fn tile_of(m: &Measurement) -> Option<(i64, i64)> {
-    if let (Some(x), Some(y)) = (data::config_value(m, "RX"), data::config_value(m, "RY")) {
-        return Some((x, y));
-    }
-    let l = m.label.as_deref()?;
-    let mut rx = None;
-    let mut ry = None;
-    for part in l.split([' ', ',']) {
-        if let Some((k, v)) = part.split_once('=') {
-            match k.trim() {
-                "RX" => rx = v.trim().parse().ok(),
-                "RY" => ry = v.trim().parse().ok(),
-                _ => {}
-            }
-        }
-    }
-    Some((rx?, ry?))
-}
 
 pub(crate) fn tiling(ctx: &mut Ctx) -> Result<Section> {
     let (recs, vendor) = kernel_rows(ctx, "tiling");

@@ -20,10 +20,11 @@ use crate::tune::search::Tried;
 use crate::tune::space::{Axis, Candidate};
 use crate::tune::strategy::NAMES;
 
+use super::charts::{color, VENDOR_COLOR};
 use super::charts::{Band, Figure, Line, Panel, RefLine, Style, XAxis};
-use super::compare::{color, size_label_long, VENDOR_COLOR};
 use super::data::{self, size_label, Rec};
-use super::{md, Ctx, Shown, Section, Topic, SAME_SPEED};
+use super::md::size_label_long;
+use super::{md, Ctx, Section, Shown, Topic, SAME_SPEED};
 
 const TUNING: &str = "Tuning (tune)";
 /// The experiment name of tune's rows (cuBLAS and the final round).
@@ -1190,10 +1191,7 @@ fn tuned_finding(
 }
 
 /// Whether the gap between the two toolchains survives tuning.
-fn gap_finding(
-    at: &str,
-    bests: &[(Toolchain, Option<Best>, Option<Published>)],
-) -> Option<Shown> {
+fn gap_finding(at: &str, bests: &[(Toolchain, Option<Best>, Option<Published>)]) -> Option<Shown> {
     let [(ta, Some(a), da), (tb, Some(b), db)] = bests else {
         return None;
     };

@@ -10,10 +10,10 @@ use crate::backend::Toolchain;
 use crate::error::Result;
 use crate::results::Measurement;
 
+use super::charts::color;
 use super::charts::{Bars, Figure, Panel, Style, XAxis};
-use super::compare::color;
 use super::data::{self, Rec};
-use super::{md, Ctx, Shown, Section, Topic, SAME_SPEED};
+use super::{md, Ctx, Section, Shown, Topic, SAME_SPEED};
 
 pub(crate) const HEADING: &str = "Your kernels (spec files)";
 
