@@ -15,7 +15,6 @@ use nvml_wrapper::Nvml as NvmlLib;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{parse_pci_bus_id, DeviceInfo, DeviceKind};
-use crate::gemm::driver::Session;
 
 /// The clock state of a GPU at one moment. `None` where NVML did not say.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -360,24 +359,6 @@ impl Monitor {
         }
         d.current_throttle_reasons().ok().map(|r| r.bits())
     }
-}
-
-/// One reading per session (`None` without a monitor); sessions on the same GPU
-/// share one reading, so the readings sit as close to the timed launches as they can.
-pub fn read_sessions(sessions: &[Session]) -> Vec<Option<ClockReading>> {
-    let mut done: Vec<(&Monitor, ClockReading)> = Vec::new();
-    sessions
-        .iter()
-        .map(|s| {
-            let m = s.monitor.as_ref()?;
-            if let Some((_, r)) = done.iter().find(|(d, _)| d.same_gpu(m)) {
-                return Some(r.clone());
-            }
-            let r = m.read();
-            done.push((m, r.clone()));
-            Some(r)
-        })
-        .collect()
 }
 
 /// Windows for other modules' tests.

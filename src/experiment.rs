@@ -3,7 +3,7 @@
 //! `compare`, which walks sizes x kernels. Sweeps reuse `measure_point`.
 
 use crate::backend::{Backend, Toolchain};
-use crate::clocks::{self, ClockWindow};
+use crate::clocks::ClockWindow;
 use crate::error::{Error, Result};
 use crate::gemm::check::{CheckMode, FULL_CPU_MAX_MNK};
 use crate::gemm::driver::device_reference;
@@ -390,9 +390,9 @@ pub fn measure_items(
         }
     }
     let mut refs: Vec<&mut dyn Timed> = runners.iter_mut().map(|r| r as &mut dyn Timed).collect();
-    let before = clocks::read_sessions(sessions);
+    let before = crate::gemm::driver::read_clocks(sessions);
     let timed = interleaved(&mut refs, plan);
-    let after = clocks::read_sessions(sessions);
+    let after = crate::gemm::driver::read_clocks(sessions);
     drop(refs);
     drop(runners);
     let vendor_gflops = vendor

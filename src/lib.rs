@@ -22,7 +22,7 @@ pub mod kernel;
 pub mod kernels;
 pub mod keys;
 pub mod measure;
-pub mod occupancy;
+pub use backend::occupancy;
 pub mod offline;
 pub mod progress;
 pub mod ptx;

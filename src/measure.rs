@@ -140,7 +140,7 @@ pub struct Plan {
     pub budget_s: Option<f64>,
     /// How results are checked before they are timed.
     #[serde(default)]
-    pub check: crate::gemm::check::CheckMode,
+    pub check: CheckMode,
 }
 
 impl Default for Plan {
@@ -151,7 +151,7 @@ impl Default for Plan {
             cache: CacheState::Warm,
             batch: None,
             budget_s: Some(20.0),
-            check: crate::gemm::check::CheckMode::Auto,
+            check: CheckMode::Auto,
         }
     }
 }
@@ -277,6 +277,31 @@ pub fn interleaved(runners: &mut [&mut dyn Timed], plan: &Plan) -> Vec<Result<St
                 .ok_or_else(|| crate::Error::invalid("no repetitions were asked for (--reps 0)")),
         })
         .collect()
+}
+
+/// Which reference `compare` and `sweep` check against (`--check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckMode {
+    /// Full CPU reference up to `FULL_CPU_MAX_MNK`; above it cuBLAS DGEMM where a CUDA
+    /// session is open, else the sampled check.
+    #[default]
+    Auto,
+    Cpu,
+    Dgemm,
+    Sampled,
+}
+
+impl CheckMode {
+    pub fn parse(s: &str) -> Option<CheckMode> {
+        match s.to_ascii_lowercase().as_str() {
+            "auto" => Some(CheckMode::Auto),
+            "cpu" | "full" => Some(CheckMode::Cpu),
+            "dgemm" | "device" | "gpu" => Some(CheckMode::Dgemm),
+            "sampled" | "sample" => Some(CheckMode::Sampled),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod nvrtc;
+pub mod occupancy;
 pub mod opencl;
 pub mod ptxas;
 pub mod select;

@@ -730,7 +730,7 @@ pub fn offline_device(nvrtc: &Nvrtc, arch: &Arch) -> DeviceInfo {
 /// As `offline_device`, for any compiler by its label ("NVRTC 11.8", a ptxas).
 pub fn offline_device_named(compiler: String, arch: &Arch) -> DeviceInfo {
     let (major, minor) = arch.compute_capability();
-    let l = crate::occupancy::limits(major, minor);
+    let l = super::occupancy::limits(major, minor);
     DeviceInfo {
         toolchain: Toolchain::Cuda,
         id: format!("offline:{}", arch.name()),

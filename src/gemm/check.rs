@@ -93,30 +93,7 @@ pub fn deterministic_bound(k: usize) -> f64 {
     }
 }
 
-/// Which reference `compare` and `sweep` check against (`--check`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CheckMode {
-    /// Full CPU reference up to `FULL_CPU_MAX_MNK`; above it cuBLAS DGEMM where a CUDA
-    /// session is open, else the sampled check.
-    #[default]
-    Auto,
-    Cpu,
-    Dgemm,
-    Sampled,
-}
-
-impl CheckMode {
-    pub fn parse(s: &str) -> Option<CheckMode> {
-        match s.to_ascii_lowercase().as_str() {
-            "auto" => Some(CheckMode::Auto),
-            "cpu" | "full" => Some(CheckMode::Cpu),
-            "dgemm" | "device" | "gpu" => Some(CheckMode::Dgemm),
-            "sampled" | "sample" => Some(CheckMode::Sampled),
-            _ => None,
-        }
-    }
-}
+pub use crate::measure::CheckMode;
 
 /// Largest M*N*K checked against the full CPU reference by default: 8192^3 takes
 /// seconds on a many-core host; 32768^3 would take hours.

@@ -139,13 +139,7 @@ pub fn parse_size(s: &str) -> crate::Result<(usize, usize, usize)> {
     Ok(dims)
 }
 
-pub fn round_up(v: usize, multiple: usize) -> usize {
-    if multiple <= 1 {
-        v
-    } else {
-        v.div_ceil(multiple) * multiple
-    }
-}
+pub use crate::kernels::round_up;
 
 #[cfg(test)]
 mod tests {

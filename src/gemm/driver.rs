@@ -16,6 +16,7 @@ use crate::backend::{
     AnyBackend, Arg, Artefact, Backend, Buffer, BuildReport, Elem, GemmCall, Geometry, HostData,
     HostDataMut, KernelResources, Program,
 };
+use crate::clocks::ClockReading;
 use crate::error::{Error, Result};
 use crate::kernels::{Abi, Config, Hints, KernelSpec, Support};
 use crate::measure::Timed;
@@ -1073,4 +1074,22 @@ pub fn run_once_result(
     };
     p.release(session);
     result
+}
+
+/// One reading per session (`None` without a monitor); sessions on the same GPU
+/// share one reading, so the readings sit as close to the timed launches as they can.
+pub fn read_clocks(sessions: &[Session]) -> Vec<Option<ClockReading>> {
+    let mut done: Vec<(&crate::clocks::Monitor, ClockReading)> = Vec::new();
+    sessions
+        .iter()
+        .map(|s| {
+            let m = s.monitor.as_ref()?;
+            if let Some((_, r)) = done.iter().find(|(d, _)| d.same_gpu(m)) {
+                return Some(r.clone());
+            }
+            let r = m.read();
+            done.push((m, r.clone()));
+            Some(r)
+        })
+        .collect()
 }

@@ -3,8 +3,8 @@
 //! operands with B transposed, prepared by the pad/transpose/copy kernels.
 
 use super::switches::{SwitchUse, USE_BOUNDS, USE_RESTRICT};
+use super::Precision;
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param, PRECISION};
-use crate::gemm::problem::Precision;
 
 const TILE_MN: &[i64] = &[8, 16, 32, 64, 128, 256];
 const TILE_K: &[i64] = &[8, 16, 32, 64];

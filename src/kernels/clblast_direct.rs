@@ -8,8 +8,8 @@
 //! memory limits. The defaults are CLBlast's database "default" entry for single
 //! precision; its double-precision "default" entry is `F64_DEFAULTS`.
 
+use super::Precision;
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param, PRECISION};
-use crate::gemm::problem::Precision;
 
 const WGD_VALUES: &[i64] = &[8, 16, 32, 64];
 const DIM_VALUES: &[i64] = &[8, 16, 32];

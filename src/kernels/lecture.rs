@@ -13,8 +13,8 @@
 //! so USE_BOUNDS is published ON (CUDA: `__launch_bounds__`).
 
 use super::switches::{SwitchUse, USE_BOUNDS};
+use super::Precision;
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param, PRECISION};
-use crate::gemm::problem::Precision;
 
 const BOTH: &[Precision] = &[Precision::F32, Precision::F64];
 

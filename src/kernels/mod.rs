@@ -1,6 +1,8 @@
 //! The kernel registry: every kernel is data. The CLI, tests, benches, sweeps
 //! and the tuner read it; none of them lists kernels by hand.
 
+mod precision;
+pub use precision::Precision;
 mod clblast;
 mod clblast_direct;
 mod lecture;
@@ -17,7 +19,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::{CompileOptions, DeviceInfo, Geometry, Toolchain};
 use crate::error::{Error, Result};
-use crate::gemm::problem::Precision;
 
 /// A tunable compile-time parameter.
 #[derive(Debug, Clone, Copy)]
@@ -494,13 +495,16 @@ impl Support {
     /// Geometry covering an x by y index space with 16x16 groups.
     pub fn geometry(x: usize, y: usize) -> Geometry {
         let g = Self::GROUP;
-        Geometry::d2(
-            (
-                crate::gemm::round_up(x.max(1), g),
-                crate::gemm::round_up(y.max(1), g),
-            ),
-            (g, g),
-        )
+        Geometry::d2((round_up(x.max(1), g), round_up(y.max(1), g)), (g, g))
+    }
+}
+
+/// `v` rounded up to a multiple of `multiple` (unchanged for 0 or 1).
+pub fn round_up(v: usize, multiple: usize) -> usize {
+    if multiple <= 1 {
+        v
+    } else {
+        v.div_ceil(multiple) * multiple
     }
 }
 

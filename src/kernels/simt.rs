@@ -7,8 +7,8 @@
 use super::switches::{
     SwitchUse, ASYNC_COPY, RASTER, SMEM_PAD, USE_BOUNDS, USE_RESTRICT, VEC_LOADS,
 };
+use super::Precision;
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
-use crate::gemm::problem::Precision;
 
 const LOCAL_LIMIT: i64 = 48 * 1024;
 const MAX_GROUP: i64 = 1024;

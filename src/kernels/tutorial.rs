@@ -4,8 +4,8 @@
 use super::switches::{
     SwitchUse, UNROLL_K, UNROLL_WPT, USE_BOUNDS, USE_LDG, USE_RESTRICT, USE_SHUFFLE, VOLATILE_IDX,
 };
+use super::Precision;
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
-use crate::gemm::problem::Precision;
 
 /// The tutorial's kernels are written for `float` only.
 const F32_ONLY: &[Precision] = &[Precision::F32];

@@ -3,7 +3,7 @@
 //! `results::Measurement` per kernel, size and toolchain, written as measured.
 
 use crate::backend::Backend;
-use crate::clocks::{self, ClockWindow};
+use crate::clocks::ClockWindow;
 use crate::error::{Error, Result};
 use crate::experiment::failed_row;
 use crate::gemm::driver::{Session, Status};
@@ -284,9 +284,9 @@ pub fn measure_spec_items(
     }
     let mut timed_refs: Vec<&mut dyn Timed> =
         runners.iter_mut().map(|r| r as &mut dyn Timed).collect();
-    let before = clocks::read_sessions(sessions);
+    let before = crate::gemm::driver::read_clocks(sessions);
     let timed = interleaved(&mut timed_refs, plan);
-    let after = clocks::read_sessions(sessions);
+    let after = crate::gemm::driver::read_clocks(sessions);
     drop(timed_refs);
     drop(runners);
     let mut timed = timed.into_iter();

@@ -8,7 +8,7 @@
 //! taken at the SM's largest configuration (Kepler's 48 KiB shared / 16 KiB L1
 //! split, the largest carve-out later). Occupancy = resident warps / max warps.
 
-use crate::backend::{DeviceInfo, KernelResources};
+use super::{DeviceInfo, KernelResources};
 
 /// Per-SM limits of one compute capability.
 #[derive(Debug, Clone, Copy, PartialEq)]
