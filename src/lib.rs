@@ -32,4 +32,5 @@ pub mod results;
 pub mod routine;
 pub mod spec;
 pub mod sweep;
+pub mod table;
 pub mod tune;

@@ -297,7 +297,7 @@ pub fn table(target: &Target, rows: &[Measurement]) -> String {
         ]);
     }
     let last = t[0].len() - 1;
-    crate::report::table::render(&t, |c| c < 2 || c == last, "", &notes)
+    crate::table::render(&t, |c| c < 2 || c == last, "", &notes)
 }
 
 /// Refuses what an offline run cannot do, before any work.

@@ -12,8 +12,8 @@ use gemmlab::gemm::problem::Template;
 use gemmlab::kernels::{self, Hints};
 use gemmlab::measure::{CacheState, Plan};
 use gemmlab::progress::Progress;
-use gemmlab::report::table::compare_table;
 use gemmlab::results::{Environment, ResultWriter};
+use gemmlab::table::compare_table;
 use gemmlab::{
     open_with, resolve, Backend, DeviceKind, DeviceSpec, Error, Inventory, Layout, Nvrtc,
     Precision, Result, Toolchain, Trans,
@@ -492,7 +492,7 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
                         r.size_label(),
                         r.device
                     );
-                    print!("{}", gemmlab::report::table::spec_table(rows, &tcs));
+                    print!("{}", gemmlab::table::spec_table(rows, &tcs));
                 });
                 }
             },

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use gemmlab::kernels::{self, Hints};
-use gemmlab::report::table::sweep_table;
 use gemmlab::results::{Environment, ResultWriter};
 use gemmlab::sweep::{self, run_sweep, SweepKind, DEFAULT_CAPS};
+use gemmlab::table::sweep_table;
 use gemmlab::{Backend, Result};
 
 use super::compare::{
@@ -360,7 +360,7 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
                     for r in &mut labelled {
                         r.kernel = r.label.clone().unwrap_or_default();
                     }
-                    print!("{}", gemmlab::report::table::spec_table(&labelled, &tcs));
+                    print!("{}", gemmlab::table::spec_table(&labelled, &tcs));
                 });
             }
         },

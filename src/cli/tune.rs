@@ -389,7 +389,7 @@ pub fn final_table(rows: &[Measurement]) -> String {
         for r in &mut labelled {
             r.kernel = format!("{} [{}]", r.config.describe(), r.toolchain);
         }
-        out += &gemmlab::report::table::spec_table(&labelled, &tcs);
+        out += &gemmlab::table::spec_table(&labelled, &tcs);
         return out;
     }
     out += &format!(

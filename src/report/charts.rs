@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::element::{DashedPathElement, EmptyElement, PathElement};
 use plotters::prelude::*;
@@ -384,45 +385,16 @@ fn fmt_y(v: f64, max: f64, integer: bool) -> String {
     }
 }
 
+type Plot<'a, DB> = ChartContext<'a, DB, Cartesian2d<KeyAxis, RangedCoordf64>>;
+
 fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> DrawResult {
     let y_max = p
         .y_max
         .unwrap_or_else(|| nice_max(p.data_max(), p.integer_y));
-    let (x0, x1, keys): (f64, f64, Vec<f64>) = match &p.x {
-        XAxis::Log2(vals) => {
-            let l: Vec<f64> = vals
-                .iter()
-                .filter(|v| **v > 0.0 && v.is_finite())
-                .map(|v| v.log2())
-                .collect();
-            let lo = l.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = l.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            if lo.is_finite() && hi.is_finite() {
-                let pad = ((hi - lo) * 0.08).max(0.3);
-                (lo - pad, hi + pad, l)
-            } else {
-                (0.0, 1.0, Vec::new())
-            }
-        }
-        XAxis::Categories(c) => (
-            -0.5,
-            c.len().max(1) as f64 - 0.5,
-            (0..c.len()).map(|i| i as f64).collect(),
-        ),
-        XAxis::Linear { lo, hi } => {
-            let (lo, hi) = linear_range(*lo, *hi);
-            (lo, hi, round_ticks(lo, hi))
-        }
-    };
+    let (x0, x1, keys) = x_range(&p.x);
     let x_step = match &p.x {
         XAxis::Linear { .. } => tick_step(x0, x1),
         _ => 1.0,
-    };
-    let xmap = |x: f64| -> f64 {
-        match &p.x {
-            XAxis::Log2(_) => x.log2(),
-            XAxis::Categories(_) | XAxis::Linear { .. } => x,
-        }
     };
     let x_fmt = |v: &f64| -> String {
         match &p.x {
@@ -472,137 +444,199 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> D
         .map_err(s)?;
 
     if let Some(b) = &p.bars {
-        let n = b.styles.len().max(1) as f64;
-        let bw = 0.8 / n;
-        let note_style = font(12)
-            .color(&RGBColor(40, 40, 40))
-            .pos(Pos::new(HPos::Center, VPos::Bottom));
-        for (ci, row) in b.values.iter().enumerate() {
-            for (si, v) in row.iter().enumerate() {
-                let xa = ci as f64 - 0.4 + si as f64 * bw + bw * 0.06;
-                let xb = ci as f64 - 0.4 + (si + 1) as f64 * bw - bw * 0.06;
-                let color = b.styles.get(si).map_or(BLACK, |st| st.color);
-                let top = v
-                    .filter(|v| v.is_finite() && *v > 0.0)
-                    .map(|v| v.min(y_max));
-                if let Some(top) = top {
-                    chart
-                        .draw_series(std::iter::once(Rectangle::new(
-                            [(xa, 0.0), (xb, top)],
-                            color.filled(),
-                        )))
-                        .map_err(s)?;
-                }
-                let note = b
-                    .notes
-                    .get(ci)
-                    .and_then(|r| r.get(si))
-                    .and_then(|n| n.clone());
-                if let Some(note) = note {
-                    let at = ((xa + xb) / 2.0, top.unwrap_or(0.0));
-                    chart
-                        .draw_series(std::iter::once(
-                            EmptyElement::at(at) + Text::new(note, (0, -3), note_style.clone()),
-                        ))
-                        .map_err(s)?;
-                }
-            }
-        }
+        draw_bars(&mut chart, b, y_max)?;
     }
-
     for b in &p.bands {
-        // One polygon per run of finite points: the upper edge left to right,
-        // then the lower edge back.
-        let mut runs: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new()];
-        for &(x, lo, hi) in &b.points {
-            if x.is_finite() && lo.is_finite() && hi.is_finite() {
-                if let Some(r) = runs.last_mut() {
-                    r.push((xmap(x), lo.min(y_max), hi.min(y_max)));
-                }
-            } else if runs.last().is_some_and(|r| !r.is_empty()) {
-                runs.push(Vec::new());
-            }
-        }
-        for run in runs.iter().filter(|r| r.len() > 1) {
-            let mut poly: Vec<(f64, f64)> = run.iter().map(|&(x, _, hi)| (x, hi)).collect();
-            poly.extend(run.iter().rev().map(|&(x, lo, _)| (x, lo)));
-            chart
-                .draw_series(std::iter::once(Polygon::new(
-                    poly,
-                    b.color.mix(0.18).filled(),
-                )))
-                .map_err(s)?;
-        }
+        draw_band(&mut chart, b, &p.x, y_max)?;
     }
-
-    for r in &p.refs {
-        if !r.y.is_finite() || r.y > y_max {
-            continue;
-        }
-        chart
-            .draw_series(std::iter::once(DashedPathElement::new(
-                vec![(x0, r.y), (x1, r.y)],
-                8,
-                5,
-                stroke(r.color, 2),
-            )))
-            .map_err(s)?;
-        chart
-            .draw_series(std::iter::once(
-                EmptyElement::at((x1, r.y))
-                    + Text::new(
-                        r.label.clone(),
-                        (-4, -4),
-                        font(13)
-                            .color(&r.color)
-                            .pos(Pos::new(HPos::Right, VPos::Bottom)),
-                    ),
-            ))
-            .map_err(s)?;
+    for r in p.refs.iter().filter(|r| r.y.is_finite() && r.y <= y_max) {
+        draw_ref(&mut chart, r, x0, x1)?;
     }
-
     for l in &p.lines {
-        let stroke = stroke(l.style.color, 2);
-        let mut segment: Vec<(f64, f64)> = Vec::new();
-        let mut segments = Vec::new();
-        for (x, y) in &l.points {
-            match y.filter(|y| y.is_finite()) {
-                Some(y) if x.is_finite() => segment.push((xmap(*x), y.min(y_max))),
-                _ => {
-                    if !segment.is_empty() {
-                        segments.push(std::mem::take(&mut segment));
-                    }
-                }
+        draw_line(&mut chart, l, &p.x, y_max)?;
+    }
+    Ok(())
+}
+
+/// The x range and the key points of an axis, in drawing coordinates.
+fn x_range(x: &XAxis) -> (f64, f64, Vec<f64>) {
+    match x {
+        XAxis::Log2(vals) => {
+            let l: Vec<f64> = vals
+                .iter()
+                .filter(|v| **v > 0.0 && v.is_finite())
+                .map(|v| v.log2())
+                .collect();
+            let lo = l.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = l.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if lo.is_finite() && hi.is_finite() {
+                let pad = ((hi - lo) * 0.08).max(0.3);
+                (lo - pad, hi + pad, l)
+            } else {
+                (0.0, 1.0, Vec::new())
             }
         }
-        if !segment.is_empty() {
-            segments.push(segment);
+        XAxis::Categories(c) => (
+            -0.5,
+            c.len().max(1) as f64 - 0.5,
+            (0..c.len()).map(|i| i as f64).collect(),
+        ),
+        XAxis::Linear { lo, hi } => {
+            let (lo, hi) = linear_range(*lo, *hi);
+            (lo, hi, round_ticks(lo, hi))
         }
-        for seg in &segments {
-            if seg.len() > 1 {
-                if l.style.dashed {
-                    chart
-                        .draw_series(std::iter::once(DashedPathElement::new(
-                            seg.clone(),
-                            7,
-                            5,
-                            stroke,
-                        )))
-                        .map_err(s)?;
-                } else {
-                    chart
-                        .draw_series(std::iter::once(PathElement::new(seg.clone(), stroke)))
-                        .map_err(s)?;
-                }
-            }
-            if l.style.markers || seg.len() == 1 {
+    }
+}
+
+/// A data x value in drawing coordinates (log2 on a log2 axis).
+fn xmap(axis: &XAxis, x: f64) -> f64 {
+    match axis {
+        XAxis::Log2(_) => x.log2(),
+        XAxis::Categories(_) | XAxis::Linear { .. } => x,
+    }
+}
+
+fn draw_bars<DB: DrawingBackend>(chart: &mut Plot<DB>, b: &Bars, y_max: f64) -> DrawResult {
+    let n = b.styles.len().max(1) as f64;
+    let bw = 0.8 / n;
+    let note_style = font(12)
+        .color(&RGBColor(40, 40, 40))
+        .pos(Pos::new(HPos::Center, VPos::Bottom));
+    for (ci, row) in b.values.iter().enumerate() {
+        for (si, v) in row.iter().enumerate() {
+            let xa = ci as f64 - 0.4 + si as f64 * bw + bw * 0.06;
+            let xb = ci as f64 - 0.4 + (si + 1) as f64 * bw - bw * 0.06;
+            let color = b.styles.get(si).map_or(BLACK, |st| st.color);
+            let top = v
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .map(|v| v.min(y_max));
+            if let Some(top) = top {
                 chart
-                    .draw_series(
-                        seg.iter()
-                            .map(|&(x, y)| Circle::new((x, y), 3, l.style.color.filled())),
-                    )
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(xa, 0.0), (xb, top)],
+                        color.filled(),
+                    )))
                     .map_err(s)?;
             }
+            let note = b
+                .notes
+                .get(ci)
+                .and_then(|r| r.get(si))
+                .and_then(|n| n.clone());
+            if let Some(note) = note {
+                let at = ((xa + xb) / 2.0, top.unwrap_or(0.0));
+                chart
+                    .draw_series(std::iter::once(
+                        EmptyElement::at(at) + Text::new(note, (0, -3), note_style.clone()),
+                    ))
+                    .map_err(s)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One polygon per run of finite points: the upper edge left to right, then
+/// the lower edge back.
+fn draw_band<DB: DrawingBackend>(
+    chart: &mut Plot<DB>,
+    b: &Band,
+    axis: &XAxis,
+    y_max: f64,
+) -> DrawResult {
+    let mut runs: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new()];
+    for &(x, lo, hi) in &b.points {
+        if x.is_finite() && lo.is_finite() && hi.is_finite() {
+            if let Some(r) = runs.last_mut() {
+                r.push((xmap(axis, x), lo.min(y_max), hi.min(y_max)));
+            }
+        } else if runs.last().is_some_and(|r| !r.is_empty()) {
+            runs.push(Vec::new());
+        }
+    }
+    for run in runs.iter().filter(|r| r.len() > 1) {
+        let mut poly: Vec<(f64, f64)> = run.iter().map(|&(x, _, hi)| (x, hi)).collect();
+        poly.extend(run.iter().rev().map(|&(x, lo, _)| (x, lo)));
+        chart
+            .draw_series(std::iter::once(Polygon::new(
+                poly,
+                b.color.mix(0.18).filled(),
+            )))
+            .map_err(s)?;
+    }
+    Ok(())
+}
+
+fn draw_ref<DB: DrawingBackend>(chart: &mut Plot<DB>, r: &RefLine, x0: f64, x1: f64) -> DrawResult {
+    chart
+        .draw_series(std::iter::once(DashedPathElement::new(
+            vec![(x0, r.y), (x1, r.y)],
+            8,
+            5,
+            stroke(r.color, 2),
+        )))
+        .map_err(s)?;
+    chart
+        .draw_series(std::iter::once(
+            EmptyElement::at((x1, r.y))
+                + Text::new(
+                    r.label.clone(),
+                    (-4, -4),
+                    font(13)
+                        .color(&r.color)
+                        .pos(Pos::new(HPos::Right, VPos::Bottom)),
+                ),
+        ))
+        .map_err(s)?;
+    Ok(())
+}
+
+fn draw_line<DB: DrawingBackend>(
+    chart: &mut Plot<DB>,
+    l: &Line,
+    axis: &XAxis,
+    y_max: f64,
+) -> DrawResult {
+    let stroke = stroke(l.style.color, 2);
+    let mut segment: Vec<(f64, f64)> = Vec::new();
+    let mut segments = Vec::new();
+    for (x, y) in &l.points {
+        match y.filter(|y| y.is_finite()) {
+            Some(y) if x.is_finite() => segment.push((xmap(axis, *x), y.min(y_max))),
+            _ => {
+                if !segment.is_empty() {
+                    segments.push(std::mem::take(&mut segment));
+                }
+            }
+        }
+    }
+    if !segment.is_empty() {
+        segments.push(segment);
+    }
+    for seg in &segments {
+        if seg.len() > 1 {
+            if l.style.dashed {
+                chart
+                    .draw_series(std::iter::once(DashedPathElement::new(
+                        seg.clone(),
+                        7,
+                        5,
+                        stroke,
+                    )))
+                    .map_err(s)?;
+            } else {
+                chart
+                    .draw_series(std::iter::once(PathElement::new(seg.clone(), stroke)))
+                    .map_err(s)?;
+            }
+        }
+        if l.style.markers || seg.len() == 1 {
+            chart
+                .draw_series(
+                    seg.iter()
+                        .map(|&(x, y)| Circle::new((x, y), 3, l.style.color.filled())),
+                )
+                .map_err(s)?;
         }
     }
     Ok(())

@@ -320,7 +320,7 @@ mod tests {
     use super::*;
 
     fn rows() -> Vec<Measurement> {
-        include_str!("../../tests/fixtures/report/compare/measurements.jsonl")
+        include_str!("../tests/fixtures/report/compare/measurements.jsonl")
             .lines()
             .take(3)
             .map(|l| serde_json::from_str(l).unwrap())

@@ -1,0 +1,274 @@
+//! The whole report on synthetic results: what its summary, sections and
+//! findings say of made-up measurements with known answers. Needs no GPU.
+
+use std::fs;
+use std::path::Path;
+
+use gemmlab::backend::Toolchain;
+use gemmlab::report::{generate, Options};
+
+use gemmlab::backend::KernelResources;
+use gemmlab::gemm::driver::Status;
+use gemmlab::kernels::Hints;
+use gemmlab::measure::{Plan, Stats};
+use gemmlab::results::{Environment, Measurement, ResultWriter};
+
+/// A made-up measurement that passed its check.
+fn row(exp: &str, kernel: &str, t: Toolchain, n: usize, gflops: f64, regs: u32) -> Measurement {
+    let ns = 2.0 * (n as f64).powi(3) / gflops;
+    Measurement {
+        experiment: exp.into(),
+        kernel: kernel.into(),
+        variant: None,
+        label: None,
+        toolchain: t,
+        device: "Made-up GPU".into(),
+        device_id: format!("{t:?}:0"),
+        m: n,
+        n,
+        k: n,
+        problem: None,
+        padded: None,
+        config: Default::default(),
+        hints: Hints::default(),
+        cache: gemmlab::measure::CacheState::Warm,
+        status: Status::Ok,
+        check: None,
+        time: Some(Stats {
+            reps: 10,
+            median_ns: ns,
+            min_ns: ns,
+            max_ns: ns,
+            q1_ns: ns,
+            q3_ns: ns,
+            batch: 1,
+        }),
+        gflops: Some(gflops),
+        gflops_best: Some(gflops),
+        vs_vendor: Some(gflops / 50000.0),
+        pre_ns: None,
+        post_ns: None,
+        resources: Some(KernelResources {
+            registers: Some(regs),
+            spill_stores_bytes: Some(0),
+            spill_loads_bytes: Some(0),
+            ..Default::default()
+        }),
+        compiler: None,
+        compile_ms: None,
+        build_notes: Vec::new(),
+        occupancy: Some(0.5),
+        ptx_mix: None,
+        ptx_file: None,
+        clocks: None,
+        dims: None,
+        gbs: None,
+    }
+}
+
+fn write_run(dir: &Path, rows: Vec<Measurement>) {
+    let mut env = Environment::capture(Vec::new(), 1, Plan::default());
+    env.notes.push("synthetic: made up for a unit test".into());
+    let mut w = ResultWriter::create(dir, env).unwrap();
+    for m in rows {
+        w.push(m).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// More findings than the summary takes: twelve kernels compared, six
+/// register sweeps, tiles, hints, the JIT and a failed cell.
+fn synthetic_results(root: &Path) {
+    use Toolchain::{Cuda, OpenCl};
+    let mut compare = Vec::new();
+    for n in [1024, 4096] {
+        let mut cublas = row("compare", "cublas", Cuda, n, 50000.0, 0);
+        cublas.resources = None;
+        compare.push(cublas);
+        for i in 1..=12u32 {
+            let k = format!("gemm{i}");
+            let cu = 2000.0 * i as f64;
+            // Every third kernel alike, every third with more CUDA registers,
+            // the rest with the same registers but a slower OpenCL.
+            let (cl, cl_regs) = match i % 3 {
+                0 => (cu * 1.01, 32 + i),
+                1 => (cu / (1.0 + 0.1 * i as f64), 32 + i - 8),
+                _ => (cu / 1.2, 32 + i),
+            };
+            compare.push(row("compare", &k, Cuda, n, cu, 32 + i));
+            compare.push(row("compare", &k, OpenCl, n, cl, cl_regs));
+        }
+    }
+    let mut failed = row("compare", "gemm13", OpenCl, 4096, 1.0, 40);
+    failed.status = Status::WrongResult("max error 1e3".into());
+    compare.push(failed);
+    write_run(&root.join("compare"), compare);
+
+    let mut regs = Vec::new();
+    for i in 1..=6u32 {
+        let k = format!("gemm{i}");
+        for t in [Cuda, OpenCl] {
+            for (cap, gain, used) in [
+                (None, 1.0, 96),
+                (Some(128), 1.0 + 0.05 * i as f64, 120),
+                (Some(64), 0.5, 64),
+            ] {
+                let mut m = row("registers", &k, t, 4096, 10000.0 * gain, used);
+                m.hints.max_registers = cap;
+                regs.push(m);
+            }
+        }
+    }
+    write_run(&root.join("registers"), regs);
+
+    let mut tiles = Vec::new();
+    for (t, g84, g44) in [(Cuda, 9000.0, 12000.0), (OpenCl, 11000.0, 10000.0)] {
+        for ((rx, ry), g) in [((8, 4), g84), ((4, 4), g44)] {
+            let mut m = row("tiling", "gemm11", t, 4096, g, 8 * rx * ry as u32);
+            m.config.0.insert("RX".into(), rx.into());
+            m.config.0.insert("RY".into(), ry.into());
+            tiles.push(m);
+        }
+    }
+    write_run(&root.join("tiling"), tiles);
+
+    let mut hints = Vec::new();
+    for i in 1..=4u32 {
+        let k = format!("gemm{i}");
+        for t in [Cuda, OpenCl] {
+            let mut base = row("hints", &k, t, 4096, 10000.0, 64);
+            base.label = Some("baseline".into());
+            let mut unroll = row("hints", &k, t, 4096, 10000.0 * (1.0 - 0.1 * i as f64), 80);
+            unroll.hints = Hints::default().with_switch("UNROLL_K", true);
+            unroll.label = Some("UNROLL_K=1".into());
+            let mut fast = row("hints", &k, t, 4096, 10050.0, 64);
+            fast.hints.fast_math = true;
+            fast.label = Some("fast math".into());
+            hints.extend([base, unroll, fast]);
+        }
+    }
+    write_run(&root.join("hints"), hints);
+
+    let mut jit = Vec::new();
+    for i in [1u32, 2, 4] {
+        let mut m = row(
+            "jit",
+            &format!("gemm{i}"),
+            Cuda,
+            4096,
+            2000.0 * i as f64,
+            32 + i,
+        );
+        m.variant = Some("opencl-ptx".into());
+        m.build_notes = vec!["PTX loaded through the CUDA driver JIT (cuModuleLoadDataEx)".into()];
+        jit.push(m);
+    }
+    write_run(&root.join("jit"), jit);
+}
+
+/// The Markdown between a heading and the next one at the same level.
+fn part<'a>(md: &'a str, heading: &str) -> &'a str {
+    let start = md.find(heading).unwrap_or_else(|| panic!("no {heading}"));
+    let body = &md[start + heading.len()..];
+    &body[..body.find("\n## ").unwrap_or(body.len())]
+}
+
+#[test]
+fn the_report_opens_with_a_short_linked_summary() {
+    let root = std::env::temp_dir().join(format!("gemmlab-report-summary-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    synthetic_results(&root.join("in"));
+    let out = root.join("out");
+    let opts = Options {
+        from: vec![root.join("in")],
+        out: out.clone(),
+        png: false,
+        font: None,
+        size: None,
+    };
+    let o = generate(&opts).unwrap();
+    let md = fs::read_to_string(&o.markdown).unwrap();
+
+    // The summary comes before the full lists and every section.
+    let pos = |h: &str| md.find(h).unwrap_or_else(|| panic!("no {h} in\n{md}"));
+    let summary_at = pos("\n## Summary\n");
+    for later in [
+        "\n## All findings\n",
+        "\n## Environment\n",
+        "\n## Speed: kernels x toolchains",
+        "\n## Register cap sweep",
+        "\n## Compiler hints",
+        "\n## OpenCL's PTX through the CUDA driver JIT",
+        "\n## Measurements without a speed",
+    ] {
+        assert!(summary_at < pos(later), "{later} before the summary");
+    }
+    assert!(!md.contains("## Findings"), "the old long list is gone");
+
+    let anchors: Vec<String> = md
+        .lines()
+        .filter_map(|l| l.strip_prefix("## "))
+        .map(gemmlab::report::md::anchor)
+        .collect();
+    let items: Vec<&str> = part(&md, "## Summary")
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert!(
+        o.findings > gemmlab::analysis::SUMMARY_MAX,
+        "the data must give more findings ({}) than the summary takes",
+        o.findings
+    );
+    assert_eq!(items.len(), gemmlab::analysis::SUMMARY_MAX, "{items:#?}");
+    for item in &items {
+        let (sentence, link) = item
+            .split_once(". ")
+            .map(|(_, rest)| rest)
+            .and_then(|rest| rest.rsplit_once(" ["))
+            .unwrap_or_else(|| panic!("no link: {item}"));
+        assert!(sentence.ends_with('.'), "{item}");
+        assert!(
+            !sentence.trim_end_matches('.').contains(". "),
+            "one sentence: {item}"
+        );
+        assert!(
+            sentence.contains(|c: char| c.is_ascii_digit()),
+            "no number: {item}"
+        );
+        assert!(
+            !sentence.contains("**"),
+            "a long finding in the summary: {item}"
+        );
+        if let Some(path) = link
+            .strip_prefix("chart](")
+            .and_then(|l| l.strip_suffix(')'))
+        {
+            assert!(out.join(path).is_file(), "{item}: {path} not written");
+        } else {
+            let a = link
+                .strip_prefix("table](#")
+                .and_then(|l| l.strip_suffix(')'))
+                .unwrap_or_else(|| panic!("not a chart or table link: {item}"));
+            assert!(anchors.iter().any(|x| x == a), "{item}: no heading #{a}");
+        }
+    }
+    assert!(items[0].contains("fastest kernel reaches"), "{}", items[0]);
+    assert!(items
+        .iter()
+        .any(|i| i.contains("8x4 tile suits OpenCL but not CUDA holds")));
+    assert!(
+        items
+            .iter()
+            .any(|i| i.contains("1 of 118 measurements has no speed (1 WRONG)")),
+        "failures are a topic of their own: {items:#?}"
+    );
+
+    // Nothing is lost: every finding is listed in full below the summary.
+    let full = part(&md, "## All findings");
+    assert_eq!(
+        full.lines().filter(|l| l.starts_with("- **")).count(),
+        o.findings
+    );
+    assert!(full.contains("**Register caps, gemm6 (published)**"));
+    let _ = fs::remove_dir_all(&root);
+}
