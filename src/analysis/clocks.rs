@@ -146,3 +146,88 @@ pub fn analyse(data: &Data) -> Clocks<'_> {
         findings,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Run;
+    use crate::clocks::test_window;
+
+    /// Five measurements of the committed compare fixture, with `clocks` set.
+    fn data(clocks: impl Fn(usize) -> Option<crate::clocks::ClockWindow>, note: &str) -> Data {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/compare");
+        let (mut env, measurements) = crate::results::load_dir(&dir).unwrap();
+        env.notes.push(note.into());
+        let mut measurements: Vec<Measurement> = measurements.into_iter().take(5).collect();
+        for (i, m) in measurements.iter_mut().enumerate() {
+            m.clocks = clocks(i);
+        }
+        Data {
+            runs: vec![Run {
+                dir,
+                env,
+                measurements,
+            }],
+        }
+    }
+
+    #[test]
+    fn without_readings_the_notes_say_why_and_nothing_is_found() {
+        let d = data(
+            |_| None,
+            "no clock readings for NVIDIA H200: NVML not available (test)",
+        );
+        let a = analyse(&d);
+        assert_eq!((a.measured, a.with_clocks), (5, 0));
+        assert_eq!(
+            a.missing_notes,
+            vec!["no clock readings for NVIDIA H200: NVML not available (test)"]
+        );
+        assert!(a.runs.is_empty() && a.findings.is_empty());
+    }
+
+    #[test]
+    fn unthrottled_readings_are_spans_per_run() {
+        let d = data(|_| Some(test_window(false)), "-");
+        let a = analyse(&d);
+        let r = &a.runs[0];
+        assert_eq!((r.run, r.measurements, r.throttled), (1, 5, 0));
+        assert_eq!(
+            (r.sm_mhz, r.mem_mhz, r.temperature_c),
+            (Some((1980, 1980)), Some((3201, 3201)), Some((45, 45)))
+        );
+        assert_eq!(r.power_w, Some((400.0, 400.0)));
+        assert!(a.throttled.is_empty() && a.findings.is_empty());
+    }
+
+    #[test]
+    fn a_throttled_measurement_is_listed_and_found() {
+        let d = data(
+            |i| match i {
+                2 => Some(test_window(true)),
+                4 => None,
+                _ => Some(test_window(false)),
+            },
+            "-",
+        );
+        let a = analyse(&d);
+        assert_eq!(a.with_clocks, 4);
+        assert_eq!(a.runs[0].sm_mhz, Some((1755, 1980)));
+        assert_eq!(a.throttled.len(), 1);
+        assert_eq!(a.throttled[0].1, vec!["sw_power_cap".to_string()]);
+        let f = &a.findings[0];
+        assert_eq!(f.weight, 0.25);
+        match &f.kind {
+            crate::analysis::Kind::Clocks(Kind::Throttled {
+                throttled,
+                with_clocks,
+                reasons,
+            }) => {
+                assert_eq!((*throttled, *with_clocks), (1, 4));
+                assert_eq!(reasons, &vec!["sw_power_cap".to_string()]);
+            }
+            k => panic!("{k:?}"),
+        }
+    }
+}
