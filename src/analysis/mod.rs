@@ -11,7 +11,10 @@
 pub mod clocks;
 pub mod data;
 pub mod failures;
+pub mod ncu;
+pub mod simt;
 pub mod stats;
+pub mod user;
 
 pub use data::{Data, Rec, Run};
 
@@ -114,6 +117,8 @@ impl Finding {
 pub enum Kind {
     Clocks(clocks::Kind),
     Failures(failures::Kind),
+    Simt(simt::Kind),
+    User(user::Kind),
     /// A finding of a section not yet on this model: its words only.
     Legacy {
         kind: &'static str,

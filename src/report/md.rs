@@ -299,6 +299,12 @@ pub fn size_label_long(s: (usize, usize, usize)) -> String {
     }
 }
 
+/// A share that was measured but may not be known: "76.5%", or "unknown".
+pub fn pct_or_unknown(v: Option<f64>) -> String {
+    v.filter(|v| v.is_finite())
+        .map_or(UNKNOWN.into(), |v| pct(Some(v)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,6 @@ mod blas;
 mod clocks;
 mod compare;
 mod lecture;
-mod ncu;
 mod offline;
 mod simt;
 mod simt_profile;
@@ -139,6 +138,8 @@ fn words(kind: &Kind) -> Words {
     match kind {
         Kind::Clocks(k) => clocks::words(k),
         Kind::Failures(k) => failures_words(k),
+        Kind::Simt(k) => simt::words(k),
+        Kind::User(k) => user::words(k),
         Kind::Legacy { text, short, .. } => Words {
             text: text.clone(),
             short: short.clone().unwrap_or_else(|| text.clone()),
@@ -355,17 +356,18 @@ fn generate_with(
         written: Vec::new(),
     };
 
+    let simt_a = analysis::simt::analyse(&data, &opts.from, ctx.device.is_none());
     let sections: Vec<Section> = vec![
         compare::section(&mut ctx)?,
         blas::section(&mut ctx)?,
         lecture::section(&mut ctx)?,
-        simt::section(&mut ctx, &opts.from)?,
+        simt::section(&mut ctx, &simt_a)?,
         sweeps::registers(&mut ctx)?,
         sweeps::tiling(&mut ctx)?,
         sweeps::hints(&mut ctx)?,
         sweeps::jit(&mut ctx)?,
         tune::section(&mut ctx)?,
-        user::section(&mut ctx)?,
+        user::section(&mut ctx, &analysis::user::analyse(&data))?,
         offline::kepler(&mut ctx)?,
         offline::atlas(&mut ctx)?,
         offline::sweeps(&mut ctx)?,

@@ -1,0 +1,511 @@
+//! gemmlab's SIMT family (`simt`) next to cuBLAS SGEMM: each toolchain at its
+//! own tuned configuration (`compare --tuned`), cuBLAS of the same run,
+//! CLBlast's xgemm where it was measured; the share of the FP32 peak, and from
+//! Nsight Compute (`ncu-*.csv` next to the results) where the rest goes.
+
+use std::path::PathBuf;
+
+use crate::backend::Toolchain;
+use crate::kernels::Family;
+use crate::results::Measurement;
+
+use super::data::{self, is_vendor, Data, Rec};
+use super::ncu::{self, NcuFile, NcuLaunch};
+use super::{Finding, Topic};
+
+/// CLBlast's tuned kernel, shown beside the family where it was measured.
+pub const CLBLAST: &str = "xgemm";
+/// The sizes the headline findings quote, where they were measured.
+const HEADLINE: [usize; 2] = [4096, 8192];
+/// The family's entry point, as ncu names its launches.
+pub const ENTRY: &str = "simt_gemm";
+/// The chart the ratio findings point at.
+pub const CHART: &str = "simt-vs-cublas";
+
+pub const TIME: &str = "gpu__time_duration.sum";
+pub const REGISTERS: &str = "launch__registers_per_thread";
+pub const OCCUPANCY: &str = "sm__warps_active.avg.pct_of_peak_sustained_active";
+pub const ISSUE: &str = "smsp__issue_active.avg.pct_of_peak_sustained_active";
+pub const FMA_PIPE: &str = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active";
+pub const FFMA: &str = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum";
+pub const INSTRUCTIONS: &str = "smsp__inst_executed.sum";
+pub const CONFLICTS_LD: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+pub const CONFLICTS_ST: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+pub const CLOCK: &str = "sm__cycles_elapsed.avg.per_second";
+pub const STALL_PREFIX: &str = "smsp__average_warps_issue_stalled_";
+pub const STALL_SUFFIX: &str = "_per_issue_active.ratio";
+/// The lanes per SM at which one FFMA warp instruction per scheduler per cycle
+/// (4 schedulers of 32 lanes) is the FP32 peak.
+pub const LANES_ONE_FFMA_PER_CYCLE: u32 = 128;
+
+type Size = (usize, usize, usize);
+
+pub fn is_simt(m: &Measurement) -> bool {
+    crate::kernels::find(&m.kernel).is_ok_and(|k| k.family == Family::Simt)
+}
+
+/// FP32 lanes per SM by compute capability (CUDA C Programming Guide,
+/// arithmetic instruction throughput); None where gemmlab does not know it.
+pub fn fp32_lanes((major, minor): (u32, u32)) -> Option<u32> {
+    match (major, minor) {
+        (3, _) => Some(192),
+        (5, _) | (6, 1) | (6, 2) => Some(128),
+        (6, 0) | (7, _) | (8, 0) => Some(64),
+        (8, 6) | (8, 7) | (8, 9) | (9, _) | (10, _) | (12, _) => Some(128),
+        _ => None,
+    }
+}
+
+/// What the FP32 peak of a GPU is computed from.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GpuFacts {
+    pub compute_capability: Option<(u32, u32)>,
+    pub sms: Option<u32>,
+    /// The device's reported maximum clock.
+    pub clock_mhz: Option<u32>,
+}
+
+impl GpuFacts {
+    pub fn lanes(&self) -> Option<u32> {
+        self.compute_capability.and_then(fp32_lanes)
+    }
+
+    /// SMs x FP32 lanes x 2 FLOPs (an FMA) x the reported maximum clock.
+    pub fn peak_gflops(&self) -> Option<f64> {
+        let lanes = f64::from(self.lanes()?);
+        Some(f64::from(self.sms?) * lanes * 2.0 * f64::from(self.clock_mhz?) * 1e-3)
+    }
+}
+
+/// The FP32 peak of the GPU a row ran on, where its records say enough.
+pub fn peak_of(data: &Data, run: usize, m: &Measurement) -> Option<f64> {
+    gpu_facts(data, run, m).peak_gflops()
+}
+
+/// A device as the runs describe it, the fields one record lacks filled from
+/// another record of the same device.
+fn gpu_facts(data: &Data, run: usize, m: &Measurement) -> GpuFacts {
+    let own = data.runs[run].env.devices.iter();
+    let same_name = data.runs.iter().flat_map(|r| r.env.devices.iter());
+    let mut f = GpuFacts::default();
+    let own = own.filter(|d| d.id == m.device_id);
+    for d in own.chain(same_name.filter(|d| d.name == m.device)) {
+        f.compute_capability = f.compute_capability.or(d.compute_capability);
+        f.sms = f.sms.or(d.compute_units);
+        f.clock_mhz = f.clock_mhz.or(d.clock_mhz);
+    }
+    f
+}
+
+/// One row of a device's table: a kernel on a toolchain at a size, or cuBLAS.
+pub struct Cell<'a> {
+    pub kernel: String,
+    pub toolchain: Toolchain,
+    pub rec: Rec<'a>,
+    /// The median over cuBLAS's of the same run (1 for cuBLAS itself).
+    pub ratio: Option<f64>,
+    /// GFLOP/s over the FP32 peak at the reported maximum clock.
+    pub of_peak: Option<f64>,
+    /// FMA instructions over all instructions of the PTX listing (static).
+    pub fma_share: Option<f64>,
+}
+
+/// One size on one device: the family's and xgemm's cells, and cuBLAS.
+pub struct SizeRows<'a> {
+    pub size: Size,
+    /// Family kernels first, each on CUDA then OpenCL.
+    pub cells: Vec<Cell<'a>>,
+    pub vendor: Option<Cell<'a>>,
+}
+
+pub struct Device<'a> {
+    pub name: &'a str,
+    pub sizes: Vec<SizeRows<'a>>,
+}
+
+/// The share of the FP32 peak a profiled launch accounts for: issue-slot use
+/// x FFMA share, and which of the two loses more.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Share {
+    pub toolchain: Toolchain,
+    pub issue: f64,
+    pub ffma: f64,
+    pub product: f64,
+    pub issue_loses_more: bool,
+}
+
+/// The longest launch of the family's or cuBLAS's in one ncu file.
+pub struct ProfileRow {
+    /// Index into `Profile::files`.
+    pub file: usize,
+    /// The family's launch (else cuBLAS's).
+    pub family: bool,
+    pub launch: NcuLaunch,
+    pub ffma: Option<f64>,
+    /// The three largest stall reasons but "selected".
+    pub stalls: Vec<(String, f64)>,
+    pub lanes: Option<u32>,
+    pub gpu: Option<GpuFacts>,
+    pub share: Option<Share>,
+    /// The FFMA work ncu counted over the launch's time, of the peak at the measured clock.
+    pub measured: Option<f64>,
+}
+
+pub struct Profile {
+    pub files: Vec<NcuFile>,
+    pub rows: Vec<ProfileRow>,
+}
+
+pub struct Simt<'a> {
+    pub devices: Vec<Device<'a>>,
+    pub sizes: Vec<Size>,
+    pub throttled: bool,
+    /// Whether `sweep hints` ran the family.
+    pub hints: bool,
+    pub profile: Profile,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Kind {
+    /// A family kernel on a toolchain against cuBLAS at the headline sizes.
+    SimtVsCublas {
+        kernel: String,
+        toolchain: Toolchain,
+        /// Named where the report covers several devices.
+        device: Option<String>,
+        ratios: Vec<(Size, f64)>,
+    },
+    /// The size where the family's best toolchain is furthest from cuBLAS.
+    SimtFurthest {
+        device: Option<String>,
+        size: Size,
+        ratio: f64,
+        toolchain: Toolchain,
+        closest_size: Size,
+        closest: f64,
+    },
+    /// What ncu's numbers account for of the FP32 peak, per family profile.
+    NcuShares { shares: Vec<Share> },
+}
+
+/// Whose launch it is: the family's (`Some(true)`), cuBLAS's (another GEMM), or neither.
+pub fn is_family_launch(kernel: &str) -> Option<bool> {
+    if kernel.contains(ENTRY) {
+        Some(true)
+    } else {
+        kernel
+            .to_ascii_lowercase()
+            .contains("gemm")
+            .then_some(false)
+    }
+}
+
+/// The cell `compare` measured: the tuned row (`compare --tuned` labels it
+/// "tuned at ..."), else a row that ran, the fastest first.
+fn pick<'a>(cands: impl Iterator<Item = Rec<'a>>) -> Option<Rec<'a>> {
+    let key = |r: &Rec| {
+        let tuned = r.m.label.as_deref().is_some_and(|l| l.starts_with("tuned"));
+        (tuned, r.m.status.is_ok())
+    };
+    let speed = |r: &Rec| data::gflops(r.m).unwrap_or(f64::NEG_INFINITY);
+    cands.max_by(|a, b| key(a).cmp(&key(b)).then(speed(a).total_cmp(&speed(b))))
+}
+
+/// Squares by size, then the other shapes by their work.
+fn size_key(&(m, n, k): &Size) -> (bool, u128) {
+    (!(m == n && n == k), (m as u128) * (n as u128) * (k as u128))
+}
+
+fn push_new<T: PartialEq>(v: &mut Vec<T>, x: T) {
+    if !v.contains(&x) {
+        v.push(x);
+    }
+}
+
+fn cell<'a>(data: &Data, kernel: &str, t: Toolchain, r: Rec<'a>) -> Cell<'a> {
+    let m = r.m;
+    let peak = gpu_facts(data, r.run, m).peak_gflops();
+    let mix = m.ptx_mix.as_ref().filter(|x| x.total > 0);
+    Cell {
+        kernel: kernel.to_string(),
+        toolchain: t,
+        rec: r,
+        ratio: if is_vendor(m) {
+            m.status.is_ok().then_some(1.0)
+        } else {
+            data::vs_vendor(m)
+        },
+        of_peak: data::gflops(m).zip(peak).map(|(g, p)| g / p),
+        fma_share: mix.map(|x| f64::from(x.fma) / f64::from(x.total)),
+    }
+}
+
+fn device_rows<'a>(data: &Data, recs: &[Rec<'a>], device: &str) -> Vec<SizeRows<'a>> {
+    let on: Vec<Rec> = recs
+        .iter()
+        .copied()
+        .filter(|r| r.m.device == device)
+        .collect();
+    let (mut sizes, mut kernels) = (Vec::new(), Vec::new());
+    for r in on.iter().filter(|r| is_simt(r.m)) {
+        push_new(&mut sizes, (r.m.m, r.m.n, r.m.k));
+        push_new(&mut kernels, r.m.kernel.clone());
+    }
+    sizes.sort_by_key(size_key);
+    kernels.sort();
+    kernels.push(CLBLAST.to_string());
+    let mut out = Vec::new();
+    for size in sizes {
+        let at: Vec<Rec> = on
+            .iter()
+            .copied()
+            .filter(|r| data::of_size(r.m, size))
+            .collect();
+        let mut cells = Vec::new();
+        for k in &kernels {
+            for t in Toolchain::ALL {
+                let c = at
+                    .iter()
+                    .copied()
+                    .filter(|r| &r.m.kernel == k && r.m.toolchain == t);
+                cells.extend(pick(c).map(|r| cell(data, k, t, r)));
+            }
+        }
+        // cuBLAS of the same run as the cells, whose ratios are to it.
+        let runs: Vec<usize> = cells.iter().map(|c| c.rec.run).collect();
+        let vendors = at.iter().copied().filter(|r| is_vendor(r.m));
+        let vendor =
+            pick(vendors.clone().filter(|r| runs.contains(&r.run))).or_else(|| pick(vendors));
+        let vendor = vendor.map(|r| cell(data, "cuBLAS", Toolchain::Cuda, r));
+        out.push(SizeRows {
+            size,
+            cells,
+            vendor,
+        });
+    }
+    out
+}
+
+/// Per toolchain the family's ratio to cuBLAS at the headline sizes, and the
+/// size where the family (its best toolchain) is furthest from cuBLAS.
+fn findings(device: Option<String>, rows: &[SizeRows]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut family: Vec<&String> = Vec::new();
+    for c in rows
+        .iter()
+        .flat_map(|sr| &sr.cells)
+        .filter(|c| is_simt(c.rec.m))
+    {
+        push_new(&mut family, &c.kernel);
+    }
+    let squares: Vec<&SizeRows> = rows.iter().filter(|r| !size_key(&r.size).0).collect();
+    let mut headline: Vec<&SizeRows> = squares
+        .iter()
+        .copied()
+        .filter(|r| HEADLINE.contains(&r.size.0))
+        .collect();
+    if headline.is_empty() {
+        headline.extend(squares.last().copied().or(rows.last()));
+    }
+    let finding =
+        |kind| Finding::new(Topic::Simt, super::Kind::Simt(kind)).chart(Some(CHART.into()));
+    for k in &family {
+        for t in Toolchain::ALL {
+            let ratios: Vec<(Size, f64)> = headline
+                .iter()
+                .filter_map(|sr| {
+                    let c = sr
+                        .cells
+                        .iter()
+                        .find(|c| &c.kernel == *k && c.toolchain == t)?;
+                    Some((sr.size, data::vs_vendor(c.rec.m)?))
+                })
+                .collect();
+            let Some(&(_, first)) = ratios.first() else {
+                continue;
+            };
+            let (kernel, device) = (k.to_string(), device.clone());
+            let kind = Kind::SimtVsCublas {
+                kernel,
+                toolchain: t,
+                device,
+                ratios,
+            };
+            out.push(finding(kind).weight(1.0 - first));
+        }
+    }
+    // The family's best toolchain per size; the size where that is lowest.
+    let best: Vec<(Size, f64, Toolchain)> = rows
+        .iter()
+        .filter_map(|sr| {
+            let family = sr.cells.iter().filter(|c| is_simt(c.rec.m));
+            let of = family.filter_map(|c| Some((data::vs_vendor(c.rec.m)?, c.toolchain)));
+            let (v, t) = of.max_by(|a, b| a.0.total_cmp(&b.0))?;
+            Some((sr.size, v, t))
+        })
+        .collect();
+    let lo = best.iter().min_by(|a, b| a.1.total_cmp(&b.1));
+    let hi = best.iter().max_by(|a, b| a.1.total_cmp(&b.1));
+    if let (true, Some(&(size, ratio, toolchain)), Some(&(closest_size, closest, _))) =
+        (best.len() > 1, lo, hi)
+    {
+        let kind = Kind::SimtFurthest {
+            device,
+            size,
+            ratio,
+            toolchain,
+            closest_size,
+            closest,
+        };
+        out.push(finding(kind).weight(1.0 - ratio));
+    }
+    out
+}
+
+/// The GPU a launch ran on, from the runs' devices: those of the launch's
+/// compute capability (all, where ncu did not say it), when they agree.
+fn gpu_of(l: &NcuLaunch, gpus: &[GpuFacts]) -> Option<GpuFacts> {
+    let mut matching = gpus
+        .iter()
+        .filter(|g| l.compute_capability.is_none() || g.compute_capability == l.compute_capability);
+    let first = *matching.next()?;
+    matching.all(|g| *g == first).then_some(first)
+}
+
+fn profile_row(
+    files: &[NcuFile],
+    file: usize,
+    family: bool,
+    l: &NcuLaunch,
+    gpus: &[GpuFacts],
+) -> ProfileRow {
+    let gpu = gpu_of(l, gpus);
+    let lanes = l
+        .compute_capability
+        .and_then(fp32_lanes)
+        .or_else(|| gpu?.lanes());
+    let inst = l.count(INSTRUCTIONS).filter(|v| *v > 0.0);
+    // FFMA warp instructions (thread instructions / 32) over warp instructions issued.
+    let ffma = inst.and_then(|i| Some(l.count(FFMA)? / 32.0 / i));
+    let share = match (lanes, l.fraction(ISSUE), ffma) {
+        (Some(LANES_ONE_FFMA_PER_CYCLE), Some(issue), Some(ffma)) => Some(Share {
+            toolchain: files[file].toolchain,
+            issue,
+            ffma,
+            product: issue * ffma,
+            issue_loses_more: 1.0 - issue >= 1.0 - ffma,
+        }),
+        _ => None,
+    };
+    let measured = (|| {
+        let per_s = f64::from(gpu?.sms?) * f64::from(lanes?) * l.ghz(CLOCK)? * 1e9;
+        Some(l.count(FFMA)? / (l.seconds(TIME)? * per_s))
+    })();
+    let stalls = l
+        .ranked(STALL_PREFIX, STALL_SUFFIX)
+        .into_iter()
+        .filter(|(k, _)| k != "selected");
+    ProfileRow {
+        file,
+        family,
+        launch: l.clone(),
+        ffma,
+        stalls: stalls.take(3).collect(),
+        lanes,
+        gpu,
+        share,
+        measured,
+    }
+}
+
+/// ncu's files next to the results; of each file the longest launch of the
+/// family's and of cuBLAS's (the measured one rather than a warm-up or a check).
+fn profile(from: &[PathBuf], gpus: &[GpuFacts]) -> Profile {
+    let files: Vec<NcuFile> = ncu::discover(from)
+        .iter()
+        .map(|(p, name)| ncu::load(p, name))
+        .collect();
+    let mut rows = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        for family in [true, false] {
+            let of = f
+                .launches
+                .iter()
+                .filter(|l| is_family_launch(&l.kernel) == Some(family));
+            let time = |l: &NcuLaunch| l.seconds(TIME).unwrap_or(f64::NEG_INFINITY);
+            let longest = of.max_by(|a, b| time(a).total_cmp(&time(b)).then(a.id.cmp(&b.id)));
+            rows.extend(longest.map(|l| profile_row(&files, i, family, l, gpus)));
+        }
+    }
+    Profile { files, rows }
+}
+
+/// `name_devices`: whether findings name their device (the report covers several).
+pub fn analyse<'a>(data: &'a Data, from: &[PathBuf], name_devices: bool) -> Simt<'a> {
+    let recs: Vec<Rec> = data
+        .measured()
+        .filter(|r| {
+            let m = r.m;
+            m.experiment == "compare"
+                && m.variant.is_none()
+                && m.is_plain_problem()
+                && (is_simt(m) || m.kernel == CLBLAST || is_vendor(m))
+        })
+        .collect();
+    let mut names: Vec<&str> = Vec::new();
+    for r in recs.iter().filter(|r| is_simt(r.m)) {
+        push_new(&mut names, r.m.device.as_str());
+    }
+    let devices: Vec<Device> = names
+        .iter()
+        .map(|d| Device {
+            name: d,
+            sizes: device_rows(data, &recs, d),
+        })
+        .collect();
+    let mut sizes = Vec::new();
+    for sr in devices.iter().flat_map(|d| &d.sizes) {
+        push_new(&mut sizes, sr.size);
+    }
+    sizes.sort_by_key(size_key);
+    let mut findings: Vec<Finding> = devices
+        .iter()
+        .flat_map(|d| findings(name_devices.then(|| d.name.to_string()), &d.sizes))
+        .collect();
+    let gpus: Vec<GpuFacts> = recs
+        .iter()
+        .filter(|r| r.m.toolchain == Toolchain::Cuda)
+        .map(|r| gpu_facts(data, r.run, r.m))
+        .collect();
+    let profile = if devices.is_empty() {
+        Profile {
+            files: Vec::new(),
+            rows: Vec::new(),
+        }
+    } else {
+        profile(from, &gpus)
+    };
+    let shares: Vec<Share> = profile
+        .rows
+        .iter()
+        .filter(|r| r.family)
+        .filter_map(|r| r.share.clone())
+        .collect();
+    if !shares.is_empty() {
+        let best = shares.iter().map(|s| s.product).fold(0.0, f64::max);
+        let kind = super::Kind::Simt(Kind::NcuShares { shares });
+        findings.push(Finding::new(Topic::Simt, kind).weight(1.0 - best));
+    }
+    Simt {
+        devices,
+        sizes,
+        throttled: recs
+            .iter()
+            .any(|r| r.m.clocks.as_ref().is_some_and(|c| c.throttled())),
+        hints: data.experiment("hints").iter().any(|r| is_simt(r.m)),
+        profile,
+        findings,
+    }
+}
