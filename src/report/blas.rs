@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::analysis::blas::{Blas, Kind};
 use crate::error::Result;
 
-use super::charts::{color, Bars, Figure, Panel, Style, XAxis};
+use super::charts::{Bars, Figure, Panel, XAxis};
 use super::data::{self, toolchain_name as name};
 use super::{md, Ctx, Section, Words};
 
@@ -69,11 +69,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Blas) -> Result<Section> {
     }
     // One chart: the best ratio of each toolchain per call and size.
     if !a.categories.is_empty() {
-        let styles: Vec<Style> = a
-            .toolchains
-            .iter()
-            .map(|t| Style::new(name(*t), color(*t)))
-            .collect();
+        let styles = super::compare::styles(&a.toolchains);
         let value = |c: &String, t| {
             a.best
                 .iter()

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use crate::analysis::compare::{Best, Compare, Kind, Pair, Size};
 use crate::analysis::stats;
+use crate::backend::Toolchain;
 use crate::error::Result;
 
 use super::charts::{color, Bars, Figure, Line, Panel, RefLine, Style, XAxis, VENDOR_COLOR};
@@ -170,14 +171,17 @@ fn speed_table(s: &mut String, a: &Compare, size: Size) {
     s.push('\n');
 }
 
+/// A bar or line style per toolchain, in its colour.
+pub(super) fn styles(tcs: &[Toolchain]) -> Vec<Style> {
+    tcs.iter()
+        .map(|t| Style::new(name(*t), color(*t)))
+        .collect()
+}
+
 /// GFLOP/s per kernel at one size.
 fn bar_chart(ctx: &mut Ctx, s: &mut String, a: &Compare, size: Size) -> Result<()> {
     let vendor = vendor_at(&a.recs, size);
-    let styles: Vec<Style> = a
-        .toolchains
-        .iter()
-        .map(|t| Style::new(name(*t), color(*t)))
-        .collect();
+    let styles = styles(&a.toolchains);
     let (mut values, mut notes) = (Vec::new(), Vec::new());
     for k in &a.kernels {
         let ms: Vec<_> = a
@@ -283,11 +287,7 @@ fn size_chart(ctx: &mut Ctx, s: &mut String, a: &Compare) -> Result<()> {
     for p in &mut panels {
         p.y_max = Some(if y_max > 0.0 { y_max * 1.08 } else { 1.0 });
     }
-    let mut legend: Vec<Style> = a
-        .toolchains
-        .iter()
-        .map(|t| Style::new(name(*t), color(*t)).line())
-        .collect();
+    let mut legend: Vec<Style> = styles(&a.toolchains).into_iter().map(Style::line).collect();
     if a.has_vendor {
         legend.push(vendor);
     }
@@ -441,134 +441,150 @@ fn joined<T>(items: &[T], sep: &str, f: impl Fn(&T) -> String) -> String {
 }
 
 pub(crate) fn words(k: &Kind) -> Words {
-    let (text, short) = match k {
+    match k {
         Kind::BestPerToolchain {
             size,
             vendor,
             best,
             others,
-        } => {
-            let at = size_label(*size);
-            let mut text = format!(
-                "**Best kernel per toolchain** at {at}: {}",
-                joined(best, "; ", |b| best_words(b).0)
-            );
-            if let Some(v) = vendor {
-                let _ = write!(text, " (cuBLAS: {} GFLOP/s)", md::speed(*v));
-            }
-            text.push('.');
-            let other = |b: &Best| {
-                let v = b.vs_vendor.map_or_else(
-                    || format!("{} GFLOP/s", md::speed(b.gflops)),
-                    |v| md::pct(Some(v)),
-                );
-                format!("{} {} {v}", name(b.toolchain), b.kernel)
-            };
-            if !others.is_empty() {
-                let o = joined(others, "; ", |(sz, b)| {
-                    format!("{}: {}", size_label(*sz), joined(b, ", ", other))
-                });
-                let _ = write!(text, " Other sizes: {o}.");
-            }
-            let shorts: Vec<String> = best.iter().map(|b| best_words(b).1).collect();
-            (
-                text,
-                format!(
-                    "At size {at} the fastest kernel reaches {}.",
-                    md::join_and(&shorts)
-                ),
-            )
-        }
+        } => best_text(*size, *vendor, best, others),
         Kind::RegistersDiffer {
             size,
-            toolchains: [a, b],
+            toolchains,
             kernels,
             pairs,
             top,
             top_is_widest,
-        } => {
-            let (na, nb, at, n) = (name(*a), name(*b), size_label(*size), pairs.len());
-            let text = format!(
-                "**Register counts differ between {na} and {nb}** on {n} of {kernels} kernels (largest difference first): {}.",
-                joined(pairs, "; ", |p| differ_words(p, na, nb, &at))
-            );
-            let short = match top.map(|i| &pairs[i]) {
-                Some(
-                    p @ Pair {
-                        gflops: Some((x, y)),
-                        change: Some(c),
-                        ..
-                    },
-                ) => {
-                    let (k, (ra, rb), faster) = (&p.kernel, p.registers, md::faster(*c));
-                    if *top_is_widest {
-                        format!("{k} shows the largest gap between the toolchains: {na} is {faster} at size {at} ({x:.0} vs {y:.0} GFLOP/s), with {ra} registers on {na} and {rb} on {nb}.")
-                    } else {
-                        format!("Of the {n} kernels whose register counts differ between {na} and {nb}, {k} differs most in speed: {na} is {faster} at size {at} ({x:.0} vs {y:.0} GFLOP/s; {ra} vs {rb} registers).")
-                    }
-                }
-                _ => {
-                    let p = &pairs[0];
-                    let (ra, rb) = p.registers;
-                    format!("{na} and {nb} give {n} of {kernels} kernels different register counts, most {}: {ra} vs {rb}.", p.kernel)
-                }
-            };
-            (text, short)
-        }
+        } => differ_text(*size, *toolchains, *kernels, pairs, *top, *top_is_widest),
         Kind::SameRegistersDifferentSpeed {
             size,
-            toolchains: [a, b],
+            toolchains,
             pairs,
             least,
             most,
-        } => {
-            let (na, nb, at) = (name(*a), name(*b), size_label(*size));
-            let item = |p: &Pair| {
-                let speed = speed_words(p, na, nb).unwrap_or_default();
-                format!("{}: {} registers on both, {speed}", p.kernel, p.registers.0)
-            };
-            let text = format!(
-                "**Same registers, different speed** at {at}: {}. The difference there is not register pressure; compare their PTX.",
-                joined(pairs, "; ", item)
-            );
-            let range = if (least * 100.0).round() == (most * 100.0).round() {
-                format!("{:.0}%", most * 100.0)
-            } else {
-                format!("{:.0}-{:.0}%", least * 100.0, most * 100.0)
-            };
-            let changes = || pairs.iter().filter_map(|p| p.change);
-            let how = if changes().all(|c| c > 0.0) {
-                format!("{na} is {range} faster")
-            } else if changes().all(|c| c < 0.0) {
-                format!("{na} is {range} slower")
-            } else {
-                format!("their speeds differ by {range}")
-            };
-            let names: Vec<String> = pairs.iter().map(|p| p.kernel.clone()).collect();
-            let r = pairs[0].registers.0;
-            let regs = if pairs.iter().all(|p| p.registers.0 == r) {
-                format!(" ({r})")
-            } else {
-                String::new()
-            };
-            let has = md::verb(names.len(), "has", "have");
-            let short = format!(
-                "{} {has} the same registers on both toolchains{regs}, yet {how} at size {at}.",
-                md::join_and(&names)
-            );
-            (text, short)
-        }
+        } => same_text(*size, *toolchains, pairs, (*least, *most)),
         Kind::Alike { size, kernels } => {
             let (at, within) = (size_label(*size), SAME_SPEED * 100.0);
-            (
-                format!("**Alike on both toolchains** (same registers, speed within {within:.0}% at {at}): {}.", kernels.join(", ")),
-                format!(
-                    "{} {} alike on both toolchains: the same registers and speeds within {within:.0}% at size {at}.",
-                    md::join_and(kernels),
-                    md::verb(kernels.len(), "runs", "run")
-                ),
-            )
+            let runs = md::verb(kernels.len(), "runs", "run");
+            Words {
+                text: format!("**Alike on both toolchains** (same registers, speed within {within:.0}% at {at}): {}.", kernels.join(", ")),
+                short: format!("{} {runs} alike on both toolchains: the same registers and speeds within {within:.0}% at size {at}.", md::join_and(kernels)),
+            }
+        }
+    }
+}
+
+fn best_text(
+    size: Size,
+    vendor: Option<f64>,
+    best: &[Best],
+    others: &[(Size, Vec<Best>)],
+) -> Words {
+    let at = size_label(size);
+    let mut text = format!(
+        "**Best kernel per toolchain** at {at}: {}",
+        joined(best, "; ", |b| best_words(b).0)
+    );
+    if let Some(v) = vendor {
+        let _ = write!(text, " (cuBLAS: {} GFLOP/s)", md::speed(v));
+    }
+    text.push('.');
+    let other = |b: &Best| {
+        let v = b.vs_vendor.map_or_else(
+            || format!("{} GFLOP/s", md::speed(b.gflops)),
+            |v| md::pct(Some(v)),
+        );
+        format!("{} {} {v}", name(b.toolchain), b.kernel)
+    };
+    if !others.is_empty() {
+        let o = joined(others, "; ", |(sz, b)| {
+            format!("{}: {}", size_label(*sz), joined(b, ", ", other))
+        });
+        let _ = write!(text, " Other sizes: {o}.");
+    }
+    let shorts: Vec<String> = best.iter().map(|b| best_words(b).1).collect();
+    let short = format!(
+        "At size {at} the fastest kernel reaches {}.",
+        md::join_and(&shorts)
+    );
+    Words { text, short }
+}
+
+fn differ_text(
+    size: Size,
+    [a, b]: [Toolchain; 2],
+    kernels: usize,
+    pairs: &[Pair],
+    top: Option<usize>,
+    widest: bool,
+) -> Words {
+    let (na, nb, at, n) = (name(a), name(b), size_label(size), pairs.len());
+    let text = format!(
+        "**Register counts differ between {na} and {nb}** on {n} of {kernels} kernels (largest difference first): {}.",
+        joined(pairs, "; ", |p| differ_words(p, na, nb, &at))
+    );
+    let short = match top.map(|i| &pairs[i]) {
+        Some(
+            p @ Pair {
+                gflops: Some((x, y)),
+                change: Some(c),
+                ..
+            },
+        ) => {
+            let (k, (ra, rb), faster) = (&p.kernel, p.registers, md::faster(*c));
+            if widest {
+                format!("{k} shows the largest gap between the toolchains: {na} is {faster} at size {at} ({x:.0} vs {y:.0} GFLOP/s), with {ra} registers on {na} and {rb} on {nb}.")
+            } else {
+                format!("Of the {n} kernels whose register counts differ between {na} and {nb}, {k} differs most in speed: {na} is {faster} at size {at} ({x:.0} vs {y:.0} GFLOP/s; {ra} vs {rb} registers).")
+            }
+        }
+        _ => {
+            let (k, (ra, rb)) = (&pairs[0].kernel, pairs[0].registers);
+            format!("{na} and {nb} give {n} of {kernels} kernels different register counts, most {k}: {ra} vs {rb}.")
         }
     };
+    Words { text, short }
+}
+
+fn same_text(
+    size: Size,
+    [a, b]: [Toolchain; 2],
+    pairs: &[Pair],
+    (least, most): (f64, f64),
+) -> Words {
+    let (na, nb, at) = (name(a), name(b), size_label(size));
+    let item = |p: &Pair| {
+        let speed = speed_words(p, na, nb).unwrap_or_default();
+        format!("{}: {} registers on both, {speed}", p.kernel, p.registers.0)
+    };
+    let text = format!(
+        "**Same registers, different speed** at {at}: {}. The difference there is not register pressure; compare their PTX.",
+        joined(pairs, "; ", item)
+    );
+    let range = if (least * 100.0).round() == (most * 100.0).round() {
+        format!("{:.0}%", most * 100.0)
+    } else {
+        format!("{:.0}-{:.0}%", least * 100.0, most * 100.0)
+    };
+    let changes = || pairs.iter().filter_map(|p| p.change);
+    let how = if changes().all(|c| c > 0.0) {
+        format!("{na} is {range} faster")
+    } else if changes().all(|c| c < 0.0) {
+        format!("{na} is {range} slower")
+    } else {
+        format!("their speeds differ by {range}")
+    };
+    let names: Vec<String> = pairs.iter().map(|p| p.kernel.clone()).collect();
+    let r = pairs[0].registers.0;
+    let regs = if pairs.iter().all(|p| p.registers.0 == r) {
+        format!(" ({r})")
+    } else {
+        String::new()
+    };
+    let has = md::verb(names.len(), "has", "have");
+    let short = format!(
+        "{} {has} the same registers on both toolchains{regs}, yet {how} at size {at}.",
+        md::join_and(&names)
+    );
     Words { text, short }
 }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::analysis::lecture::{loads_per_fma, Kind, Lecture};
 use crate::error::Result;
 
-use super::charts::{color, Bars, Figure, Panel, Style, XAxis};
+use super::charts::{Bars, Figure, Panel, XAxis};
 use super::data::{self, toolchain_name as name};
 use super::{md, Ctx, Section, Words};
 
@@ -101,11 +101,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Lecture) -> Result<Section> {
                 let cats = XAxis::Categories(a.variants.iter().map(|k| short(k)).collect());
                 let mut p = Panel::new(title, cats, "variant", "GFLOP/s (best configuration)");
                 p.bars = Some(Bars {
-                    styles: a
-                        .toolchains
-                        .iter()
-                        .map(|t| Style::new(name(*t), color(*t)))
-                        .collect(),
+                    styles: super::compare::styles(&a.toolchains),
                     values: vec![vec![None; nt]; a.variants.len()],
                     notes: vec![vec![None; nt]; a.variants.len()],
                 });
@@ -128,11 +124,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Lecture) -> Result<Section> {
     if !panels.is_empty() {
         let fig = Figure {
             title: "The lecture's variants per device, precision and size".into(),
-            legend: a
-                .toolchains
-                .iter()
-                .map(|t| Style::new(name(*t), color(*t)))
-                .collect(),
+            legend: super::compare::styles(&a.toolchains),
             cols: panels.len().min(2),
             panels,
             panel_w: 640,
