@@ -8,9 +8,12 @@
 //! finding's kind is an enum variant of its section, so the words for it live
 //! in exactly one rendering function.
 
+pub mod blas;
 pub mod clocks;
+pub mod compare;
 pub mod data;
 pub mod failures;
+pub mod lecture;
 pub mod ncu;
 pub mod simt;
 pub mod stats;
@@ -119,6 +122,9 @@ pub enum Kind {
     Failures(failures::Kind),
     Simt(simt::Kind),
     User(user::Kind),
+    Compare(compare::Kind),
+    Blas(blas::Kind),
+    Lecture(lecture::Kind),
     /// A finding of a section not yet on this model: its words only.
     Legacy {
         kind: &'static str,

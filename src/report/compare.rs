@@ -1,150 +1,42 @@
-//! The "compare" experiment: kernels x toolchains x sizes next to cuBLAS.
-//! Headline tables, the per-kernel bar chart, speed against size, compiler
-//! resources, the PTX instruction mix, and what they show.
+//! The "compare" experiment: headline tables, the per-kernel bar chart, speed
+//! against size, compiler resources, the PTX instruction mix, and the words of
+//! what they show.
 
 use std::fmt::Write as _;
 
+use crate::analysis::compare::{Best, Compare, Kind, Pair, Size};
+use crate::analysis::stats;
 use crate::backend::Toolchain;
 use crate::error::Result;
-use crate::kernels::Hints;
-use crate::results::Measurement;
 
-use super::charts::{color, VENDOR_COLOR};
-use super::charts::{Bars, Figure, Line, Panel, RefLine, Style, XAxis};
-use super::data::{self, is_vendor, of_size, size_label, Rec};
-use super::data::{find, vendor_at};
-use super::{md, Ctx, Section, Shown, Topic, SAME_SPEED};
+use super::charts::{color, Bars, Figure, Line, Panel, RefLine, Style, XAxis, VENDOR_COLOR};
+use super::data::{self, find, is_vendor, of_size, size_label, toolchain_name as name, vendor_at};
+use super::{md, Ctx, Section, Shown, Topic, Words, SAME_SPEED};
 
 const SPEED: &str = "Speed: kernels x toolchains x sizes (compare)";
 const RESOURCES: &str = "Registers, spills and occupancy (compare)";
 
-pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
-    let recs: Vec<Rec> = ctx
-        .data
-        .experiment("compare")
-        .into_iter()
-        .filter(|r| r.m.variant.is_none())
-        .collect();
-    let mut sec = Section::default();
-    if recs.is_empty() {
-        return Ok(sec);
-    }
-    let tcs = ctx.toolchains.clone();
-    let sizes = data::sizes(&recs);
-    let kernels: Vec<String> = data::kernels(&recs)
-        .into_iter()
-        .filter(|k| k != data::VENDOR)
-        .collect();
-    let has_vendor = recs.iter().any(|r| is_vendor(r.m));
-    sec.title = SPEED.to_string();
+pub(crate) fn section(ctx: &mut Ctx, a: &Compare) -> Result<Section> {
     let mut s = format!("## {SPEED}\n\n");
-    let _ = writeln!(
-        s,
+    s.push_str(
         "Median GFLOP/s (± the interquartile range as % of the median) of every kernel on every toolchain, \
          and the ratio to cuBLAS measured in the same run at the same size. A cell that failed its check \
-         or did not run shows its status instead of a speed; \"-\" means not measured.\n"
+         or did not run shows its status instead of a speed; \"-\" means not measured.\n\n",
     );
-    if recs.iter().any(|r| !md::throttle_mark(r.m).is_empty()) {
+    if a.recs.iter().any(|r| !md::throttle_mark(r.m).is_empty()) {
+        s.push_str("A speed ending in T was measured while the GPU was throttled (see Clocks and throttling).\n\n");
+    }
+    if a.repeats > 0 {
         let _ = writeln!(
             s,
-            "A speed ending in T was measured while the GPU was throttled (see Clocks and throttling).\n"
+            "{} measurements repeated in a later run were left out (the first run's are shown).\n",
+            a.repeats
         );
     }
-    let repeats = ctx.data.repeats("compare");
-    if repeats > 0 {
-        let _ = writeln!(
-            s,
-            "{repeats} measurements repeated in a later run were left out (the first run's are shown).\n"
-        );
+    for &size in &a.sizes {
+        speed_table(&mut s, a, size);
     }
-
-    for &size in &sizes {
-        let _ = writeln!(s, "### {}\n", md::size_label_long(size));
-        let mut header = vec!["kernel".to_string()];
-        for t in &tcs {
-            let n = data::toolchain_name(*t);
-            header.push(format!("{n} GFLOP/s"));
-            if has_vendor {
-                header.push(format!("{n} % of cuBLAS"));
-            }
-        }
-        if tcs.len() == 2 {
-            header.push(format!(
-                "{} / {}",
-                data::toolchain_name(tcs[0]),
-                data::toolchain_name(tcs[1])
-            ));
-        }
-        let mut rows = Vec::new();
-        let mut notes = Vec::new();
-        for k in &kernels {
-            let mut row = vec![k.clone()];
-            let mut speeds = Vec::new();
-            for t in &tcs {
-                let m = find(&recs, k, *t, size);
-                row.push(md::gflops_spread(m));
-                if has_vendor {
-                    row.push(md::vs_vendor(m));
-                }
-                speeds.push(m.and_then(data::gflops));
-                if let Some(r) = m.and_then(|m| m.status.reason()) {
-                    notes.push(format!(
-                        "{k} on {}: {}",
-                        data::toolchain_name(*t),
-                        md::short_reason(r)
-                    ));
-                }
-            }
-            if tcs.len() == 2 {
-                row.push(md::ratio(speeds[0], speeds[1]));
-            }
-            rows.push(row);
-        }
-        if let Some(v) = recs
-            .iter()
-            .map(|r| r.m)
-            .find(|m| is_vendor(m) && of_size(m, size))
-        {
-            let mut row = vec!["cuBLAS (reference)".to_string()];
-            for t in &tcs {
-                if *t == v.toolchain {
-                    row.push(md::gflops_spread(Some(v)));
-                    row.push(if v.status.is_ok() {
-                        "100.0%".into()
-                    } else {
-                        "-".into()
-                    });
-                } else {
-                    row.push("-".into());
-                    row.push("-".into());
-                }
-            }
-            if tcs.len() == 2 {
-                row.push("-".into());
-            }
-            if let Some(r) = v.status.reason() {
-                notes.push(format!("cuBLAS: {}", md::short_reason(r)));
-            }
-            rows.push(row);
-        }
-        s.push_str(&md::table(&header, &rows));
-        if !notes.is_empty() {
-            s.push_str("\nWhy some cells have no speed:\n\n");
-            for n in notes {
-                let _ = writeln!(s, "- {}", md::escape(&n));
-            }
-        }
-        s.push('\n');
-    }
-
-    // Chart 1: GFLOP/s per kernel at one size.
-    let bar_size = ctx.chosen_size.filter(|c| sizes.contains(c)).or_else(|| {
-        sizes.iter().copied().find(|&sz| {
-            recs.iter()
-                .any(|r| of_size(r.m, sz) && !is_vendor(r.m) && data::gflops(r.m).is_some())
-        })
-    });
-    if let Some(want) = ctx.chosen_size.filter(|c| !sizes.contains(c)) {
+    if let Some(want) = a.unmeasured {
         let _ = writeln!(
             s,
             "(--size {} was not measured in the compare results; the chart uses the largest size.)\n",
@@ -152,709 +44,547 @@ pub(crate) fn section(ctx: &mut Ctx) -> Result<Section> {
         );
     }
     s.push_str("### Charts\n\n");
-    // Where the findings point: the bar chart at its size, the chart against size.
-    let mut bar_chart: Option<((usize, usize, usize), String)> = None;
-    let mut size_chart: Option<String> = None;
-    if let Some(size) = bar_size {
-        let vendor = vendor_at(&recs, size);
-        let styles: Vec<Style> = tcs
+    if let Some(size) = a.bar_size {
+        bar_chart(ctx, &mut s, a, size)?;
+    }
+    if !a.square.is_empty() {
+        size_chart(ctx, &mut s, a)?;
+    }
+    let _ = writeln!(s, "## {RESOURCES}\n");
+    s.push_str("What each compiler reported for the kernel (registers per thread, spill stores/loads in bytes, stack frame, static shared memory per block) and the theoretical occupancy that follows from it.\n\n");
+    let cols = [
+        "registers",
+        "spill st/ld B",
+        "stack B",
+        "shared B",
+        "occupancy",
+    ];
+    let mut header = vec!["kernel".to_string()];
+    header.extend(cols.iter().flat_map(|c| {
+        a.toolchains
             .iter()
-            .map(|t| Style::new(data::toolchain_name(*t), color(*t)))
+            .map(move |t| format!("{c} {}", name(*t)))
+    }));
+    let rows: Vec<Vec<String>> = a
+        .kernels
+        .iter()
+        .zip(&a.resources)
+        .map(|(k, ms)| {
+            let cells = [
+                md::registers,
+                md::spills,
+                md::stack,
+                md::shared,
+                md::occupancy,
+            ];
+            let cells = cells.iter().flat_map(|f| ms.iter().map(move |m| f(*m)));
+            std::iter::once(k.clone()).chain(cells).collect()
+        })
+        .collect();
+    s.push_str(&md::table(&header, &rows));
+    s.push('\n');
+    ptx_mix(&mut s, a);
+    let findings = a.findings.iter().map(|f| {
+        let heading = if f.topic == Topic::VsVendor {
+            SPEED
+        } else {
+            RESOURCES
+        };
+        Shown::new(f.clone(), heading)
+    });
+    Ok(Section {
+        title: SPEED.into(),
+        markdown: s,
+        findings: findings.collect(),
+    })
+}
+
+fn speed_table(s: &mut String, a: &Compare, size: Size) {
+    let _ = writeln!(s, "### {}\n", md::size_label_long(size));
+    let two = a.toolchains.len() == 2;
+    let mut header = vec!["kernel".to_string()];
+    for t in &a.toolchains {
+        header.push(format!("{} GFLOP/s", name(*t)));
+        if a.has_vendor {
+            header.push(format!("{} % of cuBLAS", name(*t)));
+        }
+    }
+    if two {
+        header.push(format!(
+            "{} / {}",
+            name(a.toolchains[0]),
+            name(a.toolchains[1])
+        ));
+    }
+    let (mut rows, mut notes) = (Vec::new(), Vec::new());
+    for k in &a.kernels {
+        let mut row = vec![k.clone()];
+        let mut speeds = Vec::new();
+        for t in &a.toolchains {
+            let m = find(&a.recs, k, *t, size);
+            row.push(md::gflops_spread(m));
+            if a.has_vendor {
+                row.push(md::vs_vendor(m));
+            }
+            speeds.push(m.and_then(data::gflops));
+            if let Some(r) = m.and_then(|m| m.status.reason()) {
+                notes.push(format!("{k} on {}: {}", name(*t), md::short_reason(r)));
+            }
+        }
+        if two {
+            row.push(md::ratio(speeds[0], speeds[1]));
+        }
+        rows.push(row);
+    }
+    if let Some(v) = a
+        .recs
+        .iter()
+        .map(|r| r.m)
+        .find(|m| is_vendor(m) && of_size(m, size))
+    {
+        let mut row = vec!["cuBLAS (reference)".to_string()];
+        for t in &a.toolchains {
+            let own = *t == v.toolchain;
+            row.push(if own {
+                md::gflops_spread(Some(v))
+            } else {
+                md::MISSING.into()
+            });
+            let share = (own && v.status.is_ok()).then_some(1.0);
+            row.push(md::pct(share));
+        }
+        if two {
+            row.push(md::MISSING.into());
+        }
+        if let Some(r) = v.status.reason() {
+            notes.push(format!("cuBLAS: {}", md::short_reason(r)));
+        }
+        rows.push(row);
+    }
+    s.push_str(&md::table(&header, &rows));
+    if !notes.is_empty() {
+        s.push_str("\nWhy some cells have no speed:\n\n");
+        for n in notes {
+            let _ = writeln!(s, "- {}", md::escape(&n));
+        }
+    }
+    s.push('\n');
+}
+
+/// A bar or line style per toolchain, in its colour.
+pub(super) fn styles(tcs: &[Toolchain]) -> Vec<Style> {
+    tcs.iter()
+        .map(|t| Style::new(name(*t), color(*t)))
+        .collect()
+}
+
+/// GFLOP/s per kernel at one size.
+fn bar_chart(ctx: &mut Ctx, s: &mut String, a: &Compare, size: Size) -> Result<()> {
+    let vendor = vendor_at(&a.recs, size);
+    let styles = styles(&a.toolchains);
+    let (mut values, mut notes) = (Vec::new(), Vec::new());
+    for k in &a.kernels {
+        let ms: Vec<_> = a
+            .toolchains
+            .iter()
+            .map(|t| find(&a.recs, k, *t, size))
             .collect();
-        let mut values = Vec::new();
-        let mut notes = Vec::new();
-        for k in &kernels {
-            let mut v = Vec::new();
-            let mut n = Vec::new();
-            for t in &tcs {
-                let m = find(&recs, k, *t, size);
-                v.push(m.and_then(data::gflops));
-                n.push(match m {
+        values.push(ms.iter().map(|m| m.and_then(data::gflops)).collect());
+        notes.push(
+            ms.iter()
+                .map(|m| match m {
                     None => None,
                     Some(m) if !m.status.is_ok() => Some(m.status.label().to_string()),
                     Some(m) => data::vs_vendor(m).map(|r| format!("{:.0}%", r * 100.0)),
-                });
-            }
-            values.push(v);
-            notes.push(n);
-        }
-        let mut panel = Panel::new(
-            "",
-            XAxis::Categories(kernels.clone()),
-            "kernel",
-            "GFLOP/s (median)",
-        );
-        panel.bars = Some(Bars {
-            styles: styles.clone(),
-            values,
-            notes,
-        });
-        let mut legend = styles;
-        if let Some(v) = vendor.and_then(data::gflops) {
-            panel.refs.push(RefLine {
-                label: format!("cuBLAS {v:.0}"),
-                y: v,
-                color: VENDOR_COLOR,
-            });
-            legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
-        }
-        let fig = Figure {
-            title: format!(
-                "Performance of the GEMM kernels, {}{}",
-                md::size_label_long(size),
-                ctx.title_suffix()
-            ),
-            legend,
-            panels: vec![panel],
-            cols: 1,
-            panel_w: (110 * kernels.len() as u32).clamp(700, 1400),
-            panel_h: 520,
-        };
-        let stem = format!("perf-{}", size_label(size));
-        let chart = ctx.chart(
-            &fig,
-            &stem,
-            &format!("GFLOP/s per kernel and toolchain at {}", size_label(size)),
-        )?;
-        s.push_str(&chart.markdown);
-        bar_chart = Some((size, chart.svg));
-        let _ = writeln!(
-            s,
-            "Bars: median GFLOP/s at {}; the number above a bar is its % of cuBLAS{}.\n",
-            md::size_label_long(size),
-            if vendor.is_some() {
-                " (dashed line)"
-            } else {
-                " (no cuBLAS row here, so no percentages)"
-            }
+                })
+                .collect(),
         );
     }
+    let mut panel = Panel::new(
+        "",
+        XAxis::Categories(a.kernels.clone()),
+        "kernel",
+        "GFLOP/s (median)",
+    );
+    panel.bars = Some(Bars {
+        styles: styles.clone(),
+        values,
+        notes,
+    });
+    let mut legend = styles;
+    if let Some(v) = vendor.and_then(data::gflops) {
+        let label = format!("cuBLAS {}", md::speed(v));
+        panel.refs.push(RefLine {
+            label,
+            y: v,
+            color: VENDOR_COLOR,
+        });
+        legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
+    }
+    let fig = Figure {
+        title: format!(
+            "Performance of the GEMM kernels, {}{}",
+            md::size_label_long(size),
+            ctx.title_suffix()
+        ),
+        legend,
+        panels: vec![panel],
+        cols: 1,
+        panel_w: (110 * a.kernels.len() as u32).clamp(700, 1400),
+        panel_h: 520,
+    };
+    let alt = format!("GFLOP/s per kernel and toolchain at {}", size_label(size));
+    s.push_str(
+        &ctx.chart(&fig, &format!("perf-{}", size_label(size)), &alt)?
+            .markdown,
+    );
+    let _ = writeln!(
+        s,
+        "Bars: median GFLOP/s at {}; the number above a bar is its % of cuBLAS{}.\n",
+        md::size_label_long(size),
+        if vendor.is_some() {
+            " (dashed line)"
+        } else {
+            " (no cuBLAS row here, so no percentages)"
+        }
+    );
+    Ok(())
+}
 
-    // Chart 2: GFLOP/s against size, one panel per kernel.
-    let square: Vec<(usize, usize, usize)> = sizes
+/// GFLOP/s against size, one panel per kernel.
+fn size_chart(ctx: &mut Ctx, s: &mut String, a: &Compare) -> Result<()> {
+    let xs: Vec<f64> = a.square.iter().map(|&n| n as f64).collect();
+    let line = |style: Style, f: &dyn Fn(Size) -> Option<f64>| Line {
+        style,
+        points: a.square.iter().map(|&n| (n as f64, f((n, n, n)))).collect(),
+    };
+    let vendor = Style::new("cuBLAS", VENDOR_COLOR).dashed();
+    let mut panels: Vec<Panel> = a
+        .kernels
         .iter()
-        .copied()
-        .filter(|&(m, n, k)| m == n && n == k)
-        .collect();
-    if square.len() >= 2 {
-        let mut xs: Vec<f64> = square.iter().map(|s| s.0 as f64).collect();
-        xs.sort_by(f64::total_cmp);
-        let mut panels = Vec::new();
-        let mut y_max: f64 = 0.0;
-        for k in &kernels {
+        .map(|k| {
             let mut p = Panel::new(
                 k.clone(),
                 XAxis::Log2(xs.clone()),
                 "N (M = N = K)",
                 "GFLOP/s",
             );
-            for t in &tcs {
-                let pts: Vec<(f64, Option<f64>)> = xs
-                    .iter()
-                    .map(|&x| {
-                        let n = x as usize;
-                        (x, find(&recs, k, *t, (n, n, n)).and_then(data::gflops))
-                    })
-                    .collect();
-                p.lines.push(Line {
-                    style: Style::new(data::toolchain_name(*t), color(*t)),
-                    points: pts,
-                });
+            for t in &a.toolchains {
+                let style = Style::new(name(*t), color(*t));
+                p.lines.push(line(style, &|sz| {
+                    find(&a.recs, k, *t, sz).and_then(data::gflops)
+                }));
             }
-            if has_vendor {
-                let pts: Vec<(f64, Option<f64>)> = xs
-                    .iter()
-                    .map(|&x| {
-                        let n = x as usize;
-                        (x, vendor_at(&recs, (n, n, n)).and_then(data::gflops))
-                    })
-                    .collect();
-                p.lines.push(Line {
-                    style: Style::new("cuBLAS", VENDOR_COLOR).dashed(),
-                    points: pts,
-                });
+            if a.has_vendor {
+                p.lines.push(line(vendor.clone(), &|sz| {
+                    vendor_at(&a.recs, sz).and_then(data::gflops)
+                }));
             }
-            y_max = y_max.max(p.data_max());
-            panels.push(p);
-        }
-        let y_max = if y_max > 0.0 { y_max * 1.08 } else { 1.0 };
-        for p in &mut panels {
-            p.y_max = Some(y_max);
-        }
-        let mut legend: Vec<Style> = tcs
-            .iter()
-            .map(|t| Style::new(data::toolchain_name(*t), color(*t)).line())
-            .collect();
-        if has_vendor {
-            legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
-        }
-        let cols = panels.len().clamp(1, 4);
-        let fig = Figure {
-            title: format!("GFLOP/s against problem size{}", ctx.title_suffix()),
-            legend,
-            panels,
-            cols,
-            panel_w: 340,
-            panel_h: 280,
-        };
-        let chart = ctx.chart(&fig, "perf-vs-size", "GFLOP/s against size per kernel")?;
-        s.push_str(&chart.markdown);
-        size_chart = Some(chart.svg);
-        let _ = writeln!(
-            s,
-            "One panel per kernel, the same y scale in all; x is N on a log2 scale (square problems only).\n"
-        );
+            p
+        })
+        .collect();
+    let y_max = panels.iter().map(Panel::data_max).fold(0.0, f64::max);
+    for p in &mut panels {
+        p.y_max = Some(if y_max > 0.0 { y_max * 1.08 } else { 1.0 });
     }
-
-    // Resources.
-    let largest = sizes.first().copied();
-    let res_row = |k: &str, t: Toolchain| -> Option<&Measurement> {
-        // Resources do not depend on the size; prefer the largest size's row.
-        largest
-            .and_then(|sz| find(&recs, k, t, sz))
-            .filter(|m| m.resources.is_some())
-            .or_else(|| {
-                recs.iter().map(|r| r.m).find(|m| {
-                    m.kernel == k
-                        && m.toolchain == t
-                        && m.variant.is_none()
-                        && m.resources.is_some()
-                })
-            })
-            .or_else(|| largest.and_then(|sz| find(&recs, k, t, sz)))
+    let mut legend: Vec<Style> = styles(&a.toolchains).into_iter().map(Style::line).collect();
+    if a.has_vendor {
+        legend.push(vendor);
+    }
+    let fig = Figure {
+        title: format!("GFLOP/s against problem size{}", ctx.title_suffix()),
+        legend,
+        cols: panels.len().clamp(1, 4),
+        panels,
+        panel_w: 340,
+        panel_h: 280,
     };
-    let _ = writeln!(s, "## {RESOURCES}\n");
-    let _ = writeln!(
-        s,
-        "What each compiler reported for the kernel (registers per thread, spill stores/loads in bytes, stack frame, static shared memory per block) and the theoretical occupancy that follows from it.\n"
+    s.push_str(
+        &ctx.chart(&fig, "perf-vs-size", "GFLOP/s against size per kernel")?
+            .markdown,
     );
-    let mut header = vec!["kernel".to_string()];
-    for col in [
-        "registers",
-        "spill st/ld B",
-        "stack B",
-        "shared B",
-        "occupancy",
-    ] {
-        for t in &tcs {
-            header.push(format!("{col} {}", data::toolchain_name(*t)));
-        }
-    }
-    let mut rows = Vec::new();
-    for k in &kernels {
-        let ms: Vec<Option<&Measurement>> = tcs.iter().map(|t| res_row(k, *t)).collect();
-        let mut row = vec![k.clone()];
-        for f in [
-            md::registers,
-            md::spills,
-            md::stack,
-            md::shared,
-            md::occupancy,
-        ] {
-            for m in &ms {
-                row.push(f(*m));
-            }
-        }
-        rows.push(row);
-    }
-    s.push_str(&md::table(&header, &rows));
-    s.push('\n');
-
-    // PTX instruction mix.
-    s.push_str(&ptx_mix(ctx, &kernels));
-
-    sec.findings = findings(&recs, &tcs, &kernels, &sizes, res_row, |size| {
-        // The bar chart shows the findings' size unless --size chose another;
-        // the chart against size shows every size.
-        bar_chart
-            .as_ref()
-            .filter(|(s, _)| *s == size)
-            .map(|(_, p)| p.clone())
-            .or_else(|| size_chart.clone())
-    });
-    sec.markdown = s;
-    Ok(sec)
+    s.push_str("One panel per kernel, the same y scale in all; x is N on a log2 scale (square problems only).\n\n");
+    Ok(())
 }
 
-/// Rows with a PTX mix for each kernel and toolchain: the compare row, else
-/// a default-hint row of another experiment.
-fn ptx_mix(ctx: &Ctx, kernels: &[String]) -> String {
-    let order = ["compare", "hints", "registers", "jit", "tiling"];
-    let mut rows = Vec::new();
-    let mut any = false;
-    for k in kernels {
-        for t in &ctx.toolchains {
-            let mut found: Option<&Measurement> = None;
-            'outer: for exp in order {
-                for r in ctx.data.experiment(exp) {
-                    let m = r.m;
-                    if m.kernel == *k
-                        && m.toolchain == *t
-                        && m.variant.is_none()
-                        && m.ptx_mix.is_some()
-                        && m.hints == Hints::default()
-                    {
-                        found = Some(m);
-                        break 'outer;
-                    }
-                }
-            }
-            let Some(m) = found else {
-                continue;
-            };
-            let Some(x) = &m.ptx_mix else {
-                continue;
-            };
-            any = true;
-            let widths = if x.ld_global.is_empty() {
-                "0".to_string()
-            } else {
-                x.ld_global
-                    .iter()
-                    .map(|(bits, n)| format!("{n}x{bits}b"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            };
-            let from = match m.label.as_deref() {
-                Some(l) => format!("{} ({l})", m.experiment),
-                None => m.experiment.clone(),
-            };
-            rows.push(vec![
-                k.clone(),
-                data::toolchain_name(*t).to_string(),
-                x.fma.to_string(),
-                x.float_other.to_string(),
-                widths,
-                x.st_global.to_string(),
-                x.ld_shared.to_string(),
-                x.st_shared.to_string(),
-                format!("{}/{}", x.ld_local, x.st_local),
-                x.barriers.to_string(),
-                x.shuffles.to_string(),
-                x.moves.to_string(),
-                x.conversions.to_string(),
-                x.compares.to_string(),
-                x.branches.to_string(),
-                x.integer.to_string(),
-                x.total.to_string(),
-                from,
-            ]);
-        }
-    }
-    let mut s = String::from("## PTX instruction mix\n\n");
-    if !any {
+fn ptx_mix(s: &mut String, a: &Compare) {
+    s.push_str("## PTX instruction mix\n\n");
+    if a.mix.is_empty() {
         s.push_str("These results hold no PTX instruction mix (runs before it was recorded, or toolchains that give no PTX).\n\n");
-        return s;
+        return;
     }
     s.push_str(
         "Static counts in each toolchain's PTX (instructions as written, not as executed), default hints. \
          ld.global is split by access width (count x bits); ld/st.local is thread-private memory \
          (spills, indexed arrays).\n\n",
     );
-    s.push_str(&kept_listings(ctx, kernels));
-    s.push_str(&md::table(
-        &md::h(&[
-            "kernel",
-            "toolchain",
-            "fma",
-            "other fp",
-            "ld.global",
-            "st.global",
-            "ld.shared",
-            "st.shared",
-            "ld/st.local",
-            "barriers",
-            "shuffles",
-            "mov",
-            "cvt",
-            "setp",
-            "branches",
-            "integer",
-            "total",
-            "from",
-        ]),
-        &rows,
-    ));
-    s.push('\n');
-    s
-}
-
-/// What the runs kept with --keep-ptx (RUN/ptx.tar.gz), read back: per kernel at
-/// its published state, the size of each toolchain's listing and how many
-/// normalized lines differ between them (`gemmlab ptx --from RUN --kernel K --diff`
-/// prints the diff itself).
-fn kept_listings(ctx: &Ctx, kernels: &[String]) -> String {
-    let mut rows = Vec::new();
-    for run in &ctx.data.runs {
-        let Ok(store) = crate::ptx_archive::PtxStore::open(&run.dir) else {
-            continue;
-        };
-        if store.is_empty() {
-            continue;
-        }
-        for k in kernels {
-            let listing = |t: Toolchain| {
-                run.measurements
-                    .iter()
-                    .filter(|m| m.experiment == "compare" && m.kernel == *k && m.toolchain == t)
-                    .filter(|m| !data::is_offline(m))
-                    .filter(|m| m.variant.is_none() && m.hints.is_published())
-                    .find_map(|m| store.get(m.ptx_file.as_deref()?))
-            };
-            if let (Some(cu), Some(cl)) = (listing(Toolchain::Cuda), listing(Toolchain::OpenCl)) {
-                rows.push(vec![
-                    k.clone(),
-                    cu.lines().count().to_string(),
-                    cl.lines().count().to_string(),
-                    crate::ptx::changed_lines(cu, cl).to_string(),
-                    format!("`{}`", run.dir.join(crate::ptx_archive::ARCHIVE).display()),
-                ]);
-            }
-        }
-    }
-    if rows.is_empty() {
-        return String::new();
-    }
-    let mut s = String::from(
-        "The two toolchains' PTX of each published kernel, as kept in the compare run's archive: \
-         lines of each listing and lines that differ once register and label numbering is ignored.\n\n",
-    );
-    s.push_str(&md::table(
-        &md::h(&[
+    if !a.listings.is_empty() {
+        s.push_str(
+            "The two toolchains' PTX of each published kernel, as kept in the compare run's archive: \
+             lines of each listing and lines that differ once register and label numbering is ignored.\n\n",
+        );
+        let rows: Vec<Vec<String>> = a
+            .listings
+            .iter()
+            .map(|l| {
+                let n = [l.cuda_lines, l.opencl_lines, l.differ].map(|n| n.to_string());
+                let archive = format!("`{}`", l.archive.display());
+                [vec![l.kernel.clone()], n.to_vec(), vec![archive]].concat()
+            })
+            .collect();
+        let head = [
             "kernel",
             "CUDA lines",
             "OpenCL lines",
             "lines that differ",
             "archive",
-        ]),
+        ];
+        s.push_str(&md::table(&md::h(&head), &rows));
+        s.push('\n');
+    }
+    let rows: Vec<Vec<String>> = a
+        .mix
+        .iter()
+        .filter_map(|m| Some((m, m.ptx_mix.as_ref()?)))
+        .map(|(m, x)| {
+            let widths: Vec<String> = x
+                .ld_global
+                .iter()
+                .map(|(bits, n)| format!("{n}x{bits}b"))
+                .collect();
+            let from = match m.label.as_deref() {
+                Some(l) => format!("{} ({l})", m.experiment),
+                None => m.experiment.clone(),
+            };
+            let mut row = vec![
+                m.kernel.clone(),
+                name(m.toolchain).into(),
+                x.fma.to_string(),
+                x.float_other.to_string(),
+            ];
+            row.push(if widths.is_empty() {
+                "0".into()
+            } else {
+                widths.join(" ")
+            });
+            row.extend([x.st_global, x.ld_shared, x.st_shared].map(|n| n.to_string()));
+            row.push(format!("{}/{}", x.ld_local, x.st_local));
+            let counts = [
+                x.barriers,
+                x.shuffles,
+                x.moves,
+                x.conversions,
+                x.compares,
+                x.branches,
+                x.integer,
+                x.total,
+            ];
+            row.extend(counts.map(|n| n.to_string()));
+            row.push(from);
+            row
+        })
+        .collect();
+    let head = "kernel,toolchain,fma,other fp,ld.global,st.global,ld.shared,st.shared,ld/st.local,\
+                barriers,shuffles,mov,cvt,setp,branches,integer,total,from";
+    s.push_str(&md::table(
+        &head.split(',').map(String::from).collect::<Vec<_>>(),
         &rows,
     ));
     s.push('\n');
-    s
 }
 
-/// "CUDA is 61% faster" / "CUDA is 9% slower": `rel` is `a / b - 1`.
-fn faster_words(a: &str, rel: f64) -> String {
-    if rel >= 0.0 {
-        format!("{a} is {:.0}% faster", rel * 100.0)
+/// "gemm3: CUDA 40 vs OpenCL 32 registers (...)": a pair of the register findings.
+fn speed_words(p: &Pair, na: &str, nb: &str) -> Option<String> {
+    let ((x, y), c) = (p.gflops?, p.change?);
+    Some(if stats::is_same(c) {
+        format!("speed alike ({na} {x:.0}, {nb} {y:.0} GFLOP/s)")
     } else {
-        format!("{a} is {:.0}% slower", -rel * 100.0)
+        format!("{na} {} ({x:.0} vs {y:.0} GFLOP/s)", md::faster(c))
+    })
+}
+
+fn differ_words(p: &Pair, na: &str, nb: &str, at: &str) -> String {
+    let (x, y) = p.registers;
+    let occ = match p.occupancy {
+        (Some(oa), Some(ob)) if (oa - ob).abs() > 1e-9 => {
+            format!("occupancy {} vs {}", md::pct(Some(oa)), md::pct(Some(ob)))
+        }
+        (Some(oa), Some(_)) => format!("same occupancy ({})", md::pct(Some(oa))),
+        _ => "occupancy unknown".into(),
+    };
+    let d = x.abs_diff(y);
+    format!(
+        "{}: {na} {x} vs {nb} {y} registers ({} +{d}, +{:.0}%), {occ}; at {at} {}",
+        p.kernel,
+        if x > y { na } else { nb },
+        d as f64 * 100.0 / x.min(y).max(1) as f64,
+        speed_words(p, na, nb).unwrap_or_else(|| "no speed on both".into())
+    )
+}
+
+fn best_words(b: &Best) -> (String, String) {
+    let (n, k, g) = (name(b.toolchain), &b.kernel, md::speed(b.gflops));
+    match b.vs_vendor.map(|v| md::pct(Some(v))) {
+        Some(v) => (
+            format!("on {n} {k} at {g} GFLOP/s = {v} of cuBLAS"),
+            format!("{v} of cuBLAS on {n} ({k}, {g} GFLOP/s)"),
+        ),
+        None => (
+            format!("on {n} {k} at {g} GFLOP/s"),
+            format!("{g} GFLOP/s on {n} ({k})"),
+        ),
     }
 }
 
-/// Two toolchains' view of one kernel at the findings' size.
-struct Pair {
-    kernel: String,
-    regs: (u32, u32),
-    /// (GFLOP/s on the first, on the second, first / second - 1).
-    speed: Option<(f64, f64, f64)>,
+fn joined<T>(items: &[T], sep: &str, f: impl Fn(&T) -> String) -> String {
+    items.iter().map(f).collect::<Vec<_>>().join(sep)
 }
 
-fn findings<'a>(
-    recs: &[Rec<'a>],
-    tcs: &[Toolchain],
-    kernels: &[String],
-    sizes: &[(usize, usize, usize)],
-    res_row: impl Fn(&str, Toolchain) -> Option<&'a Measurement>,
-    chart_of: impl Fn((usize, usize, usize)) -> Option<String>,
-) -> Vec<Shown> {
-    let mut out = Vec::new();
-    let Some(&largest) = sizes.iter().find(|&&sz| {
-        recs.iter()
-            .any(|r| of_size(r.m, sz) && !is_vendor(r.m) && data::gflops(r.m).is_some())
-    }) else {
-        return out;
-    };
-    let chart = chart_of(largest);
-    let at = size_label(largest);
-    let vendor = vendor_at(recs, largest).and_then(data::gflops);
+pub(crate) fn words(k: &Kind) -> Words {
+    match k {
+        Kind::BestPerToolchain {
+            size,
+            vendor,
+            best,
+            others,
+        } => best_text(*size, *vendor, best, others),
+        Kind::RegistersDiffer {
+            size,
+            toolchains,
+            kernels,
+            pairs,
+            top,
+            top_is_widest,
+        } => differ_text(*size, *toolchains, *kernels, pairs, *top, *top_is_widest),
+        Kind::SameRegistersDifferentSpeed {
+            size,
+            toolchains,
+            pairs,
+            least,
+            most,
+        } => same_text(*size, *toolchains, pairs, (*least, *most)),
+        Kind::Alike { size, kernels } => {
+            let (at, within) = (size_label(*size), SAME_SPEED * 100.0);
+            let runs = md::verb(kernels.len(), "runs", "run");
+            Words {
+                text: format!("**Alike on both toolchains** (same registers, speed within {within:.0}% at {at}): {}.", kernels.join(", ")),
+                short: format!("{} {runs} alike on both toolchains: the same registers and speeds within {within:.0}% at size {at}.", md::join_and(kernels)),
+            }
+        }
+    }
+}
 
-    // Best kernel per toolchain.
-    let best_at = |t: Toolchain, sz| -> Option<&'a Measurement> {
-        recs.iter()
-            .map(|r| r.m)
-            .filter(|m| {
-                m.toolchain == t && !is_vendor(m) && of_size(m, sz) && data::gflops(m).is_some()
-            })
-            .max_by(|a, b| {
-                data::gflops(a)
-                    .unwrap_or(0.0)
-                    .total_cmp(&data::gflops(b).unwrap_or(0.0))
-            })
+fn best_text(
+    size: Size,
+    vendor: Option<f64>,
+    best: &[Best],
+    others: &[(Size, Vec<Best>)],
+) -> Words {
+    let at = size_label(size);
+    let mut text = format!(
+        "**Best kernel per toolchain** at {at}: {}",
+        joined(best, "; ", |b| best_words(b).0)
+    );
+    if let Some(v) = vendor {
+        let _ = write!(text, " (cuBLAS: {} GFLOP/s)", md::speed(v));
+    }
+    text.push('.');
+    let other = |b: &Best| {
+        let v = b.vs_vendor.map_or_else(
+            || format!("{} GFLOP/s", md::speed(b.gflops)),
+            |v| md::pct(Some(v)),
+        );
+        format!("{} {} {v}", name(b.toolchain), b.kernel)
     };
-    let mut parts = Vec::new();
-    let mut short_parts = Vec::new();
-    let mut best_share: Option<f64> = None;
-    for t in tcs {
-        if let Some(m) = best_at(*t, largest) {
-            let g = data::gflops(m).unwrap_or(0.0);
-            let n = data::toolchain_name(*t);
-            match data::vs_vendor(m) {
-                Some(v) => {
-                    parts.push(format!(
-                        "on {n} {} at {g:.0} GFLOP/s = {:.1}% of cuBLAS",
-                        m.kernel,
-                        v * 100.0
-                    ));
-                    short_parts.push(format!(
-                        "{:.1}% of cuBLAS on {n} ({}, {g:.0} GFLOP/s)",
-                        v * 100.0,
-                        m.kernel
-                    ));
-                    best_share = Some(best_share.map_or(v, |b| b.max(v)));
-                }
-                None => {
-                    parts.push(format!("on {n} {} at {g:.0} GFLOP/s", m.kernel));
-                    short_parts.push(format!("{g:.0} GFLOP/s on {n} ({})", m.kernel));
-                }
-            }
-        }
+    if !others.is_empty() {
+        let o = joined(others, "; ", |(sz, b)| {
+            format!("{}: {}", size_label(*sz), joined(b, ", ", other))
+        });
+        let _ = write!(text, " Other sizes: {o}.");
     }
-    if !parts.is_empty() {
-        let mut f = format!(
-            "**Best kernel per toolchain** at {at}: {}",
-            parts.join("; ")
-        );
-        if let Some(v) = vendor {
-            let _ = write!(f, " (cuBLAS: {v:.0} GFLOP/s)");
-        }
-        f.push('.');
-        let others: Vec<String> = sizes
-            .iter()
-            .filter(|&&sz| sz != largest)
-            .filter_map(|&sz| {
-                let p: Vec<String> = tcs
-                    .iter()
-                    .filter_map(|t| {
-                        let m = best_at(*t, sz)?;
-                        Some(format!(
-                            "{} {} {}",
-                            data::toolchain_name(*t),
-                            m.kernel,
-                            data::vs_vendor(m).map_or_else(
-                                || format!("{:.0} GFLOP/s", data::gflops(m).unwrap_or(0.0)),
-                                |v| format!("{:.1}%", v * 100.0)
-                            )
-                        ))
-                    })
-                    .collect();
-                (!p.is_empty()).then(|| format!("{}: {}", size_label(sz), p.join(", ")))
-            })
-            .collect();
-        if !others.is_empty() {
-            let _ = write!(f, " Other sizes: {}.", others.join("; "));
-        }
-        out.push(
-            Shown::legacy(Topic::VsVendor, f, SPEED)
-                .short(format!(
-                    "At size {at} the fastest kernel reaches {}.",
-                    md::join_and(&short_parts)
-                ))
-                .chart(chart.clone())
-                // What is left to cuBLAS.
-                .weight(best_share.map_or(0.0, |b| 1.0 - b)),
-        );
-    }
+    let shorts: Vec<String> = best.iter().map(|b| best_words(b).1).collect();
+    let short = format!(
+        "At size {at} the fastest kernel reaches {}.",
+        md::join_and(&shorts)
+    );
+    Words { text, short }
+}
 
-    // Registers and speed, toolchain against toolchain.
-    if tcs.len() == 2 {
-        let (a, b) = (tcs[0], tcs[1]);
-        let (na, nb) = (data::toolchain_name(a), data::toolchain_name(b));
-        let mut diff: Vec<(u32, String, Pair)> = Vec::new();
-        let mut same_regs_diff_speed: Vec<(String, Pair)> = Vec::new();
-        let mut alike = Vec::new();
-        // The largest speed gap of any kernel, wherever it is listed.
-        let mut widest: Option<(String, f64)> = None;
-        for k in kernels {
-            let (ra, rb) = (res_row(k, a), res_row(k, b));
-            let (ga, gb) = (
-                find(recs, k, a, largest).and_then(data::gflops),
-                find(recs, k, b, largest).and_then(data::gflops),
-            );
-            let (rga, rgb) = (ra.and_then(data::registers), rb.and_then(data::registers));
-            let speed = match (ga, gb) {
-                (Some(x), Some(y)) if y > 0.0 => {
-                    let rel = x / y - 1.0;
-                    Some((x, y, rel))
-                }
-                _ => None,
-            };
-            if let Some((_, _, rel)) = speed {
-                if widest.as_ref().is_none_or(|(_, w)| rel.abs() > w.abs()) {
-                    widest = Some((k.clone(), rel));
-                }
-            }
-            let speed_text = speed.map(|(x, y, rel)| {
-                if rel.abs() <= SAME_SPEED {
-                    format!("speed alike ({na} {x:.0}, {nb} {y:.0} GFLOP/s)")
-                } else if rel > 0.0 {
-                    format!("{na} {:.0}% faster ({x:.0} vs {y:.0} GFLOP/s)", rel * 100.0)
-                } else {
-                    format!(
-                        "{na} {:.0}% slower ({x:.0} vs {y:.0} GFLOP/s)",
-                        -rel * 100.0
-                    )
-                }
-            });
-            match (rga, rgb) {
-                (Some(x), Some(y)) if x != y => {
-                    let occ = match (ra.and_then(|m| m.occupancy), rb.and_then(|m| m.occupancy)) {
-                        (Some(oa), Some(ob)) if (oa - ob).abs() > 1e-9 => {
-                            format!("occupancy {:.1}% vs {:.1}%", oa * 100.0, ob * 100.0)
-                        }
-                        (Some(oa), Some(_)) => format!("same occupancy ({:.1}%)", oa * 100.0),
-                        _ => "occupancy unknown".into(),
-                    };
-                    let more = if x > y { na } else { nb };
-                    let d = x.abs_diff(y);
-                    let base = x.min(y).max(1);
-                    diff.push((
-                        d,
-                        format!(
-                            "{k}: {na} {x} vs {nb} {y} registers ({more} +{d}, +{:.0}%), {occ}; at {at} {}",
-                            d as f64 * 100.0 / base as f64,
-                            speed_text.clone().unwrap_or_else(|| "no speed on both".into())
-                        ),
-                        Pair {
-                            kernel: k.clone(),
-                            regs: (x, y),
-                            speed,
-                        },
-                    ));
-                }
-                (Some(x), Some(y)) => match speed {
-                    Some((_, _, rel)) if rel.abs() > SAME_SPEED => same_regs_diff_speed.push((
-                        format!(
-                            "{k}: {x} registers on both, {}",
-                            speed_text.clone().unwrap_or_default()
-                        ),
-                        Pair {
-                            kernel: k.clone(),
-                            regs: (x, y),
-                            speed,
-                        },
-                    )),
-                    Some(_) => alike.push(k.clone()),
-                    None => {}
-                },
-                _ => {}
+fn differ_text(
+    size: Size,
+    [a, b]: [Toolchain; 2],
+    kernels: usize,
+    pairs: &[Pair],
+    top: Option<usize>,
+    widest: bool,
+) -> Words {
+    let (na, nb, at, n) = (name(a), name(b), size_label(size), pairs.len());
+    let text = format!(
+        "**Register counts differ between {na} and {nb}** on {n} of {kernels} kernels (largest difference first): {}.",
+        joined(pairs, "; ", |p| differ_words(p, na, nb, &at))
+    );
+    let short = match top.map(|i| &pairs[i]) {
+        Some(
+            p @ Pair {
+                gflops: Some((x, y)),
+                change: Some(c),
+                ..
+            },
+        ) => {
+            let (k, (ra, rb), faster) = (&p.kernel, p.registers, md::faster(*c));
+            if widest {
+                format!("{k} shows the largest gap between the toolchains: {na} is {faster} at size {at} ({x:.0} vs {y:.0} GFLOP/s), with {ra} registers on {na} and {rb} on {nb}.")
+            } else {
+                format!("Of the {n} kernels whose register counts differ between {na} and {nb}, {k} differs most in speed: {na} is {faster} at size {at} ({x:.0} vs {y:.0} GFLOP/s; {ra} vs {rb} registers).")
             }
         }
-        let widest = widest.map(|(k, _)| k);
-        if !diff.is_empty() {
-            diff.sort_by_key(|x| std::cmp::Reverse(x.0));
-            let text = format!(
-                "**Register counts differ between {na} and {nb}** on {} of {} kernels (largest difference first): {}.",
-                diff.len(),
-                kernels.len(),
-                diff.iter().map(|(_, t, _)| t.as_str()).collect::<Vec<_>>().join("; ")
-            );
-            // The summary names the kernel whose speeds differ most.
-            let top = diff
-                .iter()
-                .filter_map(|(_, _, p)| p.speed.map(|s| (p, s)))
-                .max_by(|x, y| x.1 .2.abs().total_cmp(&y.1 .2.abs()));
-            let (short, weight) = match top {
-                Some((p, (x, y, rel))) => {
-                    let k = &p.kernel;
-                    let (ra, rb) = p.regs;
-                    let short = if widest.as_ref() == Some(k) {
-                        format!(
-                            "{k} shows the largest gap between the toolchains: {} at size {at} ({x:.0} vs {y:.0} GFLOP/s), with {ra} registers on {na} and {rb} on {nb}.",
-                            faster_words(na, rel)
-                        )
-                    } else {
-                        format!(
-                            "Of the {} kernels whose register counts differ between {na} and {nb}, {k} differs most in speed: {} at size {at} ({x:.0} vs {y:.0} GFLOP/s; {ra} vs {rb} registers).",
-                            diff.len(),
-                            faster_words(na, rel)
-                        )
-                    };
-                    (short, rel)
-                }
-                None => {
-                    let p = &diff[0].2;
-                    (
-                        format!(
-                            "{na} and {nb} give {} of {} kernels different register counts, most {}: {} vs {}.",
-                            diff.len(),
-                            kernels.len(),
-                            p.kernel,
-                            p.regs.0,
-                            p.regs.1
-                        ),
-                        0.0,
-                    )
-                }
-            };
-            out.push(
-                Shown::legacy(Topic::Toolchains, text, RESOURCES)
-                    .short(short)
-                    .chart(chart.clone())
-                    .weight(weight),
-            );
+        _ => {
+            let (k, (ra, rb)) = (&pairs[0].kernel, pairs[0].registers);
+            format!("{na} and {nb} give {n} of {kernels} kernels different register counts, most {k}: {ra} vs {rb}.")
         }
-        if !same_regs_diff_speed.is_empty() {
-            let text = format!(
-                "**Same registers, different speed** at {at}: {}. The difference there is not register pressure; compare their PTX.",
-                same_regs_diff_speed
-                    .iter()
-                    .map(|(t, _)| t.as_str())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            );
-            let pairs: Vec<&Pair> = same_regs_diff_speed.iter().map(|(_, p)| p).collect();
-            let rels: Vec<f64> = pairs.iter().filter_map(|p| p.speed.map(|s| s.2)).collect();
-            let (lo, hi) = rels.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
-                (lo.min(r.abs()), hi.max(r.abs()))
-            });
-            let range = if (lo * 100.0).round() == (hi * 100.0).round() {
-                format!("{:.0}%", hi * 100.0)
-            } else {
-                format!("{:.0}-{:.0}%", lo * 100.0, hi * 100.0)
-            };
-            let how = if rels.iter().all(|r| *r > 0.0) {
-                format!("{na} is {range} faster")
-            } else if rels.iter().all(|r| *r < 0.0) {
-                format!("{na} is {range} slower")
-            } else {
-                format!("their speeds differ by {range}")
-            };
-            let names: Vec<String> = pairs.iter().map(|p| p.kernel.clone()).collect();
-            let regs = match pairs.first().map(|p| p.regs.0) {
-                Some(r) if pairs.iter().all(|p| p.regs.0 == r) => format!(" ({r})"),
-                _ => String::new(),
-            };
-            let short = format!(
-                "{} {} the same registers on both toolchains{regs}, yet {how} at size {at}.",
-                md::join_and(&names),
-                if names.len() == 1 { "has" } else { "have" }
-            );
-            out.push(
-                Shown::legacy(Topic::Toolchains, text, RESOURCES)
-                    .short(short)
-                    .chart(chart.clone())
-                    .weight(hi),
-            );
-        }
-        if !alike.is_empty() {
-            let text = format!(
-                "**Alike on both toolchains** (same registers, speed within {:.0}% at {at}): {}.",
-                SAME_SPEED * 100.0,
-                alike.join(", ")
-            );
-            let short = format!(
-                "{} {} alike on both toolchains: the same registers and speeds within {:.0}% at size {at}.",
-                md::join_and(&alike),
-                if alike.len() == 1 { "runs" } else { "run" },
-                SAME_SPEED * 100.0
-            );
-            out.push(
-                Shown::legacy(Topic::Toolchains, text, RESOURCES)
-                    .short(short)
-                    .chart(chart.clone()),
-            );
-        }
-    }
-    out
+    };
+    Words { text, short }
+}
+
+fn same_text(
+    size: Size,
+    [a, b]: [Toolchain; 2],
+    pairs: &[Pair],
+    (least, most): (f64, f64),
+) -> Words {
+    let (na, nb, at) = (name(a), name(b), size_label(size));
+    let item = |p: &Pair| {
+        let speed = speed_words(p, na, nb).unwrap_or_default();
+        format!("{}: {} registers on both, {speed}", p.kernel, p.registers.0)
+    };
+    let text = format!(
+        "**Same registers, different speed** at {at}: {}. The difference there is not register pressure; compare their PTX.",
+        joined(pairs, "; ", item)
+    );
+    let range = if (least * 100.0).round() == (most * 100.0).round() {
+        format!("{:.0}%", most * 100.0)
+    } else {
+        format!("{:.0}-{:.0}%", least * 100.0, most * 100.0)
+    };
+    let changes = || pairs.iter().filter_map(|p| p.change);
+    let how = if changes().all(|c| c > 0.0) {
+        format!("{na} is {range} faster")
+    } else if changes().all(|c| c < 0.0) {
+        format!("{na} is {range} slower")
+    } else {
+        format!("their speeds differ by {range}")
+    };
+    let names: Vec<String> = pairs.iter().map(|p| p.kernel.clone()).collect();
+    let r = pairs[0].registers.0;
+    let regs = if pairs.iter().all(|p| p.registers.0 == r) {
+        format!(" ({r})")
+    } else {
+        String::new()
+    };
+    let has = md::verb(names.len(), "has", "have");
+    let short = format!(
+        "{} {has} the same registers on both toolchains{regs}, yet {how} at size {at}.",
+        md::join_and(&names)
+    );
+    Words { text, short }
 }

@@ -62,7 +62,6 @@ pub(crate) struct Ctx<'a> {
     pub toolchains: Vec<Toolchain>,
     /// The device named in chart titles, when all runs used one.
     pub device: Option<String>,
-    pub chosen_size: Option<(usize, usize, usize)>,
     out: PathBuf,
     /// The font for PNG text and SVG layout; PNGs are written only with one.
     font: Option<fonts::ChartFont>,
@@ -140,6 +139,9 @@ fn words(kind: &Kind) -> Words {
         Kind::Failures(k) => failures_words(k),
         Kind::Simt(k) => simt::words(k),
         Kind::User(k) => user::words(k),
+        Kind::Compare(k) => compare::words(k),
+        Kind::Blas(k) => blas::words(k),
+        Kind::Lecture(k) => lecture::words(k),
         Kind::Legacy { text, short, .. } => Words {
             text: text.clone(),
             short: short.clone().unwrap_or_else(|| text.clone()),
@@ -349,7 +351,6 @@ fn generate_with(
         data: &data,
         toolchains: data.toolchains(),
         device: the_device(&data),
-        chosen_size,
         out: opts.out.clone(),
         png: png_skipped.is_none(),
         font: font.ok(),
@@ -358,9 +359,12 @@ fn generate_with(
 
     let simt_a = analysis::simt::analyse(&data, &opts.from, ctx.device.is_none());
     let sections: Vec<Section> = vec![
-        compare::section(&mut ctx)?,
-        blas::section(&mut ctx)?,
-        lecture::section(&mut ctx)?,
+        analysis::compare::analyse(&data, chosen_size)
+            .map_or(Ok(Section::default()), |a| compare::section(&mut ctx, &a))?,
+        analysis::blas::analyse(&data)
+            .map_or(Ok(Section::default()), |a| blas::section(&mut ctx, &a))?,
+        analysis::lecture::analyse(&data)
+            .map_or(Ok(Section::default()), |a| lecture::section(&mut ctx, &a))?,
         simt::section(&mut ctx, &simt_a)?,
         sweeps::registers(&mut ctx)?,
         sweeps::tiling(&mut ctx)?,

@@ -1,0 +1,133 @@
+//! Calls other than the tutorial's C = A * B in f32: double precision, the
+//! other layouts and transposes, alpha and beta, leading dimensions (the GEMM
+//! routine's kernels, issue 12), each against cuBLAS with the same arguments.
+
+use crate::backend::Toolchain;
+use crate::results::Measurement;
+
+use super::data::{self, is_vendor};
+use super::{Data, Finding, Topic};
+
+/// The rows of one call ("f64 col NN alpha=1 beta=0", any size).
+pub struct Call<'a> {
+    pub call: String,
+    /// Every kernel's row but cuBLAS's, in record order.
+    pub rows: Vec<&'a Measurement>,
+    /// cuBLAS's rows that passed their check.
+    pub vendor: Vec<&'a Measurement>,
+}
+
+/// The best ratio to cuBLAS of a toolchain on a call at a size.
+pub struct BestRatio {
+    /// The call and its size, "f64 col NN alpha=1 beta=0 4096".
+    pub call: String,
+    pub toolchain: Toolchain,
+    pub ratio: f64,
+    pub kernel: String,
+}
+
+pub struct Blas<'a> {
+    pub toolchains: Vec<Toolchain>,
+    pub calls: Vec<Call<'a>>,
+    pub best: Vec<BestRatio>,
+    /// The calls with sizes of `best`, sorted: the chart's categories.
+    pub categories: Vec<String>,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Kind {
+    /// A toolchain's best kernels span `low` to `high` times cuBLAS over the calls.
+    Range {
+        toolchain: Toolchain,
+        low: f64,
+        high: f64,
+        kernel: String,
+        call: String,
+    },
+}
+
+/// "f64 col NN alpha=1 beta=0" without the size: what groups rows into one call.
+fn call_of(m: &Measurement) -> String {
+    m.problem.map_or_else(String::new, |p| {
+        let size = format!(" {}x{}x{}", p.m, p.n, p.k);
+        p.describe().replacen(&size, "", 1)
+    })
+}
+
+pub fn analyse(data: &Data) -> Option<Blas<'_>> {
+    let recs: Vec<&Measurement> = data
+        .blas_calls()
+        .into_iter()
+        .map(|r| r.m)
+        .filter(|m| m.variant.is_none() && m.experiment != "tune")
+        .collect();
+    if recs.is_empty() {
+        return None;
+    }
+    let mut names: Vec<String> = recs.iter().map(|m| call_of(m)).collect();
+    names.sort();
+    names.dedup();
+    let calls: Vec<Call> = names
+        .into_iter()
+        .map(|call| {
+            let of_call = recs.iter().copied().filter(|m| call_of(m) == call);
+            let (mut vendor, rows): (Vec<_>, Vec<_>) = of_call.partition(|m| is_vendor(m));
+            vendor.retain(|m| m.status.is_ok());
+            Call { call, rows, vendor }
+        })
+        .collect();
+    let mut best: Vec<BestRatio> = Vec::new();
+    for c in &calls {
+        for m in c.rows.iter().filter(|m| m.status.is_ok()) {
+            let Some(ratio) = data::vs_vendor(m) else {
+                continue;
+            };
+            let call = format!("{} {}", c.call, m.size_label());
+            let new = BestRatio {
+                call,
+                toolchain: m.toolchain,
+                ratio,
+                kernel: m.kernel.clone(),
+            };
+            match best
+                .iter_mut()
+                .find(|b| b.call == new.call && b.toolchain == m.toolchain)
+            {
+                Some(b) if b.ratio >= ratio => {}
+                Some(b) => *b = new,
+                None => best.push(new),
+            }
+        }
+    }
+    let mut categories: Vec<String> = best.iter().map(|b| b.call.clone()).collect();
+    categories.sort();
+    categories.dedup();
+    let toolchains = data.toolchains();
+    let findings = toolchains
+        .iter()
+        .filter_map(|t| {
+            let mine: Vec<&BestRatio> = best.iter().filter(|b| b.toolchain == *t).collect();
+            let top = mine.iter().max_by(|a, b| a.ratio.total_cmp(&b.ratio))?;
+            let low = mine.iter().map(|b| b.ratio).fold(top.ratio, f64::min);
+            let (kernel, call) = (top.kernel.clone(), top.call.clone());
+            let k = Kind::Range {
+                toolchain: *t,
+                low,
+                high: top.ratio,
+                kernel,
+                call,
+            };
+            let f = Finding::new(Topic::VsVendor, super::Kind::Blas(k));
+            Some(f.weight(1.0 - low).chart(Some("blas-calls".into())))
+        })
+        .collect();
+    Some(Blas {
+        toolchains,
+        calls,
+        best,
+        categories,
+        findings,
+    })
+}

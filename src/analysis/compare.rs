@@ -1,0 +1,377 @@
+//! The "compare" experiment: kernels x toolchains x sizes next to cuBLAS, the
+//! compilers' resources, the PTX instruction mix, and what they show: the best
+//! kernel of each toolchain, and registers against speed between two toolchains.
+
+use std::path::PathBuf;
+
+use crate::backend::Toolchain;
+use crate::kernels::Hints;
+use crate::results::Measurement;
+
+use super::data::{self, find, is_vendor, of_size, Rec};
+use super::{stats, Data, Finding, Topic};
+
+pub type Size = (usize, usize, usize);
+
+pub struct Compare<'a> {
+    /// The native rows of compare, without repeats.
+    pub recs: Vec<Rec<'a>>,
+    pub toolchains: Vec<Toolchain>,
+    /// Largest first.
+    pub sizes: Vec<Size>,
+    /// Every kernel but cuBLAS, in kernel order.
+    pub kernels: Vec<String>,
+    pub has_vendor: bool,
+    /// Rows repeated in a later run and left out.
+    pub repeats: usize,
+    /// The bar chart's size: the one asked for if measured, else the findings'.
+    pub bar_size: Option<Size>,
+    /// A size asked for that compare did not measure.
+    pub unmeasured: Option<Size>,
+    /// N of the square sizes, ascending, when there are two or more (the chart against size).
+    pub square: Vec<usize>,
+    /// Per kernel and toolchain, the row with the compiler's resources.
+    pub resources: Vec<Vec<Option<&'a Measurement>>>,
+    /// Per kernel and toolchain, a row with a PTX mix: compare's, else another experiment's.
+    pub mix: Vec<&'a Measurement>,
+    pub listings: Vec<Listing>,
+    pub findings: Vec<Finding>,
+}
+
+/// The two toolchains' PTX of a published kernel, kept in a compare run's archive.
+pub struct Listing {
+    pub kernel: String,
+    pub cuda_lines: usize,
+    pub opencl_lines: usize,
+    /// Lines that differ once register and label numbering is ignored.
+    pub differ: usize,
+    pub archive: PathBuf,
+}
+
+/// The fastest kernel of a toolchain at a size.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Best {
+    pub toolchain: Toolchain,
+    pub kernel: String,
+    pub gflops: f64,
+    pub vs_vendor: Option<f64>,
+}
+
+/// One kernel on two toolchains.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Pair {
+    pub kernel: String,
+    pub registers: (u32, u32),
+    pub occupancy: (Option<f64>, Option<f64>),
+    /// GFLOP/s on each, when both have one.
+    pub gflops: Option<(f64, f64)>,
+    /// The first's speed over the second's, minus one.
+    pub change: Option<f64>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Kind {
+    /// The fastest kernel of each toolchain at `size`, and at every other size.
+    BestPerToolchain {
+        size: Size,
+        vendor: Option<f64>,
+        best: Vec<Best>,
+        others: Vec<(Size, Vec<Best>)>,
+    },
+    /// Kernels whose register counts differ, the largest difference first.
+    RegistersDiffer {
+        size: Size,
+        toolchains: [Toolchain; 2],
+        kernels: usize,
+        pairs: Vec<Pair>,
+        /// The pair whose speeds differ most, if any has speeds.
+        top: Option<usize>,
+        /// Whether no kernel's speeds differ more than `top`'s.
+        top_is_widest: bool,
+    },
+    /// Kernels with the same registers whose speeds differ by more than `SAME_SPEED`.
+    SameRegistersDifferentSpeed {
+        size: Size,
+        toolchains: [Toolchain; 2],
+        pairs: Vec<Pair>,
+        /// The smallest and largest change, as magnitudes.
+        least: f64,
+        most: f64,
+    },
+    /// Kernels with the same registers and speeds within `SAME_SPEED`.
+    Alike { size: Size, kernels: Vec<String> },
+}
+
+fn kind(k: Kind) -> super::Kind {
+    super::Kind::Compare(k)
+}
+
+pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
+    let recs: Vec<Rec> = data
+        .experiment("compare")
+        .into_iter()
+        .filter(|r| r.m.variant.is_none())
+        .collect();
+    if recs.is_empty() {
+        return None;
+    }
+    let sizes = data::sizes(&recs);
+    let kernels: Vec<String> = data::kernels(&recs)
+        .into_iter()
+        .filter(|k| k != data::VENDOR)
+        .collect();
+    let toolchains = data.toolchains();
+    let with_speed = sizes
+        .iter()
+        .copied()
+        .find(|&sz| best(&recs, None, sz).is_some());
+    let mut square: Vec<usize> = sizes
+        .iter()
+        .filter(|&&(m, n, k)| m == n && n == k)
+        .map(|s| s.0)
+        .collect();
+    square.sort();
+    if square.len() < 2 {
+        square.clear();
+    }
+    let largest = sizes.first().copied();
+    let resources: Vec<Vec<Option<&Measurement>>> = kernels
+        .iter()
+        .map(|k| {
+            toolchains
+                .iter()
+                .map(|t| {
+                    // Resources do not depend on the size; prefer the largest size's row.
+                    let at_largest = largest.and_then(|sz| find(&recs, k, *t, sz));
+                    at_largest
+                        .filter(|m| m.resources.is_some())
+                        .or_else(|| {
+                            recs.iter().map(|r| r.m).find(|m| {
+                                m.kernel == *k && m.toolchain == *t && m.resources.is_some()
+                            })
+                        })
+                        .or(at_largest)
+                })
+                .collect()
+        })
+        .collect();
+    let bar_size = chosen.filter(|c| sizes.contains(c)).or(with_speed);
+    let mut a = Compare {
+        has_vendor: recs.iter().any(|r| is_vendor(r.m)),
+        repeats: data.repeats("compare"),
+        unmeasured: chosen.filter(|c| !sizes.contains(c)),
+        mix: ptx_mix(data, &kernels, &toolchains),
+        listings: listings(data, &kernels),
+        findings: Vec::new(),
+        recs,
+        toolchains,
+        sizes,
+        kernels,
+        bar_size,
+        square,
+        resources,
+    };
+    if let Some(size) = with_speed {
+        // The bar chart shows the findings' size unless --size chose another;
+        // the chart against size shows every size.
+        let chart = if bar_size == Some(size) {
+            Some(format!("perf-{}", data::size_label(size)))
+        } else {
+            (!a.square.is_empty()).then(|| "perf-vs-size".to_string())
+        };
+        a.findings = findings(&a, size)
+            .into_iter()
+            .map(|f| f.chart(chart.clone()))
+            .collect();
+    }
+    Some(a)
+}
+
+/// The fastest kernel with a speed at a size, on a toolchain or on any.
+fn best<'a>(recs: &[Rec<'a>], t: Option<Toolchain>, size: Size) -> Option<&'a Measurement> {
+    recs.iter()
+        .map(|r| r.m)
+        .filter(|m| t.is_none_or(|t| m.toolchain == t) && !is_vendor(m) && of_size(m, size))
+        .filter(|m| data::gflops(m).is_some())
+        .max_by(|a, b| {
+            data::gflops(a)
+                .unwrap_or(0.0)
+                .total_cmp(&data::gflops(b).unwrap_or(0.0))
+        })
+}
+
+fn bests(a: &Compare, size: Size) -> Vec<Best> {
+    let of = |t: &Toolchain| best(&a.recs, Some(*t), size);
+    a.toolchains
+        .iter()
+        .filter_map(of)
+        .map(|m| Best {
+            toolchain: m.toolchain,
+            kernel: m.kernel.clone(),
+            gflops: data::gflops(m).unwrap_or(0.0),
+            vs_vendor: data::vs_vendor(m),
+        })
+        .collect()
+}
+
+fn findings(a: &Compare, size: Size) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let best = bests(a, size);
+    if !best.is_empty() {
+        // What is left to cuBLAS.
+        let share = best.iter().filter_map(|b| b.vs_vendor).reduce(f64::max);
+        let others = a.sizes.iter().filter(|&&sz| sz != size);
+        let k = Kind::BestPerToolchain {
+            size,
+            vendor: data::vendor_at(&a.recs, size).and_then(data::gflops),
+            best,
+            others: others
+                .map(|&sz| (sz, bests(a, sz)))
+                .filter(|(_, b)| !b.is_empty())
+                .collect(),
+        };
+        out.push(Finding::new(Topic::VsVendor, kind(k)).weight(share.map_or(0.0, |b| 1.0 - b)));
+    }
+    if let [ta, tb] = a.toolchains[..] {
+        out.extend(between(a, size, [ta, tb]));
+    }
+    out
+}
+
+/// Registers and speed, toolchain against toolchain.
+fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
+    let (mut differ, mut same, mut alike) = (Vec::new(), Vec::new(), Vec::new());
+    // The largest speed gap of any kernel, wherever it is listed.
+    let mut widest: Option<(&str, f64)> = None;
+    for (k, res) in a.kernels.iter().zip(&a.resources) {
+        let speed = tcs.map(|t| find(&a.recs, k, t, size).and_then(data::gflops));
+        let change = stats::change(speed[0], speed[1]);
+        if let Some(c) = change {
+            if widest.is_none_or(|(_, w)| c.abs() > w.abs()) {
+                widest = Some((k, c));
+            }
+        }
+        let (Some(x), Some(y)) = (
+            res[0].and_then(data::registers),
+            res[1].and_then(data::registers),
+        ) else {
+            continue;
+        };
+        let pair = Pair {
+            kernel: k.clone(),
+            registers: (x, y),
+            occupancy: (
+                res[0].and_then(|m| m.occupancy),
+                res[1].and_then(|m| m.occupancy),
+            ),
+            gflops: speed[0].zip(speed[1]).filter(|_| change.is_some()),
+            change,
+        };
+        match change {
+            _ if x != y => differ.push(pair),
+            Some(c) if !stats::is_same(c) => same.push(pair),
+            Some(_) => alike.push(pair.kernel),
+            None => {}
+        }
+    }
+    let mut out = Vec::new();
+    let f = |k: Kind| Finding::new(Topic::Toolchains, kind(k));
+    if !differ.is_empty() {
+        differ.sort_by_key(|p| std::cmp::Reverse(p.registers.0.abs_diff(p.registers.1)));
+        // The summary names the kernel whose speeds differ most.
+        let top = (0..differ.len())
+            .filter(|&i| differ[i].change.is_some())
+            .max_by(|&i, &j| abs(&differ[i]).total_cmp(&abs(&differ[j])));
+        let weight = top.and_then(|i| differ[i].change).unwrap_or(0.0);
+        let top_is_widest = top.is_some_and(|i| widest.is_some_and(|w| w.0 == differ[i].kernel));
+        let kernels = a.kernels.len();
+        let (toolchains, pairs) = (tcs, differ);
+        let k = Kind::RegistersDiffer {
+            size,
+            toolchains,
+            kernels,
+            pairs,
+            top,
+            top_is_widest,
+        };
+        out.push(f(k).weight(weight));
+    }
+    if !same.is_empty() {
+        let least = same.iter().map(abs).fold(f64::INFINITY, f64::min);
+        let most = same.iter().map(abs).fold(0.0, f64::max);
+        let (toolchains, pairs) = (tcs, same);
+        let k = Kind::SameRegistersDifferentSpeed {
+            size,
+            toolchains,
+            pairs,
+            least,
+            most,
+        };
+        out.push(f(k).weight(most));
+    }
+    if !alike.is_empty() {
+        out.push(f(Kind::Alike {
+            size,
+            kernels: alike,
+        }));
+    }
+    out
+}
+
+fn abs(p: &Pair) -> f64 {
+    p.change.map_or(0.0, f64::abs)
+}
+
+/// Rows with a PTX mix for each kernel and toolchain: the compare row, else
+/// a default-hint row of another experiment.
+fn ptx_mix<'a>(data: &'a Data, kernels: &[String], tcs: &[Toolchain]) -> Vec<&'a Measurement> {
+    let rows: Vec<&Measurement> = ["compare", "hints", "registers", "jit", "tiling"]
+        .iter()
+        .flat_map(|e| data.experiment(e))
+        .map(|r| r.m)
+        .filter(|m| m.variant.is_none() && m.ptx_mix.is_some() && m.hints == Hints::default())
+        .collect();
+    let of = |k: &String, t: &Toolchain| {
+        rows.iter()
+            .copied()
+            .find(|m| m.kernel == *k && m.toolchain == *t)
+    };
+    kernels
+        .iter()
+        .flat_map(|k| tcs.iter().filter_map(move |t| of(k, t)))
+        .collect()
+}
+
+/// What the runs kept with --keep-ptx (RUN/ptx.tar.gz), read back: per kernel at
+/// its published state, the size of each toolchain's listing and how many
+/// normalized lines differ between them (`gemmlab ptx --from RUN --kernel K --diff`
+/// prints the diff itself).
+fn listings(data: &Data, kernels: &[String]) -> Vec<Listing> {
+    let mut out = Vec::new();
+    for run in &data.runs {
+        let Ok(store) = crate::ptx_archive::PtxStore::open(&run.dir) else {
+            continue;
+        };
+        for k in kernels {
+            let listing = |t: Toolchain| {
+                run.measurements
+                    .iter()
+                    .filter(|m| m.experiment == "compare" && m.kernel == *k && m.toolchain == t)
+                    .filter(|m| !data::is_offline(m))
+                    .filter(|m| m.variant.is_none() && m.hints.is_published())
+                    .find_map(|m| store.get(m.ptx_file.as_deref()?))
+            };
+            if let (Some(cu), Some(cl)) = (listing(Toolchain::Cuda), listing(Toolchain::OpenCl)) {
+                out.push(Listing {
+                    kernel: k.clone(),
+                    cuda_lines: cu.lines().count(),
+                    opencl_lines: cl.lines().count(),
+                    differ: crate::ptx::changed_lines(cu, cl),
+                    archive: run.dir.join(crate::ptx_archive::ARCHIVE),
+                });
+            }
+        }
+    }
+    out
+}
