@@ -140,6 +140,7 @@ fn words(kind: &Kind) -> Words {
     match kind {
         Kind::Clocks(k) => clocks::words(k),
         Kind::Failures(k) => failures_words(k),
+        Kind::Sweeps(k) => sweeps::words(k),
         Kind::Legacy { text, short, .. } => Words {
             text: text.clone(),
             short: short.clone().unwrap_or_else(|| text.clone()),
@@ -385,15 +386,19 @@ fn generate_with(
         written: Vec::new(),
     };
 
+    let device = ctx.device.clone();
     let sections: Vec<Section> = vec![
         compare::section(&mut ctx)?,
         blas::section(&mut ctx)?,
         lecture::section(&mut ctx)?,
         simt::section(&mut ctx, &opts.from)?,
-        sweeps::registers(&mut ctx)?,
-        sweeps::tiling(&mut ctx)?,
-        sweeps::hints(&mut ctx)?,
-        sweeps::jit(&mut ctx)?,
+        sweeps::registers(&mut ctx, &analysis::sweeps::registers(&data))?,
+        sweeps::tiling(
+            &mut ctx,
+            &analysis::sweeps::tiling(&data, device.as_deref()),
+        )?,
+        sweeps::hints(&analysis::sweeps::hints(&data))?,
+        sweeps::jit(&analysis::sweeps::jit(&data))?,
         tune::section(&mut ctx)?,
         user::section(&mut ctx)?,
         offline::kepler(&mut ctx)?,
