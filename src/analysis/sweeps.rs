@@ -171,6 +171,7 @@ pub enum Like {
     /// Like CUDA, unlike OpenCL native: the gap is OpenCL's back end or launch.
     Cuda,
     /// Like OpenCL native, unlike CUDA: the gap is in the PTX.
+    #[serde(rename = "opencl")]
     OpenCl,
     /// Unlike OpenCL native and not explained by CUDA either.
     Neither,

@@ -376,7 +376,14 @@ pub(crate) fn jit(a: &Jit) -> Result<Section> {
         let _ = writeln!(s, "{} of the jit sweep {} left out: their build was not loaded through the CUDA driver JIT (the PTX lane compiled the CUDA source by mistake before gemmlab fixed it), so they do not measure OpenCL's PTX.\n", md::plural(a.left_out, "row"), md::verb(a.left_out, "was", "were"));
     }
     if a.rows.is_empty() {
-        return close(Section { title: JIT.into(), ..Default::default() }, s, &[]);
+        return close(
+            Section {
+                title: JIT.into(),
+                ..Default::default()
+            },
+            s,
+            &[],
+        );
     }
     s.push_str(
         "NVIDIA OpenCL's PTX for the kernel, loaded with the CUDA driver (cuModuleLoadData, so the driver's JIT compiles it) \
@@ -465,203 +472,221 @@ fn kernel_with(kernel: &str, switches: &str) -> String {
 
 pub(crate) fn words(k: &Kind) -> Words {
     match k {
-        Kind::RegisterCaps {
-            kernel,
-            switches,
-            size,
-            toolchains,
-            not_as_asked,
-            top,
-        } => {
-            let who = kernel_with(kernel, switches);
-            let at = size_label(*size);
-            let parts: Vec<String> = toolchains
-                .iter()
-                .filter_map(|t| {
-                    let p: Vec<String> = [
-                        t.spills.as_ref().map(spill_words),
-                        t.speed.as_ref().map(speed_words),
-                    ]
-                    .into_iter()
-                    .flatten()
-                    .collect();
-                    (!p.is_empty()).then(|| format!("{}: {}", name(t.toolchain), p.join("; ")))
-                })
-                .collect();
-            let asked: Vec<String> = not_as_asked
-                .iter()
-                .map(|n| match n.used > n.cap {
-                    true => format!(
-                        "{} cap {} -> {} registers{}",
-                        name(n.toolchain),
-                        n.cap,
-                        n.used,
-                        if n.uncapped == Some(n.used) {
-                            ", the same as without a cap"
-                        } else {
-                            ""
-                        }
-                    ),
-                    false => format!(
-                        "{} cap {} -> {} registers (below the cap although it needs {} uncapped)",
-                        name(n.toolchain),
-                        n.cap,
-                        n.used,
-                        n.uncapped.unwrap_or(0)
-                    ),
-                })
-                .collect();
-            let mut text = format!(
-                "**Register caps, {kernel} ({switches})** at {at}: {}.",
-                parts.join(". ")
-            );
-            match asked.is_empty() {
-                true => text.push_str(" Every cap was applied as asked (registers used = the cap, or fewer where the kernel needs fewer)."),
-                false => text.push_str(&format!(" Not as asked: {}.", asked.join("; "))),
-            }
-            // For the summary: what a cap gains, else that caps were not applied, else that no cap helps.
-            let short = if let Some(g) = top {
-                let regs = match (g.registers, g.uncapped_registers) {
-                    (Some(r), Some(u)) if r != u => format!(", with {r} registers instead of {u}"),
-                    (Some(r), Some(_)) => format!(", with the same {r} registers"),
-                    _ => String::new(),
-                };
-                let gain = (g.gflops / g.uncapped - 1.0) * 100.0;
-                format!("A register cap of {} makes {who} {gain:.0}% faster on {} at size {at} ({} -> {} GFLOP/s{regs}).", g.cap, name(g.toolchain), speed(g.uncapped), speed(g.gflops))
-            } else if let Some(first) = asked.first() {
-                let more = if asked.len() > 1 {
-                    format!(", and {} more", asked.len() - 1)
-                } else {
-                    String::new()
-                };
-                format!(
-                    "Register caps are not applied as asked for {who} at size {at}: {first}{more}."
-                )
-            } else {
-                let uncapped: Vec<String> = toolchains
-                    .iter()
-                    .filter_map(|t| match t.speed {
-                        Some(CapSpeed::Faster { uncapped, .. } | CapSpeed::NoGain { uncapped }) => {
-                            Some(format!(
-                                "{} GFLOP/s on {}",
-                                speed(uncapped),
-                                name(t.toolchain)
-                            ))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                let without = if uncapped.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (without a cap: {})", join_and(&uncapped))
-                };
-                format!("No register cap makes {who} more than {} faster than no cap at size {at}{without}.", same())
-            };
-            Words { text, short }
-        }
+        Kind::RegisterCaps { .. } => cap_words(k),
         Kind::TileClaim { .. } => tile_words(k),
-        Kind::HintEffects { size, effects } => {
-            let (at, at_short) = hint_sizes(*size);
-            let items: Vec<String> = effects
-                .iter()
-                .map(|e| {
-                    let regs = match (e.base_registers, e.registers) {
-                        (Some(a), Some(b)) if a != b => format!(", registers {a} -> {b}"),
-                        (Some(a), Some(_)) => format!(", registers unchanged ({a})"),
-                        _ => String::new(),
-                    };
-                    let c = (e.gflops / e.base_gflops - 1.0) * 100.0;
-                    format!(
-                        "{} on {} {} {c:+.0}% ({} -> {} GFLOP/s{regs})",
-                        e.point,
-                        e.kernel,
-                        name(e.toolchain),
-                        speed(e.base_gflops),
-                        speed(e.gflops)
-                    )
-                })
-                .collect();
-            // The same switch on the same kernel on every toolchain where it changes speed, the largest first.
-            let top = &effects[0];
-            let parts: Vec<String> = effects
-                .iter()
-                .filter(|e| e.kernel == top.kernel && e.point == top.point)
-                .enumerate()
-                .map(|(i, e)| {
-                    let unit = if i == 0 { " GFLOP/s" } else { "" };
-                    format!(
-                        "{} on {} ({} -> {}{unit})",
-                        md::faster(e.gflops / e.base_gflops - 1.0),
-                        name(e.toolchain),
-                        speed(e.base_gflops),
-                        speed(e.gflops)
-                    )
-                })
-                .collect();
-            Words {
-                text: format!(
-                    "**Hints that change speed by more than {}** ({at}): {}.",
-                    same(),
-                    items.join("; ")
-                ),
-                short: format!(
-                    "{} has the largest effect of any switch: it makes {} {} {at_short}.",
-                    top.point,
-                    top.kernel,
-                    join_and(&parts)
-                ),
-            }
-        }
-        Kind::HintsIdle { size, points, idle } => {
-            let (at, at_short) = hint_sizes(*size);
-            let items: Vec<String> = points
-                .iter()
-                .map(|(p, w)| {
-                    format!(
-                        "{p} ({})",
-                        w.iter()
-                            .map(|(k, t)| format!("{k} {}", name(*t)))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                })
-                .collect();
-            let text = format!(
-                "**Hints with no effect beyond {}** ({at}): {}.",
-                same(),
-                items.join("; ")
-            );
-            let short = match idle.len() {
-                0 => text.clone(),
-                n => format!(
-                    "No effect beyond {} on any kernel {} tried on {at_short}: {}.",
-                    same(),
-                    md::verb(n, "it was", "they were"),
-                    join_and(idle)
-                ),
-            };
-            Words { text, short }
-        }
-        Kind::JitKernel(t) => {
-            let r = |v: Option<u32>| v.map_or(String::new(), |v| format!(", {v} registers"));
-            let [jr, or, cr] = t.registers;
-            let mut text = format!(
-                "**{} through the CUDA JIT** at {}: OpenCL's PTX run by CUDA {} GFLOP/s{}; OpenCL native {}{}; CUDA (NVRTC) {}{}.",
-                t.kernel, size_label(t.size), speed(t.jit), r(jr), speed(t.opencl), r(or), speed(t.cuda), r(cr)
-            );
-            text.push_str(&match t.like {
-                Like::OpenCl => " The same PTX runs at the same speed whichever driver compiles it, so the gap between the toolchains comes from the PTX each front end emits.".into(),
-                Like::Cuda => " OpenCL's PTX runs like the CUDA kernel when the CUDA driver compiles and launches it, so the gap comes from OpenCL's back end or launch, not from its PTX.".into(),
-                Like::Neither => format!(" The JIT run differs from OpenCL native by {:+.0}%: the final compile step or the launch matters, not only the PTX.", (t.jit / t.opencl - 1.0) * 100.0),
-                Like::Both => " All three are within a few percent.".into(),
-            });
-            Words {
-                short: text.clone(),
-                text,
-            }
-        }
+        Kind::HintEffects { .. } => effect_words(k),
+        Kind::HintsIdle { .. } => idle_words(k),
+        Kind::JitKernel(..) => jit_kernel_words(k),
         Kind::JitRollup { .. } => jit_words(k),
+    }
+}
+
+fn cap_words(k: &Kind) -> Words {
+    let Kind::RegisterCaps {
+        kernel,
+        switches,
+        size,
+        toolchains,
+        not_as_asked,
+        top,
+    } = k
+    else {
+        unreachable!()
+    };
+    let who = kernel_with(kernel, switches);
+    let at = size_label(*size);
+    let parts: Vec<String> = toolchains
+        .iter()
+        .filter_map(|t| {
+            let p: Vec<String> = [
+                t.spills.as_ref().map(spill_words),
+                t.speed.as_ref().map(speed_words),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            (!p.is_empty()).then(|| format!("{}: {}", name(t.toolchain), p.join("; ")))
+        })
+        .collect();
+    let asked: Vec<String> = not_as_asked
+        .iter()
+        .map(|n| match n.used > n.cap {
+            true => format!(
+                "{} cap {} -> {} registers{}",
+                name(n.toolchain),
+                n.cap,
+                n.used,
+                if n.uncapped == Some(n.used) {
+                    ", the same as without a cap"
+                } else {
+                    ""
+                }
+            ),
+            false => format!(
+                "{} cap {} -> {} registers (below the cap although it needs {} uncapped)",
+                name(n.toolchain),
+                n.cap,
+                n.used,
+                n.uncapped.unwrap_or(0)
+            ),
+        })
+        .collect();
+    let mut text = format!(
+        "**Register caps, {kernel} ({switches})** at {at}: {}.",
+        parts.join(". ")
+    );
+    match asked.is_empty() {
+        true => text.push_str(" Every cap was applied as asked (registers used = the cap, or fewer where the kernel needs fewer)."),
+        false => text.push_str(&format!(" Not as asked: {}.", asked.join("; "))),
+    }
+    // For the summary: what a cap gains, else that caps were not applied, else that no cap helps.
+    let short = if let Some(g) = top {
+        let regs = match (g.registers, g.uncapped_registers) {
+            (Some(r), Some(u)) if r != u => format!(", with {r} registers instead of {u}"),
+            (Some(r), Some(_)) => format!(", with the same {r} registers"),
+            _ => String::new(),
+        };
+        let gain = (g.gflops / g.uncapped - 1.0) * 100.0;
+        format!("A register cap of {} makes {who} {gain:.0}% faster on {} at size {at} ({} -> {} GFLOP/s{regs}).", g.cap, name(g.toolchain), speed(g.uncapped), speed(g.gflops))
+    } else if let Some(first) = asked.first() {
+        let more = if asked.len() > 1 {
+            format!(", and {} more", asked.len() - 1)
+        } else {
+            String::new()
+        };
+        format!("Register caps are not applied as asked for {who} at size {at}: {first}{more}.")
+    } else {
+        let uncapped: Vec<String> = toolchains
+            .iter()
+            .filter_map(|t| match t.speed {
+                Some(CapSpeed::Faster { uncapped, .. } | CapSpeed::NoGain { uncapped }) => Some(
+                    format!("{} GFLOP/s on {}", speed(uncapped), name(t.toolchain)),
+                ),
+                _ => None,
+            })
+            .collect();
+        let without = if uncapped.is_empty() {
+            String::new()
+        } else {
+            format!(" (without a cap: {})", join_and(&uncapped))
+        };
+        format!(
+            "No register cap makes {who} more than {} faster than no cap at size {at}{without}.",
+            same()
+        )
+    };
+    Words { text, short }
+}
+
+fn effect_words(k: &Kind) -> Words {
+    let Kind::HintEffects { size, effects } = k else {
+        unreachable!()
+    };
+    let (at, at_short) = hint_sizes(*size);
+    let items: Vec<String> = effects
+        .iter()
+        .map(|e| {
+            let regs = match (e.base_registers, e.registers) {
+                (Some(a), Some(b)) if a != b => format!(", registers {a} -> {b}"),
+                (Some(a), Some(_)) => format!(", registers unchanged ({a})"),
+                _ => String::new(),
+            };
+            let c = (e.gflops / e.base_gflops - 1.0) * 100.0;
+            format!(
+                "{} on {} {} {c:+.0}% ({} -> {} GFLOP/s{regs})",
+                e.point,
+                e.kernel,
+                name(e.toolchain),
+                speed(e.base_gflops),
+                speed(e.gflops)
+            )
+        })
+        .collect();
+    // The same switch on the same kernel on every toolchain where it changes speed, the largest first.
+    let top = &effects[0];
+    let parts: Vec<String> = effects
+        .iter()
+        .filter(|e| e.kernel == top.kernel && e.point == top.point)
+        .enumerate()
+        .map(|(i, e)| {
+            let unit = if i == 0 { " GFLOP/s" } else { "" };
+            format!(
+                "{} on {} ({} -> {}{unit})",
+                md::faster(e.gflops / e.base_gflops - 1.0),
+                name(e.toolchain),
+                speed(e.base_gflops),
+                speed(e.gflops)
+            )
+        })
+        .collect();
+    Words {
+        text: format!(
+            "**Hints that change speed by more than {}** ({at}): {}.",
+            same(),
+            items.join("; ")
+        ),
+        short: format!(
+            "{} has the largest effect of any switch: it makes {} {} {at_short}.",
+            top.point,
+            top.kernel,
+            join_and(&parts)
+        ),
+    }
+}
+
+fn idle_words(k: &Kind) -> Words {
+    let Kind::HintsIdle { size, points, idle } = k else {
+        unreachable!()
+    };
+    let (at, at_short) = hint_sizes(*size);
+    let items: Vec<String> = points
+        .iter()
+        .map(|(p, w)| {
+            format!(
+                "{p} ({})",
+                w.iter()
+                    .map(|(k, t)| format!("{k} {}", name(*t)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+        .collect();
+    let text = format!(
+        "**Hints with no effect beyond {}** ({at}): {}.",
+        same(),
+        items.join("; ")
+    );
+    let short = match idle.len() {
+        0 => text.clone(),
+        n => format!(
+            "No effect beyond {} on any kernel {} tried on {at_short}: {}.",
+            same(),
+            md::verb(n, "it was", "they were"),
+            join_and(idle)
+        ),
+    };
+    Words { text, short }
+}
+
+fn jit_kernel_words(k: &Kind) -> Words {
+    let Kind::JitKernel(t) = k else {
+        unreachable!()
+    };
+    let r = |v: Option<u32>| v.map_or(String::new(), |v| format!(", {v} registers"));
+    let [jr, or, cr] = t.registers;
+    let mut text = format!(
+        "**{} through the CUDA JIT** at {}: OpenCL's PTX run by CUDA {} GFLOP/s{}; OpenCL native {}{}; CUDA (NVRTC) {}{}.",
+        t.kernel, size_label(t.size), speed(t.jit), r(jr), speed(t.opencl), r(or), speed(t.cuda), r(cr)
+    );
+    text.push_str(&match t.like {
+        Like::OpenCl => " The same PTX runs at the same speed whichever driver compiles it, so the gap between the toolchains comes from the PTX each front end emits.".into(),
+        Like::Cuda => " OpenCL's PTX runs like the CUDA kernel when the CUDA driver compiles and launches it, so the gap comes from OpenCL's back end or launch, not from its PTX.".into(),
+        Like::Neither => format!(" The JIT run differs from OpenCL native by {:+.0}%: the final compile step or the launch matters, not only the PTX.", (t.jit / t.opencl - 1.0) * 100.0),
+        Like::Both => " All three are within a few percent.".into(),
+    });
+    Words {
+        short: text.clone(),
+        text,
     }
 }
 
