@@ -43,6 +43,9 @@ fn close(mut sec: Section, s: String, a: &[crate::analysis::Finding]) -> Result<
     Ok(sec)
 }
 
+/// A number a chart shows of a measurement.
+type Value<'f> = &'f dyn Fn(&Measurement) -> Option<f64>;
+
 type Cells<'f> = &'f dyn Fn(usize, usize, Option<&Measurement>) -> Vec<String>;
 
 /// A block's table: the leading columns of each point, then `cols` for each toolchain.
@@ -145,7 +148,7 @@ fn cap_chart(
         panel("registers used", "registers per thread", true),
         panel("spill bytes (stores + loads)", "bytes", true),
     ];
-    let of: [&dyn Fn(&Measurement) -> Option<f64>; 3] = [
+    let of: [Value; 3] = [
         &data::gflops,
         &|m| data::registers(m).map(f64::from),
         &|m| data::spill_bytes(m).map(|b| b as f64),
