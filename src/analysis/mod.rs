@@ -17,6 +17,7 @@ pub mod lecture;
 pub mod ncu;
 pub mod simt;
 pub mod stats;
+pub mod sweeps;
 pub mod user;
 
 pub use data::{Data, Rec, Run};
@@ -125,6 +126,7 @@ pub enum Kind {
     Compare(compare::Kind),
     Blas(blas::Kind),
     Lecture(lecture::Kind),
+    Sweeps(sweeps::Kind),
     /// A finding of a section not yet on this model: its words only.
     Legacy {
         kind: &'static str,

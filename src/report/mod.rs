@@ -142,6 +142,7 @@ fn words(kind: &Kind) -> Words {
         Kind::Compare(k) => compare::words(k),
         Kind::Blas(k) => blas::words(k),
         Kind::Lecture(k) => lecture::words(k),
+        Kind::Sweeps(k) => sweeps::words(k),
         Kind::Legacy { text, short, .. } => Words {
             text: text.clone(),
             short: short.clone().unwrap_or_else(|| text.clone()),
@@ -357,6 +358,7 @@ fn generate_with(
         written: Vec::new(),
     };
 
+    let device = ctx.device.clone();
     let simt_a = analysis::simt::analyse(&data, &opts.from, ctx.device.is_none());
     let sections: Vec<Section> = vec![
         analysis::compare::analyse(&data, chosen_size)
@@ -366,10 +368,13 @@ fn generate_with(
         analysis::lecture::analyse(&data)
             .map_or(Ok(Section::default()), |a| lecture::section(&mut ctx, &a))?,
         simt::section(&mut ctx, &simt_a)?,
-        sweeps::registers(&mut ctx)?,
-        sweeps::tiling(&mut ctx)?,
-        sweeps::hints(&mut ctx)?,
-        sweeps::jit(&mut ctx)?,
+        sweeps::registers(&mut ctx, &analysis::sweeps::registers(&data))?,
+        sweeps::tiling(
+            &mut ctx,
+            &analysis::sweeps::tiling(&data, device.as_deref()),
+        )?,
+        sweeps::hints(&analysis::sweeps::hints(&data))?,
+        sweeps::jit(&analysis::sweeps::jit(&data))?,
         tune::section(&mut ctx)?,
         user::section(&mut ctx, &analysis::user::analyse(&data))?,
         offline::kepler(&mut ctx)?,
