@@ -140,6 +140,7 @@ fn words(kind: &Kind) -> Words {
     match kind {
         Kind::Clocks(k) => clocks::words(k),
         Kind::Failures(k) => failures_words(k),
+        Kind::Offline(k) => offline::words(k),
         Kind::Legacy { text, short, .. } => Words {
             text: text.clone(),
             short: short.clone().unwrap_or_else(|| text.clone()),
@@ -396,9 +397,9 @@ fn generate_with(
         sweeps::jit(&mut ctx)?,
         tune::section(&mut ctx)?,
         user::section(&mut ctx)?,
-        offline::kepler(&mut ctx)?,
-        offline::atlas(&mut ctx)?,
-        offline::sweeps(&mut ctx)?,
+        offline::kepler(analysis::offline::kepler::analyse(&data).as_ref()),
+        offline::atlas(&mut ctx, analysis::offline::atlas::analyse(&data).as_ref())?,
+        offline::sweeps(analysis::offline::sweeps(&data).as_ref()),
         failures(&data),
         clocks::section(&analysis::clocks::analyse(&data)),
     ];
