@@ -108,7 +108,7 @@ fn the_kepler_answers_as_typed_findings() {
     );
     assert_eq!(
         others,
-        &[(126, "hints".to_string()), (126, "registers".to_string())]
+        &[(126, "registers".to_string()), (126, "hints".to_string())]
     );
     let fit = fit.as_ref().unwrap();
     assert_eq!(
