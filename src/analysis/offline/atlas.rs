@@ -8,6 +8,12 @@ use super::super::data::{self, kernel_order, Rec};
 use super::super::{Data, Finding, Topic};
 use super::{archs_of, cells, distinct, is_published, Cell, Compiler, Kind, ATLAS_EXPERIMENT};
 
+/// An OpenCL compiler, its rows, and each change made to its PTX with how many rows had it.
+pub type Adapted = (String, usize, Vec<(String, usize)>);
+/// An architecture and its registers.
+type Low = (String, u32);
+type High = (String, u32);
+
 pub struct Atlas<'a> {
     /// The atlas's rows; none when the offline rows all come from sweeps.
     pub rows: usize,
@@ -21,7 +27,7 @@ pub struct Atlas<'a> {
     pub origins: Vec<String>,
     /// Per OpenCL compiler: its rows, and each change made to its PTX
     /// (".target sm_90", ".version 9.0 -> 7.8") with how many rows had it.
-    pub adapted: Vec<(String, usize, Vec<(String, usize)>)>,
+    pub adapted: Vec<Adapted>,
     /// Each architecture with its newest NVRTC.
     pub newest: Vec<(String, Option<Compiler>)>,
     pub findings: Vec<Finding>,
@@ -169,7 +175,7 @@ fn origins(cells: &[Cell]) -> Vec<String> {
     }))
 }
 
-fn adapted(cells: &[Cell], comps: &[Compiler]) -> Vec<(String, usize, Vec<(String, usize)>)> {
+fn adapted(cells: &[Cell], comps: &[Compiler]) -> Vec<Adapted> {
     let changes = |c: &Cell| {
         distinct(c.m.build_notes.iter().map(|n| n.trim()).filter_map(|n| {
             if let Some(rest) = n.strip_prefix(".target ") {
@@ -328,7 +334,7 @@ fn generations(a: &Atlas) -> Option<Finding> {
 
 /// The largest spread of registers across architectures with one compiler.
 fn arch_spread(a: &Atlas) -> Option<Finding> {
-    let mut best: Option<(f64, &String, &Compiler, (String, u32), (String, u32))> = None;
+    let mut best: Option<(f64, &String, &Compiler, Low, High)> = None;
     for k in &a.kernels {
         for c in &a.compilers {
             let at = a.along(k, c);
