@@ -806,7 +806,7 @@ mod offline {
             "{kepler}"
         );
         assert!(
-            kepler.contains("occupancy stays 25% (2 work-groups per SM)"),
+            kepler.contains("occupancy stays 25.0% (2 work-groups per SM)"),
             "{kepler}"
         );
         let b9 = regs(one(&hints, "gemm9", |m| m.hints.is_published()));
@@ -833,7 +833,7 @@ mod offline {
         let c127 = at(Some(127));
         assert_eq!((regs(c127), spill(c127)), (124, 0));
         assert!(kepler.contains(&format!(
-            "a cap of 127 gives {} registers ({} without a cap), no spills, occupancy 25% as without a cap",
+            "a cap of 127 gives {} registers ({} without a cap), no spills, occupancy 25.0% as without a cap",
             regs(c127),
             regs(at(None))
         )), "{kepler}");
@@ -905,7 +905,7 @@ mod offline {
         );
         let cell = |m: &Measurement| {
             format!(
-                "{} / {} / {:.0}%",
+                "{} / {} / {:.1}%",
                 regs(m),
                 spill(m),
                 m.occupancy.unwrap() * 100.0
@@ -928,7 +928,7 @@ mod offline {
         );
         assert_eq!((old, new), (128, 96));
         assert!(md.contains(&format!(
-            "**Largest change between NVRTC generations on the same architecture**: gemm6 on sm_100, {old} registers with NVRTC 12.9 and {new} with NVRTC 13.5 (-25%)"
+            "**Largest change between NVRTC generations on the same architecture**: gemm6 on sm_100, {old} registers with NVRTC 12.9 and {new} with NVRTC 13.5 (-25.0%)"
         )), "{md}");
         assert!(md.contains(&format!(
             "**gemm6 across architectures** (published defaults, offline): NVRTC 11.8 gives {r6} registers on sm_35 and {} on sm_90",
@@ -955,7 +955,7 @@ mod offline {
 
         // Summary: the Kepler answers lead.
         let summary = &md[md.find("## Summary").unwrap()..md.find("## All findings").unwrap()];
-        assert!(summary.contains(&format!("On sm_35 with NVRTC 11.8, kernel 6 takes {r6} registers, above the tutorial's lower bound of 73 and within the 128 that fit two 256-thread work-groups per SM (occupancy 25%).")), "{summary}");
+        assert!(summary.contains(&format!("On sm_35 with NVRTC 11.8, kernel 6 takes {r6} registers, above the tutorial's lower bound of 73 and within the 128 that fit two 256-thread work-groups per SM (occupancy 25.0%).")), "{summary}");
 
         // Charts: the overview and one per kernel, linked and written.
         let links = chart_links(&md);
@@ -1074,7 +1074,7 @@ mod offline {
         let atlas_md = section(&md, ATLAS);
         let gemm9 = &atlas_md[atlas_md.find("### gemm9").unwrap()..];
         assert!(
-            gemm9.contains("| sm_50 | 96 / 0 / 25% | 96 / 0 / 25% | - | ptxas refused | - |"),
+            gemm9.contains("| sm_50 | 96 / 0 / 25.0% | 96 / 0 / 25.0% | - | ptxas refused | - |"),
             "{gemm9}"
         );
         assert!(gemm9.contains(

@@ -15,6 +15,7 @@ pub mod data;
 pub mod failures;
 pub mod lecture;
 pub mod ncu;
+pub mod offline;
 pub mod simt;
 pub mod stats;
 pub mod sweeps;
@@ -127,6 +128,7 @@ pub enum Kind {
     Blas(blas::Kind),
     Lecture(lecture::Kind),
     Sweeps(sweeps::Kind),
+    Offline(offline::Kind),
     /// A finding of a section not yet on this model: its words only.
     Legacy {
         kind: &'static str,

@@ -143,6 +143,7 @@ fn words(kind: &Kind) -> Words {
         Kind::Blas(k) => blas::words(k),
         Kind::Lecture(k) => lecture::words(k),
         Kind::Sweeps(k) => sweeps::words(k),
+        Kind::Offline(k) => offline::words(k),
         Kind::Legacy { text, short, .. } => Words {
             text: text.clone(),
             short: short.clone().unwrap_or_else(|| text.clone()),
@@ -377,9 +378,9 @@ fn generate_with(
         sweeps::jit(&analysis::sweeps::jit(&data))?,
         tune::section(&mut ctx)?,
         user::section(&mut ctx, &analysis::user::analyse(&data))?,
-        offline::kepler(&mut ctx)?,
-        offline::atlas(&mut ctx)?,
-        offline::sweeps(&mut ctx)?,
+        offline::kepler(analysis::offline::kepler::analyse(&data).as_ref()),
+        offline::atlas(&mut ctx, analysis::offline::atlas::analyse(&data).as_ref())?,
+        offline::sweeps(analysis::offline::sweeps(&data).as_ref()),
         failures(&data),
         clocks::section(&analysis::clocks::analyse(&data)),
     ];

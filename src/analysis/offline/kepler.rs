@@ -1,0 +1,313 @@
+//! The tutorial's Kepler claims, answered from the rows compiled offline for
+//! sm_35 with NVRTC 11.8 (the last NVRTC that targets it): kernel 6's
+//! registers, `VOLATILE_IDX`, register caps, kernel 11's tiles.
+
+use crate::occupancy;
+use crate::results::Measurement;
+
+use super::super::data::{self, kernel_order, tile_of};
+use super::super::{Data, Finding, Topic};
+use super::{caps_of, cells, distinct, is_published, limits_of, occupancy_of};
+use super::{registers_for_blocks, threads_of, Cell, Kind, Occ, Resources, ATLAS_EXPERIMENT};
+
+/// The Kepler GPU of the tutorial (Tesla K40).
+pub const KEPLER_ARCH: &str = "sm_35";
+/// The tutorial's lower bound on kernel 6's registers per thread.
+pub const TUTORIAL_LOWER_BOUND: u32 = 73;
+/// The tutorial's cap just under the two-work-group limit.
+pub const CAP_127: u32 = 127;
+
+pub struct Kepler<'a> {
+    /// The rows for sm_35 with NVRTC 11.8: in all, from the atlas, the
+    /// register, hints and tiling sweeps.
+    pub rows: [usize; 5],
+    /// Kernel 6 at its published defaults; `None` without such a row.
+    pub kernel6: Option<Finding>,
+    pub hints_swept: bool,
+    /// Kernel 6's hints points with their register change against the
+    /// baseline; `None` without the baseline and the `VOLATILE_IDX=1` point.
+    pub volatile_rows: VolatileRows<'a>,
+    pub volatile: Option<Finding>,
+    /// Kernel 6's register sweep: each cap with its row, uncapped first.
+    pub caps: Vec<(Option<u32>, &'a Measurement, Option<Occ>)>,
+    pub caps_finding: Option<Finding>,
+    pub tiling_swept: bool,
+    /// Kernel 11's tiles; `None` without both 8x4 and 4x4.
+    pub tiles: Option<Vec<(&'a Measurement, Option<Occ>)>>,
+    pub tiles_finding: Option<Finding>,
+}
+
+impl Kepler<'_> {
+    pub fn findings(&self) -> Vec<Finding> {
+        [
+            &self.kernel6,
+            &self.volatile,
+            &self.caps_finding,
+            &self.tiles_finding,
+        ]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect()
+    }
+}
+
+/// Two and three work-groups per SM against kernel 6's registers.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Fit {
+    pub threads: u32,
+    pub registers_per_sm: u32,
+    pub register_unit: u32,
+    pub shared_per_sm: u32,
+    pub two: Option<u32>,
+    pub occupancy: Option<Occ>,
+    pub three: Option<u32>,
+    pub third_shared_fits: bool,
+}
+
+/// What a cap of 127 gives against no cap.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CapAt {
+    pub registers: Option<u32>,
+    pub uncapped: Option<u32>,
+    pub spills: Option<u64>,
+    pub occupancy: Option<Occ>,
+    pub uncapped_occupancy: Option<Occ>,
+    /// Caps above the uncapped count that change the allocation: (cap, registers).
+    pub moved: Vec<(u32, u32)>,
+}
+
+fn finding(kind: Kind) -> Finding {
+    Finding::new(Topic::Kepler, super::super::Kind::Offline(kind))
+}
+
+/// `None` without offline rows.
+pub fn analyse(data: &Data) -> Option<Kepler<'_>> {
+    let offline = data.offline();
+    if offline.is_empty() {
+        return None;
+    }
+    let all = cells(&offline).0;
+    let cells: Vec<Cell> = (all.iter())
+        .filter(|c| c.arch == KEPLER_ARCH && c.compiler.is_kepler_nvrtc())
+        .cloned()
+        .collect();
+    let of = |e: &str| {
+        cells
+            .iter()
+            .filter(|c| c.m.experiment == e)
+            .collect::<Vec<_>>()
+    };
+    let (hints, regs, tiling) = (of("hints"), of("registers"), of("tiling"));
+    let rows = [
+        cells.len(),
+        of(ATLAS_EXPERIMENT).len(),
+        regs.len(),
+        hints.len(),
+        tiling.len(),
+    ];
+    let (volatile_rows, volatile) = volatile(&hints);
+    let (caps, caps_finding) = caps(&regs);
+    let (tiles, tiles_finding) = tiles(&tiling, &all);
+    Some(Kepler {
+        rows,
+        kernel6: kernel6(&cells),
+        hints_swept: !hints.is_empty(),
+        volatile_rows,
+        volatile,
+        caps,
+        caps_finding,
+        tiling_swept: tiling
+            .iter()
+            .any(|c| c.m.kernel == "gemm11" && tile_of(c.m).is_some()),
+        tiles,
+        tiles_finding,
+    })
+}
+
+fn occ(m: &Measurement) -> Option<Occ> {
+    occupancy_of(m, KEPLER_ARCH)
+}
+
+/// Kernel 6 at its published defaults: the atlas's row, else the hints sweep's
+/// baseline, else the register sweep's uncapped point.
+fn kernel6(cells: &[Cell]) -> Option<Finding> {
+    let published = |c: &&Cell| c.m.kernel == "gemm6" && is_published(c.m);
+    let with = |c: &&Cell| published(c) && data::registers(c.m).is_some();
+    let of = |e: &str| cells.iter().filter(with).find(|c| c.m.experiment == e);
+    let row = (of(ATLAS_EXPERIMENT)
+        .or_else(|| of("hints"))
+        .or_else(|| of("registers")))
+    .or_else(|| cells.iter().find(with))?;
+    let registers = data::registers(row.m)?;
+    let shared = row.m.resources.as_ref().and_then(|r| r.shared_bytes);
+    let others = (cells.iter().filter(published))
+        .filter(|c| !std::ptr::eq(c.m, row.m))
+        .filter_map(|c| Some((data::registers(c.m)?, c.m.experiment.clone())))
+        .collect();
+    let threads = threads_of(row.m);
+    let fit = limits_of(KEPLER_ARCH).zip(threads).map(|(l, threads)| Fit {
+        threads,
+        registers_per_sm: l.registers,
+        register_unit: l.register_unit,
+        shared_per_sm: l.shared_bytes,
+        two: registers_for_blocks(&l, threads, 2),
+        occupancy: occ(row.m),
+        three: registers_for_blocks(&l, threads, 3),
+        third_shared_fits: u32::try_from(shared.unwrap_or(0))
+            .ok()
+            .and_then(|sh| occupancy::occupancy(&l, threads, 1, sh))
+            .is_some_and(|x| x.blocks_per_sm >= 3),
+    });
+    let weight =
+        f64::from(registers.abs_diff(TUTORIAL_LOWER_BOUND)) / f64::from(TUTORIAL_LOWER_BOUND);
+    let kind = Kind::Kernel6 {
+        registers,
+        lower_bound: TUTORIAL_LOWER_BOUND,
+        source: row.m.experiment.clone(),
+        config: row.m.config.describe(),
+        threads,
+        shared,
+        spills: data::spill_bytes(row.m),
+        others,
+        fit,
+    };
+    Some(finding(kind).weight(weight))
+}
+
+fn is_volatile(m: &Measurement) -> bool {
+    m.hints.switches.get("VOLATILE_IDX") == Some(&true)
+        && m.hints.switches.len() == 1
+        && !m.hints.fast_math
+        && m.hints.max_registers.is_none()
+}
+
+pub type VolatileRows<'a> = Option<Vec<(&'a Measurement, Option<i64>, Option<Occ>)>>;
+
+fn volatile<'a>(hints: &[&Cell<'a>]) -> (VolatileRows<'a>, Option<Finding>) {
+    let find = |k: &str, f: fn(&Measurement) -> bool| {
+        hints
+            .iter()
+            .find(|c| c.m.kernel == k && f(c.m))
+            .map(|c| c.m)
+    };
+    let (Some(base), Some(vol)) = (find("gemm6", is_published), find("gemm6", is_volatile)) else {
+        return (None, None);
+    };
+    let b_regs = data::registers(base);
+    let rows = (hints.iter().filter(|c| c.m.kernel == "gemm6"))
+        .map(|c| {
+            let r = data::registers(c.m)
+                .zip(b_regs)
+                .filter(|_| !std::ptr::eq(c.m, base));
+            (c.m, r.map(|(r, b)| i64::from(r) - i64::from(b)), occ(c.m))
+        })
+        .collect();
+    let (Some(before), Some(after)) = (b_regs, data::registers(vol)) else {
+        return (Some(rows), None);
+    };
+    let mut kernels = distinct(hints.iter().map(|c| &c.m.kernel));
+    kernels.retain(|k| *k != "gemm6" && find(k, is_volatile).is_some());
+    kernels.sort_by(|a, b| kernel_order(a, b));
+    let others = (kernels.into_iter())
+        .filter_map(|k| {
+            let r = |f| find(k, f).and_then(data::registers);
+            Some((k.clone(), r(is_published)?, r(is_volatile)?))
+        })
+        .collect();
+    let kind = Kind::Volatile {
+        before,
+        after,
+        spills: data::spill_bytes(vol),
+        occupancy: (occ(base), occ(vol)),
+        others,
+    };
+    let weight = f64::from(before.abs_diff(after)) / f64::from(before.max(1));
+    (Some(rows), Some(finding(kind).weight(weight)))
+}
+
+type CapRows<'a> = Vec<(Option<u32>, &'a Measurement, Option<Occ>)>;
+
+fn caps<'a>(regs: &[&Cell<'a>]) -> (CapRows<'a>, Option<Finding>) {
+    let sweep: Vec<&Measurement> = (regs.iter().map(|c| c.m))
+        .filter(|m| m.kernel == "gemm6" && m.hints.switches.is_empty() && !m.hints.fast_math)
+        .collect();
+    if sweep.is_empty() {
+        return (Vec::new(), None);
+    }
+    let caps = caps_of(sweep.iter().copied());
+    let at = |cap: Option<u32>| sweep.iter().copied().find(|m| data::register_cap(m) == cap);
+    let rows = (caps.iter())
+        .filter_map(|&cap| at(cap).map(|m| (cap, m, occ(m))))
+        .collect();
+    let uncapped = at(None).and_then(data::registers);
+    let first_spill =
+        (caps.iter().filter_map(|&cap| Some((cap?, at(cap)?)))).find_map(|(cap, m)| {
+            Some((
+                cap,
+                data::spill_bytes(m).filter(|b| *b > 0)?,
+                data::registers(m),
+            ))
+        });
+    let lowest_cap = caps.iter().rev().find_map(|c| *c);
+    let moved = (caps.iter())
+        .filter_map(|&cap| {
+            let (cap, r, u) = (cap?, data::registers(at(Some(cap?))?)?, uncapped?);
+            (cap > u && r != u).then_some((cap, r))
+        })
+        .collect();
+    let at127 = at(Some(CAP_127)).map(|m| CapAt {
+        registers: data::registers(m),
+        uncapped,
+        spills: data::spill_bytes(m),
+        occupancy: occ(m),
+        uncapped_occupancy: at(None).and_then(occ),
+        moved,
+    });
+    let spills = at127.as_ref().and_then(|a| a.spills).is_some_and(|b| b > 0);
+    let kind = Kind::Caps {
+        cap: CAP_127,
+        first_spill,
+        lowest_cap,
+        at: at127.clone(),
+    };
+    let f = finding(kind).weight(if spills { 1.0 } else { 0.0 });
+    (rows, Some(if at127.is_some() { f } else { f.detail() }))
+}
+
+type TileRows<'a> = Option<Vec<(&'a Measurement, Option<Occ>)>>;
+
+fn tiles<'a>(tiling: &[&Cell<'a>], all: &[Cell<'a>]) -> (TileRows<'a>, Option<Finding>) {
+    let sweep: Vec<&Measurement> = (tiling.iter().map(|c| c.m))
+        .filter(|m| m.kernel == "gemm11" && tile_of(m).is_some())
+        .collect();
+    let at = |t: (i64, i64)| sweep.iter().copied().find(|m| tile_of(m) == Some(t));
+    let (Some(t84), Some(t44)) = (at((8, 4)), at((4, 4))) else {
+        return (None, None);
+    };
+    let mut shapes: Vec<(i64, i64)> = sweep.iter().filter_map(|m| tile_of(m)).collect();
+    shapes.sort();
+    shapes.dedup();
+    let rows = shapes
+        .iter()
+        .filter_map(|&t| at(t))
+        .map(|m| (m, occ(m)))
+        .collect();
+    // OpenCL's 8x4 (the published tile) through the same release's ptxas, from the atlas.
+    let opencl = all.iter().find(|c| {
+        (c.m.kernel == "gemm11" && c.arch == KEPLER_ARCH && c.compiler.opencl)
+            && c.compiler.version.starts_with(&[11, 8])
+            && is_published(c.m)
+            && c.m.resources.is_some()
+    });
+    let (r84, r44) = (data::registers(t84), data::registers(t44));
+    let weight = r84
+        .zip(r44)
+        .map_or(0.0, |(a, b)| f64::from(a.abs_diff(b)) / f64::from(b.max(1)));
+    let kind = Kind::Tiles {
+        wide: Resources::of(t84, KEPLER_ARCH),
+        square: Resources::of(t44, KEPLER_ARCH),
+        opencl: opencl.map(|o| (o.compiler.name.clone(), Resources::of(o.m, KEPLER_ARCH))),
+    };
+    (Some(rows), Some(finding(kind).weight(weight)))
+}

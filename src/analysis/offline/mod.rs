@@ -1,0 +1,368 @@
+//! Rows compiled offline (`--arch`, `gemmlab atlas`): what the compiler did
+//! (registers, spills, stack, shared memory) and the occupancy the
+//! architecture's rules give, never a speed. Three sections read them: the
+//! tutorial's Kepler claims ([`kepler`]), every kernel on every architecture
+//! under every compiler ([`atlas`]), and every point of the offline sweeps
+//! ([`sweeps`]).
+
+pub mod atlas;
+pub mod kepler;
+
+use crate::backend::Toolchain;
+use crate::kernels;
+use crate::occupancy::{self, Limits, Occupancy};
+use crate::results::Measurement;
+
+use super::data::{self, arch_of, arch_order, Rec};
+use super::Data;
+
+pub use atlas::Atlas;
+pub use kepler::Kepler;
+
+/// The experiment name of the atlas's rows.
+pub const ATLAS_EXPERIMENT: &str = "atlas";
+
+/// What the offline sections find: the atlas's kinds (topic `Offline`) and
+/// the Kepler answers (topic `Kepler`). Registers are per thread, bytes are
+/// spill stores + loads.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Kind {
+    /// One kernel's registers along the architectures, per compiler, and its spills.
+    KernelAcross {
+        kernel: String,
+        compilers: Vec<atlas::Along>,
+        spills: Vec<atlas::Spill>,
+    },
+    /// Consecutive NVRTC versions on one architecture: how many pairs differ, the largest change.
+    Generations {
+        pairs: usize,
+        differ: usize,
+        largest: Option<atlas::RegChange>,
+    },
+    /// The largest spread of one kernel's registers across architectures with one compiler.
+    ArchSpread {
+        kernel: String,
+        compiler: String,
+        low: (String, u32),
+        high: (String, u32),
+        spread: f64,
+    },
+    /// OpenCL's PTX against NVRTC of the same CUDA release (`from` NVRTC, `to` OpenCL).
+    FrontEnd {
+        fewer: usize,
+        more: usize,
+        same: usize,
+        largest: Option<atlas::RegChange>,
+    },
+    /// The atlas rows that spill; `worst` indexes the most bytes.
+    Spills {
+        archs: usize,
+        compilers: usize,
+        with_report: usize,
+        spilling: Vec<atlas::Spill>,
+        worst: Option<usize>,
+    },
+    /// Rows a compiler refused, per compiler.
+    Refused {
+        refused: usize,
+        of: usize,
+        by: Vec<atlas::Refusal>,
+    },
+    /// Kernel 6's registers against the tutorial's lower bound and the SM's limits.
+    Kernel6 {
+        registers: u32,
+        lower_bound: u32,
+        /// The experiment of the row.
+        source: String,
+        config: String,
+        threads: Option<u32>,
+        shared: Option<u64>,
+        spills: Option<u64>,
+        /// Other published rows: (registers, experiment).
+        others: Vec<(u32, String)>,
+        fit: Option<kepler::Fit>,
+    },
+    /// `VOLATILE_IDX=1` on kernel 6, and (kernel, before, after) on the others.
+    Volatile {
+        before: u32,
+        after: u32,
+        spills: Option<u64>,
+        occupancy: (Option<Occ>, Option<Occ>),
+        others: Vec<(String, u32, u32)>,
+    },
+    /// Kernel 6's register sweep: where spills start (cap, bytes, registers),
+    /// the lowest cap, and what `cap` (127) gives.
+    Caps {
+        cap: u32,
+        first_spill: Option<(u32, u64, Option<u32>)>,
+        lowest_cap: Option<u32>,
+        at: Option<kepler::CapAt>,
+    },
+    /// Kernel 11's 8x4 (`wide`) and 4x4 (`square`) tiles, and OpenCL's 8x4 from the atlas.
+    Tiles {
+        wide: Resources,
+        square: Resources,
+        opencl: Option<(String, Resources)>,
+    },
+}
+
+/// The compiler of an offline row, as a chart series.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Compiler {
+    /// "NVRTC 11.8", "OpenCL PTX + ptxas 11.8".
+    pub name: String,
+    pub opencl: bool,
+    /// [11, 8]; empty when the label names none.
+    pub version: Vec<u32>,
+}
+
+impl Compiler {
+    /// From the row's `compiler` ("NVRTC 11.8", "NVIDIA OpenCL PTX + ptxas 11.8"),
+    /// else from its note ("... with NVRTC 11.8; ...", "... by ptxas 11.8; ...").
+    pub fn of(m: &Measurement) -> Option<Compiler> {
+        let label = m
+            .compiler
+            .as_deref()
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .or_else(|| label_from_notes(m))?;
+        let opencl = m.toolchain == Toolchain::OpenCl;
+        let version = label
+            .split_whitespace()
+            .rev()
+            .find_map(parse_version)
+            .unwrap_or_default();
+        let name = match (opencl, label.find("ptxas")) {
+            (false, _) => label,
+            (true, Some(i)) => format!("OpenCL PTX + {}", &label[i..]),
+            (true, None) => format!("OpenCL: {label}"),
+        };
+        Some(Compiler {
+            name,
+            opencl,
+            version,
+        })
+    }
+
+    fn order(a: &Compiler, b: &Compiler) -> std::cmp::Ordering {
+        (a.opencl, &a.version, &a.name).cmp(&(b.opencl, &b.version, &b.name))
+    }
+
+    /// The CUDA release (major.minor) it belongs to.
+    pub fn release(&self) -> Option<(u32, u32)> {
+        match self.version.as_slice() {
+            [a, b, ..] => Some((*a, *b)),
+            [a] => Some((*a, 0)),
+            [] => None,
+        }
+    }
+
+    pub fn is_kepler_nvrtc(&self) -> bool {
+        !self.opencl && self.name.starts_with("NVRTC") && self.version.starts_with(&[11, 8])
+    }
+}
+
+fn parse_version(w: &str) -> Option<Vec<u32>> {
+    let w = w.trim_matches(|c: char| !c.is_ascii_digit());
+    let v: Option<Vec<u32>> = w.split('.').map(|p| p.parse().ok()).collect();
+    v.filter(|v| !v.is_empty())
+}
+
+fn label_from_notes(m: &Measurement) -> Option<String> {
+    let notes = m.build_notes.iter().map(String::as_str);
+    m.status.reason().into_iter().chain(notes).find_map(|t| {
+        [("with NVRTC ", "NVRTC"), ("by ptxas ", "ptxas")]
+            .into_iter()
+            .find_map(|(pat, name)| {
+                let v = t[t.find(pat)? + pat.len()..]
+                    .split([';', ' ', ','])
+                    .next()?;
+                parse_version(v).map(|_| format!("{name} {v}"))
+            })
+    })
+}
+
+/// One offline row with its architecture and compiler.
+#[derive(Clone)]
+pub struct Cell<'a> {
+    pub m: &'a Measurement,
+    pub arch: String,
+    pub compiler: Compiler,
+}
+
+/// The rows with an architecture and a compiler, and how many lacked one.
+pub fn cells<'a>(recs: &[Rec<'a>]) -> (Vec<Cell<'a>>, usize) {
+    let out: Vec<Cell> = recs
+        .iter()
+        .filter_map(|r| {
+            let (arch, compiler) = (arch_of(r.m)?, Compiler::of(r.m)?);
+            Some(Cell {
+                m: r.m,
+                arch,
+                compiler,
+            })
+        })
+        .collect();
+    let lost = recs.len() - out.len();
+    (out, lost)
+}
+
+/// The distinct values, in order of first appearance.
+fn distinct<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut v = Vec::new();
+    for x in items {
+        if !v.contains(&x) {
+            v.push(x);
+        }
+    }
+    v
+}
+
+/// The distinct architectures of some cells, oldest first.
+pub fn archs_of<'c>(cells: impl Iterator<Item = &'c Cell<'c>>) -> Vec<String> {
+    let mut a = distinct(cells.map(|c| c.arch.clone()));
+    a.sort_by(|x, y| arch_order(x, y));
+    a
+}
+
+/// The caps of a register sweep's rows: uncapped first, then from the highest down.
+pub fn caps_of<'m>(rows: impl Iterator<Item = &'m Measurement>) -> Vec<Option<u32>> {
+    let mut caps = distinct(rows.map(data::register_cap));
+    caps.sort_by_key(|c| std::cmp::Reverse(c.unwrap_or(u32::MAX)));
+    caps
+}
+
+/// Whether a row is its kernel at the published defaults: the registry's
+/// default configuration (or none recorded) and no switch, flag or cap.
+pub fn is_published(m: &Measurement) -> bool {
+    let config_ok = m.config.0.is_empty()
+        || kernels::find(&m.kernel)
+            .ok()
+            .and_then(|s| s.config(&[]).ok())
+            .is_none_or(|d| d == m.config);
+    config_ok && m.hints.is_published()
+}
+
+/// (major, minor) of "sm_35", "sm_120", "sm_90a".
+pub fn compute_capability(arch: &str) -> Option<(u32, u32)> {
+    let rest = arch.strip_prefix("sm_")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let n: u32 = digits.parse().ok()?;
+    Some((n / 10, n % 10))
+}
+
+pub fn limits_of(arch: &str) -> Option<Limits> {
+    let (a, b) = compute_capability(arch)?;
+    occupancy::limits(a, b)
+}
+
+pub fn threads_of(m: &Measurement) -> Option<u32> {
+    let spec = kernels::find(&m.kernel).ok()?;
+    let config = match m.config.0.is_empty() {
+        true => spec.config(&[]).ok()?,
+        false => m.config.clone(),
+    };
+    u32::try_from(spec.threads_per_group(&config)).ok()
+}
+
+/// The occupancy of a row on its architecture: blocks per SM and what limits them.
+pub fn occupancy_of(m: &Measurement, arch: &str) -> Option<Occ> {
+    let l = limits_of(arch)?;
+    let r = m.resources.as_ref()?;
+    let shared = u32::try_from(r.shared_bytes.unwrap_or(0)).ok()?;
+    occupancy::occupancy(&l, threads_of(m)?, r.registers?, shared).map(Occ)
+}
+
+/// The most registers per thread with which `blocks` blocks of `threads` threads
+/// fit on an SM as far as registers go (shared memory left aside).
+pub fn registers_for_blocks(l: &Limits, threads: u32, blocks: u32) -> Option<u32> {
+    (1..=l.max_registers_per_thread).rev().find(|&r| {
+        occupancy::occupancy(l, threads, r, 0).is_some_and(|o| o.blocks_per_sm >= blocks)
+    })
+}
+
+/// An occupancy in a finding: its fraction, blocks and warps per SM and limit.
+#[derive(Debug, Clone, Copy)]
+pub struct Occ(pub Occupancy);
+
+impl serde::Serialize for Occ {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let o = &self.0;
+        (o.fraction, o.blocks_per_sm, o.warps_per_sm, o.limited_by).serialize(s)
+    }
+}
+
+/// What the compiler made of one row: registers, spill bytes, occupancy (the
+/// architecture's, else the recorded one).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Resources {
+    pub registers: Option<u32>,
+    pub spills: Option<u64>,
+    pub occupancy: Option<Occ>,
+    pub recorded_occupancy: Option<f64>,
+}
+
+impl Resources {
+    pub fn of(m: &Measurement, arch: &str) -> Resources {
+        Resources {
+            registers: data::registers(m),
+            spills: data::spill_bytes(m),
+            occupancy: occupancy_of(m, arch),
+            recorded_occupancy: m.occupancy.filter(|o| o.is_finite()),
+        }
+    }
+
+    /// The occupancy fraction, the architecture's rules' else the recorded one.
+    pub fn fraction(&self) -> Option<f64> {
+        (self
+            .recorded_occupancy
+            .or(self.occupancy.map(|o| o.0.fraction)))
+        .filter(|f| f.is_finite())
+    }
+}
+
+/// The offline sweeps: every point, grouped by sweep, architecture and compiler.
+pub struct Sweeps<'a> {
+    pub lost: usize,
+    /// (experiment, architecture, compiler, its rows), sweeps in their usual order.
+    pub groups: Vec<(String, String, Compiler, Vec<Cell<'a>>)>,
+}
+
+pub fn sweeps(data: &Data) -> Option<Sweeps<'_>> {
+    let recs: Vec<Rec> = (data.offline().into_iter())
+        .filter(|r| r.m.experiment != ATLAS_EXPERIMENT)
+        .collect();
+    if recs.is_empty() {
+        return None;
+    }
+    let (cells, lost) = cells(&recs);
+    let rank = |e: &str| {
+        ["registers", "tiling", "hints"]
+            .iter()
+            .position(|x| *x == e)
+    };
+    let mut keys = distinct(
+        cells
+            .iter()
+            .map(|c| (&c.m.experiment, &c.arch, &c.compiler)),
+    );
+    keys.sort_by(|a, b| {
+        (rank(a.0).unwrap_or(3).cmp(&rank(b.0).unwrap_or(3)))
+            .then_with(|| a.0.cmp(b.0))
+            .then_with(|| arch_order(a.1, b.1))
+            .then_with(|| Compiler::order(a.2, b.2))
+    });
+    let groups = keys
+        .into_iter()
+        .map(|(e, a, c)| {
+            let of = cells
+                .iter()
+                .filter(|x| x.m.experiment == *e && x.arch == *a);
+            let rows = of.filter(|x| x.compiler == *c).cloned().collect();
+            (e.clone(), a.clone(), c.clone(), rows)
+        })
+        .collect();
+    Some(Sweeps { lost, groups })
+}
