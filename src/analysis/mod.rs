@@ -12,6 +12,7 @@ pub mod clocks;
 pub mod data;
 pub mod failures;
 pub mod stats;
+pub mod tune;
 
 pub use data::{Data, Rec, Run};
 
@@ -114,6 +115,7 @@ impl Finding {
 pub enum Kind {
     Clocks(clocks::Kind),
     Failures(failures::Kind),
+    Tune(tune::Kind),
     /// A finding of a section not yet on this model: its words only.
     Legacy {
         kind: &'static str,

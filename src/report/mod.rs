@@ -140,6 +140,7 @@ fn words(kind: &Kind) -> Words {
     match kind {
         Kind::Clocks(k) => clocks::words(k),
         Kind::Failures(k) => failures_words(k),
+        Kind::Tune(k) => tune::words(k),
         Kind::Legacy { text, short, .. } => Words {
             text: text.clone(),
             short: short.clone().unwrap_or_else(|| text.clone()),
@@ -394,7 +395,7 @@ fn generate_with(
         sweeps::tiling(&mut ctx)?,
         sweeps::hints(&mut ctx)?,
         sweeps::jit(&mut ctx)?,
-        tune::section(&mut ctx)?,
+        tune::section(&mut ctx, &analysis::tune::analyse(&data))?,
         user::section(&mut ctx)?,
         offline::kepler(&mut ctx)?,
         offline::atlas(&mut ctx)?,
