@@ -91,17 +91,13 @@ pub struct FinalRow<'a> {
     pub strategies: Vec<String>,
 }
 
-/// A toolchain's final round, tuned best and published default.
+/// A toolchain's final round (with a speed, fastest first, at most `TOP`;
+/// without one), tuned best and published default.
 pub struct Round<'a> {
-    pub toolchain: Toolchain,
-    /// With a speed, fastest first, at most `TOP`.
+    pub tuned: Tuned,
     pub rows: Vec<FinalRow<'a>>,
     pub several_runs: bool,
     pub failed: Vec<&'a Measurement>,
-    pub best: Option<Best>,
-    pub default: Option<Published>,
-    /// The best over the default's speed minus one.
-    pub gain: Option<f64>,
 }
 
 /// How much of what a toolchain's searches tried is near its best.
@@ -200,15 +196,6 @@ pub enum Verdict {
     Unchanged,
 }
 
-/// A strategy's replay numbers, as the finding quotes them.
-#[derive(Debug, Clone, Serialize)]
-pub struct Needed {
-    pub strategy: String,
-    pub configs: Option<f64>,
-    pub seconds: Option<f64>,
-    pub found: f64,
-}
-
 /// A search's rate and where its time went.
 #[derive(Debug, Clone, Serialize)]
 pub struct Rate {
@@ -264,11 +251,9 @@ pub enum Kind {
         kernel: String,
         size: Size,
         search: SearchName,
+        /// The configurations measured exhaustively.
         space: usize,
-        runs: usize,
-        tries: usize,
-        reach: f64,
-        strategies: Vec<Needed>,
+        replays: Replays,
     },
     /// Configurations measured per wall second of each search.
     SearchRate {
@@ -631,12 +616,14 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
     let best = final_best.or_else(search_best);
     let default = published(data, mine, g, t);
     Round {
-        gain: best
-            .as_ref()
-            .and_then(|b| stats::change(Some(b.gflops), default.as_ref()?.gflops)),
-        best,
-        default,
-        toolchain: t,
+        tuned: Tuned {
+            gain: best
+                .as_ref()
+                .and_then(|b| stats::change(Some(b.gflops), default.as_ref()?.gflops)),
+            best,
+            default,
+            toolchain: t,
+        },
         several_runs: runs.len() > 1,
         rows: rows
             .iter()
@@ -743,16 +730,7 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
     let (kernel, size) = (g.kernel.clone(), g.size);
     let progress = (!g.curves.is_empty()).then(|| format!("tune-progress-{}", g.stem));
     let mut out = Vec::new();
-    let tuned: Vec<Tuned> = g
-        .rounds
-        .iter()
-        .map(|r| Tuned {
-            toolchain: r.toolchain,
-            gain: r.gain,
-            best: r.best.clone(),
-            default: r.default.clone(),
-        })
-        .collect();
+    let tuned: Vec<Tuned> = g.rounds.iter().map(|r| r.tuned.clone()).collect();
     if tuned.iter().any(|t| t.best.is_some()) {
         let gain = tuned.iter().filter_map(|t| t.gain).fold(0.0, f64::max);
         let search_only = tuned.iter().flat_map(|t| &t.best).any(|b| !b.final_round);
@@ -798,29 +776,24 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
                 .chart(Some(format!("tune-spread-{}", g.stem))),
         );
     }
+    out.extend(search_findings(searches, g, progress));
+    out
+}
+
+/// The replay of each complete search with a record, and the search rates.
+fn search_findings(searches: &[Search], g: &Group, progress: Option<String>) -> Vec<Finding> {
+    let (kernel, size) = (g.kernel.clone(), g.size);
+    let mut out = Vec::new();
     for r in &g.replays {
         let Some(rec) = r.record.as_ref().filter(|rec| rec.error.is_none()) else {
             continue;
         };
-        let strategies = rec
-            .strategies
-            .iter()
-            .map(|n| Needed {
-                strategy: n.strategy.clone(),
-                configs: n.configs,
-                seconds: n.seconds,
-                found: n.found,
-            })
-            .collect();
         let kind = Kind::Replayed {
             kernel: kernel.clone(),
             size,
             search: r.name.clone(),
             space: searches[r.search].trace.search.tried.len(),
-            runs: rec.runs,
-            tries: rec.tries,
-            reach: rec.reach,
-            strategies,
+            replays: rec.clone(),
         };
         out.push(finding(kind).chart(Some(r.stem.clone())));
     }
@@ -874,6 +847,7 @@ fn gap(g: &Group) -> Option<Finding> {
     let [ra, rb] = g.rounds.as_slice() else {
         return None;
     };
+    let (ra, rb) = (&ra.tuned, &rb.tuned);
     let (a, b) = (ra.best.as_ref()?, rb.best.as_ref()?);
     if a.gflops <= 0.0 || b.gflops <= 0.0 {
         return None;

@@ -449,7 +449,10 @@ fn replay_only(from: &[PathBuf]) -> Result<super::Outcome> {
         for b in bad {
             eprintln!("note: left out: {b}");
         }
-        for (file, trace) in traces.iter().filter(|(_, t)| replay::is_complete(&t.search)) {
+        for (file, trace) in traces
+            .iter()
+            .filter(|(_, t)| replay::is_complete(&t.search))
+        {
             let path = write_replay(&dir, trace, file)?;
             println!("wrote {}", path.display());
             written += 1;

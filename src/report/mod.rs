@@ -18,7 +18,7 @@ mod offline;
 mod simt;
 mod simt_profile;
 mod sweeps;
-mod tune;
+pub mod tune;
 mod user;
 
 use std::fmt::Write as _;

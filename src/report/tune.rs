@@ -8,8 +8,7 @@ use std::fmt::Write as _;
 use plotters::style::RGBColor;
 
 use crate::analysis::tune::{
-    Group, Kind, Needed, Published, Rate, Replayed, SearchName, Source, Tune, Tuned, Verdict,
-    NEAR_BEST,
+    Group, Kind, Published, Rate, Replayed, SearchName, Source, Tune, Tuned, Verdict, NEAR_BEST,
 };
 use crate::error::Result;
 use crate::results::Replays;
@@ -190,7 +189,7 @@ fn describe_default(d: &Published) -> String {
 /// Each toolchain's fastest of the final round and its published default.
 fn rounds(g: &Group, s: &mut String) {
     for r in &g.rounds {
-        let name = tc_name(r.toolchain);
+        let name = tc_name(r.tuned.toolchain);
         let _ = writeln!(s, "#### {name}: the fastest of the final round\n");
         if r.rows.is_empty() {
             let why = if r.failed.is_empty() {
@@ -247,8 +246,8 @@ fn rounds(g: &Group, s: &mut String) {
             let what = md::escape(&what.join("; "));
             let _ = writeln!(s, "Without a speed in the final round: {what}.\n");
         }
-        if let Some(d) = &r.default {
-            let gain = r.gain.map_or(String::new(), |u| {
+        if let Some(d) = &r.tuned.default {
+            let gain = r.tuned.gain.map_or(String::new(), |u| {
                 format!(" The tuned best is {:.2}x its speed.", u + 1.0)
             });
             let _ = writeln!(s, "Published default: {}.{gain}\n", describe_default(d));
@@ -555,65 +554,7 @@ pub(crate) fn words(k: &Kind) -> Words {
             search_only,
             has_vendor,
         } => tuned_words(kernel, *size, toolchains, *search_only, *has_vendor),
-        Kind::ToolchainGap {
-            kernel,
-            size,
-            toolchains,
-            tuned,
-            lead,
-            gap,
-            same,
-            both_final,
-            default,
-        } => {
-            let at = at(kernel, *size);
-            let (na, nb) = (tc_name(toolchains[0]), tc_name(toolchains[1]));
-            let pair = format!("{na}/{nb}");
-            let Some((dr, src, verdict)) = default else {
-                let how = if *same {
-                    format!("within {:.0}%", SAME_SPEED * 100.0)
-                } else {
-                    format!("{} ahead by {:.0}%", tc_name(*lead), gap * 100.0)
-                };
-                return Words {
-                    text: format!(
-                        "**Toolchain gap at each toolchain's best, {at}**: {pair} = {tuned:.2} tuned ({how}); \
-                         no published default of both toolchains to compare with."
-                    ),
-                    short: if *same {
-                        format!("Tuned {at} runs alike on {na} and {nb} ({pair} {tuned:.2}).")
-                    } else {
-                        format!("Tuned {at} leaves a {pair} ratio of {tuned:.2}.")
-                    },
-                };
-            };
-            let src = match src {
-                [Source::Compare, Source::Compare] => "compare rows",
-                [Source::Search, Source::Search] => "measured while searching",
-                _ => "one from a compare row, one measured while searching",
-            };
-            let verdict = match verdict {
-                Verdict::NoGap => "no gap at the defaults and none tuned",
-                Verdict::Closes => "tuning closes the gap",
-                Verdict::Opens => "tuning opens a gap",
-                Verdict::Reverses => "tuning reverses the gap",
-                Verdict::Shrinks => "the gap shrinks but survives tuning",
-                Verdict::Grows => "the gap grows with tuning",
-                Verdict::Unchanged => "the gap survives tuning unchanged",
-            };
-            let timing = if *both_final {
-                "final round"
-            } else {
-                "search timing where no final round"
-            };
-            Words {
-                text: format!(
-                    "**Toolchain gap before and after tuning, {at}**: {pair} = {dr:.2} at the published defaults ({src}), \
-                     {tuned:.2} at each toolchain's tuned best ({timing}): {verdict}."
-                ),
-                short: format!("For {at} {verdict} ({pair} {dr:.2} at the defaults, {tuned:.2} tuned)."),
-            }
-        }
+        Kind::ToolchainGap { .. } => gap_words(k),
         Kind::HowHard {
             kernel,
             size,
@@ -662,23 +603,79 @@ pub(crate) fn words(k: &Kind) -> Words {
             size,
             search,
             space,
-            runs,
-            tries,
-            reach,
-            strategies,
-        } => replay_words(
-            &at(kernel, *size),
-            &name(search),
-            *space,
-            (*runs, *tries, *reach),
-            strategies,
-        ),
+            replays,
+        } => replay_words(&at(kernel, *size), &name(search), *space, replays),
         Kind::SearchRate {
             kernel,
             size,
             searches,
         } => rate_words(&at(kernel, *size), searches),
     }
+}
+
+/// The words of a toolchain-gap finding.
+fn gap_words(k: &Kind) -> Words {
+    let Kind::ToolchainGap {
+        kernel,
+        size,
+        toolchains,
+        tuned,
+        lead,
+        gap,
+        same,
+        both_final,
+        default,
+    } = k
+    else {
+        unreachable!("a toolchain gap")
+    };
+    let at = at(kernel, *size);
+    let (na, nb) = (tc_name(toolchains[0]), tc_name(toolchains[1]));
+    let pair = format!("{na}/{nb}");
+    let Some((dr, src, verdict)) = default else {
+        let how = if *same {
+            format!("within {:.0}%", SAME_SPEED * 100.0)
+        } else {
+            format!("{} ahead by {:.0}%", tc_name(*lead), gap * 100.0)
+        };
+        return Words {
+                    text: format!(
+                        "**Toolchain gap at each toolchain's best, {at}**: {pair} = {tuned:.2} tuned ({how}); \
+                         no published default of both toolchains to compare with."
+                    ),
+                    short: if *same {
+                        format!("Tuned {at} runs alike on {na} and {nb} ({pair} {tuned:.2}).")
+                    } else {
+                        format!("Tuned {at} leaves a {pair} ratio of {tuned:.2}.")
+                    },
+                };
+    };
+    let src = match src {
+        [Source::Compare, Source::Compare] => "compare rows",
+        [Source::Search, Source::Search] => "measured while searching",
+        _ => "one from a compare row, one measured while searching",
+    };
+    let verdict = match verdict {
+        Verdict::NoGap => "no gap at the defaults and none tuned",
+        Verdict::Closes => "tuning closes the gap",
+        Verdict::Opens => "tuning opens a gap",
+        Verdict::Reverses => "tuning reverses the gap",
+        Verdict::Shrinks => "the gap shrinks but survives tuning",
+        Verdict::Grows => "the gap grows with tuning",
+        Verdict::Unchanged => "the gap survives tuning unchanged",
+    };
+    let timing = if *both_final {
+        "final round"
+    } else {
+        "search timing where no final round"
+    };
+    Words {
+                text: format!(
+                    "**Toolchain gap before and after tuning, {at}**: {pair} = {dr:.2} at the published defaults ({src}), \
+                     {tuned:.2} at each toolchain's tuned best ({timing}): {verdict}."
+                ),
+                short: format!("For {at} {verdict} ({pair} {dr:.2} at the defaults, {tuned:.2} tuned)."),
+            }
 }
 
 fn tuned_words(
@@ -750,13 +747,8 @@ fn tuned_words(
     }
 }
 
-fn replay_words(
-    at: &str,
-    label: &str,
-    space: usize,
-    (runs, len, reach): (usize, usize, f64),
-    needs: &[Needed],
-) -> Words {
+fn replay_words(at: &str, label: &str, space: usize, rec: &Replays) -> Words {
+    let (runs, len, reach, needs) = (rec.runs, rec.tries, rec.reach, &rec.strategies);
     let configs: Vec<String> = needs
         .iter()
         .map(|n| match (n.configs, n.seconds) {
