@@ -530,3 +530,55 @@ mod tests {
         assert!(e.starts_with("line 2:"), "{e}");
     }
 }
+
+/// Strategies replayed over the measured outcomes of a search that tried every
+/// point of its space: written by `gemmlab tune` next to that search's trace
+/// (`replay-*.json` beside `search-*.json`), read by the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Replays {
+    /// The trace replayed, a file name in the same directory.
+    pub trace: String,
+    /// Seeded runs per strategy (seeds `seed`, `seed + 1`, ...).
+    pub runs: usize,
+    /// The most configurations a run may try.
+    pub budget: usize,
+    /// The configurations each run tried at most: the budget, or the space's
+    /// size when smaller; the length of the curves.
+    pub tries: usize,
+    pub seed: u64,
+    /// Configurations in flight, as the tuner keeps them.
+    pub in_flight: usize,
+    /// The target: configurations and seconds until this fraction of the best.
+    pub reach: f64,
+    /// Why the search could not be replayed; `strategies` is then empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub strategies: Vec<StrategyReplay>,
+}
+
+/// What one strategy's replays needed and found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StrategyReplay {
+    pub strategy: String,
+    /// Median configurations and seconds to reach `reach` of the best; `None`
+    /// when most runs did not reach it within the budget.
+    pub configs: Option<f64>,
+    pub seconds: Option<f64>,
+    /// Runs that reached it.
+    pub reached: usize,
+    /// The fraction of runs that found the space's best within the budget.
+    pub found: f64,
+    /// Quartiles over the runs of the best so far as a fraction of the
+    /// space's best; entry k is after k + 1 configurations.
+    pub q1: Vec<f64>,
+    pub median: Vec<f64>,
+    pub q3: Vec<f64>,
+}
+
+/// The replay record's file name for a search trace's (`search-X.json` -> `replay-X.json`).
+pub fn replay_file(trace_file: &str) -> String {
+    format!(
+        "replay-{}",
+        trace_file.strip_prefix("search-").unwrap_or(trace_file)
+    )
+}

@@ -232,7 +232,7 @@ mod tuning {
     use gemmlab::kernels::{Config, Hints};
     use gemmlab::measure::{CacheState, Plan, Stats};
     use gemmlab::results::{Environment, Measurement, ResultWriter};
-    use gemmlab::tune::run::{trace_name, SpaceInfo, Trace};
+    use gemmlab::tune::run::{trace_name, write_replay, SpaceInfo, Trace};
     use gemmlab::tune::search::{Budget, SearchOptions, SearchResult, Tried};
     use gemmlab::tune::space::{Axis, Candidate};
     use gemmlab::tune::store::{Key, Phase, Record};
@@ -512,6 +512,10 @@ mod tuning {
             serde_json::to_string(&empty).unwrap(),
         )
         .unwrap();
+        // What tune writes after a search that tried its whole space.
+        for t in [&cuda.trace, &empty] {
+            write_replay(&tune, t, &trace_name(&t.search)).unwrap();
+        }
         fs::write(tune.join("search-broken.json"), "{ \"search\": 1 }").unwrap();
 
         // The published defaults, measured by compare on the same device.

@@ -19,6 +19,7 @@ pub mod offline;
 pub mod simt;
 pub mod stats;
 pub mod sweeps;
+pub mod tune;
 pub mod user;
 
 pub use data::{Data, Rec, Run};
@@ -129,6 +130,7 @@ pub enum Kind {
     Lecture(lecture::Kind),
     Sweeps(sweeps::Kind),
     Offline(offline::Kind),
+    Tune(tune::Kind),
     /// A finding of a section not yet on this model: its words only.
     Legacy {
         kind: &'static str,

@@ -8,7 +8,8 @@ use clap::Args;
 use gemmlab::bests::{self, Database};
 use gemmlab::kernels;
 use gemmlab::results::{Environment, Measurement, ResultWriter};
-use gemmlab::tune::run::{run_tune, spaces, TuneOptions};
+use gemmlab::tune::replay;
+use gemmlab::tune::run::{run_tune, spaces, write_replay, TuneOptions};
 use gemmlab::tune::search::{Budget, SearchOptions, SearchResult};
 use gemmlab::tune::space::{Space, SpaceRequest};
 use gemmlab::tune::strategy;
@@ -93,6 +94,11 @@ pub struct TuneArgs {
     /// Print the database of bests (every device in --db) and exit; needs no device.
     #[arg(long)]
     pub show: bool,
+    /// Write the strategies replayed over each exhaustive search that tried its whole space
+    /// (replay-*.json next to its search-*.json, which the report reads) for the result
+    /// directories under DIR (repeatable), and exit; needs no device. A search writes it itself.
+    #[arg(long = "replay-only", value_name = "DIR")]
+    pub replay_only: Vec<PathBuf>,
     /// Write the CUDA space of the first kernel (the points a search with these options
     /// would try, in order) as JSON for scripts/kernel_tuner, and exit without measuring.
     #[arg(long, value_name = "FILE")]
@@ -155,6 +161,9 @@ fn request(args: &TuneArgs) -> Result<SpaceRequest> {
 pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     if args.show {
         return show(&args);
+    }
+    if !args.replay_only.is_empty() {
+        return replay_only(&args.replay_only);
     }
     gemmlab::error::check_out_dir(&args.out, "--out")?;
     if args.max_configs == 0 || args.time_limit.is_some_and(|t| t <= 0.0) {
@@ -430,6 +439,27 @@ pub fn final_table(rows: &[Measurement]) -> String {
         );
     }
     out
+}
+
+/// `--replay-only DIR`: a replay record for every complete search traced under DIR.
+fn replay_only(from: &[PathBuf]) -> Result<super::Outcome> {
+    let mut written = 0;
+    for dir in gemmlab::analysis::data::discover(from)? {
+        let (traces, bad) = gemmlab::analysis::tune::load_traces(&dir);
+        for b in bad {
+            eprintln!("note: left out: {b}");
+        }
+        for (file, trace) in traces
+            .iter()
+            .filter(|(_, t)| replay::is_complete(&t.search))
+        {
+            let path = write_replay(&dir, trace, file)?;
+            println!("wrote {}", path.display());
+            written += 1;
+        }
+    }
+    println!("{written} replay records written");
+    Ok(super::Outcome::from_measurements(&[]))
 }
 
 fn show(args: &TuneArgs) -> Result<super::Outcome> {

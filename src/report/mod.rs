@@ -16,7 +16,7 @@ mod offline;
 mod simt;
 mod simt_profile;
 mod sweeps;
-mod tune;
+pub mod tune;
 mod user;
 
 use std::fmt::Write as _;
@@ -144,6 +144,7 @@ fn words(kind: &Kind) -> Words {
         Kind::Lecture(k) => lecture::words(k),
         Kind::Sweeps(k) => sweeps::words(k),
         Kind::Offline(k) => offline::words(k),
+        Kind::Tune(k) => tune::words(k),
         Kind::Legacy { text, short, .. } => Words {
             text: text.clone(),
             short: short.clone().unwrap_or_else(|| text.clone()),
@@ -376,7 +377,7 @@ fn generate_with(
         )?,
         sweeps::hints(&analysis::sweeps::hints(&data))?,
         sweeps::jit(&analysis::sweeps::jit(&data))?,
-        tune::section(&mut ctx)?,
+        tune::section(&mut ctx, &analysis::tune::analyse(&data))?,
         user::section(&mut ctx, &analysis::user::analyse(&data))?,
         offline::kepler(analysis::offline::kepler::analyse(&data).as_ref()),
         offline::atlas(&mut ctx, analysis::offline::atlas::analyse(&data).as_ref())?,

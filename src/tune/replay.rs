@@ -5,11 +5,18 @@
 //!
 //! The replay keeps `n` points in flight like the tuner does and hands outcomes
 //! back oldest first, so a strategy sees the same staleness it would live.
+//!
+//! [`record`] replays every strategy over a search that tried its whole space;
+//! `gemmlab tune` writes that record next to the search's trace for the report.
 
 use std::collections::VecDeque;
 
 use super::grid::Grid;
-use super::strategy::{self, Rng, Strategy};
+use super::run::Trace;
+use super::search::{SearchResult, Tried};
+use super::space::{Axis, Candidate};
+use super::strategy::{self, Rng, Strategy, NAMES};
+use crate::results::{Replays, StrategyReplay};
 
 /// What trying each grid point gave once.
 #[derive(Debug, Clone, PartialEq)]
@@ -246,11 +253,241 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
 }
 
+/// The replay record's target: configurations and seconds until this fraction of the best.
+pub const REACH: f64 = 0.95;
+/// Seeded replays per strategy in a record.
+pub const RUNS: usize = 25;
+/// The most configurations a recorded replay may try.
+pub const BUDGET: usize = 200;
+pub const SEED: u64 = 1;
+
+/// Whether a search tried every point of its space, so its trace holds every
+/// configuration's outcome and can be replayed.
+pub fn is_complete(s: &SearchResult) -> bool {
+    s.strategy == "exhaustive" && s.stopped.starts_with("every point")
+}
+
+/// Every strategy replayed over a complete search (`trace`, read from the file
+/// `file`): the record `gemmlab tune` writes next to the trace.
+pub fn record(trace: &Trace, file: &str) -> Replays {
+    let in_flight = 2 * trace.search.options.workers.max(1);
+    let mut rec = Replays {
+        trace: file.to_string(),
+        runs: RUNS,
+        budget: BUDGET,
+        tries: 0,
+        seed: SEED,
+        in_flight,
+        reach: REACH,
+        error: None,
+        strategies: Vec::new(),
+    };
+    match replay_space(trace, in_flight) {
+        Ok((tries, strategies)) => {
+            rec.tries = tries;
+            rec.strategies = strategies;
+        }
+        Err(why) => rec.error = Some(why),
+    }
+    rec
+}
+
+/// The speed a tried configuration gave: verified GFLOP/s (a pruned one at its
+/// single checked launch); `None` when it failed.
+fn speed(t: &Tried) -> Option<f64> {
+    if t.record.status.is_ok() {
+        t.record.gflops.filter(|g| g.is_finite() && *g > 0.0)
+    } else {
+        None
+    }
+}
+
+/// The coordinates of a tried configuration on the space's axes: parameters by
+/// value, a switch absent from the hints at its published state (the axis's
+/// first value), the register cap from the hints.
+fn coords_of(axes: &[Axis], c: &Candidate) -> Result<Vec<u8>, String> {
+    axes.iter()
+        .map(|a| {
+            let i = match a {
+                Axis::Param { name, values } => c
+                    .config
+                    .0
+                    .get(name)
+                    .and_then(|v| values.iter().position(|x| x == v)),
+                Axis::Switch { name, values } => c
+                    .hints
+                    .switch(name)
+                    .or_else(|| values.first().copied())
+                    .and_then(|on| values.iter().position(|x| *x == on)),
+                Axis::Cap { values } => values.iter().position(|x| *x == c.hints.max_registers),
+            };
+            i.and_then(|i| u8::try_from(i).ok()).ok_or_else(|| {
+                format!(
+                    "configuration {} has no value on the space's axis {}",
+                    c.describe(),
+                    a.name()
+                )
+            })
+        })
+        .collect()
+}
+
+/// The grid and the outcome table of a complete search, in point order: a
+/// configuration scores its search-timing GFLOP/s and costs its device seconds
+/// plus its compile time over the compile workers (a compile failure, whose
+/// time is not recorded, the median compile time).
+fn outcome_table(trace: &Trace) -> Result<(Grid, Outcomes), String> {
+    let r = &trace.search;
+    if r.tried.is_empty() {
+        return Err("the search tried nothing".into());
+    }
+    if trace.space.axes.iter().any(|a| a.len() > 256) {
+        return Err("an axis has more values than a grid holds".into());
+    }
+    let mut tried: Vec<&Tried> = r.tried.iter().collect();
+    tried.sort_by_key(|t| t.point);
+    let coords = tried
+        .iter()
+        .map(|t| coords_of(&trace.space.axes, &t.candidate))
+        .collect::<Result<Vec<_>, _>>()?;
+    let sizes: Vec<usize> = trace.space.axes.iter().map(Axis::len).collect();
+    let grid = Grid::new(sizes, coords);
+    if grid.len() != tried.len() {
+        return Err(format!(
+            "{} configurations tried but only {} distinct points of the space",
+            tried.len(),
+            grid.len()
+        ));
+    }
+    let workers = r.options.workers.max(1) as f64;
+    let valid = |v: &f64| v.is_finite() && *v >= 0.0;
+    let mut compiles: Vec<f64> = tried
+        .iter()
+        .filter_map(|t| t.record.compile_ms)
+        .filter(valid)
+        .collect();
+    compiles.sort_by(f64::total_cmp);
+    let median_compile = compiles.get(compiles.len() / 2).copied().unwrap_or(0.0);
+    let scores = tried.iter().map(|t| speed(t)).collect();
+    let costs = tried
+        .iter()
+        .map(|t| {
+            let device = Some(t.record.device_s).filter(valid).unwrap_or(0.0);
+            let compile = t.record.compile_ms.filter(valid).unwrap_or(median_compile);
+            device + compile / 1000.0 / workers
+        })
+        .collect();
+    Ok((grid, Outcomes { scores, costs }))
+}
+
+/// The middle value (the upper one of an even count); `None` when it is not
+/// finite: most runs did not reach the target.
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(v[v.len() / 2]).filter(|m| m.is_finite())
+}
+
+/// Replays every strategy over a complete search: the budget used and what each needed.
+fn replay_space(trace: &Trace, in_flight: usize) -> Result<(usize, Vec<StrategyReplay>), String> {
+    let (grid, outcomes) = outcome_table(trace)?;
+    let budget = grid.len().min(BUDGET);
+    let summaries = compare(&grid, &outcomes, NAMES, budget, in_flight, RUNS, SEED)?;
+    let top = outcomes
+        .best()
+        .filter(|b| *b > 0.0)
+        .ok_or("no configuration of the space has a speed")?;
+    let mut out = Vec::new();
+    for summary in summaries {
+        let (mut configs, mut seconds) = (Vec::new(), Vec::new());
+        for r in 0..RUNS {
+            let seed = SEED.wrapping_add(r as u64);
+            let steps = replay(&grid, &outcomes, &summary.strategy, budget, in_flight, seed)?;
+            let (c, s) = match steps
+                .iter()
+                .position(|s| s.best.is_some_and(|b| b >= REACH * top))
+            {
+                Some(k) => ((k + 1) as f64, steps[k].cost),
+                None => (f64::INFINITY, f64::INFINITY),
+            };
+            configs.push(c);
+            seconds.push(s);
+        }
+        out.push(StrategyReplay {
+            reached: configs.iter().filter(|c| c.is_finite()).count(),
+            configs: median(configs),
+            seconds: median(seconds),
+            strategy: summary.strategy,
+            found: summary.found,
+            q1: summary.q1,
+            median: summary.median,
+            q3: summary.q3,
+        });
+    }
+    Ok((budget, out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tune::strategy::testkit;
-    use crate::tune::strategy::NAMES;
+
+    fn cand(tsm: i64, unroll: Option<bool>, cap: Option<u32>) -> Candidate {
+        let mut hints = crate::kernels::Hints {
+            max_registers: cap,
+            ..Default::default()
+        };
+        if let Some(on) = unroll {
+            hints.switches.insert("UNROLL_K".into(), on);
+        }
+        Candidate {
+            config: crate::kernels::Config([("TSM".to_string(), tsm)].into_iter().collect()),
+            hints,
+        }
+    }
+
+    #[test]
+    fn coordinates_come_back_from_candidates() {
+        let axes = vec![
+            Axis::Param {
+                name: "TSM".into(),
+                values: vec![16, 32, 64],
+            },
+            // Published on: absent from the hints means on.
+            Axis::Switch {
+                name: "UNROLL_K".into(),
+                values: vec![true, false],
+            },
+            Axis::Cap {
+                values: vec![None, Some(64)],
+            },
+        ];
+        assert_eq!(coords_of(&axes, &cand(32, None, None)).unwrap(), [1, 0, 0]);
+        assert_eq!(
+            coords_of(&axes, &cand(64, Some(false), Some(64))).unwrap(),
+            [2, 1, 1]
+        );
+        assert_eq!(
+            coords_of(&axes, &cand(16, Some(true), None)).unwrap(),
+            [0, 0, 0]
+        );
+        let e = coords_of(&axes, &cand(8, None, None)).unwrap_err();
+        assert!(e.contains("TSM"), "{e}");
+        assert!(coords_of(&axes, &cand(16, None, Some(96))).is_err());
+    }
+
+    #[test]
+    fn medians_of_unreached_runs_are_none() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(
+            median(vec![f64::INFINITY, f64::INFINITY, 1.0]),
+            None,
+            "most runs did not reach it"
+        );
+        assert_eq!(median(Vec::new()), None);
+    }
 
     fn table(grid: &Grid) -> Outcomes {
         let scores = testkit::objective(grid);

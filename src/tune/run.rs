@@ -453,6 +453,8 @@ pub fn trace_name(r: &SearchResult) -> String {
     )
 }
 
+/// Writes a search's trace and, when the search tried its whole space, the
+/// strategies replayed over it (`replay-*.json`, see [`write_replay`]).
 fn write_trace(dir: &Path, r: &SearchResult, space: &Space) -> Result<()> {
     let io = |e: std::io::Error| Error::invalid(format!("{}: {e}", dir.display()));
     std::fs::create_dir_all(dir).map_err(io)?;
@@ -461,34 +463,20 @@ fn write_trace(dir: &Path, r: &SearchResult, space: &Space) -> Result<()> {
         space: SpaceInfo::of(space),
     };
     let text = serde_json::to_string(&trace).map_err(|e| Error::invalid(e.to_string()))?;
-    std::fs::write(dir.join(trace_name(r)), text).map_err(io)
+    let name = trace_name(r);
+    std::fs::write(dir.join(&name), text).map_err(io)?;
+    if super::replay::is_complete(r) {
+        write_replay(dir, &trace, &name)?;
+    }
+    Ok(())
 }
 
-/// Reads every search trace in a result directory. A trace that cannot be read
-/// is skipped and named in the second list, so one bad file hides nothing else.
-pub fn load_traces(dir: &Path) -> (Vec<Trace>, Vec<String>) {
-    let mut traces = Vec::new();
-    let mut bad = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return (traces, bad);
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("search-") && n.ends_with(".json"))
-        })
-        .collect();
-    paths.sort();
-    for p in paths {
-        let parsed = std::fs::read_to_string(&p)
-            .map_err(|e| e.to_string())
-            .and_then(|t| serde_json::from_str::<Trace>(&t).map_err(|e| e.to_string()));
-        match parsed {
-            Ok(t) => traces.push(t),
-            Err(e) => bad.push(format!("{}: {e}", p.display())),
-        }
-    }
-    (traces, bad)
+/// Replays every strategy over a complete search (its trace `file` in `dir`)
+/// and writes the record next to it; returns the record's path.
+pub fn write_replay(dir: &Path, trace: &Trace, file: &str) -> Result<PathBuf> {
+    let rec = super::replay::record(trace, file);
+    let path = dir.join(crate::results::replay_file(file));
+    let text = serde_json::to_string(&rec).map_err(|e| Error::invalid(e.to_string()))?;
+    std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+    Ok(path)
 }
