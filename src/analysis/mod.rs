@@ -131,12 +131,6 @@ pub enum Kind {
     Sweeps(sweeps::Kind),
     Offline(offline::Kind),
     Tune(tune::Kind),
-    /// A finding of a section not yet on this model: its words only.
-    Legacy {
-        kind: &'static str,
-        text: String,
-        short: Option<String>,
-    },
 }
 
 /// The most findings the summary shows.

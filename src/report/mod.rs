@@ -23,7 +23,6 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::PathBuf;
 
-use crate::backend::Toolchain;
 use crate::error::{Error, Result};
 
 use crate::analysis::{self, Finding, Kind, Topic, SUMMARY_MAX, SUMMARY_PER_TOPIC};
@@ -59,7 +58,6 @@ pub struct Outcome {
 /// What the sections share: the data, where charts go, and the charts written.
 pub(crate) struct Ctx<'a> {
     pub data: &'a Data,
-    pub toolchains: Vec<Toolchain>,
     /// The device named in chart titles, when all runs used one.
     pub device: Option<String>,
     out: PathBuf,
@@ -75,7 +73,7 @@ impl Ctx<'_> {
         let stem = chart_stem(stem);
         let dir = self.out.join("charts");
         let w = charts::write(fig, &dir, &stem, self.font.as_ref(), self.png)?;
-        let svg = format!("charts/{stem}.svg");
+        let svg = chart_path(&stem);
         let markdown = if w.png.is_some() {
             let png = format!("charts/{stem}.png");
             format!(
@@ -87,7 +85,7 @@ impl Ctx<'_> {
             format!("![{alt}]({})\n\n", md::link(&svg))
         };
         self.written.push(w);
-        Ok(Chart { markdown, svg })
+        Ok(Chart { markdown })
     }
 
     pub fn title_suffix(&self) -> String {
@@ -101,9 +99,6 @@ impl Ctx<'_> {
 pub(crate) struct Chart {
     /// The Markdown that shows it.
     pub markdown: String,
-    /// The SVG, relative to report.md: written with or without a font, so
-    /// findings link to it rather than to the PNG.
-    pub svg: String,
 }
 
 /// A topic's name in the summary's rule.
@@ -145,10 +140,6 @@ fn words(kind: &Kind) -> Words {
         Kind::Sweeps(k) => sweeps::words(k),
         Kind::Offline(k) => offline::words(k),
         Kind::Tune(k) => tune::words(k),
-        Kind::Legacy { text, short, .. } => Words {
-            text: text.clone(),
-            short: short.clone().unwrap_or_else(|| text.clone()),
-        },
     }
 }
 
@@ -175,41 +166,6 @@ impl Shown {
             short: w.short,
             anchor: md::anchor(heading),
         }
-    }
-
-    /// A finding of a section not yet on the typed model: its words only.
-    pub fn legacy(topic: Topic, text: String, heading: &str) -> Shown {
-        let kind = Kind::Legacy {
-            kind: "legacy",
-            text: text.clone(),
-            short: None,
-        };
-        Shown {
-            finding: Finding::new(topic, kind).detail(),
-            short: text.clone(),
-            text,
-            anchor: md::anchor(heading),
-            chart: None,
-        }
-    }
-
-    pub fn short(mut self, s: String) -> Shown {
-        self.finding.headline = true;
-        if let Kind::Legacy { short, .. } = &mut self.finding.kind {
-            *short = Some(s.clone());
-        }
-        self.short = s;
-        self
-    }
-
-    pub fn chart(mut self, path: Option<String>) -> Shown {
-        self.chart = path;
-        self
-    }
-
-    pub fn weight(mut self, w: f64) -> Shown {
-        self.finding = self.finding.weight(w);
-        self
     }
 
     /// "[chart](charts/x.svg)", or "[table](#section)" without a chart.
@@ -352,7 +308,6 @@ fn generate_with(
 
     let mut ctx = Ctx {
         data: &data,
-        toolchains: data.toolchains(),
         device: the_device(&data),
         out: opts.out.clone(),
         png: png_skipped.is_none(),
@@ -762,15 +717,18 @@ mod tests {
 
     #[test]
     fn findings_link_to_their_chart_or_their_section() {
-        let f = Shown::legacy(Topic::Hints, "x".into(), "Compiler hints (hints)");
-        assert_eq!(f.link(), "[table](#compiler-hints-hints)");
-        let f = f.chart(Some("charts/a b.svg".into()));
-        assert_eq!(f.link(), "[chart](charts/a%20b.svg)");
-        assert_eq!(
-            f.weight(f64::NAN).finding.weight,
-            0.0,
-            "no speed ranks last"
-        );
+        let kind = Kind::Failures(analysis::failures::Kind::NoSpeed {
+            without: 1,
+            of: 2,
+            by_status: vec![],
+            examples: vec![],
+        });
+        let f = Finding::new(Topic::Hints, kind).weight(f64::NAN);
+        assert_eq!(f.weight, 0.0, "no speed ranks last");
+        let shown = Shown::new(f.clone(), "Compiler hints (hints)");
+        assert_eq!(shown.link(), "[table](#compiler-hints-hints)");
+        let shown = Shown::new(f.chart(Some("a b".into())), "x");
+        assert_eq!(shown.link(), "[chart](charts/a_b.svg)");
     }
 
     #[test]
