@@ -12,15 +12,6 @@ use super::{md, Ctx, Section, Words};
 
 pub const LECTURE: &str = "The lecture's kernels: which variant wins where";
 
-/// Whole GFLOP/s on a GPU, one decimal below 100 (a CPU).
-fn gflops_text(v: f64) -> String {
-    if v < 100.0 {
-        format!("{v:.1}")
-    } else {
-        md::speed(v)
-    }
-}
-
 fn short(kernel: &str) -> String {
     kernel.trim_start_matches("lecture_").to_string()
 }
@@ -69,7 +60,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Lecture) -> Result<Section> {
                 vec![
                     short(&m.kernel),
                     m.config.describe_params(),
-                    speed.map_or(md::MISSING.into(), gflops_text),
+                    speed.map_or(md::MISSING.into(), md::speed),
                     speed.map_or(md::MISSING.into(), |v| format!("{:.2}", v / top.max(1e-9))),
                     g.vendor
                         .zip(speed)
@@ -178,7 +169,7 @@ fn line(k: &Kind) -> String {
         "{device} via {}, {precision} at {size}: **{}** wins ({} GFLOP/s, {over_next:.2}x the next, {}; {why})",
         name(*toolchain),
         short(winner),
-        gflops_text(*gflops),
+        md::speed(*gflops),
         short(next)
     )
 }

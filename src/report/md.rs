@@ -10,7 +10,8 @@
 //!   ([`faster`]); a change of `SAME_SPEED` or less is "about as fast";
 //! - a ratio has two decimals, "1.11" ([`ratio`]); a multiple of a reference
 //!   "0.55x" ([`times`]);
-//! - speeds are whole numbers (GFLOP/s, GB/s) ([`speed`]);
+//! - speeds (GFLOP/s, GB/s) are whole from 100, with one decimal from 10 and
+//!   two below, as CPU devices reach ([`speed`]); seconds likewise ([`secs`]);
 //! - counts agree with their nouns: [`plural`] ("1 run", "3 runs"), [`verb`].
 
 use crate::results::Measurement;
@@ -163,9 +164,23 @@ pub fn verb(n: usize, one: &'static str, many: &'static str) -> &'static str {
     }
 }
 
-/// A speed as a whole number.
+/// A speed: whole from 100, one decimal from 10, two below (CPU devices
+/// reach a few GFLOP/s).
 pub fn speed(v: f64) -> String {
-    format!("{v:.0}")
+    match v {
+        v if v >= 100.0 => format!("{v:.0}"),
+        v if v >= 10.0 => format!("{v:.1}"),
+        v => format!("{v:.2}"),
+    }
+}
+
+/// Seconds: whole from 100, one decimal below.
+pub fn secs(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
 }
 
 /// A multiple of a reference, "0.55x"; "-" when unknown.

@@ -29,24 +29,6 @@ const STRATEGY_COLORS: [RGBColor; 4] = [
     RGBColor(20, 150, 160),
 ];
 
-/// A speed with decimals enough for small numbers (CPU devices reach a few GFLOP/s).
-fn gf(g: f64) -> String {
-    match g {
-        g if g >= 100.0 => format!("{g:.0}"),
-        g if g >= 10.0 => format!("{g:.1}"),
-        g => format!("{g:.2}"),
-    }
-}
-
-/// Seconds: one decimal below 100.
-fn secs(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
-    }
-}
-
 /// "CUDA", "CUDA anneal", "CUDA anneal (run 2)".
 fn name(n: &SearchName) -> String {
     let mut s = tc_name(n.toolchain).to_string();
@@ -130,12 +112,14 @@ fn searches_table(a: &Tune, g: &Group, s: &mut String) {
                 (r.tried.len() - x.measured).to_string(),
                 x.failed.to_string(),
                 x.pruned.to_string(),
-                secs(r.wall_s),
-                secs(r.compile_s),
-                secs(r.device_s),
+                md::secs(r.wall_s),
+                md::secs(r.compile_s),
+                md::secs(r.device_s),
                 r.options.workers.to_string(),
                 x.rate.map_or(md::MISSING.into(), |v| format!("{v:.2}")),
-                x.best.as_ref().map_or(md::MISSING.into(), |b| gf(b.0)),
+                x.best
+                    .as_ref()
+                    .map_or(md::MISSING.into(), |b| md::speed(b.0)),
                 r.stopped.clone(),
             ]
         })
@@ -180,8 +164,8 @@ fn describe_default(d: &Published) -> String {
     };
     match (&d.failed, d.gflops, d.vs_vendor) {
         (Some(status), _, _) => format!("{status} {from}"),
-        (None, Some(g), Some(v)) => format!("{} GFLOP/s = {v:.2}x cuBLAS {from}", gf(g)),
-        (None, Some(g), None) => format!("{} GFLOP/s {from}", gf(g)),
+        (None, Some(g), Some(v)) => format!("{} GFLOP/s = {v:.2}x cuBLAS {from}", md::speed(g)),
+        (None, Some(g), None) => format!("{} GFLOP/s {from}", md::speed(g)),
         (None, None, _) => format!("no speed {from}"),
     }
 }
@@ -215,7 +199,7 @@ fn rounds(g: &Group, s: &mut String) {
                     let spread = m
                         .time
                         .map_or(String::new(), |t| format!(" ±{:.1}%", t.spread_pct()));
-                    let speed = data::gflops(m).map_or(md::MISSING.into(), gf);
+                    let speed = data::gflops(m).map_or(md::MISSING.into(), md::speed);
                     let mut row = vec![
                         (i + 1).to_string(),
                         format!("{speed}{spread}{}", md::throttle_mark(m)),
@@ -388,7 +372,7 @@ fn progress_figure(ctx: &Ctx, g: &Group) -> Option<Figure> {
     let top = by_count.data_max().max(by_time.data_max());
     if let Some(v) = g.vendor {
         let r = RefLine {
-            label: format!("cuBLAS {}", gf(v)),
+            label: format!("cuBLAS {}", md::speed(v)),
             y: v,
             color: VENDOR_COLOR,
         };
@@ -523,7 +507,7 @@ fn replay_table(
                 n.strategy.clone(),
                 n.configs
                     .map_or("not reached".into(), |c| format!("{c:.0}")),
-                n.seconds.map_or(md::MISSING.into(), secs),
+                n.seconds.map_or(md::MISSING.into(), md::secs),
                 format!("{} of {}", n.reached, rec.runs),
                 format!("{:.0}%", n.found * 100.0),
                 n.median
@@ -569,7 +553,7 @@ pub(crate) fn words(k: &Kind) -> Words {
                     let whole = if x.whole_space { "the whole space" } else { "a sample of the space" };
                     format!(
                         "{}: {} of {} configurations tried ({:.0}%) within {pct:.0}% of its best {} GFLOP/s, {} failed (searched by {}; {whole})",
-                        tc_name(x.toolchain), x.near, x.tried, x.share * 100.0, gf(x.best), x.failed, x.strategies.join(" and ")
+                        tc_name(x.toolchain), x.near, x.tried, x.share * 100.0, md::speed(x.best), x.failed, x.strategies.join(" and ")
                     )
                 })
                 .collect();
@@ -702,7 +686,7 @@ fn tuned_words(
         };
         let mut l = format!(
             "{name} {} GFLOP/s{vs} with `{}`{timing}",
-            gf(b.gflops),
+            md::speed(b.gflops),
             b.config
         );
         let mut inner: Vec<String> = b
@@ -721,7 +705,7 @@ fn tuned_words(
                 _ => {}
             }
         }
-        let mut sh = format!("{name} {} GFLOP/s", gf(b.gflops));
+        let mut sh = format!("{name} {} GFLOP/s", md::speed(b.gflops));
         if !inner.is_empty() {
             let _ = write!(sh, " ({})", inner.join(", "));
         }
@@ -752,7 +736,7 @@ fn replay_words(at: &str, label: &str, space: usize, rec: &Replays) -> Words {
     let configs: Vec<String> = needs
         .iter()
         .map(|n| match (n.configs, n.seconds) {
-            (Some(c), Some(sec)) => format!("{} {c:.0} ({} s)", n.strategy, secs(sec)),
+            (Some(c), Some(sec)) => format!("{} {c:.0} ({} s)", n.strategy, md::secs(sec)),
             (Some(c), None) => format!("{} {c:.0}", n.strategy),
             _ => format!("{} not within {len}", n.strategy),
         })
@@ -797,11 +781,11 @@ fn rate_words(at: &str, searches: &[Rate]) -> Words {
                 long.push(format!(
                     "{label}: {rate:.2} configurations/s ({} measured in {} s wall; {} CPU s compiling on {}, {} s on the device, {} s waiting for the compiler{more})",
                     r.measured,
-                    secs(r.wall_s),
-                    secs(r.compile_s),
+                    md::secs(r.wall_s),
+                    md::secs(r.compile_s),
                     plural(r.workers, "worker"),
-                    secs(r.device_s),
-                    secs(r.wait_s),
+                    md::secs(r.device_s),
+                    md::secs(r.wait_s),
                 ));
                 short.push(format!("{label} {rate:.2}"));
             }
