@@ -34,23 +34,28 @@ const MAX_DEPTH: usize = 4;
 /// The result directories under each `--from`: the directory itself if it
 /// holds `environment.json`, else every directory below it that does.
 pub fn discover(from: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    discover_for("--from", from)
+}
+
+/// [`discover`], naming the option the directories were given with in errors.
+pub fn discover_for(flag: &str, from: &[PathBuf]) -> Result<Vec<PathBuf>> {
     if from.is_empty() {
-        return Err(Error::invalid(
-            "no input: give --from DIR (a directory written by gemmlab, or a parent of several)",
-        ));
+        return Err(Error::invalid(format!(
+            "no input: give {flag} DIR (a directory written by gemmlab, or a parent of several)"
+        )));
     }
     let mut out: Vec<PathBuf> = Vec::new();
     let mut seen = BTreeSet::new();
     for dir in from {
         if !dir.exists() {
             return Err(Error::invalid(format!(
-                "--from {}: no such directory",
+                "{flag} {}: no such directory",
                 dir.display()
             )));
         }
         if !dir.is_dir() {
             return Err(Error::invalid(format!(
-                "--from {}: not a directory (give the directory that holds environment.json)",
+                "{flag} {}: not a directory (give the directory that holds environment.json)",
                 dir.display()
             )));
         }
@@ -58,7 +63,7 @@ pub fn discover(from: &[PathBuf]) -> Result<Vec<PathBuf>> {
         collect(dir, 0, &mut found);
         if found.is_empty() {
             return Err(Error::invalid(format!(
-                "--from {}: holds no gemmlab results (no environment.json in it or in its subdirectories, {MAX_DEPTH} levels down)",
+                "{flag} {}: holds no gemmlab results (no environment.json in it or in its subdirectories, {MAX_DEPTH} levels down)",
                 dir.display()
             )));
         }
