@@ -52,7 +52,8 @@ impl Problem {
         progress: &Progress,
     ) -> std::result::Result<Problem, Status> {
         let (m, n, k) = (call.m, call.n, call.k);
-        let has_blas = |s: &Session| s.backend.borrow().toolchain() == Toolchain::Cuda;
+        // The backend says whether it has a vendor BLAS (cuBLAS where it loaded).
+        let has_blas = |s: &Session| s.backend.borrow().vendor_blas().is_some();
         let kind =
             match plan.check {
                 CheckMode::Cpu => RefKind::Cpu,
@@ -575,7 +576,7 @@ pub fn run_compare(
         let mut size_rows = Vec::new();
         if sessions
             .iter()
-            .any(|s| s.backend.borrow().toolchain() == Toolchain::Cuda)
+            .any(|s| s.backend.borrow().vendor_blas().is_some())
         {
             progress.set_message(format!("{m}x{n}x{k}: cuBLAS"));
         }

@@ -405,10 +405,7 @@ pub fn spill_bytes(m: &Measurement) -> Option<u64> {
 }
 
 pub fn toolchain_name(t: Toolchain) -> &'static str {
-    match t {
-        Toolchain::Cuda => "CUDA",
-        Toolchain::OpenCl => "OpenCL",
-    }
+    t.label()
 }
 
 /// "CUDA", "OpenCL", or "OpenCL PTX via CUDA JIT" for the JIT variant.

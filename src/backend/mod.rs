@@ -31,22 +31,78 @@ pub enum Toolchain {
     Cuda,
 }
 
+/// What gemmlab knows of a toolchain, in one table: adding a toolchain adds a
+/// row here (and its backend), not a `match` in every module that names one.
+#[derive(Debug)]
+pub struct ToolchainInfo {
+    pub toolchain: Toolchain,
+    /// The name on the command line and in result files.
+    pub id: &'static str,
+    /// Other names `--backends` accepts.
+    pub aliases: &'static [&'static str],
+    /// The name reports and tables show.
+    pub label: &'static str,
+    /// What `gemmlab devices` says it is made of.
+    pub made_of: &'static str,
+    /// The language its compiler takes.
+    pub language: Language,
+    /// Its colour in every chart (RGB).
+    pub rgb: (u8, u8, u8),
+}
+
+/// Every toolchain, in the order of tables, charts and `Toolchain::ALL`.
+pub const TOOLCHAINS: [ToolchainInfo; 2] = [
+    ToolchainInfo {
+        toolchain: Toolchain::Cuda,
+        id: "cuda",
+        aliases: &["nvrtc", "cu"],
+        label: "CUDA",
+        made_of: "CUDA (driver + NVRTC)",
+        language: Language::CudaCpp,
+        rgb: (118, 170, 0),
+    },
+    ToolchainInfo {
+        toolchain: Toolchain::OpenCl,
+        id: "opencl",
+        aliases: &["cl", "ocl"],
+        label: "OpenCL",
+        made_of: "OpenCL",
+        language: Language::OpenClC,
+        rgb: (31, 104, 180),
+    },
+];
+
 impl Toolchain {
-    pub const ALL: [Toolchain; 2] = [Toolchain::Cuda, Toolchain::OpenCl];
+    pub const ALL: [Toolchain; 2] = [TOOLCHAINS[0].toolchain, TOOLCHAINS[1].toolchain];
+
+    /// This toolchain's row of [`TOOLCHAINS`].
+    pub fn info(self) -> &'static ToolchainInfo {
+        TOOLCHAINS
+            .iter()
+            .find(|i| i.toolchain == self)
+            .unwrap_or(&TOOLCHAINS[0])
+    }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Toolchain::OpenCl => "opencl",
-            Toolchain::Cuda => "cuda",
-        }
+        self.info().id
+    }
+
+    /// The name reports and tables show: "CUDA", "OpenCL".
+    pub fn label(self) -> &'static str {
+        self.info().label
     }
 
     pub fn parse(s: &str) -> Option<Toolchain> {
-        match s.to_ascii_lowercase().as_str() {
-            "opencl" | "cl" | "ocl" => Some(Toolchain::OpenCl),
-            "cuda" | "nvrtc" | "cu" => Some(Toolchain::Cuda),
-            _ => None,
-        }
+        let s = s.to_ascii_lowercase();
+        TOOLCHAINS
+            .iter()
+            .find(|i| i.id == s || i.aliases.contains(&s.as_str()))
+            .map(|i| i.toolchain)
+    }
+
+    /// The language this toolchain's compiler takes.
+    pub fn language(self) -> Language {
+        self.info().language
     }
 }
 
@@ -65,16 +121,6 @@ impl Language {
         match self {
             Language::OpenClC => "OpenCL C",
             Language::CudaCpp => "CUDA C++",
-        }
-    }
-}
-
-impl Toolchain {
-    /// The language this toolchain's compiler takes.
-    pub fn language(self) -> Language {
-        match self {
-            Toolchain::OpenCl => Language::OpenClC,
-            Toolchain::Cuda => Language::CudaCpp,
         }
     }
 }

@@ -63,11 +63,8 @@ pub fn run(json: bool) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return Ok(());
     }
-    for tc in [Toolchain::Cuda, Toolchain::OpenCl] {
-        let name = match tc {
-            Toolchain::Cuda => "CUDA (driver + NVRTC)",
-            Toolchain::OpenCl => "OpenCL",
-        };
+    for tc in Toolchain::ALL {
+        let name = tc.info().made_of;
         println!("{name}:");
         let devs: Vec<&DeviceInfo> = inv.devices.iter().filter(|d| d.toolchain == tc).collect();
         for d in &devs {

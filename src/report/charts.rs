@@ -893,16 +893,12 @@ impl<B: DrawingBackend> DrawingBackend for TextBackend<B> {
     }
 }
 
-/// Each toolchain's colour in every chart, and cuBLAS's.
-pub const CUDA_COLOR: RGBColor = RGBColor(118, 170, 0);
-pub const OPENCL_COLOR: RGBColor = RGBColor(31, 104, 180);
+/// cuBLAS's colour in every chart; each toolchain's is in `backend::TOOLCHAINS`.
 pub const VENDOR_COLOR: RGBColor = RGBColor(80, 80, 80);
 
 pub fn color(t: crate::backend::Toolchain) -> RGBColor {
-    match t {
-        crate::backend::Toolchain::Cuda => CUDA_COLOR,
-        crate::backend::Toolchain::OpenCl => OPENCL_COLOR,
-    }
+    let (r, g, b) = t.info().rgb;
+    RGBColor(r, g, b)
 }
 
 #[cfg(test)]
