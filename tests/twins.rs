@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use gemmlab::backend::Language;
 use gemmlab::kernels::{self, KernelSpec};
 use gemmlab::Toolchain;
 
@@ -129,13 +130,13 @@ fn bounds(src: &str) -> Vec<String> {
 fn sources_declare_the_registry_parameters_switches_and_defaults() {
     for spec in kernels::all() {
         assert_eq!(
-            declared(spec.opencl_source),
+            declared(spec.source_in(Language::OpenClC).unwrap()),
             expected(spec, Toolchain::OpenCl),
             "{}: OpenCL source vs registry",
             spec.id
         );
         assert_eq!(
-            declared(spec.cuda_source),
+            declared(spec.source_in(Language::CudaCpp).unwrap()),
             expected(spec, Toolchain::Cuda),
             "{}: CUDA source vs registry",
             spec.id
@@ -146,8 +147,12 @@ fn sources_declare_the_registry_parameters_switches_and_defaults() {
 #[test]
 fn twin_bodies_are_the_same_text() {
     for spec in kernels::all() {
-        let cl = body(spec.opencl_source, spec.entry, true);
-        let cu = body(spec.cuda_source, spec.entry, false);
+        let cl = body(spec.source_in(Language::OpenClC).unwrap(), spec.entry, true);
+        let cu = body(
+            spec.source_in(Language::CudaCpp).unwrap(),
+            spec.entry,
+            false,
+        );
         assert_eq!(cl.len(), cu.len(), "{}: bodies differ in length", spec.id);
         for (a, b) in cl.iter().zip(&cu) {
             if a != b {
@@ -164,7 +169,10 @@ fn twin_bodies_are_the_same_text() {
 #[test]
 fn twins_share_launch_bounds_and_entry() {
     for spec in kernels::all() {
-        let (cl, cu) = (spec.opencl_source, spec.cuda_source);
+        let (cl, cu) = (
+            spec.source_in(Language::OpenClC).unwrap(),
+            spec.source_in(Language::CudaCpp).unwrap(),
+        );
         assert_eq!(bounds(cl), bounds(cu), "{}: launch bounds differ", spec.id);
         match spec.abi {
             // Four entries, each with CLBlast's literal bounds on both sides.

@@ -5,6 +5,7 @@
 use super::switches::{SwitchUse, USE_BOUNDS, USE_RESTRICT};
 use super::Precision;
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param, PRECISION};
+use crate::backend::Language::{CudaCpp, OpenClC};
 
 const TILE_MN: &[i64] = &[8, 16, 32, 64, 128, 256];
 const TILE_K: &[i64] = &[8, 16, 32, 64];
@@ -236,8 +237,7 @@ pub const XGEMM: KernelSpec = KernelSpec {
     idea: "CLBlast's tunable GEMM on padded operands with B transposed: MWG x NWG x KWG work-group tiles, \
            MWI x NWI register tiles of VWM-wide vectors, A and/or B staged in local memory (SA, SB), \
            contiguous or strided per-work-item access (STRM, STRN), the k loop unrolled by KWI",
-    opencl_source: include_str!("../../kernels-cl/xgemm.cl"),
-    cuda_source: include_str!("../../kernels-cu/xgemm.cu"),
+    sources: &[(OpenClC, include_str!("../../kernels-cl/xgemm.cl")), (CudaCpp, include_str!("../../kernels-cu/xgemm.cu"))],
     params: &[
         P_MWG, P_NWG, P_KWG, P_MDIMC, P_NDIMC, P_MDIMA, P_NDIMB, P_KWI, P_VWM, P_VWN, P_STRM,
         P_STRN, P_SA, P_SB,
@@ -408,9 +408,17 @@ mod tests {
         for s in k.switches {
             want.insert(s.name().to_string(), 1);
         }
-        assert_eq!(declared(k.opencl_source), want, "OpenCL");
-        assert_eq!(declared(k.cuda_source), want, "CUDA");
-        for src in [k.opencl_source, k.cuda_source] {
+        assert_eq!(
+            declared(k.source_in(OpenClC).unwrap_or_default()),
+            want,
+            "OpenCL"
+        );
+        assert_eq!(
+            declared(k.source_in(CudaCpp).unwrap_or_default()),
+            want,
+            "CUDA"
+        );
+        for (_, src) in k.sources {
             assert!(
                 src.contains("void Xgemm(const int kSizeM, const int kSizeN, const int kSizeK,")
             );

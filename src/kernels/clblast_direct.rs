@@ -10,6 +10,7 @@
 
 use super::Precision;
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param, PRECISION};
+use crate::backend::Language::{CudaCpp, OpenClC};
 
 const WGD_VALUES: &[i64] = &[8, 16, 32, 64];
 const DIM_VALUES: &[i64] = &[8, 16, 32];
@@ -192,8 +193,7 @@ pub const XGEMM_DIRECT: KernelSpec = KernelSpec {
     family: Family::Clblast,
     title: "CLBlast direct GEMM",
     idea: "one kernel for any size: WGD x WGD tiles of A and B staged in local memory (vector loads on full, aligned tiles; bounds-checked scalar loads on edge tiles), K remainder from global memory, alpha/beta applied in the kernel",
-    opencl_source: include_str!("../../kernels-cl/xgemm_direct.cl"),
-    cuda_source: include_str!("../../kernels-cu/xgemm_direct.cu"),
+    sources: &[(OpenClC, include_str!("../../kernels-cl/xgemm_direct.cl")), (CudaCpp, include_str!("../../kernels-cu/xgemm_direct.cu"))],
     params: PARAMS,
     constraints: CONSTRAINTS,
     local_bytes,
@@ -258,11 +258,17 @@ mod tests {
                 assert_eq!(entries[0], XGEMM_DIRECT.entry);
                 for e in entries {
                     assert!(
-                        XGEMM_DIRECT.opencl_source.contains(&format!("void {e}(")),
+                        XGEMM_DIRECT
+                            .source_in(OpenClC)
+                            .unwrap_or_default()
+                            .contains(&format!("void {e}(")),
                         "{e}"
                     );
                     assert!(
-                        XGEMM_DIRECT.cuda_source.contains(&format!("void {e}(")),
+                        XGEMM_DIRECT
+                            .source_in(CudaCpp)
+                            .unwrap_or_default()
+                            .contains(&format!("void {e}(")),
                         "{e}"
                     );
                 }
@@ -275,8 +281,20 @@ mod tests {
     fn source_defaults_match_the_registry() {
         for p in PARAMS {
             let line = format!("#define {} {}\n", p.name, p.default);
-            assert!(XGEMM_DIRECT.opencl_source.contains(&line), "OpenCL: {line}");
-            assert!(XGEMM_DIRECT.cuda_source.contains(&line), "CUDA: {line}");
+            assert!(
+                XGEMM_DIRECT
+                    .source_in(OpenClC)
+                    .unwrap_or_default()
+                    .contains(&line),
+                "OpenCL: {line}"
+            );
+            assert!(
+                XGEMM_DIRECT
+                    .source_in(CudaCpp)
+                    .unwrap_or_default()
+                    .contains(&line),
+                "CUDA: {line}"
+            );
         }
     }
 

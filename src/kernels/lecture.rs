@@ -15,6 +15,7 @@
 use super::switches::{SwitchUse, USE_BOUNDS};
 use super::Precision;
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param, PRECISION};
+use crate::backend::Language::{CudaCpp, OpenClC};
 
 const BOTH: &[Precision] = &[Precision::F32, Precision::F64];
 
@@ -117,8 +118,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Lecture,
         title: "lecture: naive",
         idea: "one work-item per element of C, straight from global memory (exercise 1)",
-        opencl_source: include_str!("../../kernels-cl/lecture_naive.cl"),
-        cuda_source: include_str!("../../kernels-cu/lecture_naive.cu"),
+        sources: &[(OpenClC, include_str!("../../kernels-cl/lecture_naive.cl")), (CudaCpp, include_str!("../../kernels-cu/lecture_naive.cu"))],
         params: PARAMS,
         constraints: CONSTRAINTS_PLAIN,
         local_bytes: no_local,
@@ -134,8 +134,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Lecture,
         title: "lecture: A transposed",
         idea: "as naive, A stored transposed (K x M): work-items along a row of C read the same element of A (exercise 2)",
-        opencl_source: include_str!("../../kernels-cl/lecture_at.cl"),
-        cuda_source: include_str!("../../kernels-cu/lecture_at.cu"),
+        sources: &[(OpenClC, include_str!("../../kernels-cl/lecture_at.cl")), (CudaCpp, include_str!("../../kernels-cu/lecture_at.cu"))],
         params: PARAMS,
         constraints: CONSTRAINTS_PLAIN,
         local_bytes: no_local,
@@ -151,8 +150,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Lecture,
         title: "lecture: B transposed",
         idea: "as naive, B stored transposed (N x K): every work-item reads rows of A and B^T, the CPU's favourite pattern (exercise 2)",
-        opencl_source: include_str!("../../kernels-cl/lecture_bt.cl"),
-        cuda_source: include_str!("../../kernels-cu/lecture_bt.cu"),
+        sources: &[(OpenClC, include_str!("../../kernels-cl/lecture_bt.cl")), (CudaCpp, include_str!("../../kernels-cu/lecture_bt.cu"))],
         params: PARAMS,
         constraints: CONSTRAINTS_PLAIN,
         local_bytes: no_local,
@@ -168,8 +166,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Lecture,
         title: "lecture: B transposed, explicit vectors",
         idea: "as B transposed, rows of A and B^T read as vectors of VW reals (float8 / double4), multiplied elementwise and summed component by component (exercise 3)",
-        opencl_source: include_str!("../../kernels-cl/lecture_bt_vec.cl"),
-        cuda_source: include_str!("../../kernels-cu/lecture_bt_vec.cu"),
+        sources: &[(OpenClC, include_str!("../../kernels-cl/lecture_bt_vec.cl")), (CudaCpp, include_str!("../../kernels-cu/lecture_bt_vec.cu"))],
         params: PARAMS_VEC,
         constraints: CONSTRAINTS_PLAIN,
         local_bytes: no_local,
@@ -186,8 +183,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Lecture,
         title: "lecture: local-memory tiles",
         idea: "BLOCK_SIZE x BLOCK_SIZE sub-matrices of A and B staged in local memory between barriers, border sub-matrices guarded (exercise 4)",
-        opencl_source: include_str!("../../kernels-cl/lecture_tiled.cl"),
-        cuda_source: include_str!("../../kernels-cu/lecture_tiled.cu"),
+        sources: &[(OpenClC, include_str!("../../kernels-cl/lecture_tiled.cl")), (CudaCpp, include_str!("../../kernels-cu/lecture_tiled.cu"))],
         params: PARAMS,
         constraints: CONSTRAINTS_TILES,
         local_bytes: tiles_local,
@@ -203,8 +199,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Lecture,
         title: "lecture: local-memory tiles with prefetching",
         idea: "as local-memory tiles, the next sub-matrices fetched from global memory into registers while the current ones are used (the lecture's prefetch slide)",
-        opencl_source: include_str!("../../kernels-cl/lecture_prefetch.cl"),
-        cuda_source: include_str!("../../kernels-cu/lecture_prefetch.cu"),
+        sources: &[(OpenClC, include_str!("../../kernels-cl/lecture_prefetch.cl")), (CudaCpp, include_str!("../../kernels-cu/lecture_prefetch.cu"))],
         params: PARAMS,
         constraints: CONSTRAINTS_TILES,
         local_bytes: tiles_local,
@@ -220,8 +215,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Lecture,
         title: "lecture: wide tiles",
         idea: "as local-memory tiles, each work-item computes two elements of C, BLOCK_SIZE columns apart, sharing one sub-matrix of A (the lecture's wide-tiles slide)",
-        opencl_source: include_str!("../../kernels-cl/lecture_wide.cl"),
-        cuda_source: include_str!("../../kernels-cu/lecture_wide.cu"),
+        sources: &[(OpenClC, include_str!("../../kernels-cl/lecture_wide.cl")), (CudaCpp, include_str!("../../kernels-cu/lecture_wide.cu"))],
         params: PARAMS,
         constraints: CONSTRAINTS_WIDE,
         local_bytes: wide_local,
@@ -268,7 +262,7 @@ mod tests {
                 k.id
             );
             assert!(k.switches[0].published_opencl && k.switches[0].published_cuda);
-            for src in [k.opencl_source, k.cuda_source] {
+            for (_, src) in k.sources {
                 assert!(src.contains(&format!("void {}(", k.entry)), "{}", k.id);
                 assert!(
                     src.contains("#ifndef USE_BOUNDS\n#define USE_BOUNDS 1\n"),

@@ -17,7 +17,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{CompileOptions, DeviceInfo, Geometry, Toolchain};
+use crate::backend::{CompileOptions, DeviceInfo, Geometry, Language, Toolchain};
 use crate::error::{Error, Result};
 
 /// A tunable compile-time parameter.
@@ -110,6 +110,17 @@ pub enum Abi {
     IndirectSplitK,
 }
 
+/// A kernel's sources, one per language it is written in.
+pub type Sources = &'static [(Language, &'static str)];
+
+/// The prelude every source in `language` is compiled after.
+pub fn prelude(language: Language) -> &'static str {
+    match language {
+        Language::OpenClC => OPENCL_PRELUDE,
+        Language::CudaCpp => CUDA_PRELUDE,
+    }
+}
+
 /// One kernel, both twins.
 #[derive(Debug, Clone, Copy)]
 pub struct KernelSpec {
@@ -120,8 +131,8 @@ pub struct KernelSpec {
     pub family: Family,
     pub title: &'static str,
     pub idea: &'static str,
-    pub opencl_source: &'static str,
-    pub cuda_source: &'static str,
+    /// The source in each language it is written in (a twin per language).
+    pub sources: Sources,
     pub params: &'static [Param],
     pub constraints: &'static [Constraint],
     /// Static local (shared) memory per work-group in bytes, from the parameters.
@@ -323,11 +334,23 @@ impl KernelSpec {
         })
     }
 
+    /// The source in `language`, if the kernel is written in it.
+    pub fn source_in(&self, language: Language) -> Option<&'static str> {
+        self.sources
+            .iter()
+            .find(|(l, _)| *l == language)
+            .map(|(_, s)| *s)
+    }
+
+    /// The prelude and the source `toolchain` compiles: found by the language
+    /// it takes. Every built-in kernel has a twin in each language (a test checks).
     pub fn source(&self, toolchain: Toolchain) -> String {
-        match toolchain {
-            Toolchain::OpenCl => format!("{OPENCL_PRELUDE}\n{}", self.opencl_source),
-            Toolchain::Cuda => format!("{CUDA_PRELUDE}\n{}", self.cuda_source),
-        }
+        let language = toolchain.language();
+        format!(
+            "{}\n{}",
+            prelude(language),
+            self.source_in(language).unwrap_or_default()
+        )
     }
 
     /// Every switch of this kernel with the state it has under `hints` on `toolchain`:
@@ -461,10 +484,11 @@ impl Support {
     pub const GROUP: usize = 16;
 
     pub fn source(toolchain: Toolchain) -> String {
-        match toolchain {
-            Toolchain::OpenCl => format!("{OPENCL_PRELUDE}\n{}", Self::OPENCL),
-            Toolchain::Cuda => format!("{CUDA_PRELUDE}\n{}", Self::CUDA),
-        }
+        let body = match toolchain.language() {
+            Language::OpenClC => Self::OPENCL,
+            Language::CudaCpp => Self::CUDA,
+        };
+        format!("{}\n{body}", prelude(toolchain.language()))
     }
 
     /// The BLAS routine's pack, unpack and scale kernels (`real`).
@@ -472,10 +496,11 @@ impl Support {
     pub const ROUTINE_CUDA: &'static str = include_str!("../../kernels-cu/routine.cu");
 
     pub fn routine_source(toolchain: Toolchain) -> String {
-        match toolchain {
-            Toolchain::OpenCl => format!("{OPENCL_PRELUDE}\n{}", Self::ROUTINE_OPENCL),
-            Toolchain::Cuda => format!("{CUDA_PRELUDE}\n{}", Self::ROUTINE_CUDA),
-        }
+        let body = match toolchain.language() {
+            Language::OpenClC => Self::ROUTINE_OPENCL,
+            Language::CudaCpp => Self::ROUTINE_CUDA,
+        };
+        format!("{}\n{body}", prelude(toolchain.language()))
     }
 
     pub fn routine_options(precision: Precision) -> CompileOptions {
@@ -511,6 +536,21 @@ pub fn round_up(v: usize, multiple: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_builtin_kernel_has_a_source_in_the_language_of_every_toolchain() {
+        for k in all() {
+            for t in Toolchain::ALL {
+                let src = k.source_in(t.language()).unwrap_or_default();
+                assert!(
+                    src.contains(k.entry),
+                    "{} has no {} source",
+                    k.id,
+                    t.language().name()
+                );
+            }
+        }
+    }
 
     #[test]
     fn finds_kernels_by_any_name() {

@@ -9,6 +9,7 @@ use super::switches::{
 };
 use super::Precision;
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
+use crate::backend::Language::{CudaCpp, OpenClC};
 
 const LOCAL_LIMIT: i64 = 48 * 1024;
 const MAX_GROUP: i64 = 1024;
@@ -150,8 +151,7 @@ pub const SIMT: KernelSpec = KernelSpec {
            each lane TM x TN accumulators in 4-wide chunks; A and B^T tiles copied to local memory in \
            128-bit chunks through a STAGES-deep pipeline (cp.async where ASYNC_COPY), blocks in a \
            rasterised order, split-K with a deterministic in-kernel reduction",
-    opencl_source: include_str!("../../kernels-cl/simt.cl"),
-    cuda_source: include_str!("../../kernels-cu/simt.cu"),
+    sources: &[(OpenClC, include_str!("../../kernels-cl/simt.cl")), (CudaCpp, include_str!("../../kernels-cu/simt.cu"))],
     params: &[
         P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_GROUP,
     ],

@@ -5,7 +5,9 @@ use super::switches::{
     SwitchUse, UNROLL_K, UNROLL_WPT, USE_BOUNDS, USE_LDG, USE_RESTRICT, USE_SHUFFLE, VOLATILE_IDX,
 };
 use super::Precision;
+use super::Sources;
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
+use crate::backend::Language::{CudaCpp, OpenClC};
 
 /// The tutorial's kernels are written for `float` only.
 const F32_ONLY: &[Precision] = &[Precision::F32];
@@ -304,24 +306,30 @@ const REGISTER_BLOCKED_WIDE: &[Param] = &[P_TSM, P_TSN, P_TSK, P_WPTM, P_WPTN, P
 
 macro_rules! sources {
     ($file:literal) => {
-        (
-            include_str!(concat!("../../kernels-cl/", $file, ".cl")),
-            include_str!(concat!("../../kernels-cu/", $file, ".cu")),
-        )
+        &[
+            (
+                OpenClC,
+                include_str!(concat!("../../kernels-cl/", $file, ".cl")),
+            ),
+            (
+                CudaCpp,
+                include_str!(concat!("../../kernels-cu/", $file, ".cu")),
+            ),
+        ]
     };
 }
 
-const S1: (&str, &str) = sources!("gemm01");
-const S2: (&str, &str) = sources!("gemm02");
-const S3: (&str, &str) = sources!("gemm03");
-const S4: (&str, &str) = sources!("gemm04");
-const S5: (&str, &str) = sources!("gemm05");
-const S6: (&str, &str) = sources!("gemm06");
-const S7: (&str, &str) = sources!("gemm07");
-const S8: (&str, &str) = sources!("gemm08");
-const S9: (&str, &str) = sources!("gemm09");
-const S10: (&str, &str) = sources!("gemm10");
-const S11: (&str, &str) = sources!("gemm11");
+const S1: Sources = sources!("gemm01");
+const S2: Sources = sources!("gemm02");
+const S3: Sources = sources!("gemm03");
+const S4: Sources = sources!("gemm04");
+const S5: Sources = sources!("gemm05");
+const S6: Sources = sources!("gemm06");
+const S7: Sources = sources!("gemm07");
+const S8: Sources = sources!("gemm08");
+const S9: Sources = sources!("gemm09");
+const S10: Sources = sources!("gemm10");
+const S11: Sources = sources!("gemm11");
 
 pub const KERNELS: &[KernelSpec] = &[
     KernelSpec {
@@ -330,8 +338,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Tutorial,
         title: "naive",
         idea: "one work-item per element of C, operands straight from global memory",
-        opencl_source: S1.0,
-        cuda_source: S1.1,
+        sources: S1,
         params: &[P_TS],
         constraints: &[GROUP_TS2],
         local_bytes: local_none,
@@ -347,8 +354,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Tutorial,
         title: "local-memory tiles",
         idea: "TS x TS tiles of A and B staged in local memory, barriers around the inner loop",
-        opencl_source: S2.0,
-        cuda_source: S2.1,
+        sources: S2,
         params: &[P_TS],
         constraints: &[GROUP_TS2, LOCAL_TS2],
         local_bytes: local_ts2,
@@ -364,8 +370,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Tutorial,
         title: "more work per thread",
         idea: "each work-item computes WPT elements of C along N, strided by TS/WPT",
-        opencl_source: S3.0,
-        cuda_source: S3.1,
+        sources: S3,
         params: &[P_TS3, P_WPT],
         constraints: &[TS_WPT, GROUP_TS_RTS, LOCAL_TS2],
         local_bytes: local_ts2,
@@ -381,8 +386,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Tutorial,
         title: "wide loads",
         idea: "A and C accessed as vectors of WIDTH floats along M",
-        opencl_source: S4.0,
-        cuda_source: S4.1,
+        sources: S4,
         params: &[P_TS, P_WIDTH],
         constraints: &[TS_WIDTH, LOCAL_TS2, Constraint {
             message: "the TS/WIDTH x TS work-group must not exceed 1024 work-items",
@@ -405,8 +409,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Tutorial,
         title: "transposed B, rectangular tiles",
         idea: "B pre-transposed; tiles TSDK deep along K; local B tile padded by 2 against bank conflicts",
-        opencl_source: S5.0,
-        cuda_source: S5.1,
+        sources: S5,
         params: &[P_TS3, P_WPT, P_TSDK],
         constraints: &[TS_WPT, GROUP_TS_RTS, TSDK_LOADS, LOCAL_5],
         local_bytes: local_5,
@@ -422,8 +425,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Tutorial,
         title: "2D register blocking",
         idea: "TSM x TSN x TSK tiles; each work-item owns WPTM x WPTN accumulators in registers",
-        opencl_source: S6.0,
-        cuda_source: S6.1,
+        sources: S6,
         params: REGISTER_BLOCKED,
         constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, LOADS_A, LOCAL_6],
         local_bytes: tiles_bytes,
@@ -439,8 +441,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Tutorial,
         title: "2D register blocking + wide loads",
         idea: "kernel 6 with A and B tiles loaded from global memory as WIDTH-wide vectors",
-        opencl_source: S7.0,
-        cuda_source: S7.1,
+        sources: S7,
         params: REGISTER_BLOCKED_WIDE,
         constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_7],
         local_bytes: local_7,
@@ -456,8 +457,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Tutorial,
         title: "read-only cache + warp shuffles",
         idea: "kernel 7 with the CUDA-specific options USE_LDG (read-only-cache loads; on in the published CUDA build) and USE_SHUFFLE (B through warp shuffles; off in the published build)",
-        opencl_source: S8.0,
-        cuda_source: S8.1,
+        sources: S8,
         params: REGISTER_BLOCKED_WIDE,
         constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_7],
         local_bytes: local_7,
@@ -473,8 +473,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Tutorial,
         title: "prefetching",
         idea: "kernel 7 with double-buffered local tiles: the next tile loads while the current one is used",
-        opencl_source: S9.0,
-        cuda_source: S9.1,
+        sources: S9,
         params: REGISTER_BLOCKED_WIDE,
         constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_9],
         local_bytes: local_9,
@@ -490,8 +489,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Tutorial,
         title: "incomplete tiles, independent TSM/TSN",
         idea: "kernel 9 generalised: TSM and TSN independent; any M, N, K through zero padding",
-        opencl_source: S10.0,
-        cuda_source: S10.1,
+        sources: S10,
         params: REGISTER_BLOCKED_WIDE,
         constraints: &[WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOADS_B_WIDE, LOCAL_9],
         local_bytes: local_9,
@@ -507,8 +505,7 @@ pub const KERNELS: &[KernelSpec] = &[
         family: Family::Tutorial,
         title: "clBlas-style register tiling",
         idea: "no local memory; A read as RX-wide vectors, B as RK-wide vectors, RX x RY accumulators per work-item, 8x8 work-groups",
-        opencl_source: S11.0,
-        cuda_source: S11.1,
+        sources: S11,
         params: &[P_RX, P_RY, P_RK],
         constraints: &[RK_IS_RY],
         local_bytes: local_none,
