@@ -164,7 +164,7 @@ impl Space {
                 values,
             });
         }
-        let nvidia_only_ok = toolchain == Toolchain::Cuda || device.is_nvidia();
+        let nvidia_only_ok = device.is_nvidia();
         let wanted: Vec<String> = match &request.switches {
             Some(list) => {
                 for name in list {
@@ -204,7 +204,7 @@ impl Space {
                 values: vec![published, !published],
             });
         }
-        let caps_apply = toolchain == Toolchain::Cuda || device.is_nvidia();
+        let caps_apply = device.is_nvidia();
         let mut caps: Vec<Option<u32>> = vec![None];
         match (&request.caps, caps_apply) {
             (Some(list), false) if !list.is_empty() => {
