@@ -116,7 +116,10 @@ typedef float floatV;
 #endif
 
 // The OpenCL spellings of what the CUDA twin writes differently.
-#define INLINE_FUNC inline
+// __forceinline__ is 'inline' with always_inline: C99's plain 'inline' only
+// permits inlining, and clang (which honours that) left compute_tile a call to
+// an undefined function, where NVIDIA's OpenCL compiler inlined it anyway.
+#define INLINE_FUNC inline __attribute__((always_inline))
 #define LOCAL_PTR __local
 #define ATOMIC_INC(p) atomic_inc(p)
 #define THREAD_X get_local_id(0)

@@ -11,11 +11,10 @@
 //! when it refuses) and its `.target` set to the architecture; every row says
 //! what was changed. Where ptxas still refuses, the row carries its reason.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::Arc;
 
-use crate::backend::nvrtc::{cache, offline_device_named, Arch, Nvrtc};
+use crate::backend::nvrtc::{offline_device_named, Arch, Nvrtc};
 use crate::backend::{ptxas::parse_ptxas_log, DeviceInfo, Toolchain};
 use crate::error::{Error, Result};
 use crate::experiment::{failed_row, Point};
@@ -81,49 +80,23 @@ pub fn cuda_count(nvrtcs: &[Arc<Nvrtc>], archs: &[Arch], points: usize) -> usize
         .sum()
 }
 
-/// One kernel's PTX as NVIDIA's OpenCL compiler wrote it on a GPU.
+/// One kernel's PTX as a toolchain wrote it on a GPU.
 #[derive(Debug, Clone)]
 pub struct OpenClListing {
     pub spec: &'static KernelSpec,
     pub ptx: String,
     /// Where it came from: run directory, listing and driver.
     pub origin: String,
+    /// What the toolchain's own assembler made of it on that GPU.
+    pub resources: Option<crate::backend::KernelResources>,
+    /// The toolchain's compiler there ("NVRTC 13.0", "OpenCL C 1.2").
+    pub compiler: Option<String>,
 }
 
 /// The OpenCL PTX of each kernel at its published defaults in a run made with
 /// `--keep-ptx` on an NVIDIA GPU (one listing per kernel, the first row's).
 pub fn opencl_listings(run: &Path, kernels: &[&'static KernelSpec]) -> Result<Vec<OpenClListing>> {
-    let (env, rows) = load_dir(run)?;
-    let store = PtxStore::open(run)?;
-    let driver = env
-        .devices
-        .iter()
-        .find(|d| d.toolchain == Toolchain::OpenCl && d.vendor.contains("NVIDIA"))
-        .and_then(|d| d.driver_version.clone())
-        .unwrap_or_else(|| "driver unknown".into());
-    let mut out = Vec::new();
-    for spec in kernels {
-        let Ok(defaults) = spec.config(&[]) else {
-            continue;
-        };
-        let found = rows.iter().find_map(|m| {
-            let published = m.toolchain == Toolchain::OpenCl
-                && m.kernel == spec.id
-                && m.config == defaults
-                && m.hints == Hints::default();
-            let file = m.ptx_file.as_deref().filter(|_| published)?;
-            store
-                .get(file)
-                .map(|ptx| (file.to_string(), ptx.to_string()))
-        });
-        if let Some((file, ptx)) = found {
-            out.push(OpenClListing {
-                spec,
-                ptx,
-                origin: format!("{} {file} (NVIDIA OpenCL, driver {driver})", run.display()),
-            });
-        }
-    }
+    let out = kept_listings(run, Toolchain::OpenCl, kernels)?;
     if out.is_empty() {
         return Err(Error::invalid(format!(
             "--opencl-ptx {}: no OpenCL PTX of a published kernel there; it reads a run of \
@@ -134,140 +107,68 @@ pub fn opencl_listings(run: &Path, kernels: &[&'static KernelSpec]) -> Result<Ve
     Ok(out)
 }
 
-/// A ptxas from the wheel cache, with the architectures its release supports.
-#[derive(Debug, Clone)]
-pub struct Ptxas {
-    pub path: PathBuf,
-    /// "11.8": the CUDA release it belongs to.
-    pub release: String,
-    pub archs: Vec<u32>,
-}
-
-impl Ptxas {
-    /// Every ptxas in the cache (`scripts/nvrtc/fetch.sh --with-ptxas`).
-    pub fn cached() -> Vec<Ptxas> {
-        cache::cached()
-            .into_iter()
-            .filter_map(|c| {
-                let path = c.ptxas.clone()?;
-                let nvrtc = c.open().ok()?;
-                let (major, minor) = nvrtc.version();
-                Some(Ptxas {
-                    path,
-                    release: format!("{major}.{minor}"),
-                    archs: nvrtc.supported_archs()?.to_vec(),
-                })
-            })
-            .collect()
-    }
-
-    pub fn label(&self) -> String {
-        format!("NVIDIA OpenCL PTX + ptxas {}", self.release)
-    }
-}
-
-/// `ptx` with its `.version` set to `isa` (when given) and its `.target`
-/// architecture set to `arch`, and a note per change.
-pub fn adapt(ptx: &str, arch: &Arch, isa: Option<&str>) -> (String, Vec<String>) {
-    let mut notes = Vec::new();
-    let mut out = String::with_capacity(ptx.len());
-    for line in ptx.lines() {
-        let t = line.trim_start();
-        if let (Some(old), Some(new)) = (t.strip_prefix(".version "), isa) {
-            let old = old.trim();
-            if old != new {
-                notes.push(format!(".version {old} -> {new}"));
-                out.push_str(&format!(".version {new}\n"));
-                continue;
-            }
-        }
-        if let Some(rest) = t.strip_prefix(".target ") {
-            let (old, tail) = match rest.split_once(',') {
-                Some((a, b)) => (a.trim(), format!(",{b}")),
-                None => (rest.trim(), String::new()),
-            };
-            let new = arch.name();
-            if old != new {
-                notes.push(format!(".target {old} -> {new}"));
-            }
-            out.push_str(&format!(".target {new}{tail}\n"));
+/// `toolchain`'s PTX of each kernel at its published defaults in a run made
+/// with `--keep-ptx` on an NVIDIA GPU (the first such row's), with what its own
+/// assembler made of it there.
+pub fn kept_listings(
+    run: &Path,
+    toolchain: Toolchain,
+    kernels: &[&'static KernelSpec],
+) -> Result<Vec<OpenClListing>> {
+    let (env, rows) = load_dir(run)?;
+    let store = PtxStore::open(run)?;
+    let device = env
+        .devices
+        .iter()
+        .find(|d| d.toolchain == toolchain && d.is_nvidia());
+    let driver = device
+        .and_then(|d| d.driver_version.clone())
+        .unwrap_or_else(|| "driver unknown".into());
+    let mut out = Vec::new();
+    for spec in kernels {
+        let Ok(defaults) = spec.config(&[]) else {
             continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    (out, notes)
-}
-
-/// The PTX ISA version ptxas says it supports when it refuses a newer one:
-/// "Unsupported .version 9.0; current version is '7.8'" -> "7.8".
-pub fn supported_isa(log: &str) -> Option<String> {
-    let rest = log.split("current version is '").nth(1)?;
-    let v = rest.split('\'').next()?;
-    (!v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.')).then(|| v.to_string())
-}
-
-/// What ptxas made of one listing for one architecture.
-#[derive(Debug, Clone)]
-pub struct Assembled {
-    pub log: String,
-    pub notes: Vec<String>,
-}
-
-/// Assembles `listing` for `arch` with `ptxas -v`, lowering the PTX version once
-/// if ptxas asks for it. `Err` carries ptxas's reason.
-pub fn assemble(
-    ptxas: &Ptxas,
-    listing: &OpenClListing,
-    arch: &Arch,
-    scratch: &Path,
-) -> std::result::Result<Assembled, String> {
-    let mut isa: Option<String> = None;
-    for _ in 0..2 {
-        let (text, notes) = adapt(&listing.ptx, arch, isa.as_deref());
-        let stem = format!("{}-{}-{}", listing.spec.id, arch.name(), ptxas.release);
-        let input = scratch.join(format!("{stem}.ptx"));
-        let output = scratch.join(format!("{stem}.cubin"));
-        std::fs::write(&input, &text).map_err(|e| format!("{}: {e}", input.display()))?;
-        let run = Command::new(&ptxas.path)
-            .arg("-v")
-            .arg(format!("--gpu-name={}", arch.name()))
-            .arg("-o")
-            .arg(&output)
-            .arg(&input)
-            .output()
-            .map_err(|e| format!("{}: {e}", ptxas.path.display()))?;
-        let _ = std::fs::remove_file(&output);
-        let log = format!(
-            "{}{}",
-            String::from_utf8_lossy(&run.stdout),
-            String::from_utf8_lossy(&run.stderr)
-        );
-        if run.status.success() {
-            return Ok(Assembled { log, notes });
-        }
-        match supported_isa(&log) {
-            Some(v) if isa.is_none() => isa = Some(v),
-            _ => {
-                let why = log
-                    .lines()
-                    .find(|l| l.contains("error") || l.contains("fatal"))
-                    .unwrap_or_else(|| log.lines().next().unwrap_or("no output"));
-                let changed = if notes.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (after {})", notes.join(", "))
-                };
-                return Err(format!("ptxas {}{changed}: {}", ptxas.release, why.trim()));
-            }
+        };
+        let found = rows.iter().find_map(|m| {
+            let published = m.toolchain == toolchain
+                && m.kernel == spec.id
+                && m.config == defaults
+                && m.hints == Hints::default();
+            let file = m.ptx_file.as_deref().filter(|_| published)?;
+            store
+                .get(file)
+                .map(|ptx| (file.to_string(), ptx.to_string(), m))
+        });
+        if let Some((file, ptx, m)) = found {
+            out.push(OpenClListing {
+                spec,
+                ptx,
+                origin: format!(
+                    "{} {file} ({}, driver {driver})",
+                    run.display(),
+                    toolchain.label()
+                ),
+                resources: m.resources.clone(),
+                compiler: m
+                    .compiler
+                    .clone()
+                    .or_else(|| device.and_then(|d| d.compiler_version.clone())),
+            });
         }
     }
-    Err(format!("ptxas {}: refused the PTX twice", ptxas.release))
+    Ok(out)
+}
+
+pub use crate::backend::ptxas::Ptxas;
+
+/// "NVIDIA OpenCL PTX + ptxas 11.8": the compiler an atlas OpenCL row names.
+pub fn opencl_label(ptxas: &Ptxas) -> String {
+    format!("NVIDIA OpenCL PTX + {}", ptxas.label())
 }
 
 /// The device record of an architecture for OpenCL rows assembled by `ptxas`.
 fn opencl_device(ptxas: &Ptxas, arch: &Arch) -> DeviceInfo {
-    let mut d = offline_device_named(ptxas.label(), arch);
+    let mut d = offline_device_named(opencl_label(ptxas), arch);
     d.toolchain = Toolchain::OpenCl;
     d
 }
@@ -279,7 +180,6 @@ pub fn opencl_rows(
     listings: &[OpenClListing],
     ptxases: &[Ptxas],
     archs: &[Arch],
-    scratch: &Path,
     progress: &Progress,
 ) -> Vec<Measurement> {
     let jobs: Vec<(&Ptxas, &Arch, &OpenClListing)> = ptxases
@@ -297,7 +197,7 @@ pub fn opencl_rows(
             "{} for {} by ptxas {}",
             listing.spec.id, arch, ptxas.release
         ));
-        let row = opencl_row(ptxas, arch, listing, scratch);
+        let row = opencl_row(ptxas, arch, listing);
         progress.inc(1);
         Some(row)
     })
@@ -320,7 +220,7 @@ pub fn opencl_count(listings: usize, ptxases: &[Ptxas], archs: &[Arch]) -> usize
         * listings
 }
 
-fn opencl_row(ptxas: &Ptxas, arch: &Arch, listing: &OpenClListing, scratch: &Path) -> Measurement {
+fn opencl_row(ptxas: &Ptxas, arch: &Arch, listing: &OpenClListing) -> Measurement {
     let device = opencl_device(ptxas, arch);
     let spec = listing.spec;
     let note = format!(
@@ -337,9 +237,9 @@ fn opencl_row(ptxas: &Ptxas, arch: &Arch, listing: &OpenClListing, scratch: &Pat
         (0, 0, 0),
     );
     row.config = spec.config(&[]).unwrap_or_default();
-    row.compiler = Some(ptxas.label());
+    row.compiler = Some(opencl_label(ptxas));
     row.build_notes.push(format!("PTX from {}", listing.origin));
-    match assemble(ptxas, listing, arch, scratch) {
+    match ptxas.assemble(&listing.ptx, arch, None) {
         Ok(a) => {
             row.build_notes.extend(a.notes);
             row.build_notes.push(note);
@@ -353,9 +253,22 @@ fn opencl_row(ptxas: &Ptxas, arch: &Arch, listing: &OpenClListing, scratch: &Pat
                 .and_then(|r| crate::occupancy::for_kernel(&device, r, threads));
             row.ptx_mix = Some(crate::ptx::instruction_mix(&listing.ptx));
         }
-        Err(why) => row.status = Status::CompileError(why),
+        Err(why) => row.status = Status::CompileError(refusal(&why)),
     }
     row
+}
+
+/// ptxas's refusal in one line: its header and the first error or fatal line of its log.
+fn refusal(why: &str) -> String {
+    let mut lines = why.lines();
+    let head = lines.next().unwrap_or("").trim_end_matches(':');
+    let log: Vec<&str> = lines.collect();
+    let line = log
+        .iter()
+        .find(|l| l.contains("error") || l.contains("fatal"))
+        .or(log.first())
+        .map_or("no output", |l| l.trim());
+    format!("{head}: {line}")
 }
 
 fn first_line(s: &str) -> String {
@@ -365,34 +278,6 @@ fn first_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const PTX: &str = "//\n// Generated by NVIDIA NVVM Compiler\n.version 9.0\n.target sm_90, texmode_independent\n.address_size 64\n\n.entry k(\n)\n{\nret;\n}\n";
-
-    #[test]
-    fn adapt_changes_version_and_target_and_says_so() {
-        let arch = Arch::parse("sm_35").unwrap();
-        let (text, notes) = adapt(PTX, &arch, Some("7.8"));
-        assert!(text.contains("\n.version 7.8\n"), "{text}");
-        assert!(
-            text.contains("\n.target sm_35, texmode_independent\n"),
-            "{text}"
-        );
-        assert!(text.contains(".entry k("));
-        assert_eq!(notes, vec![".version 9.0 -> 7.8", ".target sm_90 -> sm_35"]);
-        // Same version and target: nothing to note, text unchanged in substance.
-        let arch90 = Arch::parse("sm_90").unwrap();
-        let (same, none) = adapt(PTX, &arch90, None);
-        assert!(none.is_empty());
-        assert_eq!(same.trim_end(), PTX.trim_end());
-    }
-
-    #[test]
-    fn the_supported_isa_is_read_from_ptxas_refusal() {
-        let log = "ptxas fatal   : Unsupported .version 9.0; current version is '7.8'\n";
-        assert_eq!(supported_isa(log).as_deref(), Some("7.8"));
-        assert_eq!(supported_isa("ptxas fatal : something else"), None);
-        assert_eq!(supported_isa("current version is 'x; rm'"), None);
-    }
 
     #[test]
     fn the_default_architectures_parse_and_are_in_order() {

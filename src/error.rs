@@ -13,6 +13,11 @@ pub enum Error {
     #[error("OpenCL unavailable: {0}")]
     OpenClUnavailable(String),
 
+    /// A toolchain whose compiler or libraries are missing here (clang, libclc,
+    /// the CUDA headers): what is missing and what to install.
+    #[error("{toolchain} unavailable: {reason}")]
+    ToolchainUnavailable { toolchain: String, reason: String },
+
     #[error("no device matches '{spec}'. Devices found:\n{available}")]
     NoSuchDevice { spec: String, available: String },
 

@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod atlas;
+pub mod attribution;
 pub mod backend;
 pub mod bests;
 pub mod error;

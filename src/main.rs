@@ -50,6 +50,10 @@ enum Command {
     /// architecture under each NVRTC that supports it (and NVIDIA OpenCL's PTX through each
     /// cached ptxas with --opencl-ptx): registers, spills, occupancy. No GPU needed.
     Atlas(cli::atlas::AtlasArgs),
+    /// Where toolchains differ: each front end's PTX (NVRTC, clang CUDA, clang OpenCL,
+    /// NVIDIA OpenCL) through each assembler (cached ptxas releases, the CUDA driver's
+    /// JIT on a device): registers and spills per kernel. --arch needs no GPU.
+    Attribute(cli::attribute::AttributeArgs),
     /// Read a kernel spec file (your own kernel) without a device and print what was
     /// understood: sources, dimensions, parameters, constraints, arguments and launches at a size.
     Spec(cli::spec::SpecArgs),
@@ -75,11 +79,17 @@ fn main() {
         Command::Crossover(args) => cli::crossover::run(args).map(|_| None),
         Command::Ptx(args) => cli::ptx::run(args).map(|_| None),
         Command::Atlas(args) => cli::atlas::run(args).map(|o| o.failure()),
+        Command::Attribute(args) => cli::attribute::run(args).map(|o| o.failure()),
         Command::Spec(args) => cli::spec::run(args).map(|_| None),
         Command::Nvrtc { json } => cli::nvrtc::run(json).map(|_| None),
     };
+    let missing = cli::missing_toolchains();
     match result {
-        Ok(None) => {}
+        Ok(None) if missing.is_empty() => {}
+        Ok(None) => {
+            eprintln!("not run: {}", missing.join("; "));
+            std::process::exit(1);
+        }
         Ok(Some(failure)) => {
             eprintln!("{failure}");
             std::process::exit(1);

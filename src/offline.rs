@@ -13,7 +13,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::backend::nvrtc::{offline_device, Arch, Nvrtc, NvrtcCompiler};
+use crate::backend::clang::{Assembler, ClangCompiler};
+use crate::backend::nvrtc::{offline_device, offline_device_named, Arch, Nvrtc, NvrtcCompiler};
 use crate::backend::{BuildReport, Compiler, DeviceInfo, KernelResources, Toolchain};
 use crate::error::{Error, Result};
 use crate::experiment::{failed_row, Point};
@@ -24,9 +25,17 @@ use crate::occupancy::{self, Occupancy};
 use crate::progress::Progress;
 use crate::results::Measurement;
 
-/// An architecture and the NVRTC that compiles for it.
+/// An architecture and a compiler that needs no device for it: NVRTC (the
+/// CUDA toolchain) or clang with a cached ptxas (the clang toolchains).
 pub struct Target {
-    compiler: Arc<NvrtcCompiler>,
+    toolchain: Toolchain,
+    compiler: Arc<dyn Compiler>,
+    arch: Arch,
+    /// "NVRTC 11.8", "clang 19.1.7 + ptxas 11.8"
+    label: String,
+    /// The label with where each part comes from.
+    describe: String,
+    nvrtc: Option<Arc<Nvrtc>>,
     device: DeviceInfo,
 }
 
@@ -41,16 +50,80 @@ impl Target {
     /// library supports, when it cannot compile for this one.
     pub fn with(nvrtc: Arc<Nvrtc>, arch: &Arch) -> Result<Target> {
         let device = offline_device(&nvrtc, arch);
-        let compiler = Arc::new(NvrtcCompiler::new(nvrtc, arch)?);
-        Ok(Target { compiler, device })
+        let compiler = Arc::new(NvrtcCompiler::new(Arc::clone(&nvrtc), arch)?);
+        Ok(Target {
+            toolchain: Toolchain::Cuda,
+            compiler,
+            arch: arch.clone(),
+            label: nvrtc.label(),
+            describe: nvrtc.describe(),
+            nvrtc: Some(nvrtc),
+            device,
+        })
+    }
+
+    /// `toolchain` for `arch` without a device: CUDA through NVRTC (`nvrtc`), a
+    /// clang toolchain through clang and a cached ptxas (`assembler`: a release
+    /// such as "11.8", else the newest that assembles for the architecture).
+    /// OpenCL compilers need their device and are refused.
+    pub fn for_toolchain(
+        toolchain: Toolchain,
+        nvrtc: Option<&str>,
+        assembler: Option<&str>,
+        arch: &str,
+    ) -> Result<Target> {
+        if toolchain == Toolchain::Cuda {
+            return Target::new(nvrtc, arch);
+        }
+        if !toolchain.is_clang() {
+            return Err(refuse(
+                &format!("--backends {toolchain}"),
+                "OpenCL compilers need their device; cuda, clang-cuda and clang-opencl compile offline",
+            ));
+        }
+        let arch = Arch::parse(arch)?;
+        if assembler == Some("jit") {
+            return Err(refuse(
+                "GEMMLAB_ASSEMBLER=jit",
+                "the CUDA driver's JIT needs a device; name a cached ptxas release (11.8, 13)",
+            ));
+        }
+        let c = ClangCompiler::for_arch(toolchain, &arch, assembler)?;
+        let label = c.label();
+        let describe = match c.assembler() {
+            Assembler::Ptxas(p) => format!("{label} ({})", p.path.display()),
+            Assembler::DriverJit => label.clone(),
+        };
+        let mut device = offline_device_named(label.clone(), &arch);
+        device.toolchain = toolchain;
+        device.platform = "clang offline".into();
+        Ok(Target {
+            toolchain,
+            compiler: Arc::new(c),
+            arch,
+            label,
+            describe,
+            nvrtc: None,
+            device,
+        })
+    }
+
+    pub fn toolchain(&self) -> Toolchain {
+        self.toolchain
     }
 
     pub fn arch(&self) -> &Arch {
-        self.compiler.arch()
+        &self.arch
     }
 
-    pub fn nvrtc(&self) -> &Arc<Nvrtc> {
-        self.compiler.nvrtc()
+    /// The NVRTC of a CUDA target.
+    pub fn nvrtc(&self) -> Option<&Arc<Nvrtc>> {
+        self.nvrtc.as_ref()
+    }
+
+    /// "NVRTC 11.8", "clang 19.1.7 + ptxas 11.8"
+    pub fn compiler_label(&self) -> &str {
+        &self.label
     }
 
     /// The device results record: the architecture, no hardware, the compiler.
@@ -65,7 +138,7 @@ impl Target {
 
     /// "sm_35 with NVRTC 11.8 (wheel 11.8.89, /root/.cache/...)"
     pub fn describe(&self) -> String {
-        format!("{} with {}", self.arch(), self.nvrtc().describe())
+        format!("{} with {}", self.arch(), self.describe)
     }
 
     /// What every offline result says about its missing timing.
@@ -73,7 +146,7 @@ impl Target {
         format!(
             "no device: compiled offline for {} with {}; not run, checked or timed",
             self.arch(),
-            self.nvrtc().label()
+            self.label
         )
     }
 }
@@ -90,7 +163,7 @@ pub struct OfflineBuild {
     pub threads: usize,
     /// Occupancy on the architecture, from the registers and shared memory.
     pub occupancy: Option<Occupancy>,
-    /// Size of the CUBIN NVRTC produced.
+    /// Size of the CUBIN the compiler produced.
     pub cubin_bytes: usize,
 }
 
@@ -114,14 +187,13 @@ pub fn compile_kernel(
     if let Some(k) = spec.builtin() {
         k.validate(config)?;
     }
-    let source = spec
-        .source(Toolchain::Cuda)
-        .ok_or_else(|| crate::Error::Unavailable {
-            kernel: spec.id().to_string(),
-            toolchain: "cuda".into(),
-            reason: "no CUDA C++ source: offline compiles (--arch) go through NVRTC".into(),
-        })?;
-    let options = spec.compile_options(config, hints, Toolchain::Cuda);
+    let tc = target.toolchain;
+    let source = spec.source(tc).ok_or_else(|| crate::Error::Unavailable {
+        kernel: spec.id().to_string(),
+        toolchain: tc.to_string(),
+        reason: format!("no {} source for {tc}", tc.language().name()),
+    })?;
+    let options = spec.compile_options(config, hints, tc);
     let artefact = target.compiler.compile(spec.entry(), &source, &options)?;
     let cubin_bytes = artefact.cubin().map_or(0, <[u8]>::len);
     let report = artefact.report;
@@ -152,7 +224,7 @@ pub fn measurement(
         experiment,
         &d.name,
         &d.id,
-        Toolchain::Cuda,
+        target.toolchain,
         point.spec.id,
         Status::Unavailable(target.note()),
         (0, 0, 0),
@@ -160,7 +232,7 @@ pub fn measurement(
     row.label = point.label.clone();
     row.config = point.config.clone();
     row.hints = point.hints.clone();
-    row.compiler = Some(target.nvrtc().label());
+    row.compiler = Some(target.label.clone());
     match outcome {
         Ok(b) => {
             row.resources = b.resources.clone();
@@ -217,12 +289,12 @@ pub fn run_points(
                             experiment,
                             &d.name,
                             &d.id,
-                            Toolchain::Cuda,
+                            target.toolchain,
                             kernel,
                             status.clone(),
                             (0, 0, 0),
                         );
-                        row.compiler = Some(target.nvrtc().label());
+                        row.compiler = Some(target.label.clone());
                         row
                     }
                 };

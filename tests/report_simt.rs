@@ -170,8 +170,8 @@ fn gpu(t: Toolchain) -> DeviceInfo {
 
 fn device_id(t: Toolchain) -> &'static str {
     match t {
-        Toolchain::Cuda => "cuda:0",
         Toolchain::OpenCl => "opencl:1:0",
+        _ => "cuda:0",
     }
 }
 

@@ -28,7 +28,9 @@ use gemmlab::gemm::driver::{prepare, KernelRunner, Prepared, Session};
 use gemmlab::gemm::{check_against, round_up, Operands};
 use gemmlab::kernels::{self, Hints};
 use gemmlab::measure::Timed;
-use gemmlab::{Arg, Backend, CompileOptions, Elem, Geometry, HostData, HostDataMut, Toolchain};
+use gemmlab::{
+    Arg, Backend, CompileOptions, Elem, Geometry, HostData, HostDataMut, Language, Toolchain,
+};
 
 use device_time::DeviceTime;
 use setup::{fail, flops, note, size_label, Bench, Size};
@@ -322,9 +324,9 @@ fn launch_overhead(c: &mut Criterion<WallTime>) {
         for session in &bench.sessions {
             let mut be = session.backend.borrow_mut();
             let tc = be.info().toolchain;
-            let source = match tc {
-                Toolchain::OpenCl => EMPTY_OPENCL,
-                Toolchain::Cuda => EMPTY_CUDA,
+            let source = match tc.language() {
+                Language::OpenClC => EMPTY_OPENCL,
+                Language::CudaCpp => EMPTY_CUDA,
             };
             let program = match be.compile("empty kernel", source, &CompileOptions::new()) {
                 Ok((p, _)) => p,

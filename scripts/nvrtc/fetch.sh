@@ -6,6 +6,8 @@
 #   scripts/nvrtc/fetch.sh                  # 11.8, 12 and 13
 #   scripts/nvrtc/fetch.sh 11.8 13          # only these
 #   scripts/nvrtc/fetch.sh --with-ptxas     # also ptxas from the nvcc wheels (11.8 and 13)
+#   scripts/nvrtc/fetch.sh --with-cuda-headers  # also CUDA 12.4's headers and libdevice,
+#                                           # for clang's CUDA mode (the clang-cuda toolchain)
 #
 # Cache: ${GEMMLAB_CACHE:-$HOME/.cache/gemmlab}/nvrtc/<wheel version>/, holding the
 # wheel's files as they are in the wheel:
@@ -13,6 +15,9 @@
 #   12.9.86/nvidia/cuda_nvrtc/lib/libnvrtc.so.12   (+ libnvrtc-builtins.so.12.9)
 #   13.5.37/nvidia/cu13/lib/libnvrtc.so.13         (+ libnvrtc-builtins.so.13.5)
 # and with --with-ptxas nvidia/cuda_nvcc/bin/ptxas (11.8) or nvidia/cu13/bin/ptxas (13).
+# --with-cuda-headers lays out ${GEMMLAB_CACHE:-$HOME/.cache/gemmlab}/cuda/12.4.131/ as a
+# CUDA installation clang accepts as --cuda-path: include/ (the runtime and nvcc wheels'
+# headers), nvvm/libdevice/libdevice.10.bc, and an empty bin/ (clang only looks for it).
 # Each libnvrtc finds its builtins beside itself (its run path is $ORIGIN), so
 # gemmlab opens it by full path; nothing is installed into Python.
 #
@@ -34,6 +39,9 @@ declare -A NVCC=(
     [13]="nvidia-cuda-nvcc==13.5.37"
 )
 ORDER=(11.8 12 13)
+# clang's CUDA mode: the newest CUDA whose headers clang 19 reads (it knows CUDA up to 12.5).
+CUDA_HEADERS_VERSION=12.4.131
+CUDA_HEADERS=("nvidia-cuda-runtime-cu12==12.4.127" "nvidia-cuda-nvcc-cu12==12.4.131")
 
 usage() {
     sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
@@ -41,10 +49,12 @@ usage() {
 }
 
 with_ptxas=0
+with_headers=0
 wanted=()
 for a in "$@"; do
     case "$a" in
         --with-ptxas) with_ptxas=1 ;;
+        --with-cuda-headers) with_headers=1 ;;
         -h|--help) usage; exit 0 ;;
         11.8|12|13) wanted+=("$a") ;;
         *) echo "fetch.sh: unknown argument '$a'" >&2; usage >&2; exit 2 ;;
@@ -137,4 +147,23 @@ for v in "${wanted[@]}"; do
         fi
     fi
 done
+if [ "$with_headers" = 1 ]; then
+    entry="$root/cuda/$CUDA_HEADERS_VERSION"
+    if [ -f "$entry/include/cuda.h" ] && [ -f "$entry/nvvm/libdevice/libdevice.10.bc" ]; then
+        echo "CUDA headers: cached in $entry"
+    else
+        echo "CUDA headers: fetching ${CUDA_HEADERS[*]}"
+        rm -rf "$work/dl" "$work/hdr" "$entry.partial"
+        mkdir -p "$work/dl" "$entry.partial/bin" "$entry.partial/include" "$entry.partial/nvvm"
+        for req in "${CUDA_HEADERS[@]}"; do
+            whl=$(download "$req" "$work/dl/${req%%==*}")
+            unpack "$whl" "$work/hdr" '^nvidia/[^/]+/(include/.*\.(h|hpp)|nvvm/libdevice/libdevice\.10\.bc)$'
+        done
+        cp -r "$work"/hdr/nvidia/*/include/. "$entry.partial/include/"
+        cp -r "$work"/hdr/nvidia/cuda_nvcc/nvvm/libdevice "$entry.partial/nvvm/"
+        mkdir -p "$root/cuda"
+        mv "$entry.partial" "$entry"
+        echo "CUDA headers: $entry ($(du -sh "$entry" | cut -f1))"
+    fi
+fi
 echo "cache: $cache (gemmlab nvrtc lists it)"

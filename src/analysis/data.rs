@@ -192,7 +192,9 @@ impl Data {
     /// kernel, point, architecture and compiler again in a later run is left out.
     pub fn offline(&self) -> Vec<Rec<'_>> {
         let mut out: Vec<Rec> = Vec::new();
-        for r in self.all().filter(|r| is_offline(r.m)) {
+        // Attribution rows are offline too, but a section of their own.
+        let offline = |r: &Rec| is_offline(r.m) && r.m.experiment != crate::attribution::EXPERIMENT;
+        for r in self.all().filter(offline) {
             let same = |o: &Rec| {
                 o.m.experiment == r.m.experiment
                     && same_cell(o.m, r.m)

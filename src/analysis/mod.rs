@@ -8,6 +8,7 @@
 //! finding's kind is an enum variant of its section, so the words for it live
 //! in exactly one rendering function.
 
+pub mod attribution;
 pub mod blas;
 pub mod clocks;
 pub mod compare;
@@ -49,10 +50,12 @@ pub enum Topic {
     Kepler,
     /// Compilers across architectures: the atlas, compiled offline.
     Offline,
+    /// Front end or assembler: each front end's PTX through each assembler.
+    Attribution,
 }
 
 impl Topic {
-    pub const ALL: [Topic; 13] = [
+    pub const ALL: [Topic; 14] = [
         Topic::VsVendor,
         Topic::Toolchains,
         Topic::Simt,
@@ -66,6 +69,7 @@ impl Topic {
         Topic::Clocks,
         Topic::Kepler,
         Topic::Offline,
+        Topic::Attribution,
     ];
 }
 
@@ -131,6 +135,7 @@ pub enum Kind {
     Sweeps(sweeps::Kind),
     Offline(offline::Kind),
     Tune(tune::Kind),
+    Attribution(attribution::Kind),
 }
 
 /// The most findings the summary shows.

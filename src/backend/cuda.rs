@@ -25,6 +25,7 @@ use cudarc::cublas::sys as cublas_sys;
 use cudarc::driver::result as drv;
 use cudarc::driver::sys;
 
+use super::clang::ClangCompiler;
 use super::nvrtc::{first_symbol, Arch, MissingCompiler, Nvrtc, NvrtcCompiler};
 use super::{
     check_len, ptxas, Arg, Artefact, Backend, Buffer, BuildReport, Compiler, DeviceInfo,
@@ -291,6 +292,9 @@ pub struct CudaBackend {
     buffers: HashMap<u64, sys::CUdeviceptr>,
     modules: HashMap<u64, Module>,
     cublas: Option<cublas_sys::cublasHandle_t>,
+    /// Whether this session measures cuBLAS: the CUDA toolchain's does; clang's
+    /// sessions on the same device leave it to that one.
+    blas: bool,
 }
 
 impl CudaBackend {
@@ -303,6 +307,19 @@ impl CudaBackend {
     /// NVRTC that cannot compile for the device's architecture is an error that
     /// lists the architectures it can.
     pub fn open_with(id: &str, nvrtc: Option<Arc<Nvrtc>>) -> Result<Self> {
+        Self::open_for(id, Toolchain::Cuda, nvrtc, None)
+    }
+
+    /// Opens "cuda:N" for a toolchain that runs on the CUDA driver: CUDA itself
+    /// (NVRTC, `nvrtc` or the default library) or a clang toolchain (clang and
+    /// the assembler `assembler` names: a ptxas release, "jit", or the newest
+    /// cached ptxas for the device).
+    pub fn open_for(
+        id: &str,
+        toolchain: Toolchain,
+        nvrtc: Option<Arc<Nvrtc>>,
+        assembler: Option<&str>,
+    ) -> Result<Self> {
         let devices = enumerate()?;
         let info = devices
             .iter()
@@ -335,19 +352,26 @@ impl CudaBackend {
         let (major, minor) = info.compute_capability.unwrap_or((0, 0));
         let arch = Arch::from_compute_capability(major, minor);
         let mut info = info;
-        let chosen = match nvrtc {
-            Some(n) => Ok(n),
-            None => Nvrtc::default_library(),
-        };
-        let compiler: Arc<dyn Compiler> = match chosen {
-            Ok(n) => {
-                info.compiler_version = Some(n.label());
-                Arc::new(NvrtcCompiler::new(n, &arch)?)
+        info.toolchain = toolchain;
+        let compiler: Arc<dyn Compiler> = if toolchain.is_clang() {
+            let c = ClangCompiler::for_arch(toolchain, &arch, assembler)?;
+            info.compiler_version = Some(c.label());
+            Arc::new(c)
+        } else {
+            let chosen = match nvrtc {
+                Some(n) => Ok(n),
+                None => Nvrtc::default_library(),
+            };
+            match chosen {
+                Ok(n) => {
+                    info.compiler_version = Some(n.label());
+                    Arc::new(NvrtcCompiler::new(n, &arch)?)
+                }
+                Err(reason) => Arc::new(MissingCompiler {
+                    target: arch.name(),
+                    reason,
+                }),
             }
-            Err(reason) => Arc::new(MissingCompiler {
-                target: arch.name(),
-                reason,
-            }),
         };
         Ok(CudaBackend {
             info,
@@ -361,6 +385,7 @@ impl CudaBackend {
             buffers: HashMap::new(),
             modules: HashMap::new(),
             cublas: None,
+            blas: toolchain == Toolchain::Cuda,
         })
     }
 
@@ -500,12 +525,24 @@ impl Backend for CudaBackend {
     }
 
     fn load(&mut self, what: &str, artefact: Artefact) -> Result<(Program, BuildReport)> {
-        #[allow(irrefutable_let_patterns)]
-        let Image::Cubin(cubin) = artefact.image
-        else {
-            return Err(Error::invalid(format!(
-                "internal: {what}: an artefact of another toolchain given to CUDA"
-            )));
+        let cubin = match artefact.image {
+            Image::Cubin(cubin) => cubin,
+            Image::Ptx { ptx, max_registers } => {
+                // clang's PTX assembled by the driver's JIT: the front end's report
+                // completed with what the JIT said.
+                let (program, jit) = self.load_ptx(what, &ptx, max_registers)?;
+                let mut report = artefact.report;
+                report.kernels = jit.kernels;
+                report.log.push_str(&jit.log);
+                report.notes.extend(jit.notes);
+                report.compile_ms += jit.compile_ms;
+                return Ok((program, report));
+            }
+            Image::OpenCl(_) => {
+                return Err(Error::invalid(format!(
+                    "internal: {what}: an artefact of another toolchain given to CUDA"
+                )))
+            }
         };
         self.bind()?;
         // SAFETY: cubin is a complete image from NVRTC for this device's architecture.
@@ -802,6 +839,9 @@ impl Backend for CudaBackend {
     }
 
     fn vendor_gemm(&mut self, g: &GemmCall, count: usize) -> Result<Option<u64>> {
+        if !self.blas {
+            return Ok(None);
+        }
         self.bind()?;
         let h = self.ensure_cublas()?;
         let elem = g.c.elem;
@@ -901,7 +941,7 @@ impl Backend for CudaBackend {
     }
 
     fn vendor_blas(&self) -> Option<String> {
-        let h = self.cublas?;
+        let h = self.cublas.filter(|_| self.blas)?;
         let mut v = 0;
         // SAFETY: valid handle.
         unsafe { cublas_sys::cublasGetVersion_v2(h, &mut v) };

@@ -2,6 +2,7 @@
 //! the same way on every toolchain. Toolchain types (opencl3, cudarc) never
 //! leave this module; everything above it sees only the types defined here.
 
+pub mod clang;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod nvrtc;
@@ -22,12 +23,30 @@ use crate::error::{Error, Result};
 pub use cuda::CudaBackend;
 pub use opencl::OpenClBackend;
 
-/// The two toolchains gemmlab compares.
+/// The toolchains gemmlab compares: a front end, an assembler and a runtime each
+/// (see [`TOOLCHAINS`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Toolchain {
     #[serde(rename = "opencl")]
     OpenCl,
+    Cuda,
+    /// clang's OpenCL C front end and LLVM's NVPTX back end, libclc's work-item
+    /// functions; ptxas (or the driver JIT); the CUDA driver.
+    #[serde(rename = "clang-opencl")]
+    ClangOpenCl,
+    /// clang's CUDA front end (NVIDIA's headers, libdevice) and LLVM's NVPTX back
+    /// end; ptxas (or the driver JIT); the CUDA driver.
+    #[serde(rename = "clang-cuda")]
+    ClangCuda,
+}
+
+/// What runs a toolchain's kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Runtime {
+    /// The OpenCL runtime of the device's platform.
+    OpenCl,
+    /// The CUDA driver.
     Cuda,
 }
 
@@ -46,12 +65,17 @@ pub struct ToolchainInfo {
     pub made_of: &'static str,
     /// The language its compiler takes.
     pub language: Language,
+    /// Its front end (source to PTX) and its assembler (PTX to machine code).
+    pub front_end: &'static str,
+    pub assembler: &'static str,
+    /// What loads and launches its kernels.
+    pub runtime: Runtime,
     /// Its colour in every chart (RGB).
     pub rgb: (u8, u8, u8),
 }
 
 /// Every toolchain, in the order of tables, charts and `Toolchain::ALL`.
-pub const TOOLCHAINS: [ToolchainInfo; 2] = [
+pub const TOOLCHAINS: [ToolchainInfo; 4] = [
     ToolchainInfo {
         toolchain: Toolchain::Cuda,
         id: "cuda",
@@ -59,6 +83,9 @@ pub const TOOLCHAINS: [ToolchainInfo; 2] = [
         label: "CUDA",
         made_of: "CUDA (driver + NVRTC)",
         language: Language::CudaCpp,
+        front_end: "NVRTC (NVVM)",
+        assembler: "NVRTC's ptxas",
+        runtime: Runtime::Cuda,
         rgb: (118, 170, 0),
     },
     ToolchainInfo {
@@ -68,12 +95,44 @@ pub const TOOLCHAINS: [ToolchainInfo; 2] = [
         label: "OpenCL",
         made_of: "OpenCL",
         language: Language::OpenClC,
+        front_end: "the OpenCL driver's compiler (NVVM on NVIDIA)",
+        assembler: "the OpenCL driver's",
+        runtime: Runtime::OpenCl,
         rgb: (31, 104, 180),
+    },
+    ToolchainInfo {
+        toolchain: Toolchain::ClangCuda,
+        id: "clang-cuda",
+        aliases: &["clangcuda", "clang-cu"],
+        label: "clang CUDA",
+        made_of: "clang CUDA + ptxas + CUDA driver",
+        language: Language::CudaCpp,
+        front_end: "clang (LLVM NVPTX)",
+        assembler: "ptxas from the wheels, or the CUDA driver's JIT",
+        runtime: Runtime::Cuda,
+        rgb: (214, 120, 20),
+    },
+    ToolchainInfo {
+        toolchain: Toolchain::ClangOpenCl,
+        id: "clang-opencl",
+        aliases: &["clangopencl", "clang-cl", "clang-ocl"],
+        label: "clang OpenCL",
+        made_of: "clang OpenCL (libclc) + ptxas + CUDA driver",
+        language: Language::OpenClC,
+        front_end: "clang (LLVM NVPTX, libclc)",
+        assembler: "ptxas from the wheels, or the CUDA driver's JIT",
+        runtime: Runtime::Cuda,
+        rgb: (150, 70, 170),
     },
 ];
 
 impl Toolchain {
-    pub const ALL: [Toolchain; 2] = [TOOLCHAINS[0].toolchain, TOOLCHAINS[1].toolchain];
+    pub const ALL: [Toolchain; 4] = [
+        TOOLCHAINS[0].toolchain,
+        TOOLCHAINS[1].toolchain,
+        TOOLCHAINS[2].toolchain,
+        TOOLCHAINS[3].toolchain,
+    ];
 
     /// This toolchain's row of [`TOOLCHAINS`].
     pub fn info(self) -> &'static ToolchainInfo {
@@ -103,6 +162,15 @@ impl Toolchain {
     /// The language this toolchain's compiler takes.
     pub fn language(self) -> Language {
         self.info().language
+    }
+
+    pub fn runtime(self) -> Runtime {
+        self.info().runtime
+    }
+
+    /// clang's toolchains: LLVM's NVPTX back end in place of NVIDIA's NVVM.
+    pub fn is_clang(self) -> bool {
+        matches!(self, Toolchain::ClangOpenCl | Toolchain::ClangCuda)
     }
 }
 
@@ -193,7 +261,7 @@ pub struct DeviceInfo {
 impl DeviceInfo {
     pub fn is_nvidia(&self) -> bool {
         let v = self.vendor.to_ascii_lowercase();
-        v.contains("nvidia") || self.toolchain == Toolchain::Cuda
+        v.contains("nvidia") || self.toolchain.runtime() == Runtime::Cuda
     }
 
     /// "NVIDIA H200 (cuda:0, CUDA driver)"
@@ -498,14 +566,19 @@ pub struct Artefact {
 pub(crate) enum Image {
     OpenCl(opencl::BuiltProgram),
     Cubin(Vec<u8>),
+    /// PTX the CUDA driver's JIT assembles when it loads it, under a register cap.
+    Ptx {
+        ptx: String,
+        max_registers: Option<u32>,
+    },
 }
 
 impl Artefact {
-    /// The CUBIN NVRTC produced, for saving or loading elsewhere.
+    /// The CUBIN NVRTC or ptxas produced, for saving or loading elsewhere.
     pub fn cubin(&self) -> Option<&[u8]> {
         match &self.image {
             Image::Cubin(c) => Some(c),
-            Image::OpenCl(_) => None,
+            Image::OpenCl(_) | Image::Ptx { .. } => None,
         }
     }
 }

@@ -9,7 +9,189 @@
 //! ptxas info    : Used 30 registers, used 1 barriers, 8196 bytes smem
 //! ```
 
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::nvrtc::{cache, Arch};
 use super::KernelResources;
+
+/// A standalone ptxas of one CUDA release, from gemmlab's cache
+/// (`scripts/nvrtc/fetch.sh --with-ptxas`): the assembler of the clang
+/// toolchains and of the atlas's OpenCL rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ptxas {
+    pub path: PathBuf,
+    /// "11.8": the CUDA release it belongs to.
+    pub release: String,
+    /// The architectures it assembles for (those of the NVRTC of its release).
+    pub archs: Vec<u32>,
+}
+
+/// What ptxas made of one PTX listing for one architecture.
+#[derive(Debug, Clone)]
+pub struct Assembled {
+    pub cubin: Vec<u8>,
+    /// Its `-v` report (stdout and stderr).
+    pub log: String,
+    /// The flags exactly as given.
+    pub flags: Vec<String>,
+    /// What was changed in the PTX to make it assemble (a lowered `.version`).
+    pub notes: Vec<String>,
+}
+
+impl Ptxas {
+    /// Every ptxas in the cache, oldest release first.
+    pub fn cached() -> Vec<Ptxas> {
+        cache::cached()
+            .into_iter()
+            .filter_map(|c| {
+                let path = c.ptxas.clone()?;
+                let nvrtc = c.open().ok()?;
+                let (major, minor) = nvrtc.version();
+                Some(Ptxas {
+                    path,
+                    release: format!("{major}.{minor}"),
+                    archs: nvrtc.supported_archs()?.to_vec(),
+                })
+            })
+            .collect()
+    }
+
+    /// The cached ptxas for `arch`: of release `wanted` ("11.8", "13") where
+    /// given, else the newest that assembles for it. `Err` says what is cached.
+    pub fn for_arch(arch: &Arch, wanted: Option<&str>) -> std::result::Result<Ptxas, String> {
+        let all = Ptxas::cached();
+        let fits = |p: &&Ptxas| {
+            p.archs.contains(&arch.number)
+                && wanted.is_none_or(|w| p.release == w || p.release.starts_with(&format!("{w}.")))
+        };
+        if let Some(p) = all.iter().rev().find(fits) {
+            return Ok(p.clone());
+        }
+        let have: Vec<String> = all.iter().map(|p| format!("ptxas {}", p.release)).collect();
+        Err(format!(
+            "no cached ptxas{} assembles for {arch} (cached: {}); fetch one with scripts/nvrtc/fetch.sh 11.8 13 --with-ptxas",
+            wanted.map(|w| format!(" {w}")).unwrap_or_default(),
+            if have.is_empty() { "none".to_string() } else { have.join(", ") }
+        ))
+    }
+
+    pub fn label(&self) -> String {
+        format!("ptxas {}", self.release)
+    }
+
+    /// Assembles `ptx` for `arch` with `ptxas -v` (and `-maxrregcount` for a
+    /// cap), lowering the PTX `.version` once if ptxas asks for an older one and
+    /// setting `.target` to `arch`; each change is a note. `Err` is ptxas's reason.
+    pub fn assemble(
+        &self,
+        ptx: &str,
+        arch: &Arch,
+        max_registers: Option<u32>,
+    ) -> std::result::Result<Assembled, String> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!("gemmlab-ptxas-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let stem = dir.join(format!(
+            "{}-{}",
+            arch.name(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let (input, output) = (stem.with_extension("ptx"), stem.with_extension("cubin"));
+        let mut flags = vec!["-v".to_string(), format!("--gpu-name={}", arch.name())];
+        if let Some(r) = max_registers {
+            flags.push(format!("--maxrregcount={r}"));
+        }
+        let mut isa: Option<String> = None;
+        let result = loop {
+            let (text, notes) = adapt(ptx, arch, isa.as_deref());
+            if let Err(e) = std::fs::write(&input, &text) {
+                break Err(format!("{}: {e}", input.display()));
+            }
+            let run = match Command::new(&self.path)
+                .args(&flags)
+                .arg("-o")
+                .arg(&output)
+                .arg(&input)
+                .output()
+            {
+                Ok(r) => r,
+                Err(e) => break Err(format!("{}: {e}", self.path.display())),
+            };
+            let log = format!(
+                "{}{}",
+                String::from_utf8_lossy(&run.stdout),
+                String::from_utf8_lossy(&run.stderr)
+            );
+            if run.status.success() {
+                break std::fs::read(&output)
+                    .map(|cubin| Assembled {
+                        cubin,
+                        log,
+                        flags: flags.clone(),
+                        notes,
+                    })
+                    .map_err(|e| format!("{}: {e}", output.display()));
+            }
+            match supported_isa(&log) {
+                Some(v) if isa.is_none() => isa = Some(v),
+                _ => {
+                    let changed = if notes.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (after {})", notes.join(", "))
+                    };
+                    break Err(format!("{}{changed}:\n{}", self.label(), log.trim_end()));
+                }
+            }
+        };
+        let _ = std::fs::remove_file(&input);
+        let _ = std::fs::remove_file(&output);
+        result
+    }
+}
+
+/// `ptx` with its `.version` set to `isa` (when given) and its `.target`
+/// architecture set to `arch`, and a note per change.
+pub fn adapt(ptx: &str, arch: &Arch, isa: Option<&str>) -> (String, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut out = String::with_capacity(ptx.len());
+    for line in ptx.lines() {
+        let t = line.trim_start();
+        if let (Some(old), Some(new)) = (t.strip_prefix(".version "), isa) {
+            let old = old.trim();
+            if old != new {
+                notes.push(format!(".version {old} -> {new}"));
+                out.push_str(&format!(".version {new}\n"));
+                continue;
+            }
+        }
+        if let Some(rest) = t.strip_prefix(".target ") {
+            let (old, tail) = match rest.split_once(',') {
+                Some((a, b)) => (a.trim(), format!(",{b}")),
+                None => (rest.trim(), String::new()),
+            };
+            let new = arch.name();
+            if old != new {
+                notes.push(format!(".target {old} -> {new}"));
+            }
+            out.push_str(&format!(".target {new}{tail}\n"));
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    (out, notes)
+}
+
+/// The PTX ISA version ptxas says it supports when it refuses a newer one:
+/// "Unsupported .version 9.0; current version is '7.8'" -> "7.8".
+pub fn supported_isa(log: &str) -> Option<String> {
+    let rest = log.split("current version is '").nth(1)?;
+    let v = rest.split('\'').next()?;
+    (!v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.')).then(|| v.to_string())
+}
 
 /// Resource lines of every entry function in a log, in order of appearance.
 pub fn parse_ptxas_log(log: &str) -> Vec<KernelResources> {
@@ -158,6 +340,34 @@ ptxas info    : Used 8 registers, used 0 barriers, 1024+0 bytes smem, 380 bytes 
         assert_eq!(k[0].name, "myGEMM6");
         assert_eq!(k[0].registers, Some(64));
         assert_eq!(k[0].spill_stores_bytes, Some(4));
+    }
+
+    const PTX: &str = "//\n// Generated by NVIDIA NVVM Compiler\n.version 9.0\n.target sm_90, texmode_independent\n.address_size 64\n\n.entry k(\n)\n{\nret;\n}\n";
+
+    #[test]
+    fn adapt_changes_version_and_target_and_says_so() {
+        let arch = Arch::parse("sm_35").unwrap();
+        let (text, notes) = adapt(PTX, &arch, Some("7.8"));
+        assert!(text.contains("\n.version 7.8\n"), "{text}");
+        assert!(
+            text.contains("\n.target sm_35, texmode_independent\n"),
+            "{text}"
+        );
+        assert!(text.contains(".entry k("));
+        assert_eq!(notes, vec![".version 9.0 -> 7.8", ".target sm_90 -> sm_35"]);
+        // Same version and target: nothing to note, text unchanged in substance.
+        let arch90 = Arch::parse("sm_90").unwrap();
+        let (same, none) = adapt(PTX, &arch90, None);
+        assert!(none.is_empty());
+        assert_eq!(same.trim_end(), PTX.trim_end());
+    }
+
+    #[test]
+    fn the_supported_isa_is_read_from_ptxas_refusal() {
+        let log = "ptxas fatal   : Unsupported .version 9.0; current version is '7.8'\n";
+        assert_eq!(supported_isa(log).as_deref(), Some("7.8"));
+        assert_eq!(supported_isa("ptxas fatal : something else"), None);
+        assert_eq!(supported_isa("current version is 'x; rm'"), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! - anything else: a case-insensitive substring of name, vendor or platform
 //!   (`nvidia`, `h200`, `pocl`), or a kind (`gpu`, `cpu`).
 
-use super::{AnyBackend, DeviceInfo, DeviceKind, Toolchain};
+use super::{AnyBackend, DeviceInfo, DeviceKind, Runtime, Toolchain};
 use crate::error::{Error, Result};
 
 /// Every device gemmlab can see, and why a toolchain shows none.
@@ -25,9 +25,11 @@ impl Inventory {
             match enumerate(tc) {
                 Ok(d) if d.is_empty() => inv.unavailable.push((tc, "no device found".to_string())),
                 Ok(d) => inv.devices.extend(d),
-                Err(Error::CudaUnavailable(why) | Error::OpenClUnavailable(why)) => {
-                    inv.unavailable.push((tc, why))
-                }
+                Err(
+                    Error::CudaUnavailable(why)
+                    | Error::OpenClUnavailable(why)
+                    | Error::ToolchainUnavailable { reason: why, .. },
+                ) => inv.unavailable.push((tc, why)),
                 Err(e) => inv.unavailable.push((tc, e.to_string())),
             }
         }
@@ -52,12 +54,29 @@ impl Inventory {
 }
 
 fn enumerate(tc: Toolchain) -> Result<Vec<DeviceInfo>> {
-    match tc {
-        Toolchain::OpenCl => super::opencl::enumerate(),
+    match tc.runtime() {
+        Runtime::OpenCl => super::opencl::enumerate(),
         #[cfg(feature = "cuda")]
-        Toolchain::Cuda => super::cuda::enumerate(),
+        Runtime::Cuda if tc.is_clang() => {
+            // The CUDA driver's devices, compiled for by clang where it is here.
+            if let Some(reason) = super::clang::unavailable(tc) {
+                return Err(Error::ToolchainUnavailable {
+                    toolchain: tc.to_string(),
+                    reason,
+                });
+            }
+            let mut devices = super::cuda::enumerate()?;
+            let clang = super::clang::Clang::find().ok().map(|c| c.label());
+            for d in &mut devices {
+                d.toolchain = tc;
+                d.compiler_version = clang.clone();
+            }
+            Ok(devices)
+        }
+        #[cfg(feature = "cuda")]
+        Runtime::Cuda => super::cuda::enumerate(),
         #[cfg(not(feature = "cuda"))]
-        Toolchain::Cuda => Err(Error::CudaUnavailable(
+        Runtime::Cuda => Err(Error::CudaUnavailable(
             "this gemmlab was built without the `cuda` feature (rebuild with --features cuda)"
                 .into(),
         )),
@@ -94,12 +113,16 @@ impl DeviceSpec {
                     .parse::<usize>()
                     .map_err(|_| bad("indices must be non-negative integers"))
             };
-            return match (Toolchain::parse(parts[0]), parts.len()) {
-                (Some(Toolchain::Cuda), 2) => Ok(DeviceSpec::Cuda(num(parts[1])?)),
-                (Some(Toolchain::OpenCl), 3) => {
+            // Devices are named by their runtime: a clang toolchain's device is "cuda:N".
+            return match (
+                Toolchain::parse(parts[0]).map(Toolchain::runtime),
+                parts.len(),
+            ) {
+                (Some(Runtime::Cuda), 2) => Ok(DeviceSpec::Cuda(num(parts[1])?)),
+                (Some(Runtime::OpenCl), 3) => {
                     Ok(DeviceSpec::OpenCl(num(parts[1])?, num(parts[2])?))
                 }
-                (Some(Toolchain::OpenCl), 2) => {
+                (Some(Runtime::OpenCl), 2) => {
                     Err(bad("write opencl:PLATFORM:DEVICE, e.g. opencl:1:0"))
                 }
                 _ => Err(bad("expected cuda:N or opencl:P:D")),
@@ -202,20 +225,43 @@ pub fn open_with(
     info: &DeviceInfo,
     nvrtc: Option<&std::sync::Arc<super::nvrtc::Nvrtc>>,
 ) -> Result<AnyBackend> {
-    match info.toolchain {
-        Toolchain::OpenCl => Ok(AnyBackend::OpenCl(super::OpenClBackend::open(&info.id)?)),
+    match info.toolchain.runtime() {
+        Runtime::OpenCl => Ok(AnyBackend::OpenCl(super::OpenClBackend::open(&info.id)?)),
         #[cfg(feature = "cuda")]
-        Toolchain::Cuda => Ok(AnyBackend::Cuda(super::CudaBackend::open_with(
+        Runtime::Cuda => Ok(AnyBackend::Cuda(super::CudaBackend::open_for(
             &info.id,
+            info.toolchain,
             nvrtc.cloned(),
+            assembler().as_deref(),
         )?)),
         #[cfg(not(feature = "cuda"))]
-        Toolchain::Cuda => {
+        Runtime::Cuda => {
             let _ = nvrtc;
             Err(Error::CudaUnavailable(
                 "this gemmlab was built without the `cuda` feature".into(),
             ))
         }
+    }
+}
+
+/// The clang toolchains' assembler when `GEMMLAB_ASSEMBLER` names one: a cached
+/// ptxas release ("11.8", "13") or "jit" for the CUDA driver's; by default the
+/// newest cached ptxas that assembles for the device.
+pub fn assembler() -> Option<String> {
+    std::env::var("GEMMLAB_ASSEMBLER")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+}
+
+/// The error for a toolchain that shows no device, with the reason.
+pub fn unavailable(tc: Toolchain, why: &str) -> Error {
+    match tc {
+        Toolchain::Cuda => Error::CudaUnavailable(why.to_string()),
+        Toolchain::OpenCl => Error::OpenClUnavailable(why.to_string()),
+        _ => Error::ToolchainUnavailable {
+            toolchain: tc.to_string(),
+            reason: why.to_string(),
+        },
     }
 }
 
@@ -226,10 +272,7 @@ pub fn open_spec(spec: &str, toolchains: &[Toolchain]) -> Result<Vec<AnyBackend>
     if let DeviceSpec::Toolchain(tc) = spec {
         if let Some((_, why)) = inv.unavailable.iter().find(|(t, _)| *t == tc) {
             if !inv.devices.iter().any(|d| d.toolchain == tc) {
-                return Err(match tc {
-                    Toolchain::Cuda => Error::CudaUnavailable(why.clone()),
-                    Toolchain::OpenCl => Error::OpenClUnavailable(why.clone()),
-                });
+                return Err(unavailable(tc, why));
             }
         }
     }
@@ -313,7 +356,7 @@ mod tests {
         v.iter().map(|d| d.id.as_str()).collect()
     }
 
-    const BOTH: [Toolchain; 2] = Toolchain::ALL;
+    const BOTH: [Toolchain; 2] = [Toolchain::Cuda, Toolchain::OpenCl];
 
     #[test]
     fn parses_specs() {

@@ -131,15 +131,7 @@ pub fn run(args: AtlasArgs) -> Result<super::Outcome> {
         + atlas::opencl_count(listings.len(), &ptxases, &archs);
     let pb = progress(total as u64);
     let (cuda, skipped) = atlas::cuda_rows(&nvrtcs, &archs, &points, jobs, &pb);
-    let scratch = args.out.join(".ptxas-scratch");
-    let opencl = if listings.is_empty() {
-        Vec::new()
-    } else {
-        std::fs::create_dir_all(&scratch).map_err(|e| Error::io(&scratch, e))?;
-        let rows = atlas::opencl_rows(&listings, &ptxases, &archs, &scratch, &pb);
-        let _ = std::fs::remove_dir_all(&scratch);
-        rows
-    };
+    let opencl = atlas::opencl_rows(&listings, &ptxases, &archs, &pb);
     pb.finish_and_clear();
     for r in cuda.iter().chain(&opencl) {
         writer.push(r.clone())?;

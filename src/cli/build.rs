@@ -28,16 +28,18 @@ pub struct BuildArgs {
 /// Compiling without a device (`build`, `sweep`, `ptx`).
 #[derive(Args, Debug, Clone)]
 pub struct OfflineArgs {
-    /// Compile for this architecture (sm_35, sm_37, sm_50 ... sm_90, sm_120) with NVRTC
-    /// alone: no GPU and no driver needed. Registers, spills and occupancy for that
-    /// architecture; nothing is run or timed. The NVRTC is --nvrtc's.
+    /// Compile for this architecture (sm_35, sm_37, sm_50 ... sm_90, sm_120) without a
+    /// GPU or a driver: with NVRTC (--nvrtc's), or with clang and a cached ptxas for
+    /// --backends clang-cuda or clang-opencl (GEMMLAB_ASSEMBLER picks the ptxas
+    /// release). Registers, spills and occupancy for that architecture; nothing is
+    /// run or timed.
     #[arg(long, value_name = "sm_XX")]
     pub arch: Option<String>,
 }
 
 impl OfflineArgs {
     /// The offline target, when --arch is given; refuses the device options it
-    /// makes meaningless, and any toolchain but CUDA.
+    /// makes meaningless, toolchains that need a device, and more than one toolchain.
     pub fn target(&self, device: &DeviceArgs) -> Result<Option<Target>> {
         let Some(arch) = &self.arch else {
             return Ok(None);
@@ -48,15 +50,25 @@ impl OfflineArgs {
                 "--arch compiles without a device; drop one of them",
             ));
         }
-        for b in &device.backends {
-            if gemmlab::Toolchain::parse(b) != Some(gemmlab::Toolchain::Cuda) {
+        let toolchain = match device.backends.as_slice() {
+            [] => gemmlab::Toolchain::Cuda,
+            [b] => gemmlab::Toolchain::parse(b)
+                .ok_or_else(|| offline::refuse(&format!("--backends {b}"), "unknown toolchain"))?,
+            more => {
                 return Err(offline::refuse(
-                    &format!("--backends {b}"),
-                    "only CUDA compiles offline (NVRTC); OpenCL compilers need their device",
-                ));
+                    &format!("--backends {}", more.join(",")),
+                    "one toolchain per offline run (cuda, clang-cuda or clang-opencl)",
+                ))
             }
-        }
-        Target::new(device.nvrtc.as_deref(), arch).map(Some)
+        };
+        let assembler = gemmlab::backend::select::assembler();
+        Target::for_toolchain(
+            toolchain,
+            device.nvrtc.as_deref(),
+            assembler.as_deref(),
+            arch,
+        )
+        .map(Some)
     }
 }
 
@@ -220,10 +232,11 @@ fn run_offline(
     cap: &str,
 ) -> Result<()> {
     println!(
-        "== {} {} for {} [cuda, offline]",
+        "== {} {} for {} [{}, offline]",
         spec.id(),
         config.describe(),
-        target.describe()
+        target.describe(),
+        target.toolchain()
     );
     let build = offline::compile_kernel(target, spec, config, hints)?;
     let report = &build.report;
@@ -246,7 +259,12 @@ fn run_offline(
     }
     if let Some(dir) = &args.out {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let stem = format!("{}-cuda-{}{cap}", spec.id(), target.arch());
+        let stem = format!(
+            "{}-{}-{}{cap}",
+            spec.id(),
+            target.toolchain(),
+            target.arch()
+        );
         save(dir, &stem, report)?;
         println!("   wrote {}/{stem}.{{log,ptx,json}}", dir.display());
     }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use gemmlab::backend::select::unavailable;
 use gemmlab::clocks::{Monitor, Nvml};
 use gemmlab::experiment::{run_compare, toolchains, CompareOptions};
 use gemmlab::gemm::check::CheckMode;
@@ -24,7 +25,9 @@ pub struct DeviceArgs {
     /// Device: auto, cuda, opencl, a name or vendor substring (h200, nvidia, pocl), cuda:N or opencl:P:D.
     #[arg(long, default_value = "auto")]
     pub device: String,
-    /// Toolchains to use (comma-separated): cuda, opencl. Default: every available one.
+    /// Toolchains to use (comma-separated): cuda, opencl, clang-cuda, clang-opencl.
+    /// Default: every available one. clang's assemble with the newest cached ptxas
+    /// for the device unless GEMMLAB_ASSEMBLER names a release (11.8, 13) or jit.
     #[arg(long, value_delimiter = ',')]
     pub backends: Vec<String>,
     /// The NVRTC that compiles CUDA: a version from gemmlab's wheel cache (11.8, 12,
@@ -44,7 +47,8 @@ impl DeviceArgs {
                 .iter()
                 .map(|b| {
                     Toolchain::parse(b).ok_or_else(|| {
-                        Error::invalid(format!("unknown backend '{b}' (use cuda or opencl)"))
+                        let known: Vec<&str> = Toolchain::ALL.iter().map(|t| t.as_str()).collect();
+                        Error::invalid(format!("unknown backend '{b}' (use {})", known.join(", ")))
                     })
                 })
                 .collect::<Result<_>>()?
@@ -56,17 +60,27 @@ impl DeviceArgs {
             None => None,
         };
         let inv = Inventory::discover();
+        // A toolchain asked for by name that cannot run here is an error; where
+        // others were asked for too, they run and the command exits 1 at the end.
+        let mut missing = Vec::new();
         for tc in &toolchains {
             let asked = !self.backends.is_empty() || spec == DeviceSpec::Toolchain(*tc);
             if asked && !inv.devices.iter().any(|d| d.toolchain == *tc) {
                 if let Some((_, why)) = inv.unavailable.iter().find(|(t, _)| t == tc) {
-                    return Err(match tc {
-                        Toolchain::Cuda => Error::CudaUnavailable(why.clone()),
-                        Toolchain::OpenCl => Error::OpenClUnavailable(why.clone()),
-                    });
+                    missing.push((*tc, unavailable(*tc, why)));
                 }
             }
         }
+        if !missing.is_empty() && missing.len() == toolchains.len() {
+            return Err(missing.remove(0).1);
+        }
+        for (_, e) in &missing {
+            super::missing_toolchain(e);
+        }
+        let toolchains: Vec<Toolchain> = toolchains
+            .into_iter()
+            .filter(|t| missing.iter().all(|(m, _)| m != t))
+            .collect();
         let devices = resolve(&spec, &inv, &toolchains)?;
         for (tc, why) in &inv.unavailable {
             if toolchains.contains(tc) && self.backends.is_empty() {

@@ -1,5 +1,7 @@
-//! `gemmlab devices`: every device of both toolchains, or why a toolchain has none.
+//! `gemmlab devices`: every device of every toolchain, or why a toolchain has none,
+//! and what the clang toolchains compile with.
 
+use gemmlab::backend::clang;
 use gemmlab::{DeviceInfo, Inventory, Result, Toolchain};
 
 fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
@@ -59,7 +61,15 @@ pub fn run(json: bool) -> Result<()> {
             .iter()
             .map(|(t, w)| serde_json::json!({"toolchain": t, "reason": w}))
             .collect();
-        let v = serde_json::json!({"devices": inv.devices, "unavailable": unavailable});
+        let compilers: Vec<_> = Toolchain::ALL
+            .iter()
+            .filter(|t| t.is_clang())
+            .map(|t| match clang::describe(*t) {
+                Ok(with) => serde_json::json!({"toolchain": t, "compiles": true, "with": with}),
+                Err(why) => serde_json::json!({"toolchain": t, "compiles": false, "reason": why}),
+            })
+            .collect();
+        let v = serde_json::json!({"devices": inv.devices, "unavailable": unavailable, "compilers": compilers});
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return Ok(());
     }
@@ -73,6 +83,13 @@ pub fn run(json: bool) -> Result<()> {
         for (_, why) in inv.unavailable.iter().filter(|(t, _)| *t == tc) {
             if devs.is_empty() {
                 println!("  unavailable: {why}");
+            }
+        }
+        if tc.is_clang() {
+            // clang compiles without a device: say so even where no GPU runs it.
+            match clang::describe(tc) {
+                Ok(with) => println!("  compiles (also offline, --arch): {with}"),
+                Err(why) => println!("  cannot compile: {why}"),
             }
         }
         println!();

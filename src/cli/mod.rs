@@ -1,4 +1,5 @@
 pub mod atlas;
+pub mod attribute;
 pub mod build;
 pub mod compare;
 pub mod crossover;
@@ -11,8 +12,27 @@ pub mod spec;
 pub mod sweep;
 pub mod tune;
 
+use std::sync::Mutex;
+
 use gemmlab::gemm::driver::Status;
 use gemmlab::results::Measurement;
+
+/// Toolchains asked for on the command line that could not run here (clang
+/// missing, say) while the others ran: the command still exits 1 for them.
+static MISSING: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Records a toolchain that was asked for and cannot run, and says so now.
+pub fn missing_toolchain(e: &gemmlab::Error) {
+    eprintln!("error: {e} (the other toolchains run; the exit status will be 1)");
+    if let Ok(mut m) = MISSING.lock() {
+        m.push(e.to_string());
+    }
+}
+
+/// The toolchains recorded by [`missing_toolchain`].
+pub fn missing_toolchains() -> Vec<String> {
+    MISSING.lock().map(|m| m.clone()).unwrap_or_default()
+}
 
 /// What a measuring command did, for its exit status: every measurement ok or not
 /// applicable (a toolchain that cannot run a kernel, with its reason) exits 0; any

@@ -59,11 +59,11 @@ pub fn run(args: PtxArgs) -> Result<()> {
         let ptx = build.report.ptx.ok_or_else(|| {
             Error::invalid(format!(
                 "{} gave no PTX for {}",
-                target.nvrtc().label(),
+                target.compiler_label(),
                 target.arch()
             ))
         })?;
-        let name = format!("{}-cuda-{}", spec.id(), target.arch());
+        let name = format!("{}-{}-{}", spec.id(), target.toolchain(), target.arch());
         return show(
             &args,
             &format!(

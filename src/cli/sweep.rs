@@ -228,8 +228,10 @@ fn run_offline(
     let mut env = Environment::capture(vec![target.device().clone()], args.seed.unwrap_or(0), plan);
     env.notes.push(format!("sweep {} offline", kind.name()));
     env.notes.push(target.note());
-    env.notes
-        .push(format!("NVRTC: {}", target.nvrtc().describe()));
+    env.notes.push(match target.nvrtc() {
+        Some(n) => format!("NVRTC: {}", n.describe()),
+        None => format!("compiler: {}", target.describe()),
+    });
     let mut writer = ResultWriter::create(&out, env)?;
     let keep = args.keep_ptx.then(|| out.join(gemmlab::ptx_archive::DIR));
     let pb = progress(points.len() as u64);

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::Toolchain;
+use crate::backend::{Language, Toolchain};
 
 /// A switch that some kernels have.
 #[derive(Debug, Clone, Copy)]
@@ -133,10 +133,12 @@ impl SwitchUse {
         }
     }
 
+    /// The published state in the source `toolchain` compiles: a switch belongs
+    /// to a source, so both compilers of a language start from the same state.
     pub fn published(&self, toolchain: Toolchain) -> bool {
-        match toolchain {
-            Toolchain::OpenCl => self.published_opencl,
-            Toolchain::Cuda => self.published_cuda,
+        match toolchain.language() {
+            Language::OpenClC => self.published_opencl,
+            Language::CudaCpp => self.published_cuda,
         }
     }
 

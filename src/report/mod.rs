@@ -8,6 +8,7 @@ pub mod charts;
 pub mod fonts;
 pub mod md;
 
+mod attribution;
 mod blas;
 mod clocks;
 mod compare;
@@ -117,6 +118,7 @@ fn topic_name(t: Topic) -> &'static str {
         Topic::Kepler => "Kepler claims (offline)",
         Topic::Offline => "compilers across architectures (offline)",
         Topic::UserKernels => "your kernels",
+        Topic::Attribution => "front end or assembler",
     }
 }
 
@@ -140,6 +142,7 @@ fn words(kind: &Kind) -> Words {
         Kind::Sweeps(k) => sweeps::words(k),
         Kind::Offline(k) => offline::words(k),
         Kind::Tune(k) => tune::words(k),
+        Kind::Attribution(k) => attribution::words(k),
     }
 }
 
@@ -337,6 +340,7 @@ fn generate_with(
         offline::kepler(analysis::offline::kepler::analyse(&data).as_ref()),
         offline::atlas(&mut ctx, analysis::offline::atlas::analyse(&data).as_ref())?,
         offline::sweeps(analysis::offline::sweeps(&data).as_ref()),
+        attribution::section(analysis::attribution::analyse(&data).as_ref()),
         failures(&data),
         clocks::section(&analysis::clocks::analyse(&data)),
     ];

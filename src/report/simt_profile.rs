@@ -144,8 +144,8 @@ fn explain(r: &ProfileRow, f: &NcuFile) -> String {
 /// "3 launches: simt_gemm 1 (ID 2: 2.861 ms), cuBLAS 2 (...), other 0".
 fn file_note(f: &NcuFile) -> String {
     let whose = match f.toolchain {
-        Toolchain::OpenCl => "OpenCL's PTX through the CUDA JIT",
-        Toolchain::Cuda => "CUDA's own build",
+        Toolchain::OpenCl => "OpenCL's PTX through the CUDA JIT".to_string(),
+        t => format!("{}'s own build", data::toolchain_name(t)),
     };
     let mut s = format!("- `{}` ({whose}): ", f.name);
     if f.launches.is_empty() {

@@ -1,0 +1,198 @@
+//! Where toolchains differ, from `gemmlab attribute` rows: per kernel, the
+//! registers of each front end's PTX through each assembler, and for each pair
+//! of toolchains whose own builds differ, whether the front ends (their PTX
+//! differs through one common assembler) or the assemblers (the same
+//! difference disappears through it) account for it. Speeds of the same
+//! toolchains measured in one `compare` run sit beside them where present.
+
+use crate::attribution::{EXPERIMENT, OWN};
+use crate::backend::Toolchain;
+use crate::results::Measurement;
+
+use super::data::{self, Rec};
+use super::{Data, Finding, Topic};
+
+/// Why two toolchains' own builds of a kernel use different registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// Their PTX differs by the same registers through one common assembler.
+    FrontEnd,
+    /// Their PTX takes the same registers through one common assembler.
+    Assembler,
+    /// Through one common assembler they still differ, by another amount.
+    Both,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Kind {
+    /// `a` and `b` build `kernel` with `own` registers (each with its own
+    /// assembler); through `assembler` their PTX takes `common`.
+    Cause {
+        kernel: String,
+        arch: String,
+        a: Toolchain,
+        b: Toolchain,
+        own: (u32, u32),
+        assembler: String,
+        common: (u32, u32),
+        cause: Cause,
+    },
+    /// Through every assembler, every front end's PTX of `kernel` takes the
+    /// same registers as through the others: the assembler decides nothing.
+    AssemblersAgree {
+        kernels: Vec<String>,
+        arch: String,
+        assemblers: Vec<String>,
+    },
+}
+
+/// One kernel's matrix: per front end, per assembler, the row.
+pub struct Matrix<'a> {
+    pub kernel: String,
+    pub cells: Vec<Vec<Option<&'a Measurement>>>,
+}
+
+pub struct Attribution<'a> {
+    pub arch: String,
+    pub fronts: Vec<Toolchain>,
+    pub assemblers: Vec<String>,
+    pub kernels: Vec<Matrix<'a>>,
+    pub findings: Vec<Finding>,
+}
+
+/// The pairs a reader asks about, in order: NVIDIA's two toolchains, then each
+/// language's NVIDIA and clang builds, then clang's two.
+const PAIRS: [(Toolchain, Toolchain); 4] = [
+    (Toolchain::Cuda, Toolchain::OpenCl),
+    (Toolchain::Cuda, Toolchain::ClangCuda),
+    (Toolchain::OpenCl, Toolchain::ClangOpenCl),
+    (Toolchain::ClangCuda, Toolchain::ClangOpenCl),
+];
+
+fn regs(m: Option<&Measurement>) -> Option<u32> {
+    m.and_then(data::registers)
+}
+
+/// The attribution of the newest run of `gemmlab attribute` (one architecture).
+pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
+    let all: Vec<Rec> = data.experiment(EXPERIMENT);
+    let last = all.iter().map(|r| r.run).max()?;
+    let rows: Vec<&Measurement> = all.iter().filter(|r| r.run == last).map(|r| r.m).collect();
+    let owned: Vec<Measurement> = rows.iter().map(|m| (*m).clone()).collect();
+    let (fronts, assemblers) = crate::attribution::axes(&owned);
+    let arch = rows
+        .iter()
+        .find_map(|m| data::arch_of(m))
+        .unwrap_or_default();
+    let mut names: Vec<String> = Vec::new();
+    for m in &rows {
+        if !names.contains(&m.kernel) {
+            names.push(m.kernel.clone());
+        }
+    }
+    names.sort_by(|a, b| data::kernel_order(a, b));
+    let kernels: Vec<Matrix> = names
+        .iter()
+        .map(|k| Matrix {
+            kernel: k.clone(),
+            cells: fronts
+                .iter()
+                .map(|f| {
+                    assemblers
+                        .iter()
+                        .map(|a| {
+                            rows.iter().copied().find(|m| {
+                                &m.kernel == k && m.toolchain == *f && m.label.as_ref() == Some(a)
+                            })
+                        })
+                        .collect()
+                })
+                .collect(),
+        })
+        .collect();
+    // The common assembler: the newest ptxas (the last column that is not the JIT).
+    let common = assemblers
+        .iter()
+        .rposition(|a| a.starts_with("ptxas"))
+        .filter(|&i| i > 0);
+    let mut findings = Vec::new();
+    let mut agree = Vec::new();
+    for mx in &kernels {
+        let at = |f: Toolchain, a: usize| {
+            let fi = fronts.iter().position(|x| *x == f)?;
+            regs(mx.cells[fi][a])
+        };
+        // A toolchain's own build: its own assembler's, or for clang the common ptxas.
+        let own = |f: Toolchain| match f.is_clang() {
+            true => common.and_then(|c| at(f, c)),
+            false => at(f, 0),
+        };
+        if let Some(c) = common {
+            for (a, b) in PAIRS {
+                let (Some(oa), Some(ob), Some(ca), Some(cb)) = (own(a), own(b), at(a, c), at(b, c))
+                else {
+                    continue;
+                };
+                if oa == ob {
+                    continue;
+                }
+                let cause = match (ca == cb, ca as i64 - cb as i64 == oa as i64 - ob as i64) {
+                    (true, _) => Cause::Assembler,
+                    (false, true) => Cause::FrontEnd,
+                    (false, false) => Cause::Both,
+                };
+                let f = Finding::new(
+                    Topic::Attribution,
+                    super::Kind::Attribution(Kind::Cause {
+                        kernel: mx.kernel.clone(),
+                        arch: arch.clone(),
+                        a,
+                        b,
+                        own: (oa, ob),
+                        assembler: assemblers[c].clone(),
+                        common: (ca, cb),
+                        cause,
+                    }),
+                )
+                .weight(f64::from(oa.abs_diff(ob)) / f64::from(oa.max(ob).max(1)));
+                // NVIDIA's pair leads; the clang pairs are details of it.
+                findings.push(if a == Toolchain::Cuda && b == Toolchain::OpenCl {
+                    f
+                } else {
+                    f.detail()
+                });
+            }
+        }
+        // Do the assemblers (every ptxas and the JIT) agree on every front end's PTX?
+        let cols: Vec<usize> = (1..assemblers.len()).collect();
+        let same = fronts.iter().all(|f| {
+            let v: Vec<Option<u32>> = cols.iter().map(|&a| at(*f, a)).collect();
+            v.iter().flatten().all(|x| Some(*x) == v[0])
+        });
+        if same && cols.len() > 1 {
+            agree.push(mx.kernel.clone());
+        }
+    }
+    if !agree.is_empty() {
+        findings.push(
+            Finding::new(
+                Topic::Attribution,
+                super::Kind::Attribution(Kind::AssemblersAgree {
+                    kernels: agree,
+                    arch: arch.clone(),
+                    assemblers: assemblers.iter().filter(|a| *a != OWN).cloned().collect(),
+                }),
+            )
+            .detail(),
+        );
+    }
+    Some(Attribution {
+        arch,
+        fronts,
+        assemblers,
+        kernels,
+        findings,
+    })
+}

@@ -1,0 +1,503 @@
+//! clang as a second front end for the same sources: OpenCL C (with libclc's
+//! NVPTX work-item functions) and CUDA C++ (with NVIDIA's headers and libdevice
+//! from the pip wheels) to PTX through LLVM's NVPTX back end, independent of
+//! NVIDIA's NVVM. The PTX is assembled by a standalone ptxas from gemmlab's
+//! cache or left to the CUDA driver's JIT at load time, and runs on the CUDA
+//! driver with the kernel's own argument layout. Needs no GPU to compile.
+//!
+//! What is used, and how to override it:
+//! - clang: `GEMMLAB_CLANG`, else the newest `clang-NN` (then `clang`) on PATH;
+//! - libclc: `GEMMLAB_LIBCLC` (the `nvptx64--nvidiacl.bc` file), else beside
+//!   clang (`<clang>/../../clc/`) or where Debian's `libclc-NN` installs it;
+//! - the CUDA headers and libdevice: `GEMMLAB_CUDA_PATH`, else the cache's
+//!   `cuda/<version>/` (`scripts/nvrtc/fetch.sh --with-cuda-headers`).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use super::nvrtc::{cache, Arch};
+use super::ptxas::{parse_ptxas_log, Ptxas};
+use super::{Artefact, BuildReport, CompileOptions, Compiler, Image, Language, Toolchain};
+use crate::error::{Error, Result};
+
+/// What to install when clang or libclc is missing.
+pub const INSTALL_CLANG: &str =
+    "install clang and libclc (Debian/Ubuntu: apt-get install clang-19 libclc-19), or set GEMMLAB_CLANG";
+/// What to run when the CUDA headers are missing.
+pub const INSTALL_CUDA_HEADERS: &str =
+    "fetch NVIDIA's CUDA headers and libdevice with scripts/nvrtc/fetch.sh --with-cuda-headers, or set GEMMLAB_CUDA_PATH to a CUDA installation";
+
+/// A clang binary and its version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clang {
+    pub path: PathBuf,
+    /// "19.1.7"
+    pub version: String,
+}
+
+impl Clang {
+    /// The clang this process uses (looked up once). `Err` says what to install.
+    pub fn find() -> std::result::Result<&'static Clang, String> {
+        static FOUND: OnceLock<std::result::Result<Clang, String>> = OnceLock::new();
+        FOUND
+            .get_or_init(Clang::locate)
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn locate() -> std::result::Result<Clang, String> {
+        if let Some(p) = std::env::var_os("GEMMLAB_CLANG").filter(|v| !v.is_empty()) {
+            let path = PathBuf::from(p);
+            return Clang::at(&path).ok_or_else(|| {
+                format!(
+                    "GEMMLAB_CLANG={} does not run as clang (`--version` failed)",
+                    path.display()
+                )
+            });
+        }
+        let names = (15..=30).rev().map(|v| format!("clang-{v}"));
+        names
+            .chain(["clang".to_string()])
+            .find_map(|n| on_path(&n).and_then(|p| Clang::at(&p)))
+            .ok_or_else(|| format!("no clang on PATH: {INSTALL_CLANG}"))
+    }
+
+    fn at(path: &Path) -> Option<Clang> {
+        let out = Command::new(path).arg("--version").output().ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let version = text
+            .lines()
+            .next()?
+            .split("version ")
+            .nth(1)?
+            .split_whitespace()
+            .next()?
+            .to_string();
+        out.status.success().then(|| Clang {
+            path: path.to_path_buf(),
+            version,
+        })
+    }
+
+    /// The major version: 19.
+    pub fn major(&self) -> u32 {
+        self.version
+            .split('.')
+            .next()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+
+    pub fn label(&self) -> String {
+        format!("clang {}", self.version)
+    }
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// libclc's bitcode for NVPTX with NVIDIA's OpenCL conventions.
+pub fn libclc(clang: &Clang) -> std::result::Result<PathBuf, String> {
+    const FILE: &str = "nvptx64--nvidiacl.bc";
+    if let Some(p) = std::env::var_os("GEMMLAB_LIBCLC").filter(|v| !v.is_empty()) {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("GEMMLAB_LIBCLC={} is not a file", p.display()))
+        };
+    }
+    let major = clang.major();
+    let beside = clang
+        .path
+        .canonicalize()
+        .ok()
+        .and_then(|p| Some(p.parent()?.parent()?.join("clc")));
+    let places = beside.into_iter().chain(
+        [
+            "/usr/lib/clc".to_string(),
+            format!("/usr/lib/llvm-{major}/lib/clc"),
+            format!("/usr/lib/llvm-{major}/share/clc"),
+            "/usr/share/clc".to_string(),
+            "/usr/local/lib/clc".to_string(),
+        ]
+        .map(PathBuf::from),
+    );
+    for dir in places {
+        let f = dir.join(FILE);
+        if f.is_file() {
+            return Ok(f);
+        }
+    }
+    Err(format!(
+        "libclc's {FILE} not found (needed by clang's OpenCL C for NVPTX): {INSTALL_CLANG}"
+    ))
+}
+
+/// A CUDA installation for clang's CUDA mode: `include/cuda.h` and
+/// `nvvm/libdevice/libdevice.10.bc` under one folder.
+pub fn cuda_path() -> std::result::Result<PathBuf, String> {
+    let complete = |d: &Path| {
+        d.join("include").join("cuda.h").is_file()
+            && d.join("nvvm")
+                .join("libdevice")
+                .join("libdevice.10.bc")
+                .is_file()
+    };
+    if let Some(p) = std::env::var_os("GEMMLAB_CUDA_PATH").filter(|v| !v.is_empty()) {
+        let p = PathBuf::from(p);
+        return if complete(&p) {
+            Ok(p)
+        } else {
+            Err(format!(
+                "GEMMLAB_CUDA_PATH={} lacks include/cuda.h or nvvm/libdevice/libdevice.10.bc",
+                p.display()
+            ))
+        };
+    }
+    let root = cache::dir()
+        .and_then(|d| Some(d.parent()?.join("cuda")))
+        .ok_or_else(|| format!("no cache folder (HOME unset): {INSTALL_CUDA_HEADERS}"))?;
+    let mut found: Vec<(Vec<u32>, PathBuf)> = std::fs::read_dir(&root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let v = super::nvrtc::parse_version(e.file_name().to_str()?)?;
+            complete(&e.path()).then(|| (v, e.path()))
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|(_, p)| p).ok_or_else(|| {
+        format!(
+            "no CUDA headers in {} (clang's CUDA mode needs them): {INSTALL_CUDA_HEADERS}",
+            root.display()
+        )
+    })
+}
+
+/// clang's CUDA wrapper header includes `curand_mtgp32_kernel.h` only to
+/// neutralise its redeclarations of the built-in variables; gemmlab's sources
+/// do not use cuRAND, so an empty header stands in for the cuRAND wheel.
+fn curand_shim() -> std::result::Result<&'static Path, String> {
+    static DIR: OnceLock<std::result::Result<PathBuf, String>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        // One stable folder, so that the flags a build records are the same in every run.
+        let dir = std::env::temp_dir().join("gemmlab-clang-shim");
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let f = dir.join("curand_mtgp32_kernel.h");
+        if !f.is_file() {
+            // Written beside and renamed: processes starting together never see half a file.
+            let part = dir.join(format!(".curand-{}", std::process::id()));
+            std::fs::write(
+                &part,
+                "// gemmlab: cuRAND is not used; clang's CUDA wrapper only includes this.\n",
+            )
+            .and_then(|()| std::fs::rename(&part, &f))
+            .map_err(|e| format!("{}: {e}", f.display()))?;
+        }
+        Ok(dir)
+    })
+    .as_ref()
+    .map(PathBuf::as_path)
+    .map_err(Clone::clone)
+}
+
+/// What turns clang's PTX into machine code.
+#[derive(Debug, Clone)]
+pub enum Assembler {
+    /// A standalone ptxas from the cache.
+    Ptxas(Ptxas),
+    /// The CUDA driver's JIT, when the program is loaded.
+    DriverJit,
+}
+
+impl Assembler {
+    /// The assembler for `arch`: ptxas of release `wanted` ("11.8", "13"), the
+    /// driver JIT for "jit", else the newest cached ptxas for the architecture.
+    pub fn choose(arch: &Arch, wanted: Option<&str>) -> std::result::Result<Assembler, String> {
+        match wanted {
+            Some("jit") => Ok(Assembler::DriverJit),
+            w => Ptxas::for_arch(arch, w).map(Assembler::Ptxas),
+        }
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            Assembler::Ptxas(p) => p.label(),
+            Assembler::DriverJit => "CUDA driver JIT".into(),
+        }
+    }
+}
+
+/// The source-language part of a clang compile.
+#[derive(Debug, Clone)]
+enum FrontEnd {
+    OpenCl { libclc: PathBuf },
+    Cuda { cuda_path: PathBuf, shim: PathBuf },
+}
+
+/// clang for one architecture and one language, with its assembler.
+pub struct ClangCompiler {
+    toolchain: Toolchain,
+    clang: Clang,
+    front: FrontEnd,
+    arch: Arch,
+    assembler: Assembler,
+    target: String,
+}
+
+impl ClangCompiler {
+    /// clang for `toolchain` (clang-opencl or clang-cuda) and `arch`, assembled by
+    /// `assembler`. `Err` is `ToolchainUnavailable` saying what to install.
+    pub fn new(toolchain: Toolchain, arch: &Arch, assembler: Assembler) -> Result<ClangCompiler> {
+        let missing = |reason: String| Error::ToolchainUnavailable {
+            toolchain: toolchain.to_string(),
+            reason,
+        };
+        let clang = Clang::find().map_err(missing)?.clone();
+        let front = match toolchain.language() {
+            Language::OpenClC => FrontEnd::OpenCl {
+                libclc: libclc(&clang).map_err(missing)?,
+            },
+            Language::CudaCpp => FrontEnd::Cuda {
+                cuda_path: cuda_path().map_err(missing)?,
+                shim: curand_shim().map_err(missing)?.to_path_buf(),
+            },
+        };
+        Ok(ClangCompiler {
+            toolchain,
+            clang,
+            front,
+            arch: arch.clone(),
+            assembler,
+            target: arch.name(),
+        })
+    }
+
+    /// clang and the assembler for `toolchain` on `arch`, the assembler chosen
+    /// by [`Assembler::choose`].
+    pub fn for_arch(toolchain: Toolchain, arch: &Arch, assembler: Option<&str>) -> Result<Self> {
+        let assembler =
+            Assembler::choose(arch, assembler).map_err(|reason| Error::ToolchainUnavailable {
+                toolchain: toolchain.to_string(),
+                reason,
+            })?;
+        ClangCompiler::new(toolchain, arch, assembler)
+    }
+
+    /// "clang 19.1.7 + ptxas 13.0"
+    pub fn label(&self) -> String {
+        format!("{} + {}", self.clang.label(), self.assembler.label())
+    }
+
+    pub fn arch(&self) -> &Arch {
+        &self.arch
+    }
+
+    pub fn assembler(&self) -> &Assembler {
+        &self.assembler
+    }
+
+    /// clang's arguments for this language and architecture (the source is read from stdin).
+    pub fn flags(&self, options: &CompileOptions) -> Vec<String> {
+        let arch = self.arch.name();
+        let mut f: Vec<String> = match &self.front {
+            FrontEnd::OpenCl { libclc } => vec![
+                "-target".into(),
+                "nvptx64-nvidia-nvcl".into(),
+                format!("-march={arch}"),
+                "-cl-std=CL1.2".into(),
+                "-Xclang".into(),
+                "-finclude-default-header".into(),
+                "-Xclang".into(),
+                "-mlink-builtin-bitcode".into(),
+                "-Xclang".into(),
+                libclc.display().to_string(),
+                // libclc is built for the triple spelled nvptx64-unknown-nvidiacl;
+                // the link warning about the spelling says nothing about the kernel.
+                "-Wno-linker-warnings".into(),
+                // The sources guard NVIDIA inline PTX with this, as for NVIDIA OpenCL.
+                "-DGEMMLAB_NVIDIA_PTX=1".into(),
+                "-x".into(),
+                "cl".into(),
+            ],
+            FrontEnd::Cuda { cuda_path, shim } => vec![
+                "-x".into(),
+                "cuda".into(),
+                "--cuda-device-only".into(),
+                format!("--cuda-gpu-arch={arch}"),
+                format!("--cuda-path={}", cuda_path.display()),
+                // The wheels' CUDA may be newer than this clang knows, or too new
+                // for an old architecture: the headers work either way.
+                "--no-cuda-version-check".into(),
+                "-Wno-unknown-cuda-version".into(),
+                "-I".into(),
+                shim.display().to_string(),
+            ],
+        };
+        f.extend(["-O3".into(), "-S".into()]);
+        for (name, value) in &options.defines {
+            f.push(format!("-D{name}={value}"));
+        }
+        if options.fast_math {
+            match self.front {
+                FrontEnd::OpenCl { .. } => {
+                    f.extend(["-cl-fast-relaxed-math".into(), "-cl-mad-enable".into()])
+                }
+                FrontEnd::Cuda { .. } => f.extend([
+                    "-ffast-math".into(),
+                    "-fcuda-flush-denormals-to-zero".into(),
+                ]),
+            }
+        }
+        f.extend(options.extra_flags.iter().cloned());
+        f
+    }
+
+    /// clang's PTX for `source`, with the flags used and the compile time.
+    /// `Err` is `Error::Compile` with clang's log.
+    pub fn ptx(
+        &self,
+        what: &str,
+        source: &str,
+        options: &CompileOptions,
+    ) -> Result<(String, Vec<String>, String)> {
+        let flags = self.flags(options);
+        let compile_err = |log: String| Error::Compile {
+            toolchain: format!("{} ({})", self.toolchain, self.clang.label()),
+            what: what.to_string(),
+            log,
+        };
+        let mut child = Command::new(&self.clang.path)
+            .args(&flags)
+            .args(["-o", "-", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| compile_err(format!("{}: {e}", self.clang.path.display())))?;
+        // Written from another thread: clang may fill its output pipes before
+        // it has read all of a long source.
+        let mut stdin = child.stdin.take();
+        let text = source.to_string();
+        let writer = std::thread::spawn(move || {
+            if let Some(s) = stdin.as_mut() {
+                let _ = s.write_all(text.as_bytes());
+            }
+        });
+        let out = child
+            .wait_with_output()
+            .map_err(|e| compile_err(format!("{}: {e}", self.clang.path.display())))?;
+        let _ = writer.join();
+        let log = String::from_utf8_lossy(&out.stderr).into_owned();
+        if !out.status.success() {
+            return Err(compile_err(log));
+        }
+        Ok((
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            flags,
+            log,
+        ))
+    }
+}
+
+impl Compiler for ClangCompiler {
+    fn toolchain(&self) -> Toolchain {
+        self.toolchain
+    }
+
+    fn target(&self) -> &str {
+        &self.target
+    }
+
+    fn compile(&self, what: &str, source: &str, options: &CompileOptions) -> Result<Artefact> {
+        let started = Instant::now();
+        let (ptx, mut flags, clang_log) = self.ptx(what, source, options)?;
+        let mut report = BuildReport {
+            toolchain: Some(self.toolchain),
+            compiler: Some(self.label()),
+            log: clang_log,
+            ptx: Some(ptx.clone()),
+            ..Default::default()
+        };
+        let image = match &self.assembler {
+            Assembler::Ptxas(p) => {
+                let a = p
+                    .assemble(&ptx, &self.arch, options.max_registers)
+                    .map_err(|log| Error::Compile {
+                        toolchain: format!("{} ({})", self.toolchain, p.label()),
+                        what: what.to_string(),
+                        log,
+                    })?;
+                flags.extend(a.flags.iter().map(|f| format!("ptxas:{f}")));
+                report.log.push_str(&a.log);
+                report.kernels = parse_ptxas_log(&a.log);
+                report.notes.extend(a.notes);
+                Image::Cubin(a.cubin)
+            }
+            Assembler::DriverJit => {
+                if let Some(r) = options.max_registers {
+                    flags.push(format!("jit:CU_JIT_MAX_REGISTERS={r}"));
+                }
+                Image::Ptx {
+                    ptx,
+                    max_registers: options.max_registers,
+                }
+            }
+        };
+        report.flags = flags;
+        report.compile_ms = started.elapsed().as_secs_f64() * 1e3;
+        Ok(Artefact {
+            report: report.note_ignored_cap(options.max_registers),
+            image,
+        })
+    }
+}
+
+/// Why a clang toolchain cannot compile on this machine, or `None` where it can
+/// (clang, and libclc or the CUDA headers as its language needs).
+pub fn unavailable(toolchain: Toolchain) -> Option<String> {
+    let clang = match Clang::find() {
+        Ok(c) => c,
+        Err(why) => return Some(why),
+    };
+    match toolchain.language() {
+        Language::OpenClC => libclc(clang).err(),
+        Language::CudaCpp => cuda_path().err(),
+    }
+}
+
+/// What a clang toolchain compiles with here (clang, libclc or the CUDA
+/// headers, the cached ptxas releases), or why it cannot compile.
+pub fn describe(toolchain: Toolchain) -> std::result::Result<String, String> {
+    let clang = Clang::find()?;
+    let lib = match toolchain.language() {
+        Language::OpenClC => format!("libclc {}", libclc(clang)?.display()),
+        Language::CudaCpp => format!("CUDA headers {}", cuda_path()?.display()),
+    };
+    let ptxas: Vec<String> = Ptxas::cached().iter().map(Ptxas::label).collect();
+    let asm = if ptxas.is_empty() {
+        "no cached ptxas (scripts/nvrtc/fetch.sh 11.8 13 --with-ptxas): the CUDA driver's JIT assembles on a device".to_string()
+    } else {
+        format!("{} or the CUDA driver's JIT", ptxas.join(", "))
+    };
+    Ok(format!("{}, {lib}; assembled by {asm}", clang.label()))
+}
+
+/// A compiler shared by every thread of a session.
+pub fn shared(
+    toolchain: Toolchain,
+    arch: &Arch,
+    assembler: Option<&str>,
+) -> Result<Arc<dyn Compiler>> {
+    Ok(Arc::new(ClangCompiler::for_arch(
+        toolchain, arch, assembler,
+    )?))
+}

@@ -1,0 +1,117 @@
+//! Front end, assembler or runtime: the `gemmlab attribute` matrices (each
+//! front end's PTX through each assembler) and which one explains each
+//! difference between two toolchains' own builds.
+
+use std::fmt::Write as _;
+
+use crate::analysis::attribution::{Attribution, Cause, Kind};
+
+use super::data::toolchain_name as name;
+use super::{md, Section, Words};
+
+pub const ATTRIBUTION: &str = "Front end, assembler or runtime: attribution";
+
+pub(crate) fn section(a: Option<&Attribution>) -> Section {
+    let Some(a) = a else {
+        return Section::default();
+    };
+    let mut s = format!("## {ATTRIBUTION}\n\n");
+    let _ = writeln!(
+        s,
+        "Each front end's PTX of each kernel at its published defaults, assembled for {} by each \
+         assembler (`gemmlab attribute`): registers, with spill stores where there are any. \
+         \"own\" is the toolchain's own build (NVRTC's built-in ptxas, NVIDIA OpenCL's driver); \
+         clang has none and is assembled by a ptxas. A difference between two toolchains that \
+         stays when both PTX go through one ptxas comes from the front ends; one that disappears \
+         comes from the assemblers. Speed differences at equal registers belong to the PTX or to \
+         the runtime: compare the toolchains' speeds with OpenCL's PTX run through the CUDA JIT \
+         (the JIT section).\n",
+        a.arch
+    );
+    if !a.findings.is_empty() {
+        s.push_str("**Where the differences come from.**\n\n");
+        for f in &a.findings {
+            if let super::Kind::Attribution(k) = &f.kind {
+                let _ = writeln!(s, "- {}", words(k).text);
+            }
+        }
+        s.push('\n');
+    }
+    let mut header = vec!["kernel".to_string(), "front end".to_string()];
+    header.extend(a.assemblers.iter().cloned());
+    let mut rows = Vec::new();
+    for mx in &a.kernels {
+        for (fi, f) in a.fronts.iter().enumerate() {
+            let cells = &mx.cells[fi];
+            if cells.iter().all(Option::is_none) {
+                continue;
+            }
+            let mut r = vec![mx.kernel.clone(), name(*f).to_string()];
+            r.extend(cells.iter().map(|m| match m {
+                None => md::MISSING.to_string(),
+                Some(m) if m.resources.is_none() => m.status.label().to_string(),
+                Some(m) => {
+                    let spill = super::data::spill_bytes(m).filter(|b| *b > 0);
+                    let regs = md::registers(Some(m));
+                    spill.map_or(regs.clone(), |b| format!("{regs} ({b} B spill)"))
+                }
+            }));
+            rows.push(r);
+        }
+    }
+    s.push_str(&md::table(&header, &rows));
+    s.push('\n');
+    let mut sec = Section {
+        title: ATTRIBUTION.into(),
+        markdown: s,
+        ..Default::default()
+    };
+    sec.show(&a.findings);
+    sec
+}
+
+pub(crate) fn words(k: &Kind) -> Words {
+    match k {
+        Kind::Cause {
+            kernel,
+            arch,
+            a,
+            b,
+            own,
+            assembler,
+            common,
+            cause,
+        } => {
+            let (na, nb) = (name(*a), name(*b));
+            let why = match cause {
+                Cause::FrontEnd => "the front ends",
+                Cause::Assembler => "the assemblers",
+                Cause::Both => "both the front ends and the assemblers",
+            };
+            Words {
+                text: format!(
+                    "{kernel} on {arch}: {na} builds it with {} registers, {nb} with {}; through \
+                     {assembler} their PTX takes {} and {}, so the difference comes from {why}.",
+                    own.0, own.1, common.0, common.1
+                ),
+                short: format!(
+                    "{kernel}: {na} {} vs {nb} {} registers, from {why}",
+                    own.0, own.1
+                ),
+            }
+        }
+        Kind::AssemblersAgree {
+            kernels,
+            arch,
+            assemblers,
+        } => Words {
+            text: format!(
+                "On {arch}, {} agree on every front end's PTX of {}: there the assembler decides \
+                 nothing.",
+                md::join_and(assemblers),
+                md::join_and(kernels),
+            ),
+            short: format!("assemblers agree on {} of the kernels", kernels.len()),
+        },
+    }
+}

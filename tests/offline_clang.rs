@@ -1,0 +1,210 @@
+//! clang's toolchains for real, without a GPU: every built-in kernel compiled by
+//! clang (OpenCL C with libclc, CUDA C++ with the wheels' headers) to PTX through
+//! LLVM's NVPTX back end and assembled by the cached ptxas, 11.8 for Kepler sm_35
+//! and 13 for Hopper sm_90, with ptxas's reports checked. Needs clang-19 and
+//! libclc-19 (apt), and `scripts/nvrtc/fetch.sh 11.8 13 --with-ptxas
+//! --with-cuda-headers`. Without them the tests skip visibly; under
+//! GEMMLAB_REQUIRE_CLANG=1 (CI) they fail instead.
+
+mod common;
+
+use std::process::Command;
+
+use gemmlab::backend::clang;
+use gemmlab::backend::CompileOptions;
+use gemmlab::kernels::{self, Hints};
+use gemmlab::offline::{compile_kernel, Target};
+use gemmlab::{Error, Toolchain};
+
+const CLANG: [Toolchain; 2] = [Toolchain::ClangOpenCl, Toolchain::ClangCuda];
+
+fn required() -> bool {
+    std::env::var("GEMMLAB_REQUIRE_CLANG").is_ok_and(|v| v == "1")
+}
+
+/// The offline target of a clang toolchain, or a visible skip (a failure under
+/// GEMMLAB_REQUIRE_CLANG=1).
+fn target(tc: Toolchain, arch: &str, ptxas: &str, test: &str) -> Option<Target> {
+    match Target::for_toolchain(tc, None, Some(ptxas), arch) {
+        Ok(t) => Some(t),
+        Err(e) if required() => panic!("{test}: GEMMLAB_REQUIRE_CLANG=1 but {e}"),
+        Err(e) => {
+            common::say(&format!("SKIPPED {test}: {e}"));
+            None
+        }
+    }
+}
+
+/// Every kernel at its published defaults: clang's PTX, ptxas's registers,
+/// spills and stack, shared memory exactly the registry's, an occupancy, the
+/// compiler and the flags recorded.
+fn every_kernel_compiles(t: &Target) {
+    for spec in kernels::all() {
+        let config = spec.defaults();
+        let b = compile_kernel(t, spec, &config, &Hints::default())
+            .unwrap_or_else(|e| panic!("{} for {}: {e}", spec.id, t.describe()));
+        let what = format!("{} for {}", spec.id, t.describe());
+        let ptx = b.ptx().unwrap_or_else(|| panic!("{what}: no PTX"));
+        assert!(
+            ptx.contains("LLVM NVPTX Back-End"),
+            "{what}: PTX not clang's"
+        );
+        assert!(
+            ptx.contains(&format!(".entry {}(", spec.entry)),
+            "{what}: no entry {} in the PTX",
+            spec.entry
+        );
+        let r = b
+            .resources
+            .as_ref()
+            .unwrap_or_else(|| panic!("{what}: no ptxas lines in\n{}", b.report.log));
+        let regs = r.registers.expect("registers parsed");
+        assert!((8..=255).contains(&regs), "{what}: {regs} registers");
+        assert!(r.spill_stores_bytes.is_some() && r.spill_loads_bytes.is_some());
+        assert!(r.stack_frame_bytes.is_some(), "{what}: {}", b.report.log);
+        assert_eq!(
+            r.shared_bytes,
+            Some((spec.local_bytes)(&config) as u64),
+            "{what}: ptxas's shared memory against the registry's"
+        );
+        let occ = b.occupancy.expect("an occupancy");
+        assert!(occ.blocks_per_sm >= 1 && occ.fraction > 0.0 && occ.fraction <= 1.0);
+        assert!(b.cubin_bytes > 0, "{what}: no CUBIN");
+        let compiler = b.report.compiler.as_deref().unwrap_or_default();
+        assert!(
+            compiler.starts_with("clang ") && compiler.contains("+ ptxas "),
+            "{what}: compiler {compiler}"
+        );
+        let arch = t.arch().name();
+        assert!(
+            b.report.flags.iter().any(|f| f.contains(&arch)),
+            "{what}: flags {:?}",
+            b.report.flags
+        );
+        assert!(b.report.flags.contains(&format!("ptxas:--gpu-name={arch}")));
+    }
+}
+
+#[test]
+fn every_kernel_compiles_with_both_clang_toolchains_for_kepler_with_ptxas_11_8() {
+    for tc in CLANG {
+        if let Some(t) = target(tc, "sm_35", "11.8", "clang sm_35") {
+            every_kernel_compiles(&t);
+        }
+    }
+}
+
+#[test]
+fn every_kernel_compiles_with_both_clang_toolchains_for_hopper_with_ptxas_13() {
+    for tc in CLANG {
+        if let Some(t) = target(tc, "sm_90", "13", "clang sm_90") {
+            every_kernel_compiles(&t);
+        }
+    }
+}
+
+/// A register cap goes to ptxas as --maxrregcount and is applied.
+#[test]
+fn a_register_cap_is_handed_to_ptxas_and_applied() {
+    for tc in CLANG {
+        let Some(t) = target(tc, "sm_90", "13", "clang register cap") else {
+            return;
+        };
+        let spec = kernels::find("gemm6").expect("gemm6");
+        let hints = Hints {
+            max_registers: Some(64),
+            ..Default::default()
+        };
+        let b = compile_kernel(&t, spec, &spec.defaults(), &hints).expect("compiles");
+        assert!(b
+            .report
+            .flags
+            .contains(&"ptxas:--maxrregcount=64".to_string()));
+        let regs = b.resources.and_then(|r| r.registers).expect("registers");
+        assert!(regs <= 64, "{tc}: {regs} registers under a cap of 64");
+    }
+}
+
+/// A source clang rejects is a compile error carrying clang's own log.
+#[test]
+fn a_compile_error_carries_clangs_log() {
+    for (tc, src) in [
+        (
+            Toolchain::ClangOpenCl,
+            "__kernel void k(__global float* x) { x[0] = y; }",
+        ),
+        (
+            Toolchain::ClangCuda,
+            "extern \"C\" __global__ void k(float* x) { x[0] = y; }",
+        ),
+    ] {
+        let Some(t) = target(tc, "sm_90", "13", "clang compile error") else {
+            return;
+        };
+        match t.compiler().compile("k", src, &CompileOptions::new()) {
+            Err(Error::Compile { log, toolchain, .. }) => {
+                assert!(log.contains("error:") && log.contains("'y'"), "{log}");
+                assert!(toolchain.contains("clang"), "{toolchain}");
+            }
+            Err(e) => panic!("{tc}: expected a compile error, got {e}"),
+            Ok(_) => panic!("{tc}: compiled a source with an undeclared name"),
+        }
+    }
+}
+
+/// An architecture the asked ptxas cannot assemble for (11.8 stops at sm_90) is
+/// refused before any compile, naming the ptxas releases that are cached.
+#[test]
+fn an_architecture_the_cached_ptxas_lacks_is_refused_with_what_is_cached() {
+    if clang::unavailable(Toolchain::ClangOpenCl).is_some() && !required() {
+        common::say("SKIPPED clang architecture refusal: clang or libclc missing");
+        return;
+    }
+    match Target::for_toolchain(Toolchain::ClangOpenCl, None, Some("11.8"), "sm_100") {
+        Err(Error::ToolchainUnavailable { reason, .. }) => {
+            assert!(
+                reason.contains("sm_100") && reason.contains("ptxas"),
+                "{reason}"
+            );
+        }
+        Err(e) => panic!("expected the missing ptxas, got {e}"),
+        Ok(_) => panic!("ptxas 11.8 does not assemble for sm_100"),
+    }
+}
+
+/// The command line: one toolchain per offline run, OpenCL refused offline,
+/// a clang that is not there named with what to install (exit 1).
+#[test]
+fn the_command_line_refuses_what_an_offline_clang_run_cannot_do() {
+    let run = |args: &[&str], env: Option<(&str, &str)>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_gemmlab"));
+        c.args(args);
+        if let Some((k, v)) = env {
+            c.env(k, v);
+        }
+        let o = c.output().expect("gemmlab runs");
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let base = ["build", "--kernel", "gemm6", "--arch", "sm_90"];
+    let (code, err) = run(
+        &[&base[..], &["--backends", "clang-opencl,clang-cuda"]].concat(),
+        None,
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("one toolchain per offline run"), "{err}");
+    let (code, err) = run(&[&base[..], &["--backends", "opencl"]].concat(), None);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("need their device"), "{err}");
+    let (code, err) = run(
+        &[&base[..], &["--backends", "clang-opencl"]].concat(),
+        Some(("GEMMLAB_CLANG", "/nonexistent/clang-19")),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("clang-opencl unavailable") && err.contains("GEMMLAB_CLANG"),
+        "{err}"
+    );
+}
