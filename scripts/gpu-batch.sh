@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -472,42 +472,41 @@ specs-2)
   run compare-tuned-gemm 100 $G compare $D --tuned --db results/h200/specs/tuned --spec specs/gemm-tutorial/myGEMM6.toml \
     --sizes m=4096,n=4096,k=4096 --reps 20 --seed 23 --out "$W/compare-tuned-gemm"
   ;;
-clang|clang-tune)
-  # Issue 25: the clang toolchains on the GPU. clang cannot be installed there: .gpu/clang.tar.xz
-  # (scripts/clang/pack.sh) carries it; unpack.sh enters the system CUDA's ptxas (the release
-  # of NVRTC's own) into a cache, so clang's PTX is assembled by the same ptxas as NVRTC's.
-  eval "$(bash scripts/clang/unpack.sh .gpu/clang.tar.xz /tmp/gl)"
+clang)
+  # Issue 25: the clang toolchains on the GPU. clang cannot be installed there, and its packages
+  # (56 MB compressed) do not fit the 64 MiB a call carries beside the repository; so clang's PTX
+  # is made here (GEMMLAB_CLANG_PTX=.gpu/clang-ptx cargo run --release --example clang_ptx --
+  # sm_90) and replayed there. The system CUDA's ptxas (the release of NVRTC's own) assembles it.
+  # (A clang there without libclc or CUDA headers is not used: GEMMLAB_CLANG=none.)
+  export GEMMLAB_CLANG_PTX=$PWD/.gpu/clang-ptx GEMMLAB_CLANG=none
+  C=/tmp/gl-cache; V=$(/usr/local/cuda/bin/ptxas --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
+  mkdir -p "$C/nvrtc/$V/nvidia/system/lib" "$C/nvrtc/$V/nvidia/system/bin"
+  for f in /usr/local/cuda/lib64/libnvrtc.so.[0-9]* /usr/local/cuda/lib64/libnvrtc-builtins.so*; do
+    ln -sf "$f" "$C/nvrtc/$V/nvidia/system/lib/"; done
+  ln -sf /usr/local/cuda/bin/ptxas "$C/nvrtc/$V/nvidia/system/bin/ptxas"
+  export GEMMLAB_CACHE=$C
   env | grep '^GEMMLAB_' > "$W/clang-env.txt"
   ALL4="--backends cuda,opencl,clang-cuda,clang-opencl"
-  ;;&
-clang)
   $G devices > "$W/devices.txt" 2>&1
   $G devices --json > "$W/devices.json" 2>&1
-  # Registers and PTX by hand (scripts/clang/by-hand.sh) against gemmlab's records, kernels 3 and 6.
-  mkdir -p "$W/by-hand"
+  # gemmlab's records of kernels 3 and 6 on all four toolchains, and ptxas -v run by hand on the
+  # clang PTX it wrote, to check the registers it recorded.
   for k in 3 6; do
-    run build-gemm$k 60 $G build $D $ALL4 --kernel $k --out "$W/by-hand/gemmlab"
+    run build-gemm$k 60 $G build $D $ALL4 --kernel $k --out "$W/build"
   done
-  PTXAS=/usr/local/cuda/bin/ptxas bash scripts/clang/by-hand.sh gemm03 sm_90 \
-    "-DTS=32 -DWPT=8 -DUSE_BOUNDS=0 -DUSE_RESTRICT=0 -DUNROLL_K=0 -DUNROLL_WPT=0" "$W/by-hand/hand" > "$W/by-hand/gemm03.txt" 2>&1
-  PTXAS=/usr/local/cuda/bin/ptxas bash scripts/clang/by-hand.sh gemm06 sm_90 \
-    "-DTSK=16 -DTSM=128 -DTSN=128 -DWPTM=8 -DWPTN=8 -DUSE_BOUNDS=0 -DUSE_RESTRICT=0 -DUNROLL_K=0 -DVOLATILE_IDX=0" \
-    "$W/by-hand/hand" > "$W/by-hand/gemm06.txt" 2>&1
-  for f in "$W"/by-hand/gemmlab/*clang*.ptx; do
-    echo "$(basename "$f"): $(grep -v '^\s*//' "$f" | sha256sum | cut -c1-16)"
-  done > "$W/by-hand/gemmlab-ptx-sha.txt"
+  for f in "$W"/build/*clang*.ptx; do
+    echo "== $(basename "$f"): ptxas by hand ($(/usr/local/cuda/bin/ptxas --version | tail -1))"
+    /usr/local/cuda/bin/ptxas -v --gpu-name=sm_90 -o /dev/null "$f" 2>&1 | grep -E 'Used|stack frame'
+  done > "$W/build/by-hand.txt" 2>&1
+  # Front end x assembler on the device: NVIDIA OpenCL compiled there, ptxas 13.0 and the driver JIT.
+  run attribute 100 $G attribute $D --out "$W/attribute"
   # Every kernel, all four toolchains, cuBLAS in the same run.
-  run compare 420 $G compare $D $ALL4 --sizes 1024,4096 --keep-ptx --out "$W/compare"
+  run compare 400 $G compare $D $ALL4 --sizes 1024,4096 --keep-ptx --out "$W/compare"
   ;;
-clang-tune)
-  # Kernels 6, 10, xgemm and simt tuned on the clang toolchains (annealing from the published
-  # configuration, as the CUDA and OpenCL bests in results/tuned were), into a copy of that
-  # database; then all four toolchains at their bests and cuBLAS in one final run.
-  mkdir -p "$W/tuned" && cp results/tuned/nvidia-h200.json "$W/tuned/"
-  run tune-clang 420 $G tune $D --backends clang-cuda,clang-opencl --kernels 6,10,xgemm,simt --sizes 4096 \
-    --strategy anneal --max-configs 150 --time-limit 24 --top 5 --store "$W/store" --db "$W/tuned" --out "$W/tune-clang"
-  run compare-tuned 150 $G compare $D $ALL4 --tuned --db "$W/tuned" --kernels 6,10,xgemm,simt --sizes 4096 \
-    --reps 20 --out "$W/compare-tuned"
+clang-jit)
+  # The runtime's share: NVIDIA OpenCL's own PTX run through the CUDA driver's JIT on the CUDA
+  # runtime, at 4096, next to CUDA in the same run (the kernels whose OpenCL build is slower).
+  run jit 300 $G sweep jit $D --kernels 3,5,7,8,9,10,11,simt --sizes 4096 --out "$W/jit"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").

@@ -208,3 +208,81 @@ fn the_command_line_refuses_what_an_offline_clang_run_cannot_do() {
         "{err}"
     );
 }
+
+/// `gemmlab attribute` offline: the four front ends' PTX of kernels 3 and 7 (NVIDIA's
+/// two kept from the committed H200 run) through the cached ptxas releases, and the
+/// report's attribution section and findings made from those rows.
+#[test]
+fn attribute_offline_matrices_and_the_reports_findings() {
+    if let Some(why) = clang::unavailable(Toolchain::ClangOpenCl) {
+        assert!(!required(), "GEMMLAB_REQUIRE_CLANG=1 but {why}");
+        common::say(&format!("SKIPPED attribute offline: {why}"));
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("gemmlab-attribute-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (out, report) = (dir.join("rows"), dir.join("report"));
+    let root = env!("CARGO_MANIFEST_DIR");
+    let o = Command::new(env!("CARGO_BIN_EXE_gemmlab"))
+        .args(["attribute", "--arch", "sm_90", "--kernels", "3,7", "--ptx"])
+        .arg(format!("{root}/results/h200/compare"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("gemmlab runs");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for want in [
+        "own",
+        "ptxas 13",
+        "clang OpenCL",
+        "clang CUDA",
+        "OpenCL",
+        "gemm3",
+        "gemm7",
+    ] {
+        assert!(text.contains(want), "{want} missing in\n{text}");
+    }
+    let (_, rows) = gemmlab::results::load_dir(&out).expect("rows written");
+    // 2 kernels x 4 front ends x every assembler, plus NVIDIA's own builds.
+    assert!(rows.len() >= 2 * 4 + 4, "{} rows", rows.len());
+    let own: Vec<_> = rows
+        .iter()
+        .filter(|r| r.label.as_deref() == Some("own"))
+        .collect();
+    assert!(
+        own.iter().all(|r| !r.toolchain.is_clang()),
+        "clang has no own assembler"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_gemmlab"))
+        .args(["report", "--no-png", "--from"])
+        .arg(&out)
+        .arg("--out")
+        .arg(&report)
+        .output()
+        .expect("gemmlab runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(report.join("report.md")).expect("report.md");
+    assert!(md.contains("## Front end, assembler or runtime"), "{md}");
+    let findings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("findings.json")).expect("json"))
+            .expect("findings.json parses");
+    let causes: Vec<&serde_json::Value> = findings
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|f| f["kind"] == "cause")
+        .collect();
+    // gemm3: NVRTC 40 and NVIDIA OpenCL 32 registers on the H200: a difference to attribute.
+    let g3 = causes
+        .iter()
+        .find(|f| f["kernel"] == "gemm3" && f["a"] == "cuda" && f["b"] == "opencl")
+        .unwrap_or_else(|| panic!("no gemm3 CUDA/OpenCL cause in {findings}"));
+    assert_eq!(g3["own"], serde_json::json!([40, 32]), "{g3}");
+    assert!(["front_end", "assembler", "both"].contains(&g3["cause"].as_str().unwrap_or("")));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -25,10 +25,11 @@ cp "$real" "$work/clang/bin/clang.real"
 # Every library clang loads, but the C runtime the GPU machine has of its own.
 ldd "$real" | awk '/=> \//{print $3}' | grep -vE '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' |
     while read -r lib; do cp -L "$lib" "$work/clang/lib/"; done
-# The resource headers (opencl-c.h, the CUDA wrappers) are found beside the binary.
+# The resource headers (opencl-c.h, the CUDA wrappers) are found beside the binary;
+# the sanitizer runtimes in the resource folder's lib/ are not needed to emit PTX.
 resource=$("$real" -print-resource-dir)
-mkdir -p "$work/clang/lib/clang"
-cp -r "$resource" "$work/clang/lib/clang/"
+mkdir -p "$work/clang/lib/clang/$(basename "$resource")"
+cp -r "$resource/include" "$work/clang/lib/clang/$(basename "$resource")/"
 cp "$clc" "$work/clang/clc/"
 cp -r "$headers" "$work/cuda/"
 # The wrapper gemmlab runs: clang.real with its own libraries, nothing else changed.
@@ -39,5 +40,5 @@ LD_LIBRARY_PATH="$here/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/
 SH
 chmod +x "$work/clang/bin/clang-19"
 mkdir -p "$dir"
-tar -C "$work" -cf - clang cuda | xz -T0 -6 > "$dir/clang.tar.xz"
+tar -C "$work" -cf - clang cuda | xz -T0 -9 > "$dir/clang.tar.xz"
 echo "packed $("$real" --version | head -1) with $(basename "$headers") headers: $dir/clang.tar.xz ($(du -h "$dir/clang.tar.xz" | cut -f1))"

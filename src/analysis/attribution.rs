@@ -39,6 +39,21 @@ pub enum Kind {
         common: (u32, u32),
         cause: Cause,
     },
+    /// At `size`, `kernel` builds with equal registers under CUDA and NVIDIA
+    /// OpenCL yet OpenCL runs `gap` slower; the same OpenCL source through clang,
+    /// ptxas and the CUDA driver runs at `clang_opencl` (GFLOP/s, with CUDA's
+    /// `cuda` and OpenCL's `opencl` from the same run): where that is CUDA's speed,
+    /// the source is not the cause, NVIDIA OpenCL's front end or runtime is.
+    EqualRegistersSpeedGap {
+        kernel: String,
+        size: usize,
+        registers: u32,
+        cuda: f64,
+        opencl: f64,
+        clang_opencl: f64,
+        gap: f64,
+        source_explains: bool,
+    },
     /// Through every assembler, every front end's PTX of `kernel` takes the
     /// same registers as through the others: the assembler decides nothing.
     AssemblersAgree {
@@ -77,7 +92,11 @@ fn regs(m: Option<&Measurement>) -> Option<u32> {
 
 /// The attribution of the newest run of `gemmlab attribute` (one architecture).
 pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
-    let all: Vec<Rec> = data.experiment(EXPERIMENT);
+    // Attribution rows have no size: they are offline rows, not in `experiment`.
+    let all: Vec<Rec> = data
+        .all()
+        .filter(|r| r.m.experiment == EXPERIMENT)
+        .collect();
     let last = all.iter().map(|r| r.run).max()?;
     let rows: Vec<&Measurement> = all.iter().filter(|r| r.run == last).map(|r| r.m).collect();
     let owned: Vec<Measurement> = rows.iter().map(|m| (*m).clone()).collect();
@@ -188,6 +207,7 @@ pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
             .detail(),
         );
     }
+    findings.extend(speed_gaps(data));
     Some(Attribution {
         arch,
         fronts,
@@ -195,4 +215,71 @@ pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
         kernels,
         findings,
     })
+}
+
+/// Kernels that NVIDIA's two toolchains build with the same registers but run at
+/// different speeds, with the clang OpenCL build of the same source from the same
+/// compare run: it separates the OpenCL source from NVIDIA OpenCL's PTX and runtime.
+fn speed_gaps(data: &Data) -> Vec<Finding> {
+    let rows = data.experiment("compare");
+    let Some(size) = rows.iter().map(|r| r.m.m).max() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut kernels: Vec<&str> = Vec::new();
+    for r in &rows {
+        if !kernels.contains(&r.m.kernel.as_str()) {
+            kernels.push(&r.m.kernel);
+        }
+    }
+    for k in kernels {
+        let find = |t: Toolchain| {
+            rows.iter().rev().find(|r| {
+                r.m.kernel == k && r.m.toolchain == t && r.m.m == size && r.m.status.is_ok()
+            })
+        };
+        let (Some(cu), Some(cl), Some(ccl)) = (
+            find(Toolchain::Cuda),
+            find(Toolchain::OpenCl),
+            find(Toolchain::ClangOpenCl),
+        ) else {
+            continue;
+        };
+        // One run: ratios of speeds measured side by side.
+        if cu.run != cl.run || cu.run != ccl.run {
+            continue;
+        }
+        let (Some(rc), Some(rl)) = (data::registers(cu.m), data::registers(cl.m)) else {
+            continue;
+        };
+        let (Some(gc), Some(gl), Some(gx)) =
+            (data::gflops(cu.m), data::gflops(cl.m), data::gflops(ccl.m))
+        else {
+            continue;
+        };
+        let Some(gap) = super::stats::change(Some(gl), Some(gc)) else {
+            continue;
+        };
+        if rc != rl || super::stats::is_same(gap) || gap > 0.0 {
+            continue;
+        }
+        let clang_gap = super::stats::change(Some(gx), Some(gc)).unwrap_or(0.0);
+        out.push(
+            Finding::new(
+                Topic::Attribution,
+                super::Kind::Attribution(Kind::EqualRegistersSpeedGap {
+                    kernel: k.to_string(),
+                    size,
+                    registers: rc,
+                    cuda: gc,
+                    opencl: gl,
+                    clang_opencl: gx,
+                    gap,
+                    source_explains: !super::stats::is_same(clang_gap) && clang_gap < 0.0,
+                }),
+            )
+            .weight(gap),
+        );
+    }
+    out
 }

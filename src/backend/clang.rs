@@ -10,7 +10,13 @@
 //! - libclc: `GEMMLAB_LIBCLC` (the `nvptx64--nvidiacl.bc` file), else beside
 //!   clang (`<clang>/../../clc/`) or where Debian's `libclc-NN` installs it;
 //! - the CUDA headers and libdevice: `GEMMLAB_CUDA_PATH`, else the cache's
-//!   `cuda/<version>/` (`scripts/nvrtc/fetch.sh --with-cuda-headers`).
+//!   `cuda/<version>/` (`scripts/nvrtc/fetch.sh --with-cuda-headers`);
+//! - `GEMMLAB_CLANG_PTX=DIR`: a folder of clang's PTX keyed by what determines it
+//!   (toolchain, architecture, clang's version, defines, flags, source). Where
+//!   clang runs, every PTX it makes is written there too; on a machine without
+//!   clang (a GPU machine that cannot install it), or with `GEMMLAB_CLANG=none`,
+//!   compiles are answered from it, and a source not in it is a compile error
+//!   that says so.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -36,6 +42,15 @@ pub struct Clang {
     pub path: PathBuf,
     /// "19.1.7"
     pub version: String,
+    /// No clang here: PTX comes from `GEMMLAB_CLANG_PTX`, made by this version elsewhere.
+    pub replay: Option<PathBuf>,
+}
+
+/// `GEMMLAB_CLANG_PTX`, where set.
+pub fn ptx_cache() -> Option<PathBuf> {
+    std::env::var_os("GEMMLAB_CLANG_PTX")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
 impl Clang {
@@ -49,7 +64,23 @@ impl Clang {
     }
 
     fn locate() -> std::result::Result<Clang, String> {
-        if let Some(p) = std::env::var_os("GEMMLAB_CLANG").filter(|v| !v.is_empty()) {
+        let replay = || {
+            let d = ptx_cache()?;
+            let v = std::fs::read_to_string(d.join("clang-version.txt")).ok()?;
+            Some(Clang {
+                path: PathBuf::new(),
+                version: v.trim().to_string(),
+                replay: Some(d),
+            })
+        };
+        let wanted = std::env::var_os("GEMMLAB_CLANG").filter(|v| !v.is_empty());
+        if wanted.as_deref() == Some(std::ffi::OsStr::new("none")) {
+            // Asked not to run clang even where one is installed: replay only.
+            return replay().ok_or_else(|| {
+                "GEMMLAB_CLANG=none needs GEMMLAB_CLANG_PTX, a folder of clang's PTX made elsewhere".to_string()
+            });
+        }
+        if let Some(p) = wanted {
             let path = PathBuf::from(p);
             return Clang::at(&path).ok_or_else(|| {
                 format!(
@@ -59,10 +90,14 @@ impl Clang {
             });
         }
         let names = (15..=30).rev().map(|v| format!("clang-{v}"));
-        names
+        let found = names
             .chain(["clang".to_string()])
-            .find_map(|n| on_path(&n).and_then(|p| Clang::at(&p)))
-            .ok_or_else(|| format!("no clang on PATH: {INSTALL_CLANG}"))
+            .find_map(|n| on_path(&n).and_then(|p| Clang::at(&p)));
+        if let Some(c) = found {
+            return Ok(c);
+        }
+        // No clang: the PTX a clang elsewhere wrote into GEMMLAB_CLANG_PTX.
+        replay().ok_or_else(|| format!("no clang on PATH: {INSTALL_CLANG}"))
     }
 
     fn at(path: &Path) -> Option<Clang> {
@@ -79,6 +114,7 @@ impl Clang {
         out.status.success().then(|| Clang {
             path: path.to_path_buf(),
             version,
+            replay: None,
         })
     }
 
@@ -94,6 +130,21 @@ impl Clang {
     pub fn label(&self) -> String {
         format!("clang {}", self.version)
     }
+}
+
+/// The key of one PTX in `GEMMLAB_CLANG_PTX`: everything that determines it but
+/// the paths of this machine.
+fn ptx_key(
+    toolchain: Toolchain,
+    arch: &Arch,
+    clang: &Clang,
+    source: &str,
+    options: &CompileOptions,
+) -> String {
+    crate::keys::fnv1a(&format!(
+        "{toolchain}|{arch}|{}|{:?}|{}|{:?}|{source}",
+        clang.version, options.defines, options.fast_math, options.extra_flags
+    ))
 }
 
 fn on_path(name: &str) -> Option<PathBuf> {
@@ -262,7 +313,15 @@ impl ClangCompiler {
             reason,
         };
         let clang = Clang::find().map_err(missing)?.clone();
+        let replay = clang.replay.is_some();
         let front = match toolchain.language() {
+            Language::OpenClC if replay => FrontEnd::OpenCl {
+                libclc: PathBuf::from("<libclc>"),
+            },
+            Language::CudaCpp if replay => FrontEnd::Cuda {
+                cuda_path: PathBuf::from("<cuda>"),
+                shim: PathBuf::from("<shim>"),
+            },
             Language::OpenClC => FrontEnd::OpenCl {
                 libclc: libclc(&clang).map_err(missing)?,
             },
@@ -375,6 +434,18 @@ impl ClangCompiler {
             what: what.to_string(),
             log,
         };
+        let key = ptx_key(self.toolchain, &self.arch, &self.clang, source, options);
+        if let Some(dir) = &self.clang.replay {
+            let file = dir.join(format!("{key}.ptx"));
+            return match std::fs::read_to_string(&file) {
+                Ok(ptx) => Ok((ptx, flags, format!("PTX made by {} elsewhere: {}\n", self.clang.label(), file.display()))),
+                Err(_) => Err(compile_err(format!(
+                    "no clang here, and GEMMLAB_CLANG_PTX={} holds no PTX of this source with these \
+                     flags ({key}): compile it where clang is, with GEMMLAB_CLANG_PTX set",
+                    dir.display()
+                ))),
+            };
+        }
         let mut child = Command::new(&self.clang.path)
             .args(&flags)
             .args(["-o", "-", "-"])
@@ -400,11 +471,14 @@ impl ClangCompiler {
         if !out.status.success() {
             return Err(compile_err(log));
         }
-        Ok((
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            flags,
-            log,
-        ))
+        let ptx = String::from_utf8_lossy(&out.stdout).into_owned();
+        if let Some(dir) = ptx_cache() {
+            // Kept for a machine without clang; a failure to keep it loses nothing here.
+            let _ = std::fs::create_dir_all(&dir)
+                .and_then(|()| std::fs::write(dir.join("clang-version.txt"), &self.clang.version))
+                .and_then(|()| std::fs::write(dir.join(format!("{key}.ptx")), &ptx));
+        }
+        Ok((ptx, flags, log))
     }
 }
 
@@ -468,6 +542,9 @@ pub fn unavailable(toolchain: Toolchain) -> Option<String> {
         Ok(c) => c,
         Err(why) => return Some(why),
     };
+    if clang.replay.is_some() {
+        return None;
+    }
     match toolchain.language() {
         Language::OpenClC => libclc(clang).err(),
         Language::CudaCpp => cuda_path().err(),
@@ -478,6 +555,13 @@ pub fn unavailable(toolchain: Toolchain) -> Option<String> {
 /// headers, the cached ptxas releases), or why it cannot compile.
 pub fn describe(toolchain: Toolchain) -> std::result::Result<String, String> {
     let clang = Clang::find()?;
+    if let Some(dir) = &clang.replay {
+        return Ok(format!(
+            "no clang here: PTX made by {} elsewhere, from GEMMLAB_CLANG_PTX={}",
+            clang.label(),
+            dir.display()
+        ));
+    }
     let lib = match toolchain.language() {
         Language::OpenClC => format!("libclc {}", libclc(clang)?.display()),
         Language::CudaCpp => format!("CUDA headers {}", cuda_path()?.display()),

@@ -23,9 +23,9 @@ pub(crate) fn section(a: Option<&Attribution>) -> Section {
          \"own\" is the toolchain's own build (NVRTC's built-in ptxas, NVIDIA OpenCL's driver); \
          clang has none and is assembled by a ptxas. A difference between two toolchains that \
          stays when both PTX go through one ptxas comes from the front ends; one that disappears \
-         comes from the assemblers. Speed differences at equal registers belong to the PTX or to \
-         the runtime: compare the toolchains' speeds with OpenCL's PTX run through the CUDA JIT \
-         (the JIT section).\n",
+         comes from the assemblers. Where NVIDIA's two toolchains use equal registers but run at \
+         different speeds, clang's build of the same OpenCL source, run on the CUDA driver in the \
+         same compare run, tells the source apart from NVIDIA OpenCL's PTX and runtime.\n",
         a.arch
     );
     if !a.findings.is_empty() {
@@ -97,6 +97,38 @@ pub(crate) fn words(k: &Kind) -> Words {
                 short: format!(
                     "{kernel}: {na} {} vs {nb} {} registers, from {why}",
                     own.0, own.1
+                ),
+            }
+        }
+        Kind::EqualRegistersSpeedGap {
+            kernel,
+            size,
+            registers,
+            cuda,
+            opencl,
+            clang_opencl,
+            gap,
+            source_explains,
+        } => {
+            let verdict = if *source_explains {
+                "slower than CUDA too, so the OpenCL source itself accounts for part of the gap"
+            } else {
+                "as fast as CUDA, so the gap is not in the OpenCL source: it is NVIDIA OpenCL's front end (its PTX) or its runtime"
+            };
+            Words {
+                text: format!(
+                    "{kernel} at {size}: CUDA and OpenCL both use {registers} registers, yet OpenCL runs at \
+                     {} against CUDA's {} ({}); the same OpenCL source through clang, ptxas and the CUDA \
+                     driver runs at {}, {verdict}.",
+                    md::speed(*opencl),
+                    md::speed(*cuda),
+                    md::change(Some(1.0 + gap), Some(1.0)),
+                    md::speed(*clang_opencl)
+                ),
+                short: format!(
+                    "{kernel}: OpenCL {} at equal registers; clang's OpenCL build {}",
+                    md::change(Some(1.0 + gap), Some(1.0)),
+                    if *source_explains { "slower too" } else { "as fast as CUDA" }
                 ),
             }
         }
