@@ -51,11 +51,12 @@ fn sources(report: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Regenerates a report into a temporary directory; returns its findings.json.
-fn regenerate(report: &Path) -> Vec<Value> {
+/// Regenerates a report into a temporary directory of the calling test's own
+/// (`who`: the tests run in parallel and must not share one); returns its findings.json.
+fn regenerate(report: &Path, who: &str) -> Vec<Value> {
     let rel = report.strip_prefix(ROOT).unwrap();
     let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("committed")
+        .join(format!("committed-{who}"))
         .join(rel.to_string_lossy().replace('/', "_"));
     let _ = fs::remove_dir_all(&out);
     generate(&Options {
@@ -94,7 +95,7 @@ fn every_committed_report_regenerates_to_its_committed_findings() {
     assert!(reports.len() >= 6, "{reports:?}");
     for r in reports {
         let committed = read_findings(&r.join("findings.json"));
-        let now = regenerate(&r);
+        let now = regenerate(&r, "same");
         assert_eq!(
             committed.len(),
             now.len(),
@@ -156,7 +157,7 @@ fn no_finding_of_the_reports_before_the_analysis_model_is_lost() {
         let Value::Array(old) = &before["findings"] else {
             panic!("{}", f.display())
         };
-        let now = regenerate(&report);
+        let now = regenerate(&report, "lost");
         let (old, now) = (census(old.iter()), census(now.iter()));
         let lost: Vec<_> = old
             .iter()
