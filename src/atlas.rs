@@ -72,6 +72,36 @@ pub fn cuda_rows(
     (rows, skipped)
 }
 
+/// Every kernel point compiled by both clang toolchains for every architecture a
+/// cached ptxas takes (the newest such ptxas assembles): the same sources through
+/// LLVM's NVPTX back end instead of NVVM.
+pub fn clang_rows(
+    archs: &[Arch],
+    points: &[Point],
+    jobs: usize,
+    progress: &Progress,
+) -> (Vec<Measurement>, Vec<Skipped>) {
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    let wrapped: Vec<std::result::Result<Point, (String, Status)>> =
+        points.iter().cloned().map(Ok).collect();
+    for tc in [Toolchain::ClangCuda, Toolchain::ClangOpenCl] {
+        for arch in archs {
+            match Target::for_toolchain(tc, None, None, &arch.name()) {
+                Ok(target) => rows.extend(run_points(
+                    &target, EXPERIMENT, &wrapped, jobs, None, progress,
+                )),
+                Err(e) => skipped.push(Skipped {
+                    compiler: tc.label().to_string(),
+                    arch: arch.to_string(),
+                    why: first_line(&e.to_string()),
+                }),
+            }
+        }
+    }
+    (rows, skipped)
+}
+
 /// How many compilations `cuda_rows` will make (for a progress bar).
 pub fn cuda_count(nvrtcs: &[Arc<Nvrtc>], archs: &[Arch], points: usize) -> usize {
     nvrtcs
@@ -91,6 +121,8 @@ pub struct OpenClListing {
     pub resources: Option<crate::backend::KernelResources>,
     /// The toolchain's compiler there ("NVRTC 13.0", "OpenCL C 1.2").
     pub compiler: Option<String>,
+    /// The GPU's compute capability, where the run recorded it.
+    pub compute_capability: Option<(u32, u32)>,
 }
 
 /// The OpenCL PTX of each kernel at its published defaults in a run made with
@@ -153,6 +185,7 @@ pub fn kept_listings(
                     .compiler
                     .clone()
                     .or_else(|| device.and_then(|d| d.compiler_version.clone())),
+                compute_capability: device.and_then(|d| d.compute_capability),
             });
         }
     }

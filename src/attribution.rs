@@ -172,11 +172,12 @@ pub fn opencl_listings(
 }
 
 /// `toolchain`'s PTX kept by a `compare --keep-ptx` run on an NVIDIA GPU, with
-/// the registers its own assembler gave there.
+/// the registers its own assembler gave there when that GPU is of `arch`.
 pub fn kept_listings(
     run: &Path,
     toolchain: Toolchain,
     kernels: &[&'static KernelSpec],
+    arch: &Arch,
 ) -> crate::error::Result<Vec<Listing>> {
     Ok(crate::atlas::kept_listings(run, toolchain, kernels)?
         .into_iter()
@@ -185,7 +186,9 @@ pub fn kept_listings(
             front: toolchain,
             compiler: l.compiler.unwrap_or_else(|| toolchain.label().to_string()),
             ptx: l.ptx,
-            own: l.resources,
+            own: l
+                .resources
+                .filter(|_| l.compute_capability == Some(arch.compute_capability())),
             origin: l.origin,
         })
         .collect())

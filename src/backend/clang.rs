@@ -118,6 +118,29 @@ impl Clang {
         })
     }
 
+    /// The NVPTX architectures this clang targets ("sm_35" ... "sm_90a"), asked
+    /// once; empty where it does not say.
+    pub fn archs(&self) -> &[String] {
+        static ARCHS: OnceLock<Vec<String>> = OnceLock::new();
+        ARCHS.get_or_init(|| {
+            let Ok(out) = Command::new(&self.path)
+                .args(["-target", "nvptx64-nvidia-cuda", "--print-supported-cpus"])
+                .output()
+            else {
+                return Vec::new();
+            };
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            text.split_whitespace()
+                .filter(|w| w.starts_with("sm_"))
+                .map(str::to_string)
+                .collect()
+        })
+    }
+
     /// The major version: 19.
     pub fn major(&self) -> u32 {
         self.version
@@ -314,6 +337,14 @@ impl ClangCompiler {
         };
         let clang = Clang::find().map_err(missing)?.clone();
         let replay = clang.replay.is_some();
+        let targets = if replay { &[][..] } else { clang.archs() };
+        if !targets.is_empty() && !targets.contains(&arch.name()) {
+            return Err(missing(format!(
+                "{} cannot target {arch} (it targets {}); a newer clang can",
+                clang.label(),
+                targets.join(" ")
+            )));
+        }
         let front = match toolchain.language() {
             Language::OpenClC if replay => FrontEnd::OpenCl {
                 libclc: PathBuf::from("<libclc>"),

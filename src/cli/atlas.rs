@@ -37,6 +37,10 @@ pub struct AtlasArgs {
     /// each ptxas in the cache (`scripts/nvrtc/fetch.sh --with-ptxas`).
     #[arg(long, value_name = "RUN")]
     pub opencl_ptx: Option<PathBuf>,
+    /// Also both clang toolchains (clang-cuda, clang-opencl), each architecture's PTX
+    /// assembled by the newest cached ptxas that takes it.
+    #[arg(long)]
+    pub clang: bool,
     /// Compile threads (default: every core).
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -127,14 +131,34 @@ pub fn run(args: AtlasArgs) -> Result<super::Outcome> {
     );
     let mut writer = ResultWriter::create(&args.out, env)?;
 
+    let clang_count = if args.clang {
+        2 * archs.len() * points.len()
+    } else {
+        0
+    };
     let total = atlas::cuda_count(&nvrtcs, &archs, points.len())
-        + atlas::opencl_count(listings.len(), &ptxases, &archs);
+        + atlas::opencl_count(listings.len(), &ptxases, &archs)
+        + clang_count;
     let pb = progress(total as u64);
-    let (cuda, skipped) = atlas::cuda_rows(&nvrtcs, &archs, &points, jobs, &pb);
+    let (cuda, mut skipped) = atlas::cuda_rows(&nvrtcs, &archs, &points, jobs, &pb);
     let opencl = atlas::opencl_rows(&listings, &ptxases, &archs, &pb);
+    let clang = if args.clang {
+        let (rows, s) = atlas::clang_rows(&archs, &points, jobs, &pb);
+        skipped.extend(s);
+        rows
+    } else {
+        Vec::new()
+    };
     pb.finish_and_clear();
-    for r in cuda.iter().chain(&opencl) {
+    for r in cuda.iter().chain(&opencl).chain(&clang) {
         writer.push(r.clone())?;
+    }
+    if !clang.is_empty() {
+        let ok = clang.iter().filter(|m| m.resources.is_some()).count();
+        println!(
+            "clang: {ok} of {} kernel x architecture x toolchain rows compiled",
+            clang.len()
+        );
     }
     print!("{}", matrix(&archs, &cuda, &opencl));
     print_skipped(&skipped);
@@ -150,7 +174,8 @@ pub fn run(args: AtlasArgs) -> Result<super::Outcome> {
     let all = writer.finish()?;
     println!("wrote {} rows to {}", all.len(), args.out.display());
     // A kernel NVRTC cannot compile is a failure; ptxas refusing adapted OpenCL PTX is a finding.
-    Ok(super::Outcome::from_measurements(&cuda))
+    let compiled: Vec<Measurement> = cuda.into_iter().chain(clang).collect();
+    Ok(super::Outcome::from_measurements(&compiled))
 }
 
 /// The NVRTCs asked for, or every one gemmlab can find.

@@ -78,8 +78,11 @@ fn offline(
     let mut kept = Vec::new();
     if let Some(run) = &args.ptx {
         for tc in [Toolchain::Cuda, Toolchain::OpenCl] {
-            kept.extend(attribution::kept_listings(run, tc, specs)?);
+            kept.extend(attribution::kept_listings(run, tc, specs, arch)?);
         }
+        // NVRTC's PTX of another architecture than the run's is compiled here instead,
+        // with the NVRTC's own build for this one.
+        kept.retain(|l| l.front != Toolchain::Cuda || l.own.is_some());
         if kept.is_empty() {
             return Err(Error::invalid(format!(
                 "--ptx {}: no PTX of a published kernel there; it reads a run of `gemmlab compare \
@@ -143,7 +146,12 @@ fn on_device(args: &AttributeArgs, specs: &[&'static KernelSpec]) -> Result<supe
         missing.extend(m);
         opencl_device.push(d.clone());
     } else if let Some(run) = &args.ptx {
-        listings.extend(attribution::kept_listings(run, Toolchain::OpenCl, specs)?);
+        listings.extend(attribution::kept_listings(
+            run,
+            Toolchain::OpenCl,
+            specs,
+            &arch,
+        )?);
     }
     let mut jit = open(cuda)?;
     let mut assemblers: Vec<Assembler> = ptxases(&arch).into_iter().map(Assembler::Ptxas).collect();

@@ -139,7 +139,7 @@ pub fn analyse(data: &Data) -> Option<Atlas<'_>> {
     };
     a.newest = (a.archs.iter())
         .map(|arch| {
-            let has = |c: &&Compiler| !c.opencl && a.covered(c).contains(&arch.as_str());
+            let has = |c: &&Compiler| c.is_nvrtc() && a.covered(c).contains(&arch.as_str());
             let c = a
                 .compilers
                 .iter()
@@ -299,7 +299,7 @@ fn pair(k: &str, arch: &str, from: (&Compiler, u32), to: (&Compiler, u32)) -> Re
 /// The largest change of registers between two consecutive NVRTC generations
 /// on the same architecture.
 fn generations(a: &Atlas) -> Option<Finding> {
-    let nvrtc: Vec<&Compiler> = a.compilers.iter().filter(|c| !c.opencl).collect();
+    let nvrtc: Vec<&Compiler> = a.compilers.iter().filter(|c| c.is_nvrtc()).collect();
     if nvrtc.len() < 2 {
         return None;
     }
@@ -364,7 +364,8 @@ fn arch_spread(a: &Atlas) -> Option<Finding> {
 fn front_end(a: &Atlas) -> Option<Finding> {
     let mut pairs = Vec::new();
     for o in a.compilers.iter().filter(|c| c.opencl) {
-        let same = |c: &&Compiler| !c.opencl && c.release().is_some() && c.release() == o.release();
+        let same =
+            |c: &&Compiler| c.is_nvrtc() && c.release().is_some() && c.release() == o.release();
         let Some(n) = a.compilers.iter().find(same) else {
             continue;
         };

@@ -134,10 +134,14 @@ impl Compiler {
             .rev()
             .find_map(parse_version)
             .unwrap_or_default();
-        let name = match (opencl, label.find("ptxas")) {
-            (false, _) => label,
-            (true, Some(i)) => format!("OpenCL PTX + {}", &label[i..]),
-            (true, None) => format!("OpenCL: {label}"),
+        let clang = m.toolchain.is_clang();
+        let name = match (opencl, clang, label.find("ptxas")) {
+            // "clang OpenCL + ptxas 11.8": the two clang toolchains share a compiler label.
+            (_, true, Some(i)) => format!("{} + {}", m.toolchain.label(), &label[i..]),
+            (_, true, None) => format!("{}: {label}", m.toolchain.label()),
+            (false, _, _) => label,
+            (true, _, Some(i)) => format!("OpenCL PTX + {}", &label[i..]),
+            (true, _, None) => format!("OpenCL: {label}"),
         };
         Some(Compiler {
             name,
@@ -157,6 +161,11 @@ impl Compiler {
             [a] => Some((*a, 0)),
             [] => None,
         }
+    }
+
+    /// An NVRTC (not NVIDIA OpenCL's PTX, not clang): the compilers of NVRTC generations.
+    pub fn is_nvrtc(&self) -> bool {
+        !self.opencl && self.name.starts_with("NVRTC")
     }
 
     pub fn is_kepler_nvrtc(&self) -> bool {
