@@ -43,10 +43,10 @@ pub struct Skipped {
     pub why: String,
 }
 
-/// Every kernel point compiled by every NVRTC for every architecture it supports.
-pub fn cuda_rows(
-    nvrtcs: &[Arc<Nvrtc>],
-    archs: &[Arch],
+/// Every kernel point compiled for every (compiler, architecture) target: the
+/// rows of each target that could be made, and why the others could not.
+fn target_rows(
+    targets: impl Iterator<Item = (String, Arch, Result<Target>)>,
     points: &[Point],
     jobs: usize,
     progress: &Progress,
@@ -55,21 +55,33 @@ pub fn cuda_rows(
     let mut skipped = Vec::new();
     let wrapped: Vec<std::result::Result<Point, (String, Status)>> =
         points.iter().cloned().map(Ok).collect();
-    for nvrtc in nvrtcs {
-        for arch in archs {
-            match Target::with(Arc::clone(nvrtc), arch) {
-                Ok(target) => rows.extend(run_points(
-                    &target, EXPERIMENT, &wrapped, jobs, None, progress,
-                )),
-                Err(e) => skipped.push(Skipped {
-                    compiler: nvrtc.label(),
-                    arch: arch.to_string(),
-                    why: first_line(&e.to_string()),
-                }),
-            }
+    for (compiler, arch, target) in targets {
+        match target {
+            Ok(t) => rows.extend(run_points(&t, EXPERIMENT, &wrapped, jobs, None, progress)),
+            Err(e) => skipped.push(Skipped {
+                compiler,
+                arch: arch.to_string(),
+                why: first_line(&e.to_string()),
+            }),
         }
     }
     (rows, skipped)
+}
+
+/// Every kernel point compiled by every NVRTC for every architecture it supports.
+pub fn cuda_rows(
+    nvrtcs: &[Arc<Nvrtc>],
+    archs: &[Arch],
+    points: &[Point],
+    jobs: usize,
+    progress: &Progress,
+) -> (Vec<Measurement>, Vec<Skipped>) {
+    let targets = nvrtcs.iter().flat_map(|n| {
+        archs
+            .iter()
+            .map(move |a| (n.label(), a.clone(), Target::with(Arc::clone(n), a)))
+    });
+    target_rows(targets, points, jobs, progress)
 }
 
 /// Every kernel point compiled by both clang toolchains for every architecture a
@@ -81,25 +93,15 @@ pub fn clang_rows(
     jobs: usize,
     progress: &Progress,
 ) -> (Vec<Measurement>, Vec<Skipped>) {
-    let mut rows = Vec::new();
-    let mut skipped = Vec::new();
-    let wrapped: Vec<std::result::Result<Point, (String, Status)>> =
-        points.iter().cloned().map(Ok).collect();
-    for tc in [Toolchain::ClangCuda, Toolchain::ClangOpenCl] {
-        for arch in archs {
-            match Target::for_toolchain(tc, None, None, &arch.name()) {
-                Ok(target) => rows.extend(run_points(
-                    &target, EXPERIMENT, &wrapped, jobs, None, progress,
-                )),
-                Err(e) => skipped.push(Skipped {
-                    compiler: tc.label().to_string(),
-                    arch: arch.to_string(),
-                    why: first_line(&e.to_string()),
-                }),
-            }
-        }
-    }
-    (rows, skipped)
+    let targets = [Toolchain::ClangCuda, Toolchain::ClangOpenCl]
+        .into_iter()
+        .flat_map(|tc| {
+            archs.iter().map(move |a| {
+                let t = Target::for_toolchain(tc, None, None, &a.name());
+                (tc.label().to_string(), a.clone(), t)
+            })
+        });
+    target_rows(targets, points, jobs, progress)
 }
 
 /// How many compilations `cuda_rows` will make (for a progress bar).
