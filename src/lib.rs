@@ -32,6 +32,7 @@ pub mod report;
 pub mod results;
 pub mod routine;
 pub mod spec;
+pub mod split;
 pub mod sweep;
 pub mod table;
 pub mod tune;

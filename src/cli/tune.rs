@@ -364,6 +364,12 @@ fn print_search(r: &SearchResult) {
             r.options.workers,
             r.bound()
         );
+        if !r.split.is_empty() {
+            println!(
+                "  device thread per configuration: {}",
+                r.split.describe_per(r.measured())
+            );
+        }
     }
     if let Some(b) = ranked.first() {
         println!(

@@ -20,6 +20,7 @@ use crate::clocks::ClockReading;
 use crate::error::{Error, Result};
 use crate::kernels::{Abi, Config, Hints, KernelSpec, Support};
 use crate::measure::Timed;
+use crate::split::{Laps, Step};
 
 /// Why a cell of the comparison has no speed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -157,6 +158,8 @@ pub struct Session {
     /// Host copy of the last checked result, kept so that the next checked run
     /// of the same size (a tuner's thousands) downloads into memory already mapped.
     host_c: Vec<f32>,
+    /// Where the measuring thread's time goes (a tuner restarts it per configuration).
+    pub laps: RefCell<Laps>,
 }
 
 impl Session {
@@ -171,7 +174,13 @@ impl Session {
             operands: None,
             flush: None,
             host_c: Vec::new(),
+            laps: Default::default(),
         }
+    }
+
+    /// Ends a step of measuring (see `split::Laps`).
+    pub fn lap(&self, step: Step) {
+        self.laps.borrow_mut().lap(step);
     }
 
     fn support(&mut self) -> Result<Program> {
@@ -497,6 +506,7 @@ fn prepare_inner(
     if spec.abi != Abi::Tutorial {
         let support = session.routine_support(ops.problem.precision)?;
         let (program, build) = compile_code(session, spec, config, hints, code, &info)?;
+        session.lap(Step::Load);
         *build_out = Some(build.clone());
         return prepare_routine_kernel(
             session, spec, config, ops, reference, program, build, support, flush, check_out,
@@ -519,6 +529,7 @@ fn prepare_inner(
     }
 
     let (program, build) = compile_code(session, spec, config, hints, code, &info)?;
+    session.lap(Step::Load);
     *build_out = Some(build.clone());
     let resources = build.kernel(spec.entry).cloned();
 
@@ -566,9 +577,12 @@ fn prepare_inner(
     let geometry = spec.geometry(config, mp, np);
     let args = gemm_args(mp, np, kp, a, b, c).to_vec();
 
+    session.lap(Step::Setup);
     // The checked run: poison, launch, un-pad, download, compare.
     be.fill(&c, f64::NAN)?;
+    session.lap(Step::Poison);
     let check_ns = be.launch(&program, spec.entry, &geometry, &args)?;
+    session.lap(Step::CheckedRun);
     let (result_buf, post_ns) = if (mp, np) != (m, n) {
         let cu = be.alloc(Elem::F32, m * n)?;
         owned.push(cu);
@@ -593,7 +607,9 @@ fn prepare_inner(
     let mut host = std::mem::take(&mut session.host_c);
     host.resize(m * n, 0.0);
     let downloaded = be.download(&result_buf, HostDataMut::F32(&mut host));
+    session.lap(Step::Download);
     let report = downloaded.map(|_| check_against(m, &host, reference));
+    session.lap(Step::Check);
     session.host_c = host;
     let report = report?;
     *check_out = Some(report.clone());
@@ -679,6 +695,7 @@ fn prepare_routine_kernel(
             return Err(e);
         }
     };
+    session.lap(Step::Poison);
     let staged = match stage::plan(&mut be, spec, config, program, support, &problem, a0, b0, c) {
         Ok(s) => s,
         Err(e) => {
@@ -687,6 +704,7 @@ fn prepare_routine_kernel(
             return Err(e);
         }
     };
+    let laps = &session.laps;
     let mut owned = staged.owned.clone();
     owned.push(c);
     let outcome = (|| -> Result<(u64, u64, u64, CheckReport)> {
@@ -694,12 +712,14 @@ fn prepare_routine_kernel(
         for step in &staged.pre {
             pre_ns += step.run(&mut be)?;
         }
+        laps.borrow_mut().lap(Step::Setup);
         let check_ns = staged.main.run(&mut be)?;
+        laps.borrow_mut().lap(Step::CheckedRun);
         let mut post_ns = 0;
         for step in &staged.post {
             post_ns += step.run(&mut be)?;
         }
-        let report = download_and_check(&mut be, c, ops, reference)?;
+        let report = download_and_check(&mut be, c, ops, reference, &mut laps.borrow_mut())?;
         Ok((pre_ns, check_ns, post_ns, report))
     })();
     let fail = |be: &mut AnyBackend, owned: Vec<Buffer>, e: Error| {
@@ -751,10 +771,13 @@ fn download_and_check(
     c: Buffer,
     ops: &Operands,
     reference: &Reference,
+    laps: &mut Laps,
 ) -> Result<CheckReport> {
     let p = &ops.problem;
     let (logical, changed_gap) = read_c_with(be, c, p)?;
+    laps.lap(Step::Download);
     let mut report = check_widened(p.m, &logical, reference, p.precision);
+    laps.lap(Step::Check);
     if let Some(at) = changed_gap {
         let s = p.storage(Matrix::C);
         report.passed = false;
@@ -939,7 +962,10 @@ impl<'a> VendorRunner<'a> {
         let call = vendor_call(&ops.problem, a, b, c);
         let outcome = match be.vendor_gemm(&call, 1) {
             Ok(None) => Ok(None),
-            Ok(Some(_)) => download_and_check(&mut be, c, ops, reference).map(Some),
+            Ok(Some(_)) => {
+                download_and_check(&mut be, c, ops, reference, &mut session.laps.borrow_mut())
+                    .map(Some)
+            }
             Err(e) => Err(e),
         };
         match outcome {

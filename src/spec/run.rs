@@ -2,6 +2,7 @@
 //! reference, run once on poisoned outputs, check, and time with the same
 //! `measure::interleaved` every built-in kernel uses.
 
+use crate::split::Step;
 use std::collections::BTreeMap;
 
 use crate::backend::{
@@ -323,6 +324,7 @@ pub fn prepare(
             return attempt;
         }
     };
+    session.lap(Step::Load);
     attempt.build = Some(report.clone());
     // Every entry point a launch names must be in the program: said with the spec's line.
     if !report.kernels.is_empty() {
@@ -358,9 +360,13 @@ pub fn prepare(
             return attempt;
         }
     };
-    let ran = bound
-        .run(&mut be, 1)
-        .and_then(|ns| bound.outputs(&mut be, kernel).map(|o| (ns, o)));
+    session.lap(Step::Setup);
+    let ran = bound.run(&mut be, 1).and_then(|ns| {
+        session.lap(Step::CheckedRun);
+        let o = bound.outputs(&mut be, kernel);
+        session.lap(Step::Download);
+        o.map(|o| (ns, o))
+    });
     let (check_ns, outputs) = match ran {
         Ok(x) => x,
         Err(e) => {
@@ -401,6 +407,7 @@ pub fn prepare(
         });
     }
     attempt.check = merged;
+    session.lap(Step::Check);
     if let Some(why) = failure {
         bound.release(&mut be);
         be.release_program(program);

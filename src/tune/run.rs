@@ -210,6 +210,7 @@ pub fn run_tune(
                     occupancy: row.occupancy,
                     compile_ms: row.compile_ms,
                     device_s: 0.0,
+                    split: Default::default(),
                     strategy: opts.search.strategy.clone(),
                     at_utc: crate::results::utc_now(),
                 })?;
@@ -384,6 +385,7 @@ fn tune_spec(
                 occupancy: row.occupancy,
                 compile_ms: row.compile_ms,
                 device_s: 0.0,
+                split: Default::default(),
                 strategy: opts.search.strategy.clone(),
                 at_utc: crate::results::utc_now(),
             })?;

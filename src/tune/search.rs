@@ -27,6 +27,7 @@ use crate::occupancy;
 use crate::progress::Progress;
 use crate::spec::run::Outputs;
 use crate::spec::{Dims, UserKernel};
+use crate::split::{Split, Step};
 
 /// When a search stops.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -101,6 +102,9 @@ pub struct SearchResult {
     /// device-bound.
     #[serde(default)]
     pub wait_s: f64,
+    /// `device_s` step by step (see `split::Step`).
+    #[serde(default)]
+    pub split: Split,
     /// Why it stopped: budget, time, space exhausted, strategy done.
     pub stopped: String,
     /// A user kernel's size (its `size` is then 0x0x0).
@@ -303,6 +307,7 @@ pub fn search(
     let mut compile_s = 0.0;
     let mut device_s = 0.0;
     let mut wait_s = 0.0;
+    let mut split = Split::default();
     let mut asked = 0usize;
     let mut stopped = String::new();
     // A user kernel's inputs, generated once for every configuration whose buffers
@@ -466,6 +471,7 @@ pub fn search(
                     }
                 };
                 device_s += t.elapsed().as_secs_f64();
+                split.absorb(&record.split);
                 if let Some(g) = score_of(&record) {
                     best = best.max(g);
                 }
@@ -494,6 +500,7 @@ pub fn search(
         compile_s,
         device_s,
         wait_s,
+        split,
         stopped,
         dims: match workload {
             Workload::Spec { dims, .. } => Some((*dims).clone()),
@@ -524,6 +531,7 @@ fn new_record(key: Key, opts: &SearchOptions) -> Record {
         occupancy: None,
         compile_ms: None,
         device_s: 0.0,
+        split: Default::default(),
         strategy: opts.strategy.clone(),
         at_utc: crate::results::utc_now(),
     }
@@ -593,6 +601,7 @@ fn measure_spec(
     best: f64,
 ) -> Record {
     let t = Instant::now();
+    session.laps.borrow_mut().restart();
     let (mut record, artefact) = start_record(key, opts, compiled);
     let Some(artefact) = artefact else {
         return record;
@@ -647,9 +656,12 @@ fn measure_spec(
             }
             Err(e) => record.status = Status::LaunchError(e),
         }
+        session.lap(Step::Timing);
         p.release(session);
+        session.lap(Step::Release);
     }
     record.device_s = t.elapsed().as_secs_f64();
+    record.split = session.laps.borrow_mut().take();
     record
 }
 
@@ -673,6 +685,7 @@ fn measure(
     };
     let info = session.backend.borrow().info().clone();
     let t = Instant::now();
+    session.laps.borrow_mut().restart();
     let (mut record, artefact) = start_record(key, opts, compiled);
     let Some(artefact) = artefact else {
         return record;
@@ -710,8 +723,11 @@ fn measure(
             }
             Err(e) => record.status = Status::LaunchError(e),
         }
+        session.lap(Step::Timing);
         p.release(session);
+        session.lap(Step::Release);
     }
     record.device_s = t.elapsed().as_secs_f64();
+    record.split = session.laps.borrow_mut().take();
     record
 }

@@ -18,6 +18,7 @@ use crate::gemm::driver::Status;
 use crate::kernels::{Config, Hints};
 use crate::keys::device_slug;
 use crate::measure::Stats;
+use crate::split::Split;
 
 pub const FORMAT: u32 = 1;
 
@@ -83,6 +84,9 @@ pub struct Record {
     pub compile_ms: Option<f64>,
     /// Wall seconds this configuration cost the device thread (load, check, time).
     pub device_s: f64,
+    /// Those seconds step by step (absent in stores written before it was recorded).
+    #[serde(default, skip_serializing_if = "Split::is_empty")]
+    pub split: Split,
     pub strategy: String,
     pub at_utc: String,
 }
@@ -310,6 +314,7 @@ mod tests {
             occupancy: None,
             compile_ms: Some(1.0),
             device_s: 0.01,
+            split: Default::default(),
             strategy: "exhaustive".into(),
             at_utc: "now".into(),
         }
