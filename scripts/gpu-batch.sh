@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-b
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -507,6 +507,43 @@ clang-jit)
   # The runtime's share: NVIDIA OpenCL's own PTX run through the CUDA driver's JIT on the CUDA
   # runtime, at 4096, next to CUDA in the same run (the kernels whose OpenCL build is slower).
   run jit 300 $G sweep jit $D --kernels 3,5,7,8,9,10,11,simt --sizes 4096 --out "$W/jit"
+  ;;
+tune-rate-diag)
+  # Issue 26, first call: where a tuner's configuration goes. NVIDIA OpenCL's build rate by
+  # threads, -cl-nv-verbose and a busy device (examples/opencl_builds.rs); then the same
+  # searches with the binary before the changes (.gpu/gemmlab-before: the time split only)
+  # and after, each with a fresh store.
+  S="$W/stores"
+  run opencl-builds 150 .gpu/opencl_builds NVIDIA xgemm 12
+  OCL="--backends opencl --kernels xgemm --sizes 4096 --strategy anneal --switches none --caps none --top 1 --no-db"
+  run ocl-before 75 .gpu/gemmlab-before tune $D $OCL --time-limit 40 --store "$S/ocl-before" --out "$W/ocl-before"
+  run ocl-after 75 $G tune $D $OCL --time-limit 40 --store "$S/ocl-after" --out "$W/ocl-after"
+  run ocl-after-w1 75 $G tune $D $OCL --time-limit 40 --workers 1 --store "$S/ocl-after-w1" --out "$W/ocl-after-w1"
+  CU="--backends cuda --sizes 4096 --strategy random --top 1 --no-db --time-limit 30"
+  run cuda-simt-before 60 .gpu/gemmlab-before tune $D $CU --kernels simt --store "$S/cs-before" --out "$W/cuda-simt-before"
+  run cuda-simt-after 60 $G tune $D $CU --kernels simt --store "$S/cs-after" --out "$W/cuda-simt-after"
+  run cuda-xgemm-after 60 $G tune $D $CU --kernels xgemm --store "$S/cx-after" --out "$W/cuda-xgemm-after"
+  ;;
+tune-anchors-a)
+  # Issue 26, second call: NVIDIA OpenCL's build rate by threads and by processes; a search over
+  # kernels that fault and hang on CUDA and on NVIDIA OpenCL; then CLBlast's tuner and gemmlab's
+  # on OpenCL, 150 s each (scripts/tune-anchors). Carries .gpu/clblast (the two .deb files).
+  run opencl-builds 150 .gpu/opencl_builds NVIDIA xgemm 12
+  for tc in cuda opencl; do
+    run faults-$tc 120 $G tune $D --backends $tc --spec specs/misbehave/misbehave.toml --strategy exhaustive \
+      --launch-timeout 4 --top 1 --no-db --store "$W/faults-store-$tc" --out "$W/faults-$tc"
+  done
+  mkdir -p /tmp/clblast && for d in .gpu/clblast/*.deb; do dpkg -x "$d" /tmp/clblast; done
+  CLBLAST=/tmp/clblast GEMMLAB=$G bash scripts/tune-anchors/run.sh opencl "$W/anchors" 150 > "$W/anchors-opencl.txt" 2>&1
+  ;;
+tune-anchors-b)
+  # Issue 26, third call: kernel_tuner and gemmlab on CUDA (the same random xgemm points, 150 s
+  # each), gemmlab's SIMT search, then every tuner's best re-measured next to cuBLAS. Carries
+  # .gpu/wheels (scripts/kernel_tuner/fetch-wheels.sh) and the anchors folder of the last call.
+  bash scripts/kernel_tuner/install-wheels.sh .gpu/wheels /tmp/kt-site > "$W/kt-install.txt" 2>&1
+  mkdir -p "$W/anchors"; cp -r .gpu/anchors/. "$W/anchors/" 2>/dev/null || true
+  PYTHONPATH=/tmp/kt-site GEMMLAB=$G bash scripts/tune-anchors/run.sh cuda "$W/anchors" 150 > "$W/anchors-cuda.txt" 2>&1
+  GEMMLAB=$G bash scripts/tune-anchors/run.sh remeasure "$W/anchors" > "$W/anchors-remeasure.txt" 2>&1
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").

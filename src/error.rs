@@ -61,6 +61,11 @@ pub enum Error {
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
 
+    /// The device's context cannot be used any more (a kernel faulted: illegal
+    /// address, misaligned access, trap): what failed and the driver's words.
+    #[error("the device session was lost after {what}: {reason}")]
+    DeviceLost { what: String, reason: String },
+
     #[error("result check failed for {what}: {detail}")]
     Check { what: String, detail: String },
 

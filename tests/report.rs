@@ -408,6 +408,8 @@ mod tuning {
                     compile_ms: (!failed).then_some(400.0),
                     device_s: if failed { 0.0 } else { 0.2 },
                     split: Default::default(),
+                    run: None,
+                    elapsed_s: None,
                     strategy: strategy.into(),
                     at_utc: "2026-01-01T00:00:00Z".into(),
                 },
@@ -436,6 +438,7 @@ mod tuning {
                         reps: 3,
                         workers: 2,
                         prune: 4.0,
+                        ..Default::default()
                     },
                     space_summary: format!("gemm6 on {t}: {total} points"),
                     space_size: total,

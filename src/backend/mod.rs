@@ -552,6 +552,13 @@ pub trait Compiler: Send + Sync {
     /// Compiles `source` (which may hold several kernels) into an artefact the
     /// device side can load. A compiler error is `Error::Compile` with the full log.
     fn compile(&self, what: &str, source: &str, options: &CompileOptions) -> Result<Artefact>;
+
+    /// Whether builds on several threads at once run in parallel. A compiler that
+    /// builds one program at a time gets one compile thread from the tuner: more
+    /// only queue behind it and stall the thread that measures.
+    fn parallel_builds(&self) -> bool {
+        true
+    }
 }
 
 /// A compiled program not yet loaded on a device, with what the compiler said.
@@ -566,7 +573,9 @@ pub struct Artefact {
 pub(crate) enum Image {
     OpenCl(opencl::BuiltProgram),
     Cubin(Vec<u8>),
-    /// PTX the CUDA driver's JIT assembles when it loads it, under a register cap.
+    /// PTX the CUDA driver's JIT assembles when it loads it, under a register cap
+    /// (read only by the CUDA backend: without it a clang build is not loadable here).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     Ptx {
         ptx: String,
         max_registers: Option<u32>,

@@ -288,6 +288,15 @@ impl Compiler for OpenClCompiler {
         &self.name
     }
 
+    /// Measured (examples/opencl_builds.rs, results/h200/tune/anchors): NVIDIA's
+    /// OpenCL builds xgemm at 12 programs/s from one thread and 13-16/s from 4 or
+    /// 16, and 16 concurrent builds stall the measuring thread's calls (a tuner ran
+    /// 3.1 configurations/s with 16 compile threads, 4.5/s with one); PoCL's
+    /// builds do not overlap either.
+    fn parallel_builds(&self) -> bool {
+        false
+    }
+
     fn compile(&self, what: &str, source: &str, options: &CompileOptions) -> Result<Artefact> {
         let mut notes = Vec::new();
         let flags = self.flags(options, &mut notes);

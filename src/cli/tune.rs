@@ -10,9 +10,10 @@ use gemmlab::kernels;
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::tune::replay;
 use gemmlab::tune::run::{run_tune, spaces, write_replay, TuneOptions};
-use gemmlab::tune::search::{Budget, SearchOptions, SearchResult};
+use gemmlab::tune::search::{Budget, Limits, SearchOptions, SearchResult};
 use gemmlab::tune::space::{Space, SpaceRequest};
 use gemmlab::tune::strategy;
+use gemmlab::tune::watch;
 use gemmlab::{Backend, Error, Result, Toolchain};
 
 use super::compare::{
@@ -70,12 +71,25 @@ pub struct TuneArgs {
     pub warmup: usize,
     #[command(flatten)]
     pub timing: TimingArgs,
-    /// Compile threads (default: every host core).
+    /// Compile threads (default: every host core). A compiler that builds one program
+    /// at a time (NVIDIA's OpenCL and PoCL, measured) gets one whatever this says.
     #[arg(long)]
     pub workers: Option<usize>,
     /// Stop timing a configuration whose checked run is this many times slower than the best so far.
     #[arg(long, default_value_t = 4.0)]
     pub prune: f64,
+    /// Seconds a configuration's device work (load, checked run, timing) may take before
+    /// it is stopped and recorded as timed out. Default: 100 times the fastest verified
+    /// configuration's so far, at least 10 s.
+    #[arg(long, value_name = "SECONDS")]
+    pub launch_timeout: Option<f64>,
+    /// Seconds one build may take before it is stopped and recorded as timed out.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    pub compile_timeout: f64,
+    /// Search in this process, without a supervisor: a kernel that hangs then hangs the
+    /// search, and one that crashes the process ends it (the store keeps what was measured).
+    #[arg(long)]
+    pub in_process: bool,
     /// Seed of the random inputs.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -176,6 +190,30 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
             "--prune must be above 1 (a factor of the best speed so far)",
         ));
     }
+    for (flag, v) in [
+        ("--launch-timeout", args.launch_timeout),
+        ("--compile-timeout", Some(args.compile_timeout)),
+    ] {
+        if v.is_some_and(|t| t.is_nan() || t <= 0.0) {
+            return Err(Error::invalid(format!(
+                "{flag} must be a positive number of seconds"
+            )));
+        }
+    }
+    let supervised = std::env::var_os(watch::ENV_RUN).is_some();
+    if supervised {
+        watch::die_with_supervisor();
+    }
+    if !supervised && !args.in_process && args.export_space.is_none() {
+        // The searches run in a child process this one watches (see tune::watch).
+        let program = std::env::current_exe().map_err(|e| Error::io("current executable", e))?;
+        let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        let code = watch::supervise(&program, &argv, &|line| eprintln!("{line}"))?;
+        if code != 0 {
+            std::process::exit(code);
+        }
+        return Ok(super::Outcome::from_measurements(&[]));
+    }
     strategy::by_name(&args.strategy).map_err(Error::invalid)?;
     let specs = gemmlab::spec::load_static(&args.specs)?;
     let kernels = match args.kernels.as_deref() {
@@ -237,6 +275,12 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
             .max(1),
         prune: args.prune,
+        limits: Limits {
+            launch_timeout_s: args.launch_timeout,
+            compile_timeout_s: args.compile_timeout,
+        },
+        run: std::env::var(watch::ENV_RUN).ok(),
+        watch: std::env::var_os(watch::ENV_WATCH).map(PathBuf::from),
     };
     if let Some(path) = &args.export_space {
         return export_space(path, &sessions, &spaces, &search, sizes[0])
@@ -311,6 +355,11 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     );
     pb.finish_and_clear();
     let all = writer.finish()?;
+    if let (true, Err(e @ Error::DeviceLost { .. })) = (supervised, &result) {
+        // The supervisor starts a fresh process, which resumes from the store.
+        eprintln!("error: {e}");
+        std::process::exit(watch::EXIT_RESTART);
+    }
     result?;
     println!(
         "\nwrote {} measurements and the search traces to {}; store in {}",

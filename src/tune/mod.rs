@@ -11,3 +11,4 @@ pub mod search;
 pub mod space;
 pub mod store;
 pub mod strategy;
+pub mod watch;

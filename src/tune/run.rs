@@ -211,6 +211,8 @@ pub fn run_tune(
                     compile_ms: row.compile_ms,
                     device_s: 0.0,
                     split: Default::default(),
+                    run: opts.search.run.clone(),
+                    elapsed_s: None,
                     strategy: opts.search.strategy.clone(),
                     at_utc: crate::results::utc_now(),
                 })?;
@@ -386,6 +388,8 @@ fn tune_spec(
                 compile_ms: row.compile_ms,
                 device_s: 0.0,
                 split: Default::default(),
+                run: opts.search.run.clone(),
+                elapsed_s: None,
                 strategy: opts.search.strategy.clone(),
                 at_utc: crate::results::utc_now(),
             })?;

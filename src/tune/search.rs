@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::space::{Candidate, Space};
 use super::store::{Key, Phase, Record, Store};
 use super::strategy::{self, Rng};
+use super::watch::Watch;
 use crate::backend::{Artefact, Backend};
 use crate::error::{Error, Result};
 use crate::experiment::Problem;
@@ -50,6 +51,51 @@ pub struct SearchOptions {
     /// A point whose checked run is this many times slower than the best so far
     /// is not timed further: its one launch is its time, and it is marked pruned.
     pub prune: f64,
+    /// Time limits a supervisor enforces (see `tune::watch`).
+    #[serde(default)]
+    pub limits: Limits,
+    /// The supervised `gemmlab tune` run this search belongs to (its records carry it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// Where to tell a supervisor what is being compiled and measured.
+    #[serde(skip)]
+    pub watch: Option<std::path::PathBuf>,
+}
+
+/// How long one configuration may take before a supervisor stops it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Seconds of device work (load, checked run, timing) per configuration; when
+    /// absent, `LAUNCH_FACTOR` times the fastest verified configuration's so far,
+    /// and never less than `LAUNCH_FLOOR_S`.
+    pub launch_timeout_s: Option<f64>,
+    /// Seconds one build may take.
+    pub compile_timeout_s: f64,
+}
+
+/// The default limit on a configuration's device work: this many times the
+/// device time of the fastest verified configuration so far ...
+pub const LAUNCH_FACTOR: f64 = 100.0;
+/// ... and never less than this many seconds.
+pub const LAUNCH_FLOOR_S: f64 = 10.0;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            launch_timeout_s: None,
+            compile_timeout_s: 120.0,
+        }
+    }
+}
+
+impl Limits {
+    /// The limit on the next configuration's device work, given the device time
+    /// of the fastest verified configuration so far.
+    pub fn device_deadline(&self, fastest_s: Option<f64>) -> f64 {
+        self.launch_timeout_s.unwrap_or_else(|| {
+            fastest_s.map_or(LAUNCH_FLOOR_S, |f| (f * LAUNCH_FACTOR).max(LAUNCH_FLOOR_S))
+        })
+    }
 }
 
 impl Default for SearchOptions {
@@ -64,6 +110,9 @@ impl Default for SearchOptions {
             reps: 3,
             workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
             prune: 4.0,
+            limits: Limits::default(),
+            run: None,
+            watch: None,
         }
     }
 }
@@ -284,7 +333,12 @@ pub fn search(
     let mut base = key_base(session, space, size);
     base.call = workload.call_tag();
     let limit = opts.budget.configs.unwrap_or(usize::MAX).min(space.len());
-    let workers = opts.workers.max(1);
+    // A compiler that builds one program at a time gets one thread (see `parallel_builds`).
+    let workers = if compiler.parallel_builds() {
+        opts.workers.max(1)
+    } else {
+        1
+    };
     let depth = 2 * workers;
     let plan = Plan {
         warmup: 0,
@@ -314,6 +368,13 @@ pub fn search(
     // have the same lengths (generating 10^8 random values costs more than a launch).
     let mut inputs_cache: InputsCache = None;
     let cancel = AtomicBool::new(false);
+    let watch = opts.watch.as_deref().map(|p| Watch::new(p, store.path()));
+    let watch = watch.as_ref();
+    // Seconds of this run spent before a restart (its records in the store say).
+    let mut offset = 0.0f64;
+    let elapsed = |offset: f64| offset + started.elapsed().as_secs_f64();
+    // The device time of the fastest verified configuration: what the limit on the next is made of.
+    let mut fastest_s: Option<f64> = None;
     let (job_tx, job_rx) = mpsc::channel::<(usize, Candidate, Key)>();
     let job_rx = Arc::new(Mutex::new(job_rx));
     let (done_tx, done_rx) = mpsc::channel::<Compiled>();
@@ -334,8 +395,18 @@ pub fn search(
                     continue;
                 }
                 let options = spec.compile_options(&cand.config, &cand.hints, compiler.toolchain());
+                if let Some(w) = watch {
+                    w.compile_start(
+                        point,
+                        &new_record(key.clone(), opts),
+                        opts.limits.compile_timeout_s,
+                    );
+                }
                 let t = Instant::now();
                 let r = compiler.compile(spec.entry(), source, &options);
+                if let Some(w) = watch {
+                    w.compile_end(point);
+                }
                 if tx
                     .send((point, cand, key, r, t.elapsed().as_secs_f64()))
                     .is_err()
@@ -365,20 +436,20 @@ pub fn search(
                     told = true;
                     let score = score_of(&record);
                     strategy.tell(&space.grid, p, score);
+                    let elapsed_s = match (cached, record.elapsed_s) {
+                        (false, Some(e)) if record.run.is_some() && record.run == opts.run => e,
+                        _ => elapsed(offset),
+                    };
                     tried.push(Tried {
                         point: p,
                         candidate: cand,
                         record,
                         cached,
-                        elapsed_s: started.elapsed().as_secs_f64(),
+                        elapsed_s,
                     });
                     progress.inc(1);
                 }
-                if opts
-                    .budget
-                    .seconds
-                    .is_some_and(|s| started.elapsed().as_secs_f64() >= s)
-                {
+                if opts.budget.seconds.is_some_and(|s| elapsed(offset) >= s) {
                     // Points compiled or in flight are dropped unmeasured, so unrecorded.
                     stopped = "time budget reached".into();
                     return Ok(());
@@ -405,7 +476,19 @@ pub fn search(
                             if let Some(g) = score_of(r) {
                                 best = best.max(g);
                             }
-                            ready.insert(p, (cand, r.clone(), true));
+                            // Measured by this run before a restart: its own, not the store's.
+                            let ours = r.run.is_some() && r.run == opts.run;
+                            if ours {
+                                offset = offset.max(r.elapsed_s.unwrap_or(0.0));
+                                device_s += r.device_s;
+                                compile_s += r.compile_ms.unwrap_or(0.0) / 1e3;
+                                split.absorb(&r.split);
+                                if r.status.is_ok() && !r.pruned {
+                                    fastest_s =
+                                        Some(fastest_s.map_or(r.device_s, |f| f.min(r.device_s)));
+                                }
+                            }
+                            ready.insert(p, (cand, r.clone(), !ours));
                             answered = true;
                         } else {
                             job_tx
@@ -445,7 +528,12 @@ pub fn search(
                     cand.describe()
                 ));
                 let t = Instant::now();
-                let record = match workload {
+                if let Some(w) = watch {
+                    let mut r = new_record(key.clone(), opts);
+                    r.elapsed_s = Some(elapsed(offset));
+                    w.device_start(&r, opts.limits.device_deadline(fastest_s));
+                }
+                let mut record = match workload {
                     Workload::Gemm(problem) => {
                         measure(session, space, problem, &plan, opts, key, compiled, best)
                     }
@@ -475,7 +563,28 @@ pub fn search(
                 if let Some(g) = score_of(&record) {
                     best = best.max(g);
                 }
+                if record.status.is_ok() && !record.pruned {
+                    fastest_s = Some(fastest_s.map_or(record.device_s, |f| f.min(record.device_s)));
+                }
+                record.elapsed_s = Some(elapsed(offset));
                 store.append(record.clone())?;
+                if let Some(w) = watch {
+                    w.device_end();
+                }
+                // A configuration that failed on the device may have taken the session
+                // with it (an illegal address poisons a CUDA context): every later one
+                // would fail too, so the search stops here, the failure recorded.
+                if failed_on_device(&record.status) {
+                    if let Err(e) = session.healthy() {
+                        return Err(Error::DeviceLost {
+                            what: format!("{} {}", spec.id(), cand.describe()),
+                            reason: format!(
+                                "{}; then: {e}",
+                                record.status.reason().unwrap_or("it failed")
+                            ),
+                        });
+                    }
+                }
                 ready.insert(point, (cand, record, false));
             }
         })();
@@ -492,11 +601,15 @@ pub fn search(
         kernel: spec.id().to_string(),
         size,
         strategy: strategy.name().to_string(),
-        options: opts.clone(),
+        // The compile threads it really had.
+        options: SearchOptions {
+            workers,
+            ..opts.clone()
+        },
         space_summary: space.summary(),
         space_size: space.len(),
         tried,
-        wall_s: started.elapsed().as_secs_f64(),
+        wall_s: elapsed(offset),
         compile_s,
         device_s,
         wait_s,
@@ -511,6 +624,11 @@ pub fn search(
             Kernel::Builtin(_) => default_unit(),
         },
     })
+}
+
+/// A failure of the kernel on the device (not of its compile or its configuration).
+fn failed_on_device(s: &Status) -> bool {
+    matches!(s, Status::LaunchError(_) | Status::WrongResult(_))
 }
 
 /// The score a strategy sees: verified GFLOP/s; pruned points count with their
@@ -532,6 +650,8 @@ fn new_record(key: Key, opts: &SearchOptions) -> Record {
         compile_ms: None,
         device_s: 0.0,
         split: Default::default(),
+        run: opts.run.clone(),
+        elapsed_s: None,
         strategy: opts.strategy.clone(),
         at_utc: crate::results::utc_now(),
     }

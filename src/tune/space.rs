@@ -250,60 +250,73 @@ impl Space {
             .filter(|a| !matches!(a, Axis::Param { .. }))
             .map(|a| a.len() as u128)
             .product();
-        let mut removals: Vec<Removal> = Vec::new();
-        let mut blame = |rule: String, n: u128| match removals.iter_mut().find(|r| r.rule == rule) {
-            Some(r) => r.removed += n,
-            None => removals.push(Removal { rule, removed: n }),
-        };
-        let mut valid_params: Vec<Vec<u8>> = Vec::new();
-        for coords in product(&param_axes.iter().map(|(_, v)| v.len()).collect::<Vec<_>>()) {
-            let mut config = Config(
-                param_axes
-                    .iter()
-                    .zip(&coords)
-                    .map(|((n, v), &i)| (n.to_string(), v[i as usize]))
-                    .collect(),
-            );
+        let n_param = param_axes.len();
+        let param_sizes: Vec<usize> = param_axes.iter().map(|(_, v)| v.len()).collect();
+        let filtered = filter_params(&param_axes, &param_sizes, |config| {
             if multi_precision {
                 config
                     .0
                     .insert(PRECISION.into(), request.precision.define());
             }
-            match param_rule(kernel, device, &config) {
-                Some(rule) => blame(rule, rest),
-                None => valid_params.push(coords),
-            }
+            param_rule(kernel, device, config)
+        });
+        let mut removals: Vec<Removal> = Vec::new();
+        let mut blame = |rule: String, n: u128| match removals.iter_mut().find(|r| r.rule == rule) {
+            Some(r) => r.removed += n,
+            None => removals.push(Removal { rule, removed: n }),
+        };
+        for (rule, n) in filtered.broken {
+            blame(rule.describe(), u128::from(n) * rest);
         }
         // Then switches and caps: a cap too small for the work-group's register
         // file share is removed, everything else is kept.
-        let n_param = param_axes.len();
         let other_sizes: Vec<usize> = axes[n_param..].iter().map(Axis::len).collect();
+        let others: u64 = other_sizes.iter().map(|&s| s as u64).product();
         let cap_axis = axes.len() - 1;
-        let mut points = Vec::new();
-        for pc in &valid_params {
-            let config = config_of(&axes, pc);
-            let threads = kernel.threads_per_group(&config) as u64;
-            for oc in product(&other_sizes) {
-                let mut coords = pc.clone();
-                coords.extend_from_slice(&oc);
-                if let Axis::Cap { values } = &axes[cap_axis] {
-                    if let (Some(cap), Some(file)) = (
-                        values[coords[cap_axis] as usize],
-                        device.registers_per_block,
-                    ) {
+        let cap_values: &[Option<u32>] = match &axes[cap_axis] {
+            Axis::Cap { values } => values,
+            _ => &[],
+        };
+        let other_coords: Vec<Vec<u8>> = product(&other_sizes);
+        let param_strides = radix(&param_sizes);
+        let chunks = chunked(filtered.valid.len());
+        let parts = crate::gemm::parallel::map_range(chunks.len(), |ci| {
+            let (mut keys, mut too_small) = (Vec::new(), 0u64);
+            for &pk in &filtered.valid[chunks[ci].clone()] {
+                let pc = decode(&param_strides, pk);
+                let config = config_of(&axes, &pc);
+                let threads = kernel.threads_per_group(&config) as u64;
+                for (oi, oc) in other_coords.iter().enumerate() {
+                    let cap = cap_values
+                        .get(oc[cap_axis - n_param] as usize)
+                        .copied()
+                        .flatten();
+                    if let (Some(cap), Some(file)) = (cap, device.registers_per_block) {
                         if u64::from(cap) * threads > u64::from(file) {
-                            blame(
-                                format!("device limit: cap x work-group size exceeds the {file} registers a work-group may use"),
-                                1,
-                            );
+                            too_small += 1;
                             continue;
                         }
                     }
+                    keys.push(pk * others + oi as u64);
                 }
-                points.push(coords);
+            }
+            (keys, too_small)
+        });
+        let mut keys = Vec::new();
+        let mut too_small = 0u64;
+        for (k, n) in parts {
+            keys.extend(k);
+            too_small += n;
+        }
+        if too_small > 0 {
+            if let Some(file) = device.registers_per_block {
+                blame(
+                    format!("device limit: cap x work-group size exceeds the {file} registers a work-group may use"),
+                    u128::from(too_small),
+                );
             }
         }
-        let grid = Grid::new(axes.iter().map(Axis::len).collect(), points);
+        let grid = Grid::from_keys(axes.iter().map(Axis::len).collect(), keys);
         if grid.is_empty() {
             let why: Vec<String> = removals
                 .iter()
@@ -339,7 +352,7 @@ impl Space {
     /// The candidate at `point`.
     pub fn candidate(&self, point: usize) -> Candidate {
         let coords = self.grid.coords(point);
-        let mut config = config_of(&self.axes, coords);
+        let mut config = config_of(&self.axes, &coords);
         if self
             .kernel
             .builtin()
@@ -348,7 +361,7 @@ impl Space {
             config.0.insert(PRECISION.into(), self.precision.define());
         }
         let mut hints = Hints::default();
-        for (axis, &i) in self.axes.iter().zip(coords) {
+        for (axis, &i) in self.axes.iter().zip(&coords) {
             match axis {
                 // Only switches away from this toolchain's published state are
                 // recorded, so "published" reads as published in every result.
@@ -473,40 +486,162 @@ fn params_of(kernel: Kernel) -> Vec<ParamView> {
     }
 }
 
+/// A rule a parameter configuration breaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Broken {
+    Constraint(std::borrow::Cow<'static, str>),
+    WorkGroup(u64),
+    LocalMemory(u64),
+}
+
+impl Broken {
+    fn describe(&self) -> String {
+        match self {
+            Broken::Constraint(m) => format!("constraint: {m}"),
+            Broken::WorkGroup(max) => {
+                format!("device limit: work-group larger than the device's {max} work-items")
+            }
+            Broken::LocalMemory(local) => format!(
+                "device limit: local tiles larger than the device's {local} bytes of local memory"
+            ),
+        }
+    }
+}
+
 /// The first rule a parameter configuration breaks: a registry constraint (its
 /// message) or a device limit.
-fn param_rule(kernel: Kernel, device: &DeviceInfo, c: &Config) -> Option<String> {
+fn param_rule(kernel: Kernel, device: &DeviceInfo, c: &Config) -> Option<Broken> {
     match kernel {
         Kernel::Builtin(spec) => {
-            for k in spec.constraints {
-                if !(k.holds)(c) {
-                    return Some(format!("constraint: {}", k.message));
-                }
+            if let Some(k) = spec.constraints.iter().find(|k| !(k.holds)(c)) {
+                return Some(Broken::Constraint(k.message.into()));
             }
         }
         Kernel::User(k) => {
             if let Some(m) = k.param_violation(c) {
-                return Some(format!("constraint: {m}"));
+                return Some(Broken::Constraint(m.into()));
             }
         }
     }
     let threads = kernel.threads_per_group(c) as u64;
     if let Some(max) = device.max_work_group_size {
         if threads > max {
-            return Some(format!(
-                "device limit: work-group larger than the device's {max} work-items"
-            ));
+            return Some(Broken::WorkGroup(max));
         }
     }
     let local_bytes = kernel.builtin().map(|spec| (spec.local_bytes)(c));
     if let (Some(local), Some(used)) = (device.local_mem_bytes, local_bytes) {
         if used as u64 > local {
-            return Some(format!(
-                "device limit: local tiles larger than the device's {local} bytes of local memory"
-            ));
+            return Some(Broken::LocalMemory(local));
         }
     }
     None
+}
+
+/// The parameter configurations that break no rule (as positions in the product
+/// of the parameter axes, in order), and how many broke each rule first (rules in
+/// the order a sequential walk meets them).
+struct Filtered {
+    valid: Vec<u64>,
+    broken: Vec<(Broken, u64)>,
+}
+
+/// Walks the product of the parameter axes on every core: each thread takes a
+/// run of positions and updates one configuration in place as its odometer
+/// turns (a space of millions of configurations is filtered in a second, not
+/// rebuilt value by value).
+fn filter_params(
+    axes: &[(&str, &Vec<i64>)],
+    sizes: &[usize],
+    rule: impl Fn(&mut Config) -> Option<Broken> + Sync,
+) -> Filtered {
+    let total: u64 = sizes.iter().map(|&s| s as u64).product();
+    let strides = radix(sizes);
+    let runs = chunked(total as usize);
+    let parts = crate::gemm::parallel::map_range(runs.len(), |ri| {
+        let run = runs[ri].clone();
+        let (mut valid, mut broken): (Vec<u64>, Vec<(Broken, u64)>) = (Vec::new(), Vec::new());
+        if run.is_empty() {
+            return (valid, broken);
+        }
+        let mut coords = decode(&strides, run.start as u64);
+        let mut config = Config(
+            axes.iter()
+                .zip(&coords)
+                .map(|((n, v), &i)| (n.to_string(), v[i as usize]))
+                .collect(),
+        );
+        for pos in run {
+            match rule(&mut config) {
+                None => valid.push(pos as u64),
+                Some(b) => match broken.iter_mut().find(|(r, _)| *r == b) {
+                    Some((_, n)) => *n += 1,
+                    None => broken.push((b, 1)),
+                },
+            }
+            // The next position: the last axis turns fastest, carrying leftwards.
+            for d in (0..coords.len()).rev() {
+                coords[d] += 1;
+                let wrapped = coords[d] as usize == sizes[d];
+                if wrapped {
+                    coords[d] = 0;
+                }
+                let (name, values) = axes[d];
+                if let Some(v) = config.0.get_mut(name) {
+                    *v = values[coords[d] as usize];
+                }
+                if !wrapped {
+                    break;
+                }
+            }
+        }
+        (valid, broken)
+    });
+    let mut out = Filtered {
+        valid: Vec::new(),
+        broken: Vec::new(),
+    };
+    for (valid, broken) in parts {
+        out.valid.extend(valid);
+        for (b, n) in broken {
+            match out.broken.iter_mut().find(|(r, _)| *r == b) {
+                Some((_, m)) => *m += n,
+                None => out.broken.push((b, n)),
+            }
+        }
+    }
+    out
+}
+
+/// Place values of a product of sizes, the last axis fastest.
+fn radix(sizes: &[usize]) -> Vec<u64> {
+    let mut out = vec![1u64; sizes.len()];
+    for d in (0..sizes.len().saturating_sub(1)).rev() {
+        out[d] = out[d + 1] * sizes[d + 1] as u64;
+    }
+    out
+}
+
+/// Coordinates of a position in a product with place values `strides`.
+fn decode(strides: &[u64], mut pos: u64) -> Vec<u8> {
+    strides
+        .iter()
+        .map(|&s| {
+            let v = pos / s;
+            pos %= s;
+            v as u8
+        })
+        .collect()
+}
+
+/// `n` items cut into runs for the cores (a few per core, so uneven runs even out).
+fn chunked(n: usize) -> Vec<std::ops::Range<usize>> {
+    let pieces = (crate::gemm::parallel::threads() * 4).min(n).max(1);
+    let per = n.div_ceil(pieces).max(1);
+    (0..n)
+        .step_by(per)
+        .map(|lo| lo..(lo + per).min(n))
+        .collect()
 }
 
 /// Every coordinate vector of a product of dimension sizes, in order.

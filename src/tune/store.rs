@@ -87,6 +87,13 @@ pub struct Record {
     /// Those seconds step by step (absent in stores written before it was recorded).
     #[serde(default, skip_serializing_if = "Split::is_empty")]
     pub split: Split,
+    /// The `gemmlab tune` run that measured it, where it ran under a supervisor:
+    /// a restarted search counts its run's records as its own, not as the store's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// Seconds since its search started when the outcome was known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_s: Option<f64>,
     pub strategy: String,
     pub at_utc: String,
 }
@@ -217,6 +224,19 @@ impl Store {
     }
 }
 
+/// Appends one record to the store file at `path` without opening it as a store
+/// (a supervisor recording its child's failed configuration; the child is gone).
+/// A line the child left unfinished is closed first, so this record stays whole.
+pub fn append_to(path: &Path, r: &Record) -> Result<()> {
+    let line = serde_json::to_string(r).map_err(|e| Error::invalid(e.to_string()))?;
+    let newline = if ends_with_newline(path) { "" } else { "\n" };
+    OpenOptions::new()
+        .append(true)
+        .open(path)
+        .and_then(|mut f| writeln!(f, "{newline}{line}").and_then(|_| f.flush()))
+        .map_err(|e| Error::io(path, e))
+}
+
 fn ends_with_newline(path: &Path) -> bool {
     fs::read(path)
         .map(|b| b.last() == Some(&b'\n'))
@@ -256,7 +276,7 @@ fn refuse_mix(path: &Path, have: &Header, want: &Header) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::backend::DeviceKind;
     use crate::keys::fnv1a;
@@ -290,6 +310,11 @@ mod tests {
         }
     }
 
+    /// A record for other modules' tests.
+    pub(crate) fn sample() -> Record {
+        record(8)
+    }
+
     fn record(ts: i64) -> Record {
         Record {
             key: Key {
@@ -315,6 +340,8 @@ mod tests {
             compile_ms: Some(1.0),
             device_s: 0.01,
             split: Default::default(),
+            run: None,
+            elapsed_s: None,
             strategy: "exhaustive".into(),
             at_utc: "now".into(),
         }

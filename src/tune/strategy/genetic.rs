@@ -60,7 +60,7 @@ impl Genetic {
         let (ca, cb) = (grid.coords(a), grid.coords(b));
         let mut child: Vec<u8> = ca
             .iter()
-            .zip(cb)
+            .zip(&cb)
             .map(|(&x, &y)| if rng.below(2) == 0 { x } else { y })
             .collect();
         if grid.dims() > 0 && rng.unit() < self.mutation {
