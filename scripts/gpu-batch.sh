@@ -528,13 +528,16 @@ tune-anchors-a)
   # Issue 26, second call: NVIDIA OpenCL's build rate by threads and by processes; a search over
   # kernels that fault and hang on CUDA and on NVIDIA OpenCL; then CLBlast's tuner and gemmlab's
   # on OpenCL, 150 s each (scripts/tune-anchors). Carries .gpu/clblast (the two .deb files).
-  run opencl-builds 150 .gpu/opencl_builds NVIDIA xgemm 12
+  run opencl-builds 120 .gpu/opencl_builds NVIDIA xgemm 8
   for tc in cuda opencl; do
     run faults-$tc 120 $G tune $D --backends $tc --spec specs/misbehave/misbehave.toml --strategy exhaustive \
       --launch-timeout 4 --top 1 --no-db --store "$W/faults-store-$tc" --out "$W/faults-$tc"
   done
   mkdir -p /tmp/clblast && for d in .gpu/clblast/*.deb; do dpkg -x "$d" /tmp/clblast; done
   CLBLAST=/tmp/clblast GEMMLAB=$G bash scripts/tune-anchors/run.sh opencl "$W/anchors" 150 > "$W/anchors-opencl.txt" 2>&1
+  # The same OpenCL search compiling on the measuring thread, nothing overlapped (--workers 0).
+  run ocl-w0 75 $G tune $D --backends opencl --kernels xgemm --sizes 4096 --strategy anneal --switches none \
+    --caps none --time-limit 45 --max-configs 100000 --workers 0 --top 1 --no-db --store "$W/store-w0" --out "$W/ocl-w0"
   ;;
 tune-anchors-b)
   # Issue 26, third call: kernel_tuner and gemmlab on CUDA (the same random xgemm points, 150 s

@@ -72,7 +72,8 @@ pub struct TuneArgs {
     #[command(flatten)]
     pub timing: TimingArgs,
     /// Compile threads (default: every host core). A compiler that builds one program
-    /// at a time (NVIDIA's OpenCL and PoCL, measured) gets one whatever this says.
+    /// at a time (NVIDIA's OpenCL and PoCL, measured) gets one whatever this says; 0
+    /// compiles on the measuring thread, one configuration after another (no overlap).
     #[arg(long)]
     pub workers: Option<usize>,
     /// Stop timing a configuration whose checked run is this many times slower than the best so far.
@@ -272,8 +273,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         reps: args.search_reps,
         workers: args
             .workers
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
-            .max(1),
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
         prune: args.prune,
         limits: Limits {
             launch_timeout_s: args.launch_timeout,
@@ -405,14 +405,21 @@ fn print_search(r: &SearchResult) {
         r.stopped
     );
     if r.measured() > 0 {
-        println!(
-            "  device busy {:.1} s, waited {:.1} s for the compiler ({} CPU s compiling on {} threads): {}",
-            r.device_s,
-            r.wait_s,
-            r.compile_s.round(),
-            r.options.workers,
-            r.bound()
-        );
+        if r.options.workers == 0 {
+            println!(
+                "  device busy {:.1} s, compiling {:.1} s, one after the other on one thread",
+                r.device_s, r.compile_s
+            );
+        } else {
+            println!(
+                "  device busy {:.1} s, waited {:.1} s for the compiler ({} CPU s compiling on {} threads): {}",
+                r.device_s,
+                r.wait_s,
+                r.compile_s.round(),
+                r.options.workers,
+                r.bound()
+            );
+        }
         if !r.split.is_empty() {
             println!(
                 "  device thread per configuration: {}",

@@ -334,12 +334,13 @@ pub fn search(
     base.call = workload.call_tag();
     let limit = opts.budget.configs.unwrap_or(usize::MAX).min(space.len());
     // A compiler that builds one program at a time gets one thread (see `parallel_builds`).
-    let workers = if compiler.parallel_builds() {
-        opts.workers.max(1)
-    } else {
-        1
+    // 0 compiles on this thread, one configuration after another, as CLBlast's tuner does.
+    let workers = match opts.workers {
+        0 => 0,
+        n if compiler.parallel_builds() => n,
+        _ => 1,
     };
-    let depth = 2 * workers;
+    let depth = 2 * workers.max(1);
     let plan = Plan {
         warmup: 0,
         reps: opts.reps.max(1),
@@ -379,12 +380,30 @@ pub fn search(
     let job_rx = Arc::new(Mutex::new(job_rx));
     let (done_tx, done_rx) = mpsc::channel::<Compiled>();
 
+    // One configuration's build, on whichever thread compiles it.
+    let compile_job = |point: usize, cand: Candidate, key: Key| -> Compiled {
+        let options = spec.compile_options(&cand.config, &cand.hints, compiler.toolchain());
+        if let Some(w) = watch {
+            w.compile_start(
+                point,
+                &new_record(key.clone(), opts),
+                opts.limits.compile_timeout_s,
+            );
+        }
+        let t = Instant::now();
+        let r = compiler.compile(spec.entry(), &source, &options);
+        if let Some(w) = watch {
+            w.compile_end(point);
+        }
+        (point, cand, key, r, t.elapsed().as_secs_f64())
+    };
+    let compile_job = &compile_job;
+
     let outcome: Result<()> = std::thread::scope(|scope| {
         for _ in 0..workers {
             let rx = Arc::clone(&job_rx);
             let tx = done_tx.clone();
-            let compiler = Arc::clone(&compiler);
-            let (source, cancel) = (&source, &cancel);
+            let cancel = &cancel;
             scope.spawn(move || loop {
                 let job = match rx.lock() {
                     Ok(guard) => guard.recv(),
@@ -394,23 +413,7 @@ pub fn search(
                 if cancel.load(Ordering::Relaxed) {
                     continue;
                 }
-                let options = spec.compile_options(&cand.config, &cand.hints, compiler.toolchain());
-                if let Some(w) = watch {
-                    w.compile_start(
-                        point,
-                        &new_record(key.clone(), opts),
-                        opts.limits.compile_timeout_s,
-                    );
-                }
-                let t = Instant::now();
-                let r = compiler.compile(spec.entry(), source, &options);
-                if let Some(w) = watch {
-                    w.compile_end(point);
-                }
-                if tx
-                    .send((point, cand, key, r, t.elapsed().as_secs_f64()))
-                    .is_err()
-                {
+                if tx.send(compile_job(point, cand, key)).is_err() {
                     return;
                 }
             });
@@ -515,10 +518,19 @@ pub fn search(
                     return Err(Error::invalid("internal: the search waits for nothing"));
                 }
                 let waited = Instant::now();
-                let Ok((point, cand, key, compiled, secs)) = done_rx.recv() else {
+                let next = if workers == 0 {
+                    // No compile threads: build the oldest asked configuration here.
+                    let job = job_rx.lock().ok().and_then(|rx| rx.try_recv().ok());
+                    job.map(|(p, c, k)| compile_job(p, c, k))
+                } else {
+                    done_rx.recv().ok()
+                };
+                let Some((point, cand, key, compiled, secs)) = next else {
                     return Err(Error::invalid("internal: compile workers stopped"));
                 };
-                wait_s += waited.elapsed().as_secs_f64();
+                if workers > 0 {
+                    wait_s += waited.elapsed().as_secs_f64();
+                }
                 in_flight -= 1;
                 compile_s += secs;
                 progress.set_message(format!(
