@@ -343,6 +343,65 @@ mod tests {
         assert_eq!(fixed.device_deadline(Some(0.5)), 3.0);
     }
 
+    /// A stand-in child (a shell script) that reports a build in flight and then
+    /// never finishes: the supervisor kills it at the build's limit, records the
+    /// configuration as timed out, and starts it again; the second run finishes.
+    #[cfg(unix)]
+    #[test]
+    fn a_build_past_its_limit_is_cut_recorded_and_the_search_restarted() {
+        let dir = std::env::temp_dir().join(format!("gemmlab-supervise-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store_path = dir.join("s.jsonl");
+        std::fs::write(&store_path, "{\"header\":1}\n").unwrap();
+        let marker = Marker {
+            store: Some(store_path.clone()),
+            device: None,
+            compiles: vec![(
+                3,
+                InFlight {
+                    record: store::tests::sample(),
+                    started: unix_now(),
+                    limit_s: 0.3,
+                },
+            )],
+        };
+        let template = dir.join("marker.json");
+        std::fs::write(&template, serde_json::to_vec(&marker).unwrap()).unwrap();
+        let flag = dir.join("ran-once");
+        let script = dir.join("child.sh");
+        std::fs::write(
+            &script,
+            format!(
+                "if [ -f {flag} ]; then exit 0; fi\ntouch {flag}\ncp {template} \"${ENV_WATCH}\"\nsleep 30\n",
+                flag = flag.display(),
+                template = template.display()
+            ),
+        )
+        .unwrap();
+        let said = std::sync::Mutex::new(Vec::new());
+        let started = Instant::now();
+        let code = supervise(Path::new("/bin/sh"), &[script.into_os_string()], &|l| {
+            said.lock().unwrap().push(l.to_string())
+        })
+        .unwrap();
+        assert_eq!(code, 0);
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the child was not cut"
+        );
+        let said = said.into_inner().unwrap().join("\n");
+        assert!(
+            said.contains("compiling it ran past its limit of 0.3 s"),
+            "{said}"
+        );
+        assert!(said.contains("finished after 1 restart"), "{said}");
+        let text = std::fs::read_to_string(&store_path).unwrap();
+        let last: Record = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert!(matches!(last.status, Status::TimedOut(_)), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn signals_are_named() {
         assert_eq!(signal_name(11), "signal 11 (SIGSEGV)");
