@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-b
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-b|tune-anchors-c
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -13,6 +13,8 @@ PART=${1:-fidelity}
 W=/tmp/gemmlab-$PART; rm -rf "$W"; mkdir -p "$W"
 export CUDA_CACHE_DISABLE=1   # so the JIT and ptxas logs are printed, not served from a cache
 G=.gpu/gemmlab
+# A batch that carries more than the binary may carry it compressed.
+if [ ! -x "$G" ] && [ -f .gpu/gemmlab.xz ]; then xz -dc .gpu/gemmlab.xz > /tmp/gemmlab-bin && chmod +x /tmp/gemmlab-bin && G=/tmp/gemmlab-bin; fi
 D="--device h200"
 # The Nsight Compute metrics of the SIMT profiles (simt-profile, simt-check): time, registers,
 # occupancy, issue slots, FMA pipe, FFMA and instruction counts, bank conflicts, stall reasons,
@@ -541,12 +543,28 @@ tune-anchors-a)
   ;;
 tune-anchors-b)
   # Issue 26, third call: kernel_tuner and gemmlab on CUDA (the same random xgemm points, 150 s
-  # each), gemmlab's SIMT search, then every tuner's best re-measured next to cuBLAS. Carries
-  # .gpu/wheels (scripts/kernel_tuner/fetch-wheels.sh) and the anchors folder of the last call.
+  # each), then gemmlab's random SIMT search. Carries .gpu/wheels (fetch-wheels.sh).
   bash scripts/kernel_tuner/install-wheels.sh .gpu/wheels /tmp/kt-site > "$W/kt-install.txt" 2>&1
-  mkdir -p "$W/anchors"; cp -r .gpu/anchors/. "$W/anchors/" 2>/dev/null || true
   PYTHONPATH=/tmp/kt-site GEMMLAB=$G bash scripts/tune-anchors/run.sh cuda "$W/anchors" 150 > "$W/anchors-cuda.txt" 2>&1
+  ;;
+tune-anchors-c)
+  # Issue 26, fourth call: every tuner's best re-measured next to cuBLAS (the anchors folders of
+  # the two calls before, carried in .gpu/anchors); NVIDIA OpenCL builds from 1-8 processes at
+  # once, started from the shell; the fault/hang test on CUDA.
+  mkdir -p "$W/anchors"; cp -r .gpu/anchors/. "$W/anchors/"
   GEMMLAB=$G bash scripts/tune-anchors/run.sh remeasure "$W/anchors" > "$W/anchors-remeasure.txt" 2>&1
+  for p in 1 2 4 8; do
+    t0=$(date +%s.%N)
+    for i in $(seq $p); do
+      GEMMLAB_BUILDS_CHILD=9$p$i timeout 100 .gpu/opencl_builds NVIDIA xgemm 8 > "$W/builds-p$p-$i.txt" 2>&1 &
+    done
+    wait
+    echo "processes $p: wall $(echo "$(date +%s.%N) - $t0" | bc) s, each: $(cat "$W"/builds-p$p-*.txt | tr '\n' ' ')" >> "$W/builds-processes.txt"
+  done
+  mkdir -p "$W/tests"
+  for t in .gpu/tests/tune_faults-*; do
+    echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 timeout 200 "$t" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests/tune_faults.txt"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").
