@@ -563,7 +563,8 @@ tune-anchors-c)
   done
   mkdir -p "$W/tests"
   for t in .gpu/tests/tune_faults-*; do
-    echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 timeout 200 "$t" --test-threads=1 2>&1; echo "== exit $?"
+    echo "== $t"; GEMMLAB_BIN=$(realpath "$G") GEMMLAB_SPEC_DIR=$PWD/specs/misbehave GEMMLAB_TEST_DEVICE=h200 \
+      GEMMLAB_REQUIRE_CUDA=1 timeout 200 "$t" --test-threads=1 2>&1; echo "== exit $?"
   done > "$W/tests/tune_faults.txt"
   ;;
 criterion)

@@ -63,7 +63,7 @@ fn search_survives(device: &str, backend: &str, name: &str) {
             "--backends",
             backend,
             "--spec",
-            SPEC,
+            &spec(),
         ])
         .args([
             "--strategy",
@@ -145,8 +145,8 @@ fn a_search_over_faulting_and_hanging_kernels_finishes_on_cuda() {
 #[test]
 fn bad_limits_are_usage_errors() {
     for (flag, value) in [("--launch-timeout", "0"), ("--compile-timeout", "0")] {
-        let o = Command::new(env!("CARGO_BIN_EXE_gemmlab"))
-            .args(["tune", "--spec", SPEC, flag, value])
+        let o = gemmlab()
+            .args(["tune", "--spec", &spec(), flag, value])
             .output()
             .expect("the gemmlab binary runs");
         assert_eq!(o.status.code(), Some(2), "{flag} {value}: {}", text(&o));
