@@ -15,6 +15,19 @@ const SPEC: &str = concat!(
     "/specs/misbehave/misbehave.toml"
 );
 
+/// The gemmlab binary: cargo's, or `GEMMLAB_BIN` where the test runs on another
+/// machine than the one that built it (the GPU batches).
+fn gemmlab() -> Command {
+    Command::new(
+        std::env::var("GEMMLAB_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_gemmlab").into()),
+    )
+}
+
+/// The spec: beside the sources, or in `GEMMLAB_SPEC_DIR` (the GPU batches' copy of the tree).
+fn spec() -> String {
+    std::env::var("GEMMLAB_SPEC_DIR").map_or(SPEC.into(), |d| format!("{d}/misbehave.toml"))
+}
+
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("gemmlab-faults-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -55,7 +68,7 @@ fn outcomes(store: &Path) -> Vec<(i64, String, String)> {
 fn search_survives(device: &str, backend: &str, name: &str) {
     let (store, out) = (dir(&format!("{name}-store")), dir(&format!("{name}-out")));
     let started = Instant::now();
-    let o = Command::new(env!("CARGO_BIN_EXE_gemmlab"))
+    let o = gemmlab()
         .args([
             "tune",
             "--device",
