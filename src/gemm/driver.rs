@@ -166,6 +166,11 @@ pub struct Session {
     /// Host copy of the last checked result, kept so that the next checked run
     /// of the same size (a tuner's thousands) downloads into memory already mapped.
     host_c: Vec<f32>,
+    /// Leave the check of a plain f32 C to the caller (`take_unchecked`): a tuner
+    /// checks one configuration on another thread while it times it.
+    pub defer_checks: bool,
+    /// (M, N) of the C in `host_c` that a prepare downloaded and did not check.
+    unchecked: Option<(usize, usize)>,
     /// Where the measuring thread's time goes (a tuner restarts it per configuration).
     pub laps: RefCell<Laps>,
 }
@@ -182,8 +187,24 @@ impl Session {
             operands: None,
             flush: None,
             host_c: Vec::new(),
+            defer_checks: false,
+            unchecked: None,
             laps: Default::default(),
         }
+    }
+
+    /// The C the last prepare downloaded but left unchecked (`defer_checks`): its
+    /// rows and the column-major values; give the buffer back with `return_host`.
+    pub fn take_unchecked(&mut self) -> Option<(usize, Vec<f32>)> {
+        let (m, n) = self.unchecked.take()?;
+        let mut host = std::mem::take(&mut self.host_c);
+        host.truncate(m * n);
+        Some((m, host))
+    }
+
+    /// Gives back the host buffer `take_unchecked` lent, to be reused.
+    pub fn return_host(&mut self, host: Vec<f32>) {
+        self.host_c = host;
     }
 
     /// Ends a step of measuring (see `split::Laps`).
@@ -636,7 +657,17 @@ fn prepare_inner(
     host.resize(m * n, 0.0);
     let downloaded = be.download(&result_buf, HostDataMut::F32(&mut host));
     session.lap(Step::Download);
-    let report = downloaded.map(|_| check_against(m, &host, reference));
+    let defer = session.defer_checks;
+    let report = downloaded.map(|_| {
+        if defer {
+            CheckReport::deferred()
+        } else {
+            check_against(m, &host, reference)
+        }
+    });
+    if defer && report.is_ok() {
+        session.unchecked = Some((m, n));
+    }
     session.lap(Step::Check);
     session.host_c = host;
     let report = report?;
@@ -734,6 +765,7 @@ fn prepare_routine_kernel(
     };
     let laps = &session.laps;
     let host = &mut session.host_c;
+    let defer = session.defer_checks;
     let mut owned = staged.owned.clone();
     owned.push(c);
     let outcome = (|| -> Result<(u64, u64, u64, CheckReport)> {
@@ -748,7 +780,15 @@ fn prepare_routine_kernel(
         for step in &staged.post {
             post_ns += step.run(&mut be)?;
         }
-        let report = download_and_check(&mut be, c, ops, reference, &mut laps.borrow_mut(), host)?;
+        let report = download_and_check(
+            &mut be,
+            c,
+            ops,
+            reference,
+            &mut laps.borrow_mut(),
+            host,
+            defer,
+        )?;
         Ok((pre_ns, check_ns, post_ns, report))
     })();
     let fail = |be: &mut AnyBackend, owned: Vec<Buffer>, e: Error| {
@@ -762,6 +802,9 @@ fn prepare_routine_kernel(
         Ok(x) => x,
         Err(e) => return fail(&mut be, owned, e),
     };
+    if report.is_deferred() {
+        session.unchecked = Some((problem.m, problem.n));
+    }
     *check_out = Some(report.clone());
     if !report.passed {
         let e = Error::Check {
@@ -793,8 +836,9 @@ fn prepare_routine_kernel(
 }
 
 /// Downloads C as the problem stores it, checks that nothing outside the matrix
-/// Downloads C as the problem stores it, checks that nothing outside the matrix
 /// changed, and checks the matrix against the reference in the problem's precision.
+/// With `defer`, a plain f32 C is only downloaded (into `host`) and the report says
+/// the check is deferred.
 fn download_and_check(
     be: &mut AnyBackend,
     c: Buffer,
@@ -802,6 +846,7 @@ fn download_and_check(
     reference: &Reference,
     laps: &mut Laps,
     host: &mut Vec<f32>,
+    defer: bool,
 ) -> Result<CheckReport> {
     let p = &ops.problem;
     let s = p.storage(Matrix::C);
@@ -811,6 +856,9 @@ fn download_and_check(
         host.resize(c.len, 0.0);
         be.download(&c, HostDataMut::F32(host))?;
         laps.lap(Step::Download);
+        if defer {
+            return Ok(CheckReport::deferred());
+        }
         let report = check_against(p.m, &host[..p.m * p.n], reference);
         laps.lap(Step::Check);
         return Ok(report);
@@ -1005,8 +1053,16 @@ impl<'a> VendorRunner<'a> {
             Ok(None) => Ok(None),
             Ok(Some(_)) => {
                 let mut laps = session.laps.borrow_mut();
-                download_and_check(&mut be, c, ops, reference, &mut laps, &mut session.host_c)
-                    .map(Some)
+                download_and_check(
+                    &mut be,
+                    c,
+                    ops,
+                    reference,
+                    &mut laps,
+                    &mut session.host_c,
+                    false,
+                )
+                .map(Some)
             }
             Err(e) => Err(e),
         };

@@ -20,6 +20,7 @@ use super::watch::Watch;
 use crate::backend::{Artefact, Backend};
 use crate::error::{Error, Result};
 use crate::experiment::Problem;
+use crate::gemm::check::check_against;
 use crate::gemm::driver::{prepare_built, KernelRunner, Session, Status};
 use crate::kernel::Kernel;
 use crate::keys::fnv1a;
@@ -399,6 +400,8 @@ pub fn search(
     };
     let compile_job = &compile_job;
 
+    // A plain f32 C is checked on another thread while the kernel is timed.
+    session.defer_checks = true;
     let outcome: Result<()> = std::thread::scope(|scope| {
         for _ in 0..workers {
             let rx = Arc::clone(&job_rx);
@@ -606,6 +609,7 @@ pub fn search(
         for _ in done_rx.iter() {}
         result
     });
+    session.defer_checks = false;
     outcome?;
     Ok(SearchResult {
         toolchain: info.toolchain,
@@ -841,23 +845,47 @@ fn measure(
         }
     }
     record.status = attempt.status.clone();
+    let unchecked = session.take_unchecked();
     if let Some(p) = attempt.prepared {
         let mut runner = KernelRunner {
             session,
             prepared: &p,
         };
         let rate = |ns: f64| gflops(m, n, k, ns);
-        match time_point(&mut runner, p.check_ns, rate, plan, opts, best) {
-            Ok((g, stats, pruned)) => {
+        let reference = &problem.reference;
+        // The check of the checked run's result runs beside the timing: the device
+        // thread does not wait for the host to compare 16 million elements.
+        let (timed, checked) = std::thread::scope(|sc| {
+            let checker = unchecked
+                .as_ref()
+                .map(|(rows, host)| sc.spawn(move || check_against(*rows, host, reference)));
+            let timed = time_point(&mut runner, p.check_ns, rate, plan, opts, best);
+            (timed, checker.map(|h| h.join()))
+        });
+        match (checked, timed) {
+            (Some(Ok(report)), _) if !report.passed => {
+                let e = Error::Check {
+                    what: format!("{} on {}", spec.id, info.label()),
+                    detail: report.summary(),
+                };
+                record.status = Status::from_error(&e);
+            }
+            (Some(Err(_)), _) => {
+                record.status = Status::LaunchError("internal: the result check panicked".into())
+            }
+            (_, Ok((g, stats, pruned))) => {
                 record.gflops = Some(g);
                 record.time = stats;
                 record.pruned = pruned;
             }
-            Err(e) => record.status = Status::LaunchError(e),
+            (_, Err(e)) => record.status = Status::LaunchError(e),
         }
         session.lap(Step::Timing);
         p.release(session);
         session.lap(Step::Release);
+    }
+    if let Some((_, host)) = unchecked {
+        session.return_host(host);
     }
     record.device_s = t.elapsed().as_secs_f64();
     record.split = session.laps.borrow_mut().take();

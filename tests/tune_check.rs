@@ -1,0 +1,82 @@
+//! The tuner checks every configuration while it times it (the check runs beside
+//! the timed samples): a result that does not match the reference is recorded as
+//! wrong, with no speed, however fast it ran. Here the reference is made wrong on
+//! purpose (every element shifted), so every configuration must fail its check;
+//! with the true reference every one passes.
+
+mod common;
+
+use gemmlab::experiment::Problem;
+use gemmlab::gemm::check::Reference;
+use gemmlab::gemm::driver::{Session, Status};
+use gemmlab::kernel::Kernel;
+use gemmlab::progress::Progress;
+use gemmlab::tune::search::{search, Budget, SearchOptions, Workload};
+use gemmlab::tune::space::{Space, SpaceRequest};
+use gemmlab::tune::store::Store;
+use gemmlab::Backend;
+
+fn tune_with(problem: &Problem, name: &str) -> Vec<Status> {
+    let mut session = Session::new(common::opencl());
+    let info = session.backend.borrow().info().clone();
+    let spec = gemmlab::kernels::select(Some("xgemm")).unwrap()[0];
+    let request = SpaceRequest {
+        switches: Some(Vec::new()),
+        caps: Some(Vec::new()),
+        ..Default::default()
+    };
+    let space = Space::build(Kernel::Builtin(spec), &info, &request).unwrap();
+    let dir =
+        std::env::temp_dir().join(format!("gemmlab-tune-check-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut store = Store::open(&dir.join("store.jsonl"), &info).unwrap();
+    let opts = SearchOptions {
+        strategy: "random".into(),
+        budget: Budget {
+            configs: Some(4),
+            seconds: None,
+        },
+        workers: 1,
+        ..Default::default()
+    };
+    let r = search(
+        &mut session,
+        &space,
+        &Workload::Gemm(problem),
+        &mut store,
+        &opts,
+        &Progress::hidden(),
+    )
+    .unwrap();
+    assert!(
+        !session.defer_checks,
+        "the search leaves the session checking again"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    r.tried.into_iter().map(|t| t.record.status).collect()
+}
+
+#[test]
+fn a_result_that_fails_its_check_is_wrong_even_while_timed() {
+    let good = Problem::new(96, 80, 64, 5);
+    let statuses = tune_with(&good, "good");
+    assert_eq!(statuses.len(), 4);
+    assert!(statuses.iter().all(Status::is_ok), "{statuses:?}");
+
+    let mut bad = Problem::new(96, 80, 64, 5);
+    if let Reference::Full { c, .. } = &mut bad.reference {
+        for v in c.iter_mut() {
+            *v += 1.0;
+        }
+    } else {
+        panic!("a 96x80x64 problem has a full reference");
+    }
+    let statuses = tune_with(&bad, "bad");
+    assert_eq!(statuses.len(), 4);
+    assert!(
+        statuses
+            .iter()
+            .all(|s| matches!(s, Status::WrongResult(r) if r.contains("result check failed"))),
+        "{statuses:?}"
+    );
+}
