@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-b|tune-anchors-c
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-b|tune-anchors-bc|tune-anchors-c
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -546,6 +546,27 @@ tune-anchors-b)
   # each), then gemmlab's random SIMT search. Carries .gpu/wheels (fetch-wheels.sh).
   bash scripts/kernel_tuner/install-wheels.sh .gpu/wheels /tmp/kt-site > "$W/kt-install.txt" 2>&1
   PYTHONPATH=/tmp/kt-site GEMMLAB=$G bash scripts/tune-anchors/run.sh cuda "$W/anchors" 150 > "$W/anchors-cuda.txt" 2>&1
+  ;;
+tune-anchors-bc)
+  # Issue 26, the CUDA half and the re-measure in one call (each step's results archived as it
+  # ends, so a call cut short keeps them): kernel_tuner and gemmlab on the same random xgemm
+  # points (150 s each), gemmlab's SIMT search, NVIDIA OpenCL builds from 1-8 processes started
+  # from the shell, then every tuner's best (the OpenCL ones from .gpu/anchors) next to cuBLAS.
+  snap() { tar cJf "$OUT/$PART.tar.xz" -C "$W" .; }
+  mkdir -p "$W/anchors"; cp -r .gpu/anchors/. "$W/anchors/"
+  bash scripts/kernel_tuner/install-wheels.sh .gpu/wheels /tmp/kt-site > "$W/kt-install.txt" 2>&1
+  PYTHONPATH=/tmp/kt-site GEMMLAB=$G SIMT_S=40 bash scripts/tune-anchors/run.sh cuda "$W/anchors" 150 > "$W/anchors-cuda.txt" 2>&1
+  snap
+  for p in 1 2 4 8; do
+    t0=$(date +%s.%N)
+    for i in $(seq $p); do
+      GEMMLAB_BUILDS_CHILD=9$p$i timeout 60 .gpu/opencl_builds NVIDIA xgemm 8 > "$W/builds-p$p-$i.txt" 2>&1 &
+    done
+    wait
+    echo "processes $p: wall $(python3 -c "import time; print(round(time.time() - $t0, 2))") s, each process's seconds for 8 builds: $(cat "$W"/builds-p$p-*.txt | tr '\n' ' ')" >> "$W/builds-processes.txt"
+  done
+  snap
+  GEMMLAB=$G bash scripts/tune-anchors/run.sh remeasure "$W/anchors" > "$W/anchors-remeasure.txt" 2>&1
   ;;
 tune-anchors-c)
   # Issue 26, fourth call: every tuner's best re-measured next to cuBLAS (the anchors folders of

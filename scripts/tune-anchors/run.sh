@@ -11,7 +11,8 @@
 #              then gemmlab's random search of the SIMT family.
 #   remeasure  every tuner's best, re-measured by gemmlab compare (warm-up, 20 samples, the
 #              check) next to cuBLAS in one run (reads OUT/*/ written by the other parts).
-# Environment: SIZE (default 4096, M=N=K), DEVICE (gemmlab's --device, default h200).
+# Environment: SIZE (default 4096, M=N=K), DEVICE (gemmlab's --device, default h200),
+# SIMT_S (seconds of the SIMT search in the cuda part, default 60).
 # Needs: GEMMLAB (default .gpu/gemmlab); CLBLAST (a folder holding libclblast1 and
 # clblast-utils unpacked with dpkg -x) for opencl; PYTHONPATH with kernel_tuner for cuda.
 set -u
@@ -62,8 +63,8 @@ cuda)
   stamped "$OUT/gemmlab-cuda.log" $((BUDGET + 120)) "$G" tune --device "$DEVICE" --backends cuda \
     $SEARCH --time-limit "$BUDGET" --max-configs 100000 --top 1 --no-db \
     --store "$OUT/store-cuda" --out "$OUT/gemmlab-cuda"
-  stamped "$OUT/gemmlab-cuda-simt.log" 120 "$G" tune --device "$DEVICE" --backends cuda \
-    --kernels simt --sizes $SIZE --strategy random --search-seed 7 --time-limit 60 \
+  stamped "$OUT/gemmlab-cuda-simt.log" $((${SIMT_S:-60} + 60)) "$G" tune --device "$DEVICE" --backends cuda \
+    --kernels simt --sizes $SIZE --strategy random --search-seed 7 --time-limit "${SIMT_S:-60}" \
     --max-configs 100000 --top 1 --no-db --store "$OUT/store-simt" --out "$OUT/gemmlab-cuda-simt"
   ;;
 remeasure)
@@ -72,8 +73,8 @@ remeasure)
     [ -n "$tc" ] || continue
     args=()
     for d in $defines; do args+=(--define "$d"); done
-    stamped "$OUT/remeasure-$label.log" 120 "$G" compare --device "$DEVICE" --backends "cuda,$tc" \
-      --kernels xgemm --sizes $SIZE "${args[@]}" --out "$OUT/remeasure-$label"
+    stamped "$OUT/remeasure-$label.log" 90 "$G" compare --device "$DEVICE" --backends "cuda,$tc" \
+      --kernels xgemm --sizes $SIZE --warmup 3 --reps 20 "${args[@]}" --out "$OUT/remeasure-$label"
   done < "$OUT/bests.txt"
   python3 "$HERE/table.py" "$OUT" > "$OUT/table.md"
   cat "$OUT/table.md"
