@@ -43,12 +43,6 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let kernel_id = args.get(1).map_or("xgemm", String::as_str);
     let builds: usize = args.get(2).map_or(Ok(32), |s| s.parse())?;
     let device = find_device(&want)?;
-    println!(
-        "device: {} ({}), driver {}",
-        device.name()?,
-        device.vendor()?,
-        device.driver_version()?
-    );
     let spec = gemmlab::kernels::select(Some(kernel_id))?
         .into_iter()
         .next()
@@ -75,6 +69,12 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         println!("{}", t.elapsed().as_secs_f64());
         return Ok(());
     }
+    println!(
+        "device: {} ({}), driver {}",
+        device.name()?,
+        device.vendor()?,
+        device.driver_version()?
+    );
     let context = Arc::new(Context::from_device(&device)?);
     let nonce = AtomicUsize::new(0);
     println!("kernel {kernel_id} at its defaults, {builds} builds per row\n");
