@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-b|tune-anchors-bc|tune-anchors-c
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -541,12 +541,6 @@ tune-anchors-a)
   run ocl-w0 75 $G tune $D --backends opencl --kernels xgemm --sizes 4096 --strategy anneal --switches none \
     --caps none --time-limit 45 --max-configs 100000 --workers 0 --top 1 --no-db --store "$W/store-w0" --out "$W/ocl-w0"
   ;;
-tune-anchors-b)
-  # Issue 26, third call: kernel_tuner and gemmlab on CUDA (the same random xgemm points, 150 s
-  # each), then gemmlab's random SIMT search. Carries .gpu/wheels (fetch-wheels.sh).
-  bash scripts/kernel_tuner/install-wheels.sh .gpu/wheels /tmp/kt-site > "$W/kt-install.txt" 2>&1
-  PYTHONPATH=/tmp/kt-site GEMMLAB=$G bash scripts/tune-anchors/run.sh cuda "$W/anchors" 150 > "$W/anchors-cuda.txt" 2>&1
-  ;;
 tune-anchors-bc)
   # Issue 26, the CUDA half and the re-measure in one call (each step's results archived as it
   # ends, so a call cut short keeps them): kernel_tuner and gemmlab on the same random xgemm
@@ -567,26 +561,6 @@ tune-anchors-bc)
   done
   snap
   GEMMLAB=$G bash scripts/tune-anchors/run.sh remeasure "$W/anchors" > "$W/anchors-remeasure.txt" 2>&1
-  ;;
-tune-anchors-c)
-  # Issue 26, fourth call: every tuner's best re-measured next to cuBLAS (the anchors folders of
-  # the two calls before, carried in .gpu/anchors); NVIDIA OpenCL builds from 1-8 processes at
-  # once, started from the shell; the fault/hang test on CUDA.
-  mkdir -p "$W/anchors"; cp -r .gpu/anchors/. "$W/anchors/"
-  GEMMLAB=$G bash scripts/tune-anchors/run.sh remeasure "$W/anchors" > "$W/anchors-remeasure.txt" 2>&1
-  for p in 1 2 4 8; do
-    t0=$(date +%s.%N)
-    for i in $(seq $p); do
-      GEMMLAB_BUILDS_CHILD=9$p$i timeout 100 .gpu/opencl_builds NVIDIA xgemm 8 > "$W/builds-p$p-$i.txt" 2>&1 &
-    done
-    wait
-    echo "processes $p: wall $(echo "$(date +%s.%N) - $t0" | bc) s, each: $(cat "$W"/builds-p$p-*.txt | tr '\n' ' ')" >> "$W/builds-processes.txt"
-  done
-  mkdir -p "$W/tests"
-  for t in .gpu/tests/tune_faults-*; do
-    echo "== $t"; GEMMLAB_BIN=$(realpath "$G") GEMMLAB_SPEC_DIR=$PWD/specs/misbehave GEMMLAB_TEST_DEVICE=h200 \
-      GEMMLAB_REQUIRE_CUDA=1 timeout 200 "$t" --test-threads=1 2>&1; echo "== exit $?"
-  done > "$W/tests/tune_faults.txt"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").

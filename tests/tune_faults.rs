@@ -29,17 +29,11 @@ fn spec() -> String {
 }
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("gemmlab-faults-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    common::temp_dir("faults", name)
 }
 
 fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+    common::output_text(o)
 }
 
 /// MODE -> (status, reason) of the search records in the store.

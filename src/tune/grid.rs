@@ -78,15 +78,7 @@ impl Grid {
     }
 
     pub fn coords(&self, point: usize) -> Vec<u8> {
-        let mut rest = self.keys[point];
-        self.strides
-            .iter()
-            .map(|&st| {
-                let v = rest / st;
-                rest %= st;
-                v as u8
-            })
-            .collect()
+        decode(&self.strides, self.keys[point])
     }
 
     /// The point with these coordinates, if it is valid.
@@ -140,12 +132,24 @@ impl Grid {
 }
 
 /// Mixed-radix place values of a product of dimension sizes, the last fastest.
-fn strides(sizes: &[usize]) -> Vec<u64> {
+pub(crate) fn strides(sizes: &[usize]) -> Vec<u64> {
     let mut out = vec![1u64; sizes.len()];
     for d in (0..sizes.len().saturating_sub(1)).rev() {
         out[d] = out[d + 1] * sizes[d + 1] as u64;
     }
     out
+}
+
+/// The coordinates of position `pos` in a product with place values `strides`.
+pub(crate) fn decode(strides: &[u64], mut pos: u64) -> Vec<u8> {
+    strides
+        .iter()
+        .map(|&s| {
+            let v = pos / s;
+            pos %= s;
+            v as u8
+        })
+        .collect()
 }
 
 fn key_of(strides: &[u64], coords: &[u8]) -> u64 {

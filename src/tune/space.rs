@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::grid::Grid;
+use super::grid::{decode, strides, Grid};
 use crate::backend::{DeviceInfo, Toolchain};
 use crate::error::{Error, Result};
 use crate::gemm::problem::Precision;
@@ -278,7 +278,7 @@ impl Space {
             _ => &[],
         };
         let other_coords: Vec<Vec<u8>> = product(&other_sizes);
-        let param_strides = radix(&param_sizes);
+        let param_strides = strides(&param_sizes);
         let chunks = chunked(filtered.valid.len());
         let parts = crate::gemm::parallel::map_range(chunks.len(), |ci| {
             let (mut keys, mut too_small) = (Vec::new(), 0u64);
@@ -556,7 +556,7 @@ fn filter_params(
     rule: impl Fn(&mut Config) -> Option<Broken> + Sync,
 ) -> Filtered {
     let total: u64 = sizes.iter().map(|&s| s as u64).product();
-    let strides = radix(sizes);
+    let strides = strides(sizes);
     let runs = chunked(total as usize);
     let parts = crate::gemm::parallel::map_range(runs.len(), |ri| {
         let run = runs[ri].clone();
@@ -611,27 +611,6 @@ fn filter_params(
         }
     }
     out
-}
-
-/// Place values of a product of sizes, the last axis fastest.
-fn radix(sizes: &[usize]) -> Vec<u64> {
-    let mut out = vec![1u64; sizes.len()];
-    for d in (0..sizes.len().saturating_sub(1)).rev() {
-        out[d] = out[d + 1] * sizes[d + 1] as u64;
-    }
-    out
-}
-
-/// Coordinates of a position in a product with place values `strides`.
-fn decode(strides: &[u64], mut pos: u64) -> Vec<u8> {
-    strides
-        .iter()
-        .map(|&s| {
-            let v = pos / s;
-            pos %= s;
-            v as u8
-        })
-        .collect()
 }
 
 /// `n` items cut into runs for the cores (a few per core, so uneven runs even out).

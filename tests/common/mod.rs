@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 use std::io::Write;
+use std::path::PathBuf;
+use std::process::Output;
 
 use gemmlab::{open_spec, AnyBackend, Toolchain};
 
@@ -54,4 +56,20 @@ pub fn random(n: usize, seed: u64) -> Vec<f32> {
             ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
         })
         .collect()
+}
+
+/// A fresh folder under the system's temporary directory for one test.
+pub fn temp_dir(prefix: &str, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gemmlab-{prefix}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// A finished command's stdout and stderr, for assertion messages.
+pub fn output_text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
