@@ -81,7 +81,7 @@ pub struct TuneArgs {
     pub prune: f64,
     /// Seconds a configuration's device work (load, checked run, timing) may take before
     /// it is stopped and recorded as timed out. Default: 100 times the fastest verified
-    /// configuration's so far, at least 10 s.
+    /// configuration's so far, at least 10 s and at least its launches at 1 TFLOP/s.
     #[arg(long, value_name = "SECONDS")]
     pub launch_timeout: Option<f64>,
     /// Seconds one build may take before it is stopped and recorded as timed out.

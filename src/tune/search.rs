@@ -68,7 +68,7 @@ pub struct SearchOptions {
 pub struct Limits {
     /// Seconds of device work (load, checked run, timing) per configuration; when
     /// absent, `LAUNCH_FACTOR` times the fastest verified configuration's so far,
-    /// and never less than `LAUNCH_FLOOR_S`.
+    /// and never less than `LAUNCH_FLOOR_S` nor than the work at `FLOOR_GFLOPS`.
     pub launch_timeout_s: Option<f64>,
     /// Seconds one build may take.
     pub compile_timeout_s: f64,
@@ -77,8 +77,11 @@ pub struct Limits {
 /// The default limit on a configuration's device work: this many times the
 /// device time of the fastest verified configuration so far ...
 pub const LAUNCH_FACTOR: f64 = 100.0;
-/// ... and never less than this many seconds.
+/// ... and never less than this many seconds ...
 pub const LAUNCH_FLOOR_S: f64 = 10.0;
+/// ... nor than every launch of a configuration at this rate (a 32768^3 GEMM's first
+/// configuration is not cut for being large).
+pub const FLOOR_GFLOPS: f64 = 1000.0;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -92,9 +95,11 @@ impl Default for Limits {
 impl Limits {
     /// The limit on the next configuration's device work, given the device time
     /// of the fastest verified configuration so far.
-    pub fn device_deadline(&self, fastest_s: Option<f64>) -> f64 {
+    /// `work_s`: the device work of one configuration at `FLOOR_GFLOPS`, where known.
+    pub fn device_deadline(&self, fastest_s: Option<f64>, work_s: f64) -> f64 {
         self.launch_timeout_s.unwrap_or_else(|| {
-            fastest_s.map_or(LAUNCH_FLOOR_S, |f| (f * LAUNCH_FACTOR).max(LAUNCH_FLOOR_S))
+            let floor = LAUNCH_FLOOR_S.max(work_s);
+            fastest_s.map_or(floor, |f| (f * LAUNCH_FACTOR).max(floor))
         })
     }
 }
@@ -377,6 +382,13 @@ pub fn search(
     let elapsed = |offset: f64| offset + started.elapsed().as_secs_f64();
     // The device time of the fastest verified configuration: what the limit on the next is made of.
     let mut fastest_s: Option<f64> = None;
+    // Every launch of one configuration (checked run and samples) at FLOOR_GFLOPS.
+    let floor_work_s = match workload {
+        Workload::Gemm(p) => {
+            p.ops.problem.flops() / (FLOOR_GFLOPS * 1e9) * (opts.reps as f64 + 1.0)
+        }
+        Workload::Spec { .. } => 0.0,
+    };
     let (job_tx, job_rx) = mpsc::channel::<(usize, Candidate, Key)>();
     let job_rx = Arc::new(Mutex::new(job_rx));
     let (done_tx, done_rx) = mpsc::channel::<Compiled>();
@@ -546,7 +558,7 @@ pub fn search(
                 if let Some(w) = watch {
                     let mut r = new_record(key.clone(), opts);
                     r.elapsed_s = Some(elapsed(offset));
-                    w.device_start(&r, opts.limits.device_deadline(fastest_s));
+                    w.device_start(&r, opts.limits.device_deadline(fastest_s, floor_work_s));
                 }
                 let mut record = match workload {
                     Workload::Gemm(problem) => {

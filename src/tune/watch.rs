@@ -333,14 +333,16 @@ mod tests {
     fn the_device_limit_grows_with_the_fastest_configuration() {
         use crate::tune::search::{Limits, LAUNCH_FLOOR_S};
         let l = Limits::default();
-        assert_eq!(l.device_deadline(None), LAUNCH_FLOOR_S);
-        assert_eq!(l.device_deadline(Some(0.01)), LAUNCH_FLOOR_S);
-        assert_eq!(l.device_deadline(Some(0.5)), 50.0);
+        assert_eq!(l.device_deadline(None, 0.0), LAUNCH_FLOOR_S);
+        assert_eq!(l.device_deadline(Some(0.01), 0.0), LAUNCH_FLOOR_S);
+        assert_eq!(l.device_deadline(Some(0.5), 0.0), 50.0);
+        // A large problem's first configuration gets the time its launches need.
+        assert_eq!(l.device_deadline(None, 280.0), 280.0);
         let fixed = Limits {
             launch_timeout_s: Some(3.0),
             ..l
         };
-        assert_eq!(fixed.device_deadline(Some(0.5)), 3.0);
+        assert_eq!(fixed.device_deadline(Some(0.5), 280.0), 3.0);
     }
 
     /// A stand-in child (a shell script) that reports a build in flight and then
