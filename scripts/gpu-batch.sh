@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -560,6 +560,16 @@ tune-anchors-bc)
     echo "processes $p: wall $(python3 -c "import time; print(round(time.time() - $t0, 2))") s, each process's seconds for 8 builds: $(cat "$W"/builds-p$p-*.txt | tr '\n' ' ')" >> "$W/builds-processes.txt"
   done
   snap
+  GEMMLAB=$G bash scripts/tune-anchors/run.sh remeasure "$W/anchors" > "$W/anchors-remeasure.txt" 2>&1
+  ;;
+tune-anchors-kt)
+  # Issue 26, last call: kernel_tuner next to gemmlab on the same random points of the
+  # tutorial's kernel 10 (scripts/kernel_tuner runs the tutorial's argument list), 150 s each,
+  # and both bests re-measured next to cuBLAS (the earlier anchors carried in .gpu/anchors).
+  mkdir -p "$W/anchors"; cp -r .gpu/anchors/. "$W/anchors/"
+  bash scripts/kernel_tuner/install-wheels.sh .gpu/wheels /tmp/kt-site > "$W/kt-install.txt" 2>&1
+  PYTHONPATH=/tmp/kt-site GEMMLAB=$G bash scripts/tune-anchors/run.sh cuda-kt "$W/anchors" 150 > "$W/anchors-kt.txt" 2>&1
+  tar cJf "$OUT/$PART.tar.xz" -C "$W" .
   GEMMLAB=$G bash scripts/tune-anchors/run.sh remeasure "$W/anchors" > "$W/anchors-remeasure.txt" 2>&1
   ;;
 criterion)

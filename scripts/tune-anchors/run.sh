@@ -3,12 +3,13 @@
 # budget on the same problem (issue 26). Writes raw logs (every line time-stamped) under OUT;
 # table.py turns them into one table.
 #
-# usage: scripts/tune-anchors/run.sh opencl|cuda|remeasure OUT [BUDGET_S]
+# usage: scripts/tune-anchors/run.sh opencl|cuda|cuda-kt|remeasure OUT [BUDGET_S]
 #   opencl     CLBlast's own clblast_tuner_xgemm, then `gemmlab tune --backends opencl` on
 #              xgemm (the same parameters: no switches, no register caps), 4096^3, f32.
-#   cuda       kernel_tuner (scripts/kernel_tuner) over the points gemmlab's random search
-#              tries, in the same order, then `gemmlab tune --backends cuda` with that search;
-#              then gemmlab's random search of the SIMT family.
+#   cuda       `gemmlab tune --backends cuda`, random search of xgemm, then of the SIMT family.
+#   cuda-kt    kernel_tuner (scripts/kernel_tuner, which runs the tutorial's kernels: KT_KERNEL,
+#              default 10) over the points gemmlab's random search tries, in the same order,
+#              then that gemmlab search.
 #   remeasure  every tuner's best, re-measured by gemmlab compare (warm-up, 20 samples, the
 #              check) next to cuBLAS in one run (reads OUT/*/ written by the other parts).
 # Environment: SIZE (default 4096, M=N=K), DEVICE (gemmlab's --device, default h200),
@@ -52,14 +53,20 @@ opencl)
     --time-limit "$BUDGET" --max-configs 100000 --top 1 --no-db \
     --store "$OUT/store-opencl" --out "$OUT/gemmlab-opencl"
   ;;
-cuda)
-  # The points a random search of xgemm tries, in its order, for kernel_tuner; then the
-  # same search by gemmlab (same seed: the same points in the same order).
-  SEARCH="--kernels xgemm --sizes $SIZE --strategy random --search-seed 7 --switches none --caps none"
-  "$G" tune --device "$DEVICE" --backends cuda $SEARCH --max-configs 4000 \
-    --export-space "$OUT/space-xgemm.json" > "$OUT/export.log" 2>&1
+cuda-kt)
+  # The points a random search tries, in its order, for kernel_tuner; then the same search
+  # by gemmlab (same seed: the same points in the same order).
+  KT="--kernels ${KT_KERNEL:-10} --sizes $SIZE --strategy random --search-seed 7 --switches none --caps none"
+  "$G" tune --device "$DEVICE" --backends cuda $KT --max-configs 4000 \
+    --export-space "$OUT/space-kt.json" > "$OUT/export.log" 2>&1
   stamped "$OUT/kernel_tuner.log" "$BUDGET" python3 -u "$HERE/../kernel_tuner/tune_rate.py" \
-    "$OUT/space-xgemm.json" "$OUT/kernel_tuner.json"
+    "$OUT/space-kt.json" "$OUT/kernel_tuner.json"
+  stamped "$OUT/gemmlab-cuda-kt.log" $((BUDGET + 120)) "$G" tune --device "$DEVICE" --backends cuda \
+    $KT --time-limit "$BUDGET" --max-configs 100000 --top 1 --no-db \
+    --store "$OUT/store-kt" --out "$OUT/gemmlab-cuda-kt"
+  ;;
+cuda)
+  SEARCH="--kernels xgemm --sizes $SIZE --strategy random --search-seed 7 --switches none --caps none"
   stamped "$OUT/gemmlab-cuda.log" $((BUDGET + 120)) "$G" tune --device "$DEVICE" --backends cuda \
     $SEARCH --time-limit "$BUDGET" --max-configs 100000 --top 1 --no-db \
     --store "$OUT/store-cuda" --out "$OUT/gemmlab-cuda"
@@ -69,18 +76,18 @@ cuda)
   ;;
 remeasure)
   python3 "$HERE/table.py" "$OUT" --defines > "$OUT/bests.txt"
-  while read -r tc label defines; do
+  while read -r tc label kernel defines; do
     [ -n "$tc" ] || continue
     args=()
     for d in $defines; do args+=(--define "$d"); done
     stamped "$OUT/remeasure-$label.log" 90 "$G" compare --device "$DEVICE" --backends "cuda,$tc" \
-      --kernels xgemm --sizes $SIZE --warmup 3 --reps 20 "${args[@]}" --out "$OUT/remeasure-$label"
+      --kernels "$kernel" --sizes $SIZE --warmup 3 --reps 20 "${args[@]}" --out "$OUT/remeasure-$label"
   done < "$OUT/bests.txt"
   python3 "$HERE/table.py" "$OUT" > "$OUT/table.md"
   cat "$OUT/table.md"
   ;;
 *)
-  echo "unknown part $PART (opencl, cuda or remeasure)" >&2
+  echo "unknown part $PART (opencl, cuda, cuda-kt or remeasure)" >&2
   exit 2
   ;;
 esac

@@ -48,8 +48,8 @@ def stamped(path):
 class Run:
     """What one tuner did: (seconds, gflops or None, params) per configuration tried."""
 
-    def __init__(self, name, toolchain):
-        self.name, self.toolchain = name, toolchain
+    def __init__(self, name, toolchain, kernel="xgemm"):
+        self.name, self.toolchain, self.kernel = name, toolchain, kernel
         self.tried = []
         self.wall = None
         self.note = ""
@@ -97,6 +97,7 @@ def gemmlab(out, part, toolchain):
         return r
     with open(traces[0]) as f:
         s = json.load(f)["search"]
+    r.kernel = s["kernel"]
     # The search's start on the process clock: its summary line is printed as it ends.
     end = next((t for t, text in lines if " tried (" in text), None)
     start = (end - s["wall_s"]) if end is not None else 0.0
@@ -114,7 +115,13 @@ def gemmlab(out, part, toolchain):
 
 
 def kernel_tuner(out):
-    r = Run("kernel_tuner 1.5 (brute force over gemmlab's random order)", "cuda")
+    kernel = "?"
+    try:
+        with open(os.path.join(out, "space-kt.json")) as f:
+            kernel = json.load(f)["kernel"]
+    except (OSError, ValueError, KeyError):
+        pass
+    r = Run(f"kernel_tuner 1.5 ({kernel}, brute force over gemmlab's random order)", "cuda", kernel)
     lines = stamped(os.path.join(out, "kernel_tuner.log"))
     pair = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=([-0-9.e]+)")
     for t, text in lines:
@@ -137,7 +144,8 @@ def runs(out):
     found = []
     if os.path.exists(os.path.join(out, "clblast.log")):
         found.append(("clblast", clblast(out)))
-    for part, tc in (("opencl", "opencl"), ("cuda", "cuda"), ("cuda-simt", "cuda")):
+    for part, tc in (("opencl", "opencl"), ("cuda", "cuda"), ("cuda-simt", "cuda"),
+                     ("cuda-kt", "cuda")):
         if os.path.exists(os.path.join(out, f"gemmlab-{part}.log")):
             found.append((f"gemmlab-{part}", gemmlab(out, part, tc)))
     if os.path.exists(os.path.join(out, "kernel_tuner.log")):
@@ -145,7 +153,7 @@ def runs(out):
     return found
 
 
-def remeasured(out, label, toolchain):
+def remeasured(out, label, toolchain, kernel):
     """(GFLOP/s, x cuBLAS) of the re-measured best, from gemmlab compare's results."""
     path = os.path.join(out, f"remeasure-{label}", "results.json")
     try:
@@ -155,7 +163,7 @@ def remeasured(out, label, toolchain):
         return None, None
     rows = rows.get("measurements", rows) if isinstance(rows, dict) else rows
     for m in rows:
-        if m.get("kernel") == "xgemm" and m.get("toolchain") == toolchain and m.get("gflops"):
+        if m.get("kernel") == kernel and m.get("toolchain") == toolchain and m.get("gflops"):
             return m["gflops"], m.get("vs_vendor")
     return None, None
 
@@ -176,9 +184,9 @@ def main():
                 continue
             defs = " ".join(f"{k}={v}" for k, v in sorted(params.items())
                             if k not in CLBLAST_ONLY and k != "PRECISION")
-            print(f"{r.toolchain} {label} {defs}")
+            print(f"{r.toolchain} {label} {r.kernel} {defs}")
         return
-    print("| tuner | toolchain | tried | seconds | configs/s | best (own timing) | "
+    print("| tuner | toolchain, kernel | tried | seconds | configs/s | best (own timing) | "
           + " | ".join(f"best after {s} s" for s in MARKS)
           + " | re-measured by gemmlab | x cuBLAS |")
     print("|---|---|---:|---:|---:|---:|" + "---:|" * len(MARKS) + "---:|---:|")
@@ -186,9 +194,9 @@ def main():
     for label, r in found:
         g, params = r.best()
         after = [fmt(r.best(s)[0]) for s in MARKS]
-        again, ratio = remeasured(out, label, r.toolchain)
+        again, ratio = remeasured(out, label, r.toolchain, r.kernel)
         rate = r.rate()
-        print(f"| {r.name} | {r.toolchain} | {len(r.tried)} | {fmt(r.wall, 1)} | "
+        print(f"| {r.name} | {r.toolchain} {r.kernel} | {len(r.tried)} | {fmt(r.wall, 1)} | "
               f"{fmt(rate, 2)} | {fmt(g)} | " + " | ".join(after)
               + f" | {fmt(again)} | {fmt(ratio, 3)} |")
         if params:
