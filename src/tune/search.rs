@@ -538,7 +538,22 @@ pub fn search(
                     let job = job_rx.lock().ok().and_then(|rx| rx.try_recv().ok());
                     job.map(|(p, c, k)| compile_job(p, c, k))
                 } else {
-                    done_rx.recv().ok()
+                    // Wait no longer than the time budget has left: a build still running
+                    // when it ends is not waited for.
+                    let left = opts.budget.seconds.map(|s| {
+                        std::time::Duration::from_secs_f64((s - elapsed(offset)).max(0.0))
+                    });
+                    match left {
+                        None => done_rx.recv().ok(),
+                        Some(left) => match done_rx.recv_timeout(left) {
+                            Ok(x) => Some(x),
+                            Err(mpsc::RecvTimeoutError::Timeout) => {
+                                wait_s += waited.elapsed().as_secs_f64();
+                                continue;
+                            }
+                            Err(mpsc::RecvTimeoutError::Disconnected) => None,
+                        },
+                    }
                 };
                 let Some((point, cand, key, compiled, secs)) = next else {
                     return Err(Error::invalid("internal: compile workers stopped"));
