@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -571,6 +571,28 @@ tune-anchors-kt)
   PYTHONPATH=/tmp/kt-site GEMMLAB=$G bash scripts/tune-anchors/run.sh cuda-kt "$W/anchors" 150 > "$W/anchors-kt.txt" 2>&1
   tar cJf "$OUT/$PART.tar.xz" -C "$W" .
   GEMMLAB=$G bash scripts/tune-anchors/run.sh remeasure "$W/anchors" > "$W/anchors-remeasure.txt" 2>&1
+  ;;
+nvrtc-procs)
+  # Issue 26: does NVRTC build in parallel across processes? 1-16 `gemmlab build` processes
+  # at once, each building the SIMT kernel at its defaults (its NVRTC compile time printed),
+  # next to the 3.8-5.2 builds a search's 16 compile threads overlapped in one process.
+  for p in 1 2 4 8 16; do
+    t0=$(date +%s.%N)
+    for i in $(seq $p); do
+      timeout 120 $G build --device cuda --backends cuda --kernel simt --define BM=128 --define BN=$((64 + 64 * (i % 2))) \
+        > "$W/build-p$p-$i.txt" 2>&1 &
+    done
+    wait
+    echo "processes $p: wall $(python3 -c "import time; print(round(time.time() - $t0, 2))") s; compile ms: $(grep -h 'compile time' "$W"/build-p$p-*.txt | tr -s ' ' | cut -d' ' -f4 | tr '\n' ' ')" >> "$W/nvrtc-processes.txt"
+  done
+  cat "$W/nvrtc-processes.txt"
+  ;;
+depth-check)
+  # Issue 26: the CUDA random search of xgemm with the queue 8 compile threads deep for
+  # strategies that ignore outcomes (was 2): the same search as the anchors', 60 s.
+  run cuda-xgemm-depth 120 $G tune $D --backends cuda --kernels xgemm --sizes 4096 --strategy random --search-seed 7 \
+    --switches none --caps none --time-limit 60 --max-configs 100000 --top 1 --no-db --store "$W/store" --out "$W/cuda-xgemm-depth"
+  grep -E " tried|device busy|per configuration" "$W/cuda-xgemm-depth.txt"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").

@@ -346,7 +346,11 @@ pub fn search(
         n if compiler.parallel_builds() => n,
         _ => 1,
     };
-    let depth = 2 * workers.max(1);
+    // Points asked ahead of the outcomes told: enough to keep every compile thread
+    // busy, few enough that a guided strategy's asks still follow what it learns. A
+    // strategy whose asks ignore outcomes runs further ahead, so one slow build at
+    // the front of the line (NVRTC takes seconds on some) does not idle the others.
+    let depth = if strategy.guided() { 2 } else { 8 } * workers.max(1);
     let plan = Plan {
         warmup: 0,
         reps: opts.reps.max(1),

@@ -35,6 +35,10 @@ impl Strategy for Exhaustive {
 
     fn tell(&mut self, _grid: &Grid, _point: usize, _score: Option<f64>) {}
 
+    fn guided(&self) -> bool {
+        false
+    }
+
     fn seed(&mut self, _grid: &Grid, point: usize) {
         self.seeded.push(point);
     }

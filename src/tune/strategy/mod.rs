@@ -50,6 +50,13 @@ pub trait Strategy {
     /// configuration): it is never asked for, and its outcome arrives through
     /// `tell` like any other, so a guided strategy can start from it.
     fn seed(&mut self, grid: &Grid, point: usize);
+
+    /// Whether what it asks depends on what it was told. One that does not (random,
+    /// exhaustive) may be asked far ahead: a slow build at the front of the line then
+    /// does not leave the compile threads idle.
+    fn guided(&self) -> bool {
+        true
+    }
 }
 
 /// The strategies gemmlab offers, by name.

@@ -27,6 +27,10 @@ impl Strategy for Random {
 
     fn tell(&mut self, _grid: &Grid, _point: usize, _score: Option<f64>) {}
 
+    fn guided(&self) -> bool {
+        false
+    }
+
     fn seed(&mut self, grid: &Grid, point: usize) {
         self.unasked.fit(grid.len());
         self.unasked.take(point);
