@@ -31,23 +31,9 @@ pub enum Step {
     Timing,
     /// Freeing this configuration's buffers and program.
     Release,
-    /// Bringing a session back after a fault (a fresh context, operands reloaded).
-    Recover,
 }
 
 impl Step {
-    pub const ALL: [Step; 9] = [
-        Step::Load,
-        Step::Setup,
-        Step::Poison,
-        Step::CheckedRun,
-        Step::Download,
-        Step::Check,
-        Step::Timing,
-        Step::Release,
-        Step::Recover,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Step::Load => "load",
@@ -58,7 +44,6 @@ impl Step {
             Step::Check => "check",
             Step::Timing => "timing",
             Step::Release => "release",
-            Step::Recover => "recover",
         }
     }
 }

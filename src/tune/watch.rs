@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus};
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
@@ -42,13 +42,13 @@ const BLAMELESS_RESTARTS: usize = 2;
 pub fn die_with_supervisor() {
     #[cfg(target_os = "linux")]
     {
-        let parent = std::os::unix::process::parent_id();
         // SAFETY: prctl with PR_SET_PDEATHSIG takes one integer argument, a signal number.
         unsafe {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
         }
-        // The supervisor may have died before the call: then the parent changed already.
-        if parent == 1 {
+        // A supervisor that died before the call left this process to init: no signal
+        // will come, so it goes now.
+        if std::os::unix::process::parent_id() == 1 {
             std::process::exit(1);
         }
     }
@@ -230,8 +230,7 @@ fn watch_child(mut child: Child, marker: &Path, say: &dyn Fn(&str)) -> Result<En
             blame(&m, f, Status::TimedOut(why));
             return Ok(Ended::Stopped { blamed: true });
         }
-        let started = Instant::now();
-        std::thread::sleep(poll.saturating_sub(started.elapsed()));
+        std::thread::sleep(poll);
     }
 }
 
@@ -328,6 +327,7 @@ fn blame(m: &Marker, f: &InFlight, status: Status) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     #[test]
     fn the_device_limit_grows_with_the_fastest_configuration() {
