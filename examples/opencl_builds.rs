@@ -10,8 +10,12 @@
 //!
 //! It prints builds per second, the mean build time, and for the busy runs how
 //! much longer the measuring thread's launch-and-wait took than with no builds.
-//! Last, the same builds from 1, 2, 4 and 8 processes at once (each its own
+//! Then the same builds from 1, 2, 4 and 8 processes at once (each its own
 //! context, one thread each): is the serialization per process or system-wide?
+//! Last, what a pool of build processes leaves to the measuring process: another
+//! process builds from source and hands over the binaries (PTX on NVIDIA); this
+//! one builds each binary for its own context, as `gemmlab tune` does with
+//! `--build-processes` (and says whether that build's log still has ptxas's lines).
 //!
 //! usage: cargo run --release --example opencl_builds -- [DEVICE_SUBSTRING] [KERNEL] [BUILDS]
 //! (defaults: the first GPU whose name or vendor has "NVIDIA", xgemm, 32)
@@ -38,6 +42,14 @@ const SPIN: &str = "__kernel void spin(__global float* x, int n) {
 }";
 
 fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    // Loading the platforms rewrites OCL_ICD_FILENAMES in this process (seen with PoCL and
+    // NVIDIA both listed: PoCL's alone), so child processes get the value it had at start.
+    let icd = std::env::var_os("OCL_ICD_FILENAMES");
+    let child = |cmd: &mut std::process::Command| {
+        if let Some(v) = &icd {
+            cmd.env("OCL_ICD_FILENAMES", v);
+        }
+    };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let want = args.first().map_or("NVIDIA", String::as_str).to_string();
     let kernel_id = args.get(1).map_or("xgemm", String::as_str);
@@ -59,12 +71,20 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         // One of the processes of the last table: build serially, print the seconds.
         let context = Context::from_device(&device)?;
         let mut flags = base.clone();
-        flags.push("-cl-nv-verbose".into());
+        if device.vendor()?.contains("NVIDIA") {
+            flags.push("-cl-nv-verbose".into());
+        }
+        let dump = std::env::var_os("GEMMLAB_BUILDS_DUMP").map(std::path::PathBuf::from);
         let t = Instant::now();
         for i in 0..builds {
             let opts = format!("{} -DGEMMLAB_BUILD_NONCE={n}{i}", flags.join(" "));
             let mut p = Program::create_from_source(&context, &source)?;
             p.build(&[device.id()], &opts)?;
+            if let Some(dir) = &dump {
+                let binary = p.get_binaries()?.into_iter().next().unwrap_or_default();
+                std::fs::write(dir.join(format!("{i}.bin")), binary)?;
+                std::fs::write(dir.join(format!("{i}.flags")), &opts)?;
+            }
         }
         println!("{}", t.elapsed().as_secs_f64());
         return Ok(());
@@ -162,8 +182,9 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         let started = Instant::now();
         let children: Vec<_> = (0..procs)
             .map(|p| {
-                std::process::Command::new(&me)
-                    .args(&args)
+                let mut cmd = std::process::Command::new(&me);
+                child(&mut cmd);
+                cmd.args(&args)
                     .env("GEMMLAB_BUILDS_CHILD", format!("9{procs}{p}"))
                     .stdout(std::process::Stdio::piped())
                     .stderr(std::process::Stdio::piped())
@@ -197,6 +218,55 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             secs.iter().sum::<f64>() / total * 1e3
         );
     }
+    let mut cmd = std::process::Command::new(&me);
+    child(&mut cmd);
+    rebuild_from_binaries(cmd, &args, &context, &device, builds)
+}
+
+/// One process builds from source and writes the binaries; this one builds each.
+fn rebuild_from_binaries(
+    mut cmd: std::process::Command,
+    args: &[String],
+    context: &Context,
+    device: &Device,
+    builds: usize,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let dir = std::env::temp_dir().join(format!("gemmlab-builds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let o = cmd
+        .args(args)
+        .env("GEMMLAB_BUILDS_CHILD", "77")
+        .env("GEMMLAB_BUILDS_DUMP", &dir)
+        .output()?;
+    let source_s: f64 = String::from_utf8_lossy(&o.stdout)
+        .trim()
+        .parse()
+        .map_err(|_| {
+            format!(
+                "the building process failed: {}",
+                String::from_utf8_lossy(&o.stderr)
+            )
+        })?;
+    let (mut total, mut with_ptxas) = (0.0, 0);
+    for i in 0..builds {
+        let binary = std::fs::read(dir.join(format!("{i}.bin")))?;
+        let flags = std::fs::read_to_string(dir.join(format!("{i}.flags")))?;
+        let t = Instant::now();
+        // SAFETY: the device belongs to the context.
+        let mut p = unsafe { Program::create_from_binary(context, &[device.id()], &[&binary])? };
+        p.build(&[device.id()], &flags)?;
+        total += t.elapsed().as_secs_f64();
+        let log = p.get_build_log(device.id()).unwrap_or_default();
+        if log.contains("registers") {
+            with_ptxas += 1;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!(
+        "\nfrom source in another process: {:.0} ms per build; its binary built here: {:.1} ms per build ({with_ptxas} of {builds} logs with ptxas's register lines)",
+        source_s / builds as f64 * 1e3,
+        total / builds as f64 * 1e3
+    );
     Ok(())
 }
 

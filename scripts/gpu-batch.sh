@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -593,6 +593,46 @@ depth-check)
   run cuda-xgemm-depth 120 $G tune $D --backends cuda --kernels xgemm --sizes 4096 --strategy random --search-seed 7 \
     --switches none --caps none --time-limit 60 --max-configs 100000 --top 1 --no-db --store "$W/store" --out "$W/cuda-xgemm-depth"
   grep -E " tried|device busy|per configuration" "$W/cuda-xgemm-depth.txt"
+  ;;
+build-processes-a)
+  # Issue 26: NVIDIA OpenCL builds in a pool of build processes (gemmlab tune's default there
+  # now). CLBlast's tuner and gemmlab's on OpenCL, 150 s each, with the CUDA compute cache on as
+  # a user has it (a fresh folder; the other batches disable it), and both bests next to cuBLAS;
+  # then the fault and hang search on OpenCL with the default pool. Carries .gpu/clblast.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-anchors
+  mkdir -p /tmp/clblast && for d in .gpu/clblast/*.deb; do dpkg -x "$d" /tmp/clblast; done
+  CLBLAST=/tmp/clblast GEMMLAB=$G bash scripts/tune-anchors/run.sh opencl "$W/anchors" 150 > "$W/anchors-opencl.txt" 2>&1
+  tar cJf "$OUT/$PART.tar.xz" -C "$W" .
+  GEMMLAB=$G timeout 150 bash scripts/tune-anchors/run.sh remeasure "$W/anchors" > "$W/anchors-remeasure.txt" 2>&1
+  tar cJf "$OUT/$PART.tar.xz" -C "$W" .
+  run faults-opencl 110 $G tune $D --backends opencl --spec specs/misbehave/misbehave.toml --strategy exhaustive \
+    --launch-timeout 4 --top 1 --no-db --store "$W/faults-store" --out "$W/faults-opencl"
+  for t in .gpu/tests/opencl_build_processes-*; do
+    GEMMLAB_BIN=$G GEMMLAB_TEST_DEVICE=h200 run pool-tests 60 "$t" --test-threads=1
+  done
+  grep -E " tried|device busy|per configuration" "$W/anchors/gemmlab-opencl.log"
+  ;;
+build-processes-b)
+  # Issue 26: the same OpenCL search without build processes, with them, and with them and the
+  # CUDA compute cache on (fresh; the batches otherwise disable it), 60 s each with fresh
+  # stores; the CUDA random searches of xgemm and SIMT after the queue fix (60 s each); the
+  # pool's tests on NVIDIA OpenCL; the fault and hang search on OpenCL with build processes.
+  snap() { tar cJf "$OUT/$PART.tar.xz" -C "$W" .; }
+  OCL="--backends opencl --kernels xgemm --sizes 4096 --strategy anneal --switches none --caps none --top 1 --no-db --max-configs 100000 --time-limit 60"
+  run ocl-pool-off 110 $G tune $D $OCL --build-processes 0 --store "$W/store-off" --out "$W/ocl-pool-off"
+  run ocl-pool-on 110 $G tune $D $OCL --store "$W/store-on" --out "$W/ocl-pool-on"
+  CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-$$ run ocl-pool-on-cache 110 $G tune $D $OCL --store "$W/store-on-cache" --out "$W/ocl-pool-on-cache"
+  snap
+  CU="--backends cuda --sizes 4096 --strategy random --search-seed 7 --top 1 --no-db --max-configs 100000 --time-limit 60"
+  run cuda-xgemm 110 $G tune $D $CU --kernels xgemm --switches none --caps none --store "$W/store-cx" --out "$W/cuda-xgemm"
+  run cuda-simt 110 $G tune $D $CU --kernels simt --store "$W/store-cs" --out "$W/cuda-simt"
+  snap
+  for t in .gpu/tests/opencl_build_processes-*; do
+    GEMMLAB_BIN=$G GEMMLAB_TEST_DEVICE=h200 run pool-tests 90 "$t" --test-threads=1
+  done
+  run faults-opencl 100 $G tune $D --backends opencl --spec specs/misbehave/misbehave.toml --strategy exhaustive \
+    --launch-timeout 4 --build-processes 4 --top 1 --no-db --store "$W/faults-store" --out "$W/faults-opencl"
+  grep -E " tried|device busy|per configuration" "$W"/ocl-pool-*.txt "$W"/cuda-*.txt
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").

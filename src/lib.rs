@@ -11,8 +11,9 @@ pub mod error;
 pub use backend::nvrtc::{Arch, Nvrtc};
 pub use backend::select::{open, open_spec, open_with, resolve, DeviceSpec, Inventory};
 pub use backend::{
-    AnyBackend, Arg, Backend, Buffer, BuildReport, CompileOptions, DeviceInfo, DeviceKind, Elem,
-    GemmCall, Geometry, HostData, HostDataMut, KernelResources, Language, Program, Toolchain,
+    AnyBackend, Arg, Backend, Buffer, BuildReport, CompileOptions, Compiler, DeviceInfo,
+    DeviceKind, Elem, GemmCall, Geometry, HostData, HostDataMut, KernelResources, Language,
+    Program, Toolchain,
 };
 pub use error::{Error, Result};
 pub use gemm::problem::{Layout, Precision, Problem, Trans};

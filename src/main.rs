@@ -64,6 +64,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Internal: one of the tuner's OpenCL build processes (requests on stdin).
+    #[command(name = "build-worker", hide = true)]
+    BuildWorker {
+        #[arg(long)]
+        device: String,
+    },
 }
 
 fn main() {
@@ -82,6 +88,9 @@ fn main() {
         Command::Attribute(args) => cli::attribute::run(args).map(|o| o.failure()),
         Command::Spec(args) => cli::spec::run(args).map(|_| None),
         Command::Nvrtc { json } => cli::nvrtc::run(json).map(|_| None),
+        Command::BuildWorker { device } => {
+            gemmlab::backend::opencl_pool::serve(&device).map(|_| None)
+        }
     };
     let missing = cli::missing_toolchains();
     match result {

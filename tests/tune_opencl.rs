@@ -158,6 +158,38 @@ fn exhaustive_search_tries_every_point_and_keeps_the_best() {
 }
 
 #[test]
+fn builds_in_helper_processes_measure_the_same_points() {
+    let root = dir("processes");
+    let d = dirs(&root);
+    let dev = device();
+    let base = [
+        "--kernels",
+        "2",
+        "--strategy",
+        "exhaustive",
+        "--values",
+        "TS=8,16,32",
+        "--max-configs",
+        "3",
+        "--build-processes",
+        "2",
+        "--top",
+        "1",
+    ];
+    let o = gemmlab(&common_args(&dev, &base, &d));
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("on 2 threads in 2 build processes"), "{t}");
+    let records = search_records(Path::new(&d[0]));
+    assert_eq!(records.len(), 3, "{t}");
+    assert!(
+        records.iter().all(|r| r["status"]["status"] == "ok"),
+        "{records:?}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
 fn a_killed_guided_search_resumes_and_measures_nothing_twice() {
     let root = dir("resume");
     let d = dirs(&root);

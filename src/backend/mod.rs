@@ -8,6 +8,7 @@ pub mod cuda;
 pub mod nvrtc;
 pub mod occupancy;
 pub mod opencl;
+pub mod opencl_pool;
 pub mod ptxas;
 pub mod select;
 
@@ -558,6 +559,19 @@ pub trait Compiler: Send + Sync {
     /// only queue behind it and stall the thread that measures.
     fn parallel_builds(&self) -> bool {
         true
+    }
+
+    /// The same compiler building in `n` helper processes (`exe`: a gemmlab binary
+    /// that runs the `build-worker` command), where builds serialize within a
+    /// process and the helpers pay (`forced`: wherever this compiler can), else
+    /// `None`. A helper that cannot start is an error.
+    fn in_processes(
+        &self,
+        _n: usize,
+        _exe: &std::path::Path,
+        _forced: bool,
+    ) -> Result<Option<Arc<dyn Compiler>>> {
+        Ok(None)
     }
 }
 

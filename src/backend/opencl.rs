@@ -40,8 +40,33 @@ fn api(call: &str, e: ClError) -> Error {
     }
 }
 
+/// Variables that loading the OpenCL platforms rewrites in this process's
+/// environment (seen on the H200 machine, PoCL and NVIDIA's ICDs both listed:
+/// OCL_ICD_FILENAMES cut to PoCL's library alone, HWLOC_PLUGINS_PATH set), as
+/// they were before. A child process started afterwards gets them back
+/// (`restore_env`), or it would not see the platforms this one sees.
+const REWRITTEN: [&str; 2] = ["OCL_ICD_FILENAMES", "HWLOC_PLUGINS_PATH"];
+static ENV_BEFORE: std::sync::OnceLock<Vec<(&'static str, Option<std::ffi::OsString>)>> =
+    std::sync::OnceLock::new();
+
+/// Gives `cmd` the environment this process had before OpenCL loaded.
+pub(crate) fn restore_env(cmd: &mut std::process::Command) {
+    for (k, v) in ENV_BEFORE.get().into_iter().flatten() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+}
+
 /// Loads the ICD loader, or says why it cannot.
 fn ensure_runtime() -> Result<()> {
+    ENV_BEFORE.get_or_init(|| {
+        REWRITTEN
+            .iter()
+            .map(|&k| (k, std::env::var_os(k)))
+            .collect()
+    });
     match cl3::load_library() {
         Ok(_) => Ok(()),
         Err(e) => Err(Error::OpenClUnavailable(format!(
@@ -199,13 +224,21 @@ struct Built {
     kernels: HashMap<String, Kernel>,
 }
 
-/// A program built for the device, not yet turned into kernels.
-pub(crate) struct BuiltProgram(ClProgram);
+/// A program built for the device, not yet turned into kernels; or the binary a
+/// build process made, built for this context when it is loaded (on the thread
+/// that measures, so the build does not contend with it for the driver's lock).
+pub(crate) enum BuiltProgram {
+    Built(ClProgram),
+    Binary(Vec<u8>),
+}
 
 /// Builds programs on the backend's context; shared by worker threads.
+#[derive(Clone)]
 pub struct OpenClCompiler {
     context: Arc<Context>,
     device: Device,
+    /// "opencl:P:D", as a build process opens it.
+    id: String,
     nvidia: bool,
     platform: String,
     name: String,
@@ -298,6 +331,53 @@ impl Compiler for OpenClCompiler {
     }
 
     fn compile(&self, what: &str, source: &str, options: &CompileOptions) -> Result<Artefact> {
+        let (program, report) = self.build_source(what, source, options)?;
+        Ok(Artefact {
+            report,
+            image: Image::OpenCl(BuiltProgram::Built(program)),
+        })
+    }
+
+    fn in_processes(
+        &self,
+        n: usize,
+        exe: &std::path::Path,
+        forced: bool,
+    ) -> Result<Option<Arc<dyn Compiler>>> {
+        super::opencl_pool::pooled(self, n, exe, forced)
+    }
+}
+
+impl OpenClCompiler {
+    pub(crate) fn device_id(&self) -> &str {
+        &self.id
+    }
+
+    /// NVIDIA's OpenCL builds one program at a time per process, so builds in
+    /// separate processes pay, as long as the driver's compute cache hands the
+    /// measuring process what a build process assembled: with CUDA_CACHE_DISABLE=1
+    /// it assembles every PTX again and the pool gains nothing (xgemm on the
+    /// H200: 3.1 configurations/s with the pool, 3.2 without, 15.8 with pool and
+    /// cache; see `opencl_pool`).
+    pub(crate) fn builds_pay_in_processes(&self) -> bool {
+        self.nvidia && std::env::var("CUDA_CACHE_DISABLE").map_or(true, |v| v.trim() != "1")
+    }
+
+    pub(crate) fn compile_error(&self, what: &str, log: String, options: &CompileOptions) -> Error {
+        let flags = self.flags(options, &mut Vec::new());
+        Error::Compile {
+            toolchain: format!("OpenCL ({})", self.platform),
+            what: what.to_string(),
+            log: format!("{log}\n(flags: {})", flags.join(" ")),
+        }
+    }
+
+    fn build_source(
+        &self,
+        what: &str,
+        source: &str,
+        options: &CompileOptions,
+    ) -> Result<(ClProgram, BuildReport)> {
         let mut notes = Vec::new();
         let flags = self.flags(options, &mut notes);
         let started = Instant::now();
@@ -330,21 +410,132 @@ impl Compiler for OpenClCompiler {
         } else {
             None
         };
+        let mut kernels = self.resources(&program, &log)?;
+        if let Some(ptx) = ptx.as_deref() {
+            self.assemble_uncached(ptx, &flags, &mut kernels);
+        }
         let report = BuildReport {
             toolchain: Some(Toolchain::OpenCl),
             compiler: self.version.clone(),
             flags,
             compile_ms,
             ptx,
-            kernels: self.resources(&program, &log)?,
+            kernels,
             log,
             notes,
         }
         .note_ignored_cap(options.max_registers);
-        Ok(Artefact {
-            report,
-            image: Image::OpenCl(BuiltProgram(program)),
-        })
+        Ok((program, report))
+    }
+
+    /// A build the driver served from its compute cache (PTX it assembled before,
+    /// in this process or another, with the same options) prints no ptxas lines,
+    /// so registers and spills would go unrecorded. The PTX is then assembled
+    /// once more with a comment that makes it new to the cache, for its log.
+    fn assemble_uncached(&self, ptx: &str, flags: &[String], kernels: &mut [KernelResources]) {
+        if !self.nvidia || kernels.iter().all(|k| k.registers.is_some()) {
+            return;
+        }
+        static NONCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let nonce = NONCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let text = format!(
+            "{ptx}\n// gemmlab: assembled again for its ptxas report ({} {stamp} {nonce})\n",
+            std::process::id()
+        );
+        // SAFETY: the device belongs to the context (both come from this compiler).
+        let Ok(mut program) = (unsafe {
+            ClProgram::create_from_binary(&self.context, &[self.device.id()], &[text.as_bytes()])
+        }) else {
+            return;
+        };
+        if program
+            .build(&[self.device.id()], &flags.join(" "))
+            .is_err()
+        {
+            return;
+        }
+        let log = program.get_build_log(self.device.id()).unwrap_or_default();
+        for found in ptxas::parse_ptxas_log(&log) {
+            if let Some(k) = kernels
+                .iter_mut()
+                .find(|k| k.name == found.name && k.registers.is_none())
+            {
+                k.registers = found.registers;
+                k.spill_stores_bytes = found.spill_stores_bytes;
+                k.spill_loads_bytes = found.spill_loads_bytes;
+                k.stack_frame_bytes = found.stack_frame_bytes;
+                k.barriers = found.barriers;
+            }
+        }
+    }
+
+    /// Builds from source and returns the program's binary with the report: what
+    /// a build process sends back.
+    pub(crate) fn compile_binary(
+        &self,
+        what: &str,
+        source: &str,
+        options: &CompileOptions,
+    ) -> Result<(BuildReport, Vec<u8>)> {
+        let (program, report) = self.build_source(what, source, options)?;
+        let binary = program
+            .get_binaries()
+            .map_err(|e| api("clGetProgramInfo(CL_PROGRAM_BINARIES)", e))?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::invalid(format!("{what}: the OpenCL build gave no binary")))?;
+        Ok((report, binary))
+    }
+
+    /// Builds a binary another process built from source (same device, same
+    /// flags) on this context. Registers and spills come from this build's log
+    /// where it has them: they are the program this process runs. Its time is
+    /// not the compile time (`compile_ms` stays the build process's): it is
+    /// spent loading.
+    pub(crate) fn build_binary(
+        &self,
+        what: &str,
+        binary: &[u8],
+        mut report: BuildReport,
+    ) -> Result<(ClProgram, BuildReport)> {
+        // SAFETY: the device belongs to the context (both come from this compiler).
+        let mut program =
+            unsafe { ClProgram::create_from_binary(&self.context, &[self.device.id()], &[binary]) }
+                .map_err(|e| api("clCreateProgramWithBinary", e))?;
+        let built = program.build(&[self.device.id()], &report.flags.join(" "));
+        let log = program.get_build_log(self.device.id()).unwrap_or_default();
+        if let Err(e) = built {
+            return Err(Error::Compile {
+                toolchain: format!("OpenCL ({})", self.platform),
+                what: what.to_string(),
+                log: format!(
+                    "{}\n(clBuildProgram from the build process's binary: {e}; flags: {})",
+                    log.trim_end(),
+                    report.flags.join(" ")
+                ),
+            });
+        }
+        let from_worker = std::mem::take(&mut report.kernels);
+        report.kernels = self.resources(&program, &log)?;
+        for k in &mut report.kernels {
+            let Some(w) = from_worker.iter().find(|w| w.name == k.name) else {
+                continue;
+            };
+            if k.registers.is_none() {
+                k.registers = w.registers;
+                k.spill_stores_bytes = w.spill_stores_bytes;
+                k.spill_loads_bytes = w.spill_loads_bytes;
+                k.stack_frame_bytes = w.stack_frame_bytes;
+                k.barriers = w.barriers;
+            }
+        }
+        if !log.trim().is_empty() {
+            report.log = format!("{}\n{}", report.log.trim_end(), log);
+        }
+        Ok((program, report))
     }
 }
 
@@ -388,6 +579,7 @@ impl OpenClBackend {
         let compiler = Arc::new(OpenClCompiler {
             context: Arc::clone(&context),
             device,
+            id: info.id.clone(),
             nvidia: info.is_nvidia(),
             platform: info.platform.clone(),
             name: info.name.clone(),
@@ -408,6 +600,11 @@ impl OpenClBackend {
             buffers: HashMap::new(),
             programs: HashMap::new(),
         })
+    }
+
+    /// The compiler as its own type (a build process serves builds with it).
+    pub(crate) fn opencl_compiler(&self) -> Arc<OpenClCompiler> {
+        Arc::clone(&self.compiler)
     }
 
     fn id(&mut self) -> u64 {
@@ -439,22 +636,26 @@ impl Backend for OpenClBackend {
         self.compiler.clone()
     }
 
-    fn load(&mut self, _what: &str, artefact: Artefact) -> Result<(Program, BuildReport)> {
+    fn load(&mut self, what: &str, artefact: Artefact) -> Result<(Program, BuildReport)> {
         #[allow(irrefutable_let_patterns)] // without the cuda feature OpenCL is the only image
-        let Image::OpenCl(BuiltProgram(program)) = artefact.image
+        let Image::OpenCl(built) = artefact.image
         else {
             return Err(Error::invalid(
                 "internal: an artefact of another toolchain given to OpenCL",
             ));
         };
+        let (program, report) = match built {
+            BuiltProgram::Built(p) => (p, artefact.report),
+            BuiltProgram::Binary(b) => self.compiler.build_binary(what, &b, artefact.report)?,
+        };
         let mut kernels = HashMap::new();
-        for k in &artefact.report.kernels {
+        for k in &report.kernels {
             let kernel = Kernel::create(&program, &k.name).map_err(|e| api("clCreateKernel", e))?;
             kernels.insert(k.name.clone(), kernel);
         }
         let id = self.id();
         self.programs.insert(id, Built { program, kernels });
-        Ok((Program { id }, artefact.report))
+        Ok((Program { id }, report))
     }
 
     fn release_program(&mut self, program: Program) {

@@ -76,6 +76,13 @@ pub struct TuneArgs {
     /// compiles on the measuring thread, one configuration after another (no overlap).
     #[arg(long)]
     pub workers: Option<usize>,
+    /// Build processes for a compiler that builds one program at a time per process
+    /// (NVIDIA's OpenCL: separate processes build in parallel). Default: one per
+    /// compile thread, at most 8, where the compiler says they pay (NVIDIA's
+    /// OpenCL); 0: none; N: N wherever the compiler can (PoCL too). The measuring
+    /// process then builds each program's binary (PTX) for itself.
+    #[arg(long, value_name = "N")]
+    pub build_processes: Option<usize>,
     /// Stop timing a configuration whose checked run is this many times slower than the best so far.
     #[arg(long, default_value_t = 4.0)]
     pub prune: f64,
@@ -281,6 +288,8 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         },
         run: std::env::var(watch::ENV_RUN).ok(),
         watch: std::env::var_os(watch::ENV_WATCH).map(PathBuf::from),
+        build_processes: args.build_processes,
+        build_exe: std::env::current_exe().ok(),
     };
     if let Some(path) = &args.export_space {
         return export_space(path, &sessions, &spaces, &search, sizes[0])
@@ -411,8 +420,12 @@ fn print_search(r: &SearchResult) {
                 r.device_s, r.compile_s
             );
         } else {
+            let processes = match r.options.build_processes {
+                Some(n) if n > 0 => format!(" in {n} build processes"),
+                _ => String::new(),
+            };
             println!(
-                "  device busy {:.1} s, waited {:.1} s for the compiler ({} CPU s compiling on {} threads): {}",
+                "  device busy {:.1} s, waited {:.1} s for the compiler ({} CPU s compiling on {} threads{processes}): {}",
                 r.device_s,
                 r.wait_s,
                 r.compile_s.round(),

@@ -61,7 +61,22 @@ pub struct SearchOptions {
     /// Where to tell a supervisor what is being compiled and measured.
     #[serde(skip)]
     pub watch: Option<std::path::PathBuf>,
+    /// Build processes, for a compiler that builds one program at a time per
+    /// process: `None` where the compiler says they pay (NVIDIA's OpenCL), with as
+    /// many as there are compile threads up to `AUTO_PROCESSES`; `Some(0)` none;
+    /// `Some(n)` n wherever the compiler can. A result records the number it had.
+    #[serde(default)]
+    pub build_processes: Option<usize>,
+    /// The gemmlab binary build processes run (`gemmlab build-worker`); without
+    /// one, builds stay in this process.
+    #[serde(skip)]
+    pub build_exe: Option<std::path::PathBuf>,
 }
+
+/// Build processes when the compiler asks for them and the caller did not say:
+/// eight NVIDIA OpenCL processes built about 60 xgemm programs/s together on the
+/// H200's host, against 8-12/s in one (results/h200/tune/anchors).
+pub const AUTO_PROCESSES: usize = 8;
 
 /// How long one configuration may take before a supervisor stops it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -119,6 +134,8 @@ impl Default for SearchOptions {
             limits: Limits::default(),
             run: None,
             watch: None,
+            build_processes: None,
+            build_exe: None,
         }
     }
 }
@@ -173,6 +190,25 @@ pub struct SearchResult {
 
 fn default_unit() -> String {
     "GFLOP/s".into()
+}
+
+/// The compiler a search builds with, and its build processes (0: it builds in
+/// this process). Compiling on the measuring thread (`workers` 0) starts none.
+fn in_processes(
+    compiler: Arc<dyn crate::backend::Compiler>,
+    opts: &SearchOptions,
+) -> Result<(Arc<dyn crate::backend::Compiler>, usize)> {
+    let (Some(exe), n) = (&opts.build_exe, opts.build_processes) else {
+        return Ok((compiler, 0));
+    };
+    if opts.workers == 0 || compiler.parallel_builds() || n == Some(0) {
+        return Ok((compiler, 0));
+    }
+    let count = n.unwrap_or(opts.workers.min(AUTO_PROCESSES));
+    match compiler.in_processes(count, exe, n.is_some())? {
+        Some(pooled) => Ok((pooled, count)),
+        None => Ok((compiler, 0)),
+    }
 }
 
 /// What a search measures at: a GEMM problem, or a user kernel's size with its
@@ -336,6 +372,7 @@ pub fn search(
                 .unwrap_or_default(),
         })?;
     let compiler = session.backend.borrow().compiler();
+    let (compiler, processes) = in_processes(compiler, opts)?;
     let mut base = key_base(session, space, size);
     base.call = workload.call_tag();
     let limit = opts.budget.configs.unwrap_or(usize::MAX).min(space.len());
@@ -343,6 +380,7 @@ pub fn search(
     // 0 compiles on this thread, one configuration after another, as CLBlast's tuner does.
     let workers = match opts.workers {
         0 => 0,
+        _ if processes > 0 => processes,
         n if compiler.parallel_builds() => n,
         _ => 1,
     };
@@ -651,6 +689,7 @@ pub fn search(
         // The compile threads it really had.
         options: SearchOptions {
             workers,
+            build_processes: Some(processes),
             ..opts.clone()
         },
         space_summary: space.summary(),
