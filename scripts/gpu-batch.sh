@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -633,6 +633,24 @@ build-processes-b)
   run faults-opencl 100 $G tune $D --backends opencl --spec specs/misbehave/misbehave.toml --strategy exhaustive \
     --launch-timeout 4 --build-processes 4 --top 1 --no-db --store "$W/faults-store" --out "$W/faults-opencl"
   grep -E " tried|device busy|per configuration" "$W"/ocl-pool-*.txt "$W"/cuda-*.txt
+  ;;
+routine-suite-cuda|routine-suite-opencl)
+  # Issue 27: the routine tuned over the default suite (suites/routine.txt) on one toolchain,
+  # 1.5 s per family search, into a copy of the committed database (results/tuned); the
+  # database after each call is kept (a call cut short keeps what it tuned); .gpu/db, where
+  # present, holds an earlier call's database (its choices seed and compete). Then gemm --suite
+  # on both toolchains, each next to cuBLAS in the same run. The compute cache on, as a user has it.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  TC=${PART#routine-suite-}
+  mkdir -p "$W/db"; cp results/tuned/*.json "$W/db/" 2>/dev/null; cp .gpu/db/*.json "$W/db/" 2>/dev/null
+  snap() { tar cJf "$OUT/$PART.tar.xz" -C "$W" .; }
+  ( while sleep 60; do snap; done ) & SNAP=$!
+  run tune-suite-$TC 420 $G tune $D --backends $TC --suite suites/routine.txt --time-limit 1.5 --max-configs 100000 \
+    --top 1 --warmup 1 --reps 5 --search-reps 2 --db "$W/db" --store "$W/store" --out "$W/tune-$TC"
+  kill $SNAP
+  run gemm-suite 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --db "$W/db" --reps 10 -v
+  grep -E "^== suite|routine on" "$W/tune-suite-$TC.txt" | tail -60
+  cat "$W/gemm-suite.txt" 2>/dev/null | grep -v chosen
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").

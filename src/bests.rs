@@ -56,6 +56,34 @@ pub struct Database {
     /// per toolchain and precision (`gemmlab crossover`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crossovers: Vec<Crossover>,
+    /// The routine's choice per tuned call (`gemmlab tune --suite`): the kernel and
+    /// configuration that ran the whole call fastest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routine: Vec<RoutineEntry>,
+}
+
+/// The GEMM routine's kernel for one call shape, layout and transposes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoutineEntry {
+    pub toolchain: Toolchain,
+    pub precision: Precision,
+    /// Layout and transposes: "col NN".
+    pub call: String,
+    pub class: crate::routine::shape::ShapeClass,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub kernel: String,
+    pub config: Config,
+    /// Median time of the whole call (packing, kernels, unpacking).
+    pub routine_ns: f64,
+    /// The vendor BLAS's median time for the same call in the same run, where there is one.
+    pub vendor_ns: Option<f64>,
+    /// Every kernel tried for this call and its median routine time.
+    pub candidates: Vec<(String, f64)>,
+    pub compiler: Option<String>,
+    pub gemmlab: String,
+    pub tuned_utc: String,
 }
 
 /// The measured crossover of the routine's two kernels.
@@ -93,6 +121,7 @@ impl Database {
                 crossovers: Vec::new(),
                 device: device.to_string(),
                 entries: Vec::new(),
+                routine: Vec::new(),
             });
         }
         Self::read(&path)
@@ -181,6 +210,39 @@ impl Database {
     }
 
     /// Adds or replaces the crossover of the same toolchain and precision.
+    /// Keeps the routine's choice for one call, replacing an earlier one.
+    pub fn set_routine(&mut self, r: RoutineEntry) {
+        self.routine.retain(|e| {
+            !(e.toolchain == r.toolchain
+                && e.precision == r.precision
+                && e.call == r.call
+                && (e.m, e.n, e.k) == (r.m, r.n, r.k))
+        });
+        self.routine.push(r);
+    }
+
+    /// The routine's entries of one toolchain and precision.
+    pub fn routine_for(&self, toolchain: Toolchain, precision: Precision) -> Vec<RoutineEntry> {
+        self.routine
+            .iter()
+            .filter(|e| e.toolchain == toolchain && e.precision == precision)
+            .cloned()
+            .collect()
+    }
+
+    /// Refuses a database written on another device: its configurations and
+    /// choices were measured there.
+    pub fn check_device(&self, path: &Path, device: &str) -> Result<()> {
+        if self.device == device {
+            return Ok(());
+        }
+        Err(Error::invalid(format!(
+            "{} is the database of {}, not of {device}: its tuned configurations and choices were measured there (tune this device, or give --db a folder or file of its own)",
+            path.display(),
+            self.device
+        )))
+    }
+
     pub fn set_crossover(&mut self, x: Crossover) {
         self.crossovers
             .retain(|e| !(e.toolchain == x.toolchain && e.precision == x.precision));
@@ -315,6 +377,7 @@ mod tests {
             crossovers: Vec::new(),
             device: "NVIDIA H200".into(),
             entries: vec![],
+            routine: vec![],
         };
         db.upsert(best("gemm6", 4096, 1.0));
         db.upsert(best("gemm6", 8192, 2.0));

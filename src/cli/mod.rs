@@ -11,6 +11,7 @@ pub mod routine;
 pub mod spec;
 pub mod sweep;
 pub mod tune;
+pub mod tune_suite;
 
 use std::sync::Mutex;
 

@@ -1,7 +1,9 @@
-//! `gemmlab gemm`: the complete GEMM routine on one BLAS call per size, the
-//! way a library user calls it (the kernel chosen by the crossover, pre- and
-//! post-processing included), checked against the f64 reference and timed
-//! next to the vendor BLAS with the same arguments.
+//! `gemmlab gemm`: the complete GEMM routine on one BLAS call per size, or on
+//! every call of a suite file, the way a library user calls it (the kernel chosen
+//! per call, pre- and post-processing included), checked against the f64
+//! reference and timed next to the vendor BLAS with the same arguments. An
+//! OpenCL routine is timed next to cuBLAS too, from the CUDA session of the same
+//! device when the run has one.
 
 use std::path::PathBuf;
 
@@ -10,9 +12,11 @@ use clap::Args;
 use gemmlab::bests::Database;
 use gemmlab::gemm::check::check_widened;
 use gemmlab::gemm::driver::{read_c, vendor_call, Session};
-use gemmlab::gemm::problem::Matrix;
+use gemmlab::gemm::problem::{Matrix, Problem};
 use gemmlab::gemm::{parse_size, Operands, Reference};
 use gemmlab::measure::Stats;
+use gemmlab::routine::shape::{call_label, ShapeClass};
+use gemmlab::routine::suite::Suite;
 use gemmlab::routine::{upload_operand, Gemm};
 use gemmlab::{Backend, Error, Result};
 
@@ -27,6 +31,11 @@ pub struct GemmArgs {
     /// Sizes: N or MxNxK (0 allowed, as in BLAS), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1024")]
     pub sizes: Vec<String>,
+    /// Every call of a suite file instead of --sizes (one per line: MxNxK [col|row]
+    /// [NN|NT|TN|TT]; suites/routine.txt is the default suite): a table per toolchain
+    /// with the routine's time next to cuBLAS's and the geometric mean of the ratios.
+    #[arg(long, value_name = "FILE")]
+    pub suite: Option<PathBuf>,
     /// Timed calls per size (after a checked call and a warm-up call).
     #[arg(long, default_value_t = 10)]
     pub reps: usize,
@@ -35,12 +44,16 @@ pub struct GemmArgs {
     /// Use the kernels' published defaults instead of the tuned database.
     #[arg(long)]
     pub published: bool,
-    /// Force one kernel: direct or indirect (default: by the measured crossover).
+    /// Force one kernel: direct or indirect (default: chosen per call).
     #[arg(long, value_parser = ["direct", "indirect"])]
     pub path: Option<String>,
-    /// The database of bests (tuned configurations and crossover).
+    /// The database of bests (tuned configurations, crossover, per-call choices):
+    /// a folder (the device's file in it) or one database file.
     #[arg(long, default_value = gemmlab::bests::DEFAULT_DIR)]
     pub db: PathBuf,
+    /// Say for every call which kernel ran and why it was chosen.
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 /// "N", "MxNxK", with zeros allowed (a BLAS call may be empty).
@@ -59,22 +72,68 @@ fn parse_dims(s: &str) -> Result<(usize, usize, usize)> {
     }
 }
 
-pub fn run(args: GemmArgs) -> Result<()> {
+/// The database a session's routine reads: the device's file in a folder, or the
+/// file given, which must be this device's.
+pub fn database_for(db: &std::path::Path, device: &str) -> Result<Database> {
+    if db.is_file() {
+        let d = Database::read(db)?;
+        d.check_device(db, device)?;
+        Ok(d)
+    } else {
+        Database::load(db, device)
+    }
+}
+
+/// The calls to run: the suite's, or --sizes with the command line's layout and transposes.
+fn calls(args: &GemmArgs) -> Result<Vec<Problem>> {
+    let template = args.problem.template()?;
+    if let Some(path) = &args.suite {
+        let suite = Suite::load(path)?;
+        return suite
+            .calls
+            .iter()
+            .map(|c| {
+                let mut t = template;
+                t.layout = c.layout;
+                t.trans_a = c.trans_a;
+                t.trans_b = c.trans_b;
+                t.at(c.m, c.n, c.k)
+            })
+            .collect();
+    }
     let sizes: Vec<(usize, usize, usize)> = args
         .sizes
         .iter()
         .map(|s| parse_dims(s))
         .collect::<Result<_>>()?;
     let template = args.problem.template_for(&sizes)?;
+    sizes
+        .iter()
+        .map(|&(m, n, k)| template.at(m, n, k))
+        .collect()
+}
+
+/// One call on one toolchain: what ran and how long it took.
+pub(crate) struct Timed {
+    pub kernel: String,
+    pub why: String,
+    pub rel_err: f64,
+    pub routine: Option<Stats>,
+    pub parts_ns: (u64, u64, u64),
+}
+
+pub fn run(args: GemmArgs) -> Result<()> {
+    let problems = calls(&args)?;
     let mut sessions = args.device.sessions()?;
     let seed = seed_or_random(args.seed);
     println!("seed {seed}");
-    for session in &mut sessions {
+    let mut gemms = Vec::new();
+    for session in &sessions {
         let info = session.backend.borrow().info().clone();
         let mut gemm = if args.published {
             Gemm::published()?
         } else {
-            Gemm::tuned(&Database::load(&args.db, &info.name)?, info.toolchain)?
+            Gemm::tuned(&database_for(&args.db, &info.name)?, info.toolchain)?
         };
         gemm.force = match args.path.as_deref() {
             Some("direct") => Some(gemmlab::routine::Path::Direct),
@@ -82,35 +141,173 @@ pub fn run(args: GemmArgs) -> Result<()> {
             _ => None,
         };
         let source = gemm
-            .tuning(template.precision)
+            .tuning(
+                problems
+                    .first()
+                    .map_or(gemmlab::Precision::F32, |p| p.precision),
+            )
             .map(|t| t.source.clone())
             .unwrap_or_default();
-        println!("{} via {} ({source})", info.name, info.toolchain);
-        for &(m, n, k) in &sizes {
-            let p = template.at(m, n, k)?;
-            let ops = Operands::for_problem(p, seed);
-            let reference = Reference::cpu(&ops);
-            let line = one(session, &mut gemm, &ops, &reference, args.reps)?;
-            println!("  {}: {line}", p.describe());
+        let calls = match gemm.tuned_calls() {
+            0 => String::new(),
+            n => format!("; {n} tuned calls"),
+        };
+        println!("{} via {} ({source}{calls})", info.name, info.toolchain);
+        gemms.push(gemm);
+    }
+    // rows[call][session]; the vendor's time per call, from whichever session has one.
+    let mut rows: Vec<Vec<Result<Timed>>> = Vec::new();
+    let mut vendor: Vec<Option<(Stats, String)>> = Vec::new();
+    for p in &problems {
+        let ops = Operands::for_problem(*p, seed);
+        let reference = Reference::cpu(&ops);
+        let mut row = Vec::new();
+        let mut v = None;
+        for (session, gemm) in sessions.iter_mut().zip(gemms.iter_mut()) {
+            let r = one(session, gemm, &ops, &reference, args.reps, v.is_none());
+            row.push(r.map(|(t, vt)| {
+                v = v.take().or(vt);
+                t
+            }));
         }
+        if args.suite.is_none() {
+            for (session, r) in sessions.iter().zip(&row) {
+                let tc = session.backend.borrow().info().toolchain;
+                match r {
+                    Ok(t) => println!(
+                        "  {tc} {}: {}",
+                        p.describe(),
+                        line(t, p, v.as_ref(), args.verbose)
+                    ),
+                    Err(e) => println!("  {tc} {}: error: {e}", p.describe()),
+                }
+            }
+        }
+        rows.push(row);
+        vendor.push(v);
+    }
+    if args.suite.is_some() {
+        for (i, session) in sessions.iter().enumerate() {
+            let tc = session.backend.borrow().info().toolchain;
+            print_table(tc, &problems, &rows, &vendor, i, args.verbose);
+        }
+    }
+    for (session, gemm) in sessions.iter().zip(gemms) {
         gemm.release(session);
+    }
+    // The first failure is the command's (exit 1 for a failed measurement).
+    for r in rows.into_iter().flatten() {
+        r?;
     }
     Ok(())
 }
 
-/// Checks, then times the routine and (where there is one) the vendor BLAS.
-fn one(
+fn line(t: &Timed, p: &Problem, vendor: Option<&(Stats, String)>, verbose: bool) -> String {
+    let mut s = format!("{}, check ok ({:.1e})", t.kernel, t.rel_err);
+    if let Some(st) = &t.routine {
+        let (pre, k, post) = t.parts_ns;
+        s += &format!(
+            ", routine {:.1} us median ({:.1} GFLOP/s; pre {:.1} + kernel {:.1} + post {:.1} us on the checked call)",
+            st.median_ns / 1e3,
+            p.flops() / st.median_ns,
+            pre as f64 / 1e3,
+            k as f64 / 1e3,
+            post as f64 / 1e3
+        );
+        if let Some((vs, blas)) = vendor {
+            s += &format!(
+                "; {blas} {:.1} us ({:.2} x its speed)",
+                vs.median_ns / 1e3,
+                vs.median_ns / st.median_ns
+            );
+        }
+    }
+    if verbose {
+        s += &format!("\n      chosen: {}", t.why);
+    }
+    s
+}
+
+fn print_table(
+    tc: gemmlab::Toolchain,
+    problems: &[Problem],
+    rows: &[Vec<Result<Timed>>],
+    vendor: &[Option<(Stats, String)>],
+    col: usize,
+    verbose: bool,
+) {
+    let blas = vendor
+        .iter()
+        .flatten()
+        .map(|(_, b)| b.clone())
+        .next()
+        .unwrap_or_else(|| "vendor BLAS".into());
+    println!("\nthe {tc} routine, every call checked; time of the whole call (median), {blas} with the same arguments in the same run");
+    println!(
+        "  {:<22} {:<8} {:<12} {:>10} {:>10} {:>10} {:>7}",
+        "call", "class", "kernel", "us", "GFLOP/s", "blas us", "x blas"
+    );
+    let mut logs = Vec::new();
+    let mut lowest: Option<(f64, String)> = None;
+    for (i, p) in problems.iter().enumerate() {
+        let call = format!("{}x{}x{} {}", p.m, p.n, p.k, call_label(p));
+        let class = ShapeClass::of(p.m, p.n, p.k).as_str();
+        match &rows[i][col] {
+            Err(e) => println!("  {call:<22} {class:<8} error: {e}"),
+            Ok(t) => {
+                let us = t.routine.as_ref().map(|s| s.median_ns / 1e3);
+                let v = vendor[i].as_ref().map(|(s, _)| s.median_ns);
+                let ratio = t.routine.as_ref().zip(v).map(|(s, v)| v / s.median_ns);
+                if let Some(r) = ratio {
+                    logs.push(r.ln());
+                    if lowest.as_ref().is_none_or(|(l, _)| r < *l) {
+                        lowest = Some((r, call.clone()));
+                    }
+                }
+                let f =
+                    |x: Option<f64>, d: usize| x.map_or("-".to_string(), |x| format!("{x:.d$}"));
+                println!(
+                    "  {call:<22} {class:<8} {:<12} {:>10} {:>10} {:>10} {:>7}",
+                    t.kernel,
+                    f(us, 1),
+                    f(t.routine.as_ref().map(|s| p.flops() / s.median_ns), 0),
+                    f(v.map(|v| v / 1e3), 1),
+                    f(ratio, 2)
+                );
+                if verbose {
+                    println!("      chosen: {}", t.why);
+                }
+            }
+        }
+    }
+    if logs.is_empty() {
+        println!("  no {blas} timings: run the CUDA toolchain beside it (--backends cuda,{tc}) for the ratios");
+    } else {
+        let g = (logs.iter().sum::<f64>() / logs.len() as f64).exp();
+        let (low, at) = lowest.unwrap_or_default();
+        println!(
+            "  geometric mean {g:.3} x {blas} over {} calls; lowest {low:.2} ({at})",
+            logs.len()
+        );
+    }
+}
+
+/// Checks, then times the routine and, where asked and the session has one, the
+/// vendor BLAS on the same buffers.
+pub(crate) fn one(
     session: &mut Session,
     gemm: &mut Gemm,
     ops: &Operands,
     reference: &Reference,
     reps: usize,
-) -> Result<String> {
+    want_vendor: bool,
+) -> Result<(Timed, Option<(Stats, String)>)> {
     let p = ops.problem;
     let a = upload_operand(session, ops, Matrix::A, f32::NAN)?;
     let b = upload_operand(session, ops, Matrix::B, f32::NAN)?;
     let c = upload_operand(session, ops, Matrix::C, gemmlab::gemm::data::C_GAP)?;
-    let result = (|| -> Result<String> {
+    let result = (|| -> Result<(Timed, Option<(Stats, String)>)> {
+        let why = gemm.choose(&p)?.why;
         let first = gemm.run(session, &p, a, b, c)?;
         let (logical, gap) = read_c(session, c, &p)?;
         let mut report = check_widened(p.m, &logical, reference, p.precision);
@@ -126,47 +323,44 @@ fn one(
                 detail: report.summary(),
             });
         }
-        let path = first.path.map_or("quick return", |x| x.as_str());
         let mut times = Vec::new();
-        for _ in 0..reps.max(1) {
-            times.push(gemm.run(session, &p, a, b, c)?.total_ns() as f64);
-        }
-        let stats = Stats::from_sample_ns(&times);
-        let mut line = format!("{path}, check ok ({:.1e})", report.rel_frobenius);
-        if let Some(st) = stats.filter(|_| first.path.is_some()) {
-            let g = p.flops() / st.median_ns;
-            line += &format!(
-                ", routine {:.1} us median ({:.1} GFLOP/s; pre {:.1} + kernel {:.1} + post {:.1} us on the checked call)",
-                st.median_ns / 1e3,
-                g,
-                first.pre_ns as f64 / 1e3,
-                first.kernel_ns as f64 / 1e3,
-                first.post_ns as f64 / 1e3
-            );
-            let call = vendor_call(&p, a, b, c);
-            let vendor = {
-                let mut be = session.backend.borrow_mut();
-                let mut v = Vec::new();
-                if be.vendor_gemm(&call, 1)?.is_some() {
-                    for _ in 0..reps.max(1) {
-                        if let Some(t) = be.vendor_gemm(&call, 1)? {
-                            v.push(t as f64);
-                        }
-                    }
-                }
-                // Named after its first call: the library is loaded on demand.
-                let blas = be.vendor_blas().unwrap_or_else(|| "vendor BLAS".into());
-                Stats::from_sample_ns(&v).map(|s| (s, blas))
-            };
-            if let Some((vs, blas)) = vendor {
-                line += &format!(
-                    "; {blas} {:.1} us ({:.2} x its speed)",
-                    vs.median_ns / 1e3,
-                    vs.median_ns / st.median_ns
-                );
+        if first.kernel.is_some() {
+            for _ in 0..reps.max(1) {
+                times.push(gemm.run(session, &p, a, b, c)?.total_ns() as f64);
             }
         }
-        Ok(line)
+        let timed = Timed {
+            kernel: first
+                .kernel
+                .clone()
+                .unwrap_or_else(|| "quick return".into()),
+            why: if first.kernel.is_some() {
+                why
+            } else {
+                "BLAS's quick return: nothing to multiply".into()
+            },
+            rel_err: report.rel_frobenius,
+            routine: Stats::from_sample_ns(&times),
+            parts_ns: (first.pre_ns, first.kernel_ns, first.post_ns),
+        };
+        let vendor = if want_vendor && first.kernel.is_some() {
+            let call = vendor_call(&p, a, b, c);
+            let mut be = session.backend.borrow_mut();
+            let mut v = Vec::new();
+            if be.vendor_gemm(&call, 1)?.is_some() {
+                for _ in 0..reps.max(1) {
+                    if let Some(t) = be.vendor_gemm(&call, 1)? {
+                        v.push(t as f64);
+                    }
+                }
+            }
+            // Named after its first call: the library is loaded on demand.
+            let blas = be.vendor_blas().unwrap_or_else(|| "vendor BLAS".into());
+            Stats::from_sample_ns(&v).map(|s| (s, blas))
+        } else {
+            None
+        };
+        Ok((timed, vendor))
     })();
     let mut be = session.backend.borrow_mut();
     for x in [a, b, c] {

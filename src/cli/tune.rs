@@ -36,6 +36,14 @@ pub struct TuneArgs {
     /// For spec kernels: NAME=VALUE,... per point (see compare --help).
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<String>,
+    /// Tune the GEMM routine for every call of a suite file (one per line: MxNxK
+    /// [col|row] [NN|NT|TN|TT]; suites/routine.txt is the default suite) instead of
+    /// --sizes: per call, each family (--kernels, default xgemmdirect,xgemm,simt) is
+    /// searched at its shape and call, seeded with its neighbours' choices, then the
+    /// whole routine is timed with each and the fastest kept for `gemmlab gemm`.
+    /// --time-limit and --max-configs apply per search. No switches or register caps.
+    #[arg(long, value_name = "FILE")]
+    pub suite: Option<PathBuf>,
     /// Search strategy: exhaustive, random, anneal (simulated annealing), genetic.
     #[arg(long, default_value = "anneal")]
     pub strategy: String,
@@ -224,8 +232,19 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     }
     strategy::by_name(&args.strategy).map_err(Error::invalid)?;
     let specs = gemmlab::spec::load_static(&args.specs)?;
+    let suite = args
+        .suite
+        .as_deref()
+        .map(gemmlab::routine::suite::Suite::load)
+        .transpose()?;
+    if suite.is_some() && (!args.sizes.is_empty() || !args.specs.is_empty()) {
+        return Err(Error::invalid(
+            "--suite gives the calls to tune: leave out --sizes and --spec",
+        ));
+    }
     let kernels = match args.kernels.as_deref() {
         Some(list) => kernels::select(Some(list))?,
+        None if suite.is_some() => kernels::select(Some(super::tune_suite::FAMILIES))?,
         None if !specs.is_empty() => Vec::new(),
         None => {
             return Err(Error::invalid(
@@ -233,7 +252,12 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
             ))
         }
     };
-    let request = request(&args)?;
+    let mut request = request(&args)?;
+    if suite.is_some() {
+        // The routine compiles its kernels with their published switches and no cap.
+        request.switches = Some(Vec::new());
+        request.caps = Some(Vec::new());
+    }
     let (dim_sizes, gemm_sizes): (Vec<String>, Vec<String>) =
         args.sizes.iter().cloned().partition(|s| s.contains('='));
     if !dim_sizes.is_empty() && specs.is_empty() {
@@ -290,6 +314,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         watch: std::env::var_os(watch::ENV_WATCH).map(PathBuf::from),
         build_processes: args.build_processes,
         build_exe: std::env::current_exe().ok(),
+        seeds: Vec::new(),
     };
     if let Some(path) = &args.export_space {
         return export_space(path, &sessions, &spaces, &search, sizes[0])
@@ -329,7 +354,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         .flatten()
         .map(per_point)
         .sum::<usize>()
-        * sizes.len()
+        * suite.as_ref().map_or(sizes.len(), |s| s.calls.len())
         + spaces[kernels.len()..]
             .iter()
             .flatten()
@@ -353,15 +378,29 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         db_dir: (!args.no_db).then(|| args.db.clone()),
         out: args.out.clone(),
     };
-    let result = run_tune(
-        &mut sessions,
-        &opts,
-        &spaces,
-        &mut writer,
-        &pb,
-        |r| pb.suspend(|| print_search(r)),
-        |rows| pb.suspend(|| print!("{}", final_table(rows))),
-    );
+    let result = match &suite {
+        Some(suite) => super::tune_suite::run(
+            &mut sessions,
+            &opts,
+            &spaces,
+            &mut writer,
+            &pb,
+            suite,
+            args.reps,
+            &mut |r| pb.suspend(|| print_search(r)),
+            &mut |rows| pb.suspend(|| print!("{}", final_table(rows))),
+        ),
+        None => run_tune(
+            &mut sessions,
+            &opts,
+            &spaces,
+            &mut writer,
+            &pb,
+            |r| pb.suspend(|| print_search(r)),
+            |rows| pb.suspend(|| print!("{}", final_table(rows))),
+        )
+        .map(|_| ()),
+    };
     pb.finish_and_clear();
     let all = writer.finish()?;
     if let (true, Err(e @ Error::DeviceLost { .. })) = (supervised, &result) {

@@ -24,6 +24,7 @@ use crate::progress::Progress;
 use crate::results::{Measurement, ResultWriter};
 use crate::spec::{Dims, UserKernel};
 
+#[derive(Clone)]
 pub struct TuneOptions {
     pub kernels: Vec<&'static KernelSpec>,
     pub sizes: Vec<(usize, usize, usize)>,

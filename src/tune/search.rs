@@ -71,6 +71,10 @@ pub struct SearchOptions {
     /// one, builds stay in this process.
     #[serde(skip)]
     pub build_exe: Option<std::path::PathBuf>,
+    /// Configurations tried first after the published one, where the space holds
+    /// them (`tune --suite` seeds a call with its neighbours' bests).
+    #[serde(skip)]
+    pub seeds: Vec<crate::kernels::Config>,
 }
 
 /// Build processes when the compiler asks for them and the caller did not say:
@@ -136,6 +140,7 @@ impl Default for SearchOptions {
             watch: None,
             build_processes: None,
             build_exe: None,
+            seeds: Vec::new(),
         }
     }
 }
@@ -402,6 +407,15 @@ pub fn search(
     // The published configuration goes first, so every search knows where the
     // tutorial stood and a guided walk can start from there.
     let mut seeds: Vec<usize> = space.published_point().into_iter().collect();
+    for config in &opts.seeds {
+        let found = space.find(&Candidate {
+            config: config.clone(),
+            hints: crate::kernels::Hints::default(),
+        });
+        if let Some(p) = found.filter(|p| !seeds.contains(p)) {
+            seeds.push(p);
+        }
+    }
     for &p in &seeds {
         strategy.seed(&space.grid, p);
     }

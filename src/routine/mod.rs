@@ -8,15 +8,23 @@
 //! measured per device, toolchain and precision by `gemmlab crossover` and kept
 //! in the database of bests with the tuned configurations of both kernels.
 //!
+//! Where `gemmlab tune --suite` has tuned calls, the routine chooses per call
+//! instead, from every family that can run it (the direct kernel, the indirect
+//! one, the SIMT family with its split-K), by the class of the call's shape, its
+//! layout and transposes and the nearest tuned shape (`shape::select`).
+//!
 //! Quick returns are BLAS's: M = 0 or N = 0 does nothing; K = 0 or alpha = 0
 //! only scales C by beta (C = 0 where beta is 0, without reading C).
+
+pub mod shape;
+pub mod suite;
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Buffer, HostData, HostDataMut, Program, Toolchain};
-use crate::bests::Database;
+use crate::bests::{Database, RoutineEntry};
 use crate::error::{Error, Result};
 use crate::gemm::check::Real;
 use crate::gemm::driver::{upload_real, Session};
@@ -145,8 +153,12 @@ impl Tuning {
 /// What one call did, with its device time in parts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoutineRun {
-    /// `None` for a quick return (nothing launched, or C only scaled).
+    /// `None` for a quick return (nothing launched, or C only scaled), or a kernel
+    /// other than the direct and indirect ones.
     pub path: Option<Path>,
+    /// The kernel that ran; `None` for a quick return.
+    #[serde(default)]
+    pub kernel: Option<String>,
     pub pre_ns: u64,
     pub kernel_ns: u64,
     pub post_ns: u64,
@@ -185,9 +197,23 @@ impl Element for f64 {
 /// The GEMM routine on one session, with its compiled kernels kept between calls.
 pub struct Gemm {
     tunings: HashMap<Precision, Tuning>,
-    programs: HashMap<(Path, Precision), Program>,
+    /// The per-call choices of this toolchain (`gemmlab tune --suite`).
+    routine: Vec<RoutineEntry>,
+    /// Compiled kernels by kernel id, configuration and precision.
+    programs: HashMap<(String, String, Precision), Program>,
     /// Force one kernel (tests, crossover measurement); `None`: by the crossover.
     pub force: Option<Path>,
+    /// Run this kernel and configuration for every call (`tune --suite` measures
+    /// its candidates so).
+    pub force_choice: Option<(String, Config)>,
+}
+
+/// What the routine runs for a call, and why.
+#[derive(Debug, Clone)]
+pub struct Choice {
+    pub kernel: &'static KernelSpec,
+    pub config: Config,
+    pub why: String,
 }
 
 impl Gemm {
@@ -199,8 +225,10 @@ impl Gemm {
         }
         Ok(Gemm {
             tunings,
+            routine: Vec::new(),
             programs: HashMap::new(),
             force: None,
+            force_choice: None,
         })
     }
 
@@ -210,6 +238,7 @@ impl Gemm {
         for p in Precision::ALL {
             g.tunings
                 .insert(p, Tuning::from_database(db, toolchain, p)?);
+            g.routine.extend(db.routine_for(toolchain, p));
         }
         Ok(g)
     }
@@ -217,29 +246,105 @@ impl Gemm {
     /// Replaces the tuning of one precision.
     pub fn set_tuning(&mut self, precision: Precision, tuning: Tuning) {
         self.tunings.insert(precision, tuning);
-        self.programs.retain(|(_, p), _| *p != precision);
+        self.programs.retain(|(_, _, p), _| *p != precision);
+    }
+
+    /// Calls `tune --suite` chose a kernel for (all precisions).
+    pub fn tuned_calls(&self) -> usize {
+        self.routine.len()
     }
 
     pub fn tuning(&self, precision: Precision) -> Option<&Tuning> {
         self.tunings.get(&precision)
     }
 
-    fn program(&mut self, session: &Session, path: Path, precision: Precision) -> Result<Program> {
-        if let Some(p) = self.programs.get(&(path, precision)) {
-            return Ok(*p);
-        }
-        let spec = path.spec()?;
+    /// Which kernel and configuration compute `p`: a forced one, else the
+    /// entry of the routine's database that fits the call best, else the direct
+    /// or indirect kernel by the crossover.
+    pub fn choose(&self, p: &Problem) -> Result<Choice> {
         let tuning = self
             .tunings
-            .get(&precision)
-            .ok_or_else(|| Error::invalid(format!("no {precision} configuration")))?;
-        let config = spec.with_precision(tuning.config(path), precision)?;
+            .get(&p.precision)
+            .ok_or_else(|| Error::invalid(format!("no {} configuration", p.precision)))?;
+        if let Some((kernel, config)) = &self.force_choice {
+            let spec = kernels::find(kernel)?;
+            return Ok(Choice {
+                kernel: spec,
+                config: spec.with_precision(config, p.precision)?,
+                why: "forced".into(),
+            });
+        }
+        if let Some(path) = self.force {
+            return Ok(Choice {
+                kernel: path.spec()?,
+                config: tuning.config(path).clone(),
+                why: format!("forced {}", path.as_str()),
+            });
+        }
+        let own: Vec<RoutineEntry> = self
+            .routine
+            .iter()
+            .filter(|e| e.precision == p.precision)
+            .cloned()
+            .collect();
+        if let Some((e, fit)) = shape::select(&own, p) {
+            if let Ok(spec) = kernels::find(&e.kernel) {
+                if let Ok(config) = spec.with_precision(&e.config, p.precision) {
+                    if spec.validate(&config).is_ok() {
+                        return Ok(Choice {
+                            kernel: spec,
+                            config,
+                            why: format!(
+                                "{} class, {}: {}x{}x{} {}",
+                                shape::ShapeClass::of(p.m, p.n, p.k),
+                                fit.describe(),
+                                e.m,
+                                e.n,
+                                e.k,
+                                e.call
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+        let path = tuning.choose(p);
+        Ok(Choice {
+            kernel: path.spec()?,
+            config: tuning.config(path).clone(),
+            why: format!(
+                "no tuned calls: {} by the crossover at {}^3",
+                path.as_str(),
+                tuning.min_indirect.unwrap_or(DEFAULT_MIN_INDIRECT)
+            ),
+        })
+    }
+
+    fn program(
+        &mut self,
+        session: &Session,
+        choice: &Choice,
+        precision: Precision,
+    ) -> Result<Program> {
+        let spec = choice.kernel;
+        let config = spec.with_precision(&choice.config, precision)?;
+        let key = (spec.id.to_string(), config.describe(), precision);
+        if let Some(p) = self.programs.get(&key) {
+            return Ok(*p);
+        }
         spec.validate(&config)?;
         let mut be = session.backend.borrow_mut();
         let tc = be.info().toolchain;
+        if let Some(why) = spec.unavailable(be.info(), &Default::default()) {
+            return Err(Error::Unavailable {
+                kernel: spec.id.to_string(),
+                toolchain: tc.to_string(),
+                reason: why,
+            });
+        }
         let options = spec.compile_options(&config, &Default::default(), tc);
         let (program, _) = be.compile(spec.entry, &spec.source(tc), &options)?;
-        self.programs.insert((path, precision), program);
+        self.programs.insert(key, program);
         Ok(program)
     }
 
@@ -279,6 +384,7 @@ impl Gemm {
         }
         let quick = RoutineRun {
             path: None,
+            kernel: None,
             pre_ns: 0,
             kernel_ns: 0,
             post_ns: 0,
@@ -298,20 +404,18 @@ impl Gemm {
                 ..quick
             });
         }
-        let tuning = self
-            .tunings
-            .get(&p.precision)
-            .ok_or_else(|| Error::invalid(format!("no {} configuration", p.precision)))?;
-        let path = self.force.unwrap_or_else(|| tuning.choose(p));
-        let config = tuning.config(path).clone();
-        let spec = path.spec()?;
-        let program = self.program(session, path, p.precision)?;
+        let choice = self.choose(p)?;
+        let spec = choice.kernel;
+        let config = spec.with_precision(&choice.config, p.precision)?;
+        let program = self.program(session, &choice, p.precision)?;
+        let path = Path::ALL.into_iter().find(|x| x.kernel() == spec.id);
         let support = session.routine_support(p.precision)?;
         let mut be = session.backend.borrow_mut();
         let staged: Staged = stage::plan(&mut be, spec, &config, program, support, p, a, b, c)?;
         let timed = (|| -> Result<RoutineRun> {
             let mut run = RoutineRun {
-                path: Some(path),
+                path,
+                kernel: Some(spec.id.to_string()),
                 ..quick.clone()
             };
             for s in &staged.pre {

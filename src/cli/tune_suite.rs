@@ -1,0 +1,292 @@
+//! `gemmlab tune --suite FILE`: tunes the GEMM routine for every call of a suite.
+//! Per call, each family that can run it (by default the direct kernel, the
+//! indirect one and the SIMT family) is searched with the tuner at that shape,
+//! layout and transposes, seeded with the configurations chosen for the calls
+//! nearest to it; then the whole routine (packing, kernels, unpacking) is timed
+//! with each family's best and with the neighbours' choices, checked, next to the
+//! vendor BLAS, and the fastest is kept in the database the routine reads.
+
+use gemmlab::bests::{Database, RoutineEntry};
+use gemmlab::gemm::driver::Session;
+use gemmlab::gemm::{Operands, Reference};
+use gemmlab::kernels::Config;
+use gemmlab::progress::Progress;
+use gemmlab::results::{Measurement, ResultWriter};
+use gemmlab::routine::shape::{call_label, ShapeClass};
+use gemmlab::routine::suite::Suite;
+use gemmlab::routine::Gemm;
+use gemmlab::tune::run::{run_tune, TuneOptions};
+use gemmlab::tune::search::SearchResult;
+use gemmlab::tune::space::Space;
+use gemmlab::{Backend, Result};
+
+/// The families the routine chooses from when `--kernels` does not say.
+pub const FAMILIES: &str = "xgemmdirect,xgemm,simt";
+/// Neighbouring calls whose choices seed a call and are timed beside its own bests.
+const NEIGHBOURS: usize = 2;
+
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    sessions: &mut [Session],
+    opts: &TuneOptions,
+    spaces: &[Vec<Space>],
+    writer: &mut ResultWriter,
+    pb: &Progress,
+    suite: &Suite,
+    reps: usize,
+    on_search: &mut dyn FnMut(&SearchResult),
+    on_final: &mut dyn FnMut(&[Measurement]),
+) -> Result<()> {
+    let db_dir = opts.db_dir.clone();
+    let devices: Vec<String> = sessions
+        .iter()
+        .map(|s| s.backend.borrow().info().name.clone())
+        .collect();
+    // Choices made in this run, for seeding when no database is written.
+    let mut chosen: Vec<RoutineEntry> = Vec::new();
+    for (i, call) in suite.calls.iter().enumerate() {
+        let mut o = opts.clone();
+        o.sizes = vec![(call.m, call.n, call.k)];
+        o.call.layout = call.layout;
+        o.call.trans_a = call.trans_a;
+        o.call.trans_b = call.trans_b;
+        let p = o.call.at(call.m, call.n, call.k)?;
+        let class = ShapeClass::of(p.m, p.n, p.k);
+        let known = known_choices(&db_dir, &devices, &chosen)?;
+        let neighbours = nearest(&known, &p, opts.call.precision);
+        o.search.seeds = neighbours.iter().map(|e| e.config.clone()).collect();
+        // The database's tuned configurations of each family nearest this shape seed it too.
+        let tuned_near = tuned_nearest(&db_dir, &devices, &o, &p);
+        for (_, _, c) in &tuned_near {
+            if !o.search.seeds.contains(c) {
+                o.search.seeds.push(c.clone());
+            }
+        }
+        pb.suspend(|| {
+            println!(
+                "\n== suite call {}/{} (line {}): {} [{class}]{}",
+                i + 1,
+                suite.calls.len(),
+                call.line,
+                call.describe(),
+                if neighbours.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", seeded from {}",
+                        neighbours
+                            .iter()
+                            .map(|e| format!("{} at {}x{}x{} {}", e.kernel, e.m, e.n, e.k, e.call))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+            )
+        });
+        let tuned = run_tune(
+            sessions,
+            &o,
+            spaces,
+            writer,
+            pb,
+            &mut *on_search,
+            &mut *on_final,
+        )?;
+        let ops = Operands::for_problem(p, opts.seed);
+        let reference = Reference::cpu(&ops);
+        let mut vendor = None;
+        let mut entries = Vec::new();
+        for session in sessions.iter_mut() {
+            let info = session.backend.borrow().info().clone();
+            let mut candidates: Vec<(String, Config)> = Vec::new();
+            for k in &o.kernels {
+                let best = tuned
+                    .finals
+                    .iter()
+                    .filter(|m| {
+                        m.toolchain == info.toolchain && m.kernel == k.id && m.status.is_ok()
+                    })
+                    .max_by(|a, b| a.gflops.unwrap_or(0.0).total_cmp(&b.gflops.unwrap_or(0.0)));
+                if let Some(m) = best {
+                    candidates.push((m.kernel.clone(), m.config.clone()));
+                }
+            }
+            // This call's earlier choice (a rerun keeps it unless something beats it),
+            // then its neighbours'.
+            let earlier = known.iter().filter(|e| {
+                e.toolchain == info.toolchain
+                    && e.precision == p.precision
+                    && e.call == call_label(&p)
+                    && (e.m, e.n, e.k) == (p.m, p.n, p.k)
+            });
+            let near = earlier
+                .chain(nearest(&known, &p, opts.call.precision))
+                .filter(|e| e.toolchain == info.toolchain)
+                .map(|e| (e.kernel.clone(), e.config.clone()));
+            let tuned = tuned_near
+                .iter()
+                .filter(|(tc, _, _)| *tc == info.toolchain)
+                .map(|(_, k, c)| (k.clone(), c.clone()));
+            for (kernel, config) in near.chain(tuned) {
+                if !candidates.iter().any(|(k, c)| *k == kernel && *c == config) {
+                    candidates.push((kernel, config));
+                }
+            }
+            let mut timed: Vec<(String, Config, f64)> = Vec::new();
+            for (kernel, config) in candidates {
+                let mut gemm = Gemm::published()?;
+                gemm.force_choice = Some((kernel.clone(), config.clone()));
+                let r = super::routine::one(
+                    session,
+                    &mut gemm,
+                    &ops,
+                    &reference,
+                    reps,
+                    vendor.is_none(),
+                );
+                gemm.release(session);
+                match r {
+                    Ok((t, v)) => {
+                        vendor = vendor.or(v);
+                        if let Some(st) = t.routine {
+                            timed.push((kernel, config, st.median_ns));
+                        }
+                    }
+                    Err(e) => pb.suspend(|| {
+                        println!("  {} {kernel}: not a candidate: {e}", info.toolchain)
+                    }),
+                }
+            }
+            let Some(best) = timed.iter().min_by(|a, b| a.2.total_cmp(&b.2)).cloned() else {
+                pb.suspend(|| println!("  {}: no kernel ran this call", info.toolchain));
+                continue;
+            };
+            entries.push(RoutineEntry {
+                toolchain: info.toolchain,
+                precision: p.precision,
+                call: call_label(&p),
+                class,
+                m: p.m,
+                n: p.n,
+                k: p.k,
+                kernel: best.0.clone(),
+                config: best.1.clone(),
+                routine_ns: best.2,
+                vendor_ns: None,
+                candidates: timed.iter().map(|(k, _, t)| (k.clone(), *t)).collect(),
+                compiler: info.compiler_version.clone(),
+                gemmlab: env!("CARGO_PKG_VERSION").to_string(),
+                tuned_utc: gemmlab::results::utc_now(),
+            });
+        }
+        let vendor_ns = vendor.as_ref().map(|(s, _)| s.median_ns);
+        for mut e in entries {
+            e.vendor_ns = vendor_ns;
+            let ratio = vendor_ns.map_or("-".into(), |v| format!("{:.2}", v / e.routine_ns));
+            pb.suspend(|| {
+                println!(
+                    "  routine on {}: {} ({}) {:.1} us, {} x {}; candidates {}",
+                    e.toolchain,
+                    e.kernel,
+                    e.config.describe(),
+                    e.routine_ns / 1e3,
+                    ratio,
+                    vendor
+                        .as_ref()
+                        .map_or("the vendor BLAS", |(_, b)| b.as_str()),
+                    e.candidates
+                        .iter()
+                        .map(|(k, t)| format!("{k} {:.1} us", t / 1e3))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            });
+            if let Some(dir) = &db_dir {
+                let device = devices.first().cloned().unwrap_or_default();
+                let mut db = Database::load(dir, &device)?;
+                db.set_routine(e.clone());
+                db.save(dir)?;
+            }
+            chosen.push(e);
+        }
+    }
+    Ok(())
+}
+
+/// Per toolchain and family, the database's tuned configuration nearest `p`'s
+/// shape (any call), as CLBlast's database serves sizes it was not tuned at.
+fn tuned_nearest(
+    db_dir: &Option<std::path::PathBuf>,
+    devices: &[String],
+    o: &TuneOptions,
+    p: &gemmlab::gemm::problem::Problem,
+) -> Vec<(gemmlab::Toolchain, String, Config)> {
+    let (Some(dir), Some(device)) = (db_dir, devices.first()) else {
+        return Vec::new();
+    };
+    let Ok(db) = Database::load(dir, device) else {
+        return Vec::new();
+    };
+    let mut toolchains: Vec<_> = db.entries.iter().map(|e| e.toolchain).collect();
+    toolchains.sort_by_key(|t| t.as_str());
+    toolchains.dedup();
+    let mut out = Vec::new();
+    for tc in toolchains {
+        for k in &o.kernels {
+            if let Some(b) = db.lookup_in(k.id, tc, p.precision, (p.m, p.n, p.k)) {
+                out.push((tc, b.kernel.clone(), b.config.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The routine choices known so far: the database's (this device) and this run's.
+fn known_choices(
+    db_dir: &Option<std::path::PathBuf>,
+    devices: &[String],
+    chosen: &[RoutineEntry],
+) -> Result<Vec<RoutineEntry>> {
+    let mut all = chosen.to_vec();
+    if let (Some(dir), Some(device)) = (db_dir, devices.first()) {
+        for e in Database::load(dir, device)?.routine {
+            if !all.iter().any(|c| {
+                c.toolchain == e.toolchain && c.call == e.call && (c.m, c.n, c.k) == (e.m, e.n, e.k)
+            }) {
+                all.push(e);
+            }
+        }
+    }
+    Ok(all)
+}
+
+/// The choices for the calls nearest to `p` (other shapes), per toolchain.
+fn nearest<'a>(
+    known: &'a [RoutineEntry],
+    p: &gemmlab::gemm::problem::Problem,
+    precision: gemmlab::Precision,
+) -> Vec<&'a RoutineEntry> {
+    let mut out = Vec::new();
+    let mut toolchains: Vec<_> = known.iter().map(|e| e.toolchain).collect();
+    toolchains.dedup();
+    for tc in toolchains {
+        let mut pool: Vec<RoutineEntry> = known
+            .iter()
+            .filter(|e| {
+                e.toolchain == tc && e.precision == precision && (e.m, e.n, e.k) != (p.m, p.n, p.k)
+            })
+            .cloned()
+            .collect();
+        for _ in 0..NEIGHBOURS {
+            let Some((e, _)) = gemmlab::routine::shape::select(&pool, p) else {
+                break;
+            };
+            let e = e.clone();
+            pool.retain(|x| x != &e);
+            if let Some(orig) = known.iter().find(|x| **x == e) {
+                out.push(orig);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,260 @@
+//! The GEMM routine across shapes (PoCL here and in CI): `tune --suite` writes a
+//! choice per call; `gemm --suite` runs every call with the kernel its class,
+//! layout and transposes select, checked; a call outside the suite takes the
+//! nearest entry and says so; a database of another device is refused.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use gemmlab::bests::{Database, RoutineEntry};
+use gemmlab::kernels;
+use gemmlab::routine::shape::ShapeClass;
+use gemmlab::{Precision, Toolchain};
+
+fn gemmlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gemmlab"))
+        .args(args)
+        .output()
+        .expect("the gemmlab binary runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gemmlab-routine-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn device() -> String {
+    std::env::var("GEMMLAB_TEST_DEVICE").unwrap_or_else(|_| "opencl".into())
+}
+
+/// The OpenCL test device's name as gemmlab names it, from a child process (a
+/// process that opened OpenCL passes a rewritten OCL_ICD_FILENAMES to its children).
+fn device_name() -> String {
+    let o = gemmlab(&[
+        "gemm",
+        "--device",
+        &device(),
+        "--backends",
+        "opencl",
+        "--sizes",
+        "8",
+        "--reps",
+        "1",
+    ]);
+    let t = text(&o);
+    t.lines()
+        .find_map(|l| {
+            l.split_once(" via opencl (")
+                .map(|(name, _)| name.to_string())
+        })
+        .unwrap_or_else(|| panic!("no device line: {t}"))
+}
+
+#[test]
+fn a_tuned_suite_is_what_the_routine_runs() {
+    let d = dir("tuned");
+    let suite = d.join("suite.txt");
+    std::fs::write(&suite, "# two small calls\n80x72x64\n40x96x50 row TN\n").unwrap();
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    let (store, db, out) = (s(&d.join("store")), s(&d.join("db")), s(&d.join("out")));
+    let dev = device();
+    let o = gemmlab(&[
+        "tune",
+        "--device",
+        &dev,
+        "--backends",
+        "opencl",
+        "--suite",
+        &s(&suite),
+        "--max-configs",
+        "2",
+        "--top",
+        "1",
+        "--reps",
+        "3",
+        "--warmup",
+        "1",
+        "--store",
+        &store,
+        "--db",
+        &db,
+        "--out",
+        &out,
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("== suite call 2/2 (line 3): 40x96x50 row TN [small], seeded from"),
+        "{t}"
+    );
+    assert_eq!(t.matches("routine on opencl:").count(), 2, "{t}");
+    let database = Database::load(Path::new(&db), &device_name()).unwrap();
+    assert_eq!(database.routine.len(), 2, "{:?}", database.routine);
+    let row_tn = database
+        .routine
+        .iter()
+        .find(|e| e.call == "row TN")
+        .expect("the row TN call");
+    assert_eq!((row_tn.m, row_tn.n, row_tn.k), (40, 96, 50));
+    assert!(row_tn.candidates.len() >= 3, "{:?}", row_tn.candidates);
+
+    // gemm --suite runs each call with its own choice, checked.
+    let o = gemmlab(&[
+        "gemm",
+        "--device",
+        &dev,
+        "--backends",
+        "opencl",
+        "--suite",
+        &s(&suite),
+        "--db",
+        &db,
+        "--reps",
+        "2",
+        "-v",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert_eq!(t.matches("tuned for this call").count(), 2, "{t}");
+    let row = t
+        .lines()
+        .find(|l| l.trim_start().starts_with("40x96x50 row TN"))
+        .unwrap_or_default();
+    assert!(row.contains("small") && row.contains(&row_tn.kernel), "{t}");
+    assert!(t.contains("2 tuned calls"), "{t}");
+
+    // A call outside the suite takes the nearest entry of its class, and says so.
+    let o = gemmlab(&[
+        "gemm",
+        "--device",
+        &dev,
+        "--backends",
+        "opencl",
+        "--sizes",
+        "60x60x60",
+        "--db",
+        &db,
+        "--reps",
+        "2",
+        "-v",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("nearest tuned shape of its class"), "{t}");
+
+    // The same database as another device's file is refused.
+    let mut other = database.clone();
+    other.device = "Some Other GPU".into();
+    let path = d.join("other.json");
+    std::fs::write(&path, serde_json::to_string(&other).unwrap()).unwrap();
+    let o = gemmlab(&["gemm", "--device", &dev, "--sizes", "64", "--db", &s(&path)]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("is the database of Some Other GPU, not of"),
+        "{t}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// One call of every shape class (small enough for a CPU), each in every
+/// transpose case and row-major.
+fn class_calls() -> Vec<(ShapeClass, usize, usize, usize)> {
+    vec![
+        (ShapeClass::Small, 64, 64, 64),
+        (ShapeClass::ThinM, 32, 2048, 2100),
+        (ShapeClass::ThinN, 2048, 32, 2100),
+        (ShapeClass::SmallK, 1100, 1100, 120),
+        (ShapeClass::LongK, 200, 200, 4000),
+        (ShapeClass::Square, 520, 520, 520),
+    ]
+}
+
+#[test]
+fn every_class_and_blas_case_selects_a_kernel_that_runs() {
+    let d = dir("classes");
+    let name = device_name();
+    // A database whose entries give each class another family, at its published
+    // configuration (split-K for long K).
+    let families = ["xgemmdirect", "xgemm", "simt"];
+    let mut db = Database::load(&d, &name).unwrap();
+    let mut suite = String::new();
+    for (i, (class, m, n, k)) in class_calls().into_iter().enumerate() {
+        assert_eq!(ShapeClass::of(m, n, k), class);
+        let kernel = families[i % 3];
+        let spec = kernels::find(kernel).unwrap();
+        let mut config = spec.defaults();
+        if class == ShapeClass::LongK {
+            config.0.insert("SPLITK".into(), 4);
+        }
+        db.set_routine(RoutineEntry {
+            toolchain: Toolchain::OpenCl,
+            precision: Precision::F32,
+            call: "col NN".into(),
+            class,
+            m,
+            n,
+            k,
+            kernel: kernel.into(),
+            config,
+            routine_ns: 1.0,
+            vendor_ns: None,
+            candidates: vec![],
+            compiler: None,
+            gemmlab: "test".into(),
+            tuned_utc: "now".into(),
+        });
+        for case in ["col NN", "col NT", "col TN", "col TT", "row NN"] {
+            suite.push_str(&format!("{m}x{n}x{k} {case}\n"));
+        }
+    }
+    db.save(&d).unwrap();
+    let path = d.join("suite.txt");
+    std::fs::write(&path, suite).unwrap();
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    let o = gemmlab(&[
+        "gemm",
+        "--device",
+        &device(),
+        "--backends",
+        "opencl",
+        "--suite",
+        &s(&path),
+        "--db",
+        &s(&d),
+        "--reps",
+        "1",
+        "-v",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    for (i, (class, m, n, k)) in class_calls().into_iter().enumerate() {
+        let want = format!("{m}x{n}x{k} col NN");
+        let row = t
+            .lines()
+            .find(|l| l.trim_start().starts_with(&want))
+            .unwrap_or_default();
+        assert!(
+            row.contains(class.as_str()) && row.contains(families[i % 3]),
+            "{want}: {t}"
+        );
+    }
+    assert_eq!(t.matches("tuned for this call").count(), 6, "{t}");
+    assert_eq!(
+        t.matches("nearest tuned shape of its class, another layout")
+            .count(),
+        24,
+        "{t}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
