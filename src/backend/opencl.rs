@@ -59,6 +59,15 @@ pub(crate) fn restore_env(cmd: &mut std::process::Command) {
     }
 }
 
+/// Registers, spills, stack and barriers as ptxas reported them for `from`.
+fn take_ptxas_report(k: &mut KernelResources, from: &KernelResources) {
+    k.registers = from.registers;
+    k.spill_stores_bytes = from.spill_stores_bytes;
+    k.spill_loads_bytes = from.spill_loads_bytes;
+    k.stack_frame_bytes = from.stack_frame_bytes;
+    k.barriers = from.barriers;
+}
+
 /// Loads the ICD loader, or says why it cannot.
 fn ensure_runtime() -> Result<()> {
     ENV_BEFORE.get_or_init(|| {
@@ -365,10 +374,15 @@ impl OpenClCompiler {
 
     pub(crate) fn compile_error(&self, what: &str, log: String, options: &CompileOptions) -> Error {
         let flags = self.flags(options, &mut Vec::new());
+        self.build_error(what, &log, "flags", &flags)
+    }
+
+    /// A failed build: the compiler's log, then what failed and the flags.
+    fn build_error(&self, what: &str, log: &str, failed: &str, flags: &[String]) -> Error {
         Error::Compile {
             toolchain: format!("OpenCL ({})", self.platform),
             what: what.to_string(),
-            log: format!("{log}\n(flags: {})", flags.join(" ")),
+            log: format!("{}\n({failed}: {})", log.trim_end(), flags.join(" ")),
         }
     }
 
@@ -387,15 +401,8 @@ impl OpenClCompiler {
         let compile_ms = started.elapsed().as_secs_f64() * 1e3;
         let log = program.get_build_log(self.device.id()).unwrap_or_default();
         if let Err(e) = built {
-            return Err(Error::Compile {
-                toolchain: format!("OpenCL ({})", self.platform),
-                what: what.to_string(),
-                log: format!(
-                    "{}\n(clBuildProgram: {e}; flags: {})",
-                    log.trim_end(),
-                    flags.join(" ")
-                ),
-            });
+            let failed = format!("clBuildProgram: {e}; flags");
+            return Err(self.build_error(what, &log, &failed, &flags));
         }
         let ptx = if self.nvidia {
             program
@@ -463,11 +470,7 @@ impl OpenClCompiler {
                 .iter_mut()
                 .find(|k| k.name == found.name && k.registers.is_none())
             {
-                k.registers = found.registers;
-                k.spill_stores_bytes = found.spill_stores_bytes;
-                k.spill_loads_bytes = found.spill_loads_bytes;
-                k.stack_frame_bytes = found.stack_frame_bytes;
-                k.barriers = found.barriers;
+                take_ptxas_report(k, &found);
             }
         }
     }
@@ -508,15 +511,8 @@ impl OpenClCompiler {
         let built = program.build(&[self.device.id()], &report.flags.join(" "));
         let log = program.get_build_log(self.device.id()).unwrap_or_default();
         if let Err(e) = built {
-            return Err(Error::Compile {
-                toolchain: format!("OpenCL ({})", self.platform),
-                what: what.to_string(),
-                log: format!(
-                    "{}\n(clBuildProgram from the build process's binary: {e}; flags: {})",
-                    log.trim_end(),
-                    report.flags.join(" ")
-                ),
-            });
+            let failed = format!("clBuildProgram from the build process's binary: {e}; flags");
+            return Err(self.build_error(what, &log, &failed, &report.flags));
         }
         let from_worker = std::mem::take(&mut report.kernels);
         report.kernels = self.resources(&program, &log)?;
@@ -525,11 +521,7 @@ impl OpenClCompiler {
                 continue;
             };
             if k.registers.is_none() {
-                k.registers = w.registers;
-                k.spill_stores_bytes = w.spill_stores_bytes;
-                k.spill_loads_bytes = w.spill_loads_bytes;
-                k.stack_frame_bytes = w.stack_frame_bytes;
-                k.barriers = w.barriers;
+                take_ptxas_report(k, w);
             }
         }
         if !log.trim().is_empty() {
