@@ -9,13 +9,19 @@
 //   src[src_offset + i*src_ld + j] where src_trans is set. One kernel pads,
 //   transposes, applies offsets and leading dimensions: what an indirect
 //   kernel needs from any BLAS argument list.
-//   Launch: 16 x 16 work-groups over (roundup(dst_rows), roundup(dst_cols)).
+//   Launch: 32 x 8 work-groups over (roundup32(dst_rows), roundup32(dst_cols)/4);
+//   a work-group moves one 32 x 32 tile of dst, each work-item 4 of its
+//   columns. Consecutive work-items read consecutive source addresses in
+//   both cases: a transposed tile goes through local memory (rows padded by
+//   one element against bank conflicts), a straight one is copied directly.
+//   A one-element-per-work-item version read transposed sources with a
+//   stride of src_ld and moved under half of the memory bandwidth.
 // unpack_matrix(rows, cols, src, src_ld, dst, dst_offset, dst_ld, alpha, beta)
 //   C(i, j) = alpha * T(i, j) + beta * C(i, j) for the rows x cols matrix C at
 //   dst_offset with dst_ld, T column-major with src_ld. Where beta is 0, C is
 //   not read (BLAS: NaN in C must not survive). Elements of dst outside C
 //   are never written.
-//   Launch: 16 x 16 work-groups over (roundup(rows), roundup(cols)).
+//   Launch: as pack_matrix, over (roundup32(rows), roundup32(cols)/4).
 //
 // scale_matrix: see below.
 //
@@ -32,34 +38,62 @@ typedef double real;
 typedef float real;
 #endif
 
-__kernel void pack_matrix(const int rows, const int cols,
-                          const __global real* src, const int src_offset,
-                          const int src_ld, const int src_trans,
-                          const int dst_rows, const int dst_cols,
-                          __global real* dst) {
-    const int i = get_global_id(0);
-    const int j = get_global_id(1);
-    if (i < dst_rows && j < dst_cols) {
-        real v = (real)0;
-        if (i < rows && j < cols) {
-            const int at = src_trans ? i * src_ld + j : j * src_ld + i;
-            v = src[src_offset + at];
+#define PACK_TILE 32
+#define PACK_ROWS 8
+
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_ROWS, 1)))
+void pack_matrix(const int rows, const int cols,
+                 const __global real* src, const int src_offset,
+                 const int src_ld, const int src_trans,
+                 const int dst_rows, const int dst_cols,
+                 __global real* dst) {
+    __local real tile[PACK_TILE][PACK_TILE + 1];
+    const int tx = get_local_id(0);
+    const int ty = get_local_id(1);
+    const int i0 = get_group_id(0) * PACK_TILE;
+    const int j0 = get_group_id(1) * PACK_TILE;
+    if (src_trans) {
+        // Read along j (contiguous in the source), write along i.
+        for (int r = ty; r < PACK_TILE; r += PACK_ROWS) {
+            const int i = i0 + r;
+            const int j = j0 + tx;
+            tile[r][tx] = (i < rows && j < cols) ? src[src_offset + i * src_ld + j] : (real)0;
         }
-        dst[j * dst_rows + i] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int c = ty; c < PACK_TILE; c += PACK_ROWS) {
+            const int i = i0 + tx;
+            const int j = j0 + c;
+            if (i < dst_rows && j < dst_cols) {
+                dst[j * dst_rows + i] = tile[tx][c];
+            }
+        }
+    } else {
+        for (int c = ty; c < PACK_TILE; c += PACK_ROWS) {
+            const int i = i0 + tx;
+            const int j = j0 + c;
+            if (i < dst_rows && j < dst_cols) {
+                dst[j * dst_rows + i] =
+                    (i < rows && j < cols) ? src[src_offset + j * src_ld + i] : (real)0;
+            }
+        }
     }
 }
 
-__kernel void unpack_matrix(const int rows, const int cols,
-                            const __global real* src, const int src_ld,
-                            __global real* dst, const int dst_offset,
-                            const int dst_ld, const real alpha,
-                            const real beta) {
-    const int i = get_global_id(0);
-    const int j = get_global_id(1);
-    if (i < rows && j < cols) {
-        const real t = alpha * src[j * src_ld + i];
-        const int at = dst_offset + j * dst_ld + i;
-        dst[at] = (beta == (real)0) ? t : t + beta * dst[at];
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_ROWS, 1)))
+void unpack_matrix(const int rows, const int cols,
+                   const __global real* src, const int src_ld,
+                   __global real* dst, const int dst_offset,
+                   const int dst_ld, const real alpha,
+                   const real beta) {
+    const int i = get_group_id(0) * PACK_TILE + get_local_id(0);
+    const int j0 = get_group_id(1) * PACK_TILE;
+    for (int c = get_local_id(1); c < PACK_TILE; c += PACK_ROWS) {
+        const int j = j0 + c;
+        if (i < rows && j < cols) {
+            const real t = alpha * src[j * src_ld + i];
+            const int at = dst_offset + j * dst_ld + i;
+            dst[at] = (beta == (real)0) ? t : t + beta * dst[at];
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 // gemmlab routine kernels, CUDA twin of kernels-cl/routine.cl: the pre- and
 // post-processing of the BLAS-style GEMM routine, in `real` (PRECISION 32:
 // float, 64: double). See the OpenCL file for what each kernel does and how
-// it is launched; twin differences: none beyond syntax (get_global_id comes
-// from the prelude).
+// it is launched; twin differences: none beyond syntax (get_local_id and
+// get_group_id come from the prelude; reqd_work_group_size is __launch_bounds__).
 
 #ifndef PRECISION
 #define PRECISION 32
@@ -13,34 +13,62 @@ typedef double real;
 typedef float real;
 #endif
 
-extern "C" __global__ void pack_matrix(const int rows, const int cols,
-                                       const real* src, const int src_offset,
-                                       const int src_ld, const int src_trans,
-                                       const int dst_rows, const int dst_cols,
-                                       real* dst) {
-    const int i = get_global_id(0);
-    const int j = get_global_id(1);
-    if (i < dst_rows && j < dst_cols) {
-        real v = (real)0;
-        if (i < rows && j < cols) {
-            const int at = src_trans ? i * src_ld + j : j * src_ld + i;
-            v = src[src_offset + at];
+#define PACK_TILE 32
+#define PACK_ROWS 8
+
+extern "C" __global__ __launch_bounds__(PACK_TILE * PACK_ROWS)
+void pack_matrix(const int rows, const int cols,
+                 const real* src, const int src_offset,
+                 const int src_ld, const int src_trans,
+                 const int dst_rows, const int dst_cols,
+                 real* dst) {
+    __shared__ real tile[PACK_TILE][PACK_TILE + 1];
+    const int tx = get_local_id(0);
+    const int ty = get_local_id(1);
+    const int i0 = get_group_id(0) * PACK_TILE;
+    const int j0 = get_group_id(1) * PACK_TILE;
+    if (src_trans) {
+        // Read along j (contiguous in the source), write along i.
+        for (int r = ty; r < PACK_TILE; r += PACK_ROWS) {
+            const int i = i0 + r;
+            const int j = j0 + tx;
+            tile[r][tx] = (i < rows && j < cols) ? src[src_offset + i * src_ld + j] : (real)0;
         }
-        dst[j * dst_rows + i] = v;
+        __syncthreads();
+        for (int c = ty; c < PACK_TILE; c += PACK_ROWS) {
+            const int i = i0 + tx;
+            const int j = j0 + c;
+            if (i < dst_rows && j < dst_cols) {
+                dst[j * dst_rows + i] = tile[tx][c];
+            }
+        }
+    } else {
+        for (int c = ty; c < PACK_TILE; c += PACK_ROWS) {
+            const int i = i0 + tx;
+            const int j = j0 + c;
+            if (i < dst_rows && j < dst_cols) {
+                dst[j * dst_rows + i] =
+                    (i < rows && j < cols) ? src[src_offset + j * src_ld + i] : (real)0;
+            }
+        }
     }
 }
 
-extern "C" __global__ void unpack_matrix(const int rows, const int cols,
-                                         const real* src, const int src_ld,
-                                         real* dst, const int dst_offset,
-                                         const int dst_ld, const real alpha,
-                                         const real beta) {
-    const int i = get_global_id(0);
-    const int j = get_global_id(1);
-    if (i < rows && j < cols) {
-        const real t = alpha * src[j * src_ld + i];
-        const int at = dst_offset + j * dst_ld + i;
-        dst[at] = (beta == (real)0) ? t : t + beta * dst[at];
+extern "C" __global__ __launch_bounds__(PACK_TILE * PACK_ROWS)
+void unpack_matrix(const int rows, const int cols,
+                   const real* src, const int src_ld,
+                   real* dst, const int dst_offset,
+                   const int dst_ld, const real alpha,
+                   const real beta) {
+    const int i = get_group_id(0) * PACK_TILE + get_local_id(0);
+    const int j0 = get_group_id(1) * PACK_TILE;
+    for (int c = get_local_id(1); c < PACK_TILE; c += PACK_ROWS) {
+        const int j = j0 + c;
+        if (i < rows && j < cols) {
+            const real t = alpha * src[j * src_ld + i];
+            const int at = dst_offset + j * dst_ld + i;
+            dst[at] = (beta == (real)0) ? t : t + beta * dst[at];
+        }
     }
 }
 

@@ -114,6 +114,45 @@ fn every_kernel_for_hopper_sm90_with_nvrtc_13() {
     every_kernel_compiles(&t, 255);
 }
 
+/// The routine's pack, unpack and scale kernels (the CUDA twin; PoCL runs the
+/// OpenCL one in tests/routine_client.rs) compile in both precisions, with the
+/// transposing pack's tile in shared memory and no spills.
+#[test]
+fn the_routine_kernels_compile_for_hopper_in_both_precisions() {
+    let Some(t) = target(
+        "13",
+        "sm_90",
+        "the_routine_kernels_compile_for_hopper_in_both_precisions",
+    ) else {
+        return;
+    };
+    let source = kernels::Support::routine_source(gemmlab::Toolchain::Cuda);
+    for precision in gemmlab::Precision::ALL {
+        let options = kernels::Support::routine_options(precision);
+        let a = t
+            .compiler()
+            .compile("routine", &source, &options)
+            .unwrap_or_else(|e| panic!("{precision}: {e}"));
+        for entry in ["pack_matrix", "unpack_matrix", "scale_matrix"] {
+            let r = a
+                .report
+                .kernel(entry)
+                .unwrap_or_else(|| panic!("{precision} {entry}: no report in\n{}", a.report.log));
+            assert_eq!(r.spill_stores_bytes, Some(0), "{precision} {entry}");
+        }
+        let elem = if precision == gemmlab::Precision::F64 {
+            8
+        } else {
+            4
+        };
+        assert_eq!(
+            a.report.kernel("pack_matrix").and_then(|r| r.shared_bytes),
+            Some(32 * 33 * elem),
+            "{precision}: the pack's 32 x 33 tile"
+        );
+    }
+}
+
 #[test]
 fn kepler_kernel6_registers_bounds_unroll_and_caps() {
     let Some(t) = target(

@@ -74,7 +74,7 @@ fn pack(
     Ok(Step {
         program: support,
         entry: "pack_matrix",
-        geometry: Support::geometry(dst_rows, dst_cols),
+        geometry: Support::pack_geometry(dst_rows, dst_cols),
         args: vec![
             int(rows)?,
             int(cols)?,
@@ -243,7 +243,7 @@ pub fn plan(
                 post.push(Step {
                     program: support,
                     entry: "unpack_matrix",
-                    geometry: Support::geometry(m, n),
+                    geometry: Support::pack_geometry(m, n),
                     args: vec![
                         int(m)?,
                         int(n)?,
@@ -380,7 +380,7 @@ fn plan_lecture(
         post.push(Step {
             program: support,
             entry: "unpack_matrix",
-            geometry: Support::geometry(n, m),
+            geometry: Support::pack_geometry(n, m),
             args: vec![
                 int(n)?,
                 int(m)?,

@@ -522,6 +522,20 @@ impl Support {
         let g = Self::GROUP;
         Geometry::d2((round_up(x.max(1), g), round_up(y.max(1), g)), (g, g))
     }
+
+    /// The routine's `pack_matrix` and `unpack_matrix` over an x by y matrix:
+    /// 32 x 8 work-groups, each moving a 32 x 32 tile (4 columns a work-item).
+    pub fn pack_geometry(x: usize, y: usize) -> Geometry {
+        const TILE: usize = 32;
+        const ROWS: usize = 8;
+        Geometry::d2(
+            (
+                round_up(x.max(1), TILE),
+                round_up(y.max(1), TILE) / (TILE / ROWS),
+            ),
+            (TILE, ROWS),
+        )
+    }
 }
 
 /// `v` rounded up to a multiple of `multiple` (unchanged for 0 or 1).
