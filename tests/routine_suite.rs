@@ -98,6 +98,18 @@ fn a_tuned_suite_is_what_the_routine_runs() {
         "{t}"
     );
     assert_eq!(t.matches("routine on opencl:").count(), 2, "{t}");
+    // Each call's searches start from the model's picks for its shape, every family's.
+    let seeds: Vec<&str> = t
+        .lines()
+        .filter(|l| l.starts_with("  model seeds (tile MxNxK): "))
+        .collect();
+    assert_eq!(seeds.len(), 2, "{t}");
+    for family in ["xgemmdirect ", "xgemm ", "simt "] {
+        assert!(
+            seeds.iter().all(|l| l.contains(family)),
+            "{family}: {seeds:?}"
+        );
+    }
     let database = Database::load(Path::new(&db), &device_name()).unwrap();
     assert_eq!(database.routine.len(), 2, "{:?}", database.routine);
     let row_tn = database

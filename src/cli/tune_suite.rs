@@ -9,9 +9,10 @@
 use gemmlab::bests::{Database, RoutineEntry};
 use gemmlab::gemm::driver::Session;
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels::Config;
+use gemmlab::kernels::{Config, KernelSpec};
 use gemmlab::progress::Progress;
 use gemmlab::results::{Measurement, ResultWriter};
+use gemmlab::routine::fit;
 use gemmlab::routine::shape::{call_label, ShapeClass};
 use gemmlab::routine::suite::Suite;
 use gemmlab::routine::Gemm;
@@ -62,6 +63,13 @@ pub fn run(
                 o.search.seeds.push(c.clone());
             }
         }
+        // And the configurations a model of the device ranks best for this shape.
+        let fitted = model_seeds(sessions, &o, spaces, &p);
+        for (_, c) in &fitted {
+            if !o.search.seeds.contains(c) {
+                o.search.seeds.push(c.clone());
+            }
+        }
         pb.suspend(|| {
             println!(
                 "\n== suite call {}/{} (line {}): {} [{class}]{}",
@@ -81,7 +89,17 @@ pub fn run(
                             .join(", ")
                     )
                 }
-            )
+            );
+            if !fitted.is_empty() {
+                println!(
+                    "  model seeds (tile MxNxK): {}",
+                    fitted
+                        .iter()
+                        .map(|(spec, c)| seed_label(spec, c))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
         });
         let tuned = run_tune(
             sessions,
@@ -211,6 +229,49 @@ pub fn run(
         }
     }
     Ok(())
+}
+
+/// Model-ranked configurations per family and device searched (`routine::fit`).
+const MODEL_SEEDS: usize = 6;
+/// Points of a space the model looks at (evenly spaced beyond this).
+const MODEL_POINTS: usize = 100_000;
+
+/// The configurations of each searched space that `routine::fit`'s model of the
+/// device ranks fastest for `p`, at most `MODEL_SEEDS` per family and device.
+fn model_seeds(
+    sessions: &[Session],
+    o: &TuneOptions,
+    spaces: &[Vec<Space>],
+    p: &gemmlab::gemm::problem::Problem,
+) -> Vec<(&'static KernelSpec, Config)> {
+    let mut out: Vec<(&'static KernelSpec, Config)> = Vec::new();
+    for (&spec, per_session) in o.kernels.iter().zip(spaces) {
+        for (session, space) in sessions.iter().zip(per_session) {
+            let machine = fit::Machine::of(session.backend.borrow().info());
+            let step = space.len().div_ceil(MODEL_POINTS).max(1);
+            let configs = (0..space.len())
+                .step_by(step)
+                .map(|i| space.candidate(i).config);
+            for (_, c) in fit::fitted(spec, configs, p, &machine, MODEL_SEEDS) {
+                if !out.iter().any(|(_, o)| *o == c) {
+                    out.push((spec, c));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// "simt 64x128x16/3" for a seed: its family, block tile and split.
+fn seed_label(spec: &KernelSpec, c: &Config) -> String {
+    let split = c.get("SPLITK").max(1);
+    let (m, n, k) = spec.tile(c);
+    let tile = format!("{} {m}x{n}x{}", spec.id, k / split as usize);
+    if split > 1 {
+        format!("{tile}/{split}")
+    } else {
+        tile
+    }
 }
 
 /// Per toolchain and family, the database's tuned configuration nearest `p`'s

@@ -16,6 +16,7 @@
 //! Quick returns are BLAS's: M = 0 or N = 0 does nothing; K = 0 or alpha = 0
 //! only scales C by beta (C = 0 where beta is 0, without reading C).
 
+pub mod fit;
 pub mod shape;
 pub mod suite;
 

@@ -1,0 +1,304 @@
+//! A coarse model of what a GEMM kernel's configuration costs on one call, from
+//! its tiles, the call's shape and the device's multiprocessors: the seeds of
+//! each search of `gemmlab tune --suite`. A short search that starts from the
+//! square-matrix defaults spends its time on 128 x 128 tiles that leave most of
+//! an H200 idle on a 128 x 4096 call; cuBLAS's heuristics pick a narrower tile
+//! or split K from the shape instead, and so do these seeds. The model ranks
+//! configurations; measurement decides.
+//!
+//! Time = waves of resident blocks x the time of one block's FMAs at an
+//! efficiency that grows with its tile (fewer loads per FMA) and with the warps
+//! the multiprocessor holds, or the memory traffic, whichever is longer; plus
+//! split-K's partial sums and the packing an indirect kernel needs when the
+//! call's sizes are not multiples of its tiles, and a few microseconds per launch.
+
+use crate::backend::occupancy;
+use crate::backend::DeviceInfo;
+use crate::gemm::data::round_up;
+use crate::gemm::problem::{Matrix, Problem};
+use crate::kernels::{Abi, Config, KernelSpec};
+
+/// What a launch costs beyond its work (event-timed steps of the routine).
+const LAUNCH_S: f64 = 3e-6;
+/// FP32 lanes per multiprocessor where the architecture does not say.
+const DEFAULT_LANES: f64 = 64.0;
+
+/// The device as the model sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Machine {
+    pub multiprocessors: f64,
+    /// FMAs per second of one multiprocessor.
+    pub fma_per_s: f64,
+    pub bytes_per_s: f64,
+    limits: Option<occupancy::Limits>,
+}
+
+impl Machine {
+    pub fn of(device: &DeviceInfo) -> Machine {
+        let lanes = match device.compute_capability {
+            Some((8, 0)) | Some((7, _)) | Some((6, 0)) => 64.0,
+            Some((m, _)) if m >= 5 => 128.0,
+            Some(_) => 192.0,
+            None => DEFAULT_LANES,
+        };
+        let clock_hz = f64::from(device.clock_mhz.unwrap_or(1500).max(1)) * 1e6;
+        Machine {
+            multiprocessors: f64::from(device.compute_units.unwrap_or(1).max(1)),
+            fma_per_s: lanes * clock_hz,
+            bytes_per_s: device.memory_bandwidth_gbs.unwrap_or(500.0).max(1.0) * 1e9,
+            limits: device
+                .compute_capability
+                .and_then(|(major, minor)| occupancy::limits(major, minor)),
+        }
+    }
+
+    /// Blocks one multiprocessor holds and the warps they make, with registers
+    /// estimated from the accumulators a thread owns.
+    fn residency(&self, threads: usize, accumulators: usize, local_bytes: usize) -> (f64, f64) {
+        let Some(l) = self.limits else {
+            return (1.0, (threads as f64 / 32.0).max(1.0));
+        };
+        let registers = (accumulators as f64 * 1.25 + 40.0).min(255.0) as u32;
+        match occupancy::occupancy(&l, threads as u32, registers, local_bytes as u32) {
+            Some(o) if o.blocks_per_sm > 0 => {
+                (f64::from(o.blocks_per_sm), f64::from(o.warps_per_sm))
+            }
+            _ => (0.0, 0.0),
+        }
+    }
+}
+
+/// The predicted seconds of the whole call `p` (any layout) with `spec` at
+/// `config`; `None` where the configuration cannot be resident at all.
+pub fn predicted_s(
+    spec: &KernelSpec,
+    config: &Config,
+    p: &Problem,
+    machine: &Machine,
+) -> Option<f64> {
+    let p = p.column_major();
+    let (m, n, k) = (p.m.max(1), p.n.max(1), p.k.max(1));
+    let (bm, bn, bk) = spec.tile(config);
+    let (bm, bn, bk) = (bm.max(1), bn.max(1), bk.max(1));
+    let split = usize::try_from(config.get("SPLITK")).unwrap_or(1).max(1);
+    let (mp, np, kp) = (round_up(m, bm), round_up(n, bn), round_up(k, bk));
+    let threads = spec.threads_per_group(config).max(1);
+    let accumulators = bm * bn / threads;
+    let (resident, warps) = machine.residency(
+        threads,
+        accumulators,
+        (spec.local_bytes)(config).max(0) as usize,
+    );
+    if resident < 1.0 {
+        return None;
+    }
+    // Loads per FMA fall with the block tile (global) and the thread tile (local).
+    let block = (bm * bn) as f64 / (bm + bn) as f64;
+    let thread = accumulators as f64;
+    let tile_eff = (block / (block + 8.0)) * (thread / (thread + 2.0 * thread.sqrt()));
+    let direct = matches!(spec.abi, Abi::Direct { .. });
+    let kind_eff = if direct { 0.7 } else { 1.0 };
+    let hiding = |warps: f64| (0.4 + warps / 16.0).min(1.0);
+    let block_fma = (bm * bn * (kp / split)) as f64;
+    let blocks = ((mp / bm) * (np / bn) * split) as f64;
+    let per_wave = machine.multiprocessors * resident;
+    let full = (blocks / per_wave).floor();
+    let rest = blocks - full * per_wave;
+    let rate = |r: f64| machine.fma_per_s * tile_eff * kind_eff * hiding(warps * r / resident);
+    let mut compute = full * resident * block_fma / rate(resident);
+    if rest > 0.0 {
+        let r = (rest / machine.multiprocessors).ceil();
+        compute += r * block_fma / rate(r);
+    }
+    let elem = p.precision.elem().size() as f64;
+    let traffic = (mp * kp + kp * np + 2 * mp * np) as f64 * elem;
+    let mut seconds = compute.max(traffic / machine.bytes_per_s) + LAUNCH_S;
+    if split > 1 {
+        seconds += (2 * split * mp * np) as f64 * elem / machine.bytes_per_s;
+    }
+    if !direct {
+        // The plan's packs: read and write each operand that is not in the kernel's form.
+        let (sa, sb, sc) = (
+            p.storage(Matrix::A),
+            p.storage(Matrix::B),
+            p.storage(Matrix::C),
+        );
+        let a_ready = !sa.transposed && sa.offset == 0 && sa.ld == mp && (m, k) == (mp, kp);
+        let b_ready = sb.transposed && sb.offset == 0 && sb.ld == np && (n, k) == (np, kp);
+        let c_ready = sc.offset == 0 && sc.ld == mp && (m, n) == (mp, np);
+        for (ready, len) in [(a_ready, mp * kp), (b_ready, np * kp), (c_ready, mp * np)] {
+            if !ready {
+                seconds += 2.0 * len as f64 * elem / machine.bytes_per_s + LAUNCH_S;
+            }
+        }
+    }
+    Some(seconds)
+}
+
+/// The `count` configurations of `configs` the model ranks fastest for `p`, at
+/// most one per block tile and split (so the seeds spread over shapes rather
+/// than over the details of one).
+pub fn fitted(
+    spec: &KernelSpec,
+    configs: impl IntoIterator<Item = Config>,
+    p: &Problem,
+    machine: &Machine,
+    count: usize,
+) -> Vec<(f64, Config)> {
+    let mut ranked: Vec<(f64, Config)> = configs
+        .into_iter()
+        .filter_map(|c| predicted_s(spec, &c, p, machine).map(|t| (t, c)))
+        .collect();
+    ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut seen = Vec::new();
+    let mut out = Vec::new();
+    for (t, c) in ranked {
+        let key = (spec.tile(&c), c.get("SPLITK"));
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        out.push((t, c));
+        if out.len() == count {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{DeviceKind, Toolchain};
+
+    fn h200() -> Machine {
+        let d = DeviceInfo {
+            toolchain: Toolchain::Cuda,
+            id: "cuda:0".into(),
+            name: "NVIDIA H200".into(),
+            vendor: "NVIDIA".into(),
+            platform: "CUDA driver".into(),
+            kind: DeviceKind::Gpu,
+            driver_version: None,
+            runtime_version: None,
+            compiler_version: None,
+            compute_capability: Some((9, 0)),
+            compute_units: Some(132),
+            clock_mhz: Some(1980),
+            global_mem_bytes: None,
+            local_mem_bytes: None,
+            shared_mem_per_sm_bytes: None,
+            max_work_group_size: None,
+            registers_per_block: None,
+            registers_per_sm: None,
+            max_threads_per_sm: None,
+            max_blocks_per_sm: None,
+            warp_size: None,
+            l2_cache_bytes: None,
+            memory_bandwidth_gbs: Some(4800.0),
+            pci_bus_id: None,
+        };
+        Machine::of(&d)
+    }
+
+    /// Every valid SIMT configuration over tiles, warps, threads and splits (BK
+    /// 16, two stages, rasterised in groups of 8).
+    fn simt_configs() -> Vec<Config> {
+        let mut out = Vec::new();
+        for bm in [32, 64, 128, 256] {
+            for bn in [32, 64, 128, 256] {
+                for (wm, wn, tm, tn) in [
+                    (64, 32, 8, 8),
+                    (32, 64, 8, 8),
+                    (32, 32, 4, 8),
+                    (32, 16, 4, 4),
+                    (16, 32, 4, 4),
+                ] {
+                    for split in [1, 2, 3, 4, 6, 8, 16] {
+                        let d: Vec<(String, i64)> = [
+                            ("BM", bm),
+                            ("BN", bn),
+                            ("WM", wm),
+                            ("WN", wn),
+                            ("TM", tm),
+                            ("TN", tn),
+                            ("SPLITK", split),
+                        ]
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), *v))
+                        .collect();
+                        if let Ok(c) = simt().config(&d) {
+                            out.push(c);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn call(m: usize, n: usize, k: usize) -> Problem {
+        Problem::plain(m, n, k)
+    }
+
+    fn simt() -> &'static KernelSpec {
+        crate::kernels::find("simt").unwrap()
+    }
+
+    fn best(m: usize, n: usize, k: usize) -> Config {
+        fitted(simt(), simt_configs(), &call(m, n, k), &h200(), 1)
+            .remove(0)
+            .1
+    }
+
+    fn blocks(c: &Config, m: usize, n: usize) -> usize {
+        let (bm, bn, _) = simt().tile(c);
+        m.div_ceil(bm) * n.div_ceil(bn) * c.get("SPLITK") as usize
+    }
+
+    #[test]
+    fn a_large_square_keeps_wide_tiles_and_no_split() {
+        let c = best(8192, 8192, 8192);
+        let (bm, bn, _) = simt().tile(&c);
+        assert!(bm * bn >= 128 * 64, "{}", c.describe());
+        assert_eq!(c.get("SPLITK"), 1, "{}", c.describe());
+    }
+
+    #[test]
+    fn thin_and_long_k_calls_fill_the_multiprocessors() {
+        // 128 x 4096 has 32 tiles of 128 x 128 for 132 multiprocessors.
+        for (m, n, k) in [(128, 4096, 4096), (1024, 1024, 32768), (768, 768, 8192)] {
+            let c = best(m, n, k);
+            assert!(
+                blocks(&c, m, n) >= 132,
+                "{m}x{n}x{k}: {} gives {} blocks",
+                c.describe(),
+                blocks(&c, m, n)
+            );
+        }
+        // Long K splits it.
+        assert!(best(1024, 1024, 32768).get("SPLITK") > 1);
+    }
+
+    #[test]
+    fn a_narrow_n_takes_a_narrow_tile() {
+        let c = best(4097, 33, 2049);
+        assert!(simt().tile(&c).1 <= 64, "{}", c.describe());
+    }
+
+    #[test]
+    fn seeds_differ_in_tile_or_split() {
+        let seeds = fitted(simt(), simt_configs(), &call(1000, 1000, 1000), &h200(), 6);
+        assert_eq!(seeds.len(), 6);
+        for (i, a) in seeds.iter().enumerate() {
+            for b in &seeds[i + 1..] {
+                assert!(
+                    (simt().tile(&a.1), a.1.get("SPLITK"))
+                        != (simt().tile(&b.1), b.1.get("SPLITK"))
+                );
+            }
+            assert!(a.0 > 0.0 && a.0.is_finite());
+        }
+        assert!(seeds.windows(2).all(|w| w[0].0 <= w[1].0));
+    }
+}
