@@ -272,3 +272,81 @@ fn the_report_opens_with_a_short_linked_summary() {
     assert!(full.contains("**Register caps, gemm6 (published)**"));
     let _ = fs::remove_dir_all(&root);
 }
+
+/// The routine across shapes (`gemm --suite --out`): per toolchain, each call's
+/// ratio to cuBLAS, the geometric mean and the lowest call, as typed findings.
+#[test]
+fn the_routine_section_has_the_geometric_mean_of_each_toolchain() {
+    let root = std::env::temp_dir().join(format!("gemmlab-report-routine-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    let calls: [(usize, usize, usize); 3] =
+        [(1024, 1024, 1024), (128, 4096, 4096), (4097, 33, 2049)];
+    // Made-up whole-call times: cuBLAS 100 us each; CUDA 80/200/50 us, OpenCL 125/400/100 us.
+    let (cuda_us, opencl_us) = ([80.0, 200.0, 50.0], [125.0, 400.0, 100.0]);
+    let mut rows = Vec::new();
+    for (i, &(m, n, k)) in calls.iter().enumerate() {
+        let p = gemmlab::gemm::problem::Problem::plain(m, n, k);
+        let flops = p.flops();
+        let at = |exp: &str, kernel: &str, t: Toolchain, us: f64| {
+            let mut r = row(exp, kernel, t, 1, flops / (us * 1e3), 0);
+            (r.m, r.n, r.k) = (m, n, k);
+            r.problem = Some(p);
+            let ns = us * 1e3;
+            r.time = Some(Stats {
+                reps: 10,
+                median_ns: ns,
+                min_ns: ns,
+                max_ns: ns,
+                q1_ns: ns,
+                q3_ns: ns,
+                batch: 1,
+            });
+            r.vs_vendor = Some(100.0 / us);
+            r.pre_ns = Some(1000);
+            r.post_ns = Some(0);
+            r
+        };
+        rows.push(at("routine", "simt", Toolchain::Cuda, cuda_us[i]));
+        rows.push(at("routine", "xgemm", Toolchain::OpenCl, opencl_us[i]));
+        rows.push(at("routine", "cublas", Toolchain::Cuda, 100.0));
+    }
+    write_run(&root.join("in"), rows);
+    let out = root.join("out");
+    let o = generate(&Options {
+        from: vec![root.join("in")],
+        out: out.clone(),
+        png: false,
+        font: None,
+        size: None,
+    })
+    .unwrap();
+    let md = fs::read_to_string(&o.markdown).unwrap();
+    let section = part(&md, "## The routine against cuBLAS across shapes");
+    assert!(
+        section.contains("| 128x4096x4096 col NN | thin-m | simt"),
+        "{section}"
+    );
+    assert!(out.join("charts/routine-shapes.svg").is_file());
+    let findings: Vec<serde_json::Value> =
+        serde_json::from_str(&fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    let geomeans: Vec<&serde_json::Value> =
+        findings.iter().filter(|f| f["kind"] == "geomean").collect();
+    assert_eq!(geomeans.len(), 2, "{findings:#?}");
+    let of = |tc: &str| {
+        *geomeans
+            .iter()
+            .find(|f| f["toolchain"] == tc)
+            .unwrap_or_else(|| panic!("no {tc} finding"))
+    };
+    // CUDA: (1.25 * 0.5 * 2)^(1/3) = 1.25^(1/3); OpenCL: (0.8 * 0.25 * 1)^(1/3).
+    let g = |f: &serde_json::Value| f["geomean"].as_f64().unwrap();
+    assert!((g(of("cuda")) - 1.25f64.powf(1.0 / 3.0)).abs() < 1e-9);
+    assert!((g(of("opencl")) - 0.2f64.powf(1.0 / 3.0)).abs() < 1e-9);
+    assert_eq!(of("cuda")["lowest_call"], "128x4096x4096 col NN");
+    assert_eq!(of("cuda")["at_vendor"], 2);
+    assert_eq!(of("opencl")["at_vendor"], 1);
+    assert_eq!(of("cuda")["topic"], "routine");
+    // The routine's rows stay out of the BLAS section (they have its own).
+    assert!(!md.contains("## Other BLAS calls"), "{md}");
+    let _ = fs::remove_dir_all(&root);
+}

@@ -120,7 +120,8 @@ fn a_tuned_suite_is_what_the_routine_runs() {
     assert_eq!((row_tn.m, row_tn.n, row_tn.k), (40, 96, 50));
     assert!(row_tn.candidates.len() >= 3, "{:?}", row_tn.candidates);
 
-    // gemm --suite runs each call with its own choice, checked.
+    // gemm --suite runs each call with its own choice, checked, and writes its rows.
+    let rows_dir = s(&d.join("rows"));
     let o = gemmlab(&[
         "gemm",
         "--device",
@@ -134,6 +135,8 @@ fn a_tuned_suite_is_what_the_routine_runs() {
         "--reps",
         "2",
         "-v",
+        "--out",
+        &rows_dir,
     ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
@@ -144,6 +147,40 @@ fn a_tuned_suite_is_what_the_routine_runs() {
         .unwrap_or_default();
     assert!(row.contains("small") && row.contains(&row_tn.kernel), "{t}");
     assert!(t.contains("2 tuned calls"), "{t}");
+    let (_, records) = gemmlab::results::load_dir(Path::new(&rows_dir)).unwrap();
+    assert_eq!(records.len(), 2, "{records:#?}");
+    let tn = records
+        .iter()
+        .find(|r| r.problem.is_some_and(|p| p.trans_a.is_t()))
+        .expect("the TN call's row");
+    assert_eq!(
+        (tn.experiment.as_str(), tn.kernel.as_str()),
+        ("routine", row_tn.kernel.as_str())
+    );
+    assert_eq!(tn.config, row_tn.config);
+    assert!(
+        tn.status.is_ok()
+            && tn.time.is_some()
+            && tn
+                .label
+                .as_deref()
+                .is_some_and(|l| l.contains("tuned for this call"))
+    );
+
+    // The report's section on the routine: each call with its choice; no cuBLAS on PoCL.
+    let rep = s(&d.join("report"));
+    let o = gemmlab(&["report", "--from", &rows_dir, "--out", &rep, "--no-png"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let md = std::fs::read_to_string(Path::new(&rep).join("report.md")).unwrap();
+    assert!(
+        md.contains("## The routine against cuBLAS across shapes"),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!("| 40x96x50 row TN | small | {} |", row_tn.kernel)),
+        "{md}"
+    );
+    assert!(md.contains("No cuBLAS times in these runs"), "{md}");
 
     // A call outside the suite takes the nearest entry of its class, and says so.
     let o = gemmlab(&[

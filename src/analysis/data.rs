@@ -149,14 +149,22 @@ impl Data {
         out
     }
 
-    /// Every measurement of any experiment on a call other than the tutorial's
-    /// (f64, transposes, alpha/beta, leading dimensions, offsets), without repeats.
+    /// Every measurement of any experiment but the routine's on a call other than
+    /// the tutorial's (f64, transposes, alpha/beta, leading dimensions, offsets),
+    /// without repeats.
     pub fn blas_calls(&self) -> Vec<Rec<'_>> {
         let mut out = Vec::new();
         for name in self.experiments() {
-            out.extend(self.experiment_where(&name, |m| !m.is_plain_problem()));
+            if name != crate::routine::ROUTINE {
+                out.extend(self.experiment_where(&name, |m| !m.is_plain_problem()));
+            }
         }
         out
+    }
+
+    /// The GEMM routine's rows (`gemmlab gemm --out`), every call, without repeats.
+    pub fn routine_calls(&self) -> Vec<Rec<'_>> {
+        self.experiment_where(crate::routine::ROUTINE, |_| true)
     }
 
     fn experiment_where(&self, name: &str, keep: impl Fn(&Measurement) -> bool) -> Vec<Rec<'_>> {

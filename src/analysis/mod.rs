@@ -17,6 +17,7 @@ pub mod failures;
 pub mod lecture;
 pub mod ncu;
 pub mod offline;
+pub mod routine;
 pub mod simt;
 pub mod stats;
 pub mod sweeps;
@@ -37,6 +38,8 @@ pub enum Topic {
     Toolchains,
     /// The SIMT family against cuBLAS, and where its time goes (ncu).
     Simt,
+    /// The GEMM routine against cuBLAS over a suite of calls.
+    Routine,
     Tuning,
     /// Users' kernels from spec files.
     UserKernels,
@@ -55,10 +58,11 @@ pub enum Topic {
 }
 
 impl Topic {
-    pub const ALL: [Topic; 14] = [
+    pub const ALL: [Topic; 15] = [
         Topic::VsVendor,
         Topic::Toolchains,
         Topic::Simt,
+        Topic::Routine,
         Topic::Tuning,
         Topic::UserKernels,
         Topic::RegisterCaps,
@@ -136,6 +140,7 @@ pub enum Kind {
     Offline(offline::Kind),
     Tune(tune::Kind),
     Attribution(attribution::Kind),
+    Routine(routine::Kind),
 }
 
 /// The most findings the summary shows.

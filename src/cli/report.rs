@@ -38,13 +38,14 @@ pub fn run(args: ReportArgs) -> Result<()> {
         size: args.size,
     })?;
     let pngs = outcome.charts.iter().filter(|c| c.png.is_some()).count();
+    let count = gemmlab::report::md::plural;
     println!(
-        "{}: {} runs, {} measurements, {} findings, {} charts ({} SVG, {} PNG)",
+        "{}: {}, {}, {}, {} ({} SVG, {} PNG)",
         outcome.markdown.display(),
-        outcome.runs,
-        outcome.measurements,
-        outcome.findings,
-        outcome.charts.len(),
+        count(outcome.runs, "run"),
+        count(outcome.measurements, "measurement"),
+        count(outcome.findings, "finding"),
+        count(outcome.charts.len(), "chart"),
         outcome.charts.len(),
         pngs
     );

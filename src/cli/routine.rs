@@ -10,13 +10,18 @@ use std::path::PathBuf;
 use clap::Args;
 
 use gemmlab::bests::Database;
+use gemmlab::experiment::failed_row;
 use gemmlab::gemm::check::check_widened;
+use gemmlab::gemm::driver::Status;
 use gemmlab::gemm::driver::{read_c, vendor_call, Session};
 use gemmlab::gemm::problem::{Matrix, Problem};
 use gemmlab::gemm::{parse_size, Operands, Reference};
+use gemmlab::kernels::Config;
 use gemmlab::measure::Stats;
+use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::routine::shape::{call_label, ShapeClass};
 use gemmlab::routine::suite::Suite;
+use gemmlab::routine::ROUTINE;
 use gemmlab::routine::{upload_operand, Gemm};
 use gemmlab::{Backend, Error, Result};
 
@@ -54,6 +59,11 @@ pub struct GemmArgs {
     /// Say for every call which kernel ran and why it was chosen.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Also write every call's rows (the routine's, with the kernel and configuration
+    /// it chose, and the vendor BLAS's) as result records in this folder, call by
+    /// call: `gemmlab report` turns them into "The routine against cuBLAS across shapes".
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// "N", "MxNxK", with zeros allowed (a BLAS call may be empty).
@@ -116,6 +126,8 @@ fn calls(args: &GemmArgs) -> Result<Vec<Problem>> {
 /// One call on one toolchain: what ran and how long it took.
 pub(crate) struct Timed {
     pub kernel: String,
+    /// The configuration the routine chose (empty for a quick return).
+    pub config: Config,
     pub why: String,
     pub rel_err: f64,
     pub routine: Option<Stats>,
@@ -127,6 +139,28 @@ pub fn run(args: GemmArgs) -> Result<()> {
     let mut sessions = args.device.sessions()?;
     let seed = seed_or_random(args.seed);
     println!("seed {seed}");
+    let mut writer = match &args.out {
+        Some(dir) => {
+            let infos = sessions
+                .iter()
+                .map(|s| s.backend.borrow().info().clone())
+                .collect();
+            let plan = gemmlab::measure::Plan {
+                warmup: 1,
+                reps: args.reps,
+                ..Default::default()
+            };
+            let mut env = Environment::capture(infos, seed, plan);
+            env.record_clocks(&sessions);
+            env.notes.push(
+                "experiment \"routine\": the time of the whole GEMM call (packing, kernels, unpacking; \
+                 the sum of their device-event times), median of --reps calls after a checked call"
+                    .into(),
+            );
+            Some(ResultWriter::create(dir, env)?)
+        }
+        None => None,
+    };
     let mut gemms = Vec::new();
     for session in &sessions {
         let info = session.backend.borrow().info().clone();
@@ -183,8 +217,18 @@ pub fn run(args: GemmArgs) -> Result<()> {
                 }
             }
         }
+        if let Some(w) = writer.as_mut() {
+            for r in records(&sessions, p, &row, v.as_ref()) {
+                w.push(r)?;
+            }
+        }
         rows.push(row);
         vendor.push(v);
+    }
+    if let Some(w) = writer {
+        let dir = args.out.clone().unwrap_or_default();
+        w.finish()?;
+        println!("results in {}", dir.display());
     }
     if args.suite.is_some() {
         for (i, session) in sessions.iter().enumerate() {
@@ -200,6 +244,68 @@ pub fn run(args: GemmArgs) -> Result<()> {
         r?;
     }
     Ok(())
+}
+
+/// The result records of one call: each session's routine row (experiment
+/// "routine": the whole call's time, its parts on the checked call, the kernel
+/// and configuration chosen, why in the label) and the vendor BLAS's row.
+fn records(
+    sessions: &[Session],
+    p: &Problem,
+    row: &[Result<Timed>],
+    vendor: Option<&(Stats, String)>,
+) -> Vec<Measurement> {
+    let size = (p.m, p.n, p.k);
+    let mut out = Vec::new();
+    let base = |s: &Session, kernel: &str, status: Status| {
+        let be = s.backend.borrow();
+        let info = be.info();
+        let mut r = failed_row(
+            ROUTINE,
+            &info.name,
+            &info.id,
+            info.toolchain,
+            kernel,
+            status,
+            size,
+        );
+        r.problem = Some(*p);
+        r
+    };
+    for (s, r) in sessions.iter().zip(row) {
+        let rec = match r {
+            Err(e) => base(s, "routine", Status::from_error(e)),
+            Ok(t) => {
+                let mut rec = base(s, &t.kernel, Status::Ok);
+                rec.config = t.config.clone();
+                rec.label = Some(t.why.clone());
+                rec.pre_ns = Some(t.parts_ns.0);
+                rec.post_ns = Some(t.parts_ns.2);
+                if let Some(st) = &t.routine {
+                    rec.gflops = Some(p.flops() / st.median_ns);
+                    rec.gflops_best = Some(p.flops() / st.min_ns);
+                    rec.vs_vendor = vendor.map(|(v, _)| v.median_ns / st.median_ns);
+                    rec.time = Some(*st);
+                }
+                rec
+            }
+        };
+        out.push(rec);
+    }
+    if let (Some((v, _)), Some(s)) = (
+        vendor,
+        sessions.iter().find(|s| {
+            s.backend.borrow().info().toolchain.runtime() == gemmlab::backend::Runtime::Cuda
+        }),
+    ) {
+        let mut rec = base(s, "cublas", Status::Ok);
+        rec.gflops = Some(p.flops() / v.median_ns);
+        rec.gflops_best = Some(p.flops() / v.min_ns);
+        rec.vs_vendor = Some(1.0);
+        rec.time = Some(*v);
+        out.push(rec);
+    }
+    out
 }
 
 fn line(t: &Timed, p: &Problem, vendor: Option<&(Stats, String)>, verbose: bool) -> String {
@@ -307,7 +413,7 @@ pub(crate) fn one(
     let b = upload_operand(session, ops, Matrix::B, f32::NAN)?;
     let c = upload_operand(session, ops, Matrix::C, gemmlab::gemm::data::C_GAP)?;
     let result = (|| -> Result<(Timed, Option<(Stats, String)>)> {
-        let why = gemm.choose(&p)?.why;
+        let choice = gemm.choose(&p)?;
         let first = gemm.run(session, &p, a, b, c)?;
         let (logical, gap) = read_c(session, c, &p)?;
         let mut report = check_widened(p.m, &logical, reference, p.precision);
@@ -334,8 +440,13 @@ pub(crate) fn one(
                 .kernel
                 .clone()
                 .unwrap_or_else(|| "quick return".into()),
+            config: if first.kernel.is_some() {
+                choice.config.clone()
+            } else {
+                Config::default()
+            },
             why: if first.kernel.is_some() {
-                why
+                choice.why
             } else {
                 "BLAS's quick return: nothing to multiply".into()
             },

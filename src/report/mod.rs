@@ -14,6 +14,7 @@ mod clocks;
 mod compare;
 mod lecture;
 mod offline;
+mod routine;
 mod simt;
 mod simt_profile;
 mod sweeps;
@@ -108,6 +109,7 @@ fn topic_name(t: Topic) -> &'static str {
         Topic::VsVendor => "speed against cuBLAS",
         Topic::Toolchains => "toolchain gap",
         Topic::Simt => "the SIMT family against cuBLAS",
+        Topic::Routine => "the routine across shapes",
         Topic::Tuning => "tuning",
         Topic::RegisterCaps => "register caps",
         Topic::Tiling => "tiling",
@@ -143,6 +145,7 @@ fn words(kind: &Kind) -> Words {
         Kind::Offline(k) => offline::words(k),
         Kind::Tune(k) => tune::words(k),
         Kind::Attribution(k) => attribution::words(k),
+        Kind::Routine(k) => routine::words(k),
     }
 }
 
@@ -328,6 +331,8 @@ fn generate_with(
         analysis::lecture::analyse(&data)
             .map_or(Ok(Section::default()), |a| lecture::section(&mut ctx, &a))?,
         simt::section(&mut ctx, &simt_a)?,
+        analysis::routine::analyse(&data)
+            .map_or(Ok(Section::default()), |a| routine::section(&mut ctx, &a))?,
         sweeps::registers(&mut ctx, &analysis::sweeps::registers(&data))?,
         sweeps::tiling(
             &mut ctx,

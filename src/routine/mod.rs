@@ -33,6 +33,9 @@ use crate::gemm::problem::{Matrix, Precision, Problem};
 use crate::gemm::stage::{self, Staged};
 use crate::kernels::{self, Config, KernelSpec};
 
+/// The experiment name of the routine's result records (`gemmlab gemm --out`).
+pub const ROUTINE: &str = "routine";
+
 /// The two kernels of the routine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

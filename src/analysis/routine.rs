@@ -1,0 +1,178 @@
+//! The GEMM routine across shapes (`gemmlab gemm --suite ... --out`): per
+//! toolchain, every call's whole time (packing, kernels, unpacking) next to
+//! cuBLAS with the same arguments in the same run, the kernel and
+//! configuration the routine chose, and the geometric mean of the ratios.
+
+use crate::backend::Toolchain;
+use crate::results::Measurement;
+use crate::routine::shape::{call_label, ShapeClass};
+
+use super::data::{self, is_vendor};
+use super::{Data, Finding, Topic};
+
+/// A call at or above this ratio to cuBLAS counts as "at cuBLAS's speed".
+pub const AT_VENDOR: f64 = 0.95;
+
+/// One call as the routine of one toolchain ran it.
+pub struct Row<'a> {
+    /// "4097x33x2049 col NN".
+    pub call: String,
+    pub class: ShapeClass,
+    pub m: &'a Measurement,
+    /// cuBLAS's median for the same call in the same run, nanoseconds.
+    pub vendor_ns: Option<f64>,
+    pub ratio: Option<f64>,
+}
+
+/// One toolchain's routine over the calls.
+pub struct Routine<'a> {
+    pub toolchain: Toolchain,
+    pub rows: Vec<Row<'a>>,
+    /// Over the calls with a ratio.
+    pub geomean: Option<f64>,
+    pub lowest: Option<(f64, String)>,
+    pub at_vendor: usize,
+    pub with_ratio: usize,
+}
+
+pub struct Suite<'a> {
+    pub routines: Vec<Routine<'a>>,
+    /// Every call, in the order first measured: the chart's categories.
+    pub calls: Vec<String>,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Kind {
+    /// A toolchain's routine over `calls` calls: the geometric mean of its ratios to
+    /// cuBLAS, the lowest and where, and how many calls reach `AT_VENDOR`.
+    Geomean {
+        toolchain: Toolchain,
+        geomean: f64,
+        calls: usize,
+        lowest: f64,
+        lowest_call: String,
+        at_vendor: usize,
+        kernels: Vec<(String, usize)>,
+    },
+}
+
+fn call_of(m: &Measurement) -> String {
+    match &m.problem {
+        Some(p) => format!("{}x{}x{} {}", p.m, p.n, p.k, call_label(p)),
+        None => format!("{} col NN", m.size_label()),
+    }
+}
+
+/// The geometric mean of positive ratios, `None` for none.
+pub fn geomean(ratios: &[f64]) -> Option<f64> {
+    let logs: Vec<f64> = ratios
+        .iter()
+        .filter(|r| r.is_finite() && **r > 0.0)
+        .map(|r| r.ln())
+        .collect();
+    (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
+}
+
+pub fn analyse(data: &Data) -> Option<Suite<'_>> {
+    let recs: Vec<&Measurement> = data.routine_calls().into_iter().map(|r| r.m).collect();
+    if recs.is_empty() {
+        return None;
+    }
+    let mut calls: Vec<String> = Vec::new();
+    for m in &recs {
+        let c = call_of(m);
+        if !calls.contains(&c) {
+            calls.push(c);
+        }
+    }
+    let vendor_ns = |call: &str| {
+        recs.iter()
+            .find(|v| is_vendor(v) && v.status.is_ok() && call_of(v) == call)
+            .and_then(|v| v.time.as_ref())
+            .map(|t| t.median_ns)
+    };
+    let mut toolchains: Vec<Toolchain> = recs
+        .iter()
+        .filter(|m| !is_vendor(m))
+        .map(|m| m.toolchain)
+        .collect();
+    toolchains.sort_by_key(|t| t.as_str());
+    toolchains.dedup();
+    let routines: Vec<Routine> = toolchains
+        .into_iter()
+        .map(|toolchain| {
+            let rows: Vec<Row> = recs
+                .iter()
+                .filter(|m| m.toolchain == toolchain && !is_vendor(m))
+                .map(|m| {
+                    let call = call_of(m);
+                    Row {
+                        class: ShapeClass::of(m.m, m.n, m.k),
+                        vendor_ns: vendor_ns(&call),
+                        ratio: data::vs_vendor(m),
+                        call,
+                        m,
+                    }
+                })
+                .collect();
+            let ratios: Vec<f64> = rows.iter().filter_map(|r| r.ratio).collect();
+            let lowest = rows
+                .iter()
+                .filter_map(|r| r.ratio.map(|x| (x, r.call.clone())))
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            Routine {
+                toolchain,
+                geomean: geomean(&ratios),
+                at_vendor: ratios.iter().filter(|r| **r >= AT_VENDOR).count(),
+                with_ratio: ratios.len(),
+                lowest,
+                rows,
+            }
+        })
+        .collect();
+    let findings = routines
+        .iter()
+        .filter_map(|r| {
+            let (geomean, (lowest, lowest_call)) = (r.geomean?, r.lowest.clone()?);
+            let mut kernels: Vec<(String, usize)> = Vec::new();
+            for row in r.rows.iter().filter(|x| x.m.status.is_ok()) {
+                match kernels.iter_mut().find(|(k, _)| *k == row.m.kernel) {
+                    Some(e) => e.1 += 1,
+                    None => kernels.push((row.m.kernel.clone(), 1)),
+                }
+            }
+            let kind = Kind::Geomean {
+                toolchain: r.toolchain,
+                geomean,
+                calls: r.with_ratio,
+                lowest,
+                lowest_call,
+                at_vendor: r.at_vendor,
+                kernels,
+            };
+            let f = Finding::new(Topic::Routine, super::Kind::Routine(kind));
+            Some(f.weight(1.0 - geomean).chart(Some("routine-shapes".into())))
+        })
+        .collect();
+    Some(Suite {
+        routines,
+        calls,
+        findings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::geomean;
+
+    #[test]
+    fn the_geometric_mean_of_ratios() {
+        let g = geomean(&[0.5, 2.0, 1.0]).unwrap();
+        assert!((g - 1.0).abs() < 1e-12);
+        assert!((geomean(&[0.25, 1.0]).unwrap() - 0.5).abs() < 1e-12);
+        assert_eq!(geomean(&[]), None);
+        assert_eq!(geomean(&[f64::NAN, 0.0]), None);
+    }
+}

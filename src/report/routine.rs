@@ -1,0 +1,190 @@
+//! "The routine against cuBLAS across shapes": per toolchain, what the GEMM
+//! routine chose for every call of a suite and how its whole call compares
+//! with cuBLAS's, a chart of the ratios, and the geometric mean.
+
+use std::fmt::Write as _;
+
+use crate::analysis::routine::{Kind, Suite, AT_VENDOR};
+use crate::error::Result;
+
+use super::charts::{Bars, Figure, Panel, RefLine, Style, XAxis, VENDOR_COLOR};
+use super::data::toolchain_name as name;
+use super::{md, Ctx, Section, Words};
+
+pub const ROUTINE: &str = "The routine against cuBLAS across shapes";
+
+pub(crate) fn section(ctx: &mut Ctx, a: &Suite) -> Result<Section> {
+    let mut s = format!("## {ROUTINE}\n\n");
+    s.push_str(
+        "`gemmlab gemm --suite FILE --out DIR`: every call of the suite through the GEMM routine as a \
+         library user calls it. The routine picks the kernel and configuration per call from the \
+         database `gemmlab tune --suite` wrote (by the call's shape class, layout and transposes, then \
+         the nearest tuned shape). A time is the whole call: packing, the kernel and unpacking, the sum \
+         of their device-event times, median of the timed calls after a checked one. cuBLAS runs with \
+         the same arguments in the same run; an OpenCL routine's ratio uses the CUDA session's cuBLAS \
+         time on the same GPU.\n\n",
+    );
+    for r in &a.routines {
+        let _ = writeln!(s, "### {}\n", name(r.toolchain));
+        let rows: Vec<Vec<String>> = r
+            .rows
+            .iter()
+            .map(|row| {
+                let m = row.m;
+                let us =
+                    |ns: Option<f64>| ns.map_or(md::MISSING.into(), |v| format!("{:.1}", v / 1e3));
+                let parts = match (m.pre_ns, m.post_ns) {
+                    (Some(a), Some(b)) => format!("{:.1}", (a + b) as f64 / 1e3),
+                    _ => md::MISSING.into(),
+                };
+                vec![
+                    row.call.clone(),
+                    row.class.as_str().to_string(),
+                    if m.status.is_ok() {
+                        m.kernel.clone()
+                    } else {
+                        m.status.label().to_string()
+                    },
+                    md::or_missing(
+                        Some(&m.config.describe_params())
+                            .filter(|c| !c.is_empty())
+                            .map(|c| c.as_str()),
+                    ),
+                    us(m.time.as_ref().map(|t| t.median_ns)),
+                    parts,
+                    m.gflops.map_or(md::MISSING.into(), md::speed),
+                    us(row.vendor_ns),
+                    md::times(row.ratio),
+                ]
+            })
+            .collect();
+        let head = [
+            "call",
+            "class",
+            "kernel",
+            "configuration",
+            "us",
+            "packing us",
+            "GFLOP/s",
+            "cuBLAS us",
+            "x cuBLAS",
+        ];
+        s.push_str(&md::table(&md::h(&head), &rows));
+        match (r.geomean, &r.lowest) {
+            (Some(g), Some((low, at))) => {
+                let _ = writeln!(
+                    s,
+                    "\nGeometric mean {} over {}; lowest {} ({at}); {} at {} or above. \
+                     \"packing us\" is the pre- and post-processing of the checked call.\n",
+                    md::times(Some(g)),
+                    md::plural(r.with_ratio, "call"),
+                    md::times(Some(*low)),
+                    md::plural(r.at_vendor, "call"),
+                    md::times(Some(AT_VENDOR)),
+                );
+            }
+            _ => s.push_str(
+                "\nNo cuBLAS times in these runs: run the CUDA toolchain beside it (`--backends cuda,...`) for the ratios.\n\n",
+            ),
+        }
+    }
+    if a.routines.iter().any(|r| r.geomean.is_some()) {
+        s.push_str(&chart(ctx, a)?);
+    }
+    let mut sec = Section {
+        title: ROUTINE.into(),
+        markdown: s,
+        findings: Vec::new(),
+    };
+    sec.show(&a.findings);
+    Ok(sec)
+}
+
+/// The ratio to cuBLAS of each toolchain's routine per call, with 1.0 marked.
+fn chart(ctx: &mut Ctx, a: &Suite) -> Result<String> {
+    let toolchains: Vec<_> = a.routines.iter().map(|r| r.toolchain).collect();
+    let styles = super::compare::styles(&toolchains);
+    let values: Vec<Vec<Option<f64>>> = a
+        .calls
+        .iter()
+        .map(|c| {
+            a.routines
+                .iter()
+                .map(|r| {
+                    r.rows
+                        .iter()
+                        .find(|row| row.call == *c)
+                        .and_then(|row| row.ratio)
+                })
+                .collect()
+        })
+        .collect();
+    let notes = vec![vec![None; toolchains.len()]; a.calls.len()];
+    let mut panel = Panel::new(
+        "the whole call, routine's choice per call",
+        XAxis::Categories(a.calls.clone()),
+        "call (M x N x K, layout, transposes)",
+        "x cuBLAS (same arguments, same run)",
+    );
+    panel.bars = Some(Bars {
+        styles: styles.clone(),
+        values,
+        notes,
+    });
+    panel.refs.push(RefLine {
+        label: "cuBLAS".into(),
+        y: 1.0,
+        color: VENDOR_COLOR,
+    });
+    let mut legend = styles;
+    legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
+    let fig = Figure {
+        title: format!(
+            "The GEMM routine against cuBLAS across shapes{}",
+            ctx.title_suffix()
+        ),
+        legend,
+        panels: vec![panel],
+        cols: 1,
+        panel_w: (70 * a.calls.len() as u32).clamp(640, 1800),
+        panel_h: 460,
+    };
+    Ok(ctx
+        .chart(
+            &fig,
+            "routine-shapes",
+            "the routine's ratio to cuBLAS per call",
+        )?
+        .markdown)
+}
+
+pub(crate) fn words(k: &Kind) -> Words {
+    let Kind::Geomean {
+        toolchain,
+        geomean,
+        calls,
+        lowest,
+        lowest_call,
+        at_vendor,
+        kernels,
+    } = k;
+    let chosen: Vec<String> = kernels
+        .iter()
+        .map(|(k, n)| format!("{k} {}", md::plural(*n, "time")))
+        .collect();
+    let (tc, g, low) = (
+        name(*toolchain),
+        md::times(Some(*geomean)),
+        md::times(Some(*lowest)),
+    );
+    let over = md::plural(*calls, "call");
+    let short =
+        format!("The {tc} GEMM routine runs at {g} cuBLAS's speed over {over} (geometric mean), {low} at the lowest ({lowest_call}).");
+    let text = format!(
+        "**The {tc} GEMM routine: {g} cuBLAS over {over}** (geometric mean of the whole calls' ratios), \
+         lowest {low} on {lowest_call}; {at_vendor} of {calls} at {} or above; kernels chosen: {}.",
+        md::times(Some(AT_VENDOR)),
+        md::join_and(&chosen)
+    );
+    Words { text, short }
+}
