@@ -10,10 +10,10 @@
 //   transposes, applies offsets and leading dimensions: what an indirect
 //   kernel needs from any BLAS argument list.
 //   Launch: 32 x 8 work-groups over (roundup32(dst_rows), roundup32(dst_cols)/4);
-//   a work-group moves one 32 x 32 tile of dst, each work-item 4 of its
-//   columns. Consecutive work-items read consecutive source addresses in
-//   both cases: a transposed tile goes through local memory (rows padded by
-//   one element against bank conflicts), a straight one is copied directly.
+//   a work-group moves one 32 x 32 tile of dst through local memory (rows
+//   padded by one element against bank conflicts), each work-item 4 of its
+//   columns. Consecutive work-items read consecutive source addresses
+//   whether the source is transposed or not, and write consecutive rows of dst.
 //   A one-element-per-work-item version read transposed sources with a
 //   stride of src_ld and moved under half of the memory bandwidth.
 // unpack_matrix(rows, cols, src, src_ld, dst, dst_offset, dst_ld, alpha, beta)
@@ -47,34 +47,27 @@ void pack_matrix(const int rows, const int cols,
                  const int src_ld, const int src_trans,
                  const int dst_rows, const int dst_cols,
                  __global real* dst) {
+    // tile[a][b] = X(i0 + a, j0 + b), read along the source's contiguous dimension.
     __local real tile[PACK_TILE][PACK_TILE + 1];
     const int tx = get_local_id(0);
     const int ty = get_local_id(1);
     const int i0 = get_group_id(0) * PACK_TILE;
     const int j0 = get_group_id(1) * PACK_TILE;
-    if (src_trans) {
-        // Read along j (contiguous in the source), write along i.
-        for (int r = ty; r < PACK_TILE; r += PACK_ROWS) {
-            const int i = i0 + r;
-            const int j = j0 + tx;
-            tile[r][tx] = (i < rows && j < cols) ? src[src_offset + i * src_ld + j] : (real)0;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int c = ty; c < PACK_TILE; c += PACK_ROWS) {
-            const int i = i0 + tx;
-            const int j = j0 + c;
-            if (i < dst_rows && j < dst_cols) {
-                dst[j * dst_rows + i] = tile[tx][c];
-            }
-        }
-    } else {
-        for (int c = ty; c < PACK_TILE; c += PACK_ROWS) {
-            const int i = i0 + tx;
-            const int j = j0 + c;
-            if (i < dst_rows && j < dst_cols) {
-                dst[j * dst_rows + i] =
-                    (i < rows && j < cols) ? src[src_offset + j * src_ld + i] : (real)0;
-            }
+    for (int r = ty; r < PACK_TILE; r += PACK_ROWS) {
+        // Transposed: work-items along j; otherwise along i.
+        const int a = src_trans ? r : tx;
+        const int b = src_trans ? tx : r;
+        const int i = i0 + a;
+        const int j = j0 + b;
+        const int at = src_trans ? i * src_ld + j : j * src_ld + i;
+        tile[a][b] = (i < rows && j < cols) ? src[src_offset + at] : (real)0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int c = ty; c < PACK_TILE; c += PACK_ROWS) {
+        const int i = i0 + tx;
+        const int j = j0 + c;
+        if (i < dst_rows && j < dst_cols) {
+            dst[j * dst_rows + i] = tile[tx][c];
         }
     }
 }

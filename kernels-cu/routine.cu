@@ -22,34 +22,27 @@ void pack_matrix(const int rows, const int cols,
                  const int src_ld, const int src_trans,
                  const int dst_rows, const int dst_cols,
                  real* dst) {
+    // tile[a][b] = X(i0 + a, j0 + b), read along the source's contiguous dimension.
     __shared__ real tile[PACK_TILE][PACK_TILE + 1];
     const int tx = get_local_id(0);
     const int ty = get_local_id(1);
     const int i0 = get_group_id(0) * PACK_TILE;
     const int j0 = get_group_id(1) * PACK_TILE;
-    if (src_trans) {
-        // Read along j (contiguous in the source), write along i.
-        for (int r = ty; r < PACK_TILE; r += PACK_ROWS) {
-            const int i = i0 + r;
-            const int j = j0 + tx;
-            tile[r][tx] = (i < rows && j < cols) ? src[src_offset + i * src_ld + j] : (real)0;
-        }
-        __syncthreads();
-        for (int c = ty; c < PACK_TILE; c += PACK_ROWS) {
-            const int i = i0 + tx;
-            const int j = j0 + c;
-            if (i < dst_rows && j < dst_cols) {
-                dst[j * dst_rows + i] = tile[tx][c];
-            }
-        }
-    } else {
-        for (int c = ty; c < PACK_TILE; c += PACK_ROWS) {
-            const int i = i0 + tx;
-            const int j = j0 + c;
-            if (i < dst_rows && j < dst_cols) {
-                dst[j * dst_rows + i] =
-                    (i < rows && j < cols) ? src[src_offset + j * src_ld + i] : (real)0;
-            }
+    for (int r = ty; r < PACK_TILE; r += PACK_ROWS) {
+        // Transposed: work-items along j; otherwise along i.
+        const int a = src_trans ? r : tx;
+        const int b = src_trans ? tx : r;
+        const int i = i0 + a;
+        const int j = j0 + b;
+        const int at = src_trans ? i * src_ld + j : j * src_ld + i;
+        tile[a][b] = (i < rows && j < cols) ? src[src_offset + at] : (real)0;
+    }
+    __syncthreads();
+    for (int c = ty; c < PACK_TILE; c += PACK_ROWS) {
+        const int i = i0 + tx;
+        const int j = j0 + c;
+        if (i < dst_rows && j < dst_cols) {
+            dst[j * dst_rows + i] = tile[tx][c];
         }
     }
 }

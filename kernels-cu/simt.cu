@@ -26,7 +26,12 @@
 //
 // Parameters: BM, BN, BK (block tile), WM, WN (warp tile), TM, TN (thread
 //   tile), STAGES (1, 2, 3 or 4), SPLITK (1 = off), GROUP (tile rows per
-//   group of the rasterised block order).
+//   group of the rasterised block order), KMAJOR_A and KMAJOR_B (1: that
+//   operand is read K-contiguous instead: A as A^T, element (m,k) at m*K + k,
+//   B as column-major K x N, element (k,n) at n*K + k. These are the forms a
+//   column-major TN (A) or NN (B) call already has, so the routine passes
+//   them without a transposing pack; 128-bit loads run along K and each
+//   chunk is stored down a column of the local tile).
 // Switches: every feature can be turned off, so that each can be measured:
 //   VEC_LOADS    1: 128-bit (float4) global loads, local loads and C stores;
 //                0: the same accesses one float at a time
@@ -75,6 +80,12 @@
 #ifndef GROUP
 #define GROUP 8
 #endif
+#ifndef KMAJOR_A
+#define KMAJOR_A 0
+#endif
+#ifndef KMAJOR_B
+#define KMAJOR_B 0
+#endif
 
 #ifndef USE_BOUNDS
 #define USE_BOUNDS 1
@@ -105,6 +116,9 @@
 #define A_LOADS (BK * BM / (VW * THREADS))
 #define B_LOADS (BK * BN / (VW * THREADS))
 
+#if ASYNC_COPY && (KMAJOR_A || KMAJOR_B)
+#error "simt: KMAJOR_A=1 or KMAJOR_B=1 needs ASYNC_COPY=0: a K-contiguous operand is transposed into its local tile through registers, which cp.async cannot do"
+#endif
 #if SMEM_PAD && (4 * STAGES * BK * (BM + BN + 2 * 4) > 48 * 1024)
 #error "simt: SMEM_PAD=1 with these tiles needs 4*STAGES*BK*(BM+BN+8) bytes of local memory, more than 48 KiB"
 #endif
@@ -197,23 +211,48 @@ INLINE_FUNC void copy_async(const float* GEMMLAB_RESTRICT A,
     }
 }
 #else
+// Where load i of this thread goes: tiles are copied in VW-wide chunks along
+// the operand's contiguous dimension, M (N for B), or K where KMAJOR_A
+// (KMAJOR_B): then consecutive threads take consecutive rows (columns) of the
+// tile, so their scalar stores into the local tile hit consecutive banks.
+#define A_CHUNK_KK(f) (KMAJOR_A ? ((f) / BM) * VW : (f) / (BM / VW))
+#define A_CHUNK_MM(f) (KMAJOR_A ? (f) % BM : ((f) % (BM / VW)) * VW)
+#define B_CHUNK_KK(f) (KMAJOR_B ? ((f) / BN) * VW : (f) / (BN / VW))
+#define B_CHUNK_NN(f) (KMAJOR_B ? (f) % BN : ((f) % (BN / VW)) * VW)
+
+// A chunk read along K, stored down a column of the local tile (rows `row` apart).
+#if VEC_LOADS
+#define STORE_ALONG_K(p, row, v) \
+    do { (p)[0] = (v).x; (p)[row] = (v).y; (p)[2 * (row)] = (v).z; (p)[3 * (row)] = (v).w; } while (0)
+#else
+#define STORE_ALONG_K(p, row, v) do { (p)[0] = (v); } while (0)
+#endif
+
 INLINE_FUNC void load_regs(const float* GEMMLAB_RESTRICT A,
-                            const float* GEMMLAB_RESTRICT B,
-                           floatV* ra, floatV* rb, const int M, const int N,
+                           const float* GEMMLAB_RESTRICT B,
+                           floatV* ra, floatV* rb, const int M, const int N, const int K,
                            const int m0, const int n0, const int k0, const int tid) {
     #pragma unroll
     for (int i = 0; i < A_LOADS; i++) {
         const int f = tid + i * THREADS;
-        const int kk = f / (BM / VW);
-        const int mm = (f % (BM / VW)) * VW;
+        const int kk = A_CHUNK_KK(f);
+        const int mm = A_CHUNK_MM(f);
+#if KMAJOR_A
+        ra[i] = ((const floatV*)(A + (m0 + mm) * K + k0 + kk))[0];
+#else
         ra[i] = ((const floatV*)(A + (k0 + kk) * M + m0 + mm))[0];
+#endif
     }
     #pragma unroll
     for (int i = 0; i < B_LOADS; i++) {
         const int f = tid + i * THREADS;
-        const int kk = f / (BN / VW);
-        const int nn = (f % (BN / VW)) * VW;
+        const int kk = B_CHUNK_KK(f);
+        const int nn = B_CHUNK_NN(f);
+#if KMAJOR_B
+        rb[i] = ((const floatV*)(B + (n0 + nn) * K + k0 + kk))[0];
+#else
         rb[i] = ((const floatV*)(B + (k0 + kk) * N + n0 + nn))[0];
+#endif
     }
 }
 
@@ -223,16 +262,22 @@ INLINE_FUNC void store_regs(const floatV* ra, const floatV* rb,
     #pragma unroll
     for (int i = 0; i < A_LOADS; i++) {
         const int f = tid + i * THREADS;
-        const int kk = f / (BM / VW);
-        const int mm = (f % (BM / VW)) * VW;
-        ((LOCAL_PTR floatV*)(As + (stage * BK + kk) * AROW + mm))[0] = ra[i];
+        LOCAL_PTR float* dst = As + (stage * BK + A_CHUNK_KK(f)) * AROW + A_CHUNK_MM(f);
+#if KMAJOR_A
+        STORE_ALONG_K(dst, AROW, ra[i]);
+#else
+        ((LOCAL_PTR floatV*)dst)[0] = ra[i];
+#endif
     }
     #pragma unroll
     for (int i = 0; i < B_LOADS; i++) {
         const int f = tid + i * THREADS;
-        const int kk = f / (BN / VW);
-        const int nn = (f % (BN / VW)) * VW;
-        ((LOCAL_PTR floatV*)(Bs + (stage * BK + kk) * BROW + nn))[0] = rb[i];
+        LOCAL_PTR float* dst = Bs + (stage * BK + B_CHUNK_KK(f)) * BROW + B_CHUNK_NN(f);
+#if KMAJOR_B
+        STORE_ALONG_K(dst, BROW, rb[i]);
+#else
+        ((LOCAL_PTR floatV*)dst)[0] = rb[i];
+#endif
     }
 }
 #endif
@@ -388,7 +433,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
     floatV rb[B_LOADS];
 #if STAGES == 1
     for (int t = 0; t < tiles; t++) {
-        load_regs(A, B, ra, rb, M, N, m0, n0, k_first + t * BK, tid);
+        load_regs(A, B, ra, rb, M, N, K, m0, n0, k_first + t * BK, tid);
         store_regs(ra, rb, As, Bs, 0, tid);
         __syncthreads();
         compute_tile(As, Bs, acc, 0, am, bn);
@@ -398,7 +443,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
     #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < tiles) {
-            load_regs(A, B, ra, rb, M, N, m0, n0, k_first + s * BK, tid);
+            load_regs(A, B, ra, rb, M, N, K, m0, n0, k_first + s * BK, tid);
             store_regs(ra, rb, As, Bs, s, tid);
         }
     }
@@ -408,7 +453,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
         // they go to the buffer tile t-1 used, which every thread has left.
         const int next = t + STAGES - 1;
         if (next < tiles) {
-            load_regs(A, B, ra, rb, M, N, m0, n0, k_first + next * BK, tid);
+            load_regs(A, B, ra, rb, M, N, K, m0, n0, k_first + next * BK, tid);
         }
         compute_tile(As, Bs, acc, t % STAGES, am, bn);
         if (next < tiles) {

@@ -636,20 +636,27 @@ build-processes-b)
   ;;
 routine-suite-cuda|routine-suite-opencl)
   # Issue 27: the routine tuned over the default suite (suites/routine.txt) on one toolchain,
-  # 1.5 s per family search, into a copy of the committed database (results/tuned); the
-  # database after each call is kept (a call cut short keeps what it tuned); .gpu/db, where
-  # present, holds an earlier call's database (its choices seed and compete). Then gemm --suite
-  # on both toolchains, each next to cuBLAS in the same run. The compute cache on, as a user has it.
+  # ${TL:-2} s per family search (seeded with routine::fit's picks for the shape), into a copy
+  # of the committed database (results/tuned); the database after each call is kept (a call
+  # cut short keeps what it tuned); .gpu/db, where present, holds an earlier call's database
+  # (its choices seed and compete). Then gemm --suite on both toolchains, each next to cuBLAS
+  # in the same run, its rows written for the report's section on the routine. The compute
+  # cache on, as a user has it.
   export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
   TC=${PART#routine-suite-}
   mkdir -p "$W/db"; cp results/tuned/*.json "$W/db/" 2>/dev/null; cp .gpu/db/*.json "$W/db/" 2>/dev/null
   snap() { tar cJf "$OUT/$PART.tar.xz" -C "$W" .; }
   ( while sleep 60; do snap; done ) & SNAP=$!
-  run tune-suite-$TC 420 $G tune $D --backends $TC --suite suites/routine.txt --time-limit 1.5 --max-configs 100000 \
+  run tune-suite-$TC 430 $G tune $D --backends $TC --suite suites/routine.txt --time-limit ${TL:-2} --max-configs 100000 \
     --top 1 --warmup 1 --reps 5 --search-reps 2 --db "$W/db" --store "$W/store" --out "$W/tune-$TC"
   kill $SNAP
-  run gemm-suite 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --db "$W/db" --reps 10 -v
-  grep -E "^== suite|routine on" "$W/tune-suite-$TC.txt" | tail -60
+  run gemm-suite 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --db "$W/db" --reps 10 -v \
+    --out "$W/gemm-suite-rows"
+  # f64 over the same suite: the routine's f64 kernels (xgemm, xgemmdirect) next to DGEMM.
+  [ "$TC" = opencl ] && run gemm-suite-f64 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt \
+    --precision f64 --db "$W/db" --reps 5 --out "$W/gemm-suite-f64-rows"
+  run report 60 $G report --from "$W/gemm-suite-rows" --out "$W/report"
+  grep -E "^== suite|model seeds|routine on" "$W/tune-suite-$TC.txt" | tail -60
   cat "$W/gemm-suite.txt" 2>/dev/null | grep -v chosen
   ;;
 criterion)

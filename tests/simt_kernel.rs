@@ -87,7 +87,13 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
             ("TN", 8),
             ("BK", 16),
         ],
+        // Operands read K-contiguous (no cp.async: their tiles go through registers).
+        vec![("KMAJOR_A", 1)],
+        vec![("KMAJOR_B", 1), ("STAGES", 3)],
+        vec![("KMAJOR_A", 1), ("KMAJOR_B", 1), ("SPLITK", 3), ("BK", 16)],
     ];
+    // The first K-major configuration: every switch but cp.async.
+    let k_major = configs.len() - 3;
     let mut switch_sets: Vec<Hints> = vec![
         Hints::default(),
         Hints::default().with_switch("VEC_LOADS", false),
@@ -110,6 +116,8 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
             let cfg = config(c);
             let hints = if j < 2 || j == 4 {
                 &switch_sets[..]
+            } else if j == k_major {
+                &switch_sets[..5]
             } else {
                 &switch_sets[..1]
             };
@@ -119,7 +127,7 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
                     failures.push(e);
                 }
             }
-            if with_async && j >= 2 {
+            if with_async && j >= 2 && j < k_major {
                 // cp.async at every pipeline depth and split.
                 runs += 1;
                 let h = Hints::default().with_switch("ASYNC_COPY", true);
@@ -162,7 +170,7 @@ fn cuda_stages_split_k_and_switches_verify_at_odd_sizes() {
 }
 
 #[test]
-fn blas_calls_verify_with_and_without_split_k() {
+fn blas_calls_verify_with_and_without_split_k_and_k_major_operands() {
     let mut session = Session::new(common::opencl());
     let mut failures = Vec::new();
     for (layout, ta, tb, (m, n, k), (alpha, beta)) in [
@@ -202,13 +210,11 @@ fn blas_calls_verify_with_and_without_split_k() {
         p.c_offset = 4;
         let ops = Operands::for_problem(p, 7);
         for split in [1, 4] {
-            if let Err(e) = check(
-                &mut session,
-                &config(&[("SPLITK", split)]),
-                &Hints::default(),
-                &ops,
-            ) {
-                failures.push(e);
+            for (ka, kb) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let c = config(&[("SPLITK", split), ("KMAJOR_A", ka), ("KMAJOR_B", kb)]);
+                if let Err(e) = check(&mut session, &c, &Hints::default(), &ops) {
+                    failures.push(e);
+                }
             }
         }
     }

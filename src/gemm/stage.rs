@@ -1,7 +1,8 @@
 //! How a BLAS-style GEMM call becomes launches of CLBlast's kernels: the
 //! problem is made column-major (row-major swaps A and B), then
 //! - the direct kernel takes the arguments as they are: one launch;
-//! - the indirect kernel needs A column-major, B transposed, both padded to its
+//! - the indirect kernel needs A column-major, B transposed (or either
+//!   K-contiguous, where the kernel's configuration says so), both padded to its
 //!   tile multiples, and C padded: pack kernels before, an unpack after, each
 //!   skipped where the caller's matrix already has the shape the kernel needs.
 //!
@@ -216,20 +217,37 @@ pub fn plan(
                 owned.push(t);
                 Ok(t)
             };
-            // A: column-major mp x kp.
-            let ap = if !sa.transposed && sa.offset == 0 && sa.ld == mp && (m, k) == (mp, kp) {
+            let (a_k, b_k) = spec.k_major(config);
+            // A: column-major mp x kp, or op(A)^T (kp x mp) where the kernel reads it
+            // K-contiguous. Stored so already (and tight), A goes as it is.
+            let (ar, ac) = if a_k { (kp, mp) } else { (mp, kp) };
+            let ap = if sa.transposed == a_k && sa.offset == 0 && sa.ld == ar && (m, k) == (mp, kp)
+            {
                 a
             } else {
                 let t = temp(be, mp * kp)?;
-                pre.push(pack(support, m, k, a, &sa, sa.transposed, t, mp, kp)?);
+                let step = if a_k {
+                    pack(support, k, m, a, &sa, !sa.transposed, t, ar, ac)?
+                } else {
+                    pack(support, m, k, a, &sa, sa.transposed, t, ar, ac)?
+                };
+                pre.push(step);
                 t
             };
-            // B as op(B)^T: column-major np x kp. Stored transposed, B already is one.
-            let bp = if sb.transposed && sb.offset == 0 && sb.ld == np && (n, k) == (np, kp) {
+            // B as op(B)^T: column-major np x kp, or op(B) (kp x np) where the kernel
+            // reads it K-contiguous.
+            let (br, bc) = if b_k { (kp, np) } else { (np, kp) };
+            let bp = if sb.transposed != b_k && sb.offset == 0 && sb.ld == br && (n, k) == (np, kp)
+            {
                 b
             } else {
                 let t = temp(be, np * kp)?;
-                pre.push(pack(support, n, k, b, &sb, !sb.transposed, t, np, kp)?);
+                let step = if b_k {
+                    pack(support, k, n, b, &sb, sb.transposed, t, br, bc)?
+                } else {
+                    pack(support, n, k, b, &sb, !sb.transposed, t, br, bc)?
+                };
+                pre.push(step);
                 t
             };
             // C: column-major mp x np; copied in only where the kernel will read it.

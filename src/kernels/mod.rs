@@ -103,7 +103,8 @@ pub enum Abi {
         a_transposed: bool,
         b_transposed: bool,
     },
-    /// gemmlab's SIMT kernel: `Indirect`'s arguments and operand forms, then
+    /// gemmlab's SIMT kernel: `Indirect`'s arguments and operand forms (either
+    /// operand K-contiguous instead where `KernelSpec::k_major` says), then
     /// `(work, counters)`: room for the split-K partial sums (SPLITK x the padded
     /// M x N) and one int per tile of C, zero before a launch and left zero by it.
     /// The grid's third dimension is SPLITK (the `SPLITK` parameter).
@@ -408,6 +409,14 @@ impl KernelSpec {
 
     pub fn tile(&self, c: &Config) -> (usize, usize, usize) {
         (self.operands.tile)(c)
+    }
+
+    /// Whether an indirect kernel reads A and B K-contiguous at `c`: A as A^T
+    /// (column-major K x M) where its `KMAJOR_A` is 1, B as column-major K x N
+    /// (not B^T) where its `KMAJOR_B` is 1. Kernels without these parameters
+    /// take the indirect forms (A column-major M x K, B^T).
+    pub fn k_major(&self, c: &Config) -> (bool, bool) {
+        (c.get("KMAJOR_A") == 1, c.get("KMAJOR_B") == 1)
     }
 
     /// Launch geometry on (padded) sizes that are tile multiples.

@@ -76,6 +76,19 @@ const P_GROUP: Param = Param {
     meaning: "tile rows per group of the rasterised block order (with RASTER=1)",
 };
 
+const P_KMAJOR_A: Param = Param {
+    name: "KMAJOR_A",
+    default: 0,
+    allowed: &[0, 1],
+    meaning: "1: A read K-contiguous (A^T, as a column-major TN call stores it), so the routine need not transpose it; 0: M-contiguous",
+};
+const P_KMAJOR_B: Param = Param {
+    name: "KMAJOR_B",
+    default: 0,
+    allowed: &[0, 1],
+    meaning: "1: B read K-contiguous (as a column-major NN call stores it), so the routine need not transpose it; 0: N-contiguous (B^T)",
+};
+
 fn threads(c: &Config) -> i64 {
     let (tm, tn) = (c.get("TM"), c.get("TN"));
     if tm <= 0 || tn <= 0 {
@@ -150,10 +163,12 @@ pub const SIMT: KernelSpec = KernelSpec {
     idea: "C = alpha A B + beta C in f32 on CUDA cores: BM x BN block tiles of warps, each warp WM x WN, \
            each lane TM x TN accumulators in 4-wide chunks; A and B^T tiles copied to local memory in \
            128-bit chunks through a STAGES-deep pipeline (cp.async where ASYNC_COPY), blocks in a \
-           rasterised order, split-K with a deterministic in-kernel reduction",
+           rasterised order, split-K with a deterministic in-kernel reduction; either operand read \
+           K-contiguous (KMAJOR_A/KMAJOR_B) so that BLAS calls need no transposing pack",
     sources: &[(OpenClC, include_str!("../../kernels-cl/simt.cl")), (CudaCpp, include_str!("../../kernels-cu/simt.cu"))],
     params: &[
-        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_GROUP,
+        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_GROUP, P_KMAJOR_A,
+        P_KMAJOR_B,
     ],
     constraints: CONSTRAINTS,
     local_bytes,

@@ -97,7 +97,9 @@ pub fn predicted_s(
     let thread = accumulators as f64;
     let tile_eff = (block / (block + 8.0)) * (thread / (thread + 2.0 * thread.sqrt()));
     let direct = matches!(spec.abi, Abi::Direct { .. });
-    let kind_eff = if direct { 0.7 } else { 1.0 };
+    // A K-contiguous operand goes into local memory one float at a time.
+    let (a_k, b_k) = spec.k_major(config);
+    let kind_eff = if direct { 0.7 } else { 1.0 } * 0.97f64.powi(i32::from(a_k) + i32::from(b_k));
     let hiding = |warps: f64| (0.4 + warps / 16.0).min(1.0);
     let block_fma = (bm * bn * (kp / split)) as f64;
     let blocks = ((mp / bm) * (np / bn) * split) as f64;
@@ -123,8 +125,15 @@ pub fn predicted_s(
             p.storage(Matrix::B),
             p.storage(Matrix::C),
         );
-        let a_ready = !sa.transposed && sa.offset == 0 && sa.ld == mp && (m, k) == (mp, kp);
-        let b_ready = sb.transposed && sb.offset == 0 && sb.ld == np && (n, k) == (np, kp);
+        // As `gemm::stage::plan` decides it.
+        let a_ready = sa.transposed == a_k
+            && sa.offset == 0
+            && sa.ld == if a_k { kp } else { mp }
+            && (m, k) == (mp, kp);
+        let b_ready = sb.transposed != b_k
+            && sb.offset == 0
+            && sb.ld == if b_k { kp } else { np }
+            && (n, k) == (np, kp);
         let c_ready = sc.offset == 0 && sc.ld == mp && (m, n) == (mp, np);
         for (ready, len) in [(a_ready, mp * kp), (b_ready, np * kp), (c_ready, mp * np)] {
             if !ready {
@@ -284,6 +293,17 @@ mod tests {
     fn a_narrow_n_takes_a_narrow_tile() {
         let c = best(4097, 33, 2049);
         assert!(simt().tile(&c).1 <= 64, "{}", c.describe());
+    }
+
+    #[test]
+    fn a_column_major_nn_call_reads_b_as_stored() {
+        let with = |kb: i64| {
+            let mut c = simt().defaults();
+            c.0.insert("KMAJOR_B".into(), kb);
+            predicted_s(simt(), &c, &call(128, 4096, 4096), &h200()).unwrap()
+        };
+        // B^T would need a transposing pack of 64 MiB each way, for little work.
+        assert!(with(1) < with(0));
     }
 
     #[test]
