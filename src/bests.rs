@@ -171,6 +171,31 @@ impl Database {
     }
 
     /// Adds or replaces the entry of the same kernel, toolchain and size.
+    /// Keeps `best` unless the database already holds a faster result for the same
+    /// kernel source, toolchain, precision, call and size (by the ratio to the vendor
+    /// BLAS each was measured with, else by GFLOP/s): a short search, such as one call
+    /// of `tune --suite`, does not replace a long one's better configuration. A result
+    /// for another source (the kernel changed) is always replaced. Returns whether
+    /// `best` was kept.
+    pub fn offer(&mut self, best: Best) -> bool {
+        let held = self.entries.iter().find(|e| {
+            e.kernel == best.kernel
+                && e.toolchain == best.toolchain
+                && e.precision == best.precision
+                && e.call == best.call
+                && (e.m, e.n, e.k) == (best.m, best.n, best.k)
+        });
+        let better = |old: &Best| match (best.vs_vendor, old.vs_vendor) {
+            (Some(new), Some(old)) => new > old,
+            _ => best.gflops > old.gflops,
+        };
+        if held.is_some_and(|old| old.source == best.source && !better(old)) {
+            return false;
+        }
+        self.upsert(best);
+        true
+    }
+
     pub fn upsert(&mut self, best: Best) {
         self.entries.retain(|e| {
             !(e.kernel == best.kernel
@@ -369,6 +394,36 @@ mod tests {
             gemmlab: "x".into(),
             tuned_utc: "now".into(),
         }
+    }
+
+    #[test]
+    fn an_offer_slower_than_the_held_result_is_declined() {
+        let mut db = Database {
+            crossovers: Vec::new(),
+            device: "NVIDIA H200".into(),
+            entries: vec![],
+            routine: vec![],
+        };
+        let with_ratio = |g: f64, r: Option<f64>| Best {
+            vs_vendor: r,
+            ..best("simt", 4096, g)
+        };
+        assert!(db.offer(with_ratio(40.0, Some(0.95))));
+        // Slower by the ratio to cuBLAS, though its own run's GFLOP/s are higher.
+        assert!(!db.offer(with_ratio(41.0, Some(0.90))));
+        assert!(db.offer(with_ratio(39.0, Some(0.97))));
+        assert_eq!(db.entries.len(), 1);
+        assert_eq!(db.entries[0].vs_vendor, Some(0.97));
+        // Without ratios, by GFLOP/s.
+        assert!(!db.offer(with_ratio(38.0, None)));
+        assert!(db.offer(with_ratio(45.0, None)));
+        // Another source: the held result is of a kernel that changed.
+        let changed = Best {
+            source: "1".into(),
+            ..with_ratio(10.0, Some(0.2))
+        };
+        assert!(db.offer(changed));
+        assert_eq!(db.entries[0].source, "1");
     }
 
     #[test]

@@ -233,7 +233,7 @@ pub fn run_tune(
                         (best, best.and_then(|(_, r)| r.gflops))
                     {
                         let info = sessions[*si].backend.borrow().info().clone();
-                        db.upsert(Best {
+                        db.offer(Best {
                             kernel: spec.id.to_string(),
                             toolchain: info.toolchain,
                             compiler: info.compiler_version.clone(),
@@ -405,7 +405,7 @@ fn tune_spec(
                     .min_by(|a, b| a.2.partial_cmp(&b.2).unwrap_or(std::cmp::Ordering::Equal));
                 if let Some((it, row, ns)) = best {
                     let info = sessions[*si].backend.borrow().info().clone();
-                    db.upsert(Best {
+                    db.offer(Best {
                         kernel: k.id.clone(),
                         toolchain: info.toolchain,
                         compiler: info.compiler_version.clone(),
