@@ -650,12 +650,13 @@ routine-suite-cuda|routine-suite-opencl)
   run tune-suite-$TC 430 $G tune $D --backends $TC --suite suites/routine.txt --time-limit ${TL:-2} --max-configs 100000 \
     --top 1 --warmup 1 --reps 5 --search-reps 2 --db "$W/db" --store "$W/store" --out "$W/tune-$TC"
   kill $SNAP
-  run gemm-suite 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --db "$W/db" --reps 10 -v \
-    --out "$W/gemm-suite-rows"
+  # SKIP_GEMM=1: tuning only (a first call whose database the next call carries in .gpu/db).
+  [ -z "${SKIP_GEMM:-}" ] && run gemm-suite 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt \
+    --db "$W/db" --reps 10 -v --out "$W/gemm-suite-rows"
   # f64 over the same suite: the routine's f64 kernels (xgemm, xgemmdirect) next to DGEMM.
   [ "$TC" = opencl ] && run gemm-suite-f64 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt \
     --precision f64 --db "$W/db" --reps 5 --out "$W/gemm-suite-f64-rows"
-  run report 60 $G report --from "$W/gemm-suite-rows" --out "$W/report"
+  [ -z "${SKIP_GEMM:-}" ] && run report 60 $G report --from "$W/gemm-suite-rows" --out "$W/report"
   grep -E "^== suite|model seeds|routine on" "$W/tune-suite-$TC.txt" | tail -60
   cat "$W/gemm-suite.txt" 2>/dev/null | grep -v chosen
   ;;
