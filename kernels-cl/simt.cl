@@ -19,7 +19,8 @@
 //               local tile row per chunk (no bank conflicts by construction).
 //   pipeline    STAGES local-memory buffers: tile t+STAGES-1 is in flight
 //               while tile t is computed (STAGES 1: load, wait, compute).
-//   split-K     SPLITK blocks share a tile of C, each over K/SPLITK; each
+//   split-K     SPLITK blocks share a tile of C, each over a share of its
+//               K/BK tiles along K (K/BK/SPLITK, give or take one); each
 //               writes its partial sums to `work`, the last to finish (a
 //               counter per tile) adds them in split order and writes C, so
 //               the result does not depend on which block finished last.
@@ -398,9 +399,12 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
         acc[i] = 0.0f;
     }
 
-    const int k_len = K / SPLITK;
-    const int k_first = split * k_len;
-    const int tiles = k_len / BK;
+    // This split's share of the K/BK tiles along K (shares differ by at most one
+    // tile, so K need only be a multiple of BK; a split may have none).
+    const int k_tiles = K / BK;
+    const int t_first = (split * k_tiles) / SPLITK;
+    const int tiles = ((split + 1) * k_tiles) / SPLITK - t_first;
+    const int k_first = t_first * BK;
 
 #if ASYNC_COPY
 #if STAGES == 1

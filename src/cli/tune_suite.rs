@@ -266,7 +266,7 @@ fn model_seeds(
 fn seed_label(spec: &KernelSpec, c: &Config) -> String {
     let split = c.get("SPLITK").max(1);
     let (m, n, k) = spec.tile(c);
-    let tile = format!("{} {m}x{n}x{}", spec.id, k / split as usize);
+    let tile = format!("{} {m}x{n}x{k}", spec.id);
     if split > 1 {
         format!("{tile}/{split}")
     } else {

@@ -67,7 +67,7 @@ const P_SPLITK: Param = Param {
     name: "SPLITK",
     default: 1,
     allowed: &[1, 2, 3, 4, 6, 8, 16],
-    meaning: "work-groups sharing one tile of C, each over K/SPLITK (1: no split-K)",
+    meaning: "work-groups sharing one tile of C, each over a share of its K/BK tiles along K (1: no split-K)",
 };
 const P_GROUP: Param = Param {
     name: "GROUP",
@@ -183,7 +183,7 @@ pub const SIMT: KernelSpec = KernelSpec {
     },
     operands: Operands {
         b_transposed: true,
-        tile: |c| (c.u("BM"), c.u("BN"), c.u("BK") * c.u("SPLITK").max(1)),
+        tile: |c| (c.u("BM"), c.u("BN"), c.u("BK")),
     },
     switches: SWITCHES,
     abi: Abi::IndirectSplitK,
@@ -211,9 +211,9 @@ mod tests {
         assert_eq!((SIMT.local_bytes)(&c), 2 * 16 * 256 * 4);
         let g = SIMT.geometry(&c, 4096, 2048);
         assert_eq!(g.groups(), [32, 16, 1]);
-        // Split-K pads K to whole tiles of every split.
+        // Split-K shares K's tiles out: K is padded to BK only.
         let c = with(&[("SPLITK", 4)]).unwrap();
-        assert_eq!(SIMT.tile(&c).2, 64);
+        assert_eq!(SIMT.tile(&c).2, 16);
     }
 
     #[test]

@@ -101,7 +101,8 @@ pub fn predicted_s(
     let (a_k, b_k) = spec.k_major(config);
     let kind_eff = if direct { 0.7 } else { 1.0 } * 0.97f64.powi(i32::from(a_k) + i32::from(b_k));
     let hiding = |warps: f64| (0.4 + warps / 16.0).min(1.0);
-    let block_fma = (bm * bn * (kp / split)) as f64;
+    // The longest split's share of the K tiles.
+    let block_fma = (bm * bn * (kp / bk).div_ceil(split) * bk) as f64;
     let blocks = ((mp / bm) * (np / bn) * split) as f64;
     let per_wave = machine.multiprocessors * resident;
     let full = (blocks / per_wave).floor();
