@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -659,6 +659,18 @@ routine-suite-cuda|routine-suite-opencl)
   [ -z "${SKIP_GEMM:-}" ] && run report 60 $G report --from "$W/gemm-suite-rows" --out "$W/report"
   grep -E "^== suite|model seeds|routine on" "$W/tune-suite-$TC.txt" | tail -60
   cat "$W/gemm-suite.txt" 2>/dev/null | grep -v chosen
+  ;;
+routine-gemm)
+  # Issue 27: the routine over the default suite with the database .gpu/db (the routine parts'
+  # last call), f32 and f64, on both toolchains next to cuBLAS in one run; rows for the report.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  mkdir -p "$W/db"; cp .gpu/db/*.json "$W/db/"
+  run gemm-suite 200 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --db "$W/db" --reps 10 -v \
+    --out "$W/gemm-suite-rows"
+  run gemm-suite-f64 200 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --precision f64 \
+    --db "$W/db" --reps 5 --out "$W/gemm-suite-f64-rows"
+  run report 60 $G report --from "$W/gemm-suite-rows" --out "$W/report"
+  grep -v chosen "$W/gemm-suite.txt"; grep -E "geometric|^the" "$W/gemm-suite-f64.txt"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").

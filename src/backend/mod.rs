@@ -260,6 +260,44 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// A device known only by name: every property unknown (`None`); tests and
+    /// offline targets fill in what they know with struct update syntax.
+    pub fn new(
+        toolchain: Toolchain,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        vendor: impl Into<String>,
+        platform: impl Into<String>,
+        kind: DeviceKind,
+    ) -> DeviceInfo {
+        DeviceInfo {
+            toolchain,
+            id: id.into(),
+            name: name.into(),
+            vendor: vendor.into(),
+            platform: platform.into(),
+            kind,
+            driver_version: None,
+            runtime_version: None,
+            compiler_version: None,
+            compute_capability: None,
+            compute_units: None,
+            clock_mhz: None,
+            global_mem_bytes: None,
+            local_mem_bytes: None,
+            shared_mem_per_sm_bytes: None,
+            max_work_group_size: None,
+            registers_per_block: None,
+            registers_per_sm: None,
+            max_threads_per_sm: None,
+            max_blocks_per_sm: None,
+            warp_size: None,
+            l2_cache_bytes: None,
+            memory_bandwidth_gbs: None,
+            pci_bus_id: None,
+        }
+    }
+
     pub fn is_nvidia(&self) -> bool {
         let v = self.vendor.to_ascii_lowercase();
         v.contains("nvidia") || self.toolchain.runtime() == Runtime::Cuda

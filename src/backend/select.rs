@@ -291,32 +291,7 @@ mod tests {
         platform: &str,
         kind: DeviceKind,
     ) -> DeviceInfo {
-        DeviceInfo {
-            toolchain: tc,
-            id: id.into(),
-            name: name.into(),
-            vendor: vendor.into(),
-            platform: platform.into(),
-            kind,
-            driver_version: None,
-            runtime_version: None,
-            compiler_version: None,
-            compute_capability: None,
-            compute_units: None,
-            clock_mhz: None,
-            global_mem_bytes: None,
-            local_mem_bytes: None,
-            shared_mem_per_sm_bytes: None,
-            max_work_group_size: None,
-            registers_per_block: None,
-            registers_per_sm: None,
-            max_threads_per_sm: None,
-            max_blocks_per_sm: None,
-            warp_size: None,
-            l2_cache_bytes: None,
-            memory_bandwidth_gbs: None,
-            pci_bus_id: None,
-        }
+        DeviceInfo::new(tc, id, name, vendor, platform, kind)
     }
 
     /// The H200 machine: PoCL is platform 0, NVIDIA OpenCL platform 1.

@@ -183,30 +183,18 @@ mod tests {
 
     fn h200() -> Machine {
         let d = DeviceInfo {
-            toolchain: Toolchain::Cuda,
-            id: "cuda:0".into(),
-            name: "NVIDIA H200".into(),
-            vendor: "NVIDIA".into(),
-            platform: "CUDA driver".into(),
-            kind: DeviceKind::Gpu,
-            driver_version: None,
-            runtime_version: None,
-            compiler_version: None,
             compute_capability: Some((9, 0)),
             compute_units: Some(132),
             clock_mhz: Some(1980),
-            global_mem_bytes: None,
-            local_mem_bytes: None,
-            shared_mem_per_sm_bytes: None,
-            max_work_group_size: None,
-            registers_per_block: None,
-            registers_per_sm: None,
-            max_threads_per_sm: None,
-            max_blocks_per_sm: None,
-            warp_size: None,
-            l2_cache_bytes: None,
             memory_bandwidth_gbs: Some(4800.0),
-            pci_bus_id: None,
+            ..DeviceInfo::new(
+                Toolchain::Cuda,
+                "cuda:0",
+                "NVIDIA H200",
+                "NVIDIA",
+                "CUDA driver",
+                DeviceKind::Gpu,
+            )
         };
         Machine::of(&d)
     }

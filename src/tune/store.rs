@@ -282,32 +282,14 @@ pub(crate) mod tests {
     use crate::keys::fnv1a;
 
     fn device(name: &str) -> DeviceInfo {
-        DeviceInfo {
-            toolchain: Toolchain::OpenCl,
-            id: "opencl:0:0".into(),
-            name: name.into(),
-            vendor: "v".into(),
-            platform: "p".into(),
-            kind: DeviceKind::Cpu,
-            driver_version: None,
-            runtime_version: None,
-            compiler_version: None,
-            compute_capability: None,
-            compute_units: None,
-            clock_mhz: None,
-            global_mem_bytes: None,
-            local_mem_bytes: None,
-            shared_mem_per_sm_bytes: None,
-            max_work_group_size: None,
-            registers_per_block: None,
-            registers_per_sm: None,
-            max_threads_per_sm: None,
-            max_blocks_per_sm: None,
-            warp_size: None,
-            l2_cache_bytes: None,
-            memory_bandwidth_gbs: None,
-            pci_bus_id: None,
-        }
+        DeviceInfo::new(
+            Toolchain::OpenCl,
+            "opencl:0:0",
+            name,
+            "v",
+            "p",
+            DeviceKind::Cpu,
+        )
     }
 
     /// A record for other modules' tests.
