@@ -120,10 +120,11 @@ fn chart(ctx: &mut Ctx, a: &Suite) -> Result<String> {
         })
         .collect();
     let notes = vec![vec![None; toolchains.len()]; a.calls.len()];
+    let labels = a.calls.iter().map(|c| short_call(c)).collect();
     let mut panel = Panel::new(
         "the whole call, routine's choice per call",
-        XAxis::Categories(a.calls.clone()),
-        "call (M x N x K, layout, transposes)",
+        XAxis::Categories(labels),
+        "call (M x N x K; row-major and transposes where not column-major NN)",
         "x cuBLAS (same arguments, same run)",
     );
     panel.bars = Some(Bars {
@@ -146,7 +147,7 @@ fn chart(ctx: &mut Ctx, a: &Suite) -> Result<String> {
         legend,
         panels: vec![panel],
         cols: 1,
-        panel_w: (70 * a.calls.len() as u32).clamp(640, 1800),
+        panel_w: (110 * a.calls.len() as u32).clamp(640, 2800),
         panel_h: 460,
     };
     Ok(ctx
@@ -156,6 +157,23 @@ fn chart(ctx: &mut Ctx, a: &Suite) -> Result<String> {
             "the routine's ratio to cuBLAS per call",
         )?
         .markdown)
+}
+
+/// A call as a chart's category: "1024^3" for a cube, the layout and transposes
+/// only where not column-major NN ("4097x33x2049 row", "1024^3 TN").
+fn short_call(call: &str) -> String {
+    let mut parts = call.split_whitespace();
+    let size = parts.next().unwrap_or_default();
+    let dims: Vec<&str> = size.split('x').collect();
+    let size = match dims[..] {
+        [m, n, k] if m == n && n == k => format!("{m}^3"),
+        _ => size.to_string(),
+    };
+    let rest: Vec<&str> = parts.filter(|p| !matches!(*p, "col" | "NN")).collect();
+    std::iter::once(size.as_str())
+        .chain(rest)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 pub(crate) fn words(k: &Kind) -> Words {
