@@ -4,6 +4,7 @@
 //! configuration the routine chose, and the geometric mean of the ratios.
 
 use crate::backend::Toolchain;
+use crate::gemm::problem::Precision;
 use crate::results::Measurement;
 use crate::routine::shape::{call_label, ShapeClass};
 
@@ -35,7 +36,9 @@ pub struct Routine<'a> {
     pub with_ratio: usize,
 }
 
+/// The suite in one precision.
 pub struct Suite<'a> {
+    pub precision: Precision,
     pub routines: Vec<Routine<'a>>,
     /// Every call, in the order first measured: the chart's categories.
     pub calls: Vec<String>,
@@ -49,6 +52,7 @@ pub enum Kind {
     /// cuBLAS, the lowest and where, and how many calls reach `AT_VENDOR`.
     Geomean {
         toolchain: Toolchain,
+        precision: Precision,
         geomean: f64,
         calls: usize,
         lowest: f64,
@@ -75,11 +79,23 @@ pub fn geomean(ratios: &[f64]) -> Option<f64> {
     (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
 }
 
-pub fn analyse(data: &Data) -> Option<Suite<'_>> {
-    let recs: Vec<&Measurement> = data.routine_calls().into_iter().map(|r| r.m).collect();
-    if recs.is_empty() {
-        return None;
-    }
+/// One suite per precision measured, f32 first.
+pub fn analyse(data: &Data) -> Vec<Suite<'_>> {
+    let all: Vec<&Measurement> = data.routine_calls().into_iter().map(|r| r.m).collect();
+    Precision::ALL
+        .into_iter()
+        .filter_map(|precision| {
+            let recs: Vec<&Measurement> = all
+                .iter()
+                .copied()
+                .filter(|m| m.precision() == precision)
+                .collect();
+            (!recs.is_empty()).then(|| suite(precision, recs))
+        })
+        .collect()
+}
+
+fn suite(precision: Precision, recs: Vec<&Measurement>) -> Suite<'_> {
     let mut calls: Vec<String> = Vec::new();
     for m in &recs {
         let c = call_of(m);
@@ -145,6 +161,7 @@ pub fn analyse(data: &Data) -> Option<Suite<'_>> {
             }
             let kind = Kind::Geomean {
                 toolchain: r.toolchain,
+                precision,
                 geomean,
                 calls: r.with_ratio,
                 lowest,
@@ -153,14 +170,23 @@ pub fn analyse(data: &Data) -> Option<Suite<'_>> {
                 kernels,
             };
             let f = Finding::new(Topic::Routine, super::Kind::Routine(kind));
-            Some(f.weight(1.0 - geomean).chart(Some("routine-shapes".into())))
+            Some(f.weight(1.0 - geomean).chart(Some(chart_stem(precision))))
         })
         .collect();
-    Some(Suite {
+    Suite {
+        precision,
         routines,
         calls,
         findings,
-    })
+    }
+}
+
+/// The stem of a precision's chart: "routine-shapes" (f32), "routine-shapes-f64".
+pub fn chart_stem(precision: Precision) -> String {
+    match precision {
+        Precision::F32 => "routine-shapes".into(),
+        p => format!("routine-shapes-{p}"),
+    }
 }
 
 #[cfg(test)]

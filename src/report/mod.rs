@@ -331,8 +331,7 @@ fn generate_with(
         analysis::lecture::analyse(&data)
             .map_or(Ok(Section::default()), |a| lecture::section(&mut ctx, &a))?,
         simt::section(&mut ctx, &simt_a)?,
-        analysis::routine::analyse(&data)
-            .map_or(Ok(Section::default()), |a| routine::section(&mut ctx, &a))?,
+        routine::section(&mut ctx, &analysis::routine::analyse(&data))?,
         sweeps::registers(&mut ctx, &analysis::sweeps::registers(&data))?,
         sweeps::tiling(
             &mut ctx,

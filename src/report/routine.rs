@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::routine::{Kind, Suite, AT_VENDOR};
+use crate::analysis::routine::{chart_stem, Kind, Suite, AT_VENDOR};
 use crate::error::Result;
 
 use super::charts::{Bars, Figure, Panel, RefLine, Style, XAxis, VENDOR_COLOR};
@@ -13,7 +13,10 @@ use super::{md, Ctx, Section, Words};
 
 pub const ROUTINE: &str = "The routine against cuBLAS across shapes";
 
-pub(crate) fn section(ctx: &mut Ctx, a: &Suite) -> Result<Section> {
+pub(crate) fn section(ctx: &mut Ctx, suites: &[Suite]) -> Result<Section> {
+    if suites.is_empty() {
+        return Ok(Section::default());
+    }
     let mut s = format!("## {ROUTINE}\n\n");
     s.push_str(
         "`gemmlab gemm --suite FILE --out DIR`: every call of the suite through the GEMM routine as a \
@@ -24,8 +27,23 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Suite) -> Result<Section> {
          the same arguments in the same run; an OpenCL routine's ratio uses the CUDA session's cuBLAS \
          time on the same GPU.\n\n",
     );
+    let mut sec = Section {
+        title: ROUTINE.into(),
+        markdown: String::new(),
+        findings: Vec::new(),
+    };
+    for a in suites {
+        suite(ctx, &mut s, a)?;
+        sec.show(&a.findings);
+    }
+    sec.markdown = s;
+    Ok(sec)
+}
+
+/// One precision's tables, geometric means and chart.
+fn suite(ctx: &mut Ctx, s: &mut String, a: &Suite) -> Result<()> {
     for r in &a.routines {
-        let _ = writeln!(s, "### {}\n", name(r.toolchain));
+        let _ = writeln!(s, "### {}, {}\n", name(r.toolchain), a.precision);
         let rows: Vec<Vec<String>> = r
             .rows
             .iter()
@@ -91,13 +109,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Suite) -> Result<Section> {
     if a.routines.iter().any(|r| r.geomean.is_some()) {
         s.push_str(&chart(ctx, a)?);
     }
-    let mut sec = Section {
-        title: ROUTINE.into(),
-        markdown: s,
-        findings: Vec::new(),
-    };
-    sec.show(&a.findings);
-    Ok(sec)
+    Ok(())
 }
 
 /// The ratio to cuBLAS of each toolchain's routine per call, with 1.0 marked.
@@ -153,7 +165,7 @@ fn chart(ctx: &mut Ctx, a: &Suite) -> Result<String> {
     Ok(ctx
         .chart(
             &fig,
-            "routine-shapes",
+            &chart_stem(a.precision),
             "the routine's ratio to cuBLAS per call",
         )?
         .markdown)
@@ -179,6 +191,7 @@ fn short_call(call: &str) -> String {
 pub(crate) fn words(k: &Kind) -> Words {
     let Kind::Geomean {
         toolchain,
+        precision,
         geomean,
         calls,
         lowest,
@@ -196,10 +209,11 @@ pub(crate) fn words(k: &Kind) -> Words {
         md::times(Some(*lowest)),
     );
     let over = md::plural(*calls, "call");
-    let short =
-        format!("The {tc} GEMM routine runs at {g} cuBLAS's speed over {over} (geometric mean), {low} at the lowest ({lowest_call}).");
+    let short = format!(
+        "The {tc} {precision} GEMM routine runs at {g} cuBLAS's speed over {over} (geometric mean), {low} at the lowest ({lowest_call})."
+    );
     let text = format!(
-        "**The {tc} GEMM routine: {g} cuBLAS over {over}** (geometric mean of the whole calls' ratios), \
+        "**The {tc} {precision} GEMM routine: {g} cuBLAS over {over}** (geometric mean of the whole calls' ratios), \
          lowest {low} on {lowest_call}; {at_vendor} of {calls} at {} or above; kernels chosen: {}.",
         md::times(Some(AT_VENDOR)),
         md::join_and(&chosen)
