@@ -197,10 +197,14 @@ pub fn run(args: GemmArgs) -> Result<()> {
         let reference = Reference::cpu(&ops);
         let mut row = Vec::new();
         let mut v = None;
-        for (session, gemm) in sessions.iter_mut().zip(gemms.iter_mut()) {
+        // The session whose vendor BLAS timed this call (its row names it).
+        let mut v_session = 0;
+        for (i, (session, gemm)) in sessions.iter_mut().zip(gemms.iter_mut()).enumerate() {
             let r = one(session, gemm, &ops, &reference, args.reps, v.is_none());
             row.push(r.map(|(t, vt)| {
-                v = v.take().or(vt);
+                if v.is_none() && vt.is_some() {
+                    (v, v_session) = (vt, i);
+                }
                 t
             }));
         }
@@ -218,7 +222,7 @@ pub fn run(args: GemmArgs) -> Result<()> {
             }
         }
         if let Some(w) = writer.as_mut() {
-            for r in records(&sessions, p, &row, v.as_ref()) {
+            for r in records(&sessions, p, &row, v.as_ref().map(|v| (v, v_session))) {
                 w.push(r)?;
             }
         }
@@ -253,7 +257,7 @@ fn records(
     sessions: &[Session],
     p: &Problem,
     row: &[Result<Timed>],
-    vendor: Option<&(Stats, String)>,
+    vendor: Option<(&(Stats, String), usize)>,
 ) -> Vec<Measurement> {
     let size = (p.m, p.n, p.k);
     let mut out = Vec::new();
@@ -284,7 +288,7 @@ fn records(
                 if let Some(st) = &t.routine {
                     rec.gflops = Some(p.flops() / st.median_ns);
                     rec.gflops_best = Some(p.flops() / st.min_ns);
-                    rec.vs_vendor = vendor.map(|(v, _)| v.median_ns / st.median_ns);
+                    rec.vs_vendor = vendor.map(|((v, _), _)| v.median_ns / st.median_ns);
                     rec.time = Some(*st);
                 }
                 rec
@@ -292,12 +296,7 @@ fn records(
         };
         out.push(rec);
     }
-    if let (Some((v, _)), Some(s)) = (
-        vendor,
-        sessions.iter().find(|s| {
-            s.backend.borrow().info().toolchain.runtime() == gemmlab::backend::Runtime::Cuda
-        }),
-    ) {
+    if let Some(((v, _), s)) = vendor.and_then(|(v, i)| Some((v, sessions.get(i)?))) {
         let mut rec = base(s, "cublas", Status::Ok);
         rec.gflops = Some(p.flops() / v.median_ns);
         rec.gflops_best = Some(p.flops() / v.min_ns);
