@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -671,6 +671,16 @@ routine-gemm)
     --db "$W/db" --reps 5 --out "$W/gemm-suite-f64-rows"
   run report 60 $G report --from "$W/gemm-suite-rows" --out "$W/report"
   grep -v chosen "$W/gemm-suite.txt"; grep -E "geometric|^the" "$W/gemm-suite-f64.txt"
+  ;;
+routine-tests)
+  # The CUDA tests of the routine's kernels on the GPU (the packs at edge shapes, SIMT with
+  # split-K and K-contiguous operands at odd sizes, every BLAS case, the twins), failing
+  # instead of skipping; executables from scripts/gpu-stage.sh, copied to .gpu/tests-routine.
+  mkdir -p "$W/tests"
+  for t in .gpu/tests-routine/*; do
+    echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 timeout 200 "$t" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests/tests.txt"
+  grep -E "^== |test result|FAILED|panicked|checked runs|routine calls" "$W/tests/tests.txt" > "$W/tests/summary.txt"
   ;;
 criterion)
   # criterion's own runner: all kernels at 4096, both toolchains (README "Criterion benches").
