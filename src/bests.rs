@@ -69,7 +69,7 @@ pub struct RoutineEntry {
     pub precision: Precision,
     /// Layout and transposes: "col NN".
     pub call: String,
-    pub class: crate::routine::shape::ShapeClass,
+    pub class: crate::gemm::shape::ShapeClass,
     pub m: usize,
     pub n: usize,
     pub k: usize,

@@ -7,6 +7,7 @@ pub mod memory;
 pub mod parallel;
 pub mod problem;
 pub mod reference;
+pub mod shape;
 pub mod stage;
 
 pub use check::{check, check_against, CheckReport, Reference, Samples};
