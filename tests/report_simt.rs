@@ -141,30 +141,10 @@ const GPU: &str = "Made-up H200";
 
 fn gpu(t: Toolchain) -> DeviceInfo {
     DeviceInfo {
-        toolchain: t,
-        id: device_id(t).into(),
-        name: GPU.into(),
-        vendor: "NVIDIA".into(),
-        platform: "p".into(),
-        kind: DeviceKind::Gpu,
-        driver_version: None,
-        runtime_version: None,
-        compiler_version: None,
         compute_capability: Some((9, 0)),
         compute_units: Some(132),
         clock_mhz: Some(1980),
-        global_mem_bytes: None,
-        local_mem_bytes: None,
-        shared_mem_per_sm_bytes: None,
-        max_work_group_size: None,
-        registers_per_block: None,
-        registers_per_sm: None,
-        max_threads_per_sm: None,
-        max_blocks_per_sm: None,
-        warp_size: None,
-        l2_cache_bytes: None,
-        memory_bandwidth_gbs: None,
-        pci_bus_id: None,
+        ..DeviceInfo::new(t, device_id(t), GPU, "NVIDIA", "p", DeviceKind::Gpu)
     }
 }
 

@@ -647,43 +647,16 @@ mod tests {
     use crate::kernels;
 
     fn device(toolchain: Toolchain, nvidia: bool) -> DeviceInfo {
+        let (name, vendor, platform) = if nvidia {
+            ("NVIDIA H200", "NVIDIA Corporation", "NVIDIA CUDA")
+        } else {
+            ("cpu-pthread", "GenuineIntel", "Portable Computing Language")
+        };
         DeviceInfo {
-            toolchain,
-            id: "x:0".into(),
-            name: if nvidia {
-                "NVIDIA H200".into()
-            } else {
-                "cpu-pthread".into()
-            },
-            vendor: if nvidia {
-                "NVIDIA Corporation".into()
-            } else {
-                "GenuineIntel".into()
-            },
-            platform: if nvidia {
-                "NVIDIA CUDA".into()
-            } else {
-                "Portable Computing Language".into()
-            },
-            kind: DeviceKind::Gpu,
-            driver_version: None,
-            runtime_version: None,
-            compiler_version: None,
-            compute_capability: None,
-            compute_units: None,
-            clock_mhz: None,
-            global_mem_bytes: None,
             local_mem_bytes: Some(48 * 1024),
-            shared_mem_per_sm_bytes: None,
             max_work_group_size: Some(1024),
             registers_per_block: Some(65536),
-            registers_per_sm: None,
-            max_threads_per_sm: None,
-            max_blocks_per_sm: None,
-            warp_size: None,
-            l2_cache_bytes: None,
-            memory_bandwidth_gbs: None,
-            pci_bus_id: None,
+            ..DeviceInfo::new(toolchain, "x:0", name, vendor, platform, DeviceKind::Gpu)
         }
     }
 
