@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -27,6 +27,90 @@ run() { # name timeout command...: output to $W/name.txt, exit status appended
 }
 { date -u; nvidia-smi; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER,PERFORMANCE; env | grep -E '^OCL_|^CUDA'; } > "$W/nvidia-smi-before.txt" 2>&1
 case "$PART" in
+tc-profile)
+  # Issue 28: where the tensor-core kernel's time goes (Nsight Compute sections at each CUDA best,
+  # 3xTF32 promoted and not, DGEMM, cuBLAS beside), compute-sanitizer at an odd size, and each
+  # switch one at a time at the f32 best (sweep hints). .gpu/db-tc holds tc-final's database.
+  DB=.gpu/db-tc
+  C32=$(python3 scripts/simt/defines.py $DB nvidia-h200 tc cuda 4096 4096 4096 f32)
+  C64=$(python3 scripts/simt/defines.py $DB nvidia-h200 tc cuda 4096 4096 4096 f64)
+  echo "f32: $C32" > "$W/bests.txt"; echo "f64: $C64" >> "$W/bests.txt"
+  SECTIONS="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section LaunchStats"
+  for v in "f32 promoted:$C32" "f32 tensor-acc:$C32 --define PROMOTE_ACC=0" "f64 dgemm:$C64"; do
+    name=${v%%:*}; defs=${v#*:}; p=${name%% *}; tag=${name#* }
+    timeout 120 ncu --clock-control none --csv $SECTIONS -k regex:'tc_gemm|gemm|sgemm|dgemm' -c 3 \
+      $G compare $D --backends cuda --kernels tc --precision $p --sizes 4096 --reps 1 --warmup 0 --batch 1 $defs \
+      --out "$W/ncu-run-$p-$tag" > "$W/ncu-$p-$tag.csv" 2>&1
+    echo "== exit $?" >> "$W/ncu-$p-$tag.csv"
+  done
+  for p in f32 f64; do
+    run memcheck-$p 120 compute-sanitizer --tool memcheck $G compare $D --backends cuda --kernels tc --precision $p \
+      --sizes 1000x999x1001,17 --reps 2 --warmup 1 --out "$W/memcheck-$p"
+  done
+  run hints-f32 90 $G sweep hints $D --backends cuda --kernels tc --sizes 4096 $C32 --out "$W/hints-f32"
+  ;;
+tc-final)
+  # Issue 28, last round: the f32 searches again with PROMOTE_STAGE (70 s each), into .gpu/db-tc
+  # (tc-tune-final's database), then tc-measure's runs on that database.
+  DB="$W/db"; mkdir -p "$DB"; cp .gpu/db-tc/*.json "$DB/"
+  for b in cuda opencl; do
+    run tune-f32-$b 110 $G tune $D --backends $b --kernels tc --precision f32 --sizes 4096 --time-limit 70 --max-configs 3000 --caps none --switches none --values GROUP=4,8 --top 5 --store "$W/store" --db "$DB" --out "$W/tune-f32-$b"
+  done
+  run tuned-f64 120 $G compare $D --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --keep-ptx --out "$W/tuned-f64"
+  run tuned-f32 120 $G compare $D --kernels tc,simt --precision f32 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --keep-ptx --out "$W/tuned-f32"
+  run accuracy 180 $G accuracy $D --kernels tc,simt --tuned --db "$DB" --sizes 256,1024,4096,1024x1024x32768 --inputs uniform,mantissa,mixed --out "$W/accuracy"
+  ;;
+tc-tune-final)
+  # Issue 28, final searches: 80 s per toolchain and precision (up to 3000 configurations, no caps,
+  # switches at their published state: 3xTF32 promoted), into .gpu/db-tc (the committed database).
+  DB="$W/db"; mkdir -p "$DB"; cp .gpu/db-tc/*.json "$DB/"
+  for p in f32 f64; do
+    for b in cuda opencl; do
+      run tune-$p-$b 120 $G tune $D --backends $b --kernels tc --precision $p --sizes 4096 --time-limit 80 --max-configs 3000 --caps none --switches none --values GROUP=4,8 --top 5 --store "$W/store" --db "$DB" --out "$W/tune-$p-$b"
+    done
+  done
+  ;;
+tc-measure)
+  # Issue 28: the tuned tc (and simt, f32) next to cuBLAS at 4096 and 8192 on both toolchains,
+  # the accuracy runs, and the switches one at a time (hints sweep) at 4096; .gpu/db-tc holds
+  # tc-tune-final's database.
+  DB=.gpu/db-tc
+  run tuned-f64 150 $G compare $D --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --keep-ptx --out "$W/tuned-f64"
+  run tuned-f32 150 $G compare $D --kernels tc,simt --precision f32 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --keep-ptx --out "$W/tuned-f32"
+  run accuracy 200 $G accuracy $D --kernels tc,simt --tuned --db "$DB" --sizes 256,1024,4096,1024x1024x32768 --inputs uniform,mantissa,mixed --out "$W/accuracy"
+  ;;
+tc-cuda)
+  # Issue 28, second round: the CUDA searches (70 s each, as tc-tune's OpenCL ones), written into
+  # .gpu/db-tc (the committed database plus tc-tune's OpenCL bests); then every tuned tc and simt
+  # next to cuBLAS at 4096 and 8192, both toolchains; then the accuracy runs (tuned configurations).
+  DB="$W/db"; mkdir -p "$DB"; cp .gpu/db-tc/*.json "$DB/"
+  for p in f64 f32; do
+    run tune-$p-cuda 110 $G tune $D --backends cuda --kernels tc --precision $p --sizes 4096 --time-limit 70 --caps none --switches none --values GROUP=4,8 --top 5 --store "$W/store" --db "$DB" --out "$W/tune-$p-cuda"
+  done
+  run tuned-f64 150 $G compare $D --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --out "$W/tuned-f64"
+  run tuned-f32 150 $G compare $D --kernels tc,simt --precision f32 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --out "$W/tuned-f32"
+  run accuracy 200 $G accuracy $D --kernels tc,simt --tuned --db "$DB" --sizes 256,1024,4096,1024x1024x32768 --inputs uniform,mantissa,mixed --out "$W/accuracy"
+  ;;
+tc-tune)
+  # Issue 28: the tensor-core family tuned per toolchain and precision at 4096 (70 s each, no caps
+  # or switches: 3xTF32 stays 3xTF32), then its bests next to cuBLAS at 4096 and 8192; the OpenCL
+  # f32 twin checked again at the odd sizes first.
+  run cmp-f32-odd 120 $G compare $D --kernels tc --precision f32 --sizes 17,1000x999x1001,4097x33x2049 --reps 5 --out "$W/cmp-f32-odd"
+  for p in f64 f32; do
+    for b in cuda opencl; do
+      run tune-$p-$b 110 $G tune $D --backends $b --kernels tc --precision $p --sizes 4096 --time-limit 70 --caps none --switches none --values GROUP=4,8 --top 5 --store "$W/store" --db "$W/db" --out "$W/tune-$p-$b"
+    done
+    run tuned-$p 120 $G compare $D --kernels tc --precision $p --tuned --db "$W/db" --sizes 4096,8192 --reps 20 --out "$W/tuned-$p"
+  done
+  ;;
+tc-check)
+  # Issue 28: the tensor-core family checked at odd sizes and timed next to cuBLAS, both
+  # toolchains; 3xTF32 and DGEMM at their defaults, 1xTF32 (TF32_SINGLE=1) beside them.
+  for p in f64 f32; do
+    run cmp-$p 220 $G compare $D --kernels tc --precision $p --sizes 17,1000x999x1001,4097x33x2049,4096,8192 --reps 10 --out "$W/cmp-$p"
+  done
+  run cmp-f32-1x 120 $G compare $D --kernels tc --precision f32 --define TF32_SINGLE=1 --sizes 1000x999x1001,4096,8192 --reps 10 --out "$W/cmp-f32-1x"
+  ;;
 fidelity)
   $G devices > "$W/devices.txt" 2>&1
   $G devices --json > "$W/devices.json" 2>&1

@@ -1,6 +1,7 @@
 //! gemmlab: the same GEMM kernels through OpenCL and CUDA (NVRTC) on one
 //! device, and what each compiler does with them.
 
+pub mod accuracy;
 pub mod analysis;
 pub mod atlas;
 pub mod attribution;

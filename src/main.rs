@@ -29,6 +29,10 @@ enum Command {
     },
     /// Run the kernels through every toolchain on one device, check them, time them, compare with cuBLAS.
     Compare(cli::compare::CompareArgs),
+    /// Each SGEMM's errors against the f64 reference on the same inputs (sizes, K, input
+    /// distributions), next to cuBLAS SGEMM and cuBLAS's TF32 mode: where 3xTF32 is
+    /// FP32-accurate and where 1xTF32 is not.
+    Accuracy(cli::accuracy::AccuracyArgs),
     /// Compile one kernel on every toolchain: flags, registers, spills, occupancy, log and PTX.
     Build(cli::build::BuildArgs),
     /// Write a Markdown report with SVG/PNG charts from result directories (no device needed).
@@ -77,6 +81,7 @@ fn main() {
     let result = match cli.command {
         Command::Devices { json } => cli::devices::run(json).map(|_| None),
         Command::Compare(args) => cli::compare::run(args).map(|o| o.failure()),
+        Command::Accuracy(args) => cli::accuracy::run(args).map(|o| o.failure()),
         Command::Build(args) => cli::build::run(args).map(|_| None),
         Command::Report(args) => cli::report::run(args).map(|_| None),
         Command::Sweep(args) => cli::sweep::run(args).map(|o| o.failure()),

@@ -184,10 +184,18 @@ pub fn compile_kernel(
     hints: &Hints,
 ) -> Result<OfflineBuild> {
     let spec: Kernel = spec.into();
+    let tc = target.toolchain;
     if let Some(k) = spec.builtin() {
         k.validate(config)?;
+        // Which architectures can take it: the tensor-core family says, not ptxas.
+        if let Some(why) = k.unavailable_at(config, &target.device, hints) {
+            return Err(crate::Error::Unavailable {
+                kernel: k.id.into(),
+                toolchain: tc.to_string(),
+                reason: why,
+            });
+        }
     }
-    let tc = target.toolchain;
     let source = spec.source(tc).ok_or_else(|| crate::Error::Unavailable {
         kernel: spec.id().to_string(),
         toolchain: tc.to_string(),

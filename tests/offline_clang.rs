@@ -41,6 +41,10 @@ fn target(tc: Toolchain, arch: &str, ptxas: &str, test: &str) -> Option<Target> 
 fn every_kernel_compiles(t: &Target) {
     for spec in kernels::all() {
         let config = spec.defaults();
+        if let Some(why) = spec.unavailable_at(&config, t.device(), &Hints::default()) {
+            common::say(&format!("{} not for {}: {why}", spec.id, t.arch().name()));
+            continue;
+        }
         let b = compile_kernel(t, spec, &config, &Hints::default())
             .unwrap_or_else(|e| panic!("{} for {}: {e}", spec.id, t.describe()));
         let what = format!("{} for {}", spec.id, t.describe());

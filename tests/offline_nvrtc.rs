@@ -51,6 +51,10 @@ fn target(version: &str, arch: &str, test: &str) -> Option<Target> {
 fn every_kernel_compiles(t: &Target, max_regs_seen: u32) {
     for spec in kernels::all() {
         let config = spec.defaults();
+        if let Some(why) = spec.unavailable_at(&config, t.device(), &Hints::default()) {
+            common::say(&format!("{} not for {}: {why}", spec.id, t.arch().name()));
+            continue;
+        }
         let b = compile_kernel(t, spec, &config, &Hints::default())
             .unwrap_or_else(|e| panic!("{} for {}: {e}", spec.id, t.describe()));
         let r = b

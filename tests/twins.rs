@@ -243,6 +243,13 @@ fn published_defaults_are_pinned() {
             &["USE_BOUNDS", "USE_RESTRICT", "VEC_LOADS", "RASTER"],
             &["USE_BOUNDS", "USE_RESTRICT", "VEC_LOADS", "RASTER"],
         ),
+        // The tensor-core kernel: 3xTF32 promoted into FP32 accumulators (FP32 accuracy)
+        // unless TF32_SINGLE or PROMOTE_ACC=0 is asked for.
+        (
+            "tc",
+            &["USE_BOUNDS", "USE_RESTRICT", "PROMOTE_ACC"],
+            &["USE_BOUNDS", "USE_RESTRICT", "PROMOTE_ACC"],
+        ),
     ];
     assert_eq!(pinned.len(), kernels::all().len());
     for (id, cl_on, cu_on) in pinned {

@@ -169,6 +169,7 @@ mod tests {
                 env,
                 measurements,
             }],
+            accuracy: Vec::new(),
         }
     }
 

@@ -27,6 +27,51 @@ pub struct Rec<'a> {
 #[derive(Debug, Clone)]
 pub struct Data {
     pub runs: Vec<Run>,
+    /// `gemmlab accuracy`'s rows (`accuracy.json`), from every directory that holds one.
+    pub accuracy: Vec<crate::accuracy::Row>,
+}
+
+/// The file `gemmlab accuracy` writes.
+pub const ACCURACY_FILE: &str = "accuracy.json";
+
+/// The rows of every `accuracy.json` in or below `from` (as deep as result directories).
+fn accuracy_rows(from: &[PathBuf]) -> Result<Vec<crate::accuracy::Row>> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        rows: Vec<crate::accuracy::Row>,
+    }
+    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+        if dir.join(ACCURACY_FILE).is_file() {
+            out.push(dir.join(ACCURACY_FILE));
+        }
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        let mut subs: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        subs.sort();
+        for s in subs.into_iter().filter(|_| depth < MAX_DEPTH) {
+            walk(&s, depth + 1, out);
+        }
+    }
+    let mut files = Vec::new();
+    for dir in from {
+        walk(dir, 0, &mut files);
+    }
+    files.dedup();
+    let mut rows = Vec::new();
+    for f in files {
+        let text = fs::read_to_string(&f).map_err(|e| Error::io(&f, e))?;
+        let file: File = serde_json::from_str(&text).map_err(|e| Error::Data {
+            path: f.clone(),
+            message: format!("not an accuracy file: {e}"),
+        })?;
+        rows.extend(file.rows);
+    }
+    Ok(rows)
 }
 
 const MAX_DEPTH: usize = 4;
@@ -102,7 +147,25 @@ fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
 /// Loads every result directory under `from`. Fails when a directory cannot
 /// be read or parsed, or when there is not a single measurement in all of them.
 pub fn load(from: &[PathBuf]) -> Result<Data> {
-    let dirs = discover(from)?;
+    if from.is_empty() {
+        discover(from)?;
+    }
+    let accuracy = accuracy_rows(from)?;
+    // A directory of accuracy rows alone is a report's input too.
+    let result_dirs: Vec<PathBuf> = from
+        .iter()
+        .filter(|d| {
+            let mut found = Vec::new();
+            collect(d, 0, &mut found);
+            !found.is_empty() || accuracy.is_empty() || !d.join(ACCURACY_FILE).is_file()
+        })
+        .cloned()
+        .collect();
+    let dirs = if result_dirs.is_empty() {
+        Vec::new()
+    } else {
+        discover(&result_dirs)?
+    };
     let mut runs = Vec::new();
     for dir in dirs {
         let (env, measurements) = load_dir(&dir)?;
@@ -118,14 +181,14 @@ pub fn load(from: &[PathBuf]) -> Result<Data> {
             measurements,
         });
     }
-    if runs.iter().all(|r| r.measurements.is_empty()) {
+    if runs.iter().all(|r| r.measurements.is_empty()) && accuracy.is_empty() {
         let names: Vec<String> = runs.iter().map(|r| r.dir.display().to_string()).collect();
         return Err(Error::invalid(format!(
             "no measurements in {}: nothing to report",
             names.join(", ")
         )));
     }
-    Ok(Data { runs })
+    Ok(Data { runs, accuracy })
 }
 
 impl Data {

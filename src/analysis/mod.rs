@@ -21,6 +21,7 @@ pub mod routine;
 pub mod simt;
 pub mod stats;
 pub mod sweeps;
+pub mod tc;
 pub mod tune;
 pub mod user;
 
@@ -40,6 +41,8 @@ pub enum Topic {
     Simt,
     /// The GEMM routine against cuBLAS over a suite of calls.
     Routine,
+    /// The tensor-core family: speed next to cuBLAS and the accuracy gate.
+    TensorCores,
     Tuning,
     /// Users' kernels from spec files.
     UserKernels,
@@ -58,11 +61,12 @@ pub enum Topic {
 }
 
 impl Topic {
-    pub const ALL: [Topic; 15] = [
+    pub const ALL: [Topic; 16] = [
         Topic::VsVendor,
         Topic::Toolchains,
         Topic::Simt,
         Topic::Routine,
+        Topic::TensorCores,
         Topic::Tuning,
         Topic::UserKernels,
         Topic::RegisterCaps,
@@ -141,6 +145,7 @@ pub enum Kind {
     Tune(tune::Kind),
     Attribution(attribution::Kind),
     Routine(routine::Kind),
+    Tc(tc::Kind),
 }
 
 /// The most findings the summary shows.

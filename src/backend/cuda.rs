@@ -881,8 +881,19 @@ impl Backend for CudaBackend {
         let (ta, tb) = (op(g.trans_a), op(g.trans_b));
         let call = match elem {
             Elem::F64 => "cublasDgemm",
+            _ if g.tf32 => "cublasSgemm (TF32 tensor-op math)",
             _ => "cublasSgemm",
         };
+        let tf32 = g.tf32 && elem == Elem::F32;
+        if tf32 {
+            // SAFETY: valid handle; the default mode is restored below.
+            unsafe {
+                cublas_sys::cublasSetMathMode(
+                    h,
+                    cublas_sys::cublasMath_t::CUBLAS_TF32_TENSOR_OP_MATH,
+                );
+            }
+        }
         let t = self.timed(call, |_| {
             for _ in 0..count.max(1) {
                 // SAFETY: the buffers hold `elem` values on this context (checked above);
@@ -930,8 +941,14 @@ impl Backend for CudaBackend {
                 })?;
             }
             Ok(())
-        })?;
-        Ok(Some(t))
+        });
+        if tf32 {
+            // SAFETY: valid handle: back to plain FP32 for every other call.
+            unsafe {
+                cublas_sys::cublasSetMathMode(h, cublas_sys::cublasMath_t::CUBLAS_DEFAULT_MATH);
+            }
+        }
+        Ok(Some(t?))
     }
 
     fn memory_info(&self) -> Option<(u64, u64)> {

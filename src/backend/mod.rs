@@ -752,6 +752,9 @@ pub struct GemmCall {
     pub c: Buffer,
     pub c_offset: usize,
     pub ldc: usize,
+    /// f32 through the vendor's TF32 tensor-core mode (cuBLAS CUBLAS_TF32_TENSOR_OP_MATH):
+    /// operands rounded to TF32, a lower precision than FP32. Off: plain FP32.
+    pub tf32: bool,
 }
 
 impl GemmCall {
@@ -774,6 +777,7 @@ impl GemmCall {
             c,
             c_offset: 0,
             ldc: m.max(1),
+            tf32: false,
         }
     }
 }

@@ -1,3 +1,4 @@
+pub mod accuracy;
 pub mod atlas;
 pub mod attribute;
 pub mod build;
@@ -57,6 +58,17 @@ impl Outcome {
             }
         }
         Outcome { failed }
+    }
+
+    /// `count` results that failed, under `label`.
+    pub fn from_failures(count: usize, label: &'static str) -> Outcome {
+        Outcome {
+            failed: if count > 0 {
+                vec![(label, count)]
+            } else {
+                Vec::new()
+            },
+        }
     }
 
     /// The line to print before exiting 1, or None for exit 0.

@@ -92,6 +92,7 @@ pub struct DeviceOperands {
     pub n: usize,
     pub k: usize,
     pub seed: u64,
+    pub inputs: crate::gemm::data::Inputs,
     pub problem: Problem,
     /// A and B as the problem stores them (layout, ld, offset), in its precision.
     pub a: Buffer,
@@ -263,7 +264,7 @@ impl Session {
     /// Uploads A and B as the problem stores them, in its precision (once per problem).
     pub fn load(&mut self, ops: &Operands) -> Result<()> {
         if let Some(d) = &self.operands {
-            if (d.problem, d.seed) == (ops.problem, ops.seed) {
+            if (d.problem, d.seed, d.inputs) == (ops.problem, ops.seed, ops.inputs) {
                 return Ok(());
             }
         }
@@ -291,6 +292,7 @@ impl Session {
             n: ops.n,
             k: ops.k,
             seed: ops.seed,
+            inputs: ops.inputs,
             problem: ops.problem,
             a,
             b: bb,
@@ -515,14 +517,14 @@ fn prepare_inner(
 ) -> Result<Prepared> {
     let info = session.backend.borrow().info().clone();
     let native = !matches!(code, Code::Ptx(_));
-    if let (Some(why), true) = (spec.unavailable(&info, hints), native) {
+    let config = &spec.with_precision(config, ops.problem.precision)?;
+    if let (Some(why), true) = (spec.unavailable_at(config, &info, hints), native) {
         return Err(Error::Unavailable {
             kernel: spec.id.into(),
             toolchain: info.toolchain.to_string(),
             reason: why,
         });
     }
-    let config = &spec.with_precision(config, ops.problem.precision)?;
     spec.validate(config)?;
     if spec.abi == Abi::Tutorial && !ops.problem.is_plain() {
         return Err(Error::Unavailable {
@@ -557,8 +559,9 @@ fn prepare_inner(
         let (program, build) = compile_code(session, spec, config, hints, code, &info)?;
         session.lap(Step::Load);
         *build_out = Some(build.clone());
+        let tf32 = spec.tf32_products(config, hints);
         return prepare_routine_kernel(
-            session, spec, config, ops, reference, program, build, support, flush, check_out,
+            session, spec, config, ops, reference, program, build, support, flush, check_out, tf32,
         );
     }
     let support = session.support()?;
@@ -741,6 +744,7 @@ fn prepare_routine_kernel(
     support: Program,
     flush: Option<Buffer>,
     check_out: &mut Option<CheckReport>,
+    tf32: bool,
 ) -> Result<Prepared> {
     let resources = build.kernel(spec.entry).cloned();
     let problem = ops.problem;
@@ -789,6 +793,11 @@ fn prepare_routine_kernel(
             host,
             defer,
         )?;
+        let report = if tf32 {
+            report.judged_as_tf32()
+        } else {
+            report
+        };
         Ok((pre_ns, check_ns, post_ns, report))
     })();
     let fail = |be: &mut AnyBackend, owned: Vec<Buffer>, e: Error| {
@@ -1027,6 +1036,7 @@ pub fn vendor_call(problem: &Problem, a: Buffer, b: Buffer, c: Buffer) -> GemmCa
         c,
         c_offset: p.c_offset,
         ldc: p.ldc,
+        tf32: false,
     }
 }
 
@@ -1038,6 +1048,18 @@ impl<'a> VendorRunner<'a> {
         reference: &Reference,
         cold: bool,
     ) -> Result<Option<(VendorRunner<'a>, CheckReport)>> {
+        Self::prepare_in(session, ops, reference, cold, false)
+    }
+
+    /// `prepare` in the vendor's TF32 tensor-core mode where `tf32` (f32 only),
+    /// checked against TF32's limits.
+    pub fn prepare_in(
+        session: &'a mut Session,
+        ops: &Operands,
+        reference: &Reference,
+        cold: bool,
+        tf32: bool,
+    ) -> Result<Option<(VendorRunner<'a>, CheckReport)>> {
         session.load(ops)?;
         let flush = if cold {
             Some(session.flush_buffer()?)
@@ -1048,7 +1070,10 @@ impl<'a> VendorRunner<'a> {
         let (a, b) = (d.a, d.b);
         let mut be = session.backend.borrow_mut();
         let c = upload_c(&mut be, ops)?;
-        let call = vendor_call(&ops.problem, a, b, c);
+        let call = GemmCall {
+            tf32,
+            ..vendor_call(&ops.problem, a, b, c)
+        };
         let outcome = match be.vendor_gemm(&call, 1) {
             Ok(None) => Ok(None),
             Ok(Some(_)) => {
@@ -1062,7 +1087,7 @@ impl<'a> VendorRunner<'a> {
                     &mut session.host_c,
                     false,
                 )
-                .map(Some)
+                .map(|r| Some(if tf32 { r.judged_as_tf32() } else { r }))
             }
             Err(e) => Err(e),
         };

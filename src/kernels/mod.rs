@@ -8,6 +8,7 @@ mod clblast_direct;
 mod lecture;
 mod simt;
 mod switches;
+pub mod tc;
 mod tutorial;
 
 pub use switches::{Hints, Switch, SwitchUse, ALL as SWITCHES};
@@ -73,6 +74,9 @@ pub enum Family {
     /// gemmlab's SIMT SGEMM for Hopper-class GPUs: warp tiles, 128-bit accesses,
     /// cp.async pipeline, rasterised block order, split-K.
     Simt,
+    /// gemmlab's tensor-core GEMM through inline-PTX mma.sync: FP64 DGEMM and
+    /// 3xTF32 (FP32-accurate) SGEMM; NVIDIA GPUs of sm_80 or later only.
+    TensorCore,
 }
 
 /// How a kernel is called: its arguments and what it assumes of the memory it
@@ -318,6 +322,11 @@ impl KernelSpec {
 
     /// Why this kernel, with these switches, cannot run on that device, if it cannot.
     pub fn unavailable(&self, device: &DeviceInfo, hints: &Hints) -> Option<String> {
+        if self.family == Family::TensorCore {
+            if let Some(why) = tc_unavailable(device) {
+                return Some(why);
+            }
+        }
         if device.toolchain != Toolchain::OpenCl || device.is_nvidia() {
             return None;
         }
@@ -331,6 +340,25 @@ impl KernelSpec {
             format!(
                 "{} on: OpenCL C has no such operation; the OpenCL twin writes it in NVIDIA inline PTX, which only NVIDIA's OpenCL compiler accepts",
                 needs.join(" and ")
+            )
+        })
+    }
+
+    /// Why this kernel cannot run at configuration `c` on that device, if it cannot:
+    /// `unavailable`, and for the tensor-core family the architecture its mma shape needs.
+    pub fn unavailable_at(&self, c: &Config, device: &DeviceInfo, hints: &Hints) -> Option<String> {
+        if let Some(why) = self.unavailable(device, hints) {
+            return Some(why);
+        }
+        let (major, minor) = device.compute_capability?;
+        let need = (self.family == Family::TensorCore).then(|| tc::needs_sm(c))?;
+        ((major, minor) < need).then(|| {
+            format!(
+                "its mma.sync shape (MMA={} in {}) needs sm_{}{} or later; this device is sm_{major}{minor}",
+                c.get("MMA"),
+                self.precision_of(c),
+                need.0,
+                need.1
             )
         })
     }
@@ -368,6 +396,18 @@ impl KernelSpec {
                 )
             })
             .collect()
+    }
+
+    /// Whether this kernel, at `c` with `hints`, forms its products from TF32
+    /// operands (the tensor-core kernel's 1xTF32 switch in f32): a lower precision
+    /// than FP32, checked against TF32's limits and labelled so.
+    pub fn tf32_products(&self, c: &Config, hints: &Hints) -> bool {
+        self.has_switch(switches::TF32_SINGLE.name)
+            && self.precision_of(c) == Precision::F32
+            && self
+                .switch_values(Toolchain::Cuda, hints)
+                .iter()
+                .any(|(s, on)| *on && s.name() == switches::TF32_SINGLE.name)
     }
 
     pub fn has_switch(&self, name: &str) -> bool {
@@ -432,13 +472,32 @@ impl KernelSpec {
     }
 }
 
-/// Every GEMM kernel, in order: the tutorial's, CLBlast's, the lecture's, gemmlab's SIMT kernel.
+/// Why a tensor-core kernel cannot run on `device`: it is written in NVIDIA inline
+/// PTX (mma.sync, cp.async), which needs an NVIDIA GPU of sm_80 or later.
+fn tc_unavailable(device: &DeviceInfo) -> Option<String> {
+    if !device.is_nvidia() {
+        return Some(format!(
+            "it runs on NVIDIA tensor cores through inline PTX (mma.sync, cp.async: sm_80 or later); {} is not an NVIDIA GPU",
+            device.name
+        ));
+    }
+    match device.compute_capability {
+        Some((major, minor)) if major < 8 => Some(format!(
+            "it needs tensor cores with mma.sync on f64 or tf32 and cp.async (sm_80 or later); this device is sm_{major}{minor}"
+        )),
+        _ => None,
+    }
+}
+
+/// Every GEMM kernel, in order: the tutorial's, CLBlast's, the lecture's, gemmlab's SIMT and
+/// tensor-core kernels.
 pub fn all() -> &'static [KernelSpec] {
     static ALL: std::sync::LazyLock<Vec<KernelSpec>> = std::sync::LazyLock::new(|| {
         let mut v = tutorial::KERNELS.to_vec();
         v.extend(clblast::KERNELS.iter().copied());
         v.extend(lecture::KERNELS.iter().copied());
         v.extend(simt::KERNELS.iter().copied());
+        v.extend(tc::KERNELS.iter().copied());
         v
     });
     &ALL

@@ -79,6 +79,18 @@ pub const RASTER: Switch = Switch {
     opencl_needs_nvidia: false,
 };
 
+pub const TF32_SINGLE: Switch = Switch {
+    name: "TF32_SINGLE",
+    meaning: "one TF32 product per step (1xTF32: operands rounded to 11 significant bits, LOWER precision than FP32) instead of the three of 3xTF32",
+    opencl_needs_nvidia: true,
+};
+
+pub const PROMOTE_ACC: Switch = Switch {
+    name: "PROMOTE_ACC",
+    meaning: "each k8 step's TF32 products summed from zero by the tensor core, then added to FP32 accumulators with an IEEE add (off: the tensor core accumulates over all of K)",
+    opencl_needs_nvidia: true,
+};
+
 /// Every switch, in the order sweeps and tables show them.
 pub const ALL: &[Switch] = &[
     USE_BOUNDS,
@@ -92,6 +104,8 @@ pub const ALL: &[Switch] = &[
     ASYNC_COPY,
     SMEM_PAD,
     RASTER,
+    TF32_SINGLE,
+    PROMOTE_ACC,
 ];
 
 pub fn find(name: &str) -> Option<&'static Switch> {

@@ -18,6 +18,7 @@ mod routine;
 mod simt;
 mod simt_profile;
 mod sweeps;
+mod tc;
 pub mod tune;
 mod user;
 
@@ -110,6 +111,7 @@ fn topic_name(t: Topic) -> &'static str {
         Topic::Toolchains => "toolchain gap",
         Topic::Simt => "the SIMT family against cuBLAS",
         Topic::Routine => "the routine across shapes",
+        Topic::TensorCores => "tensor cores",
         Topic::Tuning => "tuning",
         Topic::RegisterCaps => "register caps",
         Topic::Tiling => "tiling",
@@ -146,6 +148,7 @@ fn words(kind: &Kind) -> Words {
         Kind::Tune(k) => tune::words(k),
         Kind::Attribution(k) => attribution::words(k),
         Kind::Routine(k) => routine::words(k),
+        Kind::Tc(k) => tc::words(k),
     }
 }
 
@@ -332,6 +335,7 @@ fn generate_with(
             .map_or(Ok(Section::default()), |a| lecture::section(&mut ctx, &a))?,
         simt::section(&mut ctx, &simt_a)?,
         routine::section(&mut ctx, &analysis::routine::analyse(&data))?,
+        analysis::tc::analyse(&data).map_or(Ok(Section::default()), |a| tc::section(&a))?,
         sweeps::registers(&mut ctx, &analysis::sweeps::registers(&data))?,
         sweeps::tiling(
             &mut ctx,

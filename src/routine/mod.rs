@@ -339,7 +339,7 @@ impl Gemm {
         spec.validate(&config)?;
         let mut be = session.backend.borrow_mut();
         let tc = be.info().toolchain;
-        if let Some(why) = spec.unavailable(be.info(), &Default::default()) {
+        if let Some(why) = spec.unavailable_at(&config, be.info(), &Default::default()) {
             return Err(Error::Unavailable {
                 kernel: spec.id.to_string(),
                 toolchain: tc.to_string(),

@@ -257,6 +257,7 @@ pub fn compare(
         compared: Some(n),
         max_err_over_bound: None,
         precision: None,
+        arithmetic: None,
     };
     if got.len() != want.len() {
         report.passed = false;

@@ -367,15 +367,17 @@ pub fn search(
     let size = workload.size();
     let info = session.backend.borrow().info().clone();
     let spec = space.kernel;
+    let unavailable = |reason: String| Error::Unavailable {
+        kernel: spec.id().to_string(),
+        toolchain: info.toolchain.to_string(),
+        reason,
+    };
+    if let Some(why) = spec.unavailable(&info, &Default::default()) {
+        return Err(unavailable(why));
+    }
     let source = spec
         .source(info.toolchain)
-        .ok_or_else(|| Error::Unavailable {
-            kernel: spec.id().to_string(),
-            toolchain: info.toolchain.to_string(),
-            reason: spec
-                .unavailable(&info, &Default::default())
-                .unwrap_or_default(),
-        })?;
+        .ok_or_else(|| unavailable(String::new()))?;
     let compiler = session.backend.borrow().compiler();
     let (compiler, processes) = in_processes(compiler, opts)?;
     let mut base = key_base(session, space, size);

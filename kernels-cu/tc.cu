@@ -1,0 +1,432 @@
+// gemmlab's tensor-core GEMM (family 5), CUDA twin.
+//
+// What it does: C = alpha*A*B + beta*C on tensor cores through mma.sync, in
+// the operand forms of CLBlast's indirect kernel (as the SIMT family): A
+// column-major M x K (element (m,k) at k*M + m), B stored transposed (element
+// (k,n) at k*N + n), C column-major M x N, sizes multiples of the block tile.
+//   PRECISION 64: DGEMM on the FP64 tensor cores, mma.sync f64 with FP64
+//                 accumulation (MMA selects the shape).
+//   PRECISION 32: SGEMM on the TF32 tensor cores (mma.sync m16n8k8 tf32, FP32
+//                 accumulation). Each operand element x is split into a TF32
+//                 high part h = tf32(x) and a TF32 low part l = tf32(x - h);
+//                 C += Al*Bh + Ah*Bl + Ah*Bh ("3xTF32": the three products
+//                 that carry FP32's 24 bits; Al*Bl is below FP32's rounding).
+//                 TF32_SINGLE=1 keeps Ah*Bh only ("1xTF32"): operands rounded
+//                 to TF32's 11 significant bits, a LOWER precision than FP32.
+//                 PROMOTE_ACC=1: each k8 step's products are summed by the tensor
+//                 core from zero and added to the FP32 accumulators with an IEEE
+//                 add; 0: the tensor core accumulates over all of K. Its adds are
+//                 not round-to-nearest, and over K=4096 that costs 3xTF32 about 25
+//                 times FP32's error (measured on the H200); promoted, it does not.
+//                 PROMOTE_STAGE=1 promotes once per local-memory stage instead of
+//                 every k8 step: BK/8 times fewer adds, a second set of MT*NT*4
+//                 accumulators for the stage's partial sums.
+//
+// Structure:
+//   block tile  BM x BN, walked along K in BK-deep tiles held in local memory,
+//               copied with 16-byte cp.async through a STAGES-deep pipeline;
+//   warp tile   WM x WN: the block's (BM/WM) x (BN/WN) warps tile it; each
+//               warp owns (WM/16) x (WN/8) accumulator tiles of 16 x 8;
+//   fragments   read from local memory as the mma layout wants them: lane
+//               (g, t) = (lane/4, lane%4) holds A rows g and g+8 of a 16-row
+//               tile. The kernel stores logical row g at physical row 2g and
+//               g+8 at 2g+1, so both come in one 8-byte (f32) or 16-byte (f64)
+//               load, and C is written back through the same permutation.
+//               Local tile rows are padded (8 floats, 4 doubles) so that the
+//               four k-rows a warp reads fall in different banks.
+//   order       blocks visit the tiles of C in groups of GROUP tile rows.
+//
+// Parameters: BM, BN, BK, WM, WN, STAGES (2-4), GROUP, MMA (the f64 shape as
+//   its digits: 884 = m8n8k4 (sm_80), 1684, 1688, 16816 = m16n8k4/k8/k16
+//   (sm_90); f32 runs m16n8k8 and needs MMA=1688), PROMOTE_STAGE (f32: 0
+//   promotes every k8 step, 1 every stage).
+// Switches: USE_BOUNDS, USE_RESTRICT, TF32_SINGLE and PROMOTE_ACC (f32 only).
+// Launch: local (32*BM/WM, BN/WN), global (M*32/WM, N/WN): threads are
+//   numbered get_local_id(0) + get_local_id(1)*32*BM/WM, warp w of the
+//   block's column of warps is threads 32w..32w+31.
+// Arguments: (M, N, K, alpha, beta, A, B, C); beta == 0: C is not read.
+// Needs: NVIDIA tensor cores (mma.sync, cp.async: sm_80 or later; the
+//   m16n8 f64 shapes sm_90 or later).
+
+#ifndef PRECISION
+#define PRECISION 32
+#endif
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 128
+#endif
+#ifndef BK
+#define BK 8
+#endif
+#ifndef WM
+#define WM 64
+#endif
+#ifndef WN
+#define WN 32
+#endif
+#ifndef STAGES
+#define STAGES 2
+#endif
+#ifndef GROUP
+#define GROUP 8
+#endif
+#ifndef MMA
+#define MMA 1688
+#endif
+#ifndef PROMOTE_STAGE
+#define PROMOTE_STAGE 0
+#endif
+
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 1
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 1
+#endif
+#ifndef TF32_SINGLE
+#define TF32_SINGLE 0
+#endif
+#ifndef PROMOTE_ACC
+#define PROMOTE_ACC 1
+#endif
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "tc: needs mma.sync with f64 or tf32 operands and cp.async: sm_80 or later"
+#endif
+
+typedef unsigned int uint;
+
+#if PRECISION == 64
+typedef double real;
+typedef double2 real2;
+typedef double2 chunk;               // one 16-byte copy
+#define PAD 4                        // doubles of padding per local row
+#define VW 2                         // doubles per 16-byte copy
+#define MMA_K (MMA == 16816 ? 16 : (MMA == 1688 ? 8 : 4))
+#else
+typedef float real;
+typedef float2 real2;
+typedef float4 chunk;
+#define PAD 8
+#define VW 4
+#define MMA_K 8
+#endif
+
+#define WARPS_M (BM / WM)
+#define WARPS_N (BN / WN)
+#define THREADS (32 * WARPS_M * WARPS_N)
+#define MT (WM / 16)                 // 16-row accumulator tiles of a warp
+#define NT (WN / 8)                  // 8-column accumulator tiles of a warp
+#define AROW (BM + PAD)              // elements per local row of the A tile
+#define BROW (BN + PAD)
+#define A_LOADS (BK * BM / (VW * THREADS))
+#define B_LOADS (BK * BN / (VW * THREADS))
+
+// The CUDA spellings of what the OpenCL twin writes differently. The body
+// below is the OpenCL text with OpenCL's spelling mapped onto CUDA's
+// (__global dropped, __local -> __shared__, LOCAL_PTR empty,
+// barrier -> __syncthreads, __kernel -> extern "C" __global__).
+#define INLINE_FUNC __device__ __forceinline__
+#define LOCAL_PTR
+#define THREAD_X ((int)threadIdx.x)
+#define THREAD_Y ((int)threadIdx.y)
+#define BLOCK_X ((int)blockIdx.x)
+#define BLOCK_Y ((int)blockIdx.y)
+#define GRID_X ((int)gridDim.x)
+#define GRID_Y ((int)gridDim.y)
+#define AS_FLOAT(u) __uint_as_float(u)
+
+// The address of a shared variable as PTX's shared window sees it.
+#define SHARED_ADDR(p) ((unsigned)__cvta_generic_to_shared(p))
+#define CP_ASYNC16(dst, src) \
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(SHARED_ADDR(dst)), "l"(src) : "memory")
+#define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+#define CP_WAIT(n) asm volatile("cp.async.wait_group %0;" :: "n"(n) : "memory")
+
+// x rounded to TF32 (10 explicit mantissa bits, round to nearest, ties away).
+#define TF32(out, x) asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(out) : "f"(x))
+
+// c (4 floats) += a (4 tf32) * b (2 tf32): one m16n8k8 product.
+#define MMA_TF32(c, a, b)                                                        \
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "          \
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"     \
+                 : "=f"((c)[0]), "=f"((c)[1]), "=f"((c)[2]), "=f"((c)[3])       \
+                 : "r"((a)[0]), "r"((a)[1]), "r"((a)[2]), "r"((a)[3]),          \
+                   "r"((b)[0]), "r"((b)[1]),                                     \
+                   "f"((c)[0]), "f"((c)[1]), "f"((c)[2]), "f"((c)[3]))
+
+// c (4 doubles) += a * b in the f64 shape MMA; a holds MMA_K/2 doubles, b MMA_K/4.
+#if MMA == 16816
+#define MMA_F64(c, a, b)                                                         \
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 "           \
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, " \
+                 "{%16,%17,%18,%19};"                                            \
+                 : "=d"((c)[0]), "=d"((c)[1]), "=d"((c)[2]), "=d"((c)[3])       \
+                 : "d"((a)[0]), "d"((a)[1]), "d"((a)[2]), "d"((a)[3]),          \
+                   "d"((a)[4]), "d"((a)[5]), "d"((a)[6]), "d"((a)[7]),          \
+                   "d"((b)[0]), "d"((b)[1]), "d"((b)[2]), "d"((b)[3]),          \
+                   "d"((c)[0]), "d"((c)[1]), "d"((c)[2]), "d"((c)[3]))
+#elif MMA == 1688
+#define MMA_F64(c, a, b)                                                         \
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "            \
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"     \
+                 : "=d"((c)[0]), "=d"((c)[1]), "=d"((c)[2]), "=d"((c)[3])       \
+                 : "d"((a)[0]), "d"((a)[1]), "d"((a)[2]), "d"((a)[3]),          \
+                   "d"((b)[0]), "d"((b)[1]),                                     \
+                   "d"((c)[0]), "d"((c)[1]), "d"((c)[2]), "d"((c)[3]))
+#elif MMA == 1684
+#define MMA_F64(c, a, b)                                                         \
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "            \
+                 "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"                 \
+                 : "=d"((c)[0]), "=d"((c)[1]), "=d"((c)[2]), "=d"((c)[3])       \
+                 : "d"((a)[0]), "d"((a)[1]), "d"((b)[0]),                        \
+                   "d"((c)[0]), "d"((c)[1]), "d"((c)[2]), "d"((c)[3]))
+#else
+// m8n8k4 (sm_80): the 16-row tile as two 8-row products, rows g (a[0], c[0..1])
+// and g+8 (a[1], c[2..3]).
+#define MMA_F64(c, a, b)                                                         \
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 "             \
+                 "{%0,%1}, {%4}, {%6}, {%7,%8};\n\t"                             \
+                 "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 "             \
+                 "{%2,%3}, {%5}, {%6}, {%9,%10};"                                \
+                 : "=d"((c)[0]), "=d"((c)[1]), "=d"((c)[2]), "=d"((c)[3])       \
+                 : "d"((a)[0]), "d"((a)[1]), "d"((b)[0]),                        \
+                   "d"((c)[0]), "d"((c)[1]), "d"((c)[2]), "d"((c)[3]))
+#endif
+
+// The tile of C this block computes: (tm, tn) in units of BM x BN, in groups
+// of GROUP tile rows (blocks that run together share rows of A and columns of B).
+INLINE_FUNC void block_tile(const int gx, const int gy, const int bx, const int by,
+                            int* tm, int* tn) {
+    const int bid = by * gx + bx;
+    const int per_group = GROUP * gy;
+    const int first = (bid / per_group) * GROUP;
+    const int rows = min(gx - first, GROUP);
+    *tm = first + (bid % per_group) % rows;
+    *tn = (bid % per_group) / rows;
+}
+
+// Starts the copy of the BK-deep tiles of A and B at row k0 into buffer `stage`.
+INLINE_FUNC void copy_tiles(const real* GEMMLAB_RESTRICT A, const real* GEMMLAB_RESTRICT B,
+                            LOCAL_PTR real* As, LOCAL_PTR real* Bs,
+                            const int M, const int N, const int m0, const int n0,
+                            const int k0, const int stage, const int tid) {
+    #pragma unroll
+    for (int i = 0; i < A_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        const int kk = f / (BM / VW);
+        const int mm = (f % (BM / VW)) * VW;
+        CP_ASYNC16(As + (stage * BK + kk) * AROW + mm, A + (k0 + kk) * M + m0 + mm);
+    }
+    #pragma unroll
+    for (int i = 0; i < B_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        const int kk = f / (BN / VW);
+        const int nn = (f % (BN / VW)) * VW;
+        CP_ASYNC16(Bs + (stage * BK + kk) * BROW + nn, B + (k0 + kk) * N + n0 + nn);
+    }
+}
+
+#if PRECISION == 32
+// x as a TF32 high part and the TF32 rounding of what it leaves.
+INLINE_FUNC void split_tf32(const float x, uint* hi, uint* lo) {
+    uint h;
+    TF32(h, x);
+    *hi = h;
+#if TF32_SINGLE
+    *lo = 0u;
+#else
+    uint l;
+    TF32(l, x - AS_FLOAT(h));
+    *lo = l;
+#endif
+}
+
+// One BK-deep stage of the warp's accumulators: BK/8 steps of m16n8k8.
+INLINE_FUNC void compute_stage(LOCAL_PTR const real* As, LOCAL_PTR const real* Bs,
+                               real acc[MT][NT][4], const int am, const int bn,
+                               const int g, const int t) {
+#if PROMOTE_ACC && PROMOTE_STAGE
+    real part[MT][NT][4];
+    #pragma unroll
+    for (int i = 0; i < MT; i++) {
+        #pragma unroll
+        for (int j = 0; j < NT; j++) {
+            #pragma unroll
+            for (int e = 0; e < 4; e++) {
+                part[i][j][e] = 0.0f;
+            }
+        }
+    }
+#endif
+    #pragma unroll
+    for (int kk = 0; kk < BK; kk += 8) {
+        uint ah[MT][4], al[MT][4], bh[NT][2], bl[NT][2];
+        #pragma unroll
+        for (int i = 0; i < MT; i++) {
+            #pragma unroll
+            for (int u = 0; u < 2; u++) {
+                const real2 v = *((LOCAL_PTR const real2*)(As + (kk + t + 4 * u) * AROW + am + i * 16 + 2 * g));
+                split_tf32(v.x, &ah[i][2 * u], &al[i][2 * u]);
+                split_tf32(v.y, &ah[i][2 * u + 1], &al[i][2 * u + 1]);
+            }
+        }
+        #pragma unroll
+        for (int j = 0; j < NT; j++) {
+            #pragma unroll
+            for (int u = 0; u < 2; u++) {
+                split_tf32(Bs[(kk + t + 4 * u) * BROW + bn + j * 8 + g], &bh[j][u], &bl[j][u]);
+            }
+        }
+        #pragma unroll
+        for (int i = 0; i < MT; i++) {
+            #pragma unroll
+            for (int j = 0; j < NT; j++) {
+#if PROMOTE_ACC && PROMOTE_STAGE
+                real* p = part[i][j];
+#elif PROMOTE_ACC
+                real p[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#else
+                real* p = acc[i][j];
+#endif
+#if !TF32_SINGLE
+                MMA_TF32(p, al[i], bh[j]);
+                MMA_TF32(p, ah[i], bl[j]);
+#endif
+                MMA_TF32(p, ah[i], bh[j]);
+#if PROMOTE_ACC && !PROMOTE_STAGE
+                #pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    acc[i][j][e] += p[e];
+                }
+#endif
+            }
+        }
+    }
+#if PROMOTE_ACC && PROMOTE_STAGE
+    #pragma unroll
+    for (int i = 0; i < MT; i++) {
+        #pragma unroll
+        for (int j = 0; j < NT; j++) {
+            #pragma unroll
+            for (int e = 0; e < 4; e++) {
+                acc[i][j][e] += part[i][j][e];
+            }
+        }
+    }
+#endif
+}
+#else
+// One BK-deep stage of the warp's accumulators: BK/MMA_K steps of the f64 shape.
+INLINE_FUNC void compute_stage(LOCAL_PTR const real* As, LOCAL_PTR const real* Bs,
+                               real acc[MT][NT][4], const int am, const int bn,
+                               const int g, const int t) {
+    #pragma unroll
+    for (int kk = 0; kk < BK; kk += MMA_K) {
+        real a[MT][MMA_K / 2], b[NT][MMA_K / 4];
+        #pragma unroll
+        for (int i = 0; i < MT; i++) {
+            #pragma unroll
+            for (int u = 0; u < MMA_K / 4; u++) {
+                const real2 v = *((LOCAL_PTR const real2*)(As + (kk + t + 4 * u) * AROW + am + i * 16 + 2 * g));
+                a[i][2 * u] = v.x;
+                a[i][2 * u + 1] = v.y;
+            }
+        }
+        #pragma unroll
+        for (int j = 0; j < NT; j++) {
+            #pragma unroll
+            for (int u = 0; u < MMA_K / 4; u++) {
+                b[j][u] = Bs[(kk + t + 4 * u) * BROW + bn + j * 8 + g];
+            }
+        }
+        #pragma unroll
+        for (int i = 0; i < MT; i++) {
+            #pragma unroll
+            for (int j = 0; j < NT; j++) {
+                MMA_F64(acc[i][j], a[i], b[j]);
+            }
+        }
+    }
+}
+#endif
+
+extern "C" __global__ GEMMLAB_BOUNDS(32 * WARPS_M, WARPS_N)
+void tc_gemm(const int M, const int N, const int K, const real alpha, const real beta,
+             const real* GEMMLAB_RESTRICT A, const real* GEMMLAB_RESTRICT B,
+             real* C) {
+    // Declared as 16-byte chunks: cp.async's 16-byte copies need 16-byte aligned targets.
+    __shared__ chunk As16[STAGES * BK * AROW / VW];
+    __shared__ chunk Bs16[STAGES * BK * BROW / VW];
+    LOCAL_PTR real* As = (LOCAL_PTR real*)As16;
+    LOCAL_PTR real* Bs = (LOCAL_PTR real*)Bs16;
+
+    const int tid = THREAD_X + THREAD_Y * (32 * WARPS_M);
+    const int lane = tid % 32;
+    const int g = lane / 4;
+    const int t = lane % 4;
+    const int am = (THREAD_X / 32) * WM;
+    const int bn = THREAD_Y * WN;
+    int tm, tn;
+    block_tile(GRID_X, GRID_Y, BLOCK_X, BLOCK_Y, &tm, &tn);
+    const int m0 = tm * BM;
+    const int n0 = tn * BN;
+
+    real acc[MT][NT][4];
+    #pragma unroll
+    for (int i = 0; i < MT; i++) {
+        #pragma unroll
+        for (int j = 0; j < NT; j++) {
+            #pragma unroll
+            for (int e = 0; e < 4; e++) {
+                acc[i][j][e] = (real)0;
+            }
+        }
+    }
+
+    const int tiles = K / BK;
+    #pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < tiles) {
+            copy_tiles(A, B, As, Bs, M, N, m0, n0, s * BK, s, tid);
+        }
+        CP_COMMIT();
+    }
+    for (int kt = 0; kt < tiles; kt++) {
+        CP_WAIT(STAGES - 2);
+        __syncthreads();
+        const int next = kt + STAGES - 1;
+        if (next < tiles) {
+            copy_tiles(A, B, As, Bs, M, N, m0, n0, next * BK, next % STAGES, tid);
+        }
+        CP_COMMIT();
+        const int stage = kt % STAGES;
+        compute_stage(As + stage * BK * AROW, Bs + stage * BK * BROW, acc, am, bn, g, t);
+    }
+    CP_WAIT(0);
+
+    // Lane (g, t) holds rows 2g, 2g+1 (physical) of columns 2t, 2t+1 of each tile.
+    #pragma unroll
+    for (int i = 0; i < MT; i++) {
+        #pragma unroll
+        for (int j = 0; j < NT; j++) {
+            const int m = m0 + am + i * 16 + 2 * g;
+            #pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const int n = n0 + bn + j * 8 + 2 * t + e;
+                real2* dst = (real2*)(C + n * M + m);
+                real2 v;
+                v.x = alpha * acc[i][j][e];
+                v.y = alpha * acc[i][j][2 + e];
+                if (beta != (real)0) {
+                    const real2 old = dst[0];
+                    v.x += beta * old.x;
+                    v.y += beta * old.y;
+                }
+                dst[0] = v;
+            }
+        }
+    }
+}
