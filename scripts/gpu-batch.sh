@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -27,6 +27,15 @@ run() { # name timeout command...: output to $W/name.txt, exit status appended
 }
 { date -u; nvidia-smi; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER,PERFORMANCE; env | grep -E '^OCL_|^CUDA'; } > "$W/nvidia-smi-before.txt" 2>&1
 case "$PART" in
+tc-dgemm)
+  # Issue 28: the CUDA DGEMM search again, exhaustive over the neighbourhood of tc-final's best
+  # (tiles 64/128, warp tiles 32/64, every BK, stage count and m16n8 shape), then next to cuBLAS.
+  DB="$W/db"; mkdir -p "$DB"; cp .gpu/db-tc/*.json "$DB/"
+  run tune-f64-cuda 140 $G tune $D --backends cuda --kernels tc --precision f64 --sizes 4096 --strategy exhaustive \
+    --time-limit 100 --max-configs 3000 --caps none --switches none --values GROUP=4,8 --values BM=64,128 --values BN=64,128 \
+    --values WM=32,64 --values WN=32,64 --values MMA=1684,1688,16816 --top 5 --store "$W/store" --db "$DB" --out "$W/tune-f64-cuda"
+  run tuned-f64 100 $G compare $D --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --out "$W/tuned-f64"
+  ;;
 tc-profile)
   # Issue 28: where the tensor-core kernel's time goes (Nsight Compute sections at each CUDA best,
   # 3xTF32 promoted and not, DGEMM, cuBLAS beside), compute-sanitizer at an odd size, and each
