@@ -30,6 +30,15 @@ pub struct PtxMix {
     pub branches: u32,
     /// Integer arithmetic (add/mul/mad/shl/... on integer types).
     pub integer: u32,
+    /// Tensor-core matrix products (mma.sync, wmma.mma).
+    #[serde(default)]
+    pub mma: u32,
+    /// Asynchronous global -> shared copies (cp.async.*, commits and waits included).
+    #[serde(default)]
+    pub cp_async: u32,
+    /// ldmatrix (warp-wide shared-memory fragment loads).
+    #[serde(default)]
+    pub ldmatrix: u32,
     pub total: u32,
 }
 
@@ -105,6 +114,9 @@ pub fn instruction_mix(ptx: &str) -> PtxMix {
             "st" if has("global") => m.st_global += 1,
             "st" if has("shared") => m.st_shared += 1,
             "st" if has("local") => m.st_local += 1,
+            "mma" | "wmma" if has("mma") || base == "mma" => m.mma += 1,
+            "cp" if has("async") => m.cp_async += 1,
+            "ldmatrix" => m.ldmatrix += 1,
             "bar" | "barrier" => m.barriers += 1,
             "shfl" => m.shuffles += 1,
             "mov" => m.moves += 1,
@@ -122,6 +134,22 @@ pub fn instruction_mix(ptx: &str) -> PtxMix {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_tensor_core_instructions() {
+        let ptx = "
+            cp.async.cg.shared.global [%r1], [%rd1], 16;
+            cp.async.commit_group;
+            cp.async.wait_group 0;
+            mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2,%f3,%f4};
+            @%p1 mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%fd1,%fd2,%fd3,%fd4}, {%fd5,%fd6,%fd7,%fd8}, {%fd9,%fd10}, {%fd1,%fd2,%fd3,%fd4};
+            ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1,%r2,%r3,%r4}, [%r5];
+            cvt.rna.tf32.f32 %r7, %f9;
+        ";
+        let m = instruction_mix(ptx);
+        assert_eq!((m.mma, m.cp_async, m.ldmatrix, m.conversions), (2, 3, 1, 1));
+        assert_eq!(m.total, 7);
+    }
 
     #[test]
     fn counts_a_small_listing() {
@@ -262,6 +290,9 @@ pub fn mix_table(names: &[&str], mixes: &[&PtxMix]) -> String {
         ("compares", |m| m.compares),
         ("branches", |m| m.branches),
         ("integer", |m| m.integer),
+        ("mma", |m| m.mma),
+        ("cp.async", |m| m.cp_async),
+        ("ldmatrix", |m| m.ldmatrix),
         ("total", |m| m.total),
     ] {
         rows.push((name.into(), mixes.iter().map(|m| f(m)).collect()));

@@ -5,6 +5,8 @@
 use crate::accuracy::{self, Arithmetic, Verdict, FP32_FACTOR};
 use crate::backend::Toolchain;
 use crate::gemm::problem::Precision;
+use crate::ptx::{instruction_mix, PtxMix};
+use crate::ptx_archive::PtxStore;
 use crate::results::Measurement;
 
 use super::data;
@@ -30,6 +32,8 @@ pub struct SpeedRow<'a> {
     pub arithmetic: &'static str,
     /// Against cuBLAS SGEMM (f32) or DGEMM (f64) in the same run.
     pub ratio: Option<f64>,
+    /// The instruction mix of the PTX the run kept for it (`--keep-ptx`), counted now.
+    pub mix: Option<PtxMix>,
 }
 
 pub struct Tc<'a> {
@@ -64,17 +68,28 @@ pub enum Kind {
 }
 
 pub fn analyse(data: &Data) -> Option<Tc<'_>> {
-    let speed: Vec<SpeedRow> = data
-        .runs
-        .iter()
-        .flat_map(|r| &r.measurements)
-        .filter(|m| m.kernel == KERNEL && m.status.is_ok() && data::gflops(m).is_some())
-        .map(|m| SpeedRow {
-            m,
-            arithmetic: arithmetic_of(m),
-            ratio: data::vs_vendor(m),
-        })
-        .collect();
+    let mut speed: Vec<SpeedRow> = Vec::new();
+    for run in &data.runs {
+        let rows = run
+            .measurements
+            .iter()
+            .filter(|m| m.kernel == KERNEL && m.status.is_ok() && data::gflops(m).is_some());
+        // A run without kept PTX (or an unreadable archive) has rows without a mix.
+        let store = PtxStore::open(&run.dir).unwrap_or_default();
+        for m in rows {
+            let mix = m
+                .ptx_file
+                .as_deref()
+                .and_then(|f| store.get(f))
+                .map(instruction_mix);
+            speed.push(SpeedRow {
+                m,
+                arithmetic: arithmetic_of(m),
+                ratio: data::vs_vendor(m),
+                mix,
+            });
+        }
+    }
     if speed.is_empty() && data.accuracy.is_empty() {
         return None;
     }

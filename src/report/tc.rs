@@ -52,6 +52,9 @@ fn speed_table(s: &mut String, a: &Tc) {
                 md::times(r.ratio),
                 md::registers(Some(r.m)),
                 md::spills(Some(r.m)),
+                r.mix.as_ref().map_or(md::MISSING.into(), |x| {
+                    format!("{} / {} / {}", x.mma, x.cp_async, x.conversions)
+                }),
                 r.m.config.describe_params(),
             ]
         })
@@ -66,9 +69,14 @@ fn speed_table(s: &mut String, a: &Tc) {
         "x cuBLAS",
         "registers",
         "spill st/ld B",
+        "PTX mma / cp.async / cvt",
         "configuration",
     ]);
     s.push_str("### Speed\n\n");
+    s.push_str(
+        "PTX counts are static (instructions as written) in the listing the run kept (`--keep-ptx`); \
+         cvt includes the TF32 splits' cvt.rna.tf32.\n\n",
+    );
     s.push_str(&md::table(&header, &rows));
     s.push('\n');
 }
