@@ -238,7 +238,14 @@ fn run_offline(
         target.describe(),
         target.toolchain()
     );
-    let build = offline::compile_kernel(target, spec, config, hints)?;
+    let build = match offline::compile_kernel(target, spec, config, hints) {
+        // Not applicable to this architecture, with the reason: not a failed build.
+        Err(gemmlab::Error::Unavailable { reason, .. }) => {
+            println!("   not applicable for {}: {reason}", target.arch().name());
+            return Ok(());
+        }
+        other => other?,
+    };
     let report = &build.report;
     println!("   flags: {}", report.flags.join(" "));
     println!(
