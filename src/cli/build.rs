@@ -238,14 +238,16 @@ fn run_offline(
         target.describe(),
         target.toolchain()
     );
-    let build = match offline::compile_kernel(target, spec, config, hints) {
-        // Not applicable to this architecture, with the reason: not a failed build.
-        Err(gemmlab::Error::Unavailable { reason, .. }) => {
-            println!("   not applicable for {}: {reason}", target.arch().name());
-            return Ok(());
-        }
-        other => other?,
-    };
+    // A built-in kernel this architecture cannot take is not applicable, with the
+    // reason: not a failed build (a spec without a source in the language still fails).
+    if let Some(why) = spec
+        .builtin()
+        .and_then(|k| k.unavailable_at(config, target.device(), hints))
+    {
+        println!("   not applicable for {}: {why}", target.arch().name());
+        return Ok(());
+    }
+    let build = offline::compile_kernel(target, spec, config, hints)?;
     let report = &build.report;
     println!("   flags: {}", report.flags.join(" "));
     println!(
