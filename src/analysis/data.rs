@@ -40,26 +40,11 @@ fn accuracy_rows(from: &[PathBuf]) -> Result<Vec<crate::accuracy::Row>> {
     struct File {
         rows: Vec<crate::accuracy::Row>,
     }
-    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-        if dir.join(ACCURACY_FILE).is_file() {
-            out.push(dir.join(ACCURACY_FILE));
-        }
-        let Ok(entries) = fs::read_dir(dir) else {
-            return;
-        };
-        let mut subs: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect();
-        subs.sort();
-        for s in subs.into_iter().filter(|_| depth < MAX_DEPTH) {
-            walk(&s, depth + 1, out);
-        }
-    }
     let mut files = Vec::new();
     for dir in from {
-        walk(dir, 0, &mut files);
+        let mut dirs = Vec::new();
+        collect_holding(dir, ACCURACY_FILE, 0, &mut dirs);
+        files.extend(dirs.into_iter().map(|d| d.join(ACCURACY_FILE)));
     }
     files.dedup();
     let mut rows = Vec::new();
@@ -123,7 +108,12 @@ pub fn discover_for(flag: &str, from: &[PathBuf]) -> Result<Vec<PathBuf>> {
 }
 
 fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    if dir.join("environment.json").is_file() {
+    collect_holding(dir, "environment.json", depth, out);
+}
+
+/// `dir` if it holds `file`, else every directory below it that does (to `MAX_DEPTH`).
+fn collect_holding(dir: &Path, file: &str, depth: usize, out: &mut Vec<PathBuf>) {
+    if dir.join(file).is_file() {
         out.push(dir.to_path_buf());
         return;
     }
@@ -140,7 +130,7 @@ fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
         .collect();
     subs.sort();
     for s in subs {
-        collect(&s, depth + 1, out);
+        collect_holding(&s, file, depth + 1, out);
     }
 }
 
@@ -155,9 +145,11 @@ pub fn load(from: &[PathBuf]) -> Result<Data> {
     let result_dirs: Vec<PathBuf> = from
         .iter()
         .filter(|d| {
-            let mut found = Vec::new();
-            collect(d, 0, &mut found);
-            !found.is_empty() || accuracy.is_empty() || !d.join(ACCURACY_FILE).is_file()
+            let (mut results, mut rows) = (Vec::new(), Vec::new());
+            collect(d, 0, &mut results);
+            collect_holding(d, ACCURACY_FILE, 0, &mut rows);
+            // Kept where it has results, or nothing at all (so discover says so).
+            !results.is_empty() || rows.is_empty()
         })
         .cloned()
         .collect();

@@ -606,6 +606,11 @@ impl Support {
     }
 }
 
+/// Whether `a` is positive and divides `b`: the constraints' "a multiple of".
+pub(crate) fn divides(a: i64, b: i64) -> bool {
+    a > 0 && b % a == 0
+}
+
 /// `v` rounded up to a multiple of `multiple` (unchanged for 0 or 1).
 pub fn round_up(v: usize, multiple: usize) -> usize {
     if multiple <= 1 {

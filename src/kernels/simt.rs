@@ -4,6 +4,7 @@
 //! value 1 is "off". Called as CLBlast's indirect kernel is (padded operands,
 //! B transposed) plus a split-K workspace.
 
+use super::divides;
 use super::switches::{
     SwitchUse, ASYNC_COPY, RASTER, SMEM_PAD, USE_BOUNDS, USE_RESTRICT, VEC_LOADS,
 };
@@ -102,10 +103,6 @@ fn threads(c: &Config) -> i64 {
 fn local_bytes(c: &Config) -> i64 {
     let split_flag = if c.get("SPLITK") > 1 { 4 } else { 0 };
     4 * c.get("STAGES") * c.get("BK") * (c.get("BM") + c.get("BN")) + split_flag
-}
-
-fn divides(a: i64, b: i64) -> bool {
-    a > 0 && b % a == 0
 }
 
 const CONSTRAINTS: &[Constraint] = &[

@@ -4,6 +4,7 @@
 //! 1xTF32, is the `TF32_SINGLE` switch and is labelled lower precision). Called
 //! as CLBlast's indirect kernel is (padded operands, B transposed).
 
+use super::divides;
 use super::switches::{SwitchUse, PROMOTE_ACC, TF32_SINGLE, USE_BOUNDS, USE_RESTRICT};
 use super::Precision;
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param, PRECISION};
@@ -102,10 +103,6 @@ fn mma_k(c: &Config) -> i64 {
 
 fn local_bytes(c: &Config) -> i64 {
     precision_bytes(c) * c.get("STAGES") * c.get("BK") * (c.get("BM") + c.get("BN") + 2 * pad(c))
-}
-
-fn divides(a: i64, b: i64) -> bool {
-    a > 0 && b % a == 0
 }
 
 const CONSTRAINTS: &[Constraint] = &[
