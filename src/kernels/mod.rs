@@ -402,12 +402,10 @@ impl KernelSpec {
     /// operands (the tensor-core kernel's 1xTF32 switch in f32): a lower precision
     /// than FP32, checked against TF32's limits and labelled so.
     pub fn tf32_products(&self, c: &Config, hints: &Hints) -> bool {
+        // TF32_SINGLE is off in the published state on every toolchain: on only where asked.
         self.has_switch(switches::TF32_SINGLE.name)
             && self.precision_of(c) == Precision::F32
-            && self
-                .switch_values(Toolchain::Cuda, hints)
-                .iter()
-                .any(|(s, on)| *on && s.name() == switches::TF32_SINGLE.name)
+            && hints.switch(switches::TF32_SINGLE.name) == Some(true)
     }
 
     pub fn has_switch(&self, name: &str) -> bool {
@@ -605,6 +603,13 @@ impl Support {
         )
     }
 }
+
+/// The warp-tiled families' first rule (simt, tc): their warps tile the block tile.
+pub(crate) const WARP_TILES_DIVIDE: Constraint = Constraint {
+    message: "the warp tile must divide the block tile (BM a multiple of WM, BN of WN): the work-group's warps tile it",
+    involves: &["BM", "WM", "BN", "WN"],
+    holds: |c| divides(c.get("WM"), c.get("BM")) && divides(c.get("WN"), c.get("BN")),
+};
 
 /// Whether `a` is positive and divides `b`: the constraints' "a multiple of".
 pub(crate) fn divides(a: i64, b: i64) -> bool {

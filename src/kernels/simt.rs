@@ -4,11 +4,11 @@
 //! value 1 is "off". Called as CLBlast's indirect kernel is (padded operands,
 //! B transposed) plus a split-K workspace.
 
-use super::divides;
 use super::switches::{
     SwitchUse, ASYNC_COPY, RASTER, SMEM_PAD, USE_BOUNDS, USE_RESTRICT, VEC_LOADS,
 };
 use super::Precision;
+use super::{divides, WARP_TILES_DIVIDE};
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
 use crate::backend::Language::{CudaCpp, OpenClC};
 
@@ -106,11 +106,7 @@ fn local_bytes(c: &Config) -> i64 {
 }
 
 const CONSTRAINTS: &[Constraint] = &[
-    Constraint {
-        message: "the warp tile must divide the block tile (BM a multiple of WM, BN of WN): the work-group's warps tile it",
-        involves: &["BM", "WM", "BN", "WN"],
-        holds: |c| divides(c.get("WM"), c.get("BM")) && divides(c.get("WN"), c.get("BN")),
-    },
+    WARP_TILES_DIVIDE,
     Constraint {
         message: "a warp's 32 lanes must each own one TM x TN thread tile: (WM/TM)*(WN/TN) = 32, WM a multiple of TM, WN of TN",
         involves: &["WM", "TM", "WN", "TN"],

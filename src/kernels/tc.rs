@@ -4,9 +4,9 @@
 //! 1xTF32, is the `TF32_SINGLE` switch and is labelled lower precision). Called
 //! as CLBlast's indirect kernel is (padded operands, B transposed).
 
-use super::divides;
 use super::switches::{SwitchUse, PROMOTE_ACC, TF32_SINGLE, USE_BOUNDS, USE_RESTRICT};
 use super::Precision;
+use super::{divides, WARP_TILES_DIVIDE};
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param, PRECISION};
 use crate::backend::Language::{CudaCpp, OpenClC};
 
@@ -106,11 +106,7 @@ fn local_bytes(c: &Config) -> i64 {
 }
 
 const CONSTRAINTS: &[Constraint] = &[
-    Constraint {
-        message: "the warp tile must divide the block tile (BM a multiple of WM, BN of WN): the work-group's warps tile it",
-        involves: &["BM", "WM", "BN", "WN"],
-        holds: |c| divides(c.get("WM"), c.get("BM")) && divides(c.get("WN"), c.get("BN")),
-    },
+    WARP_TILES_DIVIDE,
     Constraint {
         message: "the work-group (32*(BM/WM)*(BN/WN) work-items) must not exceed 1024 work-items",
         involves: &["BM", "WM", "BN", "WN"],
