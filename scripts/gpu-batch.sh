@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune-a|clang-tune-b|clang-asm|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -24,6 +24,23 @@ run() { # name timeout command...: output to $W/name.txt, exit status appended
   local name=$1 t=$2; shift 2
   timeout "$t" "$@" > "$W/$name.txt" 2>&1
   echo "== exit $?" >> "$W/$name.txt"
+}
+clang_replay() { # DIR: clang's PTX made on the staging machine, replayed here (GEMMLAB_CLANG=none:
+  # a clang there without libclc or CUDA headers is not used). The system CUDA's ptxas (the release
+  # of NVRTC's own) assembles it, found through a cache laid out as scripts/nvrtc/fetch.sh's.
+  local ptx=$PWD/$1
+  if [ ! -d "$ptx" ] && [ -f "$ptx.tar.xz" ]; then  # carried compressed
+    ptx=/tmp/$(basename "$1"); mkdir -p "$ptx"; tar xJf "$PWD/$1.tar.xz" -C "$ptx"
+  fi
+  export GEMMLAB_CLANG_PTX=$ptx GEMMLAB_CLANG=none
+  local C=/tmp/gl-cache V
+  V=$(/usr/local/cuda/bin/ptxas --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
+  mkdir -p "$C/nvrtc/$V/nvidia/system/lib" "$C/nvrtc/$V/nvidia/system/bin"
+  for f in /usr/local/cuda/lib64/libnvrtc.so.[0-9]* /usr/local/cuda/lib64/libnvrtc-builtins.so*; do
+    ln -sf "$f" "$C/nvrtc/$V/nvidia/system/lib/"; done
+  ln -sf /usr/local/cuda/bin/ptxas "$C/nvrtc/$V/nvidia/system/bin/ptxas"
+  export GEMMLAB_CACHE=$C
+  env | grep '^GEMMLAB_' > "$W/clang-env.txt"
 }
 { date -u; nvidia-smi; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER,PERFORMANCE; env | grep -E '^OCL_|^CUDA'; } > "$W/nvidia-smi-before.txt" 2>&1
 case "$PART" in
@@ -571,16 +588,8 @@ clang)
   # Issue 25: the clang toolchains on the GPU. clang cannot be installed there, and its packages
   # (56 MB compressed) do not fit the 64 MiB a call carries beside the repository; so clang's PTX
   # is made here (GEMMLAB_CLANG_PTX=.gpu/clang-ptx cargo run --release --example clang_ptx --
-  # sm_90) and replayed there. The system CUDA's ptxas (the release of NVRTC's own) assembles it.
-  # (A clang there without libclc or CUDA headers is not used: GEMMLAB_CLANG=none.)
-  export GEMMLAB_CLANG_PTX=$PWD/.gpu/clang-ptx GEMMLAB_CLANG=none
-  C=/tmp/gl-cache; V=$(/usr/local/cuda/bin/ptxas --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
-  mkdir -p "$C/nvrtc/$V/nvidia/system/lib" "$C/nvrtc/$V/nvidia/system/bin"
-  for f in /usr/local/cuda/lib64/libnvrtc.so.[0-9]* /usr/local/cuda/lib64/libnvrtc-builtins.so*; do
-    ln -sf "$f" "$C/nvrtc/$V/nvidia/system/lib/"; done
-  ln -sf /usr/local/cuda/bin/ptxas "$C/nvrtc/$V/nvidia/system/bin/ptxas"
-  export GEMMLAB_CACHE=$C
-  env | grep '^GEMMLAB_' > "$W/clang-env.txt"
+  # sm_90) and replayed there (see clang_replay).
+  clang_replay .gpu/clang-ptx
   ALL4="--backends cuda,opencl,clang-cuda,clang-opencl"
   $G devices > "$W/devices.txt" 2>&1
   $G devices --json > "$W/devices.json" 2>&1
@@ -597,6 +606,35 @@ clang)
   run attribute 100 $G attribute $D --out "$W/attribute"
   # Every kernel, all four toolchains, cuBLAS in the same run.
   run compare 400 $G compare $D $ALL4 --sizes 1024,4096 --keep-ptx --out "$W/compare"
+  ;;
+clang-tune-a|clang-tune-b)
+  # Issue 25: the four toolchains best against best. Every clang configuration is new source and
+  # clang cannot run there, so on the staging machine `tune --arch sm_90` compiled the points these
+  # random searches try (seed 1, 160 points, started at the committed database's bests) and kept
+  # clang's PTX (scripts/clang/tune-ptx.sh); the searches replay it. CUDA and OpenCL walk their
+  # own random points from the same start. The database is the committed one, which holds CUDA's
+  # and OpenCL's long searches; a search offers its best, kept only where faster.
+  clang_replay .gpu/clang-ptx-tune
+  DB=/tmp/gemmlab-clang-db; mkdir -p "$DB"; [ -f "$DB/nvidia-h200.json" ] || cp results/tuned/nvidia-h200.json "$DB/"
+  ALL4="--backends cuda,opencl,clang-cuda,clang-opencl"
+  TUNE="--sizes 4096 --strategy random --search-seed 1 --max-configs 160 --time-limit 40 --top 5 --start-at results/tuned/nvidia-h200.json"
+  if [ "$PART" = clang-tune-a ]; then KS="6 10"; else KS="xgemm simt"; fi
+  for k in $KS; do
+    run tune-$k 240 $G tune $D $ALL4 --kernels $k $TUNE --store "$W/store" --db "$DB" --out "$W/tune-$k"
+  done
+  cp "$DB/nvidia-h200.json" "$W/db-after.json"
+  if [ "$PART" = clang-tune-b ]; then
+    # Each toolchain's best of every kernel, next to cuBLAS, interleaved in one run.
+    run tuned 200 $G compare $D $ALL4 --kernels 6,10,xgemm,simt --tuned --db "$DB" --sizes 4096 --reps 20 --out "$W/tuned"
+  fi
+  ;;
+clang-asm)
+  # Issue 25, the assembler's share of speed: the same clang PTX of every kernel at its published
+  # defaults, assembled by the system ptxas and by the CUDA driver's JIT, each run next to cuBLAS.
+  clang_replay .gpu/clang-ptx-tune
+  CL2="--backends clang-cuda,clang-opencl --sizes 4096 --reps 10"
+  run asm-ptxas 200 $G compare $D $CL2 --out "$W/asm-ptxas"
+  GEMMLAB_ASSEMBLER=jit run asm-jit 200 $G compare $D $CL2 --out "$W/asm-jit"
   ;;
 clang-jit)
   # The runtime's share: NVIDIA OpenCL's own PTX run through the CUDA driver's JIT on the CUDA

@@ -290,3 +290,131 @@ fn attribute_offline_matrices_and_the_reports_findings() {
     assert!(["front_end", "assembler", "both"].contains(&g3["cause"].as_str().unwrap_or("")));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `tune --arch` compiles the points a random search would try, and keeps clang's
+/// PTX of exactly those: a machine without clang (GEMMLAB_CLANG=none) then builds
+/// the searched points from it, and refuses a point the search never reached.
+/// Among them, xgemm at tiles where clang declines to inline CLBlast's plain
+/// `inline` XgemmBody, which compiles only with GNU89's inline rules.
+#[test]
+fn tune_offline_keeps_clangs_ptx_of_the_searched_points_for_a_machine_without_clang() {
+    let test = "tune_offline_keeps_clangs_ptx";
+    if target(Toolchain::ClangOpenCl, "sm_90", "13", test).is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("gemmlab-tune-offline-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let ptx = dir.join("ptx");
+    let gemmlab = |args: &[&str], replay: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_gemmlab"));
+        c.args(args)
+            .env("GEMMLAB_CLANG_PTX", &ptx)
+            .env("GEMMLAB_ASSEMBLER", "13");
+        if replay {
+            c.env("GEMMLAB_CLANG", "none");
+        }
+        let o = c.output().expect("gemmlab runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (o.status.code(), text)
+    };
+    let out = dir.join("out");
+    let (code, text) = gemmlab(
+        &[
+            "tune",
+            "--arch",
+            "sm_90",
+            "--backends",
+            "clang-opencl",
+            "--kernels",
+            "xgemm",
+            "--strategy",
+            "random",
+            "--search-seed",
+            "5",
+            "--max-configs",
+            "24",
+            "--switches",
+            "none",
+            "--caps",
+            "none",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        false,
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("xgemm: 24 compiled"), "{text}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let rows = doc["measurements"].as_array().unwrap();
+    assert_eq!(rows.len(), 24);
+    for r in rows {
+        let regs = r["resources"]["registers"].as_u64();
+        assert!(regs.is_some_and(|n| (8..=255).contains(&n)), "{r}");
+    }
+    // Every searched point builds from the kept PTX alone.
+    let defines = |r: &serde_json::Value| -> Vec<String> {
+        let config = r["config"].as_object().unwrap();
+        config
+            .iter()
+            .flat_map(|(k, v)| ["--define".to_string(), format!("{k}={v}")])
+            .collect()
+    };
+    for r in rows.iter().take(4) {
+        let d = defines(r);
+        let mut args = vec![
+            "build",
+            "--arch",
+            "sm_90",
+            "--backends",
+            "clang-opencl",
+            "--kernel",
+            "xgemm",
+        ];
+        args.extend(d.iter().map(String::as_str));
+        let (code, text) = gemmlab(&args, true);
+        assert_eq!(code, Some(0), "{text}");
+        let regs = r["resources"]["registers"].as_u64().unwrap();
+        assert!(
+            text.contains(&format!("registers {regs},")),
+            "{regs}: {text}"
+        );
+    }
+    // A point outside the search: no PTX, and the error says how to make it.
+    let mut d = defines(&rows[0]);
+    let kwi = d.iter().position(|a| a.starts_with("KWI=")).unwrap();
+    let other = if d[kwi] == "KWI=1" { "KWI=2" } else { "KWI=1" };
+    d[kwi] = other.to_string();
+    let mut args = vec![
+        "build",
+        "--arch",
+        "sm_90",
+        "--backends",
+        "clang-opencl",
+        "--kernel",
+        "xgemm",
+    ];
+    args.extend(d.iter().map(String::as_str));
+    let (code, text) = gemmlab(&args, true);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("holds no PTX"), "{text}");
+    let (code, text) = gemmlab(
+        &[
+            "tune",
+            "--arch",
+            "sm_90",
+            "--backends",
+            "clang-opencl",
+            "--kernels",
+            "xgemm",
+        ],
+        false,
+    );
+    assert_eq!(code, Some(2), "the default anneal needs a device: {text}");
+    assert!(text.contains("use random or exhaustive"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

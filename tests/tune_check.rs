@@ -80,3 +80,46 @@ fn a_result_that_fails_its_check_is_wrong_even_while_timed() {
         "{statuses:?}"
     );
 }
+
+/// An unguided search tries exactly the points `unguided_order` lists, in that
+/// order, whatever its compile threads do: what `tune --arch` compiles ahead for
+/// a machine without clang and `--export-space` hands to kernel_tuner.
+#[test]
+fn a_random_search_tries_the_unguided_order() {
+    use gemmlab::tune::search::unguided_order;
+    let mut session = Session::new(common::opencl());
+    let info = session.backend.borrow().info().clone();
+    let spec = gemmlab::kernels::select(Some("gemm4")).unwrap()[0];
+    let space = Space::build(Kernel::Builtin(spec), &info, &SpaceRequest::default()).unwrap();
+    let dir = std::env::temp_dir().join(format!("gemmlab-tune-order-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut store = Store::open(&dir.join("store.jsonl"), &info).unwrap();
+    for (strategy, seed) in [("random", 3), ("exhaustive", 1)] {
+        let opts = SearchOptions {
+            strategy: strategy.into(),
+            seed,
+            budget: Budget {
+                configs: Some(7),
+                seconds: None,
+            },
+            workers: 2,
+            ..Default::default()
+        };
+        let r = search(
+            &mut session,
+            &space,
+            &Workload::Gemm(&Problem::new(64, 48, 32, 9)),
+            &mut store,
+            &opts,
+            &Progress::hidden(),
+        )
+        .unwrap();
+        let tried: Vec<usize> = r.tried.iter().map(|t| t.point).collect();
+        let order = unguided_order(&space, strategy, seed, &[], 7).unwrap();
+        assert_eq!(tried, order, "{strategy}");
+        assert_eq!(Some(order[0]), space.published_point(), "published first");
+    }
+    let err = unguided_order(&space, "anneal", 1, &[], 7).unwrap_err();
+    assert!(err.contains("measured speeds"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -155,18 +155,20 @@ impl Clang {
     }
 }
 
-/// The key of one PTX in `GEMMLAB_CLANG_PTX`: everything that determines it but
-/// the paths of this machine.
+/// The key of one PTX in `GEMMLAB_CLANG_PTX`: everything that determines it (clang's
+/// version, its flags with defines among them, the source) but the paths of this
+/// machine, so PTX made under other flags is never replayed.
 fn ptx_key(
     toolchain: Toolchain,
     arch: &Arch,
     clang: &Clang,
     source: &str,
-    options: &CompileOptions,
+    flags: &[String],
 ) -> String {
     crate::keys::fnv1a(&format!(
-        "{toolchain}|{arch}|{}|{:?}|{}|{:?}|{source}",
-        clang.version, options.defines, options.fast_math, options.extra_flags
+        "{toolchain}|{arch}|{}|{}|{source}",
+        clang.version,
+        flags.join(" ")
     ))
 }
 
@@ -317,6 +319,22 @@ enum FrontEnd {
     Cuda { cuda_path: PathBuf, shim: PathBuf },
 }
 
+impl FrontEnd {
+    /// The same front end with its paths named, not located: what a machine
+    /// without clang has, and what the key of a kept PTX is made from.
+    fn placeholders(&self) -> FrontEnd {
+        match self {
+            FrontEnd::OpenCl { .. } => FrontEnd::OpenCl {
+                libclc: PathBuf::from("<libclc>"),
+            },
+            FrontEnd::Cuda { .. } => FrontEnd::Cuda {
+                cuda_path: PathBuf::from("<cuda>"),
+                shim: PathBuf::from("<shim>"),
+            },
+        }
+    }
+}
+
 /// clang for one architecture and one language, with its assembler.
 pub struct ClangCompiler {
     toolchain: Toolchain,
@@ -347,12 +365,14 @@ impl ClangCompiler {
         }
         let front = match toolchain.language() {
             Language::OpenClC if replay => FrontEnd::OpenCl {
-                libclc: PathBuf::from("<libclc>"),
-            },
+                libclc: PathBuf::new(),
+            }
+            .placeholders(),
             Language::CudaCpp if replay => FrontEnd::Cuda {
-                cuda_path: PathBuf::from("<cuda>"),
-                shim: PathBuf::from("<shim>"),
-            },
+                cuda_path: PathBuf::new(),
+                shim: PathBuf::new(),
+            }
+            .placeholders(),
             Language::OpenClC => FrontEnd::OpenCl {
                 libclc: libclc(&clang).map_err(missing)?,
             },
@@ -397,8 +417,12 @@ impl ClangCompiler {
 
     /// clang's arguments for this language and architecture (the source is read from stdin).
     pub fn flags(&self, options: &CompileOptions) -> Vec<String> {
+        self.flags_for(&self.front, options)
+    }
+
+    fn flags_for(&self, front: &FrontEnd, options: &CompileOptions) -> Vec<String> {
         let arch = self.arch.name();
-        let mut f: Vec<String> = match &self.front {
+        let mut f: Vec<String> = match front {
             FrontEnd::OpenCl { libclc } => vec![
                 "-target".into(),
                 "nvptx64-nvidia-nvcl".into(),
@@ -415,6 +439,15 @@ impl ClangCompiler {
                 "-Wno-linker-warnings".into(),
                 // The sources guard NVIDIA inline PTX with this, as for NVIDIA OpenCL.
                 "-DGEMMLAB_NVIDIA_PTX=1".into(),
+                // A plain `inline` (CLBlast's INLINE_FUNC on NVIDIA) is a hint to NVIDIA's
+                // compiler. Under C99's rules it is only an inline definition, so a call
+                // clang declines to inline (XgemmBody at large tiles) was left unresolved
+                // for ptxas; GNU89's rules also emit the function.
+                "-fgnu89-inline".into(),
+                // NVIDIA's OpenCL takes `asm` for inline PTX (ld.global.nc, cp.async,
+                // membar, shfl behind the NVIDIA-only switches); OpenCL C has no such
+                // keyword, so clang needs the GNU keywords to accept the same source.
+                "-fgnu-keywords".into(),
                 "-x".into(),
                 "cl".into(),
             ],
@@ -437,7 +470,7 @@ impl ClangCompiler {
             f.push(format!("-D{name}={value}"));
         }
         if options.fast_math {
-            match self.front {
+            match front {
                 FrontEnd::OpenCl { .. } => {
                     f.extend(["-cl-fast-relaxed-math".into(), "-cl-mad-enable".into()])
                 }
@@ -465,7 +498,8 @@ impl ClangCompiler {
             what: what.to_string(),
             log,
         };
-        let key = ptx_key(self.toolchain, &self.arch, &self.clang, source, options);
+        let key_flags = self.flags_for(&self.front.placeholders(), options);
+        let key = ptx_key(self.toolchain, &self.arch, &self.clang, source, &key_flags);
         if let Some(dir) = &self.clang.replay {
             let file = dir.join(format!("{key}.ptx"));
             return match std::fs::read_to_string(&file) {

@@ -25,14 +25,16 @@ pub struct BuildArgs {
     pub out: Option<PathBuf>,
 }
 
-/// Compiling without a device (`build`, `sweep`, `ptx`).
+/// Compiling without a device (`build`, `sweep`, `ptx`, `tune`).
 #[derive(Args, Debug, Clone)]
 pub struct OfflineArgs {
     /// Compile for this architecture (sm_35, sm_37, sm_50 ... sm_90, sm_120) without a
     /// GPU or a driver: with NVRTC (--nvrtc's), or with clang and a cached ptxas for
     /// --backends clang-cuda or clang-opencl (GEMMLAB_ASSEMBLER picks the ptxas
     /// release). Registers, spills and occupancy for that architecture; nothing is
-    /// run or timed.
+    /// run or timed. `tune --arch` compiles the points a random or exhaustive
+    /// search would try, in its order (with GEMMLAB_CLANG_PTX, clang's PTX of them
+    /// is kept for the same search on a machine without clang).
     #[arg(long, value_name = "sm_XX")]
     pub arch: Option<String>,
 }

@@ -12,6 +12,7 @@ pub mod routine;
 pub mod spec;
 pub mod sweep;
 pub mod tune;
+pub mod tune_offline;
 pub mod tune_suite;
 
 use std::sync::Mutex;

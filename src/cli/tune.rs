@@ -10,8 +10,8 @@ use gemmlab::kernels;
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::tune::replay;
 use gemmlab::tune::run::{run_tune, spaces, write_replay, TuneOptions};
-use gemmlab::tune::search::{Budget, Limits, SearchOptions, SearchResult};
-use gemmlab::tune::space::{Space, SpaceRequest};
+use gemmlab::tune::search::{unguided_order, Budget, Limits, SearchOptions, SearchResult};
+use gemmlab::tune::space::{Candidate, Space, SpaceRequest};
 use gemmlab::tune::strategy;
 use gemmlab::tune::watch;
 use gemmlab::{Backend, Error, Result, Toolchain};
@@ -133,10 +133,43 @@ pub struct TuneArgs {
     /// would try, in order) as JSON for scripts/kernel_tuner, and exit without measuring.
     #[arg(long, value_name = "FILE")]
     pub export_space: Option<PathBuf>,
+    /// A database file of bests (results/tuned/<device>.json): each search tries its
+    /// entries first, after the published configuration, wherever they lie in the
+    /// search's space (same precision, any toolchain or size; the routine's per-call
+    /// entries left out), so a toolchain is tried where the others found their bests
+    #[arg(long, value_name = "FILE")]
+    pub start_at: Option<PathBuf>,
     /// Output directory: results.json/csv of the final round and one trace per search.
-    #[arg(long, default_value = "gemmlab-results/tune")]
+    #[arg(long, default_value = DEFAULT_OUT)]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub offline: super::build::OfflineArgs,
 }
+
+/// The points `--start-at`'s database names, in its order, each once.
+pub(super) fn start_at(args: &TuneArgs) -> Result<Vec<Candidate>> {
+    let Some(path) = &args.start_at else {
+        return Ok(Vec::new());
+    };
+    let db = Database::read(path)?;
+    let mut seeds: Vec<Candidate> = Vec::new();
+    for e in &db.entries {
+        if e.call.is_some() || e.precision != args.problem.precision {
+            continue;
+        }
+        let c = Candidate {
+            config: e.config.clone(),
+            hints: e.hints.clone(),
+        };
+        if !seeds.contains(&c) {
+            seeds.push(c);
+        }
+    }
+    Ok(seeds)
+}
+
+/// Where `tune` writes unless `--out` says.
+pub const DEFAULT_OUT: &str = "gemmlab-results/tune";
 
 fn parse_list<T: std::str::FromStr>(what: &str, s: &str) -> Result<Vec<T>> {
     s.split(',')
@@ -149,7 +182,7 @@ fn parse_list<T: std::str::FromStr>(what: &str, s: &str) -> Result<Vec<T>> {
         .collect()
 }
 
-fn request(args: &TuneArgs) -> Result<SpaceRequest> {
+pub(super) fn request(args: &TuneArgs) -> Result<SpaceRequest> {
     let mut values: BTreeMap<String, Vec<i64>> = BTreeMap::new();
     for v in &args.values {
         let (name, list) = v
@@ -200,6 +233,9 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         return Err(Error::invalid(
             "a tuning budget of 0 tries nothing: give --max-configs and --time-limit above 0",
         ));
+    }
+    if let Some(target) = args.offline.target(&args.device)? {
+        return super::tune_offline::run(&args, &target);
     }
     if args.prune.is_nan() || args.prune <= 1.0 {
         return Err(Error::invalid(
@@ -314,7 +350,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         watch: std::env::var_os(watch::ENV_WATCH).map(PathBuf::from),
         build_processes: args.build_processes,
         build_exe: std::env::current_exe().ok(),
-        seeds: Vec::new(),
+        seeds: start_at(&args)?,
     };
     if let Some(path) = &args.export_space {
         return export_space(path, &sessions, &spaces, &search, sizes[0])
@@ -610,21 +646,9 @@ fn export_space(
         .ok_or_else(|| {
             Error::invalid("--export-space needs a CUDA session (kernel_tuner runs CUDA)")
         })?;
-    let mut rng = strategy::Rng::new(search.seed);
-    let mut strat = strategy::by_name(&search.strategy).map_err(Error::invalid)?;
-    let limit = search.budget.configs.unwrap_or(usize::MAX).min(space.len());
-    let mut order = Vec::new();
-    // Unguided order: a guided strategy's later points depend on measured speeds.
-    while order.len() < limit {
-        let got = strat.ask(&space.grid, limit - order.len(), &mut rng);
-        if got.is_empty() {
-            break;
-        }
-        for p in got {
-            strat.tell(&space.grid, p, Some(1.0));
-            order.push(p);
-        }
-    }
+    let limit = search.budget.configs.unwrap_or(usize::MAX);
+    let order = unguided_order(space, &search.strategy, search.seed, &search.seeds, limit)
+        .map_err(Error::invalid)?;
     let spec = space.kernel.builtin().ok_or_else(|| {
         Error::invalid("--export-space writes a built-in GEMM kernel's space for scripts/kernel_tuner; a spec kernel has no such script")
     })?;

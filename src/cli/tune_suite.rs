@@ -18,6 +18,7 @@ use gemmlab::routine::suite::Suite;
 use gemmlab::routine::Gemm;
 use gemmlab::tune::run::{run_tune, TuneOptions};
 use gemmlab::tune::search::SearchResult;
+use gemmlab::tune::space::Candidate;
 use gemmlab::tune::space::Space;
 use gemmlab::{Backend, Result};
 
@@ -55,19 +56,24 @@ pub fn run(
         let class = ShapeClass::of(p.m, p.n, p.k);
         let known = known_choices(&db_dir, &devices, &chosen)?;
         let neighbours = nearest(&known, &p, opts.call.precision);
-        o.search.seeds = neighbours.iter().map(|e| e.config.clone()).collect();
+        o.search.seeds = neighbours
+            .iter()
+            .map(|e| Candidate::plain(e.config.clone()))
+            .collect();
         // The database's tuned configurations of each family nearest this shape seed it too.
         let tuned_near = tuned_nearest(&db_dir, &devices, &o, &p);
         for (_, _, c) in &tuned_near {
-            if !o.search.seeds.contains(c) {
-                o.search.seeds.push(c.clone());
+            let c = Candidate::plain(c.clone());
+            if !o.search.seeds.contains(&c) {
+                o.search.seeds.push(c);
             }
         }
         // And the configurations a model of the device ranks best for this shape.
         let fitted = model_seeds(sessions, &o, spaces, &p);
         for (_, c) in &fitted {
-            if !o.search.seeds.contains(c) {
-                o.search.seeds.push(c.clone());
+            let c = Candidate::plain(c.clone());
+            if !o.search.seeds.contains(&c) {
+                o.search.seeds.push(c);
             }
         }
         pb.suspend(|| {

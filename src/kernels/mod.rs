@@ -327,11 +327,12 @@ impl KernelSpec {
                 return Some(why);
             }
         }
-        if device.toolchain != Toolchain::OpenCl || device.is_nvidia() {
+        // Only OpenCL C on another vendor's compiler lacks NVIDIA's inline PTX.
+        if device.toolchain.language() != Language::OpenClC || device.is_nvidia() {
             return None;
         }
         let needs: Vec<&str> = self
-            .switch_values(Toolchain::OpenCl, hints)
+            .switch_values(device.toolchain, hints)
             .into_iter()
             .filter(|(s, on)| *on && s.switch.opencl_needs_nvidia)
             .map(|(s, _)| s.name())

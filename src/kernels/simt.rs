@@ -134,6 +134,21 @@ const CONSTRAINTS: &[Constraint] = &[
         involves: &["STAGES", "BK", "BM", "BN"],
         holds: |c| local_bytes(c) <= LOCAL_LIMIT,
     },
+    // The two below involve switches: the tuner's space judges each point with its
+    // switch states; the sources refuse the same with #error.
+    Constraint {
+        message: "KMAJOR_A=1 or KMAJOR_B=1 needs ASYNC_COPY off: a K-contiguous operand is transposed into its local tile through registers, which cp.async cannot do",
+        involves: &["KMAJOR_A", "KMAJOR_B", "ASYNC_COPY"],
+        holds: |c| c.get("ASYNC_COPY") == 0 || (c.get("KMAJOR_A") == 0 && c.get("KMAJOR_B") == 0),
+    },
+    Constraint {
+        message: "SMEM_PAD=1 pads each tile row by 8 floats: 4*STAGES*BK*(BM+BN+8) bytes must fit in 48 KiB",
+        involves: &["SMEM_PAD", "STAGES", "BK", "BM", "BN"],
+        holds: |c| {
+            c.get("SMEM_PAD") == 0
+                || 4 * c.get("STAGES") * c.get("BK") * (c.get("BM") + c.get("BN") + 8) <= LOCAL_LIMIT
+        },
+    },
 ];
 
 /// Published state = the family's defaults: 128-bit accesses, rasterised block

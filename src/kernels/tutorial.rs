@@ -235,6 +235,19 @@ const RK_IS_RY: Constraint = Constraint {
     holds: |c| c.get("RK") == c.get("RY"),
 };
 
+/// Kernel 8's B through warp shuffles (a switch: the tuner's space judges it with
+/// the point's switch states; both twins refuse the same with #error).
+const SHUFFLE_SEGMENTS: Constraint = Constraint {
+    message: "USE_SHUFFLE=1 needs WPTN a power of two <= 32 (the shuffle width), RTSM = TSM/WPTM a multiple of WPTN and RTSM*RTSN a multiple of 32 (whole warps)",
+    involves: &["USE_SHUFFLE", "TSM", "TSN", "WPTM", "WPTN"],
+    holds: |c| {
+        let (wptn, rtsm) = (c.get("WPTN"), c.get("TSM") / c.get("WPTM").max(1));
+        let rtsn = c.get("TSN") / wptn.max(1);
+        c.get("USE_SHUFFLE") == 0
+            || (wptn > 0 && wptn <= 32 && wptn & (wptn - 1) == 0 && rtsm % wptn == 0 && (rtsm * rtsn) % 32 == 0)
+    },
+};
+
 // The switches each kernel has, with the published state: the tutorial's
 // kernels.cl has no launch bounds, restrict only on kernel 11, '#pragma unroll'
 // on the loop over k from kernel 7 on, and its CUDA build (cuGEMM.cu) defines
@@ -459,7 +472,7 @@ pub const KERNELS: &[KernelSpec] = &[
         idea: "kernel 7 with the CUDA-specific options USE_LDG (read-only-cache loads; on in the published CUDA build) and USE_SHUFFLE (B through warp shuffles; off in the published build)",
         sources: S8,
         params: REGISTER_BLOCKED_WIDE,
-        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_7],
+        constraints: &[SQUARE, WPT_DIVIDES, GROUP_RTS, TSM_WIDTH, LOADS_A_WIDE, LOCAL_7, SHUFFLE_SEGMENTS],
         local_bytes: local_7,
         launch: BLOCKED,
         operands: Operands { b_transposed: true, tile: BLOCKED_TILE },

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use plotters::style::RGBColor;
 
 use crate::analysis::offline::atlas::{Along, RegChange, Spill};
-use crate::analysis::offline::kepler::{CapAt, Fit, KEPLER_ARCH};
+use crate::analysis::offline::kepler::{Answers, CapAt, Fit, CAP_127, KEPLER_ARCH};
 use crate::analysis::offline::{caps_of, occupancy_of, Atlas, Compiler, Kepler, Kind, Occ};
 use crate::analysis::offline::{Resources, Sweeps};
 use crate::analysis::{self, Finding};
@@ -163,9 +163,88 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
         }
     }
     kepler_tables(&mut s, a);
+    if let Some(f) = &a.compilers {
+        if let analysis::Kind::Offline(Kind::Compilers { answers }) = &f.kind {
+            s.push_str(&compilers_table(answers));
+        }
+        s.push_str(&paragraph(&a.compilers));
+    }
     sec.markdown = s;
     sec.show(&a.findings());
     sec
+}
+
+/// The Kepler questions, one row per compiler with rows for sm_35.
+fn compilers_table(answers: &[Answers]) -> String {
+    let n = |v: Option<u32>| v.map_or(md::MISSING.into(), |v| v.to_string());
+    let rows: Vec<Vec<String>> = (answers.iter())
+        .map(|a| {
+            let cap = a.cap127.map_or(md::MISSING.into(), |(r, b)| {
+                format!("{} ({} B spilled)", md::or_unknown(r), md::or_unknown(b))
+            });
+            vec![
+                a.compiler.clone(),
+                n(a.kernel6),
+                n(a.volatile),
+                cap,
+                a.first_spill.map_or(md::MISSING.into(), |c| c.to_string()),
+                n(a.tiles.0),
+                n(a.tiles.1),
+            ]
+        })
+        .collect();
+    let head = [
+        "compiler",
+        "kernel 6",
+        "VOLATILE_IDX=1",
+        "cap 127",
+        "highest cap that spills",
+        "kernel 11 8x4",
+        "4x4",
+    ];
+    format!(
+        "### The same questions, per compiler
+
+Registers per thread on {KEPLER_ARCH} from every compiler with rows for it: NVRTC 11.8's own build, and other front ends' PTX through ptxas 11.8 (clang's from `--backends clang-cuda|clang-opencl --arch {KEPLER_ARCH}`, NVIDIA OpenCL's from the atlas). \"-\" is a point not compiled for that compiler.\n\n{}\n",
+        md::table(&md::h(&head), &rows)
+    )
+}
+
+fn compilers_words(answers: &[Answers]) -> Words {
+    let list = |f: &dyn Fn(&Answers) -> Option<String>| {
+        let parts: Vec<String> = answers
+            .iter()
+            .filter_map(|a| Some(format!("{} from {}", f(a)?, a.compiler)))
+            .collect();
+        md::join_and(&parts)
+    };
+    let mut text = format!(
+        "**Kepler's questions, per compiler**: kernel 6 takes {} registers.",
+        list(&|a| a.kernel6.map(|r| r.to_string()))
+    );
+    let cap = list(&|a| {
+        let (r, b) = a.cap127?;
+        Some(format!(
+            "{} ({} B spilled)",
+            md::or_unknown(r),
+            md::or_unknown(b)
+        ))
+    });
+    if !cap.is_empty() {
+        let _ = write!(text, " Under a cap of {CAP_127}: {cap}.");
+    }
+    let tiles = list(&|a| match a.tiles {
+        (Some(w), Some(q)) => Some(format!("{w} against {q}")),
+        _ => None,
+    });
+    if !tiles.is_empty() {
+        let _ = write!(text, " Kernel 11's 8x4 tile against 4x4: {tiles}.");
+    }
+    let short = format!(
+        "On {KEPLER_ARCH}, kernel 6 takes {} registers.",
+        list(&|a| a.kernel6.map(|r| r.to_string()))
+    );
+    Words { text, short }
 }
 
 /// A finding's text as a paragraph of its section, "" without one.
@@ -531,6 +610,7 @@ pub(crate) fn words(k: &Kind) -> Words {
             square,
             opencl,
         } => tiles_words(wide, square, opencl),
+        Kind::Compilers { answers } => compilers_words(answers),
         _ => atlas_words(k),
     }
 }

@@ -71,10 +71,11 @@ pub struct SearchOptions {
     /// one, builds stay in this process.
     #[serde(skip)]
     pub build_exe: Option<std::path::PathBuf>,
-    /// Configurations tried first after the published one, where the space holds
-    /// them (`tune --suite` seeds a call with its neighbours' bests).
+    /// Points tried first after the published one, where the space holds them
+    /// (`tune --suite` seeds a call with its neighbours' bests, `tune --start-at`
+    /// with a database's).
     #[serde(skip)]
-    pub seeds: Vec<crate::kernels::Config>,
+    pub seeds: Vec<Candidate>,
 }
 
 /// Build processes when the compiler asks for them and the caller did not say:
@@ -348,6 +349,53 @@ impl Key {
 
 type Compiled = (usize, Candidate, Key, Result<Artefact>, f64);
 
+/// The points every search tries first: the published configuration (so each
+/// search knows where the published kernel stood and a guided walk can start
+/// there), then `seeds` that lie in the space.
+fn start_points(space: &Space, seeds: &[Candidate]) -> Vec<usize> {
+    let mut first: Vec<usize> = space.published_point().into_iter().collect();
+    for c in seeds {
+        if let Some(p) = space.find(c).filter(|p| !first.contains(p)) {
+            first.push(p);
+        }
+    }
+    first
+}
+
+/// The first `limit` points a search with an unguided strategy (random,
+/// exhaustive) and `seed` tries, in its order: what `tune --arch` compiles ahead
+/// and `tune --export-space` hands to kernel_tuner. A guided strategy has no
+/// such order, since its later points depend on measured speeds.
+pub fn unguided_order(
+    space: &Space,
+    strategy: &str,
+    seed: u64,
+    seeds: &[Candidate],
+    limit: usize,
+) -> std::result::Result<Vec<usize>, String> {
+    let mut strat = strategy::by_name(strategy)?;
+    if strat.guided() {
+        return Err(format!(
+            "strategy '{strategy}' picks its points from measured speeds, so they cannot be known without a device: use random or exhaustive"
+        ));
+    }
+    let first = start_points(space, seeds);
+    for &p in &first {
+        strat.seed(&space.grid, p);
+    }
+    let limit = limit.min(space.len());
+    let mut order: Vec<usize> = first.into_iter().take(limit).collect();
+    let mut rng = Rng::new(seed);
+    while order.len() < limit {
+        let got = strat.ask(&space.grid, limit - order.len(), &mut rng);
+        if got.is_empty() {
+            break;
+        }
+        order.extend(got);
+    }
+    Ok(order)
+}
+
 /// Runs one search. Kernel-level failures are outcomes; errors are for the run
 /// itself (an unknown strategy, a store that cannot be written).
 pub fn search(
@@ -406,18 +454,7 @@ pub fn search(
     };
     let started = Instant::now();
     let mut rng = Rng::new(opts.seed);
-    // The published configuration goes first, so every search knows where the
-    // tutorial stood and a guided walk can start from there.
-    let mut seeds: Vec<usize> = space.published_point().into_iter().collect();
-    for config in &opts.seeds {
-        let found = space.find(&Candidate {
-            config: config.clone(),
-            hints: crate::kernels::Hints::default(),
-        });
-        if let Some(p) = found.filter(|p| !seeds.contains(p)) {
-            seeds.push(p);
-        }
-    }
+    let mut seeds = start_points(space, &opts.seeds);
     for &p in &seeds {
         strategy.seed(&space.grid, p);
     }

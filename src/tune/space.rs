@@ -79,6 +79,14 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// A configuration with its published switches and no register cap.
+    pub fn plain(config: Config) -> Candidate {
+        Candidate {
+            config,
+            hints: Hints::default(),
+        }
+    }
+
     pub fn describe(&self) -> String {
         let h = self.hints.describe(true);
         if h.is_empty() || h == "published" {
@@ -279,14 +287,36 @@ impl Space {
         };
         let other_coords: Vec<Vec<u8>> = product(&other_sizes);
         let param_strides = strides(&param_sizes);
+        // Registry constraints that involve a switch (e.g. simt's K-major operands
+        // and cp.async): judged on each point with its switch states.
+        let switch_names: Vec<&str> = switches.iter().map(|s| s.name()).collect();
+        let switch_rules: Vec<&crate::kernels::Constraint> = kernel
+            .builtin()
+            .map(|k| k.constraints)
+            .unwrap_or_default()
+            .iter()
+            .filter(|c| c.involves.iter().any(|n| switch_names.contains(n)))
+            .collect();
+        let published: Vec<(&str, bool)> = switches
+            .iter()
+            .map(|s| (s.name(), s.published(toolchain)))
+            .collect();
         let chunks = chunked(filtered.valid.len());
         let parts = crate::gemm::parallel::map_range(chunks.len(), |ci| {
             let (mut keys, mut too_small) = (Vec::new(), 0u64);
+            let mut broken: Vec<u64> = vec![0; switch_rules.len()];
             for &pk in &filtered.valid[chunks[ci].clone()] {
                 let pc = decode(&param_strides, pk);
                 let config = config_of(&axes, &pc);
                 let threads = kernel.threads_per_group(&config) as u64;
                 for (oi, oc) in other_coords.iter().enumerate() {
+                    if !switch_rules.is_empty() {
+                        let c = with_switches(&config, &published, &axes[n_param..], oc);
+                        if let Some(r) = switch_rules.iter().position(|k| !(k.holds)(&c)) {
+                            broken[r] += 1;
+                            continue;
+                        }
+                    }
                     let cap = cap_values
                         .get(oc[cap_axis - n_param] as usize)
                         .copied()
@@ -300,13 +330,22 @@ impl Space {
                     keys.push(pk * others + oi as u64);
                 }
             }
-            (keys, too_small)
+            (keys, too_small, broken)
         });
         let mut keys = Vec::new();
         let mut too_small = 0u64;
-        for (k, n) in parts {
+        let mut broken = vec![0u64; switch_rules.len()];
+        for (k, n, b) in parts {
             keys.extend(k);
             too_small += n;
+            for (sum, x) in broken.iter_mut().zip(b) {
+                *sum += x;
+            }
+        }
+        for (rule, n) in switch_rules.iter().zip(broken) {
+            if n > 0 {
+                blame(format!("constraint: {}", rule.message), u128::from(n));
+            }
         }
         if too_small > 0 {
             if let Some(file) = device.registers_per_block {
@@ -439,6 +478,27 @@ impl Space {
             self.len()
         )
     }
+}
+
+/// A point's parameters with its switch states as 0/1 values, for the constraints
+/// that involve switches: those of the space's switch axes from `coords` (the
+/// coordinates of `others`, the axes after the parameters), the rest published.
+fn with_switches(
+    config: &Config,
+    published: &[(&str, bool)],
+    others: &[Axis],
+    coords: &[u8],
+) -> Config {
+    let mut c = config.clone();
+    for (name, on) in published {
+        c.0.insert((*name).to_string(), i64::from(*on));
+    }
+    for (a, &i) in others.iter().zip(coords) {
+        if let Axis::Switch { name, values } = a {
+            c.0.insert(name.clone(), i64::from(values[i as usize]));
+        }
+    }
+    c
 }
 
 fn config_of(axes: &[Axis], coords: &[u8]) -> Config {
@@ -683,6 +743,57 @@ mod tests {
         // Point 0 is the published state of every switch, without a cap.
         let first = s.candidate(0);
         assert!(first.hints.switches.is_empty() && first.hints.max_registers.is_none());
+    }
+
+    /// A constraint that involves a switch removes exactly the points whose switch
+    /// states break it (simt's K-major operands with cp.async; kernel 8's shuffle
+    /// segments), and says so; points with the switch off stay.
+    #[test]
+    fn constraints_on_switches_are_judged_with_each_points_states() {
+        let d = device(Toolchain::Cuda, true);
+        let request = SpaceRequest {
+            caps: Some(Vec::new()),
+            ..Default::default()
+        };
+        let simt = kernels::find("simt").unwrap();
+        let s = Space::build(simt, &d, &request).unwrap();
+        let (mut kmajor_off, mut kmajor_plain) = (0, 0);
+        for i in (0..s.len()).step_by(101) {
+            let c = s.candidate(i);
+            let kmajor = c.config.get("KMAJOR_A") + c.config.get("KMAJOR_B") > 0;
+            let async_copy = c.hints.switch("ASYNC_COPY") == Some(true);
+            assert!(!(kmajor && async_copy), "{}", c.describe());
+            if kmajor {
+                kmajor_plain += 1;
+            } else if async_copy {
+                kmajor_off += 1;
+            }
+            if c.hints.switch("SMEM_PAD") == Some(true) {
+                let g = |n| c.config.get(n);
+                assert!(4 * g("STAGES") * g("BK") * (g("BM") + g("BN") + 8) <= 48 * 1024);
+            }
+        }
+        assert!(kmajor_off > 0 && kmajor_plain > 0);
+        assert!(s
+            .removals
+            .iter()
+            .any(|r| r.rule.contains("needs ASYNC_COPY off")));
+        let removed: u128 = s.removals.iter().map(|r| r.removed).sum();
+        assert_eq!(removed + s.len() as u128, s.before);
+
+        let k8 = kernels::find("gemm8").unwrap();
+        let s = Space::build(k8, &d, &request).unwrap();
+        assert!(s
+            .removals
+            .iter()
+            .any(|r| r.rule.contains("USE_SHUFFLE=1 needs")));
+        for i in (0..s.len()).step_by(7) {
+            let c = s.candidate(i);
+            if c.hints.switch("USE_SHUFFLE") == Some(true) {
+                let wptn = c.config.get("WPTN");
+                assert!(wptn <= 32 && wptn & (wptn - 1) == 0, "{}", c.describe());
+            }
+        }
     }
 
     #[test]

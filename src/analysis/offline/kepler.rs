@@ -35,6 +35,9 @@ pub struct Kepler<'a> {
     /// Kernel 11's tiles; `None` without both 8x4 and 4x4.
     pub tiles: Option<Vec<(&'a Measurement, Option<Occ>)>>,
     pub tiles_finding: Option<Finding>,
+    /// The same questions answered by every compiler with rows for sm_35 (NVRTC
+    /// 11.8, clang's two front ends and NVIDIA OpenCL's PTX through ptxas 11.8).
+    pub compilers: Option<Finding>,
 }
 
 impl Kepler<'_> {
@@ -44,6 +47,7 @@ impl Kepler<'_> {
             &self.volatile,
             &self.caps_finding,
             &self.tiles_finding,
+            &self.compilers,
         ]
         .into_iter()
         .flatten()
@@ -122,7 +126,75 @@ pub fn analyse(data: &Data) -> Option<Kepler<'_>> {
             .any(|c| c.m.kernel == "gemm11" && tile_of(c.m).is_some()),
         tiles,
         tiles_finding,
+        compilers: compilers(&all),
     })
+}
+
+/// The Kepler questions as one compiler answers them from its rows for sm_35.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Answers {
+    /// "NVRTC 11.8", "clang CUDA + ptxas 11.8", "OpenCL PTX + ptxas 11.8".
+    pub compiler: String,
+    /// Kernel 6's registers at its published defaults.
+    pub kernel6: Option<u32>,
+    /// Kernel 6's registers with `VOLATILE_IDX=1`.
+    pub volatile: Option<u32>,
+    /// Kernel 6 under a cap of 127: registers and spilled bytes.
+    pub cap127: Option<(Option<u32>, Option<u64>)>,
+    /// The highest cap of the register sweep under which kernel 6 spills.
+    pub first_spill: Option<u32>,
+    /// Kernel 11's registers with its 8x4 and its 4x4 tile.
+    pub tiles: (Option<u32>, Option<u32>),
+}
+
+/// Each compiler's answers, NVRTC 11.8 first; a finding where more than one compiler answers.
+fn compilers(all: &[Cell]) -> Option<Finding> {
+    let kepler: Vec<&Cell> = all.iter().filter(|c| c.arch == KEPLER_ARCH).collect();
+    let mut names = distinct(kepler.iter().map(|c| &c.compiler));
+    names.sort_by(|a, b| (!a.is_kepler_nvrtc(), &a.name).cmp(&(!b.is_kepler_nvrtc(), &b.name)));
+    let answers: Vec<Answers> = names
+        .into_iter()
+        .map(|compiler| {
+            let rows: Vec<&Measurement> = (kepler.iter())
+                .filter(|c| &c.compiler == compiler)
+                .map(|c| c.m)
+                .collect();
+            let regs = |k: &str, e: Option<&str>, f: &dyn Fn(&Measurement) -> bool| {
+                (rows.iter())
+                    .find(|m| m.kernel == k && e.is_none_or(|e| m.experiment == e) && f(m))
+                    .and_then(|m| data::registers(m))
+            };
+            let sweep = |m: &&&Measurement| {
+                m.kernel == "gemm6" && m.experiment == "registers" && m.hints.switches.is_empty()
+            };
+            let capped = |cap| {
+                rows.iter()
+                    .filter(sweep)
+                    .find(|m| data::register_cap(m) == cap)
+            };
+            let spilling = (rows.iter().filter(sweep))
+                .filter(|m| data::spill_bytes(m).is_some_and(|b| b > 0))
+                .filter_map(|m| data::register_cap(m))
+                .max();
+            let tile = |t| regs("gemm11", Some("tiling"), &|m| tile_of(m) == Some(t));
+            Answers {
+                compiler: compiler.name.clone(),
+                kernel6: regs("gemm6", None, &|m| is_published(m)),
+                volatile: regs("gemm6", Some("hints"), &is_volatile),
+                cap127: capped(Some(CAP_127)).map(|m| (data::registers(m), data::spill_bytes(m))),
+                first_spill: spilling,
+                tiles: (tile((8, 4)), tile((4, 4))),
+            }
+        })
+        .filter(|a| a.kernel6.is_some())
+        .collect();
+    if answers.len() < 2 {
+        return None;
+    }
+    let k6: Vec<u32> = answers.iter().filter_map(|a| a.kernel6).collect();
+    let (lo, hi) = (k6.iter().min()?, k6.iter().max()?);
+    let weight = f64::from(hi - lo) / f64::from((*lo).max(1));
+    Some(finding(Kind::Compilers { answers }).weight(weight))
 }
 
 fn occ(m: &Measurement) -> Option<Occ> {

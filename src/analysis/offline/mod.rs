@@ -99,6 +99,8 @@ pub enum Kind {
         lowest_cap: Option<u32>,
         at: Option<kepler::CapAt>,
     },
+    /// The Kepler questions as each compiler with rows for sm_35 answers them.
+    Compilers { answers: Vec<kepler::Answers> },
     /// Kernel 11's 8x4 (`wide`) and 4x4 (`square`) tiles, and OpenCL's 8x4 from the atlas.
     Tiles {
         wide: Resources,
