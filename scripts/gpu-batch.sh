@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune-a|clang-tune-b|clang-asm|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -607,34 +607,38 @@ clang)
   # Every kernel, all four toolchains, cuBLAS in the same run.
   run compare 400 $G compare $D $ALL4 --sizes 1024,4096 --keep-ptx --out "$W/compare"
   ;;
-clang-tune-a|clang-tune-b)
+clang-tune)
   # Issue 25: the four toolchains best against best. Every clang configuration is new source and
   # clang cannot run there, so on the staging machine `tune --arch sm_90` compiled the points these
   # random searches try (seed 1, 160 points, started at the committed database's bests) and kept
   # clang's PTX (scripts/clang/tune-ptx.sh); the searches replay it. CUDA and OpenCL walk their
-  # own random points from the same start. The database is the committed one, which holds CUDA's
-  # and OpenCL's long searches; a search offers its best, kept only where faster.
+  # own random points from the same start. The database starts as the committed one, which holds
+  # CUDA's and OpenCL's long searches; a search offers its best, kept only where faster.
+  # KS: the kernels of this call; the store and database carry over between calls (on a warm
+  # machine in /tmp, else from .gpu/clang-store and .gpu/clang-db, copied from the last call's
+  # archive). ASM=1: the assembler's share of speed; FINAL=1: every best next to cuBLAS.
   clang_replay .gpu/clang-ptx-tune
-  DB=/tmp/gemmlab-clang-db; mkdir -p "$DB"; [ -f "$DB/nvidia-h200.json" ] || cp results/tuned/nvidia-h200.json "$DB/"
+  DB=/tmp/gemmlab-clang-db; STORE=/tmp/gemmlab-clang-store
+  [ -d "$DB" ] || { mkdir -p "$DB"; cp .gpu/clang-db/nvidia-h200.json "$DB/" 2>/dev/null || cp results/tuned/nvidia-h200.json "$DB/"; }
+  [ -d "$STORE" ] || cp -r .gpu/clang-store "$STORE" 2>/dev/null || mkdir -p "$STORE"
   ALL4="--backends cuda,opencl,clang-cuda,clang-opencl"
   TUNE="--sizes 4096 --strategy random --search-seed 1 --max-configs 160 --time-limit 40 --top 5 --start-at results/tuned/nvidia-h200.json"
-  if [ "$PART" = clang-tune-a ]; then KS="6 10"; else KS="xgemm simt"; fi
-  for k in $KS; do
-    run tune-$k 240 $G tune $D $ALL4 --kernels $k $TUNE --store "$W/store" --db "$DB" --out "$W/tune-$k"
+  for k in ${KS:-}; do
+    run tune-$k 280 $G tune $D $ALL4 --kernels $k $TUNE --store "$STORE" --db "$DB" --out "$W/tune-$k"
   done
-  cp "$DB/nvidia-h200.json" "$W/db-after.json"
-  if [ "$PART" = clang-tune-b ]; then
+  cp "$DB/nvidia-h200.json" "$W/db-after.json"; cp -r "$STORE" "$W/store"
+  if [ "${ASM:-0}" = 1 ]; then
+    # The assembler's share of speed: the same clang PTX of each kernel at its published
+    # defaults, assembled by the system ptxas and by the CUDA driver's JIT, each run next to
+    # cuBLAS and CUDA's own build.
+    CL3="--backends cuda,clang-cuda,clang-opencl --kernels 3,5,6,7,8,9,10,11,xgemm,simt --sizes 4096 --reps 10"
+    run asm-ptxas 150 $G compare $D $CL3 --out "$W/asm-ptxas"
+    GEMMLAB_ASSEMBLER=jit run asm-jit 150 $G compare $D $CL3 --out "$W/asm-jit"
+  fi
+  if [ "${FINAL:-0}" = 1 ]; then
     # Each toolchain's best of every kernel, next to cuBLAS, interleaved in one run.
     run tuned 200 $G compare $D $ALL4 --kernels 6,10,xgemm,simt --tuned --db "$DB" --sizes 4096 --reps 20 --out "$W/tuned"
   fi
-  ;;
-clang-asm)
-  # Issue 25, the assembler's share of speed: the same clang PTX of every kernel at its published
-  # defaults, assembled by the system ptxas and by the CUDA driver's JIT, each run next to cuBLAS.
-  clang_replay .gpu/clang-ptx-tune
-  CL2="--backends clang-cuda,clang-opencl --sizes 4096 --reps 10"
-  run asm-ptxas 200 $G compare $D $CL2 --out "$W/asm-ptxas"
-  GEMMLAB_ASSEMBLER=jit run asm-jit 200 $G compare $D $CL2 --out "$W/asm-jit"
   ;;
 clang-jit)
   # The runtime's share: NVIDIA OpenCL's own PTX run through the CUDA driver's JIT on the CUDA

@@ -54,6 +54,17 @@ pub enum Kind {
         gap: f64,
         source_explains: bool,
     },
+    /// One front end's PTX of each kernel assembled by two assemblers, each in its
+    /// own compare run (`GEMMLAB_ASSEMBLER`) and timed there next to cuBLAS:
+    /// per kernel the registers and the ratio to cuBLAS under each, and the
+    /// largest relative change of that ratio.
+    AssemblerSpeed {
+        toolchain: Toolchain,
+        size: usize,
+        assemblers: (String, String),
+        kernels: Vec<AsmPair>,
+        largest: f64,
+    },
     /// Through every assembler, every front end's PTX of `kernel` takes the
     /// same registers as through the others: the assembler decides nothing.
     AssemblersAgree {
@@ -61,6 +72,14 @@ pub enum Kind {
         arch: String,
         assemblers: Vec<String>,
     },
+}
+
+/// One kernel under two assemblers: registers and x cuBLAS under each.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AsmPair {
+    pub kernel: String,
+    pub registers: (Option<u32>, Option<u32>),
+    pub vs_vendor: (f64, f64),
 }
 
 /// One kernel's matrix: per front end, per assembler, the row.
@@ -90,14 +109,28 @@ fn regs(m: Option<&Measurement>) -> Option<u32> {
     m.and_then(data::registers)
 }
 
-/// The attribution of the newest run of `gemmlab attribute` (one architecture).
+/// The attribution of the newest run of `gemmlab attribute` (one architecture),
+/// and what compare runs say of assemblers and runtimes.
 pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
     // Attribution rows have no size: they are offline rows, not in `experiment`.
     let all: Vec<Rec> = data
         .all()
         .filter(|r| r.m.experiment == EXPERIMENT)
         .collect();
-    let last = all.iter().map(|r| r.run).max()?;
+    let Some(last) = all.iter().map(|r| r.run).max() else {
+        // No matrices: the speed findings alone, where compare runs hold them.
+        let findings: Vec<Finding> = speed_gaps(data)
+            .into_iter()
+            .chain(assembler_speeds(data))
+            .collect();
+        return (!findings.is_empty()).then(|| Attribution {
+            arch: String::new(),
+            fronts: Vec::new(),
+            assemblers: Vec::new(),
+            kernels: Vec::new(),
+            findings,
+        });
+    };
     let rows: Vec<&Measurement> = all.iter().filter(|r| r.run == last).map(|r| r.m).collect();
     let owned: Vec<Measurement> = rows.iter().map(|m| (*m).clone()).collect();
     let (fronts, assemblers) = crate::attribution::axes(&owned);
@@ -208,6 +241,7 @@ pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
         );
     }
     findings.extend(speed_gaps(data));
+    findings.extend(assembler_speeds(data));
     Some(Attribution {
         arch,
         fronts,
@@ -279,6 +313,76 @@ fn speed_gaps(data: &Data) -> Vec<Finding> {
                 }),
             )
             .weight(gap),
+        );
+    }
+    out
+}
+
+/// Compare rows of one toolchain and size whose builds name two assemblers (the
+/// same front end's PTX through a ptxas and through the driver's JIT, in two
+/// runs): each kernel's ratio to cuBLAS under each, from its own run.
+fn assembler_speeds(data: &Data) -> Vec<Finding> {
+    let rows: Vec<&Measurement> = data
+        .measured()
+        .filter(|r| r.m.experiment == "compare" && r.m.status.is_ok() && r.m.vs_vendor.is_some())
+        .map(|r| r.m)
+        .collect();
+    let mut groups: Vec<(Toolchain, usize)> = Vec::new();
+    for m in &rows {
+        if !groups.contains(&(m.toolchain, m.m)) {
+            groups.push((m.toolchain, m.m));
+        }
+    }
+    let mut out = Vec::new();
+    for (tc, size) in groups {
+        let of: Vec<&&Measurement> = rows
+            .iter()
+            .filter(|m| m.toolchain == tc && m.m == size)
+            .collect();
+        let mut labels: Vec<&str> = Vec::new();
+        for m in &of {
+            if let Some(c) = m.compiler.as_deref().filter(|c| !labels.contains(c)) {
+                labels.push(c);
+            }
+        }
+        // Two builds that differ in the assembler alone: "clang 19.1.7 + ptxas 13.0"
+        // and "clang 19.1.7 + CUDA driver JIT" (two NVRTC releases differ in both).
+        let [a, b] = labels[..] else { continue };
+        let front = |l: &str| l.split_once(" + ").map(|(f, _)| f.to_string());
+        if front(a).is_none() || front(a) != front(b) {
+            continue;
+        }
+        let under = |m: &Measurement, l: &str| m.compiler.as_deref() == Some(l);
+        let kernels: Vec<AsmPair> = (of.iter().filter(|m| under(m, a)))
+            .filter_map(|x| {
+                let y = of
+                    .iter()
+                    .find(|y| under(y, b) && y.kernel == x.kernel && y.label == x.label)?;
+                Some(AsmPair {
+                    kernel: x.kernel.clone(),
+                    registers: (data::registers(x), data::registers(y)),
+                    vs_vendor: (x.vs_vendor?, y.vs_vendor?),
+                })
+            })
+            .collect();
+        let largest = (kernels.iter())
+            .map(|k| (k.vs_vendor.1 / k.vs_vendor.0 - 1.0).abs())
+            .fold(0.0, f64::max);
+        if kernels.is_empty() {
+            continue;
+        }
+        out.push(
+            Finding::new(
+                Topic::Attribution,
+                super::Kind::Attribution(Kind::AssemblerSpeed {
+                    toolchain: tc,
+                    size,
+                    assemblers: (a.to_string(), b.to_string()),
+                    kernels,
+                    largest,
+                }),
+            )
+            .weight(largest),
         );
     }
     out

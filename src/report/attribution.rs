@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::attribution::{Attribution, Cause, Kind};
+use crate::analysis::attribution::{AsmPair, Attribution, Cause, Kind};
 
 use super::data::toolchain_name as name;
 use super::{md, Section, Words};
@@ -16,6 +16,29 @@ pub(crate) fn section(a: Option<&Attribution>) -> Section {
         return Section::default();
     };
     let mut s = format!("## {ATTRIBUTION}\n\n");
+    if a.kernels.is_empty() {
+        // Compare runs alone: the assemblers' and runtimes' share of speed.
+        for f in &a.findings {
+            if let super::Kind::Attribution(k) = &f.kind {
+                let _ = writeln!(s, "{}\n", words(k).text);
+                if let Kind::AssemblerSpeed {
+                    kernels,
+                    assemblers,
+                    ..
+                } = k
+                {
+                    s.push_str(&assembler_table(kernels, assemblers));
+                }
+            }
+        }
+        let mut sec = Section {
+            title: ATTRIBUTION.into(),
+            markdown: s,
+            ..Default::default()
+        };
+        sec.show(&a.findings);
+        return sec;
+    }
     let _ = writeln!(
         s,
         "Each front end's PTX of each kernel at its published defaults, assembled for {} by each \
@@ -68,6 +91,32 @@ pub(crate) fn section(a: Option<&Attribution>) -> Section {
     };
     sec.show(&a.findings);
     sec
+}
+
+/// Per kernel: registers and x cuBLAS under each of two assemblers.
+fn assembler_table(kernels: &[AsmPair], (a, b): &(String, String)) -> String {
+    let head = [
+        "kernel".to_string(),
+        format!("registers, {a}"),
+        format!("registers, {b}"),
+        format!("x cuBLAS, {a}"),
+        format!("x cuBLAS, {b}"),
+        "change".to_string(),
+    ];
+    let rows: Vec<Vec<String>> = (kernels.iter())
+        .map(|k| {
+            let r = |v: Option<u32>| md::or_unknown(v);
+            vec![
+                k.kernel.clone(),
+                r(k.registers.0),
+                r(k.registers.1),
+                md::times(Some(k.vs_vendor.0)),
+                md::times(Some(k.vs_vendor.1)),
+                md::change(Some(k.vs_vendor.1), Some(k.vs_vendor.0)),
+            ]
+        })
+        .collect();
+    format!("{}\n", md::table(&head, &rows))
 }
 
 pub(crate) fn words(k: &Kind) -> Words {
@@ -130,6 +179,43 @@ pub(crate) fn words(k: &Kind) -> Words {
                     md::change(Some(1.0 + gap), Some(1.0)),
                     if *source_explains { "slower too" } else { "as fast as CUDA" }
                 ),
+            }
+        }
+        Kind::AssemblerSpeed {
+            toolchain,
+            size,
+            assemblers: (a, b),
+            kernels,
+            largest,
+        } => {
+            let same = kernels.iter().all(|k| k.registers.0 == k.registers.1);
+            let regs = if same {
+                "the same registers for every kernel".to_string()
+            } else {
+                let n = kernels
+                    .iter()
+                    .filter(|k| k.registers.0 != k.registers.1)
+                    .count();
+                format!("different registers for {}", md::plural(n, "kernel"))
+            };
+            let speed = if crate::analysis::stats::is_same(*largest) {
+                format!(
+                    "their speeds against cuBLAS differ by {} at most: the same",
+                    md::pct(Some(*largest))
+                )
+            } else {
+                format!(
+                    "their speeds against cuBLAS differ by up to {}",
+                    md::pct(Some(*largest))
+                )
+            };
+            Words {
+                text: format!(
+                    "**Assemblers, by speed ({}, {size})**: the same PTX of {} through {a} and through {b}, each run next to cuBLAS, gives {regs}, and {speed}.",
+                    name(*toolchain),
+                    md::plural(kernels.len(), "kernel")
+                ),
+                short: format!("{}: {a} and {b} agree within {}", name(*toolchain), md::pct(Some(*largest))),
             }
         }
         Kind::AssemblersAgree {

@@ -214,21 +214,24 @@ fn compilers_words(answers: &[Answers]) -> Words {
     let list = |f: &dyn Fn(&Answers) -> Option<String>| {
         let parts: Vec<String> = answers
             .iter()
-            .filter_map(|a| Some(format!("{} from {}", f(a)?, a.compiler)))
+            .filter_map(|a| Some(format!("{} ({})", f(a)?, a.compiler)))
             .collect();
         md::join_and(&parts)
     };
     let mut text = format!(
-        "**Kepler's questions, per compiler**: kernel 6 takes {} registers.",
+        "**Kepler's questions, per compiler**: kernel 6's registers are {}.",
         list(&|a| a.kernel6.map(|r| r.to_string()))
     );
     let cap = list(&|a| {
         let (r, b) = a.cap127?;
-        Some(format!(
-            "{} ({} B spilled)",
-            md::or_unknown(r),
-            md::or_unknown(b)
-        ))
+        Some(match b {
+            Some(0) => format!("{} registers without spills", md::or_unknown(r)),
+            b => format!(
+                "{} registers spilling {} B",
+                md::or_unknown(r),
+                md::or_unknown(b)
+            ),
+        })
     });
     if !cap.is_empty() {
         let _ = write!(text, " Under a cap of {CAP_127}: {cap}.");
@@ -238,10 +241,13 @@ fn compilers_words(answers: &[Answers]) -> Words {
         _ => None,
     });
     if !tiles.is_empty() {
-        let _ = write!(text, " Kernel 11's 8x4 tile against 4x4: {tiles}.");
+        let _ = write!(
+            text,
+            " Kernel 11's 8x4 tile against its 4x4, in registers: {tiles}."
+        );
     }
     let short = format!(
-        "On {KEPLER_ARCH}, kernel 6 takes {} registers.",
+        "On {KEPLER_ARCH}, kernel 6's registers are {}.",
         list(&|a| a.kernel6.map(|r| r.to_string()))
     );
     Words { text, short }
