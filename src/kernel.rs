@@ -3,7 +3,7 @@
 //! configuration under defines, whether a toolchain can run it), so `build`,
 //! `ptx`, offline compiles, `compare`, `tune` and the store handle both alike.
 
-use crate::backend::{CompileOptions, DeviceInfo, Toolchain};
+use crate::backend::{CompileOptions, DeviceInfo, Language, Toolchain};
 use crate::error::Result;
 use crate::spec::UserKernel;
 
@@ -49,6 +49,14 @@ impl Kernel {
         match self {
             Kernel::Builtin(k) => k.title,
             Kernel::User(k) => &k.title,
+        }
+    }
+
+    /// Whether it has a source in `language`.
+    pub fn has_source_in(&self, language: Language) -> bool {
+        match self {
+            Kernel::Builtin(k) => k.source_in(language).is_some(),
+            Kernel::User(k) => k.sources.contains_key(&language),
         }
     }
 

@@ -217,14 +217,9 @@ fn jit_lanes(sessions: &mut [Session], point: &Point) -> Result<Vec<Lane>> {
             be.info().name
         )));
     }
-    let options = point
-        .spec
-        .compile_options(&point.config, &point.hints, Toolchain::OpenCl);
-    if let Ok((program, report)) = be.compile(
-        point.spec.entry,
-        &point.spec.source(Toolchain::OpenCl),
-        &options,
-    ) {
+    let tc = be.toolchain();
+    let options = point.spec.compile_options(&point.config, &point.hints, tc);
+    if let Ok((program, report)) = be.compile(point.spec.entry, &point.spec.source(tc), &options) {
         be.release_program(program);
         if let Some(ptx) = report.ptx {
             lanes.push(Lane {
@@ -268,7 +263,7 @@ pub fn run_sweep(
         };
         if sessions
             .iter()
-            .any(|s| s.backend.borrow().toolchain() == Toolchain::Cuda)
+            .any(|s| s.backend.borrow().vendor_blas().is_some())
         {
             progress.set_message(format!("{m}x{n}x{k}: cuBLAS"));
         }

@@ -364,19 +364,15 @@ fn tune_offline_keeps_clangs_ptx_of_the_searched_points_for_a_machine_without_cl
             .flat_map(|(k, v)| ["--define".to_string(), format!("{k}={v}")])
             .collect()
     };
-    for r in rows.iter().take(4) {
-        let d = defines(r);
-        let mut args = vec![
-            "build",
-            "--arch",
-            "sm_90",
-            "--backends",
-            "clang-opencl",
-            "--kernel",
-            "xgemm",
-        ];
+    // `build` of xgemm with these defines where no clang runs.
+    let replayed = |d: &[String]| {
+        let mut args = vec!["build", "--arch", "sm_90", "--backends", "clang-opencl"];
+        args.extend(["--kernel", "xgemm"]);
         args.extend(d.iter().map(String::as_str));
-        let (code, text) = gemmlab(&args, true);
+        gemmlab(&args, true)
+    };
+    for r in rows.iter().take(4) {
+        let (code, text) = replayed(&defines(r));
         assert_eq!(code, Some(0), "{text}");
         let regs = r["resources"]["registers"].as_u64().unwrap();
         assert!(
@@ -389,17 +385,7 @@ fn tune_offline_keeps_clangs_ptx_of_the_searched_points_for_a_machine_without_cl
     let kwi = d.iter().position(|a| a.starts_with("KWI=")).unwrap();
     let other = if d[kwi] == "KWI=1" { "KWI=2" } else { "KWI=1" };
     d[kwi] = other.to_string();
-    let mut args = vec![
-        "build",
-        "--arch",
-        "sm_90",
-        "--backends",
-        "clang-opencl",
-        "--kernel",
-        "xgemm",
-    ];
-    args.extend(d.iter().map(String::as_str));
-    let (code, text) = gemmlab(&args, true);
+    let (code, text) = replayed(&d);
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("holds no PTX"), "{text}");
     let (code, text) = gemmlab(

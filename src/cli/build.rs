@@ -265,7 +265,7 @@ fn run_offline(
         println!("   note: {n}");
     }
     println!("   note: {}", target.note());
-    if spec.source(gemmlab::Toolchain::OpenCl).is_some() {
+    if spec.has_source_in(gemmlab::backend::Language::OpenClC) {
         println!("   opencl: not compiled (NVIDIA's OpenCL compiler needs its device)");
     }
     if let Some(dir) = &args.out {
