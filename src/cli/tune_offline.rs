@@ -125,8 +125,8 @@ pub fn run(args: &TuneArgs, target: &Target) -> Result<super::Outcome> {
     }
 }
 
-/// "200 compiled, 3 failed (compile error); registers 40-255 (median 128),
-/// 12 spill, occupancy up to 50%"
+/// "197 compiled, 3 failed (compile error), registers 40-255 (median 128),
+/// 12 spilling, occupancy up to 50.0%"
 fn summary(rows: &[Measurement]) -> String {
     let mut regs: Vec<u32> = rows
         .iter()
@@ -149,6 +149,7 @@ fn summary(rows: &[Measurement]) -> String {
     let mut parts = vec![format!("{} compiled", rows.len() - failed.len())];
     if !failed.is_empty() {
         let mut labels: Vec<&str> = failed.iter().map(|r| r.status.label()).collect();
+        labels.sort_unstable();
         labels.dedup();
         parts.push(format!("{} failed ({})", failed.len(), labels.join(", ")));
     }
@@ -157,7 +158,7 @@ fn summary(rows: &[Measurement]) -> String {
             "registers {lo}-{hi} (median {})",
             regs[regs.len() / 2]
         ));
-        parts.push(format!("{spill} spill"));
+        parts.push(format!("{spill} spilling"));
     }
     if let Some(o) = best_occupancy {
         parts.push(format!("occupancy up to {:.1}%", o * 100.0));

@@ -301,6 +301,7 @@ impl Space {
             .iter()
             .map(|s| (s.name(), s.published(toolchain)))
             .collect();
+        let n_caps = cap_values.len().max(1);
         let chunks = chunked(filtered.valid.len());
         let parts = crate::gemm::parallel::map_range(chunks.len(), |ci| {
             let (mut keys, mut too_small) = (Vec::new(), 0u64);
@@ -309,13 +310,29 @@ impl Space {
                 let pc = decode(&param_strides, pk);
                 let config = config_of(&axes, &pc);
                 let threads = kernel.threads_per_group(&config) as u64;
+                // Each combination of switch states once (the cap, the last axis,
+                // varies fastest and plays no part in these rules).
+                let combo_ok: Vec<bool> = if switch_rules.is_empty() {
+                    Vec::new()
+                } else {
+                    let mut c = config.clone();
+                    for (name, on) in &published {
+                        c.0.insert((*name).to_string(), i64::from(*on));
+                    }
+                    (0..other_coords.len() / n_caps)
+                        .map(|combo| {
+                            set_switches(&mut c, &axes[n_param..], &other_coords[combo * n_caps]);
+                            let bad = switch_rules.iter().position(|k| !(k.holds)(&c));
+                            if let Some(r) = bad {
+                                broken[r] += n_caps as u64;
+                            }
+                            bad.is_none()
+                        })
+                        .collect()
+                };
                 for (oi, oc) in other_coords.iter().enumerate() {
-                    if !switch_rules.is_empty() {
-                        let c = with_switches(&config, &published, &axes[n_param..], oc);
-                        if let Some(r) = switch_rules.iter().position(|k| !(k.holds)(&c)) {
-                            broken[r] += 1;
-                            continue;
-                        }
+                    if !combo_ok.is_empty() && !combo_ok[oi / n_caps] {
+                        continue;
                     }
                     let cap = cap_values
                         .get(oc[cap_axis - n_param] as usize)
@@ -480,25 +497,17 @@ impl Space {
     }
 }
 
-/// A point's parameters with its switch states as 0/1 values, for the constraints
-/// that involve switches: those of the space's switch axes from `coords` (the
-/// coordinates of `others`, the axes after the parameters), the rest published.
-fn with_switches(
-    config: &Config,
-    published: &[(&str, bool)],
-    others: &[Axis],
-    coords: &[u8],
-) -> Config {
-    let mut c = config.clone();
-    for (name, on) in published {
-        c.0.insert((*name).to_string(), i64::from(*on));
-    }
+/// Sets a point's switch states as 0/1 values in `c`, for the constraints that
+/// involve switches: those of the space's switch axes from `coords` (the
+/// coordinates of `others`, the axes after the parameters).
+fn set_switches(c: &mut Config, others: &[Axis], coords: &[u8]) {
     for (a, &i) in others.iter().zip(coords) {
         if let Axis::Switch { name, values } = a {
-            c.0.insert(name.clone(), i64::from(values[i as usize]));
+            if let Some(v) = c.0.get_mut(name) {
+                *v = i64::from(values[i as usize]);
+            }
         }
     }
-    c
 }
 
 fn config_of(axes: &[Axis], coords: &[u8]) -> Config {
