@@ -322,28 +322,34 @@ fn tune_offline_keeps_clangs_ptx_of_the_searched_points_for_a_machine_without_cl
         (o.status.code(), text)
     };
     let out = dir.join("out");
+    let tune = [
+        "tune",
+        "--arch",
+        "sm_90",
+        "--backends",
+        "clang-opencl",
+        "--kernels",
+        "xgemm",
+    ];
     let (code, text) = gemmlab(
         &[
-            "tune",
-            "--arch",
-            "sm_90",
-            "--backends",
-            "clang-opencl",
-            "--kernels",
-            "xgemm",
-            "--strategy",
-            "random",
-            "--search-seed",
-            "5",
-            "--max-configs",
-            "24",
-            "--switches",
-            "none",
-            "--caps",
-            "none",
-            "--out",
-            out.to_str().unwrap(),
-        ],
+            &tune[..],
+            &[
+                "--strategy",
+                "random",
+                "--search-seed",
+                "5",
+                "--max-configs",
+                "24",
+                "--switches",
+                "none",
+                "--caps",
+                "none",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
         false,
     );
     assert_eq!(code, Some(0), "{text}");
@@ -388,18 +394,7 @@ fn tune_offline_keeps_clangs_ptx_of_the_searched_points_for_a_machine_without_cl
     let (code, text) = replayed(&d);
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("holds no PTX"), "{text}");
-    let (code, text) = gemmlab(
-        &[
-            "tune",
-            "--arch",
-            "sm_90",
-            "--backends",
-            "clang-opencl",
-            "--kernels",
-            "xgemm",
-        ],
-        false,
-    );
+    let (code, text) = gemmlab(&tune, false);
     assert_eq!(code, Some(2), "the default anneal needs a device: {text}");
     assert!(text.contains("use random or exhaustive"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
