@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -44,6 +44,25 @@ clang_replay() { # DIR: clang's PTX made on the staging machine, replayed here (
 }
 { date -u; nvidia-smi; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER,PERFORMANCE; env | grep -E '^OCL_|^CUDA'; } > "$W/nvidia-smi-before.txt" 2>&1
 case "$PART" in
+nvrtc-threads)
+  # Issue 26: are NVRTC builds slower from 16 threads of one process than from 16 processes?
+  # The first 160 points of each random search, built both ways (scripts/tune-anchors/nvrtc_par.py);
+  # gemmlab's own 16 compile threads on SIMT's (tune --arch); then the searches as they run now.
+  for k in simt xgemm; do
+    run export-$k 60 $G tune $D --backends cuda --kernels $k --sizes 4096 --strategy random --search-seed 1 \
+      --max-configs 320 --export-space "$W/space-$k.json"
+    run par-$k 300 python3 scripts/tune-anchors/nvrtc_par.py "$W/space-$k.json" 160 16
+  done
+  t0=$(date +%s.%N)
+  run offline-simt 150 $G tune --arch sm_90 --backends cuda --kernels simt --strategy random --search-seed 1 \
+    --max-configs 160 --workers 16 --out "$W/offline-simt"
+  echo "wall $(python3 -c "import time; print(round(time.time() - $t0, 2))") s" >> "$W/offline-simt.txt"
+  for k in simt xgemm; do
+    run search-$k 90 $G tune $D --backends cuda --kernels $k --sizes 4096 --strategy random --search-seed 1 \
+      --time-limit 40 --max-configs 100000 --top 1 --no-db --store "$W/store-$k" --out "$W/search-$k"
+  done
+  cat "$W"/par-*.txt; tail -3 "$W/offline-simt.txt"; grep -h -E " tried|device busy|per configuration" "$W"/search-*.txt
+  ;;
 tc-dgemm)
   # Issue 28: the CUDA DGEMM search again, exhaustive over the neighbourhood of tc-final's best
   # (tiles 64/128, warp tiles 32/64, every BK, stage count and m16n8 shape), then next to cuBLAS.
