@@ -138,108 +138,8 @@ pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
         .iter()
         .find_map(|m| data::arch_of(m))
         .unwrap_or_default();
-    let mut names: Vec<String> = Vec::new();
-    for m in &rows {
-        if !names.contains(&m.kernel) {
-            names.push(m.kernel.clone());
-        }
-    }
-    names.sort_by(|a, b| data::kernel_order(a, b));
-    let kernels: Vec<Matrix> = names
-        .iter()
-        .map(|k| Matrix {
-            kernel: k.clone(),
-            cells: fronts
-                .iter()
-                .map(|f| {
-                    assemblers
-                        .iter()
-                        .map(|a| {
-                            rows.iter().copied().find(|m| {
-                                &m.kernel == k && m.toolchain == *f && m.label.as_ref() == Some(a)
-                            })
-                        })
-                        .collect()
-                })
-                .collect(),
-        })
-        .collect();
-    // The common assembler: the newest ptxas (the last column that is not the JIT).
-    let common = assemblers
-        .iter()
-        .rposition(|a| a.starts_with("ptxas"))
-        .filter(|&i| i > 0);
-    let mut findings = Vec::new();
-    let mut agree = Vec::new();
-    for mx in &kernels {
-        let at = |f: Toolchain, a: usize| {
-            let fi = fronts.iter().position(|x| *x == f)?;
-            regs(mx.cells[fi][a])
-        };
-        // A toolchain's own build: its own assembler's, or for clang the common ptxas.
-        let own = |f: Toolchain| match f.is_clang() {
-            true => common.and_then(|c| at(f, c)),
-            false => at(f, 0),
-        };
-        if let Some(c) = common {
-            for (a, b) in PAIRS {
-                let (Some(oa), Some(ob), Some(ca), Some(cb)) = (own(a), own(b), at(a, c), at(b, c))
-                else {
-                    continue;
-                };
-                if oa == ob {
-                    continue;
-                }
-                let cause = match (ca == cb, ca as i64 - cb as i64 == oa as i64 - ob as i64) {
-                    (true, _) => Cause::Assembler,
-                    (false, true) => Cause::FrontEnd,
-                    (false, false) => Cause::Both,
-                };
-                let f = Finding::new(
-                    Topic::Attribution,
-                    super::Kind::Attribution(Kind::Cause {
-                        kernel: mx.kernel.clone(),
-                        arch: arch.clone(),
-                        a,
-                        b,
-                        own: (oa, ob),
-                        assembler: assemblers[c].clone(),
-                        common: (ca, cb),
-                        cause,
-                    }),
-                )
-                .weight(f64::from(oa.abs_diff(ob)) / f64::from(oa.max(ob).max(1)));
-                // NVIDIA's pair leads; the clang pairs are details of it.
-                findings.push(if a == Toolchain::Cuda && b == Toolchain::OpenCl {
-                    f
-                } else {
-                    f.detail()
-                });
-            }
-        }
-        // Do the assemblers (every ptxas and the JIT) agree on every front end's PTX?
-        let cols: Vec<usize> = (1..assemblers.len()).collect();
-        let same = fronts.iter().all(|f| {
-            let v: Vec<Option<u32>> = cols.iter().map(|&a| at(*f, a)).collect();
-            v.iter().flatten().all(|x| Some(*x) == v[0])
-        });
-        if same && cols.len() > 1 {
-            agree.push(mx.kernel.clone());
-        }
-    }
-    if !agree.is_empty() {
-        findings.push(
-            Finding::new(
-                Topic::Attribution,
-                super::Kind::Attribution(Kind::AssemblersAgree {
-                    kernels: agree,
-                    arch: arch.clone(),
-                    assemblers: assemblers.iter().filter(|a| *a != OWN).cloned().collect(),
-                }),
-            )
-            .detail(),
-        );
-    }
+    let kernels = matrices(&rows, &fronts, &assemblers);
+    let mut findings = register_findings(&kernels, &fronts, &assemblers, &arch);
     findings.extend(speed_gaps(data));
     findings.extend(assembler_speeds(data));
     Some(Attribution {
@@ -386,4 +286,125 @@ fn assembler_speeds(data: &Data) -> Vec<Finding> {
         );
     }
     out
+}
+
+/// Per kernel (in the report's order), per front end, per assembler: the row.
+fn matrices<'a>(
+    rows: &[&'a Measurement],
+    fronts: &[Toolchain],
+    assemblers: &[String],
+) -> Vec<Matrix<'a>> {
+    let mut names: Vec<String> = Vec::new();
+    for m in rows {
+        if !names.contains(&m.kernel) {
+            names.push(m.kernel.clone());
+        }
+    }
+    names.sort_by(|a, b| data::kernel_order(a, b));
+    names
+        .iter()
+        .map(|k| Matrix {
+            kernel: k.clone(),
+            cells: fronts
+                .iter()
+                .map(|f| {
+                    assemblers
+                        .iter()
+                        .map(|a| {
+                            rows.iter().copied().find(|m| {
+                                &m.kernel == k && m.toolchain == *f && m.label.as_ref() == Some(a)
+                            })
+                        })
+                        .collect()
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// For each pair of toolchains whose own builds differ in registers, the cause;
+/// and the kernels on which every assembler agrees.
+fn register_findings(
+    kernels: &[Matrix],
+    fronts: &[Toolchain],
+    assemblers: &[String],
+    arch: &str,
+) -> Vec<Finding> {
+    // The common assembler: the newest ptxas (the last column that is not the JIT).
+    let common = assemblers
+        .iter()
+        .rposition(|a| a.starts_with("ptxas"))
+        .filter(|&i| i > 0);
+    let mut findings = Vec::new();
+    let mut agree = Vec::new();
+    for mx in kernels {
+        let at = |f: Toolchain, a: usize| {
+            let fi = fronts.iter().position(|x| *x == f)?;
+            regs(mx.cells[fi][a])
+        };
+        // A toolchain's own build: its own assembler's, or for clang the common ptxas.
+        let own = |f: Toolchain| match f.is_clang() {
+            true => common.and_then(|c| at(f, c)),
+            false => at(f, 0),
+        };
+        if let Some(c) = common {
+            for (a, b) in PAIRS {
+                let (Some(oa), Some(ob), Some(ca), Some(cb)) = (own(a), own(b), at(a, c), at(b, c))
+                else {
+                    continue;
+                };
+                if oa == ob {
+                    continue;
+                }
+                let cause = match (ca == cb, ca as i64 - cb as i64 == oa as i64 - ob as i64) {
+                    (true, _) => Cause::Assembler,
+                    (false, true) => Cause::FrontEnd,
+                    (false, false) => Cause::Both,
+                };
+                let f = Finding::new(
+                    Topic::Attribution,
+                    super::Kind::Attribution(Kind::Cause {
+                        kernel: mx.kernel.clone(),
+                        arch: arch.to_string(),
+                        a,
+                        b,
+                        own: (oa, ob),
+                        assembler: assemblers[c].clone(),
+                        common: (ca, cb),
+                        cause,
+                    }),
+                )
+                .weight(f64::from(oa.abs_diff(ob)) / f64::from(oa.max(ob).max(1)));
+                // NVIDIA's pair leads; the clang pairs are details of it.
+                findings.push(if a == Toolchain::Cuda && b == Toolchain::OpenCl {
+                    f
+                } else {
+                    f.detail()
+                });
+            }
+        }
+        // Do the assemblers (every ptxas and the JIT) agree on every front end's PTX?
+        let cols: Vec<usize> = (1..assemblers.len()).collect();
+        let same = fronts.iter().all(|f| {
+            let v: Vec<Option<u32>> = cols.iter().map(|&a| at(*f, a)).collect();
+            v.iter().flatten().all(|x| Some(*x) == v[0])
+        });
+        if same && cols.len() > 1 {
+            agree.push(mx.kernel.clone());
+        }
+    }
+    if !agree.is_empty() {
+        findings.push(
+            Finding::new(
+                Topic::Attribution,
+                super::Kind::Attribution(Kind::AssemblersAgree {
+                    kernels: agree,
+                    arch: arch.to_string(),
+                    assemblers: assemblers.iter().filter(|a| *a != OWN).cloned().collect(),
+                }),
+            )
+            .detail(),
+        );
+    }
+    findings
 }
