@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -44,6 +44,68 @@ clang_replay() { # DIR: clang's PTX made on the staging machine, replayed here (
 }
 { date -u; nvidia-smi; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER,PERFORMANCE; env | grep -E '^OCL_|^CUDA'; } > "$W/nvidia-smi-before.txt" 2>&1
 case "$PART" in
+pinned-f64)
+  # Issue 26 (and 28's DGEMM searches): an f64 C downloaded into page-locked memory and checked
+  # where it lands, as f32's is. The tests (.gpu/tests), the same 40 s exhaustive CUDA DGEMM
+  # search with the binary before (.gpu/gemmlab-before.xz) and after, and checks at odd sizes.
+  mkdir -p "$W/tests"
+  for t in .gpu/tests/*.xz; do xz -dc "$t" > "/tmp/$(basename "$t" .xz)"; chmod +x "/tmp/$(basename "$t" .xz)"
+    echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 timeout 200 "/tmp/$(basename "$t" .xz)" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests/tests.txt"
+  grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
+  xz -dc .gpu/gemmlab-before.xz > /tmp/gemmlab-before && chmod +x /tmp/gemmlab-before
+  for b in before after; do
+    B=$G; [ $b = before ] && B=/tmp/gemmlab-before
+    run search-f64-$b 90 $B tune $D --backends cuda --kernels tc --precision f64 --sizes 4096 --strategy exhaustive \
+      --time-limit 40 --max-configs 3000 --caps none --switches none --values GROUP=4,8 --values BM=64,128 --values BN=64,128 \
+      --values WM=32,64 --values WN=32,64 --values MMA=1684,1688,16816 --top 1 --no-db --store "$W/store-$b" --out "$W/search-f64-$b"
+  done
+  for p in f32 f64; do
+    run compare-odd-$p 100 $G compare $D --backends cuda --kernels simt,xgemm,xgemmdirect,tc --precision $p \
+      --sizes 1000x999x1001,4097x33x2049,2048 --reps 3 --out "$W/compare-odd-$p"
+  done
+  cat "$W/tests/summary.txt"
+  for f in "$W"/search-*.txt; do echo "== $(basename $f)"; grep -h -E " tried|device busy|per configuration" "$f"; done
+  grep -h -E "^(1000|4097|2048)|^(simt|xgemm|tc|cublas) " "$W"/compare-odd-*.txt | head -40
+  ;;
+pinned-tests-dgemm)
+  # Issue 26: the page-locked download's tests on the GPU (.gpu/tests: tune_check, cuda_backend).
+  # Issue 28: the CUDA DGEMM tuned at 8192 itself (the database held only 4096's best, which
+  # 8192 borrowed): the same neighbourhood as tc-dgemm, exhaustive, then next to cuBLAS DGEMM at
+  # 4096 and 8192 from that database.
+  mkdir -p "$W/tests"
+  for t in .gpu/tests/*.xz; do xz -dc "$t" > "/tmp/$(basename "$t" .xz)"; chmod +x "/tmp/$(basename "$t" .xz)"
+    echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 timeout 200 "/tmp/$(basename "$t" .xz)" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests/tests.txt"
+  grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
+  DB="$W/db"; mkdir -p "$DB"; cp results/tuned/nvidia-h200.json "$DB/"
+  run tune-f64-8192 200 $G tune $D --backends cuda --kernels tc --precision f64 --sizes 8192 --strategy exhaustive \
+    --time-limit 150 --max-configs 3000 --caps none --switches none --values GROUP=4,8 --values BM=64,128 --values BN=64,128 \
+    --values WM=32,64 --values WN=32,64 --values MMA=1684,1688,16816 --top 3 --store "$W/store" --db "$DB" --out "$W/tune-f64-8192"
+  run tuned-f64 150 $G compare $D --backends cuda --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --out "$W/tuned-f64"
+  grep -h -E " tried|device busy|best while" "$W/tune-f64-8192.txt"
+  grep -E "^ *(tc|cublas|dgemm)|x cuBLAS|tuned" "$W/tuned-f64.txt" | head -20
+  ;;
+pinned-c)
+  # Issue 26: C downloaded into page-locked memory (CUDA) instead of a pageable vector: the
+  # same 40 s random searches with the binary before the change (.gpu/gemmlab-before.xz) and
+  # after, alternating, then the routine's and compare's checks at odd sizes with the new one.
+  xz -dc .gpu/gemmlab-before.xz > /tmp/gemmlab-before && chmod +x /tmp/gemmlab-before
+  for round in 1; do
+    for b in before after; do
+      B=$G; [ $b = before ] && B=/tmp/gemmlab-before
+      for k in simt xgemm; do
+        run search-$k-$b-$round 90 $B tune $D --backends cuda --kernels $k --sizes 4096 --strategy random \
+          --search-seed $round --time-limit 40 --max-configs 100000 --top 1 --no-db \
+          --store "$W/store-$k-$b-$round" --out "$W/search-$k-$b-$round"
+      done
+    done
+  done
+  run compare-odd 120 $G compare $D --backends cuda --kernels simt,xgemm,xgemm_direct,gemm6 \
+    --sizes 1000x999x1001,4097x33x2049,2048 --reps 5 --out "$W/compare-odd"
+  for f in "$W"/search-*.txt; do echo "== $(basename $f)"; grep -h -E " tried|device busy|per configuration" "$f"; done
+  grep -E "^ *(simt|xgemm|gemm6|cublas)|checked|WRONG|error" "$W/compare-odd.txt" | head -40
+  ;;
 nvrtc-threads)
   # Issue 26: are NVRTC builds slower from 16 threads of one process than from 16 processes?
   # The first 160 points of each random search, built both ways (scripts/tune-anchors/nvrtc_par.py);

@@ -13,8 +13,8 @@ pub use backend::nvrtc::{Arch, Nvrtc};
 pub use backend::select::{open, open_spec, open_with, resolve, DeviceSpec, Inventory};
 pub use backend::{
     AnyBackend, Arg, Backend, Buffer, BuildReport, CompileOptions, Compiler, DeviceInfo,
-    DeviceKind, Elem, GemmCall, Geometry, HostData, HostDataMut, KernelResources, Language,
-    Program, Toolchain,
+    DeviceKind, Elem, GemmCall, Geometry, HostData, HostDataMut, HostF32, HostF64, HostVec,
+    KernelResources, Language, Program, Toolchain,
 };
 pub use error::{Error, Result};
 pub use gemm::problem::{Layout, Precision, Problem, Trans};

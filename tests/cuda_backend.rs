@@ -4,7 +4,7 @@
 mod common;
 
 use gemmlab::{
-    Arg, Backend, CompileOptions, Elem, Error, GemmCall, Geometry, HostData, HostDataMut,
+    Arg, Backend, CompileOptions, Elem, Error, GemmCall, Geometry, HostData, HostDataMut, HostVec,
 };
 
 const AXPY: &str = r#"
@@ -227,4 +227,48 @@ fn cuda_out_of_memory_is_an_error() {
         Err(e) => panic!("unexpected error {e}"),
         Ok(_) => panic!("allocated {huge} floats"),
     }
+}
+
+/// A tuner downloads each result into one page-locked host buffer: every value
+/// lands, the buffer is reused, and it outlives the backend that made it.
+#[test]
+fn cuda_downloads_into_page_locked_host_memory() {
+    let Some(mut be) = common::cuda("cuda_downloads_into_page_locked_host_memory") else {
+        return;
+    };
+    let n = 3 << 20;
+    let mut host = be.host_f32(n);
+    assert!(
+        matches!(host, HostVec::Locked(_)),
+        "a {n}-element buffer is page-locked"
+    );
+    assert!(host.as_slice().iter().all(|&v| v == 0.0));
+    let buf = be.alloc(Elem::F32, n).unwrap();
+    for seed in [1, 2] {
+        let x = common::random(n, seed);
+        be.upload(&buf, HostData::F32(&x)).unwrap();
+        be.download(&buf, HostDataMut::F32(host.as_mut_slice()))
+            .unwrap();
+        assert_eq!(host.as_slice(), &x[..], "seed {seed}");
+    }
+    assert!(matches!(be.host_f32(1000), HostVec::Plain(_)));
+    be.free(buf);
+    // f64 too (a DGEMM search's C): every value lands.
+    let mut host64 = be.host_f64(n);
+    assert!(matches!(host64, HostVec::Locked(_)));
+    let x: Vec<f64> = common::random(n, 3)
+        .iter()
+        .map(|&v| f64::from(v) / 3.0)
+        .collect();
+    let buf = be.alloc(Elem::F64, n).unwrap();
+    be.upload(&buf, HostData::F64(&x)).unwrap();
+    be.download(&buf, HostDataMut::F64(host64.as_mut_slice()))
+        .unwrap();
+    assert_eq!(host64.as_slice(), &x[..]);
+    be.free(buf);
+    drop(be);
+    // Its context reference keeps the memory valid after the backend is gone.
+    assert_eq!(host.len(), n);
+    host.as_mut_slice()[n - 1] = 1.0;
+    drop(host);
 }

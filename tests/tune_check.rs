@@ -17,7 +17,11 @@ use gemmlab::tune::store::Store;
 use gemmlab::Backend;
 
 fn tune_with(problem: &Problem, name: &str) -> Vec<Status> {
-    let mut session = Session::new(common::opencl());
+    tune_on(common::opencl(), problem, name)
+}
+
+fn tune_on(backend: gemmlab::AnyBackend, problem: &Problem, name: &str) -> Vec<Status> {
+    let mut session = Session::new(backend);
     let info = session.backend.borrow().info().clone();
     let spec = gemmlab::kernels::select(Some("xgemm")).unwrap()[0];
     let request = SpaceRequest {
@@ -56,6 +60,19 @@ fn tune_with(problem: &Problem, name: &str) -> Vec<Status> {
     r.tried.into_iter().map(|t| t.record.status).collect()
 }
 
+/// The same problem with every element of its reference shifted by one.
+fn wrong_reference(m: usize, n: usize, k: usize) -> Problem {
+    let mut bad = Problem::new(m, n, k, 5);
+    if let Reference::Full { c, .. } = &mut bad.reference {
+        for v in c.iter_mut() {
+            *v += 1.0;
+        }
+    } else {
+        panic!("a {m}x{n}x{k} problem has a full reference");
+    }
+    bad
+}
+
 #[test]
 fn a_result_that_fails_its_check_is_wrong_even_while_timed() {
     let good = Problem::new(96, 80, 64, 5);
@@ -63,16 +80,33 @@ fn a_result_that_fails_its_check_is_wrong_even_while_timed() {
     assert_eq!(statuses.len(), 4);
     assert!(statuses.iter().all(Status::is_ok), "{statuses:?}");
 
-    let mut bad = Problem::new(96, 80, 64, 5);
-    if let Reference::Full { c, .. } = &mut bad.reference {
-        for v in c.iter_mut() {
-            *v += 1.0;
-        }
-    } else {
-        panic!("a 96x80x64 problem has a full reference");
-    }
-    let statuses = tune_with(&bad, "bad");
+    let statuses = tune_with(&wrong_reference(96, 80, 64), "bad");
     assert_eq!(statuses.len(), 4);
+    assert!(
+        statuses
+            .iter()
+            .all(|s| matches!(s, Status::WrongResult(r) if r.contains("result check failed"))),
+        "{statuses:?}"
+    );
+}
+
+/// On CUDA a C of a million elements or more lands in page-locked host memory
+/// (`Backend::host_f32`): the check still reads every element of it.
+#[cfg(feature = "cuda")]
+#[test]
+fn on_cuda_a_wrong_result_is_wrong_from_page_locked_memory_too() {
+    let test = "on_cuda_a_wrong_result_is_wrong_from_page_locked_memory_too";
+    let Some(be) = common::cuda(test) else {
+        return;
+    };
+    let (m, n, k) = (1024, 1088, 32);
+    let statuses = tune_on(be, &Problem::new(m, n, k, 5), "cuda-good");
+    assert_eq!(statuses.len(), 4);
+    assert!(statuses.iter().all(Status::is_ok), "{statuses:?}");
+    let Some(be) = common::cuda(test) else {
+        return;
+    };
+    let statuses = tune_on(be, &wrong_reference(m, n, k), "cuda-bad");
     assert!(
         statuses
             .iter()

@@ -29,8 +29,8 @@ use super::clang::ClangCompiler;
 use super::nvrtc::{first_symbol, Arch, MissingCompiler, Nvrtc, NvrtcCompiler};
 use super::{
     check_len, ptxas, Arg, Artefact, Backend, Buffer, BuildReport, Compiler, DeviceInfo,
-    DeviceKind, Elem, GemmCall, Geometry, HostData, HostDataMut, Image, KernelResources, Program,
-    Toolchain,
+    DeviceKind, Elem, GemmCall, Geometry, HostData, HostDataMut, HostF32, HostF64, HostVec, Image,
+    KernelResources, Locked, Program, Toolchain,
 };
 use crate::error::{Error, Result};
 
@@ -105,6 +105,8 @@ pub const AUDITED: &[(&str, &str, (u32, u32))] = &[
     ("free_sync", "cuMemFree_v2", (3, 2)),
     ("memcpy_htod_sync", "cuMemcpyHtoD_v2", (3, 2)),
     ("memcpy_dtoh_sync", "cuMemcpyDtoH_v2", (3, 2)),
+    ("malloc_host", "cuMemHostAlloc", (2, 2)),
+    ("free_host", "cuMemFreeHost", (2, 0)),
     ("cuMemsetD32Async", "cuMemsetD32Async", (3, 2)),
     ("mem_get_info", "cuMemGetInfo_v2", (3, 2)),
     ("launch_kernel", "cuLaunchKernel", (4, 0)),
@@ -515,6 +517,92 @@ impl Drop for CudaBackend {
     }
 }
 
+/// Page-locked host memory from `cuMemHostAlloc`. It keeps its own reference
+/// to the device's primary context, so it may outlive the backend that made it.
+struct PageLocked<T> {
+    ptr: *mut T,
+    len: usize,
+    device: sys::CUdevice,
+    context: sys::CUcontext,
+}
+
+// SAFETY: the allocation is plain host memory owned by this value alone; shared
+// access only reads it.
+unsafe impl<T: Send> Send for PageLocked<T> {}
+// SAFETY: as above.
+unsafe impl<T: Sync> Sync for PageLocked<T> {}
+
+impl<T: Copy + Default> PageLocked<T> {
+    /// Buffers this small gain nothing from being page-locked.
+    const FROM_BYTES: usize = 4 << 20;
+
+    /// `len` zeros in page-locked memory, or a vector where that is small or fails.
+    fn host_vec(device: sys::CUdevice, len: usize) -> HostVec<T>
+    where
+        T: Send + Sync + 'static,
+    {
+        let locked = (len * std::mem::size_of::<T>() >= Self::FROM_BYTES)
+            .then(|| PageLocked::new(device, len))
+            .flatten();
+        match locked {
+            Some(l) => HostVec::Locked(Box::new(l)),
+            None => HostVec::Plain(vec![T::default(); len]),
+        }
+    }
+
+    fn new(device: sys::CUdevice, len: usize) -> Option<PageLocked<T>> {
+        // SAFETY: retained here, released in drop.
+        let context = unsafe { drv::primary_ctx::retain(device) }.ok()?;
+        let bytes = len.max(1) * std::mem::size_of::<T>();
+        // SAFETY: the context is current while allocating; the memory is filled before use.
+        let ptr = unsafe {
+            drv::ctx::set_current(context).ok().and_then(|_| {
+                drv::malloc_host(bytes, sys::CU_MEMHOSTALLOC_PORTABLE)
+                    .ok()
+                    .map(|p| p as *mut T)
+            })
+        };
+        let Some(ptr) = ptr.filter(|p| !p.is_null()) else {
+            // SAFETY: retained above.
+            let _ = unsafe { drv::primary_ctx::release(device) };
+            return None;
+        };
+        for i in 0..len {
+            // SAFETY: inside the `bytes` just allocated, suitably aligned (page-aligned start).
+            unsafe { ptr.add(i).write(T::default()) };
+        }
+        Some(PageLocked {
+            ptr,
+            len,
+            device,
+            context,
+        })
+    }
+}
+
+impl<T: Send + Sync> Locked<T> for PageLocked<T> {
+    fn as_slice(&self) -> &[T] {
+        // SAFETY: len initialised values at ptr, owned by self.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as above, borrowed mutably through self.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+impl<T> Drop for PageLocked<T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc in this context, freed once.
+        unsafe {
+            let _ = drv::ctx::set_current(self.context);
+            let _ = drv::free_host(self.ptr as *mut c_void);
+            let _ = drv::primary_ctx::release(self.device);
+        }
+    }
+}
+
 impl Backend for CudaBackend {
     fn info(&self) -> &DeviceInfo {
         &self.info
@@ -722,6 +810,14 @@ impl Backend for CudaBackend {
             HostData::U32(s) => unsafe { drv::memcpy_htod_sync(p, s) },
         }
         .map_err(|e| driver_err("cuMemcpyHtoD", e))
+    }
+
+    fn host_f32(&mut self, len: usize) -> HostF32 {
+        PageLocked::host_vec(self.device, len)
+    }
+
+    fn host_f64(&mut self, len: usize) -> HostF64 {
+        PageLocked::host_vec(self.device, len)
     }
 
     fn download(&mut self, buffer: &Buffer, data: HostDataMut<'_>) -> Result<()> {

@@ -482,6 +482,54 @@ pub enum HostDataMut<'a> {
     U32(&'a mut [u32]),
 }
 
+/// Page-locked host memory a backend hands out (see [`HostVec`]).
+pub trait Locked<T>: Send + Sync {
+    fn as_slice(&self) -> &[T];
+    fn as_mut_slice(&mut self) -> &mut [T];
+}
+
+/// A host buffer results are downloaded into, thousands of times in a search:
+/// page-locked where the backend gives it (the CUDA driver copies into it at the
+/// bus's speed, where into pageable memory it stages the copy: 7-8 ms for a
+/// 4096^2 f32 C on the H200), else an ordinary vector.
+pub enum HostVec<T> {
+    Plain(Vec<T>),
+    Locked(Box<dyn Locked<T>>),
+}
+
+pub type HostF32 = HostVec<f32>;
+pub type HostF64 = HostVec<f64>;
+
+impl<T> Default for HostVec<T> {
+    fn default() -> Self {
+        HostVec::Plain(Vec::new())
+    }
+}
+
+impl<T> HostVec<T> {
+    pub fn as_slice(&self) -> &[T] {
+        match self {
+            HostVec::Plain(v) => v,
+            HostVec::Locked(l) => l.as_slice(),
+        }
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        match self {
+            HostVec::Plain(v) => v,
+            HostVec::Locked(l) => l.as_mut_slice(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 impl HostData<'_> {
     fn len(&self) -> usize {
         match self {
@@ -729,6 +777,17 @@ pub trait Backend {
     /// Name and version of the vendor BLAS, if any.
     fn vendor_blas(&self) -> Option<String> {
         None
+    }
+
+    /// A host buffer of `len` f32 (zeros) that downloads from this device are
+    /// fastest into; an ordinary vector where the toolchain has nothing faster.
+    fn host_f32(&mut self, len: usize) -> HostF32 {
+        HostVec::Plain(vec![0.0; len])
+    }
+
+    /// `host_f32` for f64.
+    fn host_f64(&mut self, len: usize) -> HostF64 {
+        HostVec::Plain(vec![0.0; len])
     }
 }
 

@@ -14,7 +14,7 @@ use super::problem::{Matrix, Precision, Problem};
 use super::stage;
 use crate::backend::{
     AnyBackend, Arg, Artefact, Backend, Buffer, BuildReport, Elem, GemmCall, Geometry, HostData,
-    HostDataMut, KernelResources, Program,
+    HostDataMut, HostF32, HostF64, KernelResources, Program,
 };
 use crate::clocks::ClockReading;
 use crate::error::{Error, Result};
@@ -165,8 +165,11 @@ pub struct Session {
     operands: Option<DeviceOperands>,
     flush: Option<Buffer>,
     /// Host copy of the last checked result, kept so that the next checked run
-    /// of the same size (a tuner's thousands) downloads into memory already mapped.
-    host_c: Vec<f32>,
+    /// of the same size (a tuner's thousands) downloads into memory already
+    /// mapped, page-locked where the backend has it.
+    host_c: HostF32,
+    /// The same for an f64 C (checked where it lands, never deferred).
+    host_c64: HostF64,
     /// Leave the check of a plain f32 C to the caller (`take_unchecked`): a tuner
     /// checks one configuration on another thread while it times it.
     pub defer_checks: bool,
@@ -187,7 +190,8 @@ impl Session {
             routine_support: [None, None],
             operands: None,
             flush: None,
-            host_c: Vec::new(),
+            host_c: HostF32::default(),
+            host_c64: HostF64::default(),
             defer_checks: false,
             unchecked: None,
             laps: Default::default(),
@@ -195,16 +199,15 @@ impl Session {
     }
 
     /// The C the last prepare downloaded but left unchecked (`defer_checks`): its
-    /// rows and the column-major values; give the buffer back with `return_host`.
-    pub fn take_unchecked(&mut self) -> Option<(usize, Vec<f32>)> {
+    /// M, N and a buffer whose first M x N values are C, column-major; give the
+    /// buffer back with `return_host`.
+    pub fn take_unchecked(&mut self) -> Option<(usize, usize, HostF32)> {
         let (m, n) = self.unchecked.take()?;
-        let mut host = std::mem::take(&mut self.host_c);
-        host.truncate(m * n);
-        Some((m, host))
+        Some((m, n, std::mem::take(&mut self.host_c)))
     }
 
     /// Gives back the host buffer `take_unchecked` lent, to be reused.
-    pub fn return_host(&mut self, host: Vec<f32>) {
+    pub fn return_host(&mut self, host: HostF32) {
         self.host_c = host;
     }
 
@@ -657,15 +660,17 @@ fn prepare_inner(
         (c, 0)
     };
     let mut host = std::mem::take(&mut session.host_c);
-    host.resize(m * n, 0.0);
-    let downloaded = be.download(&result_buf, HostDataMut::F32(&mut host));
+    if host.len() != m * n {
+        host = be.host_f32(m * n);
+    }
+    let downloaded = be.download(&result_buf, HostDataMut::F32(host.as_mut_slice()));
     session.lap(Step::Download);
     let defer = session.defer_checks;
     let report = downloaded.map(|_| {
         if defer {
             CheckReport::deferred()
         } else {
-            check_against(m, &host, reference)
+            check_against(m, host.as_slice(), reference)
         }
     });
     if defer && report.is_ok() {
@@ -768,7 +773,7 @@ fn prepare_routine_kernel(
         }
     };
     let laps = &session.laps;
-    let host = &mut session.host_c;
+    let hosts = (&mut session.host_c, &mut session.host_c64);
     let defer = session.defer_checks;
     let mut owned = staged.owned.clone();
     owned.push(c);
@@ -790,7 +795,7 @@ fn prepare_routine_kernel(
             ops,
             reference,
             &mut laps.borrow_mut(),
-            host,
+            hosts,
             defer,
         )?;
         let report = if tf32 {
@@ -854,21 +859,35 @@ fn download_and_check(
     ops: &Operands,
     reference: &Reference,
     laps: &mut Laps,
-    host: &mut Vec<f32>,
+    (host, host64): (&mut HostF32, &mut HostF64),
     defer: bool,
 ) -> Result<CheckReport> {
     let p = &ops.problem;
     let s = p.storage(Matrix::C);
-    if p.precision == Precision::F32 && !s.transposed && s.offset == 0 && s.ld == p.m {
+    let whole = !s.transposed && s.offset == 0 && s.ld == p.m && c.len == p.m * p.n;
+    if p.precision == Precision::F64 && whole {
+        // As below for f32: into one reused buffer, checked where it lands.
+        if host64.len() != c.len {
+            *host64 = be.host_f64(c.len);
+        }
+        be.download(&c, HostDataMut::F64(host64.as_mut_slice()))?;
+        laps.lap(Step::Download);
+        let report = check_against(p.m, &host64.as_slice()[..p.m * p.n], reference);
+        laps.lap(Step::Check);
+        return Ok(report);
+    }
+    if p.precision == Precision::F32 && whole {
         // C's buffer is the column-major matrix itself, with no gaps: check it where
         // it lands (a tuner's thousands of checks reuse one host buffer, no copies).
-        host.resize(c.len, 0.0);
-        be.download(&c, HostDataMut::F32(host))?;
+        if host.len() != c.len {
+            *host = be.host_f32(c.len);
+        }
+        be.download(&c, HostDataMut::F32(host.as_mut_slice()))?;
         laps.lap(Step::Download);
         if defer {
             return Ok(CheckReport::deferred());
         }
-        let report = check_against(p.m, &host[..p.m * p.n], reference);
+        let report = check_against(p.m, &host.as_slice()[..p.m * p.n], reference);
         laps.lap(Step::Check);
         return Ok(report);
     }
@@ -1084,7 +1103,7 @@ impl<'a> VendorRunner<'a> {
                     ops,
                     reference,
                     &mut laps,
-                    &mut session.host_c,
+                    (&mut session.host_c, &mut session.host_c64),
                     false,
                 )
                 .map(|r| Some(if tf32 { r.judged_as_tf32() } else { r }))
