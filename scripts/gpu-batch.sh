@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -44,6 +44,22 @@ clang_replay() { # DIR: clang's PTX made on the staging machine, replayed here (
 }
 { date -u; nvidia-smi; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER,PERFORMANCE; env | grep -E '^OCL_|^CUDA'; } > "$W/nvidia-smi-before.txt" 2>&1
 case "$PART" in
+tc-dgemm-wide)
+  # Issue 28: with C downloaded into page-locked memory a DGEMM search runs ~29 configurations/s
+  # (was 3.7), so the CUDA DGEMM's whole space at 4096 (no switches or caps; PROMOTE_STAGE is
+  # f32's) fits one call; then 8192 from 4096's bests, and both next to cuBLAS DGEMM.
+  DB="$W/db"; mkdir -p "$DB"; cp results/tuned/nvidia-h200.json "$DB/"
+  run tune-f64-4096 170 $G tune $D --backends cuda --kernels tc --precision f64 --sizes 4096 --strategy exhaustive \
+    --time-limit 130 --max-configs 5000 --caps none --switches none --values PROMOTE_STAGE=0 --top 3 \
+    --store "$W/store" --db "$DB" --out "$W/tune-f64-4096"
+  run tune-f64-8192 130 $G tune $D --backends cuda --kernels tc --precision f64 --sizes 8192 --strategy random \
+    --time-limit 70 --max-configs 5000 --caps none --switches none --values PROMOTE_STAGE=0 --top 3 \
+    --start-at "$DB/nvidia-h200.json" --store "$W/store" --db "$DB" --out "$W/tune-f64-8192"
+  run tuned-f64 120 $G compare $D --backends cuda --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 \
+    --reps 20 --out "$W/tuned-f64"
+  grep -h -E " tried|device busy|per configuration|best while" "$W"/tune-f64-*.txt
+  grep -h -E "^ *(tc|cublas) |tuned at|throttled" "$W"/tune-f64-*.txt "$W/tuned-f64.txt"
+  ;;
 pinned-f64)
   # Issue 26 (and 28's DGEMM searches): an f64 C downloaded into page-locked memory and checked
   # where it lands, as f32's is. The tests (.gpu/tests), the same 40 s exhaustive CUDA DGEMM
