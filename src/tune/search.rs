@@ -396,33 +396,6 @@ pub fn unguided_order(
     Ok(order)
 }
 
-/// What a compile thread needs to build a configuration, owned so that the thread
-/// may outlive the search that started it.
-struct Builder {
-    spec: Kernel,
-    source: String,
-    compiler: Arc<dyn crate::backend::Compiler>,
-    opts: SearchOptions,
-    watch: Option<Arc<Watch>>,
-}
-
-impl Builder {
-    fn build(&self, point: usize, cand: Candidate, key: Key) -> Compiled {
-        let (spec, opts) = (self.spec, &self.opts);
-        let options = spec.compile_options(&cand.config, &cand.hints, self.compiler.toolchain());
-        if let Some(w) = &self.watch {
-            let record = new_record(key.clone(), opts);
-            w.compile_start(point, &record, opts.limits.compile_timeout_s);
-        }
-        let t = Instant::now();
-        let r = self.compiler.compile(spec.entry(), &self.source, &options);
-        if let Some(w) = &self.watch {
-            w.compile_end(point);
-        }
-        (point, cand, key, r, t.elapsed().as_secs_f64())
-    }
-}
-
 /// Runs one search. Kernel-level failures are outcomes; errors are for the run
 /// itself (an unknown strategy, a store that cannot be written).
 pub fn search(
@@ -496,8 +469,9 @@ pub fn search(
     // A user kernel's inputs, generated once for every configuration whose buffers
     // have the same lengths (generating 10^8 random values costs more than a launch).
     let mut inputs_cache: InputsCache = None;
-    let cancel = Arc::new(AtomicBool::new(false));
-    let watch = (opts.watch.as_deref()).map(|p| Arc::new(Watch::new(p, store.path())));
+    let cancel = AtomicBool::new(false);
+    let watch = opts.watch.as_deref().map(|p| Watch::new(p, store.path()));
+    let watch = watch.as_ref();
     // Seconds of this run spent before a restart (its records in the store say).
     let mut offset = 0.0f64;
     let elapsed = |offset: f64| offset + started.elapsed().as_secs_f64();
@@ -514,28 +488,33 @@ pub fn search(
     let job_rx = Arc::new(Mutex::new(job_rx));
     let (done_tx, done_rx) = mpsc::channel::<Compiled>();
 
-    // One configuration's build, on whichever thread compiles it. The compile threads
-    // own what they need: a search that ends does not wait for the builds still running
-    // (NVRTC cannot be stopped and takes seconds on some), they finish unmeasured.
-    let builder = Arc::new(Builder {
-        spec,
-        source,
-        compiler: Arc::clone(&compiler),
-        opts: opts.clone(),
-        watch: watch.clone(),
-    });
-    let watch = watch.as_deref();
-    let compile_job = |point: usize, cand: Candidate, key: Key| builder.build(point, cand, key);
+    // One configuration's build, on whichever thread compiles it.
+    let compile_job = |point: usize, cand: Candidate, key: Key| -> Compiled {
+        let options = spec.compile_options(&cand.config, &cand.hints, compiler.toolchain());
+        if let Some(w) = watch {
+            w.compile_start(
+                point,
+                &new_record(key.clone(), opts),
+                opts.limits.compile_timeout_s,
+            );
+        }
+        let t = Instant::now();
+        let r = compiler.compile(spec.entry(), &source, &options);
+        if let Some(w) = watch {
+            w.compile_end(point);
+        }
+        (point, cand, key, r, t.elapsed().as_secs_f64())
+    };
+    let compile_job = &compile_job;
 
     // A plain f32 C is checked on another thread while the kernel is timed.
     session.defer_checks = true;
-    let outcome: Result<()> = {
+    let outcome: Result<()> = std::thread::scope(|scope| {
         for _ in 0..workers {
             let rx = Arc::clone(&job_rx);
             let tx = done_tx.clone();
-            let cancel = Arc::clone(&cancel);
-            let builder = Arc::clone(&builder);
-            std::thread::spawn(move || loop {
+            let cancel = &cancel;
+            scope.spawn(move || loop {
                 let job = match rx.lock() {
                     Ok(guard) => guard.recv(),
                     Err(_) => return,
@@ -544,7 +523,7 @@ pub fn search(
                 if cancel.load(Ordering::Relaxed) {
                     continue;
                 }
-                if tx.send(builder.build(point, cand, key)).is_err() {
+                if tx.send(compile_job(point, cand, key)).is_err() {
                     return;
                 }
             });
@@ -746,15 +725,12 @@ pub fn search(
                 ready.insert(point, (cand, record, false));
             }
         })();
-        // Queued builds are skipped; running ones finish on their threads, and their
-        // results go nowhere once `done_rx` is gone.
         cancel.store(true, Ordering::Relaxed);
         drop(job_tx);
-        if let Some(w) = watch {
-            w.forget_compiles();
-        }
+        // Drain so that no worker blocks on a full queue (the channel is unbounded; this only waits).
+        for _ in done_rx.iter() {}
         result
-    };
+    });
     session.defer_checks = false;
     outcome?;
     Ok(SearchResult {

@@ -141,12 +141,6 @@ impl Watch {
     pub fn compile_end(&self, point: usize) {
         self.update(|m| m.compiles.retain(|(p, _)| *p != point));
     }
-
-    /// The search ended: builds still running are no longer its business (they
-    /// finish unmeasured), so none of them may be blamed for what comes next.
-    pub fn forget_compiles(&self) {
-        self.update(|m| m.compiles.clear());
-    }
 }
 
 /// What became of one child process.
