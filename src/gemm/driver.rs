@@ -199,11 +199,11 @@ impl Session {
     }
 
     /// The C the last prepare downloaded but left unchecked (`defer_checks`): its
-    /// M, N and a buffer whose first M x N values are C, column-major; give the
+    /// rows and the column-major values (the buffer holds exactly M x N); give the
     /// buffer back with `return_host`.
-    pub fn take_unchecked(&mut self) -> Option<(usize, usize, HostF32)> {
-        let (m, n) = self.unchecked.take()?;
-        Some((m, n, std::mem::take(&mut self.host_c)))
+    pub fn take_unchecked(&mut self) -> Option<(usize, HostF32)> {
+        let (m, _) = self.unchecked.take()?;
+        Some((m, std::mem::take(&mut self.host_c)))
     }
 
     /// Gives back the host buffer `take_unchecked` lent, to be reused.

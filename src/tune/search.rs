@@ -979,8 +979,8 @@ fn measure(
         // The check of the checked run's result runs beside the timing: the device
         // thread does not wait for the host to compare 16 million elements.
         let (timed, checked) = std::thread::scope(|sc| {
-            let checker = unchecked.as_ref().map(|(rows, cols, host)| {
-                sc.spawn(move || check_against(*rows, &host.as_slice()[..rows * cols], reference))
+            let checker = unchecked.as_ref().map(|(rows, host)| {
+                sc.spawn(move || check_against(*rows, host.as_slice(), reference))
             });
             let timed = time_point(&mut runner, p.check_ns, rate, plan, opts, best);
             (timed, checker.map(|h| h.join()))
@@ -1007,7 +1007,7 @@ fn measure(
         p.release(session);
         session.lap(Step::Release);
     }
-    if let Some((_, _, host)) = unchecked {
+    if let Some((_, host)) = unchecked {
         session.return_host(host);
     }
     record.device_s = t.elapsed().as_secs_f64();
