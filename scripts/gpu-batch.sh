@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -101,6 +101,44 @@ pinned-tests-dgemm)
   run tuned-f64 150 $G compare $D --backends cuda --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --out "$W/tuned-f64"
   grep -h -E " tried|device busy|best while" "$W/tune-f64-8192.txt"
   grep -E "^ *(tc|cublas|dgemm)|x cuBLAS|tuned" "$W/tuned-f64.txt" | head -20
+  ;;
+screen)
+  # Issue 26: the screen (each configuration first at K/8, pruned there when 4x slower than the
+  # best), build threads at a lower priority and a measuring thread that sleeps through its
+  # launches. The same 40 s random searches with the binary before (.gpu/gemmlab-before.xz),
+  # after with --screen 0, and after; NVIDIA OpenCL's xgemm before and after; the tests.
+  xz -dc .gpu/gemmlab-before.xz > /tmp/gemmlab-before && chmod +x /tmp/gemmlab-before
+  for k in xgemm simt; do
+    for b in before noscreen after; do
+      B=$G; X=""; [ $b = before ] && B=/tmp/gemmlab-before; [ $b = noscreen ] && X="--screen 0"
+      run search-$k-$b 90 $B tune $D --backends cuda --kernels $k --sizes 4096 --strategy random \
+        --search-seed 1 --time-limit 40 --max-configs 100000 --top 1 --no-db $X \
+        --store "$W/store-$k-$b" --out "$W/search-$k-$b"
+    done
+  done
+  for b in before after; do
+    B=$G; [ $b = before ] && B=/tmp/gemmlab-before
+    run search-ocl-xgemm-$b 90 $B tune $D --backends opencl --kernels xgemm --sizes 4096 --strategy random \
+      --search-seed 1 --time-limit 40 --max-configs 100000 --top 1 --no-db \
+      --store "$W/store-ocl-$b" --out "$W/search-ocl-xgemm-$b"
+  done
+  mkdir -p "$W/tests"
+  for t in .gpu/tests/*.xz; do xz -dc "$t" > "/tmp/$(basename "$t" .xz)"; chmod +x "/tmp/$(basename "$t" .xz)"
+    echo "== $t"; GEMMLAB_REQUIRE_CUDA=1 timeout 120 "/tmp/$(basename "$t" .xz)" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests/tests.txt"
+  grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
+  for f in "$W"/search-*.txt; do echo "== $(basename $f)"; grep -h -E " tried|device busy|per configuration|best while" "$f"; done
+  ;;
+screen-long)
+  # Issue 26: the rate over the issue's 150 s budget with the screen, CUDA SIMT and xgemm, and
+  # NVIDIA OpenCL's xgemm (same seeds as screen's 40 s searches).
+  for k in xgemm simt; do
+    run long-$k 200 $G tune $D --backends cuda --kernels $k --sizes 4096 --strategy random --search-seed 1 \
+      --time-limit 150 --max-configs 100000 --top 1 --no-db --store "$W/store-$k" --out "$W/long-$k"
+  done
+  run long-ocl-xgemm 200 $G tune $D --backends opencl --kernels xgemm --sizes 4096 --strategy random \
+    --search-seed 1 --time-limit 150 --max-configs 100000 --top 1 --no-db --store "$W/store-ocl" --out "$W/long-ocl-xgemm"
+  for f in "$W"/long-*.txt; do echo "== $(basename $f)"; grep -h -E " tried|device busy|per configuration|best while" "$f"; done
   ;;
 pinned-c)
   # Issue 26: C downloaded into page-locked memory (CUDA) instead of a pageable vector: the

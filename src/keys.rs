@@ -24,10 +24,15 @@ pub fn device_slug(name: &str) -> String {
 
 /// FNV-1a, 64 bits: stable across Rust versions, unlike the std hasher.
 pub fn fnv1a(text: &str) -> String {
+    format!("{:016x}", fnv1a_bytes(text.as_bytes()))
+}
+
+/// `fnv1a` of bytes, as a number.
+pub fn fnv1a_bytes(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
+    for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    format!("{h:016x}")
+    h
 }

@@ -33,6 +33,7 @@ pub mod ptx_archive;
 pub mod report;
 pub mod results;
 pub mod routine;
+pub mod sched;
 pub mod spec;
 pub mod split;
 pub mod sweep;

@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Step {
+    /// A tuner's screen before all the rest: the configuration loaded, run once and
+    /// checked on the problem with K cut short (`tune --screen`).
+    Screen,
     /// Making the compiled program a loaded one (module load, kernel objects).
     Load,
     /// Buffers for this configuration: padding, transposing, C with its gaps.
@@ -36,6 +39,7 @@ pub enum Step {
 impl Step {
     pub fn as_str(self) -> &'static str {
         match self {
+            Step::Screen => "screen",
             Step::Load => "load",
             Step::Setup => "setup",
             Step::Poison => "poison",
@@ -123,6 +127,13 @@ impl Laps {
         self.last = now;
     }
 
+    /// Counts everything since the restart as `step`, whatever laps it held.
+    pub fn fold(&mut self, step: Step) {
+        self.lap(step);
+        let total = std::mem::take(&mut self.split).total();
+        self.split.add(step, total);
+    }
+
     /// What was recorded since the restart; the clock restarts.
     pub fn take(&mut self) -> Split {
         let split = std::mem::take(&mut self.split);
@@ -148,6 +159,20 @@ mod tests {
         assert!(s.get(Step::Check) < s.get(Step::Load));
         assert_eq!(s.get(Step::Timing), 0.0);
         assert!((s.total() - s.get(Step::Load) - s.get(Step::Check)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_fold_moves_every_lap_so_far_into_one_step() {
+        let mut laps = Laps::default();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        laps.lap(Step::Load);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        laps.fold(Step::Screen);
+        laps.lap(Step::Timing);
+        let s = laps.take();
+        assert_eq!(s.get(Step::Load), 0.0);
+        assert!(s.get(Step::Screen) >= 0.004, "{s:?}");
+        assert!(s.get(Step::Timing) < s.get(Step::Screen));
         assert!(laps.take().is_empty());
     }
 

@@ -403,6 +403,7 @@ mod tuning {
                     gflops: (!failed).then_some(g),
                     time: None,
                     pruned,
+                    screen_k: None,
                     resources: None,
                     occupancy: None,
                     compile_ms: (!failed).then_some(400.0),

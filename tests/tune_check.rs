@@ -11,16 +11,27 @@ use gemmlab::gemm::check::Reference;
 use gemmlab::gemm::driver::{Session, Status};
 use gemmlab::kernel::Kernel;
 use gemmlab::progress::Progress;
-use gemmlab::tune::search::{search, Budget, SearchOptions, Workload};
+use gemmlab::split::Step;
+use gemmlab::tune::search::{screen_k, search, Budget, SearchOptions, Workload};
 use gemmlab::tune::space::{Space, SpaceRequest};
-use gemmlab::tune::store::Store;
+use gemmlab::tune::store::{Record, Store};
 use gemmlab::Backend;
 
 fn tune_with(problem: &Problem, name: &str) -> Vec<Status> {
-    tune_on(common::opencl(), problem, name)
+    status_of(tune_on(common::opencl(), (problem, None), 4.0, name))
 }
 
-fn tune_on(backend: gemmlab::AnyBackend, problem: &Problem, name: &str) -> Vec<Status> {
+fn status_of(records: Vec<Record>) -> Vec<Status> {
+    records.into_iter().map(|r| r.status).collect()
+}
+
+/// Four random xgemm points searched at `problem` (screened at `screen`).
+fn tune_on(
+    backend: gemmlab::AnyBackend,
+    (problem, screen): (&Problem, Option<&Problem>),
+    prune: f64,
+    name: &str,
+) -> Vec<Record> {
     let mut session = Session::new(backend);
     let info = session.backend.borrow().info().clone();
     let spec = gemmlab::kernels::select(Some("xgemm")).unwrap()[0];
@@ -41,12 +52,13 @@ fn tune_on(backend: gemmlab::AnyBackend, problem: &Problem, name: &str) -> Vec<S
             seconds: None,
         },
         workers: 1,
+        prune,
         ..Default::default()
     };
     let r = search(
         &mut session,
         &space,
-        &Workload::Gemm(problem),
+        &Workload::Gemm(problem, screen),
         &mut store,
         &opts,
         &Progress::hidden(),
@@ -57,7 +69,7 @@ fn tune_on(backend: gemmlab::AnyBackend, problem: &Problem, name: &str) -> Vec<S
         "the search leaves the session checking again"
     );
     let _ = std::fs::remove_dir_all(&dir);
-    r.tried.into_iter().map(|t| t.record.status).collect()
+    r.tried.into_iter().map(|t| t.record).collect()
 }
 
 /// The same problem with every element of its reference shifted by one.
@@ -90,6 +102,67 @@ fn a_result_that_fails_its_check_is_wrong_even_while_timed() {
     );
 }
 
+/// The screen (`tune --screen`): once a first configuration has set a best, each
+/// later one runs first on the call with K cut short. Its result there is checked
+/// like any other: against a wrong reference every screened point is wrong.
+#[test]
+fn a_screen_checks_its_own_result() {
+    let (m, n, k) = (96, 80, 1024);
+    let cut = screen_k(k, 8).expect("K = 1024 is screened");
+    let records = tune_on(
+        common::opencl(),
+        (&Problem::new(m, n, k, 5), Some(&wrong_reference(m, n, cut))),
+        4.0,
+        "screen-bad",
+    );
+    assert_eq!(records.len(), 4);
+    let (first, rest) = records.split_first().unwrap();
+    assert!(
+        first.status.is_ok() && first.screen_k.is_none(),
+        "{first:?}"
+    );
+    for r in rest {
+        assert_eq!(r.screen_k, Some(cut), "{r:?}");
+        assert!(
+            matches!(&r.status, Status::WrongResult(w) if w.contains("result check failed")),
+            "{r:?}"
+        );
+        assert!(r.gflops.is_none());
+    }
+}
+
+/// A point slower at the screen than the best by the prune factor is pruned
+/// there: its one checked launch at the cut K is its time and its speed. With a
+/// factor that prunes everything, every point after the first stops there.
+#[test]
+fn a_point_slow_at_the_screen_is_pruned_there_with_the_screen_s_speed() {
+    let (m, n, k) = (96, 80, 1024);
+    let cut = screen_k(k, 8).unwrap();
+    let records = tune_on(
+        common::opencl(),
+        (&Problem::new(m, n, k, 5), Some(&Problem::new(m, n, cut, 6))),
+        1e-12,
+        "screen-prune",
+    );
+    assert_eq!(records.len(), 4);
+    let (first, rest) = records.split_first().unwrap();
+    assert!(first.status.is_ok() && !first.pruned && first.screen_k.is_none());
+    for r in rest {
+        assert!(r.status.is_ok() && r.pruned, "{r:?}");
+        assert_eq!(r.screen_k, Some(cut));
+        let t = r.time.as_ref().expect("the screen's launch is its time");
+        assert_eq!(t.reps, 1);
+        let at_cut = 2.0 * (m * n * cut) as f64 / t.median_ns;
+        assert!((r.gflops.unwrap() - at_cut).abs() < 1e-9 * at_cut, "{r:?}");
+        // Nothing after the screen: no full-size checked run, no timing.
+        assert!(r.split.get(Step::Screen) > 0.0);
+        assert_eq!(
+            r.split.get(Step::CheckedRun) + r.split.get(Step::Timing),
+            0.0
+        );
+    }
+}
+
 /// On CUDA a C of a million elements or more lands in page-locked host memory
 /// (`Backend::host_f32`): the check still reads every element of it.
 #[cfg(feature = "cuda")]
@@ -100,13 +173,23 @@ fn on_cuda_a_wrong_result_is_wrong_from_page_locked_memory_too() {
         return;
     };
     let (m, n, k) = (1024, 1088, 32);
-    let statuses = tune_on(be, &Problem::new(m, n, k, 5), "cuda-good");
+    let statuses = status_of(tune_on(
+        be,
+        (&Problem::new(m, n, k, 5), None),
+        4.0,
+        "cuda-good",
+    ));
     assert_eq!(statuses.len(), 4);
     assert!(statuses.iter().all(Status::is_ok), "{statuses:?}");
     let Some(be) = common::cuda(test) else {
         return;
     };
-    let statuses = tune_on(be, &wrong_reference(m, n, k), "cuda-bad");
+    let statuses = status_of(tune_on(
+        be,
+        (&wrong_reference(m, n, k), None),
+        4.0,
+        "cuda-bad",
+    ));
     assert!(
         statuses
             .iter()
@@ -142,7 +225,7 @@ fn a_random_search_tries_the_unguided_order() {
         let r = search(
             &mut session,
             &space,
-            &Workload::Gemm(&Problem::new(64, 48, 32, 9)),
+            &Workload::Gemm(&Problem::new(64, 48, 32, 9), None),
             &mut store,
             &opts,
             &Progress::hidden(),

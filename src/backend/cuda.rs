@@ -1047,6 +1047,22 @@ impl Backend for CudaBackend {
         Ok(Some(t?))
     }
 
+    fn sleep_while_waiting(&mut self, sleep: bool) -> Result<()> {
+        use sys::CUevent_flags::{CU_EVENT_BLOCKING_SYNC, CU_EVENT_DEFAULT};
+        self.bind()?;
+        // Only the wait on the stop event changes: with one context and more cores
+        // than contexts, the driver's automatic choice is to spin.
+        let flags = if sleep {
+            CU_EVENT_BLOCKING_SYNC
+        } else {
+            CU_EVENT_DEFAULT
+        };
+        let stop = drv::event::create(flags).map_err(|e| driver_err("cuEventCreate", e))?;
+        // SAFETY: the old stop event belongs to this context and no wait is pending.
+        let _ = unsafe { drv::event::destroy(std::mem::replace(&mut self.stop, stop)) };
+        Ok(())
+    }
+
     fn memory_info(&self) -> Option<(u64, u64)> {
         self.bind().ok()?;
         let (free, total) = drv::mem_get_info().ok()?;

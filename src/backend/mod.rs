@@ -779,6 +779,14 @@ pub trait Backend {
         None
     }
 
+    /// Whether waiting for a timed launch to end puts the thread to sleep (true)
+    /// or keeps it spinning on a core (false, the driver's choice where it makes
+    /// one): a tuner that compiles on every core wants its measuring thread
+    /// asleep. Device times are the same either way.
+    fn sleep_while_waiting(&mut self, _sleep: bool) -> Result<()> {
+        Ok(())
+    }
+
     /// A host buffer of `len` f32 (zeros) that downloads from this device are
     /// fastest into; an ordinary vector where the toolchain has nothing faster.
     fn host_f32(&mut self, len: usize) -> HostF32 {

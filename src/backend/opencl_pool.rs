@@ -68,6 +68,8 @@ fn io(what: &str, e: impl std::fmt::Display) -> Error {
 /// Runs a worker on the OpenCL device `id` ("opencl:P:D"), serving builds from
 /// stdin until it closes. What `gemmlab build-worker` runs.
 pub fn serve(id: &str) -> Result<()> {
+    // A build process yields to the measuring process, as build threads do.
+    crate::sched::lower_this_thread();
     let backend = OpenClBackend::open(id)?;
     let compiler = backend.opencl_compiler();
     let stdin = std::io::stdin();

@@ -94,6 +94,12 @@ pub struct TuneArgs {
     /// Stop timing a configuration whose checked run is this many times slower than the best so far.
     #[arg(long, default_value_t = 4.0)]
     pub prune: f64,
+    /// Screen each configuration first on the same call with K cut by this factor
+    /// (to a multiple of 256, where that saves three quarters of a launch or more):
+    /// one checked launch there, and one that is --prune times slower than the best
+    /// so far is pruned without its full-size run. 0: no screen
+    #[arg(long, value_name = "FACTOR", default_value_t = gemmlab::tune::search::SCREEN_FACTOR)]
+    pub screen: usize,
     /// Seconds a configuration's device work (load, checked run, timing) may take before
     /// it is stopped and recorded as timed out. Default: 100 times the fastest verified
     /// configuration's so far, at least 10 s and at least its launches at 1 TFLOP/s.
@@ -342,6 +348,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
             .workers
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
         prune: args.prune,
+        screen: args.screen,
         limits: Limits {
             launch_timeout_s: args.launch_timeout,
             compile_timeout_s: args.compile_timeout,
@@ -471,6 +478,15 @@ fn print_search(r: &SearchResult) {
     let ranked = r.ranked();
     let failed = r.tried.iter().filter(|t| !t.record.status.is_ok()).count();
     let pruned = r.tried.iter().filter(|t| t.record.pruned).count();
+    let screened = r
+        .tried
+        .iter()
+        .filter(|t| t.record.pruned && t.record.screen_k.is_some())
+        .count();
+    let pruned = match screened {
+        0 => pruned.to_string(),
+        s => format!("{pruned} ({s} at the screen)"),
+    };
     let at = match &r.dims {
         Some(d) => gemmlab::spec::UserKernel::describe_dims(d),
         None => format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),

@@ -313,7 +313,6 @@ struct Partial {
 
 /// Compares a column-major M x N result with the full reference.
 pub fn check<T: Real>(m: usize, c: &[T], reference: &[f64]) -> CheckReport {
-    let (max_fro, max_elem) = limits(T::PRECISION);
     // A few chunks per core, none too small to be worth a thread.
     let len = c.len().min(reference.len());
     let chunk = len.div_ceil(4 * parallel::threads()).max(1 << 16);
@@ -341,22 +340,64 @@ pub fn check<T: Real>(m: usize, c: &[T], reference: &[f64]) -> CheckReport {
         }
         p
     });
-    let mut t = Partial::default();
-    for p in parts {
-        t.diff2 += p.diff2;
-        t.ref2 += p.ref2;
-        if p.worst > t.worst {
-            t.worst = p.worst;
-            t.worst_at = p.worst_at;
+    let t = Partial::sum(parts);
+    judge(m, &t, (c.len(), reference.len()), T::PRECISION)
+}
+
+impl Partial {
+    /// The partials of consecutive chunks added up: the worst of the first chunk
+    /// that holds it, the first non-finite element of the whole.
+    fn sum(parts: impl IntoIterator<Item = Partial>) -> Partial {
+        let mut t = Partial::default();
+        for p in parts {
+            t.diff2 += p.diff2;
+            t.ref2 += p.ref2;
+            if p.worst > t.worst {
+                t.worst = p.worst;
+                t.worst_at = p.worst_at;
+            }
+            t.first_non_finite = match (t.first_non_finite, p.first_non_finite) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            t.non_finite += p.non_finite;
         }
-        if t.first_non_finite.is_none() {
-            t.first_non_finite = p.first_non_finite;
-        }
-        t.non_finite += p.non_finite;
+        t
     }
+}
+
+/// Number of f64 values each work-group of the device check writes
+/// (kernels-cl/check.cl): sum of squared errors, sum of squared references,
+/// largest error, its index, non-finite elements, the first one's index.
+pub const DEVICE_PARTIAL: usize = 6;
+
+/// The full check from the device check's partials (`DEVICE_PARTIAL` per work-group)
+/// of a column-major result with `m` rows and `len` elements against a reference of
+/// `len` elements: the same criteria as `check`.
+pub fn check_partials(m: usize, len: usize, partials: &[f64], precision: Precision) -> CheckReport {
+    let index = |v: f64| (v >= 0.0).then_some(v as usize);
+    let parts = partials.chunks_exact(DEVICE_PARTIAL).map(|p| Partial {
+        diff2: p[0],
+        ref2: p[1],
+        worst: p[2],
+        worst_at: index(p[3]),
+        non_finite: p[4] as usize,
+        first_non_finite: index(p[5]),
+    });
+    judge(m, &Partial::sum(parts), (len, len), precision)
+}
+
+/// The verdict on summed partials of a result of `c_len` elements against a
+/// reference of `ref_len`.
+fn judge(
+    m: usize,
+    t: &Partial,
+    (c_len, ref_len): (usize, usize),
+    precision: Precision,
+) -> CheckReport {
+    let (max_fro, max_elem) = limits(precision);
     let at = |i: usize| (i % m.max(1), i / m.max(1));
-    let len_ok = c.len() == reference.len();
-    let rms = (t.ref2 / reference.len().max(1) as f64).sqrt();
+    let rms = (t.ref2 / ref_len.max(1) as f64).sqrt();
     let rel = if t.ref2 > 0.0 {
         (t.diff2 / t.ref2).sqrt()
     } else {
@@ -373,11 +414,11 @@ pub fn check<T: Real>(m: usize, c: &[T], reference: &[f64]) -> CheckReport {
         max_err_over_rms: max_rel,
         non_finite: t.non_finite,
         worst_index,
-        passed: len_ok && t.non_finite == 0 && rel <= max_fro && max_rel <= max_elem,
+        passed: c_len == ref_len && t.non_finite == 0 && rel <= max_fro && max_rel <= max_elem,
         method: None,
-        compared: Some(len),
+        compared: Some(c_len.min(ref_len)),
         max_err_over_bound: None,
-        precision: Some(T::PRECISION),
+        precision: Some(precision),
         arithmetic: None,
     }
 }
@@ -457,6 +498,78 @@ pub fn check_sampled<T: Real>(m: usize, c: &[T], s: &Samples) -> CheckReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The device kernel's partials for `c` against `r`, as `groups` work-groups of
+    /// `lanes` work-items striding over the elements (check.cl's loop and reduction).
+    fn device_partials(c: &[f32], r: &[f64], groups: usize, lanes: usize) -> Vec<f64> {
+        let mut out = Vec::new();
+        for g in 0..groups {
+            let mut p = Partial::default();
+            let mut i = g * lanes;
+            while i < c.len() {
+                for i in i..(i + lanes).min(c.len()) {
+                    let got = f64::from(c[i]);
+                    if !got.is_finite() {
+                        p.first_non_finite = Some(p.first_non_finite.map_or(i, |f| f.min(i)));
+                        p.non_finite += 1;
+                        continue;
+                    }
+                    let d = got - r[i];
+                    p.diff2 += d * d;
+                    p.ref2 += r[i] * r[i];
+                    if d.abs() > p.worst {
+                        p.worst = d.abs();
+                        p.worst_at = Some(i);
+                    }
+                }
+                i += groups * lanes;
+            }
+            let idx = |v: Option<usize>| v.map_or(-1.0, |v| v as f64);
+            out.extend([
+                p.diff2,
+                p.ref2,
+                p.worst,
+                idx(p.worst_at),
+                p.non_finite as f64,
+                idx(p.first_non_finite),
+            ]);
+        }
+        out
+    }
+
+    #[test]
+    fn device_partials_are_judged_as_the_host_check_judges() {
+        let (m, n) = (13, 11);
+        let r: Vec<f64> = (0..m * n)
+            .map(|i| ((i * 7919) % 101) as f64 / 50.0 - 1.0)
+            .collect();
+        let good: Vec<f32> = r.iter().map(|&v| v as f32).collect();
+        let mut off = good.clone();
+        off[40] += 0.25;
+        let mut nan = good.clone();
+        nan[100] = f32::NAN;
+        nan[30] = f32::INFINITY;
+        for (c, passes) in [(&good, true), (&off, false), (&nan, false)] {
+            let host = check(m, c, &r);
+            let device = check_partials(m, c.len(), &device_partials(c, &r, 3, 4), Precision::F32);
+            assert_eq!(host.passed, passes);
+            assert_eq!(device.passed, passes);
+            assert_eq!(device.worst_index, host.worst_index);
+            assert_eq!(device.non_finite, host.non_finite);
+            assert!((device.rel_frobenius - host.rel_frobenius).abs() <= 1e-12);
+            assert!((device.max_err_over_rms - host.max_err_over_rms).abs() <= 1e-12);
+        }
+        assert_eq!(
+            check_partials(
+                m,
+                nan.len(),
+                &device_partials(&nan, &r, 3, 4),
+                Precision::F32
+            )
+            .worst_index,
+            Some((30 % m, 30 / m))
+        );
+    }
 
     fn sample() -> (Vec<f32>, Vec<f64>) {
         let r: Vec<f64> = (0..10_000)

@@ -8,7 +8,9 @@ use std::cell::RefCell;
 
 use serde::{Deserialize, Serialize};
 
-use super::check::{check_against, check_widened, CheckReport, Reference};
+use super::check::{
+    check_against, check_partials, check_widened, CheckReport, Reference, DEVICE_PARTIAL,
+};
 use super::data::{round_up, Operands, C_GAP};
 use super::problem::{Matrix, Precision, Problem};
 use super::stage;
@@ -97,6 +99,9 @@ pub struct DeviceOperands {
     /// A and B as the problem stores them (layout, ld, offset), in its precision.
     pub a: Buffer,
     pub b: Buffer,
+    /// The f64 reference C on the device, for `Session::device_checks`, with the
+    /// fingerprint of the host reference it was made from.
+    pub reference: Option<(u64, Buffer)>,
 }
 
 /// C before a call, on the device, as the problem stores it (`Operands::stored`):
@@ -163,6 +168,11 @@ pub struct Session {
     /// The routine's pack/unpack/scale kernels, per precision (f32, f64).
     routine_support: [Option<Program>; 2],
     operands: Option<DeviceOperands>,
+    /// The operands loaded before the current ones, where `keep_previous` asks.
+    previous: Option<DeviceOperands>,
+    /// Keep one earlier problem's operands on the device: a tuner's screen and its
+    /// full-size problem take turns, and each would otherwise upload again.
+    pub keep_previous: bool,
     flush: Option<Buffer>,
     /// Host copy of the last checked result, kept so that the next checked run
     /// of the same size (a tuner's thousands) downloads into memory already
@@ -175,6 +185,11 @@ pub struct Session {
     pub defer_checks: bool,
     /// (M, N) of the C in `host_c` that a prepare downloaded and did not check.
     unchecked: Option<(usize, usize)>,
+    /// Check a gap-free C against a full reference on the device (`check.cl`), not
+    /// downloaded: a tuner's way, where the host's cores compile.
+    pub device_checks: bool,
+    /// The device check's program, or why it would not build (then the host checks).
+    check_program: Option<std::result::Result<Program, String>>,
     /// Where the measuring thread's time goes (a tuner restarts it per configuration).
     pub laps: RefCell<Laps>,
 }
@@ -189,11 +204,15 @@ impl Session {
             support: None,
             routine_support: [None, None],
             operands: None,
+            previous: None,
+            keep_previous: false,
             flush: None,
             host_c: HostF32::default(),
             host_c64: HostF64::default(),
             defer_checks: false,
             unchecked: None,
+            device_checks: false,
+            check_program: None,
             laps: Default::default(),
         }
     }
@@ -266,12 +285,22 @@ impl Session {
 
     /// Uploads A and B as the problem stores them, in its precision (once per problem).
     pub fn load(&mut self, ops: &Operands) -> Result<()> {
-        if let Some(d) = &self.operands {
-            if (d.problem, d.seed, d.inputs) == (ops.problem, ops.seed, ops.inputs) {
+        let holds = |d: &Option<DeviceOperands>| {
+            d.as_ref().is_some_and(|d| {
+                (d.problem, d.seed, d.inputs) == (ops.problem, ops.seed, ops.inputs)
+            })
+        };
+        if holds(&self.operands) {
+            return Ok(());
+        }
+        if self.keep_previous {
+            std::mem::swap(&mut self.operands, &mut self.previous);
+            if holds(&self.operands) {
                 return Ok(());
             }
         }
-        self.unload();
+        let current = self.operands.take();
+        self.free_operands(current);
         let mut be = self.backend.borrow_mut();
         let precision = ops.problem.precision;
         let mut upload = |which: Matrix, logical: &[f32]| -> Result<Buffer> {
@@ -299,16 +328,67 @@ impl Session {
             problem: ops.problem,
             a,
             b: bb,
+            reference: None,
         });
         Ok(())
     }
 
     pub fn unload(&mut self) {
-        if let Some(d) = self.operands.take() {
+        let (current, previous) = (self.operands.take(), self.previous.take());
+        self.free_operands(current);
+        self.free_operands(previous);
+    }
+
+    fn free_operands(&self, d: Option<DeviceOperands>) {
+        if let Some(d) = d {
             let mut b = self.backend.borrow_mut();
             b.free(d.a);
             b.free(d.b);
+            if let Some((_, r)) = d.reference {
+                b.free(r);
+            }
         }
+    }
+
+    /// The check program and the loaded problem's f64 reference on the device,
+    /// where `device_checks` asks and the device can: a full reference of at most
+    /// `i32::MAX` elements, doubles in the device's language, memory for it. Else
+    /// None, and results are downloaded and checked on the host.
+    fn device_check_for(&mut self, reference: &Reference) -> Option<(Program, Buffer)> {
+        let Reference::Full { c, .. } = reference else {
+            return None;
+        };
+        if !self.device_checks || c.len() > i32::MAX as usize {
+            return None;
+        }
+        let mut be = self.backend.borrow_mut();
+        if self.check_program.is_none() {
+            let tc = be.info().toolchain;
+            let built = be.compile(
+                "check kernels",
+                Support::check_source(tc),
+                &Default::default(),
+            );
+            self.check_program = Some(built.map(|(p, _)| p).map_err(|e| e.to_string()));
+        }
+        let Some(Ok(program)) = self.check_program else {
+            return None;
+        };
+        let d = self.operands.as_mut()?;
+        let print = fingerprint(c);
+        match d.reference {
+            Some((p, buf)) if p == print => return Some((program, buf)),
+            Some((_, buf)) => be.free(buf),
+            None => {}
+        }
+        d.reference = None;
+        let buf = be.alloc(Elem::F64, c.len().max(1)).ok()?;
+        if be.upload(&buf, HostData::F64(c)).is_err() {
+            be.free(buf);
+            return None;
+        }
+        d.reference = Some((print, buf));
+        Some((program, buf))
     }
 
     fn operands(&self) -> Result<&DeviceOperands> {
@@ -454,6 +534,31 @@ pub fn prepare_built(
     )
 }
 
+/// `prepare` with a program an earlier prepare loaded (`Prepared::into_program`):
+/// a tuner's screen and its full-size run load a configuration once.
+#[allow(clippy::too_many_arguments)]
+pub fn prepare_loaded(
+    session: &mut Session,
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    ops: &Operands,
+    reference: &Reference,
+    cold: bool,
+    (program, build): (Program, BuildReport),
+) -> Attempt {
+    prepare_code(
+        session,
+        spec,
+        config,
+        hints,
+        ops,
+        reference,
+        cold,
+        Code::Loaded(program, build),
+    )
+}
+
 /// The kernel's code as `prepare_inner` receives it.
 enum Code<'a> {
     /// Compile the kernel's own source with the session's toolchain.
@@ -462,6 +567,8 @@ enum Code<'a> {
     Ptx(&'a str),
     /// Load what the session's compiler already made.
     Built(Artefact),
+    /// Already loaded on this session's device (by an earlier prepare).
+    Loaded(Program, BuildReport),
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -520,43 +627,23 @@ fn prepare_inner(
 ) -> Result<Prepared> {
     let info = session.backend.borrow().info().clone();
     let native = !matches!(code, Code::Ptx(_));
-    let config = &spec.with_precision(config, ops.problem.precision)?;
-    if let (Some(why), true) = (spec.unavailable_at(config, &info, hints), native) {
-        return Err(Error::Unavailable {
-            kernel: spec.id.into(),
-            toolchain: info.toolchain.to_string(),
-            reason: why,
+    let admitted = spec
+        .with_precision(config, ops.problem.precision)
+        .and_then(|config| {
+            let flush = admit(session, spec, &config, hints, ops, cold, native, &info)?;
+            Ok((config, flush))
         });
-    }
-    spec.validate(config)?;
-    if spec.abi == Abi::Tutorial && !ops.problem.is_plain() {
-        return Err(Error::Unavailable {
-            kernel: spec.id.into(),
-            toolchain: info.toolchain.to_string(),
-            reason: format!(
-                "the tutorial's kernels compute column-major C = A * B in f32 with tight leading dimensions, not {}; the CLBlast kernels (xgemm, xgemmdirect) take any GEMM",
-                ops.problem.describe()
-            ),
-        });
-    }
-    let threads = spec.threads_per_group(config) as u64;
-    if let Some(max) = info.max_work_group_size {
-        if threads > max {
-            return Err(Error::Constraint {
-                kernel: spec.id.into(),
-                message: format!(
-                    "a work-group of {threads} work-items exceeds the device's maximum of {max}"
-                ),
-                values: config.describe(),
-            });
+    let (config, flush) = match admitted {
+        Ok(x) => x,
+        Err(e) => {
+            // A program loaded by an earlier prepare is this one's to release.
+            if let Code::Loaded(program, _) = code {
+                session.backend.borrow_mut().release_program(program);
+            }
+            return Err(e);
         }
-    }
-    session.load(ops)?;
-    let flush = if cold {
-        Some(session.flush_buffer()?)
-    } else {
-        None
     };
+    let config = &config;
     if spec.abi != Abi::Tutorial {
         let support = session.routine_support(ops.problem.precision)?;
         let (program, build) = compile_code(session, spec, config, hints, code, &info)?;
@@ -571,23 +658,12 @@ fn prepare_inner(
     let (m, n, k) = (ops.m, ops.n, ops.k);
     let (tm, tn, tk) = spec.tile(config);
     let (mp, np, kp) = (round_up(m, tm), round_up(n, tn), round_up(k, tk));
-    let largest = (mp * kp).max(kp * np).max(mp * np);
-    if largest > i32::MAX as usize {
-        return Err(Error::Constraint {
-            kernel: spec.id.into(),
-            message: format!(
-                "a padded operand of {mp}x{np}x{kp} holds {largest} elements, more than the {} its 32-bit int indices can address",
-                i32::MAX
-            ),
-            values: config.describe(),
-        });
-    }
-
     let (program, build) = compile_code(session, spec, config, hints, code, &info)?;
     session.lap(Step::Load);
     *build_out = Some(build.clone());
     let resources = build.kernel(spec.entry).cloned();
 
+    let device = session.device_check_for(reference);
     let d = session.operands()?;
     let (a0, b0) = (d.a, d.b);
     let mut be = session.backend.borrow_mut();
@@ -659,25 +735,31 @@ fn prepare_inner(
     } else {
         (c, 0)
     };
-    let mut host = std::mem::take(&mut session.host_c);
-    if host.len() != m * n {
-        host = be.host_f32(m * n);
-    }
-    let downloaded = be.download(&result_buf, HostDataMut::F32(host.as_mut_slice()));
-    session.lap(Step::Download);
-    let defer = session.defer_checks;
-    let report = downloaded.map(|_| {
-        if defer {
-            CheckReport::deferred()
-        } else {
-            check_against(m, host.as_slice(), reference)
+    let report = if let Some(on_device) = device {
+        let mut laps = session.laps.borrow_mut();
+        check_on_device(&mut be, on_device, result_buf, m, reference, &mut laps)
+    } else {
+        let mut host = std::mem::take(&mut session.host_c);
+        if host.len() != m * n {
+            host = be.host_f32(m * n);
         }
-    });
-    if defer && report.is_ok() {
-        session.unchecked = Some((m, n));
-    }
-    session.lap(Step::Check);
-    session.host_c = host;
+        let downloaded = be.download(&result_buf, HostDataMut::F32(host.as_mut_slice()));
+        session.lap(Step::Download);
+        let defer = session.defer_checks;
+        let report = downloaded.map(|_| {
+            if defer {
+                CheckReport::deferred()
+            } else {
+                check_against(m, host.as_slice(), reference)
+            }
+        });
+        if defer && report.is_ok() {
+            session.unchecked = Some((m, n));
+        }
+        session.lap(Step::Check);
+        session.host_c = host;
+        report
+    };
     let report = report?;
     *check_out = Some(report.clone());
     if !report.passed {
@@ -712,6 +794,79 @@ fn prepare_inner(
     })
 }
 
+/// What must hold before a configuration's code is loaded: the kernel available
+/// and its constraints met on this device and problem, the operands on the
+/// device. Returns the L2 flush buffer when timing cold.
+#[allow(clippy::too_many_arguments)]
+fn admit(
+    session: &mut Session,
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    ops: &Operands,
+    cold: bool,
+    native: bool,
+    info: &crate::backend::DeviceInfo,
+) -> Result<Option<Buffer>> {
+    if let (Some(why), true) = (spec.unavailable_at(config, info, hints), native) {
+        return Err(Error::Unavailable {
+            kernel: spec.id.into(),
+            toolchain: info.toolchain.to_string(),
+            reason: why,
+        });
+    }
+    spec.validate(config)?;
+    if spec.abi == Abi::Tutorial && !ops.problem.is_plain() {
+        return Err(Error::Unavailable {
+            kernel: spec.id.into(),
+            toolchain: info.toolchain.to_string(),
+            reason: format!(
+                "the tutorial's kernels compute column-major C = A * B in f32 with tight leading dimensions, not {}; the CLBlast kernels (xgemm, xgemmdirect) take any GEMM",
+                ops.problem.describe()
+            ),
+        });
+    }
+    let threads = spec.threads_per_group(config) as u64;
+    if let Some(max) = info.max_work_group_size {
+        if threads > max {
+            return Err(Error::Constraint {
+                kernel: spec.id.into(),
+                message: format!(
+                    "a work-group of {threads} work-items exceeds the device's maximum of {max}"
+                ),
+                values: config.describe(),
+            });
+        }
+    }
+    session.load(ops)?;
+    let flush = if cold {
+        Some(session.flush_buffer()?)
+    } else {
+        None
+    };
+    if spec.abi != Abi::Tutorial {
+        return Ok(flush);
+    }
+    let (tm, tn, tk) = spec.tile(config);
+    let (mp, np, kp) = (
+        round_up(ops.m, tm),
+        round_up(ops.n, tn),
+        round_up(ops.k, tk),
+    );
+    let largest = (mp * kp).max(kp * np).max(mp * np);
+    if largest > i32::MAX as usize {
+        return Err(Error::Constraint {
+            kernel: spec.id.into(),
+            message: format!(
+                "a padded operand of {mp}x{np}x{kp} holds {largest} elements, more than the {} its 32-bit int indices can address",
+                i32::MAX
+            ),
+            values: config.describe(),
+        });
+    }
+    Ok(flush)
+}
+
 /// Compiles (or loads) the kernel's code on the session's device.
 fn compile_code(
     session: &Session,
@@ -730,6 +885,7 @@ fn compile_code(
         }
         Code::Ptx(ptx) => be.load_ptx(spec.entry, ptx, hints.max_registers),
         Code::Built(artefact) => be.load(spec.entry, artefact),
+        Code::Loaded(program, build) => Ok((program, build)),
     }
 }
 
@@ -753,6 +909,7 @@ fn prepare_routine_kernel(
 ) -> Result<Prepared> {
     let resources = build.kernel(spec.entry).cloned();
     let problem = ops.problem;
+    let device = session.device_check_for(reference);
     let d = session.operands()?;
     let (a0, b0) = (d.a, d.b);
     let mut be = session.backend.borrow_mut();
@@ -792,8 +949,7 @@ fn prepare_routine_kernel(
         let report = download_and_check(
             &mut be,
             c,
-            ops,
-            reference,
+            (ops, reference, device),
             &mut laps.borrow_mut(),
             hosts,
             defer,
@@ -856,8 +1012,7 @@ fn prepare_routine_kernel(
 fn download_and_check(
     be: &mut AnyBackend,
     c: Buffer,
-    ops: &Operands,
-    reference: &Reference,
+    (ops, reference, device): (&Operands, &Reference, Option<(Program, Buffer)>),
     laps: &mut Laps,
     (host, host64): (&mut HostF32, &mut HostF64),
     defer: bool,
@@ -865,6 +1020,9 @@ fn download_and_check(
     let p = &ops.problem;
     let s = p.storage(Matrix::C);
     let whole = !s.transposed && s.offset == 0 && s.ld == p.m && c.len == p.m * p.n;
+    if let (true, Some(on_device)) = (whole, device) {
+        return check_on_device(be, on_device, c, p.m, reference, laps);
+    }
     if p.precision == Precision::F64 && whole {
         // As below for f32: into one reused buffer, checked where it lands.
         if host64.len() != c.len {
@@ -906,6 +1064,63 @@ fn download_and_check(
         ));
     }
     Ok(report)
+}
+
+/// Checks `c` (M x N, column-major, gap-free; f32 or f64 as its buffer says)
+/// against the reference already on the device: one launch of the check kernel,
+/// and only its partial sums come back.
+fn check_on_device(
+    be: &mut AnyBackend,
+    (program, want): (Program, Buffer),
+    c: Buffer,
+    m: usize,
+    reference: &Reference,
+    laps: &mut Laps,
+) -> Result<CheckReport> {
+    if want.len != c.len {
+        return Err(Error::invalid(format!(
+            "internal: a device check of {} elements against a reference of {}",
+            c.len, want.len
+        )));
+    }
+    let group = Support::CHECK_GROUP;
+    let groups = c.len.div_ceil(group).clamp(1, 1024);
+    let (entry, precision) = match c.elem {
+        Elem::F64 => ("check_f64", Precision::F64),
+        _ => ("check_f32", Precision::F32),
+    };
+    let out = be.alloc(Elem::F64, groups * DEVICE_PARTIAL)?;
+    let geometry = Geometry {
+        global: [groups * group, 1, 1],
+        local: [group, 1, 1],
+    };
+    let args = [
+        Arg::I32(c.len as i32),
+        Arg::Buf(c),
+        Arg::Buf(want),
+        Arg::Buf(out),
+    ];
+    let mut parts = vec![0.0f64; groups * DEVICE_PARTIAL];
+    let done = be
+        .launch(&program, entry, &geometry, &args)
+        .and_then(|_| be.download(&out, HostDataMut::F64(&mut parts)));
+    be.free(out);
+    done?;
+    laps.lap(Step::Check);
+    let mut report = check_partials(m, c.len, &parts, precision);
+    report.method = Some(format!("{} (compared on the device)", reference.method()));
+    Ok(report)
+}
+
+/// A cheap fingerprint of a reference: its length and 64 values spread over it
+/// (two references of one problem differ everywhere, not in one element).
+fn fingerprint(c: &[f64]) -> u64 {
+    let step = (c.len() / 64).max(1);
+    let mut bytes = (c.len() as u64).to_le_bytes().to_vec();
+    for v in c.iter().step_by(step) {
+        bytes.extend_from_slice(&v.to_bits().to_le_bytes());
+    }
+    crate::keys::fnv1a_bytes(&bytes)
 }
 
 /// C after a call on a buffer laid out as `problem` says (its elements outside
@@ -989,11 +1204,18 @@ fn pad(
 
 impl Prepared {
     pub fn release(self, session: &Session) {
+        let program = self.into_program(session).0;
+        session.backend.borrow_mut().release_program(program);
+    }
+
+    /// Frees this preparation's buffers and keeps its loaded program, for
+    /// `prepare_loaded` on another problem.
+    pub fn into_program(self, session: &Session) -> (Program, BuildReport) {
         let mut be = session.backend.borrow_mut();
         for b in self.owned {
             be.free(b);
         }
-        be.release_program(self.program);
+        (self.program, self.build)
     }
 }
 
@@ -1100,8 +1322,7 @@ impl<'a> VendorRunner<'a> {
                 download_and_check(
                     &mut be,
                     c,
-                    ops,
-                    reference,
+                    (ops, reference, None),
                     &mut laps,
                     (&mut session.host_c, &mut session.host_c64),
                     false,

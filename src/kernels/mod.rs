@@ -570,6 +570,20 @@ impl Support {
         format!("{}\n{body}", prelude(toolchain.language()))
     }
 
+    /// The device check of a result against its f64 reference (no prelude: it
+    /// needs no switch, and doubles where the device has them).
+    pub const CHECK_OPENCL: &'static str = include_str!("../../kernels-cl/check.cl");
+    pub const CHECK_CUDA: &'static str = include_str!("../../kernels-cu/check.cu");
+    /// Work-items per work-group of the check kernels (`CHECK_GROUP` in their source).
+    pub const CHECK_GROUP: usize = 256;
+
+    pub fn check_source(toolchain: Toolchain) -> &'static str {
+        match toolchain.language() {
+            Language::OpenClC => Self::CHECK_OPENCL,
+            Language::CudaCpp => Self::CHECK_CUDA,
+        }
+    }
+
     pub fn routine_options(precision: Precision) -> CompileOptions {
         CompileOptions::new().define(PRECISION, precision.define())
     }

@@ -150,6 +150,15 @@ pub fn run_tune(
                 continue;
             }
         };
+        // The same call with K cut short, for the searches' screen; without it
+        // (too small a K, or a size the screen could not take) they go unscreened.
+        let screen =
+            match super::search::screen_k(size.2, opts.search.screen) {
+                Some(k) => opts.call.at(size.0, size.1, k).ok().and_then(|c| {
+                    Problem::prepare(sessions, &c, opts.seed, &opts.plan, progress).ok()
+                }),
+                None => None,
+            };
         let vendor = measure_vendor(sessions, &problem, &opts.plan, "tune");
         for row in &vendor {
             writer.push(row.clone())?;
@@ -161,7 +170,7 @@ pub fn run_tune(
                 let r = search(
                     &mut sessions[si],
                     space,
-                    &Workload::Gemm(&problem),
+                    &Workload::Gemm(&problem, screen.as_ref()),
                     &mut store,
                     &opts.search,
                     progress,
@@ -207,6 +216,7 @@ pub fn run_tune(
                     gflops: row.gflops,
                     time: row.time,
                     pruned: false,
+                    screen_k: None,
                     resources: row.resources.clone(),
                     occupancy: row.occupancy,
                     compile_ms: row.compile_ms,
@@ -384,6 +394,7 @@ fn tune_spec(
                 gflops: row.gflops.or(row.gbs),
                 time: row.time,
                 pruned: false,
+                screen_k: None,
                 resources: row.resources.clone(),
                 occupancy: row.occupancy,
                 compile_ms: row.compile_ms,

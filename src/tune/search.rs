@@ -17,12 +17,13 @@ use super::space::{Candidate, Space};
 use super::store::{Key, Phase, Record, Store};
 use super::strategy::{self, Rng};
 use super::watch::Watch;
-use crate::backend::{Artefact, Backend};
+use crate::backend::{Artefact, Backend, BuildReport, Program};
 use crate::error::{Error, Result};
 use crate::experiment::Problem;
 use crate::gemm::check::check_against;
-use crate::gemm::driver::{prepare_built, KernelRunner, Session, Status};
+use crate::gemm::driver::{prepare_built, prepare_loaded, Attempt, KernelRunner, Session, Status};
 use crate::kernel::Kernel;
+use crate::kernels::{Config, Hints, KernelSpec};
 use crate::keys::fnv1a;
 use crate::measure::{gflops, interleaved, CacheState, Plan, Stats, Timed};
 use crate::occupancy;
@@ -52,6 +53,12 @@ pub struct SearchOptions {
     /// A point whose checked run is this many times slower than the best so far
     /// is not timed further: its one launch is its time, and it is marked pruned.
     pub prune: f64,
+    /// K is cut by this factor for a screen (`screen_k`): before its full-size run a
+    /// configuration runs once, checked, on the problem with the shorter K, and is
+    /// pruned there when that launch is `prune` times slower than the best so far.
+    /// 0 or 1: no screen.
+    #[serde(default = "default_screen")]
+    pub screen: usize,
     /// Time limits a supervisor enforces (see `tune::watch`).
     #[serde(default)]
     pub limits: Limits,
@@ -76,6 +83,29 @@ pub struct SearchOptions {
     /// with a database's).
     #[serde(skip)]
     pub seeds: Vec<Candidate>,
+}
+
+fn default_screen() -> usize {
+    SCREEN_FACTOR
+}
+
+/// The screen's default cut: a configuration 4x slower than the best spends an
+/// eighth of a full launch proving it (random xgemm points at 4096 on the H200
+/// took 38 ms a checked launch).
+pub const SCREEN_FACTOR: usize = 8;
+
+/// The screen's K is a multiple of this: every family's K-tile (BK, KWG, and BK
+/// times SPLITK) divides it, so the screen pads no more than the full problem.
+pub const SCREEN_K_STEP: usize = 256;
+
+/// The K a screen runs at for a problem of `k`, cut by `factor`; none where the
+/// cut would not save at least three quarters of a launch.
+pub fn screen_k(k: usize, factor: usize) -> Option<usize> {
+    if factor < 2 {
+        return None;
+    }
+    let cut = (k / factor).div_ceil(SCREEN_K_STEP).max(1) * SCREEN_K_STEP;
+    (cut * 4 <= k).then_some(cut)
 }
 
 /// Build processes when the compiler asks for them and the caller did not say:
@@ -136,6 +166,7 @@ impl Default for SearchOptions {
             reps: 3,
             workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
             prune: 4.0,
+            screen: SCREEN_FACTOR,
             limits: Limits::default(),
             run: None,
             watch: None,
@@ -217,10 +248,11 @@ fn in_processes(
     }
 }
 
-/// What a search measures at: a GEMM problem, or a user kernel's size with its
-/// inputs' seed and the reference outputs (computed once, on this session).
+/// What a search measures at: a GEMM problem (and the same call with K cut short
+/// for the screen, see `screen_k`), or a user kernel's size with its inputs' seed
+/// and the reference outputs (computed once, on this session).
 pub enum Workload<'a> {
-    Gemm(&'a Problem),
+    Gemm(&'a Problem, Option<&'a Problem>),
     Spec {
         dims: &'a Dims,
         seed: u64,
@@ -232,7 +264,7 @@ impl Workload<'_> {
     /// (m, n, k) of a GEMM; 0x0x0 for a spec (its dims say the size).
     pub fn size(&self) -> (usize, usize, usize) {
         match self {
-            Workload::Gemm(p) => (p.ops.m, p.ops.n, p.ops.k),
+            Workload::Gemm(p, _) => (p.ops.m, p.ops.n, p.ops.k),
             Workload::Spec { .. } => (0, 0, 0),
         }
     }
@@ -240,7 +272,7 @@ impl Workload<'_> {
     /// The store key's tag for everything the size alone does not say.
     pub fn call_tag(&self) -> Option<String> {
         match self {
-            Workload::Gemm(p) => call_tag(&p.ops.problem),
+            Workload::Gemm(p, _) => call_tag(&p.ops.problem),
             Workload::Spec { dims, .. } => Some(UserKernel::describe_dims(dims)),
         }
     }
@@ -414,6 +446,11 @@ pub fn search(
     let mut strategy = strategy::by_name(&opts.strategy).map_err(Error::invalid)?;
     let size = workload.size();
     let info = session.backend.borrow().info().clone();
+    // The screen's operands and the full problem's stay loaded side by side
+    // (until the session unloads them).
+    if let Workload::Gemm(_, Some(_)) = workload {
+        session.keep_previous = true;
+    }
     let spec = space.kernel;
     let unavailable = |reason: String| Error::Unavailable {
         kernel: spec.id().to_string(),
@@ -479,7 +516,7 @@ pub fn search(
     let mut fastest_s: Option<f64> = None;
     // Every launch of one configuration (checked run and samples) at FLOOR_GFLOPS.
     let floor_work_s = match workload {
-        Workload::Gemm(p) => {
+        Workload::Gemm(p, _) => {
             p.ops.problem.flops() / (FLOOR_GFLOPS * 1e9) * (opts.reps as f64 + 1.0)
         }
         Workload::Spec { .. } => 0.0,
@@ -507,24 +544,36 @@ pub fn search(
     };
     let compile_job = &compile_job;
 
-    // A plain f32 C is checked on another thread while the kernel is timed.
+    // A C the device can check is checked there (nothing downloaded, no host core
+    // taken from the compile threads); any other plain f32 C on another thread
+    // while the kernel is timed.
+    session.device_checks = true;
     session.defer_checks = true;
+    // While builds take every core, the measuring thread sleeps through its
+    // launches and wakes ahead of them (`sched`).
+    let sleeps = workers > 0;
+    if sleeps {
+        session.backend.borrow_mut().sleep_while_waiting(true)?;
+    }
     let outcome: Result<()> = std::thread::scope(|scope| {
         for _ in 0..workers {
             let rx = Arc::clone(&job_rx);
             let tx = done_tx.clone();
             let cancel = &cancel;
-            scope.spawn(move || loop {
-                let job = match rx.lock() {
-                    Ok(guard) => guard.recv(),
-                    Err(_) => return,
-                };
-                let Ok((point, cand, key)) = job else { return };
-                if cancel.load(Ordering::Relaxed) {
-                    continue;
-                }
-                if tx.send(compile_job(point, cand, key)).is_err() {
-                    return;
+            scope.spawn(move || {
+                crate::sched::lower_this_thread();
+                loop {
+                    let job = match rx.lock() {
+                        Ok(guard) => guard.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((point, cand, key)) = job else { return };
+                    if cancel.load(Ordering::Relaxed) {
+                        continue;
+                    }
+                    if tx.send(compile_job(point, cand, key)).is_err() {
+                        return;
+                    }
                 }
             });
         }
@@ -671,9 +720,16 @@ pub fn search(
                     w.device_start(&r, opts.limits.device_deadline(fastest_s, floor_work_s));
                 }
                 let mut record = match workload {
-                    Workload::Gemm(problem) => {
-                        measure(session, space, problem, &plan, opts, key, compiled, best)
-                    }
+                    Workload::Gemm(problem, screen) => measure(
+                        session,
+                        space,
+                        (problem, *screen),
+                        &plan,
+                        opts,
+                        key,
+                        compiled,
+                        best,
+                    ),
                     Workload::Spec {
                         dims,
                         seed,
@@ -732,6 +788,10 @@ pub fn search(
         result
     });
     session.defer_checks = false;
+    session.device_checks = false;
+    if sleeps {
+        session.backend.borrow_mut().sleep_while_waiting(false)?;
+    }
     outcome?;
     Ok(SearchResult {
         toolchain: info.toolchain,
@@ -756,7 +816,7 @@ pub fn search(
         stopped,
         dims: match workload {
             Workload::Spec { dims, .. } => Some((*dims).clone()),
-            Workload::Gemm(_) => None,
+            Workload::Gemm(..) => None,
         },
         unit: match spec {
             Kernel::User(k) => spec_unit(k).to_string(),
@@ -784,6 +844,7 @@ fn new_record(key: Key, opts: &SearchOptions) -> Record {
         gflops: None,
         time: None,
         pruned: false,
+        screen_k: None,
         resources: None,
         occupancy: None,
         compile_ms: None,
@@ -924,12 +985,57 @@ fn measure_spec(
     record
 }
 
+/// What a screen made of a configuration.
+enum Screened {
+    /// Slower than the best by the prune factor at the screen's K: its one
+    /// checked launch, and what the build said.
+    Pruned {
+        check_ns: u64,
+        build: Option<BuildReport>,
+    },
+    /// It failed at the screen's K (the attempt says how).
+    Failed(Box<Attempt>),
+    /// Fast enough: its program, still loaded, for the full-size run.
+    Passed((Program, BuildReport)),
+}
+
+/// Loads a configuration and runs it once, checked, on the screen's problem.
+fn screen_point(
+    session: &mut Session,
+    spec: &KernelSpec,
+    (config, hints): (&Config, &Hints),
+    screen: &Problem,
+    artefact: Artefact,
+    opts: &SearchOptions,
+    best: f64,
+) -> Screened {
+    // The screen's result is checked here: a pruned point's speed is reported too.
+    let defer = std::mem::replace(&mut session.defer_checks, false);
+    let (ops, reference) = (&screen.ops, &screen.reference);
+    let attempt = prepare_built(
+        session, spec, config, hints, ops, reference, false, artefact,
+    );
+    session.defer_checks = defer;
+    let Some(p) = attempt.prepared else {
+        return Screened::Failed(Box::new(attempt));
+    };
+    if gflops(ops.m, ops.n, ops.k, p.check_ns as f64) * opts.prune < best {
+        let check_ns = p.check_ns;
+        p.release(session);
+        return Screened::Pruned {
+            check_ns,
+            build: attempt.build,
+        };
+    }
+    Screened::Passed(p.into_program(session))
+}
+
 /// Loads, checks and times one compiled point on the device.
 #[allow(clippy::too_many_arguments)]
 fn measure(
     session: &mut Session,
     space: &Space,
-    problem: &Problem,
+    (problem, screen): (&Problem, Option<&Problem>),
     plan: &Plan,
     opts: &SearchOptions,
     key: Key,
@@ -951,22 +1057,43 @@ fn measure(
     };
     let config = record.key.config.clone();
     let hints = record.key.hints.clone();
-    let attempt = prepare_built(
-        session,
-        spec,
-        &config,
-        &hints,
-        &problem.ops,
-        &problem.reference,
-        false,
-        artefact,
-    );
-    if let Some(b) = &attempt.build {
-        record.resources = b.kernel(spec.entry).cloned();
+    let resources = |record: &mut Record, build: Option<&BuildReport>| {
+        record.resources = build.and_then(|b| b.kernel(spec.entry).cloned());
         if let Some(r) = &record.resources {
             record.occupancy = occupancy::for_kernel(&info, r, spec.threads_per_group(&config));
         }
-    }
+    };
+    let (ops, reference) = (&problem.ops, &problem.reference);
+    // The screen runs once there is a best to be slower than.
+    let attempt = match screen.filter(|_| best > 0.0) {
+        None => prepare_built(
+            session, spec, &config, &hints, ops, reference, false, artefact,
+        ),
+        Some(s) => {
+            let screened = screen_point(session, spec, (&config, &hints), s, artefact, opts, best);
+            session.laps.borrow_mut().fold(Step::Screen);
+            match screened {
+                Screened::Failed(attempt) => {
+                    record.screen_k = Some(s.ops.k);
+                    *attempt
+                }
+                Screened::Pruned { check_ns, build } => {
+                    resources(&mut record, build.as_ref());
+                    record.gflops = Some(gflops(m, n, s.ops.k, check_ns as f64));
+                    record.time = Stats::from_samples(&[check_ns]);
+                    record.pruned = true;
+                    record.screen_k = Some(s.ops.k);
+                    record.device_s = t.elapsed().as_secs_f64();
+                    record.split = session.laps.borrow_mut().take();
+                    return record;
+                }
+                Screened::Passed(loaded) => prepare_loaded(
+                    session, spec, &config, &hints, ops, reference, false, loaded,
+                ),
+            }
+        }
+    };
+    resources(&mut record, attempt.build.as_ref());
     record.status = attempt.status.clone();
     let unchecked = session.take_unchecked();
     if let Some(p) = attempt.prepared {
@@ -1013,4 +1140,28 @@ fn measure(
     record.device_s = t.elapsed().as_secs_f64();
     record.split = session.laps.borrow_mut().take();
     record
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{screen_k, SCREEN_K_STEP};
+
+    #[test]
+    fn the_screen_cuts_k_to_a_multiple_of_its_step_and_only_where_it_pays() {
+        assert_eq!(screen_k(4096, 8), Some(512));
+        assert_eq!(screen_k(32768, 8), Some(4096));
+        // 1024 / 8 rounds up to one step: a quarter of the launch.
+        assert_eq!(screen_k(1024, 8), Some(SCREEN_K_STEP));
+        assert_eq!(screen_k(4097, 8), Some(512));
+        // Too short a K to save three quarters, or no screen asked.
+        assert_eq!(screen_k(1000, 8), None);
+        assert_eq!(screen_k(256, 8), None);
+        assert_eq!(screen_k(4096, 1), None);
+        assert_eq!(screen_k(4096, 0), None);
+        for k in [1024, 2048, 3000, 4096, 8192, 50000] {
+            let cut = screen_k(k, 8).unwrap();
+            assert_eq!(cut % SCREEN_K_STEP, 0);
+            assert!(cut * 4 <= k, "{k} -> {cut}");
+        }
+    }
 }

@@ -79,6 +79,10 @@ pub struct Record {
     /// Stopped after the checked run: it was far slower than the best so far.
     #[serde(default)]
     pub pruned: bool,
+    /// Pruned at the screen (`tune --screen`): its one checked launch, and the
+    /// time and GFLOP/s above, were of this K, not of the key's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_k: Option<usize>,
     pub resources: Option<KernelResources>,
     pub occupancy: Option<f64>,
     pub compile_ms: Option<f64>,
@@ -317,6 +321,7 @@ pub(crate) mod tests {
             gflops: Some(ts as f64),
             time: None,
             pruned: false,
+            screen_k: None,
             resources: None,
             occupancy: None,
             compile_ms: Some(1.0),
