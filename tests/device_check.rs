@@ -70,12 +70,24 @@ fn assert_same(host: &CheckReport, device: &CheckReport, what: &str) {
 
 #[test]
 fn the_device_check_agrees_with_the_host_check() {
-    let mut session = Session::new(common::opencl());
+    agree_on(Session::new(common::opencl()));
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn on_cuda_the_device_check_agrees_with_the_host_check() {
+    if let Some(be) = common::cuda("on_cuda_the_device_check_agrees_with_the_host_check") {
+        agree_on(Session::new(be));
+    }
+}
+
+fn agree_on(mut session: Session) {
     for (kernel, precision, (m, n, k)) in [
         ("gemm6", Precision::F32, (100, 70, 33)),
         ("xgemm", Precision::F32, (96, 130, 40)),
         ("xgemmdirect", Precision::F64, (65, 33, 17)),
         ("simt", Precision::F32, (130, 97, 64)),
+        ("xgemm", Precision::F32, (1024, 1024, 256)),
     ] {
         let problem = checked(
             Problem {
