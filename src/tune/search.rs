@@ -478,9 +478,15 @@ pub fn search(
     };
     // Points asked ahead of the outcomes told: enough to keep every compile thread
     // busy, few enough that a guided strategy's asks still follow what it learns. A
-    // strategy whose asks ignore outcomes runs further ahead, so one slow build at
-    // the front of the line (NVRTC takes seconds on some) does not idle the others.
-    let depth = if strategy.guided() { 2 } else { 8 } * workers.max(1);
+    // strategy whose asks ignore outcomes is bounded only by the builds in flight,
+    // so that one slow build at the front of the line (NVRTC takes up to 16 s on
+    // some) idles no compile thread: with 8 points per thread asked ahead, random
+    // 150 s searches on the H200 waited 77-94 s for the compiler, in gaps of 10-16 s.
+    let (depth, max_in_flight) = if strategy.guided() {
+        (2 * workers.max(1), 2 * workers.max(1))
+    } else {
+        (usize::MAX, 4 * workers.max(1))
+    };
     let plan = Plan {
         warmup: 0,
         reps: opts.reps.max(1),
@@ -612,13 +618,40 @@ pub fn search(
                     progress.inc(1);
                 }
                 if opts.budget.seconds.is_some_and(|s| elapsed(offset) >= s) {
-                    // Points compiled or in flight are dropped unmeasured, so unrecorded.
+                    // Points compiled or in flight are dropped unmeasured, so unrecorded;
+                    // those measured behind one still building count, in the order asked.
+                    for p in queue.drain(..) {
+                        if let Some((cand, record, cached)) = ready.remove(&p) {
+                            let elapsed_s = match (cached, record.elapsed_s) {
+                                (false, Some(e))
+                                    if record.run.is_some() && record.run == opts.run =>
+                                {
+                                    e
+                                }
+                                _ => elapsed(offset),
+                            };
+                            tried.push(Tried {
+                                point: p,
+                                candidate: cand,
+                                record,
+                                cached,
+                                elapsed_s,
+                            });
+                            progress.inc(1);
+                        }
+                    }
                     stopped = "time budget reached".into();
                     return Ok(());
                 }
                 let mut answered = false;
-                while !strategy_done && queue.len() < depth && asked < limit {
-                    let want = (depth - queue.len()).min(limit - asked);
+                while !strategy_done
+                    && queue.len() < depth
+                    && in_flight < max_in_flight
+                    && asked < limit
+                {
+                    let want = (depth - queue.len())
+                        .min(limit - asked)
+                        .min(max_in_flight - in_flight);
                     let points = if seeds.is_empty() {
                         strategy.ask(&space.grid, want, &mut rng)
                     } else {
