@@ -382,6 +382,12 @@ impl Session {
             None => {}
         }
         d.reference = None;
+        // Leave the kernels room: a reference that would take over a quarter of the
+        // free memory stays on the host.
+        let bytes = 8 * c.len() as u64;
+        if be.memory_info().is_some_and(|(free, _)| free < 4 * bytes) {
+            return None;
+        }
         let buf = be.alloc(Elem::F64, c.len().max(1)).ok()?;
         if be.upload(&buf, HostData::F64(c)).is_err() {
             be.free(buf);

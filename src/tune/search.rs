@@ -518,6 +518,12 @@ pub fn search(
     // Seconds of this run spent before a restart (its records in the store say).
     let mut offset = 0.0f64;
     let elapsed = |offset: f64| offset + started.elapsed().as_secs_f64();
+    // When an outcome was known: a record this run measured before a restart keeps
+    // its own time; anything else (new, or the store's) is known now.
+    let known_at = |cached: bool, record: &Record, offset: f64| match (cached, record.elapsed_s) {
+        (false, Some(e)) if record.run.is_some() && record.run == opts.run => e,
+        _ => elapsed(offset),
+    };
     // The device time of the fastest verified configuration: what the limit on the next is made of.
     let mut fastest_s: Option<f64> = None;
     // Every launch of one configuration (checked run and samples) at FLOOR_GFLOPS.
@@ -604,10 +610,7 @@ pub fn search(
                     told = true;
                     let score = score_of(&record);
                     strategy.tell(&space.grid, p, score);
-                    let elapsed_s = match (cached, record.elapsed_s) {
-                        (false, Some(e)) if record.run.is_some() && record.run == opts.run => e,
-                        _ => elapsed(offset),
-                    };
+                    let elapsed_s = known_at(cached, &record, offset);
                     tried.push(Tried {
                         point: p,
                         candidate: cand,
@@ -622,14 +625,7 @@ pub fn search(
                     // those measured behind one still building count, in the order asked.
                     for p in queue.drain(..) {
                         if let Some((cand, record, cached)) = ready.remove(&p) {
-                            let elapsed_s = match (cached, record.elapsed_s) {
-                                (false, Some(e))
-                                    if record.run.is_some() && record.run == opts.run =>
-                                {
-                                    e
-                                }
-                                _ => elapsed(offset),
-                            };
+                            let elapsed_s = known_at(cached, &record, offset);
                             tried.push(Tried {
                                 point: p,
                                 candidate: cand,
