@@ -37,6 +37,8 @@ pub struct Search {
     pub measured: usize,
     pub failed: usize,
     pub pruned: usize,
+    /// Of those, pruned at the screen (one checked launch with K cut short).
+    pub screened: usize,
     /// The fastest verified, unpruned configuration (search timing).
     pub best: Option<(f64, String)>,
     /// Configurations measured per wall second, compiling included.
@@ -327,6 +329,11 @@ impl Search {
             measured,
             failed: s.tried.iter().filter(|t| speed(t).is_none()).count(),
             pruned: s.tried.iter().filter(|t| t.record.pruned).count(),
+            screened: s
+                .tried
+                .iter()
+                .filter(|t| t.record.pruned && t.record.screen_k.is_some())
+                .count(),
             best,
             rate: (s.wall_s > 0.0 && measured > 0).then(|| measured as f64 / s.wall_s),
             complete: s.strategy == "exhaustive" && s.stopped.starts_with("every point"),

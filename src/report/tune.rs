@@ -62,6 +62,12 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Tune) -> Result<Section> {
          A published default comes from a compare row of the same device when the results hold one, \
          else from the default configuration's point in a search (search timing).\n\n",
     );
+    if a.searches.iter().any(|x| x.screened > 0) {
+        s.push_str(
+            "Searches with a screen (`tune --screen`) first ran each configuration once, checked, with K cut short; \
+             one far slower there than the best so far was pruned with that launch, whose speed is of the shorter K.\n\n",
+        );
+    }
     let traces = plural(a.searches.len(), "search trace");
     let _ = writeln!(s, "{traces} from {}.\n", plural(a.dirs, "result directory"));
     if !a.unreadable.is_empty() {
