@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -128,6 +128,18 @@ screen)
   done > "$W/tests/tests.txt"
   grep -E "^== |test result|FAILED|panicked" "$W/tests/tests.txt" > "$W/tests/summary.txt"
   for f in "$W"/search-*.txt; do echo "== $(basename $f)"; grep -h -E " tried|device busy|per configuration|best while" "$f"; done
+  ;;
+screen-anchors)
+  # Issue 26: the anchors' OpenCL comparison again after the screen, the device check and the
+  # build queue: CLBlast 1.5.3's tuner and gemmlab's, 150 s each in one call, the compute cache
+  # on as a user has it (a fresh folder), both bests re-measured next to cuBLAS. Carries .gpu/clblast.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-anchors
+  mkdir -p /tmp/clblast && for d in .gpu/clblast/*.deb; do dpkg -x "$d" /tmp/clblast; done
+  CLBLAST=/tmp/clblast GEMMLAB=$G bash scripts/tune-anchors/run.sh opencl "$W/anchors" 150 > "$W/anchors-opencl.txt" 2>&1
+  tar cJf "$OUT/$PART.tar.xz" -C "$W" .
+  GEMMLAB=$G timeout 150 bash scripts/tune-anchors/run.sh remeasure "$W/anchors" > "$W/anchors-remeasure.txt" 2>&1
+  cat "$W/anchors/table.md"
+  grep -E " tried|device busy|per configuration" "$W/anchors/gemmlab-opencl.log"
   ;;
 screen-long)
   # Issue 26: the rate over the issue's 150 s budget with the screen, CUDA SIMT and xgemm
