@@ -149,7 +149,7 @@ screen-long)
     run long-$k 185 $G tune $D --backends cuda --kernels $k --sizes 4096 --strategy random --search-seed 1 \
       --time-limit 150 --max-configs 100000 --top 1 --no-db --store "$W/store-$k" --out "$W/long-$k"
   done
-  CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-$$ run long-ocl-xgemm 185 $G tune $D --backends opencl \
+  [ -n "${SKIP_OCL:-}" ] || CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-$$ run long-ocl-xgemm 185 $G tune $D --backends opencl \
     --kernels xgemm --sizes 4096 --strategy anneal --switches none --caps none --time-limit 150 \
     --max-configs 100000 --top 1 --no-db --store "$W/store-ocl" --out "$W/long-ocl-xgemm"
   for f in "$W"/long-*.txt; do echo "== $(basename $f)"; grep -h -E " tried|device busy|per configuration|best while" "$f"; done
