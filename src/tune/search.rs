@@ -518,12 +518,22 @@ pub fn search(
     // Seconds of this run spent before a restart (its records in the store say).
     let mut offset = 0.0f64;
     let elapsed = |offset: f64| offset + started.elapsed().as_secs_f64();
-    // When an outcome was known: a record this run measured before a restart keeps
-    // its own time; anything else (new, or the store's) is known now.
-    let known_at = |cached: bool, record: &Record, offset: f64| match (cached, record.elapsed_s) {
-        (false, Some(e)) if record.run.is_some() && record.run == opts.run => e,
-        _ => elapsed(offset),
-    };
+    // An outcome as tried. When it was known: a record this run measured before a
+    // restart keeps its own time; anything else (new, or the store's) is known now.
+    let as_tried =
+        |point: usize, (candidate, record, cached): (Candidate, Record, bool), offset: f64| {
+            let elapsed_s = match (cached, record.elapsed_s) {
+                (false, Some(e)) if record.run.is_some() && record.run == opts.run => e,
+                _ => elapsed(offset),
+            };
+            Tried {
+                point,
+                candidate,
+                record,
+                cached,
+                elapsed_s,
+            }
+        };
     // The device time of the fastest verified configuration: what the limit on the next is made of.
     let mut fastest_s: Option<f64> = None;
     // Every launch of one configuration (checked run and samples) at FLOOR_GFLOPS.
@@ -610,29 +620,15 @@ pub fn search(
                     told = true;
                     let score = score_of(&record);
                     strategy.tell(&space.grid, p, score);
-                    let elapsed_s = known_at(cached, &record, offset);
-                    tried.push(Tried {
-                        point: p,
-                        candidate: cand,
-                        record,
-                        cached,
-                        elapsed_s,
-                    });
+                    tried.push(as_tried(p, (cand, record, cached), offset));
                     progress.inc(1);
                 }
                 if opts.budget.seconds.is_some_and(|s| elapsed(offset) >= s) {
                     // Points compiled or in flight are dropped unmeasured, so unrecorded;
                     // those measured behind one still building count, in the order asked.
                     for p in queue.drain(..) {
-                        if let Some((cand, record, cached)) = ready.remove(&p) {
-                            let elapsed_s = known_at(cached, &record, offset);
-                            tried.push(Tried {
-                                point: p,
-                                candidate: cand,
-                                record,
-                                cached,
-                                elapsed_s,
-                            });
+                        if let Some(outcome) = ready.remove(&p) {
+                            tried.push(as_tried(p, outcome, offset));
                             progress.inc(1);
                         }
                     }
