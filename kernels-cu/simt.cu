@@ -50,6 +50,19 @@
 //   SPLITK*M*N floats and `counters` (M/BM)*(N/BN) ints that are zero before
 //   the launch and zero after it (unused when SPLITK is 1).
 // beta == 0: C is not read.
+//
+// SIMT_DIRECT=1 (the `simtdirect` kernel: the same source with this defined)
+//   reads the caller's matrices in place, as CLBlast's direct kernel does, with
+//   the same tiles and pipeline, without split-K: arguments (M, N, K, alpha, beta,
+//   A, a_offset, a_ld, B, b_offset, b_ld, C, c_offset, c_ld, a_kmajor,
+//   b_kmajor), column-major, any M, N, K. a_kmajor 1: A is
+//   stored transposed (element (m,k) at m*a_ld + k), else at k*a_ld + m;
+//   b_kmajor 1: B is stored as it is (element (k,n) at n*b_ld + k), else
+//   transposed (at k*b_ld + n). The copy goes through registers; a chunk past
+//   an edge of A or B is read element by element and zero-filled, one whose
+//   address is not 16-byte aligned likewise (128-bit accesses need offset and
+//   ld multiples of 4), and C is written element by element at its edges.
+//   KMAJOR_A, KMAJOR_B, ASYNC_COPY and SPLITK do not apply.
 
 #ifndef BM
 #define BM 128
@@ -106,6 +119,9 @@
 #ifndef RASTER
 #define RASTER 1
 #endif
+#ifndef SIMT_DIRECT
+#define SIMT_DIRECT 0
+#endif
 
 #define THREADS ((BM / TM) * (BN / TN))
 #define LM (WM / TM)                 // lanes of a warp along M
@@ -119,6 +135,12 @@
 
 #if ASYNC_COPY && (KMAJOR_A || KMAJOR_B)
 #error "simt: KMAJOR_A=1 or KMAJOR_B=1 needs ASYNC_COPY=0: a K-contiguous operand is transposed into its local tile through registers, which cp.async cannot do"
+#endif
+#if SIMT_DIRECT && ASYNC_COPY
+#error "simtdirect: the in-place kernel copies through registers (edges are zero-filled there); ASYNC_COPY must be 0"
+#endif
+#if SIMT_DIRECT && SPLITK > 1
+#error "simtdirect: the in-place kernel has no split-K (the packed simt kernel has)"
 #endif
 #if SMEM_PAD && (4 * STAGES * BK * (BM + BN + 2 * 4) > 48 * 1024)
 #error "simt: SMEM_PAD=1 with these tiles needs 4*STAGES*BK*(BM+BN+8) bytes of local memory, more than 48 KiB"
@@ -144,6 +166,8 @@ typedef float floatV;
 #define BLOCK_Z ((int)blockIdx.z)
 #define GRID_X ((int)gridDim.x)
 #define GRID_Y ((int)gridDim.y)
+#define GLOBAL_PTR
+#define LOCAL_BARRIER() __syncthreads()
 #define GLOBAL_FENCE() __threadfence()
 
 #if ASYNC_COPY
@@ -281,6 +305,91 @@ INLINE_FUNC void store_regs(const floatV* ra, const floatV* rb,
 #endif
     }
 }
+
+#if SIMT_DIRECT
+// One VW-wide chunk of X along its contiguous dimension i: elements (i..i+VW-1, j)
+// at X[j*ld + i], zero outside rows x cols. `vec`: X's offset and ld are
+// multiples of 4, so a whole chunk (i is a multiple of 4) is one aligned access.
+INLINE_FUNC floatV load_chunk(const GLOBAL_PTR float* X, const int ld, const int i,
+                              const int j, const int rows, const int cols, const int vec) {
+    const int in = j < cols;
+    const GLOBAL_PTR float* p = X + (in ? j : 0) * ld + i;
+#if VEC_LOADS
+    if (vec && in && i + 3 < rows) {
+        return ((const GLOBAL_PTR floatV*)p)[0];
+    }
+    floatV r;
+    r.x = (in && i < rows) ? p[0] : 0.0f;
+    r.y = (in && i + 1 < rows) ? p[1] : 0.0f;
+    r.z = (in && i + 2 < rows) ? p[2] : 0.0f;
+    r.w = (in && i + 3 < rows) ? p[3] : 0.0f;
+    return r;
+#else
+    return (in && i < rows) ? p[0] : 0.0f;
+#endif
+}
+
+// Where load i of this thread goes, as A_CHUNK_* and B_CHUNK_* say, with the
+// operand's form known at run time.
+#define D_CHUNK_KK(f, kmajor, W) ((kmajor) ? ((f) / (W)) * VW : (f) / ((W) / VW))
+#define D_CHUNK_XX(f, kmajor, W) ((kmajor) ? (f) % (W) : ((f) % ((W) / VW)) * VW)
+
+// The BK x BM tile of A from depth k0 and the BK x BN tile of B into registers.
+INLINE_FUNC void load_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const int a_ld,
+                             const int a_k, const int a_vec,
+                             const GLOBAL_PTR float* GEMMLAB_RESTRICT B, const int b_ld,
+                             const int b_k, const int b_vec,
+                             floatV* ra, floatV* rb, const int M, const int N, const int K,
+                             const int m0, const int n0, const int k0, const int tid) {
+    #pragma unroll
+    for (int i = 0; i < A_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        const int k = k0 + D_CHUNK_KK(f, a_k, BM);
+        const int m = m0 + D_CHUNK_XX(f, a_k, BM);
+        ra[i] = a_k ? load_chunk(A, a_ld, k, m, K, M, a_vec) : load_chunk(A, a_ld, m, k, M, K, a_vec);
+    }
+    #pragma unroll
+    for (int i = 0; i < B_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        const int k = k0 + D_CHUNK_KK(f, b_k, BN);
+        const int n = n0 + D_CHUNK_XX(f, b_k, BN);
+        rb[i] = b_k ? load_chunk(B, b_ld, k, n, K, N, b_vec) : load_chunk(B, b_ld, n, k, N, K, b_vec);
+    }
+}
+
+INLINE_FUNC void store_direct(const floatV* ra, const floatV* rb,
+                              LOCAL_PTR float* As, LOCAL_PTR float* Bs,
+                              const int stage, const int tid, const int a_k, const int b_k) {
+    #pragma unroll
+    for (int i = 0; i < A_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        LOCAL_PTR float* dst =
+            As + (stage * BK + D_CHUNK_KK(f, a_k, BM)) * AROW + D_CHUNK_XX(f, a_k, BM);
+        if (a_k) {
+            STORE_ALONG_K(dst, AROW, ra[i]);
+        } else {
+            ((LOCAL_PTR floatV*)dst)[0] = ra[i];
+        }
+    }
+    #pragma unroll
+    for (int i = 0; i < B_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        LOCAL_PTR float* dst =
+            Bs + (stage * BK + D_CHUNK_KK(f, b_k, BN)) * BROW + D_CHUNK_XX(f, b_k, BN);
+        if (b_k) {
+            STORE_ALONG_K(dst, BROW, rb[i]);
+        } else {
+            ((LOCAL_PTR floatV*)dst)[0] = rb[i];
+        }
+    }
+}
+#define LOAD_TILE(k0) \
+    load_direct(A, a_ld, a_kmajor, a_vec, B, b_ld, b_kmajor, b_vec, ra, rb, M, N, K, m0, n0, (k0), tid)
+#define STORE_TILE(s) store_direct(ra, rb, As, Bs, (s), tid, a_kmajor, b_kmajor)
+#else
+#define LOAD_TILE(k0) load_regs(A, B, ra, rb, M, N, K, m0, n0, (k0), tid)
+#define STORE_TILE(s) store_regs(ra, rb, As, Bs, (s), tid)
+#endif
 #endif
 
 // acc += the BK-deep product of local buffer `stage`, from this lane's fragments.
@@ -363,10 +472,68 @@ INLINE_FUNC void store_c(float* C, const float* acc, const int M,
     }
 }
 
+#if SIMT_DIRECT
+// store_c at any M x N with leading dimension ldc: 128-bit where a chunk is inside
+// C and aligned (`vec`), element by element at the edges.
+INLINE_FUNC void store_c_direct(GLOBAL_PTR float* C, const int ldc, const int vec,
+                                const float* acc, const int M, const int N,
+                                const int cm, const int cn, const float alpha, const float beta) {
+    #pragma unroll
+    for (int j = 0; j < TN; j++) {
+        const int n = cn + (j / 4) * LN * 4 + (j % 4);
+        #pragma unroll
+        for (int c = 0; c < TM / 4; c++) {
+            const int m = cm + c * LM * 4;
+            if (n < N && m < M) {
+                GLOBAL_PTR float* p = C + n * ldc + m;
+#if VEC_LOADS
+                if (vec && m + 3 < M) {
+                    float4 r;
+                    r.x = alpha * acc[(c * 4 + 0) * TN + j];
+                    r.y = alpha * acc[(c * 4 + 1) * TN + j];
+                    r.z = alpha * acc[(c * 4 + 2) * TN + j];
+                    r.w = alpha * acc[(c * 4 + 3) * TN + j];
+                    if (beta != 0.0f) {
+                        const float4 old = ((GLOBAL_PTR float4*)p)[0];
+                        r.x = fma(beta, old.x, r.x);
+                        r.y = fma(beta, old.y, r.y);
+                        r.z = fma(beta, old.z, r.z);
+                        r.w = fma(beta, old.w, r.w);
+                    }
+                    ((GLOBAL_PTR float4*)p)[0] = r;
+                    continue;
+                }
+#endif
+                #pragma unroll
+                for (int v = 0; v < 4; v++) {
+                    if (m + v < M) {
+                        const float r = alpha * acc[(c * 4 + v) * TN + j];
+                        p[v] = beta != 0.0f ? fma(beta, p[v], r) : r;
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
+
 extern "C" __global__ GEMMLAB_BOUNDS(BM / TM, BN / TN)
+#if SIMT_DIRECT
+void simt_gemm(const int M, const int N, const int K, const float alpha, const float beta,
+               const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const int a_offset, const int a_ld,
+               const GLOBAL_PTR float* GEMMLAB_RESTRICT B, const int b_offset, const int b_ld,
+               GLOBAL_PTR float* C, const int c_offset, const int c_ld,
+               const int a_kmajor, const int b_kmajor) {
+    A += a_offset;
+    B += b_offset;
+    C += c_offset;
+    const int a_vec = (a_offset % 4 == 0) && (a_ld % 4 == 0);
+    const int b_vec = (b_offset % 4 == 0) && (b_ld % 4 == 0);
+#else
 void simt_gemm(const int M, const int N, const int K, const float alpha, const float beta,
                const float* GEMMLAB_RESTRICT A, const float* GEMMLAB_RESTRICT B,
                float* C, float* work, int* counters) {
+#endif
     __shared__ float4 As4[STAGES * BK * AROW / 4];
     __shared__ float4 Bs4[STAGES * BK * BROW / 4];
 #if SPLITK > 1
@@ -395,8 +562,13 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
     }
 
     // This split's share of the K/BK tiles along K (shares differ by at most one
-    // tile, so K need only be a multiple of BK; a split may have none).
+    // tile, so K need only be a multiple of BK; a split may have none). In place,
+    // the last tile may be partial: its loads are zero beyond K.
+#if SIMT_DIRECT
+    const int k_tiles = (K + BK - 1) / BK;
+#else
     const int k_tiles = K / BK;
+#endif
     const int t_first = (split * k_tiles) / SPLITK;
     const int tiles = ((split + 1) * k_tiles) / SPLITK - t_first;
     const int k_first = t_first * BK;
@@ -437,8 +609,8 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
     floatV rb[B_LOADS];
 #if STAGES == 1
     for (int t = 0; t < tiles; t++) {
-        load_regs(A, B, ra, rb, M, N, K, m0, n0, k_first + t * BK, tid);
-        store_regs(ra, rb, As, Bs, 0, tid);
+        LOAD_TILE(k_first + t * BK);
+        STORE_TILE(0);
         __syncthreads();
         compute_tile(As, Bs, acc, 0, am, bn);
         __syncthreads();
@@ -447,8 +619,8 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
     #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < tiles) {
-            load_regs(A, B, ra, rb, M, N, K, m0, n0, k_first + s * BK, tid);
-            store_regs(ra, rb, As, Bs, s, tid);
+            LOAD_TILE(k_first + s * BK);
+            STORE_TILE(s);
         }
     }
     __syncthreads();
@@ -457,11 +629,11 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
         // they go to the buffer tile t-1 used, which every thread has left.
         const int next = t + STAGES - 1;
         if (next < tiles) {
-            load_regs(A, B, ra, rb, M, N, K, m0, n0, k_first + next * BK, tid);
+            LOAD_TILE(k_first + next * BK);
         }
         compute_tile(As, Bs, acc, t % STAGES, am, bn);
         if (next < tiles) {
-            store_regs(ra, rb, As, Bs, next % STAGES, tid);
+            STORE_TILE(next % STAGES);
         }
         __syncthreads();
     }
@@ -509,5 +681,10 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
         counters[tile] = 0;
     }
 #endif
+#if SIMT_DIRECT
+    store_c_direct(C, c_ld, (c_offset % 4 == 0) && (c_ld % 4 == 0), acc, M, N, m0 + am,
+                   n0 + bn, alpha, beta);
+#else
     store_c(C, acc, M, m0 + am, n0 + bn, alpha, beta);
+#endif
 }

@@ -1,8 +1,8 @@
 //! `gemmlab tune --suite FILE`: tunes the GEMM routine for every call of a suite.
 //! Per call, each family that can run it (by default the direct kernel, the
-//! indirect one and the SIMT family) is searched with the tuner at that shape,
-//! layout and transposes, seeded with the configurations chosen for the calls
-//! nearest to it; then the whole routine (packing, kernels, unpacking) is timed
+//! indirect one and the SIMT family, packed and in place) is searched with the
+//! tuner at that shape, layout and transposes, seeded with the configurations
+//! chosen for the calls nearest to it; then the whole routine (packing, kernels, unpacking) is timed
 //! with each family's best and with the neighbours' choices, checked, next to the
 //! vendor BLAS, and the fastest is kept in the database the routine reads.
 
@@ -23,7 +23,7 @@ use gemmlab::tune::space::Space;
 use gemmlab::{Backend, Result};
 
 /// The families the routine chooses from when `--kernels` does not say.
-pub const FAMILIES: &str = "xgemmdirect,xgemm,simt";
+pub const FAMILIES: &str = "xgemmdirect,xgemm,simt,simtdirect";
 /// Neighbouring calls whose choices seed a call and are timed beside its own bests.
 const NEIGHBOURS: usize = 2;
 

@@ -205,6 +205,40 @@ pub fn plan(
                 operands: [a, b, c],
             })
         }
+        Abi::DirectInPlace => {
+            let (tm, tn, _) = spec.tile(config);
+            Ok(Staged {
+                pre: Vec::new(),
+                main: Step {
+                    program,
+                    entry: spec.entry,
+                    geometry: spec.geometry(config, round_up(m, tm), round_up(n, tn)),
+                    args: vec![
+                        int(m)?,
+                        int(n)?,
+                        int(k)?,
+                        alpha,
+                        beta,
+                        Arg::Buf(a),
+                        int(sa.offset)?,
+                        int(sa.ld)?,
+                        Arg::Buf(b),
+                        int(sb.offset)?,
+                        int(sb.ld)?,
+                        Arg::Buf(c),
+                        int(sc.offset)?,
+                        int(sc.ld)?,
+                        // A K-contiguous where stored transposed; B where not.
+                        Arg::I32(i32::from(sa.transposed)),
+                        Arg::I32(i32::from(!sb.transposed)),
+                    ],
+                },
+                post: Vec::new(),
+                owned: Vec::new(),
+                padded: [m, n, k],
+                operands: [a, b, c],
+            })
+        }
         Abi::Indirect | Abi::IndirectSplitK => {
             let (tm, tn, tk) = spec.tile(config);
             let (mp, np, kp) = (round_up(m, tm), round_up(n, tn), round_up(k, tk));

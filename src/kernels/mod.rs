@@ -113,6 +113,12 @@ pub enum Abi {
     /// M x N) and one int per tile of C, zero before a launch and left zero by it.
     /// The grid's third dimension is SPLITK (the `SPLITK` parameter).
     IndirectSplitK,
+    /// gemmlab's SIMT kernel in place: `(M, N, K, alpha, beta, A, a_offset, a_ld,
+    /// B, b_offset, b_ld, C, c_offset, c_ld, a_kmajor, b_kmajor)`, column-major,
+    /// any size, offsets and leading dimensions as given; a_kmajor 1 where A is
+    /// stored transposed (read K-contiguous), b_kmajor 1 where B is not
+    /// (K-contiguous too). One entry point for the four transpose cases.
+    DirectInPlace,
 }
 
 /// A kernel's sources, one per language it is written in.

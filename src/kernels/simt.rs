@@ -108,62 +108,82 @@ fn local_bytes(c: &Config) -> i64 {
     4 * c.get("STAGES") * c.get("BK") * (c.get("BM") + c.get("BN")) + split_flag
 }
 
+const LANES: Constraint = Constraint {
+    message: "a warp's 32 lanes must each own one TM x TN thread tile: (WM/TM)*(WN/TN) = 32, WM a multiple of TM, WN of TN",
+    involves: &["WM", "TM", "WN", "TN"],
+    holds: |c| {
+        divides(c.get("TM"), c.get("WM"))
+            && divides(c.get("TN"), c.get("WN"))
+            && (c.get("WM") / c.get("TM")) * (c.get("WN") / c.get("TN")) == WARP
+    },
+};
+// A thread tile is held in registers across the K loop: with no register left
+// beside its accumulators, every one of them spills (measured on the H200: 177
+// of 2819 random SIMT points, all spilling or failing to launch, best 6.8
+// TFLOP/s, and a sixth of the search's compile time).
+const ACCUMULATORS: Constraint = Constraint {
+    message: "a work-item's TM*TN accumulators must leave room in its registers: TM*TN < min(255, 65536/((BM/TM)*(BN/TN))), NVIDIA's 255-register limit and its 64K-register file shared by the work-group",
+    involves: &["TM", "TN", "BM", "BN"],
+    holds: |c| {
+        let t = threads(c);
+        t > 0 && c.get("TM") * c.get("TN") < MAX_REGISTERS.min(REGISTER_FILE / t)
+    },
+};
+const GROUP_SIZE: Constraint = Constraint {
+    message: "the work-group ((BM/TM)*(BN/TN) work-items) must not exceed 1024 work-items",
+    involves: &["BM", "TM", "BN", "TN"],
+    holds: |c| threads(c) <= MAX_GROUP,
+};
+const CHUNKS: Constraint = Constraint {
+    message: "every work-item must copy whole 16-byte chunks of both tiles: BK*BM and BK*BN multiples of 4*(BM/TM)*(BN/TN)",
+    involves: &["BK", "BM", "BN", "TM", "TN"],
+    holds: |c| {
+        let t = 4 * threads(c);
+        divides(t, c.get("BK") * c.get("BM")) && divides(t, c.get("BK") * c.get("BN"))
+    },
+};
+const LOCAL_FITS: Constraint = Constraint {
+    message: "the pipeline's tiles (STAGES*BK*(BM+BN) floats) must fit in 48 KiB of local memory",
+    involves: &["STAGES", "BK", "BM", "BN"],
+    holds: |c| local_bytes(c) <= LOCAL_LIMIT,
+};
+// The two below involve switches: the tuner's space judges each point with its
+// switch states; the sources refuse the same with #error.
+const KMAJOR_COPY: Constraint = Constraint {
+    message: "KMAJOR_A=1 or KMAJOR_B=1 needs ASYNC_COPY off: a K-contiguous operand is transposed into its local tile through registers, which cp.async cannot do",
+    involves: &["KMAJOR_A", "KMAJOR_B", "ASYNC_COPY"],
+    holds: |c| c.get("ASYNC_COPY") == 0 || (c.get("KMAJOR_A") == 0 && c.get("KMAJOR_B") == 0),
+};
+const PAD_FITS: Constraint = Constraint {
+    message:
+        "SMEM_PAD=1 pads each tile row by 8 floats: 4*STAGES*BK*(BM+BN+8) bytes must fit in 48 KiB",
+    involves: &["SMEM_PAD", "STAGES", "BK", "BM", "BN"],
+    holds: |c| {
+        c.get("SMEM_PAD") == 0
+            || 4 * c.get("STAGES") * c.get("BK") * (c.get("BM") + c.get("BN") + 8) <= LOCAL_LIMIT
+    },
+};
+
 const CONSTRAINTS: &[Constraint] = &[
     WARP_TILES_DIVIDE,
-    Constraint {
-        message: "a warp's 32 lanes must each own one TM x TN thread tile: (WM/TM)*(WN/TN) = 32, WM a multiple of TM, WN of TN",
-        involves: &["WM", "TM", "WN", "TN"],
-        holds: |c| {
-            divides(c.get("TM"), c.get("WM"))
-                && divides(c.get("TN"), c.get("WN"))
-                && (c.get("WM") / c.get("TM")) * (c.get("WN") / c.get("TN")) == WARP
-        },
-    },
-    Constraint {
-        message: "the work-group ((BM/TM)*(BN/TN) work-items) must not exceed 1024 work-items",
-        involves: &["BM", "TM", "BN", "TN"],
-        holds: |c| threads(c) <= MAX_GROUP,
-    },
-    // A thread tile is held in registers across the K loop: with no register left
-    // beside its accumulators, every one of them spills (measured on the H200: 177
-    // of 2819 random SIMT points, all spilling or failing to launch, best 6.8
-    // TFLOP/s, and a sixth of the search's compile time).
-    Constraint {
-        message: "a work-item's TM*TN accumulators must leave room in its registers: TM*TN < min(255, 65536/((BM/TM)*(BN/TN))), NVIDIA's 255-register limit and its 64K-register file shared by the work-group",
-        involves: &["TM", "TN", "BM", "BN"],
-        holds: |c| {
-            let t = threads(c);
-            t > 0 && c.get("TM") * c.get("TN") < MAX_REGISTERS.min(REGISTER_FILE / t)
-        },
-    },
-    Constraint {
-        message: "every work-item must copy whole 16-byte chunks of both tiles: BK*BM and BK*BN multiples of 4*(BM/TM)*(BN/TN)",
-        involves: &["BK", "BM", "BN", "TM", "TN"],
-        holds: |c| {
-            let t = 4 * threads(c);
-            divides(t, c.get("BK") * c.get("BM")) && divides(t, c.get("BK") * c.get("BN"))
-        },
-    },
-    Constraint {
-        message: "the pipeline's tiles (STAGES*BK*(BM+BN) floats) must fit in 48 KiB of local memory",
-        involves: &["STAGES", "BK", "BM", "BN"],
-        holds: |c| local_bytes(c) <= LOCAL_LIMIT,
-    },
-    // The two below involve switches: the tuner's space judges each point with its
-    // switch states; the sources refuse the same with #error.
-    Constraint {
-        message: "KMAJOR_A=1 or KMAJOR_B=1 needs ASYNC_COPY off: a K-contiguous operand is transposed into its local tile through registers, which cp.async cannot do",
-        involves: &["KMAJOR_A", "KMAJOR_B", "ASYNC_COPY"],
-        holds: |c| c.get("ASYNC_COPY") == 0 || (c.get("KMAJOR_A") == 0 && c.get("KMAJOR_B") == 0),
-    },
-    Constraint {
-        message: "SMEM_PAD=1 pads each tile row by 8 floats: 4*STAGES*BK*(BM+BN+8) bytes must fit in 48 KiB",
-        involves: &["SMEM_PAD", "STAGES", "BK", "BM", "BN"],
-        holds: |c| {
-            c.get("SMEM_PAD") == 0
-                || 4 * c.get("STAGES") * c.get("BK") * (c.get("BM") + c.get("BN") + 8) <= LOCAL_LIMIT
-        },
-    },
+    LANES,
+    ACCUMULATORS,
+    GROUP_SIZE,
+    CHUNKS,
+    LOCAL_FITS,
+    KMAJOR_COPY,
+    PAD_FITS,
+];
+/// The in-place kernel takes each operand's form from the call, not from KMAJOR_*,
+/// always copies through registers and has no split-K.
+const DIRECT_CONSTRAINTS: &[Constraint] = &[
+    WARP_TILES_DIVIDE,
+    LANES,
+    ACCUMULATORS,
+    GROUP_SIZE,
+    CHUNKS,
+    LOCAL_FITS,
+    PAD_FITS,
 ];
 
 /// Published state = the family's defaults: 128-bit accesses, rasterised block
@@ -213,7 +233,55 @@ pub const SIMT: KernelSpec = KernelSpec {
     precisions: &[Precision::F32],
 };
 
-pub const KERNELS: &[KernelSpec] = &[SIMT];
+/// The in-place kernel's switches: SIMT's without ASYNC_COPY (its edges are
+/// zero-filled in registers).
+const DIRECT_SWITCHES: &[SwitchUse] = &[
+    SwitchUse::on(USE_BOUNDS),
+    SwitchUse::on(USE_RESTRICT),
+    SwitchUse::on(VEC_LOADS),
+    SwitchUse::off(SMEM_PAD),
+    SwitchUse::on(RASTER),
+];
+
+/// The SIMT kernel reading the caller's matrices in place (`SIMT_DIRECT=1`): the
+/// routine's kernel for calls whose sizes, offsets or layouts would otherwise be
+/// packed first.
+pub const SIMT_DIRECT: KernelSpec = KernelSpec {
+    id: "simtdirect",
+    entry: "simt_gemm",
+    family: Family::Simt,
+    title: "gemmlab SIMT SGEMM in place (any size, offsets, leading dimensions, transposes)",
+    idea: "the SIMT kernel's block, warp and thread tiles and pipeline on the caller's \
+           matrices as they are: each operand read along its contiguous dimension (which one is an \
+           argument), chunks past an edge or unaligned read element by element and zero-filled, C \
+           written element by element at its edges; no packing before or after",
+    sources: &[
+        (
+            OpenClC,
+            concat!(
+                "#define SIMT_DIRECT 1\n",
+                include_str!("../../kernels-cl/simt.cl")
+            ),
+        ),
+        (
+            CudaCpp,
+            concat!(
+                "#define SIMT_DIRECT 1\n",
+                include_str!("../../kernels-cu/simt.cu")
+            ),
+        ),
+    ],
+    params: &[P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_GROUP],
+    constraints: DIRECT_CONSTRAINTS,
+    local_bytes,
+    launch: SIMT.launch,
+    operands: SIMT.operands,
+    switches: DIRECT_SWITCHES,
+    abi: Abi::DirectInPlace,
+    precisions: &[Precision::F32],
+};
+
+pub const KERNELS: &[KernelSpec] = &[SIMT, SIMT_DIRECT];
 
 #[cfg(test)]
 mod tests {

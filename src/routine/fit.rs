@@ -97,9 +97,18 @@ pub fn predicted_s(
     let thread = accumulators as f64;
     let tile_eff = (block / (block + 8.0)) * (thread / (thread + 2.0 * thread.sqrt()));
     let direct = matches!(spec.abi, Abi::Direct { .. });
+    // In place, the call's storage says which operands are read K-contiguous.
+    let in_place = spec.abi == Abi::DirectInPlace;
+    let (a_k, b_k) = if in_place {
+        (
+            p.storage(Matrix::A).transposed,
+            !p.storage(Matrix::B).transposed,
+        )
+    } else {
+        spec.k_major(config)
+    };
     // A K-contiguous operand goes into local memory one float at a time, from
     // half-used sectors: the SIMT kernel ran 10-20% slower so on the H200.
-    let (a_k, b_k) = spec.k_major(config);
     let kind_eff = if direct { 0.7 } else { 1.0 } * 0.87f64.powi(i32::from(a_k) + i32::from(b_k));
     let hiding = |warps: f64| (0.4 + warps / 16.0).min(1.0);
     // The longest split's share of the K tiles.
@@ -120,7 +129,7 @@ pub fn predicted_s(
     if split > 1 {
         seconds += (2 * split * mp * np) as f64 * elem / machine.bytes_per_s;
     }
-    if !direct {
+    if !direct && !in_place {
         // The plan's packs: read and write each operand that is not in the kernel's form.
         let (sa, sb, sc) = (
             p.storage(Matrix::A),

@@ -1,0 +1,228 @@
+//! The SIMT kernel in place (`simtdirect`) on the OpenCL device (PoCL in CI):
+//! every BLAS case (both layouts, the four transpose cases, offsets, leading
+//! dimensions with and without 16-byte alignment, alpha and beta) at sizes that
+//! are multiples of no tile, at pipeline depths and with its switches, checked
+//! against the f64 reference; no launch but the kernel's own. On CUDA
+//! (`--features cuda`, skipped visibly without a GPU) the same matrix runs.
+
+mod common;
+
+use gemmlab::backend::{AnyBackend, Arg, Elem};
+use gemmlab::gemm::driver::{prepare, Session};
+use gemmlab::gemm::problem::{Layout, Problem, Trans};
+use gemmlab::gemm::stage;
+use gemmlab::gemm::{Operands, Reference};
+use gemmlab::kernels::{self, Config, Hints, KernelSpec};
+use gemmlab::Backend;
+
+fn direct() -> &'static KernelSpec {
+    kernels::find("simtdirect").expect("simtdirect is in the registry")
+}
+
+/// Small tiles keep PoCL quick; the structure (warps of 32 lanes, 4-wide chunks) is the GPU's.
+fn config(extra: &[(&str, i64)]) -> Config {
+    let mut d: Vec<(String, i64)> = [
+        ("BM", 32),
+        ("BN", 32),
+        ("WM", 16),
+        ("WN", 32),
+        ("TM", 4),
+        ("TN", 4),
+        ("BK", 8),
+    ]
+    .iter()
+    .map(|(n, v)| (n.to_string(), *v))
+    .collect();
+    for (n, v) in extra {
+        d.retain(|(m, _)| m != n);
+        d.push((n.to_string(), *v));
+    }
+    direct()
+        .config(&d)
+        .unwrap_or_else(|e| panic!("{extra:?}: {e}"))
+}
+
+fn check(session: &mut Session, config: &Config, hints: &Hints, ops: &Operands) -> Option<String> {
+    let reference = Reference::cpu(ops);
+    let a = prepare(session, direct(), config, hints, ops, &reference, false);
+    match a.prepared {
+        Some(p) => {
+            p.release(session);
+            None
+        }
+        None => Some(format!(
+            "{} {} on {}: {}",
+            config.describe(),
+            hints.describe(false),
+            ops.problem.describe(),
+            a.status.reason().unwrap_or("failed")
+        )),
+    }
+}
+
+/// The BLAS calls of one size: both layouts and the four transpose cases, tight
+/// and 16-byte aligned; then padded leading dimensions and offsets that break the
+/// alignment of each operand in turn, with alpha and beta.
+fn calls(m: usize, n: usize, k: usize) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for layout in [Layout::ColMajor, Layout::RowMajor] {
+        for trans_a in [Trans::N, Trans::T] {
+            for trans_b in [Trans::N, Trans::T] {
+                out.push(
+                    Problem {
+                        layout,
+                        trans_a,
+                        trans_b,
+                        ..Problem::plain(m, n, k)
+                    }
+                    .tight(),
+                );
+            }
+        }
+    }
+    for (i, (offsets, pads)) in [
+        ((0, 0, 0), (4, 8, 4)),
+        ((1, 0, 0), (3, 0, 0)),
+        ((0, 2, 0), (0, 1, 0)),
+        ((0, 0, 3), (0, 0, 5)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut p = Problem {
+            trans_a: if i % 2 == 0 { Trans::N } else { Trans::T },
+            alpha: 1.5,
+            beta: if i == 0 { 0.0 } else { -0.5 },
+            ..Problem::plain(m, n, k)
+        }
+        .tight();
+        (p.a_offset, p.b_offset, p.c_offset) = offsets;
+        p.lda += pads.0;
+        p.ldb += pads.1;
+        p.ldc += pads.2;
+        out.push(p);
+    }
+    out
+}
+
+/// Every call of `calls` at odd sizes with the small tiles; pipeline depths and
+/// switches on one size; the published tiles on one. The failures, and the run count.
+fn odd_size_matrix(session: &mut Session) -> (usize, Vec<String>) {
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    let mut run = |session: &mut Session, cfg: &Config, hints: &Hints, p: Problem, seed: u64| {
+        runs += 1;
+        let ops = Operands::for_problem(p, seed);
+        failures.extend(check(session, cfg, hints, &ops));
+    };
+    let plain = config(&[]);
+    for (i, &(m, n, k)) in [(1, 1, 1), (33, 65, 17), (70, 45, 300)].iter().enumerate() {
+        for (j, p) in calls(m, n, k).into_iter().enumerate() {
+            run(session, &plain, &Hints::default(), p, (100 * i + j) as u64);
+        }
+    }
+    let variants: Vec<(Config, Hints)> = vec![
+        (config(&[("STAGES", 1)]), Hints::default()),
+        (config(&[("STAGES", 3)]), Hints::default()),
+        (config(&[("STAGES", 4), ("BK", 16)]), Hints::default()),
+        (
+            plain.clone(),
+            Hints::default().with_switch("VEC_LOADS", false),
+        ),
+        (
+            plain.clone(),
+            Hints::default().with_switch("SMEM_PAD", true),
+        ),
+        (plain.clone(), Hints::default().with_switch("RASTER", false)),
+        (
+            plain.clone(),
+            Hints::default()
+                .with_switch("USE_BOUNDS", false)
+                .with_switch("USE_RESTRICT", false),
+        ),
+        (direct().defaults(), Hints::default()),
+    ];
+    for (cfg, hints) in &variants {
+        for (j, p) in calls(131, 67, 45).into_iter().enumerate().step_by(3) {
+            run(session, cfg, hints, p, 900 + j as u64);
+        }
+    }
+    (runs, failures)
+}
+
+#[test]
+fn every_blas_case_verifies_in_place_at_odd_sizes() {
+    let mut session = Session::new(common::opencl());
+    let label = session.backend.borrow().info().label();
+    let (runs, failures) = odd_size_matrix(&mut session);
+    common::say(&format!(
+        "simtdirect on {label}: {runs} checked runs at odd sizes, {} failed",
+        failures.len()
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn cuda_every_blas_case_verifies_in_place_at_odd_sizes() {
+    let Some(b) = common::cuda("cuda_every_blas_case_verifies_in_place_at_odd_sizes") else {
+        return;
+    };
+    let mut session = Session::new(b);
+    let label = session.backend.borrow().info().label();
+    let (runs, failures) = odd_size_matrix(&mut session);
+    common::say(&format!(
+        "simtdirect on {label}: {runs} checked runs at odd sizes, {} failed",
+        failures.len()
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The plan reads the caller's buffers as they are: one launch, nothing packed,
+/// A and B K-contiguous exactly where the call stores them so.
+#[test]
+fn the_plan_is_one_launch_on_the_callers_buffers() {
+    let mut be: AnyBackend = common::opencl();
+    let spec = direct();
+    let cfg = config(&[]);
+    let (program, _) = be
+        .compile(
+            "simtdirect",
+            &spec.source(be.info().toolchain),
+            &spec.compile_options(&cfg, &Hints::default(), be.info().toolchain),
+        )
+        .expect("simtdirect compiles");
+    // The in-place plan needs no support kernels: the kernel's own program stands in.
+    let support = program;
+    let bufs: Vec<_> = (0..3)
+        .map(|_| be.alloc(Elem::F32, 4096).expect("alloc"))
+        .collect();
+    for (trans_a, trans_b, kmajor) in [
+        (Trans::N, Trans::N, (0, 1)),
+        (Trans::T, Trans::N, (1, 1)),
+        (Trans::N, Trans::T, (0, 0)),
+        (Trans::T, Trans::T, (1, 0)),
+    ] {
+        let p = Problem {
+            trans_a,
+            trans_b,
+            ..Problem::plain(37, 29, 41)
+        }
+        .tight();
+        let s = stage::plan(
+            &mut be, spec, &cfg, program, support, &p, bufs[0], bufs[1], bufs[2],
+        )
+        .expect("planned");
+        assert!(s.pre.is_empty() && s.post.is_empty() && s.owned.is_empty());
+        assert_eq!(s.padded, [37, 29, 41]);
+        let n = s.main.args.len();
+        let flags: Vec<i32> = s.main.args[n - 2..]
+            .iter()
+            .map(|a| match a {
+                Arg::I32(v) => *v,
+                _ => -1,
+            })
+            .collect();
+        assert_eq!(flags, [kmajor.0, kmajor.1], "{trans_a:?}{trans_b:?}");
+    }
+}
