@@ -145,7 +145,7 @@ screen-long)
   # Issue 26: the rate over the issue's 150 s budget with the screen, CUDA SIMT and xgemm
   # (random, seed 1, as screen's 40 s searches), and NVIDIA OpenCL's xgemm as the anchors ran
   # it (anneal, no switches or caps, the compute cache on in a fresh folder: the build pool).
-  for k in xgemm simt; do
+  for k in ${KERNELS:-xgemm simt}; do  # KERNELS=simt: the SIMT search only
     run long-$k 185 $G tune $D --backends cuda --kernels $k --sizes 4096 --strategy random --search-seed 1 \
       --time-limit 150 --max-configs 100000 --top 1 --no-db --store "$W/store-$k" --out "$W/long-$k"
   done
