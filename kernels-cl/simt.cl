@@ -53,16 +53,18 @@
 //
 // SIMT_DIRECT=1 (the `simtdirect` kernel: the same source with this defined)
 //   reads the caller's matrices in place, as CLBlast's direct kernel does, with
-//   the same tiles and pipeline, without split-K: arguments (M, N, K, alpha, beta,
+//   the same tiles, pipeline and split-K: arguments (M, N, K, alpha, beta,
 //   A, a_offset, a_ld, B, b_offset, b_ld, C, c_offset, c_ld, a_kmajor,
-//   b_kmajor), column-major, any M, N, K. a_kmajor 1: A is
+//   b_kmajor, work, counters), column-major, any M, N, K. a_kmajor 1: A is
 //   stored transposed (element (m,k) at m*a_ld + k), else at k*a_ld + m;
 //   b_kmajor 1: B is stored as it is (element (k,n) at n*b_ld + k), else
 //   transposed (at k*b_ld + n). The copy goes through registers; a chunk past
 //   an edge of A or B is read element by element and zero-filled, one whose
 //   address is not 16-byte aligned likewise (128-bit accesses need offset and
 //   ld multiples of 4), and C is written element by element at its edges.
-//   KMAJOR_A, KMAJOR_B, ASYNC_COPY and SPLITK do not apply.
+//   KMAJOR_A, KMAJOR_B and ASYNC_COPY do not apply; `work` holds SPLITK
+//   tiles of BM*BN floats per tile of C (tiles counted as ceil(M/BM) by
+//   ceil(N/BN)). SPLITK > 1 is refused off NVIDIA (see src/kernels/simt.rs).
 
 #ifndef BM
 #define BM 128
@@ -138,9 +140,6 @@
 #endif
 #if SIMT_DIRECT && ASYNC_COPY
 #error "simtdirect: the in-place kernel copies through registers (edges are zero-filled there); ASYNC_COPY must be 0"
-#endif
-#if SIMT_DIRECT && SPLITK > 1
-#error "simtdirect: the in-place kernel has no split-K (the packed simt kernel has)"
 #endif
 #if SMEM_PAD && (4 * STAGES * BK * (BM + BN + 2 * 4) > 48 * 1024)
 #error "simt: SMEM_PAD=1 with these tiles needs 4*STAGES*BK*(BM+BN+8) bytes of local memory, more than 48 KiB"
@@ -528,12 +527,8 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
                const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const int a_offset, const int a_ld,
                const GLOBAL_PTR float* GEMMLAB_RESTRICT B, const int b_offset, const int b_ld,
                GLOBAL_PTR float* C, const int c_offset, const int c_ld,
-               const int a_kmajor, const int b_kmajor) {
-    A += a_offset;
-    B += b_offset;
-    C += c_offset;
-    const int a_vec = (a_offset % 4 == 0) && (a_ld % 4 == 0);
-    const int b_vec = (b_offset % 4 == 0) && (b_ld % 4 == 0);
+               const int a_kmajor, const int b_kmajor,
+               GLOBAL_PTR float* work, GLOBAL_PTR int* counters) {
 #else
 void simt_gemm(const int M, const int N, const int K, const float alpha, const float beta,
                const __global float* GEMMLAB_RESTRICT A, const __global float* GEMMLAB_RESTRICT B,
@@ -546,6 +541,13 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
 #endif
     LOCAL_PTR float* As = (LOCAL_PTR float*)As4;
     LOCAL_PTR float* Bs = (LOCAL_PTR float*)Bs4;
+#if SIMT_DIRECT
+    A += a_offset;
+    B += b_offset;
+    C += c_offset;
+    const int a_vec = (a_offset % 4 == 0) && (a_ld % 4 == 0);
+    const int b_vec = (b_offset % 4 == 0) && (b_ld % 4 == 0);
+#endif
 
     const int tid = THREAD_X + THREAD_Y * (BM / TM);
     const int warp = tid / 32;

@@ -106,8 +106,9 @@ fn calls(m: usize, n: usize, k: usize) -> Vec<Problem> {
 }
 
 /// Every call of `calls` at odd sizes with the small tiles; pipeline depths and
-/// switches on one size; the published tiles on one. The failures, and the run count.
-fn odd_size_matrix(session: &mut Session) -> (usize, Vec<String>) {
+/// switches on one size; the published tiles on one; with `split`, split-K (NVIDIA
+/// only) on every call of two sizes. The failures, and the run count.
+fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
     let mut runs = 0;
     let mut failures = Vec::new();
     let mut run = |session: &mut Session, cfg: &Config, hints: &Hints, p: Problem, seed: u64| {
@@ -147,19 +148,69 @@ fn odd_size_matrix(session: &mut Session) -> (usize, Vec<String>) {
             run(session, cfg, hints, p, 900 + j as u64);
         }
     }
+    if split {
+        let splits = [
+            config(&[("SPLITK", 2)]),
+            config(&[("SPLITK", 3), ("STAGES", 3)]),
+            config(&[("SPLITK", 16), ("STAGES", 1)]),
+            direct()
+                .config(&[("SPLITK".into(), 4)])
+                .expect("the published tiles split 4 ways"),
+        ];
+        for cfg in &splits {
+            for (i, &(m, n, k)) in [(70, 45, 300), (200, 128, 64)].iter().enumerate() {
+                for (j, p) in calls(m, n, k).into_iter().enumerate() {
+                    run(
+                        session,
+                        cfg,
+                        &Hints::default(),
+                        p,
+                        (500 + 100 * i + j) as u64,
+                    );
+                }
+            }
+        }
+    }
     (runs, failures)
 }
 
 #[test]
 fn every_blas_case_verifies_in_place_at_odd_sizes() {
     let mut session = Session::new(common::opencl());
-    let label = session.backend.borrow().info().label();
-    let (runs, failures) = odd_size_matrix(&mut session);
+    let info = session.backend.borrow().info().clone();
+    let (runs, failures) = odd_size_matrix(&mut session, info.is_nvidia());
     common::say(&format!(
-        "simtdirect on {label}: {runs} checked runs at odd sizes, {} failed",
+        "simtdirect on {}: {runs} checked runs at odd sizes, {} failed",
+        info.label(),
         failures.len()
     ));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Off NVIDIA, split-K in place is refused with its reason, not attempted.
+#[test]
+fn split_k_in_place_is_refused_off_nvidia_with_the_reason() {
+    let mut session = Session::new(common::opencl());
+    let info = session.backend.borrow().info().clone();
+    if info.is_nvidia() {
+        common::say("split-K in place runs on NVIDIA's OpenCL: the odd-size matrix checks it");
+        return;
+    }
+    let ops = Operands::new(70, 45, 300, 5);
+    let reference = Reference::cpu(&ops);
+    let cfg = config(&[("SPLITK", 2)]);
+    let a = prepare(
+        &mut session,
+        direct(),
+        &cfg,
+        &Hints::default(),
+        &ops,
+        &reference,
+        false,
+    );
+    assert!(a.prepared.is_none());
+    let why = a.status.reason().unwrap_or_default().to_string();
+    assert!(why.contains("SPLITK=2") && why.contains("NVIDIA"), "{why}");
 }
 
 #[cfg(feature = "cuda")]
@@ -170,7 +221,7 @@ fn cuda_every_blas_case_verifies_in_place_at_odd_sizes() {
     };
     let mut session = Session::new(b);
     let label = session.backend.borrow().info().label();
-    let (runs, failures) = odd_size_matrix(&mut session);
+    let (runs, failures) = odd_size_matrix(&mut session, true);
     common::say(&format!(
         "simtdirect on {label}: {runs} checked runs at odd sizes, {} failed",
         failures.len()
@@ -179,7 +230,7 @@ fn cuda_every_blas_case_verifies_in_place_at_odd_sizes() {
 }
 
 /// The plan reads the caller's buffers as they are: one launch, nothing packed,
-/// A and B K-contiguous exactly where the call stores them so.
+/// A and B K-contiguous exactly where the call stores them so; split-K's buffers last.
 #[test]
 fn the_plan_is_one_launch_on_the_callers_buffers() {
     let mut be: AnyBackend = common::opencl();
@@ -213,10 +264,11 @@ fn the_plan_is_one_launch_on_the_callers_buffers() {
             &mut be, spec, &cfg, program, support, &p, bufs[0], bufs[1], bufs[2],
         )
         .expect("planned");
-        assert!(s.pre.is_empty() && s.post.is_empty() && s.owned.is_empty());
+        // Nothing packed; the only buffers made are split-K's (unused at SPLITK=1).
+        assert!(s.pre.is_empty() && s.post.is_empty() && s.owned.len() == 2);
         assert_eq!(s.padded, [37, 29, 41]);
         let n = s.main.args.len();
-        let flags: Vec<i32> = s.main.args[n - 2..]
+        let flags: Vec<i32> = s.main.args[n - 4..n - 2]
             .iter()
             .map(|a| match a {
                 Arg::I32(v) => *v,

@@ -58,6 +58,28 @@ fn int(v: usize) -> Result<Arg> {
         .map_err(|_| Error::invalid(format!("{v} exceeds the kernels' 32-bit int arguments")))
 }
 
+/// Split-K's SPLITK, the partial sums of every split and a zeroed counter per
+/// tile of C (the kernel leaves it zero, so repeated launches share it), for an
+/// mp x np grid of tm x tn tiles; the buffers go to `owned`.
+fn split_k(
+    be: &mut AnyBackend,
+    config: &Config,
+    [mp, np, tm, tn]: [usize; 4],
+    owned: &mut Vec<Buffer>,
+) -> Result<(usize, Arg, Arg)> {
+    let split = usize::try_from(config.get("SPLITK")).unwrap_or(1).max(1);
+    // f32 partial sums (the SIMT kernels are f32); 32-bit int counters.
+    let work = be.alloc(
+        Precision::F32.elem(),
+        if split > 1 { split * mp * np } else { 1 },
+    )?;
+    owned.push(work);
+    let counters = be.alloc(Precision::F32.elem(), (mp / tm) * (np / tn))?;
+    owned.push(counters);
+    be.fill(&counters, 0.0)?;
+    Ok((split, Arg::Buf(work), Arg::Buf(counters)))
+}
+
 /// `pack_matrix`: X (rows x cols, read from `src` as `s` says, transposed where
 /// `trans`) into a tight dst_rows x dst_cols column-major buffer, zero-padded.
 #[allow(clippy::too_many_arguments)]
@@ -207,12 +229,17 @@ pub fn plan(
         }
         Abi::DirectInPlace => {
             let (tm, tn, _) = spec.tile(config);
+            let (mp, np) = (round_up(m, tm), round_up(n, tn));
+            let mut owned = Vec::new();
+            let mut geometry = spec.geometry(config, mp, np);
+            let (split, work, counters) = split_k(be, config, [mp, np, tm, tn], &mut owned)?;
+            geometry.global[2] = split;
             Ok(Staged {
                 pre: Vec::new(),
                 main: Step {
                     program,
                     entry: spec.entry,
-                    geometry: spec.geometry(config, round_up(m, tm), round_up(n, tn)),
+                    geometry,
                     args: vec![
                         int(m)?,
                         int(n)?,
@@ -231,10 +258,12 @@ pub fn plan(
                         // A K-contiguous where stored transposed; B where not.
                         Arg::I32(i32::from(sa.transposed)),
                         Arg::I32(i32::from(!sb.transposed)),
+                        work,
+                        counters,
                     ],
                 },
                 post: Vec::new(),
-                owned: Vec::new(),
+                owned,
                 padded: [m, n, k],
                 operands: [a, b, c],
             })
@@ -322,14 +351,9 @@ pub fn plan(
                 Arg::Buf(cp),
             ];
             if spec.abi == Abi::IndirectSplitK {
-                // Split-K: the partial sums of every split and a zeroed counter per
-                // tile of C (the kernel leaves it zero, so repeated launches share it).
-                let split = usize::try_from(config.get("SPLITK")).unwrap_or(1).max(1);
-                let work = temp(be, if split > 1 { split * mp * np } else { 1 })?;
-                let counters = temp(be, (mp / tm) * (np / tn))?;
-                be.fill(&counters, 0.0)?;
+                let (split, work, counters) = split_k(be, config, [mp, np, tm, tn], &mut owned)?;
                 geometry.global[2] = split;
-                args.extend([Arg::Buf(work), Arg::Buf(counters)]);
+                args.extend([work, counters]);
             }
             Ok(Staged {
                 pre,

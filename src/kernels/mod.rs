@@ -114,10 +114,12 @@ pub enum Abi {
     /// The grid's third dimension is SPLITK (the `SPLITK` parameter).
     IndirectSplitK,
     /// gemmlab's SIMT kernel in place: `(M, N, K, alpha, beta, A, a_offset, a_ld,
-    /// B, b_offset, b_ld, C, c_offset, c_ld, a_kmajor, b_kmajor)`, column-major,
-    /// any size, offsets and leading dimensions as given; a_kmajor 1 where A is
-    /// stored transposed (read K-contiguous), b_kmajor 1 where B is not
-    /// (K-contiguous too). One entry point for the four transpose cases.
+    /// B, b_offset, b_ld, C, c_offset, c_ld, a_kmajor, b_kmajor, work, counters)`,
+    /// column-major, any size, offsets and leading dimensions as given; a_kmajor 1
+    /// where A is stored transposed (read K-contiguous), b_kmajor 1 where B is not
+    /// (K-contiguous too); one entry point for the four transpose cases. `work`
+    /// and `counters` as `IndirectSplitK`'s over the grid's tiles; the grid's third
+    /// dimension is SPLITK.
     DirectInPlace,
 }
 
@@ -356,6 +358,9 @@ impl KernelSpec {
     pub fn unavailable_at(&self, c: &Config, device: &DeviceInfo, hints: &Hints) -> Option<String> {
         if let Some(why) = self.unavailable(device, hints) {
             return Some(why);
+        }
+        if self.abi == Abi::DirectInPlace {
+            return simt::in_place_split_unavailable(c, device);
         }
         let (major, minor) = device.compute_capability?;
         let need = (self.family == Family::TensorCore).then(|| tc::needs_sm(c))?;

@@ -10,6 +10,7 @@ use super::switches::{
 use super::Precision;
 use super::{divides, WARP_TILES_DIVIDE};
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
+use crate::backend::DeviceInfo;
 use crate::backend::Language::{CudaCpp, OpenClC};
 
 const LOCAL_LIMIT: i64 = 48 * 1024;
@@ -175,7 +176,7 @@ const CONSTRAINTS: &[Constraint] = &[
     PAD_FITS,
 ];
 /// The in-place kernel takes each operand's form from the call, not from KMAJOR_*,
-/// always copies through registers and has no split-K.
+/// and always copies through registers.
 const DIRECT_CONSTRAINTS: &[Constraint] = &[
     WARP_TILES_DIVIDE,
     LANES,
@@ -251,7 +252,7 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
     entry: "simt_gemm",
     family: Family::Simt,
     title: "gemmlab SIMT SGEMM in place (any size, offsets, leading dimensions, transposes)",
-    idea: "the SIMT kernel's block, warp and thread tiles and pipeline on the caller's \
+    idea: "the SIMT kernel's block, warp and thread tiles, pipeline and split-K on the caller's \
            matrices as they are: each operand read along its contiguous dimension (which one is an \
            argument), chunks past an edge or unaligned read element by element and zero-filled, C \
            written element by element at its edges; no packing before or after",
@@ -271,7 +272,9 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
             ),
         ),
     ],
-    params: &[P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_GROUP],
+    params: &[
+        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_GROUP,
+    ],
     constraints: DIRECT_CONSTRAINTS,
     local_bytes,
     launch: SIMT.launch,
@@ -282,6 +285,20 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
 };
 
 pub const KERNELS: &[KernelSpec] = &[SIMT, SIMT_DIRECT];
+
+/// Split-K in place is checked on NVIDIA's OpenCL and CUDA only: on PoCL 3.1
+/// (LLVM 15) a work-item stored a row of C past M, inside the very guard that
+/// excludes it, after split-K's barriers (200x128x64, SPLITK=2: zeros in C and a
+/// corrupted heap), while the packed kernel's identical split-K path and the
+/// in-place kernel without it verify there.
+pub(crate) fn in_place_split_unavailable(c: &Config, device: &DeviceInfo) -> Option<String> {
+    (c.get("SPLITK") > 1 && !device.is_nvidia()).then(|| {
+        format!(
+            "split-K in place (SPLITK={}) is verified on NVIDIA GPUs only: on PoCL it wrote past C's edge; use SPLITK=1 or the packed simt kernel",
+            c.get("SPLITK")
+        )
+    })
+}
 
 #[cfg(test)]
 mod tests {
