@@ -2,9 +2,10 @@
 //! Per call, each family that can run it (by default the direct kernel, the
 //! indirect one and the SIMT family, packed and in place) is searched with the
 //! tuner at that shape, layout and transposes, seeded with the configurations
-//! chosen for the calls nearest to it; then the whole routine (packing, kernels, unpacking) is timed
-//! with each family's best and with the neighbours' choices, checked, next to the
-//! vendor BLAS, and the fastest is kept in the database the routine reads.
+//! chosen for the calls nearest to it; then the whole routine (packing, kernels,
+//! unpacking) is timed with each family's best and with the neighbours' choices,
+//! checked, next to the vendor BLAS, and the fastest is kept in the database the
+//! routine reads.
 
 use gemmlab::bests::{Database, RoutineEntry};
 use gemmlab::gemm::driver::Session;
