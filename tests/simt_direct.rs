@@ -19,45 +19,12 @@ fn direct() -> &'static KernelSpec {
     kernels::find("simtdirect").expect("simtdirect is in the registry")
 }
 
-/// Small tiles keep PoCL quick; the structure (warps of 32 lanes, 4-wide chunks) is the GPU's.
 fn config(extra: &[(&str, i64)]) -> Config {
-    let mut d: Vec<(String, i64)> = [
-        ("BM", 32),
-        ("BN", 32),
-        ("WM", 16),
-        ("WN", 32),
-        ("TM", 4),
-        ("TN", 4),
-        ("BK", 8),
-    ]
-    .iter()
-    .map(|(n, v)| (n.to_string(), *v))
-    .collect();
-    for (n, v) in extra {
-        d.retain(|(m, _)| m != n);
-        d.push((n.to_string(), *v));
-    }
-    direct()
-        .config(&d)
-        .unwrap_or_else(|e| panic!("{extra:?}: {e}"))
+    common::small_simt_config(direct(), extra)
 }
 
 fn check(session: &mut Session, config: &Config, hints: &Hints, ops: &Operands) -> Option<String> {
-    let reference = Reference::cpu(ops);
-    let a = prepare(session, direct(), config, hints, ops, &reference, false);
-    match a.prepared {
-        Some(p) => {
-            p.release(session);
-            None
-        }
-        None => Some(format!(
-            "{} {} on {}: {}",
-            config.describe(),
-            hints.describe(false),
-            ops.problem.describe(),
-            a.status.reason().unwrap_or("failed")
-        )),
-    }
+    common::check_kernel(session, direct(), config, hints, ops).err()
 }
 
 /// The BLAS calls of one size: both layouts and the four transpose cases, tight

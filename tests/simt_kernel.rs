@@ -19,27 +19,8 @@ fn simt() -> &'static KernelSpec {
     kernels::find("simt").expect("simt is in the registry")
 }
 
-/// Small tiles keep PoCL quick; the structure (warps of 32 lanes, 4-wide chunks) is the GPU's.
 fn config(extra: &[(&str, i64)]) -> Config {
-    let mut d: Vec<(String, i64)> = [
-        ("BM", 32),
-        ("BN", 32),
-        ("WM", 16),
-        ("WN", 32),
-        ("TM", 4),
-        ("TN", 4),
-        ("BK", 8),
-    ]
-    .iter()
-    .map(|(n, v)| (n.to_string(), *v))
-    .collect();
-    for (n, v) in extra {
-        d.retain(|(m, _)| m != n);
-        d.push((n.to_string(), *v));
-    }
-    simt()
-        .config(&d)
-        .unwrap_or_else(|e| panic!("{extra:?}: {e}"))
+    common::small_simt_config(simt(), extra)
 }
 
 fn check(
@@ -48,21 +29,7 @@ fn check(
     hints: &Hints,
     ops: &Operands,
 ) -> Result<(), String> {
-    let reference = Reference::cpu(ops);
-    let a = prepare(session, simt(), config, hints, ops, &reference, false);
-    match a.prepared {
-        Some(p) => {
-            p.release(session);
-            Ok(())
-        }
-        None => Err(format!(
-            "{} {} on {}: {}",
-            config.describe(),
-            hints.describe(false),
-            ops.problem.describe(),
-            a.status.reason().unwrap_or("failed")
-        )),
-    }
+    common::check_kernel(session, simt(), config, hints, ops)
 }
 
 /// Every configuration as published, and every switch set on the plain, the

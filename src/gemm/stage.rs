@@ -194,6 +194,25 @@ pub fn plan(
         p.storage(Matrix::B),
         p.storage(Matrix::C),
     );
+    // The direct kernels' arguments: sizes, scalars, each matrix with its offset and ld.
+    let direct_args = || -> Result<Vec<Arg>> {
+        Ok(vec![
+            int(m)?,
+            int(n)?,
+            int(k)?,
+            alpha,
+            beta,
+            Arg::Buf(a),
+            int(sa.offset)?,
+            int(sa.ld)?,
+            Arg::Buf(b),
+            int(sb.offset)?,
+            int(sb.ld)?,
+            Arg::Buf(c),
+            int(sc.offset)?,
+            int(sc.ld)?,
+        ])
+    };
     match spec.abi {
         Abi::Direct { entries } => {
             let entry = entries[usize::from(p.trans_a.is_t()) * 2 + usize::from(p.trans_b.is_t())];
@@ -204,22 +223,7 @@ pub fn plan(
                     program,
                     entry,
                     geometry: spec.geometry(config, round_up(m, tm), round_up(n, tn)),
-                    args: vec![
-                        int(m)?,
-                        int(n)?,
-                        int(k)?,
-                        alpha,
-                        beta,
-                        Arg::Buf(a),
-                        int(sa.offset)?,
-                        int(sa.ld)?,
-                        Arg::Buf(b),
-                        int(sb.offset)?,
-                        int(sb.ld)?,
-                        Arg::Buf(c),
-                        int(sc.offset)?,
-                        int(sc.ld)?,
-                    ],
+                    args: direct_args()?,
                 },
                 post: Vec::new(),
                 owned: Vec::new(),
@@ -240,27 +244,17 @@ pub fn plan(
                     program,
                     entry: spec.entry,
                     geometry,
-                    args: vec![
-                        int(m)?,
-                        int(n)?,
-                        int(k)?,
-                        alpha,
-                        beta,
-                        Arg::Buf(a),
-                        int(sa.offset)?,
-                        int(sa.ld)?,
-                        Arg::Buf(b),
-                        int(sb.offset)?,
-                        int(sb.ld)?,
-                        Arg::Buf(c),
-                        int(sc.offset)?,
-                        int(sc.ld)?,
+                    args: [
+                        direct_args()?,
                         // A K-contiguous where stored transposed; B where not.
-                        Arg::I32(i32::from(sa.transposed)),
-                        Arg::I32(i32::from(!sb.transposed)),
-                        work,
-                        counters,
-                    ],
+                        vec![
+                            Arg::I32(i32::from(sa.transposed)),
+                            Arg::I32(i32::from(!sb.transposed)),
+                            work,
+                            counters,
+                        ],
+                    ]
+                    .concat(),
                 },
                 post: Vec::new(),
                 owned,

@@ -73,3 +73,57 @@ pub fn output_text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     )
 }
+
+/// `spec` (a SIMT kernel) at small tiles that keep PoCL quick, with the GPU's
+/// structure (warps of 32 lanes, 4-wide chunks): 32 x 32 blocks of 16 x 32 warp
+/// tiles, 4 x 4 thread tiles, BK 8; `extra` replaces or adds parameters.
+pub fn small_simt_config(
+    spec: &gemmlab::kernels::KernelSpec,
+    extra: &[(&str, i64)],
+) -> gemmlab::kernels::Config {
+    let mut d: Vec<(String, i64)> = [
+        ("BM", 32),
+        ("BN", 32),
+        ("WM", 16),
+        ("WN", 32),
+        ("TM", 4),
+        ("TN", 4),
+        ("BK", 8),
+    ]
+    .iter()
+    .map(|(n, v)| (n.to_string(), *v))
+    .collect();
+    for (n, v) in extra {
+        d.retain(|(m, _)| m != n);
+        d.push((n.to_string(), *v));
+    }
+    spec.config(&d)
+        .unwrap_or_else(|e| panic!("{} {extra:?}: {e}", spec.id))
+}
+
+/// One checked run of `spec` at `config` with `hints` on `ops` against the full
+/// f64 reference: the reason it failed, if it did.
+pub fn check_kernel(
+    session: &mut gemmlab::gemm::driver::Session,
+    spec: &gemmlab::kernels::KernelSpec,
+    config: &gemmlab::kernels::Config,
+    hints: &gemmlab::kernels::Hints,
+    ops: &gemmlab::gemm::Operands,
+) -> Result<(), String> {
+    let reference = gemmlab::gemm::Reference::cpu(ops);
+    let a = gemmlab::gemm::driver::prepare(session, spec, config, hints, ops, &reference, false);
+    match a.prepared {
+        Some(p) => {
+            p.release(session);
+            Ok(())
+        }
+        None => Err(format!(
+            "{} {} {} on {}: {}",
+            spec.id,
+            config.describe(),
+            hints.describe(false),
+            ops.problem.describe(),
+            a.status.reason().unwrap_or("failed")
+        )),
+    }
+}
