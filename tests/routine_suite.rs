@@ -235,12 +235,12 @@ fn every_class_and_blas_case_selects_a_kernel_that_runs() {
     let name = device_name();
     // A database whose entries give each class another family, at its published
     // configuration (split-K for long K).
-    let families = ["xgemmdirect", "xgemm", "simt"];
+    let families = ["xgemmdirect", "xgemm", "simt", "simtdirect"];
     let mut db = Database::load(&d, &name).unwrap();
     let mut suite = String::new();
     for (i, (class, m, n, k)) in class_calls().into_iter().enumerate() {
         assert_eq!(ShapeClass::of(m, n, k), class);
-        let kernel = families[i % 3];
+        let kernel = families[i % families.len()];
         let spec = kernels::find(kernel).unwrap();
         let mut config = spec.defaults();
         if class == ShapeClass::LongK {
@@ -294,7 +294,7 @@ fn every_class_and_blas_case_selects_a_kernel_that_runs() {
             .find(|l| l.trim_start().starts_with(&want))
             .unwrap_or_default();
         assert!(
-            row.contains(class.as_str()) && row.contains(families[i % 3]),
+            row.contains(class.as_str()) && row.contains(families[i % families.len()]),
             "{want}: {t}"
         );
     }
@@ -305,5 +305,60 @@ fn every_class_and_blas_case_selects_a_kernel_that_runs() {
         24,
         "{t}"
     );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// An entry this build cannot run (its kernel changed: a parameter missing) is
+/// passed over for the nearest one it can, not for the crossover's fallback.
+#[test]
+fn an_entry_that_no_longer_validates_gives_way_to_the_nearest_valid_one() {
+    let d = dir("stale");
+    let name = device_name();
+    let mut db = Database::load(&d, &name).unwrap();
+    let entry = |m: usize, kernel: &str, config: gemmlab::kernels::Config| RoutineEntry {
+        toolchain: Toolchain::OpenCl,
+        precision: Precision::F32,
+        call: "col NN".into(),
+        class: ShapeClass::of(m, m, m),
+        m,
+        n: m,
+        k: m,
+        kernel: kernel.into(),
+        config,
+        routine_ns: 1.0,
+        vendor_ns: None,
+        candidates: vec![],
+        compiler: None,
+        gemmlab: "test".into(),
+        tuned_utc: "now".into(),
+    };
+    let mut stale = kernels::find("simtdirect").unwrap().defaults();
+    stale.0.remove("BM");
+    db.set_routine(entry(600, "simtdirect", stale));
+    db.set_routine(entry(
+        520,
+        "xgemm",
+        kernels::find("xgemm").unwrap().defaults(),
+    ));
+    db.save(&d).unwrap();
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    let o = gemmlab(&[
+        "gemm",
+        "--device",
+        &device(),
+        "--backends",
+        "opencl",
+        "--sizes",
+        "600",
+        "--db",
+        &s(&d),
+        "--reps",
+        "1",
+        "-v",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("xgemm") && t.contains("520x520x520"), "{t}");
+    assert!(!t.contains("crossover at"), "{t}");
     let _ = std::fs::remove_dir_all(&d);
 }

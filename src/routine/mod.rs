@@ -285,32 +285,36 @@ impl Gemm {
                 why: format!("forced {}", path.as_str()),
             });
         }
-        let own: Vec<RoutineEntry> = self
+        // Entries this build can run: a kernel that changed since (a parameter added
+        // or dropped) no longer validates, and the nearest valid entry is taken instead.
+        let own: Vec<(RoutineEntry, &'static KernelSpec, Config)> = self
             .routine
             .iter()
             .filter(|e| e.precision == p.precision)
-            .cloned()
+            .filter_map(|e| {
+                let spec = kernels::find(&e.kernel).ok()?;
+                let config = spec.with_precision(&e.config, p.precision).ok()?;
+                spec.validate(&config).ok()?;
+                Some((e.clone(), spec, config))
+            })
             .collect();
-        if let Some((e, fit)) = shape::select(&own, p) {
-            if let Ok(spec) = kernels::find(&e.kernel) {
-                if let Ok(config) = spec.with_precision(&e.config, p.precision) {
-                    if spec.validate(&config).is_ok() {
-                        return Ok(Choice {
-                            kernel: spec,
-                            config,
-                            why: format!(
-                                "{} class, {}: {}x{}x{} {}",
-                                shape::ShapeClass::of(p.m, p.n, p.k),
-                                fit.describe(),
-                                e.m,
-                                e.n,
-                                e.k,
-                                e.call
-                            ),
-                        });
-                    }
-                }
-            }
+        let entries: Vec<RoutineEntry> = own.iter().map(|(e, _, _)| e.clone()).collect();
+        if let Some((e, fit)) = shape::select(&entries, p) {
+            let at = entries.iter().position(|x| std::ptr::eq(x, e)).unwrap_or(0);
+            let (_, spec, config) = own[at].clone();
+            return Ok(Choice {
+                kernel: spec,
+                config,
+                why: format!(
+                    "{} class, {}: {}x{}x{} {}",
+                    shape::ShapeClass::of(p.m, p.n, p.k),
+                    fit.describe(),
+                    e.m,
+                    e.n,
+                    e.k,
+                    e.call
+                ),
+            });
         }
         let path = tuning.choose(p);
         Ok(Choice {
