@@ -51,7 +51,7 @@
 //   the launch and zero after it (unused when SPLITK is 1).
 // beta == 0: C is not read.
 //
-// SIMT_DIRECT=1 (the `simtdirect` kernel: the same source with this defined)
+// SIMT_DIRECT=1 (the `simtdirect` kernel: this source after `#define SIMT_DIRECT 1`)
 //   reads the caller's matrices in place, as CLBlast's direct kernel does, with
 //   the same tiles, pipeline and split-K: arguments (M, N, K, alpha, beta,
 //   A, a_offset, a_ld, B, b_offset, b_ld, C, c_offset, c_ld, a_kmajor,
@@ -120,9 +120,6 @@
 #endif
 #ifndef RASTER
 #define RASTER 1
-#endif
-#ifndef SIMT_DIRECT
-#define SIMT_DIRECT 0
 #endif
 
 #define THREADS ((BM / TM) * (BN / TN))
