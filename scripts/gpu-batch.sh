@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -970,6 +970,20 @@ routine-direct-cuda|routine-direct-opencl)
   [ -z "${SKIP_GEMM:-}" ] && run report 60 $G report --from "$W/gemm-suite-rows" --out "$W/report"
   grep -E "^== suite|routine on|kept" "$W/tune-suite-$TC.txt" | tail -60
   grep -v chosen "$W/gemm-suite.txt" 2>/dev/null
+  ;;
+routine-check)
+  # Issue 27: the committed binary's in-place and packed SIMT tests on this GPU
+  # (.gpu/tests-direct/*.xz, failing instead of skipping), then gemm --suite with the
+  # committed database (results/tuned) on both toolchains next to cuBLAS.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  for t in .gpu/tests-direct/*.xz; do
+    x=/tmp/$(basename "$t" .xz); xz -dc "$t" > "$x"; chmod +x "$x"
+    echo "== $x"; GEMMLAB_REQUIRE_CUDA=1 timeout 240 "$x" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests.txt"
+  grep -E "^== |test result|FAILED|panicked|checked runs" "$W/tests.txt"
+  run gemm-suite 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --db results/tuned \
+    --reps 10 -v --out "$W/gemm-suite-rows"
+  grep -v chosen "$W/gemm-suite.txt"
   ;;
 routine-gemm)
   # Issue 27: the routine over the default suite with the database .gpu/db (the routine parts'
