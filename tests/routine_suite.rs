@@ -229,6 +229,31 @@ fn class_calls() -> Vec<(ShapeClass, usize, usize, usize)> {
     ]
 }
 
+/// The routine's choice of `kernel` at `config` for the OpenCL f32 column-major NN call m x n x k.
+fn col_nn_entry(
+    (m, n, k): (usize, usize, usize),
+    kernel: &str,
+    config: gemmlab::kernels::Config,
+) -> RoutineEntry {
+    RoutineEntry {
+        toolchain: Toolchain::OpenCl,
+        precision: Precision::F32,
+        call: "col NN".into(),
+        class: ShapeClass::of(m, n, k),
+        m,
+        n,
+        k,
+        kernel: kernel.into(),
+        config,
+        routine_ns: 1.0,
+        vendor_ns: None,
+        candidates: vec![],
+        compiler: None,
+        gemmlab: "test".into(),
+        tuned_utc: "now".into(),
+    }
+}
+
 #[test]
 fn every_class_and_blas_case_selects_a_kernel_that_runs() {
     let d = dir("classes");
@@ -246,23 +271,7 @@ fn every_class_and_blas_case_selects_a_kernel_that_runs() {
         if class == ShapeClass::LongK {
             config.0.insert("SPLITK".into(), 4);
         }
-        db.set_routine(RoutineEntry {
-            toolchain: Toolchain::OpenCl,
-            precision: Precision::F32,
-            call: "col NN".into(),
-            class,
-            m,
-            n,
-            k,
-            kernel: kernel.into(),
-            config,
-            routine_ns: 1.0,
-            vendor_ns: None,
-            candidates: vec![],
-            compiler: None,
-            gemmlab: "test".into(),
-            tuned_utc: "now".into(),
-        });
+        db.set_routine(col_nn_entry((m, n, k), kernel, config));
         for case in ["col NN", "col NT", "col TN", "col TT", "row NN"] {
             suite.push_str(&format!("{m}x{n}x{k} {case}\n"));
         }
@@ -315,23 +324,7 @@ fn an_entry_that_no_longer_validates_gives_way_to_the_nearest_valid_one() {
     let d = dir("stale");
     let name = device_name();
     let mut db = Database::load(&d, &name).unwrap();
-    let entry = |m: usize, kernel: &str, config: gemmlab::kernels::Config| RoutineEntry {
-        toolchain: Toolchain::OpenCl,
-        precision: Precision::F32,
-        call: "col NN".into(),
-        class: ShapeClass::of(m, m, m),
-        m,
-        n: m,
-        k: m,
-        kernel: kernel.into(),
-        config,
-        routine_ns: 1.0,
-        vendor_ns: None,
-        candidates: vec![],
-        compiler: None,
-        gemmlab: "test".into(),
-        tuned_utc: "now".into(),
-    };
+    let entry = |m: usize, kernel: &str, config| col_nn_entry((m, m, m), kernel, config);
     let mut stale = kernels::find("simtdirect").unwrap().defaults();
     stale.0.remove("BM");
     db.set_routine(entry(600, "simtdirect", stale));
