@@ -24,9 +24,16 @@
 //               writes its partial sums to `work`, the last to finish (a
 //               counter per tile) adds them in split order and writes C, so
 //               the result does not depend on which block finished last.
+//   stream-K    STREAMK > 0: a persistent grid of STREAMK blocks per
+//               multiprocessor shares every (tile of C, BK-deep slice of K)
+//               iteration evenly: each block takes one contiguous run of them,
+//               tile after tile, so no multiprocessor idles in a last partial
+//               wave. A tile whose K is shared by several blocks is summed by
+//               the last of them to finish, in K order, as split-K's is.
 //
 // Parameters: BM, BN, BK (block tile), WM, WN (warp tile), TM, TN (thread
-//   tile), STAGES (1, 2, 3 or 4), SPLITK (1 = off), GROUP (tile rows per
+//   tile), STAGES (1, 2, 3 or 4), SPLITK (1 = off), STREAMK (0 = off; with
+//   SPLITK 1 only), GROUP (tile rows per
 //   group of the rasterised block order), KMAJOR_A and KMAJOR_B (1: that
 //   operand is read K-contiguous instead: A as A^T, element (m,k) at m*K + k,
 //   B as column-major K x N, element (k,n) at n*K + k. These are the forms a
@@ -44,11 +51,14 @@
 //                (swizzled block order, for L2 reuse); 0: row by row
 //   USE_BOUNDS   reqd_work_group_size / __launch_bounds__ on the kernel
 //   USE_RESTRICT restrict on A and B
-// Launch: local (BM/TM, BN/TN), global (M/TM, N/TN, SPLITK); threads are
-//   numbered get_local_id(0) + get_local_id(1)*BM/TM and grouped into warps.
+// Launch: local (BM/TM, BN/TN), global (M/TM, N/TN, SPLITK); with STREAMK,
+//   global (G*BM/TM, BN/TN, 1) for G = STREAMK blocks per multiprocessor, at
+//   most the number of iterations (tiles times K/BK). Threads are numbered
+//   get_local_id(0) + get_local_id(1)*BM/TM and grouped into warps.
 // Arguments: (M, N, K, alpha, beta, A, B, C, work, counters): `work` holds
-//   SPLITK*M*N floats and `counters` (M/BM)*(N/BN) ints that are zero before
-//   the launch and zero after it (unused when SPLITK is 1).
+//   SPLITK*M*N floats (with STREAMK: 2*G tiles of BM*BN floats, a block's
+//   first and last share) and `counters` (M/BM)*(N/BN) ints that are zero
+//   before the launch and zero after it (unused without SPLITK or STREAMK).
 // beta == 0: C is not read.
 //
 // SIMT_DIRECT=1 (the `simtdirect` kernel: this source after `#define SIMT_DIRECT 1`)
@@ -93,6 +103,9 @@
 #ifndef SPLITK
 #define SPLITK 1
 #endif
+#ifndef STREAMK
+#define STREAMK 0
+#endif
 #ifndef GROUP
 #define GROUP 8
 #endif
@@ -135,6 +148,11 @@
 #if ASYNC_COPY && (KMAJOR_A || KMAJOR_B)
 #error "simt: KMAJOR_A=1 or KMAJOR_B=1 needs ASYNC_COPY=0: a K-contiguous operand is transposed into its local tile through registers, which cp.async cannot do"
 #endif
+#if STREAMK && SPLITK > 1
+#error "simt: STREAMK and SPLITK > 1 are two ways of sharing K among blocks; use one (SPLITK=1 with STREAMK)"
+#endif
+// Blocks share a tile's K and sum it through `work`.
+#define SHARES_K (SPLITK > 1 || STREAMK > 0)
 #if SIMT_DIRECT && ASYNC_COPY
 #error "simtdirect: the in-place kernel copies through registers (edges are zero-filled there); ASYNC_COPY must be 0"
 #endif
@@ -165,6 +183,7 @@ typedef float floatV;
 #define GLOBAL_PTR
 #define LOCAL_BARRIER() __syncthreads()
 #define GLOBAL_FENCE() __threadfence()
+#define INT64 long long
 
 #if ASYNC_COPY
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -180,19 +199,18 @@ typedef float floatV;
 #define CP_WAIT(n) asm volatile("cp.async.wait_group %0;" :: "n"(n) : "memory")
 #endif
 
-// The tile of C this block computes: (tm, tn) in units of BM x BN.
-INLINE_FUNC void block_tile(const int gx, const int gy, const int bx, const int by,
-                            int* tm, int* tn) {
+// Tile number `bid` of the gx x gy tiles of C in the block order: (tm, tn) in
+// units of BM x BN.
+INLINE_FUNC void block_tile(const int gx, const int gy, const int bid, int* tm, int* tn) {
 #if RASTER
-    const int bid = by * gx + bx;
     const int per_group = GROUP * gy;
     const int first = (bid / per_group) * GROUP;
     const int rows = min(gx - first, GROUP);
     *tm = first + (bid % per_group) % rows;
     *tn = (bid % per_group) / rows;
 #else
-    *tm = bx;
-    *tn = by;
+    *tm = bid % gx;
+    *tn = bid / gx;
 #endif
 }
 
@@ -528,7 +546,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
 #endif
     __shared__ float4 As4[STAGES * BK * AROW / 4];
     __shared__ float4 Bs4[STAGES * BK * BROW / 4];
-#if SPLITK > 1
+#if SHARES_K
     __shared__ int last;
 #endif
     LOCAL_PTR float* As = (LOCAL_PTR float*)As4;
@@ -544,146 +562,213 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
     const int tid = THREAD_X + THREAD_Y * (BM / TM);
     const int warp = tid / 32;
     const int lane = tid % 32;
-    int tm;
-    int tn;
-    block_tile(GRID_X, GRID_Y, BLOCK_X, BLOCK_Y, &tm, &tn);
-    const int split = BLOCK_Z;
-    const int m0 = tm * BM;
-    const int n0 = tn * BN;
     // This lane's first element within the block tile.
     const int am = (warp % (BM / WM)) * WM + (lane % LM) * 4;
     const int bn = (warp / (BM / WM)) * WN + (lane / LM) * 4;
 
-    float acc[TM * TN];
-    #pragma unroll
-    for (int i = 0; i < TM * TN; i++) {
-        acc[i] = 0.0f;
-    }
-
-    // This split's share of the K/BK tiles along K (shares differ by at most one
-    // tile, so K need only be a multiple of BK; a split may have none). In place,
-    // the last tile may be partial: its loads are zero beyond K.
+    // K in BK-deep tiles. In place, the last tile may be partial: its loads are
+    // zero beyond K.
 #if SIMT_DIRECT
     const int k_tiles = (K + BK - 1) / BK;
+    const int tiles_m = (M + BM - 1) / BM;
+    const int tiles_n = (N + BN - 1) / BN;
 #else
     const int k_tiles = K / BK;
+    const int tiles_m = M / BM;
+    const int tiles_n = N / BN;
 #endif
-    const int t_first = (split * k_tiles) / SPLITK;
-    const int tiles = ((split + 1) * k_tiles) / SPLITK - t_first;
-    const int k_first = t_first * BK;
+#if STREAMK
+    // This block's run of the tiles_m*tiles_n*k_tiles iterations (tile-major).
+    const INT64 total = (INT64)tiles_m * tiles_n * k_tiles;
+    const INT64 run_end = ((INT64)(BLOCK_X + 1) * total) / GRID_X;
+    INT64 it = ((INT64)BLOCK_X * total) / GRID_X;
+#else
+    INT64 it = 0;
+    const INT64 run_end = 1;
+#endif
+    // One segment (a tile of C and a share of its K tiles) per pass: the
+    // block's own tile and split without stream-K.
+    while (it < run_end) {
+#if STREAMK
+        const int tile = (int)(it / k_tiles);
+        const int t_first = (int)(it % k_tiles);
+        const int tiles = (int)min((INT64)(k_tiles - t_first), run_end - it);
+        const int split = 0;
+        it += tiles;
+#else
+        const int tile = BLOCK_Y * GRID_X + BLOCK_X;
+        // This split's share of the k_tiles (shares differ by at most one tile,
+        // so K need only be a multiple of BK; a split may have none).
+        const int split = BLOCK_Z;
+        const int t_first = (split * k_tiles) / SPLITK;
+        const int tiles = ((split + 1) * k_tiles) / SPLITK - t_first;
+        it = run_end;
+#endif
+        int tm;
+        int tn;
+        block_tile(tiles_m, tiles_n, tile, &tm, &tn);
+        const int m0 = tm * BM;
+        const int n0 = tn * BN;
+        const int k_first = t_first * BK;
+
+        float acc[TM * TN];
+        #pragma unroll
+        for (int i = 0; i < TM * TN; i++) {
+            acc[i] = 0.0f;
+        }
 
 #if ASYNC_COPY
 #if STAGES == 1
-    for (int t = 0; t < tiles; t++) {
-        copy_async(A, B, As, Bs, M, N, m0, n0, k_first + t * BK, 0, tid);
-        CP_COMMIT();
-        CP_WAIT(0);
-        __syncthreads();
-        compute_tile(As, Bs, acc, 0, am, bn);
-        __syncthreads();
-    }
+        for (int t = 0; t < tiles; t++) {
+            copy_async(A, B, As, Bs, M, N, m0, n0, k_first + t * BK, 0, tid);
+            CP_COMMIT();
+            CP_WAIT(0);
+            __syncthreads();
+            compute_tile(As, Bs, acc, 0, am, bn);
+            __syncthreads();
+        }
 #else
-    #pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < tiles) {
-            copy_async(A, B, As, Bs, M, N, m0, n0, k_first + s * BK, s, tid);
+        #pragma unroll
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < tiles) {
+                copy_async(A, B, As, Bs, M, N, m0, n0, k_first + s * BK, s, tid);
+            }
+            CP_COMMIT();
         }
-        CP_COMMIT();
-    }
-    for (int t = 0; t < tiles; t++) {
-        // Tile t has landed once at most STAGES-2 later copies are pending; the
-        // barrier also tells every thread that tile t-1's buffer is free again.
-        CP_WAIT(STAGES - 2);
-        __syncthreads();
-        const int next = t + STAGES - 1;
-        if (next < tiles) {
-            copy_async(A, B, As, Bs, M, N, m0, n0, k_first + next * BK, next % STAGES, tid);
+        for (int t = 0; t < tiles; t++) {
+            // Tile t has landed once at most STAGES-2 later copies are pending; the
+            // barrier also tells every thread that tile t-1's buffer is free again.
+            CP_WAIT(STAGES - 2);
+            __syncthreads();
+            const int next = t + STAGES - 1;
+            if (next < tiles) {
+                copy_async(A, B, As, Bs, M, N, m0, n0, k_first + next * BK, next % STAGES, tid);
+            }
+            CP_COMMIT();
+            compute_tile(As, Bs, acc, t % STAGES, am, bn);
         }
-        CP_COMMIT();
-        compute_tile(As, Bs, acc, t % STAGES, am, bn);
-    }
 #endif
 #else
-    floatV ra[A_LOADS];
-    floatV rb[B_LOADS];
+        floatV ra[A_LOADS];
+        floatV rb[B_LOADS];
 #if STAGES == 1
-    for (int t = 0; t < tiles; t++) {
-        LOAD_TILE(k_first + t * BK);
-        STORE_TILE(0);
-        __syncthreads();
-        compute_tile(As, Bs, acc, 0, am, bn);
-        __syncthreads();
-    }
+        for (int t = 0; t < tiles; t++) {
+            LOAD_TILE(k_first + t * BK);
+            STORE_TILE(0);
+            __syncthreads();
+            compute_tile(As, Bs, acc, 0, am, bn);
+            __syncthreads();
+        }
 #else
-    #pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < tiles) {
-            LOAD_TILE(k_first + s * BK);
-            STORE_TILE(s);
-        }
-    }
-    __syncthreads();
-    for (int t = 0; t < tiles; t++) {
-        // The loads of tile t+STAGES-1 are in flight while tile t is computed;
-        // they go to the buffer tile t-1 used, which every thread has left.
-        const int next = t + STAGES - 1;
-        if (next < tiles) {
-            LOAD_TILE(k_first + next * BK);
-        }
-        compute_tile(As, Bs, acc, t % STAGES, am, bn);
-        if (next < tiles) {
-            STORE_TILE(next % STAGES);
+        #pragma unroll
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < tiles) {
+                LOAD_TILE(k_first + s * BK);
+                STORE_TILE(s);
+            }
         }
         __syncthreads();
-    }
+        for (int t = 0; t < tiles; t++) {
+            // The loads of tile t+STAGES-1 are in flight while tile t is computed;
+            // they go to the buffer tile t-1 used, which every thread has left.
+            const int next = t + STAGES - 1;
+            if (next < tiles) {
+                LOAD_TILE(k_first + next * BK);
+            }
+            compute_tile(As, Bs, acc, t % STAGES, am, bn);
+            if (next < tiles) {
+                STORE_TILE(next % STAGES);
+            }
+            __syncthreads();
+        }
 #endif
 #endif
 
-#if SPLITK > 1
-    // Partial sums to `work` (tile-private, coalesced), then count the split in.
-    const int tile = tn * GRID_X + tm;
-    float* mine = work + (tile * SPLITK + split) * (BM * BN);
-    #pragma unroll
-    for (int e = 0; e < TM * TN / 4; e++) {
-        #pragma unroll
-        for (int v = 0; v < 4; v++) {
-            mine[(e * THREADS + tid) * 4 + v] = acc[((e % (TM / 4)) * 4 + v) * TN + e / (TM / 4)];
+#if SHARES_K
+        // A share of the tile's K: partial sums to `work` (private to the share,
+        // coalesced), then count the share in; the last to arrive adds them all
+        // in K order (its own read back too, so that the order, and the result,
+        // is the same whichever block is last) and writes C.
+#if STREAMK
+        // A block's partial shares are its first segment (slot 0) and its last
+        // (slot 1); the blocks sharing this tile are consecutive.
+        const INT64 tile_start = (INT64)tile * k_tiles;
+        const int partial = tiles < k_tiles;
+        int b_first = BLOCK_X;
+        while (((INT64)b_first * total) / GRID_X > tile_start) {
+            b_first--;
         }
-    }
-    GLOBAL_FENCE();
-    __syncthreads();
-    if (tid == 0) {
-        last = (ATOMIC_INC(counters + tile) == SPLITK - 1) ? 1 : 0;
-    }
-    __syncthreads();
-    if (last == 0) {
-        return;
-    }
-    GLOBAL_FENCE();
-    // The last block adds the partials in split order (its own read back too,
-    // so that the order, and the result, is the same whichever block is last).
-    #pragma unroll
-    for (int i = 0; i < TM * TN; i++) {
-        acc[i] = 0.0f;
-    }
-    for (int s = 0; s < SPLITK; s++) {
-        const volatile float* part = work + (tile * SPLITK + s) * (BM * BN);
-        #pragma unroll
-        for (int e = 0; e < TM * TN / 4; e++) {
+        int b_last = BLOCK_X;
+        while (b_last + 1 < GRID_X && ((INT64)(b_last + 1) * total) / GRID_X < tile_start + k_tiles) {
+            b_last++;
+        }
+        const int parts = b_last - b_first + 1;
+#define PART_SLOT(b) ((b) * 2 + ((((INT64)(b) * total) / GRID_X >= tile_start) ? 0 : 1))
+        const int own = PART_SLOT(BLOCK_X);
+#else
+        const int partial = 1;
+        const int parts = SPLITK;
+        const int own = tile * SPLITK + split;
+#endif
+        const int counter = tn * tiles_m + tm;
+        int finish = 1;
+        if (partial) {
+            GLOBAL_PTR float* mine = work + own * (BM * BN);
             #pragma unroll
-            for (int v = 0; v < 4; v++) {
-                acc[((e % (TM / 4)) * 4 + v) * TN + e / (TM / 4)] += part[(e * THREADS + tid) * 4 + v];
+            for (int e = 0; e < TM * TN / 4; e++) {
+                #pragma unroll
+                for (int v = 0; v < 4; v++) {
+                    mine[(e * THREADS + tid) * 4 + v] = acc[((e % (TM / 4)) * 4 + v) * TN + e / (TM / 4)];
+                }
+            }
+            GLOBAL_FENCE();
+            LOCAL_BARRIER();
+            if (tid == 0) {
+                last = (ATOMIC_INC(counters + counter) == parts - 1) ? 1 : 0;
+            }
+            LOCAL_BARRIER();
+            finish = last;
+            if (finish) {
+                GLOBAL_FENCE();
+                #pragma unroll
+                for (int i = 0; i < TM * TN; i++) {
+                    acc[i] = 0.0f;
+                }
+                for (int s = 0; s < parts; s++) {
+#if STREAMK
+                    const int slot = PART_SLOT(b_first + s);
+#else
+                    const int slot = tile * SPLITK + s;
+#endif
+                    const volatile GLOBAL_PTR float* part = work + slot * (BM * BN);
+                    #pragma unroll
+                    for (int e = 0; e < TM * TN / 4; e++) {
+                        #pragma unroll
+                        for (int v = 0; v < 4; v++) {
+                            acc[((e % (TM / 4)) * 4 + v) * TN + e / (TM / 4)] += part[(e * THREADS + tid) * 4 + v];
+                        }
+                    }
+                }
+                if (tid == 0) {
+                    counters[counter] = 0;
+                }
             }
         }
-    }
-    if (tid == 0) {
-        counters[tile] = 0;
-    }
+#undef PART_SLOT
+        if (finish) {
 #endif
 #if SIMT_DIRECT
-    store_c_direct(C, c_ld, (c_offset % 4 == 0) && (c_ld % 4 == 0), acc, M, N, m0 + am,
-                   n0 + bn, alpha, beta);
+            store_c_direct(C, c_ld, (c_offset % 4 == 0) && (c_ld % 4 == 0), acc, M, N, m0 + am,
+                           n0 + bn, alpha, beta);
 #else
-    store_c(C, acc, M, m0 + am, n0 + bn, alpha, beta);
+            store_c(C, acc, M, m0 + am, n0 + bn, alpha, beta);
 #endif
+#if SHARES_K
+        }
+#endif
+#if STREAMK
+        // The next segment's copies reuse the local buffers this one read.
+        LOCAL_BARRIER();
+#endif
+    }
 }

@@ -72,9 +72,14 @@ fn calls(m: usize, n: usize, k: usize) -> Vec<Problem> {
     out
 }
 
+/// Where split-K and stream-K run: both share tiles among work-groups here
+/// (stream-K on any device of 1 to 8 compute units, `stream_k_shares_tiles`).
+const SHARED_SIZES: [(usize, usize, usize); 2] = [(70, 45, 300), (200, 128, 64)];
+
 /// Every call of `calls` at odd sizes with the small tiles; pipeline depths and
-/// switches on one size; the published tiles on one; with `split`, split-K (NVIDIA
-/// only) on every call of two sizes. The failures, and the run count.
+/// switches on one size; the published tiles on one; stream-K on every call of
+/// two sizes; with `split`, split-K (NVIDIA only) likewise. The failures, and the
+/// run count.
 fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
     let mut runs = 0;
     let mut failures = Vec::new();
@@ -115,30 +120,54 @@ fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
             run(session, cfg, hints, p, 900 + j as u64);
         }
     }
+    let mut shares = vec![
+        config(&[("STREAMK", 1)]),
+        config(&[("STREAMK", 2), ("STAGES", 3)]),
+        config(&[("STREAMK", 4), ("STAGES", 1)]),
+        direct()
+            .config(&[("STREAMK".into(), 3)])
+            .expect("the published tiles take stream-K"),
+    ];
     if split {
-        let splits = [
+        shares.extend([
             config(&[("SPLITK", 2)]),
             config(&[("SPLITK", 3), ("STAGES", 3)]),
             config(&[("SPLITK", 16), ("STAGES", 1)]),
             direct()
                 .config(&[("SPLITK".into(), 4)])
                 .expect("the published tiles split 4 ways"),
-        ];
-        for cfg in &splits {
-            for (i, &(m, n, k)) in [(70, 45, 300), (200, 128, 64)].iter().enumerate() {
-                for (j, p) in calls(m, n, k).into_iter().enumerate() {
-                    run(
-                        session,
-                        cfg,
-                        &Hints::default(),
-                        p,
-                        (500 + 100 * i + j) as u64,
-                    );
-                }
+        ]);
+    }
+    for cfg in &shares {
+        for (i, &(m, n, k)) in SHARED_SIZES.iter().enumerate() {
+            for (j, p) in calls(m, n, k).into_iter().enumerate() {
+                run(
+                    session,
+                    cfg,
+                    &Hints::default(),
+                    p,
+                    (500 + 100 * i + j) as u64,
+                );
             }
         }
     }
     (runs, failures)
+}
+
+#[test]
+fn stream_k_shares_tiles() {
+    // The small tiles (32 x 32, BK 8) and the published ones (128 x 128, BK 16).
+    for units in 1..=8 {
+        for (tile, depth) in [(32, 8), (128, 16)] {
+            let shared = SHARED_SIZES.iter().any(|&(m, n, k)| {
+                let tiles = m.div_ceil(tile) * n.div_ceil(tile);
+                (1..=4).any(|per_unit| {
+                    common::stream_k_shares_a_tile(units, tiles, k.div_ceil(depth), per_unit)
+                })
+            });
+            assert!(shared, "{units} compute units, {tile}-wide tiles");
+        }
+    }
 }
 
 #[test]

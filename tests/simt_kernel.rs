@@ -1,5 +1,5 @@
 //! gemmlab's SIMT kernel on the OpenCL device (PoCL in CI): every pipeline depth,
-//! split-K factor and portable switch at sizes that are multiples of no tile, on
+//! split-K factor, stream-K grid and portable switch at sizes that are multiples of no tile, on
 //! BLAS calls (transposes, alpha/beta, offsets), repeated split-K launches (the
 //! tile counters must come back to zero), and the variants that cannot run
 //! outside NVIDIA's OpenCL reported as unavailable, not attempted. On NVIDIA's
@@ -32,11 +32,15 @@ fn check(
     common::check_kernel(session, simt(), config, hints, ops)
 }
 
+/// The sizes of the odd-size matrix: multiples of no tile.
+const ODD_SIZES: [(usize, usize, usize); 3] = [(1, 1, 1), (33, 65, 17), (70, 45, 300)];
+
 /// Every configuration as published, and every switch set on the plain, the
-/// unpipelined and a split-K configuration (which share all code paths of the
-/// rest), at sizes that are multiples of no tile. The failures, and the run count.
+/// unpipelined, a split-K and a stream-K configuration (which share all code
+/// paths of the rest), at sizes that are multiples of no tile. The failures, and
+/// the run count.
 fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<String>) {
-    let sizes = [(1, 1, 1), (33, 65, 17), (70, 45, 300)];
+    let sizes = ODD_SIZES;
     let configs: Vec<Vec<(&str, i64)>> = vec![
         vec![],
         vec![("STAGES", 1)],
@@ -45,6 +49,10 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
         vec![("SPLITK", 2)],
         vec![("SPLITK", 3), ("STAGES", 3)],
         vec![("SPLITK", 16), ("STAGES", 1)],
+        vec![("STREAMK", 1)],
+        vec![("STREAMK", 2), ("STAGES", 3)],
+        vec![("STREAMK", 3), ("STAGES", 1)],
+        vec![("STREAMK", 4), ("STAGES", 4), ("BK", 16)],
         vec![("BM", 64), ("WM", 32), ("TM", 8), ("GROUP", 2)],
         vec![
             ("BM", 64),
@@ -58,9 +66,12 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
         vec![("KMAJOR_A", 1)],
         vec![("KMAJOR_B", 1), ("STAGES", 3)],
         vec![("KMAJOR_A", 1), ("KMAJOR_B", 1), ("SPLITK", 3), ("BK", 16)],
+        vec![("KMAJOR_A", 1), ("STREAMK", 2)],
     ];
+    // Every switch on these: plain, unpipelined, split-K, stream-K.
+    let all_switches = [0, 1, 4, 7];
     // The first K-major configuration: every switch but cp.async.
-    let k_major = configs.len() - 3;
+    let k_major = configs.len() - 4;
     let mut switch_sets: Vec<Hints> = vec![
         Hints::default(),
         Hints::default().with_switch("VEC_LOADS", false),
@@ -81,7 +92,7 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
         let ops = Operands::new(m, n, k, 300 + i as u64);
         for (j, c) in configs.iter().enumerate() {
             let cfg = config(c);
-            let hints = if j < 2 || j == 4 {
+            let hints = if all_switches.contains(&j) {
                 &switch_sets[..]
             } else if j == k_major {
                 &switch_sets[..5]
@@ -107,9 +118,31 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
     (runs, failures)
 }
 
+/// Stream-K's grid depends on the device's compute units: at least one of the
+/// odd sizes must give a tile of C to more than one work-group, or the matrix
+/// would not check the partial sums.
+fn assert_stream_k_shares_tiles(session: &Session) {
+    let units = session.backend.borrow().info().compute_units.unwrap_or(1) as usize;
+    let shared = ODD_SIZES.iter().any(|&(m, n, k)| {
+        (1..=4).any(|per_unit| {
+            common::stream_k_shares_a_tile(
+                units,
+                m.div_ceil(32) * n.div_ceil(32),
+                k.div_ceil(8),
+                per_unit,
+            )
+        })
+    });
+    assert!(
+        shared,
+        "no odd size shares a tile among stream-K work-groups on {units} compute units"
+    );
+}
+
 #[test]
 fn stages_split_k_and_switches_verify_at_odd_sizes() {
     let mut session = Session::new(common::opencl());
+    assert_stream_k_shares_tiles(&session);
     let info = session.backend.borrow().info().clone();
     let (runs, failures) = odd_size_matrix(&mut session, info.is_nvidia());
     common::say(&format!(
@@ -127,6 +160,7 @@ fn cuda_stages_split_k_and_switches_verify_at_odd_sizes() {
         return;
     };
     let mut session = Session::new(b);
+    assert_stream_k_shares_tiles(&session);
     let label = session.backend.borrow().info().label();
     let (runs, failures) = odd_size_matrix(&mut session, true);
     common::say(&format!(
@@ -137,7 +171,7 @@ fn cuda_stages_split_k_and_switches_verify_at_odd_sizes() {
 }
 
 #[test]
-fn blas_calls_verify_with_and_without_split_k_and_k_major_operands() {
+fn blas_calls_verify_with_and_without_split_k_stream_k_and_k_major_operands() {
     let mut session = Session::new(common::opencl());
     let mut failures = Vec::new();
     for (layout, ta, tb, (m, n, k), (alpha, beta)) in [
@@ -176,9 +210,9 @@ fn blas_calls_verify_with_and_without_split_k_and_k_major_operands() {
         p.ldc += 2;
         p.c_offset = 4;
         let ops = Operands::for_problem(p, 7);
-        for split in [1, 4] {
+        for share in [("SPLITK", 1), ("SPLITK", 4), ("STREAMK", 3)] {
             for (ka, kb) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                let c = config(&[("SPLITK", split), ("KMAJOR_A", ka), ("KMAJOR_B", kb)]);
+                let c = config(&[share, ("KMAJOR_A", ka), ("KMAJOR_B", kb)]);
                 if let Err(e) = check(&mut session, &c, &Hints::default(), &ops) {
                     failures.push(e);
                 }
@@ -189,21 +223,37 @@ fn blas_calls_verify_with_and_without_split_k_and_k_major_operands() {
 }
 
 /// The last block of each tile resets its counter: launch after launch gives the
-/// same C, with C poisoned in between (beta = 0, so C is never read).
+/// same C, with C poisoned in between (beta = 0, so C is never read); for
+/// split-K and for stream-K.
 #[test]
 fn split_k_counters_return_to_zero_between_launches() {
     let mut session = Session::new(common::opencl());
-    let (m, n, k) = (64, 96, 256);
+    // 15 tiles of 32 x 32, 33 deep: stream-K's work-groups share tiles unless
+    // their count divides 15.
+    let (m, n, k) = (96, 160, 264);
+    let units = session.backend.borrow().info().compute_units.unwrap_or(1) as usize;
+    assert!(common::stream_k_shares_a_tile(units, 15, 33, 4));
     let ops = Operands::new(m, n, k, 11);
     let reference = Reference::cpu(&ops);
-    let cfg = config(&[("SPLITK", 4)]);
+    for cfg in [config(&[("SPLITK", 4)]), config(&[("STREAMK", 4)])] {
+        counters_return_to_zero(&mut session, &cfg, &ops, &reference);
+    }
+}
+
+fn counters_return_to_zero(
+    session: &mut Session,
+    cfg: &Config,
+    ops: &Operands,
+    reference: &Reference,
+) {
+    let m = ops.problem.m;
     let a = prepare(
-        &mut session,
+        session,
         simt(),
-        &cfg,
+        cfg,
         &Hints::default(),
-        &ops,
-        &reference,
+        ops,
+        reference,
         false,
     );
     let p = a.prepared.expect("the checked run passes");
@@ -214,17 +264,22 @@ fn split_k_counters_return_to_zero_between_launches() {
             .fill(&p.c, f64::NAN)
             .expect("poison C");
         KernelRunner {
-            session: &session,
+            session,
             prepared: &p,
         }
         .run_batch(3)
         .expect("three launches");
-        let (c, gap) = read_c(&session, p.c, &ops.problem).expect("read C");
+        let (c, gap) = read_c(session, p.c, &ops.problem).expect("read C");
         assert_eq!(gap, None);
-        let r = check_widened(m, &c, &reference, ops.problem.precision);
-        assert!(r.passed, "round {round}: {}", r.summary());
+        let r = check_widened(m, &c, reference, ops.problem.precision);
+        assert!(
+            r.passed,
+            "{} round {round}: {}",
+            cfg.describe(),
+            r.summary()
+        );
     }
-    p.release(&session);
+    p.release(session);
 }
 
 #[test]

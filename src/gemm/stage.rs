@@ -58,26 +58,46 @@ fn int(v: usize) -> Result<Arg> {
         .map_err(|_| Error::invalid(format!("{v} exceeds the kernels' 32-bit int arguments")))
 }
 
-/// Split-K's SPLITK, the partial sums of every split and a zeroed counter per
-/// tile of C (the kernel leaves it zero, so repeated launches share it), for an
-/// mp x np grid of tm x tn tiles; the buffers go to `owned`.
-fn split_k(
+/// The SIMT kernels' ways of sharing a tile's K (split-K, stream-K) for an
+/// mp x np grid of tm x tn tiles whose K is `k_tiles` tiles deep: sets the
+/// launch's grid (SPLITK splits along its third dimension; stream-K's
+/// persistent grid of STREAMK work-groups per compute unit, at most one per
+/// iteration, along its first) and makes the partial sums' workspace and a
+/// zeroed counter per tile of C (the kernel leaves it zero, so repeated
+/// launches share it); the buffers go to `owned`.
+fn share_k(
     be: &mut AnyBackend,
     config: &Config,
     [mp, np, tm, tn]: [usize; 4],
+    k_tiles: usize,
+    geometry: &mut Geometry,
     owned: &mut Vec<Buffer>,
-) -> Result<(usize, Arg, Arg)> {
+) -> Result<(Arg, Arg)> {
     let split = usize::try_from(config.get("SPLITK")).unwrap_or(1).max(1);
+    let per_unit = usize::try_from(config.get("STREAMK")).unwrap_or(0);
+    let tiles = (mp / tm.max(1)) * (np / tn.max(1));
+    let partial_tiles = if per_unit > 0 {
+        let units = be.info().compute_units.unwrap_or(1).max(1) as usize;
+        let groups = (per_unit * units).min(tiles * k_tiles).max(1);
+        geometry.global[0] = groups * geometry.local[0];
+        geometry.global[1] = geometry.local[1];
+        // A work-group's first and last share of a tile.
+        2 * groups
+    } else {
+        geometry.global[2] = split;
+        if split > 1 {
+            split * tiles
+        } else {
+            0
+        }
+    };
     // f32 partial sums (the SIMT kernels are f32); 32-bit int counters.
-    let work = be.alloc(
-        Precision::F32.elem(),
-        if split > 1 { split * mp * np } else { 1 },
-    )?;
+    let work = be.alloc(Precision::F32.elem(), (partial_tiles * tm * tn).max(1))?;
     owned.push(work);
-    let counters = be.alloc(Precision::F32.elem(), (mp / tm) * (np / tn))?;
+    let counters = be.alloc(Precision::F32.elem(), tiles.max(1))?;
     owned.push(counters);
     be.fill(&counters, 0.0)?;
-    Ok((split, Arg::Buf(work), Arg::Buf(counters)))
+    Ok((Arg::Buf(work), Arg::Buf(counters)))
 }
 
 /// `pack_matrix`: X (rows x cols, read from `src` as `s` says, transposed where
@@ -236,8 +256,15 @@ pub fn plan(
             let (mp, np) = (round_up(m, tm), round_up(n, tn));
             let mut owned = Vec::new();
             let mut geometry = spec.geometry(config, mp, np);
-            let (split, work, counters) = split_k(be, config, [mp, np, tm, tn], &mut owned)?;
-            geometry.global[2] = split;
+            let k_tiles = k.div_ceil(spec.tile(config).2.max(1));
+            let (work, counters) = share_k(
+                be,
+                config,
+                [mp, np, tm, tn],
+                k_tiles,
+                &mut geometry,
+                &mut owned,
+            )?;
             Ok(Staged {
                 pre: Vec::new(),
                 main: Step {
@@ -345,8 +372,14 @@ pub fn plan(
                 Arg::Buf(cp),
             ];
             if spec.abi == Abi::IndirectSplitK {
-                let (split, work, counters) = split_k(be, config, [mp, np, tm, tn], &mut owned)?;
-                geometry.global[2] = split;
+                let (work, counters) = share_k(
+                    be,
+                    config,
+                    [mp, np, tm, tn],
+                    kp / spec.tile(config).2.max(1),
+                    &mut geometry,
+                    &mut owned,
+                )?;
                 args.extend([work, counters]);
             }
             Ok(Staged {

@@ -74,6 +74,12 @@ const P_SPLITK: Param = Param {
     allowed: &[1, 2, 3, 4, 6, 8, 16],
     meaning: "work-groups sharing one tile of C, each over a share of its K/BK tiles along K (1: no split-K)",
 };
+const P_STREAMK: Param = Param {
+    name: "STREAMK",
+    default: 0,
+    allowed: &[0, 1, 2, 3, 4],
+    meaning: "stream-K: a persistent grid of STREAMK work-groups per compute unit sharing every (tile, K/BK slice) iteration evenly, shared tiles summed in K order by the last to finish (0: off)",
+};
 const P_GROUP: Param = Param {
     name: "GROUP",
     default: 8,
@@ -102,10 +108,16 @@ fn threads(c: &Config) -> i64 {
     (c.get("BM") / tm) * (c.get("BN") / tn)
 }
 
+/// Whether work-groups share a tile's K (split-K or stream-K) and sum it
+/// through the workspace.
+pub fn shares_k(c: &Config) -> bool {
+    c.get("SPLITK") > 1 || c.get("STREAMK") > 0
+}
+
 /// Local memory without padding (SMEM_PAD=1 adds 4 floats per row; the kernel
 /// refuses to compile where that no longer fits).
 fn local_bytes(c: &Config) -> i64 {
-    let split_flag = if c.get("SPLITK") > 1 { 4 } else { 0 };
+    let split_flag = if shares_k(c) { 4 } else { 0 };
     4 * c.get("STAGES") * c.get("BK") * (c.get("BM") + c.get("BN")) + split_flag
 }
 
@@ -143,6 +155,11 @@ const CHUNKS: Constraint = Constraint {
         divides(t, c.get("BK") * c.get("BM")) && divides(t, c.get("BK") * c.get("BN"))
     },
 };
+const ONE_SHARING: Constraint = Constraint {
+    message: "STREAMK and SPLITK > 1 are two ways of sharing K among work-groups: use one (SPLITK=1 with STREAMK)",
+    involves: &["STREAMK", "SPLITK"],
+    holds: |c| c.get("STREAMK") == 0 || c.get("SPLITK") == 1,
+};
 const LOCAL_FITS: Constraint = Constraint {
     message: "the pipeline's tiles (STAGES*BK*(BM+BN) floats) must fit in 48 KiB of local memory",
     involves: &["STAGES", "BK", "BM", "BN"],
@@ -171,6 +188,7 @@ const CONSTRAINTS: &[Constraint] = &[
     ACCUMULATORS,
     GROUP_SIZE,
     CHUNKS,
+    ONE_SHARING,
     LOCAL_FITS,
     KMAJOR_COPY,
     PAD_FITS,
@@ -183,6 +201,7 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
     ACCUMULATORS,
     GROUP_SIZE,
     CHUNKS,
+    ONE_SHARING,
     LOCAL_FITS,
     PAD_FITS,
 ];
@@ -207,12 +226,12 @@ pub const SIMT: KernelSpec = KernelSpec {
     idea: "C = alpha A B + beta C in f32 on CUDA cores: BM x BN block tiles of warps, each warp WM x WN, \
            each lane TM x TN accumulators in 4-wide chunks; A and B^T tiles copied to local memory in \
            128-bit chunks through a STAGES-deep pipeline (cp.async where ASYNC_COPY), blocks in a \
-           rasterised order, split-K with a deterministic in-kernel reduction; either operand read \
+           rasterised order, split-K or stream-K with a deterministic in-kernel reduction; either operand read \
            K-contiguous (KMAJOR_A/KMAJOR_B) so that BLAS calls need no transposing pack",
     sources: &[(OpenClC, include_str!("../../kernels-cl/simt.cl")), (CudaCpp, include_str!("../../kernels-cu/simt.cu"))],
     params: &[
-        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_GROUP, P_KMAJOR_A,
-        P_KMAJOR_B,
+        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_STREAMK, P_GROUP,
+        P_KMAJOR_A, P_KMAJOR_B,
     ],
     constraints: CONSTRAINTS,
     local_bytes,
@@ -252,7 +271,7 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
     entry: "simt_gemm",
     family: Family::Simt,
     title: "gemmlab SIMT SGEMM in place (any size, offsets, leading dimensions, transposes)",
-    idea: "the SIMT kernel's block, warp and thread tiles, pipeline and split-K on the caller's \
+    idea: "the SIMT kernel's block, warp and thread tiles, pipeline, split-K and stream-K on the caller's \
            matrices as they are: each operand read along its contiguous dimension (which one is an \
            argument), chunks past an edge or unaligned read element by element and zero-filled, C \
            written element by element at its edges; no packing before or after",
@@ -273,7 +292,7 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
         ),
     ],
     params: &[
-        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_GROUP,
+        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_STREAMK, P_GROUP,
     ],
     constraints: DIRECT_CONSTRAINTS,
     local_bytes,

@@ -127,3 +127,13 @@ pub fn check_kernel(
         )),
     }
 }
+
+/// Whether a stream-K launch (`per_unit` work-groups per compute unit of
+/// `units`) over `tiles` tiles of C, each `k_tiles` deep, gives some tile to more
+/// than one work-group, so that its partial sums are added by the last: the
+/// kernel's grid as `gemm::stage` sizes it.
+pub fn stream_k_shares_a_tile(units: usize, tiles: usize, k_tiles: usize, per_unit: usize) -> bool {
+    let total = tiles * k_tiles;
+    let groups = (per_unit * units).min(total).max(1);
+    (1..groups).any(|b| (b * total / groups) % k_tiles != 0)
+}
