@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -961,7 +961,7 @@ routine-direct-cuda|routine-direct-opencl)
   grep -E "^== |test result|FAILED|panicked|checked runs" "$W/tests.txt"
   snap() { tar cJf "$OUT/$PART.tar.xz" -C "$W" .; }
   ( while sleep 60; do snap; done ) & SNAP=$!
-  run tune-suite-$TC ${TT:-330} $G tune $D --backends $TC --kernels simtdirect --suite suites/routine.txt \
+  run tune-suite-$TC ${TT:-330} $G tune $D --backends $TC --kernels ${KERNELS:-simtdirect} --suite ${SUITE:-suites/routine.txt} \
     --time-limit ${TL:-2} --max-configs 100000 --top 1 --warmup 1 --reps 5 --search-reps 2 --db "$W/db" \
     --store "$W/store" --out "$W/tune-$TC"
   kill $SNAP
@@ -970,6 +970,23 @@ routine-direct-cuda|routine-direct-opencl)
   [ -z "${SKIP_GEMM:-}" ] && run report 60 $G report --from "$W/gemm-suite-rows" --out "$W/report"
   grep -E "^== suite|routine on|kept" "$W/tune-suite-$TC.txt" | tail -60
   grep -v chosen "$W/gemm-suite.txt" 2>/dev/null
+  ;;
+streamk-probe)
+  # Issue 27: stream-K (STREAMK, SIMT and in place) against the same tiles without it and with
+  # split-K, on both toolchains next to cuBLAS, at the shapes whose tiles leave multiprocessors
+  # idle; first the SIMT tests on this GPU (.gpu/tests-direct/*.xz, failing instead of skipping).
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  for t in .gpu/tests-direct/*.xz; do
+    x=/tmp/$(basename "$t" .xz); xz -dc "$t" > "$x"; chmod +x "$x"
+    echo "== $x"; GEMMLAB_REQUIRE_CUDA=1 timeout 240 "$x" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests.txt"
+  grep -E "^== |test result|FAILED|panicked|checked runs" "$W/tests.txt"
+  S=768x768x8192,1024x1024x32768,128x4096x4096,1024x1024x1024,1000x1000x1000,2048x2048x2048,3000x3000x3000,4096x4096x4096
+  for share in STREAMK=0 STREAMK=1 STREAMK=2 SPLITK=4; do
+    run "cmp-$share" 150 $G compare $D --backends cuda,opencl --kernels simt,simtdirect --define $share \
+      --sizes $S --reps 10 --out "$W/cmp-$share"
+    grep -E "^[0-9]+x| on |^simt" "$W/cmp-$share.txt" | grep -v "^\[" | head -40
+  done
   ;;
 routine-check)
   # Issue 27: the committed binary's in-place and packed SIMT tests on this GPU

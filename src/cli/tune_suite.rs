@@ -69,6 +69,20 @@ pub fn run(
                 o.search.seeds.push(c);
             }
         }
+        // Each seed's tiles with the other ways of sharing K: a neighbour's tile is
+        // often right for this call where its split is not.
+        let shared: Vec<Candidate> = o
+            .search
+            .seeds
+            .iter()
+            .flat_map(|c| k_sharing_variants(&c.config))
+            .map(Candidate::plain)
+            .collect();
+        for c in shared {
+            if !o.search.seeds.contains(&c) {
+                o.search.seeds.push(c);
+            }
+        }
         // And the configurations a model of the device ranks best for this shape.
         let fitted = model_seeds(sessions, &o, spaces, &p);
         for (_, c) in &fitted {
@@ -269,12 +283,36 @@ fn model_seeds(
     out
 }
 
-/// "simt 64x128x16/3" for a seed: its family, block tile and split.
+/// A SIMT configuration (one with SPLITK) with its block, warp and thread tiles
+/// and pipeline kept and K shared another way: not at all, or by stream-K with
+/// one or two work-groups per compute unit. Where the kernel has no STREAMK, the
+/// search finds no such point and drops the seed.
+fn k_sharing_variants(c: &Config) -> Vec<Config> {
+    if !c.0.contains_key("SPLITK") {
+        return Vec::new();
+    }
+    [(1, 0), (1, 1), (1, 2)]
+        .into_iter()
+        .map(|(split, stream)| {
+            let mut v = c.clone();
+            v.0.insert("SPLITK".into(), split);
+            v.0.insert("STREAMK".into(), stream);
+            v
+        })
+        .filter(|v| v != c)
+        .collect()
+}
+
+/// "simt 64x128x16/3" for a seed: its family, block tile and split ("/sk2" for
+/// stream-K with 2 work-groups per compute unit).
 fn seed_label(spec: &KernelSpec, c: &Config) -> String {
     let split = c.get("SPLITK").max(1);
+    let stream = c.get("STREAMK");
     let (m, n, k) = spec.tile(c);
     let tile = format!("{} {m}x{n}x{k}", spec.id);
-    if split > 1 {
+    if stream > 0 {
+        format!("{tile}/sk{stream}")
+    } else if split > 1 {
         format!("{tile}/{split}")
     } else {
         tile

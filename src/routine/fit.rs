@@ -9,7 +9,7 @@
 //! Time = waves of resident blocks x the time of one block's FMAs at an
 //! efficiency that grows with its tile (fewer loads per FMA) and with the warps
 //! the multiprocessor holds, or the memory traffic, whichever is longer; plus
-//! split-K's partial sums and the packing an indirect kernel needs when the
+//! split-K's (or stream-K's) partial sums and the packing an indirect kernel needs when the
 //! call's sizes are not multiples of its tiles, and a few microseconds per launch.
 
 use crate::backend::occupancy;
@@ -81,6 +81,7 @@ pub fn predicted_s(
     let (bm, bn, bk) = spec.tile(config);
     let (bm, bn, bk) = (bm.max(1), bn.max(1), bk.max(1));
     let split = usize::try_from(config.get("SPLITK")).unwrap_or(1).max(1);
+    let stream = usize::try_from(config.get("STREAMK")).unwrap_or(0);
     let (mp, np, kp) = (round_up(m, bm), round_up(n, bn), round_up(k, bk));
     let threads = spec.threads_per_group(config).max(1);
     let accumulators = bm * bn / threads;
@@ -111,9 +112,18 @@ pub fn predicted_s(
     // half-used sectors: the SIMT kernel ran 10-20% slower so on the H200.
     let kind_eff = if direct { 0.7 } else { 1.0 } * 0.87f64.powi(i32::from(a_k) + i32::from(b_k));
     let hiding = |warps: f64| (0.4 + warps / 16.0).min(1.0);
-    // The longest split's share of the K tiles.
-    let block_fma = (bm * bn * (kp / bk).div_ceil(split) * bk) as f64;
-    let blocks = ((mp / bm) * (np / bn) * split) as f64;
+    let tiles = (mp / bm) * (np / bn);
+    let k_tiles = kp / bk;
+    // The longest split's share of the K tiles; stream-K's persistent grid shares
+    // every tile's K tiles evenly.
+    let (blocks, block_iterations) = if stream > 0 {
+        let groups = (stream * machine.multiprocessors as usize).clamp(1, (tiles * k_tiles).max(1));
+        (groups, (tiles * k_tiles).div_ceil(groups))
+    } else {
+        (tiles * split, k_tiles.div_ceil(split))
+    };
+    let block_fma = (bm * bn * block_iterations * bk) as f64;
+    let blocks = blocks as f64;
     let per_wave = machine.multiprocessors * resident;
     let full = (blocks / per_wave).floor();
     let rest = blocks - full * per_wave;
@@ -128,6 +138,11 @@ pub fn predicted_s(
     let mut seconds = compute.max(traffic / machine.bytes_per_s) + LAUNCH_S;
     if split > 1 {
         seconds += (2 * split * mp * np) as f64 * elem / machine.bytes_per_s;
+    }
+    if stream > 0 {
+        // At most two shared tiles per work-group, written and read back.
+        let shared = (2.0 * blocks).min(tiles as f64);
+        seconds += 2.0 * shared * (bm * bn) as f64 * elem / machine.bytes_per_s;
     }
     if !direct && !in_place {
         // The plan's packs: read and write each operand that is not in the kernel's form.
@@ -173,7 +188,7 @@ pub fn fitted(
     let mut seen = Vec::new();
     let mut out = Vec::new();
     for (t, c) in ranked {
-        let key = (spec.tile(&c), c.get("SPLITK"));
+        let key = (spec.tile(&c), c.get("SPLITK"), c.get("STREAMK"));
         if seen.contains(&key) {
             continue;
         }
@@ -317,6 +332,26 @@ mod tests {
         assert!(with(1, (32, 4096, 4096)) < with(0, (32, 4096, 4096)));
         // 4096^3: the same transpose is 1% of the work, the slower copy 13% of it.
         assert!(with(1, (4096, 4096, 4096)) > with(0, (4096, 4096, 4096)));
+    }
+
+    #[test]
+    fn stream_k_pays_where_few_tiles_leave_multiprocessors_idle() {
+        let with = |extra: &[(&str, i64)], (m, n, k)| {
+            let d: Vec<(String, i64)> = extra.iter().map(|(p, v)| (p.to_string(), *v)).collect();
+            let c = simt().config(&d).unwrap();
+            predicted_s(simt(), &c, &call(m, n, k), &h200()).unwrap()
+        };
+        // 768^2 x 8192: 36 tiles of 128 x 128 for 132 multiprocessors.
+        let few = (768, 768, 8192);
+        assert!(with(&[("STREAMK", 1)], few) < 0.5 * with(&[], few));
+        assert!(with(&[("STREAMK", 1)], few) < with(&[("SPLITK", 4)], few));
+        // 8192^3: 4096 tiles in full waves of two blocks per multiprocessor (as the
+        // model counts registers); stream-K with as many resident work-groups costs
+        // its fix-ups, a little; with one per multiprocessor it holds half the warps.
+        let many = (8192, 8192, 8192);
+        let ratio = with(&[("STREAMK", 2)], many) / with(&[], many);
+        assert!((0.95..1.05).contains(&ratio), "{ratio}");
+        assert!(with(&[("STREAMK", 1)], many) > with(&[("STREAMK", 2)], many));
     }
 
     #[test]
