@@ -25,6 +25,16 @@ run() { # name timeout command...: output to $W/name.txt, exit status appended
   timeout "$t" "$@" > "$W/$name.txt" 2>&1
   echo "== exit $?" >> "$W/$name.txt"
 }
+direct_tests() { # the test executables carried in .gpu/tests-direct/*.xz, failing instead of
+  # skipping, each under a 240 s limit: output to $W/tests.txt, the summary lines printed
+  local t x
+  for t in .gpu/tests-direct/*.xz; do
+    [ -f "$t" ] || continue
+    x=/tmp/$(basename "$t" .xz); xz -dc "$t" > "$x"; chmod +x "$x"
+    echo "== $x"; GEMMLAB_REQUIRE_CUDA=1 timeout 240 "$x" --test-threads=1 2>&1; echo "== exit $?"
+  done > "$W/tests.txt"
+  grep -E "^== |test result|FAILED|panicked|checked runs" "$W/tests.txt"
+}
 clang_replay() { # DIR: clang's PTX made on the staging machine, replayed here (GEMMLAB_CLANG=none:
   # a clang there without libclc or CUDA headers is not used). The system CUDA's ptxas (the release
   # of NVRTC's own) assembles it, found through a cache laid out as scripts/nvrtc/fetch.sh's.
@@ -953,12 +963,7 @@ routine-direct-cuda|routine-direct-opencl)
   export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
   TC=${PART#routine-direct-}
   mkdir -p "$W/db"; cp results/tuned/*.json "$W/db/" 2>/dev/null; cp .gpu/db/*.json "$W/db/" 2>/dev/null
-  for t in .gpu/tests-direct/*.xz; do
-    [ -f "$t" ] || continue
-    x=/tmp/$(basename "$t" .xz); xz -dc "$t" > "$x"; chmod +x "$x"
-    echo "== $x"; GEMMLAB_REQUIRE_CUDA=1 timeout 200 "$x" --test-threads=1 2>&1; echo "== exit $?"
-  done > "$W/tests.txt"
-  grep -E "^== |test result|FAILED|panicked|checked runs" "$W/tests.txt"
+  direct_tests
   snap() { tar cJf "$OUT/$PART.tar.xz" -C "$W" .; }
   ( while sleep 60; do snap; done ) & SNAP=$!
   run tune-suite-$TC ${TT:-330} $G tune $D --backends $TC --kernels ${KERNELS:-simtdirect} --suite ${SUITE:-suites/routine.txt} \
@@ -976,11 +981,7 @@ streamk-probe)
   # split-K, on both toolchains next to cuBLAS, at the shapes whose tiles leave multiprocessors
   # idle; first the SIMT tests on this GPU (.gpu/tests-direct/*.xz, failing instead of skipping).
   export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
-  for t in .gpu/tests-direct/*.xz; do
-    x=/tmp/$(basename "$t" .xz); xz -dc "$t" > "$x"; chmod +x "$x"
-    echo "== $x"; GEMMLAB_REQUIRE_CUDA=1 timeout 240 "$x" --test-threads=1 2>&1; echo "== exit $?"
-  done > "$W/tests.txt"
-  grep -E "^== |test result|FAILED|panicked|checked runs" "$W/tests.txt"
+  direct_tests
   S=768x768x8192,1024x1024x32768,128x4096x4096,1024x1024x1024,1000x1000x1000,2048x2048x2048,3000x3000x3000,4096x4096x4096
   for share in STREAMK=0 STREAMK=1 STREAMK=2 SPLITK=4; do
     run "cmp-$share" 150 $G compare $D --backends cuda,opencl --kernels simt,simtdirect --define $share \
@@ -993,11 +994,7 @@ routine-check)
   # (.gpu/tests-direct/*.xz, failing instead of skipping), then gemm --suite with the
   # committed database (results/tuned) on both toolchains next to cuBLAS.
   export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
-  for t in .gpu/tests-direct/*.xz; do
-    x=/tmp/$(basename "$t" .xz); xz -dc "$t" > "$x"; chmod +x "$x"
-    echo "== $x"; GEMMLAB_REQUIRE_CUDA=1 timeout 240 "$x" --test-threads=1 2>&1; echo "== exit $?"
-  done > "$W/tests.txt"
-  grep -E "^== |test result|FAILED|panicked|checked runs" "$W/tests.txt"
+  direct_tests
   run gemm-suite 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --db results/tuned \
     --reps 10 -v --out "$W/gemm-suite-rows"
   grep -v chosen "$W/gemm-suite.txt"
