@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -987,6 +987,24 @@ streamk-probe)
     run "cmp-$share" 150 $G compare $D --backends cuda,opencl --kernels simt,simtdirect --define $share \
       --sizes $S --reps 10 --out "$W/cmp-$share"
     grep -E "^[0-9]+x| on |^simt" "$W/cmp-$share.txt" | grep -v "^\[" | head -40
+  done
+  ;;
+streamk-squares)
+  # Issue 27: stream-K on tuned SIMT tiles at the squares, next to cuBLAS, both toolchains: the
+  # routine database's 4096 tile (results/tuned) and the 150 s search's best (switches on,
+  # results/h200/tune/anchors/screen), each as tuned, with STREAMK=1 and 2 instead of its split.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  S=2048,3000,4096,8192
+  R="--define BK=8 --define BM=128 --define BN=128 --define GROUP=16 --define STAGES=4 --define TM=8 --define TN=8 --define WM=64 --define WN=32"
+  L="--define BK=16 --define BM=128 --define BN=128 --define GROUP=16 --define STAGES=2 --define TM=16 --define TN=8 --define WM=64 --define WN=64 --define ASYNC_COPY=1 --define USE_BOUNDS=0 --define USE_RESTRICT=0"
+  for v in "routine:$R" "search:$L"; do
+    name=${v%%:*}; defs=${v#*:}
+    for share in "SPLITK=1 --define STREAMK=0" "SPLITK=6 --define STREAMK=0" "SPLITK=1 --define STREAMK=1" "SPLITK=1 --define STREAMK=2"; do
+      tag=$name-$(echo "$share" | tr -d ' -' | sed 's/define//')
+      run "$tag" 120 $G compare $D --backends cuda,opencl --kernels simt $defs --define $share --sizes $S --reps 10 \
+        --out "$W/$tag"
+      echo "== $tag"; grep -E "^(simt|cublas) " "$W/$tag.txt"
+    done
   done
   ;;
 routine-check)
