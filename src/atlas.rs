@@ -160,13 +160,10 @@ pub fn kept_listings(
         .unwrap_or_else(|| "driver unknown".into());
     let mut out = Vec::new();
     for spec in kernels {
-        let Ok(defaults) = spec.config(&[]) else {
-            continue;
-        };
         let found = rows.iter().find_map(|m| {
             let published = m.toolchain == toolchain
                 && m.kernel == spec.id
-                && m.config == defaults
+                && spec.is_published(&m.config)
                 && m.hints == Hints::default();
             let file = m.ptx_file.as_deref().filter(|_| published)?;
             store

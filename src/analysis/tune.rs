@@ -677,12 +677,14 @@ fn published(data: &Data, mine: &[&Search], g: &Group, t: Toolchain) -> Option<P
             failed: (!m.status.is_ok()).then(|| m.status.label().to_string()),
         });
     }
-    let defaults = kernels::find(&g.kernel).ok()?.defaults();
+    let spec = kernels::find(&g.kernel).ok()?;
     let point = mine
         .iter()
         .filter(|x| x.toolchain() == t)
         .flat_map(|x| x.trace.search.tried.iter())
-        .find(|tr| tr.candidate.config == defaults && tr.candidate.hints == Hints::default())?;
+        .find(|tr| {
+            spec.is_published(&tr.candidate.config) && tr.candidate.hints == Hints::default()
+        })?;
     let gf = speed(point);
     Some(Published {
         gflops: gf,

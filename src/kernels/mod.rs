@@ -231,6 +231,17 @@ impl KernelSpec {
     }
 
     /// `c` set to compute in `precision`; an error naming the precisions the kernel has otherwise.
+    /// Whether `c` is the published configuration, a parameter it lacks (a record
+    /// made before the parameter existed) read as its default.
+    pub fn is_published(&self, c: &Config) -> bool {
+        let defaults = self.defaults();
+        c.0.iter().all(|(k, v)| defaults.0.get(k) == Some(v))
+            && defaults
+                .0
+                .iter()
+                .all(|(k, v)| c.0.get(k).is_none_or(|x| x == v))
+    }
+
     pub fn with_precision(&self, c: &Config, precision: Precision) -> Result<Config> {
         if !self.precisions.contains(&precision) {
             return Err(Error::Unavailable {

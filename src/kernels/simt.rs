@@ -344,6 +344,16 @@ mod tests {
     }
 
     #[test]
+    fn a_record_made_before_stream_k_is_still_the_published_configuration() {
+        let mut old = SIMT.defaults();
+        old.0.remove("STREAMK");
+        assert!(SIMT.is_published(&old) && SIMT.is_published(&SIMT.defaults()));
+        assert!(!SIMT.is_published(&with(&[("STREAMK", 1)]).unwrap()));
+        old.0.insert("NOT_A_PARAM".into(), 0);
+        assert!(!SIMT.is_published(&old));
+    }
+
+    #[test]
     fn violated_constraints_say_which_and_why() {
         // 64x32 warp tile with 4x4 thread tiles: 16*8 = 128 lanes, not 32.
         let e = with(&[("TM", 4), ("TN", 4)]).unwrap_err().to_string();
