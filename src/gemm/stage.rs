@@ -77,6 +77,13 @@ fn share_k(
     let per_unit = usize::try_from(config.get("STREAMK")).unwrap_or(0);
     let tiles = (mp / tm.max(1)) * (np / tn.max(1));
     let partial_tiles = if per_unit > 0 {
+        if k_tiles == 0 {
+            // No iteration to share, and so none that writes C (the routine
+            // scales C without a kernel when K is 0).
+            return Err(Error::invalid(
+                "stream-K (STREAMK > 0) needs K >= 1: with K = 0 no work-group has an iteration that writes C",
+            ));
+        }
         let units = be.info().compute_units.unwrap_or(1).max(1) as usize;
         let groups = (per_unit * units).min(tiles * k_tiles).max(1);
         geometry.global[0] = groups * geometry.local[0];
