@@ -308,12 +308,13 @@ pub const KERNELS: &[KernelSpec] = &[SIMT, SIMT_DIRECT];
 /// Split-K in place is checked on NVIDIA's OpenCL and CUDA only: on PoCL 3.1
 /// (LLVM 15) a work-item stored a row of C past M, inside the very guard that
 /// excludes it, after split-K's barriers (200x128x64, SPLITK=2: zeros in C and a
-/// corrupted heap), while the packed kernel's identical split-K path and the
-/// in-place kernel without it verify there.
+/// corrupted heap), while the packed kernel's identical split-K path, the
+/// in-place kernel without it and stream-K in place (the same partial sums over
+/// a one-dimensional grid) verify there.
 pub(crate) fn in_place_split_unavailable(c: &Config, device: &DeviceInfo) -> Option<String> {
     (c.get("SPLITK") > 1 && !device.is_nvidia()).then(|| {
         format!(
-            "split-K in place (SPLITK={}) is verified on NVIDIA GPUs only: on PoCL it wrote past C's edge; use SPLITK=1 or the packed simt kernel",
+            "split-K in place (SPLITK={}) is verified on NVIDIA GPUs only: on PoCL it wrote past C's edge; use SPLITK=1 (stream-K in place, STREAMK > 0, verifies there) or the packed simt kernel",
             c.get("SPLITK")
         )
     })
