@@ -593,7 +593,6 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
         const int tile = (int)(it / k_tiles);
         const int t_first = (int)(it % k_tiles);
         const int tiles = (int)min((INT64)(k_tiles - t_first), run_end - it);
-        const int split = 0;
         it += tiles;
 #else
         const int tile = BLOCK_Y * GRID_X + BLOCK_X;
