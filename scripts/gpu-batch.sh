@@ -960,6 +960,8 @@ routine-direct-cuda|routine-direct-opencl)
   # .gpu/db from an earlier call) already holds: the routine keeps whichever is faster for the
   # whole call. First the in-place kernel's tests on this GPU (.gpu/tests-direct/*.xz, failing
   # instead of skipping). SKIP_GEMM unset: gemm --suite on both toolchains next to cuBLAS.
+  # The searches vary switches and register caps as tune's defaults do; TUNE_ARGS adds
+  # options (e.g. "--switches none --caps none" for the published switches only).
   export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
   TC=${PART#routine-direct-}
   mkdir -p "$W/db"; cp results/tuned/*.json "$W/db/" 2>/dev/null; cp .gpu/db/*.json "$W/db/" 2>/dev/null
@@ -968,7 +970,7 @@ routine-direct-cuda|routine-direct-opencl)
   ( while sleep 60; do snap; done ) & SNAP=$!
   run tune-suite-$TC ${TT:-330} $G tune $D --backends $TC --kernels ${KERNELS:-simtdirect} --suite ${SUITE:-suites/routine.txt} \
     --time-limit ${TL:-2} --max-configs 100000 --top 1 --warmup 1 --reps 5 --search-reps 2 --db "$W/db" \
-    --store "$W/store" --out "$W/tune-$TC"
+    --store "$W/store" --out "$W/tune-$TC" ${TUNE_ARGS:-}
   kill $SNAP
   [ -z "${SKIP_GEMM:-}" ] && run gemm-suite 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt \
     --db "$W/db" --reps 10 -v --out "$W/gemm-suite-rows"

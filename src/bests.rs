@@ -75,6 +75,10 @@ pub struct RoutineEntry {
     pub k: usize,
     pub kernel: String,
     pub config: Config,
+    /// The switches and register cap the kernel is compiled with (published: none
+    /// set, as in databases written before the routine searched them).
+    #[serde(default, skip_serializing_if = "Hints::is_published")]
+    pub hints: Hints,
     /// Median time of the whole call (packing, kernels, unpacking).
     pub routine_ns: f64,
     /// The vendor BLAS's median time for the same call in the same run, where there is one.
@@ -458,5 +462,19 @@ mod tests {
         assert_eq!(Database::all(&dir).unwrap().len(), 1);
         assert!(db.table().contains("gemm6"));
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_routine_entry_keeps_its_hints_and_older_entries_read_as_published() {
+        let older = r#"{"toolchain":"cuda","precision":"f32","call":"col NN","class":"square",
+            "m":64,"n":64,"k":64,"kernel":"simt","config":{"BM":64},"routine_ns":1.0,
+            "vendor_ns":null,"candidates":[],"compiler":null,"gemmlab":"x","tuned_utc":"now"}"#;
+        let mut e: RoutineEntry = serde_json::from_str(older).unwrap();
+        assert!(e.hints.is_published());
+        assert!(!serde_json::to_string(&e).unwrap().contains("hints"));
+        e.hints = Hints::default().with_switch("ASYNC_COPY", true);
+        e.hints.max_registers = Some(128);
+        let back: RoutineEntry = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+        assert_eq!(back, e);
     }
 }

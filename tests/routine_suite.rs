@@ -245,6 +245,7 @@ fn col_nn_entry(
         k,
         kernel: kernel.into(),
         config,
+        hints: Default::default(),
         routine_ns: 1.0,
         vendor_ns: None,
         candidates: vec![],
@@ -353,5 +354,62 @@ fn an_entry_that_no_longer_validates_gives_way_to_the_nearest_valid_one() {
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("xgemm") && t.contains("520x520x520"), "{t}");
     assert!(!t.contains("crossover at"), "{t}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn an_entry_compiles_its_kernel_with_its_switches() {
+    let d = dir("hints");
+    let name = device_name();
+    let mut db = Database::load(&d, &name).unwrap();
+    let simt = kernels::find("simt").unwrap();
+    let mut e = col_nn_entry((200, 200, 200), "simt", simt.defaults());
+    e.hints = gemmlab::kernels::Hints::default()
+        .with_switch("VEC_LOADS", false)
+        .with_switch("SMEM_PAD", false);
+    db.set_routine(e.clone());
+    db.save(&d).unwrap();
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    let rows = s(&d.join("rows"));
+    let dev = device();
+    let run = |db: &str, out: Option<&str>| {
+        let mut args = vec![
+            "gemm",
+            "--device",
+            &dev,
+            "--backends",
+            "opencl",
+            "--sizes",
+            "200",
+            "--db",
+            db,
+            "--reps",
+            "1",
+            "-v",
+        ];
+        if let Some(o) = out {
+            args.extend(["--out", o]);
+        }
+        gemmlab(&args)
+    };
+    let o = run(&s(&d), Some(&rows));
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("published + SMEM_PAD=0, VEC_LOADS=0"), "{t}");
+    let (_, records) = gemmlab::results::load_dir(Path::new(&rows)).unwrap();
+    assert_eq!(records.len(), 1, "{records:#?}");
+    assert!(records[0].status.is_ok());
+    assert_eq!(records[0].hints, e.hints);
+
+    // A switch this compiler lacks is refused with the reason, not dropped.
+    if !name.contains("NVIDIA") {
+        e.hints = gemmlab::kernels::Hints::default().with_switch("ASYNC_COPY", true);
+        db.set_routine(e);
+        db.save(&d).unwrap();
+        let o = run(&s(&d), None);
+        let t = text(&o);
+        assert_ne!(o.status.code(), Some(0), "{t}");
+        assert!(t.contains("ASYNC_COPY on"), "{t}");
+    }
     let _ = std::fs::remove_dir_all(&d);
 }

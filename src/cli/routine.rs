@@ -16,7 +16,7 @@ use gemmlab::gemm::driver::Status;
 use gemmlab::gemm::driver::{read_c, vendor_call, Session};
 use gemmlab::gemm::problem::{Matrix, Problem};
 use gemmlab::gemm::{parse_size, Operands, Reference};
-use gemmlab::kernels::Config;
+use gemmlab::kernels::{Config, Hints};
 use gemmlab::measure::Stats;
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::routine::shape::{call_label, ShapeClass};
@@ -128,6 +128,8 @@ pub(crate) struct Timed {
     pub kernel: String,
     /// The configuration the routine chose (empty for a quick return).
     pub config: Config,
+    /// The switches and register cap it compiled the kernel with.
+    pub hints: Hints,
     pub why: String,
     pub rel_err: f64,
     pub routine: Option<Stats>,
@@ -282,6 +284,7 @@ fn records(
             Ok(t) => {
                 let mut rec = base(s, &t.kernel, Status::Ok);
                 rec.config = t.config.clone();
+                rec.hints = t.hints.clone();
                 rec.label = Some(t.why.clone());
                 rec.pre_ns = Some(t.parts_ns.0);
                 rec.post_ns = Some(t.parts_ns.2);
@@ -307,6 +310,18 @@ fn records(
     out
 }
 
+/// "BK=8 ... published + ASYNC_COPY=1 (why)": the configuration with its hints, and why.
+fn chosen(t: &Timed) -> String {
+    let hints = t.hints.describe(true);
+    if t.config.0.is_empty() {
+        t.why.clone()
+    } else if t.hints.is_published() {
+        format!("{} ({})", t.config.describe(), t.why)
+    } else {
+        format!("{} {hints} ({})", t.config.describe(), t.why)
+    }
+}
+
 fn line(t: &Timed, p: &Problem, vendor: Option<&(Stats, String)>, verbose: bool) -> String {
     let mut s = format!("{}, check ok ({:.1e})", t.kernel, t.rel_err);
     if let Some(st) = &t.routine {
@@ -328,7 +343,7 @@ fn line(t: &Timed, p: &Problem, vendor: Option<&(Stats, String)>, verbose: bool)
         }
     }
     if verbose {
-        s += &format!("\n      chosen: {}", t.why);
+        s += &format!("\n      chosen: {}", chosen(t));
     }
     s
 }
@@ -380,7 +395,7 @@ fn print_table(
                     f(ratio, 2)
                 );
                 if verbose {
-                    println!("      chosen: {}", t.why);
+                    println!("      chosen: {}", chosen(t));
                 }
             }
         }
@@ -443,6 +458,11 @@ pub(crate) fn one(
                 choice.config.clone()
             } else {
                 Config::default()
+            },
+            hints: if first.kernel.is_some() {
+                choice.hints.clone()
+            } else {
+                Hints::default()
             },
             why: if first.kernel.is_some() {
                 choice.why

@@ -41,7 +41,8 @@ pub struct TuneArgs {
     /// --sizes: per call, each family (--kernels, default xgemmdirect,xgemm,simt) is
     /// searched at its shape and call, seeded with its neighbours' choices, then the
     /// whole routine is timed with each and the fastest kept for `gemmlab gemm`.
-    /// --time-limit and --max-configs apply per search. No switches or register caps.
+    /// --time-limit and --max-configs apply per search; --switches and --caps too (the
+    /// routine compiles each call's kernel with the switches and cap chosen for it).
     #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
     /// Search strategy: exhaustive, random, anneal (simulated annealing), genetic.
@@ -294,12 +295,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
             ))
         }
     };
-    let mut request = request(&args)?;
-    if suite.is_some() {
-        // The routine compiles its kernels with their published switches and no cap.
-        request.switches = Some(Vec::new());
-        request.caps = Some(Vec::new());
-    }
+    let request = request(&args)?;
     let (dim_sizes, gemm_sizes): (Vec<String>, Vec<String>) =
         args.sizes.iter().cloned().partition(|s| s.contains('='));
     if !dim_sizes.is_empty() && specs.is_empty() {

@@ -59,38 +59,52 @@ pub fn run(
         let neighbours = nearest(&known, &p, opts.call.precision);
         o.search.seeds = neighbours
             .iter()
-            .map(|e| Candidate::plain(e.config.clone()))
+            .map(|e| Candidate {
+                config: e.config.clone(),
+                hints: e.hints.clone(),
+            })
             .collect();
         // The database's tuned configurations of each family nearest this shape seed it too.
         let tuned_near = tuned_nearest(&db_dir, &devices, &o, &p);
-        for (_, _, c) in &tuned_near {
-            let c = Candidate::plain(c.clone());
-            if !o.search.seeds.contains(&c) {
-                o.search.seeds.push(c);
-            }
-        }
+        add_seeds(
+            &mut o.search.seeds,
+            tuned_near.iter().map(|(_, _, c)| c.clone()),
+        );
         // Each seed's tiles with the other ways of sharing K: a neighbour's tile is
         // often right for this call where its split is not.
         let shared: Vec<Candidate> = o
             .search
             .seeds
             .iter()
-            .flat_map(|c| k_sharing_variants(&c.config))
-            .map(Candidate::plain)
+            .flat_map(|c| {
+                k_sharing_variants(&c.config)
+                    .into_iter()
+                    .map(|config| Candidate {
+                        config,
+                        hints: c.hints.clone(),
+                    })
+            })
             .collect();
-        for c in shared {
-            if !o.search.seeds.contains(&c) {
-                o.search.seeds.push(c);
-            }
-        }
+        add_seeds(&mut o.search.seeds, shared);
         // And the configurations a model of the device ranks best for this shape.
         let fitted = model_seeds(sessions, &o, spaces, &p);
-        for (_, c) in &fitted {
-            let c = Candidate::plain(c.clone());
-            if !o.search.seeds.contains(&c) {
-                o.search.seeds.push(c);
-            }
-        }
+        add_seeds(
+            &mut o.search.seeds,
+            fitted.iter().map(|(_, c)| Candidate::plain(c.clone())),
+        );
+        // This call's earlier choices and its neighbours' with one switch of their
+        // kernel turned the other way each: where the search varies switches, a
+        // choice tuned with the published ones is often faster with one changed.
+        let earlier = known.iter().filter(|e| {
+            e.precision == p.precision
+                && e.call == call_label(&p)
+                && (e.m, e.n, e.k) == (p.m, p.n, p.k)
+        });
+        let flipped: Vec<Candidate> = earlier
+            .chain(neighbours.iter().copied())
+            .flat_map(switch_flips)
+            .collect();
+        add_seeds(&mut o.search.seeds, flipped);
         pb.suspend(|| {
             println!(
                 "\n== suite call {}/{} (line {}): {} [{class}]{}",
@@ -137,7 +151,7 @@ pub fn run(
         let mut entries = Vec::new();
         for session in sessions.iter_mut() {
             let info = session.backend.borrow().info().clone();
-            let mut candidates: Vec<(String, Config)> = Vec::new();
+            let mut candidates: Vec<(String, Candidate)> = Vec::new();
             for k in &o.kernels {
                 let best = tuned
                     .finals
@@ -147,7 +161,11 @@ pub fn run(
                     })
                     .max_by(|a, b| a.gflops.unwrap_or(0.0).total_cmp(&b.gflops.unwrap_or(0.0)));
                 if let Some(m) = best {
-                    candidates.push((m.kernel.clone(), m.config.clone()));
+                    let c = Candidate {
+                        config: m.config.clone(),
+                        hints: m.hints.clone(),
+                    };
+                    candidates.push((m.kernel.clone(), c));
                 }
             }
             // This call's earlier choice (a rerun keeps it unless something beats it),
@@ -161,20 +179,26 @@ pub fn run(
             let near = earlier
                 .chain(nearest(&known, &p, opts.call.precision))
                 .filter(|e| e.toolchain == info.toolchain)
-                .map(|e| (e.kernel.clone(), e.config.clone()));
+                .map(|e| {
+                    let c = Candidate {
+                        config: e.config.clone(),
+                        hints: e.hints.clone(),
+                    };
+                    (e.kernel.clone(), c)
+                });
             let tuned = tuned_near
                 .iter()
                 .filter(|(tc, _, _)| *tc == info.toolchain)
                 .map(|(_, k, c)| (k.clone(), c.clone()));
-            for (kernel, config) in near.chain(tuned) {
-                if !candidates.iter().any(|(k, c)| *k == kernel && *c == config) {
-                    candidates.push((kernel, config));
+            for (kernel, c) in near.chain(tuned) {
+                if !candidates.iter().any(|(k, x)| *k == kernel && *x == c) {
+                    candidates.push((kernel, c));
                 }
             }
-            let mut timed: Vec<(String, Config, f64)> = Vec::new();
-            for (kernel, config) in candidates {
+            let mut timed: Vec<(String, Candidate, f64)> = Vec::new();
+            for (kernel, c) in candidates {
                 let mut gemm = Gemm::published()?;
-                gemm.force_choice = Some((kernel.clone(), config.clone()));
+                gemm.force_choice = Some((kernel.clone(), c.config.clone(), c.hints.clone()));
                 let r = super::routine::one(
                     session,
                     &mut gemm,
@@ -188,7 +212,7 @@ pub fn run(
                     Ok((t, v)) => {
                         vendor = vendor.or(v);
                         if let Some(st) = t.routine {
-                            timed.push((kernel, config, st.median_ns));
+                            timed.push((kernel, c, st.median_ns));
                         }
                     }
                     Err(e) => pb.suspend(|| {
@@ -209,7 +233,8 @@ pub fn run(
                 n: p.n,
                 k: p.k,
                 kernel: best.0.clone(),
-                config: best.1.clone(),
+                config: best.1.config.clone(),
+                hints: best.1.hints.clone(),
                 routine_ns: best.2,
                 vendor_ns: None,
                 candidates: timed.iter().map(|(k, _, t)| (k.clone(), *t)).collect(),
@@ -227,7 +252,11 @@ pub fn run(
                     "  routine on {}: {} ({}) {:.1} us, {} x {}; candidates {}",
                     e.toolchain,
                     e.kernel,
-                    e.config.describe(),
+                    Candidate {
+                        config: e.config.clone(),
+                        hints: e.hints.clone(),
+                    }
+                    .describe(),
                     e.routine_ns / 1e3,
                     ratio,
                     vendor
@@ -319,14 +348,44 @@ fn seed_label(spec: &KernelSpec, c: &Config) -> String {
     }
 }
 
-/// Per toolchain and family, the database's tuned configuration nearest `p`'s
-/// shape (any call), as CLBlast's database serves sizes it was not tuned at.
+/// A routine choice (with its hints) and, for each switch its kernel has on its
+/// toolchain, the same choice with that switch turned the other way.
+fn switch_flips(e: &RoutineEntry) -> Vec<Candidate> {
+    let own = Candidate {
+        config: e.config.clone(),
+        hints: e.hints.clone(),
+    };
+    let Ok(spec) = gemmlab::kernels::find(&e.kernel) else {
+        return vec![own];
+    };
+    let flips = spec
+        .switch_values(e.toolchain, &e.hints)
+        .into_iter()
+        .map(|(s, on)| Candidate {
+            config: e.config.clone(),
+            hints: e.hints.with_switch(s.name(), !on),
+        });
+    std::iter::once(own.clone()).chain(flips).collect()
+}
+
+/// Appends the candidates not already among `seeds`.
+fn add_seeds(seeds: &mut Vec<Candidate>, more: impl IntoIterator<Item = Candidate>) {
+    for c in more {
+        if !seeds.contains(&c) {
+            seeds.push(c);
+        }
+    }
+}
+
+/// Per toolchain and family, the database's tuned configuration (with its switches
+/// and cap) nearest `p`'s shape (any call), as CLBlast's database serves sizes it
+/// was not tuned at.
 fn tuned_nearest(
     db_dir: &Option<std::path::PathBuf>,
     devices: &[String],
     o: &TuneOptions,
     p: &gemmlab::gemm::problem::Problem,
-) -> Vec<(gemmlab::Toolchain, String, Config)> {
+) -> Vec<(gemmlab::Toolchain, String, Candidate)> {
     let (Some(dir), Some(device)) = (db_dir, devices.first()) else {
         return Vec::new();
     };
@@ -340,7 +399,11 @@ fn tuned_nearest(
     for tc in toolchains {
         for k in &o.kernels {
             if let Some(b) = db.lookup_in(k.id, tc, p.precision, (p.m, p.n, p.k)) {
-                out.push((tc, b.kernel.clone(), b.config.clone()));
+                let c = Candidate {
+                    config: b.config.clone(),
+                    hints: b.hints.clone(),
+                };
+                out.push((tc, b.kernel.clone(), c));
             }
         }
     }

@@ -64,7 +64,7 @@ fn suite(ctx: &mut Ctx, s: &mut String, a: &Suite) -> Result<()> {
                         m.status.label().to_string()
                     },
                     md::or_missing(
-                        Some(&m.config.describe_params())
+                        Some(&configuration(m))
                             .filter(|c| !c.is_empty())
                             .map(|c| c.as_str()),
                     ),
@@ -219,4 +219,15 @@ pub(crate) fn words(k: &Kind) -> Words {
         md::join_and(&chosen)
     );
     Words { text, short }
+}
+
+/// The chosen configuration, with the switches and register cap it was compiled
+/// with where they are not the published ones.
+fn configuration(m: &crate::results::Measurement) -> String {
+    let params = m.config.describe_params();
+    if m.hints.is_published() {
+        params
+    } else {
+        format!("{params} {}", m.hints.describe(true))
+    }
 }

@@ -31,7 +31,7 @@ use crate::gemm::check::Real;
 use crate::gemm::driver::{upload_real, Session};
 use crate::gemm::problem::{Matrix, Precision, Problem};
 use crate::gemm::stage::{self, Staged};
-use crate::kernels::{self, Config, KernelSpec};
+use crate::kernels::{self, Config, Hints, KernelSpec};
 
 /// The experiment name of the routine's result records (`gemmlab gemm --out`).
 pub const ROUTINE: &str = "routine";
@@ -203,13 +203,13 @@ pub struct Gemm {
     tunings: HashMap<Precision, Tuning>,
     /// The per-call choices of this toolchain (`gemmlab tune --suite`).
     routine: Vec<RoutineEntry>,
-    /// Compiled kernels by kernel id, configuration and precision.
+    /// Compiled kernels by kernel id, configuration with its hints, and precision.
     programs: HashMap<(String, String, Precision), Program>,
     /// Force one kernel (tests, crossover measurement); `None`: by the crossover.
     pub force: Option<Path>,
-    /// Run this kernel and configuration for every call (`tune --suite` measures
-    /// its candidates so).
-    pub force_choice: Option<(String, Config)>,
+    /// Run this kernel, configuration and hints for every call (`tune --suite`
+    /// measures its candidates so).
+    pub force_choice: Option<(String, Config, Hints)>,
 }
 
 /// What the routine runs for a call, and why.
@@ -217,6 +217,8 @@ pub struct Gemm {
 pub struct Choice {
     pub kernel: &'static KernelSpec,
     pub config: Config,
+    /// Switches and register cap it is compiled with (published: none).
+    pub hints: Hints,
     pub why: String,
 }
 
@@ -270,11 +272,12 @@ impl Gemm {
             .tunings
             .get(&p.precision)
             .ok_or_else(|| Error::invalid(format!("no {} configuration", p.precision)))?;
-        if let Some((kernel, config)) = &self.force_choice {
+        if let Some((kernel, config, hints)) = &self.force_choice {
             let spec = kernels::find(kernel)?;
             return Ok(Choice {
                 kernel: spec,
                 config: spec.with_precision(config, p.precision)?,
+                hints: hints.clone(),
                 why: "forced".into(),
             });
         }
@@ -282,6 +285,7 @@ impl Gemm {
             return Ok(Choice {
                 kernel: path.spec()?,
                 config: tuning.config(path).clone(),
+                hints: Hints::default(),
                 why: format!("forced {}", path.as_str()),
             });
         }
@@ -305,6 +309,7 @@ impl Gemm {
             return Ok(Choice {
                 kernel: spec,
                 config,
+                hints: e.hints.clone(),
                 why: format!(
                     "{} class, {}: {}x{}x{} {}",
                     shape::ShapeClass::of(p.m, p.n, p.k),
@@ -320,6 +325,7 @@ impl Gemm {
         Ok(Choice {
             kernel: path.spec()?,
             config: tuning.config(path).clone(),
+            hints: Hints::default(),
             why: format!(
                 "no tuned calls: {} by the crossover at {}^3",
                 path.as_str(),
@@ -336,21 +342,25 @@ impl Gemm {
     ) -> Result<Program> {
         let spec = choice.kernel;
         let config = spec.with_precision(&choice.config, precision)?;
-        let key = (spec.id.to_string(), config.describe(), precision);
+        let key = (
+            spec.id.to_string(),
+            format!("{} {}", config.describe(), choice.hints.describe(true)),
+            precision,
+        );
         if let Some(p) = self.programs.get(&key) {
             return Ok(*p);
         }
         spec.validate(&config)?;
         let mut be = session.backend.borrow_mut();
         let tc = be.info().toolchain;
-        if let Some(why) = spec.unavailable_at(&config, be.info(), &Default::default()) {
+        if let Some(why) = spec.unavailable_at(&config, be.info(), &choice.hints) {
             return Err(Error::Unavailable {
                 kernel: spec.id.to_string(),
                 toolchain: tc.to_string(),
                 reason: why,
             });
         }
-        let options = spec.compile_options(&config, &Default::default(), tc);
+        let options = spec.compile_options(&config, &choice.hints, tc);
         let (program, _) = be.compile(spec.entry, &spec.source(tc), &options)?;
         self.programs.insert(key, program);
         Ok(program)
