@@ -298,6 +298,14 @@ impl DeviceInfo {
         }
     }
 
+    /// Whether the compiler drops a register cap on a kernel that fixes its work-group
+    /// size (reqd_work_group_size): NVIDIA's OpenCL compiler does. Measured on the H200,
+    /// driver 580: 298 of 300 capped SIMT builds with it used more registers than the
+    /// cap, all 29 without it kept to the cap (results/h200/routine/switches).
+    pub fn ignores_caps_with_bounds(&self) -> bool {
+        self.toolchain == Toolchain::OpenCl && self.is_nvidia()
+    }
+
     pub fn is_nvidia(&self) -> bool {
         let v = self.vendor.to_ascii_lowercase();
         v.contains("nvidia") || self.toolchain.runtime() == Runtime::Cuda

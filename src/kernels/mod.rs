@@ -11,7 +11,7 @@ mod switches;
 pub mod tc;
 mod tutorial;
 
-pub use switches::{Hints, Switch, SwitchUse, ALL as SWITCHES};
+pub use switches::{Hints, Switch, SwitchUse, ALL as SWITCHES, USE_BOUNDS};
 
 use std::collections::BTreeMap;
 use std::fmt;

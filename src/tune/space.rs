@@ -13,7 +13,7 @@ use crate::backend::{DeviceInfo, Toolchain};
 use crate::error::{Error, Result};
 use crate::gemm::problem::Precision;
 use crate::kernel::Kernel;
-use crate::kernels::{Config, Hints, KernelSpec, SwitchUse, PRECISION};
+use crate::kernels::{Config, Hints, KernelSpec, SwitchUse, PRECISION, USE_BOUNDS};
 
 /// Register caps tried by default: none, then the steps where a 256-thread
 /// group's occupancy changes on NVIDIA GPUs since Kepler (64K registers per SM).
@@ -302,9 +302,29 @@ impl Space {
             .map(|s| (s.name(), s.published(toolchain)))
             .collect();
         let n_caps = cap_values.len().max(1);
+        // Where the compiler ignores a cap on a kernel with a fixed work-group size,
+        // a capped point with USE_BOUNDS on is the uncapped kernel under another label.
+        let bounds = switches
+            .iter()
+            .find(|s| s.name() == USE_BOUNDS.name)
+            .filter(|_| device.ignores_caps_with_bounds() && n_caps > 1)
+            .map(|s| {
+                let axis = axes[n_param..].iter().position(
+                    |a| matches!(a, Axis::Switch { name, .. } if name == USE_BOUNDS.name),
+                );
+                (axis, s.published(toolchain))
+            });
+        let bounds_on = |oc: &[u8]| match bounds {
+            None => false,
+            Some((None, published)) => published,
+            Some((Some(i), _)) => match &axes[n_param + i] {
+                Axis::Switch { values, .. } => values[oc[i] as usize],
+                _ => false,
+            },
+        };
         let chunks = chunked(filtered.valid.len());
         let parts = crate::gemm::parallel::map_range(chunks.len(), |ci| {
-            let (mut keys, mut too_small) = (Vec::new(), 0u64);
+            let (mut keys, mut too_small, mut ignored) = (Vec::new(), 0u64, 0u64);
             let mut broken: Vec<u64> = vec![0; switch_rules.len()];
             for &pk in &filtered.valid[chunks[ci].clone()] {
                 let pc = decode(&param_strides, pk);
@@ -338,6 +358,10 @@ impl Space {
                         .get(oc[cap_axis - n_param] as usize)
                         .copied()
                         .flatten();
+                    if cap.is_some() && bounds_on(oc) {
+                        ignored += 1;
+                        continue;
+                    }
                     if let (Some(cap), Some(file)) = (cap, device.registers_per_block) {
                         if u64::from(cap) * threads > u64::from(file) {
                             too_small += 1;
@@ -347,14 +371,16 @@ impl Space {
                     keys.push(pk * others + oi as u64);
                 }
             }
-            (keys, too_small, broken)
+            (keys, too_small, broken, ignored)
         });
         let mut keys = Vec::new();
         let mut too_small = 0u64;
+        let mut ignored = 0u64;
         let mut broken = vec![0u64; switch_rules.len()];
-        for (k, n, b) in parts {
+        for (k, n, b, i) in parts {
             keys.extend(k);
             too_small += n;
+            ignored += i;
             for (sum, x) in broken.iter_mut().zip(b) {
                 *sum += x;
             }
@@ -363,6 +389,15 @@ impl Space {
             if n > 0 {
                 blame(format!("constraint: {}", rule.message), u128::from(n));
             }
+        }
+        if ignored > 0 {
+            blame(
+                format!(
+                    "compiler: {} ignores register caps on kernels with reqd_work_group_size (USE_BOUNDS on)",
+                    device.platform
+                ),
+                u128::from(ignored),
+            );
         }
         if too_small > 0 {
             if let Some(file) = device.registers_per_block {
@@ -803,6 +838,52 @@ mod tests {
                 assert!(wptn <= 32 && wptn & (wptn - 1) == 0, "{}", c.describe());
             }
         }
+    }
+
+    /// NVIDIA's OpenCL compiler ignores a cap on a kernel with reqd_work_group_size:
+    /// such points leave its space (said so), capped points without the bounds stay,
+    /// and CUDA keeps both.
+    #[test]
+    fn nvidia_opencl_has_no_caps_where_the_work_group_size_is_fixed() {
+        let request = SpaceRequest {
+            caps: Some(vec![128]),
+            switches: Some(vec!["USE_BOUNDS".into()]),
+            ..Default::default()
+        };
+        let spec = kernels::find("xgemm").unwrap();
+        let count = |s: &Space| {
+            let (mut bounded, mut free) = (0, 0);
+            for i in 0..s.len() {
+                let c = s.candidate(i);
+                if c.hints.max_registers.is_some() {
+                    if c.hints.switch("USE_BOUNDS") == Some(false) {
+                        free += 1;
+                    } else {
+                        bounded += 1;
+                    }
+                }
+            }
+            (bounded, free)
+        };
+        let ocl = Space::build(spec, &device(Toolchain::OpenCl, true), &request).unwrap();
+        let (bounded, free) = count(&ocl);
+        assert_eq!(bounded, 0);
+        assert!(free > 0);
+        assert!(ocl.removals.iter().any(|r| r
+            .rule
+            .contains("ignores register caps on kernels with reqd_work_group_size")));
+        let removed: u128 = ocl.removals.iter().map(|r| r.removed).sum();
+        assert_eq!(removed + ocl.len() as u128, ocl.before);
+        let cuda = Space::build(spec, &device(Toolchain::Cuda, true), &request).unwrap();
+        let (bounded, free) = count(&cuda);
+        assert!(bounded > 0 && free > 0);
+        // With USE_BOUNDS not searched (on, as published), OpenCL gets no capped point.
+        let fixed = SpaceRequest {
+            switches: Some(Vec::new()),
+            ..request
+        };
+        let ocl = Space::build(spec, &device(Toolchain::OpenCl, true), &fixed).unwrap();
+        assert_eq!(count(&ocl), (0, 0));
     }
 
     #[test]
