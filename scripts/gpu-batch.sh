@@ -155,9 +155,17 @@ screen-long)
   # Issue 26: the rate over the issue's 150 s budget with the screen, CUDA SIMT and xgemm
   # (random, seed 1, as screen's 40 s searches), and NVIDIA OpenCL's xgemm as the anchors ran
   # it (anneal, no switches or caps, the compute cache on in a fresh folder: the build pool).
+  # BEFORE="simt": those searches first with .gpu/gemmlab-before.xz too, in the same call.
+  [ -n "${BEFORE:-}" ] && xz -dc .gpu/gemmlab-before.xz > /tmp/gemmlab-before && chmod +x /tmp/gemmlab-before
   for k in ${KERNELS:-xgemm simt}; do  # KERNELS=simt: the SIMT search only
-    run long-$k 185 $G tune $D --backends cuda --kernels $k --sizes 4096 --strategy random --search-seed 1 \
-      --time-limit 150 --max-configs 100000 --top 1 --no-db --store "$W/store-$k" --out "$W/long-$k"
+    for b in before after; do
+      B=$G; tag=long-$k
+      if [ $b = before ]; then
+        case " ${BEFORE:-} " in *" $k "*) B=/tmp/gemmlab-before; tag=long-$k-before ;; *) continue ;; esac
+      fi
+      run $tag 185 $B tune $D --backends cuda --kernels $k --sizes 4096 --strategy random --search-seed 1 \
+        --time-limit 150 --max-configs 100000 --top 1 --no-db --store "$W/store-$tag" --out "$W/$tag"
+    done
   done
   [ -n "${SKIP_OCL:-}" ] || CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-$$ run long-ocl-xgemm 185 $G tune $D --backends opencl \
     --kernels xgemm --sizes 4096 --strategy anneal --switches none --caps none --time-limit 150 \
