@@ -57,13 +57,7 @@ pub fn run(
         let class = ShapeClass::of(p.m, p.n, p.k);
         let known = known_choices(&db_dir, &devices, &chosen)?;
         let neighbours = nearest(&known, &p, opts.call.precision);
-        o.search.seeds = neighbours
-            .iter()
-            .map(|e| Candidate {
-                config: e.config.clone(),
-                hints: e.hints.clone(),
-            })
-            .collect();
+        o.search.seeds = neighbours.iter().map(|e| as_point(e)).collect();
         // The database's tuned configurations of each family nearest this shape seed it too.
         let tuned_near = tuned_nearest(&db_dir, &devices, &o, &p);
         add_seeds(
@@ -179,13 +173,7 @@ pub fn run(
             let near = earlier
                 .chain(nearest(&known, &p, opts.call.precision))
                 .filter(|e| e.toolchain == info.toolchain)
-                .map(|e| {
-                    let c = Candidate {
-                        config: e.config.clone(),
-                        hints: e.hints.clone(),
-                    };
-                    (e.kernel.clone(), c)
-                });
+                .map(|e| (e.kernel.clone(), as_point(e)));
             let tuned = tuned_near
                 .iter()
                 .filter(|(tc, _, _)| *tc == info.toolchain)
@@ -252,11 +240,7 @@ pub fn run(
                     "  routine on {}: {} ({}) {:.1} us, {} x {}; candidates {}",
                     e.toolchain,
                     e.kernel,
-                    Candidate {
-                        config: e.config.clone(),
-                        hints: e.hints.clone(),
-                    }
-                    .describe(),
+                    as_point(&e).describe(),
                     e.routine_ns / 1e3,
                     ratio,
                     vendor
@@ -348,13 +332,18 @@ fn seed_label(spec: &KernelSpec, c: &Config) -> String {
     }
 }
 
+/// A routine choice as a point of the search: its configuration and hints.
+fn as_point(e: &RoutineEntry) -> Candidate {
+    Candidate {
+        config: e.config.clone(),
+        hints: e.hints.clone(),
+    }
+}
+
 /// A routine choice (with its hints) and, for each switch its kernel has on its
 /// toolchain, the same choice with that switch turned the other way.
 fn switch_flips(e: &RoutineEntry) -> Vec<Candidate> {
-    let own = Candidate {
-        config: e.config.clone(),
-        hints: e.hints.clone(),
-    };
+    let own = as_point(e);
     let Ok(spec) = gemmlab::kernels::find(&e.kernel) else {
         return vec![own];
     };
