@@ -26,6 +26,27 @@ fn text(o: &Output) -> String {
     )
 }
 
+/// `gemmlab gemm -v` on the OpenCL test device at `sizes` with the database `db`.
+fn gemm_verbose(sizes: &str, db: &str, reps: &str, extra: &[&str]) -> Output {
+    let dev = device();
+    let mut args = vec![
+        "gemm",
+        "--device",
+        &dev,
+        "--backends",
+        "opencl",
+        "--sizes",
+        sizes,
+        "--db",
+        db,
+        "--reps",
+        reps,
+        "-v",
+    ];
+    args.extend_from_slice(extra);
+    gemmlab(&args)
+}
+
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("gemmlab-routine-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -183,20 +204,7 @@ fn a_tuned_suite_is_what_the_routine_runs() {
     assert!(md.contains("No cuBLAS times in these runs"), "{md}");
 
     // A call outside the suite takes the nearest entry of its class, and says so.
-    let o = gemmlab(&[
-        "gemm",
-        "--device",
-        &dev,
-        "--backends",
-        "opencl",
-        "--sizes",
-        "60x60x60",
-        "--db",
-        &db,
-        "--reps",
-        "2",
-        "-v",
-    ]);
+    let o = gemm_verbose("60x60x60", &db, "2", &[]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("nearest tuned shape of its class"), "{t}");
@@ -336,20 +344,7 @@ fn an_entry_that_no_longer_validates_gives_way_to_the_nearest_valid_one() {
     ));
     db.save(&d).unwrap();
     let s = |p: &Path| p.to_string_lossy().into_owned();
-    let o = gemmlab(&[
-        "gemm",
-        "--device",
-        &device(),
-        "--backends",
-        "opencl",
-        "--sizes",
-        "600",
-        "--db",
-        &s(&d),
-        "--reps",
-        "1",
-        "-v",
-    ]);
+    let o = gemm_verbose("600", &s(&d), "1", &[]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("xgemm") && t.contains("520x520x520"), "{t}");
@@ -371,28 +366,7 @@ fn an_entry_compiles_its_kernel_with_its_switches() {
     db.save(&d).unwrap();
     let s = |p: &Path| p.to_string_lossy().into_owned();
     let rows = s(&d.join("rows"));
-    let dev = device();
-    let run = |db: &str, out: Option<&str>| {
-        let mut args = vec![
-            "gemm",
-            "--device",
-            &dev,
-            "--backends",
-            "opencl",
-            "--sizes",
-            "200",
-            "--db",
-            db,
-            "--reps",
-            "1",
-            "-v",
-        ];
-        if let Some(o) = out {
-            args.extend(["--out", o]);
-        }
-        gemmlab(&args)
-    };
-    let o = run(&s(&d), Some(&rows));
+    let o = gemm_verbose("200", &s(&d), "1", &["--out", &rows]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("published + SMEM_PAD=0, VEC_LOADS=0"), "{t}");
@@ -406,7 +380,7 @@ fn an_entry_compiles_its_kernel_with_its_switches() {
         e.hints = gemmlab::kernels::Hints::default().with_switch("ASYNC_COPY", true);
         db.set_routine(e);
         db.save(&d).unwrap();
-        let o = run(&s(&d), None);
+        let o = gemm_verbose("200", &s(&d), "1", &[]);
         let t = text(&o);
         assert_ne!(o.status.code(), Some(0), "{t}");
         assert!(t.contains("ASYNC_COPY on"), "{t}");
