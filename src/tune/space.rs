@@ -545,9 +545,6 @@ impl Space {
     }
 }
 
-/// Sets a point's switch states as 0/1 values in `c`, for the constraints that
-/// involve switches: those of the space's switch axes from `coords` (the
-/// coordinates of `others`, the axes after the parameters).
 /// The 32-bit registers a work-item of a built-in kernel needs for its elements of
 /// C alone (two per element in f64); 0 for a user's kernel, whose layout is unknown.
 /// Measured on the H200 (random SIMT search, 150 s): of 850 points capped at or
@@ -565,6 +562,9 @@ fn accumulator_registers(kernel: &Kernel, c: &Config) -> u64 {
     (px * py * words) as u64
 }
 
+/// Sets a point's switch states as 0/1 values in `c`, for the constraints that
+/// involve switches: those of the space's switch axes from `coords` (the
+/// coordinates of `others`, the axes after the parameters).
 fn set_switches(c: &mut Config, others: &[Axis], coords: &[u8]) {
     for (a, &i) in others.iter().zip(coords) {
         if let Axis::Switch { name, values } = a {
