@@ -36,11 +36,14 @@
 //               four k-rows a warp reads fall in different banks.
 //   order       blocks visit the tiles of C in groups of GROUP tile rows.
 //
-// Parameters: BM, BN, BK, WM, WN, STAGES (2-4), GROUP, MMA (the f64 shape as
+// Parameters: BM, BN, BK, WM, WN, STAGES (2-6), GROUP, MMA (the f64 shape as
 //   its digits: 884 = m8n8k4 (sm_80), 1684, 1688, 16816 = m16n8k4/k8/k16
 //   (sm_90); f32 runs m16n8k8 and needs MMA=1688), PROMOTE_STAGE (f32: 0
 //   promotes every k8 step, 1 every stage).
 // Switches: USE_BOUNDS, USE_RESTRICT, TF32_SINGLE and PROMOTE_ACC (f32 only).
+// Local memory: STAGES*BK*(BM+BN+2*pad) elements, declared here (48 KiB on
+//   NVIDIA's OpenCL); the CUDA twin takes them at launch, up to the device's
+//   opt-in limit (227 KiB on sm_90).
 // Launch: local (32*BM/WM, BN/WN), global (M*32/WM, N/WN): threads are
 //   numbered get_local_id(0) + get_local_id(1)*32*BM/WM, warp w of the
 //   block's column of warps is threads 32w..32w+31.
@@ -135,6 +138,8 @@ typedef float4 chunk;
 #define GRID_X ((int)get_num_groups(0))
 #define GRID_Y ((int)get_num_groups(1))
 #define AS_FLOAT(u) as_float(u)
+// The pipeline's tiles, declared (the CUDA twin takes them at launch).
+#define LOCAL_TILES(name, count) __local chunk name[count]
 
 // Inline PTX: NVIDIA's OpenCL compiler takes GNU's asm keyword; clang's OpenCL
 // mode takes only its reserved spelling.
@@ -360,11 +365,11 @@ __kernel GEMMLAB_BOUNDS(32 * WARPS_M, WARPS_N)
 void tc_gemm(const int M, const int N, const int K, const real alpha, const real beta,
              const __global real* GEMMLAB_RESTRICT A, const __global real* GEMMLAB_RESTRICT B,
              __global real* C) {
-    // Declared as 16-byte chunks: cp.async's 16-byte copies need 16-byte aligned targets.
-    __local chunk As16[STAGES * BK * AROW / VW];
-    __local chunk Bs16[STAGES * BK * BROW / VW];
-    LOCAL_PTR real* As = (LOCAL_PTR real*)As16;
-    LOCAL_PTR real* Bs = (LOCAL_PTR real*)Bs16;
+    // 16-byte chunks: cp.async's 16-byte copies need 16-byte aligned targets (AROW
+    // is a multiple of 32 bytes, so the B tiles start aligned too).
+    LOCAL_TILES(tiles16, STAGES * BK * (AROW + BROW) / VW);
+    LOCAL_PTR real* As = (LOCAL_PTR real*)tiles16;
+    LOCAL_PTR real* Bs = As + STAGES * BK * AROW;
 
     const int tid = THREAD_X + THREAD_Y * (32 * WARPS_M);
     const int lane = tid % 32;

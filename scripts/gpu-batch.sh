@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -54,6 +54,38 @@ clang_replay() { # DIR: clang's PTX made on the staging machine, replayed here (
 }
 { date -u; nvidia-smi; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER,PERFORMANCE; env | grep -E '^OCL_|^CUDA'; } > "$W/nvidia-smi-before.txt" 2>&1
 case "$PART" in
+tc-launch-local)
+  # Issue 28: the CUDA twin takes its tiles at launch (past the static 48 KiB), so the DGEMM
+  # search reaches cuBLAS-sized tiles and deeper pipelines; 3xTF32 likewise. Then both next to
+  # cuBLAS, a >48 KiB point checked at odd sizes under compute-sanitizer, and the OpenCL twin
+  # (tiles declared in one array now) checked at odd sizes.
+  DB="$W/db"; mkdir -p "$DB"; cp results/tuned/nvidia-h200.json "$DB/"
+  run tune-f64-4096 150 $G tune $D --backends cuda --kernels tc --precision f64 --sizes 4096 --strategy exhaustive \
+    --time-limit 110 --max-configs 5000 --caps none --switches none --values PROMOTE_STAGE=0 --values GROUP=8 \
+    --values BM=64,128,256 --values BN=64,128,256 --values WM=32,64 --values WN=16,32,64 --values STAGES=3,4,5,6 \
+    --values BK=8,16 --values MMA=1688,16816 --top 3 --store "$W/store" --db "$DB" --out "$W/tune-f64-4096"
+  run tune-f32-4096 120 $G tune $D --backends cuda --kernels tc --precision f32 --sizes 4096 --strategy exhaustive \
+    --time-limit 80 --max-configs 5000 --caps none --switches none --values GROUP=8 --values BM=128,256 \
+    --values BN=64,128 --values WM=64 --values WN=32,64 --values STAGES=3,4,5,6 --values BK=8,16 \
+    --values PROMOTE_STAGE=0,1 --top 3 --store "$W/store" --db "$DB" --out "$W/tune-f32-4096"
+  run tuned-f64 120 $G compare $D --backends cuda --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 \
+    --reps 20 --out "$W/tuned-f64"
+  run tuned-f32 120 $G compare $D --backends cuda --kernels tc --precision f32 --tuned --db "$DB" --sizes 4096,8192 \
+    --reps 20 --out "$W/tuned-f32"
+  BIG="--define BM=128 --define BN=128 --define WM=64 --define WN=32 --define STAGES=4 --define BK=8"
+  run memcheck-big-f64 120 compute-sanitizer --tool memcheck $G compare $D --backends cuda --kernels tc --precision f64 \
+    $BIG --sizes 1000x999x1001,17 --reps 2 --warmup 1 --out "$W/memcheck-big-f64"
+  for p in f64 f32; do
+    run odd-$p 90 $G compare $D --kernels tc --precision $p --sizes 1000x999x1001,4097x33x2049,17 --reps 3 --out "$W/odd-$p"
+  done
+  xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
+  GEMMLAB_REQUIRE_CUDA=1 run test-launch-local 200 /tmp/cuda_kernels --test-threads=1 cuda_tc_takes_local_memory
+  grep -h -E "test result|panicked" "$W/test-launch-local.txt"
+  grep -h -E " tried|device busy|best while" "$W"/tune-f*.txt
+  grep -h -E "^ *(tc|cublas) |tuned at|throttled" "$W/tuned-f64.txt" "$W/tuned-f32.txt"
+  grep -h -E "ERROR SUMMARY|== exit" "$W/memcheck-big-f64.txt" "$W"/odd-f*.txt
+  grep -h -E "^tc " "$W"/odd-f*.txt
+  ;;
 tc-dgemm-wide)
   # Issue 28: with C downloaded into page-locked memory a DGEMM search runs ~29 configurations/s
   # (was 3.7), so the CUDA DGEMM's whole space at 4096 (no switches or caps; PROMOTE_STAGE is

@@ -425,8 +425,11 @@ pub fn measure_items(
             .as_ref()
             .and_then(|b| b.compiler.clone())
             .or_else(|| s.backend.borrow().info().compiler_version.clone());
+        let info = s.backend.borrow().info().clone();
         if let Some(b) = &a.build {
-            row.resources = b.kernel(point.spec.entry).cloned();
+            row.resources = point
+                .spec
+                .resources(b, &point.config, info.toolchain.language());
             row.compile_ms = Some(b.compile_ms);
             row.build_notes = b.notes.clone();
             row.ptx_mix = b.ptx.as_deref().map(crate::ptx::instruction_mix);
@@ -434,7 +437,6 @@ pub fn measure_items(
                 row.ptx_file = keep_ptx(dir, &row, ptx);
             }
         }
-        let info = s.backend.borrow().info().clone();
         if let Some(r) = &row.resources {
             row.occupancy =
                 occupancy::for_kernel(&info, r, point.spec.threads_per_group(&point.config));

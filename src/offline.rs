@@ -204,7 +204,10 @@ pub fn compile_kernel(
     let options = spec.compile_options(config, hints, tc);
     let artefact = target.compiler.compile(spec.entry(), &source, &options)?;
     let cubin_bytes = artefact.cubin().map_or(0, <[u8]>::len);
-    let report = artefact.report;
+    let mut report = artefact.report;
+    if let Some(k) = spec.builtin() {
+        k.count_launch_local(&mut report, config, tc.language());
+    }
     let resources = report.kernel(spec.entry()).cloned();
     let threads = spec.threads_per_group(config);
     let occupancy = resources

@@ -147,3 +147,89 @@ fn cuda_each_switch_alone_verifies_on_both_toolchains() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The tensor-core kernel's CUDA twin takes its tiles at launch: a DGEMM pipeline
+/// of 66 KiB (past the 48 KiB a kernel may declare) runs checked at odd sizes and
+/// its row counts that memory; one past the device's per-block limit is refused
+/// with both numbers, not launched.
+#[test]
+fn cuda_tc_takes_local_memory_past_48_kib_at_launch() {
+    let Some(b) = common::cuda("cuda_tc_takes_local_memory_past_48_kib_at_launch") else {
+        return;
+    };
+    let info = b.info().clone();
+    if info.compute_capability.is_none_or(|cc| cc < (9, 0)) {
+        common::say("SKIPPED cuda_tc_takes_local_memory_past_48_kib_at_launch: needs sm_90");
+        return;
+    }
+    let spec = kernels::find("tc").unwrap();
+    let mut session = Session::new(b);
+    let config = |defines: &[(&str, i64)]| {
+        let d: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        spec.config(&d).unwrap()
+    };
+    let big = config(&[
+        ("PRECISION", 64),
+        ("BM", 128),
+        ("BN", 128),
+        ("WM", 64),
+        ("WN", 32),
+        ("STAGES", 4),
+        ("BK", 8),
+    ]);
+    assert_eq!((spec.local_bytes)(&big), 4 * 8 * 8 * (128 + 128 + 8));
+    let f64_problem = |m, n, k, seed| {
+        let mut problem = gemmlab::gemm::problem::Problem::plain(m, n, k);
+        problem.precision = gemmlab::kernels::Precision::F64;
+        let ops = Operands::for_problem(problem, seed);
+        let reference = Reference::cpu(&ops);
+        (ops, reference)
+    };
+    for (m, n, k) in [(200, 130, 70), (1000, 999, 1001), (17, 17, 17)] {
+        let (ops, reference) = f64_problem(m, n, k, 11);
+        let a = prepare(
+            &mut session,
+            spec,
+            &big,
+            &Hints::default(),
+            &ops,
+            &reference,
+            false,
+        );
+        match a.prepared {
+            Some(p) => p.release(&session),
+            None => panic!("tc with 66 KiB of tiles at {m}x{n}x{k}: {:?}", a.status),
+        }
+        let shared = a
+            .build
+            .as_ref()
+            .and_then(|b| spec.resources(b, &big, info.toolchain.language()));
+        assert_eq!(shared.and_then(|r| r.shared_bytes), Some(67584));
+    }
+    let max = info
+        .local_mem_launch_bytes
+        .expect("the opt-in limit is read from the device");
+    let huge = config(&[
+        ("PRECISION", 64),
+        ("BM", 256),
+        ("BN", 256),
+        ("WM", 64),
+        ("WN", 64),
+        ("STAGES", 6),
+        ("BK", 16),
+    ]);
+    assert!((spec.local_bytes)(&huge) as u64 > max);
+    let (ops, reference) = f64_problem(256, 256, 64, 5);
+    let a = prepare(
+        &mut session,
+        spec,
+        &huge,
+        &Hints::default(),
+        &ops,
+        &reference,
+        false,
+    );
+    let status = format!("{:?}", a.status);
+    assert!(a.prepared.is_none(), "a pipeline past {max} bytes ran");
+    assert!(status.contains(&format!("allows {max}")), "{status}");
+}

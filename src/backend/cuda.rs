@@ -26,7 +26,7 @@ use cudarc::driver::result as drv;
 use cudarc::driver::sys;
 
 use super::clang::ClangCompiler;
-use super::nvrtc::{first_symbol, Arch, MissingCompiler, Nvrtc, NvrtcCompiler};
+use super::nvrtc::{first_symbol, Arch, MissingCompiler, Nvrtc, NvrtcCompiler, STATIC_SHARED_MAX};
 use super::{
     check_len, ptxas, Arg, Artefact, Backend, Buffer, BuildReport, Compiler, DeviceInfo,
     DeviceKind, Elem, GemmCall, Geometry, HostData, HostDataMut, HostF32, HostF64, HostVec, Image,
@@ -100,6 +100,11 @@ pub const AUDITED: &[(&str, &str, (u32, u32))] = &[
         "function::get_function_attribute",
         "cuFuncGetAttribute",
         (2, 2),
+    ),
+    (
+        "function::set_function_attribute",
+        "cuFuncSetAttribute",
+        (9, 0),
     ),
     ("malloc_sync", "cuMemAlloc_v2", (3, 2)),
     ("free_sync", "cuMemFree_v2", (3, 2)),
@@ -229,6 +234,8 @@ pub fn enumerate() -> Result<Vec<DeviceInfo>> {
                 .ok()
                 .map(|v| v as u64),
             local_mem_bytes: a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK).map(|v| v as u64),
+            local_mem_launch_bytes: a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+                .map(|v| v as u64),
             shared_mem_per_sm_bytes: a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)
                 .map(|v| v as u64),
             max_work_group_size: a(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK).map(|v| v as u64),
@@ -909,6 +916,36 @@ impl Backend for CudaBackend {
             .collect();
         let groups = geometry.groups();
         let block = geometry.local;
+        let launch_local = u32::try_from(geometry.launch_local).map_err(|_| {
+            Error::invalid(format!(
+                "{kernel}: {} bytes of shared memory",
+                geometry.launch_local
+            ))
+        })?;
+        if let Some(max) = self.info().local_mem_launch_bytes {
+            if u64::from(launch_local) > max {
+                return Err(Error::invalid(format!(
+                    "{kernel}: its local tiles need {launch_local} bytes of shared memory; this device allows {max} per block"
+                )));
+            }
+        }
+        if launch_local > STATIC_SHARED_MAX {
+            // Past 48 KiB a kernel must opt in; the driver refuses a size beyond the device's.
+            // SAFETY: f belongs to a loaded module.
+            unsafe {
+                drv::function::set_function_attribute(
+                    f,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    launch_local as i32,
+                )
+            }
+            .map_err(|e| {
+                driver_err(
+                    &format!("cuFuncSetAttribute({kernel}, {launch_local} bytes of shared memory)"),
+                    e,
+                )
+            })?;
+        }
         let stream = self.stream;
         self.timed(kernel, |_| {
             for _ in 0..count.max(1) {
@@ -918,7 +955,7 @@ impl Backend for CudaBackend {
                         f,
                         (groups[0] as u32, groups[1] as u32, groups[2] as u32),
                         (block[0] as u32, block[1] as u32, block[2] as u32),
-                        0,
+                        launch_local,
                         stream,
                         &mut params,
                     )

@@ -192,6 +192,13 @@ impl Language {
             Language::CudaCpp => "CUDA C++",
         }
     }
+
+    /// Whether `source` takes its local memory at launch: a CUDA twin that declares
+    /// `extern __shared__` (the only way past 48 KiB). OpenCL C would take it as a
+    /// `__local` pointer argument, which no kernel here does.
+    pub fn takes_local_at_launch(self, source: &str) -> bool {
+        self == Language::CudaCpp && source.contains("extern __shared__")
+    }
 }
 
 impl fmt::Display for Toolchain {
@@ -240,8 +247,12 @@ pub struct DeviceInfo {
     pub compute_units: Option<u32>,
     pub clock_mhz: Option<u32>,
     pub global_mem_bytes: Option<u64>,
-    /// Local (OpenCL) / shared (CUDA) memory one work-group may use.
+    /// Local (OpenCL) / shared (CUDA) memory one work-group may declare statically.
     pub local_mem_bytes: Option<u64>,
+    /// CUDA: the shared memory a block may take at launch once the kernel opts in
+    /// (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN); None elsewhere.
+    #[serde(default)]
+    pub local_mem_launch_bytes: Option<u64>,
     pub shared_mem_per_sm_bytes: Option<u64>,
     pub max_work_group_size: Option<u64>,
     pub registers_per_block: Option<u32>,
@@ -285,6 +296,7 @@ impl DeviceInfo {
             clock_mhz: None,
             global_mem_bytes: None,
             local_mem_bytes: None,
+            local_mem_launch_bytes: None,
             shared_mem_per_sm_bytes: None,
             max_work_group_size: None,
             registers_per_block: None,
@@ -304,6 +316,15 @@ impl DeviceInfo {
     /// cap, all 29 without it kept to the cap (results/h200/routine/switches).
     pub fn ignores_caps_with_bounds(&self) -> bool {
         self.toolchain == Toolchain::OpenCl && self.is_nvidia()
+    }
+
+    /// The local memory one work-group may use: declared statically, or taken at
+    /// launch where the kernel does that and the device lets it.
+    pub fn local_limit(&self, at_launch: bool) -> Option<u64> {
+        match at_launch {
+            true => self.local_mem_launch_bytes.or(self.local_mem_bytes),
+            false => self.local_mem_bytes,
+        }
     }
 
     pub fn is_nvidia(&self) -> bool {
@@ -371,7 +392,8 @@ pub struct KernelResources {
     pub spill_stores_bytes: Option<u64>,
     pub spill_loads_bytes: Option<u64>,
     pub stack_frame_bytes: Option<u64>,
-    /// Static shared (CUDA) / local (OpenCL) memory per block.
+    /// Shared (CUDA) / local (OpenCL) memory per block: the compiler's static
+    /// count, plus what a CUDA twin takes at launch (`KernelSpec::resources`).
     pub shared_bytes: Option<u64>,
     /// Private / local (thread-private, off-chip) memory per thread.
     pub private_bytes: Option<u64>,
@@ -592,6 +614,11 @@ pub enum Arg {
 pub struct Geometry {
     pub global: [usize; 3],
     pub local: [usize; 3],
+    /// Bytes of local memory a CUDA twin declares `extern __shared__` and takes at
+    /// launch (beyond the 48 KiB a kernel may declare statically). OpenCL twins
+    /// declare theirs statically, so the OpenCL runtimes pass nothing.
+    #[serde(default)]
+    pub launch_local: usize,
 }
 
 impl Geometry {
@@ -599,6 +626,7 @@ impl Geometry {
         Geometry {
             global: [global.0, global.1, 1],
             local: [local.0, local.1, 1],
+            launch_local: 0,
         }
     }
 

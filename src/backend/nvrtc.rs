@@ -727,10 +727,10 @@ pub fn offline_device(nvrtc: &Nvrtc, arch: &Arch) -> DeviceInfo {
     offline_device_named(nvrtc.label(), arch)
 }
 
-/// As `offline_device`, for any compiler by its label ("NVRTC 11.8", a ptxas).
 /// The shared memory a kernel may declare statically (`__shared__`, `__local`).
-const STATIC_SHARED_MAX: u32 = 48 * 1024;
+pub(super) const STATIC_SHARED_MAX: u32 = 48 * 1024;
 
+/// As `offline_device`, for any compiler by its label ("NVRTC 11.8", a ptxas).
 pub fn offline_device_named(compiler: String, arch: &Arch) -> DeviceInfo {
     let (major, minor) = arch.compute_capability();
     let l = super::occupancy::limits(major, minor);
@@ -752,6 +752,7 @@ pub fn offline_device_named(compiler: String, arch: &Arch) -> DeviceInfo {
         // 48 KiB a kernel may declare statically, on every architecture (more needs
         // dynamic shared memory and an opt-in), so a space filters as on the GPU.
         local_mem_bytes: l.map(|l| u64::from(l.shared_per_block.min(STATIC_SHARED_MAX))),
+        local_mem_launch_bytes: l.map(|l| u64::from(l.shared_per_block)),
         shared_mem_per_sm_bytes: l.map(|l| u64::from(l.shared_bytes)),
         max_work_group_size: l.map(|l| u64::from(l.max_threads_per_block)),
         registers_per_block: l.map(|l| l.registers_per_block),

@@ -171,6 +171,7 @@ fn describe(l: &Located) -> DeviceInfo {
         clock_mhz: d.max_clock_frequency().ok().filter(|&c| c > 0),
         global_mem_bytes: d.global_mem_size().ok(),
         local_mem_bytes: d.local_mem_size().ok(),
+        local_mem_launch_bytes: None,
         shared_mem_per_sm_bytes: None,
         max_work_group_size: d.max_work_group_size().ok().map(|v| v as u64),
         registers_per_block: if nvidia {

@@ -198,7 +198,10 @@ pub fn run(args: BuildArgs) -> Result<()> {
             continue;
         };
         match b.compile(spec.entry(), &source, &options) {
-            Ok((program, report)) => {
+            Ok((program, mut report)) => {
+                if let Some(k) = spec.builtin() {
+                    k.count_launch_local(&mut report, &config, info.toolchain.language());
+                }
                 println!("   flags: {}", report.flags.join(" "));
                 println!("   compile time: {:.1} ms", report.compile_ms);
                 for k in &report.kernels {

@@ -667,7 +667,7 @@ fn prepare_inner(
     let (program, build) = compile_code(session, spec, config, hints, code, &info)?;
     session.lap(Step::Load);
     *build_out = Some(build.clone());
-    let resources = build.kernel(spec.entry).cloned();
+    let resources = spec.resources(&build, config, info.toolchain.language());
 
     let device = session.device_check_for(reference);
     let d = session.operands()?;
@@ -913,7 +913,8 @@ fn prepare_routine_kernel(
     check_out: &mut Option<CheckReport>,
     tf32: bool,
 ) -> Result<Prepared> {
-    let resources = build.kernel(spec.entry).cloned();
+    let language = session.backend.borrow().info().toolchain.language();
+    let resources = spec.resources(&build, config, language);
     let problem = ops.problem;
     let device = session.device_check_for(reference);
     let d = session.operands()?;
@@ -1099,6 +1100,7 @@ fn check_on_device(
     let geometry = Geometry {
         global: [groups * group, 1, 1],
         local: [group, 1, 1],
+        launch_local: 0,
     };
     let args = [
         Arg::I32(c.len as i32),

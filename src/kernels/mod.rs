@@ -18,7 +18,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{CompileOptions, DeviceInfo, Geometry, Language, Toolchain};
+use crate::backend::{
+    BuildReport, CompileOptions, DeviceInfo, Geometry, KernelResources, Language, Toolchain,
+};
 use crate::error::{Error, Result};
 
 /// A tunable compile-time parameter.
@@ -484,7 +486,47 @@ impl KernelSpec {
     pub fn geometry(&self, c: &Config, m: usize, n: usize) -> Geometry {
         let (lx, ly) = (self.launch.local)(c);
         let (px, py) = (self.launch.per_item)(c);
-        Geometry::d2((m / px.max(1), n / py.max(1)), (lx, ly))
+        let mut g = Geometry::d2((m / px.max(1), n / py.max(1)), (lx, ly));
+        if self.takes_local_at_launch(Language::CudaCpp) {
+            g.launch_local = (self.local_bytes)(c).max(0) as usize;
+        }
+        g
+    }
+
+    /// What the compiler says of its entry in `build`, its shared memory counting
+    /// what the `language` twin takes at launch at `c` (the compiler sees only
+    /// the static part).
+    pub fn resources(
+        &self,
+        build: &BuildReport,
+        c: &Config,
+        language: Language,
+    ) -> Option<KernelResources> {
+        let mut r = build.kernel(self.entry).cloned()?;
+        self.add_launch_local(&mut r, c, language);
+        Some(r)
+    }
+
+    /// `build` with its entry's shared memory counting what is taken at launch,
+    /// for the callers that print or keep the whole report.
+    pub fn count_launch_local(&self, build: &mut BuildReport, c: &Config, language: Language) {
+        for r in build.kernels.iter_mut().filter(|r| r.name == self.entry) {
+            self.add_launch_local(r, c, language);
+        }
+    }
+
+    fn add_launch_local(&self, r: &mut KernelResources, c: &Config, language: Language) {
+        if self.takes_local_at_launch(language) {
+            let at_launch = (self.local_bytes)(c).max(0) as u64;
+            r.shared_bytes = Some(r.shared_bytes.unwrap_or(0) + at_launch);
+        }
+    }
+
+    /// Whether its twin in `language` takes its local memory at launch (so may
+    /// use what the device allows past the static 48 KiB).
+    pub fn takes_local_at_launch(&self, language: Language) -> bool {
+        self.source_in(language)
+            .is_some_and(|s| language.takes_local_at_launch(s))
     }
 
     pub fn threads_per_group(&self, c: &Config) -> usize {

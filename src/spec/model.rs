@@ -1021,7 +1021,15 @@ impl UserKernel {
                     ),
                 ));
             }
-            out.push((l.entry.clone(), Geometry { global, local }, l.args.clone()));
+            out.push((
+                l.entry.clone(),
+                Geometry {
+                    global,
+                    local,
+                    launch_local: 0,
+                },
+                l.args.clone(),
+            ));
         }
         let work = |e: &Option<Expr>, what: &str| -> Result<Option<f64>> {
             e.as_ref()

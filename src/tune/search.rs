@@ -1083,7 +1083,8 @@ fn measure(
     let config = record.key.config.clone();
     let hints = record.key.hints.clone();
     let resources = |record: &mut Record, build: Option<&BuildReport>| {
-        record.resources = build.and_then(|b| b.kernel(spec.entry).cloned());
+        record.resources =
+            build.and_then(|b| spec.resources(b, &config, info.toolchain.language()));
         if let Some(r) = &record.resources {
             record.occupancy = occupancy::for_kernel(&info, r, spec.threads_per_group(&config));
         }

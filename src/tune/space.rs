@@ -663,8 +663,11 @@ fn param_rule(kernel: Kernel, device: &DeviceInfo, c: &Config) -> Option<Broken>
             return Some(Broken::WorkGroup(max));
         }
     }
-    let local_bytes = kernel.builtin().map(|spec| (spec.local_bytes)(c));
-    if let (Some(local), Some(used)) = (device.local_mem_bytes, local_bytes) {
+    let local = kernel.builtin().map(|spec| {
+        let at_launch = spec.takes_local_at_launch(device.toolchain.language());
+        ((spec.local_bytes)(c), device.local_limit(at_launch))
+    });
+    if let Some((used, Some(local))) = local {
         if used as u64 > local {
             return Some(Broken::LocalMemory(local));
         }
@@ -873,6 +876,41 @@ mod tests {
     /// NVIDIA's OpenCL compiler ignores a cap on a kernel with reqd_work_group_size:
     /// such points leave its space (said so), capped points without the bounds stay,
     /// and CUDA keeps both.
+    /// The tensor-core kernel's CUDA twin takes its tiles at launch: on CUDA the
+    /// space keeps pipelines past 48 KiB up to the device's opt-in limit, in OpenCL
+    /// (tiles declared) it stops at 48 KiB, and each removal says which limit.
+    #[test]
+    fn local_memory_is_limited_by_what_each_twin_can_take() {
+        let spec = kernels::find("tc").unwrap();
+        let request = SpaceRequest {
+            switches: Some(Vec::new()),
+            caps: Some(Vec::new()),
+            ..Default::default()
+        };
+        let largest = |s: &Space| {
+            (0..s.len())
+                .map(|i| (spec.local_bytes)(&s.candidate(i).config))
+                .max()
+                .unwrap()
+        };
+        let cuda = DeviceInfo {
+            local_mem_launch_bytes: Some(227 * 1024),
+            compute_capability: Some((9, 0)),
+            ..device(Toolchain::Cuda, true)
+        };
+        let s = Space::build(spec, &cuda, &request).unwrap();
+        let most = largest(&s);
+        assert!(most > 48 * 1024 && most <= 227 * 1024, "{most}");
+        assert!(s.removals.iter().any(|r| r.rule.contains("232448 bytes")));
+        let ocl = DeviceInfo {
+            compute_capability: Some((9, 0)),
+            ..device(Toolchain::OpenCl, true)
+        };
+        let s = Space::build(spec, &ocl, &request).unwrap();
+        assert!(largest(&s) <= 48 * 1024);
+        assert!(s.removals.iter().any(|r| r.rule.contains("49152 bytes")));
+    }
+
     #[test]
     fn nvidia_opencl_has_no_caps_where_the_work_group_size_is_fixed() {
         let request = SpaceRequest {
