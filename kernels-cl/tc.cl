@@ -21,6 +21,11 @@
 //                 PROMOTE_STAGE=1 promotes once per local-memory stage instead of
 //                 every k8 step: BK/8 times fewer adds, a second set of MT*NT*4
 //                 accumulators for the stage's partial sums.
+//                 SPLIT=1 splits each element once, where it lands in local
+//                 memory (the tile keeps the high parts, one more stage's worth
+//                 of local memory the low parts), not in every warp that reads
+//                 it: fewer conversions, twice the fragment loads, one more
+//                 barrier per stage. The same numbers either way.
 //
 // Structure:
 //   block tile  BM x BN, walked along K in BK-deep tiles held in local memory,
@@ -39,7 +44,8 @@
 // Parameters: BM, BN, BK, WM, WN, STAGES (2-6), GROUP, MMA (the f64 shape as
 //   its digits: 884 = m8n8k4 (sm_80), 1684, 1688, 16816 = m16n8k4/k8/k16
 //   (sm_90); f32 runs m16n8k8 and needs MMA=1688), PROMOTE_STAGE (f32: 0
-//   promotes every k8 step, 1 every stage).
+//   promotes every k8 step, 1 every stage), SPLIT (f32: 0 splits operands in
+//   registers as each warp reads them, 1 once per tile in local memory).
 // Switches: USE_BOUNDS, USE_RESTRICT, TF32_SINGLE and PROMOTE_ACC (f32 only).
 // Local memory: STAGES*BK*(BM+BN+2*pad) elements, declared here (48 KiB on
 //   NVIDIA's OpenCL); the CUDA twin takes them at launch, up to the device's
@@ -80,6 +86,9 @@
 #endif
 #ifndef PROMOTE_STAGE
 #define PROMOTE_STAGE 0
+#endif
+#ifndef SPLIT
+#define SPLIT 0
 #endif
 
 #ifndef USE_BOUNDS
@@ -125,6 +134,7 @@ typedef float4 chunk;
 #define BROW (BN + PAD)
 #define A_LOADS (BK * BM / (VW * THREADS))
 #define B_LOADS (BK * BN / (VW * THREADS))
+#define SPLIT_LO (PRECISION == 32 && SPLIT)  // a stage of low parts in local memory
 
 // The OpenCL spellings of what the CUDA twin writes differently: inline PTX
 // as NVIDIA's OpenCL compiler takes it (local pointers are 32-bit addresses in
@@ -138,6 +148,7 @@ typedef float4 chunk;
 #define GRID_X ((int)get_num_groups(0))
 #define GRID_Y ((int)get_num_groups(1))
 #define AS_FLOAT(u) as_float(u)
+#define AS_UINT(x) as_uint(x)
 // The pipeline's tiles, declared (the CUDA twin takes them at launch).
 #define LOCAL_TILES(name, count) __local chunk name[count]
 
@@ -252,8 +263,53 @@ INLINE_FUNC void split_tf32(const float x, uint* hi, uint* lo) {
 #endif
 }
 
+#if SPLIT
+// Splits the 16-byte chunk at x in place: x keeps the high parts, lo gets the low.
+INLINE_FUNC void split_chunk(LOCAL_PTR real* x, LOCAL_PTR real* lo) {
+    const chunk v = *((LOCAL_PTR const chunk*)x);
+    uint h0, h1, h2, h3, l0, l1, l2, l3;
+    split_tf32(v.x, &h0, &l0);
+    split_tf32(v.y, &h1, &l1);
+    split_tf32(v.z, &h2, &l2);
+    split_tf32(v.w, &h3, &l3);
+    chunk hv, lv;
+    hv.x = AS_FLOAT(h0);
+    hv.y = AS_FLOAT(h1);
+    hv.z = AS_FLOAT(h2);
+    hv.w = AS_FLOAT(h3);
+    lv.x = AS_FLOAT(l0);
+    lv.y = AS_FLOAT(l1);
+    lv.z = AS_FLOAT(l2);
+    lv.w = AS_FLOAT(l3);
+    *((LOCAL_PTR chunk*)x) = hv;
+    *((LOCAL_PTR chunk*)lo) = lv;
+}
+
+// Splits the chunks of buffer `stage` this work-item copied (copy_tiles' mapping,
+// so its own cp.async wait is enough): low parts into Al and Bl, one stage deep.
+INLINE_FUNC void split_tiles(LOCAL_PTR real* As, LOCAL_PTR real* Bs,
+                             LOCAL_PTR real* Al, LOCAL_PTR real* Bl,
+                             const int stage, const int tid) {
+    #pragma unroll
+    for (int i = 0; i < A_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        const int kk = f / (BM / VW);
+        const int mm = (f % (BM / VW)) * VW;
+        split_chunk(As + (stage * BK + kk) * AROW + mm, Al + kk * AROW + mm);
+    }
+    #pragma unroll
+    for (int i = 0; i < B_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        const int kk = f / (BN / VW);
+        const int nn = (f % (BN / VW)) * VW;
+        split_chunk(Bs + (stage * BK + kk) * BROW + nn, Bl + kk * BROW + nn);
+    }
+}
+#endif
+
 // One BK-deep stage of the warp's accumulators: BK/8 steps of m16n8k8.
 INLINE_FUNC void compute_stage(LOCAL_PTR const real* As, LOCAL_PTR const real* Bs,
+                               LOCAL_PTR const real* Al, LOCAL_PTR const real* Bl,
                                real acc[MT][NT][4], const int am, const int bn,
                                const int g, const int t) {
 #if PROMOTE_ACC && PROMOTE_STAGE
@@ -276,16 +332,31 @@ INLINE_FUNC void compute_stage(LOCAL_PTR const real* As, LOCAL_PTR const real* B
         for (int i = 0; i < MT; i++) {
             #pragma unroll
             for (int u = 0; u < 2; u++) {
-                const real2 v = *((LOCAL_PTR const real2*)(As + (kk + t + 4 * u) * AROW + am + i * 16 + 2 * g));
+                const int at = (kk + t + 4 * u) * AROW + am + i * 16 + 2 * g;
+                const real2 v = *((LOCAL_PTR const real2*)(As + at));
+#if SPLIT
+                const real2 w = *((LOCAL_PTR const real2*)(Al + at));
+                ah[i][2 * u] = AS_UINT(v.x);
+                ah[i][2 * u + 1] = AS_UINT(v.y);
+                al[i][2 * u] = AS_UINT(w.x);
+                al[i][2 * u + 1] = AS_UINT(w.y);
+#else
                 split_tf32(v.x, &ah[i][2 * u], &al[i][2 * u]);
                 split_tf32(v.y, &ah[i][2 * u + 1], &al[i][2 * u + 1]);
+#endif
             }
         }
         #pragma unroll
         for (int j = 0; j < NT; j++) {
             #pragma unroll
             for (int u = 0; u < 2; u++) {
-                split_tf32(Bs[(kk + t + 4 * u) * BROW + bn + j * 8 + g], &bh[j][u], &bl[j][u]);
+                const int at = (kk + t + 4 * u) * BROW + bn + j * 8 + g;
+#if SPLIT
+                bh[j][u] = AS_UINT(Bs[at]);
+                bl[j][u] = AS_UINT(Bl[at]);
+#else
+                split_tf32(Bs[at], &bh[j][u], &bl[j][u]);
+#endif
             }
         }
         #pragma unroll
@@ -329,6 +400,7 @@ INLINE_FUNC void compute_stage(LOCAL_PTR const real* As, LOCAL_PTR const real* B
 #else
 // One BK-deep stage of the warp's accumulators: BK/MMA_K steps of the f64 shape.
 INLINE_FUNC void compute_stage(LOCAL_PTR const real* As, LOCAL_PTR const real* Bs,
+                               LOCAL_PTR const real* Al, LOCAL_PTR const real* Bl,
                                real acc[MT][NT][4], const int am, const int bn,
                                const int g, const int t) {
     #pragma unroll
@@ -367,9 +439,11 @@ void tc_gemm(const int M, const int N, const int K, const real alpha, const real
              __global real* C) {
     // 16-byte chunks: cp.async's 16-byte copies need 16-byte aligned targets (AROW
     // is a multiple of 32 bytes, so the B tiles start aligned too).
-    LOCAL_TILES(tiles16, STAGES * BK * (AROW + BROW) / VW);
+    LOCAL_TILES(tiles16, (STAGES + SPLIT_LO) * BK * (AROW + BROW) / VW);
     LOCAL_PTR real* As = (LOCAL_PTR real*)tiles16;
     LOCAL_PTR real* Bs = As + STAGES * BK * AROW;
+    LOCAL_PTR real* Al = Bs + STAGES * BK * BROW;  // SPLIT: the low parts of one stage
+    LOCAL_PTR real* Bl = Al + BK * AROW;
 
     const int tid = THREAD_X + THREAD_Y * (32 * WARPS_M);
     const int lane = tid % 32;
@@ -411,7 +485,11 @@ void tc_gemm(const int M, const int N, const int K, const real alpha, const real
         }
         CP_COMMIT();
         const int stage = kt % STAGES;
-        compute_stage(As + stage * BK * AROW, Bs + stage * BK * BROW, acc, am, bn, g, t);
+#if SPLIT_LO
+        split_tiles(As, Bs, Al, Bl, stage, tid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+        compute_stage(As + stage * BK * AROW, Bs + stage * BK * BROW, Al, Bl, acc, am, bn, g, t);
     }
     CP_WAIT(0);
 

@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -54,6 +54,41 @@ clang_replay() { # DIR: clang's PTX made on the staging machine, replayed here (
 }
 { date -u; nvidia-smi; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER,PERFORMANCE; env | grep -E '^OCL_|^CUDA'; } > "$W/nvidia-smi-before.txt" 2>&1
 case "$PART" in
+tc-next)
+  # Issue 28, second call: 3xTF32 with SPLIT (operands split once per tile in local memory)
+  # searched beside the register split over tiles the launch-time memory allows, its accuracy
+  # against the gate, the new tests, and the OpenCL DGEMM searched exhaustively in its 48 KiB.
+  DB="$W/db"; mkdir -p "$DB"; cp "${DBIN:-results/tuned/nvidia-h200.json}" "$DB/nvidia-h200.json"
+  xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
+  GEMMLAB_REQUIRE_CUDA=1 run tests-tc 200 /tmp/cuda_kernels --test-threads=1 cuda_tc_
+  grep -h -E "test result|panicked" "$W/tests-tc.txt"
+  run tune-f32-cuda 120 $G tune $D --backends cuda --kernels tc --precision f32 --sizes 4096 --strategy exhaustive \
+    --time-limit 90 --max-configs 5000 --caps none --switches none --values GROUP=8 --values BM=128,256 \
+    --values BN=64,128 --values WM=64 --values WN=32,64 --values STAGES=3,4,5 --values BK=8,16 \
+    --values PROMOTE_STAGE=0,1 --values SPLIT=0,1 --top 3 --store "$W/store" --db "$DB" --out "$W/tune-f32-cuda"
+  run tune-f64-opencl 250 $G tune $D --backends opencl --kernels tc --precision f64 --sizes 4096 --strategy exhaustive \
+    --time-limit 210 --max-configs 5000 --caps none --switches none --values PROMOTE_STAGE=0 --values GROUP=8 \
+    --values BM=64,128 --values BN=64,128 --values WM=32,64 --values WN=16,32,64 --values STAGES=2,3,4,5,6 \
+    --values BK=4,8,16 --values MMA=1684,1688,16816 --top 3 --store "$W/store" --db "$DB" --out "$W/tune-f64-opencl"
+  run tuned-f32 100 $G compare $D --kernels tc --precision f32 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --out "$W/tuned-f32"
+  run tuned-f64 100 $G compare $D --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --out "$W/tuned-f64"
+  grep -h -E " tried|device busy|best while" "$W"/tune-f*.txt
+  grep -h -E "^ *(tc|cublas) |tuned at|throttled" "$W/tuned-f32.txt" "$W/tuned-f64.txt"
+  ;;
+tc-opencl-f64)
+  # Issue 28: the OpenCL DGEMM searched exhaustively inside its 48 KiB (the 80 s anneal of
+  # tc-final stopped at 0.74x cuBLAS with another tile than CUDA's best), then both toolchains
+  # next to cuBLAS DGEMM. DBIN: the database to start from (default: the committed one).
+  DB="$W/db"; mkdir -p "$DB"; cp "${DBIN:-results/tuned/nvidia-h200.json}" "$DB/nvidia-h200.json"
+  run tune-f64-opencl 330 $G tune $D --backends opencl --kernels tc --precision f64 --sizes 4096 --strategy exhaustive \
+    --time-limit 290 --max-configs 5000 --caps none --switches none --values PROMOTE_STAGE=0 --values GROUP=8 \
+    --values BM=64,128 --values BN=64,128 --values WM=32,64 --values WN=16,32,64 --values STAGES=2,3,4,5,6 \
+    --values BK=4,8,16 --values MMA=1684,1688,16816 --top 3 --store "$W/store" --db "$DB" --out "$W/tune-f64-opencl"
+  run tuned-f64 120 $G compare $D --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 \
+    --reps 20 --out "$W/tuned-f64"
+  grep -h -E " tried|device busy|best while" "$W"/tune-f*.txt
+  grep -h -E "^ *(tc|cublas) |tuned at|throttled" "$W/tuned-f64.txt"
+  ;;
 tc-launch-local)
   # Issue 28: the CUDA twin takes its tiles at launch (past the static 48 KiB), so the DGEMM
   # search reaches cuBLAS-sized tiles and deeper pipelines; 3xTF32 likewise. Then both next to

@@ -233,3 +233,49 @@ fn cuda_tc_takes_local_memory_past_48_kib_at_launch() {
     assert!(a.prepared.is_none(), "a pipeline past {max} bytes ran");
     assert!(status.contains(&format!("allows {max}")), "{status}");
 }
+
+/// 3xTF32 with the operands split once per tile in local memory (SPLIT=1)
+/// passes FP32's check at odd sizes, with pipelines past 48 KiB too.
+#[test]
+fn cuda_tc_split_in_local_memory_verifies() {
+    let Some(b) = common::cuda("cuda_tc_split_in_local_memory_verifies") else {
+        return;
+    };
+    let spec = kernels::find("tc").unwrap();
+    if let Some(why) = spec.unavailable(b.info(), &Hints::default()) {
+        common::say(&format!("SKIPPED cuda_tc_split_in_local_memory_verifies: {why}"));
+        return;
+    }
+    let mut session = Session::new(b);
+    for defines in [
+        &[("SPLIT", 1)][..],
+        &[
+            ("SPLIT", 1),
+            ("BM", 256),
+            ("BN", 128),
+            ("WM", 64),
+            ("WN", 64),
+            ("STAGES", 4),
+        ][..],
+    ] {
+        let d: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        let config = spec.config(&d).unwrap();
+        for (m, n, k) in [(200, 130, 70), (1000, 999, 1001), (17, 17, 17)] {
+            let ops = Operands::new(m, n, k, 13);
+            let reference = Reference::cpu(&ops);
+            let a = prepare(
+                &mut session,
+                spec,
+                &config,
+                &Hints::default(),
+                &ops,
+                &reference,
+                false,
+            );
+            match a.prepared {
+                Some(p) => p.release(&session),
+                None => panic!("tc {} at {m}x{n}x{k}: {:?}", config.describe(), a.status),
+            }
+        }
+    }
+}

@@ -69,6 +69,13 @@ const P_PROMOTE_STAGE: Param = Param {
     meaning: "f32 with PROMOTE_ACC: 0 adds each k8 step's tensor-core sum to the FP32 accumulators, 1 each stage's (BK/8 times fewer adds, MT*NT*4 more registers); f64 ignores it",
 };
 
+const P_SPLIT: Param = Param {
+    name: "SPLIT",
+    default: 0,
+    allowed: &[0, 1],
+    meaning: "f32: 0 splits each operand element into TF32 high and low parts in registers, in every warp that reads it; 1 once per tile where it lands in local memory (one more stage of local memory for the low parts, one more barrier per stage); f64 takes 0",
+};
+
 fn precision_bytes(c: &Config) -> i64 {
     if c.get(PRECISION) == 32 {
         4
@@ -100,8 +107,10 @@ fn mma_k(c: &Config) -> i64 {
     }
 }
 
+/// The pipeline's stages, and with SPLIT=1 one more for the low parts.
 fn local_bytes(c: &Config) -> i64 {
-    precision_bytes(c) * c.get("STAGES") * c.get("BK") * (c.get("BM") + c.get("BN") + 2 * pad(c))
+    let stages = c.get("STAGES") + c.get("SPLIT");
+    precision_bytes(c) * stages * c.get("BK") * (c.get("BM") + c.get("BN") + 2 * pad(c))
 }
 
 const CONSTRAINTS: &[Constraint] = &[
@@ -120,6 +129,11 @@ const CONSTRAINTS: &[Constraint] = &[
         message: "PROMOTE_STAGE is f32's (the FP64 tensor cores accumulate in IEEE FP64): f64 takes 0",
         involves: &["PRECISION", "PROMOTE_STAGE"],
         holds: |c| c.get(PRECISION) == 32 || c.get("PROMOTE_STAGE") == 0,
+    },
+    Constraint {
+        message: "SPLIT is f32's (it splits operands into TF32 parts): f64 takes 0",
+        involves: &["PRECISION", "SPLIT"],
+        holds: |c| c.get(PRECISION) == 32 || c.get("SPLIT") == 0,
     },
     Constraint {
         message: "a local-memory tile must hold whole mma steps: BK a multiple of the shape's k (8 for f32 and MMA=1688, 16 for 16816, 4 otherwise)",
@@ -159,7 +173,7 @@ pub const TC: KernelSpec = KernelSpec {
            and low parts, three m16n8k8 products per step (3xTF32, FP32 accuracy); TF32_SINGLE keeps one \
            (1xTF32, lower precision)",
     sources: &[(OpenClC, include_str!("../../kernels-cl/tc.cl")), (CudaCpp, include_str!("../../kernels-cu/tc.cu"))],
-    params: &[P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_MMA, P_PROMOTE_STAGE],
+    params: &[P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_MMA, P_PROMOTE_STAGE, P_SPLIT],
     constraints: CONSTRAINTS,
     local_bytes,
     launch: Launch {
@@ -234,6 +248,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("whole mma steps") && e.contains("BK=8"), "{e}");
+        // SPLIT keeps one more stage for the low parts; f64 has none to keep.
+        let split = with(&[("PRECISION", 32), ("SPLIT", 1)]).unwrap();
+        assert_eq!(local_bytes(&split), 4 * 3 * 8 * 272);
+        let e = with(&[("PRECISION", 64), ("SPLIT", 1)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("SPLIT is f32's"), "{e}");
         // Local memory is the device's to judge (the space's rule): 3 stages of
         // 16 x 264 doubles (99 KiB) are a valid configuration.
         assert!(with(&[("PRECISION", 64), ("STAGES", 3), ("BK", 16)]).is_ok());
