@@ -239,6 +239,7 @@ pub fn run_sweep(
     kind: SweepKind,
     points: &[std::result::Result<Point, (String, Status)>],
     sizes: &[(usize, usize, usize)],
+    precision: crate::kernels::Precision,
     plan: &Plan,
     seed: u64,
     writer: &mut ResultWriter,
@@ -247,7 +248,8 @@ pub fn run_sweep(
 ) -> Result<()> {
     let experiment = kind.name();
     for &(m, n, k) in sizes {
-        let call = crate::gemm::problem::Problem::plain(m, n, k);
+        let mut call = crate::gemm::problem::Problem::plain(m, n, k);
+        call.precision = precision;
         let problem = match Problem::prepare(sessions, &call, seed, plan, progress) {
             Ok(p) => p,
             Err(status) => {

@@ -243,7 +243,9 @@ fn cuda_tc_split_in_local_memory_verifies() {
     };
     let spec = kernels::find("tc").unwrap();
     if let Some(why) = spec.unavailable(b.info(), &Hints::default()) {
-        common::say(&format!("SKIPPED cuda_tc_split_in_local_memory_verifies: {why}"));
+        common::say(&format!(
+            "SKIPPED cuda_tc_split_in_local_memory_verifies: {why}"
+        ));
         return;
     }
     let mut session = Session::new(b);

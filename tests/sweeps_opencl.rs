@@ -4,7 +4,7 @@
 mod common;
 
 use gemmlab::gemm::driver::Session;
-use gemmlab::kernels::{self, Hints};
+use gemmlab::kernels::{self, Hints, Precision};
 use gemmlab::measure::{CacheState, Plan};
 use gemmlab::progress::Progress;
 use gemmlab::results::{load_dir, Environment, ResultWriter};
@@ -15,6 +15,15 @@ fn run(
     kind: SweepKind,
     points: &[Result<gemmlab::experiment::Point, (String, gemmlab::gemm::driver::Status)>],
     dir: &std::path::Path,
+) -> Vec<gemmlab::results::Measurement> {
+    run_in(kind, points, dir, Precision::F32)
+}
+
+fn run_in(
+    kind: SweepKind,
+    points: &[Result<gemmlab::experiment::Point, (String, gemmlab::gemm::driver::Status)>],
+    dir: &std::path::Path,
+    precision: Precision,
 ) -> Vec<gemmlab::results::Measurement> {
     let mut sessions = vec![Session::new(common::opencl())];
     let info = sessions[0].backend.borrow().info().clone();
@@ -30,6 +39,7 @@ fn run(
         kind,
         points,
         &[(64, 96, 40)],
+        precision,
         &plan,
         5,
         &mut w,
@@ -152,6 +162,7 @@ fn an_interrupted_run_keeps_what_it_measured() {
         SweepKind::Registers,
         &points,
         &[(32, 32, 32)],
+        Precision::F32,
         &plan,
         1,
         &mut w,
@@ -163,4 +174,30 @@ fn an_interrupted_run_keeps_what_it_measured() {
     drop(w);
     let (_, rows) = load_dir(&dir).unwrap();
     assert_eq!(rows.len(), 2);
+}
+
+/// `sweep --precision f64`: every point runs as a DGEMM, checked in f64.
+#[test]
+fn a_hints_sweep_runs_in_double_precision() {
+    let dir = tmp("sweep-f64");
+    let ks = kernels::select(Some("xgemm")).unwrap();
+    let points = hint_points(&ks, &[], &Hints::default());
+    let rows = run_in(SweepKind::Hints, &points, &dir, Precision::F64);
+    let ours: Vec<_> = rows.iter().filter(|r| r.kernel == "xgemm").collect();
+    assert!(ours.len() >= 2, "{} rows", ours.len());
+    for r in ours {
+        assert_eq!(
+            r.problem.as_ref().map(|p| p.precision),
+            Some(Precision::F64),
+            "{:?}",
+            r.label
+        );
+        assert!(
+            r.check.as_ref().is_some_and(|c| c.passed),
+            "{:?}: {:?}",
+            r.label,
+            r.status
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

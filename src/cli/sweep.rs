@@ -51,6 +51,9 @@ pub struct SweepArgs {
     /// For spec kernels: NAME=VALUE,... per point (see compare --help).
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<String>,
+    /// f32 (SGEMM) or f64 (DGEMM), for kernels that take both.
+    #[arg(long, default_value = "f32", value_parser = |s: &str| gemmlab::kernels::Precision::parse(s))]
+    pub precision: gemmlab::kernels::Precision,
     /// Timed repetitions per point and toolchain.
     #[arg(long, default_value_t = 10, value_parser = gemmlab::error::parse_reps)]
     pub reps: usize,
@@ -124,6 +127,18 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
             })
             .collect(),
     };
+    // Offline builds compile what the precision asks; runs set it from the problem too.
+    let points: Vec<_> = points
+        .into_iter()
+        .map(|p| {
+            p.map(|mut p| {
+                if let Ok(c) = p.spec.with_precision(&p.config, args.precision) {
+                    p.config = c;
+                }
+                p
+            })
+        })
+        .collect();
     if let Some(target) = args.offline.target(&args.device)? {
         return run_offline(&args, kind, &target, &points);
     }
@@ -163,6 +178,7 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
         kind,
         &points,
         &sizes,
+        args.precision,
         &plan,
         seed,
         &mut writer,
