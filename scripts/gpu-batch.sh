@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -54,6 +54,15 @@ clang_replay() { # DIR: clang's PTX made on the staging machine, replayed here (
 }
 { date -u; nvidia-smi; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER,PERFORMANCE; env | grep -E '^OCL_|^CUDA'; } > "$W/nvidia-smi-before.txt" 2>&1
 case "$PART" in
+tc-jit)
+  # Issue 28: tc-why's jit lane again after the fix (a module whose PTX declares its tiles is
+  # launched without launch-time shared memory): NVIDIA OpenCL's DGEMM PTX through the CUDA JIT
+  # next to both native builds, CUDA's best configuration.
+  C64="--define BK=8 --define BM=64 --define BN=64 --define GROUP=8 --define MMA=1688 --define STAGES=4 --define WM=32 --define WN=32"
+  run jit-f64 150 $G sweep jit $D --kernels tc --precision f64 $C64 --sizes 4096,8192 --reps 10 --keep-ptx --out "$W/jit-f64"
+  run jit-gemm2 60 $G sweep jit $D --kernels 2,xgemm --sizes 1024 --reps 5 --out "$W/jit-gemm2"
+  grep -h -E "^(tc|gemm2|xgemm) |cuBLAS|why|launch|n/a|envreg" "$W/jit-f64.txt" "$W/jit-gemm2.txt"
+  ;;
 tc-why)
   # Issue 28, third call: why NVIDIA OpenCL's DGEMM runs at 0.65x of CUDA's on the same source
   # and configuration (CUDA's best, 126 registers in both): its PTX through the CUDA JIT next to

@@ -287,6 +287,24 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
 struct Module {
     module: sys::CUmodule,
     functions: HashMap<String, sys::CUfunction>,
+    /// Its PTX declares `.extern .shared` (memory taken at launch). PTX of a twin
+    /// that declares its tiles (NVIDIA OpenCL's, through the JIT) takes none, so a
+    /// launch passes it no `launch_local`.
+    launch_local: bool,
+}
+
+/// The first of %envreg6, 7, 8 (NVIDIA OpenCL's get_num_groups) the PTX reads.
+fn group_count_envreg(ptx: &str) -> Option<&'static str> {
+    ["%envreg6", "%envreg7", "%envreg8"].into_iter().find(|r| {
+        ptx.match_indices(r)
+            .any(|(i, _)| !ptx[i + r.len()..].starts_with(|c: char| c.is_ascii_digit()))
+    })
+}
+
+/// Whether a module's PTX takes shared memory at launch; a module known only by
+/// its CUBIN takes what the launch asks.
+fn takes_launch_local(ptx: Option<&str>) -> bool {
+    ptx.is_none_or(|p| p.contains(".extern .shared"))
 }
 
 pub struct CudaBackend {
@@ -666,7 +684,15 @@ impl Backend for CudaBackend {
             functions.insert(name, f);
         }
         let id = self.id();
-        self.modules.insert(id, Module { module, functions });
+        let launch_local = takes_launch_local(report.ptx.as_deref());
+        self.modules.insert(
+            id,
+            Module {
+                module,
+                functions,
+                launch_local,
+            },
+        );
         Ok((Program { id }, report))
     }
 
@@ -676,6 +702,19 @@ impl Backend for CudaBackend {
         ptx: &str,
         max_registers: Option<u32>,
     ) -> Result<(Program, BuildReport)> {
+        // NVIDIA OpenCL's PTX reads get_num_groups() from %envreg6-8, which only its
+        // runtime sets (observed, driver 580: the tc family's block order). Launched by
+        // the CUDA driver such a kernel computes garbage tiles and faults, poisoning the
+        // context. The group offsets it adds from %envreg0-2 read 0 there, as they are.
+        if let Some(reg) = group_count_envreg(ptx) {
+            return Err(Error::Unavailable {
+                kernel: what.to_string(),
+                toolchain: "CUDA driver JIT".into(),
+                reason: format!(
+                    "its PTX reads the work-group count from {reg}, which only NVIDIA's OpenCL runtime sets"
+                ),
+            });
+        }
         self.bind()?;
         let image = c_string("the PTX", ptx)?;
         const LOG: usize = 64 * 1024;
@@ -740,7 +779,15 @@ impl Backend for CudaBackend {
             functions.insert(name, f);
         }
         let id = self.id();
-        self.modules.insert(id, Module { module, functions });
+        let launch_local = takes_launch_local(Some(ptx));
+        self.modules.insert(
+            id,
+            Module {
+                module,
+                functions,
+                launch_local,
+            },
+        );
         let mut flags = vec![
             "cuModuleLoadDataEx".to_string(),
             "CU_JIT_LOG_VERBOSE=1".to_string(),
@@ -916,7 +963,12 @@ impl Backend for CudaBackend {
             .collect();
         let groups = geometry.groups();
         let block = geometry.local;
-        let launch_local = u32::try_from(geometry.launch_local).map_err(|_| {
+        let asked = if m.launch_local {
+            geometry.launch_local
+        } else {
+            0
+        };
+        let launch_local = u32::try_from(asked).map_err(|_| {
             Error::invalid(format!(
                 "{kernel}: {} bytes of shared memory",
                 geometry.launch_local
@@ -1123,6 +1175,21 @@ impl Backend for CudaBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn opencl_ptx_reading_group_counts_is_refused_and_offsets_are_not() {
+        let counts = "mov.b32 %r50, %envreg6;\nmov.b32 %r52, %envreg7;";
+        assert_eq!(group_count_envreg(counts), Some("%envreg6"));
+        assert_eq!(group_count_envreg("mov.b32 %r45, %envreg0;"), None);
+        assert_eq!(group_count_envreg("mov.b32 %r1, %envreg60;"), None);
+        assert!(takes_launch_local(Some(
+            ".extern .shared .align 16 .b8 tiles16[];"
+        )));
+        assert!(!takes_launch_local(Some(
+            ".shared .align 16 .b8 tc_gemm_$_tiles16[34816];"
+        )));
+        assert!(takes_launch_local(None));
+    }
 
     #[test]
     fn finds_ptx_entries() {
