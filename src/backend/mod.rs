@@ -9,6 +9,7 @@ pub mod nvrtc;
 pub mod occupancy;
 pub mod opencl;
 pub mod opencl_pool;
+pub mod opencl_ptx;
 pub mod ptxas;
 pub mod select;
 
