@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -54,6 +54,12 @@ clang_replay() { # DIR: clang's PTX made on the staging machine, replayed here (
 }
 { date -u; nvidia-smi; nvidia-smi -q -d CLOCK,TEMPERATURE,POWER,PERFORMANCE; env | grep -E '^OCL_|^CUDA'; } > "$W/nvidia-smi-before.txt" 2>&1
 case "$PART" in
+tc-tests)
+  # The CUDA tests of the tensor-core family's launch-time memory and SPLIT, failing instead of skipping.
+  xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
+  GEMMLAB_REQUIRE_CUDA=1 run tests-tc 200 /tmp/cuda_kernels --test-threads=1 cuda_tc_
+  grep -h -E "^test |test result|panicked" "$W/tests-tc.txt"
+  ;;
 tc-jit)
   # Issue 28: tc-why's jit lane again after the fix (a module whose PTX declares its tiles is
   # launched without launch-time shared memory): NVIDIA OpenCL's DGEMM PTX through the CUDA JIT

@@ -4,7 +4,7 @@
 
 mod common;
 
-use gemmlab::gemm::driver::{prepare, run_once_result, Session};
+use gemmlab::gemm::driver::{prepare, run_once_result, Attempt, Session};
 use gemmlab::gemm::{Operands, Reference};
 use gemmlab::kernels::{self, Hints};
 use gemmlab::Backend;
@@ -148,6 +148,43 @@ fn cuda_each_switch_alone_verifies_on_both_toolchains() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The tensor-core kernel at `defines` over its defaults.
+fn tc_config(defines: &[(&str, i64)]) -> gemmlab::kernels::Config {
+    let d: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    kernels::find("tc").unwrap().config(&d).unwrap()
+}
+
+/// tc at `config` run checked at `ops`; panics with the status where it does not verify.
+fn tc_verifies(
+    session: &mut Session,
+    config: &gemmlab::kernels::Config,
+    ops: &Operands,
+) -> Attempt {
+    let spec = kernels::find("tc").unwrap();
+    let reference = Reference::cpu(ops);
+    let mut a = prepare(
+        session,
+        spec,
+        config,
+        &Hints::default(),
+        ops,
+        &reference,
+        false,
+    );
+    match a.prepared.take() {
+        Some(p) => p.release(session),
+        None => panic!(
+            "tc {} at {}x{}x{}: {:?}",
+            config.describe(),
+            ops.m,
+            ops.n,
+            ops.k,
+            a.status
+        ),
+    }
+    a
+}
+
 /// The tensor-core kernel's CUDA twin takes its tiles at launch: a DGEMM pipeline
 /// of 66 KiB (past the 48 KiB a kernel may declare) runs checked at odd sizes and
 /// its row counts that memory; one past the device's per-block limit is refused
@@ -164,11 +201,7 @@ fn cuda_tc_takes_local_memory_past_48_kib_at_launch() {
     }
     let spec = kernels::find("tc").unwrap();
     let mut session = Session::new(b);
-    let config = |defines: &[(&str, i64)]| {
-        let d: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-        spec.config(&d).unwrap()
-    };
-    let big = config(&[
+    let big = tc_config(&[
         ("PRECISION", 64),
         ("BM", 128),
         ("BN", 128),
@@ -178,28 +211,13 @@ fn cuda_tc_takes_local_memory_past_48_kib_at_launch() {
         ("BK", 8),
     ]);
     assert_eq!((spec.local_bytes)(&big), 4 * 8 * 8 * (128 + 128 + 8));
-    let f64_problem = |m, n, k, seed| {
+    let f64_ops = |m, n, k, seed| {
         let mut problem = gemmlab::gemm::problem::Problem::plain(m, n, k);
         problem.precision = gemmlab::kernels::Precision::F64;
-        let ops = Operands::for_problem(problem, seed);
-        let reference = Reference::cpu(&ops);
-        (ops, reference)
+        Operands::for_problem(problem, seed)
     };
     for (m, n, k) in [(200, 130, 70), (1000, 999, 1001), (17, 17, 17)] {
-        let (ops, reference) = f64_problem(m, n, k, 11);
-        let a = prepare(
-            &mut session,
-            spec,
-            &big,
-            &Hints::default(),
-            &ops,
-            &reference,
-            false,
-        );
-        match a.prepared {
-            Some(p) => p.release(&session),
-            None => panic!("tc with 66 KiB of tiles at {m}x{n}x{k}: {:?}", a.status),
-        }
+        let a = tc_verifies(&mut session, &big, &f64_ops(m, n, k, 11));
         let shared = a
             .build
             .as_ref()
@@ -209,7 +227,7 @@ fn cuda_tc_takes_local_memory_past_48_kib_at_launch() {
     let max = info
         .local_mem_launch_bytes
         .expect("the opt-in limit is read from the device");
-    let huge = config(&[
+    let huge = tc_config(&[
         ("PRECISION", 64),
         ("BM", 256),
         ("BN", 256),
@@ -219,7 +237,8 @@ fn cuda_tc_takes_local_memory_past_48_kib_at_launch() {
         ("BK", 16),
     ]);
     assert!((spec.local_bytes)(&huge) as u64 > max);
-    let (ops, reference) = f64_problem(256, 256, 64, 5);
+    let ops = f64_ops(256, 256, 64, 5);
+    let reference = Reference::cpu(&ops);
     let a = prepare(
         &mut session,
         spec,
@@ -260,24 +279,9 @@ fn cuda_tc_split_in_local_memory_verifies() {
             ("STAGES", 4),
         ][..],
     ] {
-        let d: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-        let config = spec.config(&d).unwrap();
+        let config = tc_config(defines);
         for (m, n, k) in [(200, 130, 70), (1000, 999, 1001), (17, 17, 17)] {
-            let ops = Operands::new(m, n, k, 13);
-            let reference = Reference::cpu(&ops);
-            let a = prepare(
-                &mut session,
-                spec,
-                &config,
-                &Hints::default(),
-                &ops,
-                &reference,
-                false,
-            );
-            match a.prepared {
-                Some(p) => p.release(&session),
-                None => panic!("tc {} at {m}x{n}x{k}: {:?}", config.describe(), a.status),
-            }
+            tc_verifies(&mut session, &config, &Operands::new(m, n, k, 13));
         }
     }
 }

@@ -425,6 +425,27 @@ impl CudaBackend {
             .ok_or_else(|| Error::invalid("buffer does not belong to this CUDA backend"))
     }
 
+    /// Keeps a loaded module under a new program id, noting whether its PTX takes
+    /// shared memory at launch.
+    fn keep_module(
+        &mut self,
+        module: sys::CUmodule,
+        functions: HashMap<String, sys::CUfunction>,
+        ptx: Option<&str>,
+    ) -> u64 {
+        let id = self.id();
+        let launch_local = takes_launch_local(ptx);
+        self.modules.insert(
+            id,
+            Module {
+                module,
+                functions,
+                launch_local,
+            },
+        );
+        id
+    }
+
     fn function_resources(
         &self,
         name: &str,
@@ -675,16 +696,7 @@ impl Backend for CudaBackend {
             report.kernels.push(r);
             functions.insert(name, f);
         }
-        let id = self.id();
-        let launch_local = takes_launch_local(report.ptx.as_deref());
-        self.modules.insert(
-            id,
-            Module {
-                module,
-                functions,
-                launch_local,
-            },
-        );
+        let id = self.keep_module(module, functions, report.ptx.as_deref());
         Ok((Program { id }, report))
     }
 
@@ -770,16 +782,7 @@ impl Backend for CudaBackend {
             kernels.push(self.function_resources(&name, f, &from_log, &mut notes));
             functions.insert(name, f);
         }
-        let id = self.id();
-        let launch_local = takes_launch_local(Some(ptx));
-        self.modules.insert(
-            id,
-            Module {
-                module,
-                functions,
-                launch_local,
-            },
-        );
+        let id = self.keep_module(module, functions, Some(ptx));
         let mut flags = vec![
             "cuModuleLoadDataEx".to_string(),
             "CU_JIT_LOG_VERBOSE=1".to_string(),
