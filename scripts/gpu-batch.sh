@@ -67,7 +67,9 @@ tc-jit)
   C64="--define BK=8 --define BM=64 --define BN=64 --define GROUP=8 --define MMA=1688 --define STAGES=4 --define WM=32 --define WN=32"
   run jit-f64 150 $G sweep jit $D --kernels tc --precision f64 $C64 --sizes 4096,8192 --reps 10 --keep-ptx --out "$W/jit-f64"
   run jit-gemm2 60 $G sweep jit $D --kernels 2,xgemm --sizes 1024 --reps 5 --out "$W/jit-gemm2"
+  run attribute 120 $G attribute $D --kernels 2,6,tc --out "$W/attribute"
   grep -h -E "^(tc|gemm2|xgemm) |cuBLAS|why|launch|n/a|envreg" "$W/jit-f64.txt" "$W/jit-gemm2.txt"
+  grep -h -E "jit|JIT|n/a|envreg|== exit" "$W/attribute.txt" | head -20
   ;;
 tc-why)
   # Issue 28, third call: why NVIDIA OpenCL's DGEMM runs at 0.65x of CUDA's on the same source

@@ -222,9 +222,6 @@ fn jit_lanes(sessions: &mut [Session], point: &Point) -> Result<Vec<Lane>> {
     if let Ok((program, report)) = be.compile(point.spec.entry, &point.spec.source(tc), &options) {
         be.release_program(program);
         if let Some(ptx) = report.ptx {
-            // Its launch-environment reads as a CUDA launch fills them; a form that
-            // cannot be rewritten stays, and the CUDA JIT refuses it with the reason.
-            let ptx = crate::backend::opencl_ptx::for_cuda_jit(&ptx).unwrap_or(ptx);
             lanes.push(Lane {
                 session: cu,
                 source: Source::Ptx(ptx),

@@ -708,17 +708,21 @@ impl Backend for CudaBackend {
     ) -> Result<(Program, BuildReport)> {
         // NVIDIA OpenCL's PTX reads its launch environment from %envreg registers,
         // which only its runtime fills; run as it is, such a kernel computes garbage
-        // addresses and faults, poisoning the context (opencl_ptx::for_cuda_jit
-        // rewrites them first).
-        if ptx.contains("%envreg") {
-            return Err(Error::Unavailable {
-                kernel: what.to_string(),
-                toolchain: "CUDA driver JIT".into(),
-                reason: "its PTX reads %envreg registers (NVIDIA OpenCL's launch environment), \
-                         which only NVIDIA's OpenCL runtime fills"
-                    .into(),
-            });
-        }
+        // addresses and faults, poisoning the context. Every caller (sweep jit,
+        // attribute) gets the reads rewritten to a CUDA launch's values; a form that
+        // cannot be rewritten is not applicable, with the reason.
+        let rewritten = if ptx.contains("%envreg") {
+            Some(
+                super::opencl_ptx::for_cuda_jit(ptx).map_err(|reason| Error::Unavailable {
+                    kernel: what.to_string(),
+                    toolchain: "CUDA driver JIT".into(),
+                    reason,
+                })?,
+            )
+        } else {
+            None
+        };
+        let ptx = rewritten.as_deref().unwrap_or(ptx);
         self.bind()?;
         let image = c_string("the PTX", ptx)?;
         const LOG: usize = 64 * 1024;

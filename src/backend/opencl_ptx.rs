@@ -6,7 +6,8 @@
 //! - `%envreg6..8`: the work-group counts (get_num_groups).
 //!
 //! Launched by the CUDA driver they hold whatever is there (the tc family's block
-//! order and gemm2 faulted on the H200). gemmlab launches OpenCL kernels without
+//! order and gemm2 faulted on the H200). The CUDA backend rewrites every PTX it
+//! JIT-loads with this. gemmlab launches OpenCL kernels without
 //! offsets, so for the CUDA JIT the offsets become 0 and the counts `%nctaid`:
 //! the values the OpenCL runtime gives the same launch.
 
