@@ -39,9 +39,7 @@
 //   B as column-major K x N, element (k,n) at n*K + k. These are the forms a
 //   column-major TN (A) or NN (B) call already has, so the routine passes
 //   them without a transposing pack; 128-bit loads run along K and each
-//   chunk is stored down a column of the local tile; with ASYNC_COPY, one
-//   cp.async a float: eight threads copy 32 contiguous bytes along K of one
-//   row into a column of the tile, conflict-free where SMEM_PAD=1).
+//   chunk is stored down a column of the local tile).
 // Switches: every feature can be turned off, so that each can be measured:
 //   VEC_LOADS    1: 128-bit (float4) global loads, local loads and C stores;
 //                0: the same accesses one float at a time
@@ -147,11 +145,17 @@
 #define A_LOADS (BK * BM / (VW * THREADS))
 #define B_LOADS (BK * BN / (VW * THREADS))
 
+#if ASYNC_COPY && (KMAJOR_A || KMAJOR_B)
+#error "simt: KMAJOR_A=1 or KMAJOR_B=1 needs ASYNC_COPY=0: a K-contiguous operand is transposed into its local tile through registers, which cp.async cannot do"
+#endif
 #if STREAMK && SPLITK > 1
 #error "simt: STREAMK and SPLITK > 1 are two ways of sharing K among blocks; use one (SPLITK=1 with STREAMK)"
 #endif
 // Blocks share a tile's K and sum it through `work`.
 #define SHARES_K (SPLITK > 1 || STREAMK > 0)
+#if SIMT_DIRECT && ASYNC_COPY
+#error "simtdirect: the in-place kernel copies through registers (edges are zero-filled there); ASYNC_COPY must be 0"
+#endif
 #if SMEM_PAD && (4 * STAGES * BK * (BM + BN + 2 * 4) > 48 * 1024)
 #error "simt: SMEM_PAD=1 with these tiles needs 4*STAGES*BK*(BM+BN+8) bytes of local memory, more than 48 KiB"
 #endif
@@ -218,27 +222,11 @@ INLINE_FUNC void block_tile(const int gx, const int gy, const int bid, int* tm, 
 // Copies the BK x BM tile of A starting at row k0 (and the BK x BN tile of B)
 // into local buffer `stage`: asynchronously, or through the registers `ra`, `rb`.
 #if ASYNC_COPY
-// A K-contiguous tile is copied one float a cp.async (it lands transposed):
-// eight consecutive threads take 32 contiguous bytes along K of one row (one
-// sector), a warp four consecutive rows; with rows X+4 floats apart
-// (SMEM_PAD=1) its 32 stores fall in 32 different banks.
-#define KCOPY_KK(f, W) ((f) % 8 + 8 * ((f) / (8 * (W))))
-#define KCOPY_XX(f, W) (((f) / 8) % (W))
 INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
                             const __global float* GEMMLAB_RESTRICT B,
                             LOCAL_PTR float* As, LOCAL_PTR float* Bs,
-                            const int M, const int N, const int K, const int m0,
-                            const int n0, const int k0, const int stage,
-                            const int tid) {
-#if KMAJOR_A
-    #pragma unroll
-    for (int i = 0; i < BK * BM / THREADS; i++) {
-        const int f = tid + i * THREADS;
-        const int kk = KCOPY_KK(f, BM);
-        const int mm = KCOPY_XX(f, BM);
-        CP_ASYNC(As + (stage * BK + kk) * AROW + mm, A + (m0 + mm) * K + k0 + kk, 4);
-    }
-#else
+                            const int M, const int N, const int m0, const int n0,
+                            const int k0, const int stage, const int tid) {
     #pragma unroll
     for (int i = 0; i < A_LOADS; i++) {
         const int f = tid + i * THREADS;
@@ -252,16 +240,6 @@ INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
         CP_ASYNC(dst, src, 4);
 #endif
     }
-#endif
-#if KMAJOR_B
-    #pragma unroll
-    for (int i = 0; i < BK * BN / THREADS; i++) {
-        const int f = tid + i * THREADS;
-        const int kk = KCOPY_KK(f, BN);
-        const int nn = KCOPY_XX(f, BN);
-        CP_ASYNC(Bs + (stage * BK + kk) * BROW + nn, B + (n0 + nn) * K + k0 + kk, 4);
-    }
-#else
     #pragma unroll
     for (int i = 0; i < B_LOADS; i++) {
         const int f = tid + i * THREADS;
@@ -275,66 +253,7 @@ INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
         CP_ASYNC(dst, src, 4);
 #endif
     }
-#endif
 }
-#if SIMT_DIRECT
-// cp.async with a source size: the bytes of the copy past `bytes` are zero-filled,
-// so chunks past an edge of A or B land as zeros.
-#define CP_ASYNC_Z4(dst, src, bytes) \
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" :: "r"(SHARED_ADDR(dst)), "l"(src), "r"(bytes) : "memory")
-#define CP_ASYNC_Z16(dst, src, bytes) \
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(SHARED_ADDR(dst)), "l"(src), "r"(bytes) : "memory")
-
-// One operand's BK x W tile from depth k0, in place, into local rows `row` floats
-// apart: element (x, k) of X at k*ld + x, or at x*ld + k where `kmajor` (then one
-// float a copy, laid out as copy_async's); x < extent and k < K, zeros beyond.
-// `vec`: X's offset and ld are multiples of 4, so a chunk is one aligned 16-byte copy.
-INLINE_FUNC void copy_direct_async(const GLOBAL_PTR float* X, const int ld, const int kmajor,
-                                   const int vec, LOCAL_PTR float* Xs, const int row,
-                                   const int W, const int extent, const int K, const int x0,
-                                   const int k0, const int stage, const int tid) {
-    if (kmajor) {
-        #pragma unroll
-        for (int i = 0; i < BK * W / THREADS; i++) {
-            const int f = tid + i * THREADS;
-            const int kk = KCOPY_KK(f, W);
-            const int xx = KCOPY_XX(f, W);
-            const int in = x0 + xx < extent && k0 + kk < K;
-            CP_ASYNC_Z4(Xs + (stage * BK + kk) * row + xx, X + (in ? (x0 + xx) * ld + k0 + kk : 0),
-                        in ? 4 : 0);
-        }
-        return;
-    }
-    #pragma unroll
-    for (int i = 0; i < BK * W / (VW * THREADS); i++) {
-        const int f = tid + i * THREADS;
-        const int kk = f / (W / VW);
-        const int xx = (f % (W / VW)) * VW;
-        const int x = x0 + xx;
-        const int k = k0 + kk;
-        LOCAL_PTR float* dst = Xs + (stage * BK + kk) * row + xx;
-#if VEC_LOADS
-        if (vec) {
-            const int n = k < K ? 4 * min(max(extent - x, 0), 4) : 0;
-            CP_ASYNC_Z16(dst, X + (n ? k * ld + x : 0), n);
-            continue;
-        }
-#endif
-        #pragma unroll
-        for (int v = 0; v < VW; v++) {
-            const int in = k < K && x + v < extent;
-            CP_ASYNC_Z4(dst + v, X + (in ? k * ld + x + v : 0), in ? 4 : 0);
-        }
-    }
-}
-#define COPY_ASYNC(k0, s) \
-    do { \
-        copy_direct_async(A, a_ld, a_kmajor, a_vec, As, AROW, BM, M, K, m0, (k0), (s), tid); \
-        copy_direct_async(B, b_ld, b_kmajor, b_vec, Bs, BROW, BN, N, K, n0, (k0), (s), tid); \
-    } while (0)
-#else
-#define COPY_ASYNC(k0, s) copy_async(A, B, As, Bs, M, N, K, m0, n0, (k0), (s), tid)
-#endif
 #else
 // Where load i of this thread goes: tiles are copied in VW-wide chunks along
 // the operand's contiguous dimension, M (N for B), or K where KMAJOR_A
@@ -705,7 +624,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
 #if ASYNC_COPY
 #if STAGES == 1
         for (int t = 0; t < tiles; t++) {
-            COPY_ASYNC(k_first + t * BK, 0);
+            copy_async(A, B, As, Bs, M, N, m0, n0, k_first + t * BK, 0, tid);
             CP_COMMIT();
             CP_WAIT(0);
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -716,7 +635,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
         #pragma unroll
         for (int s = 0; s < STAGES - 1; s++) {
             if (s < tiles) {
-                COPY_ASYNC(k_first + s * BK, s);
+                copy_async(A, B, As, Bs, M, N, m0, n0, k_first + s * BK, s, tid);
             }
             CP_COMMIT();
         }
@@ -727,7 +646,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
             barrier(CLK_LOCAL_MEM_FENCE);
             const int next = t + STAGES - 1;
             if (next < tiles) {
-                COPY_ASYNC(k_first + next * BK, next % STAGES);
+                copy_async(A, B, As, Bs, M, N, m0, n0, k_first + next * BK, next % STAGES, tid);
             }
             CP_COMMIT();
             compute_tile(As, Bs, acc, t % STAGES, am, bn);

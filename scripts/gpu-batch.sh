@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1066,13 +1066,14 @@ routine-direct-cuda|routine-direct-opencl)
   # on one toolchain, ${TL:-2} s a call, against the choices the database (results/tuned, or
   # .gpu/db from an earlier call) already holds: the routine keeps whichever is faster for the
   # whole call. First the in-place kernel's tests on this GPU (.gpu/tests-direct/*.xz, failing
-  # instead of skipping). SKIP_GEMM unset: gemm --suite on both toolchains next to cuBLAS.
+  # instead of skipping; SKIP_TESTS set: not). SKIP_GEMM unset: gemm --suite on both toolchains
+  # next to cuBLAS.
   # The searches vary switches and register caps as tune's defaults do; TUNE_ARGS adds
   # options (e.g. "--switches none --caps none" for the published switches only).
   export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
   TC=${PART#routine-direct-}
   mkdir -p "$W/db"; cp results/tuned/*.json "$W/db/" 2>/dev/null; cp .gpu/db/*.json "$W/db/" 2>/dev/null
-  direct_tests
+  [ -z "${SKIP_TESTS:-}" ] && direct_tests
   snap() { tar cJf "$OUT/$PART.tar.xz" -C "$W" .; }
   ( while sleep 60; do snap; done ) & SNAP=$!
   run tune-suite-$TC ${TT:-330} $G tune $D --backends $TC --kernels ${KERNELS:-simtdirect} --suite ${SUITE:-suites/routine.txt} \
@@ -1084,6 +1085,56 @@ routine-direct-cuda|routine-direct-opencl)
   [ -z "${SKIP_GEMM:-}" ] && run report 60 $G report --from "$W/gemm-suite-rows" --out "$W/report"
   grep -E "^== suite|routine on|kept" "$W/tune-suite-$TC.txt" | tail -60
   grep -v chosen "$W/gemm-suite.txt" 2>/dev/null
+  ;;
+async-ab)
+  # (Run at commit 6f51d7f; the forms it measures were taken out after: results/h200/routine/async.)
+  # Issue 27: cp.async for K-contiguous operands (simt, KMAJOR_A/B) and in place (simtdirect,
+  # edges zero-filled by cp.async's source size), each against the same tiles copied through
+  # registers or with the operand in the other form, one toolchain run each next to cuBLAS.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  T128="--define BK=16 --define BM=128 --define BN=128 --define GROUP=16 --define STAGES=2 --define TM=8 --define TN=8 --define WM=64 --define WN=32"
+  T64="--define BK=16 --define BM=64 --define BN=64 --define GROUP=8 --define STAGES=3 --define TM=8 --define TN=8 --define WM=64 --define WN=32"
+  TD="--define BK=16 --define BM=128 --define BN=64 --define GROUP=16 --define SPLITK=3 --define STAGES=3 --define TM=8 --define TN=8 --define WM=64 --define WN=32"
+  TTHIN="--define BK=32 --define BM=64 --define BN=64 --define GROUP=2 --define STREAMK=2 --define TM=4 --define TN=8 --define WM=16 --define WN=64"
+  i=0
+  ab() { # kernel sizes tile extra-defines...
+    local k=$1 s=$2 t=$3; shift 3; i=$((i+1))
+    run "ab-$i" 120 $G compare $D --backends cuda,opencl --kernels $k --sizes $s $t "$@" --reps 10 --out "$W/ab-$i"
+    echo "== ab-$i $k $* ($s)"; grep -E "^[0-9x]+ on |^ *(cublas|$k) " "$W/ab-$i.txt" | head -12
+  }
+  for t in "$T128" "$T64"; do
+    for v in "ASYNC_COPY=1" "ASYNC_COPY=1 SMEM_PAD=1" "ASYNC_COPY=1 SMEM_PAD=1 KMAJOR_B=1" "ASYNC_COPY=1 KMAJOR_B=1" \
+             "KMAJOR_B=1" "KMAJOR_B=1 SMEM_PAD=1"; do
+      ab simt 2048,4096,128x4096x4096 "$t" $(for d in $v; do echo --define $d; done)
+    done
+  done
+  for v in "" "ASYNC_COPY=1" "ASYNC_COPY=1 SMEM_PAD=1" "SMEM_PAD=1"; do
+    ab simtdirect 1000,1024,3000,128x4096x4096 "$TD" $(for d in $v; do echo --define $d; done)
+  done
+  for v in "STAGES=1" "STAGES=1 ASYNC_COPY=1" "STAGES=2 ASYNC_COPY=1" "STAGES=3 ASYNC_COPY=1"; do
+    ab simtdirect 4097x33x2049,50000x64x64 "$TTHIN" $(for d in $v; do echo --define $d; done)
+  done
+  ;;
+async-cap)
+  # (Run at commit 6f51d7f, as async-ab.) Issue 27, after async-ab: the cp.async copies of K-contiguous and in-place tiles under the
+  # register caps that restore the occupancy of the copies they are compared with.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  T128="--define BK=16 --define BM=128 --define BN=128 --define GROUP=16 --define STAGES=2 --define TM=8 --define TN=8 --define WM=64 --define WN=32"
+  TD="--define BK=16 --define BM=128 --define BN=64 --define GROUP=16 --define SPLITK=3 --define STAGES=3 --define TM=8 --define TN=8 --define WM=64 --define WN=32"
+  i=0
+  ab() { # kernel sizes tile cap extra-defines...
+    local k=$1 s=$2 t=$3 cap=$4; shift 4; i=$((i+1))
+    run "cap-$i" 120 $G compare $D --backends cuda,opencl --kernels $k --sizes $s $t --max-registers $cap "$@" --reps 10 --out "$W/cap-$i"
+    echo "== cap-$i $k cap $cap $* ($s)"; grep -E "^[0-9x]+ on |^ *(cublas|$k) " "$W/cap-$i.txt" | head -12
+  }
+  # __launch_bounds__ (USE_BOUNDS=1) overrides a cap: off here.
+  for b in 1 0; do
+    ab simt 2048,4096,128x4096x4096 "$T128" 128 --define USE_BOUNDS=$b --define ASYNC_COPY=1 --define SMEM_PAD=1 --define KMAJOR_B=1
+    ab simt 2048,4096,128x4096x4096 "$T128" 128 --define USE_BOUNDS=$b --define ASYNC_COPY=1 --define SMEM_PAD=1 --define KMAJOR_A=1 --define KMAJOR_B=1
+    ab simtdirect 1000,1024,3000,128x4096x4096 "$TD" 168 --define USE_BOUNDS=$b --define ASYNC_COPY=1 --define SMEM_PAD=1
+  done
+  ab simt 2048,4096,128x4096x4096 "$T128" 128 --define ASYNC_COPY=1
+  ab simtdirect 1000,1024,3000,128x4096x4096 "$TD" 168
   ;;
 streamk-probe)
   # Issue 27: stream-K (STREAMK, SIMT and in place) against the same tiles without it and with

@@ -3,8 +3,7 @@
 //! dimensions with and without 16-byte alignment, alpha and beta) at sizes that
 //! are multiples of no tile, at pipeline depths and with its switches, checked
 //! against the f64 reference; no launch but the kernel's own. On CUDA
-//! (`--features cuda`, skipped visibly without a GPU) and NVIDIA's OpenCL the
-//! same matrix runs with split-K and cp.async as well.
+//! (`--features cuda`, skipped visibly without a GPU) the same matrix runs.
 
 mod common;
 
@@ -79,10 +78,9 @@ const SHARED_SIZES: [(usize, usize, usize); 2] = [(70, 45, 300), (200, 128, 64)]
 
 /// Every call of `calls` at odd sizes with the small tiles; pipeline depths and
 /// switches on one size; the published tiles on one; stream-K on every call of
-/// two sizes. With `nvidia`, split-K likewise, and cp.async (ASYNC_COPY, which
-/// zero-fills the edges by its source size) on every call, depth, switch and
-/// way of sharing K. The failures, and the run count.
-fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) {
+/// two sizes; with `split`, split-K (NVIDIA only) likewise. The failures, and the
+/// run count.
+fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
     let mut runs = 0;
     let mut failures = Vec::new();
     let mut run = |session: &mut Session, cfg: &Config, hints: &Hints, p: Problem, seed: u64| {
@@ -91,22 +89,12 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
         failures.extend(check(session, cfg, hints, &ops));
     };
     let plain = config(&[]);
-    let copies = if nvidia {
-        vec![
-            Hints::default(),
-            Hints::default().with_switch("ASYNC_COPY", true),
-        ]
-    } else {
-        vec![Hints::default()]
-    };
     for (i, &(m, n, k)) in [(1, 1, 1), (33, 65, 17), (70, 45, 300)].iter().enumerate() {
         for (j, p) in calls(m, n, k).into_iter().enumerate() {
-            for h in &copies {
-                run(session, &plain, h, p, (100 * i + j) as u64);
-            }
+            run(session, &plain, &Hints::default(), p, (100 * i + j) as u64);
         }
     }
-    let mut variants: Vec<(Config, Hints)> = vec![
+    let variants: Vec<(Config, Hints)> = vec![
         (config(&[("STAGES", 1)]), Hints::default()),
         (config(&[("STAGES", 3)]), Hints::default()),
         (config(&[("STAGES", 4), ("BK", 16)]), Hints::default()),
@@ -127,13 +115,6 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
         ),
         (direct().defaults(), Hints::default()),
     ];
-    if nvidia {
-        let with_async: Vec<(Config, Hints)> = variants
-            .iter()
-            .map(|(c, h)| (c.clone(), h.with_switch("ASYNC_COPY", true)))
-            .collect();
-        variants.extend(with_async);
-    }
     for (cfg, hints) in &variants {
         for (j, p) in calls(131, 67, 45).into_iter().enumerate().step_by(3) {
             run(session, cfg, hints, p, 900 + j as u64);
@@ -147,7 +128,7 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
             .config(&[("STREAMK".into(), 3)])
             .expect("the published tiles take stream-K"),
     ];
-    if nvidia {
+    if split {
         shares.extend([
             config(&[("SPLITK", 2)]),
             config(&[("SPLITK", 3), ("STAGES", 3)]),
@@ -160,9 +141,13 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
     for cfg in &shares {
         for (i, &(m, n, k)) in SHARED_SIZES.iter().enumerate() {
             for (j, p) in calls(m, n, k).into_iter().enumerate() {
-                // cp.async on every other call: each case and size is still covered.
-                let h = &copies[(i + j) % copies.len()];
-                run(session, cfg, h, p, (500 + 100 * i + j) as u64);
+                run(
+                    session,
+                    cfg,
+                    &Hints::default(),
+                    p,
+                    (500 + 100 * i + j) as u64,
+                );
             }
         }
     }

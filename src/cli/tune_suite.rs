@@ -80,15 +80,6 @@ pub fn run(
             })
             .collect();
         add_seeds(&mut o.search.seeds, shared);
-        // Each seed reading the operands as this call stores them, where its kernel
-        // can (no transposing pack), its tiles as they are and padded.
-        let as_stored: Vec<Candidate> = o
-            .search
-            .seeds
-            .iter()
-            .flat_map(|c| as_stored_variants(c, &p))
-            .collect();
-        add_seeds(&mut o.search.seeds, as_stored);
         // And the configurations a model of the device ranks best for this shape.
         let fitted = model_seeds(sessions, &o, spaces, &p);
         add_seeds(
@@ -325,38 +316,6 @@ fn k_sharing_variants(c: &Config) -> Vec<Config> {
         .collect()
 }
 
-/// A configuration of a kernel that reads operands K-contiguous on request
-/// (`KMAJOR_A`, `KMAJOR_B`) set to read A and B in the call's own storage (column-major
-/// A^T and B are K-contiguous), as it is and with `SMEM_PAD` turned on: a K-contiguous
-/// tile copied by cp.async is stored down the columns of local memory, where padded
-/// rows keep a warp's stores in different banks. Points the space lacks are dropped
-/// by the search.
-fn as_stored_variants(c: &Candidate, p: &gemmlab::gemm::problem::Problem) -> Vec<Candidate> {
-    use gemmlab::gemm::problem::Matrix;
-    if !c.config.0.contains_key("KMAJOR_A") {
-        return Vec::new();
-    }
-    let p = p.column_major();
-    let mut config = c.config.clone();
-    config.0.insert(
-        "KMAJOR_A".into(),
-        i64::from(p.storage(Matrix::A).transposed),
-    );
-    config.0.insert(
-        "KMAJOR_B".into(),
-        i64::from(!p.storage(Matrix::B).transposed),
-    );
-    let plain = Candidate {
-        config,
-        hints: c.hints.clone(),
-    };
-    let padded = Candidate {
-        hints: plain.hints.with_switch("SMEM_PAD", true),
-        ..plain.clone()
-    };
-    [plain, padded].into_iter().filter(|v| v != c).collect()
-}
-
 /// "simt 64x128x16/3" for a seed: its family, block tile and split ("/sk2" for
 /// stream-K with 2 work-groups per compute unit).
 fn seed_label(spec: &KernelSpec, c: &Config) -> String {
@@ -488,55 +447,4 @@ fn nearest<'a>(
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use gemmlab::gemm::problem::{Layout, Template, Trans};
-
-    fn simt_seed() -> Candidate {
-        let spec = gemmlab::kernels::find("simt").unwrap();
-        Candidate::plain(spec.defaults())
-    }
-
-    fn call(layout: Layout, ta: Trans, tb: Trans) -> gemmlab::gemm::problem::Problem {
-        let t = Template {
-            layout,
-            trans_a: ta,
-            trans_b: tb,
-            ..Template::plain()
-        };
-        t.at(256, 128, 64).unwrap()
-    }
-
-    fn forms(v: &[Candidate]) -> Vec<(i64, i64, bool)> {
-        v.iter()
-            .map(|c| {
-                (
-                    c.config.get("KMAJOR_A"),
-                    c.config.get("KMAJOR_B"),
-                    c.hints.switch("SMEM_PAD") == Some(true),
-                )
-            })
-            .collect()
-    }
-
-    #[test]
-    fn seeds_read_each_operand_as_the_call_stores_it() {
-        let seed = simt_seed();
-        // Column-major NN: B is K-contiguous; the seed itself (A and B^T) is not repeated.
-        let nn = as_stored_variants(&seed, &call(Layout::ColMajor, Trans::N, Trans::N));
-        assert_eq!(forms(&nn), [(0, 1, false), (0, 1, true)]);
-        // TN: both are.
-        let tn = as_stored_variants(&seed, &call(Layout::ColMajor, Trans::T, Trans::N));
-        assert_eq!(forms(&tn), [(1, 1, false), (1, 1, true)]);
-        // NT: neither; only the padded seed is new.
-        let nt = as_stored_variants(&seed, &call(Layout::ColMajor, Trans::N, Trans::T));
-        assert_eq!(forms(&nt), [(0, 0, true)]);
-        // A kernel without K-major forms gets none.
-        let direct = gemmlab::kernels::find("simtdirect").unwrap();
-        let none = Candidate::plain(direct.defaults());
-        assert!(as_stored_variants(&none, &call(Layout::ColMajor, Trans::N, Trans::N)).is_empty());
-    }
 }

@@ -165,8 +165,13 @@ const LOCAL_FITS: Constraint = Constraint {
     involves: &["STAGES", "BK", "BM", "BN"],
     holds: |c| local_bytes(c) <= LOCAL_LIMIT,
 };
-// This one involves a switch: the tuner's space judges each point with its
-// switch states; the source refuses the same with #error.
+// The two below involve switches: the tuner's space judges each point with its
+// switch states; the sources refuse the same with #error.
+const KMAJOR_COPY: Constraint = Constraint {
+    message: "KMAJOR_A=1 or KMAJOR_B=1 needs ASYNC_COPY off: a K-contiguous operand is transposed into its local tile through registers, which cp.async cannot do",
+    involves: &["KMAJOR_A", "KMAJOR_B", "ASYNC_COPY"],
+    holds: |c| c.get("ASYNC_COPY") == 0 || (c.get("KMAJOR_A") == 0 && c.get("KMAJOR_B") == 0),
+};
 const PAD_FITS: Constraint = Constraint {
     message:
         "SMEM_PAD=1 pads each tile row by 4 floats: 4*STAGES*BK*(BM+BN+8) bytes must fit in 48 KiB",
@@ -178,6 +183,19 @@ const PAD_FITS: Constraint = Constraint {
 };
 
 const CONSTRAINTS: &[Constraint] = &[
+    WARP_TILES_DIVIDE,
+    LANES,
+    ACCUMULATORS,
+    GROUP_SIZE,
+    CHUNKS,
+    ONE_SHARING,
+    LOCAL_FITS,
+    KMAJOR_COPY,
+    PAD_FITS,
+];
+/// The in-place kernel takes each operand's form from the call, not from KMAJOR_*,
+/// and always copies through registers.
+const DIRECT_CONSTRAINTS: &[Constraint] = &[
     WARP_TILES_DIVIDE,
     LANES,
     ACCUMULATORS,
@@ -235,6 +253,16 @@ pub const SIMT: KernelSpec = KernelSpec {
     precisions: &[Precision::F32],
 };
 
+/// The in-place kernel's switches: SIMT's without ASYNC_COPY (its edges are
+/// zero-filled in registers).
+const DIRECT_SWITCHES: &[SwitchUse] = &[
+    SwitchUse::on(USE_BOUNDS),
+    SwitchUse::on(USE_RESTRICT),
+    SwitchUse::on(VEC_LOADS),
+    SwitchUse::off(SMEM_PAD),
+    SwitchUse::on(RASTER),
+];
+
 /// The SIMT kernel reading the caller's matrices in place (`SIMT_DIRECT=1`): the
 /// routine's kernel for calls whose sizes, offsets or layouts would otherwise be
 /// packed first.
@@ -245,9 +273,8 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
     title: "gemmlab SIMT SGEMM in place (any size, offsets, leading dimensions, transposes)",
     idea: "the SIMT kernel's block, warp and thread tiles, pipeline, split-K and stream-K on the caller's \
            matrices as they are: each operand read along its contiguous dimension (which one is an \
-           argument), chunks past an edge or unaligned read element by element and zero-filled (with \
-           ASYNC_COPY: by cp.async's source size), C written element by element at its edges; no \
-           packing before or after",
+           argument), chunks past an edge or unaligned read element by element and zero-filled, C \
+           written element by element at its edges; no packing before or after",
     sources: &[
         (
             OpenClC,
@@ -267,11 +294,11 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
     params: &[
         P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_STREAMK, P_GROUP,
     ],
-    constraints: CONSTRAINTS,
+    constraints: DIRECT_CONSTRAINTS,
     local_bytes,
     launch: SIMT.launch,
     operands: SIMT.operands,
-    switches: SWITCHES,
+    switches: DIRECT_SWITCHES,
     abi: Abi::DirectInPlace,
     precisions: &[Precision::F32],
 };
