@@ -510,18 +510,23 @@ pub struct CompareOptions {
     pub tuned: Option<crate::bests::Database>,
 }
 
-/// The configuration of a kernel under user defines: those it declares apply,
-/// others are ignored (they belong to other kernels); an invalid value is the
-/// cell's status, not the run's end.
+/// The configuration of a kernel under user defines at `precision`: those it
+/// declares apply, others are ignored (they belong to other kernels); a kernel
+/// written for both precisions is judged at the call's (its constraints differ by
+/// precision); an invalid value is the cell's status, not the run's end.
 pub fn config_for(
     spec: &KernelSpec,
     defines: &[(String, i64)],
+    precision: crate::kernels::Precision,
 ) -> std::result::Result<Config, Status> {
-    let own: Vec<(String, i64)> = defines
+    let mut own: Vec<(String, i64)> = defines
         .iter()
         .filter(|(n, _)| spec.params.iter().any(|p| p.name == n))
         .cloned()
         .collect();
+    if spec.multi_precision() {
+        own.push((crate::kernels::PRECISION.into(), precision.define()));
+    }
     spec.config(&own)
         .map_err(|e| Status::InvalidConfig(e.to_string()))
 }
@@ -625,7 +630,7 @@ pub fn run_compare(
                     .collect();
                 measure_items(sessions, &items, &problem, &opts.plan, "compare", &vendor)
             } else {
-                match config_for(spec, &opts.defines) {
+                match config_for(spec, &opts.defines, problem.ops.problem.precision) {
                     Ok(config) => {
                         let point = Point {
                             spec,
@@ -718,4 +723,30 @@ pub fn toolchains(sessions: &[Session]) -> Vec<Toolchain> {
         .iter()
         .map(|s| s.backend.borrow().info().toolchain)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::Precision;
+
+    /// A define valid only in one precision is judged at the call's: tc's f64
+    /// shapes are refused for f32 and taken for f64.
+    #[test]
+    fn defines_are_judged_at_the_calls_precision() {
+        let tc = crate::kernels::find("tc").unwrap();
+        let defines = vec![("MMA".to_string(), 1684), ("BK".to_string(), 4)];
+        let c = config_for(tc, &defines, Precision::F64).unwrap();
+        assert_eq!(c.get("PRECISION"), 64);
+        assert!(matches!(
+            config_for(tc, &defines, Precision::F32),
+            Err(Status::InvalidConfig(e)) if e.contains("MMA must be 1688")
+        ));
+        // A kernel of one precision is not given PRECISION.
+        let simt = crate::kernels::find("simt").unwrap();
+        assert!(!config_for(simt, &[], Precision::F32)
+            .unwrap()
+            .0
+            .contains_key("PRECISION"));
+    }
 }

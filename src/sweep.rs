@@ -9,7 +9,7 @@ use crate::experiment::{
 };
 use crate::experiment::{failed_rows, refused_size};
 use crate::gemm::driver::{Session, Source, Status};
-use crate::kernels::{self, Hints, KernelSpec};
+use crate::kernels::{self, Hints, KernelSpec, Precision};
 use crate::measure::Plan;
 use crate::results::{Measurement, ResultWriter};
 
@@ -72,24 +72,26 @@ fn cap_label(cap: Option<u32>) -> String {
 fn configured(
     kernels: &[&'static KernelSpec],
     defines: &[(String, i64)],
+    precision: Precision,
 ) -> Vec<(
     &'static KernelSpec,
     std::result::Result<kernels::Config, Status>,
 )> {
     kernels
         .iter()
-        .map(|k| (*k, config_for(k, defines)))
+        .map(|k| (*k, config_for(k, defines, precision)))
         .collect()
 }
 
 pub fn register_points(
     kernels: &[&'static KernelSpec],
     defines: &[(String, i64)],
+    precision: Precision,
     base: &Hints,
     caps: &[Option<u32>],
 ) -> Vec<std::result::Result<Point, (String, Status)>> {
     let mut out = Vec::new();
-    for (spec, config) in configured(kernels, defines) {
+    for (spec, config) in configured(kernels, defines, precision) {
         for cap in caps {
             out.push(match &config {
                 Ok(c) => Ok(Point {
@@ -141,10 +143,11 @@ pub fn tiling_points(base: &Hints) -> Result<Vec<std::result::Result<Point, (Str
 pub fn hint_points(
     kernels: &[&'static KernelSpec],
     defines: &[(String, i64)],
+    precision: Precision,
     base: &Hints,
 ) -> Vec<std::result::Result<Point, (String, Status)>> {
     let mut out = Vec::new();
-    for (spec, config) in configured(kernels, defines) {
+    for (spec, config) in configured(kernels, defines, precision) {
         let config = match config {
             Ok(c) => c,
             Err(s) => {

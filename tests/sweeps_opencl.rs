@@ -59,7 +59,13 @@ fn tmp(name: &str) -> std::path::PathBuf {
 #[test]
 fn register_sweep_completes_and_keeps_unknowns_unknown() {
     let ks = kernels::select(Some("2,6,11")).unwrap();
-    let points = register_points(&ks, &[], &Hints::default(), &[None, Some(64), Some(32)]);
+    let points = register_points(
+        &ks,
+        &[],
+        Precision::F32,
+        &Hints::default(),
+        &[None, Some(64), Some(32)],
+    );
     let dir = tmp("registers");
     let rows = run(SweepKind::Registers, &points, &dir);
     assert_eq!(rows.len(), 9);
@@ -109,7 +115,7 @@ fn tiling_and_hint_sweeps_complete() {
     let ks = kernels::select(Some("6")).unwrap();
     let rows = run(
         SweepKind::Hints,
-        &hint_points(&ks, &[], &Hints::default()),
+        &hint_points(&ks, &[], Precision::F32, &Hints::default()),
         &tmp("hints"),
     );
     let labels: Vec<&str> = rows.iter().filter_map(|r| r.label.as_deref()).collect();
@@ -132,7 +138,7 @@ fn tiling_and_hint_sweeps_complete() {
     // Kernel 9's USE_LDG is published on in CUDA, off in OpenCL: both values are points,
     // and on PoCL the "on" point is not applicable (NVIDIA inline PTX) rather than wrong.
     let ks = kernels::select(Some("9")).unwrap();
-    let points = hint_points(&ks, &[], &Hints::default());
+    let points = hint_points(&ks, &[], Precision::F32, &Hints::default());
     let labels: Vec<String> = points
         .iter()
         .filter_map(|p| p.as_ref().ok().and_then(|p| p.label.clone()))
@@ -156,7 +162,7 @@ fn an_interrupted_run_keeps_what_it_measured() {
     };
     let mut w = ResultWriter::create(&dir, Environment::capture(vec![info], 1, plan)).unwrap();
     let ks = kernels::select(Some("1,2")).unwrap();
-    let points = register_points(&ks, &[], &Hints::default(), &[None]);
+    let points = register_points(&ks, &[], Precision::F32, &Hints::default(), &[None]);
     run_sweep(
         &mut sessions,
         SweepKind::Registers,
@@ -181,7 +187,7 @@ fn an_interrupted_run_keeps_what_it_measured() {
 fn a_hints_sweep_runs_in_double_precision() {
     let dir = tmp("sweep-f64");
     let ks = kernels::select(Some("xgemm")).unwrap();
-    let points = hint_points(&ks, &[], &Hints::default());
+    let points = hint_points(&ks, &[], Precision::F32, &Hints::default());
     let rows = run_in(SweepKind::Hints, &points, &dir, Precision::F64);
     let ours: Vec<_> = rows.iter().filter(|r| r.kernel == "xgemm").collect();
     assert!(ours.len() >= 2, "{} rows", ours.len());

@@ -111,20 +111,24 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
         sweep::parse_caps(&args.caps)?
     };
     let points = match kind {
-        SweepKind::Registers => sweep::register_points(&kernels, &defines, &base, &caps),
+        SweepKind::Registers => {
+            sweep::register_points(&kernels, &defines, args.precision, &base, &caps)
+        }
         SweepKind::Tiling => sweep::tiling_points(&base)?,
-        SweepKind::Hints => sweep::hint_points(&kernels, &defines, &base),
+        SweepKind::Hints => sweep::hint_points(&kernels, &defines, args.precision, &base),
         SweepKind::Jit => kernels
             .iter()
-            .map(|k| match gemmlab::experiment::config_for(k, &defines) {
-                Ok(config) => Ok(gemmlab::experiment::Point {
-                    spec: k,
-                    config,
-                    hints: base.clone(),
-                    label: Some("native vs opencl-ptx".into()),
-                }),
-                Err(s) => Err((k.id.to_string(), s)),
-            })
+            .map(
+                |k| match gemmlab::experiment::config_for(k, &defines, args.precision) {
+                    Ok(config) => Ok(gemmlab::experiment::Point {
+                        spec: k,
+                        config,
+                        hints: base.clone(),
+                        label: Some("native vs opencl-ptx".into()),
+                    }),
+                    Err(s) => Err((k.id.to_string(), s)),
+                },
+            )
             .collect(),
     };
     // Offline builds compile what the precision asks; runs set it from the problem too.
