@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1135,6 +1135,29 @@ async-cap)
   done
   ab simt 2048,4096,128x4096x4096 "$T128" 128 --define ASYNC_COPY=1
   ab simtdirect 1000,1024,3000,128x4096x4096 "$TD" 168
+  ;;
+tc-frag)
+  # Issue 28: the fragment pipeline (FRAG_PIPE=1) of the tc family against the same tuned
+  # configurations without it, both precisions and toolchains, next to cuBLAS; first the
+  # CUDA tests of the family (cuda_kernels: cuda_tc_*), failing instead of skipping.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tc
+  xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
+  GEMMLAB_REQUIRE_CUDA=1 run tests-tc 240 /tmp/cuda_kernels --test-threads=1 cuda_tc_
+  grep -E "test |test result|checked runs" "$W/tests-tc.txt"
+  F64C="--define BK=8 --define BM=64 --define BN=64 --define GROUP=8 --define MMA=1688 --define STAGES=4 --define WM=32 --define WN=32"
+  F64O="--define BK=4 --define BM=128 --define BN=64 --define GROUP=8 --define MMA=1684 --define STAGES=4 --define WM=64 --define WN=32"
+  F32C="--define BK=8 --define BM=128 --define BN=128 --define GROUP=8 --define STAGES=5 --define WM=64 --define WN=64"
+  F32O="--define BK=8 --define BM=64 --define BN=128 --define GROUP=4 --define STAGES=4 --define WM=64 --define WN=64"
+  i=0
+  for p in "64 $F64C" "64 $F64O" "32 $F32C" "32 $F32O"; do
+    set -- $p; prec=$1; shift
+    for fp in 0 1; do
+      i=$((i+1))
+      run "frag-$i" 150 $G compare $D --backends cuda,opencl --kernels tc --precision f$prec --sizes 4096,8192 "$@" \
+        --define FRAG_PIPE=$fp --reps 10 --out "$W/frag-$i"
+      echo "== frag-$i f$prec FRAG_PIPE=$fp $*"; grep -E "^[0-9x]+ on |^ *(cublas|tc) " "$W/frag-$i.txt" | sed 's/ on NVIDIA.*//'
+    done
+  done
   ;;
 streamk-probe)
   # Issue 27: stream-K (STREAMK, SIMT and in place) against the same tiles without it and with

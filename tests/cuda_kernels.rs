@@ -285,3 +285,61 @@ fn cuda_tc_split_in_local_memory_verifies() {
         }
     }
 }
+
+/// The fragment pipeline (FRAG_PIPE=1) verifies in both precisions at odd sizes,
+/// with one and several mma steps per tile and fewer tiles than stages, on CUDA
+/// and, where the OpenCL device is NVIDIA's, on its OpenCL too.
+#[test]
+fn cuda_tc_fragment_pipeline_verifies() {
+    let Some(b) = common::cuda("cuda_tc_fragment_pipeline_verifies") else {
+        return;
+    };
+    let spec = kernels::find("tc").unwrap();
+    let mut backends = vec![b];
+    let cl = common::opencl();
+    if cl.info().is_nvidia() {
+        backends.push(cl);
+    }
+    let f64_tiles = [
+        ("PRECISION", 64),
+        ("BM", 64),
+        ("BN", 64),
+        ("WM", 32),
+        ("WN", 32),
+    ];
+    let configs: Vec<Vec<(&str, i64)>> = vec![
+        [&f64_tiles[..], &[("MMA", 1688), ("BK", 8), ("STAGES", 4)]].concat(),
+        [&f64_tiles[..], &[("MMA", 16816), ("BK", 32), ("STAGES", 2)]].concat(),
+        [&f64_tiles[..], &[("MMA", 884), ("BK", 8), ("STAGES", 3)]].concat(),
+        vec![("PRECISION", 32)],
+        vec![("PRECISION", 32), ("BK", 32), ("STAGES", 3)],
+    ];
+    for b in backends {
+        let label = b.info().label();
+        if let Some(why) = spec.unavailable(b.info(), &Hints::default()) {
+            common::say(&format!("SKIPPED tc on {label}: {why}"));
+            continue;
+        }
+        let mut session = Session::new(b);
+        let mut runs = 0;
+        for defines in &configs {
+            let mut d = defines.clone();
+            d.push(("FRAG_PIPE", 1));
+            let config = tc_config(&d);
+            for (m, n, k) in [
+                (200, 130, 70),
+                (1000, 999, 1001),
+                (17, 17, 17),
+                (4097, 33, 2049),
+            ] {
+                let mut problem = gemmlab::gemm::problem::Problem::plain(m, n, k);
+                if config.get("PRECISION") == 64 {
+                    problem.precision = gemmlab::kernels::Precision::F64;
+                }
+                tc_verifies(&mut session, &config, &Operands::for_problem(problem, 17));
+                runs += 1;
+            }
+        }
+        common::say(&format!("tc FRAG_PIPE=1 on {label}: {runs} checked runs"));
+    }
+}
