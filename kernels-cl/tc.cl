@@ -45,10 +45,7 @@
 //   its digits: 884 = m8n8k4 (sm_80), 1684, 1688, 16816 = m16n8k4/k8/k16
 //   (sm_90); f32 runs m16n8k8 and needs MMA=1688), PROMOTE_STAGE (f32: 0
 //   promotes every k8 step, 1 every stage), SPLIT (f32: 0 splits operands in
-//   registers as each warp reads them, 1 once per tile in local memory),
-//   FRAG_PIPE (1: each mma step's fragments are loaded from local memory
-//   while the step before runs, across tiles too, with every buffer filled
-//   before the first; 0: loaded before the step that uses them).
+//   registers as each warp reads them, 1 once per tile in local memory).
 // Switches: USE_BOUNDS, USE_RESTRICT, TF32_SINGLE and PROMOTE_ACC (f32 only).
 // Local memory: STAGES*BK*(BM+BN+2*pad) elements, declared here (48 KiB on
 //   NVIDIA's OpenCL); the CUDA twin takes them at launch, up to the device's
@@ -92,9 +89,6 @@
 #endif
 #ifndef SPLIT
 #define SPLIT 0
-#endif
-#ifndef FRAG_PIPE
-#define FRAG_PIPE 0
 #endif
 
 #ifndef USE_BOUNDS
@@ -141,9 +135,6 @@ typedef float4 chunk;
 #define A_LOADS (BK * BM / (VW * THREADS))
 #define B_LOADS (BK * BN / (VW * THREADS))
 #define SPLIT_LO (PRECISION == 32 && SPLIT)  // a stage of low parts in local memory
-#if FRAG_PIPE && (SPLIT || PROMOTE_STAGE)
-#error "tc: FRAG_PIPE=1 takes SPLIT=0 and PROMOTE_STAGE=0 (it splits and promotes per mma step, as they do)"
-#endif
 
 // The OpenCL spellings of what the CUDA twin writes differently: inline PTX
 // as NVIDIA's OpenCL compiler takes it (local pointers are 32-bit addresses in
@@ -442,86 +433,6 @@ INLINE_FUNC void compute_stage(LOCAL_PTR const real* As, LOCAL_PTR const real* B
 }
 #endif
 
-#if FRAG_PIPE
-// FRAG_PIPE: the fragments of one mma step, loaded from local memory one step
-// ahead of the products that use them (f32: as loaded, split at the products).
-typedef struct {
-    real a[MT][MMA_K / 2];
-    real b[NT][MMA_K / 4];
-} frags;
-
-INLINE_FUNC void load_frags(LOCAL_PTR const real* As, LOCAL_PTR const real* Bs, const int kk,
-                            frags* f, const int am, const int bn, const int g, const int t) {
-    #pragma unroll
-    for (int i = 0; i < MT; i++) {
-        #pragma unroll
-        for (int u = 0; u < MMA_K / 4; u++) {
-            const real2 v = *((LOCAL_PTR const real2*)(As + (kk + t + 4 * u) * AROW + am + i * 16 + 2 * g));
-            f->a[i][2 * u] = v.x;
-            f->a[i][2 * u + 1] = v.y;
-        }
-    }
-    #pragma unroll
-    for (int j = 0; j < NT; j++) {
-        #pragma unroll
-        for (int u = 0; u < MMA_K / 4; u++) {
-            f->b[j][u] = Bs[(kk + t + 4 * u) * BROW + bn + j * 8 + g];
-        }
-    }
-}
-
-// acc += the step's products from `f`.
-INLINE_FUNC void mma_frags(const frags* f, real acc[MT][NT][4]) {
-#if PRECISION == 32
-    uint ah[MT][4], al[MT][4], bh[NT][2], bl[NT][2];
-    #pragma unroll
-    for (int i = 0; i < MT; i++) {
-        #pragma unroll
-        for (int e = 0; e < 4; e++) {
-            split_tf32(f->a[i][e], &ah[i][e], &al[i][e]);
-        }
-    }
-    #pragma unroll
-    for (int j = 0; j < NT; j++) {
-        #pragma unroll
-        for (int u = 0; u < 2; u++) {
-            split_tf32(f->b[j][u], &bh[j][u], &bl[j][u]);
-        }
-    }
-    #pragma unroll
-    for (int i = 0; i < MT; i++) {
-        #pragma unroll
-        for (int j = 0; j < NT; j++) {
-#if PROMOTE_ACC
-            real p[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#else
-            real* p = acc[i][j];
-#endif
-#if !TF32_SINGLE
-            MMA_TF32(p, al[i], bh[j]);
-            MMA_TF32(p, ah[i], bl[j]);
-#endif
-            MMA_TF32(p, ah[i], bh[j]);
-#if PROMOTE_ACC
-            #pragma unroll
-            for (int e = 0; e < 4; e++) {
-                acc[i][j][e] += p[e];
-            }
-#endif
-        }
-    }
-#else
-    #pragma unroll
-    for (int i = 0; i < MT; i++) {
-        #pragma unroll
-        for (int j = 0; j < NT; j++) {
-            MMA_F64(acc[i][j], f->a[i], f->b[j]);
-        }
-    }
-#endif
-}
-#endif
-
 __kernel GEMMLAB_BOUNDS(32 * WARPS_M, WARPS_N)
 void tc_gemm(const int M, const int N, const int K, const real alpha, const real beta,
              const __global real* GEMMLAB_RESTRICT A, const __global real* GEMMLAB_RESTRICT B,
@@ -558,45 +469,6 @@ void tc_gemm(const int M, const int N, const int K, const real alpha, const real
     }
 
     const int tiles = K / BK;
-#if FRAG_PIPE
-    // Every buffer starts filled; a tile's buffer is refilled (with the tile
-    // STAGES later) at its last mma step, once every warp holds that step's
-    // fragments in registers, and the next tile's first fragments are loaded
-    // before that step's products are issued.
-    #pragma unroll
-    for (int s = 0; s < STAGES; s++) {
-        if (s < tiles) {
-            copy_tiles(A, B, As, Bs, M, N, m0, n0, s * BK, s, tid);
-        }
-        CP_COMMIT();
-    }
-    CP_WAIT(STAGES - 1);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    frags cur, nxt;
-    load_frags(As, Bs, 0, &cur, am, bn, g, t);
-    for (int kt = 0; kt < tiles; kt++) {
-        const int stage = kt % STAGES;
-        #pragma unroll
-        for (int kk = 0; kk < BK; kk += MMA_K) {
-            if (kk + MMA_K < BK) {
-                load_frags(As + stage * BK * AROW, Bs + stage * BK * BROW, kk + MMA_K, &nxt, am, bn, g, t);
-            } else if (kt + 1 < tiles) {
-                // Tile kt+1 has landed once at most STAGES-2 later copies are pending.
-                CP_WAIT(STAGES - 2);
-                barrier(CLK_LOCAL_MEM_FENCE);
-                if (kt + STAGES < tiles) {
-                    copy_tiles(A, B, As, Bs, M, N, m0, n0, (kt + STAGES) * BK, stage, tid);
-                }
-                CP_COMMIT();
-                const int ns = (kt + 1) % STAGES;
-                load_frags(As + ns * BK * AROW, Bs + ns * BK * BROW, 0, &nxt, am, bn, g, t);
-            }
-            mma_frags(&cur, acc);
-            cur = nxt;
-        }
-    }
-    CP_WAIT(0);
-#else
     #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < tiles) {
@@ -620,7 +492,6 @@ void tc_gemm(const int M, const int N, const int K, const real alpha, const real
         compute_stage(As + stage * BK * AROW, Bs + stage * BK * BROW, Al, Bl, acc, am, bn, g, t);
     }
     CP_WAIT(0);
-#endif
 
     // Lane (g, t) holds rows 2g, 2g+1 (physical) of columns 2t, 2t+1 of each tile.
     #pragma unroll

@@ -1137,6 +1137,7 @@ async-cap)
   ab simtdirect 1000,1024,3000,128x4096x4096 "$TD" 168
   ;;
 tc-frag)
+  # (Run at commit 048af2d; FRAG_PIPE was taken out after: results/h200/tc/frag-pipe.)
   # Issue 28: the fragment pipeline (FRAG_PIPE=1) of the tc family against the same tuned
   # configurations without it, both precisions and toolchains, next to cuBLAS; first the
   # CUDA tests of the family (cuda_kernels: cuda_tc_*), failing instead of skipping.

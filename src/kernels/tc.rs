@@ -76,13 +76,6 @@ const P_SPLIT: Param = Param {
     meaning: "f32: 0 splits each operand element into TF32 high and low parts in registers, in every warp that reads it; 1 once per tile where it lands in local memory (one more stage of local memory for the low parts, one more barrier per stage); f64 takes 0",
 };
 
-const P_FRAG_PIPE: Param = Param {
-    name: "FRAG_PIPE",
-    default: 0,
-    allowed: &[0, 1],
-    meaning: "1: each mma step's fragments are loaded from local memory while the step before runs (across tiles too, every buffer filled before the first); 0: loaded just before their step",
-};
-
 fn precision_bytes(c: &Config) -> i64 {
     if c.get(PRECISION) == 32 {
         4
@@ -143,11 +136,6 @@ const CONSTRAINTS: &[Constraint] = &[
         holds: |c| c.get(PRECISION) == 32 || c.get("SPLIT") == 0,
     },
     Constraint {
-        message: "FRAG_PIPE=1 splits and promotes at each mma step: it takes SPLIT=0 and PROMOTE_STAGE=0",
-        involves: &["FRAG_PIPE", "SPLIT", "PROMOTE_STAGE"],
-        holds: |c| c.get("FRAG_PIPE") == 0 || (c.get("SPLIT") == 0 && c.get("PROMOTE_STAGE") == 0),
-    },
-    Constraint {
         message: "a local-memory tile must hold whole mma steps: BK a multiple of the shape's k (8 for f32 and MMA=1688, 16 for 16816, 4 otherwise)",
         involves: &["BK", "MMA", "PRECISION"],
         holds: |c| divides(mma_k(c), c.get("BK")),
@@ -185,9 +173,7 @@ pub const TC: KernelSpec = KernelSpec {
            and low parts, three m16n8k8 products per step (3xTF32, FP32 accuracy); TF32_SINGLE keeps one \
            (1xTF32, lower precision)",
     sources: &[(OpenClC, include_str!("../../kernels-cl/tc.cl")), (CudaCpp, include_str!("../../kernels-cu/tc.cu"))],
-    params: &[
-        P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_MMA, P_PROMOTE_STAGE, P_SPLIT, P_FRAG_PIPE,
-    ],
+    params: &[P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_MMA, P_PROMOTE_STAGE, P_SPLIT],
     constraints: CONSTRAINTS,
     local_bytes,
     launch: Launch {
@@ -269,14 +255,6 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("SPLIT is f32's"), "{e}");
-        // The fragment pipeline splits and promotes per step.
-        for other in [("SPLIT", 1), ("PROMOTE_STAGE", 1)] {
-            let e = with(&[("PRECISION", 32), ("FRAG_PIPE", 1), other])
-                .unwrap_err()
-                .to_string();
-            assert!(e.contains("FRAG_PIPE=1") && e.contains(other.0), "{e}");
-        }
-        assert!(with(&[("PRECISION", 64), ("FRAG_PIPE", 1)]).is_ok());
         // Local memory is the device's to judge (the space's rule): 3 stages of
         // 16 x 264 doubles (99 KiB) are a valid configuration.
         assert!(with(&[("PRECISION", 64), ("STAGES", 3), ("BK", 16)]).is_ok());
