@@ -142,8 +142,14 @@
 #define AROW (BM + PAD)              // floats per local row of the A tile
 #define BROW (BN + PAD)
 #define VW (VEC_LOADS ? 4 : 1)       // floats per global/local access
-#define A_LOADS (BK * BM / (VW * THREADS))
-#define B_LOADS (BK * BN / (VW * THREADS))
+#define A_CHUNKS (BK * BM / VW)        // VW-wide chunks of a tile
+#define B_CHUNKS (BK * BN / VW)
+#define A_LOADS ((A_CHUNKS + THREADS - 1) / THREADS)  // chunks per thread, the last maybe partial
+#define B_LOADS ((B_CHUNKS + THREADS - 1) / THREADS)
+// Whether chunk f of a tile exists: the last round of a tile (48 or 96 wide) whose
+// chunks are not a multiple of the threads leaves some threads without one.
+#define PAST_A(f) (A_CHUNKS % THREADS != 0 && (f) >= A_CHUNKS)
+#define PAST_B(f) (B_CHUNKS % THREADS != 0 && (f) >= B_CHUNKS)
 
 #if ASYNC_COPY && (KMAJOR_A || KMAJOR_B)
 #error "simt: KMAJOR_A=1 or KMAJOR_B=1 needs ASYNC_COPY=0: a K-contiguous operand is transposed into its local tile through registers, which cp.async cannot do"
@@ -230,6 +236,9 @@ INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
     #pragma unroll
     for (int i = 0; i < A_LOADS; i++) {
         const int f = tid + i * THREADS;
+        if (PAST_A(f)) {
+            break;
+        }
         const int kk = f / (BM / VW);
         const int mm = (f % (BM / VW)) * VW;
         const __global float* src = A + (k0 + kk) * M + m0 + mm;
@@ -243,6 +252,9 @@ INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
     #pragma unroll
     for (int i = 0; i < B_LOADS; i++) {
         const int f = tid + i * THREADS;
+        if (PAST_B(f)) {
+            break;
+        }
         const int kk = f / (BN / VW);
         const int nn = (f % (BN / VW)) * VW;
         const __global float* src = B + (k0 + kk) * N + n0 + nn;
@@ -279,6 +291,9 @@ INLINE_FUNC void load_regs(const __global float* GEMMLAB_RESTRICT A,
     #pragma unroll
     for (int i = 0; i < A_LOADS; i++) {
         const int f = tid + i * THREADS;
+        if (PAST_A(f)) {
+            break;
+        }
         const int kk = A_CHUNK_KK(f);
         const int mm = A_CHUNK_MM(f);
 #if KMAJOR_A
@@ -290,6 +305,9 @@ INLINE_FUNC void load_regs(const __global float* GEMMLAB_RESTRICT A,
     #pragma unroll
     for (int i = 0; i < B_LOADS; i++) {
         const int f = tid + i * THREADS;
+        if (PAST_B(f)) {
+            break;
+        }
         const int kk = B_CHUNK_KK(f);
         const int nn = B_CHUNK_NN(f);
 #if KMAJOR_B
@@ -306,6 +324,9 @@ INLINE_FUNC void store_regs(const floatV* ra, const floatV* rb,
     #pragma unroll
     for (int i = 0; i < A_LOADS; i++) {
         const int f = tid + i * THREADS;
+        if (PAST_A(f)) {
+            break;
+        }
         LOCAL_PTR float* dst = As + (stage * BK + A_CHUNK_KK(f)) * AROW + A_CHUNK_MM(f);
 #if KMAJOR_A
         STORE_ALONG_K(dst, AROW, ra[i]);
@@ -316,6 +337,9 @@ INLINE_FUNC void store_regs(const floatV* ra, const floatV* rb,
     #pragma unroll
     for (int i = 0; i < B_LOADS; i++) {
         const int f = tid + i * THREADS;
+        if (PAST_B(f)) {
+            break;
+        }
         LOCAL_PTR float* dst = Bs + (stage * BK + B_CHUNK_KK(f)) * BROW + B_CHUNK_NN(f);
 #if KMAJOR_B
         STORE_ALONG_K(dst, BROW, rb[i]);
@@ -363,6 +387,9 @@ INLINE_FUNC void load_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const i
     #pragma unroll
     for (int i = 0; i < A_LOADS; i++) {
         const int f = tid + i * THREADS;
+        if (PAST_A(f)) {
+            break;
+        }
         const int k = k0 + D_CHUNK_KK(f, a_k, BM);
         const int m = m0 + D_CHUNK_XX(f, a_k, BM);
         ra[i] = a_k ? load_chunk(A, a_ld, k, m, K, M, a_vec) : load_chunk(A, a_ld, m, k, M, K, a_vec);
@@ -370,6 +397,9 @@ INLINE_FUNC void load_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const i
     #pragma unroll
     for (int i = 0; i < B_LOADS; i++) {
         const int f = tid + i * THREADS;
+        if (PAST_B(f)) {
+            break;
+        }
         const int k = k0 + D_CHUNK_KK(f, b_k, BN);
         const int n = n0 + D_CHUNK_XX(f, b_k, BN);
         rb[i] = b_k ? load_chunk(B, b_ld, k, n, K, N, b_vec) : load_chunk(B, b_ld, n, k, N, K, b_vec);
@@ -382,6 +412,9 @@ INLINE_FUNC void store_direct(const floatV* ra, const floatV* rb,
     #pragma unroll
     for (int i = 0; i < A_LOADS; i++) {
         const int f = tid + i * THREADS;
+        if (PAST_A(f)) {
+            break;
+        }
         LOCAL_PTR float* dst =
             As + (stage * BK + D_CHUNK_KK(f, a_k, BM)) * AROW + D_CHUNK_XX(f, a_k, BM);
         if (a_k) {
@@ -393,6 +426,9 @@ INLINE_FUNC void store_direct(const floatV* ra, const floatV* rb,
     #pragma unroll
     for (int i = 0; i < B_LOADS; i++) {
         const int f = tid + i * THREADS;
+        if (PAST_B(f)) {
+            break;
+        }
         LOCAL_PTR float* dst =
             Bs + (stage * BK + D_CHUNK_KK(f, b_k, BN)) * BROW + D_CHUNK_XX(f, b_k, BN);
         if (b_k) {

@@ -114,6 +114,15 @@ fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
                 .with_switch("USE_RESTRICT", false),
         ),
         (direct().defaults(), Hints::default()),
+        // Narrow tiles (48 and 96): the last round of each tile's copy leaves threads idle.
+        (
+            config(&[("BM", 64), ("BN", 48), ("WM", 32), ("WN", 16)]),
+            Hints::default(),
+        ),
+        (
+            config(&[("BM", 48), ("BN", 64), ("WM", 16), ("STAGES", 3)]),
+            Hints::default(),
+        ),
     ];
     for (cfg, hints) in &variants {
         for (j, p) in calls(131, 67, 45).into_iter().enumerate().step_by(3) {
@@ -121,6 +130,14 @@ fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
         }
     }
     let mut shares = vec![
+        config(&[
+            ("BM", 96),
+            ("BN", 48),
+            ("WM", 32),
+            ("WN", 16),
+            ("BK", 16),
+            ("STREAMK", 2),
+        ]),
         config(&[("STREAMK", 1)]),
         config(&[("STREAMK", 2), ("STAGES", 3)]),
         config(&[("STREAMK", 4), ("STAGES", 1)]),

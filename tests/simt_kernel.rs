@@ -62,6 +62,23 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
             ("TN", 8),
             ("BK", 16),
         ],
+        // Narrow tiles (48 and 96): the last round of each tile's copy leaves threads idle.
+        vec![("BM", 64), ("BN", 48), ("WM", 32), ("WN", 16)],
+        vec![
+            ("BM", 48),
+            ("BN", 64),
+            ("WM", 16),
+            ("STAGES", 3),
+            ("SPLITK", 2),
+        ],
+        vec![
+            ("BM", 96),
+            ("BN", 48),
+            ("WM", 32),
+            ("WN", 16),
+            ("BK", 16),
+            ("STREAMK", 2),
+        ],
         // Operands read K-contiguous (no cp.async: their tiles go through registers).
         vec![("KMAJOR_A", 1)],
         vec![("KMAJOR_B", 1), ("STAGES", 3)],

@@ -228,8 +228,8 @@ mod tests {
     /// 16, two stages, rasterised in groups of 8).
     fn simt_configs() -> Vec<Config> {
         let mut out = Vec::new();
-        for bm in [32, 64, 128, 256] {
-            for bn in [32, 64, 128, 256] {
+        for bm in [32, 48, 64, 96, 128, 256] {
+            for bn in [32, 48, 64, 96, 128, 256] {
                 for (wm, wn, tm, tn) in [
                     (64, 32, 8, 8),
                     (32, 64, 8, 8),
