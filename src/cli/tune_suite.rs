@@ -80,6 +80,16 @@ pub fn run(
             })
             .collect();
         add_seeds(&mut o.search.seeds, shared);
+        // Each seed re-tiled to a narrow width where the call is thin: the search's
+        // steps change one parameter at a time, and a 48-wide tile needs its warp
+        // and thread tiles changed with it.
+        let narrow: Vec<Candidate> = o
+            .search
+            .seeds
+            .iter()
+            .flat_map(|c| narrow_variants(c, &p))
+            .collect();
+        add_seeds(&mut o.search.seeds, narrow);
         // And the configurations a model of the device ranks best for this shape.
         let fitted = model_seeds(sessions, &o, spaces, &p);
         add_seeds(
@@ -316,6 +326,61 @@ fn k_sharing_variants(c: &Config) -> Vec<Config> {
         .collect()
 }
 
+/// A SIMT configuration (one with BM, BN, WM, WN, TM and TN) re-tiled for a thin
+/// call: where the call's M or N (column-major) is at most 48 or 96 and the block
+/// tile is wider, the narrow width with warp and thread tiles that divide it (4-wide
+/// thread tiles; a warp 16 or 32 wide across it). Points the space lacks are dropped
+/// by the search.
+fn narrow_variants(c: &Candidate, p: &gemmlab::gemm::problem::Problem) -> Vec<Candidate> {
+    let g = |n: &str| c.config.0.get(n).copied();
+    let (Some(bm), Some(bn), Some(_), Some(_), Some(tm), Some(tn)) =
+        (g("BM"), g("BN"), g("WM"), g("WN"), g("TM"), g("TN"))
+    else {
+        return Vec::new();
+    };
+    let p = p.column_major();
+    let (m, n) = (p.m as i64, p.n as i64);
+    let mut out = Vec::new();
+    for (width, across) in [(48, 16), (96, 32)] {
+        // Lanes across the narrow side, and along the other side of the warp.
+        let lanes_across = across / 4;
+        let lanes_along = 32 / lanes_across;
+        if n <= width && bn > width {
+            let mut v = c.clone();
+            let along = if divides(lanes_along * tm, bm) { tm } else { 4 };
+            for (name, value) in [
+                ("BN", width),
+                ("WN", across),
+                ("TN", 4),
+                ("TM", along),
+                ("WM", lanes_along * along),
+            ] {
+                v.config.0.insert(name.into(), value);
+            }
+            out.push(v);
+        }
+        if m <= width && bm > width {
+            let mut v = c.clone();
+            let along = if divides(lanes_along * tn, bn) { tn } else { 4 };
+            for (name, value) in [
+                ("BM", width),
+                ("WM", across),
+                ("TM", 4),
+                ("TN", along),
+                ("WN", lanes_along * along),
+            ] {
+                v.config.0.insert(name.into(), value);
+            }
+            out.push(v);
+        }
+    }
+    out
+}
+
+fn divides(d: i64, x: i64) -> bool {
+    d > 0 && x % d == 0
+}
+
 /// "simt 64x128x16/3" for a seed: its family, block tile and split ("/sk2" for
 /// stream-K with 2 work-groups per compute unit).
 fn seed_label(spec: &KernelSpec, c: &Config) -> String {
@@ -447,4 +512,55 @@ fn nearest<'a>(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemmlab::gemm::problem::{Layout, Template, Trans};
+
+    fn call(layout: Layout, m: usize, n: usize, k: usize) -> gemmlab::gemm::problem::Problem {
+        let t = Template {
+            layout,
+            trans_a: Trans::N,
+            trans_b: Trans::N,
+            ..Template::plain()
+        };
+        t.at(m, n, k).unwrap()
+    }
+
+    fn seed(spec: &KernelSpec, d: &[(&str, i64)]) -> Candidate {
+        let d: Vec<(String, i64)> = d.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        Candidate::plain(spec.config(&d).unwrap())
+    }
+
+    #[test]
+    fn thin_calls_are_seeded_with_narrow_tiles_that_the_kernel_takes() {
+        let direct = gemmlab::kernels::find("simtdirect").unwrap();
+        let thin_tile = [
+            ("BK", 32),
+            ("BM", 64),
+            ("BN", 64),
+            ("WM", 16),
+            ("WN", 64),
+            ("TM", 4),
+            ("TN", 8),
+        ];
+        let s = seed(direct, &thin_tile);
+        let tile = |c: &Candidate| (c.config.get("BM"), c.config.get("BN"));
+        // N = 33: a 48-wide tile, valid as it is.
+        let v = narrow_variants(&s, &call(Layout::ColMajor, 4097, 33, 2049));
+        assert_eq!(v.iter().map(tile).collect::<Vec<_>>(), [(64, 48)]);
+        direct.validate(&v[0].config).unwrap();
+        // Row-major, the same call is thin along M in column-major terms.
+        let v = narrow_variants(&s, &call(Layout::RowMajor, 4097, 33, 2049));
+        assert_eq!(v.iter().map(tile).collect::<Vec<_>>(), [(48, 64)]);
+        direct.validate(&v[0].config).unwrap();
+        // N = 80 takes 96 only where the tile is wider; squares take none.
+        let wide = seed(direct, &[]);
+        let v = narrow_variants(&wide, &call(Layout::ColMajor, 4096, 80, 512));
+        assert_eq!(v.iter().map(tile).collect::<Vec<_>>(), [(128, 96)]);
+        direct.validate(&v[0].config).unwrap();
+        assert!(narrow_variants(&wide, &call(Layout::ColMajor, 1024, 1024, 1024)).is_empty());
+    }
 }
