@@ -328,9 +328,9 @@ fn k_sharing_variants(c: &Config) -> Vec<Config> {
 
 /// A SIMT configuration (one with BM, BN, WM, WN, TM and TN) re-tiled for a thin
 /// call: where the call's M or N (column-major) is at most 48 or 96 and the block
-/// tile is wider, the narrow width with warp and thread tiles that divide it (4-wide
-/// thread tiles; a warp 16 or 32 wide across it). Points the space lacks are dropped
-/// by the search.
+/// tile is wider, the narrow width with warp and thread tiles that divide it (thread
+/// tiles 4 wide across it and the seed's or 4 along the other side; a warp 16 or 32
+/// wide across it). Points the space lacks are dropped by the search.
 fn narrow_variants(c: &Candidate, p: &gemmlab::gemm::problem::Problem) -> Vec<Candidate> {
     let g = |n: &str| c.config.0.get(n).copied();
     let (Some(bm), Some(bn), Some(_), Some(_), Some(tm), Some(tn)) =
@@ -345,36 +345,46 @@ fn narrow_variants(c: &Candidate, p: &gemmlab::gemm::problem::Problem) -> Vec<Ca
         // Lanes across the narrow side, and along the other side of the warp.
         let lanes_across = across / 4;
         let lanes_along = 32 / lanes_across;
-        if n <= width && bn > width {
-            let mut v = c.clone();
-            let along = if divides(lanes_along * tm, bm) { tm } else { 4 };
-            for (name, value) in [
-                ("BN", width),
-                ("WN", across),
-                ("TN", 4),
-                ("TM", along),
-                ("WM", lanes_along * along),
-            ] {
-                v.config.0.insert(name.into(), value);
+        // The thread tile along the other side: the seed's, and 4 (a square 4x4).
+        for along in [tm, 4] {
+            if n <= width && bn > width && divides(lanes_along * along, bm) {
+                out.push(retiled(
+                    c,
+                    [
+                        ("BN", width),
+                        ("WN", across),
+                        ("TN", 4),
+                        ("TM", along),
+                        ("WM", lanes_along * along),
+                    ],
+                ));
             }
-            out.push(v);
         }
-        if m <= width && bm > width {
-            let mut v = c.clone();
-            let along = if divides(lanes_along * tn, bn) { tn } else { 4 };
-            for (name, value) in [
-                ("BM", width),
-                ("WM", across),
-                ("TM", 4),
-                ("TN", along),
-                ("WN", lanes_along * along),
-            ] {
-                v.config.0.insert(name.into(), value);
+        for along in [tn, 4] {
+            if m <= width && bm > width && divides(lanes_along * along, bn) {
+                out.push(retiled(
+                    c,
+                    [
+                        ("BM", width),
+                        ("WM", across),
+                        ("TM", 4),
+                        ("TN", along),
+                        ("WN", lanes_along * along),
+                    ],
+                ));
             }
-            out.push(v);
         }
     }
+    out.dedup();
     out
+}
+
+fn retiled(c: &Candidate, values: [(&str, i64); 5]) -> Candidate {
+    let mut v = c.clone();
+    for (name, value) in values {
+        v.config.0.insert(name.into(), value);
+    }
+    v
 }
 
 fn divides(d: i64, x: i64) -> bool {
@@ -553,14 +563,26 @@ mod tests {
         assert_eq!(v.iter().map(tile).collect::<Vec<_>>(), [(64, 48)]);
         direct.validate(&v[0].config).unwrap();
         // Row-major, the same call is thin along M in column-major terms.
+        // with the seed's 8-wide thread tiles along N and with 4-wide ones.
         let v = narrow_variants(&s, &call(Layout::RowMajor, 4097, 33, 2049));
-        assert_eq!(v.iter().map(tile).collect::<Vec<_>>(), [(48, 64)]);
-        direct.validate(&v[0].config).unwrap();
+        assert_eq!(v.iter().map(tile).collect::<Vec<_>>(), [(48, 64), (48, 64)]);
+        assert_eq!(
+            v.iter().map(|c| c.config.get("TN")).collect::<Vec<_>>(),
+            [8, 4]
+        );
+        for c in &v {
+            direct.validate(&c.config).unwrap();
+        }
         // N = 80 takes 96 only where the tile is wider; squares take none.
         let wide = seed(direct, &[]);
         let v = narrow_variants(&wide, &call(Layout::ColMajor, 4096, 80, 512));
-        assert_eq!(v.iter().map(tile).collect::<Vec<_>>(), [(128, 96)]);
-        direct.validate(&v[0].config).unwrap();
+        assert_eq!(
+            v.iter().map(tile).collect::<Vec<_>>(),
+            [(128, 96), (128, 96)]
+        );
+        for c in &v {
+            direct.validate(&c.config).unwrap();
+        }
         assert!(narrow_variants(&wide, &call(Layout::ColMajor, 1024, 1024, 1024)).is_empty());
     }
 }
