@@ -465,8 +465,17 @@ pub fn trace_name(r: &SearchResult) -> String {
             r.strategy
         );
     }
+    // A call other than the plain one (another layout, transposes, precision) is
+    // told apart by its description's hash: `tune --suite` searches 4097x33x2049 in
+    // column- and row-major order, and the second trace replaced the first.
+    let call = r
+        .tried
+        .first()
+        .and_then(|t| t.record.key.call.as_deref())
+        .map(|c| format!("-{}", &crate::keys::fnv1a(c)[..8]))
+        .unwrap_or_default();
     format!(
-        "search-{}-{}-{}x{}x{}-{}.json",
+        "search-{}-{}-{}x{}x{}-{}{call}.json",
         r.kernel, r.toolchain, r.size.0, r.size.1, r.size.2, r.strategy
     )
 }
