@@ -146,8 +146,8 @@
 #define B_CHUNKS (BK * BN / VW)
 #define A_LOADS ((A_CHUNKS + THREADS - 1) / THREADS)  // chunks per thread, the last maybe partial
 #define B_LOADS ((B_CHUNKS + THREADS - 1) / THREADS)
-// Whether chunk f of a tile exists: the last round of a tile (48 or 96 wide) whose
-// chunks are not a multiple of the threads leaves some threads without one.
+// Whether chunk f lies past the tile: where a tile's chunks (48 or 96 wide) are not
+// a multiple of the threads, its last round leaves some threads without one.
 #define PAST_A(f) (A_CHUNKS % THREADS != 0 && (f) >= A_CHUNKS)
 #define PAST_B(f) (B_CHUNKS % THREADS != 0 && (f) >= B_CHUNKS)
 
