@@ -130,14 +130,7 @@ fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
         }
     }
     let mut shares = vec![
-        config(&[
-            ("BM", 96),
-            ("BN", 48),
-            ("WM", 32),
-            ("WN", 16),
-            ("BK", 16),
-            ("STREAMK", 2),
-        ]),
+        config(&common::NARROW_STREAM_K),
         config(&[("STREAMK", 1)]),
         config(&[("STREAMK", 2), ("STAGES", 3)]),
         config(&[("STREAMK", 4), ("STAGES", 1)]),

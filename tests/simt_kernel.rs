@@ -71,14 +71,7 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
             ("STAGES", 3),
             ("SPLITK", 2),
         ],
-        vec![
-            ("BM", 96),
-            ("BN", 48),
-            ("WM", 32),
-            ("WN", 16),
-            ("BK", 16),
-            ("STREAMK", 2),
-        ],
+        common::NARROW_STREAM_K.to_vec(),
         // Operands read K-contiguous (no cp.async: their tiles go through registers).
         vec![("KMAJOR_A", 1)],
         vec![("KMAJOR_B", 1), ("STAGES", 3)],

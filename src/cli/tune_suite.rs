@@ -339,39 +339,24 @@ fn narrow_variants(c: &Candidate, p: &gemmlab::gemm::problem::Problem) -> Vec<Ca
         return Vec::new();
     };
     let p = p.column_major();
-    let (m, n) = (p.m as i64, p.n as i64);
+    // Each side that may be thin: the call's extent, the block tile across it and
+    // along the other side, the seed's thread tile along the other side, and the
+    // names of (block, warp, thread) across it, then (thread, warp) along the other.
+    let sides = [
+        (p.n as i64, bn, bm, tm, ["BN", "WN", "TN", "TM", "WM"]),
+        (p.m as i64, bm, bn, tn, ["BM", "WM", "TM", "TN", "WN"]),
+    ];
     let mut out = Vec::new();
     for (width, across) in [(48, 16), (96, 32)] {
         // Lanes across the narrow side, and along the other side of the warp.
-        let lanes_across = across / 4;
-        let lanes_along = 32 / lanes_across;
-        // The thread tile along the other side: the seed's, and 4 (a square 4x4).
-        for along in [tm, 4] {
-            if n <= width && bn > width && divides(lanes_along * along, bm) {
-                out.push(retiled(
-                    c,
-                    [
-                        ("BN", width),
-                        ("WN", across),
-                        ("TN", 4),
-                        ("TM", along),
-                        ("WM", lanes_along * along),
-                    ],
-                ));
-            }
-        }
-        for along in [tn, 4] {
-            if m <= width && bm > width && divides(lanes_along * along, bn) {
-                out.push(retiled(
-                    c,
-                    [
-                        ("BM", width),
-                        ("WM", across),
-                        ("TM", 4),
-                        ("TN", along),
-                        ("WN", lanes_along * along),
-                    ],
-                ));
+        let lanes_along = 32 / (across / 4);
+        for (extent, block, other_block, seed_along, names) in sides {
+            // The thread tile along the other side: the seed's, and 4 (a square 4x4).
+            for along in [seed_along, 4] {
+                if extent <= width && block > width && divides(lanes_along * along, other_block) {
+                    let values = [width, across, 4, along, lanes_along * along];
+                    out.push(retiled(c, std::array::from_fn(|i| (names[i], values[i]))));
+                }
             }
         }
     }

@@ -77,6 +77,17 @@ pub fn output_text(o: &Output) -> String {
 /// `spec` (a SIMT kernel) at small tiles that keep PoCL quick, with the GPU's
 /// structure (warps of 32 lanes, 4-wide chunks): 32 x 32 blocks of 16 x 32 warp
 /// tiles, 4 x 4 thread tiles, BK 8; `extra` replaces or adds parameters.
+/// A 96 x 48 SIMT tile under stream-K: both tiles' copies end in a partial round
+/// (96 x 16 and 48 x 16 floats for 288 work-items), and tiles of C are shared.
+pub const NARROW_STREAM_K: [(&str, i64); 6] = [
+    ("BM", 96),
+    ("BN", 48),
+    ("WM", 32),
+    ("WN", 16),
+    ("BK", 16),
+    ("STREAMK", 2),
+];
+
 pub fn small_simt_config(
     spec: &gemmlab::kernels::KernelSpec,
     extra: &[(&str, i64)],
