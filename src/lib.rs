@@ -27,6 +27,7 @@ pub mod keys;
 pub mod measure;
 pub use backend::occupancy;
 pub mod offline;
+pub mod plot;
 pub mod progress;
 pub mod ptx;
 pub mod ptx_archive;

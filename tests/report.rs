@@ -153,7 +153,7 @@ fn report_from_the_fixture() {
     for l in &links {
         check_image(&out.join(l));
     }
-    let font = gemmlab::report::fonts::ensure(None);
+    let font = gemmlab::plot::fonts::ensure(None);
     match font {
         Ok(_) => {
             assert!(outcome.png_skipped.is_none());

@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 use crate::analysis::blas::{Blas, Kind};
 use crate::error::Result;
 
-use super::charts::{Bars, Figure, Panel, XAxis};
 use super::data::{self, toolchain_name as name};
 use super::{md, Ctx, Section, Words};
+use crate::plot::{Bars, Figure, Panel, XAxis};
 
 pub const BLAS: &str = "Other BLAS calls: double precision, layouts, transposes, alpha and beta";
 

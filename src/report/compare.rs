@@ -9,9 +9,10 @@ use crate::analysis::stats;
 use crate::backend::Toolchain;
 use crate::error::Result;
 
-use super::charts::{color, Bars, Figure, Line, Panel, RefLine, Style, XAxis, VENDOR_COLOR};
 use super::data::{self, find, is_vendor, of_size, size_label, toolchain_name as name, vendor_at};
+use super::{color, VENDOR_COLOR};
 use super::{md, Ctx, Section, Shown, Topic, Words, SAME_SPEED};
+use crate::plot::{Bars, Figure, Line, Panel, RefLine, Style, XAxis};
 
 const SPEED: &str = "Speed: kernels x toolchains x sizes (compare)";
 const RESOURCES: &str = "Registers, spills and occupancy (compare)";

@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 use crate::analysis::lecture::{loads_per_fma, Kind, Lecture};
 use crate::error::Result;
 
-use super::charts::{Bars, Figure, Panel, XAxis};
 use super::data::{self, toolchain_name as name};
 use super::{md, Ctx, Section, Words};
+use crate::plot::{Bars, Figure, Panel, XAxis};
 
 pub const LECTURE: &str = "The lecture's kernels: which variant wins where";
 

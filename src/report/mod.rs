@@ -4,8 +4,6 @@
 //! no device is needed) and writes `report.md` with its charts under
 //! `charts/` as SVG and, when a TrueType font is found on the system, PNG.
 
-pub mod charts;
-pub mod fonts;
 pub mod md;
 
 mod attribution;
@@ -30,8 +28,17 @@ use crate::error::{Error, Result};
 
 use crate::analysis::{self, Finding, Kind, Topic, SUMMARY_MAX, SUMMARY_PER_TOPIC};
 pub(crate) use crate::analysis::{data, SAME_SPEED};
-use charts::{Figure, Written};
+use crate::plot::{fonts, Figure, Written};
 use data::Data;
+use plotters::style::RGBColor;
+
+/// cuBLAS's colour in every chart; each toolchain's is in `backend::TOOLCHAINS`.
+pub(crate) const VENDOR_COLOR: RGBColor = RGBColor(80, 80, 80);
+
+pub(crate) fn color(t: crate::backend::Toolchain) -> RGBColor {
+    let (r, g, b) = t.info().rgb;
+    RGBColor(r, g, b)
+}
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -75,7 +82,7 @@ impl Ctx<'_> {
     pub fn chart(&mut self, fig: &Figure, stem: &str, alt: &str) -> Result<Chart> {
         let stem = chart_stem(stem);
         let dir = self.out.join("charts");
-        let w = charts::write(fig, &dir, &stem, self.font.as_ref(), self.png)?;
+        let w = crate::plot::write(fig, &dir, &stem, self.font.as_ref(), self.png)?;
         let svg = chart_path(&stem);
         let markdown = if w.png.is_some() {
             let png = format!("charts/{stem}.png");

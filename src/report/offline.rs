@@ -17,9 +17,9 @@ use crate::error::Result;
 use crate::gemm::driver::Status;
 use crate::results::Measurement;
 
-use super::charts::{Figure, Line, Panel, Style, XAxis};
 use super::data::{self, kernel_order, tile_of};
 use super::{md, Ctx, Section, Words};
+use crate::plot::{Figure, Line, Panel, Style, XAxis};
 
 pub(crate) const ATLAS: &str = "Compilers across architectures (offline)";
 pub(crate) const KEPLER: &str = "Kepler: the tutorial's claims on sm_35 (NVRTC 11.8, offline)";

@@ -7,9 +7,10 @@ use std::fmt::Write as _;
 use crate::analysis::routine::{chart_stem, Kind, Suite, AT_VENDOR};
 use crate::error::Result;
 
-use super::charts::{Bars, Figure, Panel, RefLine, Style, XAxis, VENDOR_COLOR};
 use super::data::toolchain_name as name;
+use super::VENDOR_COLOR;
 use super::{md, Ctx, Section, Words};
+use crate::plot::{Bars, Figure, Panel, RefLine, Style, XAxis};
 
 pub const ROUTINE: &str = "The routine against cuBLAS across shapes";
 

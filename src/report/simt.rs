@@ -10,9 +10,10 @@ use crate::analysis::simt::{Cell, Device, Kind, Simt, CHART, CLBLAST};
 use crate::backend::Toolchain;
 use crate::error::Result;
 
-use super::charts::{color, Bars, Figure, Panel, RefLine, Style, XAxis, VENDOR_COLOR};
 use super::data::{self, is_vendor};
+use super::{color, VENDOR_COLOR};
 use super::{md, simt_profile, Ctx, Section, Words};
+use crate::plot::{Bars, Figure, Panel, RefLine, Style, XAxis};
 
 pub const SIMT: &str = "The SIMT family against cuBLAS: where the rest goes";
 

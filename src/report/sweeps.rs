@@ -9,11 +9,12 @@ use crate::backend::Toolchain;
 use crate::error::Result;
 use crate::results::Measurement;
 
-use super::charts::{color, Bars, Figure, Line, Panel, RefLine, Style, XAxis, VENDOR_COLOR};
 use super::data::{self, size_label, toolchain_name as name};
 use super::md::{self, join_and, size_label_long, speed};
+use super::{color, VENDOR_COLOR};
 use super::{Ctx, Section, Words, SAME_SPEED};
 use crate::analysis::stats::is_same;
+use crate::plot::{Bars, Figure, Line, Panel, RefLine, Style, XAxis};
 
 const REGISTERS: &str = "Register cap sweep (registers)";
 const TILING: &str = "Register tiling: RX x RY (tiling)";

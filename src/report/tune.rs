@@ -13,11 +13,11 @@ use crate::analysis::tune::{
 use crate::error::Result;
 use crate::results::Replays;
 
-use super::charts::{color, VENDOR_COLOR};
-use super::charts::{Band, Figure, Line, Panel, RefLine, Style, XAxis};
 use super::data::{self, size_label, toolchain_name as tc_name};
 use super::md::{self, plural, size_label_long};
+use super::{color, VENDOR_COLOR};
 use super::{Ctx, Section, Words, SAME_SPEED};
+use crate::plot::{Band, Figure, Line, Panel, RefLine, Style, XAxis};
 
 const TUNING: &str = "Tuning (tune)";
 

@@ -9,9 +9,10 @@ use crate::analysis::user::{Kind, Share, User, CHART};
 use crate::error::Result;
 use crate::results::Measurement;
 
-use super::charts::{color, Bars, Figure, Panel, Style, XAxis};
+use super::color;
 use super::data;
 use super::{md, Ctx, Section, Words, SAME_SPEED};
+use crate::plot::{Bars, Figure, Panel, Style, XAxis};
 
 pub(crate) const HEADING: &str = "Your kernels (spec files)";
 

@@ -1,4 +1,4 @@
-//! Charts as SVG and PNG, drawn with plotters from a small description
+//! The plot layer: charts as SVG and PNG, drawn with plotters from a small description
 //! ([`Figure`]): a title, a legend and a grid of panels holding grouped bars,
 //! lines over a log2, linear or categorical x axis, shaded bands, and
 //! reference lines.
@@ -17,7 +17,9 @@ use plotters_backend::{
 
 use crate::error::{Error, Result};
 
-use super::fonts::{ChartFont, FAMILY};
+pub mod fonts;
+
+use fonts::{ChartFont, FAMILY};
 
 /// How a series looks, and its name in the legend.
 #[derive(Debug, Clone)]
@@ -891,14 +893,6 @@ impl<B: DrawingBackend> DrawingBackend for TextBackend<B> {
     ) -> std::result::Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.inner.blit_bitmap(pos, size, src)
     }
-}
-
-/// cuBLAS's colour in every chart; each toolchain's is in `backend::TOOLCHAINS`.
-pub const VENDOR_COLOR: RGBColor = RGBColor(80, 80, 80);
-
-pub fn color(t: crate::backend::Toolchain) -> RGBColor {
-    let (r, g, b) = t.info().rgb;
-    RGBColor(r, g, b)
 }
 
 #[cfg(test)]
