@@ -75,6 +75,11 @@ pub struct RoutineEntry {
     pub k: usize,
     pub kernel: String,
     pub config: Config,
+    /// The kernel computes f32 from TF32 tensor-core products (3xTF32): the routine
+    /// takes this entry only where FP32 emulation is allowed. A call keeps one
+    /// entry of each kind.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub emulated: bool,
     /// The switches and register cap the kernel is compiled with (published: none
     /// set, as in databases written before the routine searched them).
     #[serde(default, skip_serializing_if = "Hints::is_published")]
@@ -245,6 +250,7 @@ impl Database {
             !(e.toolchain == r.toolchain
                 && e.precision == r.precision
                 && e.call == r.call
+                && e.emulated == r.emulated
                 && (e.m, e.n, e.k) == (r.m, r.n, r.k))
         });
         self.routine.push(r);

@@ -49,6 +49,12 @@ pub struct GemmArgs {
     /// Use the kernels' published defaults instead of the tuned database.
     #[arg(long)]
     pub published: bool,
+    /// Let f32 calls run FP32 emulation where `tune --suite --fp32-emulation` found
+    /// it faster: 3xTF32 on the TF32 tensor cores (family `tc`), FP32-accurate as
+    /// `gemmlab accuracy` measures it but not FP32 arithmetic (off by default, as
+    /// cuBLAS's emulated math modes are).
+    #[arg(long)]
+    pub fp32_emulation: bool,
     /// Force one kernel: direct or indirect (default: chosen per call).
     #[arg(long, value_parser = ["direct", "indirect"])]
     pub path: Option<String>,
@@ -159,6 +165,11 @@ pub fn run(args: GemmArgs) -> Result<()> {
                  the sum of their device-event times), median of --reps calls after a checked call"
                     .into(),
             );
+            if args.fp32_emulation {
+                env.notes.push(
+                    "--fp32-emulation: f32 calls may run 3xTF32 on the TF32 tensor cores (kernel tc)".into(),
+                );
+            }
             Some(ResultWriter::create(dir, env)?)
         }
         None => None,
@@ -176,6 +187,7 @@ pub fn run(args: GemmArgs) -> Result<()> {
             Some("indirect") => Some(gemmlab::routine::Path::Indirect),
             _ => None,
         };
+        gemm.fp32_emulation = args.fp32_emulation;
         let source = gemm
             .tuning(
                 problems
@@ -188,7 +200,14 @@ pub fn run(args: GemmArgs) -> Result<()> {
             0 => String::new(),
             n => format!("; {n} tuned calls"),
         };
-        println!("{} via {} ({source}{calls})", info.name, info.toolchain);
+        let emulation = match args.fp32_emulation {
+            true => "; FP32 emulation allowed",
+            false => "",
+        };
+        println!(
+            "{} via {} ({source}{calls}{emulation})",
+            info.name, info.toolchain
+        );
         gemms.push(gemm);
     }
     // rows[call][session]; the vendor's time per call, from whichever session has one.
@@ -388,7 +407,7 @@ fn print_table(
                     |x: Option<f64>, d: usize| x.map_or("-".to_string(), |x| format!("{x:.d$}"));
                 println!(
                     "  {call:<22} {class:<8} {:<12} {:>10} {:>10} {:>10} {:>7}",
-                    t.kernel,
+                    kernel_label(t),
                     f(us, 1),
                     f(t.routine.as_ref().map(|s| p.flops() / s.median_ns), 0),
                     f(v.map(|v| v / 1e3), 1),
@@ -409,6 +428,17 @@ fn print_table(
             "  geometric mean {g:.3} x {blas} over {} calls; lowest {low:.2} ({at})",
             logs.len()
         );
+    }
+}
+
+/// The kernel that ran, "(3xTF32)" added where it emulated FP32.
+fn kernel_label(t: &Timed) -> String {
+    let emulated = gemmlab::kernels::find(&t.kernel).is_ok_and(|spec| {
+        spec.arithmetic(&t.config, &t.hints) == gemmlab::kernels::Arithmetic::EmulatedFp32
+    });
+    match emulated {
+        true => format!("{} (3xTF32)", t.kernel),
+        false => t.kernel.clone(),
     }
 }
 

@@ -45,6 +45,11 @@ pub struct TuneArgs {
     /// routine compiles each call's kernel with the switches and cap chosen for it).
     #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
+    /// With --suite: the routine may compute f32 calls by FP32 emulation (3xTF32 on
+    /// the TF32 tensor cores, family `tc`), kept as each call's second choice beside
+    /// its FP32-arithmetic one; `gemmlab gemm --fp32-emulation` takes it.
+    #[arg(long, requires = "suite")]
+    pub fp32_emulation: bool,
     /// Search strategy: exhaustive, random, anneal (simulated annealing), genetic.
     #[arg(long, default_value = "anneal")]
     pub strategy: String,
@@ -296,6 +301,9 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         }
     };
     let request = request(&args)?;
+    if suite.is_some() {
+        routine_keeps_precision(&kernels, &request, args.fp32_emulation)?;
+    }
     let (dim_sizes, gemm_sizes): (Vec<String>, Vec<String>) =
         args.sizes.iter().cloned().partition(|s| s.contains('='));
     if !dim_sizes.is_empty() && specs.is_empty() {
@@ -428,6 +436,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
             args.reps,
             &mut |r| pb.suspend(|| print_search(r)),
             &mut |rows| pb.suspend(|| print!("{}", final_table(rows))),
+            args.fp32_emulation,
         ),
         None => run_tune(
             &mut sessions,
@@ -713,5 +722,37 @@ fn export_space(
         spec.id,
         path.display()
     );
+    Ok(())
+}
+
+/// The routine computes at the call's precision: a suite's searches turn no
+/// switch that lowers it, and search FP32 emulation only where it is allowed.
+fn routine_keeps_precision(
+    kernels: &[&'static gemmlab::kernels::KernelSpec],
+    request: &SpaceRequest,
+    fp32_emulation: bool,
+) -> Result<()> {
+    for k in kernels {
+        if let Some(s) = (k.switches.iter())
+            .filter(|s| s.switch.lowers_precision)
+            .find(|s| request.switches.as_ref().is_some_and(|l| l.iter().any(|n| n == s.name())))
+        {
+            return Err(Error::invalid(format!(
+                "--suite --switches {}: turned, it lowers {}'s result below the call's precision, and the routine computes at the call's precision",
+                s.name(),
+                k.id
+            )));
+        }
+        if k.family == gemmlab::kernels::Family::TensorCore
+            && request.precision == gemmlab::gemm::problem::Precision::F32
+            && !fp32_emulation
+        {
+            return Err(Error::invalid(format!(
+                "--suite --kernels {}: in f32 it computes from TF32 tensor-core products (3xTF32), not in FP32 arithmetic; \
+                 add --fp32-emulation to let the routine choose it (FP32-accurate as `gemmlab accuracy` measures it)",
+                k.id
+            )));
+        }
+    }
     Ok(())
 }

@@ -10,7 +10,7 @@
 use gemmlab::bests::{Database, RoutineEntry};
 use gemmlab::gemm::driver::Session;
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels::{Config, KernelSpec};
+use gemmlab::kernels::{Arithmetic, Config, KernelSpec};
 use gemmlab::progress::Progress;
 use gemmlab::results::{Measurement, ResultWriter};
 use gemmlab::routine::fit;
@@ -39,6 +39,7 @@ pub fn run(
     reps: usize,
     on_search: &mut dyn FnMut(&SearchResult),
     on_final: &mut dyn FnMut(&[Measurement]),
+    fp32_emulation: bool,
 ) -> Result<()> {
     let db_dir = opts.db_dir.clone();
     let devices: Vec<String> = sessions
@@ -182,7 +183,7 @@ pub fn run(
             });
             let near = earlier
                 .chain(nearest(&known, &p, opts.call.precision))
-                .filter(|e| e.toolchain == info.toolchain)
+                .filter(|e| e.toolchain == info.toolchain && (fp32_emulation || !e.emulated))
                 .map(|e| (e.kernel.clone(), as_point(e)));
             let tuned = tuned_near
                 .iter()
@@ -196,6 +197,7 @@ pub fn run(
             let mut timed: Vec<(String, Candidate, f64)> = Vec::new();
             for (kernel, c) in candidates {
                 let mut gemm = Gemm::published()?;
+                gemm.fp32_emulation = fp32_emulation;
                 gemm.force_choice = Some((kernel.clone(), c.config.clone(), c.hints.clone()));
                 let r = super::routine::one(
                     session,
@@ -218,28 +220,48 @@ pub fn run(
                     }),
                 }
             }
-            let Some(best) = timed.iter().min_by(|a, b| a.2.total_cmp(&b.2)).cloned() else {
+            // The fastest, and where that one emulates FP32, the fastest in FP32
+            // arithmetic too: the routine without emulation keeps its choice.
+            let emulated = |k: &str, c: &Candidate| {
+                gemmlab::kernels::find(k).is_ok_and(|spec| {
+                    spec.arithmetic(&c.config, &c.hints) == Arithmetic::EmulatedFp32
+                })
+            };
+            let fastest = |emulation: bool| {
+                (timed.iter())
+                    .filter(|(k, c, _)| emulation || !emulated(k, c))
+                    .min_by(|a, b| a.2.total_cmp(&b.2))
+                    .cloned()
+            };
+            let mut bests: Vec<(String, Candidate, f64)> = fastest(true).into_iter().collect();
+            if bests.first().is_some_and(|(k, c, _)| emulated(k, c)) {
+                bests.extend(fastest(false));
+            }
+            if bests.is_empty() {
                 pb.suspend(|| println!("  {}: no kernel ran this call", info.toolchain));
                 continue;
-            };
-            entries.push(RoutineEntry {
-                toolchain: info.toolchain,
-                precision: p.precision,
-                call: call_label(&p),
-                class,
-                m: p.m,
-                n: p.n,
-                k: p.k,
-                kernel: best.0.clone(),
-                config: best.1.config.clone(),
-                hints: best.1.hints.clone(),
-                routine_ns: best.2,
-                vendor_ns: None,
-                candidates: timed.iter().map(|(k, _, t)| (k.clone(), *t)).collect(),
-                compiler: info.compiler_version.clone(),
-                gemmlab: env!("CARGO_PKG_VERSION").to_string(),
-                tuned_utc: gemmlab::results::utc_now(),
-            });
+            }
+            for best in bests {
+                entries.push(RoutineEntry {
+                    toolchain: info.toolchain,
+                    precision: p.precision,
+                    call: call_label(&p),
+                    class,
+                    m: p.m,
+                    n: p.n,
+                    k: p.k,
+                    emulated: emulated(&best.0, &best.1),
+                    kernel: best.0.clone(),
+                    config: best.1.config.clone(),
+                    hints: best.1.hints.clone(),
+                    routine_ns: best.2,
+                    vendor_ns: None,
+                    candidates: timed.iter().map(|(k, _, t)| (k.clone(), *t)).collect(),
+                    compiler: info.compiler_version.clone(),
+                    gemmlab: env!("CARGO_PKG_VERSION").to_string(),
+                    tuned_utc: gemmlab::results::utc_now(),
+                });
+            }
         }
         let vendor_ns = vendor.as_ref().map(|(s, _)| s.median_ns);
         for mut e in entries {
@@ -249,7 +271,11 @@ pub fn run(
                 println!(
                     "  routine on {}: {} ({}) {:.1} us, {} x {}; candidates {}",
                     e.toolchain,
-                    e.kernel,
+                    if e.emulated {
+                        format!("{} (3xTF32, FP32 emulation)", e.kernel)
+                    } else {
+                        e.kernel.clone()
+                    },
                     as_point(&e).describe(),
                     e.routine_ns / 1e3,
                     ratio,

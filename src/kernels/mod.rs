@@ -162,6 +162,18 @@ pub struct KernelSpec {
     pub precisions: &'static [Precision],
 }
 
+/// How a configuration computes, against the precision of the call (see
+/// [`KernelSpec::arithmetic`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arithmetic {
+    /// In the call's precision, with its own arithmetic.
+    Native,
+    /// f32 from three TF32 tensor-core products per step (3xTF32).
+    EmulatedFp32,
+    /// Below the call's precision, because of the switch named.
+    Lower(&'static str),
+}
+
 /// Parameter values of one configuration, defaults filled in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Config(pub BTreeMap<String, i64>);
@@ -431,6 +443,28 @@ impl KernelSpec {
         self.has_switch(switches::TF32_SINGLE.name)
             && self.precision_of(c) == Precision::F32
             && hints.switch(switches::TF32_SINGLE.name) == Some(true)
+    }
+
+    /// How this kernel computes at `c` with `hints`: in the call's own arithmetic,
+    /// f32 emulated from TF32 tensor-core products (3xTF32: FP32-accurate as the
+    /// accuracy gate measures it, not FP32 arithmetic), or below the call's
+    /// precision (a switch that lowers it turned away from its published state).
+    pub fn arithmetic(&self, c: &Config, hints: &Hints) -> Arithmetic {
+        let lowered = self.switches.iter().find(|s| {
+            s.switch.lowers_precision
+                && hints
+                    .switch(s.name())
+                    .is_some_and(|on| on != s.published_cuda || on != s.published_opencl)
+        });
+        match lowered {
+            Some(s) => Arithmetic::Lower(s.name()),
+            None if self.family == Family::TensorCore
+                && self.precision_of(c) == Precision::F32 =>
+            {
+                Arithmetic::EmulatedFp32
+            }
+            None => Arithmetic::Native,
+        }
     }
 
     pub fn has_switch(&self, name: &str) -> bool {

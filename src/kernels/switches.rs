@@ -20,75 +20,91 @@ pub struct Switch {
     pub meaning: &'static str,
     /// On OpenCL, the "on" state is written in NVIDIA inline PTX.
     pub opencl_needs_nvidia: bool,
+    /// Turned away from its published state, the result falls below the call's
+    /// precision: searches leave it alone unless it is named, the routine never.
+    pub lowers_precision: bool,
 }
 
 pub const USE_BOUNDS: Switch = Switch {
     name: "USE_BOUNDS",
     meaning: "reqd_work_group_size (OpenCL) / __launch_bounds__ (CUDA) on the kernel",
     opencl_needs_nvidia: false,
+    lowers_precision: false,
 };
 pub const USE_RESTRICT: Switch = Switch {
     name: "USE_RESTRICT",
     meaning: "restrict (OpenCL) / __restrict__ (CUDA) on the A and B operands",
     opencl_needs_nvidia: false,
+    lowers_precision: false,
 };
 pub const UNROLL_K: Switch = Switch {
     name: "UNROLL_K",
     meaning: "#pragma unroll on the loop over k inside a tile (kernel 1: over all of K)",
     opencl_needs_nvidia: false,
+    lowers_precision: false,
 };
 pub const UNROLL_WPT: Switch = Switch {
     name: "UNROLL_WPT",
     meaning: "#pragma unroll on the loops over a work-item's several elements (w, l)",
     opencl_needs_nvidia: false,
+    lowers_precision: false,
 };
 pub const VOLATILE_IDX: Switch = Switch {
     name: "VOLATILE_IDX",
     meaning: "volatile on the tile-load index (the tutorial's kernel 6 trick against hoisted index registers)",
     opencl_needs_nvidia: false,
+    lowers_precision: false,
 };
 pub const USE_LDG: Switch = Switch {
     name: "USE_LDG",
     meaning: "tile loads through the read-only data cache (CUDA __ldg; OpenCL: NVIDIA inline PTX ld.global.nc)",
     opencl_needs_nvidia: true,
+    lowers_precision: false,
 };
 pub const USE_SHUFFLE: Switch = Switch {
     name: "USE_SHUFFLE",
     meaning: "B values shared through warp shuffles (CUDA __shfl_sync; OpenCL: NVIDIA inline PTX shfl.sync)",
     opencl_needs_nvidia: true,
+    lowers_precision: false,
 };
 
 pub const VEC_LOADS: Switch = Switch {
     name: "VEC_LOADS",
     meaning: "128-bit (float4) global loads, local-memory loads and stores of C (off: the same accesses one float at a time)",
     opencl_needs_nvidia: false,
+    lowers_precision: false,
 };
 pub const ASYNC_COPY: Switch = Switch {
     name: "ASYNC_COPY",
     meaning: "tile copies global -> local memory with cp.async, not through registers (CUDA inline PTX; OpenCL: NVIDIA inline PTX)",
     opencl_needs_nvidia: true,
+    lowers_precision: false,
 };
 pub const SMEM_PAD: Switch = Switch {
     name: "SMEM_PAD",
     meaning: "local-memory tile rows padded by 4 floats (against bank conflicts)",
     opencl_needs_nvidia: false,
+    lowers_precision: false,
 };
 pub const RASTER: Switch = Switch {
     name: "RASTER",
     meaning: "work-groups visit the tiles of C in groups of GROUP tile rows (swizzled block order, for L2 reuse), not row by row",
     opencl_needs_nvidia: false,
+    lowers_precision: false,
 };
 
 pub const TF32_SINGLE: Switch = Switch {
     name: "TF32_SINGLE",
     meaning: "one TF32 product per step (1xTF32: operands rounded to 11 significant bits, LOWER precision than FP32) instead of the three of 3xTF32",
     opencl_needs_nvidia: true,
+    lowers_precision: true,
 };
 
 pub const PROMOTE_ACC: Switch = Switch {
     name: "PROMOTE_ACC",
     meaning: "each k8 step's TF32 products summed from zero by the tensor core, then added to FP32 accumulators with an IEEE add (off: the tensor core accumulates over all of K)",
     opencl_needs_nvidia: true,
+    lowers_precision: true,
 };
 
 /// Every switch, in the order sweeps and tables show them.

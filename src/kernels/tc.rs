@@ -217,6 +217,30 @@ mod tests {
     }
 
     #[test]
+    fn arithmetic_says_emulated_fp32_and_lowered_precision() {
+        use crate::kernels::{Arithmetic, Hints};
+        let f32c = TC.defaults();
+        let f64c = TC.with_precision(&f32c, Precision::F64).unwrap();
+        let on = |name: &str, v: bool| {
+            let mut h = Hints::default();
+            h.switches.insert(name.into(), v);
+            h
+        };
+        let plain = Hints::default();
+        assert_eq!(TC.arithmetic(&f32c, &plain), Arithmetic::EmulatedFp32);
+        assert_eq!(TC.arithmetic(&f64c, &plain), Arithmetic::Native);
+        // The published states, asked for explicitly, lower nothing.
+        let published = on("PROMOTE_ACC", true);
+        assert_eq!(TC.arithmetic(&f32c, &published), Arithmetic::EmulatedFp32);
+        let single = on("TF32_SINGLE", true);
+        assert_eq!(TC.arithmetic(&f32c, &single), Arithmetic::Lower("TF32_SINGLE"));
+        let unpromoted = on("PROMOTE_ACC", false);
+        assert_eq!(TC.arithmetic(&f32c, &unpromoted), Arithmetic::Lower("PROMOTE_ACC"));
+        let simt = crate::kernels::find("simt").unwrap();
+        assert_eq!(simt.arithmetic(&simt.defaults(), &plain), Arithmetic::Native);
+    }
+
+    #[test]
     fn defaults_fit_both_precisions() {
         let f = TC.defaults();
         assert_eq!(f.get(PRECISION), 32);

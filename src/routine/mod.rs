@@ -31,7 +31,7 @@ use crate::gemm::check::Real;
 use crate::gemm::driver::{upload_real, Session};
 use crate::gemm::problem::{Matrix, Precision, Problem};
 use crate::gemm::stage::{self, Staged};
-use crate::kernels::{self, Config, Hints, KernelSpec};
+use crate::kernels::{self, Arithmetic, Config, Hints, KernelSpec};
 
 /// The experiment name of the routine's result records (`gemmlab gemm --out`).
 pub const ROUTINE: &str = "routine";
@@ -210,6 +210,9 @@ pub struct Gemm {
     /// Run this kernel, configuration and hints for every call (`tune --suite`
     /// measures its candidates so).
     pub force_choice: Option<(String, Config, Hints)>,
+    /// f32 calls may run a kernel that emulates FP32 from TF32 tensor-core products
+    /// (3xTF32; opt-in, as cuBLAS's emulated math modes are). Off: FP32 arithmetic only.
+    pub fp32_emulation: bool,
 }
 
 /// What the routine runs for a call, and why.
@@ -235,6 +238,7 @@ impl Gemm {
             programs: HashMap::new(),
             force: None,
             force_choice: None,
+            fp32_emulation: false,
         })
     }
 
@@ -274,9 +278,17 @@ impl Gemm {
             .ok_or_else(|| Error::invalid(format!("no {} configuration", p.precision)))?;
         if let Some((kernel, config, hints)) = &self.force_choice {
             let spec = kernels::find(kernel)?;
+            let config = spec.with_precision(config, p.precision)?;
+            if let Some(why) = self.refuses(spec, &config, hints) {
+                return Err(Error::Constraint {
+                    kernel: spec.id.into(),
+                    message: why,
+                    values: format!("{} {}", config.describe(), hints.describe(true)),
+                });
+            }
             return Ok(Choice {
                 kernel: spec,
-                config: spec.with_precision(config, p.precision)?,
+                config,
                 hints: hints.clone(),
                 why: "forced".into(),
             });
@@ -299,6 +311,9 @@ impl Gemm {
                 let spec = kernels::find(&e.kernel).ok()?;
                 let config = spec.with_precision(&e.config, p.precision).ok()?;
                 spec.validate(&config).ok()?;
+                if self.refuses(spec, &config, &e.hints).is_some() {
+                    return None;
+                }
                 Some((e.clone(), spec, config))
             })
             .collect();
@@ -332,6 +347,23 @@ impl Gemm {
                 tuning.min_indirect.unwrap_or(DEFAULT_MIN_INDIRECT)
             ),
         })
+    }
+
+    /// Why the routine does not run `spec` at `config` with `hints`: never below
+    /// the call's precision, and FP32 emulation only where it is allowed.
+    pub fn refuses(&self, spec: &KernelSpec, config: &Config, hints: &Hints) -> Option<String> {
+        match spec.arithmetic(config, hints) {
+            Arithmetic::Native => None,
+            Arithmetic::EmulatedFp32 if self.fp32_emulation => None,
+            Arithmetic::EmulatedFp32 => Some(format!(
+                "{} computes f32 from TF32 tensor-core products (3xTF32), not in FP32 arithmetic: \
+                 the routine takes it only with FP32 emulation allowed (--fp32-emulation)",
+                spec.id
+            )),
+            Arithmetic::Lower(switch) => Some(format!(
+                "{switch} as asked lowers the result below the call's precision: the routine computes at the call's precision"
+            )),
+        }
     }
 
     fn program(
@@ -512,4 +544,78 @@ pub fn upload_operand(
 ) -> Result<Buffer> {
     let mut be = session.backend.borrow_mut();
     upload_real(&mut be, &ops.stored(which, gap), ops.problem.precision)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Toolchain;
+    use crate::gemm::shape::ShapeClass;
+
+    /// An f32 entry of `kernel` at its defaults for the column-major NN call m^3.
+    fn entry(m: usize, kernel: &str, hints: Hints, routine_ns: f64) -> RoutineEntry {
+        let spec = kernels::find(kernel).unwrap();
+        let config = spec.defaults();
+        RoutineEntry {
+            toolchain: Toolchain::Cuda,
+            precision: Precision::F32,
+            call: "col NN".into(),
+            class: ShapeClass::of(m, m, m),
+            m,
+            n: m,
+            k: m,
+            emulated: spec.arithmetic(&config, &hints) == Arithmetic::EmulatedFp32,
+            kernel: kernel.into(),
+            config,
+            hints,
+            routine_ns,
+            vendor_ns: None,
+            candidates: vec![],
+            compiler: None,
+            gemmlab: "test".into(),
+            tuned_utc: "now".into(),
+        }
+    }
+
+    #[test]
+    fn fp32_emulation_is_chosen_only_where_allowed_and_lower_precision_never() {
+        let mut single = Hints::default();
+        single.switches.insert("TF32_SINGLE".into(), true);
+        let mut g = Gemm::published().unwrap();
+        g.routine = vec![
+            entry(4096, "simt", Hints::default(), 3.0e6),
+            entry(4096, "tc", Hints::default(), 2.5e6),
+            // 1xTF32, the fastest and nearest of all: never the routine's.
+            entry(4096, "tc", single.clone(), 1.0e6),
+        ];
+        let p = Problem::plain(4096, 4096, 4096);
+        assert_eq!(g.choose(&p).unwrap().kernel.id, "simt");
+        g.fp32_emulation = true;
+        assert_eq!(g.choose(&p).unwrap().kernel.id, "tc");
+        assert!(g.choose(&p).unwrap().hints.switch("TF32_SINGLE").is_none());
+        // f64 runs the tensor cores in FP64 arithmetic: no emulation in it.
+        let spec = kernels::find("tc").unwrap();
+        let f64c = spec.with_precision(&spec.defaults(), Precision::F64).unwrap();
+        assert_eq!(spec.arithmetic(&f64c, &Hints::default()), Arithmetic::Native);
+        // A forced choice is held to the same rules, with the reason.
+        g.force_choice = Some(("tc".into(), spec.defaults(), single));
+        let e = g.choose(&p).unwrap_err().to_string();
+        assert!(e.contains("TF32_SINGLE") && e.contains("precision"), "{e}");
+        g.fp32_emulation = false;
+        g.force_choice = Some(("tc".into(), spec.defaults(), Hints::default()));
+        let e = g.choose(&p).unwrap_err().to_string();
+        assert!(e.contains("3xTF32") && e.contains("--fp32-emulation"), "{e}");
+    }
+
+    #[test]
+    fn a_call_keeps_its_fp32_choice_beside_its_emulated_one() {
+        let mut db = Database::load(std::path::Path::new("/nonexistent"), "test device").unwrap();
+        db.set_routine(entry(4096, "simt", Hints::default(), 3.0e6));
+        db.set_routine(entry(4096, "tc", Hints::default(), 2.5e6));
+        db.set_routine(entry(4096, "simt", Hints::default(), 2.9e6));
+        let kept = db.routine_for(Toolchain::Cuda, Precision::F32);
+        assert_eq!(kept.len(), 2);
+        assert!(kept.iter().any(|e| e.kernel == "simt" && e.routine_ns == 2.9e6));
+        assert!(kept.iter().any(|e| e.kernel == "tc" && e.emulated));
+    }
 }

@@ -191,8 +191,22 @@ impl Space {
                 }
                 list.clone()
             }
-            None => switches.iter().map(|s| s.name().to_string()).collect(),
+            // "All" keeps the arithmetic's precision: a switch that lowers it is
+            // searched only where it is named.
+            None => switches
+                .iter()
+                .filter(|s| !s.switch.lowers_precision)
+                .map(|s| s.name().to_string())
+                .collect(),
         };
+        if request.switches.is_none() {
+            for s in switches.iter().filter(|s| s.switch.lowers_precision) {
+                notes.push(format!(
+                    "{} stays in its published state: turned, it lowers the precision (name it in --switches to search it)",
+                    s.name()
+                ));
+            }
+        }
         for s in switches {
             if !wanted.iter().any(|w| w == s.name()) {
                 continue;
@@ -1005,6 +1019,27 @@ mod tests {
             },
         );
         assert!(e.unwrap_err().to_string().contains("register-cap"));
+    }
+
+    #[test]
+    fn all_switches_keep_the_precision_and_a_named_one_is_searched() {
+        let spec = kernels::find("tc").unwrap();
+        let d = device(Toolchain::Cuda, true);
+        let mut r = SpaceRequest::default();
+        for (name, v) in spec.defaults().0.iter().filter(|(n, _)| *n != "PRECISION") {
+            r.values.insert(name.clone(), vec![*v]);
+        }
+        let names = |r: &SpaceRequest| -> Vec<String> {
+            let s = Space::build(spec, &d, r).unwrap();
+            s.axes.iter().map(|a| a.name().to_string()).collect()
+        };
+        let all = names(&r);
+        assert!(all.iter().any(|n| n == "USE_BOUNDS"), "{all:?}");
+        assert!(!all.iter().any(|n| n == "TF32_SINGLE" || n == "PROMOTE_ACC"), "{all:?}");
+        let s = Space::build(spec, &d, &r).unwrap();
+        assert!(s.notes.iter().any(|n| n.contains("TF32_SINGLE") && n.contains("precision")));
+        r.switches = Some(vec!["TF32_SINGLE".into()]);
+        assert!(names(&r).iter().any(|n| n == "TF32_SINGLE"));
     }
 
     #[test]
