@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1085,6 +1085,36 @@ routine-direct-cuda|routine-direct-opencl)
   [ -z "${SKIP_GEMM:-}" ] && run report 60 $G report --from "$W/gemm-suite-rows" --out "$W/report"
   grep -E "^== suite|routine on|kept" "$W/tune-suite-$TC.txt" | tail -60
   grep -v chosen "$W/gemm-suite.txt" 2>/dev/null
+  ;;
+routine-tc-cuda|routine-tc-opencl)
+  # Issues 27/28: the tensor-core family in the routine, on one toolchain, against the choices
+  # the database (results/tuned, or .gpu/db from an earlier call) already holds. f64: tc (FP64
+  # tensor cores) and the direct kernel searched per call of the default suite. f32: tc by FP32
+  # emulation (3xTF32, --fp32-emulation), kept beside each call's FP32-arithmetic choice.
+  # ${TL:-5} s a search, published switch states only where they lower precision (tune's rule).
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  TC=${PART#routine-tc-}
+  mkdir -p "$W/db"; cp results/tuned/*.json "$W/db/" 2>/dev/null; cp .gpu/db/*.json "$W/db/" 2>/dev/null
+  snap() { tar cJf "$OUT/$PART.tar.xz" -C "$W" .; }
+  ( while sleep 60; do snap; done ) & SNAP=$!
+  COMMON="--suite ${SUITE:-suites/routine.txt} --time-limit ${TL:-5} --max-configs 100000 --top 1 --warmup 1 --reps 5 \
+    --search-reps 2 --caps none --db $W/db --store $W/store"
+  run tune-suite-$TC-f64 ${TT64:-300} $G tune $D --backends $TC --kernels tc,xgemmdirect --precision f64 $COMMON --out "$W/tune-$TC-f64"
+  run tune-suite-$TC-f32 ${TT32:-230} $G tune $D --backends $TC --kernels tc --precision f32 --fp32-emulation $COMMON --out "$W/tune-$TC-f32"
+  kill $SNAP
+  grep -E "^== suite|routine on" "$W/tune-suite-$TC-f64.txt" "$W/tune-suite-$TC-f32.txt" | cut -c1-230
+  ;;
+routine-tc-gemm)
+  # The routine over the default suite next to cuBLAS on both toolchains with the database of
+  # .gpu/db: f32 in FP32 arithmetic, f32 with FP32 emulation allowed, f64.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  mkdir -p "$W/db"; cp results/tuned/*.json "$W/db/" 2>/dev/null; cp .gpu/db/*.json "$W/db/" 2>/dev/null
+  G3="$G gemm $D --backends cuda,opencl --suite suites/routine.txt --db $W/db --reps 10 -v"
+  run gemm-suite-f32 150 $G3 --out "$W/rows-f32"
+  run gemm-suite-f32-emulation 150 $G3 --fp32-emulation --out "$W/rows-f32-emulation"
+  run gemm-suite-f64 150 $G3 --precision f64 --out "$W/rows-f64"
+  for r in f32 f32-emulation f64; do run report-$r 60 $G report --from "$W/rows-$r" --out "$W/report-$r"; done
+  grep -v chosen "$W"/gemm-suite-*.txt
   ;;
 async-ab)
   # (Run at commit 6f51d7f; the forms it measures were taken out after: results/h200/routine/async.)

@@ -132,6 +132,80 @@ fn report(what: &str, (cases, failures): (usize, Vec<String>)) {
     );
 }
 
+/// The tensor-core family forced for every call (f64 on the FP64 tensor cores,
+/// f32 by 3xTF32 with FP32 emulation allowed), over every layout, transpose pair
+/// and scalar pair at odd shapes.
+fn tc_client(backend: AnyBackend) -> (usize, Vec<String>) {
+    let mut session = Session::new(backend);
+    let mut gemm = Gemm::published().unwrap();
+    gemm.fp32_emulation = true;
+    let spec = gemmlab::kernels::find("tc").unwrap();
+    let (mut cases, mut failures, mut seed) = (0, Vec::new(), 7u64);
+    for precision in Precision::ALL {
+        let config = spec.with_precision(&spec.defaults(), precision).unwrap();
+        gemm.force_choice = Some(("tc".into(), config, Default::default()));
+        for layout in [Layout::ColMajor, Layout::RowMajor] {
+            for (trans_a, trans_b) in [
+                (Trans::N, Trans::N),
+                (Trans::N, Trans::T),
+                (Trans::T, Trans::N),
+                (Trans::T, Trans::T),
+            ] {
+                for (si, &(alpha, beta)) in SCALARS.iter().enumerate() {
+                    let (m, n, k) = [(33, 65, 17), (130, 9, 70), (129, 257, 31)][si % 3];
+                    let p = Problem {
+                        layout,
+                        trans_a,
+                        trans_b,
+                        alpha,
+                        beta,
+                        precision,
+                        ..Problem::plain(m, n, k)
+                    }
+                    .tight();
+                    seed += 1;
+                    cases += 1;
+                    if let Err(e) = one(&mut session, &mut gemm, &p, seed) {
+                        failures.push(format!("{} via tc: {e}", p.describe()));
+                    }
+                }
+            }
+        }
+    }
+    gemm.release(&session);
+    (cases, failures)
+}
+
+#[test]
+fn tensor_cores_through_the_routine_on_cuda() {
+    let Some(b) = common::cuda("tensor_cores_through_the_routine_on_cuda") else {
+        return;
+    };
+    report("CUDA, tc", tc_client(b));
+}
+
+#[test]
+fn the_routine_refuses_fp32_emulation_unasked_and_tensor_cores_where_there_are_none() {
+    let mut session = Session::new(common::opencl());
+    let mut gemm = Gemm::published().unwrap();
+    let spec = gemmlab::kernels::find("tc").unwrap();
+    gemm.force_choice = Some(("tc".into(), spec.defaults(), Default::default()));
+    let p = Problem::plain(33, 65, 17);
+    let e = one(&mut session, &mut gemm, &p, 3).unwrap_err();
+    assert!(e.contains("--fp32-emulation"), "{e}");
+    let nvidia = session.backend.borrow().info().is_nvidia();
+    if !nvidia {
+        // PoCL: no tensor cores; the reason, not a fault.
+        gemm.fp32_emulation = true;
+        let e = one(&mut session, &mut gemm, &p, 3).unwrap_err();
+        assert!(
+            e.contains("tc") && e.to_lowercase().contains("nvidia"),
+            "{e}"
+        );
+    }
+    gemm.release(&session);
+}
+
 #[test]
 fn every_blas_case_on_opencl() {
     report("OpenCL", client(common::opencl()));

@@ -392,11 +392,31 @@ fn an_entry_compiles_its_kernel_with_its_switches() {
 #[test]
 fn the_routine_is_tuned_at_the_calls_precision_and_emulates_fp32_only_where_asked() {
     let suite = format!("{}/suites/routine.txt", env!("CARGO_MANIFEST_DIR"));
-    let o = gemmlab(&["tune", "--suite", &suite, "--kernels", "tc", "--precision", "f32"]);
+    let o = gemmlab(&[
+        "tune",
+        "--suite",
+        &suite,
+        "--kernels",
+        "tc",
+        "--precision",
+        "f32",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("--fp32-emulation"), "{}", text(&o));
-    let args = ["tune", "--suite", &suite, "--kernels", "tc", "--precision", "f64"];
+    let args = [
+        "tune",
+        "--suite",
+        &suite,
+        "--kernels",
+        "tc",
+        "--precision",
+        "f64",
+    ];
     let o = gemmlab(&[&args[..], &["--switches", "PROMOTE_ACC"]].concat());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("below the call's precision"), "{}", text(&o));
+    assert!(
+        text(&o).contains("below the call's precision"),
+        "{}",
+        text(&o)
+    );
 }

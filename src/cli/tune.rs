@@ -735,7 +735,12 @@ fn routine_keeps_precision(
     for k in kernels {
         if let Some(s) = (k.switches.iter())
             .filter(|s| s.switch.lowers_precision)
-            .find(|s| request.switches.as_ref().is_some_and(|l| l.iter().any(|n| n == s.name())))
+            .find(|s| {
+                request
+                    .switches
+                    .as_ref()
+                    .is_some_and(|l| l.iter().any(|n| n == s.name()))
+            })
         {
             return Err(Error::invalid(format!(
                 "--suite --switches {}: turned, it lowers {}'s result below the call's precision, and the routine computes at the call's precision",

@@ -458,9 +458,7 @@ impl KernelSpec {
         });
         match lowered {
             Some(s) => Arithmetic::Lower(s.name()),
-            None if self.family == Family::TensorCore
-                && self.precision_of(c) == Precision::F32 =>
-            {
+            None if self.family == Family::TensorCore && self.precision_of(c) == Precision::F32 => {
                 Arithmetic::EmulatedFp32
             }
             None => Arithmetic::Native,

@@ -233,11 +233,20 @@ mod tests {
         let published = on("PROMOTE_ACC", true);
         assert_eq!(TC.arithmetic(&f32c, &published), Arithmetic::EmulatedFp32);
         let single = on("TF32_SINGLE", true);
-        assert_eq!(TC.arithmetic(&f32c, &single), Arithmetic::Lower("TF32_SINGLE"));
+        assert_eq!(
+            TC.arithmetic(&f32c, &single),
+            Arithmetic::Lower("TF32_SINGLE")
+        );
         let unpromoted = on("PROMOTE_ACC", false);
-        assert_eq!(TC.arithmetic(&f32c, &unpromoted), Arithmetic::Lower("PROMOTE_ACC"));
+        assert_eq!(
+            TC.arithmetic(&f32c, &unpromoted),
+            Arithmetic::Lower("PROMOTE_ACC")
+        );
         let simt = crate::kernels::find("simt").unwrap();
-        assert_eq!(simt.arithmetic(&simt.defaults(), &plain), Arithmetic::Native);
+        assert_eq!(
+            simt.arithmetic(&simt.defaults(), &plain),
+            Arithmetic::Native
+        );
     }
 
     #[test]

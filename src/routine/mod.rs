@@ -595,8 +595,13 @@ mod tests {
         assert!(g.choose(&p).unwrap().hints.switch("TF32_SINGLE").is_none());
         // f64 runs the tensor cores in FP64 arithmetic: no emulation in it.
         let spec = kernels::find("tc").unwrap();
-        let f64c = spec.with_precision(&spec.defaults(), Precision::F64).unwrap();
-        assert_eq!(spec.arithmetic(&f64c, &Hints::default()), Arithmetic::Native);
+        let f64c = spec
+            .with_precision(&spec.defaults(), Precision::F64)
+            .unwrap();
+        assert_eq!(
+            spec.arithmetic(&f64c, &Hints::default()),
+            Arithmetic::Native
+        );
         // A forced choice is held to the same rules, with the reason.
         g.force_choice = Some(("tc".into(), spec.defaults(), single));
         let e = g.choose(&p).unwrap_err().to_string();
@@ -604,7 +609,10 @@ mod tests {
         g.fp32_emulation = false;
         g.force_choice = Some(("tc".into(), spec.defaults(), Hints::default()));
         let e = g.choose(&p).unwrap_err().to_string();
-        assert!(e.contains("3xTF32") && e.contains("--fp32-emulation"), "{e}");
+        assert!(
+            e.contains("3xTF32") && e.contains("--fp32-emulation"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -615,7 +623,9 @@ mod tests {
         db.set_routine(entry(4096, "simt", Hints::default(), 2.9e6));
         let kept = db.routine_for(Toolchain::Cuda, Precision::F32);
         assert_eq!(kept.len(), 2);
-        assert!(kept.iter().any(|e| e.kernel == "simt" && e.routine_ns == 2.9e6));
+        assert!(kept
+            .iter()
+            .any(|e| e.kernel == "simt" && e.routine_ns == 2.9e6));
         assert!(kept.iter().any(|e| e.kernel == "tc" && e.emulated));
     }
 }

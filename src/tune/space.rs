@@ -1035,9 +1035,15 @@ mod tests {
         };
         let all = names(&r);
         assert!(all.iter().any(|n| n == "USE_BOUNDS"), "{all:?}");
-        assert!(!all.iter().any(|n| n == "TF32_SINGLE" || n == "PROMOTE_ACC"), "{all:?}");
+        assert!(
+            !all.iter().any(|n| n == "TF32_SINGLE" || n == "PROMOTE_ACC"),
+            "{all:?}"
+        );
         let s = Space::build(spec, &d, &r).unwrap();
-        assert!(s.notes.iter().any(|n| n.contains("TF32_SINGLE") && n.contains("precision")));
+        assert!(s
+            .notes
+            .iter()
+            .any(|n| n.contains("TF32_SINGLE") && n.contains("precision")));
         r.switches = Some(vec!["TF32_SINGLE".into()]);
         assert!(names(&r).iter().any(|n| n == "TF32_SINGLE"));
     }
