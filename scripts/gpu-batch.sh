@@ -1097,12 +1097,17 @@ routine-tc-cuda|routine-tc-opencl)
   mkdir -p "$W/db"; cp results/tuned/*.json "$W/db/" 2>/dev/null; cp .gpu/db/*.json "$W/db/" 2>/dev/null
   snap() { tar cJf "$OUT/$PART.tar.xz" -C "$W" .; }
   ( while sleep 60; do snap; done ) & SNAP=$!
-  COMMON="--suite ${SUITE:-suites/routine.txt} --time-limit ${TL:-5} --max-configs 100000 --top 1 --warmup 1 --reps 5 \
+  # SUITE64 / SUITE32 (default SUITE, else the default suite) give each precision's calls;
+  # "none" skips that precision.
+  COMMON="--time-limit ${TL:-5} --max-configs 100000 --top 1 --warmup 1 --reps 5 \
     --search-reps 2 --caps none --db $W/db --store $W/store"
-  run tune-suite-$TC-f64 ${TT64:-300} $G tune $D --backends $TC --kernels tc,xgemmdirect --precision f64 $COMMON --out "$W/tune-$TC-f64"
-  run tune-suite-$TC-f32 ${TT32:-230} $G tune $D --backends $TC --kernels tc --precision f32 --fp32-emulation $COMMON --out "$W/tune-$TC-f32"
+  S64=${SUITE64:-${SUITE:-suites/routine.txt}}; S32=${SUITE32:-${SUITE:-suites/routine.txt}}
+  [ "$S64" != none ] && run tune-suite-$TC-f64 ${TT64:-300} $G tune $D --backends $TC --kernels tc,xgemmdirect --precision f64 \
+    --suite $S64 $COMMON --out "$W/tune-$TC-f64"
+  [ "$S32" != none ] && run tune-suite-$TC-f32 ${TT32:-230} $G tune $D --backends $TC --kernels tc --precision f32 --fp32-emulation \
+    --suite $S32 $COMMON --out "$W/tune-$TC-f32"
   kill $SNAP
-  grep -E "^== suite|routine on" "$W/tune-suite-$TC-f64.txt" "$W/tune-suite-$TC-f32.txt" | cut -c1-230
+  grep -hE "^== suite|routine on" "$W"/tune-suite-$TC-f*.txt | cut -c1-200
   ;;
 routine-tc-gemm)
   # The routine over the default suite next to cuBLAS on both toolchains with the database of

@@ -154,9 +154,10 @@ fn suite(precision: Precision, recs: Vec<&Measurement>) -> Suite<'_> {
             let (geomean, (lowest, lowest_call)) = (r.geomean?, r.lowest.clone()?);
             let mut kernels: Vec<(String, usize)> = Vec::new();
             for row in r.rows.iter().filter(|x| x.m.status.is_ok()) {
-                match kernels.iter_mut().find(|(k, _)| *k == row.m.kernel) {
+                let kernel = chosen_kernel(row.m);
+                match kernels.iter_mut().find(|(k, _)| *k == kernel) {
                     Some(e) => e.1 += 1,
-                    None => kernels.push((row.m.kernel.clone(), 1)),
+                    None => kernels.push((kernel, 1)),
                 }
             }
             let kind = Kind::Geomean {
@@ -186,6 +187,17 @@ pub fn chart_stem(precision: Precision) -> String {
     match precision {
         Precision::F32 => "routine-shapes".into(),
         p => format!("routine-shapes-{p}"),
+    }
+}
+
+/// The kernel a routine row ran, "(3xTF32)" added where it emulated FP32
+/// (`gemm --fp32-emulation`), so an emulated choice is never read as FP32 arithmetic.
+pub fn chosen_kernel(m: &Measurement) -> String {
+    let emulated = crate::kernels::find(&m.kernel)
+        .is_ok_and(|k| k.arithmetic(&m.config, &m.hints) == crate::kernels::Arithmetic::EmulatedFp32);
+    match emulated {
+        true => format!("{} (3xTF32)", m.kernel),
+        false => m.kernel.clone(),
     }
 }
 

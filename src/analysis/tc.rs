@@ -73,7 +73,9 @@ pub fn analyse(data: &Data) -> Option<Tc<'_>> {
         let rows = run
             .measurements
             .iter()
-            .filter(|m| m.kernel == KERNEL && m.status.is_ok() && data::gflops(m).is_some());
+            // The routine's rows time whole calls (packing too): its own section reads them.
+            .filter(|m| m.kernel == KERNEL && m.experiment != crate::routine::ROUTINE)
+            .filter(|m| m.status.is_ok() && data::gflops(m).is_some());
         // A run without kept PTX (or an unreadable archive) has rows without a mix.
         let store = PtxStore::open(&run.dir).unwrap_or_default();
         for m in rows {

@@ -60,7 +60,7 @@ fn suite(ctx: &mut Ctx, s: &mut String, a: &Suite) -> Result<()> {
                     row.call.clone(),
                     row.class.as_str().to_string(),
                     if m.status.is_ok() {
-                        m.kernel.clone()
+                        crate::analysis::routine::chosen_kernel(m)
                     } else {
                         m.status.label().to_string()
                     },
