@@ -45,15 +45,19 @@
 //   its digits: 884 = m8n8k4 (sm_80), 1684, 1688, 16816 = m16n8k4/k8/k16
 //   (sm_90); f32 runs m16n8k8 and needs MMA=1688), PROMOTE_STAGE (f32: 0
 //   promotes every k8 step, 1 every stage), SPLIT (f32: 0 splits operands in
-//   registers as each warp reads them, 1 once per tile in local memory).
+//   registers as each warp reads them, 1 once per tile in local memory),
+//   SPLITK (1 = off; else SPLITK blocks share a tile of C, each over its share
+//   of the K/BK tiles, and the last to finish sums their partials in split order).
 // Switches: USE_BOUNDS, USE_RESTRICT, TF32_SINGLE and PROMOTE_ACC (f32 only).
 // Local memory: STAGES*BK*(BM+BN+2*pad) elements, declared here (48 KiB on
 //   NVIDIA's OpenCL); the CUDA twin takes them at launch, up to the device's
 //   opt-in limit (227 KiB on sm_90).
-// Launch: local (32*BM/WM, BN/WN), global (M*32/WM, N/WN): threads are
+// Launch: local (32*BM/WM, BN/WN), global (M*32/WM, N/WN, SPLITK): threads are
 //   numbered get_local_id(0) + get_local_id(1)*32*BM/WM, warp w of the
 //   block's column of warps is threads 32w..32w+31.
-// Arguments: (M, N, K, alpha, beta, A, B, C); beta == 0: C is not read.
+// Arguments: (M, N, K, alpha, beta, A, B, C, work, counters); beta == 0: C is
+//   not read. `work` holds SPLITK*M*N elements and `counters` one int per tile of
+//   C, zero before a launch and left zero by it (both unused with SPLITK 1).
 // Needs: NVIDIA tensor cores (mma.sync, cp.async: sm_80 or later; the
 //   m16n8 f64 shapes sm_90 or later).
 
@@ -89,6 +93,9 @@
 #endif
 #ifndef SPLIT
 #define SPLIT 0
+#endif
+#ifndef SPLITK
+#define SPLITK 1
 #endif
 
 #ifndef USE_BOUNDS
@@ -145,6 +152,12 @@ typedef float4 chunk;
 #define THREAD_Y ((int)get_local_id(1))
 #define BLOCK_X ((int)get_group_id(0))
 #define BLOCK_Y ((int)get_group_id(1))
+#define BLOCK_Z ((int)get_group_id(2))
+#define GLOBAL_PTR __global
+#define LOCAL_INT __local int
+#define ATOMIC_INC(p) atomic_inc(p)
+// A fence that orders global writes for other blocks (the family runs on NVIDIA only).
+#define GLOBAL_FENCE() asm volatile("membar.gl;" ::: "memory")
 #define GRID_X ((int)get_num_groups(0))
 #define GRID_Y ((int)get_num_groups(1))
 #define AS_FLOAT(u) as_float(u)
@@ -436,7 +449,7 @@ INLINE_FUNC void compute_stage(LOCAL_PTR const real* As, LOCAL_PTR const real* B
 __kernel GEMMLAB_BOUNDS(32 * WARPS_M, WARPS_N)
 void tc_gemm(const int M, const int N, const int K, const real alpha, const real beta,
              const __global real* GEMMLAB_RESTRICT A, const __global real* GEMMLAB_RESTRICT B,
-             __global real* C) {
+             __global real* C, __global real* work, __global int* counters) {
     // 16-byte chunks: cp.async's 16-byte copies need 16-byte aligned targets (AROW
     // is a multiple of 32 bytes, so the B tiles start aligned too).
     LOCAL_TILES(tiles16, (STAGES + SPLIT_LO) * BK * (AROW + BROW) / VW);
@@ -445,6 +458,9 @@ void tc_gemm(const int M, const int N, const int K, const real alpha, const real
     LOCAL_PTR real* Al = Bs + STAGES * BK * BROW;  // SPLIT: the low parts of one stage
     LOCAL_PTR real* Bl = Al + BK * AROW;
 
+#if SPLITK > 1
+    LOCAL_INT last;
+#endif
     const int tid = THREAD_X + THREAD_Y * (32 * WARPS_M);
     const int lane = tid % 32;
     const int g = lane / 4;
@@ -468,11 +484,14 @@ void tc_gemm(const int M, const int N, const int K, const real alpha, const real
         }
     }
 
-    const int tiles = K / BK;
+    // Split-K: block z of SPLITK takes its share of the K/BK tiles (give or take one).
+    const int k_tiles = K / BK;
+    const int t_first = (BLOCK_Z * k_tiles) / SPLITK;
+    const int tiles = ((BLOCK_Z + 1) * k_tiles) / SPLITK - t_first;
     #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < tiles) {
-            copy_tiles(A, B, As, Bs, M, N, m0, n0, s * BK, s, tid);
+            copy_tiles(A, B, As, Bs, M, N, m0, n0, (t_first + s) * BK, s, tid);
         }
         CP_COMMIT();
     }
@@ -481,7 +500,7 @@ void tc_gemm(const int M, const int N, const int K, const real alpha, const real
         barrier(CLK_LOCAL_MEM_FENCE);
         const int next = kt + STAGES - 1;
         if (next < tiles) {
-            copy_tiles(A, B, As, Bs, M, N, m0, n0, next * BK, next % STAGES, tid);
+            copy_tiles(A, B, As, Bs, M, N, m0, n0, (t_first + next) * BK, next % STAGES, tid);
         }
         CP_COMMIT();
         const int stage = kt % STAGES;
@@ -492,6 +511,62 @@ void tc_gemm(const int M, const int N, const int K, const real alpha, const real
         compute_stage(As + stage * BK * AROW, Bs + stage * BK * BROW, Al, Bl, acc, am, bn, g, t);
     }
     CP_WAIT(0);
+
+#if SPLITK > 1
+    // Each block's partial sums go to `work` (thread-major, BM*BN per block);
+    // the last block of a tile to finish adds them in split order, so the result
+    // does not depend on which block finished last, and resets the tile's counter.
+    {
+        const int tile = tn * GRID_X + tm;
+        GLOBAL_PTR real* mine = work + (tile * SPLITK + BLOCK_Z) * (BM * BN);
+        #pragma unroll
+        for (int i = 0; i < MT; i++) {
+            #pragma unroll
+            for (int j = 0; j < NT; j++) {
+                #pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    mine[((i * NT + j) * 4 + e) * THREADS + tid] = acc[i][j][e];
+                }
+            }
+        }
+        GLOBAL_FENCE();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (tid == 0) {
+            last = (ATOMIC_INC(counters + tile) == SPLITK - 1) ? 1 : 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!last) {
+            return;
+        }
+        GLOBAL_FENCE();
+        #pragma unroll
+        for (int i = 0; i < MT; i++) {
+            #pragma unroll
+            for (int j = 0; j < NT; j++) {
+                #pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    acc[i][j][e] = (real)0;
+                }
+            }
+        }
+        for (int s = 0; s < SPLITK; s++) {
+            const volatile GLOBAL_PTR real* part = work + (tile * SPLITK + s) * (BM * BN);
+            #pragma unroll
+            for (int i = 0; i < MT; i++) {
+                #pragma unroll
+                for (int j = 0; j < NT; j++) {
+                    #pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        acc[i][j][e] += part[((i * NT + j) * 4 + e) * THREADS + tid];
+                    }
+                }
+            }
+        }
+        if (tid == 0) {
+            counters[tile] = 0;
+        }
+    }
+#endif
 
     // Lane (g, t) holds rows 2g, 2g+1 (physical) of columns 2t, 2t+1 of each tile.
     #pragma unroll

@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1102,12 +1102,30 @@ routine-tc-cuda|routine-tc-opencl)
   COMMON="--time-limit ${TL:-5} --max-configs 100000 --top 1 --warmup 1 --reps 5 \
     --search-reps 2 --caps none --db $W/db --store $W/store"
   S64=${SUITE64:-${SUITE:-suites/routine.txt}}; S32=${SUITE32:-${SUITE:-suites/routine.txt}}
-  [ "$S64" != none ] && run tune-suite-$TC-f64 ${TT64:-300} $G tune $D --backends $TC --kernels tc,xgemmdirect --precision f64 \
+  [ "$S64" != none ] && run tune-suite-$TC-f64 ${TT64:-300} $G tune $D --backends $TC --kernels ${K64:-tc,xgemmdirect} --precision f64 \
     --suite $S64 $COMMON --out "$W/tune-$TC-f64"
   [ "$S32" != none ] && run tune-suite-$TC-f32 ${TT32:-230} $G tune $D --backends $TC --kernels tc --precision f32 --fp32-emulation \
     --suite $S32 $COMMON --out "$W/tune-$TC-f32"
   kill $SNAP
   grep -hE "^== suite|routine on" "$W"/tune-suite-$TC-f*.txt | cut -c1-200
+  ;;
+routine-tc-splitk)
+  # tc with split-K (SPLITK): its tests on this GPU (CUDA and NVIDIA OpenCL, failing instead of
+  # skipping), then the calls whose tiles of C fill few multiprocessors searched again with tc
+  # (.gpu/weak64.txt in f64, .gpu/weak32.txt in f32 with emulation) on both toolchains, each
+  # against the database's choices, then routine-tc-gemm's three suites with the new database.
+  for t in routine_client cuda_kernels; do xz -dc .gpu/tests-direct/$t.xz > /tmp/$t && chmod +x /tmp/$t; done
+  GEMMLAB_REQUIRE_CUDA=1 run tests-routine 240 /tmp/routine_client --test-threads=1 tensor_cores
+  GEMMLAB_REQUIRE_CUDA=1 run tests-split-k 240 /tmp/cuda_kernels --test-threads=1 cuda_tc_split_k --nocapture
+  grep -hE "test result|FAILED|panicked|checked runs|routine calls" "$W"/tests-*.txt
+  for TCH in cuda opencl; do
+    K64=tc SUITE64=.gpu/weak64.txt SUITE32=.gpu/weak32.txt TT64=120 TT32=60 TL=4 bash "$0" routine-tc-$TCH > "$W/tune-$TCH.txt" 2>&1
+    cp /tmp/gemmlab-routine-tc-$TCH/db/*.json .gpu/db/; cp -r /tmp/gemmlab-routine-tc-$TCH "$W/tune-$TCH"
+    grep -E "routine on" "$W/tune-$TCH.txt" | cut -c1-160
+  done
+  rm -f "$OUT"/routine-tc-*.tar.xz
+  bash "$0" routine-tc-gemm > "$W/gemm.txt" 2>&1; cp -r /tmp/gemmlab-routine-tc-gemm "$W/gemm"; rm -f "$OUT"/routine-tc-gemm.tar.xz
+  grep -hE "geometric|^  [0-9]" "$W"/gemm/gemm-suite-*.txt | cut -c1-100
   ;;
 routine-tc-gemm)
   # The routine over the default suite next to cuBLAS on both toolchains with the database of

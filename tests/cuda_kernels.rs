@@ -253,6 +253,42 @@ fn cuda_tc_takes_local_memory_past_48_kib_at_launch() {
     assert!(status.contains(&format!("allows {max}")), "{status}");
 }
 
+/// Split-K (SPLITK > 1) in both precisions passes its check at odd sizes, with
+/// more splits than K has tiles too (blocks with no tile of K add zeros), and
+/// again on the same counters (the kernel leaves them zero).
+#[test]
+fn cuda_tc_split_k_verifies() {
+    let Some(b) = common::cuda("cuda_tc_split_k_verifies") else {
+        return;
+    };
+    let spec = kernels::find("tc").unwrap();
+    if let Some(why) = spec.unavailable(b.info(), &Hints::default()) {
+        common::say(&format!("SKIPPED cuda_tc_split_k_verifies: {why}"));
+        return;
+    }
+    let mut session = Session::new(b);
+    let mut runs = 0;
+    for precision in [32, 64] {
+        for split in [2, 3, 8] {
+            let config = tc_config(&[("PRECISION", precision), ("SPLITK", split)]);
+            for (m, n, k) in [
+                (200, 130, 70),
+                (1000, 999, 1001),
+                (17, 17, 17),
+                (128, 4096, 4096),
+            ] {
+                let mut problem = gemmlab::gemm::problem::Problem::plain(m, n, k);
+                if precision == 64 {
+                    problem.precision = gemmlab::kernels::Precision::F64;
+                }
+                tc_verifies(&mut session, &config, &Operands::for_problem(problem, 17));
+                runs += 1;
+            }
+        }
+    }
+    common::say(&format!("cuda_tc_split_k_verifies: {runs} checked runs"));
+}
+
 /// 3xTF32 with the operands split once per tile in local memory (SPLIT=1)
 /// passes FP32's check at odd sizes, with pipelines past 48 KiB too.
 #[test]

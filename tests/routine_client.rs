@@ -141,8 +141,12 @@ fn tc_client(backend: AnyBackend) -> (usize, Vec<String>) {
     gemm.fp32_emulation = true;
     let spec = gemmlab::kernels::find("tc").unwrap();
     let (mut cases, mut failures, mut seed) = (0, Vec::new(), 7u64);
-    for precision in Precision::ALL {
-        let config = spec.with_precision(&spec.defaults(), precision).unwrap();
+    let split_k = spec.config(&[("SPLITK".to_string(), 3)]).unwrap();
+    for (precision, config) in Precision::ALL
+        .into_iter()
+        .flat_map(|p| [(p, spec.defaults()), (p, split_k.clone())])
+    {
+        let config = spec.with_precision(&config, precision).unwrap();
         gemm.force_choice = Some(("tc".into(), config, Default::default()));
         for layout in [Layout::ColMajor, Layout::RowMajor] {
             for (trans_a, trans_b) in [
@@ -182,6 +186,19 @@ fn tensor_cores_through_the_routine_on_cuda() {
         return;
     };
     report("CUDA, tc", tc_client(b));
+}
+
+#[test]
+fn tensor_cores_through_the_routine_on_nvidia_opencl() {
+    let b = common::opencl();
+    let spec = gemmlab::kernels::find("tc").unwrap();
+    if let Some(why) = spec.unavailable(b.info(), &Default::default()) {
+        common::say(&format!(
+            "SKIPPED tensor_cores_through_the_routine_on_nvidia_opencl: {why}"
+        ));
+        return;
+    }
+    report("NVIDIA OpenCL, tc", tc_client(b));
 }
 
 #[test]

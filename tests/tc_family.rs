@@ -42,7 +42,7 @@ fn tc_is_an_indirect_tensor_core_kernel_in_f64_and_f32() {
     assert_eq!(k.id, "tc");
     assert_eq!(k.entry, "tc_gemm");
     assert_eq!(k.family, Family::TensorCore);
-    assert_eq!(k.abi, Abi::Indirect);
+    assert_eq!(k.abi, Abi::IndirectSplitK);
     assert!(k.operands.b_transposed, "tc reads B as B^T");
     assert!(k.precisions.contains(&Precision::F64) && k.precisions.contains(&Precision::F32));
     assert!(k.has_switch("TF32_SINGLE") && k.has_switch("PROMOTE_ACC"));
@@ -405,16 +405,21 @@ const SMALL: [(usize, usize, usize); 3] = [(17, 33, 9), (130, 70, 21), (128, 128
 const LARGE: (usize, usize, usize) = (1000, 999, 1001);
 const SCALARS: [(f64, f64); 4] = [(1.0, 0.0), (1.5, 0.0), (1.5, 0.5), (-0.75, 1.0)];
 
-/// tc configurations whose tiles differ: the defaults, and smaller, deeper tiles.
+/// tc configurations whose tiles differ: the defaults, smaller, deeper tiles, and split-K.
 fn plan_configs(precision: Precision) -> Vec<Config> {
     match precision {
         Precision::F32 => vec![
             tc_config(precision, &[]),
             tc_config(precision, &[("BM", 64), ("BN", 32), ("BK", 16)]),
+            tc_config(
+                precision,
+                &[("BM", 64), ("BN", 32), ("BK", 16), ("SPLITK", 3)],
+            ),
         ],
         Precision::F64 => vec![
             tc_config(precision, &[]),
             tc_config(precision, &[("MMA", 884), ("BK", 4)]),
+            tc_config(precision, &[("SPLITK", 2)]),
             tc_config(
                 precision,
                 &[("MMA", 16816), ("BK", 16), ("BM", 64), ("BN", 64)],
@@ -559,7 +564,8 @@ fn check_plan(
     }
     let [ap, bp, cp] = st.operands;
 
-    // The main launch: tc_gemm(M, N, K, alpha, beta, A, B, C) on the padded sizes.
+    // The main launch: tc_gemm(M, N, K, alpha, beta, A, B, C, work, counters) on
+    // the padded sizes; SPLITK work-groups per tile share its K.
     let main = &st.main;
     let args = &main.args;
     let got = (
@@ -569,12 +575,12 @@ fn check_plan(
         args.iter().take(3).map(int_of).collect::<Vec<_>>(),
         args.get(3).and_then(|x| real_of(x, p.precision)),
         args.get(4).and_then(|x| real_of(x, p.precision)),
-        args.iter().skip(5).map(buf_of).collect::<Vec<_>>(),
+        args.iter().skip(5).take(3).map(buf_of).collect::<Vec<_>>(),
     );
     let want = (
         "tc_gemm",
         program,
-        8,
+        10,
         vec![Some(mp), Some(np), Some(kp)],
         Some(p.alpha),
         Some(p.beta),
@@ -583,13 +589,28 @@ fn check_plan(
     if got != want {
         return Err(format!("{what}: main launch {got:?}, want {want:?}"));
     }
-    let g = main.geometry;
-    if g != k.geometry(config, mp, np)
-        || g.groups() != [mp / bm, np / bn, 1]
-        || g.validate().is_err()
+    let split = config.get("SPLITK").max(1) as usize;
+    let tiles = (mp / bm) * (np / bn);
+    let (work, counters) = (args.get(8).and_then(buf_of), args.get(9).and_then(buf_of));
+    let partials = if split > 1 {
+        split * tiles * bm * bn
+    } else {
+        1
+    };
+    if work.map(|w| (w.len, w.elem)) != Some((partials, p.precision.elem()))
+        || counters.map(|c| c.len) != Some(tiles)
     {
         return Err(format!(
-            "{what}: geometry {g:?} is not one work-group per {bm} x {bn} tile"
+            "{what}: work {work:?} and counters {counters:?}, want {partials} {:?} partial sums and {tiles} counters",
+            p.precision.elem()
+        ));
+    }
+    let g = main.geometry;
+    let mut one_per_tile = k.geometry(config, mp, np);
+    one_per_tile.global[2] = split;
+    if g != one_per_tile || g.groups() != [mp / bm, np / bn, split] || g.validate().is_err() {
+        return Err(format!(
+            "{what}: geometry {g:?} is not {split} work-group(s) per {bm} x {bn} tile"
         ));
     }
     if g.threads_per_group() != k.threads_per_group(config) {
@@ -747,7 +768,11 @@ fn check_plan(
             ));
         }
     }
-    if st.owned.len() != temps.len() {
+    // Besides the temporaries, the plan owns split-K's partial sums and counters.
+    if st.owned.len() != temps.len() + 2
+        || !(work.is_some_and(|w| st.owned.contains(&w))
+            && counters.is_some_and(|c| st.owned.contains(&c)))
+    {
         return Err(format!(
             "{what}: owns {:?}, made {} temporaries",
             st.owned,
@@ -1051,8 +1076,8 @@ fn stage_plan_pads_to_the_tc_tile_and_gives_tc_its_operand_forms_for_every_blas_
         failures.len(),
         failures.join("\n")
     );
-    // 4 sizes x 2 storages x 2 layouts x 4 transposes x 4 alpha/beta x (2 f32 + 3 f64 configurations).
-    assert_eq!(planned, 4 * 2 * 2 * 4 * 4 * 5);
+    // 4 sizes x 2 storages x 2 layouts x 4 transposes x 4 alpha/beta x (3 f32 + 4 f64 configurations).
+    assert_eq!(planned, 4 * 2 * 2 * 4 * 4 * 7);
 }
 
 #[test]
@@ -1091,10 +1116,7 @@ fn stage_plan_skips_every_pack_where_the_caller_already_has_tcs_forms() {
                 let what = format!("{} at {}", p.describe(), config.describe_params());
                 check_plan(&st, &p, &config, support, support, bufs)
                     .unwrap_or_else(|e| panic!("{e}"));
-                assert!(
-                    st.pre.is_empty() && st.post.is_empty() && st.owned.is_empty(),
-                    "{what}"
-                );
+                assert!(st.pre.is_empty() && st.post.is_empty(), "{what}");
                 let want = if layout == Layout::RowMajor {
                     [bufs[1], bufs[0], bufs[2]]
                 } else {
@@ -1125,5 +1147,5 @@ fn stage_plan_packs_and_unpacks_exactly_around_the_tc_contract_on_opencl() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(planned, 3 * 2 * 2 * 4 * 4 * 5);
+    assert_eq!(planned, 3 * 2 * 2 * 4 * 4 * 7);
 }

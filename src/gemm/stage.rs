@@ -58,7 +58,7 @@ fn int(v: usize) -> Result<Arg> {
         .map_err(|_| Error::invalid(format!("{v} exceeds the kernels' 32-bit int arguments")))
 }
 
-/// The SIMT kernels' ways of sharing a tile's K (split-K, stream-K) for an
+/// The ways of sharing a tile's K (split-K, stream-K) for an
 /// mp x np grid of tm x tn tiles whose K is `k_tiles` tiles deep: sets the
 /// launch's grid (SPLITK splits along its third dimension; stream-K's
 /// persistent grid of STREAMK work-groups per compute unit, at most one per
@@ -98,8 +98,12 @@ fn share_k(
             0
         }
     };
-    // f32 partial sums (the SIMT kernels are f32); 32-bit int counters.
-    let work = be.alloc(Precision::F32.elem(), (partial_tiles * tm * tn).max(1))?;
+    // Partial sums in the kernel's precision; 32-bit int counters.
+    let precision = match config.get(crate::kernels::PRECISION) {
+        64 => Precision::F64,
+        _ => Precision::F32,
+    };
+    let work = be.alloc(precision.elem(), (partial_tiles * tm * tn).max(1))?;
     owned.push(work);
     let counters = be.alloc(Precision::F32.elem(), tiles.max(1))?;
     owned.push(counters);

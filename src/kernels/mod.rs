@@ -109,7 +109,7 @@ pub enum Abi {
         a_transposed: bool,
         b_transposed: bool,
     },
-    /// gemmlab's SIMT kernel: `Indirect`'s arguments and operand forms (either
+    /// gemmlab's SIMT and tensor-core kernels: `Indirect`'s arguments and operand forms (either
     /// operand K-contiguous instead where `KernelSpec::k_major` says), then
     /// `(work, counters)`: room for the split-K partial sums (SPLITK x the padded
     /// M x N) and one int per tile of C, zero before a launch and left zero by it.

@@ -76,6 +76,13 @@ const P_SPLIT: Param = Param {
     meaning: "f32: 0 splits each operand element into TF32 high and low parts in registers, in every warp that reads it; 1 once per tile where it lands in local memory (one more stage of local memory for the low parts, one more barrier per stage); f64 takes 0",
 };
 
+const P_SPLITK: Param = Param {
+    name: "SPLITK",
+    default: 1,
+    allowed: &[1, 2, 3, 4, 6, 8],
+    meaning: "blocks sharing a tile of C along K (1 = off): each sums its share of the K/BK tiles, the last to finish adds the partial sums in split order (for calls whose tiles of C fill few multiprocessors: thin M or N, long K)",
+};
+
 fn precision_bytes(c: &Config) -> i64 {
     if c.get(PRECISION) == 32 {
         4
@@ -173,7 +180,7 @@ pub const TC: KernelSpec = KernelSpec {
            and low parts, three m16n8k8 products per step (3xTF32, FP32 accuracy); TF32_SINGLE keeps one \
            (1xTF32, lower precision)",
     sources: &[(OpenClC, include_str!("../../kernels-cl/tc.cl")), (CudaCpp, include_str!("../../kernels-cu/tc.cu"))],
-    params: &[P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_MMA, P_PROMOTE_STAGE, P_SPLIT],
+    params: &[P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_MMA, P_PROMOTE_STAGE, P_SPLIT, P_SPLITK],
     constraints: CONSTRAINTS,
     local_bytes,
     launch: Launch {
@@ -190,7 +197,7 @@ pub const TC: KernelSpec = KernelSpec {
         tile: |c| (c.u("BM"), c.u("BN"), c.u("BK")),
     },
     switches: SWITCHES,
-    abi: Abi::Indirect,
+    abi: Abi::IndirectSplitK,
     precisions: &[Precision::F32, Precision::F64],
 };
 
