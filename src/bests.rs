@@ -139,12 +139,33 @@ impl Database {
     pub fn read(path: &Path) -> Result<Database> {
         let text = fs::read_to_string(path)
             .map_err(|e| Error::invalid(format!("tuning database {}: {e}", path.display())))?;
-        serde_json::from_str(&text).map_err(|e| {
+        let mut db: Database = serde_json::from_str(&text).map_err(|e| {
             Error::invalid(format!(
                 "{} is not a gemmlab tuning database: {e}",
                 path.display()
             ))
-        })
+        })?;
+        db.complete_configs();
+        Ok(db)
+    }
+
+    /// A parameter added to a kernel after an entry was written takes its default,
+    /// which is the kernel the entry was measured with, so the entry stays usable.
+    /// (A value the kernel no longer allows still fails its validation.)
+    fn complete_configs(&mut self) {
+        let complete = |kernel: &str, c: &mut Config| {
+            if let Ok(spec) = crate::kernels::find(kernel) {
+                for (name, v) in spec.defaults().0 {
+                    c.0.entry(name).or_insert(v);
+                }
+            }
+        };
+        for e in &mut self.entries {
+            complete(&e.kernel, &mut e.config);
+        }
+        for e in &mut self.routine {
+            complete(&e.kernel, &mut e.config);
+        }
     }
 
     /// Every database in `dir`, by file name.

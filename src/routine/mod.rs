@@ -623,6 +623,16 @@ mod tests {
         db.set_routine(entry(4096, "simt", Hints::default(), 2.9e6));
         let kept = db.routine_for(Toolchain::Cuda, Precision::F32);
         assert_eq!(kept.len(), 2);
+        // Written before tc had SPLITK, read back with it at its default.
+        let dir = std::env::temp_dir().join(format!("gemmlab-db-{}", std::process::id()));
+        let mut old = db.clone();
+        for e in &mut old.routine {
+            e.config.0.remove("SPLITK");
+        }
+        old.save(&dir).unwrap();
+        let back = Database::load(&dir, "test device").unwrap();
+        assert_eq!(back.routine, db.routine);
+        let _ = std::fs::remove_dir_all(&dir);
         assert!(kept
             .iter()
             .any(|e| e.kernel == "simt" && e.routine_ns == 2.9e6));
