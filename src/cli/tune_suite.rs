@@ -58,89 +58,24 @@ pub fn run(
         let class = ShapeClass::of(p.m, p.n, p.k);
         let known = known_choices(&db_dir, &devices, &chosen)?;
         let neighbours = nearest(&known, &p, opts.call.precision);
-        o.search.seeds = neighbours.iter().map(|e| as_point(e)).collect();
-        // The database's tuned configurations of each family nearest this shape seed it too.
         let tuned_near = tuned_nearest(&db_dir, &devices, &o, &p);
-        add_seeds(
-            &mut o.search.seeds,
-            tuned_near.iter().map(|(_, _, c)| c.clone()),
+        let fitted = seed(
+            &mut o,
+            sessions,
+            spaces,
+            &p,
+            &known,
+            &neighbours,
+            &tuned_near,
         );
-        // Each seed's tiles with the other ways of sharing K: a neighbour's tile is
-        // often right for this call where its split is not.
-        let shared: Vec<Candidate> = o
-            .search
-            .seeds
-            .iter()
-            .flat_map(|c| {
-                k_sharing_variants(&c.config)
-                    .into_iter()
-                    .map(|config| Candidate {
-                        config,
-                        hints: c.hints.clone(),
-                    })
-            })
-            .collect();
-        add_seeds(&mut o.search.seeds, shared);
-        // Each seed re-tiled to a narrow width where the call is thin: the search's
-        // steps change one parameter at a time, and a 48-wide tile needs its warp
-        // and thread tiles changed with it.
-        let narrow: Vec<Candidate> = o
-            .search
-            .seeds
-            .iter()
-            .flat_map(|c| narrow_variants(c, &p))
-            .collect();
-        add_seeds(&mut o.search.seeds, narrow);
-        // And the configurations a model of the device ranks best for this shape.
-        let fitted = model_seeds(sessions, &o, spaces, &p);
-        add_seeds(
-            &mut o.search.seeds,
-            fitted.iter().map(|(_, c)| Candidate::plain(c.clone())),
+        print_header(
+            pb,
+            (i + 1, suite.calls.len()),
+            call,
+            class,
+            &neighbours,
+            &fitted,
         );
-        // This call's earlier choices and its neighbours' with one switch of their
-        // kernel turned the other way each: where the search varies switches, a
-        // choice tuned with the published ones is often faster with one changed.
-        let earlier = known.iter().filter(|e| {
-            e.precision == p.precision
-                && e.call == call_label(&p)
-                && (e.m, e.n, e.k) == (p.m, p.n, p.k)
-        });
-        let flipped: Vec<Candidate> = earlier
-            .chain(neighbours.iter().copied())
-            .flat_map(switch_flips)
-            .collect();
-        add_seeds(&mut o.search.seeds, flipped);
-        pb.suspend(|| {
-            println!(
-                "\n== suite call {}/{} (line {}): {} [{class}]{}",
-                i + 1,
-                suite.calls.len(),
-                call.line,
-                call.describe(),
-                if neighbours.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        ", seeded from {}",
-                        neighbours
-                            .iter()
-                            .map(|e| format!("{} at {}x{}x{} {}", e.kernel, e.m, e.n, e.k, e.call))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                }
-            );
-            if !fitted.is_empty() {
-                println!(
-                    "  model seeds (tile MxNxK): {}",
-                    fitted
-                        .iter()
-                        .map(|(spec, c)| seed_label(spec, c))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            }
-        });
         let tuned = run_tune(
             sessions,
             &o,
@@ -156,92 +91,31 @@ pub fn run(
         let mut entries = Vec::new();
         for session in sessions.iter_mut() {
             let info = session.backend.borrow().info().clone();
-            let mut candidates: Vec<(String, Candidate)> = Vec::new();
-            for k in &o.kernels {
-                let best = tuned
-                    .finals
-                    .iter()
-                    .filter(|m| {
-                        m.toolchain == info.toolchain && m.kernel == k.id && m.status.is_ok()
-                    })
-                    .max_by(|a, b| a.gflops.unwrap_or(0.0).total_cmp(&b.gflops.unwrap_or(0.0)));
-                if let Some(m) = best {
-                    let c = Candidate {
-                        config: m.config.clone(),
-                        hints: m.hints.clone(),
-                    };
-                    candidates.push((m.kernel.clone(), c));
-                }
-            }
-            // This call's earlier choice (a rerun keeps it unless something beats it),
-            // then its neighbours'.
-            let earlier = known.iter().filter(|e| {
-                e.toolchain == info.toolchain
-                    && e.precision == p.precision
-                    && e.call == call_label(&p)
-                    && (e.m, e.n, e.k) == (p.m, p.n, p.k)
-            });
-            let near = earlier
-                .chain(nearest(&known, &p, opts.call.precision))
-                .filter(|e| e.toolchain == info.toolchain && (fp32_emulation || !e.emulated))
-                .map(|e| (e.kernel.clone(), as_point(e)));
-            let tuned = tuned_near
-                .iter()
-                .filter(|(tc, _, _)| *tc == info.toolchain)
-                .map(|(_, k, c)| (k.clone(), c.clone()));
-            for (kernel, c) in near.chain(tuned) {
-                if !candidates.iter().any(|(k, x)| *k == kernel && *x == c) {
-                    candidates.push((kernel, c));
-                }
-            }
-            let mut timed: Vec<(String, Candidate, f64)> = Vec::new();
-            for (kernel, c) in candidates {
-                let mut gemm = Gemm::published()?;
-                gemm.fp32_emulation = fp32_emulation;
-                gemm.force_choice = Some((kernel.clone(), c.config.clone(), c.hints.clone()));
-                let r = super::routine::one(
-                    session,
-                    &mut gemm,
-                    &ops,
-                    &reference,
-                    reps,
-                    vendor.is_none(),
-                );
-                gemm.release(session);
-                match r {
-                    Ok((t, v)) => {
-                        vendor = vendor.or(v);
-                        if let Some(st) = t.routine {
-                            timed.push((kernel, c, st.median_ns));
-                        }
-                    }
-                    Err(e) => pb.suspend(|| {
-                        println!("  {} {kernel}: not a candidate: {e}", info.toolchain)
-                    }),
-                }
-            }
-            // The fastest, and where that one emulates FP32, the fastest in FP32
-            // arithmetic too: the routine without emulation keeps its choice.
-            let emulated = |k: &str, c: &Candidate| {
-                gemmlab::kernels::find(k).is_ok_and(|spec| {
-                    spec.arithmetic(&c.config, &c.hints) == Arithmetic::EmulatedFp32
-                })
-            };
-            let fastest = |emulation: bool| {
-                (timed.iter())
-                    .filter(|(k, c, _)| emulation || !emulated(k, c))
-                    .min_by(|a, b| a.2.total_cmp(&b.2))
-                    .cloned()
-            };
-            let mut bests: Vec<(String, Candidate, f64)> = fastest(true).into_iter().collect();
-            if bests.first().is_some_and(|(k, c, _)| emulated(k, c)) {
-                bests.extend(fastest(false));
-            }
+            let candidates = candidates(
+                info.toolchain,
+                &tuned.finals,
+                &o,
+                &known,
+                &p,
+                &tuned_near,
+                fp32_emulation,
+            );
+            let timed = time_candidates(
+                session,
+                candidates,
+                &ops,
+                &reference,
+                reps,
+                &mut vendor,
+                fp32_emulation,
+                pb,
+            )?;
+            let bests = bests(&timed);
             if bests.is_empty() {
                 pb.suspend(|| println!("  {}: no kernel ran this call", info.toolchain));
                 continue;
             }
-            for best in bests {
+            for (kernel, c, routine_ns, emulated) in bests {
                 entries.push(RoutineEntry {
                     toolchain: info.toolchain,
                     precision: p.precision,
@@ -250,11 +124,11 @@ pub fn run(
                     m: p.m,
                     n: p.n,
                     k: p.k,
-                    emulated: emulated(&best.0, &best.1),
-                    kernel: best.0.clone(),
-                    config: best.1.config.clone(),
-                    hints: best.1.hints.clone(),
-                    routine_ns: best.2,
+                    emulated,
+                    kernel,
+                    config: c.config,
+                    hints: c.hints,
+                    routine_ns,
                     vendor_ns: None,
                     candidates: timed.iter().map(|(k, _, t)| (k.clone(), *t)).collect(),
                     compiler: info.compiler_version.clone(),
@@ -263,40 +137,274 @@ pub fn run(
                 });
             }
         }
-        let vendor_ns = vendor.as_ref().map(|(s, _)| s.median_ns);
         for mut e in entries {
-            e.vendor_ns = vendor_ns;
-            let ratio = vendor_ns.map_or("-".into(), |v| format!("{:.2}", v / e.routine_ns));
-            pb.suspend(|| {
-                println!(
-                    "  routine on {}: {} ({}) {:.1} us, {} x {}; candidates {}",
-                    e.toolchain,
-                    if e.emulated {
-                        format!("{} (3xTF32, FP32 emulation)", e.kernel)
-                    } else {
-                        e.kernel.clone()
-                    },
-                    as_point(&e).describe(),
-                    e.routine_ns / 1e3,
-                    ratio,
-                    vendor
-                        .as_ref()
-                        .map_or("the vendor BLAS", |(_, b)| b.as_str()),
-                    e.candidates
+            e.vendor_ns = vendor.as_ref().map(|(s, _)| s.median_ns);
+            keep(
+                &e,
+                vendor.as_ref().map(|(_, b)| b.as_str()),
+                &db_dir,
+                &devices,
+                pb,
+            )?;
+            chosen.push(e);
+        }
+    }
+    Ok(())
+}
+
+/// Seeds a call's searches: its neighbours' choices and the database's nearest
+/// tuned configurations, each also with K shared the other ways and re-tiled
+/// narrow where the call is thin, the model's ranking for the shape, and earlier
+/// and neighbouring choices with one switch turned. Returns the model's seeds.
+fn seed(
+    o: &mut TuneOptions,
+    sessions: &[Session],
+    spaces: &[Vec<Space>],
+    p: &gemmlab::gemm::problem::Problem,
+    known: &[RoutineEntry],
+    neighbours: &[&RoutineEntry],
+    tuned_near: &[(gemmlab::Toolchain, String, Candidate)],
+) -> Vec<(&'static KernelSpec, Config)> {
+    o.search.seeds = neighbours.iter().map(|e| as_point(e)).collect();
+    // The database's tuned configurations of each family nearest this shape seed it too.
+    add_seeds(
+        &mut o.search.seeds,
+        tuned_near.iter().map(|(_, _, c)| c.clone()),
+    );
+    // Each seed's tiles with the other ways of sharing K: a neighbour's tile is
+    // often right for this call where its split is not.
+    let shared: Vec<Candidate> = o
+        .search
+        .seeds
+        .iter()
+        .flat_map(|c| {
+            k_sharing_variants(&c.config)
+                .into_iter()
+                .map(|config| Candidate {
+                    config,
+                    hints: c.hints.clone(),
+                })
+        })
+        .collect();
+    add_seeds(&mut o.search.seeds, shared);
+    // Each seed re-tiled to a narrow width where the call is thin: the search's
+    // steps change one parameter at a time, and a 48-wide tile needs its warp
+    // and thread tiles changed with it.
+    let narrow: Vec<Candidate> = o
+        .search
+        .seeds
+        .iter()
+        .flat_map(|c| narrow_variants(c, p))
+        .collect();
+    add_seeds(&mut o.search.seeds, narrow);
+    // And the configurations a model of the device ranks best for this shape.
+    let fitted = model_seeds(sessions, o, spaces, p);
+    add_seeds(
+        &mut o.search.seeds,
+        fitted.iter().map(|(_, c)| Candidate::plain(c.clone())),
+    );
+    // This call's earlier choices and its neighbours' with one switch of their
+    // kernel turned the other way each: where the search varies switches, a
+    // choice tuned with the published ones is often faster with one changed.
+    let earlier = known.iter().filter(|e| {
+        e.precision == p.precision && e.call == call_label(p) && (e.m, e.n, e.k) == (p.m, p.n, p.k)
+    });
+    let flipped: Vec<Candidate> = earlier
+        .chain(neighbours.iter().copied())
+        .flat_map(switch_flips)
+        .collect();
+    add_seeds(&mut o.search.seeds, flipped);
+    fitted
+}
+
+/// The line that opens a call's part of the output.
+fn print_header(
+    pb: &Progress,
+    (at, of): (usize, usize),
+    call: &gemmlab::routine::suite::SuiteCall,
+    class: ShapeClass,
+    neighbours: &[&RoutineEntry],
+    fitted: &[(&'static KernelSpec, Config)],
+) {
+    pb.suspend(|| {
+        println!(
+            "\n== suite call {}/{} (line {}): {} [{class}]{}",
+            at,
+            of,
+            call.line,
+            call.describe(),
+            if neighbours.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", seeded from {}",
+                    neighbours
                         .iter()
-                        .map(|(k, t)| format!("{k} {:.1} us", t / 1e3))
+                        .map(|e| format!("{} at {}x{}x{} {}", e.kernel, e.m, e.n, e.k, e.call))
                         .collect::<Vec<_>>()
                         .join(", ")
                 )
-            });
-            if let Some(dir) = &db_dir {
-                let device = devices.first().cloned().unwrap_or_default();
-                let mut db = Database::load(dir, &device)?;
-                db.set_routine(e.clone());
-                db.save(dir)?;
             }
-            chosen.push(e);
+        );
+        if !fitted.is_empty() {
+            println!(
+                "  model seeds (tile MxNxK): {}",
+                fitted
+                    .iter()
+                    .map(|(spec, c)| seed_label(spec, c))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
         }
+    });
+}
+
+/// The candidates of one session: each family's best from the searches, the
+/// call's earlier choice (a rerun keeps it unless something beats it), its
+/// neighbours' and the database's nearest tuned configurations.
+fn candidates(
+    toolchain: gemmlab::Toolchain,
+    finals: &[Measurement],
+    o: &TuneOptions,
+    known: &[RoutineEntry],
+    p: &gemmlab::gemm::problem::Problem,
+    tuned_near: &[(gemmlab::Toolchain, String, Candidate)],
+    fp32_emulation: bool,
+) -> Vec<(String, Candidate)> {
+    let mut candidates: Vec<(String, Candidate)> = Vec::new();
+    for k in &o.kernels {
+        let best = finals
+            .iter()
+            .filter(|m| m.toolchain == toolchain && m.kernel == k.id && m.status.is_ok())
+            .max_by(|a, b| a.gflops.unwrap_or(0.0).total_cmp(&b.gflops.unwrap_or(0.0)));
+        if let Some(m) = best {
+            let c = Candidate {
+                config: m.config.clone(),
+                hints: m.hints.clone(),
+            };
+            candidates.push((m.kernel.clone(), c));
+        }
+    }
+    // This call's earlier choice (a rerun keeps it unless something beats it),
+    // then its neighbours'.
+    let earlier = known.iter().filter(|e| {
+        e.toolchain == toolchain
+            && e.precision == p.precision
+            && e.call == call_label(p)
+            && (e.m, e.n, e.k) == (p.m, p.n, p.k)
+    });
+    let near = earlier
+        .chain(nearest(known, p, o.call.precision))
+        .filter(|e| e.toolchain == toolchain && (fp32_emulation || !e.emulated))
+        .map(|e| (e.kernel.clone(), as_point(e)));
+    let tuned = tuned_near
+        .iter()
+        .filter(|(tc, _, _)| *tc == toolchain)
+        .map(|(_, k, c)| (k.clone(), c.clone()));
+    for (kernel, c) in near.chain(tuned) {
+        if !candidates.iter().any(|(k, x)| *k == kernel && *x == c) {
+            candidates.push((kernel, c));
+        }
+    }
+    candidates
+}
+
+/// The whole routine timed with each candidate, checked, next to the vendor BLAS
+/// (timed once per call, by whichever session has it).
+#[allow(clippy::too_many_arguments)]
+fn time_candidates(
+    session: &mut Session,
+    candidates: Vec<(String, Candidate)>,
+    ops: &Operands,
+    reference: &Reference,
+    reps: usize,
+    vendor: &mut Option<(gemmlab::measure::Stats, String)>,
+    fp32_emulation: bool,
+    pb: &Progress,
+) -> Result<Vec<(String, Candidate, f64)>> {
+    let toolchain = session.backend.borrow().info().toolchain;
+    let mut timed: Vec<(String, Candidate, f64)> = Vec::new();
+    for (kernel, c) in candidates {
+        let mut gemm = Gemm::published()?;
+        gemm.fp32_emulation = fp32_emulation;
+        gemm.force_choice = Some((kernel.clone(), c.config.clone(), c.hints.clone()));
+        let r = super::routine::one(session, &mut gemm, ops, reference, reps, vendor.is_none());
+        gemm.release(session);
+        match r {
+            Ok((t, v)) => {
+                *vendor = vendor.take().or(v);
+                if let Some(st) = t.routine {
+                    timed.push((kernel, c, st.median_ns));
+                }
+            }
+            Err(e) => pb.suspend(|| println!("  {} {kernel}: not a candidate: {e}", toolchain)),
+        }
+    }
+    Ok(timed)
+}
+
+/// The fastest, and where that one emulates FP32, the fastest in FP32
+/// arithmetic too: the routine without emulation keeps its choice.
+fn bests(timed: &[(String, Candidate, f64)]) -> Vec<(String, Candidate, f64, bool)> {
+    let emulated = |k: &str, c: &Candidate| {
+        gemmlab::kernels::find(k)
+            .is_ok_and(|spec| spec.arithmetic(&c.config, &c.hints) == Arithmetic::EmulatedFp32)
+    };
+    let fastest = |emulation: bool| {
+        (timed.iter())
+            .filter(|(k, c, _)| emulation || !emulated(k, c))
+            .min_by(|a, b| a.2.total_cmp(&b.2))
+            .cloned()
+    };
+    let mut bests: Vec<(String, Candidate, f64)> = fastest(true).into_iter().collect();
+    if bests.first().is_some_and(|(k, c, _)| emulated(k, c)) {
+        bests.extend(fastest(false));
+    }
+    bests
+        .into_iter()
+        .map(|(k, c, t)| {
+            let e = emulated(&k, &c);
+            (k, c, t, e)
+        })
+        .collect()
+}
+
+/// Prints a call's choice and keeps it in the database (where one is written).
+fn keep(
+    e: &RoutineEntry,
+    vendor: Option<&str>,
+    db_dir: &Option<std::path::PathBuf>,
+    devices: &[String],
+    pb: &Progress,
+) -> Result<()> {
+    let ratio = e
+        .vendor_ns
+        .map_or("-".into(), |v| format!("{:.2}", v / e.routine_ns));
+    pb.suspend(|| {
+        println!(
+            "  routine on {}: {} ({}) {:.1} us, {} x {}; candidates {}",
+            e.toolchain,
+            if e.emulated {
+                format!("{} (3xTF32, FP32 emulation)", e.kernel)
+            } else {
+                e.kernel.clone()
+            },
+            as_point(e).describe(),
+            e.routine_ns / 1e3,
+            ratio,
+            vendor.unwrap_or("the vendor BLAS"),
+            e.candidates
+                .iter()
+                .map(|(k, t)| format!("{k} {:.1} us", t / 1e3))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    });
+    if let Some(dir) = db_dir {
+        let device = devices.first().cloned().unwrap_or_default();
+        let mut db = Database::load(dir, &device)?;
+        db.set_routine(e.clone());
+        db.save(dir)?;
     }
     Ok(())
 }
