@@ -78,6 +78,61 @@ fn an_invalid_configuration_exits_1_after_writing_everything() {
 }
 
 #[test]
+fn a_constraint_on_a_switch_is_judged_before_anything_is_compiled() {
+    // SMEM_PAD=1 pads each tile row: these tiles fit 48 KiB only without it.
+    let tiles = [
+        "--define",
+        "SMEM_PAD=1",
+        "--define",
+        "STAGES=2",
+        "--define",
+        "BK=32",
+        "--define",
+        "BM=128",
+        "--define",
+        "BN=64",
+    ];
+    let dev = device();
+    let o = gemmlab(&[&["build", "--device", &dev, "--kernel", "simt"][..], &tiles].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("SMEM_PAD=1 pads each tile row") && stderr(&o).contains("48 KiB"),
+        "{}",
+        stderr(&o)
+    );
+    let out = out_dir("switch-constraint");
+    let o = gemmlab(
+        &[
+            &[
+                "compare",
+                "--device",
+                &dev,
+                "--backends",
+                "opencl",
+                "--sizes",
+                "64",
+            ][..],
+            &[
+                "--kernels",
+                "simt",
+                "--reps",
+                "1",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &tiles,
+        ]
+        .concat(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let written = std::fs::read_to_string(out.join("measurements.jsonl")).unwrap();
+    assert!(
+        written.contains("invalid") && written.contains("SMEM_PAD=1 pads each tile row"),
+        "{written}"
+    );
+}
+
+#[test]
 fn usage_errors_exit_2_and_name_the_option() {
     let file = out_dir("file");
     std::fs::write(&file, "not a directory").unwrap();

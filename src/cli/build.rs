@@ -192,6 +192,9 @@ pub fn run(args: BuildArgs) -> Result<()> {
             println!("   unavailable: {why}");
             continue;
         }
+        if let Some(k) = spec.builtin() {
+            k.validate_with_switches(&config, &hints, info.toolchain)?;
+        }
         let options = spec.compile_options(&config, &hints, info.toolchain);
         let stem = format!("{}-{}{cap}", spec.id(), info.toolchain);
         let Some(source) = spec.source(info.toolchain) else {
@@ -251,6 +254,9 @@ fn run_offline(
     {
         println!("   not applicable for {}: {why}", target.arch().name());
         return Ok(());
+    }
+    if let Some(k) = spec.builtin() {
+        k.validate_with_switches(config, hints, target.toolchain())?;
     }
     let build = offline::compile_kernel(target, spec, config, hints)?;
     let report = &build.report;

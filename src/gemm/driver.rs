@@ -821,7 +821,7 @@ fn admit(
             reason: why,
         });
     }
-    spec.validate(config)?;
+    spec.validate_with_switches(config, hints, info.toolchain)?;
     if spec.abi == Abi::Tutorial && !ops.problem.is_plain() {
         return Err(Error::Unavailable {
             kernel: spec.id.into(),

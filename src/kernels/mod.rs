@@ -312,6 +312,22 @@ impl KernelSpec {
         Ok(c)
     }
 
+    /// `validate` with each switch in the state it is compiled in on `toolchain`
+    /// (asked in `hints`, else published): constraints that involve a switch
+    /// (SMEM_PAD's larger tiles) are judged before anything is compiled.
+    pub fn validate_with_switches(
+        &self,
+        c: &Config,
+        hints: &Hints,
+        toolchain: crate::backend::Toolchain,
+    ) -> Result<()> {
+        let mut c = c.clone();
+        for (s, on) in self.switch_values(toolchain, hints) {
+            c.0.insert(s.name().to_string(), i64::from(on));
+        }
+        self.validate(&c)
+    }
+
     /// Checks allowed values and every constraint; the first violation is the error.
     pub fn validate(&self, c: &Config) -> Result<()> {
         if self.multi_precision()

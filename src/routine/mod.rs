@@ -382,9 +382,9 @@ impl Gemm {
         if let Some(p) = self.programs.get(&key) {
             return Ok(*p);
         }
-        spec.validate(&config)?;
         let mut be = session.backend.borrow_mut();
         let tc = be.info().toolchain;
+        spec.validate_with_switches(&config, &choice.hints, tc)?;
         if let Some(why) = spec.unavailable_at(&config, be.info(), &choice.hints) {
             return Err(Error::Unavailable {
                 kernel: spec.id.to_string(),
