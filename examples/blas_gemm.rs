@@ -14,7 +14,10 @@ fn main() -> gemmlab::Result<()> {
         .ok_or_else(|| gemmlab::Error::invalid("no OpenCL device"))?;
     let mut session = Session::new(backend);
     let mut gemm = Gemm::published()?; // or Gemm::tuned(&database, toolchain)
-                                       // Row-major C (3 x 2) = 2 A B^T - C, in f64.
+
+    // f32 in FP32 arithmetic, the default (true: 3xTF32 where tuned faster).
+    gemm.fp32_emulation = false;
+    // Row-major C (3 x 2) = 2 A B^T - C, in f64.
     let p = Problem {
         layout: Layout::RowMajor,
         trans_b: Trans::T,
