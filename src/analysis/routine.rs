@@ -193,10 +193,7 @@ pub fn chart_stem(precision: Precision) -> String {
 /// The kernel a routine row ran, "(3xTF32)" added where it emulated FP32
 /// (`gemm --fp32-emulation`), so an emulated choice is never read as FP32 arithmetic.
 pub fn chosen_kernel(m: &Measurement) -> String {
-    let emulated = crate::kernels::find(&m.kernel).is_ok_and(|k| {
-        k.arithmetic(&m.config, &m.hints) == crate::kernels::Arithmetic::EmulatedFp32
-    });
-    match emulated {
+    match crate::kernels::emulates_fp32(&m.kernel, &m.config, &m.hints) {
         true => format!("{} (3xTF32)", m.kernel),
         false => m.kernel.clone(),
     }

@@ -433,10 +433,7 @@ fn print_table(
 
 /// The kernel that ran, "(3xTF32)" added where it emulated FP32.
 fn kernel_label(t: &Timed) -> String {
-    let emulated = gemmlab::kernels::find(&t.kernel).is_ok_and(|spec| {
-        spec.arithmetic(&t.config, &t.hints) == gemmlab::kernels::Arithmetic::EmulatedFp32
-    });
-    match emulated {
+    match gemmlab::kernels::emulates_fp32(&t.kernel, &t.config, &t.hints) {
         true => format!("{} (3xTF32)", t.kernel),
         false => t.kernel.clone(),
     }

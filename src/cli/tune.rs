@@ -748,10 +748,11 @@ fn routine_keeps_precision(
                 k.id
             )));
         }
-        if k.family == gemmlab::kernels::Family::TensorCore
-            && request.precision == gemmlab::gemm::problem::Precision::F32
-            && !fp32_emulation
-        {
+        let at_precision = k.with_precision(&k.defaults(), request.precision);
+        let emulates = at_precision.is_ok_and(|c| {
+            k.arithmetic(&c, &Default::default()) == gemmlab::kernels::Arithmetic::EmulatedFp32
+        });
+        if emulates && !fp32_emulation {
             return Err(Error::invalid(format!(
                 "--suite --kernels {}: in f32 it computes from TF32 tensor-core products (3xTF32), not in FP32 arithmetic; \
                  add --fp32-emulation to let the routine choose it (FP32-accurate as `gemmlab accuracy` measures it)",

@@ -10,7 +10,7 @@
 use gemmlab::bests::{Database, RoutineEntry};
 use gemmlab::gemm::driver::Session;
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels::{Arithmetic, Config, KernelSpec};
+use gemmlab::kernels::{emulates_fp32, Config, KernelSpec};
 use gemmlab::progress::Progress;
 use gemmlab::results::{Measurement, ResultWriter};
 use gemmlab::routine::fit;
@@ -346,10 +346,7 @@ fn time_candidates(
 /// The fastest, and where that one emulates FP32, the fastest in FP32
 /// arithmetic too: the routine without emulation keeps its choice.
 fn bests(timed: &[(String, Candidate, f64)]) -> Vec<(String, Candidate, f64, bool)> {
-    let emulated = |k: &str, c: &Candidate| {
-        gemmlab::kernels::find(k)
-            .is_ok_and(|spec| spec.arithmetic(&c.config, &c.hints) == Arithmetic::EmulatedFp32)
-    };
+    let emulated = |k: &str, c: &Candidate| emulates_fp32(k, &c.config, &c.hints);
     let fastest = |emulation: bool| {
         (timed.iter())
             .filter(|(k, c, _)| emulation || !emulated(k, c))

@@ -68,6 +68,7 @@ fn int(v: usize) -> Result<Arg> {
 fn share_k(
     be: &mut AnyBackend,
     config: &Config,
+    precision: Precision,
     [mp, np, tm, tn]: [usize; 4],
     k_tiles: usize,
     geometry: &mut Geometry,
@@ -99,10 +100,6 @@ fn share_k(
         }
     };
     // Partial sums in the kernel's precision; 32-bit int counters.
-    let precision = match config.get(crate::kernels::PRECISION) {
-        64 => Precision::F64,
-        _ => Precision::F32,
-    };
     let work = be.alloc(precision.elem(), (partial_tiles * tm * tn).max(1))?;
     owned.push(work);
     let counters = be.alloc(Precision::F32.elem(), tiles.max(1))?;
@@ -271,6 +268,7 @@ pub fn plan(
             let (work, counters) = share_k(
                 be,
                 config,
+                spec.precision_of(config),
                 [mp, np, tm, tn],
                 k_tiles,
                 &mut geometry,
@@ -386,6 +384,7 @@ pub fn plan(
                 let (work, counters) = share_k(
                     be,
                     config,
+                    spec.precision_of(config),
                     [mp, np, tm, tn],
                     kp / spec.tile(config).2.max(1),
                     &mut geometry,

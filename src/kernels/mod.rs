@@ -174,6 +174,12 @@ pub enum Arithmetic {
     Lower(&'static str),
 }
 
+/// Whether kernel `id` at `c` with `hints` computes f32 by emulation (3xTF32):
+/// how result rows, database entries and tables label such a choice.
+pub fn emulates_fp32(id: &str, c: &Config, hints: &Hints) -> bool {
+    find(id).is_ok_and(|k| k.arithmetic(c, hints) == Arithmetic::EmulatedFp32)
+}
+
 /// Parameter values of one configuration, defaults filled in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Config(pub BTreeMap<String, i64>);
