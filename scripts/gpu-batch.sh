@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1138,6 +1138,22 @@ routine-tc-gemm)
   run gemm-suite-f64 150 $G3 --precision f64 --out "$W/rows-f64"
   for r in f32 f32-emulation f64; do run report-$r 60 $G report --from "$W/rows-$r" --out "$W/report-$r"; done
   grep -v chosen "$W"/gemm-suite-*.txt
+  ;;
+routine-holdout)
+  # Issue 27: the routine on calls it was never tuned for (suites/holdout.txt), both toolchains,
+  # with the committed database: f32 in FP32 arithmetic, f32 with FP32 emulation allowed, f64;
+  # SELECTIONS="nearest model" runs each both ways in the same call (gemm --selection).
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  mkdir -p "$W/db"; cp results/tuned/*.json "$W/db/" 2>/dev/null; cp .gpu/db/*.json "$W/db/" 2>/dev/null
+  for S in ${SELECTIONS:-model}; do
+    G3="$G gemm $D --backends cuda,opencl --suite ${HOLDOUT:-suites/holdout.txt} --db $W/db --reps 10 -v --selection $S"
+    run gemm-holdout-f32-$S 170 $G3 --out "$W/rows-f32-$S"
+    run gemm-holdout-f32-emulation-$S 170 $G3 --fp32-emulation --out "$W/rows-f32-emulation-$S"
+    run gemm-holdout-f64-$S 170 $G3 --precision f64 --out "$W/rows-f64-$S"
+    for r in f32 f32-emulation f64; do run report-$r-$S 60 $G report --from "$W/rows-$r-$S" --out "$W/report-$r-$S"; done
+  done
+  [ -n "${SUITE_TOO:-}" ] && run gemm-suite-f32 170 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --db $W/db --reps 10 -v --out "$W/rows-suite-f32"
+  grep -hE "geometric|^the " "$W"/gemm-*.txt
   ;;
 async-ab)
   # (Run at commit 6f51d7f; the forms it measures were taken out after: results/h200/routine/async.)

@@ -55,6 +55,13 @@ pub struct GemmArgs {
     /// cuBLAS's emulated math modes are).
     #[arg(long)]
     pub fp32_emulation: bool,
+    /// How a call no entry was tuned for is given its kernel: `model` ranks every
+    /// tuned configuration, each with the other splits of K its kernel takes, by the
+    /// cost model calibrated on the entry's own measurement, and takes its pick where
+    /// it predicts a clear gain over the nearest tuned shape; `nearest` takes the
+    /// nearest tuned shape's entry as it is.
+    #[arg(long, default_value = "model", value_parser = ["model", "nearest"])]
+    pub selection: String,
     /// Force one kernel: direct or indirect (default: chosen per call).
     #[arg(long, value_parser = ["direct", "indirect"])]
     pub path: Option<String>,
@@ -188,6 +195,8 @@ pub fn run(args: GemmArgs) -> Result<()> {
             _ => None,
         };
         gemm.fp32_emulation = args.fp32_emulation;
+        gemm.adapt_untuned = args.selection == "model";
+        gemm.device = Some(with_bandwidth(&info, &sessions));
         let source = gemm
             .tuning(
                 problems
@@ -524,4 +533,22 @@ pub(crate) fn one(
         be.free(x);
     }
     result
+}
+
+/// `info` with the memory bandwidth another session reports for the same GPU
+/// (NVIDIA's OpenCL does not say it; the CUDA driver does), for the routine's cost model.
+fn with_bandwidth(
+    info: &gemmlab::backend::DeviceInfo,
+    sessions: &[Session],
+) -> gemmlab::backend::DeviceInfo {
+    let mut info = info.clone();
+    if info.memory_bandwidth_gbs.is_none() && info.pci_bus_id.is_some() {
+        info.memory_bandwidth_gbs = sessions.iter().find_map(|s| {
+            let other = s.backend.borrow().info().clone();
+            (other.pci_bus_id == info.pci_bus_id)
+                .then_some(other.memory_bandwidth_gbs)
+                .flatten()
+        });
+    }
+    info
 }

@@ -136,13 +136,21 @@ pub fn predicted_s(
     let elem = p.precision.elem().size() as f64;
     let traffic = (mp * kp + kp * np + 2 * mp * np) as f64 * elem;
     let mut seconds = compute.max(traffic / machine.bytes_per_s) + LAUNCH_S;
+    // The last block of a shared tile reads the other shares' partial sums alone, at
+    // about its multiprocessor's share of the bandwidth: with few tiles and many
+    // shares each, that serial sum outlasts the traffic of all of them.
+    let tile_bytes = (bm * bn) as f64 * elem;
+    let lone = machine.bytes_per_s / machine.multiprocessors;
     if split > 1 {
-        seconds += (2 * split * mp * np) as f64 * elem / machine.bytes_per_s;
+        let all = (2 * split * mp * np) as f64 * elem / machine.bytes_per_s;
+        seconds += all.max((split - 1) as f64 * tile_bytes / lone);
     }
     if stream > 0 {
         // At most two shared tiles per work-group, written and read back.
         let shared = (2.0 * blocks).min(tiles as f64);
-        seconds += 2.0 * shared * (bm * bn) as f64 * elem / machine.bytes_per_s;
+        let all = 2.0 * shared * tile_bytes / machine.bytes_per_s;
+        let shares = (blocks / tiles as f64).ceil();
+        seconds += all.max((shares - 1.0).max(0.0) * tile_bytes / lone);
     }
     if !direct && !in_place {
         // The plan's packs: read and write each operand that is not in the kernel's form.

@@ -16,6 +16,7 @@
 //! Quick returns are BLAS's: M = 0 or N = 0 does nothing; K = 0 or alpha = 0
 //! only scales C by beta (C = 0 where beta is 0, without reading C).
 
+pub mod adapt;
 pub mod fit;
 pub mod shape;
 pub mod suite;
@@ -24,7 +25,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Buffer, HostData, HostDataMut, Program, Toolchain};
+use crate::backend::{Backend, Buffer, DeviceInfo, HostData, HostDataMut, Program, Toolchain};
 use crate::bests::{Database, RoutineEntry};
 use crate::error::{Error, Result};
 use crate::gemm::check::Real;
@@ -213,6 +214,13 @@ pub struct Gemm {
     /// f32 calls may run a kernel that emulates FP32 from TF32 tensor-core products
     /// (3xTF32; opt-in, as cuBLAS's emulated math modes are). Off: FP32 arithmetic only.
     pub fp32_emulation: bool,
+    /// The device the calls run on: with it, a call no entry was tuned for is
+    /// given the configuration the cost model ranks fastest (`adapt`). `run`
+    /// sets it from its session where it is not set.
+    pub device: Option<DeviceInfo>,
+    /// Whether a call no entry was tuned for may take the cost model's pick
+    /// (`adapt`) over the nearest tuned shape's entry; on by default.
+    pub adapt_untuned: bool,
 }
 
 /// What the routine runs for a call, and why.
@@ -239,6 +247,8 @@ impl Gemm {
             force: None,
             force_choice: None,
             fp32_emulation: false,
+            device: None,
+            adapt_untuned: true,
         })
     }
 
@@ -320,14 +330,61 @@ impl Gemm {
         let entries: Vec<RoutineEntry> = own.iter().map(|(e, _, _)| e.clone()).collect();
         if let Some((e, fit)) = shape::select(&entries, p) {
             let at = entries.iter().position(|x| std::ptr::eq(x, e)).unwrap_or(0);
+            let class = shape::ShapeClass::of(p.m, p.n, p.k);
+            let modelled = match (&self.device, fit) {
+                // Small calls are launches and packing more than work: the model
+                // does not rank them (they run ahead of cuBLAS as tuned).
+                (Some(device), f)
+                    if f != shape::Fit::Exact
+                        && self.adapt_untuned
+                        && class != shape::ShapeClass::Small =>
+                {
+                    let candidates: Vec<adapt::Candidate> = own
+                        .iter()
+                        .map(|(e, spec, config)| adapt::Candidate {
+                            entry: e,
+                            spec,
+                            config: config.clone(),
+                        })
+                        .collect();
+                    adapt::better_than_nearest(&candidates, at, p, device)
+                }
+                _ => None,
+            };
+            if let Some(r) = modelled {
+                let (e, spec, tuned) = &own[r.index];
+                let (from, to) = (tuned.get("SPLITK"), r.config.get("SPLITK"));
+                let (sk_from, sk_to) = (tuned.get("STREAMK"), r.config.get("STREAMK"));
+                let split = if (from, sk_from) == (to, sk_to) {
+                    String::new()
+                } else {
+                    format!(", SPLITK {from} STREAMK {sk_from} -> SPLITK {to} STREAMK {sk_to}")
+                };
+                return Ok(Choice {
+                    kernel: spec,
+                    config: r.config,
+                    hints: e.hints.clone(),
+                    why: format!(
+                        "{class} class, the cost model's pick for a call not tuned ({:.0} us predicted{split}; the nearest tuned shape {}x{}x{} {} predicted slower): tuned at {}x{}x{} {}",
+                        r.seconds * 1e6,
+                        entries[at].m,
+                        entries[at].n,
+                        entries[at].k,
+                        entries[at].call,
+                        e.m,
+                        e.n,
+                        e.k,
+                        e.call
+                    ),
+                });
+            }
             let (_, spec, config) = own[at].clone();
             return Ok(Choice {
                 kernel: spec,
                 config,
                 hints: e.hints.clone(),
                 why: format!(
-                    "{} class, {}: {}x{}x{} {}",
-                    shape::ShapeClass::of(p.m, p.n, p.k),
+                    "{class} class, {}: {}x{}x{} {}",
                     fit.describe(),
                     e.m,
                     e.n,
@@ -453,6 +510,9 @@ impl Gemm {
                 post_ns: t,
                 ..quick
             });
+        }
+        if self.device.is_none() {
+            self.device = Some(session.backend.borrow().info().clone());
         }
         let choice = self.choose(p)?;
         let spec = choice.kernel;
@@ -637,5 +697,64 @@ mod tests {
             .iter()
             .any(|e| e.kernel == "simt" && e.routine_ns == 2.9e6));
         assert!(kept.iter().any(|e| e.kernel == "tc" && e.emulated));
+    }
+
+    #[test]
+    fn a_call_not_tuned_takes_the_models_pick_and_a_tuned_one_its_own_entry() {
+        let device = crate::backend::DeviceInfo {
+            compute_capability: Some((9, 0)),
+            compute_units: Some(132),
+            clock_mhz: Some(1980),
+            memory_bandwidth_gbs: Some(4800.0),
+            ..crate::backend::DeviceInfo::new(
+                Toolchain::Cuda,
+                "cuda:0",
+                "NVIDIA H200",
+                "NVIDIA",
+                "CUDA driver",
+                crate::backend::DeviceKind::Gpu,
+            )
+        };
+        let machine = fit::Machine::of(&device);
+        let simt = kernels::find("simt").unwrap();
+        // Each entry measured as the model predicts it at its own call.
+        let at = |m: usize, narrow: bool| {
+            let mut e = entry(m, "simt", Hints::default(), 0.0);
+            if narrow {
+                let d: Vec<(String, i64)> = [
+                    ("BM", 64),
+                    ("BN", 64),
+                    ("WM", 32),
+                    ("WN", 32),
+                    ("TM", 4),
+                    ("TN", 8),
+                ]
+                .iter()
+                .map(|(n, v)| (n.to_string(), *v))
+                .collect();
+                e.config = simt.config(&d).unwrap();
+            }
+            let p = Problem::plain(m, m, m);
+            e.routine_ns = fit::predicted_s(simt, &e.config, &p, &machine).unwrap() * 1e9;
+            e
+        };
+        let mut g = Gemm::published().unwrap();
+        g.routine = vec![at(2048, false), at(3000, true)];
+        g.device = Some(device);
+        let p = Problem::plain(1536, 1536, 1536);
+        let chosen = g.choose(&p).unwrap();
+        assert!(chosen.why.contains("cost model"), "{}", chosen.why);
+        g.adapt_untuned = false;
+        let nearest = g.choose(&p).unwrap();
+        assert!(
+            nearest.why.contains("nearest tuned shape"),
+            "{}",
+            nearest.why
+        );
+        assert_eq!(nearest.config, g.routine[0].config);
+        // A call tuned for itself keeps its entry, whatever the model says.
+        g.adapt_untuned = true;
+        let own = g.choose(&Problem::plain(2048, 2048, 2048)).unwrap();
+        assert!(own.why.contains("tuned for this call"), "{}", own.why);
     }
 }

@@ -174,5 +174,18 @@ mod tests {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_SUITE);
         let s = Suite::load(&path).unwrap();
         assert!(s.calls.len() >= 16, "{}", s.calls.len());
+        // The held-out suites read, and share no call with the tuned one.
+        let tuned: Vec<String> = s.calls.iter().map(SuiteCall::describe).collect();
+        for name in ["holdout.txt", "holdout-2.txt", "holdout-3.txt"] {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("suites")
+                .join(name);
+            let h = Suite::load(&path).unwrap();
+            assert!(h.calls.len() >= 20, "{name}");
+            assert!(
+                h.calls.iter().all(|c| !tuned.contains(&c.describe())),
+                "{name}"
+            );
+        }
     }
 }

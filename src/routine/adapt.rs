@@ -1,0 +1,396 @@
+//! Calls no entry was tuned for. The nearest tuned shape's configuration carries
+//! its tile and split to a call they may not suit: 128 x 128 tiles tuned at
+//! 2048^3 leave 1536^3 with 144 blocks for 132 multiprocessors, a split-K of 6
+//! tuned at M = 128 wastes three quarters of each tile at M = 32. So every
+//! configuration the database holds, each also with the other splits of K its
+//! kernel takes, is ranked by the cost model of `fit` at the call, calibrated
+//! by what the entry measured at its own call (measured / predicted there).
+//! The model is coarse, so it overrules a measurement only where it has cause:
+//! where it predicts the nearest entry's tiles and split to suit the call clearly
+//! worse than they suited the call they were tuned at, and another configuration
+//! clearly faster.
+
+use crate::backend::DeviceInfo;
+use crate::bests::RoutineEntry;
+use crate::gemm::problem::{Layout, Problem, Trans};
+use crate::kernels::{Config, Hints, KernelSpec};
+
+use super::fit::{predicted_s, Machine};
+
+/// The model's pick replaces the nearest entry only when predicted this much faster.
+pub const MARGIN: f64 = 0.15;
+/// The model looks past the nearest entry only where it predicts that entry's
+/// configuration this much slower per FLOP at the call than at its own.
+pub const DEGRADED: f64 = 1.5;
+/// The fewest iterations of its K loop a block's share of K may have in the
+/// model's pick (`short_shares`).
+pub const MIN_SHARE_ITERATIONS: f64 = 24.0;
+
+/// A database entry as this build runs it.
+pub struct Candidate<'a> {
+    pub entry: &'a RoutineEntry,
+    pub spec: &'static KernelSpec,
+    pub config: Config,
+}
+
+/// A configuration the model ranks, from the entry at `index`.
+#[derive(Debug, Clone)]
+pub struct Ranked {
+    pub index: usize,
+    pub config: Config,
+    /// The calibrated prediction for the call, seconds.
+    pub seconds: f64,
+}
+
+/// The call an entry was tuned and measured at (its layout and transposes, tight).
+pub fn tuned_call(e: &RoutineEntry) -> Option<Problem> {
+    let mut words = e.call.split_whitespace();
+    let layout = Layout::parse(words.next()?).ok()?;
+    let t: Vec<Trans> = words
+        .next()?
+        .chars()
+        .map(|c| Trans::parse(&c.to_string()).ok())
+        .collect::<Option<_>>()?;
+    let [trans_a, trans_b] = t[..] else {
+        return None;
+    };
+    let p = Problem {
+        layout,
+        trans_a,
+        trans_b,
+        precision: e.precision,
+        ..Problem::plain(e.m, e.n, e.k)
+    };
+    Some(p.tight())
+}
+
+/// `config` and the same tiles with each split of K its kernel takes: SPLITK's
+/// values (stream-K off) and STREAMK's (SPLITK 1), those valid on `device`.
+fn variants(spec: &KernelSpec, config: &Config, hints: &Hints, device: &DeviceInfo) -> Vec<Config> {
+    let has = |name: &str| spec.params.iter().find(|p| p.name == name);
+    let with = |name: &str, v: i64, other: &str, o: i64| {
+        let mut c = config.clone();
+        c.0.insert(name.to_string(), v);
+        if has(other).is_some() {
+            c.0.insert(other.to_string(), o);
+        }
+        c
+    };
+    let mut out = vec![config.clone()];
+    for (name, other, other_off) in [("SPLITK", "STREAMK", 0), ("STREAMK", "SPLITK", 1)] {
+        if let Some(p) = has(name) {
+            out.extend(p.allowed.iter().map(|&v| with(name, v, other, other_off)));
+        }
+    }
+    let mut seen: Vec<Config> = Vec::new();
+    out.retain(|c| {
+        let fresh = !seen.contains(c)
+            && spec.validate(c).is_ok()
+            && spec.unavailable_at(c, device, hints).is_none();
+        if fresh {
+            seen.push(c.clone());
+        }
+        fresh
+    });
+    out
+}
+
+/// The entry's measured time over the model's prediction at its own call.
+fn calibration(c: &Candidate, machine: &Machine) -> Option<f64> {
+    let at = tuned_call(c.entry)?;
+    let predicted = predicted_s(c.spec, &c.config, &at, machine)?;
+    let measured = c.entry.routine_ns * 1e-9;
+    let k = measured / predicted;
+    (k.is_finite() && k > 0.0).then_some(k)
+}
+
+/// Distance between two shapes: the sum of |log2| ratios of M, N and K.
+fn distance(a: (usize, usize, usize), b: (usize, usize, usize)) -> f64 {
+    let d = |x: usize, y: usize| ((x.max(1) as f64) / (y.max(1) as f64)).log2().abs();
+    d(a.0, b.0) + d(a.1, b.1) + d(a.2, b.2)
+}
+
+/// Each candidate's calibration for `p`: its own counts in full at its own shape
+/// and is drawn toward the median of its kernel's entries with each doubling of
+/// distance; otherwise the entry whose model error happens to flatter it most
+/// would win every call far from it. (The model counts every kernel's arithmetic
+/// as FP32 FMAs, so tensor-core and f64 kernels calibrate to other levels.)
+fn calibrations(candidates: &[Candidate], p: &Problem, machine: &Machine) -> Vec<Option<f64>> {
+    let own: Vec<Option<f64>> = candidates.iter().map(|c| calibration(c, machine)).collect();
+    let median = |kernel: &str| {
+        let mut logs: Vec<f64> = candidates
+            .iter()
+            .zip(&own)
+            .filter(|(c, _)| c.spec.id == kernel)
+            .filter_map(|(_, k)| k.map(f64::ln))
+            .collect();
+        logs.sort_by(f64::total_cmp);
+        logs.get(logs.len() / 2).copied()
+    };
+    candidates
+        .iter()
+        .zip(&own)
+        .map(|(c, k)| {
+            let (e, k) = (c.entry, k.as_ref()?.ln());
+            let w = 0.5f64.powf(distance((e.m, e.n, e.k), (p.m, p.n, p.k)));
+            let kernel = median(c.spec.id).unwrap_or(k);
+            Some((w * k + (1.0 - w) * kernel).exp())
+        })
+        .collect()
+}
+
+/// Every candidate's configuration and its splits of K, ranked for `p` by the
+/// calibrated model, fastest first; entries the model cannot calibrate and
+/// configurations whose shares of K are short (`short_shares`) are left out.
+pub fn rank(
+    candidates: &[Candidate],
+    p: &Problem,
+    device: &DeviceInfo,
+    machine: &Machine,
+) -> Vec<Ranked> {
+    let ks = calibrations(candidates, p, machine);
+    let mut out: Vec<Ranked> = candidates
+        .iter()
+        .zip(ks)
+        .enumerate()
+        .filter_map(|(index, (c, k))| Some((index, c, k?)))
+        .flat_map(|(index, c, k)| {
+            variants(c.spec, &c.config, &c.entry.hints, device)
+                .into_iter()
+                .filter(|config| !short_shares(c.spec, config, p, machine))
+                .filter_map(move |config| {
+                    let seconds = predicted_s(c.spec, &config, p, machine)? * k;
+                    Some(Ranked {
+                        index,
+                        config,
+                        seconds,
+                    })
+                })
+        })
+        .collect();
+    out.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+    out
+}
+
+/// Whether `config` shares K among blocks so finely at `p` that each block's
+/// share is under `MIN_SHARE_ITERATIONS` iterations of its K loop. Each share
+/// then pays a pipeline fill, a partial-sum write and a fix-up that the model
+/// does not count: on the H200 such picks (640^3 with stream-K, 7.6 iterations
+/// a work-group; 1500x1500x200, 13.6) ran slower than the entry they replaced.
+fn short_shares(spec: &KernelSpec, config: &Config, p: &Problem, machine: &Machine) -> bool {
+    let (bm, bn, bk) = spec.tile(config);
+    let tiles = p.m.div_ceil(bm.max(1)) * p.n.div_ceil(bn.max(1));
+    let k_tiles = p.k.div_ceil(bk.max(1));
+    let (split, stream) = (config.get("SPLITK").max(1), config.get("STREAMK").max(0));
+    let iterations = if stream > 0 {
+        let groups = (stream as f64 * machine.multiprocessors).min((tiles * k_tiles) as f64);
+        (tiles * k_tiles) as f64 / groups.max(1.0)
+    } else if split > 1 {
+        k_tiles as f64 / split as f64
+    } else {
+        return false;
+    };
+    iterations < MIN_SHARE_ITERATIONS
+}
+
+/// How much slower per FLOP the model predicts `c` at `p` than at the call it was
+/// tuned at: 1 where its tiles and split suit `p` as well as they suited that call.
+fn degradation(c: &Candidate, p: &Problem, machine: &Machine) -> Option<f64> {
+    let at = tuned_call(c.entry)?;
+    let there = predicted_s(c.spec, &c.config, &at, machine)?;
+    let here = predicted_s(c.spec, &c.config, p, machine)?;
+    let work = |p: &Problem| p.m as f64 * p.n as f64 * p.k as f64;
+    Some((here / work(p)) / (there / work(&at)))
+}
+
+/// The model's pick for `p`, where the nearest entry (`nearest`, an index into
+/// `candidates`) is predicted to suit `p` worse than its own call by `DEGRADED`
+/// or more, and the pick is predicted at least `MARGIN` faster than it; `None`
+/// keeps the nearest entry, whose measurement the model does not overrule.
+pub fn better_than_nearest(
+    candidates: &[Candidate],
+    nearest: usize,
+    p: &Problem,
+    device: &DeviceInfo,
+) -> Option<Ranked> {
+    let machine = Machine::of(device);
+    if degradation(&candidates[nearest], p, &machine)? < DEGRADED {
+        return None;
+    }
+    let c = &candidates[nearest];
+    let k = calibrations(candidates, p, &machine)[nearest]?;
+    let nearest_s = predicted_s(c.spec, &c.config, p, &machine)? * k;
+    let best = rank(candidates, p, device, &machine).first()?.clone();
+    (best.seconds <= (1.0 - MARGIN) * nearest_s).then_some(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{DeviceKind, Toolchain};
+    use crate::gemm::problem::Precision;
+    use crate::gemm::shape::ShapeClass;
+    use crate::kernels;
+
+    fn h200() -> DeviceInfo {
+        DeviceInfo {
+            compute_capability: Some((9, 0)),
+            compute_units: Some(132),
+            clock_mhz: Some(1980),
+            memory_bandwidth_gbs: Some(4800.0),
+            ..DeviceInfo::new(
+                Toolchain::Cuda,
+                "cuda:0",
+                "NVIDIA H200",
+                "NVIDIA",
+                "CUDA driver",
+                DeviceKind::Gpu,
+            )
+        }
+    }
+
+    /// A simt entry with `defines` over its defaults, tuned at (m, n, k) col NN,
+    /// whose measured time is the model's own prediction times `k_factor`.
+    fn entry(shape: (usize, usize, usize), defines: &[(&str, i64)], k_factor: f64) -> RoutineEntry {
+        let spec = kernels::find("simt").unwrap();
+        let d: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        let config = spec.config(&d).unwrap();
+        let (m, n, k) = shape;
+        let machine = Machine::of(&h200());
+        let predicted = predicted_s(spec, &config, &Problem::plain(m, n, k), &machine).unwrap();
+        RoutineEntry {
+            toolchain: Toolchain::Cuda,
+            precision: Precision::F32,
+            call: "col NN".into(),
+            class: ShapeClass::of(m, n, k),
+            m,
+            n,
+            k,
+            emulated: false,
+            kernel: "simt".into(),
+            config,
+            hints: Hints::default(),
+            routine_ns: predicted * k_factor * 1e9,
+            vendor_ns: None,
+            candidates: vec![],
+            compiler: None,
+            gemmlab: "test".into(),
+            tuned_utc: "now".into(),
+        }
+    }
+
+    fn candidates(entries: &[RoutineEntry]) -> Vec<Candidate<'_>> {
+        entries
+            .iter()
+            .map(|e| Candidate {
+                entry: e,
+                spec: kernels::find(&e.kernel).unwrap(),
+                config: e.config.clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_entry_is_measured_at_its_own_layout_and_transposes() {
+        let mut e = entry((100, 200, 300), &[], 1.0);
+        e.call = "row TN".into();
+        let p = tuned_call(&e).unwrap();
+        assert_eq!((p.m, p.n, p.k), (100, 200, 300));
+        assert_eq!(p.layout, Layout::RowMajor);
+        assert_eq!((p.trans_a, p.trans_b), (Trans::T, Trans::N));
+        e.call = "diagonal".into();
+        assert!(tuned_call(&e).is_none());
+    }
+
+    #[test]
+    fn a_tile_that_leaves_the_gpu_half_idle_is_replaced() {
+        // 128 x 128 tiles without split tuned at 2048^3 (256 tiles) give 1536^3 144
+        // tiles for 132 multiprocessors; a 64 x 64 entry, measured as slow as the
+        // model predicts, fits it better.
+        let wide = [("BM", 128), ("BN", 128), ("SPLITK", 1)];
+        let narrow = [
+            ("BM", 64),
+            ("BN", 64),
+            ("WM", 32),
+            ("WN", 32),
+            ("TM", 4),
+            ("TN", 8),
+        ];
+        let entries = vec![
+            entry((2048, 2048, 2048), &wide, 1.0),
+            entry((3000, 3000, 3000), &narrow, 1.0),
+        ];
+        let c = candidates(&entries);
+        let p = Problem::plain(1536, 1536, 1536);
+        let pick = better_than_nearest(&c, 0, &p, &h200()).expect("the model's pick");
+        let (bm, bn, _) = c[pick.index].spec.tile(&pick.config);
+        assert!(
+            bm * bn < 128 * 128 || pick.config.get("STREAMK") > 0,
+            "{}",
+            pick.config.describe()
+        );
+        // Where the wide tile suits the call as well as its own, it stays.
+        assert!(better_than_nearest(&c, 0, &Problem::plain(4096, 4096, 4096), &h200()).is_none());
+    }
+
+    #[test]
+    fn shares_of_k_too_short_to_pay_are_never_picked() {
+        let machine = Machine::of(&h200());
+        let spec = kernels::find("simt").unwrap();
+        let with = |d: &[(&str, i64)]| {
+            let d: Vec<(String, i64)> = d.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+            spec.config(&d).unwrap()
+        };
+        // 640^3 in 128 x 128 tiles of BK 16: 25 tiles x 40 iterations; four stream-K
+        // work-groups per multiprocessor would each take 2.
+        let p = Problem::plain(640, 640, 640);
+        assert!(short_shares(spec, &with(&[("STREAMK", 4)]), &p, &machine));
+        assert!(short_shares(spec, &with(&[("SPLITK", 2)]), &p, &machine));
+        assert!(!short_shares(spec, &with(&[]), &p, &machine));
+        // A long K leaves each share plenty.
+        let long = Problem::plain(256, 256, 16384);
+        assert!(!short_shares(
+            spec,
+            &with(&[("SPLITK", 8)]),
+            &long,
+            &machine
+        ));
+        let entries = vec![entry((640, 640, 12288), &[("SPLITK", 8)], 1.0)];
+        let ranked = rank(&candidates(&entries), &p, &h200(), &machine);
+        assert!(ranked
+            .iter()
+            .all(|r| !short_shares(spec, &r.config, &p, &machine)));
+        assert!(!ranked.is_empty());
+    }
+
+    #[test]
+    fn a_flattering_calibration_far_away_is_drawn_to_its_kernels_median() {
+        // Three entries the model predicts well and one it over-predicts fourfold
+        // (measured 0.25 of its prediction) at a distant shape.
+        let entries = vec![
+            entry((2048, 2048, 2048), &[], 1.0),
+            entry((4096, 4096, 4096), &[], 1.0),
+            entry((3000, 3000, 3000), &[], 1.0),
+            entry(
+                (50000, 64, 64),
+                &[
+                    ("BM", 64),
+                    ("BN", 64),
+                    ("WM", 32),
+                    ("WN", 32),
+                    ("TM", 4),
+                    ("TN", 8),
+                ],
+                0.25,
+            ),
+        ];
+        let c = candidates(&entries);
+        let machine = Machine::of(&h200());
+        let ks = calibrations(&c, &Problem::plain(2500, 2500, 2500), &machine);
+        let far = ks[3].unwrap();
+        assert!(far > 0.8 && far < 1.0, "{far}");
+        // At its own shape it counts in full.
+        let own = calibrations(&c, &Problem::plain(50000, 64, 64), &machine)[3].unwrap();
+        assert!((own - 0.25).abs() < 1e-9, "{own}");
+    }
+}
