@@ -61,7 +61,7 @@ fn an_exhaustive_search_is_replayed_from_its_record() {
         .find(|f| matches!(f.kind, AnyKind::Tune(Kind::Replayed { .. })))
         .unwrap();
     assert_eq!(f.chart.as_deref(), Some(g.replays[0].stem.as_str()));
-    assert!(g.spread.iter().all(|s| s.of.whole_space));
+    assert!(g.spread.iter().all(|s| s.whole_space));
 }
 
 #[test]

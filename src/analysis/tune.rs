@@ -115,11 +115,8 @@ pub struct Hardness {
     pub strategies: Vec<String>,
     /// An exhaustive search covered the whole space.
     pub whole_space: bool,
-}
-
-/// A toolchain's tried configurations' speeds, fastest first, for the spread chart.
-pub struct Spread {
-    pub of: Hardness,
+    /// The verified speeds, fastest first, for the spread chart.
+    #[serde(skip)]
     pub speeds: Vec<f64>,
 }
 
@@ -141,6 +138,7 @@ pub struct Replayed {
 }
 
 /// A kernel at a size on one set of devices: what the section groups by.
+#[derive(Default)]
 pub struct Group<'a> {
     pub kernel: String,
     pub size: Size,
@@ -157,7 +155,7 @@ pub struct Group<'a> {
     /// cuBLAS in the final round.
     pub vendor: Option<f64>,
     pub curves: Vec<Curve>,
-    pub spread: Vec<Spread>,
+    pub spread: Vec<Hardness>,
     pub replays: Vec<Replayed>,
     finals: Vec<Rec<'a>>,
 }
@@ -265,6 +263,17 @@ pub enum Kind {
     },
 }
 
+/// Each distinct item once, in the order first seen.
+fn unique<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
 fn read_json<T: serde::de::DeserializeOwned>(p: &Path) -> Result<T, String> {
     let text = std::fs::read_to_string(p).map_err(|e| e.to_string())?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
@@ -274,15 +283,11 @@ fn read_json<T: serde::de::DeserializeOwned>(p: &Path) -> Result<T, String> {
 /// why the others could not be read: one bad file hides nothing else.
 pub fn load_traces(dir: &Path) -> (Vec<(String, Trace)>, Vec<String>) {
     let (mut traces, mut bad) = (Vec::new(), Vec::new());
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return (traces, bad);
-    };
+    let entries = std::fs::read_dir(dir).into_iter().flatten();
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     for p in paths {
-        let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         if name.starts_with("search-") && name.ends_with(".json") {
             match read_json(&p) {
                 Ok(t) => traces.push((name.to_string(), t)),
@@ -302,38 +307,33 @@ pub fn load_replays(dir: &Path, trace_file: &str) -> Option<Result<Replays, Stri
 /// The speed a tried configuration gave: verified GFLOP/s (a pruned one at its
 /// single checked launch); `None` when it failed.
 fn speed(t: &Tried) -> Option<f64> {
-    if t.record.status.is_ok() {
-        t.record.gflops.filter(|g| g.is_finite() && *g > 0.0)
-    } else {
-        None
-    }
+    let ok = t.record.status.is_ok();
+    t.record.gflops.filter(|g| ok && g.is_finite() && *g > 0.0)
+}
+
+/// A final-round row's configuration: its label, else its parameters.
+pub fn config_of(m: &Measurement) -> String {
+    m.label.clone().unwrap_or_else(|| m.config.describe())
 }
 
 impl Search {
     fn new(run: usize, trace: Trace, replays: Option<Replays>) -> Search {
-        let s = &trace.search;
-        let measured = s.tried.iter().filter(|t| !t.cached).count();
-        let mut best: Option<&Tried> = None;
-        for t in s
-            .tried
+        let tried = &trace.search.tried;
+        let count = |f: &dyn Fn(&Tried) -> bool| tried.iter().filter(|t| f(t)).count();
+        let measured = count(&|t| !t.cached);
+        let best = tried
             .iter()
             .filter(|t| t.record.status.is_ok() && !t.record.pruned)
-        {
-            if t.record.gflops.is_some() && best.is_none_or(|b| t.record.gflops > b.record.gflops) {
-                best = Some(t);
-            }
-        }
-        let best = best.and_then(|t| Some((speed(t)?, t.candidate.describe())));
+            .filter_map(|t| Some((t.record.gflops?, t)))
+            .reduce(|a, b| if b.0 > a.0 { b } else { a })
+            .and_then(|(_, t)| Some((speed(t)?, t.candidate.describe())));
+        let s = &trace.search;
         Search {
             run,
             measured,
-            failed: s.tried.iter().filter(|t| speed(t).is_none()).count(),
-            pruned: s.tried.iter().filter(|t| t.record.pruned).count(),
-            screened: s
-                .tried
-                .iter()
-                .filter(|t| t.record.pruned && t.record.screen_k.is_some())
-                .count(),
+            failed: count(&|t| speed(t).is_none()),
+            pruned: count(&|t| t.record.pruned),
+            screened: count(&|t| t.record.pruned && t.record.screen_k.is_some()),
             best,
             rate: (s.wall_s > 0.0 && measured > 0).then(|| measured as f64 / s.wall_s),
             complete: s.strategy == "exhaustive" && s.stopped.starts_with("every point"),
@@ -352,8 +352,7 @@ impl Search {
 }
 
 pub fn analyse(data: &Data) -> Tune<'_> {
-    let mut searches: Vec<Search> = Vec::new();
-    let mut unreadable: Vec<String> = Vec::new();
+    let (mut searches, mut unreadable) = (Vec::new(), Vec::new());
     for (ri, run) in data.runs.iter().enumerate() {
         let (traces, bad) = load_traces(&run.dir);
         unreadable.extend(bad);
@@ -367,20 +366,14 @@ pub fn analyse(data: &Data) -> Tune<'_> {
     let has_finals = data
         .all()
         .any(|r| r.m.experiment == EXPERIMENT && r.m.dims.is_none() && !data::is_offline(r.m));
+    // The searches come run by run: equal runs are adjacent.
     let mut dirs: Vec<usize> = searches.iter().map(|x| x.run).collect();
-    dirs.sort_unstable();
     dirs.dedup();
     let mut groups = groups(data, &searches);
-    let mut machines: Vec<&Vec<String>> = Vec::new();
-    for g in &groups {
-        if !machines.contains(&&g.machine) {
-            machines.push(&g.machine);
-        }
-    }
-    let machines = machines.len();
+    let machines = unique(groups.iter().map(|g| g.machine.clone()));
     let mut findings = Vec::new();
     for g in &mut groups {
-        if machines > 1 {
+        if machines.len() > 1 {
             g.stem = format!("{}-{}", g.stem, g.machine.join("-"));
         }
         fill(data, &searches, g);
@@ -391,7 +384,7 @@ pub fn analyse(data: &Data) -> Tune<'_> {
         dirs: dirs.len(),
         searches,
         unreadable,
-        machines,
+        machines: machines.len(),
         groups,
         findings,
     }
@@ -411,62 +404,41 @@ fn machine_of(data: &Data, run: usize, searches: &[Search]) -> Vec<String> {
     names
 }
 
-/// The kernels and sizes tuned, largest size first within each kernel.
+/// The kernels and sizes tuned, largest size first within each kernel: each
+/// search (`Ok`, its index) and final-round row (`Err`) in its group.
 fn groups<'a>(data: &'a Data, searches: &[Search]) -> Vec<Group<'a>> {
+    let finals = data.all().filter(|r| {
+        let m = r.m;
+        m.experiment == EXPERIMENT
+            && !data::is_vendor(m)
+            && m.variant.is_none()
+            && !data::is_offline(m)
+    });
+    let items = searches
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (&x.trace.search.kernel, x.trace.search.size, x.run, Ok(i)))
+        .chain(finals.map(|r| (&r.m.kernel, (r.m.m, r.m.n, r.m.k), r.run + 1, Err(r))));
     let mut out: Vec<Group<'a>> = Vec::new();
-    fn place<'a, 'o>(
-        out: &'o mut Vec<Group<'a>>,
-        kernel: &str,
-        size: Size,
-        machine: Vec<String>,
-    ) -> &'o mut Group<'a> {
-        let i = out
-            .iter()
-            .position(|g| g.kernel == kernel && g.size == size && g.machine == machine);
-        let i = i.unwrap_or_else(|| {
+    for (kernel, size, run, item) in items {
+        let machine = machine_of(data, run, searches);
+        let same = |g: &Group| &g.kernel == kernel && g.size == size && g.machine == machine;
+        let i = out.iter().position(same).unwrap_or_else(|| {
+            let stem = format!("{kernel}-{}", data::size_label(size));
+            let (kernel, machine) = (kernel.clone(), machine.clone());
             out.push(Group {
-                kernel: kernel.to_string(),
+                kernel,
                 size,
                 machine,
-                stem: format!("{kernel}-{}", data::size_label(size)),
-                searches: Vec::new(),
-                names: Vec::new(),
-                notes: Vec::new(),
-                rounds: Vec::new(),
-                vendor: None,
-                curves: Vec::new(),
-                spread: Vec::new(),
-                replays: Vec::new(),
-                finals: Vec::new(),
+                stem,
+                ..Group::default()
             });
             out.len() - 1
         });
-        &mut out[i]
-    }
-    for (i, x) in searches.iter().enumerate() {
-        let s = &x.trace.search;
-        place(
-            &mut out,
-            &s.kernel,
-            s.size,
-            machine_of(data, x.run, searches),
-        )
-        .searches
-        .push(i);
-    }
-    for r in data.all() {
-        let m = r.m;
-        if m.experiment != EXPERIMENT
-            || data::is_vendor(m)
-            || m.variant.is_some()
-            || data::is_offline(m)
-        {
-            continue;
+        match item {
+            Ok(s) => out[i].searches.push(s),
+            Err(r) => out[i].finals.push(r),
         }
-        let machine = machine_of(data, r.run + 1, searches);
-        place(&mut out, &m.kernel, (m.m, m.n, m.k), machine)
-            .finals
-            .push(r);
     }
     let volume = |(m, n, k): Size| m as u128 * n as u128 * k as u128;
     out.sort_by(|a, b| {
@@ -478,58 +450,34 @@ fn groups<'a>(data: &'a Data, searches: &[Search]) -> Vec<Group<'a>> {
 }
 
 /// "CUDA", or "CUDA anneal" and "CUDA anneal (run 2)" where one toolchain has several searches.
-fn names(searches: &[Search], g: &Group) -> Vec<SearchName> {
-    let mine = |i: &usize| &searches[*i];
-    g.searches
-        .iter()
-        .map(mine)
-        .map(|x| {
-            let same_tc: Vec<&Search> = g
-                .searches
-                .iter()
-                .map(mine)
-                .filter(|y| y.toolchain() == x.toolchain())
-                .collect();
-            let same_strategy = same_tc
-                .iter()
-                .filter(|y| y.strategy() == x.strategy())
-                .count();
-            SearchName {
-                toolchain: x.toolchain(),
-                strategy: (same_tc.len() > 1).then(|| x.strategy().to_string()),
-                run: (same_tc.len() > 1 && same_strategy > 1).then_some(x.run),
-            }
-        })
-        .collect()
+fn names(mine: &[&Search]) -> Vec<SearchName> {
+    let names = mine.iter().map(|x| {
+        let same_tc = mine.iter().filter(|y| y.toolchain() == x.toolchain());
+        let same_strategy = same_tc.clone().filter(|y| y.strategy() == x.strategy());
+        let several = same_tc.count() > 1;
+        SearchName {
+            toolchain: x.toolchain(),
+            strategy: several.then(|| x.strategy().to_string()),
+            run: (several && same_strategy.count() > 1).then_some(x.run),
+        }
+    });
+    names.collect()
 }
 
 /// Everything of a group but its findings.
 fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
-    g.names = names(searches, g);
     let mine: Vec<&Search> = g.searches.iter().map(|&i| &searches[i]).collect();
-    for x in &mine {
-        for n in &x.trace.space.notes {
-            if !g.notes.contains(&(x.toolchain(), n.clone())) {
-                g.notes.push((x.toolchain(), n.clone()));
-            }
-        }
-    }
-    let runs: Vec<usize> = g
-        .finals
+    g.names = names(&mine);
+    let notes = mine
         .iter()
-        .map(|r| r.run + 1)
+        .flat_map(|x| x.trace.space.notes.iter().map(|n| (x.toolchain(), n)));
+    g.notes = unique(notes.map(|(t, n)| (t, n.clone())));
+    let runs = g.finals.iter().map(|r| r.run + 1);
+    g.vendor = runs
         .chain(mine.iter().map(|x| x.run))
-        .collect();
-    let vendor = runs
-        .iter()
-        .flat_map(|&r| data.runs[r - 1].measurements.iter())
-        .find(|m| {
-            m.experiment == EXPERIMENT
-                && data::is_vendor(m)
-                && data::of_size(m, g.size)
-                && data::gflops(m).is_some()
-        });
-    g.vendor = vendor.and_then(data::gflops);
+        .flat_map(|r| &data.runs[r - 1].measurements)
+        .filter(|m| m.experiment == EXPERIMENT && data::is_vendor(m) && data::of_size(m, g.size))
+        .find_map(data::gflops);
     let tcs: Vec<Toolchain> = Toolchain::ALL
         .into_iter()
         .filter(|t| {
@@ -537,45 +485,35 @@ fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
         })
         .collect();
     g.rounds = tcs.iter().map(|&t| round(data, &mine, g, t)).collect();
-    let mut per_tc: Vec<Toolchain> = Vec::new();
+    g.spread = tcs.iter().filter_map(|&t| spread(&mine, t)).collect();
+    let mut drawn: Vec<Toolchain> = Vec::new();
     for (x, name) in mine.iter().zip(&g.names) {
         if !x.trace.search.tried.iter().any(|t| speed(t).is_some()) {
             continue;
         }
-        let nth = per_tc.iter().filter(|t| **t == x.toolchain()).count();
-        per_tc.push(x.toolchain());
-        let mut best: Option<f64> = None;
-        let points = x.trace.search.tried.iter().enumerate().map(|(k, t)| {
-            if let Some(v) = speed(t) {
-                best = Some(best.map_or(v, |b| b.max(v)));
-            }
-            (k + 1, t.elapsed_s, best)
+        let nth = drawn.iter().filter(|t| **t == x.toolchain()).count();
+        drawn.push(x.toolchain());
+        let tried = x.trace.search.tried.iter().zip(1..);
+        let points = tried.scan(None, |best: &mut Option<f64>, (t, k)| {
+            *best = speed(t).map(|v| best.map_or(v, |b| b.max(v))).or(*best);
+            Some((k, t.elapsed_s, *best))
         });
-        g.curves.push(Curve {
-            name: name.clone(),
-            nth,
-            points: points.collect(),
-        });
+        let (name, points) = (name.clone(), points.collect());
+        g.curves.push(Curve { name, nth, points });
     }
-    g.spread = tcs.iter().filter_map(|&t| spread(&mine, t)).collect();
-    let complete: Vec<(usize, &Search)> = g
-        .searches
-        .iter()
-        .map(|&i| (i, &searches[i]))
-        .filter(|(_, x)| x.complete)
-        .collect();
-    for &(i, x) in &complete {
-        let several = complete
+    let complete = g.searches.iter().copied().filter(|&i| searches[i].complete);
+    let complete: Vec<usize> = complete.collect();
+    for &i in &complete {
+        let x = &searches[i];
+        let of_tc = complete
             .iter()
-            .filter(|(_, y)| y.toolchain() == x.toolchain())
-            .count()
-            > 1;
+            .filter(|&&j| searches[j].toolchain() == x.toolchain());
         let tc = data::toolchain_name(x.toolchain()).to_ascii_lowercase();
         g.replays.push(Replayed {
             name: SearchName {
                 toolchain: x.toolchain(),
                 strategy: None,
-                run: several.then_some(x.run),
+                run: (of_tc.count() > 1).then_some(x.run),
             },
             search: i,
             stem: format!("tune-replay-{}-{tc}-run{}", g.stem, x.run),
@@ -586,31 +524,21 @@ fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
 
 /// A toolchain's final round, best and published default in a group.
 fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> Round<'a> {
-    let of_tc = || g.finals.iter().filter(|r| r.m.toolchain == t);
-    let mut rows: Vec<&Rec<'a>> = of_tc().filter(|r| data::gflops(r.m).is_some()).collect();
-    rows.sort_by(|a, b| {
-        data::gflops(b.m)
-            .unwrap_or(0.0)
-            .total_cmp(&data::gflops(a.m).unwrap_or(0.0))
-    });
-    let mut runs: Vec<usize> = rows.iter().map(|r| r.run).collect();
-    runs.sort_unstable();
-    runs.dedup();
-    let strategies = |run: usize| {
-        let of = mine.iter().filter(|x| x.run == run && x.toolchain() == t);
-        of.map(|x| x.strategy().to_string()).collect()
-    };
-    let final_best = rows.first().map(|r| Best {
-        gflops: data::gflops(r.m).unwrap_or(0.0),
+    let of_tc = g.finals.iter().filter(|r| r.m.toolchain == t);
+    let mut rows: Vec<(f64, &Rec<'a>)> = of_tc
+        .clone()
+        .filter_map(|r| Some((data::gflops(r.m)?, r)))
+        .collect();
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let final_best = rows.first().map(|&(gflops, r)| Best {
+        gflops,
         vs_vendor: data::vs_vendor(r.m),
-        config: r.m.label.clone().unwrap_or_else(|| r.m.config.describe()),
+        config: config_of(r.m),
         final_round: true,
     });
+    let searched = mine.iter().filter(|x| x.toolchain() == t);
     let search_best = || {
-        let bests = mine
-            .iter()
-            .filter(|x| x.toolchain() == t)
-            .filter_map(|x| x.best.as_ref());
+        let bests = searched.clone().filter_map(|x| x.best.as_ref());
         bests
             .map(|(gf, config)| Best {
                 gflops: *gf,
@@ -622,6 +550,10 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
     };
     let best = final_best.or_else(search_best);
     let default = published(data, mine, g, t);
+    let strategies = |run: usize| {
+        let of = searched.clone().filter(|x| x.run == run);
+        of.map(|x| x.strategy().to_string()).collect()
+    };
     Round {
         tuned: Tuned {
             gain: best
@@ -631,17 +563,17 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
             default,
             toolchain: t,
         },
-        several_runs: runs.len() > 1,
+        several_runs: rows.iter().any(|(_, r)| r.run != rows[0].1.run),
         rows: rows
             .iter()
             .take(TOP)
-            .map(|r| FinalRow {
+            .map(|(_, r)| FinalRow {
                 m: r.m,
                 run: r.run + 1,
                 strategies: strategies(r.run + 1),
             })
             .collect(),
-        failed: of_tc()
+        failed: of_tc
             .filter(|r| data::gflops(r.m).is_none())
             .map(|r| r.m)
             .collect(),
@@ -665,16 +597,14 @@ fn published(data: &Data, mine: &[&Search], g: &Group, t: Toolchain) -> Option<P
                 && g.machine.contains(&m.device)
         })
         .collect();
-    if let Some(m) = rows
-        .iter()
-        .find(|m| data::gflops(m).is_some())
-        .or(rows.first())
-    {
+    let failed = |s: &crate::gemm::driver::Status| (!s.is_ok()).then(|| s.label().to_string());
+    let row = rows.iter().find(|m| data::gflops(m).is_some());
+    if let Some(m) = row.or(rows.first()) {
         return Some(Published {
             gflops: data::gflops(m),
             vs_vendor: data::vs_vendor(m),
             source: Source::Compare,
-            failed: (!m.status.is_ok()).then(|| m.status.label().to_string()),
+            failed: failed(&m.status),
         });
     }
     let spec = kernels::find(&g.kernel).ok()?;
@@ -685,18 +615,17 @@ fn published(data: &Data, mine: &[&Search], g: &Group, t: Toolchain) -> Option<P
         .find(|tr| {
             spec.is_published(&tr.candidate.config) && tr.candidate.hints == Hints::default()
         })?;
-    let gf = speed(point);
     Some(Published {
-        gflops: gf,
-        vs_vendor: stats::ratio(gf, g.vendor),
+        gflops: speed(point),
+        vs_vendor: stats::ratio(speed(point), g.vendor),
         source: Source::Search,
-        failed: (!point.record.status.is_ok()).then(|| point.record.status.label().to_string()),
+        failed: failed(&point.record.status),
     })
 }
 
 /// Every configuration a toolchain's searches tried (each once): the verified
 /// speeds fastest first, how many failed, how many are near the best.
-fn spread(mine: &[&Search], t: Toolchain) -> Option<Spread> {
+fn spread(mine: &[&Search], t: Toolchain) -> Option<Hardness> {
     let mine: Vec<&&Search> = mine.iter().filter(|x| x.toolchain() == t).collect();
     if mine.is_empty() {
         return None;
@@ -709,28 +638,29 @@ fn spread(mine: &[&Search], t: Toolchain) -> Option<Spread> {
         .filter_map(speed)
         .collect();
     speeds.sort_by(|a, b| b.total_cmp(a));
-    let mut strategies: Vec<String> = Vec::new();
-    for x in &mine {
-        if !strategies.iter().any(|s| s == x.strategy()) {
-            strategies.push(x.strategy().to_string());
-        }
-    }
+    let strategies = unique(mine.iter().map(|x| x.strategy().to_string()));
     let best = speeds.first().copied().unwrap_or(0.0);
     let near = speeds.iter().filter(|v| **v >= NEAR_BEST * best).count();
     let tried = seen.len();
-    Some(Spread {
-        of: Hardness {
-            toolchain: t,
-            tried,
-            near,
-            share: near as f64 / tried.max(1) as f64,
-            best,
-            failed: tried - speeds.len(),
-            strategies,
-            whole_space: mine.iter().any(|x| x.complete),
-        },
+    Some(Hardness {
+        toolchain: t,
+        tried,
+        near,
+        share: near as f64 / tried.max(1) as f64,
+        best,
+        failed: tried - speeds.len(),
+        strategies,
+        whole_space: mine.iter().any(|x| x.complete),
         speeds,
     })
+}
+
+fn finding(kind: Kind) -> Finding {
+    let topic = match kind {
+        Kind::ToolchainGap { .. } => Topic::Toolchains,
+        _ => Topic::Tuning,
+    };
+    Finding::new(topic, super::Kind::Tune(kind))
 }
 
 /// A group's findings in the order the section gives them: tuned bests, the
@@ -743,56 +673,45 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
     if tuned.iter().any(|t| t.best.is_some()) {
         let gain = tuned.iter().filter_map(|t| t.gain).fold(0.0, f64::max);
         let search_only = tuned.iter().flat_map(|t| &t.best).any(|b| !b.final_round);
-        let has_vendor = g.vendor.is_some();
         let kind = Kind::Tuned {
             kernel: kernel.clone(),
             size,
             toolchains: tuned,
             search_only,
-            has_vendor,
+            has_vendor: g.vendor.is_some(),
         };
         out.push(finding(kind).weight(gain).chart(progress.clone()));
     }
-    if let Some(f) = gap(g) {
-        out.push(f.chart(progress.clone()));
-    }
+    out.extend(gap(g).map(|f| f.chart(progress.clone())));
     let with: Vec<Hardness> = g
         .spread
         .iter()
         .filter(|x| !x.speeds.is_empty())
-        .map(|x| x.of.clone())
+        .cloned()
         .collect();
     if !with.is_empty() {
-        let mut weight = 0.0;
-        let mut harder = None;
-        if let [a, b] = with.as_slice() {
-            if (a.share - b.share).abs() > 0.0 && a.whole_space == b.whole_space {
+        // Two spaces alike but for their share near the best: the harder, the easier.
+        let harder = match with.as_slice() {
+            [a, b] if a.share != b.share && a.whole_space == b.whole_space => {
                 let (h, e) = if a.share < b.share { (a, b) } else { (b, a) };
-                harder = Some([h.toolchain, e.toolchain]);
-                weight = (a.share - b.share).abs();
+                Some(([h.toolchain, e.toolchain], (a.share - b.share).abs()))
             }
-        }
+            _ => None,
+        };
         let kind = Kind::HowHard {
             kernel: kernel.clone(),
             size,
             near_best: NEAR_BEST,
             toolchains: with,
-            harder,
+            harder: harder.map(|h| h.0),
         };
+        let chart = Some(format!("tune-spread-{}", g.stem));
         out.push(
             finding(kind)
-                .weight(weight)
-                .chart(Some(format!("tune-spread-{}", g.stem))),
+                .weight(harder.map_or(0.0, |h| h.1))
+                .chart(chart),
         );
     }
-    out.extend(search_findings(searches, g, progress));
-    out
-}
-
-/// The replay of each complete search with a record, and the search rates.
-fn search_findings(searches: &[Search], g: &Group, progress: Option<String>) -> Vec<Finding> {
-    let (kernel, size) = (g.kernel.clone(), g.size);
-    let mut out = Vec::new();
     for r in &g.replays {
         let Some(rec) = r.record.as_ref().filter(|rec| rec.error.is_none()) else {
             continue;
@@ -806,49 +725,39 @@ fn search_findings(searches: &[Search], g: &Group, progress: Option<String>) -> 
         };
         out.push(finding(kind).chart(Some(r.stem.clone())));
     }
-    let rates: Vec<Rate> = g
-        .searches
-        .iter()
-        .zip(&g.names)
-        .map(|(&i, name)| {
-            let x = &searches[i];
-            let s = &x.trace.search;
-            Rate {
-                name: SearchName {
-                    strategy: Some(s.strategy.clone()),
-                    ..name.clone()
-                },
-                rate: x.rate,
-                measured: x.measured,
-                tried: s.tried.len(),
-                wall_s: s.wall_s,
-                compile_s: s.compile_s,
-                workers: s.options.workers,
-                device_s: s.device_s,
-                wait_s: s.wait_s,
-                stopped: s.stopped.clone(),
-            }
-        })
-        .collect();
+    let rates = g.searches.iter().zip(&g.names);
+    let rates: Vec<Rate> = rates.map(|(&i, n)| rate(&searches[i], n)).collect();
     if !rates.is_empty() {
         let headline = rates.iter().any(|r| r.rate.is_some());
-        let f = finding(Kind::SearchRate {
+        let kind = Kind::SearchRate {
             kernel,
             size,
             searches: rates,
-        })
-        .chart(progress);
+        };
+        let f = finding(kind).chart(progress);
         out.push(if headline { f } else { f.detail() });
     }
     out
 }
 
-fn finding(kind: Kind) -> Finding {
-    let topic = match kind {
-        Kind::ToolchainGap { .. } => Topic::Toolchains,
-        _ => Topic::Tuning,
-    };
-    Finding::new(topic, super::Kind::Tune(kind))
+/// A search's rate and where its time went, named with its strategy.
+fn rate(x: &Search, name: &SearchName) -> Rate {
+    let s = &x.trace.search;
+    Rate {
+        name: SearchName {
+            strategy: Some(s.strategy.clone()),
+            ..name.clone()
+        },
+        rate: x.rate,
+        measured: x.measured,
+        tried: s.tried.len(),
+        wall_s: s.wall_s,
+        compile_s: s.compile_s,
+        workers: s.options.workers,
+        device_s: s.device_s,
+        wait_s: s.wait_s,
+        stopped: s.stopped.clone(),
+    }
 }
 
 /// Whether the gap between the two toolchains survives tuning.
@@ -862,32 +771,10 @@ fn gap(g: &Group) -> Option<Finding> {
         return None;
     }
     let tuned = a.gflops / b.gflops;
-    let size = |r: f64| r.max(1.0 / r) - 1.0;
-    let even = |r: f64| stats::is_same(size(r));
-    let default = match (&ra.default, &rb.default) {
-        (Some(pa), Some(pb)) => match (pa.gflops, pb.gflops) {
-            (Some(ga), Some(gb)) if gb > 0.0 => Some((ga / gb, [pa.source, pb.source])),
-            _ => None,
-        },
-        _ => None,
-    };
-    let default = default.map(|(dr, sources)| {
-        let verdict = if even(dr) && even(tuned) {
-            Verdict::NoGap
-        } else if even(tuned) {
-            Verdict::Closes
-        } else if even(dr) {
-            Verdict::Opens
-        } else if (dr > 1.0) != (tuned > 1.0) {
-            Verdict::Reverses
-        } else if size(tuned) < size(dr) - super::SAME_SPEED {
-            Verdict::Shrinks
-        } else if size(tuned) > size(dr) + super::SAME_SPEED {
-            Verdict::Grows
-        } else {
-            Verdict::Unchanged
-        };
-        (dr, sources, verdict)
+    let default = ra.default.as_ref().zip(rb.default.as_ref());
+    let default = default.and_then(|(pa, pb)| {
+        let dr = pa.gflops? / pb.gflops.filter(|g| *g > 0.0)?;
+        Some((dr, [pa.source, pb.source], verdict(dr, tuned)))
     });
     let kind = Kind::ToolchainGap {
         kernel: g.kernel.clone(),
@@ -899,10 +786,29 @@ fn gap(g: &Group) -> Option<Finding> {
         } else {
             rb.toolchain
         },
-        gap: size(tuned),
-        same: even(tuned),
+        gap: gap_size(tuned),
+        same: stats::is_same(gap_size(tuned)),
         both_final: a.final_round && b.final_round,
         default,
     };
-    Some(finding(kind).weight(size(tuned)))
+    Some(finding(kind).weight(gap_size(tuned)))
+}
+
+/// A ratio's distance from even either way: 1.25 and 0.8 are both 0.25.
+fn gap_size(r: f64) -> f64 {
+    r.max(1.0 / r) - 1.0
+}
+
+/// What tuning did to the gap: the ratios at the defaults and tuned.
+fn verdict(default: f64, tuned: f64) -> Verdict {
+    let (d, t) = (gap_size(default), gap_size(tuned));
+    match (stats::is_same(d), stats::is_same(t)) {
+        (true, true) => Verdict::NoGap,
+        (_, true) => Verdict::Closes,
+        (true, _) => Verdict::Opens,
+        _ if (default > 1.0) != (tuned > 1.0) => Verdict::Reverses,
+        _ if t < d - super::SAME_SPEED => Verdict::Shrinks,
+        _ if t > d + super::SAME_SPEED => Verdict::Grows,
+        _ => Verdict::Unchanged,
+    }
 }

@@ -8,10 +8,12 @@ use std::fmt::Write as _;
 use plotters::style::RGBColor;
 
 use crate::analysis::tune::{
-    Group, Kind, Published, Rate, Replayed, SearchName, Source, Tune, Tuned, Verdict, NEAR_BEST,
+    config_of, Group, Hardness, Kind, Published, Rate, Replayed, Search, SearchName, Source, Tune,
+    Tuned, Verdict, NEAR_BEST,
 };
+use crate::backend::Toolchain;
 use crate::error::Result;
-use crate::results::Replays;
+use crate::results::{Replays, StrategyReplay};
 
 use super::data::{self, size_label, toolchain_name as tc_name};
 use super::md::{self, plural, size_label_long};
@@ -29,16 +31,48 @@ const STRATEGY_COLORS: [RGBColor; 4] = [
     RGBColor(20, 150, 160),
 ];
 
+const INTRO: &str = "`gemmlab tune` searched each kernel's space of parameters, hint switches and register caps \
+    on each toolchain with a strategy, timing each configuration briefly (a few timed launches after its checked run, \
+    which is the warm-up; one far slower than the best so far is pruned after its checked run), then re-measured each \
+    toolchain's fastest configurations with the full timing method, the toolchains' repetitions interleaved: the final round. \
+    Tuned bests and the top tables quote the final round (median GFLOP/s ± the interquartile range as % of the median, \
+    \"x cuBLAS\" the ratio to cuBLAS measured in the same run); the search tables and charts use the search timing. \
+    A published default comes from a compare row of the same device when the results hold one, \
+    else from the default configuration's point in a search.\n\n";
+
+const SCREEN: &str = "Searches with a screen (`tune --screen`) first ran each configuration once, checked, with K \
+    cut short; one far slower there than the best so far was pruned with that launch, whose speed is of the shorter K.\n\n";
+
+const SEARCHES: &str = "In the search tables \"run\" numbers the result directories as in Environment, and \
+    \"measured / s\" (the search rate) counts configurations measured in this run, not answered from the store, \
+    per wall second, compiling included.\n\n";
+
+const CHARTS: &str = "The progress charts draw the best verified GFLOP/s so far against the configurations tried, \
+    in the order the strategy was told their outcomes (left; those answered from the store count at once), and \
+    against the seconds since the search started (right). The spread charts draw every configuration each toolchain \
+    tried (all its searches, each configuration once), fastest first, as a fraction of that toolchain's best; x is the \
+    rank as a fraction of the configurations tried, so a curve ends early by the share that failed, and where it crosses \
+    90% is the share of the space near the best. Guided strategies try more good configurations than a uniform sample \
+    would; exhaustive searches show the whole space.\n\n";
+
+const REPLAY: &str = "An exhaustive search that tried every point of its space holds every configuration's outcome, \
+    so each strategy's search can be replayed against that table without a device, in seeded runs with as many \
+    configurations in flight as the tuner keeps (twice the compile workers). This is a replay over measured outcomes, \
+    not new measurements: a configuration scores its search-timing GFLOP/s (a pruned one its single checked launch, \
+    a failed one nothing), and costs the device seconds it took plus its compile time divided by the compile workers \
+    (a compile failure, whose time is not recorded, costs the median compile time); summed one configuration after \
+    another, those seconds approximate, not reproduce, the tuner's overlapped wall time. The replay charts draw the \
+    median over the runs of the best found so far as a fraction of the space's true best, the band from the lower to \
+    the upper quartile.\n\n";
+
 /// "CUDA", "CUDA anneal", "CUDA anneal (run 2)".
 fn name(n: &SearchName) -> String {
-    let mut s = tc_name(n.toolchain).to_string();
-    if let Some(st) = &n.strategy {
-        let _ = write!(s, " {st}");
-    }
-    if let Some(r) = n.run {
-        let _ = write!(s, " (run {r})");
-    }
-    s
+    let strategy = n
+        .strategy
+        .as_ref()
+        .map_or(String::new(), |s| format!(" {s}"));
+    let run = n.run.map_or(String::new(), |r| format!(" (run {r})"));
+    format!("{}{strategy}{run}", tc_name(n.toolchain))
 }
 
 fn at(kernel: &str, size: (usize, usize, usize)) -> String {
@@ -46,28 +80,20 @@ fn at(kernel: &str, size: (usize, usize, usize)) -> String {
 }
 
 pub(crate) fn section(ctx: &mut Ctx, a: &Tune) -> Result<Section> {
-    let mut sec = Section::default();
     if a.empty {
-        return Ok(sec);
+        return Ok(Section::default());
     }
-    sec.title = TUNING.to_string();
-    let mut s = format!("## {TUNING}\n\n");
-    s.push_str(
-        "`gemmlab tune` searched each kernel's space of parameters, hint switches and register caps on each toolchain \
-         with a strategy, timing each configuration briefly while searching (a few timed launches after its checked run, which is the warm-up; \
-         a configuration far slower than the best so far is pruned after its checked run), then re-measured each toolchain's \
-         fastest configurations with the full timing method, every toolchain's repetitions interleaved: the final round. \
-         Tuned bests and the top tables quote the final round (median GFLOP/s ± the interquartile range as % of the median, \
-         \"x cuBLAS\" the ratio to cuBLAS measured in the same run); the search charts use the search timing. \
-         A published default comes from a compare row of the same device when the results hold one, \
-         else from the default configuration's point in a search (search timing).\n\n",
-    );
-    if a.searches.iter().any(|x| x.screened > 0) {
-        s.push_str(
-            "Searches with a screen (`tune --screen`) first ran each configuration once, checked, with K cut short; \
-             one far slower there than the best so far was pruned with that launch, whose speed is of the shorter K.\n\n",
-        );
-    }
+    let mut s = format!("## {TUNING}\n\n{INTRO}");
+    let explained = [
+        (a.searches.iter().any(|x| x.screened > 0), SCREEN),
+        (!a.searches.is_empty(), SEARCHES),
+        (a.groups.iter().any(|g| !g.curves.is_empty()), CHARTS),
+        (a.searches.iter().any(|x| x.replays.is_some()), REPLAY),
+    ];
+    explained
+        .iter()
+        .filter(|e| e.0)
+        .for_each(|e| s.push_str(e.1));
     let traces = plural(a.searches.len(), "search trace");
     let _ = writeln!(s, "{traces} from {}.\n", plural(a.dirs, "result directory"));
     if !a.unreadable.is_empty() {
@@ -91,68 +117,62 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Tune) -> Result<Section> {
         charts(ctx, g, &title, &mut s)?;
         replays(ctx, a, g, &title, &mut s)?;
     }
-    sec.markdown = s;
+    let mut sec = Section {
+        title: TUNING.to_string(),
+        markdown: s,
+        ..Section::default()
+    };
     sec.show(&a.findings);
     Ok(sec)
 }
 
+type Column = (&'static str, fn(&Search, &SearchName) -> String);
+
+/// The search table's columns: a search and its name give each cell.
+const COLUMNS: [Column; 16] = [
+    ("search", |_, n| name(n)),
+    ("strategy", |x, _| x.strategy().to_string()),
+    ("run", |x, _| x.run.to_string()),
+    ("space (after filtering of before)", |x, _| {
+        format!("{} of {}", x.trace.space.after, x.trace.space.before)
+    }),
+    ("tried", |x, _| x.trace.search.tried.len().to_string()),
+    ("measured", |x, _| x.measured.to_string()),
+    ("from store", |x, _| {
+        (x.trace.search.tried.len() - x.measured).to_string()
+    }),
+    ("failed", |x, _| x.failed.to_string()),
+    ("pruned", |x, _| x.pruned.to_string()),
+    ("wall s", |x, _| md::secs(x.trace.search.wall_s)),
+    ("compile CPU s", |x, _| md::secs(x.trace.search.compile_s)),
+    ("device s", |x, _| md::secs(x.trace.search.device_s)),
+    ("compile workers", |x, _| {
+        x.trace.search.options.workers.to_string()
+    }),
+    ("measured / s", |x, _| {
+        x.rate.map_or(md::MISSING.into(), |v| format!("{v:.2}"))
+    }),
+    ("best GFLOP/s (search)", |x, _| {
+        x.best
+            .as_ref()
+            .map_or(md::MISSING.into(), |b| md::speed(b.0))
+    }),
+    ("stopped", |x, _| x.trace.search.stopped.clone()),
+];
+
 /// One row per search, and the spaces' notes.
 fn searches_table(a: &Tune, g: &Group, s: &mut String) {
-    if g.searches.is_empty() {
-        return;
-    }
     let rows: Vec<Vec<String>> = g
         .searches
         .iter()
         .zip(&g.names)
-        .map(|(&i, n)| {
-            let x = &a.searches[i];
-            let (r, space) = (&x.trace.search, &x.trace.space);
-            vec![
-                name(n),
-                r.strategy.clone(),
-                x.run.to_string(),
-                format!("{} of {}", space.after, space.before),
-                r.tried.len().to_string(),
-                x.measured.to_string(),
-                (r.tried.len() - x.measured).to_string(),
-                x.failed.to_string(),
-                x.pruned.to_string(),
-                md::secs(r.wall_s),
-                md::secs(r.compile_s),
-                md::secs(r.device_s),
-                r.options.workers.to_string(),
-                x.rate.map_or(md::MISSING.into(), |v| format!("{v:.2}")),
-                x.best
-                    .as_ref()
-                    .map_or(md::MISSING.into(), |b| md::speed(b.0)),
-                r.stopped.clone(),
-            ]
-        })
+        .map(|(&i, n)| COLUMNS.iter().map(|c| c.1(&a.searches[i], n)).collect())
         .collect();
-    let head = [
-        "search",
-        "strategy",
-        "run",
-        "space (after filtering of before)",
-        "tried",
-        "measured",
-        "from store",
-        "failed",
-        "pruned",
-        "wall s",
-        "compile CPU s",
-        "device s",
-        "compile workers",
-        "measured / s",
-        "best GFLOP/s (search)",
-        "stopped",
-    ];
-    s.push_str(&md::table(&md::h(&head), &rows));
-    s.push_str(
-        "\n\"measured / s\" is the search rate: configurations measured in this run (not answered from the store) \
-         per wall second, compiling included. \"run\" numbers the result directories as in Environment.\n\n",
-    );
+    let head: Vec<String> = COLUMNS.iter().map(|c| c.0.to_string()).collect();
+    s.push_str(&md::table(&head, &rows));
+    if !rows.is_empty() {
+        s.push('\n');
+    }
     if !g.notes.is_empty() {
         s.push_str("Space notes:\n\n");
         for (t, n) in &g.notes {
@@ -191,47 +211,39 @@ fn rounds(g: &Group, s: &mut String) {
                 s,
                 "No final-round configuration of {name} has a speed{why}.\n"
             );
-        } else {
-            let mut head = md::h(&["rank", "GFLOP/s", "x cuBLAS", "registers", "configuration"]);
-            if r.several_runs {
-                head.push("run".into());
+        }
+        let mut head = md::h(&["rank", "GFLOP/s", "x cuBLAS", "registers", "configuration"]);
+        if r.several_runs {
+            head.push("run".into());
+        }
+        let rows = r.rows.iter().zip(1..).map(|(f, rank)| {
+            let m = f.m;
+            let spread = m
+                .time
+                .map_or(String::new(), |t| format!(" ±{:.1}%", t.spread_pct()));
+            let speed = data::gflops(m).map_or(md::MISSING.into(), md::speed);
+            let mut row = vec![
+                rank.to_string(),
+                format!("{speed}{spread}{}", md::throttle_mark(m)),
+                md::ratio(data::vs_vendor(m), Some(1.0)),
+                md::registers(Some(m)),
+                config_of(m),
+            ];
+            if r.several_runs && f.strategies.is_empty() {
+                row.push(f.run.to_string());
+            } else if r.several_runs {
+                row.push(format!("{} ({})", f.run, f.strategies.join(", ")));
             }
-            let rows: Vec<Vec<String>> = r
-                .rows
-                .iter()
-                .enumerate()
-                .map(|(i, f)| {
-                    let m = f.m;
-                    let spread = m
-                        .time
-                        .map_or(String::new(), |t| format!(" ±{:.1}%", t.spread_pct()));
-                    let speed = data::gflops(m).map_or(md::MISSING.into(), md::speed);
-                    let mut row = vec![
-                        (i + 1).to_string(),
-                        format!("{speed}{spread}{}", md::throttle_mark(m)),
-                        md::ratio(data::vs_vendor(m), Some(1.0)),
-                        md::registers(Some(m)),
-                        m.label.clone().unwrap_or_else(|| m.config.describe()),
-                    ];
-                    if r.several_runs && f.strategies.is_empty() {
-                        row.push(f.run.to_string());
-                    } else if r.several_runs {
-                        row.push(format!("{} ({})", f.run, f.strategies.join(", ")));
-                    }
-                    row
-                })
-                .collect();
-            s.push_str(&md::table(&head, &rows));
-            s.push('\n');
+            row
+        });
+        let rows: Vec<Vec<String>> = rows.collect();
+        if !rows.is_empty() {
+            let _ = writeln!(s, "{}", md::table(&head, &rows));
         }
         if !r.failed.is_empty() {
-            let what: Vec<String> = r
-                .failed
-                .iter()
-                .map(|m| {
-                    let point = m.label.clone().unwrap_or_else(|| m.config.describe());
-                    format!("{point} ({})", m.status.label())
-                })
+            let what = r.failed.iter();
+            let what: Vec<String> = what
+                .map(|m| format!("{} ({})", config_of(m), m.status.label()))
                 .collect();
             let what = md::escape(&what.join("; "));
             let _ = writeln!(s, "Without a speed in the final round: {what}.\n");
@@ -265,75 +277,72 @@ fn styled(style: Style, points: usize) -> Style {
     }
 }
 
+/// A panel of fractions of a best, from 0 to `hi` configurations, with a
+/// reference line at `reach`.
+fn fraction_panel(hi: f64, x_label: &str, y_label: &str, reach: f64) -> Panel {
+    let mut panel = Panel::new("", XAxis::Linear { lo: 0.0, hi }, x_label, y_label);
+    panel.y_max = Some(1.08);
+    panel.refs.push(RefLine {
+        label: format!("{:.0}% of the best", reach * 100.0),
+        y: reach,
+        color: VENDOR_COLOR,
+    });
+    panel
+}
+
+/// A figure of `panels` side by side, titled "gemm6 at 4096{what} on H200".
+fn figure(ctx: &Ctx, g: &Group, what: &str, legend: Vec<Style>, panels: Vec<Panel>) -> Figure {
+    let title = format!("{}{what}{}", at(&g.kernel, g.size), ctx.title_suffix());
+    let cols = panels.len();
+    // One panel: wide; two: side by side.
+    let (panel_w, panel_h) = match cols {
+        1 => (860, 400),
+        _ => (560, 380),
+    };
+    Figure {
+        title,
+        legend,
+        panels,
+        cols,
+        panel_w,
+        panel_h,
+    }
+}
+
 /// Best so far against configurations and seconds; the spread of each space.
 fn charts(ctx: &mut Ctx, g: &Group, title: &str, s: &mut String) -> Result<()> {
     if let Some(fig) = progress_figure(ctx, g) {
         let alt = format!("{title}: best GFLOP/s so far against configurations tried and seconds");
-        s.push_str(
-            &ctx.chart(&fig, &format!("tune-progress-{}", g.stem), &alt)?
-                .markdown,
-        );
-        s.push_str(
-            "Best verified GFLOP/s so far (search timing) against the configurations tried, in the order the strategy was told \
-             their outcomes (left), and against the seconds since the search started (right); configurations answered from \
-             the store count at once.\n\n",
-        );
+        let stem = format!("tune-progress-{}", g.stem);
+        s.push_str(&ctx.chart(&fig, &stem, &alt)?.markdown);
     }
-    let drawn: Vec<_> = g.spread.iter().filter(|x| !x.speeds.is_empty()).collect();
-    if drawn.is_empty() {
-        return Ok(());
-    }
-    let mut panel = Panel::new(
-        "",
-        XAxis::Linear { lo: 0.0, hi: 1.0 },
+    let mut panel = fraction_panel(
+        1.0,
         "rank / configurations tried",
         "GFLOP/s / the toolchain's best",
+        NEAR_BEST,
     );
-    panel.y_max = Some(1.08);
     let mut legend = Vec::new();
-    for x in &drawn {
-        let (t, n) = (x.of.toolchain, x.of.tried.max(1) as f64);
-        let label = format!("{} ({} tried)", tc_name(t), x.of.tried);
+    for x in g.spread.iter().filter(|x| !x.speeds.is_empty()) {
+        let (t, n) = (x.toolchain, x.tried.max(1) as f64);
+        let label = format!("{} ({} tried)", tc_name(t), x.tried);
         let style = styled(Style::new(label, color(t)), x.speeds.len());
-        let points = x.speeds.iter().enumerate();
-        let points = points.map(|(i, v)| ((i + 1) as f64 / n, Some(v / x.of.best)));
+        let points = x.speeds.iter().zip(1..);
+        let points = points.map(|(v, i)| (i as f64 / n, Some(v / x.best)));
+        let points = points.collect();
         panel.lines.push(Line {
             style: style.clone(),
-            points: points.collect(),
+            points,
         });
         legend.push(style);
     }
-    let near = format!("{:.0}% of the best", NEAR_BEST * 100.0);
-    panel.refs.push(RefLine {
-        label: near,
-        y: NEAR_BEST,
-        color: VENDOR_COLOR,
-    });
-    let fig = Figure {
-        title: format!(
-            "{}: the tried space by rank{}",
-            at(&g.kernel, g.size),
-            ctx.title_suffix()
-        ),
-        legend,
-        panels: vec![panel],
-        cols: 1,
-        panel_w: 860,
-        panel_h: 400,
-    };
+    if legend.is_empty() {
+        return Ok(());
+    }
+    let fig = figure(ctx, g, ": the tried space by rank", legend, vec![panel]);
     let alt = format!("{title}: tried configurations' GFLOP/s as a fraction of the best, by rank");
-    s.push_str(
-        &ctx.chart(&fig, &format!("tune-spread-{}", g.stem), &alt)?
-            .markdown,
-    );
-    let _ = writeln!(
-        s,
-        "Every configuration each toolchain tried (all its searches here, each configuration once), fastest first, \
-         as a fraction of that toolchain's best (search timing); x is the rank as a fraction of the configurations tried, \
-         so the curve ends early by the share that failed. Where it crosses {:.0}% is the share of the space near the best. \
-         Guided strategies try more good configurations than a uniform sample would; exhaustive searches show the whole space.\n",
-        NEAR_BEST * 100.0
-    );
+    let stem = format!("tune-spread-{}", g.stem);
+    s.push_str(&ctx.chart(&fig, &stem, &alt)?.markdown);
     Ok(())
 }
 
@@ -342,20 +351,14 @@ fn progress_figure(ctx: &Ctx, g: &Group) -> Option<Figure> {
     let longest = g.curves.iter().filter_map(|c| c.points.last().map(|p| p.1));
     let longest = longest.filter(|v| v.is_finite()).fold(0.0, f64::max);
     let y = "best GFLOP/s so far";
-    let hi = most as f64;
-    let mut by_count = Panel::new(
-        "against configurations tried",
-        XAxis::Linear { lo: 0.0, hi },
-        "configurations tried",
-        y,
-    );
+    let x = XAxis::Linear {
+        lo: 0.0,
+        hi: most as f64,
+    };
+    let mut by_count = Panel::new("against configurations tried", x, "configurations tried", y);
     let hi = if longest > 0.0 { longest } else { 1.0 };
-    let mut by_time = Panel::new(
-        "against seconds",
-        XAxis::Linear { lo: 0.0, hi },
-        "seconds since the search started",
-        y,
-    );
+    let x = XAxis::Linear { lo: 0.0, hi };
+    let mut by_time = Panel::new("against seconds", x, "seconds since the search started", y);
     let mut legend = Vec::new();
     for c in &g.curves {
         let mut style = Style::new(name(&c.name), shade(color(c.name.toolchain), c.nth));
@@ -363,16 +366,12 @@ fn progress_figure(ctx: &Ctx, g: &Group) -> Option<Figure> {
         if c.nth > 0 {
             style = style.dashed();
         }
-        let counts = c.points.iter().map(|p| (p.0 as f64, p.2)).collect();
-        by_count.lines.push(Line {
-            style: style.clone(),
-            points: counts,
-        });
-        let times = c.points.iter().map(|p| (p.1, p.2)).collect();
-        by_time.lines.push(Line {
-            style: style.clone(),
-            points: times,
-        });
+        for (panel, by_time) in [(&mut by_count, false), (&mut by_time, true)] {
+            let points = c.points.iter();
+            let points = points.map(|p| (if by_time { p.1 } else { p.0 as f64 }, p.2));
+            let (style, points) = (style.clone(), points.collect());
+            panel.lines.push(Line { style, points });
+        }
         legend.push(style);
     }
     let top = by_count.data_max().max(by_time.data_max());
@@ -389,18 +388,8 @@ fn progress_figure(ctx: &Ctx, g: &Group) -> Option<Figure> {
     let y_max = top.max(g.vendor.unwrap_or(0.0)) * 1.08;
     by_count.y_max = Some(if y_max > 0.0 { y_max } else { 1.0 });
     by_time.y_max = by_count.y_max;
-    Some(Figure {
-        title: format!(
-            "{}: best GFLOP/s so far{}",
-            at(&g.kernel, g.size),
-            ctx.title_suffix()
-        ),
-        legend,
-        panels: vec![by_count, by_time],
-        cols: 2,
-        panel_w: 560,
-        panel_h: 380,
-    })
+    let panels = vec![by_count, by_time];
+    Some(figure(ctx, g, ": best GFLOP/s so far", legend, panels))
 }
 
 /// The strategies replayed over each complete search, from its replay record.
@@ -412,15 +401,7 @@ fn replays(ctx: &mut Ctx, a: &Tune, g: &Group, title: &str, s: &mut String) -> R
     if let Some(rec) = g.replays.iter().find_map(|r| r.record.as_ref()) {
         let _ = writeln!(
             s,
-            "An exhaustive search that tried every point of its space holds every configuration's outcome, so each strategy's \
-             search can be replayed against that table without a device: {} seeded runs per strategy, each trying at most \
-             {} configurations (or the whole space if smaller), with as many configurations in flight as the tuner keeps \
-             (twice the compile workers). This is a replay over measured outcomes, not new measurements: a configuration scores its \
-             search-timing GFLOP/s (a pruned one its single checked launch, a failed one nothing), and costs the device seconds it \
-             took plus its compile time divided by the compile workers (a compile failure, whose time is not recorded, costs the \
-             median compile time). Those seconds are summed one configuration after another, so they approximate, not reproduce, \
-             the tuner's overlapped wall time. Curves: median over the runs of the best found so far as a fraction of the space's \
-             true best, the band from the lower to the upper quartile.\n",
+            "{} seeded runs per strategy, each trying at most {} configurations (or the whole space if smaller).\n",
             rec.runs, rec.budget
         );
     }
@@ -454,57 +435,31 @@ fn replay_table(
     s: &mut String,
 ) -> Result<()> {
     let len = rec.tries;
-    let mut panel = Panel::new(
-        "",
-        XAxis::Linear {
-            lo: 0.0,
-            hi: len as f64,
-        },
-        "configurations tried",
-        "best so far / the space's best",
-    );
-    panel.y_max = Some(1.08);
+    let (x_label, y_label) = ("configurations tried", "best so far / the space's best");
+    let mut panel = fraction_panel(len as f64, x_label, y_label, rec.reach);
     let mut legend = Vec::new();
-    for (i, n) in rec.strategies.iter().enumerate() {
-        let c = STRATEGY_COLORS[i % STRATEGY_COLORS.len()];
-        let band = (0..n.median.len()).map(|k| ((k + 1) as f64, n.q1[k], n.q3[k]));
+    for (n, c) in rec.strategies.iter().zip(STRATEGY_COLORS.iter().cycle()) {
+        let band = n.q1.iter().zip(&n.q3).zip(1..);
+        let band = band.map(|((q1, q3), k)| (k as f64, *q1, *q3));
         panel.bands.push(Band {
-            color: c,
+            color: *c,
             points: band.collect(),
         });
-        let style = styled(Style::new(n.strategy.clone(), c), len);
-        let median = n
-            .median
-            .iter()
-            .enumerate()
-            .map(|(k, v)| ((k + 1) as f64, Some(*v)));
+        let style = styled(Style::new(n.strategy.clone(), *c), len);
+        let median = n.median.iter().zip(1..).map(|(v, k)| (k as f64, Some(*v)));
         panel.lines.push(Line {
             style: style.clone(),
             points: median.collect(),
         });
         legend.push(style);
     }
-    let reach = rec.reach * 100.0;
-    panel.refs.push(RefLine {
-        label: format!("{reach:.0}% of the best"),
-        y: rec.reach,
-        color: VENDOR_COLOR,
-    });
-    let short = at(&g.kernel, g.size);
-    let fig = Figure {
-        title: format!(
-            "{short}, {label}: strategies replayed{}",
-            ctx.title_suffix()
-        ),
-        legend,
-        panels: vec![panel],
-        cols: 1,
-        panel_w: 900,
-        panel_h: 420,
-    };
+    let what = format!(", {label}: strategies replayed");
+    let mut fig = figure(ctx, g, &what, legend, vec![panel]);
+    (fig.panel_w, fig.panel_h) = (900, 420);
     let alt =
         format!("{title}, {label}: strategies replayed, median best so far against configurations");
     s.push_str(&ctx.chart(&fig, &r.stem, &alt)?.markdown);
+    let reach = rec.reach * 100.0;
     let rows: Vec<Vec<String>> = rec
         .strategies
         .iter()
@@ -516,9 +471,7 @@ fn replay_table(
                 n.seconds.map_or(md::MISSING.into(), md::secs),
                 format!("{} of {}", n.reached, rec.runs),
                 format!("{:.0}%", n.found * 100.0),
-                n.median
-                    .last()
-                    .map_or(md::MISSING.into(), |v| format!("{:.1}%", v * 100.0)),
+                md::pct(n.median.last().copied()),
             ]
         })
         .collect();
@@ -530,8 +483,7 @@ fn replay_table(
         "runs finding the best".to_string(),
         format!("median at {len} configurations"),
     ];
-    s.push_str(&md::table(&head, &rows));
-    s.push('\n');
+    let _ = writeln!(s, "{}", md::table(&head, &rows));
     Ok(())
 }
 
@@ -551,43 +503,7 @@ pub(crate) fn words(k: &Kind) -> Words {
             near_best,
             toolchains,
             harder,
-        } => {
-            let (at, pct) = (at(kernel, *size), near_best * 100.0);
-            let long: Vec<String> = toolchains
-                .iter()
-                .map(|x| {
-                    let whole = if x.whole_space { "the whole space" } else { "a sample of the space" };
-                    format!(
-                        "{}: {} of {} configurations tried ({:.0}%) within {pct:.0}% of its best {} GFLOP/s, {} failed (searched by {}; {whole})",
-                        tc_name(x.toolchain), x.near, x.tried, x.share * 100.0, md::speed(x.best), x.failed, x.strategies.join(" and ")
-                    )
-                })
-                .collect();
-            let short: Vec<String> = toolchains
-                .iter()
-                .map(|x| {
-                    format!(
-                        "{:.0}% of {}'s {}",
-                        x.share * 100.0,
-                        tc_name(x.toolchain),
-                        x.tried
-                    )
-                })
-                .collect();
-            let mut text = format!("**How hard to tune, {at}**: {}.", long.join("; "));
-            if let Some([hard, easy]) = harder {
-                let (hard, easy) = (tc_name(*hard), tc_name(*easy));
-                let _ = write!(
-                    text,
-                    " Fewer of {hard}'s configurations are near its best than {easy}'s: {hard} is the harder to tune."
-                );
-            }
-            let short = md::join_and(&short);
-            Words {
-                text,
-                short: format!("For {at}, {short} tried configurations are within {pct:.0}% of the toolchain's best."),
-            }
-        }
+        } => hard_words(&at(kernel, *size), near_best * 100.0, toolchains, harder),
         Kind::Replayed {
             kernel,
             size,
@@ -600,6 +516,50 @@ pub(crate) fn words(k: &Kind) -> Words {
             size,
             searches,
         } => rate_words(&at(kernel, *size), searches),
+    }
+}
+
+fn hard_words(
+    at: &str,
+    pct: f64,
+    toolchains: &[Hardness],
+    harder: &Option<[Toolchain; 2]>,
+) -> Words {
+    let long: Vec<String> = toolchains
+        .iter()
+        .map(|x| {
+            let whole = if x.whole_space { "the whole space" } else { "a sample of the space" };
+            format!(
+                "{}: {} of {} configurations tried ({:.0}%) within {pct:.0}% of its best {} GFLOP/s, {} failed (searched by {}; {whole})",
+                tc_name(x.toolchain), x.near, x.tried, x.share * 100.0, md::speed(x.best), x.failed, x.strategies.join(" and ")
+            )
+        })
+        .collect();
+    let short: Vec<String> = toolchains
+        .iter()
+        .map(|x| {
+            format!(
+                "{:.0}% of {}'s {}",
+                x.share * 100.0,
+                tc_name(x.toolchain),
+                x.tried
+            )
+        })
+        .collect();
+    let mut text = format!("**How hard to tune, {at}**: {}.", long.join("; "));
+    if let Some([hard, easy]) = harder {
+        let (hard, easy) = (tc_name(*hard), tc_name(*easy));
+        let _ = write!(
+            text,
+            " Fewer of {hard}'s configurations are near its best than {easy}'s: {hard} is the harder to tune."
+        );
+    }
+    let short = md::join_and(&short);
+    Words {
+        text,
+        short: format!(
+            "For {at}, {short} tried configurations are within {pct:.0}% of the toolchain's best."
+        ),
     }
 }
 
@@ -628,17 +588,16 @@ fn gap_words(k: &Kind) -> Words {
         } else {
             format!("{} ahead by {:.0}%", tc_name(*lead), gap * 100.0)
         };
-        return Words {
-                    text: format!(
-                        "**Toolchain gap at each toolchain's best, {at}**: {pair} = {tuned:.2} tuned ({how}); \
-                         no published default of both toolchains to compare with."
-                    ),
-                    short: if *same {
-                        format!("Tuned {at} runs alike on {na} and {nb} ({pair} {tuned:.2}).")
-                    } else {
-                        format!("Tuned {at} leaves a {pair} ratio of {tuned:.2}.")
-                    },
-                };
+        let short = if *same {
+            format!("Tuned {at} runs alike on {na} and {nb} ({pair} {tuned:.2}).")
+        } else {
+            format!("Tuned {at} leaves a {pair} ratio of {tuned:.2}.")
+        };
+        let text = format!(
+            "**Toolchain gap at each toolchain's best, {at}**: {pair} = {tuned:.2} tuned ({how}); \
+             no published default of both toolchains to compare with."
+        );
+        return Words { text, short };
     };
     let src = match src {
         [Source::Compare, Source::Compare] => "compare rows",
@@ -660,12 +619,12 @@ fn gap_words(k: &Kind) -> Words {
         "search timing where no final round"
     };
     Words {
-                text: format!(
-                    "**Toolchain gap before and after tuning, {at}**: {pair} = {dr:.2} at the published defaults ({src}), \
-                     {tuned:.2} at each toolchain's tuned best ({timing}): {verdict}."
-                ),
-                short: format!("For {at} {verdict} ({pair} {dr:.2} at the defaults, {tuned:.2} tuned)."),
-            }
+        text: format!(
+            "**Toolchain gap before and after tuning, {at}**: {pair} = {dr:.2} at the published defaults ({src}), \
+             {tuned:.2} at each toolchain's tuned best ({timing}): {verdict}."
+        ),
+        short: format!("For {at} {verdict} ({pair} {dr:.2} at the defaults, {tuned:.2} tuned)."),
+    }
 }
 
 fn tuned_words(
@@ -682,24 +641,16 @@ fn tuned_words(
             long.push(format!("{name}: no configuration with a speed"));
             continue;
         };
-        let vs = b
-            .vs_vendor
-            .map_or(String::new(), |v| format!(" = {v:.2}x cuBLAS"));
+        let vs = b.vs_vendor.map(|v| format!("{v:.2}x cuBLAS"));
         let timing = if b.final_round {
             ""
         } else {
             " (search timing: no final round)"
         };
-        let mut l = format!(
-            "{name} {} GFLOP/s{vs} with `{}`{timing}",
-            md::speed(b.gflops),
-            b.config
-        );
-        let mut inner: Vec<String> = b
-            .vs_vendor
-            .iter()
-            .map(|v| format!("{v:.2}x cuBLAS"))
-            .collect();
+        let speed = md::speed(b.gflops);
+        let eq = vs.as_ref().map_or(String::new(), |v| format!(" = {v}"));
+        let mut l = format!("{name} {speed} GFLOP/s{eq} with `{}`{timing}", b.config);
+        let mut inner: Vec<String> = vs.into_iter().collect();
         if let Some(d) = &t.default {
             let gains = t.gain.map_or(String::new(), |u| {
                 format!("; tuning gains {:+.0}%", u * 100.0)
@@ -711,54 +662,44 @@ fn tuned_words(
                 _ => {}
             }
         }
-        let mut sh = format!("{name} {} GFLOP/s", md::speed(b.gflops));
-        if !inner.is_empty() {
-            let _ = write!(sh, " ({})", inner.join(", "));
-        }
+        let inner = if inner.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", inner.join(", "))
+        };
         long.push(l);
-        short.push(sh);
+        short.push(format!("{name} {speed} GFLOP/s{inner}"));
     }
     let timing = if search_only {
         "final round where there is one, else search timing"
     } else {
         "final round"
     };
+    let (size_long, at) = (size_label_long(size), at(kernel, size));
     Words {
         text: format!(
-            "**Tuned {kernel}, {}** ({timing}, median GFLOP/s): {}.",
-            size_label_long(size),
+            "**Tuned {kernel}, {size_long}** ({timing}, median GFLOP/s): {}.",
             long.join("; ")
         ),
-        short: format!(
-            "Tuned {} reaches {}.",
-            at(kernel, size),
-            md::join_and(&short)
-        ),
+        short: format!("Tuned {at} reaches {}.", md::join_and(&short)),
     }
 }
 
 fn replay_words(at: &str, label: &str, space: usize, rec: &Replays) -> Words {
-    let (runs, len, reach, needs) = (rec.runs, rec.tries, rec.reach, &rec.strategies);
-    let configs: Vec<String> = needs
-        .iter()
-        .map(|n| match (n.configs, n.seconds) {
-            (Some(c), Some(sec)) => format!("{} {c:.0} ({} s)", n.strategy, md::secs(sec)),
-            (Some(c), None) => format!("{} {c:.0}", n.strategy),
-            _ => format!("{} not within {len}", n.strategy),
-        })
-        .collect();
-    let found: Vec<String> = needs
-        .iter()
-        .map(|n| format!("{} {:.0}%", n.strategy, n.found * 100.0))
-        .collect();
-    let need: Vec<String> = needs
-        .iter()
-        .map(|n| match n.configs {
-            Some(c) => format!("{c:.0} ({})", n.strategy),
-            None => format!("more than {len} ({})", n.strategy),
-        })
-        .collect();
-    let reach = reach * 100.0;
+    let (runs, len, reach) = (rec.runs, rec.tries, rec.reach * 100.0);
+    let list = |f: &dyn Fn(&StrategyReplay) -> String| -> Vec<String> {
+        rec.strategies.iter().map(f).collect()
+    };
+    let configs = list(&|n| match (n.configs, n.seconds) {
+        (Some(c), Some(sec)) => format!("{} {c:.0} ({} s)", n.strategy, md::secs(sec)),
+        (Some(c), None) => format!("{} {c:.0}", n.strategy),
+        _ => format!("{} not within {len}", n.strategy),
+    });
+    let found = list(&|n| format!("{} {:.0}%", n.strategy, n.found * 100.0));
+    let need = list(&|n| match n.configs {
+        Some(c) => format!("{c:.0} ({})", n.strategy),
+        None => format!("more than {len} ({})", n.strategy),
+    });
     Words {
         text: format!(
             "**Strategies replayed on {label}'s space, {at}** ({space} configurations measured exhaustively; {runs} replays per strategy, \
@@ -777,30 +718,32 @@ fn rate_words(at: &str, searches: &[Rate]) -> Words {
     let (mut long, mut short) = (Vec::new(), Vec::new());
     for r in searches {
         let label = name(&r.name);
-        match r.rate {
-            Some(rate) => {
-                let more = if r.measured < r.tried {
-                    format!(", {} more answered from the store", r.tried - r.measured)
-                } else {
-                    String::new()
-                };
-                long.push(format!(
-                    "{label}: {rate:.2} configurations/s ({} measured in {} s wall; {} CPU s compiling on {}, {} s on the device, {} s waiting for the compiler{more})",
-                    r.measured,
-                    md::secs(r.wall_s),
-                    md::secs(r.compile_s),
-                    plural(r.workers, "worker"),
-                    md::secs(r.device_s),
-                    md::secs(r.wait_s),
-                ));
-                short.push(format!("{label} {rate:.2}"));
-            }
-            None if r.tried == 0 => long.push(format!("{label}: nothing tried ({})", r.stopped)),
-            None => long.push(format!(
-                "{label}: all {} configurations answered from the store, none measured",
-                r.tried
-            )),
-        }
+        let Some(rate) = r.rate else {
+            long.push(if r.tried == 0 {
+                format!("{label}: nothing tried ({})", r.stopped)
+            } else {
+                format!(
+                    "{label}: all {} configurations answered from the store, none measured",
+                    r.tried
+                )
+            });
+            continue;
+        };
+        let more = if r.measured < r.tried {
+            format!(", {} more answered from the store", r.tried - r.measured)
+        } else {
+            String::new()
+        };
+        long.push(format!(
+            "{label}: {rate:.2} configurations/s ({} measured in {} s wall; {} CPU s compiling on {}, {} s on the device, {} s waiting for the compiler{more})",
+            r.measured,
+            md::secs(r.wall_s),
+            md::secs(r.compile_s),
+            plural(r.workers, "worker"),
+            md::secs(r.device_s),
+            md::secs(r.wait_s),
+        ));
+        short.push(format!("{label} {rate:.2}"));
     }
     let text = format!(
         "**Search rate, {at}** (configurations measured per wall second, compiling included): {}.",
