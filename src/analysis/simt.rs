@@ -287,12 +287,8 @@ fn device_rows<'a>(data: &Data, recs: &[Rec<'a>], device: &str) -> Vec<SizeRows<
 /// Per toolchain the family's ratio to cuBLAS at the headline sizes, and the
 /// size where the family (its best toolchain) is furthest from cuBLAS.
 fn findings(device: Option<String>, rows: &[SizeRows]) -> Vec<Finding> {
-    let family_cells = || {
-        rows.iter()
-            .flat_map(|sr| &sr.cells)
-            .filter(|c| is_simt(c.rec.m))
-    };
-    let family = distinct(family_cells().map(|c| c.kernel.clone()));
+    let cells = rows.iter().flat_map(|sr| &sr.cells);
+    let family = distinct(cells.filter(|c| is_simt(c.rec.m)).map(|c| c.kernel.clone()));
     let squares: Vec<&SizeRows> = rows.iter().filter(|r| !size_key(&r.size).0).collect();
     let mut headline: Vec<&SizeRows> = (squares.iter().copied())
         .filter(|r| HEADLINE.contains(&r.size.0))

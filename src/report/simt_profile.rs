@@ -32,11 +32,9 @@ fn ms(l: &NcuLaunch) -> String {
 /// A kernel name for a table cell: cuBLAS's run long; the notes give them whole.
 fn short_name(kernel: &str) -> String {
     const MAX: usize = 40;
-    let head: String = kernel.chars().take(MAX).collect();
-    if kernel.chars().count() <= MAX {
-        head
-    } else {
-        format!("{head}...")
+    match kernel.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}...", &kernel[..i]),
+        None => kernel.to_string(),
     }
 }
 
