@@ -238,7 +238,7 @@ fn cell<'a>(data: &Data, kernel: &str, t: Toolchain, r: Rec<'a>) -> Cell<'a> {
 }
 
 /// Every kernel (CLBlast's last) on every toolchain, each once.
-fn series<'k>(kernels: &'k [String]) -> impl Iterator<Item = (&'k String, Toolchain)> {
+fn series(kernels: &[String]) -> impl Iterator<Item = (&String, Toolchain)> {
     kernels.iter().flat_map(|k| Toolchain::ALL.map(|t| (k, t)))
 }
 

@@ -22,7 +22,10 @@ pub const SIMT: &str = "The SIMT family against cuBLAS: where the rest goes";
 /// A row of a device's table: the size's label and the cell.
 type Row<'a> = (String, &'a Cell<'a>);
 
-const COLUMNS: [(&str, fn(&Row) -> String); 10] = [
+/// A column: its header, and its cell of a row.
+type Column = (&'static str, fn(&Row) -> String);
+
+const COLUMNS: [Column; 10] = [
     ("size", |(size, _)| size.clone()),
     ("toolchain", |(_, c)| match is_vendor(c.rec.m) {
         true => "CUDA".into(),

@@ -41,7 +41,10 @@ fn short_name(kernel: &str) -> String {
 /// The table's columns: a launch's row and its file.
 type Row<'a> = (&'a ProfileRow, &'a NcuFile);
 
-const COLUMNS: [(&str, fn(&Row) -> String); 13] = [
+/// A column: its header, and its cell of a row.
+type Column = (&'static str, fn(&Row) -> String);
+
+const COLUMNS: [Column; 13] = [
     ("file", |(_, f)| format!("`{}`", f.name)),
     ("profile", |(r, f)| name(f.toolchain, r.family).into()),
     ("kernel", |(r, _)| short_name(&r.launch.kernel)),
