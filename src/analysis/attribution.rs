@@ -10,6 +10,7 @@ use crate::backend::Toolchain;
 use crate::results::Measurement;
 
 use super::data::{self, Rec};
+use super::stats::{self, distinct};
 use super::{Data, Finding, Topic};
 
 /// Why two toolchains' own builds of a kernel use different registers.
@@ -88,6 +89,7 @@ pub struct Matrix<'a> {
     pub cells: Vec<Vec<Option<&'a Measurement>>>,
 }
 
+#[derive(Default)]
 pub struct Attribution<'a> {
     pub arch: String,
     pub fronts: Vec<Toolchain>,
@@ -105,8 +107,8 @@ const PAIRS: [(Toolchain, Toolchain); 4] = [
     (Toolchain::ClangCuda, Toolchain::ClangOpenCl),
 ];
 
-fn regs(m: Option<&Measurement>) -> Option<u32> {
-    m.and_then(data::registers)
+fn finding(kind: Kind) -> Finding {
+    Finding::new(Topic::Attribution, super::Kind::Attribution(kind))
 }
 
 /// The attribution of the newest run of `gemmlab attribute` (one architecture),
@@ -117,38 +119,32 @@ pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
         .all()
         .filter(|r| r.m.experiment == EXPERIMENT)
         .collect();
-    let Some(last) = all.iter().map(|r| r.run).max() else {
-        // No matrices: the speed findings alone, where compare runs hold them.
-        let findings: Vec<Finding> = speed_gaps(data)
-            .into_iter()
-            .chain(assembler_speeds(data))
-            .collect();
-        return (!findings.is_empty()).then(|| Attribution {
-            arch: String::new(),
-            fronts: Vec::new(),
-            assemblers: Vec::new(),
-            kernels: Vec::new(),
-            findings,
-        });
+    // Without a run of `gemmlab attribute`, the speed findings alone.
+    let mut a = match all.iter().map(|r| r.run).max() {
+        None => Attribution::default(),
+        Some(last) => {
+            let rows: Vec<&Measurement> =
+                all.iter().filter(|r| r.run == last).map(|r| r.m).collect();
+            let owned: Vec<Measurement> = rows.iter().map(|m| (*m).clone()).collect();
+            let (fronts, assemblers) = crate::attribution::axes(&owned);
+            let arch = rows
+                .iter()
+                .find_map(|m| data::arch_of(m))
+                .unwrap_or_default();
+            let kernels = matrices(&rows, &fronts, &assemblers);
+            let findings = register_findings(&kernels, &fronts, &assemblers, &arch);
+            Attribution {
+                arch,
+                fronts,
+                assemblers,
+                kernels,
+                findings,
+            }
+        }
     };
-    let rows: Vec<&Measurement> = all.iter().filter(|r| r.run == last).map(|r| r.m).collect();
-    let owned: Vec<Measurement> = rows.iter().map(|m| (*m).clone()).collect();
-    let (fronts, assemblers) = crate::attribution::axes(&owned);
-    let arch = rows
-        .iter()
-        .find_map(|m| data::arch_of(m))
-        .unwrap_or_default();
-    let kernels = matrices(&rows, &fronts, &assemblers);
-    let mut findings = register_findings(&kernels, &fronts, &assemblers, &arch);
-    findings.extend(speed_gaps(data));
-    findings.extend(assembler_speeds(data));
-    Some(Attribution {
-        arch,
-        fronts,
-        assemblers,
-        kernels,
-        findings,
-    })
+    a.findings.extend(speed_gaps(data));
+    a.findings.extend(assembler_speeds(data));
+    (!a.kernels.is_empty() || !a.findings.is_empty()).then_some(a)
 }
 
 /// Kernels that NVIDIA's two toolchains build with the same registers but run at
@@ -159,63 +155,41 @@ fn speed_gaps(data: &Data) -> Vec<Finding> {
     let Some(size) = rows.iter().map(|r| r.m.m).max() else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    let mut kernels: Vec<&str> = Vec::new();
-    for r in &rows {
-        if !kernels.contains(&r.m.kernel.as_str()) {
-            kernels.push(&r.m.kernel);
-        }
-    }
-    for k in kernels {
-        let find = |t: Toolchain| {
-            rows.iter().rev().find(|r| {
-                r.m.kernel == k && r.m.toolchain == t && r.m.m == size && r.m.status.is_ok()
-            })
-        };
-        let (Some(cu), Some(cl), Some(ccl)) = (
-            find(Toolchain::Cuda),
-            find(Toolchain::OpenCl),
-            find(Toolchain::ClangOpenCl),
-        ) else {
-            continue;
-        };
-        // One run: ratios of speeds measured side by side.
-        if cu.run != cl.run || cu.run != ccl.run {
-            continue;
-        }
-        let (Some(rc), Some(rl)) = (data::registers(cu.m), data::registers(cl.m)) else {
-            continue;
-        };
-        let (Some(gc), Some(gl), Some(gx)) =
-            (data::gflops(cu.m), data::gflops(cl.m), data::gflops(ccl.m))
-        else {
-            continue;
-        };
-        let Some(gap) = super::stats::change(Some(gl), Some(gc)) else {
-            continue;
-        };
-        if rc != rl || super::stats::is_same(gap) || gap > 0.0 {
-            continue;
-        }
-        let clang_gap = super::stats::change(Some(gx), Some(gc)).unwrap_or(0.0);
-        out.push(
-            Finding::new(
-                Topic::Attribution,
-                super::Kind::Attribution(Kind::EqualRegistersSpeedGap {
-                    kernel: k.to_string(),
-                    size,
-                    registers: rc,
-                    cuda: gc,
-                    opencl: gl,
-                    clang_opencl: gx,
-                    gap,
-                    source_explains: !super::stats::is_same(clang_gap) && clang_gap < 0.0,
-                }),
-            )
-            .weight(gap),
-        );
-    }
-    out
+    let find = |k: &str, t: Toolchain| {
+        let at = |r: &&Rec| r.m.kernel == k && r.m.toolchain == t && r.m.m == size;
+        rows.iter().rev().find(|r| at(r) && r.m.status.is_ok())
+    };
+    let kernels = distinct(rows.iter().map(|r| r.m.kernel.as_str()));
+    (kernels.into_iter())
+        .filter_map(|k| {
+            let cu = find(k, Toolchain::Cuda)?;
+            let (cl, ccl) = (
+                find(k, Toolchain::OpenCl)?,
+                find(k, Toolchain::ClangOpenCl)?,
+            );
+            // One run: ratios of speeds measured side by side.
+            if cu.run != cl.run || cu.run != ccl.run {
+                return None;
+            }
+            let registers = data::registers(cu.m).filter(|r| Some(*r) == data::registers(cl.m))?;
+            let (cuda, opencl) = (data::gflops(cu.m)?, data::gflops(cl.m)?);
+            let clang_opencl = data::gflops(ccl.m)?;
+            let gap = stats::change(Some(opencl), Some(cuda))
+                .filter(|g| !stats::is_same(*g) && *g < 0.0)?;
+            let clang_gap = stats::change(Some(clang_opencl), Some(cuda)).unwrap_or(0.0);
+            let kind = Kind::EqualRegistersSpeedGap {
+                kernel: k.to_string(),
+                size,
+                registers,
+                cuda,
+                opencl,
+                clang_opencl,
+                gap,
+                source_explains: !stats::is_same(clang_gap) && clang_gap < 0.0,
+            };
+            Some(finding(kind).weight(gap))
+        })
+        .collect()
 }
 
 /// Compare rows of one toolchain and size whose builds name two assemblers (the
@@ -227,65 +201,48 @@ fn assembler_speeds(data: &Data) -> Vec<Finding> {
         .filter(|r| r.m.experiment == "compare" && r.m.status.is_ok() && r.m.vs_vendor.is_some())
         .map(|r| r.m)
         .collect();
-    let mut groups: Vec<(Toolchain, usize)> = Vec::new();
-    for m in &rows {
-        if !groups.contains(&(m.toolchain, m.m)) {
-            groups.push((m.toolchain, m.m));
-        }
-    }
-    let mut out = Vec::new();
-    for (tc, size) in groups {
-        let of: Vec<&&Measurement> = rows
-            .iter()
-            .filter(|m| m.toolchain == tc && m.m == size)
-            .collect();
-        let mut labels: Vec<&str> = Vec::new();
-        for m in &of {
-            if let Some(c) = m.compiler.as_deref().filter(|c| !labels.contains(c)) {
-                labels.push(c);
+    let groups = distinct(rows.iter().map(|m| (m.toolchain, m.m)));
+    (groups.into_iter())
+        .filter_map(|(toolchain, size)| {
+            let of: Vec<&Measurement> = (rows.iter().copied())
+                .filter(|m| m.toolchain == toolchain && m.m == size)
+                .collect();
+            let labels = distinct(of.iter().filter_map(|m| m.compiler.as_deref()));
+            // Two builds that differ in the assembler alone: "clang 19.1.7 + ptxas 13.0"
+            // and "clang 19.1.7 + CUDA driver JIT" (two NVRTC releases differ in both).
+            let [a, b] = labels[..] else { return None };
+            let front = |l: &str| l.split_once(" + ").map(|(f, _)| f.to_string());
+            if front(a).is_none() || front(a) != front(b) {
+                return None;
             }
-        }
-        // Two builds that differ in the assembler alone: "clang 19.1.7 + ptxas 13.0"
-        // and "clang 19.1.7 + CUDA driver JIT" (two NVRTC releases differ in both).
-        let [a, b] = labels[..] else { continue };
-        let front = |l: &str| l.split_once(" + ").map(|(f, _)| f.to_string());
-        if front(a).is_none() || front(a) != front(b) {
-            continue;
-        }
-        let under = |m: &Measurement, l: &str| m.compiler.as_deref() == Some(l);
-        let kernels: Vec<AsmPair> = (of.iter().filter(|m| under(m, a)))
-            .filter_map(|x| {
-                let y = of
-                    .iter()
-                    .find(|y| under(y, b) && y.kernel == x.kernel && y.label == x.label)?;
-                Some(AsmPair {
-                    kernel: x.kernel.clone(),
-                    registers: (data::registers(x), data::registers(y)),
-                    vs_vendor: (x.vs_vendor?, y.vs_vendor?),
+            let under = |m: &Measurement, l: &str| m.compiler.as_deref() == Some(l);
+            let kernels: Vec<AsmPair> = (of.iter().filter(|m| under(m, a)))
+                .filter_map(|x| {
+                    let same = |y: &&&Measurement| y.kernel == x.kernel && y.label == x.label;
+                    let y = of.iter().find(|y| under(y, b) && same(y))?;
+                    Some(AsmPair {
+                        kernel: x.kernel.clone(),
+                        registers: (data::registers(x), data::registers(y)),
+                        vs_vendor: (x.vs_vendor?, y.vs_vendor?),
+                    })
                 })
-            })
-            .collect();
-        let largest = (kernels.iter())
-            .map(|k| (k.vs_vendor.1 / k.vs_vendor.0 - 1.0).abs())
-            .fold(0.0, f64::max);
-        if kernels.is_empty() {
-            continue;
-        }
-        out.push(
-            Finding::new(
-                Topic::Attribution,
-                super::Kind::Attribution(Kind::AssemblerSpeed {
-                    toolchain: tc,
-                    size,
-                    assemblers: (a.to_string(), b.to_string()),
-                    kernels,
-                    largest,
-                }),
-            )
-            .weight(largest),
-        );
-    }
-    out
+                .collect();
+            if kernels.is_empty() {
+                return None;
+            }
+            let largest = (kernels.iter())
+                .map(|k| (k.vs_vendor.1 / k.vs_vendor.0 - 1.0).abs())
+                .fold(0.0, f64::max);
+            let kind = Kind::AssemblerSpeed {
+                toolchain,
+                size,
+                assemblers: (a.to_string(), b.to_string()),
+                kernels,
+                largest,
+            };
+            Some(finding(kind).weight(largest))
+        })
+        .collect()
 }
 
 /// Per kernel (in the report's order), per front end, per assembler: the row.
@@ -294,30 +251,19 @@ fn matrices<'a>(
     fronts: &[Toolchain],
     assemblers: &[String],
 ) -> Vec<Matrix<'a>> {
-    let mut names: Vec<String> = Vec::new();
-    for m in rows {
-        if !names.contains(&m.kernel) {
-            names.push(m.kernel.clone());
-        }
-    }
+    let mut names = distinct(rows.iter().map(|m| m.kernel.clone()));
     names.sort_by(|a, b| data::kernel_order(a, b));
-    names
-        .iter()
-        .map(|k| Matrix {
-            kernel: k.clone(),
-            cells: fronts
-                .iter()
-                .map(|f| {
-                    assemblers
-                        .iter()
-                        .map(|a| {
-                            rows.iter().copied().find(|m| {
-                                &m.kernel == k && m.toolchain == *f && m.label.as_ref() == Some(a)
-                            })
-                        })
-                        .collect()
-                })
+    let row = |k: &str, f: Toolchain, a: &String| {
+        let of =
+            |m: &&&Measurement| m.kernel == k && m.toolchain == f && m.label.as_ref() == Some(a);
+        rows.iter().find(of).copied()
+    };
+    (names.into_iter())
+        .map(|kernel| Matrix {
+            cells: (fronts.iter())
+                .map(|f| assemblers.iter().map(|a| row(&kernel, *f, a)).collect())
                 .collect(),
+            kernel,
         })
         .collect()
 }
@@ -340,48 +286,39 @@ fn register_findings(
     for mx in kernels {
         let at = |f: Toolchain, a: usize| {
             let fi = fronts.iter().position(|x| *x == f)?;
-            regs(mx.cells[fi][a])
+            mx.cells[fi][a].and_then(data::registers)
         };
         // A toolchain's own build: its own assembler's, or for clang the common ptxas.
         let own = |f: Toolchain| match f.is_clang() {
             true => common.and_then(|c| at(f, c)),
             false => at(f, 0),
         };
-        if let Some(c) = common {
-            for (a, b) in PAIRS {
-                let (Some(oa), Some(ob), Some(ca), Some(cb)) = (own(a), own(b), at(a, c), at(b, c))
-                else {
-                    continue;
-                };
-                if oa == ob {
-                    continue;
-                }
-                let cause = match (ca == cb, ca as i64 - cb as i64 == oa as i64 - ob as i64) {
-                    (true, _) => Cause::Assembler,
-                    (false, true) => Cause::FrontEnd,
-                    (false, false) => Cause::Both,
-                };
-                let f = Finding::new(
-                    Topic::Attribution,
-                    super::Kind::Attribution(Kind::Cause {
-                        kernel: mx.kernel.clone(),
-                        arch: arch.to_string(),
-                        a,
-                        b,
-                        own: (oa, ob),
-                        assembler: assemblers[c].clone(),
-                        common: (ca, cb),
-                        cause,
-                    }),
-                )
-                .weight(f64::from(oa.abs_diff(ob)) / f64::from(oa.max(ob).max(1)));
-                // NVIDIA's pair leads; the clang pairs are details of it.
-                findings.push(if a == Toolchain::Cuda && b == Toolchain::OpenCl {
-                    f
-                } else {
-                    f.detail()
-                });
+        for (c, (a, b)) in common.iter().flat_map(|&c| PAIRS.map(|p| (c, p))) {
+            let (Some(oa), Some(ob), Some(ca), Some(cb)) = (own(a), own(b), at(a, c), at(b, c))
+            else {
+                continue;
+            };
+            if oa == ob {
+                continue;
             }
+            let cause = match (ca == cb, ca as i64 - cb as i64 == oa as i64 - ob as i64) {
+                (true, _) => Cause::Assembler,
+                (false, true) => Cause::FrontEnd,
+                (false, false) => Cause::Both,
+            };
+            let f = finding(Kind::Cause {
+                kernel: mx.kernel.clone(),
+                arch: arch.to_string(),
+                a,
+                b,
+                own: (oa, ob),
+                assembler: assemblers[c].clone(),
+                common: (ca, cb),
+                cause,
+            })
+            .weight(f64::from(oa.abs_diff(ob)) / f64::from(oa.max(ob).max(1)));
+            // NVIDIA's pair leads; the clang pairs are details of it.
+            findings.push(if (a, b) == PAIRS[0] { f } else { f.detail() });
         }
         // Do the assemblers (every ptxas and the JIT) agree on every front end's PTX?
         let cols: Vec<usize> = (1..assemblers.len()).collect();
@@ -394,17 +331,13 @@ fn register_findings(
         }
     }
     if !agree.is_empty() {
-        findings.push(
-            Finding::new(
-                Topic::Attribution,
-                super::Kind::Attribution(Kind::AssemblersAgree {
-                    kernels: agree,
-                    arch: arch.to_string(),
-                    assemblers: assemblers.iter().filter(|a| *a != OWN).cloned().collect(),
-                }),
-            )
-            .detail(),
-        );
+        let assemblers = assemblers.iter().filter(|a| *a != OWN).cloned().collect();
+        let kind = Kind::AssemblersAgree {
+            kernels: agree,
+            arch: arch.to_string(),
+            assemblers,
+        };
+        findings.push(finding(kind).detail());
     }
     findings
 }

@@ -11,6 +11,7 @@ use crate::results::Measurement;
 
 use super::data::{self, is_vendor, Data, Rec};
 use super::ncu::{self, NcuFile, NcuLaunch};
+use super::stats::distinct;
 use super::{Finding, Topic};
 
 /// CLBlast's tuned kernel, shown beside the family where it was measured.
@@ -151,6 +152,7 @@ pub struct ProfileRow {
     pub measured: Option<f64>,
 }
 
+#[derive(Default)]
 pub struct Profile {
     pub files: Vec<NcuFile>,
     pub rows: Vec<ProfileRow>,
@@ -193,13 +195,12 @@ pub enum Kind {
 /// Whose launch it is: the family's (`Some(true)`), cuBLAS's (another GEMM), or neither.
 pub fn is_family_launch(kernel: &str) -> Option<bool> {
     if kernel.contains(ENTRY) {
-        Some(true)
-    } else {
-        kernel
-            .to_ascii_lowercase()
-            .contains("gemm")
-            .then_some(false)
+        return Some(true);
     }
+    kernel
+        .to_ascii_lowercase()
+        .contains("gemm")
+        .then_some(false)
 }
 
 /// The cell `compare` measured: the tuned row (`compare --tuned` labels it
@@ -216,12 +217,6 @@ fn pick<'a>(cands: impl Iterator<Item = Rec<'a>>) -> Option<Rec<'a>> {
 /// Squares by size, then the other shapes by their work.
 fn size_key(&(m, n, k): &Size) -> (bool, u128) {
     (!(m == n && n == k), (m as u128) * (n as u128) * (k as u128))
-}
-
-fn push_new<T: PartialEq>(v: &mut Vec<T>, x: T) {
-    if !v.contains(&x) {
-        v.push(x);
-    }
 }
 
 fn cell<'a>(data: &Data, kernel: &str, t: Toolchain, r: Rec<'a>) -> Cell<'a> {
@@ -242,68 +237,60 @@ fn cell<'a>(data: &Data, kernel: &str, t: Toolchain, r: Rec<'a>) -> Cell<'a> {
     }
 }
 
+/// Every kernel (CLBlast's last) on every toolchain, each once.
+fn series(kernels: &[String]) -> impl Iterator<Item = (&String, Toolchain)> {
+    kernels.iter().flat_map(|k| Toolchain::ALL.map(|t| (k, t)))
+}
+
 fn device_rows<'a>(data: &Data, recs: &[Rec<'a>], device: &str) -> Vec<SizeRows<'a>> {
     let on: Vec<Rec> = recs
         .iter()
         .copied()
         .filter(|r| r.m.device == device)
         .collect();
-    let (mut sizes, mut kernels) = (Vec::new(), Vec::new());
-    for r in on.iter().filter(|r| is_simt(r.m)) {
-        push_new(&mut sizes, (r.m.m, r.m.n, r.m.k));
-        push_new(&mut kernels, r.m.kernel.clone());
-    }
+    let family = || on.iter().filter(|r| is_simt(r.m));
+    let mut sizes = distinct(family().map(|r| (r.m.m, r.m.n, r.m.k)));
+    let mut kernels = distinct(family().map(|r| r.m.kernel.clone()));
     sizes.sort_by_key(size_key);
     kernels.sort();
     kernels.push(CLBLAST.to_string());
-    let mut out = Vec::new();
-    for size in sizes {
+    let rows = sizes.into_iter().map(|size| {
         let at: Vec<Rec> = on
             .iter()
             .copied()
             .filter(|r| data::of_size(r.m, size))
             .collect();
-        let mut cells = Vec::new();
-        for k in &kernels {
-            for t in Toolchain::ALL {
-                let c = at
+        let cells: Vec<Cell> = series(&kernels)
+            .filter_map(|(k, t)| {
+                let of = at
                     .iter()
                     .copied()
                     .filter(|r| &r.m.kernel == k && r.m.toolchain == t);
-                cells.extend(pick(c).map(|r| cell(data, k, t, r)));
-            }
-        }
+                Some(cell(data, k, t, pick(of)?))
+            })
+            .collect();
         // cuBLAS of the same run as the cells, whose ratios are to it.
-        let runs: Vec<usize> = cells.iter().map(|c| c.rec.run).collect();
         let vendors = at.iter().copied().filter(|r| is_vendor(r.m));
-        let vendor =
-            pick(vendors.clone().filter(|r| runs.contains(&r.run))).or_else(|| pick(vendors));
-        let vendor = vendor.map(|r| cell(data, "cuBLAS", Toolchain::Cuda, r));
-        out.push(SizeRows {
+        let same_run = vendors
+            .clone()
+            .filter(|r| cells.iter().any(|c| c.rec.run == r.run));
+        let vendor = pick(same_run).or_else(|| pick(vendors));
+        SizeRows {
             size,
+            vendor: vendor.map(|r| cell(data, "cuBLAS", Toolchain::Cuda, r)),
             cells,
-            vendor,
-        });
-    }
-    out
+        }
+    });
+    rows.collect()
 }
 
 /// Per toolchain the family's ratio to cuBLAS at the headline sizes, and the
 /// size where the family (its best toolchain) is furthest from cuBLAS.
 fn findings(device: Option<String>, rows: &[SizeRows]) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut family: Vec<&String> = Vec::new();
-    for c in rows
-        .iter()
-        .flat_map(|sr| &sr.cells)
-        .filter(|c| is_simt(c.rec.m))
-    {
-        push_new(&mut family, &c.kernel);
-    }
+    let cells = rows.iter().flat_map(|sr| &sr.cells);
+    let family = distinct(cells.filter(|c| is_simt(c.rec.m)).map(|c| c.kernel.clone()));
     let squares: Vec<&SizeRows> = rows.iter().filter(|r| !size_key(&r.size).0).collect();
-    let mut headline: Vec<&SizeRows> = squares
-        .iter()
-        .copied()
+    let mut headline: Vec<&SizeRows> = (squares.iter().copied())
         .filter(|r| HEADLINE.contains(&r.size.0))
         .collect();
     if headline.is_empty() {
@@ -311,31 +298,26 @@ fn findings(device: Option<String>, rows: &[SizeRows]) -> Vec<Finding> {
     }
     let finding =
         |kind| Finding::new(Topic::Simt, super::Kind::Simt(kind)).chart(Some(CHART.into()));
-    for k in &family {
-        for t in Toolchain::ALL {
-            let ratios: Vec<(Size, f64)> = headline
-                .iter()
+    let mut out: Vec<Finding> = series(&family)
+        .filter_map(|(kernel, toolchain)| {
+            let ratios: Vec<(Size, f64)> = (headline.iter())
                 .filter_map(|sr| {
-                    let c = sr
-                        .cells
-                        .iter()
-                        .find(|c| &c.kernel == *k && c.toolchain == t)?;
+                    let mut of = sr.cells.iter();
+                    let c = of.find(|c| &c.kernel == kernel && c.toolchain == toolchain)?;
                     Some((sr.size, data::vs_vendor(c.rec.m)?))
                 })
                 .collect();
-            let Some(&(_, first)) = ratios.first() else {
-                continue;
-            };
-            let (kernel, device) = (k.to_string(), device.clone());
+            let first = ratios.first()?.1;
+            let (kernel, device) = (kernel.clone(), device.clone());
             let kind = Kind::SimtVsCublas {
                 kernel,
-                toolchain: t,
+                toolchain,
                 device,
                 ratios,
             };
-            out.push(finding(kind).weight(1.0 - first));
-        }
-    }
+            Some(finding(kind).weight(1.0 - first))
+        })
+        .collect();
     // The family's best toolchain per size; the size where that is lowest.
     let best: Vec<(Size, f64, Toolchain)> = rows
         .iter()
@@ -375,23 +357,20 @@ fn gpu_of(l: &NcuLaunch, gpus: &[GpuFacts]) -> Option<GpuFacts> {
 }
 
 fn profile_row(
-    files: &[NcuFile],
+    toolchain: Toolchain,
     file: usize,
     family: bool,
     l: &NcuLaunch,
     gpus: &[GpuFacts],
 ) -> ProfileRow {
     let gpu = gpu_of(l, gpus);
-    let lanes = l
-        .compute_capability
-        .and_then(fp32_lanes)
-        .or_else(|| gpu?.lanes());
+    let lanes = (l.compute_capability.and_then(fp32_lanes)).or_else(|| gpu?.lanes());
     let inst = l.count(INSTRUCTIONS).filter(|v| *v > 0.0);
     // FFMA warp instructions (thread instructions / 32) over warp instructions issued.
     let ffma = inst.and_then(|i| Some(l.count(FFMA)? / 32.0 / i));
     let share = match (lanes, l.fraction(ISSUE), ffma) {
         (Some(LANES_ONE_FFMA_PER_CYCLE), Some(issue), Some(ffma)) => Some(Share {
-            toolchain: files[file].toolchain,
+            toolchain,
             issue,
             ffma,
             product: issue * ffma,
@@ -403,10 +382,8 @@ fn profile_row(
         let per_s = f64::from(gpu?.sms?) * f64::from(lanes?) * l.ghz(CLOCK)? * 1e9;
         Some(l.count(FFMA)? / (l.seconds(TIME)? * per_s))
     })();
-    let stalls = l
-        .ranked(STALL_PREFIX, STALL_SUFFIX)
-        .into_iter()
-        .filter(|(k, _)| k != "selected");
+    let stalls =
+        (l.ranked(STALL_PREFIX, STALL_SUFFIX).into_iter()).filter(|(k, _)| k != "selected");
     ProfileRow {
         file,
         family,
@@ -423,22 +400,21 @@ fn profile_row(
 /// ncu's files next to the results; of each file the longest launch of the
 /// family's and of cuBLAS's (the measured one rather than a warm-up or a check).
 fn profile(from: &[PathBuf], gpus: &[GpuFacts]) -> Profile {
-    let files: Vec<NcuFile> = ncu::discover(from)
-        .iter()
+    let files: Vec<NcuFile> = (ncu::discover(from).iter())
         .map(|(p, name)| ncu::load(p, name))
         .collect();
-    let mut rows = Vec::new();
-    for (i, f) in files.iter().enumerate() {
-        for family in [true, false] {
-            let of = f
-                .launches
-                .iter()
-                .filter(|l| is_family_launch(&l.kernel) == Some(family));
-            let time = |l: &NcuLaunch| l.seconds(TIME).unwrap_or(f64::NEG_INFINITY);
-            let longest = of.max_by(|a, b| time(a).total_cmp(&time(b)).then(a.id.cmp(&b.id)));
-            rows.extend(longest.map(|l| profile_row(&files, i, family, l, gpus)));
-        }
-    }
+    let time = |l: &&NcuLaunch| l.seconds(TIME).unwrap_or(f64::NEG_INFINITY);
+    let kinds = files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| [(i, f, true), (i, f, false)]);
+    let rows = kinds
+        .filter_map(|(i, f, family)| {
+            let of = (f.launches.iter()).filter(|l| is_family_launch(&l.kernel) == Some(family));
+            let longest = of.max_by(|a, b| time(a).total_cmp(&time(b)).then(a.id.cmp(&b.id)))?;
+            Some(profile_row(f.toolchain, i, family, longest, gpus))
+        })
+        .collect();
     Profile { files, rows }
 }
 
@@ -454,45 +430,32 @@ pub fn analyse<'a>(data: &'a Data, from: &[PathBuf], name_devices: bool) -> Simt
                 && (is_simt(m) || m.kernel == CLBLAST || is_vendor(m))
         })
         .collect();
-    let mut names: Vec<&str> = Vec::new();
-    for r in recs.iter().filter(|r| is_simt(r.m)) {
-        push_new(&mut names, r.m.device.as_str());
-    }
-    let devices: Vec<Device> = names
-        .iter()
-        .map(|d| Device {
-            name: d,
-            sizes: device_rows(data, &recs, d),
+    let names = distinct(
+        recs.iter()
+            .filter(|r| is_simt(r.m))
+            .map(|r| r.m.device.as_str()),
+    );
+    let devices: Vec<Device> = (names.into_iter())
+        .map(|name| Device {
+            name,
+            sizes: device_rows(data, &recs, name),
         })
         .collect();
-    let mut sizes = Vec::new();
-    for sr in devices.iter().flat_map(|d| &d.sizes) {
-        push_new(&mut sizes, sr.size);
-    }
+    let mut sizes = distinct(devices.iter().flat_map(|d| &d.sizes).map(|sr| sr.size));
     sizes.sort_by_key(size_key);
     let mut findings: Vec<Finding> = devices
         .iter()
         .flat_map(|d| findings(name_devices.then(|| d.name.to_string()), &d.sizes))
         .collect();
-    let gpus: Vec<GpuFacts> = recs
-        .iter()
-        .filter(|r| r.m.toolchain == Toolchain::Cuda)
-        .map(|r| gpu_facts(data, r.run, r.m))
-        .collect();
     let profile = if devices.is_empty() {
-        Profile {
-            files: Vec::new(),
-            rows: Vec::new(),
-        }
+        Profile::default()
     } else {
+        let cuda = recs.iter().filter(|r| r.m.toolchain == Toolchain::Cuda);
+        let gpus: Vec<GpuFacts> = cuda.map(|r| gpu_facts(data, r.run, r.m)).collect();
         profile(from, &gpus)
     };
-    let shares: Vec<Share> = profile
-        .rows
-        .iter()
-        .filter(|r| r.family)
-        .filter_map(|r| r.share.clone())
-        .collect();
+    let family = profile.rows.iter().filter(|r| r.family);
+    let shares: Vec<Share> = family.filter_map(|r| r.share.clone()).collect();
     if !shares.is_empty() {
         let best = shares.iter().map(|s| s.product).fold(0.0, f64::max);
         let kind = super::Kind::Simt(Kind::NcuShares { shares });

@@ -37,6 +37,17 @@ pub fn median(values: impl IntoIterator<Item = f64>) -> Option<f64> {
     })
 }
 
+/// The distinct items, in the order they first appear.
+pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for x in items {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -320,6 +320,15 @@ pub fn pct_or_unknown(v: Option<f64>) -> String {
         .map_or(UNKNOWN.into(), |v| pct(Some(v)))
 }
 
+/// A table from a list of columns, each its header and how it reads an item.
+pub fn table_of<T, F: Fn(&T) -> String>(columns: &[(&str, F)], items: &[T]) -> String {
+    let header: Vec<String> = columns.iter().map(|c| c.0.to_string()).collect();
+    let rows: Vec<Vec<String>> = (items.iter())
+        .map(|x| columns.iter().map(|c| (c.1)(x)).collect())
+        .collect();
+    table(&header, &rows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,9 +6,11 @@ use std::fmt::Write as _;
 
 use plotters::style::RGBColor;
 
-use crate::analysis::simt::{Cell, Device, Kind, Simt, CHART, CLBLAST};
+use crate::analysis::simt::{Cell, Device, Kind, Simt, SizeRows, CHART, CLBLAST};
+use crate::analysis::stats::distinct;
 use crate::backend::Toolchain;
 use crate::error::Result;
+use crate::results::Measurement;
 
 use super::data::{self, is_vendor};
 use super::{color, VENDOR_COLOR};
@@ -17,55 +19,42 @@ use crate::plot::{Bars, Figure, Panel, RefLine, Style, XAxis};
 
 pub const SIMT: &str = "The SIMT family against cuBLAS: where the rest goes";
 
-const HEAD: [&str; 10] = [
-    "size",
-    "toolchain",
-    "kernel",
-    "GFLOP/s",
-    "x cuBLAS",
-    "% of FP32 peak",
-    "registers",
-    "occupancy",
-    "FMA share (PTX)",
-    "configuration + switches",
+/// A row of a device's table: the size's label and the cell.
+type Row<'a> = (String, &'a Cell<'a>);
+
+/// A column: its header, and its cell of a row.
+type Column = (&'static str, fn(&Row) -> String);
+
+const COLUMNS: [Column; 10] = [
+    ("size", |(size, _)| size.clone()),
+    ("toolchain", |(_, c)| match is_vendor(c.rec.m) {
+        true => "CUDA".into(),
+        false => data::toolchain_name(c.rec.m.toolchain).into(),
+    }),
+    ("kernel", |(_, c)| c.kernel.clone()),
+    ("GFLOP/s", |(_, c)| md::gflops(Some(c.rec.m))),
+    ("x cuBLAS", |(_, c)| md::ratio(c.ratio, Some(1.0))),
+    ("% of FP32 peak", |(_, c)| {
+        data::gflops(c.rec.m).map_or(md::MISSING.into(), |_| md::pct_or_unknown(c.of_peak))
+    }),
+    ("registers", |(_, c)| {
+        data::registers(c.rec.m).map_or(md::MISSING.into(), |r| r.to_string())
+    }),
+    ("occupancy", |(_, c)| md::pct(c.rec.m.occupancy)),
+    ("FMA share (PTX)", |(_, c)| md::pct(c.fma_share)),
+    ("configuration + switches", |(_, c)| configuration(c.rec.m)),
 ];
 
-fn table_row(size: &str, c: &Cell) -> Vec<String> {
-    let m = c.rec.m;
-    let configuration = if is_vendor(m) {
-        "cuBLAS SGEMM".to_string()
-    } else {
-        let label = m
-            .label
-            .as_ref()
-            .map_or(String::new(), |l| format!(" ({l})"));
-        format!(
-            "{}; {}{label}",
-            m.config.describe_params(),
-            m.hints.describe(true)
-        )
-    };
-    let toolchain = if is_vendor(m) {
-        "CUDA"
-    } else {
-        data::toolchain_name(m.toolchain)
-    };
-    let of_peak = match data::gflops(m) {
-        None => md::MISSING.to_string(),
-        Some(_) => md::pct_or_unknown(c.of_peak),
-    };
-    vec![
-        size.to_string(),
-        toolchain.into(),
-        c.kernel.clone(),
-        md::gflops(Some(m)),
-        md::ratio(c.ratio, Some(1.0)),
-        of_peak,
-        md::or_missing(data::registers(m).map(|r| r.to_string()).as_deref()),
-        md::pct(m.occupancy),
-        md::pct(c.fma_share),
-        configuration,
-    ]
+fn configuration(m: &Measurement) -> String {
+    if is_vendor(m) {
+        return "cuBLAS SGEMM".into();
+    }
+    let label = m
+        .label
+        .as_ref()
+        .map_or(String::new(), |l| format!(" ({l})"));
+    let params = m.config.describe_params();
+    format!("{params}; {}{label}", m.hints.describe(true))
 }
 
 /// A lighter shade of a toolchain's colour, for CLBlast's kernel beside the family.
@@ -75,11 +64,9 @@ fn light(c: RGBColor) -> RGBColor {
 }
 
 pub(crate) fn section(ctx: &mut Ctx, a: &Simt) -> Result<Section> {
-    let mut sec = Section::default();
     if a.devices.is_empty() {
-        return Ok(sec);
+        return Ok(Section::default());
     }
-    sec.title = SIMT.to_string();
     let sizes: Vec<String> = a.sizes.iter().map(|s| data::size_label(*s)).collect();
     let mut s = format!("## {SIMT}\n\n");
     let _ = writeln!(
@@ -91,33 +78,17 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Simt) -> Result<Section> {
          median speed over cuBLAS's median in that run.\n",
         md::join_and(&sizes)
     );
-    let chart = ctx.chart(
-        &ratio_figure(&a.devices, sizes.len(), &ctx.title_suffix()),
-        CHART,
-        "the SIMT family against cuBLAS",
-    )?;
-    sec.show(&a.findings);
-    if !sec.findings.is_empty() {
-        s.push_str("**In short.**\n\n");
-        for f in &sec.findings {
-            let _ = writeln!(s, "- {}", f.text);
-        }
-        s.push('\n');
-    }
+    let fig = ratio_figure(&a.devices, sizes.len(), &ctx.title_suffix());
+    let chart = ctx.chart(&fig, CHART, "the SIMT family against cuBLAS")?;
     s.push_str(&chart.markdown);
     for d in &a.devices {
-        let _ = writeln!(s, "### {}\n", d.name);
-        let mut rows = Vec::new();
-        for sr in &d.sizes {
-            let label = data::size_label(sr.size);
-            rows.extend(
-                sr.cells
-                    .iter()
-                    .chain(&sr.vendor)
-                    .map(|c| table_row(&label, c)),
-            );
-        }
-        let _ = writeln!(s, "{}", md::table(&md::h(&HEAD), &rows));
+        let rows: Vec<Row> = (d.sizes.iter())
+            .flat_map(|sr| {
+                let cells = sr.cells.iter().chain(&sr.vendor);
+                cells.map(|c| (data::size_label(sr.size), c))
+            })
+            .collect();
+        let _ = writeln!(s, "### {}\n\n{}", d.name, md::table_of(&COLUMNS, &rows));
     }
     let _ = writeln!(
         s,
@@ -141,90 +112,75 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Simt) -> Result<Section> {
         );
     }
     s.push_str(&simt_profile::markdown(&a.profile));
-    sec.markdown = s;
+    let mut sec = Section {
+        title: SIMT.to_string(),
+        markdown: s,
+        ..Default::default()
+    };
+    sec.show(&a.findings);
     Ok(sec)
 }
 
 /// The chart: every device a panel, the bars each kernel's and toolchain's
 /// ratio to cuBLAS per size, a line at 1.
 fn ratio_figure(devices: &[Device], sizes: usize, suffix: &str) -> Figure {
-    let mut series: Vec<(String, Toolchain)> = Vec::new();
-    for c in devices
+    let cells = devices
         .iter()
         .flat_map(|d| &d.sizes)
-        .flat_map(|sr| &sr.cells)
-    {
-        if !series.contains(&(c.kernel.clone(), c.toolchain)) {
-            series.push((c.kernel.clone(), c.toolchain));
-        }
-    }
+        .flat_map(|sr| &sr.cells);
+    let mut series = distinct(cells.map(|c| (c.kernel.as_str(), c.toolchain)));
     // The family first, CUDA before OpenCL as everywhere in the report.
     let tc_order = |t: &Toolchain| Toolchain::ALL.iter().position(|x| x == t);
-    series.sort_by_key(|(k, t)| (k == CLBLAST, k.clone(), tc_order(t)));
-    let styles: Vec<Style> = series
-        .iter()
-        .map(|(k, t)| {
+    series.sort_by_key(|(k, t)| (*k == CLBLAST, *k, tc_order(t)));
+    let styles: Vec<Style> = (series.iter())
+        .map(|&(k, t)| {
             let c = if k == CLBLAST {
-                light(color(*t))
+                light(color(t))
             } else {
-                color(*t)
+                color(t)
             };
-            Style::new(format!("{k} {}", data::toolchain_name(*t)), c)
+            Style::new(format!("{k} {}", data::toolchain_name(t)), c)
         })
         .collect();
-    let mut panels = Vec::new();
-    for d in devices {
-        let cats: Vec<String> = d.sizes.iter().map(|r| data::size_label(r.size)).collect();
-        let (mut values, mut notes) = (Vec::new(), Vec::new());
-        for sr in &d.sizes {
-            let cells: Vec<Option<&Cell>> = series
-                .iter()
-                .map(|(k, t)| {
-                    sr.cells
-                        .iter()
-                        .find(|c| &c.kernel == k && c.toolchain == *t)
-                })
-                .collect();
-            values.push(
-                cells
-                    .iter()
-                    .map(|c| c.and_then(|c| data::vs_vendor(c.rec.m)))
-                    .collect(),
-            );
-            notes.push(
-                cells
-                    .iter()
-                    .map(|c| {
-                        c.map(|c| match data::vs_vendor(c.rec.m) {
-                            Some(x) => md::ratio(Some(x), Some(1.0)),
-                            None => c.rec.m.status.label().to_string(),
-                        })
-                    })
-                    .collect(),
-            );
-        }
-        let title = if devices.len() > 1 { d.name } else { "" };
-        let mut p = Panel::new(title, XAxis::Categories(cats), "size", "x cuBLAS (median)");
-        p.bars = Some(Bars {
-            styles: styles.clone(),
-            values,
-            notes,
-        });
-        p.refs.push(RefLine {
-            label: "cuBLAS".into(),
-            y: 1.0,
-            color: VENDOR_COLOR,
-        });
-        panels.push(p);
-    }
+    // Per size, per series: the ratio, and its label (the status where it has none).
+    let bar = |sr: &SizeRows, &(k, t): &(&str, Toolchain)| {
+        let c = sr.cells.iter().find(|c| c.kernel == k && c.toolchain == t);
+        let v = c.and_then(|c| data::vs_vendor(c.rec.m));
+        let label = |c: &Cell| {
+            v.map_or(c.rec.m.status.label().to_string(), |x| {
+                md::ratio(Some(x), Some(1.0))
+            })
+        };
+        (v, c.map(label))
+    };
+    let panels: Vec<Panel> = (devices.iter())
+        .map(|d| {
+            let cats = d.sizes.iter().map(|r| data::size_label(r.size)).collect();
+            let (values, notes) = (d.sizes.iter())
+                .map(|sr| series.iter().map(|x| bar(sr, x)).unzip())
+                .unzip();
+            let title = if devices.len() > 1 { d.name } else { "" };
+            let mut p = Panel::new(title, XAxis::Categories(cats), "size", "x cuBLAS (median)");
+            p.bars = Some(Bars {
+                styles: styles.clone(),
+                values,
+                notes,
+            });
+            p.refs.push(RefLine {
+                label: "cuBLAS".into(),
+                y: 1.0,
+                color: VENDOR_COLOR,
+            });
+            p
+        })
+        .collect();
     let mut legend = styles;
     legend.push(Style::new("cuBLAS = 1", VENDOR_COLOR).dashed());
-    let n = panels.len();
     Figure {
         title: format!("The SIMT family at its tuned best, against cuBLAS{suffix}"),
         legend,
+        cols: panels.len().min(2),
         panels,
-        cols: n.min(2),
         panel_w: (90 * sizes as u32 * series.len().max(1) as u32 / 2).clamp(640, 1400),
         panel_h: 420,
     }
@@ -232,13 +188,7 @@ fn ratio_figure(devices: &[Device], sizes: usize, suffix: &str) -> Figure {
 
 pub(crate) fn words(k: &Kind) -> Words {
     let on = |d: &Option<String>| d.as_ref().map_or(String::new(), |d| format!(" on {d}"));
-    let at = |v: f64, size| {
-        format!(
-            "{} cuBLAS at {}",
-            md::times(Some(v)),
-            data::size_label(size)
-        )
-    };
+    let x = |v: f64| md::times(Some(v));
     match k {
         Kind::SimtVsCublas {
             kernel,
@@ -246,7 +196,9 @@ pub(crate) fn words(k: &Kind) -> Words {
             device,
             ratios,
         } => {
-            let parts: Vec<String> = ratios.iter().map(|(s, r)| at(*r, *s)).collect();
+            let parts: Vec<String> = (ratios.iter())
+                .map(|(s, r)| format!("{} cuBLAS at {}", x(*r), data::size_label(*s)))
+                .collect();
             let (tc, on, parts) = (
                 data::toolchain_name(*toolchain),
                 on(device),
@@ -272,15 +224,12 @@ pub(crate) fn words(k: &Kind) -> Words {
                 data::size_label(*size),
                 data::toolchain_name(*toolchain),
             );
-            let v = md::times(Some(*ratio));
+            let head = format!("The SIMT family{on} is furthest from cuBLAS at {size}");
+            let tail = format!("{} at best ({tc})", x(*ratio));
+            let closest = format!("{} at {}", x(*closest), data::size_label(*closest_size));
             Words {
-                text: format!(
-                    "**The SIMT family{on} is furthest from cuBLAS at {size}**: {v} at best ({tc}), \
-                     against {} at {}, its closest.",
-                    md::times(Some(*closest)),
-                    data::size_label(*closest_size)
-                ),
-                short: format!("The SIMT family{on} is furthest from cuBLAS at {size}: {v} at best ({tc})."),
+                text: format!("**{head}**: {tail}, against {closest}, its closest."),
+                short: format!("{head}: {tail}."),
             }
         }
         Kind::NcuShares { shares } => simt_profile::words(shares),

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use crate::analysis::ncu::{NcuFile, NcuLaunch};
 use crate::analysis::simt::*;
+use crate::analysis::stats::distinct;
 use crate::backend::Toolchain;
 
 use super::{data, md, Words};
@@ -31,114 +32,122 @@ fn ms(l: &NcuLaunch) -> String {
 /// A kernel name for a table cell: cuBLAS's run long; the notes give them whole.
 fn short_name(kernel: &str) -> String {
     const MAX: usize = 40;
-    let head: String = kernel.chars().take(MAX).collect();
-    if kernel.chars().count() <= MAX {
-        head
-    } else {
-        format!("{head}...")
+    match kernel.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}...", &kernel[..i]),
+        None => kernel.to_string(),
     }
 }
 
-fn cells(r: &ProfileRow, f: &NcuFile) -> Vec<String> {
-    let l = &r.launch;
-    let stalls: Vec<String> = r
-        .stalls
-        .iter()
-        .map(|(k, v)| format!("{k} {v:.2}"))
-        .collect();
-    let (ld, st) = (num(l.count(CONFLICTS_LD), 0), num(l.count(CONFLICTS_ST), 0));
-    vec![
-        format!("`{}`", f.name),
-        name(f.toolchain, r.family).into(),
-        short_name(&l.kernel),
-        l.id.to_string(),
-        ms(l),
-        num(l.count(REGISTERS), 0),
-        md::pct_or_unknown(l.fraction(OCCUPANCY)),
-        md::pct_or_unknown(l.fraction(ISSUE)),
-        md::pct_or_unknown(l.fraction(FMA_PIPE)),
-        md::pct_or_unknown(r.ffma),
-        format!("{ld} / {st}"),
-        num(l.ghz(CLOCK), 3),
-        if stalls.is_empty() {
-            md::UNKNOWN.into()
-        } else {
-            stalls.join(", ")
+/// The table's columns: a launch's row and its file.
+type Row<'a> = (&'a ProfileRow, &'a NcuFile);
+
+/// A column: its header, and its cell of a row.
+type Column = (&'static str, fn(&Row) -> String);
+
+const COLUMNS: [Column; 13] = [
+    ("file", |(_, f)| format!("`{}`", f.name)),
+    ("profile", |(r, f)| name(f.toolchain, r.family).into()),
+    ("kernel", |(r, _)| short_name(&r.launch.kernel)),
+    ("launch", |(r, _)| r.launch.id.to_string()),
+    ("time", |(r, _)| ms(&r.launch)),
+    ("registers", |(r, _)| num(r.launch.count(REGISTERS), 0)),
+    ("achieved occupancy", |(r, _)| fraction(r, OCCUPANCY)),
+    ("issue slots busy", |(r, _)| fraction(r, ISSUE)),
+    ("FMA pipe busy", |(r, _)| fraction(r, FMA_PIPE)),
+    ("FFMA share", |(r, _)| md::pct_or_unknown(r.ffma)),
+    ("bank conflicts ld / st", |(r, _)| {
+        let n = |metric| num(r.launch.count(metric), 0);
+        format!("{} / {}", n(CONFLICTS_LD), n(CONFLICTS_ST))
+    }),
+    ("SM clock GHz", |(r, _)| num(r.launch.ghz(CLOCK), 3)),
+    (
+        "top stalls (warps per issue)",
+        |(r, _)| match &r.stalls[..] {
+            [] => md::UNKNOWN.into(),
+            s => s
+                .iter()
+                .map(|(k, v)| format!("{k} {v:.2}"))
+                .collect::<Vec<_>>()
+                .join(", "),
         },
-    ]
+    ),
+];
+
+fn fraction(r: &ProfileRow, metric: &str) -> String {
+    md::pct_or_unknown(r.launch.fraction(metric))
+}
+
+fn pct(v: f64) -> String {
+    md::pct(Some(v))
 }
 
 /// The bullet that explains a row, from its numbers.
 fn explain(r: &ProfileRow, f: &NcuFile) -> String {
-    let (l, title) = (&r.launch, name(f.toolchain, r.family));
-    let title = if r.family {
-        format!("{title} {ENTRY}")
+    let (l, ghz) = (&r.launch, r.launch.ghz(CLOCK));
+    let entry = if r.family {
+        format!(" {ENTRY}")
     } else {
-        title.to_string()
+        String::new()
     };
-    let mut s = format!(
-        "- **{title}** (`{}`, launch {}, block {}, grid {}): ",
-        f.name, l.id, l.block, l.grid
-    );
-    let ghz = l.ghz(CLOCK);
-    if let Some(x) = &r.share {
-        let (issue, ffma, product) = (
-            md::pct(Some(x.issue)),
-            md::pct(Some(x.ffma)),
-            md::pct(Some(x.product)),
-        );
-        let _ = write!(s, "issue slots busy {issue} x FFMA share {ffma} = **{product}** of the FP32 peak at the measured clock");
-        match (r.measured, r.gpu.and_then(|g| g.sms)) {
-            (Some(m), Some(sms)) => {
-                let _ = write!(
-                    s,
-                    "; measured over the launch's time: {} (the FFMA work ncu counted, 2 FLOPs each, \
+    let title = format!("{}{entry}", name(f.toolchain, r.family));
+    let body = match &r.share {
+        Some(x) => {
+            let measured = match (r.measured, r.gpu.and_then(|g| g.sms)) {
+                (Some(m), Some(sms)) => format!(
+                    "measured over the launch's time: {} (the FFMA work ncu counted, 2 FLOPs each, \
                      against {sms} SMs x {} lanes x 2 x {:.3} GHz)",
-                    md::pct(Some(m)),
+                    pct(m),
                     r.lanes.unwrap_or(0),
                     ghz.unwrap_or(0.0)
-                );
-            }
-            _ => s.push_str(
-                "; measured: unknown (needs the time, the FFMA count, the clock and the SM count)",
-            ),
+                ),
+                _ => {
+                    "measured: unknown (needs the time, the FFMA count, the clock and the SM count)"
+                        .into()
+                }
+            };
+            let loses = if x.issue_loses_more {
+                "Issue-slot use"
+            } else {
+                "The FFMA share"
+            };
+            format!(
+                "issue slots busy {} x FFMA share {} = **{}** of the FP32 peak at the measured clock; \
+                 {measured}. {loses} loses more: the schedulers issue nothing in {} of the active \
+                 cycles, and {} of what they issue is not FFMA.",
+                pct(x.issue),
+                pct(x.ffma),
+                pct(x.product),
+                pct(1.0 - x.issue),
+                pct(1.0 - x.ffma)
+            )
         }
-        let _ = write!(
-            s,
-            ". {} loses more: the schedulers issue nothing in {} of the active cycles, and {} of what they issue is not FFMA.",
-            if x.issue_loses_more { "Issue-slot use" } else { "The FFMA share" },
-            md::pct(Some(1.0 - x.issue)),
-            md::pct(Some(1.0 - x.ffma))
-        );
-    } else {
-        let (issue, ffma) = (
-            md::pct_or_unknown(l.fraction(ISSUE)),
-            md::pct_or_unknown(r.ffma),
-        );
-        let _ = write!(
-            s,
-            "issue slots busy {issue}, FFMA share {ffma}; their product is unknown"
-        );
-        let _ = match r.lanes {
-            Some(x) if x != LANES_ONE_FFMA_PER_CYCLE => write!(
-                s,
-                " as a fraction of peak: it is one only where an SM has {LANES_ONE_FFMA_PER_CYCLE} FP32 lanes, this GPU {x}."
-            ),
-            None => write!(s, " (the FP32 lanes of this GPU are not known)."),
-            Some(_) => write!(s, " (a metric is missing)."),
-        };
-    }
-    if let Some(g) = ghz {
-        let _ = match r.gpu.and_then(|x| x.clock_mhz) {
-            Some(max) => write!(
-                s,
-                " SM clock {g:.3} GHz, {} of the reported maximum {max} MHz.",
-                md::pct(Some(g * 1e3 / f64::from(max)))
-            ),
-            None => write!(s, " SM clock {g:.3} GHz (no reported maximum to compare)."),
-        };
-    }
-    s
+        None => {
+            let why = match r.lanes {
+                Some(x) if x != LANES_ONE_FFMA_PER_CYCLE => format!(
+                    " as a fraction of peak: it is one only where an SM has \
+                     {LANES_ONE_FFMA_PER_CYCLE} FP32 lanes, this GPU {x}."
+                ),
+                None => " (the FP32 lanes of this GPU are not known).".into(),
+                Some(_) => " (a metric is missing).".into(),
+            };
+            let issue = md::pct_or_unknown(l.fraction(ISSUE));
+            let ffma = md::pct_or_unknown(r.ffma);
+            format!("issue slots busy {issue}, FFMA share {ffma}; their product is unknown{why}")
+        }
+    };
+    let clock = match (ghz, r.gpu.and_then(|x| x.clock_mhz)) {
+        (Some(g), Some(max)) => format!(
+            " SM clock {g:.3} GHz, {} of the reported maximum {max} MHz.",
+            pct(g * 1e3 / f64::from(max))
+        ),
+        (Some(g), None) => format!(" SM clock {g:.3} GHz (no reported maximum to compare)."),
+        (None, _) => String::new(),
+    };
+    let at = format!(
+        "`{}`, launch {}, block {}, grid {}",
+        f.name, l.id, l.block, l.grid
+    );
+    format!("- **{title}** ({at}): {body}{clock}")
 }
 
 /// "3 launches: simt_gemm 1 (ID 2: 2.861 ms), cuBLAS 2 (...), other 0".
@@ -147,59 +156,37 @@ fn file_note(f: &NcuFile) -> String {
         Toolchain::OpenCl => "OpenCL's PTX through the CUDA JIT".to_string(),
         t => format!("{}'s own build", data::toolchain_name(t)),
     };
-    let mut s = format!("- `{}` ({whose}): ", f.name);
-    if f.launches.is_empty() {
-        s.push_str("no launches (the profile did not run, or its output is not ncu's CSV)");
-    } else {
-        let mut parts = Vec::new();
-        for (want, label) in [
-            (Some(true), ENTRY),
-            (Some(false), "cuBLAS"),
-            (None, "other"),
-        ] {
-            let of: Vec<&NcuLaunch> = f
-                .launches
-                .iter()
+    let kinds = [
+        (Some(true), ENTRY),
+        (Some(false), "cuBLAS"),
+        (None, "other"),
+    ];
+    let parts: Vec<String> = (kinds.iter())
+        .filter_map(|&(want, label)| {
+            let of: Vec<&NcuLaunch> = (f.launches.iter())
                 .filter(|l| is_family_launch(&l.kernel) == want)
                 .collect();
-            if of.is_empty() {
-                continue;
-            }
             let each: Vec<String> = of.iter().map(|l| format!("{}: {}", l.id, ms(l))).collect();
             let ids = md::verb(of.len(), "ID", "IDs");
-            let mut p = format!("{label} {} ({ids} {})", of.len(), each.join(", "));
-            if want != Some(true) {
-                let mut names: Vec<&str> = of.iter().map(|l| l.kernel.as_str()).collect();
-                names.sort_unstable();
-                names.dedup();
-                let _ = write!(p, " `{}`", names.join("`, `"));
-            }
-            parts.push(p);
-        }
-        let _ = write!(s, "{} launches: {}", f.launches.len(), parts.join("; "));
-    }
-    for e in f.errors.iter().take(2) {
-        let _ = write!(s, "; {}", md::short_reason(e));
-    }
-    s.push('\n');
-    s
+            let mut names = distinct(of.iter().map(|l| l.kernel.as_str()));
+            names.sort_unstable();
+            let names = match want {
+                Some(true) => String::new(),
+                _ => format!(" `{}`", names.join("`, `")),
+            };
+            let n = of.len();
+            (n > 0).then(|| format!("{label} {n} ({ids} {}){names}", each.join(", ")))
+        })
+        .collect();
+    let launches = match f.launches.len() {
+        0 => "no launches (the profile did not run, or its output is not ncu's CSV)".to_string(),
+        n => format!("{n} launches: {}", parts.join("; ")),
+    };
+    let errors: String = (f.errors.iter().take(2))
+        .map(|e| format!("; {}", md::short_reason(e)))
+        .collect();
+    format!("- `{}` ({whose}): {launches}{errors}\n", f.name)
 }
-
-const HEAD: [&str; 13] = [
-    "file",
-    "profile",
-    "kernel",
-    "launch",
-    "time",
-    "registers",
-    "achieved occupancy",
-    "issue slots busy",
-    "FMA pipe busy",
-    "FFMA share",
-    "bank conflicts ld / st",
-    "SM clock GHz",
-    "top stalls (warps per issue)",
-];
 
 pub(super) fn markdown(p: &Profile) -> String {
     let mut s = String::from("### Where the rest goes (Nsight Compute)\n\n");
@@ -219,8 +206,8 @@ pub(super) fn markdown(p: &Profile) -> String {
          under one name (`sweep jit` runs CUDA's own build before OpenCL's PTX), and their times tell them apart. \
          ncu does not record the problem's size, and nothing here needs it.\n\n",
     );
-    let rows: Vec<Vec<String>> = p.rows.iter().map(|r| cells(r, &p.files[r.file])).collect();
-    s.push_str(&md::table(&md::h(&HEAD), &rows));
+    let rows: Vec<Row> = p.rows.iter().map(|r| (r, &p.files[r.file])).collect();
+    s.push_str(&md::table_of(&COLUMNS, &rows));
     if !rows.is_empty() {
         s.push('\n');
     }
@@ -256,30 +243,19 @@ pub(super) fn markdown(p: &Profile) -> String {
 
 /// The words of the profile's finding: what the family's rows account for.
 pub(super) fn words(shares: &[Share]) -> Words {
-    let loses = |x: &Share| {
-        if x.issue_loses_more {
-            "issue-slot use"
-        } else {
-            "the FFMA share"
-        }
-    };
     let whole = |v: f64| format!("{:.0}%", v * 100.0);
-    let (mut parts, mut shorts) = (Vec::new(), Vec::new());
-    for x in shares {
-        let (n, l) = (name(x.toolchain, true), loses(x));
-        let (issue, ffma, product) = (
-            md::pct(Some(x.issue)),
-            md::pct(Some(x.ffma)),
-            md::pct(Some(x.product)),
-        );
-        parts.push(format!("{n} issues in {issue} of active cycles, {ffma} of it FFMA ({product} of peak; {l} loses more)"));
-        shorts.push(format!(
-            "{n} {} x {} = {} ({l} loses more)",
-            whole(x.issue),
-            whole(x.ffma),
-            whole(x.product)
-        ));
-    }
+    let (parts, shorts): (Vec<String>, Vec<String>) = (shares.iter())
+        .map(|x| {
+            let n = name(x.toolchain, true);
+            let l = if x.issue_loses_more { "issue-slot use" } else { "the FFMA share" };
+            let (issue, ffma, product) = (pct(x.issue), pct(x.ffma), pct(x.product));
+            let (wi, wf, wp) = (whole(x.issue), whole(x.ffma), whole(x.product));
+            (
+                format!("{n} issues in {issue} of active cycles, {ffma} of it FFMA ({product} of peak; {l} loses more)"),
+                format!("{n} {wi} x {wf} = {wp} ({l} loses more)"),
+            )
+        })
+        .unzip();
     Words {
         text: format!("**Nsight Compute on simt_gemm**: {}.", md::join_and(&parts)),
         short: format!(
