@@ -221,7 +221,7 @@ pub fn cells<'a>(recs: &[Rec<'a>]) -> (Vec<Cell<'a>>, usize) {
 }
 
 /// The distinct values, in order of first appearance.
-fn distinct<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+pub fn distinct<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
     let mut v = Vec::new();
     for x in items {
         if !v.contains(&x) {
