@@ -9,7 +9,8 @@ use std::fmt::{Display, Write as _};
 use plotters::style::RGBColor;
 
 use crate::analysis::offline::atlas::{Along, Refusal, RegChange, Spill};
-use crate::analysis::offline::kepler::{Answers, CapAt, Fit, CAP_127, KEPLER_ARCH};
+use crate::analysis::offline::kepler::{Answers, Caps, Fit, Kernel6, Tiles, Volatile};
+use crate::analysis::offline::kepler::{CAP_127, KEPLER_ARCH};
 use crate::analysis::offline::{caps_of, distinct, occupancy_of, Atlas, Cell, Compiler, Kepler};
 use crate::analysis::offline::{Kind, Occ, Resources, Sweeps};
 use crate::analysis::{self, Finding};
@@ -152,7 +153,7 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
          ### Kernel 6: registers against the lower bound of 73 and the limit of 128\n\n"
     );
     match a.kernel6.as_ref().map(|f| &f.kind) {
-        Some(analysis::Kind::Offline(k @ Kind::Kernel6 { .. })) => {
+        Some(analysis::Kind::Offline(Kind::Kernel6(k))) => {
             let _ = writeln!(s, "{}\n", kernel6(k).0);
         }
         _ => {
@@ -324,32 +325,18 @@ fn compilers_words(answers: &[Answers]) -> Words {
 }
 
 /// Kernel 6's paragraph and the summary's sentence.
-fn kernel6(k: &Kind) -> (String, String) {
-    let Kind::Kernel6 {
-        registers: regs,
-        lower_bound: lb,
-        source,
-        config,
-        threads,
-        shared,
-        spills,
-        others,
-        fit,
-    } = k
-    else {
-        return Default::default();
+fn kernel6(k: &Kernel6) -> (String, String) {
+    let (regs, lb, shared, others) = (&k.registers, &k.lower_bound, k.shared, &k.others);
+    let config = match k.config.as_str() {
+        "" => "published defaults",
+        c => c,
     };
-    let config = if config.is_empty() {
-        "published defaults"
-    } else {
-        config
-    };
-    let threads = threads.map_or(String::new(), |t| format!(": {t} threads per work-group"));
+    let threads = (k.threads).map_or(String::new(), |t| format!(": {t} threads per work-group"));
     let mut t = format!(
         "Kernel 6 ({config}{threads}) takes **{regs} registers** per thread on {KEPLER_ARCH} with NVRTC 11.8 (from {}; {} B of shared memory, {} B of spills). ",
-        of_experiment(source),
-        md::or_unknown(*shared),
-        md::or_unknown(*spills)
+        of_experiment(&k.source),
+        md::or_unknown(shared),
+        md::or_unknown(k.spills)
     );
     if !others.is_empty() && others.iter().all(|(r, _)| r == regs) {
         let names: Vec<String> = others
@@ -380,19 +367,14 @@ fn kernel6(k: &Kind) -> (String, String) {
     );
     let side = if regs >= lb { "above" } else { "below" };
     let mut short = format!("On {KEPLER_ARCH} with NVRTC 11.8, kernel 6 takes {regs} registers, {side} the tutorial's lower bound of {lb}");
-    if let Some(f) = fit {
-        fit_words(&mut t, &mut short, *regs, *shared, f);
+    if let Some(f) = &k.fit {
+        fit_words(&mut t, &mut short, *regs, shared, f);
     }
     (t.trim().to_string(), format!("{short}."))
 }
 
 fn fit_words(t: &mut String, short: &mut String, regs: u32, shared: Option<u64>, f: &Fit) {
-    let Fit {
-        threads,
-        registers_per_sm: per_sm,
-        register_unit: unit,
-        ..
-    } = f;
+    let (threads, per_sm, unit) = (f.threads, f.registers_per_sm, f.register_unit);
     if let Some(two) = f.two {
         let at = match regs.cmp(&two) {
             Greater => format!("{} over it, so only one work-group fits", regs - two),
@@ -425,12 +407,8 @@ fn fit_words(t: &mut String, short: &mut String, regs: u32, shared: Option<u64>,
     }
 }
 
-fn volatile_words(
-    (before, after): (u32, u32),
-    spills: Option<u64>,
-    (o0, o1): (Option<Occ>, Option<Occ>),
-    others: &[(String, u32, u32)],
-) -> Words {
+fn volatile_words(v: &Volatile) -> Words {
+    let (before, after, (o0, o1)) = (v.before, v.after, v.occupancy);
     let d = i64::from(after) - i64::from(before);
     let verb = match after.cmp(&before) {
         Less => format!("takes kernel 6 from {before} to {after} registers ({d:+})"),
@@ -452,10 +430,10 @@ fn volatile_words(
         ),
         _ => "occupancy unknown".to_string(),
     };
-    let what = format!("{verb}, with {}; {occ_text}.", spill_words(spills));
+    let what = format!("{verb}, with {}; {occ_text}.", spill_words(v.spills));
     let mut text = format!("**`VOLATILE_IDX=1` on {KEPLER_ARCH} (NVRTC 11.8)**: it {what}");
-    if !others.is_empty() {
-        let each: Vec<String> = (others.iter())
+    if !v.others.is_empty() {
+        let each: Vec<String> = (v.others.iter())
             .map(|(k, b, v)| format!("{k} {b} -> {v}"))
             .collect();
         let _ = write!(
@@ -470,20 +448,16 @@ fn volatile_words(
     }
 }
 
-fn caps_words(
-    first_spill: &Option<(u32, u64, Option<u32>)>,
-    lowest: Option<u32>,
-    at: &Option<CapAt>,
-) -> Words {
-    let spill_text = match first_spill {
+fn caps_words(c: &Caps) -> Words {
+    let spill_text = match c.first_spill {
         Some((cap, b, r)) => format!(
             "spills start at cap {cap} ({b} B stores + loads, {} registers)",
-            md::or_unknown(*r)
+            md::or_unknown(r)
         ),
-        None => format!("no cap down to {} spills", cap_label(lowest)),
+        None => format!("no cap down to {} spills", cap_label(c.lowest_cap)),
     };
     let head = format!("**Register caps on kernel 6, {KEPLER_ARCH} (NVRTC 11.8)**");
-    let Some(at) = at else {
+    let Some(at) = &c.at else {
         let text = format!("{head}: the sweep has no cap of 127; {spill_text}. `{REGISTERS_CMD} --kernels 6` adds it.");
         return Words {
             short: text.clone(),
@@ -525,9 +499,11 @@ fn caps_words(
 }
 
 fn tiles_words(
-    wide: &Resources,
-    square: &Resources,
-    opencl: &Option<(String, Resources)>,
+    Tiles {
+        wide,
+        square,
+        opencl,
+    }: &Tiles,
 ) -> Words {
     let describe = |r: &Resources| {
         let occ = r.occupancy.map_or_else(
@@ -568,29 +544,14 @@ fn tiles_words(
 
 pub(crate) fn words(k: &Kind) -> Words {
     match k {
-        Kind::Kernel6 { .. } => {
+        Kind::Kernel6(k) => {
             let (body, short) = kernel6(k);
             let text = format!("**Kernel 6 on {KEPLER_ARCH} (NVRTC 11.8)**: {body}");
             Words { text, short }
         }
-        Kind::Volatile {
-            before,
-            after,
-            spills,
-            occupancy,
-            others,
-        } => volatile_words((*before, *after), *spills, *occupancy, others),
-        Kind::Caps {
-            first_spill,
-            lowest_cap,
-            at,
-            ..
-        } => caps_words(first_spill, *lowest_cap, at),
-        Kind::Tiles {
-            wide,
-            square,
-            opencl,
-        } => tiles_words(wide, square, opencl),
+        Kind::Volatile(v) => volatile_words(v),
+        Kind::Caps(c) => caps_words(c),
+        Kind::Tiles(t) => tiles_words(t),
         Kind::Compilers { answers } => compilers_words(answers),
         _ => {
             let (text, short) = atlas_words(k);

@@ -70,43 +70,15 @@ pub enum Kind {
         by: Vec<atlas::Refusal>,
     },
     /// Kernel 6's registers against the tutorial's lower bound and the SM's limits.
-    Kernel6 {
-        registers: u32,
-        lower_bound: u32,
-        /// The experiment of the row.
-        source: String,
-        config: String,
-        threads: Option<u32>,
-        shared: Option<u64>,
-        spills: Option<u64>,
-        /// Other published rows: (registers, experiment).
-        others: Vec<(u32, String)>,
-        fit: Option<kepler::Fit>,
-    },
-    /// `VOLATILE_IDX=1` on kernel 6, and (kernel, before, after) on the others.
-    Volatile {
-        before: u32,
-        after: u32,
-        spills: Option<u64>,
-        occupancy: (Option<Occ>, Option<Occ>),
-        others: Vec<(String, u32, u32)>,
-    },
-    /// Kernel 6's register sweep: where spills start (cap, bytes, registers),
-    /// the lowest cap, and what `cap` (127) gives.
-    Caps {
-        cap: u32,
-        first_spill: Option<(u32, u64, Option<u32>)>,
-        lowest_cap: Option<u32>,
-        at: Option<kepler::CapAt>,
-    },
+    Kernel6(kepler::Kernel6),
+    /// `VOLATILE_IDX=1` on kernel 6 and on the others.
+    Volatile(kepler::Volatile),
+    /// Kernel 6's register sweep, and what a cap of 127 gives.
+    Caps(kepler::Caps),
     /// The Kepler questions as each compiler with rows for sm_35 answers them.
     Compilers { answers: Vec<kepler::Answers> },
-    /// Kernel 11's 8x4 (`wide`) and 4x4 (`square`) tiles, and OpenCL's 8x4 from the atlas.
-    Tiles {
-        wide: Resources,
-        square: Resources,
-        opencl: Option<(String, Resources)>,
-    },
+    /// Kernel 11's 8x4 and 4x4 tiles, and OpenCL's 8x4 from the atlas.
+    Tiles(kepler::Tiles),
 }
 
 /// The compiler of an offline row, as a chart series.
@@ -171,7 +143,7 @@ impl Compiler {
     }
 
     pub fn is_kepler_nvrtc(&self) -> bool {
-        !self.opencl && self.name.starts_with("NVRTC") && self.version.starts_with(&[11, 8])
+        self.is_nvrtc() && self.version.starts_with(&[11, 8])
     }
 }
 
