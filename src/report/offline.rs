@@ -8,12 +8,12 @@ use std::fmt::{Display, Write as _};
 
 use plotters::style::RGBColor;
 
+use crate::analysis;
 use crate::analysis::offline::atlas::{Along, Refusal, RegChange, Spill};
 use crate::analysis::offline::kepler::{Answers, Caps, Fit, Kernel6, Tiles, Volatile};
 use crate::analysis::offline::kepler::{CAP_127, KEPLER_ARCH};
 use crate::analysis::offline::{caps_of, distinct, occupancy_of, Atlas, Cell, Compiler, Kepler};
 use crate::analysis::offline::{Kind, Occ, Resources, Sweeps};
-use crate::analysis::{self, Finding};
 use crate::backend::Toolchain;
 use crate::error::Result;
 use crate::gemm::driver::Status;
@@ -121,13 +121,6 @@ fn point_name(m: &Measurement) -> String {
     m.label.clone().unwrap_or_else(|| m.hints.describe(true))
 }
 
-/// A finding's text as a paragraph of its section, "" without one.
-fn paragraph(f: &Option<Finding>) -> String {
-    f.as_ref().map_or(String::new(), |f| {
-        format!("{}\n\n", super::words(&f.kind).text)
-    })
-}
-
 /// Why a Kepler subsection has no table: its sweep is missing, or lacks the points.
 fn not_swept(sweep: &str, swept: bool, there: &str, what: &str, cmd: &str) -> String {
     let lacks = match swept {
@@ -183,8 +176,7 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
     let _ = write!(
         s,
         "The tutorial made kernel 6's index variable `volatile` to stop the compiler hoisting index arithmetic into registers. \
-         Every point of kernel 6's hints sweep, one switch at a time against the published kernel:\n\n{table}\n{}",
-        paragraph(&a.volatile)
+         Every point of kernel 6's hints sweep, one switch at a time against the published kernel:\n\n{table}\n"
     );
     kepler_rest(s, a)
 }
@@ -209,8 +201,7 @@ fn kepler_rest(mut s: String, a: &Kepler) -> Section {
         );
         let _ = write!(
             s,
-            "Kernel 6, published, with each cap of the sweep (`--maxrregcount`):\n\n{table}\n{}",
-            paragraph(&a.caps_finding)
+            "Kernel 6, published, with each cap of the sweep (`--maxrregcount`):\n\n{table}\n"
         );
     }
     s.push_str("### Kernel 11: the 8x4 tile against 4x4 (tiling sweep)\n\n");
@@ -241,8 +232,7 @@ fn kepler_rest(mut s: String, a: &Kepler) -> Section {
             let _ = write!(
                 s,
                 "On the K40 the tutorial's clBlas-style 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA, and a 4x4 tile relieved \
-                 the CUDA compiler's register pressure. **Speed cannot be measured offline**; what the compiler does with each tile can:\n\n{table}\n{}",
-                paragraph(&a.tiles_finding)
+                 the CUDA compiler's register pressure. **Speed cannot be measured offline**; what the compiler does with each tile can:\n\n{table}\n"
             );
         }
     }
@@ -254,9 +244,8 @@ fn kepler_rest(mut s: String, a: &Kepler) -> Section {
             "### The same questions, per compiler\n\n\
              Registers per thread on {KEPLER_ARCH} from every compiler with rows for it: NVRTC 11.8's own build, and other front ends' PTX through ptxas 11.8 \
              (clang's from `--backends clang-cuda|clang-opencl --arch {KEPLER_ARCH}`, NVIDIA OpenCL's from the atlas). \
-             \"-\" is a point not compiled for that compiler.\n\n{}\n{}",
-            compilers_table(answers),
-            paragraph(&a.compilers)
+             \"-\" is a point not compiled for that compiler.\n\n{}\n",
+            compilers_table(answers)
         );
     }
     let mut sec = Section {

@@ -95,19 +95,15 @@ impl Compiler {
     /// From the row's `compiler` ("NVRTC 11.8", "NVIDIA OpenCL PTX + ptxas 11.8"),
     /// else from its note ("... with NVRTC 11.8; ...", "... by ptxas 11.8; ...").
     pub fn of(m: &Measurement) -> Option<Compiler> {
-        let label = m
+        let given = m
             .compiler
             .as_deref()
             .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .map(str::to_string)
-            .or_else(|| label_from_notes(m))?;
+            .filter(|c| !c.is_empty());
+        let label = given.map(str::to_string).or_else(|| label_from_notes(m))?;
         let opencl = m.toolchain == Toolchain::OpenCl;
-        let version = label
-            .split_whitespace()
-            .rev()
-            .find_map(parse_version)
-            .unwrap_or_default();
+        let version = label.split_whitespace().rev().find_map(parse_version);
+        let version = version.unwrap_or_default();
         let clang = m.toolchain.is_clang();
         let name = match (opencl, clang, label.find("ptxas")) {
             // "clang OpenCL + ptxas 11.8": the two clang toolchains share a compiler label.
@@ -299,10 +295,8 @@ impl Resources {
 
     /// The occupancy fraction, the architecture's rules' else the recorded one.
     pub fn fraction(&self) -> Option<f64> {
-        (self
-            .recorded_occupancy
-            .or(self.occupancy.map(|o| o.0.fraction)))
-        .filter(|f| f.is_finite())
+        let arch = self.occupancy.map(|o| o.0.fraction);
+        self.recorded_occupancy.or(arch).filter(|f| f.is_finite())
     }
 }
 
@@ -332,18 +326,17 @@ pub fn sweeps(data: &Data) -> Option<Sweeps<'_>> {
             .map(|c| (&c.m.experiment, &c.arch, &c.compiler)),
     );
     keys.sort_by(|a, b| {
-        (rank(a.0).unwrap_or(3).cmp(&rank(b.0).unwrap_or(3)))
-            .then_with(|| a.0.cmp(b.0))
+        (rank(a.0).unwrap_or(3), a.0)
+            .cmp(&(rank(b.0).unwrap_or(3), b.0))
             .then_with(|| arch_order(a.1, b.1))
             .then_with(|| Compiler::order(a.2, b.2))
     });
-    let groups = keys
-        .into_iter()
+    let groups = (keys.into_iter())
         .map(|(e, a, c)| {
-            let of = cells
-                .iter()
-                .filter(|x| x.m.experiment == *e && x.arch == *a);
-            let rows = of.filter(|x| x.compiler == *c).cloned().collect();
+            let rows = (cells.iter())
+                .filter(|x| x.m.experiment == *e && x.arch == *a && x.compiler == *c)
+                .cloned()
+                .collect();
             (e.clone(), a.clone(), c.clone(), rows)
         })
         .collect();
