@@ -8,6 +8,9 @@ use super::super::data::{self, kernel_order, Rec};
 use super::super::{Data, Finding, Topic};
 use super::{archs_of, cells, distinct, is_published, Cell, Compiler, Kind, ATLAS_EXPERIMENT};
 
+/// An OpenCL compiler, its rows, and each change made to its PTX with how many rows had it.
+pub type Adapted = (String, usize, Vec<(String, usize)>);
+
 pub struct Atlas<'a> {
     /// The atlas's rows; none when the offline rows all come from sweeps.
     pub rows: usize,
@@ -19,9 +22,9 @@ pub struct Atlas<'a> {
     pub kernels: Vec<String>,
     /// Where OpenCL's PTX was captured: "origin (driver)".
     pub origins: Vec<String>,
-    /// Per OpenCL compiler: its name, its rows, and each change made to its PTX
+    /// Per OpenCL compiler: its rows, and each change made to its PTX
     /// (".target sm_90", ".version 9.0 -> 7.8") with how many rows had it.
-    pub adapted: Vec<(String, usize, Vec<(String, usize)>)>,
+    pub adapted: Vec<Adapted>,
     /// Each architecture with its newest NVRTC.
     pub newest: Vec<(String, Option<Compiler>)>,
     pub findings: Vec<Finding>,
@@ -163,7 +166,7 @@ fn origins(cells: &[Cell]) -> Vec<String> {
     }))
 }
 
-fn adapted(cells: &[Cell], comps: &[Compiler]) -> Vec<(String, usize, Vec<(String, usize)>)> {
+fn adapted(cells: &[Cell], comps: &[Compiler]) -> Vec<Adapted> {
     let changes = |c: &Cell| {
         distinct(c.m.build_notes.iter().map(|n| n.trim()).filter_map(|n| {
             match n.strip_prefix(".target ") {

@@ -26,7 +26,7 @@ pub struct Kepler<'a> {
     pub hints_swept: bool,
     /// Kernel 6's hints points with their register change against the
     /// baseline; `None` without the baseline and the `VOLATILE_IDX=1` point.
-    pub volatile_rows: Option<Vec<(&'a Measurement, Option<i64>, Option<Occ>)>>,
+    pub volatile_rows: VolatileRows<'a>,
     pub volatile: Option<Finding>,
     /// Kernel 6's register sweep: each cap with its row, uncapped first.
     pub caps: Vec<(Option<u32>, &'a Measurement, Option<Occ>)>,
@@ -281,7 +281,7 @@ fn is_volatile(m: &Measurement) -> bool {
         && m.hints.max_registers.is_none()
 }
 
-type VolatileRows<'a> = Option<Vec<(&'a Measurement, Option<i64>, Option<Occ>)>>;
+pub type VolatileRows<'a> = Option<Vec<(&'a Measurement, Option<i64>, Option<Occ>)>>;
 
 fn volatile<'a>(hints: &[&Cell<'a>]) -> (VolatileRows<'a>, Option<Finding>) {
     let find = |k: &str, f: fn(&Measurement) -> bool| {
