@@ -91,26 +91,18 @@ fn the_kepler_answers_as_typed_findings() {
     assert!(fs.iter().all(|f| f.topic == Topic::Kepler));
 
     // (i) Kernel 6 from the atlas, against 73 and the two-work-group limit.
-    let Kind::Kernel6 {
-        registers,
-        lower_bound,
-        source,
-        others,
-        fit,
-        ..
-    } = kind(&fs[0])
-    else {
+    let Kind::Kernel6(k6) = kind(&fs[0]) else {
         panic!("{:?}", fs[0]);
     };
     assert_eq!(
-        (*registers, *lower_bound, source.as_str()),
+        (k6.registers, k6.lower_bound, k6.source.as_str()),
         (126, 73, "atlas")
     );
     assert_eq!(
-        others,
-        &[(126, "registers".to_string()), (126, "hints".to_string())]
+        k6.others,
+        [(126, "registers".to_string()), (126, "hints".to_string())]
     );
-    let fit = fit.as_ref().unwrap();
+    let fit = k6.fit.as_ref().unwrap();
     assert_eq!(
         (fit.threads, fit.two, fit.three),
         (256, Some(128), Some(80))
@@ -120,20 +112,14 @@ fn the_kepler_answers_as_typed_findings() {
     assert!((fs[0].weight - 53.0 / 73.0).abs() < 1e-12 && fs[0].headline);
 
     // (ii) VOLATILE_IDX=1: 126 -> 115, and the other kernels that have the switch.
-    let Kind::Volatile {
-        before,
-        after,
-        spills,
-        others,
-        ..
-    } = kind(&fs[1])
-    else {
+    let Kind::Volatile(v) = kind(&fs[1]) else {
         panic!("{:?}", fs[1]);
     };
-    assert_eq!((*before, *after, *spills), (126, 115, Some(0)));
+    assert_eq!((v.before, v.after, v.spills), (126, 115, Some(0)));
     assert!(
-        others.contains(&("gemm9".to_string(), 128, 94)),
-        "{others:?}"
+        v.others.contains(&("gemm9".to_string(), 128, 94)),
+        "{:?}",
+        v.others
     );
     let rows = k.volatile_rows.as_ref().unwrap();
     assert!(rows.iter().any(
@@ -142,38 +128,27 @@ fn the_kepler_answers_as_typed_findings() {
     ));
 
     // (iii) A cap of 127, where spills start, caps above the uncapped count.
-    let Kind::Caps {
-        cap,
-        first_spill,
-        at,
-        ..
-    } = kind(&fs[2])
-    else {
+    let Kind::Caps(caps) = kind(&fs[2]) else {
         panic!("{:?}", fs[2]);
     };
-    let at = at.as_ref().unwrap();
+    let at = caps.at.as_ref().unwrap();
     assert_eq!(
-        (*cap, at.registers, at.uncapped, at.spills),
+        (caps.cap, at.registers, at.uncapped, at.spills),
         (127, Some(124), Some(126), Some(0))
     );
-    assert_eq!(*first_spill, Some((96, 168, Some(96))));
+    assert_eq!(caps.first_spill, Some((96, 168, Some(96))));
     assert_eq!(at.moved, [(255, 168), (168, 165), (127, 124)]);
     assert_eq!(k.caps.len(), 11, "every cap of the sweep, uncapped first");
     assert_eq!(k.caps[0].0, None);
     assert_eq!(fs[2].weight, 0.0, "no spills at 127");
 
     // (iv) Kernel 11's tiles, and OpenCL's 8x4 from the atlas.
-    let Kind::Tiles {
-        wide,
-        square,
-        opencl,
-    } = kind(&fs[3])
-    else {
+    let Kind::Tiles(t) = kind(&fs[3]) else {
         panic!("{:?}", fs[3]);
     };
-    assert_eq!((wide.registers, square.registers), (Some(76), Some(62)));
-    assert_eq!(wide.occupancy.unwrap().0.fraction, 0.375);
-    let (name, o) = opencl.as_ref().unwrap();
+    assert_eq!((t.wide.registers, t.square.registers), (Some(76), Some(62)));
+    assert_eq!(t.wide.occupancy.unwrap().0.fraction, 0.375);
+    let (name, o) = t.opencl.as_ref().unwrap();
     assert_eq!(
         (name.as_str(), o.registers),
         ("OpenCL PTX + ptxas 11.8", Some(76))

@@ -3,27 +3,29 @@
 //! claims on sm_35 ([`kepler`]), every kernel on every architecture under every
 //! compiler ([`atlas`]), and every point of the offline sweeps ([`sweeps`]).
 
-use std::fmt::Write as _;
+use std::cmp::Ordering::{Equal, Greater, Less};
+use std::fmt::{Display, Write as _};
 
 use plotters::style::RGBColor;
 
-use crate::analysis::offline::atlas::{Along, RegChange, Spill};
-use crate::analysis::offline::kepler::{Answers, CapAt, Fit, CAP_127, KEPLER_ARCH};
-use crate::analysis::offline::{caps_of, occupancy_of, Atlas, Compiler, Kepler, Kind, Occ};
-use crate::analysis::offline::{Resources, Sweeps};
-use crate::analysis::{self, Finding};
+use crate::analysis;
+use crate::analysis::offline::atlas::{Along, Refusal, RegChange, Spill};
+use crate::analysis::offline::kepler::{Answers, Caps, Fit, Kernel6, Tiles, Volatile};
+use crate::analysis::offline::kepler::{CAP_127, KEPLER_ARCH};
+use crate::analysis::offline::{caps_of, distinct, occupancy_of, Atlas, Cell, Compiler, Kepler};
+use crate::analysis::offline::{Kind, Occ, Resources, Sweeps};
 use crate::backend::Toolchain;
 use crate::error::Result;
 use crate::gemm::driver::Status;
+use crate::plot::{Figure, Line, Panel, Style, XAxis};
 use crate::results::Measurement;
 
 use super::data::{self, kernel_order, tile_of};
 use super::{md, Ctx, Section, Words};
-use crate::plot::{Figure, Line, Panel, Style, XAxis};
 
-pub(crate) const ATLAS: &str = "Compilers across architectures (offline)";
-pub(crate) const KEPLER: &str = "Kepler: the tutorial's claims on sm_35 (NVRTC 11.8, offline)";
-pub(crate) const SWEEPS: &str = "Offline sweeps: every point compiled, none run";
+const ATLAS: &str = "Compilers across architectures (offline)";
+const KEPLER: &str = "Kepler: the tutorial's claims on sm_35 (NVRTC 11.8, offline)";
+const SWEEPS: &str = "Offline sweeps: every point compiled, none run";
 
 const ATLAS_HINT: &str = "`gemmlab atlas` writes them (every tutorial kernel at its published defaults for sm_35 to sm_120 under every cached NVRTC, and NVIDIA OpenCL's PTX assembled by ptxas; see `gemmlab atlas --help`)";
 const HINTS_CMD: &str = "gemmlab sweep hints --arch sm_35 --nvrtc 11.8";
@@ -31,21 +33,34 @@ const REGISTERS_CMD: &str =
     "gemmlab sweep registers --arch sm_35 --nvrtc 11.8 --caps none,255,168,128,127,96,80,64,48,40,32";
 const TILING_CMD: &str = "gemmlab sweep tiling --arch sm_35 --nvrtc 11.8";
 
-/// Distinct colours for up to a dozen kernels.
-const KERNEL_RGB: [(u8, u8, u8); 12] = [
-    (31, 119, 180),
-    (255, 127, 14),
-    (44, 160, 44),
-    (214, 39, 40),
-    (148, 103, 189),
-    (140, 86, 75),
-    (227, 119, 194),
-    (127, 127, 127),
-    (188, 189, 34),
-    (23, 190, 207),
-    (0, 0, 0),
-    (255, 187, 120),
+/// Distinct colours for up to a dozen kernels (0xRRGGBB).
+const KERNEL_RGB: [u32; 12] = [
+    0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22,
+    0x17becf, 0x000000, 0xffbb78,
 ];
+/// Compilers' colours: greens for NVRTC (lighter for older), blues for OpenCL's PTX.
+const GREENS: [u32; 4] = [0xa6ce39, 0x5aa01e, 0x1e6e14, 0x0a460a];
+const BLUES: [u32; 4] = [0x78aae6, 0x1f68b4, 0x143278, 0x5a3ca0];
+
+fn rgb(c: u32) -> RGBColor {
+    RGBColor((c >> 16) as u8, (c >> 8) as u8, c as u8)
+}
+
+/// A table from its rows and its columns: each a header and the cell of a row.
+type Col<'f, T> = (&'static str, &'f dyn Fn(&T) -> String);
+
+fn grid<T>(rows: &[T], cols: &[Col<T>]) -> String {
+    let head: Vec<String> = cols.iter().map(|c| c.0.to_string()).collect();
+    let rows: Vec<Vec<String>> = (rows.iter())
+        .map(|r| cols.iter().map(|c| (c.1)(r)).collect())
+        .collect();
+    md::table(&head, &rows)
+}
+
+/// A number, or "-" where there is none.
+fn num<T: Display>(v: Option<T>) -> String {
+    v.map_or(md::MISSING.into(), |v| v.to_string())
+}
 
 fn status_word(m: &Measurement) -> String {
     match &m.status {
@@ -64,7 +79,7 @@ fn regs_text(m: &Measurement) -> String {
 }
 
 /// A table's occupancy: the architecture's, else the recorded one.
-fn occ_cell(o: &Option<Occ>, m: &Measurement) -> String {
+fn occ_cell(o: Option<Occ>, m: &Measurement) -> String {
     o.map_or_else(|| md::occupancy(Some(m)), |o| o.0.describe())
 }
 
@@ -98,17 +113,30 @@ fn of_experiment(exp: &str) -> &str {
     }
 }
 
-fn frac(o: &Option<Occ>) -> Option<f64> {
+fn frac(o: Option<Occ>) -> Option<f64> {
     o.map(|o| o.0.fraction)
+}
+
+fn point_name(m: &Measurement) -> String {
+    m.label.clone().unwrap_or_else(|| m.hints.describe(true))
+}
+
+/// Why a Kepler subsection has no table: its sweep is missing, or lacks the points.
+fn not_swept(sweep: &str, swept: bool, there: &str, what: &str, cmd: &str) -> String {
+    let lacks = match swept {
+        true => "lacks".to_string(),
+        false => format!("is not in these results, so there {there} no"),
+    };
+    format!("The {sweep} sweep for {KEPLER_ARCH} with NVRTC 11.8 {lacks} {what}: `{cmd}` produces them.\n\n")
 }
 
 // ---------------------------------------------------------------------------
 // Kepler
 
 pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
-    let mut sec = Section::default();
-    let Some(a) = a else { return sec };
-    sec.title = KEPLER.to_string();
+    let Some(a) = a else {
+        return Section::default();
+    };
     let [n, atlas, regs, hints, tiling] = a.rows;
     let mut s = format!(
         "## {KEPLER}\n\nThe tutorial tuned its kernels on a Tesla K40 (compute capability 3.5). NVRTC 11.8 is the last NVRTC that compiles for it. \
@@ -118,7 +146,7 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
          ### Kernel 6: registers against the lower bound of 73 and the limit of 128\n\n"
     );
     match a.kernel6.as_ref().map(|f| &f.kind) {
-        Some(analysis::Kind::Offline(k @ Kind::Kernel6 { .. })) => {
+        Some(analysis::Kind::Offline(Kind::Kernel6(k))) => {
             let _ = writeln!(s, "{}\n", kernel6(k).0);
         }
         _ => {
@@ -127,101 +155,139 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
         }
     }
     s.push_str("### What `VOLATILE_IDX=1` does (hints sweep)\n\n");
-    match &a.volatile_rows {
+    let Some(rows) = &a.volatile_rows else {
+        let what = "kernel 6's baseline and its `VOLATILE_IDX=1` point";
+        let cmd = format!("{HINTS_CMD} --kernels 6");
+        s.push_str(&not_swept("hints", a.hints_swept, "is", what, &cmd));
+        return kepler_rest(s, a);
+    };
+    let change = |c: Option<i64>| c.map_or(md::MISSING.into(), |c| format!("{c:+}"));
+    let table = grid(
+        rows,
+        &[
+            ("point", &|&(m, ..)| point_name(m)),
+            ("hints", &|&(m, ..)| m.hints.describe(true)),
+            ("registers", &|&(m, ..)| md::registers(Some(m))),
+            ("change", &|&(_, c, _)| change(c)),
+            ("spill st/ld B", &|&(m, ..)| md::spills(Some(m))),
+            ("occupancy", &|&(m, _, o)| occ_cell(o, m)),
+        ],
+    );
+    let _ = write!(
+        s,
+        "The tutorial made kernel 6's index variable `volatile` to stop the compiler hoisting index arithmetic into registers. \
+         Every point of kernel 6's hints sweep, one switch at a time against the published kernel:\n\n{table}\n"
+    );
+    kepler_rest(s, a)
+}
+
+/// Kernel 6's caps, kernel 11's tiles and the compilers' answers; the section.
+fn kepler_rest(mut s: String, a: &Kepler) -> Section {
+    s.push_str("### Register caps: what 127 does, and every cap of the register sweep\n\n");
+    if a.caps.is_empty() {
+        let _ = writeln!(s, "No register sweep of kernel 6 for {KEPLER_ARCH} with NVRTC 11.8 in these results: `{REGISTERS_CMD} --kernels 6` produces it.\n");
+    } else {
+        let table = grid(
+            &a.caps,
+            &[
+                ("cap asked", &|&(c, ..)| cap_label(c)),
+                ("registers", &|&(c, m, _)| {
+                    capped(md::registers(Some(m)), c, m)
+                }),
+                ("spill st/ld B", &|&(_, m, _)| md::spills(Some(m))),
+                ("stack B", &|&(_, m, _)| md::stack(Some(m))),
+                ("occupancy", &|&(_, m, o)| occ_cell(o, m)),
+            ],
+        );
+        let _ = write!(
+            s,
+            "Kernel 6, published, with each cap of the sweep (`--maxrregcount`):\n\n{table}\n"
+        );
+    }
+    s.push_str("### Kernel 11: the 8x4 tile against 4x4 (tiling sweep)\n\n");
+    match &a.tiles {
         None => {
-            let what = match a.hints_swept {
-                true => "lacks",
-                false => "is not in these results, so there is no",
-            };
-            let _ = writeln!(s, "The hints sweep for {KEPLER_ARCH} with NVRTC 11.8 {what} kernel 6's baseline and its `VOLATILE_IDX=1` point: `{HINTS_CMD} --kernels 6` produces them.\n");
+            let what = "kernel 11's 8x4 and 4x4 tiles";
+            s.push_str(&not_swept(
+                "tiling",
+                a.tiling_swept,
+                "are",
+                what,
+                TILING_CMD,
+            ));
         }
-        Some(rows) => {
-            s.push_str("The tutorial made kernel 6's index variable `volatile` to stop the compiler hoisting index arithmetic into registers. \
-                 Every point of kernel 6's hints sweep, one switch at a time against the published kernel:\n\n");
-            let rows: Vec<Vec<String>> = (rows.iter())
-                .map(|(m, change, o)| {
-                    let change = change.map_or(md::MISSING.into(), |c| format!("{c:+}"));
-                    let (point, hints) = (point_name(m), m.hints.describe(true));
-                    let (regs, spills) = (md::registers(Some(m)), md::spills(Some(m)));
-                    vec![point, hints, regs, change, spills, occ_cell(o, m)]
-                })
-                .collect();
-            let head = [
-                "point",
-                "hints",
-                "registers",
-                "change",
-                "spill st/ld B",
-                "occupancy",
-            ];
+        Some(tiles) => {
+            let tile = |m: &Measurement| tile_of(m).unwrap_or((0, 0));
+            let table = grid(
+                tiles,
+                &[
+                    ("RX", &|&(m, _)| tile(m).0.to_string()),
+                    ("RY", &|&(m, _)| tile(m).1.to_string()),
+                    ("RK", &|&(m, _)| num(data::config_value(m, "RK"))),
+                    ("registers", &|&(m, _)| md::registers(Some(m))),
+                    ("spill st/ld B", &|&(m, _)| md::spills(Some(m))),
+                    ("occupancy", &|&(m, o)| occ_cell(o, m)),
+                ],
+            );
             let _ = write!(
                 s,
-                "{}\n{}",
-                md::table(&md::h(&head), &rows),
-                paragraph(&a.volatile)
+                "On the K40 the tutorial's clBlas-style 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA, and a 4x4 tile relieved \
+                 the CUDA compiler's register pressure. **Speed cannot be measured offline**; what the compiler does with each tile can:\n\n{table}\n"
             );
         }
     }
-    kepler_tables(&mut s, a);
-    if let Some(f) = &a.compilers {
-        if let analysis::Kind::Offline(Kind::Compilers { answers }) = &f.kind {
-            s.push_str(&compilers_table(answers));
-        }
-        s.push_str(&paragraph(&a.compilers));
+    if let Some(analysis::Kind::Offline(Kind::Compilers { answers })) =
+        a.compilers.as_ref().map(|f| &f.kind)
+    {
+        let _ = write!(
+            s,
+            "### The same questions, per compiler\n\n\
+             Registers per thread on {KEPLER_ARCH} from every compiler with rows for it: NVRTC 11.8's own build, and other front ends' PTX through ptxas 11.8 \
+             (clang's from `--backends clang-cuda|clang-opencl --arch {KEPLER_ARCH}`, NVIDIA OpenCL's from the atlas). \
+             \"-\" is a point not compiled for that compiler.\n\n{}\n",
+            compilers_table(answers)
+        );
     }
-    sec.markdown = s;
+    let mut sec = Section {
+        title: KEPLER.to_string(),
+        markdown: s,
+        findings: Vec::new(),
+    };
     sec.show(&a.findings());
     sec
 }
 
 /// The Kepler questions, one row per compiler with rows for sm_35.
 fn compilers_table(answers: &[Answers]) -> String {
-    let n = |v: Option<u32>| v.map_or(md::MISSING.into(), |v| v.to_string());
-    let rows: Vec<Vec<String>> = (answers.iter())
-        .map(|a| {
-            let cap = a.cap127.map_or(md::MISSING.into(), |(r, b)| {
-                format!("{} ({} B spilled)", md::or_unknown(r), md::or_unknown(b))
-            });
-            vec![
-                a.compiler.clone(),
-                n(a.kernel6),
-                n(a.volatile),
-                cap,
-                a.first_spill.map_or(md::MISSING.into(), |c| c.to_string()),
-                n(a.tiles.0),
-                n(a.tiles.1),
-            ]
+    let cap = |a: &Answers| {
+        a.cap127.map_or(md::MISSING.into(), |(r, b)| {
+            format!("{} ({} B spilled)", md::or_unknown(r), md::or_unknown(b))
         })
-        .collect();
-    let head = [
-        "compiler",
-        "kernel 6",
-        "VOLATILE_IDX=1",
-        "cap 127",
-        "highest cap that spills",
-        "kernel 11 8x4",
-        "4x4",
-    ];
-    format!(
-        "### The same questions, per compiler
-
-Registers per thread on {KEPLER_ARCH} from every compiler with rows for it: NVRTC 11.8's own build, and other front ends' PTX through ptxas 11.8 (clang's from `--backends clang-cuda|clang-opencl --arch {KEPLER_ARCH}`, NVIDIA OpenCL's from the atlas). \"-\" is a point not compiled for that compiler.\n\n{}\n",
-        md::table(&md::h(&head), &rows)
+    };
+    grid(
+        answers,
+        &[
+            ("compiler", &|a| a.compiler.clone()),
+            ("kernel 6", &|a| num(a.kernel6)),
+            ("VOLATILE_IDX=1", &|a| num(a.volatile)),
+            ("cap 127", &cap),
+            ("highest cap that spills", &|a| num(a.first_spill)),
+            ("kernel 11 8x4", &|a| num(a.tiles.0)),
+            ("4x4", &|a| num(a.tiles.1)),
+        ],
     )
 }
 
 fn compilers_words(answers: &[Answers]) -> Words {
     let list = |f: &dyn Fn(&Answers) -> Option<String>| {
-        let parts: Vec<String> = answers
-            .iter()
+        let parts: Vec<String> = (answers.iter())
             .filter_map(|a| Some(format!("{} ({})", f(a)?, a.compiler)))
             .collect();
         md::join_and(&parts)
     };
-    let mut text = format!(
-        "**Kepler's questions, per compiler**: kernel 6's registers are {}.",
-        list(&|a| a.kernel6.map(|r| r.to_string()))
-    );
+    let kernel6 = list(&|a| a.kernel6.map(|r| r.to_string()));
+    let mut text =
+        format!("**Kepler's questions, per compiler**: kernel 6's registers are {kernel6}.");
     let cap = list(&|a| {
         let (r, b) = a.cap127?;
         Some(match b {
@@ -236,138 +302,40 @@ fn compilers_words(answers: &[Answers]) -> Words {
     if !cap.is_empty() {
         let _ = write!(text, " Under a cap of {CAP_127}: {cap}.");
     }
-    let tiles = list(&|a| match a.tiles {
-        (Some(w), Some(q)) => Some(format!("{w} against {q}")),
-        _ => None,
-    });
+    let tiles = list(&|a| Some(format!("{} against {}", a.tiles.0?, a.tiles.1?)));
     if !tiles.is_empty() {
         let _ = write!(
             text,
             " Kernel 11's 8x4 tile against its 4x4, in registers: {tiles}."
         );
     }
-    let short = format!(
-        "On {KEPLER_ARCH}, kernel 6's registers are {}.",
-        list(&|a| a.kernel6.map(|r| r.to_string()))
-    );
+    let short = format!("On {KEPLER_ARCH}, kernel 6's registers are {kernel6}.");
     Words { text, short }
 }
 
-/// A finding's text as a paragraph of its section, "" without one.
-fn paragraph(f: &Option<Finding>) -> String {
-    f.as_ref().map_or(String::new(), |f| {
-        format!("{}\n\n", super::words(&f.kind).text)
-    })
-}
-
-fn point_name(m: &Measurement) -> String {
-    m.label.clone().unwrap_or_else(|| m.hints.describe(true))
-}
-
-/// Kernel 6's caps and kernel 11's tiles.
-fn kepler_tables(s: &mut String, a: &Kepler) {
-    s.push_str("### Register caps: what 127 does, and every cap of the register sweep\n\n");
-    if a.caps.is_empty() {
-        let _ = writeln!(s, "No register sweep of kernel 6 for {KEPLER_ARCH} with NVRTC 11.8 in these results: `{REGISTERS_CMD} --kernels 6` produces it.\n");
-    } else {
-        let rows: Vec<Vec<String>> = (a.caps.iter())
-            .map(|(cap, m, o)| {
-                let regs = capped(md::registers(Some(m)), *cap, m);
-                vec![
-                    cap_label(*cap),
-                    regs,
-                    md::spills(Some(m)),
-                    md::stack(Some(m)),
-                    occ_cell(o, m),
-                ]
-            })
-            .collect();
-        let head = [
-            "cap asked",
-            "registers",
-            "spill st/ld B",
-            "stack B",
-            "occupancy",
-        ];
-        let _ = write!(
-            s,
-            "Kernel 6, published, with each cap of the sweep (`--maxrregcount`):\n\n{}\n{}",
-            md::table(&md::h(&head), &rows),
-            paragraph(&a.caps_finding)
-        );
-    }
-    s.push_str("### Kernel 11: the 8x4 tile against 4x4 (tiling sweep)\n\n");
-    let Some(tiles) = &a.tiles else {
-        let what = match a.tiling_swept {
-            true => "lacks",
-            false => "is not in these results, so there are no",
-        };
-        let _ = writeln!(s, "The tiling sweep for {KEPLER_ARCH} with NVRTC 11.8 {what} kernel 11's 8x4 and 4x4 tiles: `{TILING_CMD}` produces them.\n");
-        return;
-    };
-    let rows: Vec<Vec<String>> = (tiles.iter())
-        .map(|(m, o)| {
-            let (rx, ry) = tile_of(m).unwrap_or((0, 0));
-            let rk = data::config_value(m, "RK").map_or(md::MISSING.into(), |v| v.to_string());
-            let (regs, spills) = (md::registers(Some(m)), md::spills(Some(m)));
-            vec![
-                rx.to_string(),
-                ry.to_string(),
-                rk,
-                regs,
-                spills,
-                occ_cell(o, m),
-            ]
-        })
-        .collect();
-    let head = ["RX", "RY", "RK", "registers", "spill st/ld B", "occupancy"];
-    let _ = write!(
-        s,
-        "On the K40 the tutorial's clBlas-style 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA, and a 4x4 tile relieved \
-         the CUDA compiler's register pressure. **Speed cannot be measured offline**; what the compiler does with each tile can:\n\n{}\n{}",
-        md::table(&md::h(&head), &rows),
-        paragraph(&a.tiles_finding)
-    );
-}
-
 /// Kernel 6's paragraph and the summary's sentence.
-fn kernel6(k: &Kind) -> (String, String) {
-    let Kind::Kernel6 {
-        registers: regs,
-        lower_bound: lb,
-        source,
-        config,
-        threads,
-        shared,
-        spills,
-        others,
-        fit,
-    } = k
-    else {
-        return Default::default();
+fn kernel6(k: &Kernel6) -> (String, String) {
+    let (regs, lb, shared, others) = (&k.registers, &k.lower_bound, k.shared, &k.others);
+    let config = match k.config.as_str() {
+        "" => "published defaults",
+        c => c,
     };
-    let config = if config.is_empty() {
-        "published defaults"
-    } else {
-        config
-    };
-    let threads = threads.map_or(String::new(), |t| format!(": {t} threads per work-group"));
+    let threads = (k.threads).map_or(String::new(), |t| format!(": {t} threads per work-group"));
     let mut t = format!(
         "Kernel 6 ({config}{threads}) takes **{regs} registers** per thread on {KEPLER_ARCH} with NVRTC 11.8 (from {}; {} B of shared memory, {} B of spills). ",
-        of_experiment(source),
-        md::or_unknown(*shared),
-        md::or_unknown(*spills)
+        of_experiment(&k.source),
+        md::or_unknown(shared),
+        md::or_unknown(k.spills)
     );
-    let names: Vec<String> = others
-        .iter()
-        .map(|(_, e)| of_experiment(e).to_string())
-        .collect();
-    if others.iter().all(|(r, _)| r == regs) && !others.is_empty() {
+    if !others.is_empty() && others.iter().all(|(r, _)| r == regs) {
+        let names: Vec<String> = others
+            .iter()
+            .map(|(_, e)| of_experiment(e).into())
+            .collect();
         let give = md::verb(names.len(), "gives", "give");
         let _ = write!(t, "{} {give} the same {regs}. ", md::join_and(&names));
     } else if !others.is_empty() {
-        let each: Vec<String> = others
-            .iter()
+        let each: Vec<String> = (others.iter())
             .map(|(r, e)| format!("{r} in {}", of_experiment(e)))
             .collect();
         let _ = write!(
@@ -377,9 +345,9 @@ fn kernel6(k: &Kind) -> (String, String) {
         );
     }
     let than = match regs.cmp(lb) {
-        std::cmp::Ordering::Greater => format!("{} more", regs - lb),
-        std::cmp::Ordering::Less => format!("{} fewer", lb - regs),
-        std::cmp::Ordering::Equal => "exactly it".to_string(),
+        Greater => format!("{} more", regs - lb),
+        Less => format!("{} fewer", lb - regs),
+        Equal => "exactly it".to_string(),
     };
     let times = md::times(Some(f64::from(*regs) / f64::from(*lb)));
     let _ = write!(
@@ -388,26 +356,19 @@ fn kernel6(k: &Kind) -> (String, String) {
     );
     let side = if regs >= lb { "above" } else { "below" };
     let mut short = format!("On {KEPLER_ARCH} with NVRTC 11.8, kernel 6 takes {regs} registers, {side} the tutorial's lower bound of {lb}");
-    if let Some(f) = fit {
-        fit_words(&mut t, &mut short, *regs, *shared, f);
+    if let Some(f) = &k.fit {
+        fit_words(&mut t, &mut short, *regs, shared, f);
     }
     (t.trim().to_string(), format!("{short}."))
 }
 
 fn fit_words(t: &mut String, short: &mut String, regs: u32, shared: Option<u64>, f: &Fit) {
-    let Fit {
-        threads,
-        registers_per_sm: per_sm,
-        register_unit: unit,
-        ..
-    } = f;
+    let (threads, per_sm, unit) = (f.threads, f.registers_per_sm, f.register_unit);
     if let Some(two) = f.two {
         let at = match regs.cmp(&two) {
-            std::cmp::Ordering::Greater => {
-                format!("{} over it, so only one work-group fits", regs - two)
-            }
-            std::cmp::Ordering::Less => format!("{} under it", two - regs),
-            std::cmp::Ordering::Equal => "exactly at it".to_string(),
+            Greater => format!("{} over it, so only one work-group fits", regs - two),
+            Less => format!("{} under it", two - regs),
+            Equal => "exactly at it".to_string(),
         };
         let _ = write!(t, "Against the limit for two {threads}-thread work-groups per SM: compute capability 3.5 has {per_sm} registers per SM, so two work-groups fit with at most **{two}** registers per thread ({per_sm} / (2 x {threads}), allocated per warp in units of {unit}); {regs} is {at}. ");
         let within = if regs <= two { "within" } else { "over" };
@@ -435,43 +396,33 @@ fn fit_words(t: &mut String, short: &mut String, regs: u32, shared: Option<u64>,
     }
 }
 
-fn volatile_words(
-    before: u32,
-    after: u32,
-    spills: Option<u64>,
-    occ: &(Option<Occ>, Option<Occ>),
-    others: &[(String, u32, u32)],
-) -> Words {
+fn volatile_words(v: &Volatile) -> Words {
+    let (before, after, (o0, o1)) = (v.before, v.after, v.occupancy);
     let d = i64::from(after) - i64::from(before);
     let verb = match after.cmp(&before) {
-        std::cmp::Ordering::Less => {
-            format!("takes kernel 6 from {before} to {after} registers ({d:+})")
-        }
-        std::cmp::Ordering::Greater => {
-            format!("raises kernel 6 from {before} to {after} registers ({d:+})")
-        }
-        std::cmp::Ordering::Equal => format!("leaves kernel 6 at {before} registers"),
+        Less => format!("takes kernel 6 from {before} to {after} registers ({d:+})"),
+        Greater => format!("raises kernel 6 from {before} to {after} registers ({d:+})"),
+        Equal => format!("leaves kernel 6 at {before} registers"),
     };
-    let occ_text = match occ {
+    let occ_text = match (o0, o1) {
         (Some(x), Some(y)) if x.0.blocks_per_sm == y.0.blocks_per_sm => format!(
             "occupancy stays {} ({} per SM)",
-            md::pct(frac(&occ.1)),
+            md::pct(frac(o1)),
             md::plural(y.0.blocks_per_sm as usize, "work-group")
         ),
         (Some(x), Some(y)) => format!(
             "occupancy {} -> {} ({} -> {} work-groups per SM)",
-            md::pct(frac(&occ.0)),
-            md::pct(frac(&occ.1)),
+            md::pct(frac(o0)),
+            md::pct(frac(o1)),
             x.0.blocks_per_sm,
             y.0.blocks_per_sm
         ),
         _ => "occupancy unknown".to_string(),
     };
-    let what = format!("{verb}, with {}; {occ_text}.", spill_words(spills));
+    let what = format!("{verb}, with {}; {occ_text}.", spill_words(v.spills));
     let mut text = format!("**`VOLATILE_IDX=1` on {KEPLER_ARCH} (NVRTC 11.8)**: it {what}");
-    if !others.is_empty() {
-        let each: Vec<String> = others
-            .iter()
+    if !v.others.is_empty() {
+        let each: Vec<String> = (v.others.iter())
             .map(|(k, b, v)| format!("{k} {b} -> {v}"))
             .collect();
         let _ = write!(
@@ -486,39 +437,31 @@ fn volatile_words(
     }
 }
 
-fn caps_words(
-    first_spill: &Option<(u32, u64, Option<u32>)>,
-    lowest: Option<u32>,
-    at: &Option<CapAt>,
-) -> Words {
-    let spill_text = match first_spill {
+fn caps_words(c: &Caps) -> Words {
+    let spill_text = match c.first_spill {
         Some((cap, b, r)) => format!(
             "spills start at cap {cap} ({b} B stores + loads, {} registers)",
-            md::or_unknown(*r)
+            md::or_unknown(r)
         ),
-        None => format!("no cap down to {} spills", cap_label(lowest)),
+        None => format!("no cap down to {} spills", cap_label(c.lowest_cap)),
     };
     let head = format!("**Register caps on kernel 6, {KEPLER_ARCH} (NVRTC 11.8)**");
-    let Some(at) = at else {
+    let Some(at) = &c.at else {
         let text = format!("{head}: the sweep has no cap of 127; {spill_text}. `{REGISTERS_CMD} --kernels 6` adds it.");
         return Words {
             short: text.clone(),
             text,
         };
     };
-    let uncapped = at
-        .uncapped
-        .map_or("no uncapped point".into(), |u| format!("{u} without a cap"));
+    let uncapped =
+        (at.uncapped).map_or("no uncapped point".into(), |u| format!("{u} without a cap"));
+    let pct = |o: &Occ| md::pct(Some(o.0.fraction));
     let occ = match (&at.occupancy, &at.uncapped_occupancy) {
         (Some(x), Some(y)) if x.0.blocks_per_sm == y.0.blocks_per_sm => {
-            format!("{} as without a cap", md::pct(Some(x.0.fraction)))
+            format!("{} as without a cap", pct(x))
         }
-        (Some(x), Some(y)) => format!(
-            "{} against {} without a cap",
-            md::pct(Some(x.0.fraction)),
-            md::pct(Some(y.0.fraction))
-        ),
-        (Some(x), None) => md::pct(Some(x.0.fraction)),
+        (Some(x), Some(y)) => format!("{} against {} without a cap", pct(x), pct(y)),
+        (Some(x), None) => pct(x),
         _ => md::UNKNOWN.to_string(),
     };
     let what = format!(
@@ -528,9 +471,7 @@ fn caps_words(
     );
     let mut text = format!("{head}: {what}; {spill_text}.");
     if !at.moved.is_empty() {
-        let moved: Vec<String> = at
-            .moved
-            .iter()
+        let moved: Vec<String> = (at.moved.iter())
             .map(|(c, r)| format!("cap {c} -> {r}"))
             .collect();
         let _ = write!(
@@ -547,16 +488,15 @@ fn caps_words(
 }
 
 fn tiles_words(
-    wide: &Resources,
-    square: &Resources,
-    opencl: &Option<(String, Resources)>,
+    Tiles {
+        wide,
+        square,
+        opencl,
+    }: &Tiles,
 ) -> Words {
     let describe = |r: &Resources| {
         let occ = r.occupancy.map_or_else(
-            || {
-                r.recorded_occupancy
-                    .map_or(md::UNKNOWN.into(), |f| md::pct(Some(f)))
-            },
+            || (r.recorded_occupancy).map_or(md::UNKNOWN.into(), |f| md::pct(Some(f))),
             |o| o.0.describe(),
         );
         format!(
@@ -584,40 +524,28 @@ fn tiles_words(
     let short = format!(
         "On {KEPLER_ARCH} with NVRTC 11.8, kernel 11's 8x4 tile takes {} registers ({} occupancy) and 4x4 {} ({}); speed needs a Kepler GPU.",
         md::or_unknown(wide.registers),
-        md::pct(frac(&wide.occupancy)),
+        md::pct(frac(wide.occupancy)),
         md::or_unknown(square.registers),
-        md::pct(frac(&square.occupancy)),
+        md::pct(frac(square.occupancy)),
     );
     Words { text, short }
 }
 
 pub(crate) fn words(k: &Kind) -> Words {
     match k {
-        Kind::Kernel6 { .. } => {
+        Kind::Kernel6(k) => {
             let (body, short) = kernel6(k);
             let text = format!("**Kernel 6 on {KEPLER_ARCH} (NVRTC 11.8)**: {body}");
             Words { text, short }
         }
-        Kind::Volatile {
-            before,
-            after,
-            spills,
-            occupancy,
-            others,
-        } => volatile_words(*before, *after, *spills, occupancy, others),
-        Kind::Caps {
-            first_spill,
-            lowest_cap,
-            at,
-            ..
-        } => caps_words(first_spill, *lowest_cap, at),
-        Kind::Tiles {
-            wide,
-            square,
-            opencl,
-        } => tiles_words(wide, square, opencl),
+        Kind::Volatile(v) => volatile_words(v),
+        Kind::Caps(c) => caps_words(c),
+        Kind::Tiles(t) => tiles_words(t),
         Kind::Compilers { answers } => compilers_words(answers),
-        _ => atlas_words(k),
+        _ => {
+            let (text, short) = atlas_words(k);
+            Words { text, short }
+        }
     }
 }
 
@@ -646,21 +574,15 @@ fn along_words(a: &Along) -> String {
 }
 
 fn spill_item(s: &Spill) -> String {
+    let regs = md::or_unknown(s.registers);
     format!(
-        "{} on {} with {} ({} registers, {} B)",
-        s.kernel,
-        s.arch,
-        s.compiler,
-        md::or_unknown(s.registers),
-        s.bytes
+        "{} on {} with {} ({regs} registers, {} B)",
+        s.kernel, s.arch, s.compiler, s.bytes
     )
 }
 
 fn change(c: &RegChange) -> String {
-    md::change(
-        Some(f64::from(c.to_registers)),
-        Some(f64::from(c.from_registers)),
-    )
+    md::change(Some(c.to_registers.into()), Some(c.from_registers.into()))
 }
 
 /// The first line of a reason, quoted.
@@ -668,13 +590,26 @@ fn quote_first_line(r: &str) -> String {
     format!("\"{}\"", md::escape(&md::short_reason(r)))
 }
 
-fn atlas_words(k: &Kind) -> Words {
-    let (text, short) = match k {
+/// A refusal's reason: quoted in full, or short for the summary.
+fn refusal_reason(r: &Refusal, full: bool) -> String {
+    match (&r.reason, full) {
+        (None, _) => r.status.clone(),
+        (Some(x), true) => quote_first_line(x),
+        (Some(x), false) => md::short_reason(x).trim_end_matches('.').to_string(),
+    }
+}
+
+/// The atlas's kinds: the text and the summary's sentence.
+fn atlas_words(k: &Kind) -> (String, String) {
+    match k {
         Kind::KernelAcross { kernel, compilers, spills } => {
             let parts: Vec<String> = compilers.iter().map(along_words).collect();
+            let each: Vec<String> = (spills.iter())
+                .map(|s| format!("{} B on {} with {}", s.bytes, s.arch, s.compiler))
+                .collect();
             let spill = match spills.is_empty() {
                 true => "no spills with any compiler".to_string(),
-                false => format!("spills: {}", spills.iter().map(|s| format!("{} B on {} with {}", s.bytes, s.arch, s.compiler)).collect::<Vec<_>>().join(", ")),
+                false => format!("spills: {}", each.join(", ")),
             };
             let text = format!("**{kernel} across architectures** (published defaults, offline): {}; {spill}.", parts.join("; "));
             (text.clone(), text)
@@ -712,13 +647,6 @@ fn atlas_words(k: &Kind) -> Words {
                 ),
             }
         }
-        _ => atlas_totals(k),
-    };
-    Words { text, short }
-}
-
-fn atlas_totals(k: &Kind) -> (String, String) {
-    match k {
         Kind::Spills { archs, compilers, with_report, spilling, worst } => match worst.map(|w| &spilling[w]) {
             None => (
                 format!("**Where spills appear**: nowhere. No kernel spills at its published defaults on any of {archs} architectures with any of {compilers} compilers ({with_report} rows with a ptxas report)."),
@@ -730,18 +658,13 @@ fn atlas_totals(k: &Kind) -> (String, String) {
             ),
         },
         Kind::Refused { refused, of, by } => {
-            let reason = |r: &analysis::offline::atlas::Refusal, full: bool| match (&r.reason, full) {
-                (None, _) => r.status.clone(),
-                (Some(x), true) => quote_first_line(x),
-                (Some(x), false) => md::short_reason(x).trim_end_matches('.').to_string(),
-            };
             let parts: Vec<String> = (by.iter())
-                .map(|r| format!("{} built {} of {} (on {}); e.g. {} for {}: {}", r.compiler, r.built, r.total, r.archs.join(", "), r.kernel, r.arch, reason(r, true)))
+                .map(|r| format!("{} built {} of {} (on {}); e.g. {} for {}: {}", r.compiler, r.built, r.total, r.archs.join(", "), r.kernel, r.arch, refusal_reason(r, true)))
                 .collect();
             let f = &by[0];
             (
                 format!("**Rows the compiler refused** ({refused} of {of}): {}.", parts.join("; ")),
-                format!("{} refused {} of the atlas's rows, e.g. {} for {}: {}.", f.compiler, f.total - f.built, f.kernel, f.arch, reason(f, false)),
+                format!("{} refused {} of the atlas's rows, e.g. {} for {}: {}.", f.compiler, f.total - f.built, f.kernel, f.arch, refusal_reason(f, false)),
             )
         }
         _ => Default::default(),
@@ -749,28 +672,31 @@ fn atlas_totals(k: &Kind) -> (String, String) {
 }
 
 pub(crate) fn atlas(ctx: &mut Ctx, a: Option<&Atlas>) -> Result<Section> {
-    let mut sec = Section::default();
-    let Some(a) = a else { return Ok(sec) };
-    sec.title = ATLAS.to_string();
-    let mut s = format!("## {ATLAS}\n\n");
+    let Some(a) = a else {
+        return Ok(Section::default());
+    };
+    let mut sec = Section {
+        title: ATLAS.to_string(),
+        markdown: format!("## {ATLAS}\n\n"),
+        findings: Vec::new(),
+    };
+    let s = &mut sec.markdown;
     if a.rows == 0 {
         let _ = writeln!(
             s,
             "No atlas rows (experiment \"atlas\") in these results: {ATLAS_HINT}. \
              The offline rows here come from sweeps: see \"{SWEEPS}\" and \"{KEPLER}\".\n"
         );
-        sec.markdown = s;
         return Ok(sec);
     }
-    let span = |c: &Compiler| match a.covered(c).as_slice() {
-        [] => "none".into(),
-        [one] => one.to_string(),
-        all @ [first, .., last] => format!("{first} to {last}, {} architectures", all.len()),
-    };
-    let spans: Vec<String> = a
-        .compilers
-        .iter()
-        .map(|c| format!("{}: {}", c.name, span(c)))
+    let spans: Vec<String> = (a.compilers.iter())
+        .map(|c| match a.covered(c).as_slice() {
+            [] => format!("{}: none", c.name),
+            [one] => format!("{}: {one}", c.name),
+            all @ [first, .., last] => {
+                format!("{}: {first} to {last}, {} architectures", c.name, all.len())
+            }
+        })
         .collect();
     let _ = writeln!(
         s,
@@ -785,11 +711,10 @@ pub(crate) fn atlas(ctx: &mut Ctx, a: Option<&Atlas>) -> Result<Section> {
     );
     s.push_str(&left_out(a.lost, "atlas row"));
     s.push_str(&opencl_origin(a));
-    overview(ctx, &mut s, a)?;
+    overview(ctx, s, a)?;
     for k in &a.kernels {
-        per_kernel(ctx, &mut s, a, k)?;
+        per_kernel(ctx, s, a, k)?;
     }
-    sec.markdown = s;
     sec.show(&a.findings);
     Ok(sec)
 }
@@ -826,10 +751,9 @@ fn opencl_origin(a: &Atlas) -> String {
                 false => format!("`{k}` ({n} of {rows} rows)"),
             })
             .collect();
-        let what = if what.is_empty() {
-            "used as captured (no change noted)".to_string()
-        } else {
-            what.join(", ")
+        let what = match what.is_empty() {
+            true => "used as captured (no change noted)".to_string(),
+            false => what.join(", "),
         };
         let _ = writeln!(s, "- {name}: {what}");
     }
@@ -837,54 +761,72 @@ fn opencl_origin(a: &Atlas) -> String {
     s
 }
 
+/// A panel against the atlas's architectures: one line per series, its values in their order.
+fn arch_panel(a: &Atlas, title: &str, y: &str, series: Vec<(Style, Vec<Option<f64>>)>) -> Panel {
+    let mut p = Panel::new(title, XAxis::Categories(a.archs.clone()), "architecture", y);
+    p.integer_y = true;
+    p.lines = (series.into_iter())
+        .map(|(style, ys)| Line {
+            style,
+            points: ys
+                .into_iter()
+                .enumerate()
+                .map(|(i, y)| (i as f64, y))
+                .collect(),
+        })
+        .collect();
+    p
+}
+
+/// A figure of panels side by side, its legend from the first.
+fn figure(title: String, panels: Vec<Panel>, panel_w: u32, panel_h: u32) -> Figure {
+    Figure {
+        title,
+        legend: panels[0].lines.iter().map(|l| l.style.clone()).collect(),
+        cols: panels.len(),
+        panels,
+        panel_w,
+        panel_h,
+    }
+}
+
 /// Each kernel with the newest NVRTC for each architecture: a table and a chart.
 fn overview(ctx: &mut Ctx, s: &mut String, a: &Atlas) -> Result<()> {
-    s.push_str("### Overview: every kernel with the newest NVRTC for each architecture\n\n");
-    let mut header = vec!["kernel".to_string()];
-    header.extend(a.newest.iter().map(|(arch, c)| match c {
-        Some(c) => format!("{arch} ({})", c.name.trim_start_matches("NVRTC ")),
-        None => arch.clone(),
-    }));
-    let mut panel = Panel::new(
-        "",
-        XAxis::Categories(a.archs.clone()),
-        "architecture",
-        "registers per thread",
-    );
-    panel.integer_y = true;
-    let mut rows = Vec::new();
+    let header: Vec<String> = std::iter::once("kernel".to_string())
+        .chain(a.newest.iter().map(|(arch, c)| match c {
+            Some(c) => format!("{arch} ({})", c.name.trim_start_matches("NVRTC ")),
+            None => arch.clone(),
+        }))
+        .collect();
+    let (mut rows, mut series) = (Vec::new(), Vec::new());
     for (ki, k) in a.kernels.iter().enumerate() {
-        let cells: Vec<_> = (a.newest.iter())
+        let cells: Vec<Option<&Cell>> = (a.newest.iter())
             .map(|(arch, c)| c.as_ref().and_then(|c| a.find(k, arch, c)))
             .collect();
-        let mut row = vec![k.clone()];
-        row.extend(
-            cells
-                .iter()
-                .map(|c| c.map_or(md::MISSING.into(), |c| regs_text(c.m))),
-        );
-        rows.push(row);
-        let (r, g, b) = KERNEL_RGB[ki % KERNEL_RGB.len()];
-        let points = cells.iter().enumerate().map(|(i, c)| {
-            (
-                i as f64,
-                c.and_then(|c| data::registers(c.m)).map(f64::from),
-            )
-        });
-        panel.lines.push(Line {
-            style: Style::new(k.clone(), RGBColor(r, g, b)).line(),
-            points: points.collect(),
-        });
+        let text = cells
+            .iter()
+            .map(|c| c.map_or(md::MISSING.into(), |c| regs_text(c.m)));
+        rows.push(std::iter::once(k.clone()).chain(text).collect::<Vec<_>>());
+        let color = rgb(KERNEL_RGB[ki % KERNEL_RGB.len()]);
+        let ys = cells
+            .iter()
+            .map(|c| c.and_then(|c| data::registers(c.m)).map(f64::from));
+        series.push((Style::new(k.clone(), color).line(), ys.collect()));
     }
-    let _ = writeln!(s, "Registers per thread (spill bytes where ptxas spilled); the column names the NVRTC used.\n\n{}", md::table(&header, &rows));
-    let fig = Figure {
-        title: "Registers of every kernel, newest NVRTC per architecture (offline)".into(),
-        legend: panel.lines.iter().map(|l| l.style.clone()).collect(),
-        panels: vec![panel],
-        cols: 1,
-        panel_w: (70 * a.archs.len() as u32).clamp(800, 1300),
-        panel_h: 480,
-    };
+    let _ = writeln!(
+        s,
+        "### Overview: every kernel with the newest NVRTC for each architecture\n\n\
+         Registers per thread (spill bytes where ptxas spilled); the column names the NVRTC used.\n\n{}",
+        md::table(&header, &rows)
+    );
+    let panel = arch_panel(a, "", "registers per thread", series);
+    let title = "Registers of every kernel, newest NVRTC per architecture (offline)".to_string();
+    let fig = figure(
+        title,
+        vec![panel],
+        (70 * a.archs.len() as u32).clamp(800, 1300),
+        480,
+    );
     let alt = "registers of every kernel against architecture, newest NVRTC for each";
     s.push_str(&ctx.chart(&fig, "offline-overview", alt)?.markdown);
     Ok(())
@@ -893,62 +835,45 @@ fn overview(ctx: &mut Ctx, s: &mut String, a: &Atlas) -> Result<()> {
 /// The colour of a compiler's series: greens for NVRTC (lighter for older),
 /// blues for OpenCL's PTX through ptxas.
 fn compiler_color(c: &Compiler, all: &[Compiler]) -> RGBColor {
-    const GREENS: [(u8, u8, u8); 4] = [(166, 206, 57), (90, 160, 30), (30, 110, 20), (10, 70, 10)];
-    const BLUES: [(u8, u8, u8); 4] = [
-        (120, 170, 230),
-        (31, 104, 180),
-        (20, 50, 120),
-        (90, 60, 160),
-    ];
-    let same: Vec<&Compiler> = all.iter().filter(|x| x.opencl == c.opencl).collect();
-    let i = same.iter().position(|x| *x == c).unwrap_or(0).min(3);
-    let (r, g, b) = if c.opencl { BLUES[i] } else { GREENS[i] };
-    RGBColor(r, g, b)
+    let mut same = all.iter().filter(|x| x.opencl == c.opencl);
+    let i = same.position(|x| x == c).unwrap_or(0).min(3);
+    rgb(if c.opencl { BLUES[i] } else { GREENS[i] })
 }
 
 /// "126 / 0 / 25.0%": registers / spill bytes (stores + loads) / occupancy; the
 /// status word where the row has no report ("ptxas refused", "invalid").
-fn cell_text(c: Option<&analysis::offline::Cell>) -> String {
-    let Some(c) = c else {
-        return md::MISSING.into();
-    };
-    match (&c.m.resources, data::registers(c.m)) {
-        (Some(_), Some(r)) => {
+fn cell_text(c: Option<&Cell>) -> String {
+    match c.map(|c| (c, c.m.resources.as_ref().and(data::registers(c.m)))) {
+        None => md::MISSING.into(),
+        Some((c, Some(r))) => {
             let occ = Resources::of(c.m, &c.arch).fraction();
-            format!(
-                "{r} / {} / {}",
-                md::or_unknown(data::spill_bytes(c.m)),
-                md::pct(occ)
-            )
+            let spills = md::or_unknown(data::spill_bytes(c.m));
+            format!("{r} / {spills} / {}", md::pct(occ))
         }
-        _ => status_word(c.m),
+        Some((c, None)) => status_word(c.m),
     }
 }
 
 /// One kernel: registers (and spills, where any) per architecture and compiler.
 fn per_kernel(ctx: &mut Ctx, s: &mut String, a: &Atlas, k: &str) -> Result<()> {
-    let _ = writeln!(s, "### {k}\n");
     let comps: Vec<&Compiler> = (a.compilers.iter())
         .filter(|c| a.cells.iter().any(|x| x.m.kernel == k && x.compiler == **c))
         .collect();
     let any_spill =
         (a.cells.iter()).any(|c| c.m.kernel == k && data::spill_bytes(c.m).is_some_and(|b| b > 0));
     let panel = |title: &str, y: &str, f: fn(&Measurement) -> Option<f64>| {
-        let mut p = Panel::new(title, XAxis::Categories(a.archs.clone()), "architecture", y);
-        p.integer_y = true;
-        for c in &comps {
-            let st = Style::new(c.name.clone(), compiler_color(c, &a.compilers)).line();
-            let points = a
-                .archs
-                .iter()
-                .enumerate()
-                .map(|(i, arch)| (i as f64, a.find(k, arch, c).and_then(|x| f(x.m))));
-            p.lines.push(Line {
-                style: if c.opencl { st.dashed() } else { st },
-                points: points.collect(),
-            });
-        }
-        p
+        let series = (comps.iter())
+            .map(|c| {
+                let st = Style::new(c.name.clone(), compiler_color(c, &a.compilers)).line();
+                let st = if c.opencl { st.dashed() } else { st };
+                let ys = a
+                    .archs
+                    .iter()
+                    .map(|arch| a.find(k, arch, c).and_then(|x| f(x.m)));
+                (st, ys.collect())
+            })
+            .collect();
+        arch_panel(a, title, y, series)
     };
     let mut panels = vec![panel("registers per thread", "registers", |m| {
         data::registers(m).map(f64::from)
@@ -961,39 +886,30 @@ fn per_kernel(ctx: &mut Ctx, s: &mut String, a: &Atlas, k: &str) -> Result<()> {
     } else {
         format!("{k}: registers per architecture and compiler (offline; no spills anywhere)")
     };
-    let cols = panels.len();
-    let fig = Figure {
-        title,
-        legend: panels[0].lines.iter().map(|l| l.style.clone()).collect(),
-        panels,
-        cols,
-        panel_w: if cols == 1 { 900 } else { 640 },
-        panel_h: 420,
-    };
+    let width = if any_spill { 640 } else { 900 };
+    let fig = figure(title, panels, width, 420);
     let alt = format!("{k}: registers against architecture, one line per compiler");
-    s.push_str(&ctx.chart(&fig, &format!("offline-{k}"), &alt)?.markdown);
-    let mut header = vec!["architecture".to_string()];
-    header.extend(comps.iter().map(|c| c.name.clone()));
+    let chart = ctx.chart(&fig, &format!("offline-{k}"), &alt)?.markdown;
+    let header: Vec<String> = std::iter::once("architecture".to_string())
+        .chain(comps.iter().map(|c| c.name.clone()))
+        .collect();
     let mut why = String::new();
     let rows: Vec<Vec<String>> = (a.archs.iter())
         .map(|arch| {
-            let mut row = vec![arch.clone()];
-            for c in &comps {
+            let cells = comps.iter().map(|c| {
                 let cell = a.find(k, arch, c);
-                row.push(cell_text(cell));
-                if let Some(r) = cell
-                    .filter(|x| x.m.resources.is_none())
-                    .and_then(|x| x.m.status.reason())
-                {
+                let reason = cell.filter(|x| x.m.resources.is_none());
+                if let Some(r) = reason.and_then(|x| x.m.status.reason()) {
                     let _ = writeln!(why, "- {arch}, {}: {}", c.name, quote_first_line(r));
                 }
-            }
-            row
+                cell_text(cell)
+            });
+            std::iter::once(arch.clone()).chain(cells).collect()
         })
         .collect();
     let _ = write!(
         s,
-        "Cells: registers / spill bytes (stores + loads) / occupancy.\n\n{}",
+        "### {k}\n\n{chart}Cells: registers / spill bytes (stores + loads) / occupancy.\n\n{}",
         md::table(&header, &rows)
     );
     if !why.is_empty() {
@@ -1007,9 +923,9 @@ fn per_kernel(ctx: &mut Ctx, s: &mut String, a: &Atlas, k: &str) -> Result<()> {
 // Offline sweeps
 
 pub(crate) fn sweeps(a: Option<&Sweeps>) -> Section {
-    let mut sec = Section::default();
-    let Some(a) = a else { return sec };
-    sec.title = SWEEPS.to_string();
+    let Some(a) = a else {
+        return Section::default();
+    };
     let mut s = format!(
         "## {SWEEPS}\n\nEvery point of the sweeps run with `--arch` (compiled with NVRTC for an architecture, no device): \
          registers, spills and occupancy per point; nothing was run, checked or timed. \
@@ -1018,36 +934,35 @@ pub(crate) fn sweeps(a: Option<&Sweeps>) -> Section {
     );
     for (exp, arch, comp, g) in &a.groups {
         let ms: Vec<&Measurement> = g.iter().map(|c| c.m).collect();
-        let table = if exp == "registers" {
-            register_grid(&ms)
-        } else {
-            point_table(&ms, arch)
+        let table = match exp.as_str() {
+            "registers" => register_grid(&ms),
+            _ => point_table(&ms, arch),
         };
         let _ = writeln!(s, "### {exp} sweep, {arch}, {}\n\n{table}", comp.name);
     }
-    sec.markdown = s;
-    sec
+    Section {
+        title: SWEEPS.to_string(),
+        markdown: s,
+        findings: Vec::new(),
+    }
 }
 
 /// Rows: kernel (with its switches), columns: caps, uncapped first.
 fn register_grid(g: &[&Measurement]) -> String {
     let caps = caps_of(g.iter().copied());
-    let mut series: Vec<(String, String)> = Vec::new();
-    for m in g {
-        let k = (m.kernel.clone(), m.hints.describe(false));
-        if !series.contains(&k) {
-            series.push(k);
-        }
-    }
+    let mut series = distinct(
+        g.iter()
+            .map(|m| (m.kernel.clone(), m.hints.describe(false))),
+    );
     series.sort_by(|a, b| kernel_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
-    let mut header = vec!["kernel".to_string()];
-    header.extend(caps.iter().map(|c| format!("cap {}", cap_label(*c))));
+    let header: Vec<String> = std::iter::once("kernel".to_string())
+        .chain(caps.iter().map(|c| format!("cap {}", cap_label(*c))))
+        .collect();
     let rows: Vec<Vec<String>> = (series.iter())
         .map(|(k, sw)| {
-            let name = if sw == "published" {
-                k.clone()
-            } else {
-                format!("{k} ({sw})")
+            let name = match sw.as_str() {
+                "published" => k.clone(),
+                _ => format!("{k} ({sw})"),
             };
             let at = |cap| {
                 g.iter().find(|m| {
@@ -1069,34 +984,20 @@ fn register_grid(g: &[&Measurement]) -> String {
 fn point_table(g: &[&Measurement], arch: &str) -> String {
     let mut g = g.to_vec();
     g.sort_by(|a, b| kernel_order(&a.kernel, &b.kernel));
-    let rows: Vec<Vec<String>> = (g.iter())
-        .map(|m| {
-            let regs = if m.resources.is_some() {
-                md::registers(Some(m))
-            } else {
-                status_word(m)
-            };
-            let (spills, stack, shared) =
-                (md::spills(Some(m)), md::stack(Some(m)), md::shared(Some(m)));
-            vec![
-                m.kernel.clone(),
-                point_name(m),
-                regs,
-                spills,
-                stack,
-                shared,
-                occ_cell(&occupancy_of(m, arch), m),
-            ]
-        })
-        .collect();
-    let head = [
-        "kernel",
-        "point",
-        "registers",
-        "spill st/ld B",
-        "stack B",
-        "shared B",
-        "occupancy",
-    ];
-    md::table(&md::h(&head), &rows)
+    let regs = |m: &Measurement| match m.resources {
+        Some(_) => md::registers(Some(m)),
+        None => status_word(m),
+    };
+    grid(
+        &g,
+        &[
+            ("kernel", &|&m| m.kernel.clone()),
+            ("point", &|&m| point_name(m)),
+            ("registers", &|&m| regs(m)),
+            ("spill st/ld B", &|&m| md::spills(Some(m))),
+            ("stack B", &|&m| md::stack(Some(m))),
+            ("shared B", &|&m| md::shared(Some(m))),
+            ("occupancy", &|&m| occ_cell(occupancy_of(m, arch), m)),
+        ],
+    )
 }

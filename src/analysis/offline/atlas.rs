@@ -10,9 +10,6 @@ use super::{archs_of, cells, distinct, is_published, Cell, Compiler, Kind, ATLAS
 
 /// An OpenCL compiler, its rows, and each change made to its PTX with how many rows had it.
 pub type Adapted = (String, usize, Vec<(String, usize)>);
-/// An architecture and its registers.
-type Low = (String, u32);
-type High = (String, u32);
 
 pub struct Atlas<'a> {
     /// The atlas's rows; none when the offline rows all come from sweeps.
@@ -87,14 +84,13 @@ impl<'a> Atlas<'a> {
     }
 
     pub fn registers(&self, kernel: &str, arch: &str, comp: &Compiler) -> Option<u32> {
-        self.find(kernel, arch, comp)
-            .and_then(|x| data::registers(x.m))
+        data::registers(self.find(kernel, arch, comp)?.m)
     }
 
     /// The registers of `kernel` under `comp` along the architectures that have a row.
     fn along(&self, kernel: &str, comp: &Compiler) -> Vec<(String, u32)> {
         (self.archs.iter())
-            .filter_map(|a| self.registers(kernel, a, comp).map(|r| (a.clone(), r)))
+            .filter_map(|a| Some((a.clone(), self.registers(kernel, a, comp)?)))
             .collect()
     }
 
@@ -103,8 +99,14 @@ impl<'a> Atlas<'a> {
         let has = |a: &&String| self.cells.iter().any(|x| x.compiler == *c && x.arch == **a);
         self.archs.iter().filter(has).map(String::as_str).collect()
     }
+
+    /// Every (kernel, architecture) pair.
+    fn points(&self) -> impl Iterator<Item = (&String, &String)> {
+        (self.kernels.iter()).flat_map(|k| self.archs.iter().map(move |a| (k, a)))
+    }
 }
 
+/// A finding of the atlas, with the chart `offline-<chart>`.
 fn finding(kind: Kind, chart: Option<&str>) -> Finding {
     Finding::new(Topic::Offline, super::super::Kind::Offline(kind))
         .chart(chart.map(|k| format!("offline-{k}")))
@@ -116,8 +118,7 @@ pub fn analyse(data: &Data) -> Option<Atlas<'_>> {
     if offline.is_empty() {
         return None;
     }
-    let recs: Vec<Rec> = offline
-        .into_iter()
+    let recs: Vec<Rec> = (offline.into_iter())
         .filter(|r| r.m.experiment == ATLAS_EXPERIMENT)
         .collect();
     let (cells, lost) = cells(&recs);
@@ -140,21 +141,14 @@ pub fn analyse(data: &Data) -> Option<Atlas<'_>> {
     a.newest = (a.archs.iter())
         .map(|arch| {
             let has = |c: &&Compiler| c.is_nvrtc() && a.covered(c).contains(&arch.as_str());
-            let c = a
-                .compilers
-                .iter()
-                .filter(has)
-                .max_by(|x, y| x.version.cmp(&y.version));
+            let c = (a.compilers.iter().filter(has)).max_by(|x, y| x.version.cmp(&y.version));
             (arch.clone(), c.cloned())
         })
         .collect();
     if a.rows > 0 {
-        let mut f: Vec<Finding> = (a.kernels.iter())
-            .filter_map(|k| kernel_across(&a, k))
-            .collect();
-        f.extend(generations(&a));
-        f.extend(arch_spread(&a));
-        f.extend(front_end(&a));
+        let across = a.kernels.iter().filter_map(|k| kernel_across(&a, k));
+        let totals = [generations(&a), arch_spread(&a), front_end(&a)];
+        let mut f: Vec<Finding> = across.chain(totals.into_iter().flatten()).collect();
         f.push(spills(&a));
         f.extend(refusals(&a));
         a.findings = f;
@@ -163,10 +157,7 @@ pub fn analyse(data: &Data) -> Option<Atlas<'_>> {
 }
 
 fn origins(cells: &[Cell]) -> Vec<String> {
-    let notes = cells
-        .iter()
-        .filter(|c| c.compiler.opencl)
-        .flat_map(|c| &c.m.build_notes);
+    let notes = (cells.iter().filter(|c| c.compiler.opencl)).flat_map(|c| &c.m.build_notes);
     distinct(notes.filter_map(|n| n.strip_prefix("PTX from ")).map(|o| {
         // One origin per run and driver, not per kernel listing.
         let short = o.split_whitespace().next().unwrap_or(o);
@@ -178,13 +169,9 @@ fn origins(cells: &[Cell]) -> Vec<String> {
 fn adapted(cells: &[Cell], comps: &[Compiler]) -> Vec<Adapted> {
     let changes = |c: &Cell| {
         distinct(c.m.build_notes.iter().map(|n| n.trim()).filter_map(|n| {
-            if let Some(rest) = n.strip_prefix(".target ") {
-                Some(format!(
-                    ".target {}",
-                    rest.split("->").next().unwrap_or("").trim()
-                ))
-            } else {
-                n.starts_with(".version ").then(|| n.to_string())
+            match n.strip_prefix(".target ") {
+                Some(rest) => Some(format!(".target {}", rest.split("->").next()?.trim())),
+                None => n.starts_with(".version ").then(|| n.to_string()),
             }
         }))
     };
@@ -203,18 +190,22 @@ fn adapted(cells: &[Cell], comps: &[Compiler]) -> Vec<Adapted> {
 /// The rows a compiler could not build, with the first line of its log.
 fn refusals(a: &Atlas) -> Option<Finding> {
     let bad: Vec<&Cell> = (a.cells.iter())
-        .filter(|c| c.m.resources.is_none() && !matches!(c.m.status, Status::Ok))
-        .filter(|c| !matches!(c.m.status, Status::Unavailable(_)))
+        .filter(|c| c.m.resources.is_none())
+        .filter(|c| !matches!(c.m.status, Status::Ok | Status::Unavailable(_)))
         .collect();
     let by: Vec<Refusal> = (distinct(bad.iter().map(|c| &c.compiler.name)).into_iter())
         .map(|n| {
-            let v: Vec<&&Cell> = bad.iter().filter(|c| c.compiler.name == *n).collect();
+            let v: Vec<&Cell> = bad
+                .iter()
+                .copied()
+                .filter(|c| c.compiler.name == *n)
+                .collect();
             let total = a.cells.iter().filter(|c| c.compiler.name == *n).count();
             Refusal {
                 compiler: n.clone(),
                 built: total - v.len(),
                 total,
-                archs: archs_of(v.iter().map(|c| **c)),
+                archs: archs_of(v.iter().copied()),
                 kernel: v[0].m.kernel.clone(),
                 arch: v[0].arch.clone(),
                 status: v[0].m.status.label().to_string(),
@@ -222,9 +213,9 @@ fn refusals(a: &Atlas) -> Option<Finding> {
             }
         })
         .collect();
-    let weight = bad.len() as f64 / a.cells.len().max(1) as f64;
     let (refused, of) = (bad.len(), a.cells.len());
-    (!bad.is_empty()).then(|| finding(Kind::Refused { refused, of, by }, None).weight(weight))
+    let weight = refused as f64 / of.max(1) as f64;
+    (refused > 0).then(|| finding(Kind::Refused { refused, of, by }, None).weight(weight))
 }
 
 /// Per kernel: each compiler's registers at its first and last architecture,
@@ -237,28 +228,29 @@ fn kernel_across(a: &Atlas, k: &str) -> Option<Finding> {
             let lo = at.iter().map(|x| x.1).min()?;
             let hi = at.iter().map(|x| x.1).max()?;
             let outside = lo < first.1.min(last.1) || hi > first.1.max(last.1);
-            let range = (at.len() > 2 && outside).then_some((lo, hi));
-            let (compiler, archs) = (c.name.clone(), at.len());
             Some(Along {
-                compiler,
+                compiler: c.name.clone(),
                 first,
                 last,
-                archs,
-                range,
+                archs: at.len(),
+                range: (at.len() > 2 && outside).then_some((lo, hi)),
             })
         })
         .collect();
+    if compilers.is_empty() {
+        return None;
+    }
     let spills = (a.cells.iter())
         .filter(|c| c.m.kernel == k && data::spill_bytes(c.m).is_some_and(|b| b > 0))
         .map(spill)
         .collect();
+    let kernel = k.to_string();
     let kind = Kind::KernelAcross {
-        kernel: k.to_string(),
+        kernel,
         compilers,
         spills,
     };
-    (!matches!(&kind, Kind::KernelAcross { compilers, .. } if compilers.is_empty()))
-        .then(|| finding(kind, Some(k)).detail())
+    Some(finding(kind, Some(k)).detail())
 }
 
 fn spill(c: &Cell) -> Spill {
@@ -271,18 +263,9 @@ fn spill(c: &Cell) -> Spill {
     }
 }
 
-/// The largest relative change among register pairs (`from`, `to`), first kept on ties.
-fn largest(pairs: &[RegChange]) -> Option<(f64, RegChange)> {
-    let ch = |p: &RegChange| {
-        (f64::from(p.to_registers) / f64::from(p.from_registers.max(1)) - 1.0).abs()
-    };
-    let differ = pairs.iter().filter(|p| p.from_registers != p.to_registers);
-    differ
-        .fold(None, |best: Option<(f64, &RegChange)>, p| match best {
-            Some(b) if ch(p) <= b.0 => Some(b),
-            _ => Some((ch(p), p)),
-        })
-        .map(|(c, p)| (c, p.clone()))
+/// The item with the largest key, the first of equals.
+fn first_max<T>(items: Vec<T>, key: impl Fn(&T) -> f64) -> Option<T> {
+    (items.into_iter().rev()).max_by(|x, y| key(x).total_cmp(&key(y)))
 }
 
 fn pair(k: &str, arch: &str, from: (&Compiler, u32), to: (&Compiler, u32)) -> RegChange {
@@ -296,6 +279,26 @@ fn pair(k: &str, arch: &str, from: (&Compiler, u32), to: (&Compiler, u32)) -> Re
     }
 }
 
+/// A finding over register pairs: its kind from the largest relative change
+/// among the pairs that differ (weighted by it), charted at its kernel.
+fn pairs_finding(
+    a: &Atlas,
+    pairs: &[RegChange],
+    kind: impl FnOnce(Option<RegChange>) -> Kind,
+) -> Option<Finding> {
+    if pairs.is_empty() {
+        return None;
+    }
+    let ch = |p: &RegChange| {
+        (f64::from(p.to_registers) / f64::from(p.from_registers.max(1)) - 1.0).abs()
+    };
+    let differ = pairs.iter().filter(|p| p.from_registers != p.to_registers);
+    let best = first_max(differ.collect(), |p| ch(p));
+    let k = best.map_or(a.kernels.first(), |b| Some(&b.kernel));
+    let f = finding(kind(best.cloned()), k.map(String::as_str));
+    Some(f.weight(best.map_or(0.0, ch)))
+}
+
 /// The largest change of registers between two consecutive NVRTC generations
 /// on the same architecture.
 fn generations(a: &Atlas) -> Option<Finding> {
@@ -304,52 +307,36 @@ fn generations(a: &Atlas) -> Option<Finding> {
         return None;
     }
     let mut pairs = Vec::new();
-    for k in &a.kernels {
-        for arch in &a.archs {
-            let at: Vec<(&Compiler, u32)> = (nvrtc.iter())
-                .filter_map(|c| a.registers(k, arch, c).map(|r| (*c, r)))
-                .collect();
-            pairs.extend(at.windows(2).map(|w| pair(k, arch, w[0], w[1])));
-        }
+    for (k, arch) in a.points() {
+        let at: Vec<(&Compiler, u32)> = (nvrtc.iter())
+            .filter_map(|c| Some((*c, a.registers(k, arch, c)?)))
+            .collect();
+        pairs.extend(at.windows(2).map(|w| pair(k, arch, w[0], w[1])));
     }
-    if pairs.is_empty() {
-        return None;
-    }
-    let best = largest(&pairs);
-    let differ = pairs
-        .iter()
-        .filter(|p| p.from_registers != p.to_registers)
-        .count();
-    let k = best
-        .as_ref()
-        .map_or(a.kernels.first(), |b| Some(&b.1.kernel))
-        .cloned();
-    let kind = Kind::Generations {
-        pairs: pairs.len(),
+    let differ = (pairs.iter()).filter(|p| p.from_registers != p.to_registers);
+    let (n, differ) = (pairs.len(), differ.count());
+    pairs_finding(a, &pairs, |largest| Kind::Generations {
+        pairs: n,
         differ,
-        largest: best.clone().map(|b| b.1),
-    };
-    Some(finding(kind, k.as_deref()).weight(best.map_or(0.0, |b| b.0)))
+        largest,
+    })
 }
 
 /// The largest spread of registers across architectures with one compiler.
 fn arch_spread(a: &Atlas) -> Option<Finding> {
-    let mut best: Option<(f64, &String, &Compiler, Low, High)> = None;
-    for k in &a.kernels {
-        for c in &a.compilers {
+    let spreads = (a.kernels.iter()).flat_map(|k| a.compilers.iter().map(move |c| (k, c)));
+    let spreads: Vec<_> = spreads
+        .filter_map(|(k, c)| {
             let at = a.along(k, c);
-            let lo = at.iter().min_by_key(|x| x.1).cloned();
-            let (Some(lo), Some(hi)) = (lo, at.iter().max_by_key(|x| x.1).cloned()) else {
-                continue;
-            };
-            let spread = f64::from(hi.1) / f64::from(lo.1.max(1)) - 1.0;
-            if hi.1 > lo.1 && best.as_ref().is_none_or(|b| spread > b.0) {
-                best = Some((spread, k, c, lo, hi));
-            }
-        }
-    }
-    let (spread, k, c, low, high) = best?;
-    let (kernel, compiler) = (k.clone(), c.name.clone());
+            let low = at.iter().min_by_key(|x| x.1)?.clone();
+            let high = at.iter().max_by_key(|x| x.1)?.clone();
+            let spread = f64::from(high.1) / f64::from(low.1.max(1)) - 1.0;
+            (high.1 > low.1).then_some((k, c, low, high, spread))
+        })
+        .collect();
+    let (k, c, low, high, spread) = first_max(spreads, |x| x.4)?;
+    let kernel = k.clone();
+    let compiler = c.name.clone();
     let kind = Kind::ArchSpread {
         kernel,
         compiler,
@@ -369,35 +356,24 @@ fn front_end(a: &Atlas) -> Option<Finding> {
         let Some(n) = a.compilers.iter().find(same) else {
             continue;
         };
-        for k in &a.kernels {
-            for arch in &a.archs {
-                if let (Some(rn), Some(ro)) = (a.registers(k, arch, n), a.registers(k, arch, o)) {
-                    pairs.push(pair(k, arch, (n, rn), (o, ro)));
-                }
+        for (k, arch) in a.points() {
+            if let (Some(rn), Some(ro)) = (a.registers(k, arch, n), a.registers(k, arch, o)) {
+                pairs.push(pair(k, arch, (n, rn), (o, ro)));
             }
         }
     }
-    if pairs.is_empty() {
-        return None;
-    }
-    let count = |f: fn(u32, u32) -> bool| {
-        pairs
-            .iter()
-            .filter(|p| f(p.to_registers, p.from_registers))
+    let count = |f: fn(&u32, &u32) -> bool| {
+        (pairs.iter())
+            .filter(|p| f(&p.to_registers, &p.from_registers))
             .count()
     };
-    let best = largest(&pairs);
-    let k = best
-        .as_ref()
-        .map_or(a.kernels.first(), |b| Some(&b.1.kernel))
-        .cloned();
-    let kind = Kind::FrontEnd {
-        fewer: count(|o, n| o < n),
-        more: count(|o, n| o > n),
-        same: count(|o, n| o == n),
-        largest: best.clone().map(|b| b.1),
-    };
-    Some(finding(kind, k.as_deref()).weight(best.map_or(0.0, |b| b.0)))
+    let (fewer, more, same) = (count(u32::lt), count(u32::gt), count(u32::eq));
+    pairs_finding(a, &pairs, |largest| Kind::FrontEnd {
+        fewer,
+        more,
+        same,
+        largest,
+    })
 }
 
 fn spills(a: &Atlas) -> Finding {
@@ -418,7 +394,5 @@ fn spills(a: &Atlas) -> Finding {
         spilling,
         worst,
     };
-    Finding::new(Topic::Offline, super::super::Kind::Offline(kind))
-        .chart(Some("offline-overview".into()))
-        .weight(weight)
+    finding(kind, Some("overview")).weight(weight)
 }

@@ -42,18 +42,28 @@ pub struct Kepler<'a> {
 
 impl Kepler<'_> {
     pub fn findings(&self) -> Vec<Finding> {
-        [
-            &self.kernel6,
-            &self.volatile,
-            &self.caps_finding,
-            &self.tiles_finding,
-            &self.compilers,
-        ]
-        .into_iter()
-        .flatten()
-        .cloned()
-        .collect()
+        let all = [&self.kernel6, &self.volatile, &self.caps_finding];
+        let all = all
+            .into_iter()
+            .chain([&self.tiles_finding, &self.compilers]);
+        all.flatten().cloned().collect()
     }
+}
+
+/// Kernel 6's registers against the tutorial's lower bound and the SM's limits.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Kernel6 {
+    pub registers: u32,
+    pub lower_bound: u32,
+    /// The experiment of the row.
+    pub source: String,
+    pub config: String,
+    pub threads: Option<u32>,
+    pub shared: Option<u64>,
+    pub spills: Option<u64>,
+    /// Other published rows: (registers, experiment).
+    pub others: Vec<(u32, String)>,
+    pub fit: Option<Fit>,
 }
 
 /// Two and three work-groups per SM against kernel 6's registers.
@@ -69,6 +79,26 @@ pub struct Fit {
     pub third_shared_fits: bool,
 }
 
+/// `VOLATILE_IDX=1` on kernel 6, and (kernel, before, after) on the others.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Volatile {
+    pub before: u32,
+    pub after: u32,
+    pub spills: Option<u64>,
+    pub occupancy: (Option<Occ>, Option<Occ>),
+    pub others: Vec<(String, u32, u32)>,
+}
+
+/// Kernel 6's register sweep: where spills start (cap, bytes, registers),
+/// the lowest cap, and what `cap` (127) gives.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Caps {
+    pub cap: u32,
+    pub first_spill: Option<(u32, u64, Option<u32>)>,
+    pub lowest_cap: Option<u32>,
+    pub at: Option<CapAt>,
+}
+
 /// What a cap of 127 gives against no cap.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CapAt {
@@ -81,53 +111,12 @@ pub struct CapAt {
     pub moved: Vec<(u32, u32)>,
 }
 
-fn finding(kind: Kind) -> Finding {
-    Finding::new(Topic::Kepler, super::super::Kind::Offline(kind))
-}
-
-/// `None` without offline rows.
-pub fn analyse(data: &Data) -> Option<Kepler<'_>> {
-    let offline = data.offline();
-    if offline.is_empty() {
-        return None;
-    }
-    let all = cells(&offline).0;
-    let cells: Vec<Cell> = (all.iter())
-        .filter(|c| c.arch == KEPLER_ARCH && c.compiler.is_kepler_nvrtc())
-        .cloned()
-        .collect();
-    let of = |e: &str| {
-        cells
-            .iter()
-            .filter(|c| c.m.experiment == e)
-            .collect::<Vec<_>>()
-    };
-    let (hints, regs, tiling) = (of("hints"), of("registers"), of("tiling"));
-    let rows = [
-        cells.len(),
-        of(ATLAS_EXPERIMENT).len(),
-        regs.len(),
-        hints.len(),
-        tiling.len(),
-    ];
-    let (volatile_rows, volatile) = volatile(&hints);
-    let (caps, caps_finding) = caps(&regs);
-    let (tiles, tiles_finding) = tiles(&tiling, &all);
-    Some(Kepler {
-        rows,
-        kernel6: kernel6(&cells),
-        hints_swept: !hints.is_empty(),
-        volatile_rows,
-        volatile,
-        caps,
-        caps_finding,
-        tiling_swept: tiling
-            .iter()
-            .any(|c| c.m.kernel == "gemm11" && tile_of(c.m).is_some()),
-        tiles,
-        tiles_finding,
-        compilers: compilers(&all),
-    })
+/// Kernel 11's 8x4 (`wide`) and 4x4 (`square`) tiles, and OpenCL's 8x4 from the atlas.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Tiles {
+    pub wide: Resources,
+    pub square: Resources,
+    pub opencl: Option<(String, Resources)>,
 }
 
 /// The Kepler questions as one compiler answers them from its rows for sm_35.
@@ -147,13 +136,53 @@ pub struct Answers {
     pub tiles: (Option<u32>, Option<u32>),
 }
 
+fn finding(kind: Kind) -> Finding {
+    Finding::new(Topic::Kepler, super::super::Kind::Offline(kind))
+}
+
+fn occ(m: &Measurement) -> Option<Occ> {
+    occupancy_of(m, KEPLER_ARCH)
+}
+
+/// `None` without offline rows.
+pub fn analyse(data: &Data) -> Option<Kepler<'_>> {
+    let offline = data.offline();
+    if offline.is_empty() {
+        return None;
+    }
+    let all = cells(&offline).0;
+    let cells: Vec<Cell> = (all.iter())
+        .filter(|c| c.arch == KEPLER_ARCH && c.compiler.is_kepler_nvrtc())
+        .cloned()
+        .collect();
+    let of = |e: &str| -> Vec<&Cell> { cells.iter().filter(|c| c.m.experiment == e).collect() };
+    let (hints, regs, tiling) = (of("hints"), of("registers"), of("tiling"));
+    let atlas = of(ATLAS_EXPERIMENT).len();
+    let rows = [cells.len(), atlas, regs.len(), hints.len(), tiling.len()];
+    let (volatile_rows, volatile) = volatile(&hints);
+    let (caps, caps_finding) = caps(&regs);
+    let (tiles, tiles_finding) = tiles(&tiling, &all);
+    Some(Kepler {
+        rows,
+        kernel6: kernel6(&cells),
+        hints_swept: !hints.is_empty(),
+        volatile_rows,
+        volatile,
+        caps,
+        caps_finding,
+        tiling_swept: (tiling.iter()).any(|c| c.m.kernel == "gemm11" && tile_of(c.m).is_some()),
+        tiles,
+        tiles_finding,
+        compilers: compilers(&all),
+    })
+}
+
 /// Each compiler's answers, NVRTC 11.8 first; a finding where more than one compiler answers.
 fn compilers(all: &[Cell]) -> Option<Finding> {
     let kepler: Vec<&Cell> = all.iter().filter(|c| c.arch == KEPLER_ARCH).collect();
     let mut names = distinct(kepler.iter().map(|c| &c.compiler));
-    names.sort_by(|a, b| (!a.is_kepler_nvrtc(), &a.name).cmp(&(!b.is_kepler_nvrtc(), &b.name)));
-    let answers: Vec<Answers> = names
-        .into_iter()
+    names.sort_by_key(|c| (!c.is_kepler_nvrtc(), &c.name));
+    let answers: Vec<Answers> = (names.into_iter())
         .map(|compiler| {
             let rows: Vec<&Measurement> = (kepler.iter())
                 .filter(|c| &c.compiler == compiler)
@@ -164,15 +193,14 @@ fn compilers(all: &[Cell]) -> Option<Finding> {
                     .find(|m| m.kernel == k && e.is_none_or(|e| m.experiment == e) && f(m))
                     .and_then(|m| data::registers(m))
             };
-            let sweep = |m: &&&Measurement| {
-                m.kernel == "gemm6" && m.experiment == "registers" && m.hints.switches.is_empty()
-            };
-            let capped = |cap| {
-                rows.iter()
-                    .filter(sweep)
-                    .find(|m| data::register_cap(m) == cap)
-            };
-            let spilling = (rows.iter().filter(sweep))
+            let sweep: Vec<&Measurement> = (rows.iter().copied())
+                .filter(|m| m.kernel == "gemm6" && m.experiment == "registers")
+                .filter(|m| m.hints.switches.is_empty())
+                .collect();
+            let capped = sweep
+                .iter()
+                .find(|m| data::register_cap(m) == Some(CAP_127));
+            let spilling = (sweep.iter())
                 .filter(|m| data::spill_bytes(m).is_some_and(|b| b > 0))
                 .filter_map(|m| data::register_cap(m))
                 .max();
@@ -181,7 +209,7 @@ fn compilers(all: &[Cell]) -> Option<Finding> {
                 compiler: compiler.name.clone(),
                 kernel6: regs("gemm6", None, &|m| is_published(m)),
                 volatile: regs("gemm6", Some("hints"), &is_volatile),
-                cap127: capped(Some(CAP_127)).map(|m| (data::registers(m), data::spill_bytes(m))),
+                cap127: capped.map(|m| (data::registers(m), data::spill_bytes(m))),
                 first_spill: spilling,
                 tiles: (tile((8, 4)), tile((4, 4))),
             }
@@ -190,22 +218,14 @@ fn compilers(all: &[Cell]) -> Option<Finding> {
         .collect();
     // A comparison where at least two compilers answer more than kernel 6's count
     // (the atlas alone gives that much for every compiler).
-    let answered = |a: &Answers| {
-        1 + usize::from(a.volatile.is_some())
-            + usize::from(a.cap127.is_some())
-            + usize::from(a.tiles.0.is_some())
-    };
-    if answers.iter().filter(|a| answered(a) > 1).count() < 2 {
+    let more = |a: &&Answers| a.volatile.is_some() || a.cap127.is_some() || a.tiles.0.is_some();
+    if answers.iter().filter(more).count() < 2 {
         return None;
     }
     let k6: Vec<u32> = answers.iter().filter_map(|a| a.kernel6).collect();
     let (lo, hi) = (k6.iter().min()?, k6.iter().max()?);
     let weight = f64::from(hi - lo) / f64::from((*lo).max(1));
     Some(finding(Kind::Compilers { answers }).weight(weight))
-}
-
-fn occ(m: &Measurement) -> Option<Occ> {
-    occupancy_of(m, KEPLER_ARCH)
 }
 
 /// Kernel 6 at its published defaults: the atlas's row, else the hints sweep's
@@ -238,11 +258,11 @@ fn kernel6(cells: &[Cell]) -> Option<Finding> {
             .and_then(|sh| occupancy::occupancy(&l, threads, 1, sh))
             .is_some_and(|x| x.blocks_per_sm >= 3),
     });
-    let weight =
-        f64::from(registers.abs_diff(TUTORIAL_LOWER_BOUND)) / f64::from(TUTORIAL_LOWER_BOUND);
-    let kind = Kind::Kernel6 {
+    let lb = TUTORIAL_LOWER_BOUND;
+    let weight = f64::from(registers.abs_diff(lb)) / f64::from(lb);
+    let kind = Kind::Kernel6(Kernel6 {
         registers,
-        lower_bound: TUTORIAL_LOWER_BOUND,
+        lower_bound: lb,
         source: row.m.experiment.clone(),
         config: row.m.config.describe(),
         threads,
@@ -250,7 +270,7 @@ fn kernel6(cells: &[Cell]) -> Option<Finding> {
         spills: data::spill_bytes(row.m),
         others,
         fit,
-    };
+    });
     Some(finding(kind).weight(weight))
 }
 
@@ -265,8 +285,7 @@ pub type VolatileRows<'a> = Option<Vec<(&'a Measurement, Option<i64>, Option<Occ
 
 fn volatile<'a>(hints: &[&Cell<'a>]) -> (VolatileRows<'a>, Option<Finding>) {
     let find = |k: &str, f: fn(&Measurement) -> bool| {
-        hints
-            .iter()
+        (hints.iter())
             .find(|c| c.m.kernel == k && f(c.m))
             .map(|c| c.m)
     };
@@ -276,9 +295,8 @@ fn volatile<'a>(hints: &[&Cell<'a>]) -> (VolatileRows<'a>, Option<Finding>) {
     let b_regs = data::registers(base);
     let rows = (hints.iter().filter(|c| c.m.kernel == "gemm6"))
         .map(|c| {
-            let r = data::registers(c.m)
-                .zip(b_regs)
-                .filter(|_| !std::ptr::eq(c.m, base));
+            let r = data::registers(c.m).zip(b_regs);
+            let r = r.filter(|_| !std::ptr::eq(c.m, base));
             (c.m, r.map(|(r, b)| i64::from(r) - i64::from(b)), occ(c.m))
         })
         .collect();
@@ -294,13 +312,13 @@ fn volatile<'a>(hints: &[&Cell<'a>]) -> (VolatileRows<'a>, Option<Finding>) {
             Some((k.clone(), r(is_published)?, r(is_volatile)?))
         })
         .collect();
-    let kind = Kind::Volatile {
+    let kind = Kind::Volatile(Volatile {
         before,
         after,
         spills: data::spill_bytes(vol),
         occupancy: (occ(base), occ(vol)),
         others,
-    };
+    });
     let weight = f64::from(before.abs_diff(after)) / f64::from(before.max(1));
     (Some(rows), Some(finding(kind).weight(weight)))
 }
@@ -320,18 +338,14 @@ fn caps<'a>(regs: &[&Cell<'a>]) -> (CapRows<'a>, Option<Finding>) {
         .filter_map(|&cap| at(cap).map(|m| (cap, m, occ(m))))
         .collect();
     let uncapped = at(None).and_then(data::registers);
-    let first_spill =
-        (caps.iter().filter_map(|&cap| Some((cap?, at(cap)?)))).find_map(|(cap, m)| {
-            Some((
-                cap,
-                data::spill_bytes(m).filter(|b| *b > 0)?,
-                data::registers(m),
-            ))
-        });
-    let lowest_cap = caps.iter().rev().find_map(|c| *c);
-    let moved = (caps.iter())
-        .filter_map(|&cap| {
-            let (cap, r, u) = (cap?, data::registers(at(Some(cap?))?)?, uncapped?);
+    let capped = || caps.iter().filter_map(|&cap| Some((cap?, at(cap)?)));
+    let first_spill = capped().find_map(|(cap, m)| {
+        let bytes = data::spill_bytes(m).filter(|b| *b > 0)?;
+        Some((cap, bytes, data::registers(m)))
+    });
+    let moved = capped()
+        .filter_map(|(cap, m)| {
+            let (r, u) = (data::registers(m)?, uncapped?);
             (cap > u && r != u).then_some((cap, r))
         })
         .collect();
@@ -344,14 +358,15 @@ fn caps<'a>(regs: &[&Cell<'a>]) -> (CapRows<'a>, Option<Finding>) {
         moved,
     });
     let spills = at127.as_ref().and_then(|a| a.spills).is_some_and(|b| b > 0);
-    let kind = Kind::Caps {
+    let headline = at127.is_some();
+    let kind = Kind::Caps(Caps {
         cap: CAP_127,
         first_spill,
-        lowest_cap,
-        at: at127.clone(),
-    };
+        lowest_cap: caps.iter().rev().find_map(|c| *c),
+        at: at127,
+    });
     let f = finding(kind).weight(if spills { 1.0 } else { 0.0 });
-    (rows, Some(if at127.is_some() { f } else { f.detail() }))
+    (rows, Some(if headline { f } else { f.detail() }))
 }
 
 type TileRows<'a> = Option<Vec<(&'a Measurement, Option<Occ>)>>;
@@ -367,9 +382,8 @@ fn tiles<'a>(tiling: &[&Cell<'a>], all: &[Cell<'a>]) -> (TileRows<'a>, Option<Fi
     let mut shapes: Vec<(i64, i64)> = sweep.iter().filter_map(|m| tile_of(m)).collect();
     shapes.sort();
     shapes.dedup();
-    let rows = shapes
-        .iter()
-        .filter_map(|&t| at(t))
+    let rows = (shapes.into_iter())
+        .filter_map(at)
         .map(|m| (m, occ(m)))
         .collect();
     // OpenCL's 8x4 (the published tile) through the same release's ptxas, from the atlas.
@@ -380,13 +394,12 @@ fn tiles<'a>(tiling: &[&Cell<'a>], all: &[Cell<'a>]) -> (TileRows<'a>, Option<Fi
             && c.m.resources.is_some()
     });
     let (r84, r44) = (data::registers(t84), data::registers(t44));
-    let weight = r84
-        .zip(r44)
-        .map_or(0.0, |(a, b)| f64::from(a.abs_diff(b)) / f64::from(b.max(1)));
-    let kind = Kind::Tiles {
+    let weight =
+        (r84.zip(r44)).map_or(0.0, |(a, b)| f64::from(a.abs_diff(b)) / f64::from(b.max(1)));
+    let kind = Kind::Tiles(Tiles {
         wide: Resources::of(t84, KEPLER_ARCH),
         square: Resources::of(t44, KEPLER_ARCH),
         opencl: opencl.map(|o| (o.compiler.name.clone(), Resources::of(o.m, KEPLER_ARCH))),
-    };
+    });
     (Some(rows), Some(finding(kind).weight(weight)))
 }

@@ -70,43 +70,15 @@ pub enum Kind {
         by: Vec<atlas::Refusal>,
     },
     /// Kernel 6's registers against the tutorial's lower bound and the SM's limits.
-    Kernel6 {
-        registers: u32,
-        lower_bound: u32,
-        /// The experiment of the row.
-        source: String,
-        config: String,
-        threads: Option<u32>,
-        shared: Option<u64>,
-        spills: Option<u64>,
-        /// Other published rows: (registers, experiment).
-        others: Vec<(u32, String)>,
-        fit: Option<kepler::Fit>,
-    },
-    /// `VOLATILE_IDX=1` on kernel 6, and (kernel, before, after) on the others.
-    Volatile {
-        before: u32,
-        after: u32,
-        spills: Option<u64>,
-        occupancy: (Option<Occ>, Option<Occ>),
-        others: Vec<(String, u32, u32)>,
-    },
-    /// Kernel 6's register sweep: where spills start (cap, bytes, registers),
-    /// the lowest cap, and what `cap` (127) gives.
-    Caps {
-        cap: u32,
-        first_spill: Option<(u32, u64, Option<u32>)>,
-        lowest_cap: Option<u32>,
-        at: Option<kepler::CapAt>,
-    },
+    Kernel6(kepler::Kernel6),
+    /// `VOLATILE_IDX=1` on kernel 6 and on the others.
+    Volatile(kepler::Volatile),
+    /// Kernel 6's register sweep, and what a cap of 127 gives.
+    Caps(kepler::Caps),
     /// The Kepler questions as each compiler with rows for sm_35 answers them.
     Compilers { answers: Vec<kepler::Answers> },
-    /// Kernel 11's 8x4 (`wide`) and 4x4 (`square`) tiles, and OpenCL's 8x4 from the atlas.
-    Tiles {
-        wide: Resources,
-        square: Resources,
-        opencl: Option<(String, Resources)>,
-    },
+    /// Kernel 11's 8x4 and 4x4 tiles, and OpenCL's 8x4 from the atlas.
+    Tiles(kepler::Tiles),
 }
 
 /// The compiler of an offline row, as a chart series.
@@ -123,19 +95,15 @@ impl Compiler {
     /// From the row's `compiler` ("NVRTC 11.8", "NVIDIA OpenCL PTX + ptxas 11.8"),
     /// else from its note ("... with NVRTC 11.8; ...", "... by ptxas 11.8; ...").
     pub fn of(m: &Measurement) -> Option<Compiler> {
-        let label = m
+        let given = m
             .compiler
             .as_deref()
             .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .map(str::to_string)
-            .or_else(|| label_from_notes(m))?;
+            .filter(|c| !c.is_empty());
+        let label = given.map(str::to_string).or_else(|| label_from_notes(m))?;
         let opencl = m.toolchain == Toolchain::OpenCl;
-        let version = label
-            .split_whitespace()
-            .rev()
-            .find_map(parse_version)
-            .unwrap_or_default();
+        let version = label.split_whitespace().rev().find_map(parse_version);
+        let version = version.unwrap_or_default();
         let clang = m.toolchain.is_clang();
         let name = match (opencl, clang, label.find("ptxas")) {
             // "clang OpenCL + ptxas 11.8": the two clang toolchains share a compiler label.
@@ -171,7 +139,7 @@ impl Compiler {
     }
 
     pub fn is_kepler_nvrtc(&self) -> bool {
-        !self.opencl && self.name.starts_with("NVRTC") && self.version.starts_with(&[11, 8])
+        self.is_nvrtc() && self.version.starts_with(&[11, 8])
     }
 }
 
@@ -221,7 +189,7 @@ pub fn cells<'a>(recs: &[Rec<'a>]) -> (Vec<Cell<'a>>, usize) {
 }
 
 /// The distinct values, in order of first appearance.
-fn distinct<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+pub fn distinct<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
     let mut v = Vec::new();
     for x in items {
         if !v.contains(&x) {
@@ -327,10 +295,8 @@ impl Resources {
 
     /// The occupancy fraction, the architecture's rules' else the recorded one.
     pub fn fraction(&self) -> Option<f64> {
-        (self
-            .recorded_occupancy
-            .or(self.occupancy.map(|o| o.0.fraction)))
-        .filter(|f| f.is_finite())
+        let arch = self.occupancy.map(|o| o.0.fraction);
+        self.recorded_occupancy.or(arch).filter(|f| f.is_finite())
     }
 }
 
@@ -360,18 +326,17 @@ pub fn sweeps(data: &Data) -> Option<Sweeps<'_>> {
             .map(|c| (&c.m.experiment, &c.arch, &c.compiler)),
     );
     keys.sort_by(|a, b| {
-        (rank(a.0).unwrap_or(3).cmp(&rank(b.0).unwrap_or(3)))
-            .then_with(|| a.0.cmp(b.0))
+        (rank(a.0).unwrap_or(3), a.0)
+            .cmp(&(rank(b.0).unwrap_or(3), b.0))
             .then_with(|| arch_order(a.1, b.1))
             .then_with(|| Compiler::order(a.2, b.2))
     });
-    let groups = keys
-        .into_iter()
+    let groups = (keys.into_iter())
         .map(|(e, a, c)| {
-            let of = cells
-                .iter()
-                .filter(|x| x.m.experiment == *e && x.arch == *a);
-            let rows = of.filter(|x| x.compiler == *c).cloned().collect();
+            let rows = (cells.iter())
+                .filter(|x| x.m.experiment == *e && x.arch == *a && x.compiler == *c)
+                .cloned()
+                .collect();
             (e.clone(), a.clone(), c.clone(), rows)
         })
         .collect();
