@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use crate::analysis::stats::is_same;
-use crate::analysis::sweeps::{is_baseline, Block, CapSpeed, Effect, Jit, Kind, Like, Series};
-use crate::analysis::sweeps::{Size, Spills, Sweep, Tile, Triple};
+use crate::analysis::sweeps::{is_baseline, Block, CapSpeed, Effect, Jit, JitRow, Kind, Like};
+use crate::analysis::sweeps::{Series, Size, Spills, Sweep, Tile, Triple};
 use crate::analysis::Finding;
 use crate::backend::Toolchain;
 use crate::error::Result;
@@ -326,7 +326,10 @@ pub(crate) fn hints(a: &Sweep<String>) -> Result<Section> {
     sweep_section(a, HINTS, intro, table, |_, _| Ok(String::new()))
 }
 
-pub(crate) fn jit(a: &Jit) -> Result<Section> {
+/// A column of the JIT table: its name and its cell.
+type JitCol<'f, 'a> = (&'f str, &'f dyn Fn(&JitRow<'a>) -> String);
+
+pub(crate) fn jit<'a>(a: &Jit<'a>) -> Result<Section> {
     if a.rows.is_empty() && a.left_out == 0 {
         return Ok(Section::default());
     }
@@ -347,42 +350,33 @@ pub(crate) fn jit(a: &Jit) -> Result<Section> {
             format!("{} ({} regs)", md::gflops(Some(x)), md::registers(Some(x)))
         })
     };
+    let (o, c) = (
+        |r: &JitRow<'a>| r.opencl.map(|x| x.0),
+        |r: &JitRow<'a>| r.cuda.map(|x| x.0),
+    );
+    let ratio =
+        |r: &JitRow, x: Option<&M>| md::ratio(data::gflops(r.jit), x.and_then(data::gflops));
+    let from = |r: &JitRow| match (r.opencl.map(|x| x.1), r.cuda.map(|x| x.1)) {
+        (Some(a), Some(b)) if a == b => a.to_string(),
+        (a, b) => format!("{} / {}", md::or_missing(a), md::or_missing(b)),
+    };
+    let cols: [JitCol<'_, 'a>; 8] = [
+        ("kernel", &|r| r.jit.kernel.clone()),
+        ("size", &|r| r.jit.size_label()),
+        ("OpenCL native", &|r| g(o(r))),
+        ("OpenCL PTX via CUDA JIT", &|r| g(Some(r.jit))),
+        ("CUDA (NVRTC)", &|r| g(c(r))),
+        ("JIT / OpenCL", &|r| ratio(r, o(r))),
+        ("JIT / CUDA", &|r| ratio(r, c(r))),
+        ("native rows from", &from),
+    ];
+    let head: Vec<String> = cols.iter().map(|c| c.0.to_string()).collect();
     let rows: Vec<Vec<String>> = a
         .rows
         .iter()
-        .map(|r| {
-            let (o, c, j) = (
-                r.opencl.map(|x| x.0),
-                r.cuda.map(|x| x.0),
-                data::gflops(r.jit),
-            );
-            let from = match (r.opencl.map(|x| x.1), r.cuda.map(|x| x.1)) {
-                (Some(a), Some(b)) if a == b => a.to_string(),
-                (a, b) => format!("{} / {}", md::or_missing(a), md::or_missing(b)),
-            };
-            vec![
-                r.jit.kernel.clone(),
-                r.jit.size_label(),
-                g(o),
-                g(Some(r.jit)),
-                g(c),
-                md::ratio(j, o.and_then(data::gflops)),
-                md::ratio(j, c.and_then(data::gflops)),
-                from,
-            ]
-        })
+        .map(|r| cols.iter().map(|c| c.1(r)).collect())
         .collect();
-    let head = [
-        "kernel",
-        "size",
-        "OpenCL native",
-        "OpenCL PTX via CUDA JIT",
-        "CUDA (NVRTC)",
-        "JIT / OpenCL",
-        "JIT / CUDA",
-        "native rows from",
-    ];
-    s.push_str(&md::table(&md::h(&head), &rows));
+    s.push_str(&md::table(&head, &rows));
     let notes: Vec<String> = a
         .rows
         .iter()
