@@ -202,20 +202,20 @@ fn finding(topic: Topic, k: Kind) -> Finding {
     Finding::new(topic, super::Kind::Sweeps(k))
 }
 
-/// The experiment's kernel rows (no vendor, no variant) and its vendor rows.
-fn kernel_rows<'a>(data: &'a Data, exp: &str) -> (Vec<Rec<'a>>, Vec<Rec<'a>>) {
-    let (vendor, rows): (Vec<Rec>, Vec<Rec>) = data
-        .experiment(exp)
-        .into_iter()
-        .partition(|r| is_vendor(r.m));
-    (
-        rows.into_iter().filter(|r| r.m.variant.is_none()).collect(),
-        vendor,
-    )
+/// The items in first-seen order, each once.
+fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for x in items {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
 }
 
-/// The rows grouped by kernel and `switches`, then by size, then by the point
-/// `point` gives (points ordered by their rank); `is_base` picks the baseline.
+/// The experiment's kernel rows (no vendor, no variant) grouped by kernel and
+/// `switches`, then by size, then by the point `point` gives (points ordered
+/// by their rank); `is_base` picks the baseline.
 fn sweep<'a, R: Ord, P: PartialEq>(
     data: &'a Data,
     exp: &str,
@@ -223,17 +223,44 @@ fn sweep<'a, R: Ord, P: PartialEq>(
     point: impl Fn(&M) -> Option<(R, P)>,
     is_base: impl Fn(&M) -> bool,
 ) -> Sweep<'a, P> {
-    let (tcs, (recs, vendor)) = (data.toolchains(), kernel_rows(data, exp));
-    let recs: Vec<Rec> = recs.into_iter().filter(|r| point(r.m).is_some()).collect();
-    let mut groups: Vec<(String, String)> = Vec::new();
-    for k in data::kernels(&recs) {
-        for r in recs.iter().filter(|r| r.m.kernel == k) {
-            let g = (k.clone(), switches(r.m));
-            if !groups.contains(&g) {
-                groups.push(g);
-            }
+    let tcs = data.toolchains();
+    let (vendor, recs): (Vec<Rec>, Vec<Rec>) = data
+        .experiment(exp)
+        .into_iter()
+        .partition(|r| is_vendor(r.m));
+    let mut recs: Vec<Rec> = recs
+        .into_iter()
+        .filter(|r| r.m.variant.is_none() && point(r.m).is_some())
+        .collect();
+    recs.sort_by(|a, b| data::kernel_order(&a.m.kernel, &b.m.kernel));
+    let groups = distinct(recs.iter().map(|r| (r.m.kernel.clone(), switches(r.m))));
+    let block = |of: &[Rec<'a>], size| {
+        let rows: Vec<&M> = of
+            .iter()
+            .map(|r| r.m)
+            .filter(|m| of_size(m, size))
+            .collect();
+        let mut ranked: Vec<(R, P)> = rows.iter().filter_map(|m| point(m)).collect();
+        ranked.sort_by(|a, b| a.0.cmp(&b.0));
+        let points = distinct(ranked.into_iter().map(|x| x.1));
+        let find = |t: Toolchain, f: &dyn Fn(&M) -> bool| {
+            rows.iter().copied().find(|m| m.toolchain == t && f(m))
+        };
+        Block {
+            size,
+            cells: points
+                .iter()
+                .map(|p| {
+                    let at = |m: &M| point(m).is_some_and(|x| x.1 == *p);
+                    tcs.iter().map(|&t| find(t, &at)).collect()
+                })
+                .collect(),
+            base: tcs.iter().map(|&t| find(t, &is_base)).collect(),
+            points,
+            vendor: data::vendor_at(&vendor, size),
+            rows,
         }
-    }
+    };
     let series = groups
         .into_iter()
         .map(|(kernel, sw)| {
@@ -244,52 +271,14 @@ fn sweep<'a, R: Ord, P: PartialEq>(
                 .collect();
             let blocks: Vec<Block<P>> = data::sizes(&of)
                 .into_iter()
-                .map(|size| {
-                    let rows: Vec<&M> = of
-                        .iter()
-                        .map(|r| r.m)
-                        .filter(|m| of_size(m, size))
-                        .collect();
-                    let mut ranked: Vec<(R, P)> = rows.iter().filter_map(|m| point(m)).collect();
-                    ranked.sort_by(|a, b| a.0.cmp(&b.0));
-                    let mut points: Vec<P> = Vec::new();
-                    for (_, p) in ranked {
-                        if !points.contains(&p) {
-                            points.push(p);
-                        }
-                    }
-                    let find = |t: Toolchain, f: &dyn Fn(&M) -> bool| {
-                        rows.iter().copied().find(|m| m.toolchain == t && f(m))
-                    };
-                    let cells = points
-                        .iter()
-                        .map(|p| {
-                            tcs.iter()
-                                .map(|&t| find(t, &|m| point(m).is_some_and(|x| x.1 == *p)))
-                                .collect()
-                        })
-                        .collect();
-                    let base = tcs.iter().map(|&t| find(t, &is_base)).collect();
-                    Block {
-                        size,
-                        points,
-                        cells,
-                        base,
-                        rows,
-                        vendor: data::vendor_at(&vendor, size),
-                    }
-                })
+                .map(|z| block(&of, z))
                 .collect();
-            let chart = format!(
-                "{exp}-{kernel}{}-{}",
-                chart_suffix(&sw),
-                blocks.first().map_or(String::new(), |b| size_label(b.size))
-            );
+            let first = blocks.first().map_or(String::new(), |b| size_label(b.size));
             Series {
+                chart: format!("{exp}-{kernel}{}-{first}", chart_suffix(&sw)),
                 kernel,
                 switches: sw,
                 blocks,
-                chart,
             }
         })
         .collect();
@@ -320,23 +309,20 @@ fn chart_suffix(switches: &str) -> String {
 /// the compilers may override a cap. Findings at each series' largest size.
 pub fn registers(data: &Data) -> Sweep<'_, Option<u32>> {
     let cap = |m: &M| data::register_cap(m).map_or((u32::MAX, None), |c| (c, Some(c)));
-    let mut a = sweep(
+    let describe = |m: &M| m.hints.describe(false);
+    let a = sweep(
         data,
         "registers",
-        |m| m.hints.describe(false),
+        describe,
         |m| Some(cap(m)),
         |m| cap(m).1.is_none(),
     );
-    for s in &a.series {
-        if let Some(f) = s
-            .blocks
-            .first()
-            .and_then(|b| cap_finding(s, b, &a.toolchains))
-        {
-            a.findings.push(f.chart(Some(s.chart.clone())));
-        }
-    }
-    a
+    let findings = a
+        .series
+        .iter()
+        .filter_map(|s| Some(cap_finding(s, &a.toolchains)?.chart(Some(s.chart.clone()))))
+        .collect();
+    Sweep { findings, ..a }
 }
 
 fn spills(walk: &[(Option<u32>, u64)]) -> Option<Spills> {
@@ -349,10 +335,7 @@ fn spills(walk: &[(Option<u32>, u64)]) -> Option<Spills> {
         },
         Some(i) => {
             let (cap, bytes) = walk[i];
-            let most = walk[i..]
-                .iter()
-                .filter(|(_, b)| *b > 0)
-                .max_by_key(|(_, b)| *b);
+            let most = walk[i..].iter().max_by_key(|(_, b)| *b);
             Spills::From {
                 clean_to: walk[i - 1].0,
                 cap,
@@ -363,11 +346,8 @@ fn spills(walk: &[(Option<u32>, u64)]) -> Option<Spills> {
     })
 }
 
-fn cap_finding(
-    s: &Series<Option<u32>>,
-    b: &Block<Option<u32>>,
-    tcs: &[Toolchain],
-) -> Option<Finding> {
+fn cap_finding(s: &Series<Option<u32>>, tcs: &[Toolchain]) -> Option<Finding> {
+    let b = s.blocks.first()?;
     let (mut per, mut not_as_asked, mut top) = (Vec::new(), Vec::new(), None::<CapGain>);
     for (ti, &toolchain) in tcs.iter().enumerate() {
         let rows: Vec<(Option<u32>, &M)> = b
@@ -394,19 +374,19 @@ fn cap_finding(
             (Some((Some(cap), gflops, registers)), Some(uncapped))
                 if gflops > uncapped && !is_same(gflops / uncapped - 1.0) =>
             {
-                let gain = CapGain {
-                    toolchain,
-                    cap,
-                    gflops,
-                    uncapped,
-                    registers,
-                    uncapped_registers: full,
-                };
                 if top
                     .as_ref()
                     .is_none_or(|t| gflops / uncapped > t.gflops / t.uncapped)
                 {
-                    top = Some(gain);
+                    let uncapped_registers = full;
+                    top = Some(CapGain {
+                        toolchain,
+                        cap,
+                        gflops,
+                        uncapped,
+                        registers,
+                        uncapped_registers,
+                    });
                 }
                 Some(CapSpeed::Faster {
                     cap,
@@ -419,21 +399,20 @@ fn cap_finding(
             _ => None,
         };
         // Asked against used: above the cap, or below it although it needs more uncapped.
-        for (c, m) in &rows {
-            if let (Some(cap), Some(used)) = (*c, data::registers(m)) {
-                if used > cap || (used < cap && full.is_some_and(|f| f > cap)) {
-                    not_as_asked.push(NotAsAsked {
-                        toolchain,
-                        cap,
-                        used,
-                        uncapped: full,
-                    });
-                }
-            }
-        }
+        not_as_asked.extend(rows.iter().filter_map(|&(cap, m)| {
+            let (cap, used, uncapped) = (cap?, data::registers(m)?, full);
+            let off = used > cap || (used < cap && full.is_some_and(|f| f > cap));
+            off.then_some(NotAsAsked {
+                toolchain,
+                cap,
+                used,
+                uncapped,
+            })
+        }));
+        let spills = spills(&walk);
         per.push(CapToolchain {
             toolchain,
-            spills: spills(&walk),
+            spills,
             speed,
         });
     }
@@ -441,60 +420,48 @@ fn cap_finding(
         return None;
     }
     let weight = top.as_ref().map_or(0.0, |t| t.gflops / t.uncapped - 1.0);
-    let (kernel, switches, size) = (s.kernel.clone(), s.switches.clone(), b.size);
-    Some(
-        finding(
-            Topic::RegisterCaps,
-            Kind::RegisterCaps {
-                kernel,
-                switches,
-                size,
-                toolchains: per,
-                not_as_asked,
-                top,
-            },
-        )
-        .weight(weight),
-    )
+    let kind = Kind::RegisterCaps {
+        kernel: s.kernel.clone(),
+        switches: s.switches.clone(),
+        size: b.size,
+        toolchains: per,
+        not_as_asked,
+        top,
+    };
+    Some(finding(Topic::RegisterCaps, kind).weight(weight))
 }
 
 pub fn tiling<'a>(data: &'a Data, device: Option<&str>) -> Sweep<'a, (i64, i64)> {
-    let mut a = sweep(
+    let a = sweep(
         data,
         "tiling",
         |_| String::new(),
         |m| tile_of(m).map(|t| (t, t)),
         |_| false,
     );
-    if a.toolchains.contains(&Cuda) && a.toolchains.contains(&OpenCl) {
-        for s in &a.series {
-            if let Some((size, f)) = s
+    let both = a.toolchains.contains(&Cuda) && a.toolchains.contains(&OpenCl);
+    let findings = a
+        .series
+        .iter()
+        .filter(|_| both)
+        .filter_map(|s| {
+            let (i, f) = s
                 .blocks
                 .iter()
-                .find_map(|b| tile_claim(&s.kernel, b, device))
-            {
-                let first = s.blocks.first().map(|b| b.size);
-                a.findings
-                    .push(f.chart((first == Some(size)).then(|| s.chart.clone())));
-            }
-        }
-    }
-    a
+                .enumerate()
+                .find_map(|(i, b)| Some((i, tile_claim(&s.kernel, b, device)?)))?;
+            Some(f.chart((i == 0).then(|| s.chart.clone())))
+        })
+        .collect();
+    Sweep { findings, ..a }
 }
 
-fn tile_claim(
-    kernel: &str,
-    b: &Block<(i64, i64)>,
-    device: Option<&str>,
-) -> Option<(Size, Finding)> {
+fn tile_claim(kernel: &str, b: &Block<(i64, i64)>, device: Option<&str>) -> Option<Finding> {
     let of = |t: Toolchain| b.rows.iter().copied().filter(move |m| m.toolchain == t);
     let get = |t, tile| {
-        of(t).find(|m| tile_of(m) == Some(tile)).and_then(|m| {
-            Some(Tile {
-                gflops: data::gflops(m)?,
-                registers: data::registers(m),
-            })
-        })
+        let m = of(t).find(|m| tile_of(m) == Some(tile))?;
+        let (gflops, registers) = (data::gflops(m)?, data::registers(m));
+        Some(Tile { gflops, registers })
     };
     let cuda = [get(Cuda, (8, 4))?, get(Cuda, (4, 4))?];
     let opencl = [get(OpenCl, (8, 4))?, get(OpenCl, (4, 4))?];
@@ -515,15 +482,7 @@ fn tile_claim(
         opencl,
         fastest: fastest.collect(),
     };
-    Some((
-        b.size,
-        finding(Topic::Tiling, kind).weight(c(opencl).abs().max(c(cuda).abs())),
-    ))
-}
-
-/// A point's name: its label, else its switches.
-pub fn point_name(m: &M) -> String {
-    m.label.clone().unwrap_or_else(|| m.hints.describe(true))
+    Some(finding(Topic::Tiling, kind).weight(c(opencl).abs().max(c(cuda).abs())))
 }
 
 /// The published kernel: labelled "baseline", or unlabelled with no switch moved.
@@ -533,91 +492,67 @@ pub fn is_baseline(m: &M) -> bool {
     })
 }
 
-/// Each switch against the baseline on its toolchain, at each kernel's largest size.
+/// Each switch against the baseline on its toolchain, at each kernel's largest
+/// size; a point is named by its label, else its switches.
 pub fn hints(data: &Data) -> Sweep<'_, String> {
+    let name = |m: &M| m.label.clone().unwrap_or_else(|| m.hints.describe(true));
     let mut a = sweep(
         data,
         "hints",
         |_| String::new(),
-        |m| Some((!is_baseline(m), point_name(m))),
+        |m| Some((!is_baseline(m), name(m))),
         is_baseline,
     );
-    let (mut effects, mut small, mut sizes) = (
-        Vec::new(),
-        Vec::<(String, (String, Toolchain))>::new(),
-        Vec::new(),
-    );
+    let mut all: Vec<(Size, Effect)> = Vec::new();
     for (s, b) in a.series.iter().filter_map(|s| Some((s, s.blocks.first()?))) {
         for (p, row) in b.points.iter().zip(&b.cells) {
-            for ((&toolchain, m), base) in a.toolchains.iter().zip(row).zip(&b.base) {
-                let (Some(m), Some(base)) = (m, base) else {
-                    continue;
+            let cells = a.toolchains.iter().zip(row).zip(&b.base);
+            all.extend(cells.filter_map(|((&toolchain, m), base)| {
+                let (m, base) = ((*m)?, (*base)?);
+                let effect = Effect {
+                    kernel: s.kernel.clone(),
+                    toolchain,
+                    point: p.clone(),
+                    base_gflops: data::gflops(base)?,
+                    gflops: data::gflops(m)?,
+                    base_registers: data::registers(base),
+                    registers: data::registers(m),
                 };
-                let (Some(g), Some(bg)) = (data::gflops(m), data::gflops(base)) else {
-                    continue;
-                };
-                if is_baseline(m) {
-                    continue;
-                }
-                if is_same(g / bg - 1.0) {
-                    small.push((p.clone(), (s.kernel.clone(), toolchain)));
-                } else {
-                    let (kernel, point) = (s.kernel.clone(), p.clone());
-                    let (base_registers, registers) = (data::registers(base), data::registers(m));
-                    effects.push(Effect {
-                        kernel,
-                        toolchain,
-                        point,
-                        base_gflops: bg,
-                        gflops: g,
-                        base_registers,
-                        registers,
-                    });
-                }
-                if !sizes.contains(&b.size) {
-                    sizes.push(b.size);
-                }
-            }
+                (!is_baseline(m)).then_some((b.size, effect))
+            }));
         }
     }
+    let sizes = distinct(all.iter().map(|x| x.0));
     let size = (sizes.len() == 1).then(|| sizes[0]);
     let c = |e: &Effect| e.gflops / e.base_gflops - 1.0;
+    let (small, mut effects): (Vec<Effect>, Vec<Effect>) =
+        all.into_iter().map(|x| x.1).partition(|e| is_same(c(e)));
     effects.sort_by(|a, b| c(b).abs().total_cmp(&c(a).abs()));
     if let Some(w) = effects.first().map(c) {
-        a.findings.push(
-            finding(
-                Topic::Hints,
-                Kind::HintEffects {
-                    size,
-                    effects: effects.clone(),
-                },
-            )
-            .weight(w),
-        );
+        let kind = Kind::HintEffects {
+            size,
+            effects: effects.clone(),
+        };
+        a.findings.push(finding(Topic::Hints, kind).weight(w));
     }
     if !small.is_empty() {
-        let mut points: Vec<(String, Vec<(String, Toolchain)>)> = Vec::new();
-        for (p, w) in small {
-            match points.iter_mut().find(|(x, _)| *x == p) {
-                Some((_, v)) => v.push(w),
-                None => points.push((p, vec![w])),
-            }
-        }
+        let where_ = |p: &String| {
+            let at = small.iter().filter(|e| e.point == *p);
+            at.map(|e| (e.kernel.clone(), e.toolchain)).collect()
+        };
+        let points: Vec<(String, Vec<(String, Toolchain)>)> =
+            distinct(small.iter().map(|e| &e.point))
+                .into_iter()
+                .map(|p| (p.clone(), where_(p)))
+                .collect();
         let idle: Vec<String> = points
             .iter()
             .map(|(p, _)| p.clone())
             .filter(|p| !effects.iter().any(|e| e.point == *p))
             .collect();
-        let f = finding(
-            Topic::Hints,
-            Kind::HintsIdle {
-                size,
-                points,
-                idle: idle.clone(),
-            },
-        );
-        a.findings
-            .push(if idle.is_empty() { f.detail() } else { f });
+        let detail = idle.is_empty();
+        let f = finding(Topic::Hints, Kind::HintsIdle { size, points, idle });
+        a.findings.push(if detail { f.detail() } else { f });
     }
     a
 }
@@ -669,15 +604,16 @@ pub fn jit(data: &Data) -> Jit<'_> {
     });
     // Native rows: the jit run's own first, then the compare run's.
     let native = |m: &M, t: Toolchain| {
+        let size = (m.m, m.n, m.k);
         let own = all.iter().map(|r| r.m).find(|x| {
             x.kernel == m.kernel
                 && x.toolchain == t
                 && x.variant.is_none()
-                && of_size(x, (m.m, m.n, m.k))
+                && of_size(x, size)
                 && x.config == m.config
         });
         own.map(|x| (x, "jit"))
-            .or_else(|| data::find(&compare, &m.kernel, t, (m.m, m.n, m.k)).map(|x| (x, "compare")))
+            .or_else(|| data::find(&compare, &m.kernel, t, size).map(|x| (x, "compare")))
     };
     let rows: Vec<JitRow> = jits
         .into_iter()
@@ -687,31 +623,26 @@ pub fn jit(data: &Data) -> Jit<'_> {
             cuda: native(jit, Cuda),
         })
         .collect();
-    let mut triples = Vec::new();
-    for r in &rows {
-        let speed = |x: Option<(&M, &str)>| x.and_then(|x| data::gflops(x.0));
-        let (Some(jit), Some(opencl), Some(cuda)) =
-            (data::gflops(r.jit), speed(r.opencl), speed(r.cuda))
-        else {
-            continue;
-        };
-        let regs = |x: Option<(&M, &str)>| x.and_then(|x| data::registers(x.0));
-        let registers = [data::registers(r.jit), regs(r.opencl), regs(r.cuda)];
-        let (kernel, size, like) = (
-            r.jit.kernel.clone(),
-            (r.jit.m, r.jit.n, r.jit.k),
-            Like::of(jit, opencl, cuda),
-        );
-        triples.push(Triple {
-            kernel,
-            size,
-            jit,
-            opencl,
-            cuda,
-            registers,
-            like,
-        });
-    }
+    let triples: Vec<Triple> = rows
+        .iter()
+        .filter_map(|r| {
+            let (jit, opencl, cuda) = (r.jit, r.opencl?.0, r.cuda?.0);
+            let (g, o, c) = (
+                data::gflops(jit)?,
+                data::gflops(opencl)?,
+                data::gflops(cuda)?,
+            );
+            Some(Triple {
+                kernel: jit.kernel.clone(),
+                size: (jit.m, jit.n, jit.k),
+                jit: g,
+                opencl: o,
+                cuda: c,
+                registers: [jit, opencl, cuda].map(data::registers),
+                like: Like::of(g, o, c),
+            })
+        })
+        .collect();
     // The roll-up first: the per-kernel findings are its details.
     let mut findings: Vec<Finding> = jit_rollup(&triples).into_iter().collect();
     findings.extend(triples.into_iter().map(|t| {
@@ -733,32 +664,19 @@ fn jit_rollup(triples: &[Triple]) -> Option<Finding> {
         .map(|t| t.size)
         .max_by_key(|&(m, n, k)| (m as u128) * (n as u128) * (k as u128))?;
     let at: Vec<&Triple> = triples.iter().filter(|t| t.size == size).collect();
-    let of = |like| {
-        at.iter()
-            .copied()
-            .filter(|t| t.like == like)
-            .collect::<Vec<_>>()
-    };
+    let of = |like| at.iter().copied().filter(move |t| t.like == like);
     let groups: Vec<(Like, Vec<String>)> = [Like::Cuda, Like::OpenCl, Like::Neither, Like::Both]
         .into_iter()
-        .map(|l| {
-            (
-                l,
-                of(l).iter().map(|t| t.kernel.clone()).collect::<Vec<_>>(),
-            )
-        })
+        .map(|l| (l, of(l).map(|t| t.kernel.clone()).collect::<Vec<_>>()))
         .filter(|(_, ks)| !ks.is_empty())
         .collect();
     let differ: Vec<&Triple> = at.iter().copied().filter(|t| !is_same(t.gap())).collect();
-    let (cuda_like, ocl_like) = (of(Like::Cuda).len(), of(Like::OpenCl).len());
+    let (cuda_like, ocl_like) = (of(Like::Cuda).count(), of(Like::OpenCl).count());
     let lean = [Like::Cuda, Like::OpenCl, Like::Neither]
         .into_iter()
-        .find(|&l| !of(l).is_empty() && (l != Like::Cuda || cuda_like >= ocl_like))
+        .find(|&l| of(l).next().is_some() && (l != Like::Cuda || cuda_like >= ocl_like))
         .unwrap_or(Like::Both);
-    let example = of(lean)
-        .into_iter()
-        .max_by(|a, b| a.gap().total_cmp(&b.gap()))
-        .cloned();
+    let example = of(lean).max_by(|a, b| a.gap().total_cmp(&b.gap())).cloned();
     let weight = differ.iter().map(|t| t.gap()).fold(0.0, f64::max);
     let kind = Kind::JitRollup {
         size,
@@ -766,7 +684,7 @@ fn jit_rollup(triples: &[Triple]) -> Option<Finding> {
         groups,
         differ: differ.len(),
         lean,
-        leaning: of(lean).len(),
+        leaning: of(lean).count(),
         example,
     };
     Some(finding(Topic::Jit, kind).weight(weight))

@@ -4,17 +4,18 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::sweeps::{Block, CapSpeed, Jit, Kind, Like, Spills, Sweep, Tile};
+use crate::analysis::stats::is_same;
+use crate::analysis::sweeps::{is_baseline, Block, CapSpeed, Effect, Jit, JitRow, Kind, Like};
+use crate::analysis::sweeps::{Series, Size, Spills, Sweep, Tile, Triple};
+use crate::analysis::Finding;
 use crate::backend::Toolchain;
 use crate::error::Result;
-use crate::results::Measurement;
+use crate::plot::{Bars, Figure, Line, Panel, RefLine, Style, XAxis};
+use crate::results::Measurement as M;
 
 use super::data::{self, size_label, toolchain_name as name};
 use super::md::{self, join_and, size_label_long, speed};
-use super::{color, VENDOR_COLOR};
-use super::{Ctx, Section, Words, SAME_SPEED};
-use crate::analysis::stats::is_same;
-use crate::plot::{Bars, Figure, Line, Panel, RefLine, Style, XAxis};
+use super::{color, Ctx, Section, Words, SAME_SPEED, VENDOR_COLOR};
 
 const REGISTERS: &str = "Register cap sweep (registers)";
 const TILING: &str = "Register tiling: RX x RY (tiling)";
@@ -29,107 +30,128 @@ fn cap_label(c: Option<u32>) -> String {
     c.map_or("none".into(), |c| c.to_string())
 }
 
-/// The section's heading and introduction, or `None` for a section without rows.
-fn open<P>(a: &Sweep<P>, title: &str, intro: &str) -> Option<(Section, String)> {
-    let sec = Section {
+fn section(title: &str, markdown: String, findings: &[Finding]) -> Section {
+    let mut sec = Section {
         title: title.into(),
+        markdown,
         ..Default::default()
     };
-    (!a.series.is_empty()).then(|| (sec, format!("## {title}\n\n{intro}\n\n")))
+    sec.show(findings);
+    sec
 }
 
-fn close(mut sec: Section, s: String, a: &[crate::analysis::Finding]) -> Result<Section> {
-    sec.markdown = s;
-    sec.show(a);
-    Ok(sec)
+/// A sweep's section: heading and introduction, then for each block of each
+/// series its `table`, and after a series' first block its `chart`.
+fn sweep_section<P>(
+    a: &Sweep<P>,
+    title: &str,
+    intro: &str,
+    table: impl Fn(&mut String, &Series<P>, &Block<P>),
+    mut chart: impl FnMut(&Series<P>, &Block<P>) -> Result<String>,
+) -> Result<Section> {
+    if a.series.is_empty() {
+        return Ok(Section::default());
+    }
+    let mut s = format!("## {title}\n\n{intro}\n\n");
+    for se in &a.series {
+        for (i, b) in se.blocks.iter().enumerate() {
+            table(&mut s, se, b);
+            s.push('\n');
+            if i == 0 {
+                s.push_str(&chart(se, b)?);
+            }
+        }
+    }
+    Ok(section(title, s, &a.findings))
 }
 
-/// A number a chart shows of a measurement.
-type Value<'f> = &'f dyn Fn(&Measurement) -> Option<f64>;
+/// A number a chart shows of a row.
+type Value<'f> = &'f dyn Fn(&M) -> Option<f64>;
 
-type Cells<'f> = &'f dyn Fn(usize, usize, Option<&Measurement>) -> Vec<String>;
+/// A leading column: its name and its cell (point).
+type Lead<'f> = (&'f str, &'f dyn Fn(usize) -> String);
 
-/// A block's table: the leading columns of each point, then `cols` for each toolchain.
+/// A column of each toolchain: its name and its cell (point, toolchain, row).
+type Col<'f> = (&'f str, &'f dyn Fn(usize, usize, Option<&M>) -> String);
+
+/// A column showing one value of the row.
+fn each(f: fn(Option<&M>) -> String) -> impl Fn(usize, usize, Option<&M>) -> String {
+    move |_, _, m| f(m)
+}
+
+/// A block's table under its heading: the `lead` columns of each point, then
+/// the `cols` of each toolchain.
 fn grid<P>(
     s: &mut String,
     k: &str,
-    b: &Block<P>,
-    tcs: &[Toolchain],
-    lead: (&[&str], &dyn Fn(usize) -> Vec<String>),
-    cols: &[&str],
-    cells: Cells,
+    (b, tcs): (&Block<P>, &[Toolchain]),
+    lead: &[Lead],
+    cols: &[Col],
 ) {
     let _ = writeln!(s, "### {k}, {}\n", size_label_long(b.size));
-    let mut header = md::h(lead.0);
+    let mut header: Vec<String> = lead.iter().map(|c| c.0.to_string()).collect();
     header.extend(
         tcs.iter()
-            .flat_map(|t| cols.iter().map(move |c| format!("{} {c}", name(*t)))),
+            .flat_map(|t| cols.iter().map(move |c| format!("{} {}", name(*t), c.0))),
     );
     let rows: Vec<Vec<String>> = (0..b.points.len())
         .map(|p| {
-            let mut r = lead.1(p);
-            r.extend((0..tcs.len()).flat_map(|t| cells(p, t, b.cells[p][t])));
-            r
+            let cells =
+                (0..tcs.len()).flat_map(|t| cols.iter().map(move |c| c.1(p, t, b.cells[p][t])));
+            lead.iter().map(|c| c.1(p)).chain(cells).collect()
         })
         .collect();
     s.push_str(&md::table(&header, &rows));
 }
 
+/// A bulleted list after a line of its own, when there is anything to list.
+fn list(s: &mut String, title: &str, items: &[String]) {
+    if !items.is_empty() {
+        let _ = write!(s, "\n{title}:\n\n");
+        for n in items {
+            let _ = writeln!(s, "- {}", md::escape(n));
+        }
+    }
+}
+
+fn styles(tcs: &[Toolchain]) -> Vec<Style> {
+    tcs.iter()
+        .map(|t| Style::new(name(*t), color(*t)))
+        .collect()
+}
+
 pub(crate) fn registers(ctx: &mut Ctx, a: &Sweep<Option<u32>>) -> Result<Section> {
     let intro = "Each kernel compiled with a register cap (`--maxrregcount` for NVRTC, `-cl-nv-maxrregcount` for NVIDIA OpenCL; \
          \"none\" = no cap). \"registers\" is what the compiler used; \"(above cap)\" marks a cap that was not applied as asked.";
-    let Some((sec, mut s)) = open(a, REGISTERS, intro) else {
-        return Ok(Section::default());
+    let title = |se: &Series<_>| format!("{} ({})", se.kernel, se.switches);
+    let table = |s: &mut String, se: &Series<_>, b: &Block<Option<u32>>| {
+        let regs = |p: usize, _, m: Option<&M>| {
+            let used = m.and_then(data::registers);
+            let above = b.points[p].zip(used).is_some_and(|(c, u)| u > c);
+            md::registers(m) + if above { " (above cap)" } else { "" }
+        };
+        let cols: [Col; 4] = [
+            ("registers", &regs),
+            ("spill st/ld B", &each(md::spills)),
+            ("occupancy", &each(md::occupancy)),
+            ("GFLOP/s", &each(md::gflops)),
+        ];
+        let lead: [Lead; 1] = [("cap asked", &|p| cap_label(b.points[p]))];
+        grid(s, &title(se), (b, &a.toolchains), &lead, &cols);
+        let notes: Vec<String> = b
+            .rows
+            .iter()
+            .flat_map(|m| {
+                let (t, cap) = (name(m.toolchain), cap_label(data::register_cap(m)));
+                let note = move |n| md::short_reason(&format!("{t} cap {cap}: {n}"));
+                m.build_notes.iter().map(note)
+            })
+            .collect();
+        list(s, "Build notes", &notes);
     };
-    for se in &a.series {
-        let k = format!("{} ({})", se.kernel, se.switches);
-        for (i, b) in se.blocks.iter().enumerate() {
-            let cells = |p: usize, _, m: Option<&Measurement>| {
-                let mut regs = md::registers(m);
-                if b.points[p]
-                    .zip(m.and_then(data::registers))
-                    .is_some_and(|(c, u)| u > c)
-                {
-                    regs.push_str(" (above cap)");
-                }
-                vec![regs, md::spills(m), md::occupancy(m), md::gflops(m)]
-            };
-            let cols = ["registers", "spill st/ld B", "occupancy", "GFLOP/s"];
-            grid(
-                &mut s,
-                &k,
-                b,
-                &a.toolchains,
-                (&["cap asked"], &|p| vec![cap_label(b.points[p])]),
-                &cols,
-                &cells,
-            );
-            let notes: Vec<String> = b
-                .rows
-                .iter()
-                .flat_map(|m| {
-                    m.build_notes.iter().map(|n| {
-                        format!(
-                            "{} cap {}: {n}",
-                            name(m.toolchain),
-                            cap_label(data::register_cap(m))
-                        )
-                    })
-                })
-                .collect();
-            if !notes.is_empty() {
-                s.push_str("\nBuild notes:\n\n");
-                for n in notes {
-                    let _ = writeln!(s, "- {}", md::escape(&md::short_reason(&n)));
-                }
-            }
-            s.push('\n');
-            if i == 0 {
-                s.push_str(&cap_chart(ctx, &k, &se.chart, b, &a.toolchains)?);
-            }
-        }
-    }
-    close(sec, s, &a.findings)
+    let chart =
+        |se: &Series<_>, b: &Block<_>| cap_chart(ctx, &title(se), &se.chart, b, &a.toolchains);
+    sweep_section(a, REGISTERS, intro, table, chart)
 }
 
 fn cap_chart(
@@ -140,125 +162,87 @@ fn cap_chart(
     tcs: &[Toolchain],
 ) -> Result<String> {
     let cats = XAxis::Categories(b.points.iter().map(|c| cap_label(*c)).collect());
-    let panel = |title: &str, y: &str, int| Panel {
-        integer_y: int,
-        ..Panel::new(title, cats.clone(), "register cap asked", y)
+    let line = |style, ys: Vec<Option<f64>>| Line {
+        style,
+        points: ys
+            .into_iter()
+            .enumerate()
+            .map(|(i, y)| (i as f64, y))
+            .collect(),
     };
-    let mut panels = [
-        panel("GFLOP/s", "GFLOP/s", false),
-        panel("registers used", "registers per thread", true),
-        panel("spill bytes (stores + loads)", "bytes", true),
+    let of: [(&str, &str, Value); 3] = [
+        ("GFLOP/s", "GFLOP/s", &data::gflops),
+        ("registers used", "registers per thread", &|m| {
+            data::registers(m).map(f64::from)
+        }),
+        ("spill bytes (stores + loads)", "bytes", &|m| {
+            data::spill_bytes(m).map(|b| b as f64)
+        }),
     ];
-    let of: [Value; 3] = [
-        &data::gflops,
-        &|m| data::registers(m).map(f64::from),
-        &|m| data::spill_bytes(m).map(|b| b as f64),
-    ];
-    for (ti, t) in tcs.iter().enumerate() {
-        for (panel, f) in panels.iter_mut().zip(of) {
-            let points = b
-                .cells
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (i as f64, r[ti].and_then(f)))
-                .collect();
-            panel.lines.push(Line {
-                style: Style::new(name(*t), color(*t)),
-                points,
-            });
-        }
-    }
-    let asked = Style::new("cap asked", VENDOR_COLOR).dashed();
-    let points = b
-        .points
+    let mut panels: Vec<Panel> = of
         .iter()
         .enumerate()
-        .map(|(i, c)| (i as f64, c.map(f64::from)))
+        .map(|(i, (title, y, f))| {
+            let lines = styles(tcs).into_iter().enumerate().map(|(ti, style)| {
+                line(style, b.cells.iter().map(|r| r[ti].and_then(f)).collect())
+            });
+            Panel {
+                integer_y: i > 0,
+                lines: lines.collect(),
+                ..Panel::new(*title, cats.clone(), "register cap asked", y)
+            }
+        })
         .collect();
-    panels[1].lines.push(Line {
-        style: asked.clone(),
-        points,
-    });
-    let mut legend: Vec<Style> = tcs
-        .iter()
-        .map(|t| Style::new(name(*t), color(*t)).line())
-        .collect();
+    let asked = Style::new("cap asked", VENDOR_COLOR).dashed();
+    let caps = b.points.iter().map(|c| c.map(f64::from)).collect();
+    panels[1].lines.push(line(asked.clone(), caps));
+    let mut legend: Vec<Style> = styles(tcs).into_iter().map(Style::line).collect();
     legend.push(asked);
-    let title = format!(
-        "{k}: register cap sweep, {}{}",
-        size_label_long(b.size),
-        ctx.title_suffix()
-    );
     let fig = Figure {
-        title,
+        title: format!(
+            "{k}: register cap sweep, {}{}",
+            size_label_long(b.size),
+            ctx.title_suffix()
+        ),
         legend,
-        panels: panels.into(),
+        panels,
         cols: 3,
         panel_w: 420,
         panel_h: 340,
     };
-    Ok(ctx
-        .chart(
-            &fig,
-            stem,
-            &format!("{k}: GFLOP/s, registers and spills against the register cap"),
-        )?
-        .markdown)
+    let alt = format!("{k}: GFLOP/s, registers and spills against the register cap");
+    Ok(ctx.chart(&fig, stem, &alt)?.markdown)
 }
 
 pub(crate) fn tiling(ctx: &mut Ctx, a: &Sweep<(i64, i64)>) -> Result<Section> {
     let intro = "The register-tiled kernel with RX x RY results per thread (RK = RY). 8x4 is the clBlas tile of the tutorial. \
          Registers and spills are what each compiler used.";
-    let Some((sec, mut s)) = open(a, TILING, intro) else {
-        return Ok(Section::default());
+    let table = |s: &mut String, se: &Series<_>, b: &Block<(i64, i64)>| {
+        let rk = |p: usize| {
+            let rk = b.cells[p]
+                .iter()
+                .find_map(|m| data::config_value((*m)?, "RK"));
+            rk.map_or(md::MISSING.into(), |v| v.to_string())
+        };
+        let lead: [Lead; 3] = [
+            ("RX", &|p| b.points[p].0.to_string()),
+            ("RY", &|p| b.points[p].1.to_string()),
+            ("RK", &rk),
+        ];
+        let cols: [Col; 5] = [
+            ("GFLOP/s", &each(md::gflops_spread)),
+            ("% of cuBLAS", &each(md::vs_vendor)),
+            ("registers", &each(md::registers)),
+            ("spill st/ld B", &each(md::spills)),
+            ("occupancy", &each(md::occupancy)),
+        ];
+        grid(s, &se.kernel, (b, &a.toolchains), &lead, &cols);
     };
-    for se in &a.series {
-        for (i, b) in se.blocks.iter().enumerate() {
-            let lead = |p: usize| {
-                let rk = b.cells[p]
-                    .iter()
-                    .find_map(|m| m.and_then(|m| data::config_value(m, "RK")));
-                vec![
-                    b.points[p].0.to_string(),
-                    b.points[p].1.to_string(),
-                    rk.map_or(md::MISSING.into(), |v| v.to_string()),
-                ]
-            };
-            let cells = |_, _, m: Option<&Measurement>| {
-                vec![
-                    md::gflops_spread(m),
-                    md::vs_vendor(m),
-                    md::registers(m),
-                    md::spills(m),
-                    md::occupancy(m),
-                ]
-            };
-            let cols = [
-                "GFLOP/s",
-                "% of cuBLAS",
-                "registers",
-                "spill st/ld B",
-                "occupancy",
-            ];
-            grid(
-                &mut s,
-                &se.kernel,
-                b,
-                &a.toolchains,
-                (&["RX", "RY", "RK"], &lead),
-                &cols,
-                &cells,
-            );
-            s.push('\n');
-            if i == 0 {
-                s.push_str(&tile_chart(ctx, &se.kernel, &se.chart, b, &a.toolchains)?);
-                s.push_str(
-                    "Above each bar: registers per thread (\"r\"); \"+sp\" marks spills.\n\n",
-                );
-            }
-        }
-    }
-    close(sec, s, &a.findings)
+    let chart = |se: &Series<_>, b: &Block<_>| {
+        let chart = tile_chart(ctx, &se.kernel, &se.chart, b, &a.toolchains)?;
+        Ok(chart + "Above each bar: registers per thread (\"r\"); \"+sp\" marks spills.\n\n")
+    };
+    sweep_section(a, TILING, intro, table, chart)
 }
 
 fn tile_chart(
@@ -268,110 +252,84 @@ fn tile_chart(
     b: &Block<(i64, i64)>,
     tcs: &[Toolchain],
 ) -> Result<String> {
-    let mut styles: Vec<Style> = tcs
-        .iter()
-        .map(|t| Style::new(name(*t), color(*t)))
-        .collect();
-    let values = b
-        .cells
-        .iter()
-        .map(|r| r.iter().map(|m| m.and_then(data::gflops)).collect())
-        .collect();
-    let note = |m: &Measurement| match (m.status.is_ok(), data::registers(m), data::spill_bytes(m))
-    {
+    let note = |m: &M| match (m.status.is_ok(), data::registers(m), data::spill_bytes(m)) {
         (false, ..) => m.status.label().to_string(),
         (_, Some(r), Some(b)) if b > 0 => format!("{r}r+sp"),
         (_, Some(r), _) => format!("{r}r"),
         _ => String::new(),
     };
-    let notes = b
-        .cells
-        .iter()
-        .map(|r| r.iter().map(|m| m.map(note)).collect())
-        .collect();
+    let mut legend = styles(tcs);
+    let bars = Bars {
+        styles: legend.clone(),
+        values: b
+            .cells
+            .iter()
+            .map(|r| r.iter().map(|m| m.and_then(data::gflops)).collect())
+            .collect(),
+        notes: b
+            .cells
+            .iter()
+            .map(|r| r.iter().map(|m| m.map(note)).collect())
+            .collect(),
+    };
     let cats = b.points.iter().map(|(x, y)| format!("{x}x{y}")).collect();
-    let mut panel = Panel::new(
-        "",
-        XAxis::Categories(cats),
-        "tile RX x RY (results per thread)",
-        "GFLOP/s (median)",
-    );
-    panel.bars = Some(Bars {
-        styles: styles.clone(),
-        values,
-        notes,
-    });
-    if let Some(v) = b.vendor.and_then(data::gflops) {
-        panel.refs.push(RefLine {
-            label: format!("cuBLAS {v:.0}"),
-            y: v,
-            color: VENDOR_COLOR,
-        });
-        styles.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
+    let (x, y) = ("tile RX x RY (results per thread)", "GFLOP/s (median)");
+    let mut panel = Panel {
+        bars: Some(bars),
+        ..Panel::new("", XAxis::Categories(cats), x, y)
+    };
+    if let Some(y) = b.vendor.and_then(data::gflops) {
+        let (label, color) = (format!("cuBLAS {y:.0}"), VENDOR_COLOR);
+        panel.refs.push(RefLine { label, y, color });
+        legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
     }
-    let title = format!(
-        "{k}: register tiles, {}{}",
-        size_label_long(b.size),
-        ctx.title_suffix()
-    );
-    let panel_w = (150 * b.points.len() as u32).clamp(700, 1300);
     let fig = Figure {
-        title,
-        legend: styles,
+        title: format!(
+            "{k}: register tiles, {}{}",
+            size_label_long(b.size),
+            ctx.title_suffix()
+        ),
+        legend,
         panels: vec![panel],
         cols: 1,
-        panel_w,
+        panel_w: (150 * b.points.len() as u32).clamp(700, 1300),
         panel_h: 480,
     };
-    Ok(ctx
-        .chart(&fig, stem, &format!("{k}: GFLOP/s per RX x RY tile"))?
-        .markdown)
+    let alt = format!("{k}: GFLOP/s per RX x RY tile");
+    Ok(ctx.chart(&fig, stem, &alt)?.markdown)
 }
 
 pub(crate) fn hints(a: &Sweep<String>) -> Result<Section> {
     let intro = "One factor changed at a time against the baseline, the published kernel (each of its switches at the published state, no extra compiler flags). \
          A point is named by the switch it sets, e.g. `UNROLL_K=1` (see the switch table in the README). \
          \"change\" is the speed relative to the baseline on the same toolchain.";
-    let Some((sec, mut s)) = open(a, HINTS, intro) else {
-        return Ok(Section::default());
+    let table = |s: &mut String, se: &Series<_>, b: &Block<String>| {
+        let hints = |p: usize| {
+            let hints = b.cells[p]
+                .iter()
+                .find_map(|m| Some(m.as_ref()?.hints.describe(true)));
+            md::or_missing(hints.as_deref())
+        };
+        let lead: [Lead; 2] = [("point", &|p| b.points[p].clone()), ("hints", &hints)];
+        let change = |_, t: usize, m: Option<&M>| match m {
+            Some(m) if is_baseline(m) => "baseline".into(),
+            _ => md::change(m.and_then(data::gflops), b.base[t].and_then(data::gflops)),
+        };
+        let cols: [Col; 4] = [
+            ("GFLOP/s", &each(md::gflops_spread)),
+            ("change", &change),
+            ("registers", &each(md::registers)),
+            ("spill st/ld B", &each(md::spills)),
+        ];
+        grid(s, &se.kernel, (b, &a.toolchains), &lead, &cols);
     };
-    for se in &a.series {
-        for b in &se.blocks {
-            let lead = |p: usize| {
-                let hints = b.cells[p]
-                    .iter()
-                    .find_map(|m| m.map(|m| m.hints.describe(true)));
-                vec![b.points[p].clone(), md::or_missing(hints.as_deref())]
-            };
-            let cells = |_, t: usize, m: Option<&Measurement>| {
-                let change = match m {
-                    Some(m) if crate::analysis::sweeps::is_baseline(m) => "baseline".into(),
-                    _ => md::change(m.and_then(data::gflops), b.base[t].and_then(data::gflops)),
-                };
-                vec![
-                    md::gflops_spread(m),
-                    change,
-                    md::registers(m),
-                    md::spills(m),
-                ]
-            };
-            let cols = ["GFLOP/s", "change", "registers", "spill st/ld B"];
-            grid(
-                &mut s,
-                &se.kernel,
-                b,
-                &a.toolchains,
-                (&["point", "hints"], &lead),
-                &cols,
-                &cells,
-            );
-            s.push('\n');
-        }
-    }
-    close(sec, s, &a.findings)
+    sweep_section(a, HINTS, intro, table, |_, _| Ok(String::new()))
 }
 
-pub(crate) fn jit(a: &Jit) -> Result<Section> {
+/// A column of the JIT table: its name and its cell.
+type JitCol<'f, 'a> = (&'f str, &'f dyn Fn(&JitRow<'a>) -> String);
+
+pub(crate) fn jit<'a>(a: &Jit<'a>) -> Result<Section> {
     if a.rows.is_empty() && a.left_out == 0 {
         return Ok(Section::default());
     }
@@ -380,89 +338,56 @@ pub(crate) fn jit(a: &Jit) -> Result<Section> {
         let _ = writeln!(s, "{} of the jit sweep {} left out: their build was not loaded through the CUDA driver JIT (the PTX lane compiled the CUDA source by mistake before gemmlab fixed it), so they do not measure OpenCL's PTX.\n", md::plural(a.left_out, "row"), md::verb(a.left_out, "was", "were"));
     }
     if a.rows.is_empty() {
-        return close(
-            Section {
-                title: JIT.into(),
-                ..Default::default()
-            },
-            s,
-            &[],
-        );
+        return Ok(section(JIT, s, &a.findings));
     }
     s.push_str(
         "NVIDIA OpenCL's PTX for the kernel, loaded with the CUDA driver (cuModuleLoadData, so the driver's JIT compiles it) \
          and run like the CUDA kernel, next to the same kernel built natively by each toolchain. Same PTX as OpenCL, \
          final compile and launch by CUDA: it separates what the front end (the PTX) does from what the back end does.\n\n",
     );
-    let g = |x: Option<&Measurement>| {
+    let g = |x: Option<&M>| {
         x.map_or(md::MISSING.into(), |x| {
             format!("{} ({} regs)", md::gflops(Some(x)), md::registers(Some(x)))
         })
     };
+    let (o, c) = (
+        |r: &JitRow<'a>| r.opencl.map(|x| x.0),
+        |r: &JitRow<'a>| r.cuda.map(|x| x.0),
+    );
+    let ratio =
+        |r: &JitRow, x: Option<&M>| md::ratio(data::gflops(r.jit), x.and_then(data::gflops));
+    let from = |r: &JitRow| match (r.opencl.map(|x| x.1), r.cuda.map(|x| x.1)) {
+        (Some(a), Some(b)) if a == b => a.to_string(),
+        (a, b) => format!("{} / {}", md::or_missing(a), md::or_missing(b)),
+    };
+    let cols: [JitCol<'_, 'a>; 8] = [
+        ("kernel", &|r| r.jit.kernel.clone()),
+        ("size", &|r| r.jit.size_label()),
+        ("OpenCL native", &|r| g(o(r))),
+        ("OpenCL PTX via CUDA JIT", &|r| g(Some(r.jit))),
+        ("CUDA (NVRTC)", &|r| g(c(r))),
+        ("JIT / OpenCL", &|r| ratio(r, o(r))),
+        ("JIT / CUDA", &|r| ratio(r, c(r))),
+        ("native rows from", &from),
+    ];
+    let head: Vec<String> = cols.iter().map(|c| c.0.to_string()).collect();
     let rows: Vec<Vec<String>> = a
         .rows
         .iter()
-        .map(|r| {
-            let (o, c, j) = (
-                r.opencl.map(|x| x.0),
-                r.cuda.map(|x| x.0),
-                data::gflops(r.jit),
-            );
-            let from = match (r.opencl.map(|x| x.1), r.cuda.map(|x| x.1)) {
-                (Some(a), Some(b)) if a == b => a.to_string(),
-                (a, b) => format!(
-                    "{} / {}",
-                    a.unwrap_or(md::MISSING),
-                    b.unwrap_or(md::MISSING)
-                ),
-            };
-            vec![
-                r.jit.kernel.clone(),
-                r.jit.size_label(),
-                g(o),
-                g(Some(r.jit)),
-                g(c),
-                md::ratio(j, o.and_then(data::gflops)),
-                md::ratio(j, c.and_then(data::gflops)),
-                from,
-            ]
-        })
+        .map(|r| cols.iter().map(|c| c.1(r)).collect())
         .collect();
-    let head = [
-        "kernel",
-        "size",
-        "OpenCL native",
-        "OpenCL PTX via CUDA JIT",
-        "CUDA (NVRTC)",
-        "JIT / OpenCL",
-        "JIT / CUDA",
-        "native rows from",
-    ];
-    s.push_str(&md::table(&md::h(&head), &rows));
+    s.push_str(&md::table(&head, &rows));
     let notes: Vec<String> = a
         .rows
         .iter()
         .filter_map(|r| {
-            Some(format!(
-                "{} at {}: {}",
-                r.jit.kernel,
-                r.jit.size_label(),
-                md::short_reason(r.jit.status.reason()?)
-            ))
+            let why = md::short_reason(r.jit.status.reason()?);
+            Some(format!("{} at {}: {why}", r.jit.kernel, r.jit.size_label()))
         })
         .collect();
-    if !notes.is_empty() {
-        s.push_str("\nWhy some cells have no speed:\n\n");
-        for n in notes {
-            let _ = writeln!(s, "- {}", md::escape(&n));
-        }
-    }
+    list(&mut s, "Why some cells have no speed", &notes);
     s.push('\n');
-    let sec = Section {
-        title: JIT.into(),
-        ..Default::default()
-    };
-    close(sec, s, &a.findings)
+    Ok(section(JIT, s, &a.findings))
 }
 
 /// "gemm6" for the published kernel, "gemm6 with USE_BOUNDS=1" otherwise.
@@ -478,9 +403,9 @@ pub(crate) fn words(k: &Kind) -> Words {
     match k {
         Kind::RegisterCaps { .. } => cap_words(k),
         Kind::TileClaim { .. } => tile_words(k),
-        Kind::HintEffects { .. } => effect_words(k),
-        Kind::HintsIdle { .. } => idle_words(k),
-        Kind::JitKernel(..) => jit_kernel_words(k),
+        Kind::HintEffects { size, effects } => effect_words(*size, effects),
+        Kind::HintsIdle { size, points, idle } => idle_words(*size, points, idle),
+        Kind::JitKernel(t) => jit_kernel_words(t),
         Kind::JitRollup { .. } => jit_words(k),
     }
 }
@@ -497,52 +422,39 @@ fn cap_words(k: &Kind) -> Words {
     else {
         unreachable!()
     };
-    let who = kernel_with(kernel, switches);
-    let at = size_label(*size);
+    let (who, at) = (kernel_with(kernel, switches), size_label(*size));
     let parts: Vec<String> = toolchains
         .iter()
         .filter_map(|t| {
-            let p: Vec<String> = [
-                t.spills.as_ref().map(spill_words),
-                t.speed.as_ref().map(speed_words),
-            ]
-            .into_iter()
-            .flatten()
-            .collect();
+            let spills = t.spills.iter().map(spill_words);
+            let p: Vec<String> = spills.chain(t.speed.iter().map(speed_words)).collect();
             (!p.is_empty()).then(|| format!("{}: {}", name(t.toolchain), p.join("; ")))
         })
         .collect();
     let asked: Vec<String> = not_as_asked
         .iter()
-        .map(|n| match n.used > n.cap {
-            true => format!(
-                "{} cap {} -> {} registers{}",
-                name(n.toolchain),
-                n.cap,
-                n.used,
-                if n.uncapped == Some(n.used) {
-                    ", the same as without a cap"
-                } else {
-                    ""
-                }
-            ),
-            false => format!(
-                "{} cap {} -> {} registers (below the cap although it needs {} uncapped)",
-                name(n.toolchain),
-                n.cap,
-                n.used,
-                n.uncapped.unwrap_or(0)
-            ),
+        .map(|n| {
+            let why = match n.uncapped {
+                u if n.used <= n.cap => format!(
+                    " (below the cap although it needs {} uncapped)",
+                    u.unwrap_or(0)
+                ),
+                Some(u) if u == n.used => ", the same as without a cap".into(),
+                _ => String::new(),
+            };
+            let (t, cap, used) = (name(n.toolchain), n.cap, n.used);
+            format!("{t} cap {cap} -> {used} registers{why}")
         })
         .collect();
     let mut text = format!(
         "**Register caps, {kernel} ({switches})** at {at}: {}.",
         parts.join(". ")
     );
-    match asked.is_empty() {
-        true => text.push_str(" Every cap was applied as asked (registers used = the cap, or fewer where the kernel needs fewer)."),
-        false => text.push_str(&format!(" Not as asked: {}.", asked.join("; "))),
-    }
+    text.push_str(&if asked.is_empty() {
+        " Every cap was applied as asked (registers used = the cap, or fewer where the kernel needs fewer).".to_string()
+    } else {
+        format!(" Not as asked: {}.", asked.join("; "))
+    });
     // For the summary: what a cap gains, else that caps were not applied, else that no cap helps.
     let short = if let Some(g) = top {
         let regs = match (g.registers, g.uncapped_registers) {
@@ -553,10 +465,9 @@ fn cap_words(k: &Kind) -> Words {
         let gain = (g.gflops / g.uncapped - 1.0) * 100.0;
         format!("A register cap of {} makes {who} {gain:.0}% faster on {} at size {at} ({} -> {} GFLOP/s{regs}).", g.cap, name(g.toolchain), speed(g.uncapped), speed(g.gflops))
     } else if let Some(first) = asked.first() {
-        let more = if asked.len() > 1 {
-            format!(", and {} more", asked.len() - 1)
-        } else {
-            String::new()
+        let more = match asked.len() {
+            1 => String::new(),
+            n => format!(", and {} more", n - 1),
         };
         format!("Register caps are not applied as asked for {who} at size {at}: {first}{more}.")
     } else {
@@ -569,10 +480,9 @@ fn cap_words(k: &Kind) -> Words {
                 _ => None,
             })
             .collect();
-        let without = if uncapped.is_empty() {
-            String::new()
-        } else {
-            format!(" (without a cap: {})", join_and(&uncapped))
+        let without = match uncapped.is_empty() {
+            true => String::new(),
+            false => format!(" (without a cap: {})", join_and(&uncapped)),
         };
         format!(
             "No register cap makes {who} more than {} faster than no cap at size {at}{without}.",
@@ -582,11 +492,17 @@ fn cap_words(k: &Kind) -> Words {
     Words { text, short }
 }
 
-fn effect_words(k: &Kind) -> Words {
-    let Kind::HintEffects { size, effects } = k else {
-        unreachable!()
-    };
-    let (at, at_short) = hint_sizes(*size);
+/// "at 4096" (with `word` "size ", "at size 4096"), or at each kernel's largest size.
+fn at_size(size: Option<Size>, word: &str) -> String {
+    size.map_or("at each kernel's largest size".into(), |s| {
+        format!("at {word}{}", size_label(s))
+    })
+}
+
+fn effect_words(size: Option<Size>, effects: &[Effect]) -> Words {
+    let c = |e: &Effect| e.gflops / e.base_gflops - 1.0;
+    let from_to =
+        |e: &Effect, unit| format!("{} -> {}{unit}", speed(e.base_gflops), speed(e.gflops));
     let items: Vec<String> = effects
         .iter()
         .map(|e| {
@@ -595,15 +511,9 @@ fn effect_words(k: &Kind) -> Words {
                 (Some(a), Some(_)) => format!(", registers unchanged ({a})"),
                 _ => String::new(),
             };
-            let c = (e.gflops / e.base_gflops - 1.0) * 100.0;
-            format!(
-                "{} on {} {} {c:+.0}% ({} -> {} GFLOP/s{regs})",
-                e.point,
-                e.kernel,
-                name(e.toolchain),
-                speed(e.base_gflops),
-                speed(e.gflops)
-            )
+            let (p, k, t) = (&e.point, &e.kernel, name(e.toolchain));
+            let speeds = from_to(e, " GFLOP/s");
+            format!("{p} on {k} {t} {:+.0}% ({speeds}{regs})", c(e) * 100.0)
         })
         .collect();
     // The same switch on the same kernel on every toolchain where it changes speed, the largest first.
@@ -613,69 +523,58 @@ fn effect_words(k: &Kind) -> Words {
         .filter(|e| e.kernel == top.kernel && e.point == top.point)
         .enumerate()
         .map(|(i, e)| {
-            let unit = if i == 0 { " GFLOP/s" } else { "" };
-            format!(
-                "{} on {} ({} -> {}{unit})",
-                md::faster(e.gflops / e.base_gflops - 1.0),
-                name(e.toolchain),
-                speed(e.base_gflops),
-                speed(e.gflops)
-            )
-        })
-        .collect();
-    Words {
-        text: format!(
-            "**Hints that change speed by more than {}** ({at}): {}.",
-            same(),
-            items.join("; ")
-        ),
-        short: format!(
-            "{} has the largest effect of any switch: it makes {} {} {at_short}.",
-            top.point,
-            top.kernel,
-            join_and(&parts)
-        ),
-    }
-}
-
-fn idle_words(k: &Kind) -> Words {
-    let Kind::HintsIdle { size, points, idle } = k else {
-        unreachable!()
-    };
-    let (at, at_short) = hint_sizes(*size);
-    let items: Vec<String> = points
-        .iter()
-        .map(|(p, w)| {
-            format!(
-                "{p} ({})",
-                w.iter()
-                    .map(|(k, t)| format!("{k} {}", name(*t)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+            let speeds = from_to(e, if i == 0 { " GFLOP/s" } else { "" });
+            format!("{} on {} ({speeds})", md::faster(c(e)), name(e.toolchain))
         })
         .collect();
     let text = format!(
-        "**Hints with no effect beyond {}** ({at}): {}.",
+        "**Hints that change speed by more than {}** ({}): {}.",
         same(),
+        at_size(size, ""),
+        items.join("; ")
+    );
+    let short = format!(
+        "{} has the largest effect of any switch: it makes {} {} {}.",
+        top.point,
+        top.kernel,
+        join_and(&parts),
+        at_size(size, "size ")
+    );
+    Words { text, short }
+}
+
+fn idle_words(
+    size: Option<Size>,
+    points: &[(String, Vec<(String, Toolchain)>)],
+    idle: &[String],
+) -> Words {
+    let items: Vec<String> = points
+        .iter()
+        .map(|(p, w)| {
+            let w: Vec<String> = w.iter().map(|(k, t)| format!("{k} {}", name(*t))).collect();
+            format!("{p} ({})", w.join(", "))
+        })
+        .collect();
+    let text = format!(
+        "**Hints with no effect beyond {}** ({}): {}.",
+        same(),
+        at_size(size, ""),
         items.join("; ")
     );
     let short = match idle.len() {
         0 => text.clone(),
         n => format!(
-            "No effect beyond {} on any kernel {} tried on {at_short}: {}.",
+            "No effect beyond {} on any kernel {} tried on {}: {}.",
             same(),
             md::verb(n, "it was", "they were"),
+            at_size(size, "size "),
             join_and(idle)
         ),
     };
     Words { text, short }
 }
 
-fn jit_kernel_words(k: &Kind) -> Words {
-    let Kind::JitKernel(t) = k else {
-        unreachable!()
-    };
+fn jit_kernel_words(t: &Triple) -> Words {
     let r = |v: Option<u32>| v.map_or(String::new(), |v| format!(", {v} registers"));
     let [jr, or, cr] = t.registers;
     let mut text = format!(
@@ -688,10 +587,8 @@ fn jit_kernel_words(k: &Kind) -> Words {
         Like::Neither => format!(" The JIT run differs from OpenCL native by {:+.0}%: the final compile step or the launch matters, not only the PTX.", (t.jit / t.opencl - 1.0) * 100.0),
         Like::Both => " All three are within a few percent.".into(),
     });
-    Words {
-        short: text.clone(),
-        text,
-    }
+    let short = text.clone();
+    Words { text, short }
 }
 
 fn spill_words(s: &Spills) -> String {
@@ -719,6 +616,13 @@ fn spill_words(s: &Spills) -> String {
 }
 
 fn speed_words(s: &CapSpeed) -> String {
+    let fastest = |cap, gflops| {
+        format!(
+            "fastest at cap {}: {} GFLOP/s",
+            cap_label(cap),
+            speed(gflops)
+        )
+    };
     match *s {
         CapSpeed::Faster {
             cap,
@@ -726,22 +630,15 @@ fn speed_words(s: &CapSpeed) -> String {
             uncapped,
         } => {
             let gain = (gflops / uncapped - 1.0) * 100.0;
-            format!(
-                "fastest at cap {cap}: {} GFLOP/s vs {} without a cap (+{gain:.0}%)",
-                speed(gflops),
-                speed(uncapped)
-            )
+            let (best, uncapped) = (fastest(Some(cap), gflops), speed(uncapped));
+            format!("{best} vs {uncapped} without a cap (+{gain:.0}%)")
         }
         CapSpeed::NoGain { uncapped } => format!(
             "no cap is more than {} faster than no cap ({} GFLOP/s)",
             same(),
             speed(uncapped)
         ),
-        CapSpeed::NoBase { cap, gflops } => format!(
-            "fastest at cap {}: {} GFLOP/s",
-            cap_label(cap),
-            speed(gflops)
-        ),
+        CapSpeed::NoBase { cap, gflops } => fastest(cap, gflops),
     }
 }
 
@@ -765,19 +662,11 @@ fn tile_words(k: &Kind) -> Words {
         "does not hold"
     };
     let c = |[a, b]: &[Tile; 2]| a.gflops / b.gflops - 1.0;
-    let rel = |t| {
-        if is_same(c(t)) {
-            format!("within {}", same())
-        } else {
-            format!("8x4 {}", md::faster(c(t)))
-        }
-    };
-    let than = |t| {
-        if is_same(c(t)) {
-            format!("within {} of", same())
-        } else {
-            format!("{} than", md::faster(c(t)))
-        }
+    // "8x4 6% slower" and "6% slower than", or "within 3%" and "within 3% of".
+    let rel = |t, than: bool| match (is_same(c(t)), than) {
+        (true, _) => format!("within {}{}", same(), if than { " of" } else { "" }),
+        (false, false) => format!("8x4 {}", md::faster(c(t))),
+        (false, true) => format!("{} than", md::faster(c(t))),
     };
     let regs = |t: &Tile| {
         t.registers
@@ -790,16 +679,13 @@ fn tile_words(k: &Kind) -> Words {
         "**The tutorial's 8x4 tile claim {verdict}** ({kernel}, {at}{}). On the K40 the clBlas 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA, and 4x4 rescued CUDA. \
          Here: CUDA 8x4 {} GFLOP/s{} vs 4x4 {}, {}; OpenCL 8x4 {} vs 4x4 {}, {}.",
         device.as_ref().map_or(String::new(), |d| format!(", {d}")),
-        speed(c84.gflops), regs(c84), tile(c44), rel(cuda), tile(o84), tile(o44), rel(opencl)
+        speed(c84.gflops), regs(c84), tile(c44), rel(cuda, false), tile(o84), tile(o44), rel(opencl, false)
     );
-    let why: Vec<&str> = [
+    let why = [
         (!cuda_slower, "CUDA's 8x4 is not slower than its 4x4"),
         (!opencl_fine, "OpenCL's 8x4 is slower than its 4x4"),
-    ]
-    .into_iter()
-    .filter(|w| w.0)
-    .map(|w| w.1)
-    .collect();
+    ];
+    let why: Vec<&str> = why.iter().filter(|w| w.0).map(|w| w.1).collect();
     if !why.is_empty() {
         let _ = write!(text, " It does not hold because {}.", why.join(" and "));
     }
@@ -814,23 +700,9 @@ fn tile_words(k: &Kind) -> Words {
         "The tutorial's claim that the 8x4 tile suits OpenCL but not CUDA {verdict} for {kernel} at size {at}{}: \
          8x4 is {} 4x4 on OpenCL ({} vs {} GFLOP/s) and {} 4x4 on CUDA ({} vs {}).",
         device.as_ref().map_or(String::new(), |d| format!(" on {d}")),
-        than(opencl), speed(o84.gflops), speed(o44.gflops), than(cuda), speed(c84.gflops), speed(c44.gflops)
+        rel(opencl, true), speed(o84.gflops), speed(o44.gflops), rel(cuda, true), speed(c84.gflops), speed(c44.gflops)
     );
     Words { text, short }
-}
-
-/// ("at 4096", "at size 4096"), or each kernel's largest size.
-fn hint_sizes(size: Option<(usize, usize, usize)>) -> (String, String) {
-    match size {
-        Some(s) => (
-            format!("at {}", size_label(s)),
-            format!("at size {}", size_label(s)),
-        ),
-        None => (
-            "at each kernel's largest size".into(),
-            "at each kernel's largest size".into(),
-        ),
-    }
 }
 
 fn jit_words(k: &Kind) -> Words {
@@ -860,34 +732,29 @@ fn jit_words(k: &Kind) -> Words {
         })
         .collect();
     let text = format!("**OpenCL's PTX through the CUDA JIT, all {kernels} kernels** at {at} (within {} counts as alike): {}.", same(), groups.join("; "));
-    let how_many = if leaning == differ {
-        format!("all {leaning}")
+    let (how_many, those) = if leaning == differ {
+        (format!("all {leaning}"), "")
     } else {
-        format!("{leaning} of the {differ}")
+        (format!("{leaning} of the {differ}"), "for those kernels ")
     };
-    let those = if leaning == differ {
-        ""
-    } else {
-        "for those kernels "
-    };
-    let where_ = format!(
-        "kernels where the toolchains differ by more than {}",
-        same()
-    );
     let short = match (lean, example) {
-        (Like::Cuda, Some(e)) => format!(
-            "Through the CUDA JIT, OpenCL's PTX runs within {} of CUDA's own build on {how_many} {where_} ({}: {} vs {} GFLOP/s, OpenCL's own build {}): {those}the gap is OpenCL's back end or launch, not its PTX.",
-            same(), e.kernel, speed(e.jit), speed(e.cuda), speed(e.opencl)
-        ),
-        (Like::OpenCl, Some(e)) => format!(
-            "Through the CUDA JIT, OpenCL's PTX runs within {} of OpenCL's own build on {how_many} {where_} ({}: {} vs {} GFLOP/s, CUDA {}): {those}the gap is in the PTX each front end emits.",
-            same(), e.kernel, speed(e.jit), speed(e.opencl), speed(e.cuda)
-        ),
+        (Like::Cuda | Like::OpenCl, Some(e)) => {
+            let (own, vs, other, y, why) = if *lean == Like::Cuda {
+                ("CUDA", e.cuda, "OpenCL's own build", e.opencl, "is OpenCL's back end or launch, not its PTX")
+            } else {
+                ("OpenCL", e.opencl, "CUDA", e.cuda, "is in the PTX each front end emits")
+            };
+            format!(
+                "within {} of {own}'s own build on {how_many} kernels where the toolchains differ by more than {} ({}: {} vs {} GFLOP/s, {other} {}): {those}the gap {why}.",
+                same(), same(), e.kernel, speed(e.jit), speed(vs), speed(y)
+            )
+        }
         (Like::Neither, Some(e)) => format!(
-            "Through the CUDA JIT, OpenCL's PTX runs unlike OpenCL's own build on {leaning} of {kernels} kernels at size {at} ({}: {} vs {} GFLOP/s, CUDA {}).",
+            "unlike OpenCL's own build on {leaning} of {kernels} kernels at size {at} ({}: {} vs {} GFLOP/s, CUDA {}).",
             e.kernel, speed(e.jit), speed(e.opencl), speed(e.cuda)
         ),
-        _ => format!("Through the CUDA JIT, OpenCL's PTX runs within {} of both native builds on all {kernels} kernels at size {at}.", same()),
+        _ => format!("within {} of both native builds on all {kernels} kernels at size {at}.", same()),
     };
+    let short = format!("Through the CUDA JIT, OpenCL's PTX runs {short}");
     Words { text, short }
 }
