@@ -12,10 +12,12 @@
 
 use crate::backend::DeviceInfo;
 use crate::bests::RoutineEntry;
-use crate::gemm::problem::{Layout, Problem, Trans};
+use crate::gemm::problem::{Layout, Problem};
 use crate::kernels::{Config, Hints, KernelSpec};
 
 use super::fit::{predicted_s, Machine};
+use super::shape::distance;
+use super::suite::transposes;
 
 /// The model's pick replaces the nearest entry only when predicted this much faster.
 pub const MARGIN: f64 = 0.15;
@@ -46,14 +48,7 @@ pub struct Ranked {
 pub fn tuned_call(e: &RoutineEntry) -> Option<Problem> {
     let mut words = e.call.split_whitespace();
     let layout = Layout::parse(words.next()?).ok()?;
-    let t: Vec<Trans> = words
-        .next()?
-        .chars()
-        .map(|c| Trans::parse(&c.to_string()).ok())
-        .collect::<Option<_>>()?;
-    let [trans_a, trans_b] = t[..] else {
-        return None;
-    };
+    let (trans_a, trans_b) = transposes(words.next()?).ok()?;
     let p = Problem {
         layout,
         trans_a,
@@ -104,12 +99,6 @@ fn calibration(c: &Candidate, machine: &Machine) -> Option<f64> {
     (k.is_finite() && k > 0.0).then_some(k)
 }
 
-/// Distance between two shapes: the sum of |log2| ratios of M, N and K.
-fn distance(a: (usize, usize, usize), b: (usize, usize, usize)) -> f64 {
-    let d = |x: usize, y: usize| ((x.max(1) as f64) / (y.max(1) as f64)).log2().abs();
-    d(a.0, b.0) + d(a.1, b.1) + d(a.2, b.2)
-}
-
 /// Each candidate's calibration for `p`: its own counts in full at its own shape
 /// and is drawn toward the median of its kernel's entries with each doubling of
 /// distance; otherwise the entry whose model error happens to flatter it most
@@ -127,13 +116,20 @@ fn calibrations(candidates: &[Candidate], p: &Problem, machine: &Machine) -> Vec
         logs.sort_by(f64::total_cmp);
         logs.get(logs.len() / 2).copied()
     };
+    let mut medians: Vec<(&str, Option<f64>)> = Vec::new();
+    for c in candidates {
+        if !medians.iter().any(|(id, _)| *id == c.spec.id) {
+            medians.push((c.spec.id, median(c.spec.id)));
+        }
+    }
+    let median_of = |id: &str| medians.iter().find(|(k, _)| *k == id).and_then(|m| m.1);
     candidates
         .iter()
         .zip(&own)
         .map(|(c, k)| {
             let (e, k) = (c.entry, k.as_ref()?.ln());
             let w = 0.5f64.powf(distance((e.m, e.n, e.k), (p.m, p.n, p.k)));
-            let kernel = median(c.spec.id).unwrap_or(k);
+            let kernel = median_of(c.spec.id).unwrap_or(k);
             Some((w * k + (1.0 - w) * kernel).exp())
         })
         .collect()
@@ -148,12 +144,28 @@ pub fn rank(
     device: &DeviceInfo,
     machine: &Machine,
 ) -> Vec<Ranked> {
-    let ks = calibrations(candidates, p, machine);
+    rank_calibrated(
+        candidates,
+        &calibrations(candidates, p, machine),
+        p,
+        device,
+        machine,
+    )
+}
+
+/// `rank` with each candidate's calibration for `p` given.
+fn rank_calibrated(
+    candidates: &[Candidate],
+    ks: &[Option<f64>],
+    p: &Problem,
+    device: &DeviceInfo,
+    machine: &Machine,
+) -> Vec<Ranked> {
     let mut out: Vec<Ranked> = candidates
         .iter()
         .zip(ks)
         .enumerate()
-        .filter_map(|(index, (c, k))| Some((index, c, k?)))
+        .filter_map(|(index, (c, k))| Some((index, c, (*k)?)))
         .flat_map(|(index, c, k)| {
             variants(c.spec, &c.config, &c.entry.hints, device)
                 .into_iter()
@@ -218,36 +230,23 @@ pub fn better_than_nearest(
         return None;
     }
     let c = &candidates[nearest];
-    let k = calibrations(candidates, p, &machine)[nearest]?;
-    let nearest_s = predicted_s(c.spec, &c.config, p, &machine)? * k;
-    let best = rank(candidates, p, device, &machine).first()?.clone();
+    let ks = calibrations(candidates, p, &machine);
+    let nearest_s = predicted_s(c.spec, &c.config, p, &machine)? * ks[nearest]?;
+    let best = rank_calibrated(candidates, &ks, p, device, &machine)
+        .first()?
+        .clone();
     (best.seconds <= (1.0 - MARGIN) * nearest_s).then_some(best)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{DeviceKind, Toolchain};
+    use crate::backend::Toolchain;
     use crate::gemm::problem::Precision;
     use crate::gemm::shape::ShapeClass;
     use crate::kernels;
 
-    fn h200() -> DeviceInfo {
-        DeviceInfo {
-            compute_capability: Some((9, 0)),
-            compute_units: Some(132),
-            clock_mhz: Some(1980),
-            memory_bandwidth_gbs: Some(4800.0),
-            ..DeviceInfo::new(
-                Toolchain::Cuda,
-                "cuda:0",
-                "NVIDIA H200",
-                "NVIDIA",
-                "CUDA driver",
-                DeviceKind::Gpu,
-            )
-        }
-    }
+    use super::super::fit::tests::h200_device as h200;
 
     /// A simt entry with `defines` over its defaults, tuned at (m, n, k) col NN,
     /// whose measured time is the model's own prediction times `k_factor`.
@@ -297,7 +296,13 @@ mod tests {
         let p = tuned_call(&e).unwrap();
         assert_eq!((p.m, p.n, p.k), (100, 200, 300));
         assert_eq!(p.layout, Layout::RowMajor);
-        assert_eq!((p.trans_a, p.trans_b), (Trans::T, Trans::N));
+        assert_eq!(
+            (p.trans_a, p.trans_b),
+            (
+                crate::gemm::problem::Trans::T,
+                crate::gemm::problem::Trans::N
+            )
+        );
         e.call = "diagonal".into();
         assert!(tuned_call(&e).is_none());
     }

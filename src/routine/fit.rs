@@ -210,12 +210,13 @@ pub fn fitted(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::backend::{DeviceKind, Toolchain};
 
-    fn h200() -> Machine {
-        let d = DeviceInfo {
+    /// The H200 as its CUDA device record describes it (the routine's tests share it).
+    pub(crate) fn h200_device() -> DeviceInfo {
+        DeviceInfo {
             compute_capability: Some((9, 0)),
             compute_units: Some(132),
             clock_mhz: Some(1980),
@@ -228,8 +229,11 @@ mod tests {
                 "CUDA driver",
                 DeviceKind::Gpu,
             )
-        };
-        Machine::of(&d)
+        }
+    }
+
+    fn h200() -> Machine {
+        Machine::of(&h200_device())
     }
 
     /// Every valid SIMT configuration over tiles, warps, threads and splits (BK

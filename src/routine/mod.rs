@@ -701,20 +701,7 @@ mod tests {
 
     #[test]
     fn a_call_not_tuned_takes_the_models_pick_and_a_tuned_one_its_own_entry() {
-        let device = crate::backend::DeviceInfo {
-            compute_capability: Some((9, 0)),
-            compute_units: Some(132),
-            clock_mhz: Some(1980),
-            memory_bandwidth_gbs: Some(4800.0),
-            ..crate::backend::DeviceInfo::new(
-                Toolchain::Cuda,
-                "cuda:0",
-                "NVIDIA H200",
-                "NVIDIA",
-                "CUDA driver",
-                crate::backend::DeviceKind::Gpu,
-            )
-        };
+        let device = fit::tests::h200_device();
         let machine = fit::Machine::of(&device);
         let simt = kernels::find("simt").unwrap();
         // Each entry measured as the model predicts it at its own call.

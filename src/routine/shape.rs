@@ -32,7 +32,7 @@ impl Fit {
 }
 
 /// Distance between two shapes: the sum of |log2| ratios of M, N and K.
-fn distance(a: (usize, usize, usize), b: (usize, usize, usize)) -> f64 {
+pub(crate) fn distance(a: (usize, usize, usize), b: (usize, usize, usize)) -> f64 {
     let d = |x: usize, y: usize| ((x.max(1) as f64) / (y.max(1) as f64)).log2().abs();
     d(a.0, b.0) + d(a.1, b.1) + d(a.2, b.2)
 }

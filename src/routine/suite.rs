@@ -120,7 +120,7 @@ fn shape(s: &str) -> std::result::Result<(usize, usize, usize), String> {
     }
 }
 
-fn transposes(s: &str) -> std::result::Result<(Trans, Trans), String> {
+pub(crate) fn transposes(s: &str) -> std::result::Result<(Trans, Trans), String> {
     let c: Vec<char> = s.chars().collect();
     let one = |c: char| Trans::parse(&c.to_string()).map_err(|e| e.to_string());
     match c[..] {
