@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1048,14 +1048,15 @@ routine-suite-cuda|routine-suite-opencl)
   mkdir -p "$W/db"; cp results/tuned/*.json "$W/db/" 2>/dev/null; cp .gpu/db/*.json "$W/db/" 2>/dev/null
   snap() { tar cJf "$OUT/$PART.tar.xz" -C "$W" .; }
   ( while sleep 60; do snap; done ) & SNAP=$!
-  run tune-suite-$TC 430 $G tune $D --backends $TC --suite suites/routine.txt --time-limit ${TL:-2} --max-configs 100000 \
+  # SUITE (default suites/routine.txt) is the suite tuned, TT the tuning's limit in seconds.
+  run tune-suite-$TC ${TT:-430} $G tune $D --backends $TC --suite ${SUITE:-suites/routine.txt} --time-limit ${TL:-2} --max-configs 100000 \
     --top 1 --warmup 1 --reps 5 --search-reps 2 --db "$W/db" --store "$W/store" --out "$W/tune-$TC"
   kill $SNAP
   # SKIP_GEMM=1: tuning only (a first call whose database the next call carries in .gpu/db).
   [ -z "${SKIP_GEMM:-}" ] && run gemm-suite 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt \
     --db "$W/db" --reps 10 -v --out "$W/gemm-suite-rows"
   # f64 over the same suite: the routine's f64 kernels (xgemm, xgemmdirect) next to DGEMM.
-  [ "$TC" = opencl ] && run gemm-suite-f64 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt \
+  [ "$TC" = opencl ] && [ -z "${SKIP_GEMM:-}" ] && run gemm-suite-f64 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt \
     --precision f64 --db "$W/db" --reps 5 --out "$W/gemm-suite-f64-rows"
   [ -z "${SKIP_GEMM:-}" ] && run report 60 $G report --from "$W/gemm-suite-rows" --out "$W/report"
   grep -E "^== suite|model seeds|routine on" "$W/tune-suite-$TC.txt" | tail -60
@@ -1153,6 +1154,23 @@ routine-holdout)
     for r in f32 f32-emulation f64; do run report-$r-$S 60 $G report --from "$W/rows-$r-$S" --out "$W/report-$r-$S"; done
   done
   [ -n "${SUITE_TOO:-}" ] && run gemm-suite-f32 170 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --db $W/db --reps 10 -v --out "$W/rows-suite-f32"
+  grep -hE "geometric|^the " "$W"/gemm-*.txt
+  ;;
+routine-grid-eval)
+  # Issue 27: the database after tuning suites/grid.txt (.gpu/db) against the committed one
+  # (results/tuned), on calls neither was tuned for (HOLDOUT, default suites/holdout-4.txt),
+  # f32, both toolchains, in one run: the committed database with the model's selection (as
+  # shipped), the new one nearest and with the model; then the default suite with the new
+  # database (its calls have their own entries, so its choices must not change).
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  mkdir -p "$W/db-old" "$W/db-new"; cp results/tuned/*.json "$W/db-old/"; cp .gpu/db/*.json "$W/db-new/"
+  H=${HOLDOUT:-suites/holdout-4.txt}
+  G3="$G gemm $D --backends cuda,opencl --suite $H --reps 10 -v"
+  run gemm-holdout-old-model ${TG:-200} $G3 --db "$W/db-old" --selection model --out "$W/rows-old-model"
+  run gemm-holdout-new-nearest ${TG:-200} $G3 --db "$W/db-new" --selection nearest --out "$W/rows-new-nearest"
+  run gemm-holdout-new-model ${TG:-200} $G3 --db "$W/db-new" --selection model --out "$W/rows-new-model"
+  [ -n "${SUITE_TOO:-}" ] && run gemm-suite-new ${TG:-200} $G gemm $D --backends cuda,opencl --suite suites/routine.txt \
+    --db "$W/db-new" --reps 10 -v --out "$W/rows-suite-new"
   grep -hE "geometric|^the " "$W"/gemm-*.txt
   ;;
 async-ab)

@@ -171,16 +171,23 @@ mod tests {
 
     #[test]
     fn the_committed_suite_reads() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_SUITE);
-        let s = Suite::load(&path).unwrap();
-        assert!(s.calls.len() >= 16, "{}", s.calls.len());
-        // The held-out suites read, and share no call with the tuned one.
-        let tuned: Vec<String> = s.calls.iter().map(SuiteCall::describe).collect();
-        for name in ["holdout.txt", "holdout-2.txt", "holdout-3.txt"] {
+        let load = |name: &str| {
             let path = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("suites")
                 .join(name);
-            let h = Suite::load(&path).unwrap();
+            Suite::load(&path).unwrap()
+        };
+        let s = load("routine.txt");
+        assert!(s.calls.len() >= 16, "{}", s.calls.len());
+        // The coverage grid tunes other calls than the default suite.
+        let mut tuned: Vec<String> = s.calls.iter().map(SuiteCall::describe).collect();
+        let grid = load("grid.txt");
+        assert!(grid.calls.len() >= 24, "{}", grid.calls.len());
+        assert!(grid.calls.iter().all(|c| !tuned.contains(&c.describe())));
+        tuned.extend(grid.calls.iter().map(SuiteCall::describe));
+        // The held-out suites read, and share no call with the tuned ones.
+        for name in ["holdout.txt", "holdout-2.txt", "holdout-3.txt", "holdout-4.txt"] {
+            let h = load(name);
             assert!(h.calls.len() >= 20, "{name}");
             assert!(
                 h.calls.iter().all(|c| !tuned.contains(&c.describe())),
