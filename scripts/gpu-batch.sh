@@ -1158,20 +1158,26 @@ routine-holdout)
   ;;
 routine-grid-eval)
   # Issue 27: the database after tuning suites/grid.txt (.gpu/db) against the committed one
-  # (results/tuned), on calls neither was tuned for (HOLDOUT, default suites/holdout-4.txt),
-  # f32, both toolchains, in one run: the committed database with the model's selection (as
-  # shipped), the new one nearest and with the model; then the default suite with the new
-  # database (its calls have their own entries, so its choices must not change).
+  # (results/tuned), on calls neither was tuned for (HOLDOUTS, default suites/holdout-4.txt),
+  # f32, both toolchains, in one run each: the new database with each selection of
+  # SELECTIONS (default "nearest model"), and the committed one with each selection of OLD
+  # (default none); SUITE_TOO=1 adds the default suite with the new database (its calls have
+  # their own entries, so its choices must not change).
   export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
   mkdir -p "$W/db-old" "$W/db-new"; cp results/tuned/*.json "$W/db-old/"; cp .gpu/db/*.json "$W/db-new/"
-  H=${HOLDOUT:-suites/holdout-4.txt}
-  G3="$G gemm $D --backends cuda,opencl --suite $H --reps 10 -v"
-  run gemm-holdout-old-model ${TG:-200} $G3 --db "$W/db-old" --selection model --out "$W/rows-old-model"
-  run gemm-holdout-new-nearest ${TG:-200} $G3 --db "$W/db-new" --selection nearest --out "$W/rows-new-nearest"
-  run gemm-holdout-new-model ${TG:-200} $G3 --db "$W/db-new" --selection model --out "$W/rows-new-model"
+  for H in ${HOLDOUTS:-suites/holdout-4.txt}; do
+    h=$(basename "$H" .txt)
+    G3="$G gemm $D --backends cuda,opencl --suite $H --reps 10 -v"
+    for S in ${SELECTIONS:-nearest model}; do
+      run gemm-$h-new-$S ${TG:-200} $G3 --db "$W/db-new" --selection $S --out "$W/rows-$h-new-$S"
+    done
+    for S in ${OLD:-}; do
+      run gemm-$h-old-$S ${TG:-200} $G3 --db "$W/db-old" --selection $S --out "$W/rows-$h-old-$S"
+    done
+  done
   [ -n "${SUITE_TOO:-}" ] && run gemm-suite-new ${TG:-200} $G gemm $D --backends cuda,opencl --suite suites/routine.txt \
     --db "$W/db-new" --reps 10 -v --out "$W/rows-suite-new"
-  grep -hE "geometric|^the " "$W"/gemm-*.txt
+  for f in "$W"/gemm-*.txt; do echo "== $f"; grep -E "geometric" "$f"; done
   ;;
 async-ab)
   # (Run at commit 6f51d7f; the forms it measures were taken out after: results/h200/routine/async.)

@@ -303,6 +303,9 @@ fn every_class_and_blas_case_selects_a_kernel_that_runs() {
         "--reps",
         "1",
         "-v",
+        // The rule of selection by class, layout and nearest shape, untimed.
+        "--selection",
+        "model",
     ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
@@ -421,4 +424,45 @@ fn the_routine_is_tuned_at_the_calls_precision_and_emulates_fp32_only_where_aske
         "{}",
         text(&o)
     );
+}
+
+/// A call no entry was tuned for (by default, `--selection measure`): its first
+/// run times the nearest entry and the others the model ranks, keeps the fastest
+/// for the call, and the result is checked like every call; `--selection nearest`
+/// times nothing.
+#[test]
+fn a_call_no_entry_was_tuned_for_is_timed_on_its_first_run() {
+    let d = dir("measure");
+    let name = device_name();
+    let mut db = Database::load(&d, &name).unwrap();
+    for (shape, kernel) in [
+        ((128, 128, 128), "xgemmdirect"),
+        ((256, 256, 256), "simt"),
+        ((160, 160, 160), "simtdirect"),
+    ] {
+        let spec = kernels::find(kernel).unwrap();
+        db.set_routine(col_nn_entry(shape, kernel, spec.defaults()));
+    }
+    db.save(&d).unwrap();
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    let rows = s(&d.join("rows"));
+    let o = gemm_verbose("200x96x700", &s(&d), "2", &["--out", &rows]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("timed on the call's first run"), "{t}");
+    let (_, records) = gemmlab::results::load_dir(Path::new(&rows)).unwrap();
+    let routine: Vec<_> = records
+        .iter()
+        .filter(|r| r.experiment == "routine")
+        .collect();
+    assert_eq!(routine.len(), 1, "{records:#?}");
+    assert!(routine[0].status.is_ok());
+    let why = routine[0].label.clone().unwrap_or_default();
+    assert!(why.contains("fastest of"), "{why}");
+    let o = gemm_verbose("200x96x700", &s(&d), "1", &["--selection", "nearest"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(!t.contains("timed on the call's first run"), "{t}");
+    assert!(t.contains("nearest tuned shape"), "{t}");
+    let _ = std::fs::remove_dir_all(&d);
 }

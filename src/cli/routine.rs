@@ -22,7 +22,7 @@ use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::routine::shape::{call_label, ShapeClass};
 use gemmlab::routine::suite::Suite;
 use gemmlab::routine::ROUTINE;
-use gemmlab::routine::{upload_operand, Gemm};
+use gemmlab::routine::{upload_operand, Gemm, Selection};
 use gemmlab::{Backend, Error, Result};
 
 use super::compare::{seed_or_random, DeviceArgs, ProblemArgs};
@@ -55,12 +55,16 @@ pub struct GemmArgs {
     /// cuBLAS's emulated math modes are).
     #[arg(long)]
     pub fp32_emulation: bool,
-    /// How a call no entry was tuned for is given its kernel: `model` ranks every
-    /// tuned configuration, each with the other splits of K its kernel takes, by the
-    /// cost model calibrated on the entry's own measurement, and takes its pick where
-    /// it predicts a clear gain over the nearest tuned shape; `nearest` takes the
-    /// nearest tuned shape's entry as it is.
-    #[arg(long, default_value = "model", value_parser = ["model", "nearest"])]
+    /// How a call no entry was tuned for is given its kernel: `measure` times the
+    /// nearest tuned shape's entry, the next nearest and the cost model's best-ranked
+    /// configurations of other entries (five in all) on the call's first run, on a
+    /// scratch C, and keeps the fastest for the call, as cuDNN's benchmark mode does
+    /// (the first call takes their compiles and runs; the timed calls do not); `model`
+    /// ranks every tuned configuration, each with the other splits of K its kernel
+    /// takes, by the cost model calibrated on the entry's own measurement, and takes
+    /// its pick where it predicts a clear gain over the nearest tuned shape; `nearest`
+    /// takes the nearest tuned shape's entry as it is.
+    #[arg(long, default_value = "measure", value_parser = ["measure", "model", "nearest"])]
     pub selection: String,
     /// Force one kernel: direct or indirect (default: chosen per call).
     #[arg(long, value_parser = ["direct", "indirect"])]
@@ -195,7 +199,11 @@ pub fn run(args: GemmArgs) -> Result<()> {
             _ => None,
         };
         gemm.fp32_emulation = args.fp32_emulation;
-        gemm.adapt_untuned = args.selection == "model";
+        gemm.selection = match args.selection.as_str() {
+            "nearest" => Selection::Nearest,
+            "measure" => Selection::Measure,
+            _ => Selection::Model,
+        };
         gemm.device = Some(with_bandwidth(&info, &sessions));
         let source = gemm
             .tuning(
@@ -463,8 +471,9 @@ pub(crate) fn one(
     let b = upload_operand(session, ops, Matrix::B, f32::NAN)?;
     let c = upload_operand(session, ops, Matrix::C, gemmlab::gemm::data::C_GAP)?;
     let result = (|| -> Result<(Timed, Option<(Stats, String)>)> {
-        let choice = gemm.choose(&p)?;
         let first = gemm.run(session, &p, a, b, c)?;
+        // After the first run: `--selection measure` learns its choice there.
+        let choice = gemm.choose(&p)?;
         let (logical, gap) = read_c(session, c, &p)?;
         let mut report = check_widened(p.m, &logical, reference, p.precision);
         if let Some(at) = gap {

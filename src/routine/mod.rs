@@ -218,9 +218,42 @@ pub struct Gemm {
     /// given the configuration the cost model ranks fastest (`adapt`). `run`
     /// sets it from its session where it is not set.
     pub device: Option<DeviceInfo>,
-    /// Whether a call no entry was tuned for may take the cost model's pick
-    /// (`adapt`) over the nearest tuned shape's entry; on by default.
-    pub adapt_untuned: bool,
+    /// How a call no entry was tuned for is given its kernel.
+    pub selection: Selection,
+    /// Choices `Selection::Measure` made by timing, by call (`learned_key`).
+    learned: HashMap<String, Choice>,
+}
+
+/// How the routine chooses for a call no database entry was tuned for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Selection {
+    /// The entry of the nearest tuned shape, as tuned.
+    Nearest,
+    /// The cost model's pick where it predicts a clear gain over the nearest
+    /// entry (`adapt::better_than_nearest`), else the nearest entry.
+    Model,
+    /// On the call's first run, time the nearest entry and the cost model's
+    /// best-ranked configurations of other entries (`MEASURED` in all) on a
+    /// scratch C, and keep the fastest for the call, as cuDNN's benchmark mode
+    /// and Triton's autotuner do; a learned choice lasts as long as the `Gemm`.
+    /// (`choose` alone, which runs nothing, gives the nearest entry.)
+    #[default]
+    Measure,
+}
+
+/// How many choices `Selection::Measure` times for a call: the nearest entry,
+/// the next nearest, and the model's best-ranked configurations of others.
+pub const MEASURED: usize = 5;
+/// `Selection::Measure` times another family's best-ranked configuration where
+/// the model predicts it at most this many times the best prediction: the model
+/// is coarse across families, but not by more.
+const FAMILY_REACH: f64 = 2.0;
+/// Timed runs of each choice `Selection::Measure` times (after one warm-up run).
+const MEASURE_RUNS: usize = 3;
+
+/// The key of a call's learned choice: everything that makes two calls differ.
+fn learned_key(p: &Problem) -> String {
+    format!("{p:?}")
 }
 
 /// What the routine runs for a call, and why.
@@ -248,7 +281,8 @@ impl Gemm {
             force_choice: None,
             fp32_emulation: false,
             device: None,
-            adapt_untuned: true,
+            selection: Selection::default(),
+            learned: HashMap::new(),
         })
     }
 
@@ -278,10 +312,23 @@ impl Gemm {
         self.tunings.get(&precision)
     }
 
-    /// Which kernel and configuration compute `p`: a forced one, else the
-    /// entry of the routine's database that fits the call best, else the direct
-    /// or indirect kernel by the crossover.
+    /// Which kernel and configuration compute `p`: a forced one, else one
+    /// `Selection::Measure` learned for the call, else the entry of the
+    /// routine's database that fits the call best (or the cost model's pick),
+    /// else the direct or indirect kernel by the crossover.
     pub fn choose(&self, p: &Problem) -> Result<Choice> {
+        if self.force_choice.is_none() && self.force.is_none() {
+            if let Some(c) = self.learned.get(&learned_key(p)) {
+                return Ok(c.clone());
+            }
+        }
+        Ok(self.choices(p)?.0)
+    }
+
+    /// The choice for `p` by the database and the selection, and the others
+    /// `Selection::Measure` times beside it (none where the call has an entry
+    /// of its own, or another selection).
+    pub fn choices(&self, p: &Problem) -> Result<(Choice, Vec<Choice>)> {
         let tuning = self
             .tunings
             .get(&p.precision)
@@ -296,20 +343,22 @@ impl Gemm {
                     values: format!("{} {}", config.describe(), hints.describe(true)),
                 });
             }
-            return Ok(Choice {
+            let forced = Choice {
                 kernel: spec,
                 config,
                 hints: hints.clone(),
                 why: "forced".into(),
-            });
+            };
+            return Ok((forced, Vec::new()));
         }
         if let Some(path) = self.force {
-            return Ok(Choice {
+            let forced = Choice {
                 kernel: path.spec()?,
                 config: tuning.config(path).clone(),
                 hints: Hints::default(),
                 why: format!("forced {}", path.as_str()),
-            });
+            };
+            return Ok((forced, Vec::new()));
         }
         // Entries this build can run: a kernel that changed since (a parameter added
         // or dropped) no longer validates, and the nearest valid entry is taken instead.
@@ -331,28 +380,42 @@ impl Gemm {
         if let Some((e, fit)) = shape::select(&entries, p) {
             let at = entries.iter().position(|x| std::ptr::eq(x, e)).unwrap_or(0);
             let class = shape::ShapeClass::of(p.m, p.n, p.k);
-            let modelled = match (&self.device, fit) {
+            let candidates: Vec<adapt::Candidate> = own
+                .iter()
+                .map(|(e, spec, config)| adapt::Candidate {
+                    entry: e,
+                    spec,
+                    config: config.clone(),
+                })
+                .collect();
+            let untuned = fit != shape::Fit::Exact;
+            let modelled = match &self.device {
                 // Small calls are launches and packing more than work: the model
                 // does not rank them (they run ahead of cuBLAS as tuned).
-                (Some(device), f)
-                    if f != shape::Fit::Exact
-                        && self.adapt_untuned
+                Some(device)
+                    if untuned
+                        && self.selection == Selection::Model
                         && class != shape::ShapeClass::Small =>
                 {
-                    let candidates: Vec<adapt::Candidate> = own
-                        .iter()
-                        .map(|(e, spec, config)| adapt::Candidate {
-                            entry: e,
-                            spec,
-                            config: config.clone(),
-                        })
-                        .collect();
                     adapt::better_than_nearest(&candidates, at, p, device)
                 }
                 _ => None,
             };
+            let pick = |r: &adapt::Ranked, why: String| {
+                let (e, spec, _) = &own[r.index];
+                Choice {
+                    kernel: spec,
+                    config: r.config.clone(),
+                    hints: e.hints.clone(),
+                    why,
+                }
+            };
+            let tuned_at = |i: usize| {
+                let e = &entries[i];
+                format!("{}x{}x{} {}", e.m, e.n, e.k, e.call)
+            };
             if let Some(r) = modelled {
-                let (e, spec, tuned) = &own[r.index];
+                let tuned = &own[r.index].2;
                 let (from, to) = (tuned.get("SPLITK"), r.config.get("SPLITK"));
                 let (sk_from, sk_to) = (tuned.get("STREAMK"), r.config.get("STREAMK"));
                 let split = if (from, sk_from) == (to, sk_to) {
@@ -360,41 +423,82 @@ impl Gemm {
                 } else {
                     format!(", SPLITK {from} STREAMK {sk_from} -> SPLITK {to} STREAMK {sk_to}")
                 };
-                return Ok(Choice {
-                    kernel: spec,
-                    config: r.config,
-                    hints: e.hints.clone(),
-                    why: format!(
-                        "{class} class, the cost model's pick for a call not tuned ({:.0} us predicted{split}; the nearest tuned shape {}x{}x{} {} predicted slower): tuned at {}x{}x{} {}",
-                        r.seconds * 1e6,
-                        entries[at].m,
-                        entries[at].n,
-                        entries[at].k,
-                        entries[at].call,
-                        e.m,
-                        e.n,
-                        e.k,
-                        e.call
-                    ),
-                });
+                let why = format!(
+                    "{class} class, the cost model's pick for a call not tuned ({:.0} us predicted{split}; the nearest tuned shape {} predicted slower): tuned at {}",
+                    r.seconds * 1e6,
+                    tuned_at(at),
+                    tuned_at(r.index),
+                );
+                return Ok((pick(&r, why), Vec::new()));
             }
             let (_, spec, config) = own[at].clone();
-            return Ok(Choice {
+            let nearest = Choice {
                 kernel: spec,
                 config,
                 hints: e.hints.clone(),
-                why: format!(
-                    "{class} class, {}: {}x{}x{} {}",
-                    fit.describe(),
-                    e.m,
-                    e.n,
-                    e.k,
-                    e.call
-                ),
-            });
+                why: format!("{class} class, {}: {}", fit.describe(), tuned_at(at)),
+            };
+            // Measured on the first run beside the nearest entry: the model's
+            // best-ranked configuration, the best-ranked of each other family the
+            // model gives a chance (within `FAMILY_REACH` of the best prediction),
+            // then the next best-ranked; each configuration once.
+            let mut others: Vec<Choice> = Vec::new();
+            if let (Some(device), true, Selection::Measure) =
+                (&self.device, untuned, self.selection)
+            {
+                let same = |r: &adapt::Ranked, kernel: &str, config: &Config, hints: &Hints| {
+                    own[r.index].1.id == kernel
+                        && r.config == *config
+                        && own[r.index].0.hints == *hints
+                };
+                let mut ranked: Vec<adapt::Ranked> = Vec::new();
+                for r in adapt::rank(&candidates, p, device, &fit::Machine::of(device)) {
+                    let seen = ranked
+                        .iter()
+                        .any(|x| same(&r, own[x.index].1.id, &x.config, &own[x.index].0.hints));
+                    if !seen && !same(&r, nearest.kernel.id, &nearest.config, &nearest.hints) {
+                        ranked.push(r);
+                    }
+                }
+                // The next nearest entry of the call's class with another
+                // configuration first, then the model's best, then each other
+                // family's best.
+                let near = |i: usize| {
+                    shape::distance((entries[i].m, entries[i].n, entries[i].k), (p.m, p.n, p.k))
+                };
+                let runner_up = (0..ranked.len())
+                    .filter(|&i| {
+                        let e = &own[ranked[i].index].0;
+                        e.class == class && ranked[i].config == own[ranked[i].index].2
+                    })
+                    .min_by(|&x, &y| near(ranked[x].index).total_cmp(&near(ranked[y].index)));
+                let mut order: Vec<usize> = runner_up.into_iter().collect();
+                for (i, r) in ranked.iter().enumerate() {
+                    let family = own[r.index].1.id;
+                    let taken = order.iter().any(|&j| own[ranked[j].index].1.id == family);
+                    let reach = ranked[0].seconds * FAMILY_REACH;
+                    let first = i == 0 && !order.contains(&0);
+                    if first || (family != nearest.kernel.id && !taken && r.seconds <= reach) {
+                        order.push(i);
+                    }
+                }
+                order.dedup();
+                let rest: Vec<usize> = (0..ranked.len()).filter(|i| !order.contains(i)).collect();
+                order.extend(rest);
+                for &i in order.iter().take(MEASURED - 1) {
+                    let r = &ranked[i];
+                    let why = format!(
+                        "{class} class, ranked by the cost model ({:.0} us predicted): tuned at {}",
+                        r.seconds * 1e6,
+                        tuned_at(r.index)
+                    );
+                    others.push(pick(r, why));
+                }
+            }
+            return Ok((nearest, others));
         }
         let path = tuning.choose(p);
-        Ok(Choice {
+        let by_crossover = Choice {
             kernel: path.spec()?,
             config: tuning.config(path).clone(),
             hints: Hints::default(),
@@ -403,7 +507,8 @@ impl Gemm {
                 path.as_str(),
                 tuning.min_indirect.unwrap_or(DEFAULT_MIN_INDIRECT)
             ),
-        })
+        };
+        Ok((by_crossover, Vec::new()))
     }
 
     /// Why the routine does not run `spec` at `config` with `hints`: never below
@@ -514,33 +619,113 @@ impl Gemm {
         if self.device.is_none() {
             self.device = Some(session.backend.borrow().info().clone());
         }
+        self.learn(session, p, a, b)?;
         let choice = self.choose(p)?;
+        let (pre_ns, kernel_ns, post_ns) = self.run_choice(session, &choice, p, [a, b, c])?;
+        Ok(RoutineRun {
+            path: Path::ALL
+                .into_iter()
+                .find(|x| x.kernel() == choice.kernel.id),
+            kernel: Some(choice.kernel.id.to_string()),
+            pre_ns,
+            kernel_ns,
+            post_ns,
+        })
+    }
+
+    /// One run of `choice` on `p`: the device times of its packing, its kernel
+    /// and its unpacking.
+    fn run_choice(
+        &mut self,
+        session: &mut Session,
+        choice: &Choice,
+        p: &Problem,
+        [a, b, c]: [Buffer; 3],
+    ) -> Result<(u64, u64, u64)> {
         let spec = choice.kernel;
         let config = spec.with_precision(&choice.config, p.precision)?;
-        let program = self.program(session, &choice, p.precision)?;
-        let path = Path::ALL.into_iter().find(|x| x.kernel() == spec.id);
+        let program = self.program(session, choice, p.precision)?;
         let support = session.routine_support(p.precision)?;
         let mut be = session.backend.borrow_mut();
         let staged: Staged = stage::plan(&mut be, spec, &config, program, support, p, a, b, c)?;
-        let timed = (|| -> Result<RoutineRun> {
-            let mut run = RoutineRun {
-                path,
-                kernel: Some(spec.id.to_string()),
-                ..quick.clone()
-            };
+        let timed = (|| -> Result<(u64, u64, u64)> {
+            let mut pre = 0;
             for s in &staged.pre {
-                run.pre_ns += s.run(&mut be)?;
+                pre += s.run(&mut be)?;
             }
-            run.kernel_ns = staged.main.run(&mut be)?;
+            let main = staged.main.run(&mut be)?;
+            let mut post = 0;
             for s in &staged.post {
-                run.post_ns += s.run(&mut be)?;
+                post += s.run(&mut be)?;
             }
-            Ok(run)
+            Ok((pre, main, post))
         })();
         for t in staged.owned {
             be.free(t);
         }
         timed
+    }
+
+    /// `Selection::Measure` on a call's first run: times the choices of
+    /// `choices` on a scratch C (every choice reads the same A and B; what C
+    /// holds does not change the time) and keeps the fastest for the call. A
+    /// choice that cannot be compiled or run here is passed over; with no
+    /// scratch C (out of memory) the nearest entry is kept untimed.
+    fn learn(&mut self, session: &mut Session, p: &Problem, a: Buffer, b: Buffer) -> Result<()> {
+        let key = learned_key(p);
+        if self.selection != Selection::Measure || self.learned.contains_key(&key) {
+            return Ok(());
+        }
+        let (nearest, others) = self.choices(p)?;
+        if others.is_empty() {
+            return Ok(());
+        }
+        let scratch = session
+            .backend
+            .borrow_mut()
+            .alloc(p.precision.elem(), p.buffer_len(Matrix::C).max(1));
+        let Ok(scratch) = scratch else {
+            self.learned.insert(key, nearest);
+            return Ok(());
+        };
+        let mut timed: Vec<(f64, Choice)> = Vec::new();
+        for choice in std::iter::once(nearest.clone()).chain(others) {
+            let mut ns = Vec::new();
+            for run in 0..=MEASURE_RUNS {
+                match self.run_choice(session, &choice, p, [a, b, scratch]) {
+                    Ok((x, y, z)) if run > 0 => ns.push((x + y + z) as f64),
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+            if ns.len() == MEASURE_RUNS {
+                ns.sort_by(f64::total_cmp);
+                timed.push((ns[MEASURE_RUNS / 2], choice));
+            }
+        }
+        session.backend.borrow_mut().free(scratch);
+        let list: Vec<String> = timed
+            .iter()
+            .map(|(ns, c)| format!("{} {:.1} us", c.kernel.id, ns * 1e-3))
+            .collect();
+        let learned = match timed.into_iter().min_by(|x, y| x.0.total_cmp(&y.0)) {
+            Some((_, mut best)) => {
+                let first = match best.why == nearest.why {
+                    true => String::new(),
+                    false => format!("; the first: {}", nearest.why),
+                };
+                best.why = format!(
+                    "{}; the fastest of {} timed on the call's first run ({}{first})",
+                    best.why,
+                    list.len(),
+                    list.join(", ")
+                );
+                best
+            }
+            None => nearest,
+        };
+        self.learned.insert(key, learned);
+        Ok(())
     }
 
     /// The routine on host matrices: uploads A, B and C as they are laid out,
@@ -728,10 +913,11 @@ mod tests {
         let mut g = Gemm::published().unwrap();
         g.routine = vec![at(2048, false), at(3000, true)];
         g.device = Some(device);
+        g.selection = Selection::Model;
         let p = Problem::plain(1536, 1536, 1536);
         let chosen = g.choose(&p).unwrap();
         assert!(chosen.why.contains("cost model"), "{}", chosen.why);
-        g.adapt_untuned = false;
+        g.selection = Selection::Nearest;
         let nearest = g.choose(&p).unwrap();
         assert!(
             nearest.why.contains("nearest tuned shape"),
@@ -740,8 +926,52 @@ mod tests {
         );
         assert_eq!(nearest.config, g.routine[0].config);
         // A call tuned for itself keeps its entry, whatever the model says.
-        g.adapt_untuned = true;
+        g.selection = Selection::Model;
         let own = g.choose(&Problem::plain(2048, 2048, 2048)).unwrap();
         assert!(own.why.contains("tuned for this call"), "{}", own.why);
+    }
+
+    #[test]
+    fn a_call_not_tuned_is_given_choices_to_time_and_a_tuned_one_none() {
+        let mut g = Gemm::published().unwrap();
+        g.routine = vec![
+            entry(1024, "simt", Hints::default(), 80e3),
+            entry(2048, "xgemm", Hints::default(), 400e3),
+            entry(3000, "simtdirect", Hints::default(), 1.3e6),
+            entry(4096, "xgemmdirect", Hints::default(), 4e6),
+        ];
+        g.device = Some(fit::tests::h200_device());
+        assert_eq!(g.selection, Selection::Measure);
+        let (nearest, others) = g.choices(&Problem::plain(1500, 1500, 1500)).unwrap();
+        assert!(
+            nearest.why.contains("nearest tuned shape"),
+            "{}",
+            nearest.why
+        );
+        assert!(
+            !others.is_empty() && others.len() < MEASURED,
+            "{}",
+            others.len()
+        );
+        // Each configuration once, none the nearest entry's.
+        let key = |c: &Choice| (c.kernel.id, c.config.clone(), c.hints.describe(true));
+        let mut keys = vec![key(&nearest)];
+        for o in &others {
+            assert!(!keys.contains(&key(o)), "{} twice", o.why);
+            keys.push(key(o));
+        }
+        // Without a run nothing is learned: `choose` gives the nearest entry.
+        assert_eq!(
+            g.choose(&Problem::plain(1500, 1500, 1500)).unwrap().why,
+            nearest.why
+        );
+        let (own, none) = g.choices(&Problem::plain(2048, 2048, 2048)).unwrap();
+        assert!(own.why.contains("tuned for this call") && none.is_empty());
+        g.selection = Selection::Model;
+        assert!(g
+            .choices(&Problem::plain(1500, 1500, 1500))
+            .unwrap()
+            .1
+            .is_empty());
     }
 }

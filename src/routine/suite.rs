@@ -186,7 +186,13 @@ mod tests {
         assert!(grid.calls.iter().all(|c| !tuned.contains(&c.describe())));
         tuned.extend(grid.calls.iter().map(SuiteCall::describe));
         // The held-out suites read, and share no call with the tuned ones.
-        for name in ["holdout.txt", "holdout-2.txt", "holdout-3.txt", "holdout-4.txt"] {
+        for name in [
+            "holdout.txt",
+            "holdout-2.txt",
+            "holdout-3.txt",
+            "holdout-4.txt",
+            "holdout-5.txt",
+        ] {
             let h = load(name);
             assert!(h.calls.len() >= 20, "{name}");
             assert!(
