@@ -1165,15 +1165,19 @@ routine-grid-eval)
   # their own entries, so its choices must not change).
   export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
   mkdir -p "$W/db-old" "$W/db-new"; cp results/tuned/*.json "$W/db-old/"; cp .gpu/db/*.json "$W/db-new/"
+  # PRECISIONS (default f32): f32, f32-emulation (--fp32-emulation) and f64, each a run.
   for H in ${HOLDOUTS:-suites/holdout-4.txt}; do
-    h=$(basename "$H" .txt)
-    G3="$G gemm $D --backends cuda,opencl --suite $H --reps 10 -v"
+   for P in ${PRECISIONS:-f32}; do
+    case $P in f32) X="";; f32-emulation) X="--fp32-emulation";; f64) X="--precision f64";; esac
+    h=$(basename "$H" .txt); [ "$P" = f32 ] || h=$h-$P
+    G3="$G gemm $D --backends cuda,opencl --suite $H --reps 10 -v $X"
     for S in ${SELECTIONS:-nearest model}; do
       run gemm-$h-new-$S ${TG:-200} $G3 --db "$W/db-new" --selection $S --out "$W/rows-$h-new-$S"
     done
     for S in ${OLD:-}; do
       run gemm-$h-old-$S ${TG:-200} $G3 --db "$W/db-old" --selection $S --out "$W/rows-$h-old-$S"
     done
+   done
   done
   [ -n "${SUITE_TOO:-}" ] && run gemm-suite-new ${TG:-200} $G gemm $D --backends cuda,opencl --suite suites/routine.txt \
     --db "$W/db-new" --reps 10 -v --out "$W/rows-suite-new"
