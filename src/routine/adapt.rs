@@ -16,7 +16,7 @@ use crate::gemm::problem::{Layout, Problem};
 use crate::kernels::{Config, Hints, KernelSpec};
 
 use super::fit::{predicted_s, Machine};
-use super::shape::distance;
+use super::shape::{distance, ShapeClass};
 use super::suite::transposes;
 
 /// The model's pick replaces the nearest entry only when predicted this much faster.
@@ -236,6 +236,64 @@ pub fn better_than_nearest(
         .first()?
         .clone();
     (best.seconds <= (1.0 - MARGIN) * nearest_s).then_some(best)
+}
+
+/// `Selection::Measure` times another family's best-ranked configuration where
+/// the model predicts it at most this many times the best prediction: the model
+/// is coarse across families, but not by more.
+pub const FAMILY_REACH: f64 = 2.0;
+
+/// What to time for `p` beside the nearest entry (`nearest`, an index into
+/// `candidates`), at most `count`, in this order: the next nearest entry of the
+/// call's class with another configuration, the model's best-ranked
+/// configuration, the best-ranked of each other family the model gives a chance
+/// (within `FAMILY_REACH` of the best prediction), then the next best-ranked;
+/// each configuration once, none the nearest entry's.
+pub fn to_time(
+    candidates: &[Candidate],
+    nearest: usize,
+    p: &Problem,
+    device: &DeviceInfo,
+    count: usize,
+) -> Vec<Ranked> {
+    let key = |r: &Ranked| {
+        let c = &candidates[r.index];
+        (c.spec.id, r.config.clone(), c.entry.hints.clone())
+    };
+    let n = &candidates[nearest];
+    let nearest_key = (n.spec.id, n.config.clone(), n.entry.hints.clone());
+    let mut ranked: Vec<Ranked> = Vec::new();
+    for r in rank(candidates, p, device, &Machine::of(device)) {
+        let k = key(&r);
+        if k != nearest_key && !ranked.iter().any(|x| key(x) == k) {
+            ranked.push(r);
+        }
+    }
+    let class = ShapeClass::of(p.m, p.n, p.k);
+    let near = |r: &Ranked| {
+        let e = candidates[r.index].entry;
+        distance((e.m, e.n, e.k), (p.m, p.n, p.k))
+    };
+    let runner_up = (0..ranked.len())
+        .filter(|&i| {
+            let c = &candidates[ranked[i].index];
+            c.entry.class == class && ranked[i].config == c.config
+        })
+        .min_by(|&x, &y| near(&ranked[x]).total_cmp(&near(&ranked[y])));
+    let mut order: Vec<usize> = runner_up.into_iter().collect();
+    let family = |i: usize| candidates[ranked[i].index].spec.id;
+    for i in 0..ranked.len() {
+        let taken = order.iter().any(|&j| family(j) == family(i));
+        let reach = ranked[i].seconds <= ranked[0].seconds * FAMILY_REACH;
+        let first = i == 0 && !order.contains(&0);
+        if first || (family(i) != n.spec.id && !taken && reach) {
+            order.push(i);
+        }
+    }
+    let rest: Vec<usize> = (0..ranked.len()).filter(|i| !order.contains(i)).collect();
+    order.extend(rest);
+    order.truncate(count);
+    order.into_iter().map(|i| ranked[i].clone()).collect()
 }
 
 #[cfg(test)]

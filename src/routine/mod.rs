@@ -244,10 +244,6 @@ pub enum Selection {
 /// How many choices `Selection::Measure` times for a call: the nearest entry,
 /// the next nearest, and the model's best-ranked configurations of others.
 pub const MEASURED: usize = 5;
-/// `Selection::Measure` times another family's best-ranked configuration where
-/// the model predicts it at most this many times the best prediction: the model
-/// is coarse across families, but not by more.
-const FAMILY_REACH: f64 = 2.0;
 /// Timed runs of each choice `Selection::Measure` times (after one warm-up run).
 const MEASURE_RUNS: usize = 3;
 
@@ -438,63 +434,22 @@ impl Gemm {
                 hints: e.hints.clone(),
                 why: format!("{class} class, {}: {}", fit.describe(), tuned_at(at)),
             };
-            // Measured on the first run beside the nearest entry: the model's
-            // best-ranked configuration, the best-ranked of each other family the
-            // model gives a chance (within `FAMILY_REACH` of the best prediction),
-            // then the next best-ranked; each configuration once.
-            let mut others: Vec<Choice> = Vec::new();
-            if let (Some(device), true, Selection::Measure) =
-                (&self.device, untuned, self.selection)
-            {
-                let same = |r: &adapt::Ranked, kernel: &str, config: &Config, hints: &Hints| {
-                    own[r.index].1.id == kernel
-                        && r.config == *config
-                        && own[r.index].0.hints == *hints
-                };
-                let mut ranked: Vec<adapt::Ranked> = Vec::new();
-                for r in adapt::rank(&candidates, p, device, &fit::Machine::of(device)) {
-                    let seen = ranked
+            let others: Vec<Choice> = match (&self.device, untuned, self.selection) {
+                (Some(device), true, Selection::Measure) => {
+                    adapt::to_time(&candidates, at, p, device, MEASURED - 1)
                         .iter()
-                        .any(|x| same(&r, own[x.index].1.id, &x.config, &own[x.index].0.hints));
-                    if !seen && !same(&r, nearest.kernel.id, &nearest.config, &nearest.hints) {
-                        ranked.push(r);
-                    }
-                }
-                // The next nearest entry of the call's class with another
-                // configuration first, then the model's best, then each other
-                // family's best.
-                let near = |i: usize| {
-                    shape::distance((entries[i].m, entries[i].n, entries[i].k), (p.m, p.n, p.k))
-                };
-                let runner_up = (0..ranked.len())
-                    .filter(|&i| {
-                        let e = &own[ranked[i].index].0;
-                        e.class == class && ranked[i].config == own[ranked[i].index].2
-                    })
-                    .min_by(|&x, &y| near(ranked[x].index).total_cmp(&near(ranked[y].index)));
-                let mut order: Vec<usize> = runner_up.into_iter().collect();
-                for (i, r) in ranked.iter().enumerate() {
-                    let family = own[r.index].1.id;
-                    let taken = order.iter().any(|&j| own[ranked[j].index].1.id == family);
-                    let reach = ranked[0].seconds * FAMILY_REACH;
-                    let first = i == 0 && !order.contains(&0);
-                    if first || (family != nearest.kernel.id && !taken && r.seconds <= reach) {
-                        order.push(i);
-                    }
-                }
-                order.dedup();
-                let rest: Vec<usize> = (0..ranked.len()).filter(|i| !order.contains(i)).collect();
-                order.extend(rest);
-                for &i in order.iter().take(MEASURED - 1) {
-                    let r = &ranked[i];
-                    let why = format!(
+                        .map(|r| {
+                            let why = format!(
                         "{class} class, ranked by the cost model ({:.0} us predicted): tuned at {}",
                         r.seconds * 1e6,
                         tuned_at(r.index)
                     );
-                    others.push(pick(r, why));
+                            pick(r, why)
+                        })
+                        .collect()
                 }
-            }
+                _ => Vec::new(),
+            };
             return Ok((nearest, others));
         }
         let path = tuning.choose(p);
@@ -952,6 +907,13 @@ mod tests {
             !others.is_empty() && others.len() < MEASURED,
             "{}",
             others.len()
+        );
+        // The next nearest entry (1024^3; the nearest is 2048^3) comes first.
+        assert!(nearest.why.contains("2048x2048x2048"), "{}", nearest.why);
+        assert!(
+            others[0].why.contains("1024x1024x1024"),
+            "{}",
+            others[0].why
         );
         // Each configuration once, none the nearest entry's.
         let key = |c: &Choice| (c.kernel.id, c.config.clone(), c.hints.describe(true));
