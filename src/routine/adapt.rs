@@ -297,7 +297,7 @@ pub fn to_time(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::backend::Toolchain;
     use crate::gemm::problem::Precision;
@@ -305,6 +305,17 @@ mod tests {
     use crate::kernels;
 
     use super::super::fit::tests::h200_device as h200;
+
+    /// A 64 x 64 SIMT tile of 32 x 32 warp tiles, 4 x 8 per thread: a narrow
+    /// configuration for the tests' entries.
+    pub(crate) const NARROW: [(&str, i64); 6] = [
+        ("BM", 64),
+        ("BN", 64),
+        ("WM", 32),
+        ("WN", 32),
+        ("TM", 4),
+        ("TN", 8),
+    ];
 
     /// A simt entry with `defines` over its defaults, tuned at (m, n, k) col NN,
     /// whose measured time is the model's own prediction times `k_factor`.
@@ -371,14 +382,7 @@ mod tests {
         // tiles for 132 multiprocessors; a 64 x 64 entry, measured as slow as the
         // model predicts, fits it better.
         let wide = [("BM", 128), ("BN", 128), ("SPLITK", 1)];
-        let narrow = [
-            ("BM", 64),
-            ("BN", 64),
-            ("WM", 32),
-            ("WN", 32),
-            ("TM", 4),
-            ("TN", 8),
-        ];
+        let narrow = NARROW;
         let entries = vec![
             entry((2048, 2048, 2048), &wide, 1.0),
             entry((3000, 3000, 3000), &narrow, 1.0),
@@ -434,18 +438,7 @@ mod tests {
             entry((2048, 2048, 2048), &[], 1.0),
             entry((4096, 4096, 4096), &[], 1.0),
             entry((3000, 3000, 3000), &[], 1.0),
-            entry(
-                (50000, 64, 64),
-                &[
-                    ("BM", 64),
-                    ("BN", 64),
-                    ("WM", 32),
-                    ("WN", 32),
-                    ("TM", 4),
-                    ("TN", 8),
-                ],
-                0.25,
-            ),
+            entry((50000, 64, 64), &NARROW, 0.25),
         ];
         let c = candidates(&entries);
         let machine = Machine::of(&h200());

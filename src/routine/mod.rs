@@ -848,17 +848,10 @@ mod tests {
         let at = |m: usize, narrow: bool| {
             let mut e = entry(m, "simt", Hints::default(), 0.0);
             if narrow {
-                let d: Vec<(String, i64)> = [
-                    ("BM", 64),
-                    ("BN", 64),
-                    ("WM", 32),
-                    ("WN", 32),
-                    ("TM", 4),
-                    ("TN", 8),
-                ]
-                .iter()
-                .map(|(n, v)| (n.to_string(), *v))
-                .collect();
+                let d: Vec<(String, i64)> = adapt::tests::NARROW
+                    .iter()
+                    .map(|(n, v)| (n.to_string(), *v))
+                    .collect();
                 e.config = simt.config(&d).unwrap();
             }
             let p = Problem::plain(m, m, m);
