@@ -1,19 +1,19 @@
 //! The offline sections (rows compiled with `--arch` or by `gemmlab atlas`:
 //! registers, spills and occupancy, never a speed): the tutorial's Kepler
-//! claims on sm_35 ([`kepler`]), every kernel on every architecture under every
-//! compiler ([`atlas`]), and every point of the offline sweeps ([`sweeps`]).
+//! claims on sm_35, every kernel on every architecture under every compiler,
+//! and every point of the offline sweeps.
 
 use std::cmp::Ordering::{Equal, Greater, Less};
 use std::fmt::{Display, Write as _};
 
 use plotters::style::RGBColor;
 
-use crate::analysis;
-use crate::analysis::offline::atlas::{Along, Refusal, RegChange, Spill};
-use crate::analysis::offline::kepler::{Answers, Caps, Fit, Kernel6, Tiles, Volatile};
+use crate::analysis::offline::atlas::{Along, Refusal, RegChange};
+use crate::analysis::offline::kepler::{Answers, Caps, Kernel6, Tiles, Volatile};
 use crate::analysis::offline::kepler::{CAP_127, KEPLER_ARCH};
-use crate::analysis::offline::{caps_of, distinct, occupancy_of, Atlas, Cell, Compiler, Kepler};
+use crate::analysis::offline::{caps_of, occupancy_of, Atlas, Cell, Compiler, Kepler};
 use crate::analysis::offline::{Kind, Occ, Resources, Sweeps};
+use crate::analysis::{self, stats::distinct, Finding};
 use crate::backend::Toolchain;
 use crate::error::Result;
 use crate::gemm::driver::Status;
@@ -21,16 +21,15 @@ use crate::plot::{Figure, Line, Panel, Style, XAxis};
 use crate::results::Measurement;
 
 use super::data::{self, kernel_order, tile_of};
-use super::{md, Ctx, Section, Words};
+use super::{md, Ctx, Section};
 
 const ATLAS: &str = "Compilers across architectures (offline)";
 const KEPLER: &str = "Kepler: the tutorial's claims on sm_35 (NVRTC 11.8, offline)";
 const SWEEPS: &str = "Offline sweeps: every point compiled, none run";
 
 const ATLAS_HINT: &str = "`gemmlab atlas` writes them (every tutorial kernel at its published defaults for sm_35 to sm_120 under every cached NVRTC, and NVIDIA OpenCL's PTX assembled by ptxas; see `gemmlab atlas --help`)";
-const HINTS_CMD: &str = "gemmlab sweep hints --arch sm_35 --nvrtc 11.8";
-const REGISTERS_CMD: &str =
-    "gemmlab sweep registers --arch sm_35 --nvrtc 11.8 --caps none,255,168,128,127,96,80,64,48,40,32";
+const HINTS_CMD: &str = "gemmlab sweep hints --arch sm_35 --nvrtc 11.8 --kernels 6";
+const REGISTERS_CMD: &str = "gemmlab sweep registers --arch sm_35 --nvrtc 11.8 --caps none,255,168,128,127,96,80,64,48,40,32 --kernels 6";
 const TILING_CMD: &str = "gemmlab sweep tiling --arch sm_35 --nvrtc 11.8";
 
 /// Distinct colours for up to a dozen kernels (0xRRGGBB).
@@ -46,15 +45,11 @@ fn rgb(c: u32) -> RGBColor {
     RGBColor((c >> 16) as u8, (c >> 8) as u8, c as u8)
 }
 
-/// A table from its rows and its columns: each a header and the cell of a row.
+/// A table's column: its header and the cell of a row.
 type Col<'f, T> = (&'static str, &'f dyn Fn(&T) -> String);
 
 fn grid<T>(rows: &[T], cols: &[Col<T>]) -> String {
-    let head: Vec<String> = cols.iter().map(|c| c.0.to_string()).collect();
-    let rows: Vec<Vec<String>> = (rows.iter())
-        .map(|r| cols.iter().map(|c| (c.1)(r)).collect())
-        .collect();
-    md::table(&head, &rows)
+    md::table_of(cols, rows)
 }
 
 /// A number, or "-" where there is none.
@@ -62,19 +57,15 @@ fn num<T: Display>(v: Option<T>) -> String {
     v.map_or(md::MISSING.into(), |v| v.to_string())
 }
 
-fn status_word(m: &Measurement) -> String {
-    match &m.status {
-        Status::CompileError(_) if m.toolchain == Toolchain::OpenCl => "ptxas refused".into(),
-        s => s.label().to_string(),
-    }
-}
-
-/// "126", "96 (+168 B spills)", or the status word.
+/// "126", "96 (+168 B spills)", or the status word ("ptxas refused").
 fn regs_text(m: &Measurement) -> String {
-    match (data::registers(m), data::spill_bytes(m)) {
-        (Some(r), Some(b)) if b > 0 => format!("{r} (+{b} B spills)"),
-        (Some(r), _) => r.to_string(),
-        (None, _) => status_word(m),
+    match (data::registers(m), data::spill_bytes(m), &m.status) {
+        (Some(r), Some(b), _) if b > 0 => format!("{r} (+{b} B spills)"),
+        (Some(r), ..) => r.to_string(),
+        (None, _, Status::CompileError(_)) if m.toolchain == Toolchain::OpenCl => {
+            "ptxas refused".into()
+        }
+        (None, _, s) => s.label().to_string(),
     }
 }
 
@@ -113,21 +104,24 @@ fn of_experiment(exp: &str) -> &str {
     }
 }
 
-fn frac(o: Option<Occ>) -> Option<f64> {
-    o.map(|o| o.0.fraction)
+fn pct(o: Option<Occ>) -> String {
+    md::pct(o.map(|o| o.0.fraction))
 }
 
-fn point_name(m: &Measurement) -> String {
-    m.label.clone().unwrap_or_else(|| m.hints.describe(true))
+/// "53 more" (a above b), "3 fewer", or `same`: the words by `[above, below, same]`.
+fn than(a: u32, b: u32, w: [&str; 3]) -> String {
+    match a.cmp(&b) {
+        Greater => format!("{} {}", a - b, w[0]),
+        Less => format!("{} {}", b - a, w[1]),
+        Equal => w[2].to_string(),
+    }
 }
 
-/// Why a Kepler subsection has no table: its sweep is missing, or lacks the points.
-fn not_swept(sweep: &str, swept: bool, there: &str, what: &str, cmd: &str) -> String {
-    let lacks = match swept {
-        true => "lacks".to_string(),
-        false => format!("is not in these results, so there {there} no"),
-    };
-    format!("The {sweep} sweep for {KEPLER_ARCH} with NVRTC 11.8 {lacks} {what}: `{cmd}` produces them.\n\n")
+fn kind(f: &Option<Finding>) -> Option<&Kind> {
+    match &f.as_ref()?.kind {
+        analysis::Kind::Offline(k) => Some(k),
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -138,113 +132,74 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
         return Section::default();
     };
     let [n, atlas, regs, hints, tiling] = a.rows;
-    let mut s = format!(
-        "## {KEPLER}\n\nThe tutorial tuned its kernels on a Tesla K40 (compute capability 3.5). NVRTC 11.8 is the last NVRTC that compiles for it. \
-         These answers come from the rows compiled offline for {KEPLER_ARCH} with NVRTC 11.8 ({n} in all: {atlas} from the atlas, {regs} from the register sweep, \
-         {hints} from the hints sweep, {tiling} from the tiling sweep). Registers, spills and occupancy are real; \
-         **nothing was run, so no claim about speed can be checked here.**\n\n\
-         ### Kernel 6: registers against the lower bound of 73 and the limit of 128\n\n"
-    );
-    match a.kernel6.as_ref().map(|f| &f.kind) {
-        Some(analysis::Kind::Offline(Kind::Kernel6(k))) => {
-            let _ = writeln!(s, "{}\n", kernel6(k).0);
-        }
-        _ => {
-            let _ = writeln!(s, "No row of kernel 6 at its published defaults for {KEPLER_ARCH} with NVRTC 11.8 here. \
-             `{HINTS_CMD} --kernels 6` produces one (its baseline), and so does the atlas: {ATLAS_HINT}.\n");
-        }
-    }
-    s.push_str("### What `VOLATILE_IDX=1` does (hints sweep)\n\n");
-    let Some(rows) = &a.volatile_rows else {
-        let what = "kernel 6's baseline and its `VOLATILE_IDX=1` point";
-        let cmd = format!("{HINTS_CMD} --kernels 6");
-        s.push_str(&not_swept("hints", a.hints_swept, "is", what, &cmd));
-        return kepler_rest(s, a);
+    let k6 = match kind(&a.kernel6) {
+        Some(Kind::Kernel6(k)) => kernel6(k).0,
+        _ => format!("No row of kernel 6 at its published defaults for {KEPLER_ARCH} with NVRTC 11.8 here. `{HINTS_CMD}` produces one (its baseline), and so does the atlas: {ATLAS_HINT}."),
     };
-    let change = |c: Option<i64>| c.map_or(md::MISSING.into(), |c| format!("{c:+}"));
-    let table = grid(
-        rows,
-        &[
-            ("point", &|&(m, ..)| point_name(m)),
-            ("hints", &|&(m, ..)| m.hints.describe(true)),
-            ("registers", &|&(m, ..)| md::registers(Some(m))),
-            ("change", &|&(_, c, _)| change(c)),
-            ("spill st/ld B", &|&(m, ..)| md::spills(Some(m))),
-            ("occupancy", &|&(m, _, o)| occ_cell(o, m)),
-        ],
+    let mut s = format!(
+        "## {KEPLER}\n\nThe tutorial tuned its kernels on a Tesla K40 (compute capability 3.5), which NVRTC 11.8 is the last to compile for. \
+         From the {n} rows compiled offline for {KEPLER_ARCH} with NVRTC 11.8 ({atlas} from the atlas, {regs} from the register sweep, {hints} from the hints sweep, {tiling} from the tiling sweep): \
+         registers, spills and occupancy are real; **nothing was run, so no claim about speed can be checked here.**\n\n\
+         ### Kernel 6: registers against the lower bound of 73 and the limit of 128\n\n{k6}\n\n\
+         ### What `VOLATILE_IDX=1` does (hints sweep)\n\n"
     );
-    let _ = write!(
-        s,
-        "The tutorial made kernel 6's index variable `volatile` to stop the compiler hoisting index arithmetic into registers. \
-         Every point of kernel 6's hints sweep, one switch at a time against the published kernel:\n\n{table}\n"
-    );
-    kepler_rest(s, a)
-}
-
-/// Kernel 6's caps, kernel 11's tiles and the compilers' answers; the section.
-fn kepler_rest(mut s: String, a: &Kepler) -> Section {
+    let not_swept = |sweep: &str, swept: bool, there: &str, what: &str, cmd: &str| {
+        let lacks = match swept {
+            true => "lacks".to_string(),
+            false => format!("is not in these results, so there {there} no"),
+        };
+        format!("The {sweep} sweep for {KEPLER_ARCH} with NVRTC 11.8 {lacks} {what}: `{cmd}` produces them.\n\n")
+    };
+    s.push_str(&match &a.volatile_rows {
+        None => not_swept("hints", a.hints_swept, "is", "kernel 6's baseline and its `VOLATILE_IDX=1` point", HINTS_CMD),
+        Some(rows) => format!(
+            "The tutorial made kernel 6's index variable `volatile` to stop the compiler hoisting index arithmetic into registers. Every point of kernel 6's hints sweep, one switch at a time against the published kernel:\n\n{}\n",
+            grid(rows, &[
+                ("point", &|&(m, ..)| m.label.clone().unwrap_or_else(|| m.hints.describe(true))),
+                ("hints", &|&(m, ..)| m.hints.describe(true)),
+                ("registers", &|&(m, ..)| md::registers(Some(m))),
+                ("change", &|&(_, c, _)| c.map_or(md::MISSING.into(), |c| format!("{c:+}"))),
+                ("spill st/ld B", &|&(m, ..)| md::spills(Some(m))),
+                ("occupancy", &|&(m, _, o)| occ_cell(o, m)),
+            ])
+        ),
+    });
     s.push_str("### Register caps: what 127 does, and every cap of the register sweep\n\n");
-    if a.caps.is_empty() {
-        let _ = writeln!(s, "No register sweep of kernel 6 for {KEPLER_ARCH} with NVRTC 11.8 in these results: `{REGISTERS_CMD} --kernels 6` produces it.\n");
-    } else {
-        let table = grid(
-            &a.caps,
-            &[
+    s.push_str(&match a.caps.is_empty() {
+        true => format!("No register sweep of kernel 6 for {KEPLER_ARCH} with NVRTC 11.8 in these results: `{REGISTERS_CMD}` produces it.\n\n"),
+        false => format!(
+            "Kernel 6, published, with each cap of the sweep (`--maxrregcount`):\n\n{}\n",
+            grid(&a.caps, &[
                 ("cap asked", &|&(c, ..)| cap_label(c)),
-                ("registers", &|&(c, m, _)| {
-                    capped(md::registers(Some(m)), c, m)
-                }),
+                ("registers", &|&(c, m, _)| capped(md::registers(Some(m)), c, m)),
                 ("spill st/ld B", &|&(_, m, _)| md::spills(Some(m))),
                 ("stack B", &|&(_, m, _)| md::stack(Some(m))),
                 ("occupancy", &|&(_, m, o)| occ_cell(o, m)),
-            ],
-        );
-        let _ = write!(
-            s,
-            "Kernel 6, published, with each cap of the sweep (`--maxrregcount`):\n\n{table}\n"
-        );
-    }
+            ])
+        ),
+    });
     s.push_str("### Kernel 11: the 8x4 tile against 4x4 (tiling sweep)\n\n");
-    match &a.tiles {
-        None => {
-            let what = "kernel 11's 8x4 and 4x4 tiles";
-            s.push_str(&not_swept(
-                "tiling",
-                a.tiling_swept,
-                "are",
-                what,
-                TILING_CMD,
-            ));
-        }
-        Some(tiles) => {
-            let tile = |m: &Measurement| tile_of(m).unwrap_or((0, 0));
-            let table = grid(
-                tiles,
-                &[
-                    ("RX", &|&(m, _)| tile(m).0.to_string()),
-                    ("RY", &|&(m, _)| tile(m).1.to_string()),
-                    ("RK", &|&(m, _)| num(data::config_value(m, "RK"))),
-                    ("registers", &|&(m, _)| md::registers(Some(m))),
-                    ("spill st/ld B", &|&(m, _)| md::spills(Some(m))),
-                    ("occupancy", &|&(m, o)| occ_cell(o, m)),
-                ],
-            );
-            let _ = write!(
-                s,
-                "On the K40 the tutorial's clBlas-style 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA, and a 4x4 tile relieved \
-                 the CUDA compiler's register pressure. **Speed cannot be measured offline**; what the compiler does with each tile can:\n\n{table}\n"
-            );
-        }
-    }
-    if let Some(analysis::Kind::Offline(Kind::Compilers { answers })) =
-        a.compilers.as_ref().map(|f| &f.kind)
-    {
+    s.push_str(&match &a.tiles {
+        None => not_swept("tiling", a.tiling_swept, "are", "kernel 11's 8x4 and 4x4 tiles", TILING_CMD),
+        Some(tiles) => format!(
+            "On the K40 the tutorial's clBlas-style 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA; a 4x4 tile relieved the CUDA compiler's register pressure. \
+             **Speed cannot be measured offline**; what the compiler does with each tile can:\n\n{}\n",
+            grid(tiles, &[
+                ("RX", &|&(m, _)| num(tile_of(m).map(|t| t.0))),
+                ("RY", &|&(m, _)| num(tile_of(m).map(|t| t.1))),
+                ("RK", &|&(m, _)| num(data::config_value(m, "RK"))),
+                ("registers", &|&(m, _)| md::registers(Some(m))),
+                ("spill st/ld B", &|&(m, _)| md::spills(Some(m))),
+                ("occupancy", &|&(m, o)| occ_cell(o, m)),
+            ])
+        ),
+    });
+    if let Some(Kind::Compilers { answers }) = kind(&a.compilers) {
         let _ = write!(
             s,
             "### The same questions, per compiler\n\n\
-             Registers per thread on {KEPLER_ARCH} from every compiler with rows for it: NVRTC 11.8's own build, and other front ends' PTX through ptxas 11.8 \
-             (clang's from `--backends clang-cuda|clang-opencl --arch {KEPLER_ARCH}`, NVIDIA OpenCL's from the atlas). \
-             \"-\" is a point not compiled for that compiler.\n\n{}\n",
+             Registers per thread on {KEPLER_ARCH} from every compiler with rows for it: NVRTC 11.8, and other front ends' PTX through ptxas 11.8 \
+             (clang's from `--backends clang-cuda|clang-opencl --arch {KEPLER_ARCH}`, NVIDIA OpenCL's from the atlas); \"-\": not compiled by that compiler.\n\n{}\n",
             compilers_table(answers)
         );
     }
@@ -278,7 +233,7 @@ fn compilers_table(answers: &[Answers]) -> String {
     )
 }
 
-fn compilers_words(answers: &[Answers]) -> Words {
+fn compilers_words(answers: &[Answers]) -> (String, String) {
     let list = |f: &dyn Fn(&Answers) -> Option<String>| {
         let parts: Vec<String> = (answers.iter())
             .filter_map(|a| Some(format!("{} ({})", f(a)?, a.compiler)))
@@ -290,14 +245,11 @@ fn compilers_words(answers: &[Answers]) -> Words {
         format!("**Kepler's questions, per compiler**: kernel 6's registers are {kernel6}.");
     let cap = list(&|a| {
         let (r, b) = a.cap127?;
-        Some(match b {
-            Some(0) => format!("{} registers without spills", md::or_unknown(r)),
-            b => format!(
-                "{} registers spilling {} B",
-                md::or_unknown(r),
-                md::or_unknown(b)
-            ),
-        })
+        let spills = match b {
+            Some(0) => "without spills".to_string(),
+            b => format!("spilling {} B", md::or_unknown(b)),
+        };
+        Some(format!("{} registers {spills}", md::or_unknown(r)))
     });
     if !cap.is_empty() {
         let _ = write!(text, " Under a cap of {CAP_127}: {cap}.");
@@ -309,25 +261,27 @@ fn compilers_words(answers: &[Answers]) -> Words {
             " Kernel 11's 8x4 tile against its 4x4, in registers: {tiles}."
         );
     }
-    let short = format!("On {KEPLER_ARCH}, kernel 6's registers are {kernel6}.");
-    Words { text, short }
+    (
+        text,
+        format!("On {KEPLER_ARCH}, kernel 6's registers are {kernel6}."),
+    )
 }
 
 /// Kernel 6's paragraph and the summary's sentence.
 fn kernel6(k: &Kernel6) -> (String, String) {
-    let (regs, lb, shared, others) = (&k.registers, &k.lower_bound, k.shared, &k.others);
-    let config = match k.config.as_str() {
-        "" => "published defaults",
-        c => c,
+    let (regs, lb, others) = (k.registers, k.lower_bound, &k.others);
+    let config = if k.config.is_empty() {
+        "published defaults"
+    } else {
+        &k.config
     };
     let threads = (k.threads).map_or(String::new(), |t| format!(": {t} threads per work-group"));
+    let (from, shared) = (of_experiment(&k.source), md::or_unknown(k.shared));
     let mut t = format!(
-        "Kernel 6 ({config}{threads}) takes **{regs} registers** per thread on {KEPLER_ARCH} with NVRTC 11.8 (from {}; {} B of shared memory, {} B of spills). ",
-        of_experiment(&k.source),
-        md::or_unknown(shared),
+        "Kernel 6 ({config}{threads}) takes **{regs} registers** per thread on {KEPLER_ARCH} with NVRTC 11.8 (from {from}; {shared} B of shared memory, {} B of spills). ",
         md::or_unknown(k.spills)
     );
-    if !others.is_empty() && others.iter().all(|(r, _)| r == regs) {
+    if !others.is_empty() && others.iter().all(|(r, _)| *r == regs) {
         let names: Vec<String> = others
             .iter()
             .map(|(_, e)| of_experiment(e).into())
@@ -344,32 +298,28 @@ fn kernel6(k: &Kernel6) -> (String, String) {
             md::join_and(&each)
         );
     }
-    let than = match regs.cmp(lb) {
-        Greater => format!("{} more", regs - lb),
-        Less => format!("{} fewer", lb - regs),
-        Equal => "exactly it".to_string(),
-    };
-    let times = md::times(Some(f64::from(*regs) / f64::from(*lb)));
+    let than_lb = than(regs, lb, ["more", "fewer", "exactly it"]);
+    let times = md::times(Some(f64::from(regs) / f64::from(lb)));
     let _ = write!(
         t,
-        "Against the tutorial's lower bound of {lb}: {than} ({times}). "
+        "Against the tutorial's lower bound of {lb}: {than_lb} ({times}). "
     );
     let side = if regs >= lb { "above" } else { "below" };
     let mut short = format!("On {KEPLER_ARCH} with NVRTC 11.8, kernel 6 takes {regs} registers, {side} the tutorial's lower bound of {lb}");
-    if let Some(f) = &k.fit {
-        fit_words(&mut t, &mut short, *regs, shared, f);
-    }
-    (t.trim().to_string(), format!("{short}."))
-}
-
-fn fit_words(t: &mut String, short: &mut String, regs: u32, shared: Option<u64>, f: &Fit) {
+    let Some(f) = &k.fit else {
+        return (t.trim().to_string(), format!("{short}."));
+    };
     let (threads, per_sm, unit) = (f.threads, f.registers_per_sm, f.register_unit);
     if let Some(two) = f.two {
-        let at = match regs.cmp(&two) {
-            Greater => format!("{} over it, so only one work-group fits", regs - two),
-            Less => format!("{} under it", two - regs),
-            Equal => "exactly at it".to_string(),
-        };
+        let at = than(
+            regs,
+            two,
+            [
+                "over it, so only one work-group fits",
+                "under it",
+                "exactly at it",
+            ],
+        );
         let _ = write!(t, "Against the limit for two {threads}-thread work-groups per SM: compute capability 3.5 has {per_sm} registers per SM, so two work-groups fit with at most **{two}** registers per thread ({per_sm} / (2 x {threads}), allocated per warp in units of {unit}); {regs} is {at}. ");
         let within = if regs <= two { "within" } else { "over" };
         let _ = write!(
@@ -377,26 +327,28 @@ fn fit_words(t: &mut String, short: &mut String, regs: u32, shared: Option<u64>,
             " and {within} the {two} that fit two {threads}-thread work-groups per SM"
         );
     }
-    let Some(o) = f.occupancy else { return };
-    let _ = write!(t, "Occupancy that follows: **{}**.", o.0.describe());
-    let _ = write!(short, " (occupancy {})", md::pct(Some(o.0.fraction)));
-    if let Some(three) = f.three {
-        let smem = match f.third_shared_fits {
-            true => String::new(),
-            false => format!(
-                ", and its shared memory would not fit anyway (3 x {} B > {} B per SM)",
-                shared.unwrap_or(0),
-                f.shared_per_sm
-            ),
-        };
-        let _ = write!(
-            t,
-            " A third work-group would need at most {three} registers per thread{smem}."
-        );
+    if let Some(o) = f.occupancy {
+        let _ = write!(t, "Occupancy that follows: **{}**.", o.0.describe());
+        let _ = write!(short, " (occupancy {})", pct(Some(o)));
+        if let Some(three) = f.three {
+            let smem = match f.third_shared_fits {
+                true => String::new(),
+                false => format!(
+                    ", and its shared memory would not fit anyway (3 x {} B > {} B per SM)",
+                    k.shared.unwrap_or(0),
+                    f.shared_per_sm
+                ),
+            };
+            let _ = write!(
+                t,
+                " A third work-group would need at most {three} registers per thread{smem}."
+            );
+        }
     }
+    (t.trim().to_string(), format!("{short}."))
 }
 
-fn volatile_words(v: &Volatile) -> Words {
+fn volatile_words(v: &Volatile) -> (String, String) {
     let (before, after, (o0, o1)) = (v.before, v.after, v.occupancy);
     let d = i64::from(after) - i64::from(before);
     let verb = match after.cmp(&before) {
@@ -404,22 +356,21 @@ fn volatile_words(v: &Volatile) -> Words {
         Greater => format!("raises kernel 6 from {before} to {after} registers ({d:+})"),
         Equal => format!("leaves kernel 6 at {before} registers"),
     };
-    let occ_text = match (o0, o1) {
-        (Some(x), Some(y)) if x.0.blocks_per_sm == y.0.blocks_per_sm => format!(
-            "occupancy stays {} ({} per SM)",
-            md::pct(frac(o1)),
-            md::plural(y.0.blocks_per_sm as usize, "work-group")
-        ),
+    let occ = match (o0, o1) {
+        (Some(x), Some(y)) if x.0.blocks_per_sm == y.0.blocks_per_sm => {
+            let n = md::plural(y.0.blocks_per_sm as usize, "work-group");
+            format!("occupancy stays {} ({n} per SM)", pct(o1))
+        }
         (Some(x), Some(y)) => format!(
             "occupancy {} -> {} ({} -> {} work-groups per SM)",
-            md::pct(frac(o0)),
-            md::pct(frac(o1)),
+            pct(o0),
+            pct(o1),
             x.0.blocks_per_sm,
             y.0.blocks_per_sm
         ),
         _ => "occupancy unknown".to_string(),
     };
-    let what = format!("{verb}, with {}; {occ_text}.", spill_words(v.spills));
+    let what = format!("{verb}, with {}; {occ}.", spill_words(v.spills));
     let mut text = format!("**`VOLATILE_IDX=1` on {KEPLER_ARCH} (NVRTC 11.8)**: it {what}");
     if !v.others.is_empty() {
         let each: Vec<String> = (v.others.iter())
@@ -431,13 +382,13 @@ fn volatile_words(v: &Volatile) -> Words {
             each.join(", ")
         );
     }
-    Words {
+    (
         text,
-        short: format!("On {KEPLER_ARCH} with NVRTC 11.8, `VOLATILE_IDX=1` {what}"),
-    }
+        format!("On {KEPLER_ARCH} with NVRTC 11.8, `VOLATILE_IDX=1` {what}"),
+    )
 }
 
-fn caps_words(c: &Caps) -> Words {
+fn caps_words(c: &Caps) -> (String, String) {
     let spill_text = match c.first_spill {
         Some((cap, b, r)) => format!(
             "spills start at cap {cap} ({b} B stores + loads, {} registers)",
@@ -447,21 +398,19 @@ fn caps_words(c: &Caps) -> Words {
     };
     let head = format!("**Register caps on kernel 6, {KEPLER_ARCH} (NVRTC 11.8)**");
     let Some(at) = &c.at else {
-        let text = format!("{head}: the sweep has no cap of 127; {spill_text}. `{REGISTERS_CMD} --kernels 6` adds it.");
-        return Words {
-            short: text.clone(),
-            text,
-        };
+        let text = format!(
+            "{head}: the sweep has no cap of 127; {spill_text}. `{REGISTERS_CMD}` adds it."
+        );
+        return (text.clone(), text);
     };
     let uncapped =
         (at.uncapped).map_or("no uncapped point".into(), |u| format!("{u} without a cap"));
-    let pct = |o: &Occ| md::pct(Some(o.0.fraction));
-    let occ = match (&at.occupancy, &at.uncapped_occupancy) {
+    let occ = match (at.occupancy, at.uncapped_occupancy) {
         (Some(x), Some(y)) if x.0.blocks_per_sm == y.0.blocks_per_sm => {
-            format!("{} as without a cap", pct(x))
+            format!("{} as without a cap", pct(Some(x)))
         }
-        (Some(x), Some(y)) => format!("{} against {} without a cap", pct(x), pct(y)),
-        (Some(x), None) => pct(x),
+        (Some(x), Some(y)) => format!("{} against {} without a cap", pct(Some(x)), pct(Some(y))),
+        (Some(x), None) => pct(Some(x)),
         _ => md::UNKNOWN.to_string(),
     };
     let what = format!(
@@ -481,36 +430,29 @@ fn caps_words(c: &Caps) -> Words {
             moved.join(", ")
         );
     }
-    Words {
-        text,
-        short: format!("On {KEPLER_ARCH} with NVRTC 11.8, {what} for kernel 6; {spill_text}."),
-    }
+    let short = format!("On {KEPLER_ARCH} with NVRTC 11.8, {what} for kernel 6; {spill_text}.");
+    (text, short)
 }
 
-fn tiles_words(
-    Tiles {
-        wide,
-        square,
-        opencl,
-    }: &Tiles,
-) -> Words {
+fn tiles_words(t: &Tiles) -> (String, String) {
     let describe = |r: &Resources| {
         let occ = r.occupancy.map_or_else(
             || (r.recorded_occupancy).map_or(md::UNKNOWN.into(), |f| md::pct(Some(f))),
             |o| o.0.describe(),
         );
+        let regs = md::or_unknown(r.registers);
         format!(
-            "{} registers, {}, occupancy {occ}",
-            md::or_unknown(r.registers),
+            "{regs} registers, {}, occupancy {occ}",
             spill_words(r.spills)
         )
     };
+    let (wide, square) = (&t.wide, &t.square);
     let mut text = format!(
         "**Kernel 11's tiles on {KEPLER_ARCH} (NVRTC 11.8)**: 8x4 {}; 4x4 {}.",
         describe(wide),
         describe(square)
     );
-    if let Some((name, o)) = opencl {
+    if let Some((name, o)) = &t.opencl {
         let ptxas = name.trim_start_matches("OpenCL PTX + ");
         let _ = write!(
             text,
@@ -524,61 +466,44 @@ fn tiles_words(
     let short = format!(
         "On {KEPLER_ARCH} with NVRTC 11.8, kernel 11's 8x4 tile takes {} registers ({} occupancy) and 4x4 {} ({}); speed needs a Kepler GPU.",
         md::or_unknown(wide.registers),
-        md::pct(frac(wide.occupancy)),
+        pct(wide.occupancy),
         md::or_unknown(square.registers),
-        md::pct(frac(square.occupancy)),
+        pct(square.occupancy),
     );
-    Words { text, short }
+    (text, short)
 }
 
-pub(crate) fn words(k: &Kind) -> Words {
-    match k {
+pub(crate) fn words(k: &Kind) -> super::Words {
+    let (text, short) = match k {
         Kind::Kernel6(k) => {
             let (body, short) = kernel6(k);
-            let text = format!("**Kernel 6 on {KEPLER_ARCH} (NVRTC 11.8)**: {body}");
-            Words { text, short }
+            (
+                format!("**Kernel 6 on {KEPLER_ARCH} (NVRTC 11.8)**: {body}"),
+                short,
+            )
         }
         Kind::Volatile(v) => volatile_words(v),
         Kind::Caps(c) => caps_words(c),
         Kind::Tiles(t) => tiles_words(t),
         Kind::Compilers { answers } => compilers_words(answers),
-        _ => {
-            let (text, short) = atlas_words(k);
-            Words { text, short }
-        }
-    }
+        _ => atlas_words(k),
+    };
+    super::Words { text, short }
 }
 
 // ---------------------------------------------------------------------------
 // Compilers across architectures
 
 fn along_words(a: &Along) -> String {
-    let Along {
-        compiler,
-        first,
-        last,
-        archs,
-        range,
-    } = a;
-    let mut p = match archs {
-        1 => format!("{compiler} gives {} registers on {}", first.1, first.0),
-        _ => format!(
-            "{compiler} gives {} registers on {} and {} on {}",
-            first.1, first.0, last.1, last.0
-        ),
+    let (c, (a0, r0), (a1, r1)) = (&a.compiler, &a.first, &a.last);
+    let mut p = match a.archs {
+        1 => format!("{c} gives {r0} registers on {a0}"),
+        _ => format!("{c} gives {r0} registers on {a0} and {r1} on {a1}"),
     };
-    if let Some((lo, hi)) = range {
-        let _ = write!(p, " ({lo} to {hi} over {archs} architectures)");
+    if let Some((lo, hi)) = a.range {
+        let _ = write!(p, " ({lo} to {hi} over {} architectures)", a.archs);
     }
     p
-}
-
-fn spill_item(s: &Spill) -> String {
-    let regs = md::or_unknown(s.registers);
-    format!(
-        "{} on {} with {} ({regs} registers, {} B)",
-        s.kernel, s.arch, s.compiler, s.bytes
-    )
 }
 
 fn change(c: &RegChange) -> String {
@@ -604,12 +529,12 @@ fn atlas_words(k: &Kind) -> (String, String) {
     match k {
         Kind::KernelAcross { kernel, compilers, spills } => {
             let parts: Vec<String> = compilers.iter().map(along_words).collect();
-            let each: Vec<String> = (spills.iter())
-                .map(|s| format!("{} B on {} with {}", s.bytes, s.arch, s.compiler))
-                .collect();
             let spill = match spills.is_empty() {
                 true => "no spills with any compiler".to_string(),
-                false => format!("spills: {}", each.join(", ")),
+                false => {
+                    let each = spills.iter().map(|s| format!("{} B on {} with {}", s.bytes, s.arch, s.compiler));
+                    format!("spills: {}", each.collect::<Vec<_>>().join(", "))
+                }
             };
             let text = format!("**{kernel} across architectures** (published defaults, offline): {}; {spill}.", parts.join("; "));
             (text.clone(), text)
@@ -620,42 +545,47 @@ fn atlas_words(k: &Kind) -> (String, String) {
         ),
         Kind::Generations { pairs, differ, largest: Some(c) } => {
             let RegChange { kernel: k, arch: a, from, to, from_registers: r0, to_registers: r1 } = c;
+            let what = format!("{k} on {a}, {r0} registers with {from} and {r1} with {to} ({})", change(c));
             (
-                format!("**Largest change between NVRTC generations on the same architecture**: {k} on {a}, {r0} registers with {from} and {r1} with {to} ({}). \
-                 Consecutive NVRTC versions give different registers in {differ} of {pairs} (kernel, architecture) pairs.", change(c)),
-                format!("The largest register change between NVRTC generations on one architecture is {k} on {a}: {r0} with {from} and {r1} with {to} ({}).", change(c)),
+                format!("**Largest change between NVRTC generations on the same architecture**: {what}. Consecutive NVRTC versions give different registers in {differ} of {pairs} (kernel, architecture) pairs."),
+                format!("The largest register change between NVRTC generations on one architecture: {what}."),
             )
         }
-        Kind::ArchSpread { kernel: k, compiler: c, low, high, spread } => (
-            format!("**Largest spread across architectures with one compiler**: {k} with {c}, from {} registers on {} to {} on {} ({}): the same source and compiler, a different back end per architecture.",
-                low.1, low.0, high.1, high.0, md::change(Some(1.0 + spread), Some(1.0))),
-            format!("With one compiler the same kernel's registers vary most for {k} with {c}: {} on {} to {} on {}.", low.1, low.0, high.1, high.0),
+        Kind::ArchSpread { kernel: k, compiler: c, low: (a0, r0), high: (a1, r1), spread } => (
+            format!("**Largest spread across architectures with one compiler**: {k} with {c}, from {r0} registers on {a0} to {r1} on {a1} ({}): the same source and compiler, a different back end per architecture.", md::change(Some(1.0 + spread), Some(1.0))),
+            format!("With one compiler the same kernel's registers vary most for {k} with {c}: {r0} on {a0} to {r1} on {a1}."),
         ),
         Kind::FrontEnd { fewer, more, same, largest } => {
             let total = fewer + more + same;
             let counts = format!("OpenCL's PTX needs fewer registers than NVRTC's in {fewer}, more in {more} and the same in {same} of {total} (kernel, architecture) pairs");
+            let head = "**OpenCL's front end against NVRTC, same CUDA release, same architecture**";
             match largest {
                 None => (
-                    format!("**OpenCL's front end against NVRTC, same ptxas release**: {counts}."),
+                    format!("{head}: {counts}."),
                     format!("Assembled by the same CUDA release's ptxas, OpenCL's PTX and NVRTC give the same registers in all {total} (kernel, architecture) pairs."),
                 ),
-                Some(c) => (
-                    format!("**OpenCL's front end against NVRTC, same CUDA release, same architecture**: {counts}. The largest difference: {} on {}, {} {} registers, {} {} ({}).",
-                        c.kernel, c.arch, c.from, c.from_registers, c.to, c.to_registers, change(c)),
-                    format!("Through the same release's ptxas, OpenCL's PTX differs most from NVRTC's for {} on {}: {} registers against {} with {}.",
-                        c.kernel, c.arch, c.to_registers, c.from_registers, c.from),
-                ),
+                Some(c) => {
+                    let RegChange { kernel: k, arch: a, from, to, from_registers: r0, to_registers: r1 } = c;
+                    (
+                        format!("{head}: {counts}. The largest difference: {k} on {a}, {from} {r0} registers, {to} {r1} ({}).", change(c)),
+                        format!("Through the same release's ptxas, OpenCL's PTX differs most from NVRTC's for {k} on {a}: {r1} registers against {r0} with {from}."),
+                    )
+                }
             }
         }
         Kind::Spills { archs, compilers, with_report, spilling, worst } => match worst.map(|w| &spilling[w]) {
-            None => (
-                format!("**Where spills appear**: nowhere. No kernel spills at its published defaults on any of {archs} architectures with any of {compilers} compilers ({with_report} rows with a ptxas report)."),
-                format!("No kernel spills at its published defaults on any of {archs} architectures with any of {compilers} compilers ({with_report} rows)."),
-            ),
-            Some(w) => (
-                format!("**Where spills appear** ({} of {with_report} rows): {}.", spilling.len(), spilling.iter().map(spill_item).collect::<Vec<_>>().join("; ")),
-                format!("{} of {with_report} atlas rows spill at the published defaults, most {} on {} with {} ({} B).", spilling.len(), w.kernel, w.arch, w.compiler, w.bytes),
-            ),
+            None => {
+                let none = format!("No kernel spills at its published defaults on any of {archs} architectures with any of {compilers} compilers ({with_report} rows with a ptxas report).");
+                (format!("**Where spills appear**: nowhere. {none}"), none)
+            }
+            Some(w) => {
+                let each = spilling.iter().map(|s| format!("{} on {} with {} ({} registers, {} B)", s.kernel, s.arch, s.compiler, md::or_unknown(s.registers), s.bytes));
+                let n = spilling.len();
+                (
+                    format!("**Where spills appear** ({n} of {with_report} rows): {}.", each.collect::<Vec<_>>().join("; ")),
+                    format!("{n} of {with_report} atlas rows spill at the published defaults, most {} on {} with {} ({} B).", w.kernel, w.arch, w.compiler, w.bytes),
+                )
+            }
         },
         Kind::Refused { refused, of, by } => {
             let parts: Vec<String> = (by.iter())
@@ -682,11 +612,7 @@ pub(crate) fn atlas(ctx: &mut Ctx, a: Option<&Atlas>) -> Result<Section> {
     };
     let s = &mut sec.markdown;
     if a.rows == 0 {
-        let _ = writeln!(
-            s,
-            "No atlas rows (experiment \"atlas\") in these results: {ATLAS_HINT}. \
-             The offline rows here come from sweeps: see \"{SWEEPS}\" and \"{KEPLER}\".\n"
-        );
+        let _ = writeln!(s, "No atlas rows (experiment \"atlas\") in these results: {ATLAS_HINT}. The offline rows here come from sweeps: see \"{SWEEPS}\" and \"{KEPLER}\".\n");
         return Ok(sec);
     }
     let spans: Vec<String> = (a.compilers.iter())
@@ -698,19 +624,20 @@ pub(crate) fn atlas(ctx: &mut Ctx, a: Option<&Atlas>) -> Result<Section> {
             }
         })
         .collect();
+    let nk = a.kernels.len();
     let _ = writeln!(
         s,
-        "{} rows of `gemmlab atlas`: {} at {} published defaults, compiled for {} by {} ({}). Registers, spills and stack are what ptxas reported; occupancy follows from the architecture's rules. \
-         **Nothing was run, checked or timed: no number here is a speed.** \"-\": that compiler does not target that architecture.\n",
+        "{} rows of `gemmlab atlas`: {} at {} published defaults, compiled for {} by {} ({}). Registers, spills and stack as ptxas reported them, occupancy by the architecture's rules: \
+         **nothing was run, checked or timed.** \"-\": that compiler does not target that architecture.\n",
         a.rows,
-        md::plural(a.kernels.len(), "kernel"),
-        md::verb(a.kernels.len(), "its", "their"),
+        md::plural(nk, "kernel"),
+        md::verb(nk, "its", "their"),
         md::plural(a.archs.len(), "architecture"),
         md::plural(a.compilers.len(), "compiler"),
         spans.join("; ")
     );
     s.push_str(&left_out(a.lost, "atlas row"));
-    s.push_str(&opencl_origin(a));
+    s.push_str(&opencl_origin(&a.cells, &a.compilers));
     overview(ctx, s, a)?;
     for k in &a.kernels {
         per_kernel(ctx, s, a, k)?;
@@ -731,126 +658,177 @@ fn left_out(lost: usize, what: &str) -> String {
     }
 }
 
-/// Where OpenCL's PTX came from and how it was adapted for each ptxas.
-fn opencl_origin(a: &Atlas) -> String {
-    if a.adapted.is_empty() {
-        return String::new();
-    }
-    let from = match a.origins.is_empty() {
-        true => String::new(),
-        false => format!(", captured on a GPU ({})", a.origins.join("; ")),
+/// Where OpenCL's PTX came from and, per OpenCL compiler, each change made to
+/// it (".target sm_90", ".version 9.0 -> 7.8") with how many rows had it.
+fn opencl_origin(cells: &[Cell], comps: &[Compiler]) -> String {
+    let opencl = cells.iter().filter(|c| c.compiler.opencl);
+    let notes = opencl.flat_map(|c| &c.m.build_notes);
+    // One origin per run and driver, not per kernel listing.
+    let origins = distinct(notes.filter_map(|n| n.strip_prefix("PTX from ")).map(|o| {
+        let short = o.split_whitespace().next().unwrap_or(o);
+        let driver = o.find('(').map_or("", |i| &o[i..]);
+        format!("{short} {driver}").trim().to_string()
+    }));
+    let changes = |c: &Cell| {
+        distinct(c.m.build_notes.iter().map(|n| n.trim()).filter_map(|n| {
+            match n.strip_prefix(".target ") {
+                Some(rest) => Some(format!(".target {}", rest.split("->").next()?.trim())),
+                None => n.starts_with(".version ").then(|| n.to_string()),
+            }
+        }))
     };
-    let mut s = format!(
-        "The OpenCL rows are NVIDIA OpenCL's PTX{from} (NVIDIA's OpenCL compiler needs its device), assembled offline by the ptxas of a CUDA release \
-         for each architecture it targets. How the PTX was adapted:\n\n"
-    );
-    for (name, rows, changes) in &a.adapted {
-        let what: Vec<String> = (changes.iter())
-            .map(|(k, n)| match k.starts_with(".target ") {
-                true => format!("`{k} -> the architecture` ({n} of {rows} rows)"),
-                false => format!("`{k}` ({n} of {rows} rows)"),
+    let mut s = String::new();
+    for comp in comps.iter().filter(|c| c.opencl) {
+        let rows: Vec<&Cell> = cells.iter().filter(|x| x.compiler == *comp).collect();
+        let all: Vec<String> = rows.iter().flat_map(|c| changes(c)).collect();
+        let what: Vec<String> = (distinct(all.iter()).into_iter())
+            .map(|k| {
+                let (n, of) = (all.iter().filter(|x| *x == k).count(), rows.len());
+                match k.starts_with(".target ") {
+                    true => format!("`{k} -> the architecture` ({n} of {of} rows)"),
+                    false => format!("`{k}` ({n} of {of} rows)"),
+                }
             })
             .collect();
         let what = match what.is_empty() {
             true => "used as captured (no change noted)".to_string(),
             false => what.join(", "),
         };
-        let _ = writeln!(s, "- {name}: {what}");
+        let _ = writeln!(s, "- {}: {what}", comp.name);
     }
-    s.push('\n');
-    s
+    if s.is_empty() {
+        return s;
+    }
+    let from = match origins.is_empty() {
+        true => String::new(),
+        false => format!(", captured on a GPU ({})", origins.join("; ")),
+    };
+    format!("The OpenCL rows are NVIDIA OpenCL's PTX{from} (its compiler needs its device), assembled offline by a CUDA release's ptxas for each architecture. How the PTX was adapted:\n\n{s}\n")
 }
 
-/// A panel against the atlas's architectures: one line per series, its values in their order.
-fn arch_panel(a: &Atlas, title: &str, y: &str, series: Vec<(Style, Vec<Option<f64>>)>) -> Panel {
-    let mut p = Panel::new(title, XAxis::Categories(a.archs.clone()), "architecture", y);
-    p.integer_y = true;
-    p.lines = (series.into_iter())
-        .map(|(style, ys)| Line {
-            style,
-            points: ys
-                .into_iter()
-                .enumerate()
-                .map(|(i, y)| (i as f64, y))
-                .collect(),
+/// One chart's series: its style and its value at each of the atlas's architectures.
+type Series = (Style, Vec<Option<f64>>);
+
+/// Writes a figure of panels (title, y label, series) side by side against the
+/// atlas's architectures, its legend from the first; returns its Markdown.
+fn arch_chart(
+    ctx: &mut Ctx,
+    a: &Atlas,
+    title: String,
+    panels: Vec<(&str, &str, Vec<Series>)>,
+    size: (u32, u32),
+    stem: &str,
+    alt: &str,
+) -> Result<String> {
+    let panels: Vec<Panel> = (panels.into_iter())
+        .map(|(title, y, series)| {
+            let mut p = Panel::new(title, XAxis::Categories(a.archs.clone()), "architecture", y);
+            p.integer_y = true;
+            p.lines = (series.into_iter())
+                .map(|(style, ys)| Line {
+                    style,
+                    points: ys
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, y)| (i as f64, y))
+                        .collect(),
+                })
+                .collect();
+            p
         })
         .collect();
-    p
-}
-
-/// A figure of panels side by side, its legend from the first.
-fn figure(title: String, panels: Vec<Panel>, panel_w: u32, panel_h: u32) -> Figure {
-    Figure {
+    let fig = Figure {
         title,
         legend: panels[0].lines.iter().map(|l| l.style.clone()).collect(),
         cols: panels.len(),
         panels,
-        panel_w,
-        panel_h,
-    }
+        panel_w: size.0,
+        panel_h: size.1,
+    };
+    Ok(ctx.chart(&fig, stem, alt)?.markdown)
 }
 
 /// Each kernel with the newest NVRTC for each architecture: a table and a chart.
 fn overview(ctx: &mut Ctx, s: &mut String, a: &Atlas) -> Result<()> {
+    let newest: Vec<(&String, Option<&Compiler>)> = (a.archs.iter())
+        .map(|arch| {
+            let has = |c: &&Compiler| c.is_nvrtc() && a.covered(c).contains(&arch.as_str());
+            (
+                arch,
+                a.compilers
+                    .iter()
+                    .filter(has)
+                    .max_by_key(|c| c.version.clone()),
+            )
+        })
+        .collect();
     let header: Vec<String> = std::iter::once("kernel".to_string())
-        .chain(a.newest.iter().map(|(arch, c)| match c {
+        .chain(newest.iter().map(|(arch, c)| match c {
             Some(c) => format!("{arch} ({})", c.name.trim_start_matches("NVRTC ")),
-            None => arch.clone(),
+            None => arch.to_string(),
         }))
         .collect();
-    let (mut rows, mut series) = (Vec::new(), Vec::new());
-    for (ki, k) in a.kernels.iter().enumerate() {
-        let cells: Vec<Option<&Cell>> = (a.newest.iter())
-            .map(|(arch, c)| c.as_ref().and_then(|c| a.find(k, arch, c)))
-            .collect();
-        let text = cells
-            .iter()
-            .map(|c| c.map_or(md::MISSING.into(), |c| regs_text(c.m)));
-        rows.push(std::iter::once(k.clone()).chain(text).collect::<Vec<_>>());
-        let color = rgb(KERNEL_RGB[ki % KERNEL_RGB.len()]);
-        let ys = cells
-            .iter()
-            .map(|c| c.and_then(|c| data::registers(c.m)).map(f64::from));
-        series.push((Style::new(k.clone(), color).line(), ys.collect()));
-    }
+    let cells = |k: &String| -> Vec<Option<&Cell>> {
+        (newest.iter())
+            .map(|(arch, c)| c.and_then(|c| a.find(k, arch, c)))
+            .collect()
+    };
+    let rows: Vec<Vec<String>> = (a.kernels.iter())
+        .map(|k| {
+            let text = cells(k)
+                .into_iter()
+                .map(|c| c.map_or(md::MISSING.into(), |c| regs_text(c.m)));
+            std::iter::once(k.clone()).chain(text).collect()
+        })
+        .collect();
+    let series = (a.kernels.iter().enumerate())
+        .map(|(i, k)| {
+            let ys = cells(k)
+                .into_iter()
+                .map(|c| c.and_then(|c| data::registers(c.m)).map(f64::from));
+            (
+                Style::new(k.clone(), rgb(KERNEL_RGB[i % KERNEL_RGB.len()])).line(),
+                ys.collect(),
+            )
+        })
+        .collect();
     let _ = writeln!(
         s,
         "### Overview: every kernel with the newest NVRTC for each architecture\n\n\
          Registers per thread (spill bytes where ptxas spilled); the column names the NVRTC used.\n\n{}",
         md::table(&header, &rows)
     );
-    let panel = arch_panel(a, "", "registers per thread", series);
     let title = "Registers of every kernel, newest NVRTC per architecture (offline)".to_string();
-    let fig = figure(
-        title,
-        vec![panel],
-        (70 * a.archs.len() as u32).clamp(800, 1300),
-        480,
-    );
+    let size = ((70 * a.archs.len() as u32).clamp(800, 1300), 480);
     let alt = "registers of every kernel against architecture, newest NVRTC for each";
-    s.push_str(&ctx.chart(&fig, "offline-overview", alt)?.markdown);
+    let chart = arch_chart(
+        ctx,
+        a,
+        title,
+        vec![("", "registers per thread", series)],
+        size,
+        "offline-overview",
+        alt,
+    )?;
+    s.push_str(&chart);
     Ok(())
 }
 
-/// The colour of a compiler's series: greens for NVRTC (lighter for older),
-/// blues for OpenCL's PTX through ptxas.
-fn compiler_color(c: &Compiler, all: &[Compiler]) -> RGBColor {
-    let mut same = all.iter().filter(|x| x.opencl == c.opencl);
-    let i = same.position(|x| x == c).unwrap_or(0).min(3);
-    rgb(if c.opencl { BLUES[i] } else { GREENS[i] })
-}
-
-/// "126 / 0 / 25.0%": registers / spill bytes (stores + loads) / occupancy; the
-/// status word where the row has no report ("ptxas refused", "invalid").
+/// "126 / 0 / 25.0%": registers / spill bytes / occupancy (the recorded one,
+/// else the architecture's); the status word where the row has no report.
 fn cell_text(c: Option<&Cell>) -> String {
-    match c.map(|c| (c, c.m.resources.as_ref().and(data::registers(c.m)))) {
-        None => md::MISSING.into(),
-        Some((c, Some(r))) => {
-            let occ = Resources::of(c.m, &c.arch).fraction();
+    let Some(c) = c else {
+        return md::MISSING.into();
+    };
+    match c.m.resources.as_ref().and(data::registers(c.m)) {
+        Some(r) => {
+            let occ = (c.m.occupancy.filter(|o| o.is_finite()))
+                .or_else(|| occupancy_of(c.m, &c.arch).map(|o| o.0.fraction))
+                .filter(|f| f.is_finite());
             let spills = md::or_unknown(data::spill_bytes(c.m));
             format!("{r} / {spills} / {}", md::pct(occ))
         }
-        Some((c, None)) => status_word(c.m),
+        None => regs_text(c.m),
     }
 }
 
@@ -861,10 +839,19 @@ fn per_kernel(ctx: &mut Ctx, s: &mut String, a: &Atlas, k: &str) -> Result<()> {
         .collect();
     let any_spill =
         (a.cells.iter()).any(|c| c.m.kernel == k && data::spill_bytes(c.m).is_some_and(|b| b > 0));
-    let panel = |title: &str, y: &str, f: fn(&Measurement) -> Option<f64>| {
-        let series = (comps.iter())
+    let series = |f: fn(&Measurement) -> Option<f64>| -> Vec<Series> {
+        (comps.iter())
             .map(|c| {
-                let st = Style::new(c.name.clone(), compiler_color(c, &a.compilers)).line();
+                // Greens for NVRTC (lighter for older), blues for OpenCL's PTX.
+                let i = (a.compilers.iter().filter(|x| x.opencl == c.opencl))
+                    .position(|x| x == *c)
+                    .unwrap_or(0)
+                    .min(3);
+                let st = Style::new(
+                    c.name.clone(),
+                    rgb(if c.opencl { BLUES[i] } else { GREENS[i] }),
+                )
+                .line();
                 let st = if c.opencl { st.dashed() } else { st };
                 let ys = a
                     .archs
@@ -872,24 +859,26 @@ fn per_kernel(ctx: &mut Ctx, s: &mut String, a: &Atlas, k: &str) -> Result<()> {
                     .map(|arch| a.find(k, arch, c).and_then(|x| f(x.m)));
                 (st, ys.collect())
             })
-            .collect();
-        arch_panel(a, title, y, series)
+            .collect()
     };
-    let mut panels = vec![panel("registers per thread", "registers", |m| {
-        data::registers(m).map(f64::from)
-    })];
-    let title = if any_spill {
-        panels.push(panel("spill bytes (stores + loads)", "bytes", |m| {
-            data::spill_bytes(m).map(|b| b as f64)
-        }));
-        format!("{k}: registers and spills per architecture and compiler (offline)")
-    } else {
-        format!("{k}: registers per architecture and compiler (offline; no spills anywhere)")
+    let mut panels = vec![(
+        "registers per thread",
+        "registers",
+        series(|m| data::registers(m).map(f64::from)),
+    )];
+    let title = match any_spill {
+        true => {
+            let bytes = series(|m| data::spill_bytes(m).map(|b| b as f64));
+            panels.push(("spill bytes (stores + loads)", "bytes", bytes));
+            format!("{k}: registers and spills per architecture and compiler (offline)")
+        }
+        false => {
+            format!("{k}: registers per architecture and compiler (offline; no spills anywhere)")
+        }
     };
-    let width = if any_spill { 640 } else { 900 };
-    let fig = figure(title, panels, width, 420);
+    let size = (if any_spill { 640 } else { 900 }, 420);
     let alt = format!("{k}: registers against architecture, one line per compiler");
-    let chart = ctx.chart(&fig, &format!("offline-{k}"), &alt)?.markdown;
+    let chart = arch_chart(ctx, a, title, panels, size, &format!("offline-{k}"), &alt)?;
     let header: Vec<String> = std::iter::once("architecture".to_string())
         .chain(comps.iter().map(|c| c.name.clone()))
         .collect();
@@ -927,16 +916,34 @@ pub(crate) fn sweeps(a: Option<&Sweeps>) -> Section {
         return Section::default();
     };
     let mut s = format!(
-        "## {SWEEPS}\n\nEvery point of the sweeps run with `--arch` (compiled with NVRTC for an architecture, no device): \
-         registers, spills and occupancy per point; nothing was run, checked or timed. \
-         The sweep sections with speeds hold only sweeps run on a device.\n\n{}",
+        "## {SWEEPS}\n\nEvery point of the sweeps run with `--arch` (compiled with NVRTC for an architecture, no device): registers, spills and occupancy; \
+         nothing was run, checked or timed.\n\n{}",
         left_out(a.lost, "offline row")
     );
     for (exp, arch, comp, g) in &a.groups {
-        let ms: Vec<&Measurement> = g.iter().map(|c| c.m).collect();
+        let mut ms: Vec<&Measurement> = g.iter().map(|c| c.m).collect();
         let table = match exp.as_str() {
             "registers" => register_grid(&ms),
-            _ => point_table(&ms, arch),
+            _ => {
+                ms.sort_by(|a, b| kernel_order(&a.kernel, &b.kernel));
+                grid(
+                    &ms,
+                    &[
+                        ("kernel", &|&m| m.kernel.clone()),
+                        ("point", &|&m| {
+                            m.label.clone().unwrap_or_else(|| m.hints.describe(true))
+                        }),
+                        ("registers", &|&m| match m.resources {
+                            Some(_) => md::registers(Some(m)),
+                            None => regs_text(m),
+                        }),
+                        ("spill st/ld B", &|&m| md::spills(Some(m))),
+                        ("stack B", &|&m| md::stack(Some(m))),
+                        ("shared B", &|&m| md::shared(Some(m))),
+                        ("occupancy", &|&m| occ_cell(occupancy_of(m, arch), m)),
+                    ],
+                )
+            }
         };
         let _ = writeln!(s, "### {exp} sweep, {arch}, {}\n\n{table}", comp.name);
     }
@@ -969,8 +976,7 @@ fn register_grid(g: &[&Measurement]) -> String {
                     m.kernel == *k && m.hints.describe(false) == *sw && data::register_cap(m) == cap
                 })
             };
-            let cells = caps
-                .iter()
+            let cells = (caps.iter())
                 .map(|&cap| at(cap).map_or(md::MISSING.into(), |m| capped(regs_text(m), cap, m)));
             std::iter::once(name).chain(cells).collect()
         })
@@ -978,26 +984,5 @@ fn register_grid(g: &[&Measurement]) -> String {
     format!(
         "Registers per thread at each cap asked (`--maxrregcount`), spill bytes (stores + loads) where ptxas spilled.\n\n{}",
         md::table(&header, &rows)
-    )
-}
-
-fn point_table(g: &[&Measurement], arch: &str) -> String {
-    let mut g = g.to_vec();
-    g.sort_by(|a, b| kernel_order(&a.kernel, &b.kernel));
-    let regs = |m: &Measurement| match m.resources {
-        Some(_) => md::registers(Some(m)),
-        None => status_word(m),
-    };
-    grid(
-        &g,
-        &[
-            ("kernel", &|&m| m.kernel.clone()),
-            ("point", &|&m| point_name(m)),
-            ("registers", &|&m| regs(m)),
-            ("spill st/ld B", &|&m| md::spills(Some(m))),
-            ("stack B", &|&m| md::stack(Some(m))),
-            ("shared B", &|&m| md::shared(Some(m))),
-            ("occupancy", &|&m| occ_cell(occupancy_of(m, arch), m)),
-        ],
     )
 }

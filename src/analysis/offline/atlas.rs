@@ -2,14 +2,14 @@
 //! compiler (`gemmlab atlas`), and what changes between compiler generations,
 //! architectures and front ends.
 
+use std::cmp::Ordering::{self, Equal, Greater, Less};
+
 use crate::gemm::driver::Status;
 
 use super::super::data::{self, kernel_order, Rec};
+use super::super::stats::distinct;
 use super::super::{Data, Finding, Topic};
-use super::{archs_of, cells, distinct, is_published, Cell, Compiler, Kind, ATLAS_EXPERIMENT};
-
-/// An OpenCL compiler, its rows, and each change made to its PTX with how many rows had it.
-pub type Adapted = (String, usize, Vec<(String, usize)>);
+use super::{archs_of, cells, is_published, Cell, Compiler, Kind, ATLAS_EXPERIMENT};
 
 pub struct Atlas<'a> {
     /// The atlas's rows; none when the offline rows all come from sweeps.
@@ -20,13 +20,6 @@ pub struct Atlas<'a> {
     pub archs: Vec<String>,
     pub compilers: Vec<Compiler>,
     pub kernels: Vec<String>,
-    /// Where OpenCL's PTX was captured: "origin (driver)".
-    pub origins: Vec<String>,
-    /// Per OpenCL compiler: its rows, and each change made to its PTX
-    /// (".target sm_90", ".version 9.0 -> 7.8") with how many rows had it.
-    pub adapted: Vec<Adapted>,
-    /// Each architecture with its newest NVRTC.
-    pub newest: Vec<(String, Option<Compiler>)>,
     pub findings: Vec<Finding>,
 }
 
@@ -61,13 +54,13 @@ pub struct RegChange {
     pub to_registers: u32,
 }
 
+/// A compiler's refused rows; `kernel`, `arch`, `status` and `reason` of the first.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Refusal {
     pub compiler: String,
     pub built: usize,
     pub total: usize,
     pub archs: Vec<String>,
-    /// The first refused row.
     pub kernel: String,
     pub arch: String,
     pub status: String,
@@ -130,64 +123,21 @@ pub fn analyse(data: &Data) -> Option<Atlas<'_>> {
         rows: recs.len(),
         lost,
         archs: archs_of(cells.iter()),
-        origins: origins(&cells),
-        adapted: adapted(&cells, &compilers),
-        newest: Vec::new(),
         cells,
         compilers,
         kernels,
         findings: Vec::new(),
     };
-    a.newest = (a.archs.iter())
-        .map(|arch| {
-            let has = |c: &&Compiler| c.is_nvrtc() && a.covered(c).contains(&arch.as_str());
-            let c = (a.compilers.iter().filter(has)).max_by(|x, y| x.version.cmp(&y.version));
-            (arch.clone(), c.cloned())
-        })
-        .collect();
     if a.rows > 0 {
         let across = a.kernels.iter().filter_map(|k| kernel_across(&a, k));
-        let totals = [generations(&a), arch_spread(&a), front_end(&a)];
-        let mut f: Vec<Finding> = across.chain(totals.into_iter().flatten()).collect();
-        f.push(spills(&a));
-        f.extend(refusals(&a));
-        a.findings = f;
+        let rest = [generations(&a), arch_spread(&a), front_end(&a)];
+        let rest = rest.into_iter().chain([Some(spills(&a)), refusals(&a)]);
+        a.findings = across.chain(rest.flatten()).collect();
     }
     Some(a)
 }
 
-fn origins(cells: &[Cell]) -> Vec<String> {
-    let notes = (cells.iter().filter(|c| c.compiler.opencl)).flat_map(|c| &c.m.build_notes);
-    distinct(notes.filter_map(|n| n.strip_prefix("PTX from ")).map(|o| {
-        // One origin per run and driver, not per kernel listing.
-        let short = o.split_whitespace().next().unwrap_or(o);
-        let driver = o.find('(').map_or("", |i| &o[i..]);
-        format!("{short} {driver}").trim().to_string()
-    }))
-}
-
-fn adapted(cells: &[Cell], comps: &[Compiler]) -> Vec<Adapted> {
-    let changes = |c: &Cell| {
-        distinct(c.m.build_notes.iter().map(|n| n.trim()).filter_map(|n| {
-            match n.strip_prefix(".target ") {
-                Some(rest) => Some(format!(".target {}", rest.split("->").next()?.trim())),
-                None => n.starts_with(".version ").then(|| n.to_string()),
-            }
-        }))
-    };
-    (comps.iter().filter(|c| c.opencl))
-        .map(|comp| {
-            let rows: Vec<&Cell> = cells.iter().filter(|x| x.compiler == *comp).collect();
-            let all: Vec<String> = rows.iter().flat_map(|c| changes(c)).collect();
-            let counted = (distinct(all.iter()).into_iter())
-                .map(|k| (k.clone(), all.iter().filter(|x| *x == k).count()))
-                .collect();
-            (comp.name.clone(), rows.len(), counted)
-        })
-        .collect()
-}
-
-/// The rows a compiler could not build, with the first line of its log.
+/// The rows a compiler could not build.
 fn refusals(a: &Atlas) -> Option<Finding> {
     let bad: Vec<&Cell> = (a.cells.iter())
         .filter(|c| c.m.resources.is_none())
@@ -225,8 +175,7 @@ fn kernel_across(a: &Atlas, k: &str) -> Option<Finding> {
         .filter_map(|c| {
             let at = a.along(k, c);
             let (first, last) = (at.first()?.clone(), at.last()?.clone());
-            let lo = at.iter().map(|x| x.1).min()?;
-            let hi = at.iter().map(|x| x.1).max()?;
+            let (lo, hi) = (at.iter().map(|x| x.1).min()?, at.iter().map(|x| x.1).max()?);
             let outside = lo < first.1.min(last.1) || hi > first.1.max(last.1);
             Some(Along {
                 compiler: c.name.clone(),
@@ -240,11 +189,9 @@ fn kernel_across(a: &Atlas, k: &str) -> Option<Finding> {
     if compilers.is_empty() {
         return None;
     }
-    let spills = (a.cells.iter())
-        .filter(|c| c.m.kernel == k && data::spill_bytes(c.m).is_some_and(|b| b > 0))
-        .map(spill)
-        .collect();
+    let spills = a.cells.iter().filter(|c| c.m.kernel == k).filter_map(spill);
     let kernel = k.to_string();
+    let spills = spills.collect();
     let kind = Kind::KernelAcross {
         kernel,
         compilers,
@@ -253,19 +200,20 @@ fn kernel_across(a: &Atlas, k: &str) -> Option<Finding> {
     Some(finding(kind, Some(k)).detail())
 }
 
-fn spill(c: &Cell) -> Spill {
-    Spill {
+/// The row's spill, if it spills.
+fn spill(c: &Cell) -> Option<Spill> {
+    Some(Spill {
+        bytes: data::spill_bytes(c.m).filter(|b| *b > 0)?,
         kernel: c.m.kernel.clone(),
         arch: c.arch.clone(),
         compiler: c.compiler.name.clone(),
         registers: data::registers(c.m),
-        bytes: data::spill_bytes(c.m).unwrap_or(0),
-    }
+    })
 }
 
 /// The item with the largest key, the first of equals.
-fn first_max<T>(items: Vec<T>, key: impl Fn(&T) -> f64) -> Option<T> {
-    (items.into_iter().rev()).max_by(|x, y| key(x).total_cmp(&key(y)))
+fn first_max<T>(items: impl DoubleEndedIterator<Item = T>, key: impl Fn(&T) -> f64) -> Option<T> {
+    items.rev().max_by(|x, y| key(x).total_cmp(&key(y)))
 }
 
 fn pair(k: &str, arch: &str, from: (&Compiler, u32), to: (&Compiler, u32)) -> RegChange {
@@ -279,44 +227,42 @@ fn pair(k: &str, arch: &str, from: (&Compiler, u32), to: (&Compiler, u32)) -> Re
     }
 }
 
-/// A finding over register pairs: its kind from the largest relative change
-/// among the pairs that differ (weighted by it), charted at its kernel.
+/// A finding over register pairs: its kind from how many differ and the
+/// largest relative change (its weight), charted at its kernel.
 fn pairs_finding(
     a: &Atlas,
     pairs: &[RegChange],
-    kind: impl FnOnce(Option<RegChange>) -> Kind,
+    kind: impl FnOnce(usize, Option<RegChange>) -> Kind,
 ) -> Option<Finding> {
     if pairs.is_empty() {
         return None;
     }
-    let ch = |p: &RegChange| {
+    let ch = |p: &&RegChange| {
         (f64::from(p.to_registers) / f64::from(p.from_registers.max(1)) - 1.0).abs()
     };
-    let differ = pairs.iter().filter(|p| p.from_registers != p.to_registers);
-    let best = first_max(differ.collect(), |p| ch(p));
+    let differ: Vec<&RegChange> = (pairs.iter())
+        .filter(|p| p.from_registers != p.to_registers)
+        .collect();
+    let best = first_max(differ.iter().copied(), ch);
     let k = best.map_or(a.kernels.first(), |b| Some(&b.kernel));
-    let f = finding(kind(best.cloned()), k.map(String::as_str));
-    Some(f.weight(best.map_or(0.0, ch)))
+    let f = finding(kind(differ.len(), best.cloned()), k.map(String::as_str));
+    Some(f.weight(best.as_ref().map_or(0.0, ch)))
 }
 
-/// The largest change of registers between two consecutive NVRTC generations
-/// on the same architecture.
+/// Consecutive NVRTC generations on the same architecture.
 fn generations(a: &Atlas) -> Option<Finding> {
     let nvrtc: Vec<&Compiler> = a.compilers.iter().filter(|c| c.is_nvrtc()).collect();
-    if nvrtc.len() < 2 {
-        return None;
-    }
-    let mut pairs = Vec::new();
-    for (k, arch) in a.points() {
-        let at: Vec<(&Compiler, u32)> = (nvrtc.iter())
-            .filter_map(|c| Some((*c, a.registers(k, arch, c)?)))
-            .collect();
-        pairs.extend(at.windows(2).map(|w| pair(k, arch, w[0], w[1])));
-    }
-    let differ = (pairs.iter()).filter(|p| p.from_registers != p.to_registers);
-    let (n, differ) = (pairs.len(), differ.count());
-    pairs_finding(a, &pairs, |largest| Kind::Generations {
-        pairs: n,
+    let pairs: Vec<RegChange> = (a.points())
+        .flat_map(|(k, arch)| {
+            let at: Vec<(&Compiler, u32)> = (nvrtc.iter())
+                .filter_map(|c| Some((*c, a.registers(k, arch, c)?)))
+                .collect();
+            let pairs = at.windows(2).map(|w| pair(k, arch, w[0], w[1]));
+            pairs.collect::<Vec<_>>()
+        })
+        .collect();
+    pairs_finding(a, &pairs, |differ, largest| Kind::Generations {
+        pairs: pairs.len(),
         differ,
         largest,
     })
@@ -325,21 +271,18 @@ fn generations(a: &Atlas) -> Option<Finding> {
 /// The largest spread of registers across architectures with one compiler.
 fn arch_spread(a: &Atlas) -> Option<Finding> {
     let spreads = (a.kernels.iter()).flat_map(|k| a.compilers.iter().map(move |c| (k, c)));
-    let spreads: Vec<_> = spreads
-        .filter_map(|(k, c)| {
-            let at = a.along(k, c);
-            let low = at.iter().min_by_key(|x| x.1)?.clone();
-            let high = at.iter().max_by_key(|x| x.1)?.clone();
-            let spread = f64::from(high.1) / f64::from(low.1.max(1)) - 1.0;
-            (high.1 > low.1).then_some((k, c, low, high, spread))
-        })
-        .collect();
-    let (k, c, low, high, spread) = first_max(spreads, |x| x.4)?;
-    let kernel = k.clone();
-    let compiler = c.name.clone();
+    let spreads = spreads.filter_map(|(k, c)| {
+        let at = a.along(k, c);
+        let low = at.iter().min_by_key(|x| x.1)?.clone();
+        let high = at.iter().max_by_key(|x| x.1)?.clone();
+        let spread = f64::from(high.1) / f64::from(low.1.max(1)) - 1.0;
+        (high.1 > low.1).then_some((k, c, low, high, spread))
+    });
+    let spreads: Vec<_> = spreads.collect();
+    let (k, c, low, high, spread) = first_max(spreads.into_iter(), |x| x.4)?;
     let kind = Kind::ArchSpread {
-        kernel,
-        compiler,
+        kernel: k.clone(),
+        compiler: c.name.clone(),
         low,
         high,
         spread,
@@ -349,26 +292,25 @@ fn arch_spread(a: &Atlas) -> Option<Finding> {
 
 /// OpenCL's front end against NVRTC of the same CUDA release on the same architecture.
 fn front_end(a: &Atlas) -> Option<Finding> {
-    let mut pairs = Vec::new();
-    for o in a.compilers.iter().filter(|c| c.opencl) {
-        let same =
-            |c: &&Compiler| c.is_nvrtc() && c.release().is_some() && c.release() == o.release();
-        let Some(n) = a.compilers.iter().find(same) else {
-            continue;
-        };
-        for (k, arch) in a.points() {
-            if let (Some(rn), Some(ro)) = (a.registers(k, arch, n), a.registers(k, arch, o)) {
-                pairs.push(pair(k, arch, (n, rn), (o, ro)));
-            }
-        }
-    }
-    let count = |f: fn(&u32, &u32) -> bool| {
+    let same = |o: &Compiler, c: &Compiler| {
+        c.is_nvrtc() && c.release().is_some() && c.release() == o.release()
+    };
+    let pairs: Vec<RegChange> = (a.compilers.iter().filter(|c| c.opencl))
+        .filter_map(|o| Some((a.compilers.iter().find(|c| same(o, c))?, o)))
+        .flat_map(|(n, o)| {
+            a.points().filter_map(move |(k, arch)| {
+                let (rn, ro) = (a.registers(k, arch, n)?, a.registers(k, arch, o)?);
+                Some(pair(k, arch, (n, rn), (o, ro)))
+            })
+        })
+        .collect();
+    let count = |o: Ordering| {
         (pairs.iter())
-            .filter(|p| f(&p.to_registers, &p.from_registers))
+            .filter(|p| p.to_registers.cmp(&p.from_registers) == o)
             .count()
     };
-    let (fewer, more, same) = (count(u32::lt), count(u32::gt), count(u32::eq));
-    pairs_finding(a, &pairs, |largest| Kind::FrontEnd {
+    let (fewer, more, same) = (count(Less), count(Greater), count(Equal));
+    pairs_finding(a, &pairs, |_, largest| Kind::FrontEnd {
         fewer,
         more,
         same,
@@ -380,16 +322,12 @@ fn spills(a: &Atlas) -> Finding {
     let with_report = (a.cells.iter())
         .filter(|c| data::spill_bytes(c.m).is_some())
         .count();
-    let spilling: Vec<Spill> = (a.cells.iter())
-        .filter(|c| data::spill_bytes(c.m).is_some_and(|b| b > 0))
-        .map(spill)
-        .collect();
+    let spilling: Vec<Spill> = a.cells.iter().filter_map(spill).collect();
     let worst = (0..spilling.len()).max_by_key(|&i| spilling[i].bytes);
     let weight = spilling.len() as f64 / with_report.max(1) as f64;
-    let (archs, compilers) = (a.archs.len(), a.compilers.len());
     let kind = Kind::Spills {
-        archs,
-        compilers,
+        archs: a.archs.len(),
+        compilers: a.compilers.len(),
         with_report,
         spilling,
         worst,

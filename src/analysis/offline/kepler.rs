@@ -6,9 +6,10 @@ use crate::occupancy;
 use crate::results::Measurement;
 
 use super::super::data::{self, kernel_order, tile_of};
+use super::super::stats::distinct;
 use super::super::{Data, Finding, Topic};
-use super::{caps_of, cells, distinct, is_published, limits_of, occupancy_of};
-use super::{registers_for_blocks, threads_of, Cell, Kind, Occ, Resources, ATLAS_EXPERIMENT};
+use super::{caps_of, cells, is_published, limits_of, occupancy_of, registers_for_blocks};
+use super::{threads_of, Cell, Kind, Occ, Resources, ATLAS_EXPERIMENT};
 
 /// The Kepler GPU of the tutorial (Tesla K40).
 pub const KEPLER_ARCH: &str = "sm_35";
@@ -17,26 +18,29 @@ pub const TUTORIAL_LOWER_BOUND: u32 = 73;
 /// The tutorial's cap just under the two-work-group limit.
 pub const CAP_127: u32 = 127;
 
+pub type VolatileRows<'a> = Option<Vec<(&'a Measurement, Option<i64>, Option<Occ>)>>;
+type CapRows<'a> = Vec<(Option<u32>, &'a Measurement, Option<Occ>)>;
+type TileRows<'a> = Option<Vec<(&'a Measurement, Option<Occ>)>>;
+
 pub struct Kepler<'a> {
     /// The rows for sm_35 with NVRTC 11.8: in all, from the atlas, the
     /// register, hints and tiling sweeps.
     pub rows: [usize; 5],
-    /// Kernel 6 at its published defaults; `None` without such a row.
+    /// Kernel 6 at its published defaults.
     pub kernel6: Option<Finding>,
     pub hints_swept: bool,
     /// Kernel 6's hints points with their register change against the
     /// baseline; `None` without the baseline and the `VOLATILE_IDX=1` point.
     pub volatile_rows: VolatileRows<'a>,
     pub volatile: Option<Finding>,
-    /// Kernel 6's register sweep: each cap with its row, uncapped first.
-    pub caps: Vec<(Option<u32>, &'a Measurement, Option<Occ>)>,
+    /// Kernel 6's register sweep, uncapped first.
+    pub caps: CapRows<'a>,
     pub caps_finding: Option<Finding>,
     pub tiling_swept: bool,
     /// Kernel 11's tiles; `None` without both 8x4 and 4x4.
-    pub tiles: Option<Vec<(&'a Measurement, Option<Occ>)>>,
+    pub tiles: TileRows<'a>,
     pub tiles_finding: Option<Finding>,
-    /// The same questions answered by every compiler with rows for sm_35 (NVRTC
-    /// 11.8, clang's two front ends and NVIDIA OpenCL's PTX through ptxas 11.8).
+    /// The same questions answered by every compiler with rows for sm_35.
     pub compilers: Option<Finding>,
 }
 
@@ -99,7 +103,8 @@ pub struct Caps {
     pub at: Option<CapAt>,
 }
 
-/// What a cap of 127 gives against no cap.
+/// A cap of 127 against no cap; `moved`: (cap, registers) of the caps above
+/// the uncapped count that change the allocation.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CapAt {
     pub registers: Option<u32>,
@@ -107,7 +112,6 @@ pub struct CapAt {
     pub spills: Option<u64>,
     pub occupancy: Option<Occ>,
     pub uncapped_occupancy: Option<Occ>,
-    /// Caps above the uncapped count that change the allocation: (cap, registers).
     pub moved: Vec<(u32, u32)>,
 }
 
@@ -119,20 +123,16 @@ pub struct Tiles {
     pub opencl: Option<(String, Resources)>,
 }
 
-/// The Kepler questions as one compiler answers them from its rows for sm_35.
+/// The Kepler questions as one compiler answers them from its rows for sm_35:
+/// kernel 6's registers published, with `VOLATILE_IDX=1`, under a cap of 127
+/// (registers, spilled bytes), the highest cap that spills, kernel 11's 8x4 and 4x4.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Answers {
-    /// "NVRTC 11.8", "clang CUDA + ptxas 11.8", "OpenCL PTX + ptxas 11.8".
     pub compiler: String,
-    /// Kernel 6's registers at its published defaults.
     pub kernel6: Option<u32>,
-    /// Kernel 6's registers with `VOLATILE_IDX=1`.
     pub volatile: Option<u32>,
-    /// Kernel 6 under a cap of 127: registers and spilled bytes.
     pub cap127: Option<(Option<u32>, Option<u64>)>,
-    /// The highest cap of the register sweep under which kernel 6 spills.
     pub first_spill: Option<u32>,
-    /// Kernel 11's registers with its 8x4 and its 4x4 tile.
     pub tiles: (Option<u32>, Option<u32>),
 }
 
@@ -158,12 +158,11 @@ pub fn analyse(data: &Data) -> Option<Kepler<'_>> {
     let of = |e: &str| -> Vec<&Cell> { cells.iter().filter(|c| c.m.experiment == e).collect() };
     let (hints, regs, tiling) = (of("hints"), of("registers"), of("tiling"));
     let atlas = of(ATLAS_EXPERIMENT).len();
-    let rows = [cells.len(), atlas, regs.len(), hints.len(), tiling.len()];
     let (volatile_rows, volatile) = volatile(&hints);
     let (caps, caps_finding) = caps(&regs);
     let (tiles, tiles_finding) = tiles(&tiling, &all);
     Some(Kepler {
-        rows,
+        rows: [cells.len(), atlas, regs.len(), hints.len(), tiling.len()],
         kernel6: kernel6(&cells),
         hints_swept: !hints.is_empty(),
         volatile_rows,
@@ -177,47 +176,38 @@ pub fn analyse(data: &Data) -> Option<Kepler<'_>> {
     })
 }
 
-/// Each compiler's answers, NVRTC 11.8 first; a finding where more than one compiler answers.
+/// Each compiler's answers, NVRTC 11.8 first; a finding where at least two
+/// compilers answer more than kernel 6's count (the atlas gives that for all).
 fn compilers(all: &[Cell]) -> Option<Finding> {
     let kepler: Vec<&Cell> = all.iter().filter(|c| c.arch == KEPLER_ARCH).collect();
     let mut names = distinct(kepler.iter().map(|c| &c.compiler));
     names.sort_by_key(|c| (!c.is_kepler_nvrtc(), &c.name));
     let answers: Vec<Answers> = (names.into_iter())
         .map(|compiler| {
-            let rows: Vec<&Measurement> = (kepler.iter())
-                .filter(|c| &c.compiler == compiler)
-                .map(|c| c.m)
-                .collect();
+            let rows = (kepler.iter().filter(|c| &c.compiler == compiler)).map(|c| c.m);
             let regs = |k: &str, e: Option<&str>, f: &dyn Fn(&Measurement) -> bool| {
-                (rows.iter())
-                    .find(|m| m.kernel == k && e.is_none_or(|e| m.experiment == e) && f(m))
-                    .and_then(|m| data::registers(m))
+                let mut rows = rows.clone();
+                let m = rows.find(|m| m.kernel == k && e.is_none_or(|e| m.experiment == e) && f(m));
+                data::registers(m?)
             };
-            let sweep: Vec<&Measurement> = (rows.iter().copied())
+            let sweep = (rows.clone())
                 .filter(|m| m.kernel == "gemm6" && m.experiment == "registers")
-                .filter(|m| m.hints.switches.is_empty())
-                .collect();
-            let capped = sweep
-                .iter()
-                .find(|m| data::register_cap(m) == Some(CAP_127));
-            let spilling = (sweep.iter())
-                .filter(|m| data::spill_bytes(m).is_some_and(|b| b > 0))
-                .filter_map(|m| data::register_cap(m))
-                .max();
+                .filter(|m| m.hints.switches.is_empty());
+            let capped = (sweep.clone()).find(|m| data::register_cap(m) == Some(CAP_127));
             let tile = |t| regs("gemm11", Some("tiling"), &|m| tile_of(m) == Some(t));
             Answers {
                 compiler: compiler.name.clone(),
                 kernel6: regs("gemm6", None, &|m| is_published(m)),
                 volatile: regs("gemm6", Some("hints"), &is_volatile),
                 cap127: capped.map(|m| (data::registers(m), data::spill_bytes(m))),
-                first_spill: spilling,
+                first_spill: (sweep.filter(|m| data::spill_bytes(m).is_some_and(|b| b > 0)))
+                    .filter_map(data::register_cap)
+                    .max(),
                 tiles: (tile((8, 4)), tile((4, 4))),
             }
         })
         .filter(|a| a.kernel6.is_some())
         .collect();
-    // A comparison where at least two compilers answer more than kernel 6's count
-    // (the atlas alone gives that much for every compiler).
     let more = |a: &&Answers| a.volatile.is_some() || a.cap127.is_some() || a.tiles.0.is_some();
     if answers.iter().filter(more).count() < 2 {
         return None;
@@ -237,24 +227,24 @@ fn kernel6(cells: &[Cell]) -> Option<Finding> {
     let row = (of(ATLAS_EXPERIMENT)
         .or_else(|| of("hints"))
         .or_else(|| of("registers")))
-    .or_else(|| cells.iter().find(with))?;
-    let registers = data::registers(row.m)?;
-    let shared = row.m.resources.as_ref().and_then(|r| r.shared_bytes);
+    .or_else(|| cells.iter().find(with))?
+    .m;
+    let registers = data::registers(row)?;
+    let shared = row.resources.as_ref().and_then(|r| r.shared_bytes);
     let others = (cells.iter().filter(published))
-        .filter(|c| !std::ptr::eq(c.m, row.m))
+        .filter(|c| !std::ptr::eq(c.m, row))
         .filter_map(|c| Some((data::registers(c.m)?, c.m.experiment.clone())))
         .collect();
-    let threads = threads_of(row.m);
+    let threads = threads_of(row);
     let fit = limits_of(KEPLER_ARCH).zip(threads).map(|(l, threads)| Fit {
         threads,
         registers_per_sm: l.registers,
         register_unit: l.register_unit,
         shared_per_sm: l.shared_bytes,
         two: registers_for_blocks(&l, threads, 2),
-        occupancy: occ(row.m),
+        occupancy: occ(row),
         three: registers_for_blocks(&l, threads, 3),
-        third_shared_fits: u32::try_from(shared.unwrap_or(0))
-            .ok()
+        third_shared_fits: (u32::try_from(shared.unwrap_or(0)).ok())
             .and_then(|sh| occupancy::occupancy(&l, threads, 1, sh))
             .is_some_and(|x| x.blocks_per_sm >= 3),
     });
@@ -263,11 +253,11 @@ fn kernel6(cells: &[Cell]) -> Option<Finding> {
     let kind = Kind::Kernel6(Kernel6 {
         registers,
         lower_bound: lb,
-        source: row.m.experiment.clone(),
-        config: row.m.config.describe(),
+        source: row.experiment.clone(),
+        config: row.config.describe(),
         threads,
         shared,
-        spills: data::spill_bytes(row.m),
+        spills: data::spill_bytes(row),
         others,
         fit,
     });
@@ -275,29 +265,27 @@ fn kernel6(cells: &[Cell]) -> Option<Finding> {
 }
 
 fn is_volatile(m: &Measurement) -> bool {
-    m.hints.switches.get("VOLATILE_IDX") == Some(&true)
-        && m.hints.switches.len() == 1
-        && !m.hints.fast_math
-        && m.hints.max_registers.is_none()
+    let h = &m.hints;
+    h.switches.get("VOLATILE_IDX") == Some(&true)
+        && h.switches.len() == 1
+        && !h.fast_math
+        && h.max_registers.is_none()
 }
-
-pub type VolatileRows<'a> = Option<Vec<(&'a Measurement, Option<i64>, Option<Occ>)>>;
 
 fn volatile<'a>(hints: &[&Cell<'a>]) -> (VolatileRows<'a>, Option<Finding>) {
     let find = |k: &str, f: fn(&Measurement) -> bool| {
-        (hints.iter())
-            .find(|c| c.m.kernel == k && f(c.m))
-            .map(|c| c.m)
+        (hints.iter().map(|c| c.m)).find(|m| m.kernel == k && f(m))
     };
     let (Some(base), Some(vol)) = (find("gemm6", is_published), find("gemm6", is_volatile)) else {
         return (None, None);
     };
     let b_regs = data::registers(base);
-    let rows = (hints.iter().filter(|c| c.m.kernel == "gemm6"))
-        .map(|c| {
-            let r = data::registers(c.m).zip(b_regs);
-            let r = r.filter(|_| !std::ptr::eq(c.m, base));
-            (c.m, r.map(|(r, b)| i64::from(r) - i64::from(b)), occ(c.m))
+    let rows = (hints.iter().map(|c| c.m).filter(|m| m.kernel == "gemm6"))
+        .map(|m| {
+            let r = data::registers(m)
+                .zip(b_regs)
+                .filter(|_| !std::ptr::eq(m, base));
+            (m, r.map(|(r, b)| i64::from(r) - i64::from(b)), occ(m))
         })
         .collect();
     let (Some(before), Some(after)) = (b_regs, data::registers(vol)) else {
@@ -322,8 +310,6 @@ fn volatile<'a>(hints: &[&Cell<'a>]) -> (VolatileRows<'a>, Option<Finding>) {
     let weight = f64::from(before.abs_diff(after)) / f64::from(before.max(1));
     (Some(rows), Some(finding(kind).weight(weight)))
 }
-
-type CapRows<'a> = Vec<(Option<u32>, &'a Measurement, Option<Occ>)>;
 
 fn caps<'a>(regs: &[&Cell<'a>]) -> (CapRows<'a>, Option<Finding>) {
     let sweep: Vec<&Measurement> = (regs.iter().map(|c| c.m))
@@ -369,8 +355,6 @@ fn caps<'a>(regs: &[&Cell<'a>]) -> (CapRows<'a>, Option<Finding>) {
     (rows, Some(if headline { f } else { f.detail() }))
 }
 
-type TileRows<'a> = Option<Vec<(&'a Measurement, Option<Occ>)>>;
-
 fn tiles<'a>(tiling: &[&Cell<'a>], all: &[Cell<'a>]) -> (TileRows<'a>, Option<Finding>) {
     let sweep: Vec<&Measurement> = (tiling.iter().map(|c| c.m))
         .filter(|m| m.kernel == "gemm11" && tile_of(m).is_some())
@@ -382,10 +366,7 @@ fn tiles<'a>(tiling: &[&Cell<'a>], all: &[Cell<'a>]) -> (TileRows<'a>, Option<Fi
     let mut shapes: Vec<(i64, i64)> = sweep.iter().filter_map(|m| tile_of(m)).collect();
     shapes.sort();
     shapes.dedup();
-    let rows = (shapes.into_iter())
-        .filter_map(at)
-        .map(|m| (m, occ(m)))
-        .collect();
+    let rows = shapes.into_iter().filter_map(at).map(|m| (m, occ(m)));
     // OpenCL's 8x4 (the published tile) through the same release's ptxas, from the atlas.
     let opencl = all.iter().find(|c| {
         (c.m.kernel == "gemm11" && c.arch == KEPLER_ARCH && c.compiler.opencl)
@@ -401,5 +382,5 @@ fn tiles<'a>(tiling: &[&Cell<'a>], all: &[Cell<'a>]) -> (TileRows<'a>, Option<Fi
         square: Resources::of(t44, KEPLER_ARCH),
         opencl: opencl.map(|o| (o.compiler.name.clone(), Resources::of(o.m, KEPLER_ARCH))),
     });
-    (Some(rows), Some(finding(kind).weight(weight)))
+    (Some(rows.collect()), Some(finding(kind).weight(weight)))
 }

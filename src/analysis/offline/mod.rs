@@ -1,9 +1,6 @@
-//! Rows compiled offline (`--arch`, `gemmlab atlas`): what the compiler did
-//! (registers, spills, stack, shared memory) and the occupancy the
-//! architecture's rules give, never a speed. Three sections read them: the
-//! tutorial's Kepler claims ([`kepler`]), every kernel on every architecture
-//! under every compiler ([`atlas`]), and every point of the offline sweeps
-//! ([`sweeps`]).
+//! Rows compiled offline (`--arch`, `gemmlab atlas`): registers, spills, stack,
+//! shared memory and the occupancy they give, never a speed. Read by the
+//! Kepler answers ([`kepler`]), the atlas ([`atlas`]) and the offline [`sweeps`].
 
 pub mod atlas;
 pub mod kepler;
@@ -14,17 +11,16 @@ use crate::occupancy::{self, Limits, Occupancy};
 use crate::results::Measurement;
 
 use super::data::{self, arch_of, arch_order, Rec};
+use super::stats::distinct;
 use super::Data;
 
 pub use atlas::Atlas;
 pub use kepler::Kepler;
 
-/// The experiment name of the atlas's rows.
 pub const ATLAS_EXPERIMENT: &str = "atlas";
 
-/// What the offline sections find: the atlas's kinds (topic `Offline`) and
-/// the Kepler answers (topic `Kepler`). Registers are per thread, bytes are
-/// spill stores + loads.
+/// The atlas's findings (topic `Offline`) and the Kepler answers (topic
+/// `Kepler`). Registers are per thread, bytes spill stores + loads.
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Kind {
@@ -34,13 +30,13 @@ pub enum Kind {
         compilers: Vec<atlas::Along>,
         spills: Vec<atlas::Spill>,
     },
-    /// Consecutive NVRTC versions on one architecture: how many pairs differ, the largest change.
+    /// Consecutive NVRTC versions on one architecture.
     Generations {
         pairs: usize,
         differ: usize,
         largest: Option<atlas::RegChange>,
     },
-    /// The largest spread of one kernel's registers across architectures with one compiler.
+    /// The largest spread of a kernel's registers across architectures, one compiler.
     ArchSpread {
         kernel: String,
         compiler: String,
@@ -48,7 +44,7 @@ pub enum Kind {
         high: (String, u32),
         spread: f64,
     },
-    /// OpenCL's PTX against NVRTC of the same CUDA release (`from` NVRTC, `to` OpenCL).
+    /// OpenCL's PTX (`to`) against NVRTC (`from`) of the same CUDA release.
     FrontEnd {
         fewer: usize,
         more: usize,
@@ -63,21 +59,17 @@ pub enum Kind {
         spilling: Vec<atlas::Spill>,
         worst: Option<usize>,
     },
-    /// Rows a compiler refused, per compiler.
     Refused {
         refused: usize,
         of: usize,
         by: Vec<atlas::Refusal>,
     },
-    /// Kernel 6's registers against the tutorial's lower bound and the SM's limits.
     Kernel6(kepler::Kernel6),
-    /// `VOLATILE_IDX=1` on kernel 6 and on the others.
     Volatile(kepler::Volatile),
-    /// Kernel 6's register sweep, and what a cap of 127 gives.
     Caps(kepler::Caps),
-    /// The Kepler questions as each compiler with rows for sm_35 answers them.
-    Compilers { answers: Vec<kepler::Answers> },
-    /// Kernel 11's 8x4 and 4x4 tiles, and OpenCL's 8x4 from the atlas.
+    Compilers {
+        answers: Vec<kepler::Answers>,
+    },
     Tiles(kepler::Tiles),
 }
 
@@ -95,17 +87,11 @@ impl Compiler {
     /// From the row's `compiler` ("NVRTC 11.8", "NVIDIA OpenCL PTX + ptxas 11.8"),
     /// else from its note ("... with NVRTC 11.8; ...", "... by ptxas 11.8; ...").
     pub fn of(m: &Measurement) -> Option<Compiler> {
-        let given = m
-            .compiler
-            .as_deref()
-            .map(str::trim)
-            .filter(|c| !c.is_empty());
+        let given = (m.compiler.as_deref().map(str::trim)).filter(|c| !c.is_empty());
         let label = given.map(str::to_string).or_else(|| label_from_notes(m))?;
         let opencl = m.toolchain == Toolchain::OpenCl;
         let version = label.split_whitespace().rev().find_map(parse_version);
-        let version = version.unwrap_or_default();
-        let clang = m.toolchain.is_clang();
-        let name = match (opencl, clang, label.find("ptxas")) {
+        let name = match (opencl, m.toolchain.is_clang(), label.find("ptxas")) {
             // "clang OpenCL + ptxas 11.8": the two clang toolchains share a compiler label.
             (_, true, Some(i)) => format!("{} + {}", m.toolchain.label(), &label[i..]),
             (_, true, None) => format!("{}: {label}", m.toolchain.label()),
@@ -113,6 +99,7 @@ impl Compiler {
             (true, _, Some(i)) => format!("OpenCL PTX + {}", &label[i..]),
             (true, _, None) => format!("OpenCL: {label}"),
         };
+        let version = version.unwrap_or_default();
         Some(Compiler {
             name,
             opencl,
@@ -133,7 +120,7 @@ impl Compiler {
         }
     }
 
-    /// An NVRTC (not NVIDIA OpenCL's PTX, not clang): the compilers of NVRTC generations.
+    /// An NVRTC (not NVIDIA OpenCL's PTX, not clang).
     pub fn is_nvrtc(&self) -> bool {
         !self.opencl && self.name.starts_with("NVRTC")
     }
@@ -173,30 +160,15 @@ pub struct Cell<'a> {
 
 /// The rows with an architecture and a compiler, and how many lacked one.
 pub fn cells<'a>(recs: &[Rec<'a>]) -> (Vec<Cell<'a>>, usize) {
-    let out: Vec<Cell> = recs
-        .iter()
+    let out: Vec<Cell> = (recs.iter())
         .filter_map(|r| {
             let (arch, compiler) = (arch_of(r.m)?, Compiler::of(r.m)?);
-            Some(Cell {
-                m: r.m,
-                arch,
-                compiler,
-            })
+            let m = r.m;
+            Some(Cell { m, arch, compiler })
         })
         .collect();
     let lost = recs.len() - out.len();
     (out, lost)
-}
-
-/// The distinct values, in order of first appearance.
-pub fn distinct<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
-    let mut v = Vec::new();
-    for x in items {
-        if !v.contains(&x) {
-            v.push(x);
-        }
-    }
-    v
 }
 
 /// The distinct architectures of some cells, oldest first.
@@ -213,15 +185,11 @@ pub fn caps_of<'m>(rows: impl Iterator<Item = &'m Measurement>) -> Vec<Option<u3
     caps
 }
 
-/// Whether a row is its kernel at the published defaults: the registry's
-/// default configuration (or none recorded) and no switch, flag or cap.
+/// Its kernel at the published defaults: the registry's default configuration
+/// (or none recorded) and no switch, flag or cap.
 pub fn is_published(m: &Measurement) -> bool {
-    let config_ok = m.config.0.is_empty()
-        || kernels::find(&m.kernel)
-            .ok()
-            .and_then(|s| s.config(&[]).ok())
-            .is_none_or(|d| d == m.config);
-    config_ok && m.hints.is_published()
+    let default = || kernels::find(&m.kernel).ok()?.config(&[]).ok();
+    (m.config.0.is_empty() || default().is_none_or(|d| d == m.config)) && m.hints.is_published()
 }
 
 /// (major, minor) of "sm_35", "sm_120", "sm_90a".
@@ -246,12 +214,11 @@ pub fn threads_of(m: &Measurement) -> Option<u32> {
     u32::try_from(spec.threads_per_group(&config)).ok()
 }
 
-/// The occupancy of a row on its architecture: blocks per SM and what limits them.
+/// The occupancy of a row on its architecture.
 pub fn occupancy_of(m: &Measurement, arch: &str) -> Option<Occ> {
-    let l = limits_of(arch)?;
     let r = m.resources.as_ref()?;
     let shared = u32::try_from(r.shared_bytes.unwrap_or(0)).ok()?;
-    occupancy::occupancy(&l, threads_of(m)?, r.registers?, shared).map(Occ)
+    occupancy::occupancy(&limits_of(arch)?, threads_of(m)?, r.registers?, shared).map(Occ)
 }
 
 /// The most registers per thread with which `blocks` blocks of `threads` threads
@@ -273,8 +240,8 @@ impl serde::Serialize for Occ {
     }
 }
 
-/// What the compiler made of one row: registers, spill bytes, occupancy (the
-/// architecture's, else the recorded one).
+/// What the compiler made of one row; the occupancy by the architecture's
+/// rules and the recorded one.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Resources {
     pub registers: Option<u32>,
@@ -291,12 +258,6 @@ impl Resources {
             occupancy: occupancy_of(m, arch),
             recorded_occupancy: m.occupancy.filter(|o| o.is_finite()),
         }
-    }
-
-    /// The occupancy fraction, the architecture's rules' else the recorded one.
-    pub fn fraction(&self) -> Option<f64> {
-        let arch = self.occupancy.map(|o| o.0.fraction);
-        self.recorded_occupancy.or(arch).filter(|f| f.is_finite())
     }
 }
 
@@ -315,29 +276,23 @@ pub fn sweeps(data: &Data) -> Option<Sweeps<'_>> {
         return None;
     }
     let (cells, lost) = cells(&recs);
+    let key = |c: &Cell| (c.m.experiment.clone(), c.arch.clone(), c.compiler.clone());
     let rank = |e: &str| {
         ["registers", "tiling", "hints"]
             .iter()
             .position(|x| *x == e)
     };
-    let mut keys = distinct(
-        cells
-            .iter()
-            .map(|c| (&c.m.experiment, &c.arch, &c.compiler)),
-    );
+    let mut keys = distinct(cells.iter().map(key));
     keys.sort_by(|a, b| {
-        (rank(a.0).unwrap_or(3), a.0)
-            .cmp(&(rank(b.0).unwrap_or(3), b.0))
-            .then_with(|| arch_order(a.1, b.1))
-            .then_with(|| Compiler::order(a.2, b.2))
+        (rank(&a.0).unwrap_or(3), &a.0)
+            .cmp(&(rank(&b.0).unwrap_or(3), &b.0))
+            .then_with(|| arch_order(&a.1, &b.1))
+            .then_with(|| Compiler::order(&a.2, &b.2))
     });
     let groups = (keys.into_iter())
-        .map(|(e, a, c)| {
-            let rows = (cells.iter())
-                .filter(|x| x.m.experiment == *e && x.arch == *a && x.compiler == *c)
-                .cloned()
-                .collect();
-            (e.clone(), a.clone(), c.clone(), rows)
+        .map(|k| {
+            let rows = cells.iter().filter(|c| key(c) == k).cloned().collect();
+            (k.0, k.1, k.2, rows)
         })
         .collect();
     Some(Sweeps { lost, groups })
