@@ -104,6 +104,10 @@ fn of_experiment(exp: &str) -> &str {
     }
 }
 
+fn point_name(m: &Measurement) -> String {
+    m.label.clone().unwrap_or_else(|| m.hints.describe(true))
+}
+
 fn pct(o: Option<Occ>) -> String {
     md::pct(o.map(|o| o.0.fraction))
 }
@@ -150,58 +154,63 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
         };
         format!("The {sweep} sweep for {KEPLER_ARCH} with NVRTC 11.8 {lacks} {what}: `{cmd}` produces them.\n\n")
     };
+    let point = "kernel 6's baseline and its `VOLATILE_IDX=1` point";
     s.push_str(&match &a.volatile_rows {
-        None => not_swept("hints", a.hints_swept, "is", "kernel 6's baseline and its `VOLATILE_IDX=1` point", HINTS_CMD),
-        Some(rows) => format!(
-            "The tutorial made kernel 6's index variable `volatile` to stop the compiler hoisting index arithmetic into registers. Every point of kernel 6's hints sweep, one switch at a time against the published kernel:\n\n{}\n",
-            grid(rows, &[
-                ("point", &|&(m, ..)| m.label.clone().unwrap_or_else(|| m.hints.describe(true))),
-                ("hints", &|&(m, ..)| m.hints.describe(true)),
-                ("registers", &|&(m, ..)| md::registers(Some(m))),
-                ("change", &|&(_, c, _)| c.map_or(md::MISSING.into(), |c| format!("{c:+}"))),
-                ("spill st/ld B", &|&(m, ..)| md::spills(Some(m))),
-                ("occupancy", &|&(m, _, o)| occ_cell(o, m)),
-            ])
-        ),
+        None => not_swept("hints", a.hints_swept, "is", point, HINTS_CMD),
+        Some(rows) => {
+            let table = grid(
+                rows,
+                &[
+                    ("point", &|&(m, ..)| point_name(m)),
+                    ("hints", &|&(m, ..)| m.hints.describe(true)),
+                    ("registers", &|&(m, ..)| md::registers(Some(m))),
+                    ("change", &|&(_, c, _)| num(c.map(|c| format!("{c:+}")))),
+                    ("spill st/ld B", &|&(m, ..)| md::spills(Some(m))),
+                    ("occupancy", &|&(m, _, o)| occ_cell(o, m)),
+                ],
+            );
+            format!("The tutorial made kernel 6's index variable `volatile` to stop the compiler hoisting index arithmetic into registers. Every point of kernel 6's hints sweep, one switch at a time against the published kernel:\n\n{table}\n")
+        }
     });
     s.push_str("### Register caps: what 127 does, and every cap of the register sweep\n\n");
     s.push_str(&match a.caps.is_empty() {
         true => format!("No register sweep of kernel 6 for {KEPLER_ARCH} with NVRTC 11.8 in these results: `{REGISTERS_CMD}` produces it.\n\n"),
-        false => format!(
-            "Kernel 6, published, with each cap of the sweep (`--maxrregcount`):\n\n{}\n",
-            grid(&a.caps, &[
-                ("cap asked", &|&(c, ..)| cap_label(c)),
-                ("registers", &|&(c, m, _)| capped(md::registers(Some(m)), c, m)),
-                ("spill st/ld B", &|&(_, m, _)| md::spills(Some(m))),
-                ("stack B", &|&(_, m, _)| md::stack(Some(m))),
-                ("occupancy", &|&(_, m, o)| occ_cell(o, m)),
-            ])
-        ),
+        false => {
+            let table = grid(
+                &a.caps,
+                &[
+                    ("cap asked", &|&(c, ..)| cap_label(c)),
+                    ("registers", &|&(c, m, _)| capped(md::registers(Some(m)), c, m)),
+                    ("spill st/ld B", &|&(_, m, _)| md::spills(Some(m))),
+                    ("stack B", &|&(_, m, _)| md::stack(Some(m))),
+                    ("occupancy", &|&(_, m, o)| occ_cell(o, m)),
+                ],
+            );
+            format!("Kernel 6, published, with each cap of the sweep (`--maxrregcount`):\n\n{table}\n")
+        }
     });
     s.push_str("### Kernel 11: the 8x4 tile against 4x4 (tiling sweep)\n\n");
+    let tile = "kernel 11's 8x4 and 4x4 tiles";
     s.push_str(&match &a.tiles {
-        None => not_swept("tiling", a.tiling_swept, "are", "kernel 11's 8x4 and 4x4 tiles", TILING_CMD),
-        Some(tiles) => format!(
-            "On the K40 the tutorial's clBlas-style 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA; a 4x4 tile relieved the CUDA compiler's register pressure. \
-             **Speed cannot be measured offline**; what the compiler does with each tile can:\n\n{}\n",
-            grid(tiles, &[
-                ("RX", &|&(m, _)| num(tile_of(m).map(|t| t.0))),
-                ("RY", &|&(m, _)| num(tile_of(m).map(|t| t.1))),
-                ("RK", &|&(m, _)| num(data::config_value(m, "RK"))),
-                ("registers", &|&(m, _)| md::registers(Some(m))),
-                ("spill st/ld B", &|&(m, _)| md::spills(Some(m))),
-                ("occupancy", &|&(m, o)| occ_cell(o, m)),
-            ])
-        ),
+        None => not_swept("tiling", a.tiling_swept, "are", tile, TILING_CMD),
+        Some(tiles) => {
+            let table = grid(
+                tiles,
+                &[
+                    ("RX", &|&(m, _)| num(tile_of(m).map(|t| t.0))),
+                    ("RY", &|&(m, _)| num(tile_of(m).map(|t| t.1))),
+                    ("RK", &|&(m, _)| num(data::config_value(m, "RK"))),
+                    ("registers", &|&(m, _)| md::registers(Some(m))),
+                    ("spill st/ld B", &|&(m, _)| md::spills(Some(m))),
+                    ("occupancy", &|&(m, o)| occ_cell(o, m)),
+                ],
+            );
+            format!("On the K40 the tutorial's clBlas-style 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA; a 4x4 tile relieved the CUDA compiler's register pressure. **Speed cannot be measured offline**; what the compiler does with each tile can:\n\n{table}\n")
+        }
     });
     if let Some(Kind::Compilers { answers }) = kind(&a.compilers) {
-        let _ = write!(
-            s,
-            "### The same questions, per compiler\n\n\
-             Registers per thread on {KEPLER_ARCH} from every compiler with rows for it: NVRTC 11.8, and other front ends' PTX through ptxas 11.8 \
-             (clang's from `--backends clang-cuda|clang-opencl --arch {KEPLER_ARCH}`, NVIDIA OpenCL's from the atlas); \"-\": not compiled by that compiler.\n\n{}\n",
-            compilers_table(answers)
-        );
+        let table = compilers_table(answers);
+        let _ = write!(s, "### The same questions, per compiler\n\nRegisters per thread on {KEPLER_ARCH} from NVRTC 11.8 and from other front ends' PTX through ptxas 11.8 (clang's from `--backends clang-cuda|clang-opencl --arch {KEPLER_ARCH}`, NVIDIA OpenCL's from the atlas); \"-\": not compiled by that compiler.\n\n{table}\n");
     }
     let mut sec = Section {
         title: KEPLER.to_string(),
@@ -261,42 +270,29 @@ fn compilers_words(answers: &[Answers]) -> (String, String) {
             " Kernel 11's 8x4 tile against its 4x4, in registers: {tiles}."
         );
     }
-    (
-        text,
-        format!("On {KEPLER_ARCH}, kernel 6's registers are {kernel6}."),
-    )
+    let short = format!("On {KEPLER_ARCH}, kernel 6's registers are {kernel6}.");
+    (text, short)
 }
 
 /// Kernel 6's paragraph and the summary's sentence.
 fn kernel6(k: &Kernel6) -> (String, String) {
     let (regs, lb, others) = (k.registers, k.lower_bound, &k.others);
-    let config = if k.config.is_empty() {
-        "published defaults"
-    } else {
-        &k.config
-    };
+    let config = Some(k.config.as_str()).filter(|c| !c.is_empty());
+    let config = config.unwrap_or("published defaults");
     let threads = (k.threads).map_or(String::new(), |t| format!(": {t} threads per work-group"));
     let (from, shared) = (of_experiment(&k.source), md::or_unknown(k.shared));
-    let mut t = format!(
-        "Kernel 6 ({config}{threads}) takes **{regs} registers** per thread on {KEPLER_ARCH} with NVRTC 11.8 (from {from}; {shared} B of shared memory, {} B of spills). ",
-        md::or_unknown(k.spills)
-    );
+    let spills = md::or_unknown(k.spills);
+    let mut t = format!("Kernel 6 ({config}{threads}) takes **{regs} registers** per thread on {KEPLER_ARCH} with NVRTC 11.8 (from {from}; {shared} B of shared memory, {spills} B of spills). ");
     if !others.is_empty() && others.iter().all(|(r, _)| *r == regs) {
-        let names: Vec<String> = others
-            .iter()
-            .map(|(_, e)| of_experiment(e).into())
-            .collect();
+        let names: Vec<String> = others.iter().map(|o| of_experiment(&o.1).into()).collect();
         let give = md::verb(names.len(), "gives", "give");
         let _ = write!(t, "{} {give} the same {regs}. ", md::join_and(&names));
     } else if !others.is_empty() {
         let each: Vec<String> = (others.iter())
             .map(|(r, e)| format!("{r} in {}", of_experiment(e)))
             .collect();
-        let _ = write!(
-            t,
-            "Other rows of the published kernel differ: {}. ",
-            md::join_and(&each)
-        );
+        let each = md::join_and(&each);
+        let _ = write!(t, "Other rows of the published kernel differ: {each}. ");
     }
     let than_lb = than(regs, lb, ["more", "fewer", "exactly it"]);
     let times = md::times(Some(f64::from(regs) / f64::from(lb)));
@@ -311,32 +307,26 @@ fn kernel6(k: &Kernel6) -> (String, String) {
     };
     let (threads, per_sm, unit) = (f.threads, f.registers_per_sm, f.register_unit);
     if let Some(two) = f.two {
-        let at = than(
-            regs,
-            two,
-            [
-                "over it, so only one work-group fits",
-                "under it",
-                "exactly at it",
-            ],
-        );
+        let words = [
+            "over it, so only one work-group fits",
+            "under it",
+            "exactly at it",
+        ];
+        let at = than(regs, two, words);
         let _ = write!(t, "Against the limit for two {threads}-thread work-groups per SM: compute capability 3.5 has {per_sm} registers per SM, so two work-groups fit with at most **{two}** registers per thread ({per_sm} / (2 x {threads}), allocated per warp in units of {unit}); {regs} is {at}. ");
         let within = if regs <= two { "within" } else { "over" };
-        let _ = write!(
-            short,
-            " and {within} the {two} that fit two {threads}-thread work-groups per SM"
-        );
+        let fit = format!("the {two} that fit two {threads}-thread work-groups per SM");
+        let _ = write!(short, " and {within} {fit}");
     }
     if let Some(o) = f.occupancy {
         let _ = write!(t, "Occupancy that follows: **{}**.", o.0.describe());
         let _ = write!(short, " (occupancy {})", pct(Some(o)));
         if let Some(three) = f.three {
+            let (sh, per_sm) = (k.shared.unwrap_or(0), f.shared_per_sm);
             let smem = match f.third_shared_fits {
                 true => String::new(),
                 false => format!(
-                    ", and its shared memory would not fit anyway (3 x {} B > {} B per SM)",
-                    k.shared.unwrap_or(0),
-                    f.shared_per_sm
+                    ", and its shared memory would not fit anyway (3 x {sh} B > {per_sm} B per SM)"
                 ),
             };
             let _ = write!(
@@ -361,39 +351,33 @@ fn volatile_words(v: &Volatile) -> (String, String) {
             let n = md::plural(y.0.blocks_per_sm as usize, "work-group");
             format!("occupancy stays {} ({n} per SM)", pct(o1))
         }
-        (Some(x), Some(y)) => format!(
-            "occupancy {} -> {} ({} -> {} work-groups per SM)",
-            pct(o0),
-            pct(o1),
-            x.0.blocks_per_sm,
-            y.0.blocks_per_sm
-        ),
+        (Some(x), Some(y)) => {
+            let (b0, b1, p0, p1) = (x.0.blocks_per_sm, y.0.blocks_per_sm, pct(o0), pct(o1));
+            format!("occupancy {p0} -> {p1} ({b0} -> {b1} work-groups per SM)")
+        }
         _ => "occupancy unknown".to_string(),
     };
     let what = format!("{verb}, with {}; {occ}.", spill_words(v.spills));
     let mut text = format!("**`VOLATILE_IDX=1` on {KEPLER_ARCH} (NVRTC 11.8)**: it {what}");
     if !v.others.is_empty() {
-        let each: Vec<String> = (v.others.iter())
+        let each: Vec<String> = v
+            .others
+            .iter()
             .map(|(k, b, v)| format!("{k} {b} -> {v}"))
             .collect();
-        let _ = write!(
-            text,
-            " On the other kernels that have the switch: {}.",
-            each.join(", ")
-        );
+        let each = each.join(", ");
+        let _ = write!(text, " On the other kernels that have the switch: {each}.");
     }
-    (
-        text,
-        format!("On {KEPLER_ARCH} with NVRTC 11.8, `VOLATILE_IDX=1` {what}"),
-    )
+    let short = format!("On {KEPLER_ARCH} with NVRTC 11.8, `VOLATILE_IDX=1` {what}");
+    (text, short)
 }
 
 fn caps_words(c: &Caps) -> (String, String) {
     let spill_text = match c.first_spill {
-        Some((cap, b, r)) => format!(
-            "spills start at cap {cap} ({b} B stores + loads, {} registers)",
-            md::or_unknown(r)
-        ),
+        Some((cap, b, r)) => {
+            let r = md::or_unknown(r);
+            format!("spills start at cap {cap} ({b} B stores + loads, {r} registers)")
+        }
         None => format!("no cap down to {} spills", cap_label(c.lowest_cap)),
     };
     let head = format!("**Register caps on kernel 6, {KEPLER_ARCH} (NVRTC 11.8)**");
@@ -413,22 +397,18 @@ fn caps_words(c: &Caps) -> (String, String) {
         (Some(x), None) => pct(Some(x)),
         _ => md::UNKNOWN.to_string(),
     };
-    let what = format!(
-        "a cap of 127 gives {} registers ({uncapped}), {}, occupancy {occ}",
-        md::or_unknown(at.registers),
-        spill_words(at.spills)
-    );
+    let (regs, spills) = (md::or_unknown(at.registers), spill_words(at.spills));
+    let what =
+        format!("a cap of 127 gives {regs} registers ({uncapped}), {spills}, occupancy {occ}");
     let mut text = format!("{head}: {what}; {spill_text}.");
     if !at.moved.is_empty() {
-        let moved: Vec<String> = (at.moved.iter())
+        let moved: Vec<String> = at
+            .moved
+            .iter()
             .map(|(c, r)| format!("cap {c} -> {r}"))
             .collect();
-        let _ = write!(
-            text,
-            " Caps above the {} registers it takes without one still change the allocation: {}.",
-            at.uncapped.unwrap_or(0),
-            moved.join(", ")
-        );
+        let (u, moved) = (at.uncapped.unwrap_or(0), moved.join(", "));
+        let _ = write!(text, " Caps above the {u} registers it takes without one still change the allocation: {moved}.");
     }
     let short = format!("On {KEPLER_ARCH} with NVRTC 11.8, {what} for kernel 6; {spill_text}.");
     (text, short)
@@ -440,36 +420,25 @@ fn tiles_words(t: &Tiles) -> (String, String) {
             || (r.recorded_occupancy).map_or(md::UNKNOWN.into(), |f| md::pct(Some(f))),
             |o| o.0.describe(),
         );
-        let regs = md::or_unknown(r.registers);
-        format!(
-            "{regs} registers, {}, occupancy {occ}",
-            spill_words(r.spills)
-        )
+        let (regs, spills) = (md::or_unknown(r.registers), spill_words(r.spills));
+        format!("{regs} registers, {spills}, occupancy {occ}")
     };
-    let (wide, square) = (&t.wide, &t.square);
-    let mut text = format!(
-        "**Kernel 11's tiles on {KEPLER_ARCH} (NVRTC 11.8)**: 8x4 {}; 4x4 {}.",
-        describe(wide),
-        describe(square)
-    );
+    let (wide, square) = (describe(&t.wide), describe(&t.square));
+    let mut text =
+        format!("**Kernel 11's tiles on {KEPLER_ARCH} (NVRTC 11.8)**: 8x4 {wide}; 4x4 {square}.");
     if let Some((name, o)) = &t.opencl {
-        let ptxas = name.trim_start_matches("OpenCL PTX + ");
+        let (ptxas, o) = (name.trim_start_matches("OpenCL PTX + "), describe(o));
         let _ = write!(
             text,
-            " OpenCL's 8x4 (its PTX assembled by {ptxas} for {KEPLER_ARCH}, from the atlas): {}.",
-            describe(o)
+            " OpenCL's 8x4 (its PTX assembled by {ptxas} for {KEPLER_ARCH}, from the atlas): {o}."
         );
     }
     text.push_str(
         " Whether 8x4 is slow in CUDA on Kepler needs a Kepler GPU to time: nothing here was run.",
     );
-    let short = format!(
-        "On {KEPLER_ARCH} with NVRTC 11.8, kernel 11's 8x4 tile takes {} registers ({} occupancy) and 4x4 {} ({}); speed needs a Kepler GPU.",
-        md::or_unknown(wide.registers),
-        pct(wide.occupancy),
-        md::or_unknown(square.registers),
-        pct(square.occupancy),
-    );
+    let (r84, o84) = (md::or_unknown(t.wide.registers), pct(t.wide.occupancy));
+    let (r44, o44) = (md::or_unknown(t.square.registers), pct(t.square.occupancy));
+    let short = format!("On {KEPLER_ARCH} with NVRTC 11.8, kernel 11's 8x4 tile takes {r84} registers ({o84} occupancy) and 4x4 {r44} ({o44}); speed needs a Kepler GPU.");
     (text, short)
 }
 
@@ -477,10 +446,8 @@ pub(crate) fn words(k: &Kind) -> super::Words {
     let (text, short) = match k {
         Kind::Kernel6(k) => {
             let (body, short) = kernel6(k);
-            (
-                format!("**Kernel 6 on {KEPLER_ARCH} (NVRTC 11.8)**: {body}"),
-                short,
-            )
+            let text = format!("**Kernel 6 on {KEPLER_ARCH} (NVRTC 11.8)**: {body}");
+            (text, short)
         }
         Kind::Volatile(v) => volatile_words(v),
         Kind::Caps(c) => caps_words(c),
@@ -624,18 +591,11 @@ pub(crate) fn atlas(ctx: &mut Ctx, a: Option<&Atlas>) -> Result<Section> {
             }
         })
         .collect();
-    let nk = a.kernels.len();
-    let _ = writeln!(
-        s,
-        "{} rows of `gemmlab atlas`: {} at {} published defaults, compiled for {} by {} ({}). Registers, spills and stack as ptxas reported them, occupancy by the architecture's rules: \
-         **nothing was run, checked or timed.** \"-\": that compiler does not target that architecture.\n",
-        a.rows,
-        md::plural(nk, "kernel"),
-        md::verb(nk, "its", "their"),
-        md::plural(a.archs.len(), "architecture"),
-        md::plural(a.compilers.len(), "compiler"),
-        spans.join("; ")
-    );
+    let (rows, nk, spans) = (a.rows, a.kernels.len(), spans.join("; "));
+    let (kernels, their) = (md::plural(nk, "kernel"), md::verb(nk, "its", "their"));
+    let archs = md::plural(a.archs.len(), "architecture");
+    let compilers = md::plural(a.compilers.len(), "compiler");
+    let _ = writeln!(s, "{rows} rows of `gemmlab atlas`: {kernels} at {their} published defaults, compiled for {archs} by {compilers} ({spans}). Registers, spills and stack as ptxas reported them, occupancy by the architecture's rules: **nothing was run, checked or timed.** \"-\": that compiler does not target that architecture.\n");
     s.push_str(&left_out(a.lost, "atlas row"));
     s.push_str(&opencl_origin(&a.cells, &a.compilers));
     overview(ctx, s, a)?;
@@ -647,13 +607,15 @@ pub(crate) fn atlas(ctx: &mut Ctx, a: Option<&Atlas>) -> Result<Section> {
 }
 
 fn left_out(lost: usize, what: &str) -> String {
+    let (n, are, them) = (
+        md::plural(lost, what),
+        md::verb(lost, "is", "are"),
+        md::verb(lost, "it", "them"),
+    );
     match lost {
         0 => String::new(),
-        n => format!(
-            "{} {} left out: no architecture or compiler could be read from {}.\n\n",
-            md::plural(n, what),
-            md::verb(n, "is", "are"),
-            md::verb(n, "it", "them")
+        _ => format!(
+            "{n} {are} left out: no architecture or compiler could be read from {them}.\n\n"
         ),
     }
 }
@@ -690,20 +652,30 @@ fn opencl_origin(cells: &[Cell], comps: &[Compiler]) -> String {
                 }
             })
             .collect();
-        let what = match what.is_empty() {
-            true => "used as captured (no change noted)".to_string(),
-            false => what.join(", "),
+        let what = match what.join(", ") {
+            w if w.is_empty() => "used as captured (no change noted)".to_string(),
+            w => w,
         };
         let _ = writeln!(s, "- {}: {what}", comp.name);
     }
     if s.is_empty() {
         return s;
     }
-    let from = match origins.is_empty() {
-        true => String::new(),
-        false => format!(", captured on a GPU ({})", origins.join("; ")),
+    let from = match origins.join("; ") {
+        o if o.is_empty() => o,
+        o => format!(", captured on a GPU ({o})"),
     };
     format!("The OpenCL rows are NVIDIA OpenCL's PTX{from} (its compiler needs its device), assembled offline by a CUDA release's ptxas for each architecture. How the PTX was adapted:\n\n{s}\n")
+}
+
+/// A table whose first column labels each row.
+fn labelled<R>(first: &str, head: impl Iterator<Item = String>, rows: R) -> String
+where
+    R: Iterator<Item = (String, Vec<String>)>,
+{
+    let header: Vec<String> = std::iter::once(first.to_string()).chain(head).collect();
+    let rows: Vec<Vec<String>> = rows.map(|(l, r)| [vec![l], r].concat()).collect();
+    md::table(&header, &rows)
 }
 
 /// One chart's series: its style and its value at each of the atlas's architectures.
@@ -724,16 +696,12 @@ fn arch_chart(
         .map(|(title, y, series)| {
             let mut p = Panel::new(title, XAxis::Categories(a.archs.clone()), "architecture", y);
             p.integer_y = true;
-            p.lines = (series.into_iter())
-                .map(|(style, ys)| Line {
-                    style,
-                    points: ys
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, y)| (i as f64, y))
-                        .collect(),
-                })
-                .collect();
+            let line = |(style, ys): Series| {
+                let points = ys.into_iter().enumerate().map(|(i, y)| (i as f64, y));
+                let points = points.collect();
+                Line { style, points }
+            };
+            p.lines = series.into_iter().map(line).collect();
             p
         })
         .collect();
@@ -753,64 +721,48 @@ fn overview(ctx: &mut Ctx, s: &mut String, a: &Atlas) -> Result<()> {
     let newest: Vec<(&String, Option<&Compiler>)> = (a.archs.iter())
         .map(|arch| {
             let has = |c: &&Compiler| c.is_nvrtc() && a.covered(c).contains(&arch.as_str());
-            (
-                arch,
-                a.compilers
-                    .iter()
-                    .filter(has)
-                    .max_by_key(|c| c.version.clone()),
-            )
+            let newest = a
+                .compilers
+                .iter()
+                .filter(has)
+                .max_by_key(|c| c.version.clone());
+            (arch, newest)
         })
         .collect();
-    let header: Vec<String> = std::iter::once("kernel".to_string())
-        .chain(newest.iter().map(|(arch, c)| match c {
-            Some(c) => format!("{arch} ({})", c.name.trim_start_matches("NVRTC ")),
-            None => arch.to_string(),
-        }))
-        .collect();
+    let head = newest.iter().map(|(arch, c)| match c {
+        Some(c) => format!("{arch} ({})", c.name.trim_start_matches("NVRTC ")),
+        None => arch.to_string(),
+    });
     let cells = |k: &String| -> Vec<Option<&Cell>> {
         (newest.iter())
             .map(|(arch, c)| c.and_then(|c| a.find(k, arch, c)))
             .collect()
     };
-    let rows: Vec<Vec<String>> = (a.kernels.iter())
-        .map(|k| {
-            let text = cells(k)
-                .into_iter()
-                .map(|c| c.map_or(md::MISSING.into(), |c| regs_text(c.m)));
-            std::iter::once(k.clone()).chain(text).collect()
-        })
-        .collect();
+    let text = |c: Option<&Cell>| c.map_or(md::MISSING.into(), |c| regs_text(c.m));
+    let rows = (a.kernels.iter()).map(|k| (k.clone(), cells(k).into_iter().map(text).collect()));
+    let table = labelled("kernel", head, rows);
     let series = (a.kernels.iter().enumerate())
         .map(|(i, k)| {
-            let ys = cells(k)
-                .into_iter()
-                .map(|c| c.and_then(|c| data::registers(c.m)).map(f64::from));
-            (
-                Style::new(k.clone(), rgb(KERNEL_RGB[i % KERNEL_RGB.len()])).line(),
-                ys.collect(),
-            )
+            let ys = cells(k).into_iter();
+            let ys = ys.map(|c| c.and_then(|c| data::registers(c.m)).map(f64::from));
+            let style = Style::new(k.clone(), rgb(KERNEL_RGB[i % KERNEL_RGB.len()]));
+            (style.line(), ys.collect())
         })
         .collect();
-    let _ = writeln!(
-        s,
-        "### Overview: every kernel with the newest NVRTC for each architecture\n\n\
-         Registers per thread (spill bytes where ptxas spilled); the column names the NVRTC used.\n\n{}",
-        md::table(&header, &rows)
-    );
+    let _ = writeln!(s, "### Overview: every kernel with the newest NVRTC for each architecture\n\nRegisters per thread (spill bytes where ptxas spilled); the column names the NVRTC used.\n\n{table}");
     let title = "Registers of every kernel, newest NVRTC per architecture (offline)".to_string();
     let size = ((70 * a.archs.len() as u32).clamp(800, 1300), 480);
     let alt = "registers of every kernel against architecture, newest NVRTC for each";
-    let chart = arch_chart(
+    let panels = vec![("", "registers per thread", series)];
+    s.push_str(&arch_chart(
         ctx,
         a,
         title,
-        vec![("", "registers per thread", series)],
+        panels,
         size,
         "offline-overview",
         alt,
-    )?;
-    s.push_str(&chart);
+    )?);
     Ok(())
 }
 
@@ -843,29 +795,18 @@ fn per_kernel(ctx: &mut Ctx, s: &mut String, a: &Atlas, k: &str) -> Result<()> {
         (comps.iter())
             .map(|c| {
                 // Greens for NVRTC (lighter for older), blues for OpenCL's PTX.
-                let i = (a.compilers.iter().filter(|x| x.opencl == c.opencl))
-                    .position(|x| x == *c)
-                    .unwrap_or(0)
-                    .min(3);
-                let st = Style::new(
-                    c.name.clone(),
-                    rgb(if c.opencl { BLUES[i] } else { GREENS[i] }),
-                )
-                .line();
+                let mut same = a.compilers.iter().filter(|x| x.opencl == c.opencl);
+                let i = same.position(|x| x == *c).unwrap_or(0).min(3);
+                let color = rgb(if c.opencl { BLUES[i] } else { GREENS[i] });
+                let st = Style::new(c.name.clone(), color).line();
                 let st = if c.opencl { st.dashed() } else { st };
-                let ys = a
-                    .archs
-                    .iter()
-                    .map(|arch| a.find(k, arch, c).and_then(|x| f(x.m)));
+                let ys = (a.archs.iter()).map(|arch| a.find(k, arch, c).and_then(|x| f(x.m)));
                 (st, ys.collect())
             })
             .collect()
     };
-    let mut panels = vec![(
-        "registers per thread",
-        "registers",
-        series(|m| data::registers(m).map(f64::from)),
-    )];
+    let registers = series(|m| data::registers(m).map(f64::from));
+    let mut panels = vec![("registers per thread", "registers", registers)];
     let title = match any_spill {
         true => {
             let bytes = series(|m| data::spill_bytes(m).map(|b| b as f64));
@@ -879,11 +820,8 @@ fn per_kernel(ctx: &mut Ctx, s: &mut String, a: &Atlas, k: &str) -> Result<()> {
     let size = (if any_spill { 640 } else { 900 }, 420);
     let alt = format!("{k}: registers against architecture, one line per compiler");
     let chart = arch_chart(ctx, a, title, panels, size, &format!("offline-{k}"), &alt)?;
-    let header: Vec<String> = std::iter::once("architecture".to_string())
-        .chain(comps.iter().map(|c| c.name.clone()))
-        .collect();
     let mut why = String::new();
-    let rows: Vec<Vec<String>> = (a.archs.iter())
+    let rows: Vec<(String, Vec<String>)> = (a.archs.iter())
         .map(|arch| {
             let cells = comps.iter().map(|c| {
                 let cell = a.find(k, arch, c);
@@ -893,13 +831,14 @@ fn per_kernel(ctx: &mut Ctx, s: &mut String, a: &Atlas, k: &str) -> Result<()> {
                 }
                 cell_text(cell)
             });
-            std::iter::once(arch.clone()).chain(cells).collect()
+            (arch.clone(), cells.collect())
         })
         .collect();
+    let head = comps.iter().map(|c| c.name.clone());
+    let table = labelled("architecture", head, rows.into_iter());
     let _ = write!(
         s,
-        "### {k}\n\n{chart}Cells: registers / spill bytes (stores + loads) / occupancy.\n\n{}",
-        md::table(&header, &rows)
+        "### {k}\n\n{chart}Cells: registers / spill bytes (stores + loads) / occupancy.\n\n{table}"
     );
     if !why.is_empty() {
         let _ = write!(s, "\nWhy some cells have no registers:\n\n{why}");
@@ -915,11 +854,8 @@ pub(crate) fn sweeps(a: Option<&Sweeps>) -> Section {
     let Some(a) = a else {
         return Section::default();
     };
-    let mut s = format!(
-        "## {SWEEPS}\n\nEvery point of the sweeps run with `--arch` (compiled with NVRTC for an architecture, no device): registers, spills and occupancy; \
-         nothing was run, checked or timed.\n\n{}",
-        left_out(a.lost, "offline row")
-    );
+    let lost = left_out(a.lost, "offline row");
+    let mut s = format!("## {SWEEPS}\n\nEvery point of the sweeps run with `--arch` (compiled with NVRTC for an architecture, no device): registers, spills and occupancy; nothing was run, checked or timed.\n\n{lost}");
     for (exp, arch, comp, g) in &a.groups {
         let mut ms: Vec<&Measurement> = g.iter().map(|c| c.m).collect();
         let table = match exp.as_str() {
@@ -930,9 +866,7 @@ pub(crate) fn sweeps(a: Option<&Sweeps>) -> Section {
                     &ms,
                     &[
                         ("kernel", &|&m| m.kernel.clone()),
-                        ("point", &|&m| {
-                            m.label.clone().unwrap_or_else(|| m.hints.describe(true))
-                        }),
+                        ("point", &|&m| point_name(m)),
                         ("registers", &|&m| match m.resources {
                             Some(_) => md::registers(Some(m)),
                             None => regs_text(m),
@@ -957,32 +891,25 @@ pub(crate) fn sweeps(a: Option<&Sweeps>) -> Section {
 /// Rows: kernel (with its switches), columns: caps, uncapped first.
 fn register_grid(g: &[&Measurement]) -> String {
     let caps = caps_of(g.iter().copied());
-    let mut series = distinct(
-        g.iter()
-            .map(|m| (m.kernel.clone(), m.hints.describe(false))),
-    );
+    let series = g
+        .iter()
+        .map(|m| (m.kernel.clone(), m.hints.describe(false)));
+    let mut series = distinct(series);
     series.sort_by(|a, b| kernel_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
-    let header: Vec<String> = std::iter::once("kernel".to_string())
-        .chain(caps.iter().map(|c| format!("cap {}", cap_label(*c))))
-        .collect();
-    let rows: Vec<Vec<String>> = (series.iter())
-        .map(|(k, sw)| {
-            let name = match sw.as_str() {
-                "published" => k.clone(),
-                _ => format!("{k} ({sw})"),
-            };
-            let at = |cap| {
-                g.iter().find(|m| {
-                    m.kernel == *k && m.hints.describe(false) == *sw && data::register_cap(m) == cap
-                })
-            };
-            let cells = (caps.iter())
-                .map(|&cap| at(cap).map_or(md::MISSING.into(), |m| capped(regs_text(m), cap, m)));
-            std::iter::once(name).chain(cells).collect()
-        })
-        .collect();
-    format!(
-        "Registers per thread at each cap asked (`--maxrregcount`), spill bytes (stores + loads) where ptxas spilled.\n\n{}",
-        md::table(&header, &rows)
-    )
+    let rows = (series.iter()).map(|(k, sw)| {
+        let name = match sw.as_str() {
+            "published" => k.clone(),
+            _ => format!("{k} ({sw})"),
+        };
+        let at = |cap| {
+            g.iter().find(|m| {
+                m.kernel == *k && m.hints.describe(false) == *sw && data::register_cap(m) == cap
+            })
+        };
+        let cell = |&cap| at(cap).map_or(md::MISSING.into(), |m| capped(regs_text(m), cap, m));
+        (name, caps.iter().map(cell).collect())
+    });
+    let head = caps.iter().map(|c| format!("cap {}", cap_label(*c)));
+    let table = labelled("kernel", head, rows);
+    format!("Registers per thread at each cap asked (`--maxrregcount`), spill bytes (stores + loads) where ptxas spilled.\n\n{table}")
 }

@@ -116,7 +116,7 @@ pub fn analyse(data: &Data) -> Option<Atlas<'_>> {
         .collect();
     let (cells, lost) = cells(&recs);
     let mut compilers = distinct(cells.iter().map(|c| c.compiler.clone()));
-    compilers.sort_by(Compiler::order);
+    compilers.sort();
     let mut kernels = distinct(cells.iter().map(|c| c.m.kernel.clone()));
     kernels.sort_by(|a, b| kernel_order(a, b));
     let mut a = Atlas {
@@ -145,17 +145,13 @@ fn refusals(a: &Atlas) -> Option<Finding> {
         .collect();
     let by: Vec<Refusal> = (distinct(bad.iter().map(|c| &c.compiler.name)).into_iter())
         .map(|n| {
-            let v: Vec<&Cell> = bad
-                .iter()
-                .copied()
-                .filter(|c| c.compiler.name == *n)
-                .collect();
+            let v: Vec<&&Cell> = bad.iter().filter(|c| c.compiler.name == *n).collect();
             let total = a.cells.iter().filter(|c| c.compiler.name == *n).count();
             Refusal {
                 compiler: n.clone(),
                 built: total - v.len(),
                 total,
-                archs: archs_of(v.iter().copied()),
+                archs: archs_of(v.iter().map(|c| **c)),
                 kernel: v[0].m.kernel.clone(),
                 arch: v[0].arch.clone(),
                 status: v[0].m.status.label().to_string(),
@@ -190,12 +186,10 @@ fn kernel_across(a: &Atlas, k: &str) -> Option<Finding> {
         return None;
     }
     let spills = a.cells.iter().filter(|c| c.m.kernel == k).filter_map(spill);
-    let kernel = k.to_string();
-    let spills = spills.collect();
     let kind = Kind::KernelAcross {
-        kernel,
+        kernel: k.to_string(),
         compilers,
-        spills,
+        spills: spills.collect(),
     };
     Some(finding(kind, Some(k)).detail())
 }

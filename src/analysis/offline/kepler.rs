@@ -2,6 +2,8 @@
 //! sm_35 with NVRTC 11.8 (the last NVRTC that targets it): kernel 6's
 //! registers, `VOLATILE_IDX`, register caps, kernel 11's tiles.
 
+use std::collections::BTreeSet;
+
 use crate::occupancy;
 use crate::results::Measurement;
 
@@ -22,25 +24,23 @@ pub type VolatileRows<'a> = Option<Vec<(&'a Measurement, Option<i64>, Option<Occ
 type CapRows<'a> = Vec<(Option<u32>, &'a Measurement, Option<Occ>)>;
 type TileRows<'a> = Option<Vec<(&'a Measurement, Option<Occ>)>>;
 
+/// The answers and their tables: kernel 6's hints points with their register
+/// change against the baseline (`None` without the baseline and the
+/// `VOLATILE_IDX=1` point), its register sweep uncapped first, kernel 11's
+/// tiles (`None` without both 8x4 and 4x4), every compiler's answers.
 pub struct Kepler<'a> {
     /// The rows for sm_35 with NVRTC 11.8: in all, from the atlas, the
     /// register, hints and tiling sweeps.
     pub rows: [usize; 5],
-    /// Kernel 6 at its published defaults.
     pub kernel6: Option<Finding>,
     pub hints_swept: bool,
-    /// Kernel 6's hints points with their register change against the
-    /// baseline; `None` without the baseline and the `VOLATILE_IDX=1` point.
     pub volatile_rows: VolatileRows<'a>,
     pub volatile: Option<Finding>,
-    /// Kernel 6's register sweep, uncapped first.
     pub caps: CapRows<'a>,
     pub caps_finding: Option<Finding>,
     pub tiling_swept: bool,
-    /// Kernel 11's tiles; `None` without both 8x4 and 4x4.
     pub tiles: TileRows<'a>,
     pub tiles_finding: Option<Finding>,
-    /// The same questions answered by every compiler with rows for sm_35.
     pub compilers: Option<Finding>,
 }
 
@@ -224,11 +224,10 @@ fn kernel6(cells: &[Cell]) -> Option<Finding> {
     let published = |c: &&Cell| c.m.kernel == "gemm6" && is_published(c.m);
     let with = |c: &&Cell| published(c) && data::registers(c.m).is_some();
     let of = |e: &str| cells.iter().filter(with).find(|c| c.m.experiment == e);
-    let row = (of(ATLAS_EXPERIMENT)
-        .or_else(|| of("hints"))
-        .or_else(|| of("registers")))
-    .or_else(|| cells.iter().find(with))?
-    .m;
+    let row = [ATLAS_EXPERIMENT, "hints", "registers"]
+        .into_iter()
+        .find_map(of);
+    let row = row.or_else(|| cells.iter().find(with))?.m;
     let registers = data::registers(row)?;
     let shared = row.resources.as_ref().and_then(|r| r.shared_bytes);
     let others = (cells.iter().filter(published))
@@ -363,9 +362,7 @@ fn tiles<'a>(tiling: &[&Cell<'a>], all: &[Cell<'a>]) -> (TileRows<'a>, Option<Fi
     let (Some(t84), Some(t44)) = (at((8, 4)), at((4, 4))) else {
         return (None, None);
     };
-    let mut shapes: Vec<(i64, i64)> = sweep.iter().filter_map(|m| tile_of(m)).collect();
-    shapes.sort();
-    shapes.dedup();
+    let shapes: BTreeSet<(i64, i64)> = sweep.iter().filter_map(|m| tile_of(m)).collect();
     let rows = shapes.into_iter().filter_map(at).map(|m| (m, occ(m)));
     // OpenCL's 8x4 (the published tile) through the same release's ptxas, from the atlas.
     let opencl = all.iter().find(|c| {

@@ -73,14 +73,14 @@ pub enum Kind {
     Tiles(kepler::Tiles),
 }
 
-/// The compiler of an offline row, as a chart series.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+/// The compiler of an offline row, as a chart series; ordered NVRTC first, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Compiler {
-    /// "NVRTC 11.8", "OpenCL PTX + ptxas 11.8".
-    pub name: String,
     pub opencl: bool,
     /// [11, 8]; empty when the label names none.
     pub version: Vec<u32>,
+    /// "NVRTC 11.8", "OpenCL PTX + ptxas 11.8".
+    pub name: String,
 }
 
 impl Compiler {
@@ -105,10 +105,6 @@ impl Compiler {
             opencl,
             version,
         })
-    }
-
-    fn order(a: &Compiler, b: &Compiler) -> std::cmp::Ordering {
-        (a.opencl, &a.version, &a.name).cmp(&(b.opencl, &b.version, &b.name))
     }
 
     /// The CUDA release (major.minor) it belongs to.
@@ -287,7 +283,7 @@ pub fn sweeps(data: &Data) -> Option<Sweeps<'_>> {
         (rank(&a.0).unwrap_or(3), &a.0)
             .cmp(&(rank(&b.0).unwrap_or(3), &b.0))
             .then_with(|| arch_order(&a.1, &b.1))
-            .then_with(|| Compiler::order(&a.2, &b.2))
+            .then_with(|| a.2.cmp(&b.2))
     });
     let groups = (keys.into_iter())
         .map(|k| {
