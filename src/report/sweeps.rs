@@ -39,6 +39,12 @@ fn section(title: &str, markdown: String, findings: &[Finding]) -> Section {
     sec
 }
 
+/// A number a chart shows of a row.
+type Value<'f> = &'f dyn Fn(&M) -> Option<f64>;
+
+/// A column of a table of `T`s: its name and its cell.
+type Cell<'f, T> = (&'f str, &'f dyn Fn(&T) -> String);
+
 /// A leading column: its name and its cell (point).
 type Lead<'f> = (&'f str, &'f dyn Fn(usize) -> String);
 
@@ -176,7 +182,7 @@ fn cap_chart(
             .map(|(i, y)| (i as f64, y))
             .collect(),
     };
-    let of: [(&str, &str, &dyn Fn(&M) -> Option<f64>); 3] = [
+    let of: [(&str, &str, Value); 3] = [
         ("GFLOP/s", "GFLOP/s", &gflops),
         ("registers used", "registers per thread", &|m| {
             regs(m).map(f64::from)
@@ -341,7 +347,7 @@ pub(crate) fn jit(a: &Jit) -> Result<Section> {
         (Some(a), Some(b)) if a == b => a.to_string(),
         (a, b) => format!("{} / {}", md::or_missing(a), md::or_missing(b)),
     };
-    let cols: [(&str, &dyn Fn(&JitRow) -> String); 8] = [
+    let cols: [Cell<JitRow>; 8] = [
         ("kernel", &|r| r.jit.kernel.clone()),
         ("size", &|r| r.jit.size_label()),
         ("OpenCL native", &|r| g(r.opencl)),

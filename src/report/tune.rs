@@ -121,6 +121,9 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Tune) -> Result<Section> {
 
 type Column = (&'static str, fn(&Search, &SearchName) -> String);
 
+/// A cell of a table of `T`s.
+type Cell<'f, T> = &'f dyn Fn(&T) -> String;
+
 /// The search table's columns: a search and its name give each cell.
 const COLUMNS: [Column; 16] = [
     ("search", |_, n| name(n)),
@@ -456,7 +459,7 @@ fn replay_table(
     let alt =
         format!("{title}, {label}: strategies replayed, median best so far against configurations");
     s.push_str(&ctx.chart(&fig, &r.stem, &alt)?.markdown);
-    let cols: [(String, &dyn Fn(&StrategyReplay) -> String); 6] = [
+    let cols: [(String, Cell<StrategyReplay>); 6] = [
         ("strategy".into(), &|n| n.strategy.clone()),
         (format!("configurations to {reach:.0}% (median)"), &|n| {
             n.configs
