@@ -303,10 +303,10 @@ fn spills(walk: &[(Option<u32>, u64)]) -> Option<Spills> {
     let (first, last) = (walk.first()?, walk.last()?);
     Some(match walk.iter().position(|(_, b)| *b > 0) {
         None => Spills::None { lowest: last.0 },
-        Some(0) => Spills::AtHighest {
-            cap: first.0,
-            bytes: first.1,
-        },
+        Some(0) => {
+            let (cap, bytes) = *first;
+            Spills::AtHighest { cap, bytes }
+        }
         Some(i) => Spills::From {
             clean_to: walk[i - 1].0,
             cap: walk[i].0,
@@ -410,10 +410,8 @@ fn tile_claim(kernel: &str, b: &Block<(i64, i64)>, device: Option<&str>) -> Opti
     let of = |t: Toolchain| b.rows.iter().copied().filter(move |m| m.toolchain == t);
     let get = |t, tile| {
         let m = of(t).find(|m| tile_of(m) == Some(tile))?;
-        Some(Tile {
-            gflops: gflops(m)?,
-            registers: regs(m),
-        })
+        let (gflops, registers) = (gflops(m)?, regs(m));
+        Some(Tile { gflops, registers })
     };
     let cuda = [get(Cuda, (8, 4))?, get(Cuda, (4, 4))?];
     let opencl = [get(OpenCl, (8, 4))?, get(OpenCl, (4, 4))?];
