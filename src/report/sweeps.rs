@@ -411,32 +411,20 @@ fn cap_words(k: &Kind) -> Words {
         .collect();
     let asked: Vec<String> = (not_as_asked.iter())
         .map(|n| {
+            let (t, cap, used, need) = (name(n.toolchain), n.cap, n.used, n.uncapped.unwrap_or(0));
             let why = match n.uncapped {
-                u if n.used <= n.cap => {
-                    format!(
-                        " (below the cap although it needs {} uncapped)",
-                        u.unwrap_or(0)
-                    )
-                }
-                Some(u) if u == n.used => ", the same as without a cap".into(),
+                _ if used <= cap => format!(" (below the cap although it needs {need} uncapped)"),
+                Some(u) if u == used => ", the same as without a cap".into(),
                 _ => String::new(),
             };
-            format!(
-                "{} cap {} -> {} registers{why}",
-                name(n.toolchain),
-                n.cap,
-                n.used
-            )
+            format!("{t} cap {cap} -> {used} registers{why}")
         })
         .collect();
-    let text = format!(
-        "**Register caps, {kernel} ({switches})** at {at}: {}. {}",
-        parts.join(". "),
-        match asked.is_empty() {
-            true => "Every cap was applied as asked (registers used = the cap, or fewer where the kernel needs fewer).".to_string(),
-            false => format!("Not as asked: {}.", asked.join("; ")),
-        }
-    );
+    let (parts, how) = (parts.join(". "), match asked.is_empty() {
+        true => "Every cap was applied as asked (registers used = the cap, or fewer where the kernel needs fewer).".to_string(),
+        false => format!("Not as asked: {}.", asked.join("; ")),
+    });
+    let text = format!("**Register caps, {kernel} ({switches})** at {at}: {parts}. {how}");
     // For the summary: what a cap gains, else that caps were not applied, else that no cap helps.
     let short = if let Some(g) = top {
         let regs = match (g.registers, g.uncapped_registers) {
@@ -509,18 +497,17 @@ fn effect_words(size: Option<Size>, effects: &[Effect]) -> Words {
             format!("{} on {} ({speeds})", md::faster(c(e)), name(e.toolchain))
         })
         .collect();
-    let (same, at) = (same(), at_size(size, ""));
+    let (same, at, items) = (same(), at_size(size, ""), items.join("; "));
+    let (point, kernel, parts, at_size) = (
+        &top.point,
+        &top.kernel,
+        join_and(&parts),
+        at_size(size, "size "),
+    );
     Words {
-        text: format!(
-            "**Hints that change speed by more than {same}** ({at}): {}.",
-            items.join("; ")
-        ),
+        text: format!("**Hints that change speed by more than {same}** ({at}): {items}."),
         short: format!(
-            "{} has the largest effect of any switch: it makes {} {} {}.",
-            top.point,
-            top.kernel,
-            join_and(&parts),
-            at_size(size, "size ")
+            "{point} has the largest effect of any switch: it makes {kernel} {parts} {at_size}."
         ),
     }
 }
@@ -541,14 +528,14 @@ fn idle_words(
         "**Hints with no effect beyond {same}** ({at}): {}.",
         items.join("; ")
     );
-    let short = match idle.len() {
-        0 => text.clone(),
-        n => format!(
-            "No effect beyond {same} on any kernel {} tried on {}: {}.",
-            md::verb(n, "it was", "they were"),
-            at_size(size, "size "),
-            join_and(idle)
-        ),
+    let (it, at, idle) = (
+        md::verb(idle.len(), "it was", "they were"),
+        at_size(size, "size "),
+        join_and(idle),
+    );
+    let short = match idle.is_empty() {
+        true => text.clone(),
+        false => format!("No effect beyond {same} on any kernel {it} tried on {at}: {idle}."),
     };
     Words { text, short }
 }
@@ -580,10 +567,8 @@ fn spill_words(s: &Spills) -> String {
             format!("no spills at any cap tried (lowest {})", cap_label(lowest))
         }
         Spills::AtHighest { cap, bytes } => {
-            format!(
-                "spills even at the highest cap ({}: {bytes} B)",
-                cap_label(cap)
-            )
+            let cap = cap_label(cap);
+            format!("spills even at the highest cap ({cap}: {bytes} B)")
         }
         Spills::From {
             clean_to,
@@ -602,11 +587,8 @@ fn spill_words(s: &Spills) -> String {
 
 fn speed_words(s: &CapSpeed) -> String {
     let fastest = |cap, gflops| {
-        format!(
-            "fastest at cap {}: {} GFLOP/s",
-            cap_label(cap),
-            speed(gflops)
-        )
+        let (cap, gflops) = (cap_label(cap), speed(gflops));
+        format!("fastest at cap {cap}: {gflops} GFLOP/s")
     };
     match *s {
         CapSpeed::Faster {
@@ -619,11 +601,8 @@ fn speed_words(s: &CapSpeed) -> String {
             format!("{best} vs {uncapped} without a cap (+{gain:.0}%)")
         }
         CapSpeed::NoGain { uncapped } => {
-            format!(
-                "no cap is more than {} faster than no cap ({} GFLOP/s)",
-                same(),
-                speed(uncapped)
-            )
+            let (same, uncapped) = (same(), speed(uncapped));
+            format!("no cap is more than {same} faster than no cap ({uncapped} GFLOP/s)")
         }
         CapSpeed::NoBase { cap, gflops } => fastest(cap, gflops),
     }
@@ -666,10 +645,13 @@ fn tile_words(k: &Kind) -> Words {
             .as_ref()
             .map_or(String::new(), |d| format!("{sep}{d}"))
     };
+    let (on_dev, c84r, cuda_rel, ocl_rel) =
+        (on(", "), regs(c84), rel(cuda, false), rel(opencl, false));
+    let [c84s, c44s, o84s, o44s] = [c84, c44, o84, o44].map(|t| speed(t.gflops));
+    let [c44t, o84t, o44t] = [c44, o84, o44].map(tile);
     let mut text = format!(
-        "**The tutorial's 8x4 tile claim {verdict}** ({kernel}, {at}{}). On the K40 the clBlas 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA, and 4x4 rescued CUDA. \
-         Here: CUDA 8x4 {} GFLOP/s{} vs 4x4 {}, {}; OpenCL 8x4 {} vs 4x4 {}, {}.",
-        on(", "), speed(c84.gflops), regs(c84), tile(c44), rel(cuda, false), tile(o84), tile(o44), rel(opencl, false)
+        "**The tutorial's 8x4 tile claim {verdict}** ({kernel}, {at}{on_dev}). On the K40 the clBlas 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA, and 4x4 rescued CUDA. \
+         Here: CUDA 8x4 {c84s} GFLOP/s{c84r} vs 4x4 {c44t}, {cuda_rel}; OpenCL 8x4 {o84t} vs 4x4 {o44t}, {ocl_rel}."
     );
     let why = [
         (!cuda_slower, "CUDA's 8x4 is not slower than its 4x4"),
@@ -685,10 +667,10 @@ fn tile_words(k: &Kind) -> Words {
     if !best.is_empty() {
         let _ = write!(text, " Fastest tile: {}.", best.join(", "));
     }
+    let (on_dev, ocl_than, cuda_than) = (on(" on "), rel(opencl, true), rel(cuda, true));
     let short = format!(
-        "The tutorial's claim that the 8x4 tile suits OpenCL but not CUDA {verdict} for {kernel} at size {at}{}: \
-         8x4 is {} 4x4 on OpenCL ({} vs {} GFLOP/s) and {} 4x4 on CUDA ({} vs {}).",
-        on(" on "), rel(opencl, true), speed(o84.gflops), speed(o44.gflops), rel(cuda, true), speed(c84.gflops), speed(c44.gflops)
+        "The tutorial's claim that the 8x4 tile suits OpenCL but not CUDA {verdict} for {kernel} at size {at}{on_dev}: \
+         8x4 is {ocl_than} 4x4 on OpenCL ({o84s} vs {o44s} GFLOP/s) and {cuda_than} 4x4 on CUDA ({c84s} vs {c44s})."
     );
     Words { text, short }
 }
@@ -718,10 +700,8 @@ fn jit_words(k: &Kind) -> Words {
             format!("{what}: {}", join_and(ks))
         })
         .collect();
-    let text = format!(
-        "**OpenCL's PTX through the CUDA JIT, all {kernels} kernels** at {at} (within {same} counts as alike): {}.",
-        groups.join("; ")
-    );
+    let groups = groups.join("; ");
+    let text = format!("**OpenCL's PTX through the CUDA JIT, all {kernels} kernels** at {at} (within {same} counts as alike): {groups}.");
     let (how_many, those) = match leaning == differ {
         true => (format!("all {leaning}"), ""),
         false => (format!("{leaning} of the {differ}"), "for those kernels "),
@@ -729,16 +709,28 @@ fn jit_words(k: &Kind) -> Words {
     let short = match (lean, example) {
         (Like::Cuda | Like::OpenCl, Some(e)) => {
             let (own, vs, other, y, why) = match lean {
-                Like::Cuda => ("CUDA", e.cuda, "OpenCL's own build", e.opencl, "is OpenCL's back end or launch, not its PTX"),
-                _ => ("OpenCL", e.opencl, "CUDA", e.cuda, "is in the PTX each front end emits"),
+                Like::Cuda => (
+                    "CUDA",
+                    e.cuda,
+                    "OpenCL's own build",
+                    e.opencl,
+                    "is OpenCL's back end or launch, not its PTX",
+                ),
+                _ => (
+                    "OpenCL",
+                    e.opencl,
+                    "CUDA",
+                    e.cuda,
+                    "is in the PTX each front end emits",
+                ),
             };
             let (k, jit, vs, y) = (&e.kernel, speed(e.jit), speed(vs), speed(y));
             format!("within {same} of {own}'s own build on {how_many} kernels where the toolchains differ by more than {same} ({k}: {jit} vs {vs} GFLOP/s, {other} {y}): {those}the gap {why}.")
         }
-        (Like::Neither, Some(e)) => format!(
-            "unlike OpenCL's own build on {leaning} of {kernels} kernels at size {at} ({}: {} vs {} GFLOP/s, CUDA {}).",
-            e.kernel, speed(e.jit), speed(e.opencl), speed(e.cuda)
-        ),
+        (Like::Neither, Some(e)) => {
+            let (k, [jit, ocl, cuda]) = (&e.kernel, [e.jit, e.opencl, e.cuda].map(speed));
+            format!("unlike OpenCL's own build on {leaning} of {kernels} kernels at size {at} ({k}: {jit} vs {ocl} GFLOP/s, CUDA {cuda}).")
+        }
         _ => format!("within {same} of both native builds on all {kernels} kernels at size {at}."),
     };
     let short = format!("Through the CUDA JIT, OpenCL's PTX runs {short}");

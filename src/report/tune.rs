@@ -533,12 +533,8 @@ fn hard_words(
         .collect();
     let short: Vec<String> = (toolchains.iter())
         .map(|x| {
-            format!(
-                "{:.0}% of {}'s {}",
-                x.share * 100.0,
-                tc_name(x.toolchain),
-                x.tried
-            )
+            let (share, t, tried) = (x.share * 100.0, tc_name(x.toolchain), x.tried);
+            format!("{share:.0}% of {t}'s {tried}")
         })
         .collect();
     let mut text = format!("**How hard to tune, {at}**: {}.", long.join("; "));
@@ -669,12 +665,10 @@ fn tuned_words(
         false => "final round",
     };
     let (size_long, at) = (size_label_long(size), at(kernel, size));
+    let (long, short) = (long.join("; "), md::join_and(&short));
     Words {
-        text: format!(
-            "**Tuned {kernel}, {size_long}** ({timing}, median GFLOP/s): {}.",
-            long.join("; ")
-        ),
-        short: format!("Tuned {at} reaches {}.", md::join_and(&short)),
+        text: format!("**Tuned {kernel}, {size_long}** ({timing}, median GFLOP/s): {long}."),
+        short: format!("Tuned {at} reaches {short}."),
     }
 }
 
@@ -733,15 +727,12 @@ fn rate_words(at: &str, searches: &[Rate]) -> Words {
         ));
         short.push(format!("{label} {rate:.2}"));
     }
-    let text = format!(
-        "**Search rate, {at}** (configurations measured per wall second, compiling included): {}.",
-        long.join("; ")
-    );
+    let (long, rates) = (long.join("; "), md::join_and(&short));
+    let text = format!("**Search rate, {at}** (configurations measured per wall second, compiling included): {long}.");
     let short = match short.is_empty() {
         true => text.clone(),
         false => format!(
-            "Searching {at} measured {} configurations per second, compiling included.",
-            md::join_and(&short)
+            "Searching {at} measured {rates} configurations per second, compiling included."
         ),
     };
     Words { text, short }
