@@ -675,6 +675,9 @@ fn tile_words(k: &Kind) -> Words {
     Words { text, short }
 }
 
+const BACK_END: &str = "is OpenCL's back end or launch, not its PTX";
+const IN_PTX: &str = "is in the PTX each front end emits";
+
 fn jit_words(k: &Kind) -> Words {
     let Kind::JitRollup {
         size,
@@ -709,20 +712,8 @@ fn jit_words(k: &Kind) -> Words {
     let short = match (lean, example) {
         (Like::Cuda | Like::OpenCl, Some(e)) => {
             let (own, vs, other, y, why) = match lean {
-                Like::Cuda => (
-                    "CUDA",
-                    e.cuda,
-                    "OpenCL's own build",
-                    e.opencl,
-                    "is OpenCL's back end or launch, not its PTX",
-                ),
-                _ => (
-                    "OpenCL",
-                    e.opencl,
-                    "CUDA",
-                    e.cuda,
-                    "is in the PTX each front end emits",
-                ),
+                Like::Cuda => ("CUDA", e.cuda, "OpenCL's own build", e.opencl, BACK_END),
+                _ => ("OpenCL", e.opencl, "CUDA", e.cuda, IN_PTX),
             };
             let (k, jit, vs, y) = (&e.kernel, speed(e.jit), speed(vs), speed(y));
             format!("within {same} of {own}'s own build on {how_many} kernels where the toolchains differ by more than {same} ({k}: {jit} vs {vs} GFLOP/s, {other} {y}): {those}the gap {why}.")
