@@ -1,16 +1,15 @@
-//! The sweeps: register caps, gemm11 tiling, compiler hints, and OpenCL's PTX
-//! through the CUDA JIT. The first three are one grid per kernel and size: the
-//! points swept (a cap, a tile, a switch) by toolchain, each against a baseline.
+//! The sweeps: register caps, gemm11 tiling, compiler hints (one grid per
+//! kernel and size: the points swept by toolchain, each against a baseline),
+//! and OpenCL's PTX through the CUDA JIT.
 
 use crate::backend::Toolchain::{self, Cuda, OpenCl};
-use crate::results::Measurement;
+use crate::results::Measurement as M;
 
-use super::data::{self, is_vendor, of_size, size_label, tile_of, Rec};
-use super::stats::{change, is_same};
+use super::data::{self, gflops, is_vendor, of_size, registers as regs, size_label, tile_of, Rec};
+use super::stats::{change, distinct, is_same};
 use super::{Data, Finding, Topic};
 
 pub type Size = (usize, usize, usize);
-type M = Measurement;
 
 /// One series at one size: `cells[point][toolchain]`, and each toolchain's baseline.
 pub struct Block<'a, P> {
@@ -39,14 +38,13 @@ pub struct Sweep<'a, P> {
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Kind {
-    /// A register sweep at its largest size, per toolchain.
+    /// A register sweep at its largest size, per toolchain; `top` the largest gain of a cap.
     RegisterCaps {
         kernel: String,
         switches: String,
         size: Size,
         toolchains: Vec<CapToolchain>,
         not_as_asked: Vec<NotAsAsked>,
-        /// The largest gain of a cap over no cap on any toolchain.
         top: Option<CapGain>,
     },
     /// The tutorial's K40 claim: 8x4 runs well in OpenCL, slowly in CUDA; 4x4 rescues CUDA.
@@ -61,8 +59,7 @@ pub enum Kind {
         opencl_fine: bool,
         fastest: Vec<(Toolchain, (i64, i64), f64)>,
     },
-    /// Switches that change speed by more than `SAME_SPEED`, largest first;
-    /// `size` is `None` when each kernel's largest size differs.
+    /// Switches that change speed, largest first; `size` is `None` when kernels' largest sizes differ.
     HintEffects {
         size: Option<Size>,
         effects: Vec<Effect>,
@@ -74,12 +71,12 @@ pub enum Kind {
         idle: Vec<String>,
     },
     JitKernel(Triple),
-    /// All kernels at the largest size: which native build the JIT run is like.
+    /// All kernels at the largest size: which native build the JIT run is like;
+    /// `differ` counts kernels whose toolchains differ.
     JitRollup {
         size: Size,
         kernels: usize,
         groups: Vec<(Like, Vec<String>)>,
-        /// Kernels whose toolchains differ by more than `SAME_SPEED`.
         differ: usize,
         lean: Like,
         leaning: usize,
@@ -164,18 +161,15 @@ pub struct Effect {
     pub registers: Option<u32>,
 }
 
-/// Which native build the JIT run of OpenCL's PTX runs like.
+/// Which native build the JIT run of OpenCL's PTX runs like: CUDA (the gap is
+/// OpenCL's back end or launch), OpenCL native (the gap is in the PTX), neither, or both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Like {
-    /// Like CUDA, unlike OpenCL native: the gap is OpenCL's back end or launch.
     Cuda,
-    /// Like OpenCL native, unlike CUDA: the gap is in the PTX.
     #[serde(rename = "opencl")]
     OpenCl,
-    /// Unlike OpenCL native and not explained by CUDA either.
     Neither,
-    /// All three alike.
     Both,
 }
 
@@ -202,20 +196,9 @@ fn finding(topic: Topic, k: Kind) -> Finding {
     Finding::new(topic, super::Kind::Sweeps(k))
 }
 
-/// The items in first-seen order, each once.
-fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
-    let mut out = Vec::new();
-    for x in items {
-        if !out.contains(&x) {
-            out.push(x);
-        }
-    }
-    out
-}
-
 /// The experiment's kernel rows (no vendor, no variant) grouped by kernel and
-/// `switches`, then by size, then by the point `point` gives (points ordered
-/// by their rank); `is_base` picks the baseline.
+/// `switches`, then by size, then by the point `point` gives (ordered by its
+/// rank); `is_base` picks the baseline.
 fn sweep<'a, R: Ord, P: PartialEq>(
     data: &'a Data,
     exp: &str,
@@ -224,16 +207,12 @@ fn sweep<'a, R: Ord, P: PartialEq>(
     is_base: impl Fn(&M) -> bool,
 ) -> Sweep<'a, P> {
     let tcs = data.toolchains();
-    let (vendor, recs): (Vec<Rec>, Vec<Rec>) = data
+    let (vendor, mut recs): (Vec<Rec>, Vec<Rec>) = data
         .experiment(exp)
         .into_iter()
         .partition(|r| is_vendor(r.m));
-    let mut recs: Vec<Rec> = recs
-        .into_iter()
-        .filter(|r| r.m.variant.is_none() && point(r.m).is_some())
-        .collect();
+    recs.retain(|r| r.m.variant.is_none() && point(r.m).is_some());
     recs.sort_by(|a, b| data::kernel_order(&a.m.kernel, &b.m.kernel));
-    let groups = distinct(recs.iter().map(|r| (r.m.kernel.clone(), switches(r.m))));
     let block = |of: &[Rec<'a>], size| {
         let rows: Vec<&M> = of
             .iter()
@@ -243,13 +222,11 @@ fn sweep<'a, R: Ord, P: PartialEq>(
         let mut ranked: Vec<(R, P)> = rows.iter().filter_map(|m| point(m)).collect();
         ranked.sort_by(|a, b| a.0.cmp(&b.0));
         let points = distinct(ranked.into_iter().map(|x| x.1));
-        let find = |t: Toolchain, f: &dyn Fn(&M) -> bool| {
-            rows.iter().copied().find(|m| m.toolchain == t && f(m))
-        };
+        let find =
+            |t, f: &dyn Fn(&M) -> bool| rows.iter().copied().find(|m| m.toolchain == t && f(m));
         Block {
             size,
-            cells: points
-                .iter()
+            cells: (points.iter())
                 .map(|p| {
                     let at = |m: &M| point(m).is_some_and(|x| x.1 == *p);
                     tcs.iter().map(|&t| find(t, &at)).collect()
@@ -261,12 +238,10 @@ fn sweep<'a, R: Ord, P: PartialEq>(
             rows,
         }
     };
-    let series = groups
-        .into_iter()
+    let groups = distinct(recs.iter().map(|r| (r.m.kernel.clone(), switches(r.m))));
+    let series = (groups.into_iter())
         .map(|(kernel, sw)| {
-            let of: Vec<Rec> = recs
-                .iter()
-                .copied()
+            let of: Vec<Rec> = (recs.iter().copied())
                 .filter(|r| r.m.kernel == kernel && switches(r.m) == sw)
                 .collect();
             let blocks: Vec<Block<P>> = data::sizes(&of)
@@ -317,32 +292,29 @@ pub fn registers(data: &Data) -> Sweep<'_, Option<u32>> {
         |m| Some(cap(m)),
         |m| cap(m).1.is_none(),
     );
-    let findings = a
-        .series
-        .iter()
+    let findings = (a.series.iter())
         .filter_map(|s| Some(cap_finding(s, &a.toolchains)?.chart(Some(s.chart.clone()))))
         .collect();
     Sweep { findings, ..a }
 }
 
+/// Spills, walking down from the highest cap.
 fn spills(walk: &[(Option<u32>, u64)]) -> Option<Spills> {
     let (first, last) = (walk.first()?, walk.last()?);
     Some(match walk.iter().position(|(_, b)| *b > 0) {
         None => Spills::None { lowest: last.0 },
-        Some(0) => Spills::AtHighest {
-            cap: first.0,
-            bytes: first.1,
-        },
-        Some(i) => {
-            let (cap, bytes) = walk[i];
-            let most = walk[i..].iter().max_by_key(|(_, b)| *b);
-            Spills::From {
-                clean_to: walk[i - 1].0,
-                cap,
-                bytes,
-                most: most.filter(|m| m.0 != cap).copied(),
-            }
+        Some(0) => {
+            let (cap, bytes) = *first;
+            Spills::AtHighest { cap, bytes }
         }
+        Some(i) => Spills::From {
+            clean_to: walk[i - 1].0,
+            cap: walk[i].0,
+            bytes: walk[i].1,
+            most: (walk[i..].iter().max_by_key(|(_, b)| *b))
+                .filter(|m| m.0 != walk[i].0)
+                .copied(),
+        },
     })
 }
 
@@ -350,42 +322,31 @@ fn cap_finding(s: &Series<Option<u32>>, tcs: &[Toolchain]) -> Option<Finding> {
     let b = s.blocks.first()?;
     let (mut per, mut not_as_asked, mut top) = (Vec::new(), Vec::new(), None::<CapGain>);
     for (ti, &toolchain) in tcs.iter().enumerate() {
-        let rows: Vec<(Option<u32>, &M)> = b
-            .points
-            .iter()
-            .zip(&b.cells)
+        let rows: Vec<(Option<u32>, &M)> = (b.points.iter().zip(&b.cells))
             .filter_map(|(c, r)| Some((*c, r[ti]?)))
             .collect();
         if rows.is_empty() {
             continue;
         }
-        // Spills, walking down from the highest cap.
-        let walk: Vec<(Option<u32>, u64)> = rows
-            .iter()
-            .rev()
+        let walk: Vec<(Option<u32>, u64)> = (rows.iter().rev())
             .filter_map(|(c, m)| Some((*c, data::spill_bytes(m)?)))
             .collect();
-        let best = rows
-            .iter()
-            .filter_map(|(c, m)| Some((*c, data::gflops(m)?, data::registers(m))))
+        let best = (rows.iter())
+            .filter_map(|(c, m)| Some((*c, gflops(m)?, regs(m))))
             .max_by(|a, b| a.1.total_cmp(&b.1));
-        let full = b.base[ti].and_then(data::registers);
-        let speed = match (best, b.base[ti].and_then(data::gflops)) {
+        let full = b.base[ti].and_then(regs);
+        let speed = match (best, b.base[ti].and_then(gflops)) {
             (Some((Some(cap), gflops, registers)), Some(uncapped))
                 if gflops > uncapped && !is_same(gflops / uncapped - 1.0) =>
             {
-                if top
-                    .as_ref()
-                    .is_none_or(|t| gflops / uncapped > t.gflops / t.uncapped)
-                {
-                    let uncapped_registers = full;
+                if (top.as_ref()).is_none_or(|t| gflops / uncapped > t.gflops / t.uncapped) {
                     top = Some(CapGain {
                         toolchain,
                         cap,
                         gflops,
                         uncapped,
                         registers,
-                        uncapped_registers,
+                        uncapped_registers: full,
                     });
                 }
                 Some(CapSpeed::Faster {
@@ -400,13 +361,13 @@ fn cap_finding(s: &Series<Option<u32>>, tcs: &[Toolchain]) -> Option<Finding> {
         };
         // Asked against used: above the cap, or below it although it needs more uncapped.
         not_as_asked.extend(rows.iter().filter_map(|&(cap, m)| {
-            let (cap, used, uncapped) = (cap?, data::registers(m)?, full);
+            let (cap, used) = (cap?, regs(m)?);
             let off = used > cap || (used < cap && full.is_some_and(|f| f > cap));
             off.then_some(NotAsAsked {
                 toolchain,
                 cap,
                 used,
-                uncapped,
+                uncapped: full,
             })
         }));
         let spills = spills(&walk);
@@ -432,24 +393,13 @@ fn cap_finding(s: &Series<Option<u32>>, tcs: &[Toolchain]) -> Option<Finding> {
 }
 
 pub fn tiling<'a>(data: &'a Data, device: Option<&str>) -> Sweep<'a, (i64, i64)> {
-    let a = sweep(
-        data,
-        "tiling",
-        |_| String::new(),
-        |m| tile_of(m).map(|t| (t, t)),
-        |_| false,
-    );
+    let point = |m: &M| tile_of(m).map(|t| (t, t));
+    let a = sweep(data, "tiling", |_| String::new(), point, |_| false);
     let both = a.toolchains.contains(&Cuda) && a.toolchains.contains(&OpenCl);
-    let findings = a
-        .series
-        .iter()
-        .filter(|_| both)
+    let findings = (a.series.iter().filter(|_| both))
         .filter_map(|s| {
-            let (i, f) = s
-                .blocks
-                .iter()
-                .enumerate()
-                .find_map(|(i, b)| Some((i, tile_claim(&s.kernel, b, device)?)))?;
+            let mut claims = s.blocks.iter().enumerate();
+            let (i, f) = claims.find_map(|(i, b)| Some((i, tile_claim(&s.kernel, b, device)?)))?;
             Some(f.chart((i == 0).then(|| s.chart.clone())))
         })
         .collect();
@@ -460,17 +410,16 @@ fn tile_claim(kernel: &str, b: &Block<(i64, i64)>, device: Option<&str>) -> Opti
     let of = |t: Toolchain| b.rows.iter().copied().filter(move |m| m.toolchain == t);
     let get = |t, tile| {
         let m = of(t).find(|m| tile_of(m) == Some(tile))?;
-        let (gflops, registers) = (data::gflops(m)?, data::registers(m));
+        let (gflops, registers) = (gflops(m)?, regs(m));
         Some(Tile { gflops, registers })
     };
     let cuda = [get(Cuda, (8, 4))?, get(Cuda, (4, 4))?];
     let opencl = [get(OpenCl, (8, 4))?, get(OpenCl, (4, 4))?];
     let c = |[a, b]: [Tile; 2]| a.gflops / b.gflops - 1.0;
     let fastest = [Cuda, OpenCl].into_iter().filter_map(|t| {
-        let best = of(t)
-            .filter_map(|m| Some((tile_of(m)?, data::gflops(m)?)))
-            .max_by(|a, b| a.1.total_cmp(&b.1));
-        best.map(|(tile, g)| (t, tile, g))
+        let best = of(t).filter_map(|m| Some((tile_of(m)?, gflops(m)?)));
+        let (tile, g) = best.max_by(|a, b| a.1.total_cmp(&b.1))?;
+        Some((t, tile, g))
     });
     let kind = Kind::TileClaim {
         kernel: kernel.to_string(),
@@ -487,7 +436,7 @@ fn tile_claim(kernel: &str, b: &Block<(i64, i64)>, device: Option<&str>) -> Opti
 
 /// The published kernel: labelled "baseline", or unlabelled with no switch moved.
 pub fn is_baseline(m: &M) -> bool {
-    m.label.as_deref().map_or(m.hints.is_published(), |l| {
+    (m.label.as_deref()).map_or(m.hints.is_published(), |l| {
         l.eq_ignore_ascii_case("baseline")
     })
 }
@@ -496,13 +445,8 @@ pub fn is_baseline(m: &M) -> bool {
 /// size; a point is named by its label, else its switches.
 pub fn hints(data: &Data) -> Sweep<'_, String> {
     let name = |m: &M| m.label.clone().unwrap_or_else(|| m.hints.describe(true));
-    let mut a = sweep(
-        data,
-        "hints",
-        |_| String::new(),
-        |m| Some((!is_baseline(m), name(m))),
-        is_baseline,
-    );
+    let point = |m: &M| Some((!is_baseline(m), name(m)));
+    let mut a = sweep(data, "hints", |_| String::new(), point, is_baseline);
     let mut all: Vec<(Size, Effect)> = Vec::new();
     for (s, b) in a.series.iter().filter_map(|s| Some((s, s.blocks.first()?))) {
         for (p, row) in b.points.iter().zip(&b.cells) {
@@ -513,10 +457,10 @@ pub fn hints(data: &Data) -> Sweep<'_, String> {
                     kernel: s.kernel.clone(),
                     toolchain,
                     point: p.clone(),
-                    base_gflops: data::gflops(base)?,
-                    gflops: data::gflops(m)?,
-                    base_registers: data::registers(base),
-                    registers: data::registers(m),
+                    base_gflops: gflops(base)?,
+                    gflops: gflops(m)?,
+                    base_registers: regs(base),
+                    registers: regs(m),
                 };
                 (!is_baseline(m)).then_some((b.size, effect))
             }));
@@ -536,18 +480,18 @@ pub fn hints(data: &Data) -> Sweep<'_, String> {
         a.findings.push(finding(Topic::Hints, kind).weight(w));
     }
     if !small.is_empty() {
-        let where_ = |p: &String| {
-            let at = small.iter().filter(|e| e.point == *p);
-            at.map(|e| (e.kernel.clone(), e.toolchain)).collect()
-        };
         let points: Vec<(String, Vec<(String, Toolchain)>)> =
             distinct(small.iter().map(|e| &e.point))
                 .into_iter()
-                .map(|p| (p.clone(), where_(p)))
+                .map(|p| {
+                    let at = small.iter().filter(|e| e.point == *p);
+                    (
+                        p.clone(),
+                        at.map(|e| (e.kernel.clone(), e.toolchain)).collect(),
+                    )
+                })
                 .collect();
-        let idle: Vec<String> = points
-            .iter()
-            .map(|(p, _)| p.clone())
+        let idle: Vec<String> = (points.iter().map(|(p, _)| p.clone()))
             .filter(|p| !effects.iter().any(|e| e.point == *p))
             .collect();
         let detail = idle.is_empty();
@@ -571,28 +515,13 @@ pub struct Jit<'a> {
     pub findings: Vec<Finding>,
 }
 
-impl Like {
-    fn of(jit: f64, opencl: f64, cuda: f64) -> Like {
-        let near = |a: f64, b: f64| is_same(a / b - 1.0);
-        match (near(jit, opencl), near(jit, cuda), near(opencl, cuda)) {
-            (true, _, false) => Like::OpenCl,
-            (_, true, false) => Like::Cuda,
-            (false, ..) => Like::Neither,
-            _ => Like::Both,
-        }
-    }
-}
-
 /// A JIT row is one whose build went through cuModuleLoadDataEx. Before the
 /// fix of the PTX lane, the lane compiled the CUDA source instead: such rows
 /// are not OpenCL's PTX and are left out, counted.
 pub fn jit(data: &Data) -> Jit<'_> {
     let all = data.experiment("jit");
-    let compare: Vec<Rec> = data
-        .experiment("compare")
-        .into_iter()
-        .filter(|r| r.m.variant.is_none())
-        .collect();
+    let mut compare = data.experiment("compare");
+    compare.retain(|r| r.m.variant.is_none());
     let lane = all
         .iter()
         .map(|r| r.m)
@@ -615,31 +544,32 @@ pub fn jit(data: &Data) -> Jit<'_> {
         own.map(|x| (x, "jit"))
             .or_else(|| data::find(&compare, &m.kernel, t, size).map(|x| (x, "compare")))
     };
-    let rows: Vec<JitRow> = jits
-        .into_iter()
+    let rows: Vec<JitRow> = (jits.into_iter())
         .map(|jit| JitRow {
             jit,
             opencl: native(jit, OpenCl),
             cuda: native(jit, Cuda),
         })
         .collect();
-    let triples: Vec<Triple> = rows
-        .iter()
+    let triples: Vec<Triple> = (rows.iter())
         .filter_map(|r| {
-            let (jit, opencl, cuda) = (r.jit, r.opencl?.0, r.cuda?.0);
-            let (g, o, c) = (
-                data::gflops(jit)?,
-                data::gflops(opencl)?,
-                data::gflops(cuda)?,
-            );
+            let ms = [r.jit, r.opencl?.0, r.cuda?.0];
+            let [g, o, c] = [gflops(ms[0])?, gflops(ms[1])?, gflops(ms[2])?];
+            let near = |a: f64, b: f64| is_same(a / b - 1.0);
+            let like = match (near(g, o), near(g, c), near(o, c)) {
+                (true, _, false) => Like::OpenCl,
+                (_, true, false) => Like::Cuda,
+                (false, ..) => Like::Neither,
+                _ => Like::Both,
+            };
             Some(Triple {
-                kernel: jit.kernel.clone(),
-                size: (jit.m, jit.n, jit.k),
+                kernel: r.jit.kernel.clone(),
+                size: (r.jit.m, r.jit.n, r.jit.k),
                 jit: g,
                 opencl: o,
                 cuda: c,
-                registers: [jit, opencl, cuda].map(data::registers),
-                like: Like::of(g, o, c),
+                registers: ms.map(regs),
+                like,
             })
         })
         .collect();
@@ -659,13 +589,11 @@ pub fn jit(data: &Data) -> Jit<'_> {
 /// The kernels that explain the most: those where the toolchains differ, by
 /// the larger group; the example is the widest gap.
 fn jit_rollup(triples: &[Triple]) -> Option<Finding> {
-    let size = triples
-        .iter()
-        .map(|t| t.size)
+    let size = (triples.iter().map(|t| t.size))
         .max_by_key(|&(m, n, k)| (m as u128) * (n as u128) * (k as u128))?;
     let at: Vec<&Triple> = triples.iter().filter(|t| t.size == size).collect();
     let of = |like| at.iter().copied().filter(move |t| t.like == like);
-    let groups: Vec<(Like, Vec<String>)> = [Like::Cuda, Like::OpenCl, Like::Neither, Like::Both]
+    let groups = [Like::Cuda, Like::OpenCl, Like::Neither, Like::Both]
         .into_iter()
         .map(|l| (l, of(l).map(|t| t.kernel.clone()).collect::<Vec<_>>()))
         .filter(|(_, ks)| !ks.is_empty())
@@ -676,8 +604,6 @@ fn jit_rollup(triples: &[Triple]) -> Option<Finding> {
         .into_iter()
         .find(|&l| of(l).next().is_some() && (l != Like::Cuda || cuda_like >= ocl_like))
         .unwrap_or(Like::Both);
-    let example = of(lean).max_by(|a, b| a.gap().total_cmp(&b.gap())).cloned();
-    let weight = differ.iter().map(|t| t.gap()).fold(0.0, f64::max);
     let kind = Kind::JitRollup {
         size,
         kernels: at.len(),
@@ -685,7 +611,8 @@ fn jit_rollup(triples: &[Triple]) -> Option<Finding> {
         differ: differ.len(),
         lean,
         leaning: of(lean).count(),
-        example,
+        example: of(lean).max_by(|a, b| a.gap().total_cmp(&b.gap())).cloned(),
     };
+    let weight = differ.iter().map(|t| t.gap()).fold(0.0, f64::max);
     Some(finding(Topic::Jit, kind).weight(weight))
 }

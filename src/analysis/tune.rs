@@ -1,8 +1,7 @@
-//! The "tune" results as data: what each search tried (its trace, one
-//! `search-*.json` per search next to the results), each toolchain's final
-//! round and published default, how much of each space is near its best, and
-//! the strategies replayed over the spaces searched exhaustively (the
-//! `replay-*.json` records `gemmlab tune` writes next to those traces).
+//! The "tune" results as data: each search's trace (`search-*.json`) and the
+//! replay record `gemmlab tune` writes beside a complete one (`replay-*.json`),
+//! each toolchain's final round and published default, and how much of each
+//! space is near its best.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -16,7 +15,8 @@ use crate::tune::run::Trace;
 use crate::tune::search::Tried;
 
 use super::data::{self, Rec};
-use super::{stats, Data, Finding, Topic};
+use super::stats::{self, distinct};
+use super::{Data, Finding, Topic};
 
 /// The experiment name of tune's rows (cuBLAS and the final round).
 pub const EXPERIMENT: &str = "tune";
@@ -27,12 +27,11 @@ pub const NEAR_BEST: f64 = 0.9;
 
 pub type Size = (usize, usize, usize);
 
-/// One search trace, where it came from, and what it gave.
+/// One search trace, its result directory (1-based, as Environment numbers
+/// runs), its replay record if one was written, and what it gave.
 pub struct Search {
-    /// The result directory, 1-based as Environment numbers runs.
     pub run: usize,
     pub trace: Trace,
-    /// The strategies replayed over it, when a record was written next to it.
     pub replays: Option<Replays>,
     pub measured: usize,
     pub failed: usize,
@@ -47,8 +46,7 @@ pub struct Search {
     pub complete: bool,
 }
 
-/// How a search is named where a toolchain has several: "CUDA", "CUDA anneal",
-/// "CUDA anneal (run 2)".
+/// "CUDA", or "CUDA anneal" and "CUDA anneal (run 2)" where a toolchain has several searches.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SearchName {
     pub toolchain: Toolchain,
@@ -56,37 +54,36 @@ pub struct SearchName {
     pub run: Option<usize>,
 }
 
-/// The fastest configuration of a toolchain.
+/// The fastest configuration of a toolchain: from the final round, else the
+/// search's own timing (no final round written).
 #[derive(Debug, Clone, Serialize)]
 pub struct Best {
     pub gflops: f64,
     pub vs_vendor: Option<f64>,
     pub config: String,
-    /// From the final round; else the search's own timing (no final round written).
     pub final_round: bool,
 }
 
-/// Where a published default's speed comes from.
+/// Where a published default's speed comes from: a compare row of the same
+/// device, or the default configuration's point in a search (search timing).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
-    /// A compare row of the same device.
     Compare,
-    /// The default configuration's point in a search (search timing).
     Search,
 }
 
-/// The published default configuration of a kernel on a toolchain.
+/// The published default configuration of a kernel on a toolchain; `failed`
+/// the status word of one without a speed.
 #[derive(Debug, Clone, Serialize)]
 pub struct Published {
     pub gflops: Option<f64>,
     pub vs_vendor: Option<f64>,
     pub source: Source,
-    /// The status word of a default that has no speed.
     pub failed: Option<String>,
 }
 
-/// One final-round row and the searches of its run on its toolchain.
+/// One final-round row and the strategies of the searches of its run on its toolchain.
 pub struct FinalRow<'a> {
     pub m: &'a Measurement,
     pub run: usize,
@@ -102,49 +99,46 @@ pub struct Round<'a> {
     pub failed: Vec<&'a Measurement>,
 }
 
-/// How much of what a toolchain's searches tried is near its best.
+/// How much of what a toolchain's searches tried (each configuration once) is
+/// within `NEAR_BEST` of its best; `whole_space` when an exhaustive search covered it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Hardness {
     pub toolchain: Toolchain,
-    /// Configurations tried (each once), those within `NEAR_BEST` of the best, their share.
     pub tried: usize,
     pub near: usize,
     pub share: f64,
     pub best: f64,
     pub failed: usize,
     pub strategies: Vec<String>,
-    /// An exhaustive search covered the whole space.
     pub whole_space: bool,
     /// The verified speeds, fastest first, for the spread chart.
     #[serde(skip)]
     pub speeds: Vec<f64>,
 }
 
-/// A search's best so far after each configuration: (count, seconds, GFLOP/s).
+/// A search's best so far after each configuration: (count, seconds, GFLOP/s);
+/// `nth` its place among the drawn searches of its toolchain (the shade).
 pub struct Curve {
     pub name: SearchName,
-    /// Its place among the drawn searches of its toolchain (the shade).
     pub nth: usize,
     pub points: Vec<(usize, f64, Option<f64>)>,
 }
 
-/// A complete search and its replay record (`None`: none was written).
+/// A complete search (its index into the searches) and its replay record, if written.
 pub struct Replayed {
     pub name: SearchName,
-    /// Its index into the searches.
     pub search: usize,
     pub stem: String,
     pub record: Option<Replays>,
 }
 
-/// A kernel at a size on one set of devices: what the section groups by.
+/// A kernel at a size on one set of devices (`machine`): what the section
+/// groups by; `stem` ends its charts' names.
 #[derive(Default)]
 pub struct Group<'a> {
     pub kernel: String,
     pub size: Size,
-    /// The device names of the result directories it comes from.
     pub machine: Vec<String>,
-    /// The charts' stems end in it.
     pub stem: String,
     /// Indices into the searches, and their names.
     pub searches: Vec<usize>,
@@ -167,19 +161,19 @@ pub struct Tune<'a> {
     /// Distinct result directories with searches.
     pub dirs: usize,
     pub unreadable: Vec<String>,
-    /// Whether the groups come from more than one set of devices.
+    /// How many sets of devices the groups come from.
     pub machines: usize,
     pub groups: Vec<Group<'a>>,
     pub findings: Vec<Finding>,
 }
 
-/// A toolchain's tuned best against its published default.
+/// A toolchain's tuned best against its published default; `gain` the best
+/// over the default's speed minus one.
 #[derive(Debug, Clone, Serialize)]
 pub struct Tuned {
     pub toolchain: Toolchain,
     pub best: Option<Best>,
     pub default: Option<Published>,
-    /// The best over the default's speed minus one.
     pub gain: Option<f64>,
 }
 
@@ -214,44 +208,42 @@ pub struct Rate {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Kind {
-    /// Each toolchain's tuned best, against cuBLAS and its published default.
+    /// Each toolchain's tuned best, against cuBLAS and its published default;
+    /// `search_only` when some best has search timing only.
     Tuned {
         kernel: String,
         size: Size,
         toolchains: Vec<Tuned>,
-        /// Some best has search timing only.
         search_only: bool,
         has_vendor: bool,
     },
-    /// The ratio of two toolchains' bests, tuned and at the published defaults.
+    /// The ratio of two toolchains' bests tuned, the faster (`lead`) and by
+    /// how much, and the ratio at the defaults with their sources and the verdict.
     ToolchainGap {
         kernel: String,
         size: Size,
         toolchains: [Toolchain; 2],
         tuned: f64,
-        /// The faster when tuned, and by how much (a relative difference).
         lead: Toolchain,
         gap: f64,
         same: bool,
         both_final: bool,
-        /// The ratio at the defaults, their sources and the verdict.
         default: Option<(f64, [Source; 2], Verdict)>,
     },
-    /// How much of each toolchain's tried space is near its best.
+    /// How much of each toolchain's tried space is near its best; `harder`
+    /// (harder, easier) when two comparable spaces differ.
     HowHard {
         kernel: String,
         size: Size,
         near_best: f64,
         toolchains: Vec<Hardness>,
-        /// (harder, easier) when two comparable spaces differ.
         harder: Option<[Toolchain; 2]>,
     },
-    /// Strategies replayed over a space measured exhaustively.
+    /// Strategies replayed over a space of `space` configurations measured exhaustively.
     Replayed {
         kernel: String,
         size: Size,
         search: SearchName,
-        /// The configurations measured exhaustively.
         space: usize,
         replays: Replays,
     },
@@ -261,17 +253,6 @@ pub enum Kind {
         size: Size,
         searches: Vec<Rate>,
     },
-}
-
-/// Each distinct item once, in the order first seen.
-fn unique<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
-    let mut out = Vec::new();
-    for i in items {
-        if !out.contains(&i) {
-            out.push(i);
-        }
-    }
-    out
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(p: &Path) -> Result<T, String> {
@@ -298,12 +279,6 @@ pub fn load_traces(dir: &Path) -> (Vec<(String, Trace)>, Vec<String>) {
     (traces, bad)
 }
 
-/// The replay record next to a trace, if one was written.
-pub fn load_replays(dir: &Path, trace_file: &str) -> Option<Result<Replays, String>> {
-    let p = dir.join(replay_file(trace_file));
-    p.is_file().then(|| read_json(&p))
-}
-
 /// The speed a tried configuration gave: verified GFLOP/s (a pruned one at its
 /// single checked launch); `None` when it failed.
 fn speed(t: &Tried) -> Option<f64> {
@@ -318,16 +293,14 @@ pub fn config_of(m: &Measurement) -> String {
 
 impl Search {
     fn new(run: usize, trace: Trace, replays: Option<Replays>) -> Search {
-        let tried = &trace.search.tried;
-        let count = |f: &dyn Fn(&Tried) -> bool| tried.iter().filter(|t| f(t)).count();
+        let s = &trace.search;
+        let count = |f: &dyn Fn(&Tried) -> bool| s.tried.iter().filter(|t| f(t)).count();
         let measured = count(&|t| !t.cached);
-        let best = tried
-            .iter()
+        let best = (s.tried.iter())
             .filter(|t| t.record.status.is_ok() && !t.record.pruned)
             .filter_map(|t| Some((t.record.gflops?, t)))
             .reduce(|a, b| if b.0 > a.0 { b } else { a })
             .and_then(|(_, t)| Some((speed(t)?, t.candidate.describe())));
-        let s = &trace.search;
         Search {
             run,
             measured,
@@ -358,22 +331,22 @@ pub fn analyse(data: &Data) -> Tune<'_> {
         unreadable.extend(bad);
         // A user kernel's searches are the spec section's.
         for (file, trace) in traces.into_iter().filter(|(_, t)| t.search.dims.is_none()) {
-            let replays =
-                load_replays(&run.dir, &file).and_then(|r| r.map_err(|e| unreadable.push(e)).ok());
+            let p = run.dir.join(replay_file(&file));
+            let replays = p.is_file().then(|| read_json(&p));
+            let replays = replays.and_then(|r| r.map_err(|e| unreadable.push(e)).ok());
             searches.push(Search::new(ri + 1, trace, replays));
         }
     }
-    let has_finals = data
-        .all()
+    let has_finals = (data.all())
         .any(|r| r.m.experiment == EXPERIMENT && r.m.dims.is_none() && !data::is_offline(r.m));
     // The searches come run by run: equal runs are adjacent.
     let mut dirs: Vec<usize> = searches.iter().map(|x| x.run).collect();
     dirs.dedup();
     let mut groups = groups(data, &searches);
-    let machines = unique(groups.iter().map(|g| g.machine.clone()));
+    let machines = distinct(groups.iter().map(|g| g.machine.clone())).len();
     let mut findings = Vec::new();
     for g in &mut groups {
-        if machines.len() > 1 {
+        if machines > 1 {
             g.stem = format!("{}-{}", g.stem, g.machine.join("-"));
         }
         fill(data, &searches, g);
@@ -384,7 +357,7 @@ pub fn analyse(data: &Data) -> Tune<'_> {
         dirs: dirs.len(),
         searches,
         unreadable,
-        machines: machines.len(),
+        machines,
         groups,
         findings,
     }
@@ -404,8 +377,8 @@ fn machine_of(data: &Data, run: usize, searches: &[Search]) -> Vec<String> {
     names
 }
 
-/// The kernels and sizes tuned, largest size first within each kernel: each
-/// search (`Ok`, its index) and final-round row (`Err`) in its group.
+/// The kernels and sizes tuned, largest size first within each kernel, with
+/// each search (`Ok`, its index) and final-round row (`Err`) in its group.
 fn groups<'a>(data: &'a Data, searches: &[Search]) -> Vec<Group<'a>> {
     let finals = data.all().filter(|r| {
         let m = r.m;
@@ -414,9 +387,7 @@ fn groups<'a>(data: &'a Data, searches: &[Search]) -> Vec<Group<'a>> {
             && m.variant.is_none()
             && !data::is_offline(m)
     });
-    let items = searches
-        .iter()
-        .enumerate()
+    let items = (searches.iter().enumerate())
         .map(|(i, x)| (&x.trace.search.kernel, x.trace.search.size, x.run, Ok(i)))
         .chain(finals.map(|r| (&r.m.kernel, (r.m.m, r.m.n, r.m.k), r.run + 1, Err(r))));
     let mut out: Vec<Group<'a>> = Vec::new();
@@ -424,13 +395,11 @@ fn groups<'a>(data: &'a Data, searches: &[Search]) -> Vec<Group<'a>> {
         let machine = machine_of(data, run, searches);
         let same = |g: &Group| &g.kernel == kernel && g.size == size && g.machine == machine;
         let i = out.iter().position(same).unwrap_or_else(|| {
-            let stem = format!("{kernel}-{}", data::size_label(size));
-            let (kernel, machine) = (kernel.clone(), machine.clone());
             out.push(Group {
-                kernel,
+                kernel: kernel.clone(),
                 size,
-                machine,
-                stem,
+                stem: format!("{kernel}-{}", data::size_label(size)),
+                machine: machine.clone(),
                 ..Group::default()
             });
             out.len() - 1
@@ -449,37 +418,38 @@ fn groups<'a>(data: &'a Data, searches: &[Search]) -> Vec<Group<'a>> {
     out
 }
 
-/// "CUDA", or "CUDA anneal" and "CUDA anneal (run 2)" where one toolchain has several searches.
-fn names(mine: &[&Search]) -> Vec<SearchName> {
-    let names = mine.iter().map(|x| {
-        let same_tc = mine.iter().filter(|y| y.toolchain() == x.toolchain());
-        let same_strategy = same_tc.clone().filter(|y| y.strategy() == x.strategy());
-        let several = same_tc.count() > 1;
-        SearchName {
-            toolchain: x.toolchain(),
-            strategy: several.then(|| x.strategy().to_string()),
-            run: (several && same_strategy.count() > 1).then_some(x.run),
-        }
-    });
-    names.collect()
-}
-
 /// Everything of a group but its findings.
 fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
     let mine: Vec<&Search> = g.searches.iter().map(|&i| &searches[i]).collect();
-    g.names = names(&mine);
-    let notes = mine
+    g.names = (mine.iter())
+        .map(|x| {
+            let same_tc = mine.iter().filter(|y| y.toolchain() == x.toolchain());
+            let same_strategy = same_tc.clone().filter(|y| y.strategy() == x.strategy());
+            let several = same_tc.count() > 1;
+            SearchName {
+                toolchain: x.toolchain(),
+                strategy: several.then(|| x.strategy().to_string()),
+                run: (several && same_strategy.count() > 1).then_some(x.run),
+            }
+        })
+        .collect();
+    let notes = (mine.iter()).flat_map(|x| {
+        x.trace
+            .space
+            .notes
+            .iter()
+            .map(|n| (x.toolchain(), n.clone()))
+    });
+    g.notes = distinct(notes);
+    let runs = g
+        .finals
         .iter()
-        .flat_map(|x| x.trace.space.notes.iter().map(|n| (x.toolchain(), n)));
-    g.notes = unique(notes.map(|(t, n)| (t, n.clone())));
-    let runs = g.finals.iter().map(|r| r.run + 1);
-    g.vendor = runs
-        .chain(mine.iter().map(|x| x.run))
-        .flat_map(|r| &data.runs[r - 1].measurements)
+        .map(|r| r.run + 1)
+        .chain(mine.iter().map(|x| x.run));
+    g.vendor = (runs.flat_map(|r| &data.runs[r - 1].measurements))
         .filter(|m| m.experiment == EXPERIMENT && data::is_vendor(m) && data::of_size(m, g.size))
         .find_map(data::gflops);
-    let tcs: Vec<Toolchain> = Toolchain::ALL
-        .into_iter()
+    let tcs: Vec<Toolchain> = (Toolchain::ALL.into_iter())
         .filter(|t| {
             mine.iter().any(|x| x.toolchain() == *t) || g.finals.iter().any(|r| r.m.toolchain == *t)
         })
@@ -501,22 +471,28 @@ fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
         let (name, points) = (name.clone(), points.collect());
         g.curves.push(Curve { name, nth, points });
     }
-    let complete = g.searches.iter().copied().filter(|&i| searches[i].complete);
-    let complete: Vec<usize> = complete.collect();
+    let complete: Vec<usize> = g
+        .searches
+        .iter()
+        .copied()
+        .filter(|&i| searches[i].complete)
+        .collect();
     for &i in &complete {
-        let x = &searches[i];
-        let of_tc = complete
+        let (x, tc) = (&searches[i], searches[i].toolchain());
+        let several = complete
             .iter()
-            .filter(|&&j| searches[j].toolchain() == x.toolchain());
-        let tc = data::toolchain_name(x.toolchain()).to_ascii_lowercase();
+            .filter(|&&j| searches[j].toolchain() == tc)
+            .count()
+            > 1;
+        let tc_name = data::toolchain_name(tc).to_ascii_lowercase();
         g.replays.push(Replayed {
             name: SearchName {
-                toolchain: x.toolchain(),
+                toolchain: tc,
                 strategy: None,
-                run: (of_tc.count() > 1).then_some(x.run),
+                run: several.then_some(x.run),
             },
             search: i,
-            stem: format!("tune-replay-{}-{tc}-run{}", g.stem, x.run),
+            stem: format!("tune-replay-{}-{tc_name}-run{}", g.stem, x.run),
             record: x.replays.clone(),
         });
     }
@@ -530,16 +506,9 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
         .filter_map(|r| Some((data::gflops(r.m)?, r)))
         .collect();
     rows.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let final_best = rows.first().map(|&(gflops, r)| Best {
-        gflops,
-        vs_vendor: data::vs_vendor(r.m),
-        config: config_of(r.m),
-        final_round: true,
-    });
     let searched = mine.iter().filter(|x| x.toolchain() == t);
     let search_best = || {
-        let bests = searched.clone().filter_map(|x| x.best.as_ref());
-        bests
+        (searched.clone().filter_map(|x| x.best.as_ref()))
             .map(|(gf, config)| Best {
                 gflops: *gf,
                 vs_vendor: stats::ratio(Some(*gf), g.vendor),
@@ -548,25 +517,29 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
             })
             .max_by(|a, b| a.gflops.total_cmp(&b.gflops))
     };
+    let final_best = rows.first().map(|&(gflops, r)| Best {
+        gflops,
+        vs_vendor: data::vs_vendor(r.m),
+        config: config_of(r.m),
+        final_round: true,
+    });
     let best = final_best.or_else(search_best);
     let default = published(data, mine, g, t);
     let strategies = |run: usize| {
-        let of = searched.clone().filter(|x| x.run == run);
-        of.map(|x| x.strategy().to_string()).collect()
+        (searched.clone().filter(|x| x.run == run))
+            .map(|x| x.strategy().to_string())
+            .collect()
     };
     Round {
         tuned: Tuned {
-            gain: best
-                .as_ref()
+            gain: (best.as_ref())
                 .and_then(|b| stats::change(Some(b.gflops), default.as_ref()?.gflops)),
             best,
             default,
             toolchain: t,
         },
         several_runs: rows.iter().any(|(_, r)| r.run != rows[0].1.run),
-        rows: rows
-            .iter()
-            .take(TOP)
+        rows: (rows.iter().take(TOP))
             .map(|(_, r)| FinalRow {
                 m: r.m,
                 run: r.run + 1,
@@ -583,10 +556,7 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
 /// The published default: a compare row of the same kernel, size, toolchain
 /// and device, else the default point of a search.
 fn published(data: &Data, mine: &[&Search], g: &Group, t: Toolchain) -> Option<Published> {
-    let rows: Vec<&Measurement> = data
-        .experiment("compare")
-        .into_iter()
-        .map(|r| r.m)
+    let rows: Vec<&Measurement> = (data.experiment("compare").into_iter().map(|r| r.m))
         .filter(|m| {
             m.kernel == g.kernel
                 && m.toolchain == t
@@ -598,8 +568,11 @@ fn published(data: &Data, mine: &[&Search], g: &Group, t: Toolchain) -> Option<P
         })
         .collect();
     let failed = |s: &crate::gemm::driver::Status| (!s.is_ok()).then(|| s.label().to_string());
-    let row = rows.iter().find(|m| data::gflops(m).is_some());
-    if let Some(m) = row.or(rows.first()) {
+    if let Some(m) = rows
+        .iter()
+        .find(|m| data::gflops(m).is_some())
+        .or(rows.first())
+    {
         return Some(Published {
             gflops: data::gflops(m),
             vs_vendor: data::vs_vendor(m),
@@ -608,9 +581,7 @@ fn published(data: &Data, mine: &[&Search], g: &Group, t: Toolchain) -> Option<P
         });
     }
     let spec = kernels::find(&g.kernel).ok()?;
-    let point = mine
-        .iter()
-        .filter(|x| x.toolchain() == t)
+    let point = (mine.iter().filter(|x| x.toolchain() == t))
         .flat_map(|x| x.trace.search.tried.iter())
         .find(|tr| {
             spec.is_published(&tr.candidate.config) && tr.candidate.hints == Hints::default()
@@ -631,14 +602,11 @@ fn spread(mine: &[&Search], t: Toolchain) -> Option<Hardness> {
         return None;
     }
     let mut seen: HashSet<String> = HashSet::new();
-    let mut speeds: Vec<f64> = mine
-        .iter()
-        .flat_map(|x| x.trace.search.tried.iter())
+    let mut speeds: Vec<f64> = (mine.iter().flat_map(|x| x.trace.search.tried.iter()))
         .filter(|tr| seen.insert(tr.candidate.describe()))
         .filter_map(speed)
         .collect();
     speeds.sort_by(|a, b| b.total_cmp(a));
-    let strategies = unique(mine.iter().map(|x| x.strategy().to_string()));
     let best = speeds.first().copied().unwrap_or(0.0);
     let near = speeds.iter().filter(|v| **v >= NEAR_BEST * best).count();
     let tried = seen.len();
@@ -649,7 +617,7 @@ fn spread(mine: &[&Search], t: Toolchain) -> Option<Hardness> {
         share: near as f64 / tried.max(1) as f64,
         best,
         failed: tried - speeds.len(),
-        strategies,
+        strategies: distinct(mine.iter().map(|x| x.strategy().to_string())),
         whole_space: mine.iter().any(|x| x.complete),
         speeds,
     })
@@ -672,12 +640,11 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
     let tuned: Vec<Tuned> = g.rounds.iter().map(|r| r.tuned.clone()).collect();
     if tuned.iter().any(|t| t.best.is_some()) {
         let gain = tuned.iter().filter_map(|t| t.gain).fold(0.0, f64::max);
-        let search_only = tuned.iter().flat_map(|t| &t.best).any(|b| !b.final_round);
         let kind = Kind::Tuned {
             kernel: kernel.clone(),
             size,
+            search_only: tuned.iter().flat_map(|t| &t.best).any(|b| !b.final_round),
             toolchains: tuned,
-            search_only,
             has_vendor: g.vendor.is_some(),
         };
         out.push(finding(kind).weight(gain).chart(progress.clone()));
@@ -725,39 +692,36 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
         };
         out.push(finding(kind).chart(Some(r.stem.clone())));
     }
-    let rates = g.searches.iter().zip(&g.names);
-    let rates: Vec<Rate> = rates.map(|(&i, n)| rate(&searches[i], n)).collect();
+    let rates: Vec<Rate> = (g.searches.iter().zip(&g.names))
+        .map(|(&i, name)| {
+            let (x, s) = (&searches[i], &searches[i].trace.search);
+            Rate {
+                name: SearchName {
+                    strategy: Some(s.strategy.clone()),
+                    ..name.clone()
+                },
+                rate: x.rate,
+                measured: x.measured,
+                tried: s.tried.len(),
+                wall_s: s.wall_s,
+                compile_s: s.compile_s,
+                workers: s.options.workers,
+                device_s: s.device_s,
+                wait_s: s.wait_s,
+                stopped: s.stopped.clone(),
+            }
+        })
+        .collect();
     if !rates.is_empty() {
         let headline = rates.iter().any(|r| r.rate.is_some());
-        let kind = Kind::SearchRate {
+        let f = finding(Kind::SearchRate {
             kernel,
             size,
             searches: rates,
-        };
-        let f = finding(kind).chart(progress);
-        out.push(if headline { f } else { f.detail() });
+        });
+        out.push(if headline { f } else { f.detail() }.chart(progress));
     }
     out
-}
-
-/// A search's rate and where its time went, named with its strategy.
-fn rate(x: &Search, name: &SearchName) -> Rate {
-    let s = &x.trace.search;
-    Rate {
-        name: SearchName {
-            strategy: Some(s.strategy.clone()),
-            ..name.clone()
-        },
-        rate: x.rate,
-        measured: x.measured,
-        tried: s.tried.len(),
-        wall_s: s.wall_s,
-        compile_s: s.compile_s,
-        workers: s.options.workers,
-        device_s: s.device_s,
-        wait_s: s.wait_s,
-        stopped: s.stopped.clone(),
-    }
 }
 
 /// Whether the gap between the two toolchains survives tuning.

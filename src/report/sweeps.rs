@@ -1,6 +1,5 @@
 //! The sweeps: register caps, gemm11 tiling, compiler hints, and OpenCL's PTX
-//! through the CUDA JIT. Each section is empty when its experiment is not in
-//! the results.
+//! through the CUDA JIT; each section is empty without its experiment.
 
 use std::fmt::Write as _;
 
@@ -13,7 +12,7 @@ use crate::error::Result;
 use crate::plot::{Bars, Figure, Line, Panel, RefLine, Style, XAxis};
 use crate::results::Measurement as M;
 
-use super::data::{self, size_label, toolchain_name as name};
+use super::data::{self, gflops, registers as regs, size_label, toolchain_name as name};
 use super::md::{self, join_and, size_label_long, speed};
 use super::{color, Ctx, Section, Words, SAME_SPEED, VENDOR_COLOR};
 
@@ -40,33 +39,11 @@ fn section(title: &str, markdown: String, findings: &[Finding]) -> Section {
     sec
 }
 
-/// A sweep's section: heading and introduction, then for each block of each
-/// series its `table`, and after a series' first block its `chart`.
-fn sweep_section<P>(
-    a: &Sweep<P>,
-    title: &str,
-    intro: &str,
-    table: impl Fn(&mut String, &Series<P>, &Block<P>),
-    mut chart: impl FnMut(&Series<P>, &Block<P>) -> Result<String>,
-) -> Result<Section> {
-    if a.series.is_empty() {
-        return Ok(Section::default());
-    }
-    let mut s = format!("## {title}\n\n{intro}\n\n");
-    for se in &a.series {
-        for (i, b) in se.blocks.iter().enumerate() {
-            table(&mut s, se, b);
-            s.push('\n');
-            if i == 0 {
-                s.push_str(&chart(se, b)?);
-            }
-        }
-    }
-    Ok(section(title, s, &a.findings))
-}
-
 /// A number a chart shows of a row.
 type Value<'f> = &'f dyn Fn(&M) -> Option<f64>;
+
+/// A column of a table of `T`s: its name and its cell.
+type Cell<'f, T> = (&'f str, &'f dyn Fn(&T) -> String);
 
 /// A leading column: its name and its cell (point).
 type Lead<'f> = (&'f str, &'f dyn Fn(usize) -> String);
@@ -79,29 +56,47 @@ fn each(f: fn(Option<&M>) -> String) -> impl Fn(usize, usize, Option<&M>) -> Str
     move |_, _, m| f(m)
 }
 
-/// A block's table under its heading: the `lead` columns of each point, then
-/// the `cols` of each toolchain.
-fn grid<P>(
-    s: &mut String,
-    k: &str,
-    (b, tcs): (&Block<P>, &[Toolchain]),
-    lead: &[Lead],
-    cols: &[Col],
-) {
-    let _ = writeln!(s, "### {k}, {}\n", size_label_long(b.size));
-    let mut header: Vec<String> = lead.iter().map(|c| c.0.to_string()).collect();
-    header.extend(
-        tcs.iter()
-            .flat_map(|t| cols.iter().map(move |c| format!("{} {}", name(*t), c.0))),
-    );
-    let rows: Vec<Vec<String>> = (0..b.points.len())
-        .map(|p| {
-            let cells =
-                (0..tcs.len()).flat_map(|t| cols.iter().map(move |c| c.1(p, t, b.cells[p][t])));
-            lead.iter().map(|c| c.1(p)).chain(cells).collect()
-        })
-        .collect();
-    s.push_str(&md::table(&header, &rows));
+/// A sweep's section: heading and introduction, then each block of each series
+/// as a table of the `lead` columns and each toolchain's `cols` (with `notes`
+/// after it), and after a series' first block its `chart`.
+fn sweep_section<P>(
+    a: &Sweep<P>,
+    (title, intro): (&str, &str),
+    head: impl Fn(&Series<P>) -> String,
+    table: impl Fn(&Block<P>, &mut dyn FnMut(&[Lead], &[Col])) -> Vec<String>,
+    mut chart: impl FnMut(&Series<P>, &Block<P>) -> Result<String>,
+) -> Result<Section> {
+    if a.series.is_empty() {
+        return Ok(Section::default());
+    }
+    let mut s = format!("## {title}\n\n{intro}\n\n");
+    for se in &a.series {
+        for (i, b) in se.blocks.iter().enumerate() {
+            let _ = writeln!(s, "### {}, {}\n", head(se), size_label_long(b.size));
+            let tcs = &a.toolchains;
+            let notes = table(b, &mut |lead, cols| {
+                let mut header: Vec<String> = lead.iter().map(|c| c.0.to_string()).collect();
+                header.extend(
+                    tcs.iter()
+                        .flat_map(|t| cols.iter().map(move |c| format!("{} {}", name(*t), c.0))),
+                );
+                let rows: Vec<Vec<String>> = (0..b.points.len())
+                    .map(|p| {
+                        let cells = (0..tcs.len())
+                            .flat_map(|t| cols.iter().map(move |c| c.1(p, t, b.cells[p][t])));
+                        lead.iter().map(|c| c.1(p)).chain(cells).collect()
+                    })
+                    .collect();
+                s.push_str(&md::table(&header, &rows));
+            });
+            list(&mut s, "Build notes", &notes);
+            s.push('\n');
+            if i == 0 {
+                s.push_str(&chart(se, b)?);
+            }
+        }
+    }
+    Ok(section(title, s, &a.findings))
 }
 
 /// A bulleted list after a line of its own, when there is anything to list.
@@ -122,36 +117,53 @@ fn styles(tcs: &[Toolchain]) -> Vec<Style> {
 
 pub(crate) fn registers(ctx: &mut Ctx, a: &Sweep<Option<u32>>) -> Result<Section> {
     let intro = "Each kernel compiled with a register cap (`--maxrregcount` for NVRTC, `-cl-nv-maxrregcount` for NVIDIA OpenCL; \
-         \"none\" = no cap). \"registers\" is what the compiler used; \"(above cap)\" marks a cap that was not applied as asked.";
-    let title = |se: &Series<_>| format!("{} ({})", se.kernel, se.switches);
-    let table = |s: &mut String, se: &Series<_>, b: &Block<Option<u32>>| {
-        let regs = |p: usize, _, m: Option<&M>| {
-            let used = m.and_then(data::registers);
-            let above = b.points[p].zip(used).is_some_and(|(c, u)| u > c);
+         \"none\" = no cap); \"registers\" is what the compiler used, \"(above cap)\" a cap not applied as asked.";
+    let head = |se: &Series<_>| format!("{} ({})", se.kernel, se.switches);
+    let table = |b: &Block<Option<u32>>, grid: &mut dyn FnMut(&[Lead], &[Col])| {
+        let used = |p: usize, _, m: Option<&M>| {
+            let above = b.points[p]
+                .zip(m.and_then(regs))
+                .is_some_and(|(c, u)| u > c);
             md::registers(m) + if above { " (above cap)" } else { "" }
         };
-        let cols: [Col; 4] = [
-            ("registers", &regs),
-            ("spill st/ld B", &each(md::spills)),
-            ("occupancy", &each(md::occupancy)),
-            ("GFLOP/s", &each(md::gflops)),
-        ];
-        let lead: [Lead; 1] = [("cap asked", &|p| cap_label(b.points[p]))];
-        grid(s, &title(se), (b, &a.toolchains), &lead, &cols);
-        let notes: Vec<String> = b
-            .rows
-            .iter()
+        grid(
+            &[("cap asked", &|p| cap_label(b.points[p]))],
+            &[
+                ("registers", &used),
+                ("spill st/ld B", &each(md::spills)),
+                ("occupancy", &each(md::occupancy)),
+                ("GFLOP/s", &each(md::gflops)),
+            ],
+        );
+        (b.rows.iter())
             .flat_map(|m| {
                 let (t, cap) = (name(m.toolchain), cap_label(data::register_cap(m)));
                 let note = move |n| md::short_reason(&format!("{t} cap {cap}: {n}"));
                 m.build_notes.iter().map(note)
             })
-            .collect();
-        list(s, "Build notes", &notes);
+            .collect()
     };
     let chart =
-        |se: &Series<_>, b: &Block<_>| cap_chart(ctx, &title(se), &se.chart, b, &a.toolchains);
-    sweep_section(a, REGISTERS, intro, table, chart)
+        |se: &Series<_>, b: &Block<_>| cap_chart(ctx, &head(se), &se.chart, b, &a.toolchains);
+    sweep_section(a, (REGISTERS, intro), head, table, chart)
+}
+
+/// A figure of `panels` titled "{k}: {what}, M = N = K = 4096 on H200", written to `stem`.
+fn figure(
+    ctx: &mut Ctx,
+    (k, what, b): (&str, &str, Size),
+    panels: Vec<Panel>,
+    legend: Vec<Style>,
+) -> Figure {
+    let title = format!("{k}: {what}, {}{}", size_label_long(b), ctx.title_suffix());
+    Figure {
+        title,
+        legend,
+        cols: panels.len(),
+        panels,
+        panel_w: 420,
+        panel_h: 340,
+    }
 }
 
 fn cap_chart(
@@ -171,26 +183,21 @@ fn cap_chart(
             .collect(),
     };
     let of: [(&str, &str, Value); 3] = [
-        ("GFLOP/s", "GFLOP/s", &data::gflops),
+        ("GFLOP/s", "GFLOP/s", &gflops),
         ("registers used", "registers per thread", &|m| {
-            data::registers(m).map(f64::from)
+            regs(m).map(f64::from)
         }),
         ("spill bytes (stores + loads)", "bytes", &|m| {
             data::spill_bytes(m).map(|b| b as f64)
         }),
     ];
-    let mut panels: Vec<Panel> = of
-        .iter()
-        .enumerate()
-        .map(|(i, (title, y, f))| {
-            let lines = styles(tcs).into_iter().enumerate().map(|(ti, style)| {
-                line(style, b.cells.iter().map(|r| r[ti].and_then(f)).collect())
-            });
-            Panel {
-                integer_y: i > 0,
-                lines: lines.collect(),
-                ..Panel::new(*title, cats.clone(), "register cap asked", y)
-            }
+    let mut panels: Vec<Panel> = (of.iter().enumerate())
+        .map(|(i, (title, y, f))| Panel {
+            integer_y: i > 0,
+            lines: (styles(tcs).into_iter().enumerate())
+                .map(|(ti, style)| line(style, b.cells.iter().map(|r| r[ti].and_then(f)).collect()))
+                .collect(),
+            ..Panel::new(*title, cats.clone(), "register cap asked", y)
         })
         .collect();
     let asked = Style::new("cap asked", VENDOR_COLOR).dashed();
@@ -198,51 +205,42 @@ fn cap_chart(
     panels[1].lines.push(line(asked.clone(), caps));
     let mut legend: Vec<Style> = styles(tcs).into_iter().map(Style::line).collect();
     legend.push(asked);
-    let fig = Figure {
-        title: format!(
-            "{k}: register cap sweep, {}{}",
-            size_label_long(b.size),
-            ctx.title_suffix()
-        ),
-        legend,
-        panels,
-        cols: 3,
-        panel_w: 420,
-        panel_h: 340,
-    };
+    let fig = figure(ctx, (k, "register cap sweep", b.size), panels, legend);
     let alt = format!("{k}: GFLOP/s, registers and spills against the register cap");
     Ok(ctx.chart(&fig, stem, &alt)?.markdown)
 }
 
 pub(crate) fn tiling(ctx: &mut Ctx, a: &Sweep<(i64, i64)>) -> Result<Section> {
-    let intro = "The register-tiled kernel with RX x RY results per thread (RK = RY). 8x4 is the clBlas tile of the tutorial. \
+    let intro = "The register-tiled kernel with RX x RY results per thread (RK = RY); 8x4 is the tutorial's clBlas tile. \
          Registers and spills are what each compiler used.";
-    let table = |s: &mut String, se: &Series<_>, b: &Block<(i64, i64)>| {
+    let table = |b: &Block<(i64, i64)>, grid: &mut dyn FnMut(&[Lead], &[Col])| {
         let rk = |p: usize| {
             let rk = b.cells[p]
                 .iter()
                 .find_map(|m| data::config_value((*m)?, "RK"));
             rk.map_or(md::MISSING.into(), |v| v.to_string())
         };
-        let lead: [Lead; 3] = [
-            ("RX", &|p| b.points[p].0.to_string()),
-            ("RY", &|p| b.points[p].1.to_string()),
-            ("RK", &rk),
-        ];
-        let cols: [Col; 5] = [
-            ("GFLOP/s", &each(md::gflops_spread)),
-            ("% of cuBLAS", &each(md::vs_vendor)),
-            ("registers", &each(md::registers)),
-            ("spill st/ld B", &each(md::spills)),
-            ("occupancy", &each(md::occupancy)),
-        ];
-        grid(s, &se.kernel, (b, &a.toolchains), &lead, &cols);
+        grid(
+            &[
+                ("RX", &|p| b.points[p].0.to_string()),
+                ("RY", &|p| b.points[p].1.to_string()),
+                ("RK", &rk),
+            ],
+            &[
+                ("GFLOP/s", &each(md::gflops_spread)),
+                ("% of cuBLAS", &each(md::vs_vendor)),
+                ("registers", &each(md::registers)),
+                ("spill st/ld B", &each(md::spills)),
+                ("occupancy", &each(md::occupancy)),
+            ],
+        );
+        Vec::new()
     };
     let chart = |se: &Series<_>, b: &Block<_>| {
         let chart = tile_chart(ctx, &se.kernel, &se.chart, b, &a.toolchains)?;
         Ok(chart + "Above each bar: registers per thread (\"r\"); \"+sp\" marks spills.\n\n")
     };
-    sweep_section(a, TILING, intro, table, chart)
+    sweep_section(a, (TILING, intro), |se| se.kernel.clone(), table, chart)
 }
 
 fn tile_chart(
@@ -252,7 +250,7 @@ fn tile_chart(
     b: &Block<(i64, i64)>,
     tcs: &[Toolchain],
 ) -> Result<String> {
-    let note = |m: &M| match (m.status.is_ok(), data::registers(m), data::spill_bytes(m)) {
+    let note = |m: &M| match (m.status.is_ok(), regs(m), data::spill_bytes(m)) {
         (false, ..) => m.status.label().to_string(),
         (_, Some(r), Some(b)) if b > 0 => format!("{r}r+sp"),
         (_, Some(r), _) => format!("{r}r"),
@@ -261,14 +259,10 @@ fn tile_chart(
     let mut legend = styles(tcs);
     let bars = Bars {
         styles: legend.clone(),
-        values: b
-            .cells
-            .iter()
-            .map(|r| r.iter().map(|m| m.and_then(data::gflops)).collect())
+        values: (b.cells.iter())
+            .map(|r| r.iter().map(|m| m.and_then(gflops)).collect())
             .collect(),
-        notes: b
-            .cells
-            .iter()
+        notes: (b.cells.iter())
             .map(|r| r.iter().map(|m| m.map(note)).collect())
             .collect(),
     };
@@ -278,108 +272,93 @@ fn tile_chart(
         bars: Some(bars),
         ..Panel::new("", XAxis::Categories(cats), x, y)
     };
-    if let Some(y) = b.vendor.and_then(data::gflops) {
+    if let Some(y) = b.vendor.and_then(gflops) {
         let (label, color) = (format!("cuBLAS {y:.0}"), VENDOR_COLOR);
         panel.refs.push(RefLine { label, y, color });
         legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
     }
-    let fig = Figure {
-        title: format!(
-            "{k}: register tiles, {}{}",
-            size_label_long(b.size),
-            ctx.title_suffix()
-        ),
-        legend,
-        panels: vec![panel],
-        cols: 1,
-        panel_w: (150 * b.points.len() as u32).clamp(700, 1300),
-        panel_h: 480,
-    };
+    let mut fig = figure(ctx, (k, "register tiles", b.size), vec![panel], legend);
+    (fig.panel_w, fig.panel_h) = ((150 * b.points.len() as u32).clamp(700, 1300), 480);
     let alt = format!("{k}: GFLOP/s per RX x RY tile");
     Ok(ctx.chart(&fig, stem, &alt)?.markdown)
 }
 
 pub(crate) fn hints(a: &Sweep<String>) -> Result<Section> {
-    let intro = "One factor changed at a time against the baseline, the published kernel (each of its switches at the published state, no extra compiler flags). \
-         A point is named by the switch it sets, e.g. `UNROLL_K=1` (see the switch table in the README). \
-         \"change\" is the speed relative to the baseline on the same toolchain.";
-    let table = |s: &mut String, se: &Series<_>, b: &Block<String>| {
+    let intro = "One switch changed at a time (e.g. `UNROLL_K=1`, see the README's switch table) against the baseline, the published kernel \
+         with no extra compiler flags; \"change\" is the speed relative to the baseline on the same toolchain.";
+    let table = |b: &Block<String>, grid: &mut dyn FnMut(&[Lead], &[Col])| {
         let hints = |p: usize| {
             let hints = b.cells[p]
                 .iter()
                 .find_map(|m| Some(m.as_ref()?.hints.describe(true)));
             md::or_missing(hints.as_deref())
         };
-        let lead: [Lead; 2] = [("point", &|p| b.points[p].clone()), ("hints", &hints)];
         let change = |_, t: usize, m: Option<&M>| match m {
             Some(m) if is_baseline(m) => "baseline".into(),
-            _ => md::change(m.and_then(data::gflops), b.base[t].and_then(data::gflops)),
+            _ => md::change(m.and_then(gflops), b.base[t].and_then(gflops)),
         };
-        let cols: [Col; 4] = [
-            ("GFLOP/s", &each(md::gflops_spread)),
-            ("change", &change),
-            ("registers", &each(md::registers)),
-            ("spill st/ld B", &each(md::spills)),
-        ];
-        grid(s, &se.kernel, (b, &a.toolchains), &lead, &cols);
+        grid(
+            &[("point", &|p| b.points[p].clone()), ("hints", &hints)],
+            &[
+                ("GFLOP/s", &each(md::gflops_spread)),
+                ("change", &change),
+                ("registers", &each(md::registers)),
+                ("spill st/ld B", &each(md::spills)),
+            ],
+        );
+        Vec::new()
     };
-    sweep_section(a, HINTS, intro, table, |_, _| Ok(String::new()))
+    sweep_section(
+        a,
+        (HINTS, intro),
+        |se| se.kernel.clone(),
+        table,
+        |_, _| Ok(String::new()),
+    )
 }
 
-/// A column of the JIT table: its name and its cell.
-type JitCol<'f, 'a> = (&'f str, &'f dyn Fn(&JitRow<'a>) -> String);
-
-pub(crate) fn jit<'a>(a: &Jit<'a>) -> Result<Section> {
+pub(crate) fn jit(a: &Jit) -> Result<Section> {
     if a.rows.is_empty() && a.left_out == 0 {
         return Ok(Section::default());
     }
     let mut s = format!("## {JIT}\n\n");
     if a.left_out > 0 {
-        let _ = writeln!(s, "{} of the jit sweep {} left out: their build was not loaded through the CUDA driver JIT (the PTX lane compiled the CUDA source by mistake before gemmlab fixed it), so they do not measure OpenCL's PTX.\n", md::plural(a.left_out, "row"), md::verb(a.left_out, "was", "were"));
+        let (rows, were) = (
+            md::plural(a.left_out, "row"),
+            md::verb(a.left_out, "was", "were"),
+        );
+        let _ = writeln!(s, "{rows} of the jit sweep {were} left out: their build was not loaded through the CUDA driver JIT (the PTX lane compiled the CUDA source by mistake before gemmlab fixed it), so they do not measure OpenCL's PTX.\n");
     }
     if a.rows.is_empty() {
         return Ok(section(JIT, s, &a.findings));
     }
     s.push_str(
-        "NVIDIA OpenCL's PTX for the kernel, loaded with the CUDA driver (cuModuleLoadData, so the driver's JIT compiles it) \
-         and run like the CUDA kernel, next to the same kernel built natively by each toolchain. Same PTX as OpenCL, \
-         final compile and launch by CUDA: it separates what the front end (the PTX) does from what the back end does.\n\n",
+        "NVIDIA OpenCL's PTX for the kernel, loaded with the CUDA driver (cuModuleLoadData: the driver's JIT compiles it) and run like the CUDA kernel, \
+         next to the kernel built natively by each toolchain: it separates what the front end (the PTX) does from what the back end does.\n\n",
     );
-    let g = |x: Option<&M>| {
-        x.map_or(md::MISSING.into(), |x| {
+    let g = |x: Option<(&M, &str)>| {
+        x.map_or(md::MISSING.into(), |(x, _)| {
             format!("{} ({} regs)", md::gflops(Some(x)), md::registers(Some(x)))
         })
     };
-    let (o, c) = (
-        |r: &JitRow<'a>| r.opencl.map(|x| x.0),
-        |r: &JitRow<'a>| r.cuda.map(|x| x.0),
-    );
     let ratio =
-        |r: &JitRow, x: Option<&M>| md::ratio(data::gflops(r.jit), x.and_then(data::gflops));
+        |r: &JitRow, x: Option<(&M, &str)>| md::ratio(gflops(r.jit), x.and_then(|x| gflops(x.0)));
     let from = |r: &JitRow| match (r.opencl.map(|x| x.1), r.cuda.map(|x| x.1)) {
         (Some(a), Some(b)) if a == b => a.to_string(),
         (a, b) => format!("{} / {}", md::or_missing(a), md::or_missing(b)),
     };
-    let cols: [JitCol<'_, 'a>; 8] = [
+    let cols: [Cell<JitRow>; 8] = [
         ("kernel", &|r| r.jit.kernel.clone()),
         ("size", &|r| r.jit.size_label()),
-        ("OpenCL native", &|r| g(o(r))),
-        ("OpenCL PTX via CUDA JIT", &|r| g(Some(r.jit))),
-        ("CUDA (NVRTC)", &|r| g(c(r))),
-        ("JIT / OpenCL", &|r| ratio(r, o(r))),
-        ("JIT / CUDA", &|r| ratio(r, c(r))),
+        ("OpenCL native", &|r| g(r.opencl)),
+        ("OpenCL PTX via CUDA JIT", &|r| g(Some((r.jit, "")))),
+        ("CUDA (NVRTC)", &|r| g(r.cuda)),
+        ("JIT / OpenCL", &|r| ratio(r, r.opencl)),
+        ("JIT / CUDA", &|r| ratio(r, r.cuda)),
         ("native rows from", &from),
     ];
-    let head: Vec<String> = cols.iter().map(|c| c.0.to_string()).collect();
-    let rows: Vec<Vec<String>> = a
-        .rows
-        .iter()
-        .map(|r| cols.iter().map(|c| c.1(r)).collect())
-        .collect();
-    s.push_str(&md::table(&head, &rows));
-    let notes: Vec<String> = a
-        .rows
-        .iter()
+    s.push_str(&md::table_of(&cols, &a.rows));
+    let notes: Vec<String> = (a.rows.iter())
         .filter_map(|r| {
             let why = md::short_reason(r.jit.status.reason()?);
             Some(format!("{} at {}: {why}", r.jit.kernel, r.jit.size_label()))
@@ -423,38 +402,29 @@ fn cap_words(k: &Kind) -> Words {
         unreachable!()
     };
     let (who, at) = (kernel_with(kernel, switches), size_label(*size));
-    let parts: Vec<String> = toolchains
-        .iter()
+    let parts: Vec<String> = (toolchains.iter())
         .filter_map(|t| {
             let spills = t.spills.iter().map(spill_words);
             let p: Vec<String> = spills.chain(t.speed.iter().map(speed_words)).collect();
             (!p.is_empty()).then(|| format!("{}: {}", name(t.toolchain), p.join("; ")))
         })
         .collect();
-    let asked: Vec<String> = not_as_asked
-        .iter()
+    let asked: Vec<String> = (not_as_asked.iter())
         .map(|n| {
+            let (t, cap, used, need) = (name(n.toolchain), n.cap, n.used, n.uncapped.unwrap_or(0));
             let why = match n.uncapped {
-                u if n.used <= n.cap => format!(
-                    " (below the cap although it needs {} uncapped)",
-                    u.unwrap_or(0)
-                ),
-                Some(u) if u == n.used => ", the same as without a cap".into(),
+                _ if used <= cap => format!(" (below the cap although it needs {need} uncapped)"),
+                Some(u) if u == used => ", the same as without a cap".into(),
                 _ => String::new(),
             };
-            let (t, cap, used) = (name(n.toolchain), n.cap, n.used);
             format!("{t} cap {cap} -> {used} registers{why}")
         })
         .collect();
-    let mut text = format!(
-        "**Register caps, {kernel} ({switches})** at {at}: {}.",
-        parts.join(". ")
-    );
-    text.push_str(&if asked.is_empty() {
-        " Every cap was applied as asked (registers used = the cap, or fewer where the kernel needs fewer).".to_string()
-    } else {
-        format!(" Not as asked: {}.", asked.join("; "))
+    let (parts, how) = (parts.join(". "), match asked.is_empty() {
+        true => "Every cap was applied as asked (registers used = the cap, or fewer where the kernel needs fewer).".to_string(),
+        false => format!("Not as asked: {}.", asked.join("; ")),
     });
+    let text = format!("**Register caps, {kernel} ({switches})** at {at}: {parts}. {how}");
     // For the summary: what a cap gains, else that caps were not applied, else that no cap helps.
     let short = if let Some(g) = top {
         let regs = match (g.registers, g.uncapped_registers) {
@@ -463,7 +433,8 @@ fn cap_words(k: &Kind) -> Words {
             _ => String::new(),
         };
         let gain = (g.gflops / g.uncapped - 1.0) * 100.0;
-        format!("A register cap of {} makes {who} {gain:.0}% faster on {} at size {at} ({} -> {} GFLOP/s{regs}).", g.cap, name(g.toolchain), speed(g.uncapped), speed(g.gflops))
+        let (t, from, to) = (name(g.toolchain), speed(g.uncapped), speed(g.gflops));
+        format!("A register cap of {} makes {who} {gain:.0}% faster on {t} at size {at} ({from} -> {to} GFLOP/s{regs}).", g.cap)
     } else if let Some(first) = asked.first() {
         let more = match asked.len() {
             1 => String::new(),
@@ -471,8 +442,7 @@ fn cap_words(k: &Kind) -> Words {
         };
         format!("Register caps are not applied as asked for {who} at size {at}: {first}{more}.")
     } else {
-        let uncapped: Vec<String> = toolchains
-            .iter()
+        let uncapped: Vec<String> = (toolchains.iter())
             .filter_map(|t| match t.speed {
                 Some(CapSpeed::Faster { uncapped, .. } | CapSpeed::NoGain { uncapped }) => Some(
                     format!("{} GFLOP/s on {}", speed(uncapped), name(t.toolchain)),
@@ -484,10 +454,8 @@ fn cap_words(k: &Kind) -> Words {
             true => String::new(),
             false => format!(" (without a cap: {})", join_and(&uncapped)),
         };
-        format!(
-            "No register cap makes {who} more than {} faster than no cap at size {at}{without}.",
-            same()
-        )
+        let same = same();
+        format!("No register cap makes {who} more than {same} faster than no cap at size {at}{without}.")
     };
     Words { text, short }
 }
@@ -503,23 +471,25 @@ fn effect_words(size: Option<Size>, effects: &[Effect]) -> Words {
     let c = |e: &Effect| e.gflops / e.base_gflops - 1.0;
     let from_to =
         |e: &Effect, unit| format!("{} -> {}{unit}", speed(e.base_gflops), speed(e.gflops));
-    let items: Vec<String> = effects
-        .iter()
+    let items: Vec<String> = (effects.iter())
         .map(|e| {
             let regs = match (e.base_registers, e.registers) {
                 (Some(a), Some(b)) if a != b => format!(", registers {a} -> {b}"),
                 (Some(a), Some(_)) => format!(", registers unchanged ({a})"),
                 _ => String::new(),
             };
-            let (p, k, t) = (&e.point, &e.kernel, name(e.toolchain));
-            let speeds = from_to(e, " GFLOP/s");
+            let (p, k, t, speeds) = (
+                &e.point,
+                &e.kernel,
+                name(e.toolchain),
+                from_to(e, " GFLOP/s"),
+            );
             format!("{p} on {k} {t} {:+.0}% ({speeds}{regs})", c(e) * 100.0)
         })
         .collect();
     // The same switch on the same kernel on every toolchain where it changes speed, the largest first.
     let top = &effects[0];
-    let parts: Vec<String> = effects
-        .iter()
+    let parts: Vec<String> = (effects.iter())
         .filter(|e| e.kernel == top.kernel && e.point == top.point)
         .enumerate()
         .map(|(i, e)| {
@@ -527,20 +497,19 @@ fn effect_words(size: Option<Size>, effects: &[Effect]) -> Words {
             format!("{} on {} ({speeds})", md::faster(c(e)), name(e.toolchain))
         })
         .collect();
-    let text = format!(
-        "**Hints that change speed by more than {}** ({}): {}.",
-        same(),
-        at_size(size, ""),
-        items.join("; ")
-    );
-    let short = format!(
-        "{} has the largest effect of any switch: it makes {} {} {}.",
-        top.point,
-        top.kernel,
+    let (same, at, items) = (same(), at_size(size, ""), items.join("; "));
+    let (point, kernel, parts, at_size) = (
+        &top.point,
+        &top.kernel,
         join_and(&parts),
-        at_size(size, "size ")
+        at_size(size, "size "),
     );
-    Words { text, short }
+    Words {
+        text: format!("**Hints that change speed by more than {same}** ({at}): {items}."),
+        short: format!(
+            "{point} has the largest effect of any switch: it makes {kernel} {parts} {at_size}."
+        ),
+    }
 }
 
 fn idle_words(
@@ -548,47 +517,48 @@ fn idle_words(
     points: &[(String, Vec<(String, Toolchain)>)],
     idle: &[String],
 ) -> Words {
-    let items: Vec<String> = points
-        .iter()
+    let items: Vec<String> = (points.iter())
         .map(|(p, w)| {
             let w: Vec<String> = w.iter().map(|(k, t)| format!("{k} {}", name(*t))).collect();
             format!("{p} ({})", w.join(", "))
         })
         .collect();
+    let (same, at) = (same(), at_size(size, ""));
     let text = format!(
-        "**Hints with no effect beyond {}** ({}): {}.",
-        same(),
-        at_size(size, ""),
+        "**Hints with no effect beyond {same}** ({at}): {}.",
         items.join("; ")
     );
-    let short = match idle.len() {
-        0 => text.clone(),
-        n => format!(
-            "No effect beyond {} on any kernel {} tried on {}: {}.",
-            same(),
-            md::verb(n, "it was", "they were"),
-            at_size(size, "size "),
-            join_and(idle)
-        ),
+    let (it, at, idle) = (
+        md::verb(idle.len(), "it was", "they were"),
+        at_size(size, "size "),
+        join_and(idle),
+    );
+    let short = match idle.is_empty() {
+        true => text.clone(),
+        false => format!("No effect beyond {same} on any kernel {it} tried on {at}: {idle}."),
     };
     Words { text, short }
 }
 
 fn jit_kernel_words(t: &Triple) -> Words {
     let r = |v: Option<u32>| v.map_or(String::new(), |v| format!(", {v} registers"));
-    let [jr, or, cr] = t.registers;
-    let mut text = format!(
-        "**{} through the CUDA JIT** at {}: OpenCL's PTX run by CUDA {} GFLOP/s{}; OpenCL native {}{}; CUDA (NVRTC) {}{}.",
-        t.kernel, size_label(t.size), speed(t.jit), r(jr), speed(t.opencl), r(or), speed(t.cuda), r(cr)
+    let [jr, or, cr] = t.registers.map(r);
+    let (k, at, [jit, ocl, cuda]) = (
+        &t.kernel,
+        size_label(t.size),
+        [t.jit, t.opencl, t.cuda].map(speed),
     );
-    text.push_str(&match t.like {
-        Like::OpenCl => " The same PTX runs at the same speed whichever driver compiles it, so the gap between the toolchains comes from the PTX each front end emits.".into(),
-        Like::Cuda => " OpenCL's PTX runs like the CUDA kernel when the CUDA driver compiles and launches it, so the gap comes from OpenCL's back end or launch, not from its PTX.".into(),
-        Like::Neither => format!(" The JIT run differs from OpenCL native by {:+.0}%: the final compile step or the launch matters, not only the PTX.", (t.jit / t.opencl - 1.0) * 100.0),
-        Like::Both => " All three are within a few percent.".into(),
-    });
-    let short = text.clone();
-    Words { text, short }
+    let why = match t.like {
+        Like::OpenCl => "The same PTX runs at the same speed whichever driver compiles it, so the gap between the toolchains comes from the PTX each front end emits.".into(),
+        Like::Cuda => "OpenCL's PTX runs like the CUDA kernel when the CUDA driver compiles and launches it, so the gap comes from OpenCL's back end or launch, not from its PTX.".into(),
+        Like::Neither => format!("The JIT run differs from OpenCL native by {:+.0}%: the final compile step or the launch matters, not only the PTX.", (t.jit / t.opencl - 1.0) * 100.0),
+        Like::Both => "All three are within a few percent.".into(),
+    };
+    let text = format!("**{k} through the CUDA JIT** at {at}: OpenCL's PTX run by CUDA {jit} GFLOP/s{jr}; OpenCL native {ocl}{or}; CUDA (NVRTC) {cuda}{cr}. {why}");
+    Words {
+        short: text.clone(),
+        text,
+    }
 }
 
 fn spill_words(s: &Spills) -> String {
@@ -596,10 +566,10 @@ fn spill_words(s: &Spills) -> String {
         Spills::None { lowest } => {
             format!("no spills at any cap tried (lowest {})", cap_label(lowest))
         }
-        Spills::AtHighest { cap, bytes } => format!(
-            "spills even at the highest cap ({}: {bytes} B)",
-            cap_label(cap)
-        ),
+        Spills::AtHighest { cap, bytes } => {
+            let cap = cap_label(cap);
+            format!("spills even at the highest cap ({cap}: {bytes} B)")
+        }
         Spills::From {
             clean_to,
             cap,
@@ -617,11 +587,8 @@ fn spill_words(s: &Spills) -> String {
 
 fn speed_words(s: &CapSpeed) -> String {
     let fastest = |cap, gflops| {
-        format!(
-            "fastest at cap {}: {} GFLOP/s",
-            cap_label(cap),
-            speed(gflops)
-        )
+        let (cap, gflops) = (cap_label(cap), speed(gflops));
+        format!("fastest at cap {cap}: {gflops} GFLOP/s")
     };
     match *s {
         CapSpeed::Faster {
@@ -633,11 +600,10 @@ fn speed_words(s: &CapSpeed) -> String {
             let (best, uncapped) = (fastest(Some(cap), gflops), speed(uncapped));
             format!("{best} vs {uncapped} without a cap (+{gain:.0}%)")
         }
-        CapSpeed::NoGain { uncapped } => format!(
-            "no cap is more than {} faster than no cap ({} GFLOP/s)",
-            same(),
-            speed(uncapped)
-        ),
+        CapSpeed::NoGain { uncapped } => {
+            let (same, uncapped) = (same(), speed(uncapped));
+            format!("no cap is more than {same} faster than no cap ({uncapped} GFLOP/s)")
+        }
         CapSpeed::NoBase { cap, gflops } => fastest(cap, gflops),
     }
 }
@@ -656,10 +622,9 @@ fn tile_words(k: &Kind) -> Words {
     else {
         unreachable!()
     };
-    let verdict = if *cuda_slower && *opencl_fine {
-        "holds"
-    } else {
-        "does not hold"
+    let verdict = match cuda_slower & opencl_fine {
+        true => "holds",
+        false => "does not hold",
     };
     let c = |[a, b]: &[Tile; 2]| a.gflops / b.gflops - 1.0;
     // "8x4 6% slower" and "6% slower than", or "within 3%" and "within 3% of".
@@ -673,13 +638,20 @@ fn tile_words(k: &Kind) -> Words {
             .map_or(String::new(), |r| format!(" ({r} registers)"))
     };
     let tile = |t: &Tile| format!("{}{}", speed(t.gflops), regs(t));
-    let [(c84, c44), (o84, o44)] = [(&cuda[0], &cuda[1]), (&opencl[0], &opencl[1])];
+    let [c84, c44, o84, o44] = [&cuda[0], &cuda[1], &opencl[0], &opencl[1]];
     let at = size_label(*size);
+    let on = |sep| {
+        device
+            .as_ref()
+            .map_or(String::new(), |d| format!("{sep}{d}"))
+    };
+    let (on_dev, c84r, cuda_rel, ocl_rel) =
+        (on(", "), regs(c84), rel(cuda, false), rel(opencl, false));
+    let [c84s, c44s, o84s, o44s] = [c84, c44, o84, o44].map(|t| speed(t.gflops));
+    let [c44t, o84t, o44t] = [c44, o84, o44].map(tile);
     let mut text = format!(
-        "**The tutorial's 8x4 tile claim {verdict}** ({kernel}, {at}{}). On the K40 the clBlas 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA, and 4x4 rescued CUDA. \
-         Here: CUDA 8x4 {} GFLOP/s{} vs 4x4 {}, {}; OpenCL 8x4 {} vs 4x4 {}, {}.",
-        device.as_ref().map_or(String::new(), |d| format!(", {d}")),
-        speed(c84.gflops), regs(c84), tile(c44), rel(cuda, false), tile(o84), tile(o44), rel(opencl, false)
+        "**The tutorial's 8x4 tile claim {verdict}** ({kernel}, {at}{on_dev}). On the K40 the clBlas 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA, and 4x4 rescued CUDA. \
+         Here: CUDA 8x4 {c84s} GFLOP/s{c84r} vs 4x4 {c44t}, {cuda_rel}; OpenCL 8x4 {o84t} vs 4x4 {o44t}, {ocl_rel}."
     );
     let why = [
         (!cuda_slower, "CUDA's 8x4 is not slower than its 4x4"),
@@ -689,21 +661,22 @@ fn tile_words(k: &Kind) -> Words {
     if !why.is_empty() {
         let _ = write!(text, " It does not hold because {}.", why.join(" and "));
     }
-    let best: Vec<String> = fastest
-        .iter()
+    let best: Vec<String> = (fastest.iter())
         .map(|(t, (x, y), g)| format!("{} {x}x{y} ({})", name(*t), speed(*g)))
         .collect();
     if !best.is_empty() {
         let _ = write!(text, " Fastest tile: {}.", best.join(", "));
     }
+    let (on_dev, ocl_than, cuda_than) = (on(" on "), rel(opencl, true), rel(cuda, true));
     let short = format!(
-        "The tutorial's claim that the 8x4 tile suits OpenCL but not CUDA {verdict} for {kernel} at size {at}{}: \
-         8x4 is {} 4x4 on OpenCL ({} vs {} GFLOP/s) and {} 4x4 on CUDA ({} vs {}).",
-        device.as_ref().map_or(String::new(), |d| format!(" on {d}")),
-        rel(opencl, true), speed(o84.gflops), speed(o44.gflops), rel(cuda, true), speed(c84.gflops), speed(c44.gflops)
+        "The tutorial's claim that the 8x4 tile suits OpenCL but not CUDA {verdict} for {kernel} at size {at}{on_dev}: \
+         8x4 is {ocl_than} 4x4 on OpenCL ({o84s} vs {o44s} GFLOP/s) and {cuda_than} 4x4 on CUDA ({c84s} vs {c44s})."
     );
     Words { text, short }
 }
+
+const BACK_END: &str = "is OpenCL's back end or launch, not its PTX";
+const IN_PTX: &str = "is in the PTX each front end emits";
 
 fn jit_words(k: &Kind) -> Words {
     let Kind::JitRollup {
@@ -718,9 +691,8 @@ fn jit_words(k: &Kind) -> Words {
     else {
         unreachable!()
     };
-    let at = size_label(*size);
-    let groups: Vec<String> = groups
-        .iter()
+    let (at, same) = (size_label(*size), same());
+    let groups: Vec<String> = (groups.iter())
         .map(|(like, ks)| {
             let what = match like {
                 Like::Cuda => "like CUDA's own build, so the gap is OpenCL's back end or launch",
@@ -731,29 +703,26 @@ fn jit_words(k: &Kind) -> Words {
             format!("{what}: {}", join_and(ks))
         })
         .collect();
-    let text = format!("**OpenCL's PTX through the CUDA JIT, all {kernels} kernels** at {at} (within {} counts as alike): {}.", same(), groups.join("; "));
-    let (how_many, those) = if leaning == differ {
-        (format!("all {leaning}"), "")
-    } else {
-        (format!("{leaning} of the {differ}"), "for those kernels ")
+    let groups = groups.join("; ");
+    let text = format!("**OpenCL's PTX through the CUDA JIT, all {kernels} kernels** at {at} (within {same} counts as alike): {groups}.");
+    let (how_many, those) = match leaning == differ {
+        true => (format!("all {leaning}"), ""),
+        false => (format!("{leaning} of the {differ}"), "for those kernels "),
     };
     let short = match (lean, example) {
         (Like::Cuda | Like::OpenCl, Some(e)) => {
-            let (own, vs, other, y, why) = if *lean == Like::Cuda {
-                ("CUDA", e.cuda, "OpenCL's own build", e.opencl, "is OpenCL's back end or launch, not its PTX")
-            } else {
-                ("OpenCL", e.opencl, "CUDA", e.cuda, "is in the PTX each front end emits")
+            let (own, vs, other, y, why) = match lean {
+                Like::Cuda => ("CUDA", e.cuda, "OpenCL's own build", e.opencl, BACK_END),
+                _ => ("OpenCL", e.opencl, "CUDA", e.cuda, IN_PTX),
             };
-            format!(
-                "within {} of {own}'s own build on {how_many} kernels where the toolchains differ by more than {} ({}: {} vs {} GFLOP/s, {other} {}): {those}the gap {why}.",
-                same(), same(), e.kernel, speed(e.jit), speed(vs), speed(y)
-            )
+            let (k, jit, vs, y) = (&e.kernel, speed(e.jit), speed(vs), speed(y));
+            format!("within {same} of {own}'s own build on {how_many} kernels where the toolchains differ by more than {same} ({k}: {jit} vs {vs} GFLOP/s, {other} {y}): {those}the gap {why}.")
         }
-        (Like::Neither, Some(e)) => format!(
-            "unlike OpenCL's own build on {leaning} of {kernels} kernels at size {at} ({}: {} vs {} GFLOP/s, CUDA {}).",
-            e.kernel, speed(e.jit), speed(e.opencl), speed(e.cuda)
-        ),
-        _ => format!("within {} of both native builds on all {kernels} kernels at size {at}.", same()),
+        (Like::Neither, Some(e)) => {
+            let (k, [jit, ocl, cuda]) = (&e.kernel, [e.jit, e.opencl, e.cuda].map(speed));
+            format!("unlike OpenCL's own build on {leaning} of {kernels} kernels at size {at} ({k}: {jit} vs {ocl} GFLOP/s, CUDA {cuda}).")
+        }
+        _ => format!("within {same} of both native builds on all {kernels} kernels at size {at}."),
     };
     let short = format!("Through the CUDA JIT, OpenCL's PTX runs {short}");
     Words { text, short }

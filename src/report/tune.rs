@@ -31,39 +31,27 @@ const STRATEGY_COLORS: [RGBColor; 4] = [
     RGBColor(20, 150, 160),
 ];
 
-const INTRO: &str = "`gemmlab tune` searched each kernel's space of parameters, hint switches and register caps \
-    on each toolchain with a strategy, timing each configuration briefly (a few timed launches after its checked run, \
-    which is the warm-up; one far slower than the best so far is pruned after its checked run), then re-measured each \
-    toolchain's fastest configurations with the full timing method, the toolchains' repetitions interleaved: the final round. \
-    Tuned bests and the top tables quote the final round (median GFLOP/s ± the interquartile range as % of the median, \
-    \"x cuBLAS\" the ratio to cuBLAS measured in the same run); the search tables and charts use the search timing. \
-    A published default comes from a compare row of the same device when the results hold one, \
-    else from the default configuration's point in a search.\n\n";
+const INTRO: &str = "`gemmlab tune` searched each kernel's space (parameters, hint switches, register caps) on each toolchain, \
+    timing each configuration briefly (one far slower than the best so far is pruned after its checked run), then re-measured \
+    each toolchain's fastest with the full timing method, interleaved: the final round. Tuned bests and top tables quote the final \
+    round (median GFLOP/s ± the IQR as % of the median; \"x cuBLAS\" against cuBLAS in the same run), search tables and charts \
+    the search timing; a published default comes from a compare row of the same device, else from its point in a search.\n\n";
 
-const SCREEN: &str = "Searches with a screen (`tune --screen`) first ran each configuration once, checked, with K \
-    cut short; one far slower there than the best so far was pruned with that launch, whose speed is of the shorter K.\n\n";
+const SCREEN: &str = "Searches with a screen (`tune --screen`) first ran each configuration once, checked, with K cut short, \
+    and pruned one far slower than the best so far at that launch (a speed of the shorter K).\n\n";
 
-const SEARCHES: &str = "In the search tables \"run\" numbers the result directories as in Environment, and \
-    \"measured / s\" (the search rate) counts configurations measured in this run, not answered from the store, \
-    per wall second, compiling included.\n\n";
+const SEARCHES: &str =
+    "\"run\" numbers result directories as in Environment; \"measured / s\" counts configurations \
+    measured in this run (not answered from the store) per wall second, compiling included.\n\n";
 
-const CHARTS: &str = "The progress charts draw the best verified GFLOP/s so far against the configurations tried, \
-    in the order the strategy was told their outcomes (left; those answered from the store count at once), and \
-    against the seconds since the search started (right). The spread charts draw every configuration each toolchain \
-    tried (all its searches, each configuration once), fastest first, as a fraction of that toolchain's best; x is the \
-    rank as a fraction of the configurations tried, so a curve ends early by the share that failed, and where it crosses \
-    90% is the share of the space near the best. Guided strategies try more good configurations than a uniform sample \
-    would; exhaustive searches show the whole space.\n\n";
+const CHARTS: &str = "Progress charts: the best verified GFLOP/s so far against configurations tried (in the order the strategy \
+    learnt their outcomes) and against seconds. Spread charts: every configuration a toolchain tried, fastest first, as a fraction \
+    of its best against rank / configurations tried: a curve crosses 90% at the share near the best and ends early by the share that failed.\n\n";
 
-const REPLAY: &str = "An exhaustive search that tried every point of its space holds every configuration's outcome, \
-    so each strategy's search can be replayed against that table without a device, in seeded runs with as many \
-    configurations in flight as the tuner keeps (twice the compile workers). This is a replay over measured outcomes, \
-    not new measurements: a configuration scores its search-timing GFLOP/s (a pruned one its single checked launch, \
-    a failed one nothing), and costs the device seconds it took plus its compile time divided by the compile workers \
-    (a compile failure, whose time is not recorded, costs the median compile time); summed one configuration after \
-    another, those seconds approximate, not reproduce, the tuner's overlapped wall time. The replay charts draw the \
-    median over the runs of the best found so far as a fraction of the space's true best, the band from the lower to \
-    the upper quartile.\n\n";
+const REPLAY: &str = "A search that tried its whole space lets each strategy be replayed over its outcomes in seeded runs, without a device. \
+    This is a replay over measured outcomes, not new measurements: a configuration scores its search-timing GFLOP/s and costs its \
+    device seconds plus its compile time over the compile workers, so the seconds approximate the tuner's overlapped wall time. \
+    Replay charts: the median over the runs of the best so far as a fraction of the space's best, the band the quartiles.\n\n";
 
 /// "CUDA", "CUDA anneal", "CUDA anneal (run 2)".
 fn name(n: &SearchName) -> String {
@@ -77,6 +65,14 @@ fn name(n: &SearchName) -> String {
 
 fn at(kernel: &str, size: (usize, usize, usize)) -> String {
     format!("{kernel} at {}", size_label(size))
+}
+
+/// A bulleted list.
+fn list(s: &mut String, items: impl Iterator<Item = String>) {
+    for i in items {
+        let _ = writeln!(s, "- {}", md::escape(&i));
+    }
+    s.push('\n');
 }
 
 pub(crate) fn section(ctx: &mut Ctx, a: &Tune) -> Result<Section> {
@@ -98,10 +94,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Tune) -> Result<Section> {
     let _ = writeln!(s, "{traces} from {}.\n", plural(a.dirs, "result directory"));
     if !a.unreadable.is_empty() {
         s.push_str("Search traces that could not be read (left out):\n\n");
-        for u in &a.unreadable {
-            let _ = writeln!(s, "- {}", md::escape(&md::short_reason(u)));
-        }
-        s.push('\n');
+        list(&mut s, a.unreadable.iter().map(|u| md::short_reason(u)));
     }
     if a.groups.is_empty() {
         s.push_str("No search and no final round to show.\n\n");
@@ -127,6 +120,9 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Tune) -> Result<Section> {
 }
 
 type Column = (&'static str, fn(&Search, &SearchName) -> String);
+
+/// A cell of a table of `T`s.
+type Cell<'f, T> = &'f dyn Fn(&T) -> String;
 
 /// The search table's columns: a search and its name give each cell.
 const COLUMNS: [Column; 16] = [
@@ -162,10 +158,7 @@ const COLUMNS: [Column; 16] = [
 
 /// One row per search, and the spaces' notes.
 fn searches_table(a: &Tune, g: &Group, s: &mut String) {
-    let rows: Vec<Vec<String>> = g
-        .searches
-        .iter()
-        .zip(&g.names)
+    let rows: Vec<Vec<String>> = (g.searches.iter().zip(&g.names))
         .map(|(&i, n)| COLUMNS.iter().map(|c| c.1(&a.searches[i], n)).collect())
         .collect();
     let head: Vec<String> = COLUMNS.iter().map(|c| c.0.to_string()).collect();
@@ -175,10 +168,10 @@ fn searches_table(a: &Tune, g: &Group, s: &mut String) {
     }
     if !g.notes.is_empty() {
         s.push_str("Space notes:\n\n");
-        for (t, n) in &g.notes {
-            let _ = writeln!(s, "- {}", md::escape(&format!("{}: {n}", tc_name(*t))));
-        }
-        s.push('\n');
+        list(
+            s,
+            g.notes.iter().map(|(t, n)| format!("{}: {n}", tc_name(*t))),
+        );
     }
 }
 
@@ -216,40 +209,43 @@ fn rounds(g: &Group, s: &mut String) {
         if r.several_runs {
             head.push("run".into());
         }
-        let rows = r.rows.iter().zip(1..).map(|(f, rank)| {
-            let m = f.m;
-            let spread = m
-                .time
-                .map_or(String::new(), |t| format!(" ±{:.1}%", t.spread_pct()));
-            let speed = data::gflops(m).map_or(md::MISSING.into(), md::speed);
-            let mut row = vec![
-                rank.to_string(),
-                format!("{speed}{spread}{}", md::throttle_mark(m)),
-                md::ratio(data::vs_vendor(m), Some(1.0)),
-                md::registers(Some(m)),
-                config_of(m),
-            ];
-            if r.several_runs && f.strategies.is_empty() {
-                row.push(f.run.to_string());
-            } else if r.several_runs {
-                row.push(format!("{} ({})", f.run, f.strategies.join(", ")));
-            }
-            row
-        });
-        let rows: Vec<Vec<String>> = rows.collect();
+        let rows: Vec<Vec<String>> = (r.rows.iter().zip(1..))
+            .map(|(f, rank)| {
+                let m = f.m;
+                let spread = m
+                    .time
+                    .map_or(String::new(), |t| format!(" ±{:.1}%", t.spread_pct()));
+                let speed = data::gflops(m).map_or(md::MISSING.into(), md::speed);
+                let mut row = vec![
+                    rank.to_string(),
+                    format!("{speed}{spread}{}", md::throttle_mark(m)),
+                    md::ratio(data::vs_vendor(m), Some(1.0)),
+                    md::registers(Some(m)),
+                    config_of(m),
+                ];
+                match (r.several_runs, f.strategies.is_empty()) {
+                    (true, true) => row.push(f.run.to_string()),
+                    (true, false) => row.push(format!("{} ({})", f.run, f.strategies.join(", "))),
+                    _ => {}
+                }
+                row
+            })
+            .collect();
         if !rows.is_empty() {
             let _ = writeln!(s, "{}", md::table(&head, &rows));
         }
         if !r.failed.is_empty() {
-            let what = r.failed.iter();
-            let what: Vec<String> = what
+            let what: Vec<String> = (r.failed.iter())
                 .map(|m| format!("{} ({})", config_of(m), m.status.label()))
                 .collect();
-            let what = md::escape(&what.join("; "));
-            let _ = writeln!(s, "Without a speed in the final round: {what}.\n");
+            let _ = writeln!(
+                s,
+                "Without a speed in the final round: {}.\n",
+                md::escape(&what.join("; "))
+            );
         }
         if let Some(d) = &r.tuned.default {
-            let gain = r.tuned.gain.map_or(String::new(), |u| {
+            let gain = (r.tuned.gain).map_or(String::new(), |u| {
                 format!(" The tuned best is {:.2}x its speed.", u + 1.0)
             });
             let _ = writeln!(s, "Published default: {}.{gain}\n", describe_default(d));
@@ -270,37 +266,44 @@ pub fn shade(c: RGBColor, i: usize) -> RGBColor {
 
 /// A line plain when dense, with markers when sparse.
 fn styled(style: Style, points: usize) -> Style {
-    if points > 40 {
+    let dense = points > 40;
+    if dense {
         style.plain()
     } else {
         style.line()
     }
 }
 
-/// A panel of fractions of a best, from 0 to `hi` configurations, with a
-/// reference line at `reach`.
-fn fraction_panel(hi: f64, x_label: &str, y_label: &str, reach: f64) -> Panel {
-    let mut panel = Panel::new("", XAxis::Linear { lo: 0.0, hi }, x_label, y_label);
+/// A figure of one panel of fractions of a best, from 0 to `hi` on x, with a
+/// reference line at `reach`, titled "gemm6 at 4096{what} on H200".
+fn fraction_figure(
+    ctx: &Ctx,
+    g: &Group,
+    what: &str,
+    (hi, x, y, reach): (f64, &str, &str, f64),
+) -> Figure {
+    let mut panel = Panel::new("", XAxis::Linear { lo: 0.0, hi }, x, y);
     panel.y_max = Some(1.08);
     panel.refs.push(RefLine {
         label: format!("{:.0}% of the best", reach * 100.0),
         y: reach,
         color: VENDOR_COLOR,
     });
-    panel
+    figure(ctx, g, what, Vec::new(), vec![panel])
 }
 
-/// A figure of `panels` side by side, titled "gemm6 at 4096{what} on H200".
+/// A figure of `panels` side by side (one: wide), titled "gemm6 at 4096{what} on H200".
 fn figure(ctx: &Ctx, g: &Group, what: &str, legend: Vec<Style>, panels: Vec<Panel>) -> Figure {
-    let title = format!("{}{what}{}", at(&g.kernel, g.size), ctx.title_suffix());
-    let cols = panels.len();
-    // One panel: wide; two: side by side.
-    let (panel_w, panel_h) = match cols {
-        1 => (860, 400),
-        _ => (560, 380),
-    };
+    let ((panel_w, panel_h), cols) = (
+        if panels.len() == 1 {
+            (860, 400)
+        } else {
+            (560, 380)
+        },
+        panels.len(),
+    );
     Figure {
-        title,
+        title: format!("{}{what}{}", at(&g.kernel, g.size), ctx.title_suffix()),
         legend,
         panels,
         cols,
@@ -316,30 +319,29 @@ fn charts(ctx: &mut Ctx, g: &Group, title: &str, s: &mut String) -> Result<()> {
         let stem = format!("tune-progress-{}", g.stem);
         s.push_str(&ctx.chart(&fig, &stem, &alt)?.markdown);
     }
-    let mut panel = fraction_panel(
+    let axes = (
         1.0,
         "rank / configurations tried",
         "GFLOP/s / the toolchain's best",
         NEAR_BEST,
     );
-    let mut legend = Vec::new();
+    let mut fig = fraction_figure(ctx, g, ": the tried space by rank", axes);
     for x in g.spread.iter().filter(|x| !x.speeds.is_empty()) {
         let (t, n) = (x.toolchain, x.tried.max(1) as f64);
-        let label = format!("{} ({} tried)", tc_name(t), x.tried);
-        let style = styled(Style::new(label, color(t)), x.speeds.len());
-        let points = x.speeds.iter().zip(1..);
-        let points = points.map(|(v, i)| (i as f64 / n, Some(v / x.best)));
+        let style = Style::new(format!("{} ({} tried)", tc_name(t), x.tried), color(t));
+        let style = styled(style, x.speeds.len());
+        let points = x
+            .speeds
+            .iter()
+            .zip(1..)
+            .map(|(v, i)| (i as f64 / n, Some(v / x.best)));
         let points = points.collect();
-        panel.lines.push(Line {
-            style: style.clone(),
-            points,
-        });
-        legend.push(style);
+        fig.legend.push(style.clone());
+        fig.panels[0].lines.push(Line { style, points });
     }
-    if legend.is_empty() {
+    if fig.legend.is_empty() {
         return Ok(());
     }
-    let fig = figure(ctx, g, ": the tried space by rank", legend, vec![panel]);
     let alt = format!("{title}: tried configurations' GFLOP/s as a fraction of the best, by rank");
     let stem = format!("tune-spread-{}", g.stem);
     s.push_str(&ctx.chart(&fig, &stem, &alt)?.markdown);
@@ -347,49 +349,50 @@ fn charts(ctx: &mut Ctx, g: &Group, title: &str, s: &mut String) -> Result<()> {
 }
 
 fn progress_figure(ctx: &Ctx, g: &Group) -> Option<Figure> {
-    let most = g.curves.iter().map(|c| c.points.len()).max()?;
+    let most = g.curves.iter().map(|c| c.points.len()).max()? as f64;
     let longest = g.curves.iter().filter_map(|c| c.points.last().map(|p| p.1));
     let longest = longest.filter(|v| v.is_finite()).fold(0.0, f64::max);
     let y = "best GFLOP/s so far";
-    let x = XAxis::Linear {
-        lo: 0.0,
-        hi: most as f64,
-    };
-    let mut by_count = Panel::new("against configurations tried", x, "configurations tried", y);
+    let x = XAxis::Linear { lo: 0.0, hi: most };
+    let by_count = Panel::new("against configurations tried", x, "configurations tried", y);
     let hi = if longest > 0.0 { longest } else { 1.0 };
     let x = XAxis::Linear { lo: 0.0, hi };
-    let mut by_time = Panel::new("against seconds", x, "seconds since the search started", y);
-    let mut legend = Vec::new();
+    let by_time = Panel::new("against seconds", x, "seconds since the search started", y);
+    let mut fig = figure(
+        ctx,
+        g,
+        ": best GFLOP/s so far",
+        Vec::new(),
+        vec![by_count, by_time],
+    );
     for c in &g.curves {
-        let mut style = Style::new(name(&c.name), shade(color(c.name.toolchain), c.nth));
-        style = styled(style, c.points.len());
-        if c.nth > 0 {
-            style = style.dashed();
-        }
-        for (panel, by_time) in [(&mut by_count, false), (&mut by_time, true)] {
-            let points = c.points.iter();
-            let points = points.map(|p| (if by_time { p.1 } else { p.0 as f64 }, p.2));
+        let style = Style::new(name(&c.name), shade(color(c.name.toolchain), c.nth));
+        let style = styled(style, c.points.len());
+        let style = if c.nth > 0 { style.dashed() } else { style };
+        for (i, panel) in fig.panels.iter_mut().enumerate() {
+            let points = c
+                .points
+                .iter()
+                .map(|p| (if i == 1 { p.1 } else { p.0 as f64 }, p.2));
             let (style, points) = (style.clone(), points.collect());
             panel.lines.push(Line { style, points });
         }
-        legend.push(style);
+        fig.legend.push(style);
     }
-    let top = by_count.data_max().max(by_time.data_max());
+    let top = fig.panels.iter().map(Panel::data_max).fold(0.0, f64::max);
     if let Some(v) = g.vendor {
-        let r = RefLine {
-            label: format!("cuBLAS {}", md::speed(v)),
-            y: v,
-            color: VENDOR_COLOR,
-        };
-        by_count.refs.push(r.clone());
-        by_time.refs.push(r);
-        legend.push(Style::new("cuBLAS (final round)", VENDOR_COLOR).dashed());
+        for panel in &mut fig.panels {
+            let (label, color) = (format!("cuBLAS {}", md::speed(v)), VENDOR_COLOR);
+            panel.refs.push(RefLine { label, y: v, color });
+        }
+        fig.legend
+            .push(Style::new("cuBLAS (final round)", VENDOR_COLOR).dashed());
     }
     let y_max = top.max(g.vendor.unwrap_or(0.0)) * 1.08;
-    by_count.y_max = Some(if y_max > 0.0 { y_max } else { 1.0 });
-    by_time.y_max = by_count.y_max;
-    let panels = vec![by_count, by_time];
-    Some(figure(ctx, g, ": best GFLOP/s so far", legend, panels))
+    for panel in &mut fig.panels {
+        panel.y_max = Some(if y_max > 0.0 { y_max } else { 1.0 });
+    }
+    Some(fig)
 }
 
 /// The strategies replayed over each complete search, from its replay record.
@@ -399,21 +402,15 @@ fn replays(ctx: &mut Ctx, a: &Tune, g: &Group, title: &str, s: &mut String) -> R
     }
     s.push_str("#### Strategies replayed over the measured space\n\n");
     if let Some(rec) = g.replays.iter().find_map(|r| r.record.as_ref()) {
-        let _ = writeln!(
-            s,
-            "{} seeded runs per strategy, each trying at most {} configurations (or the whole space if smaller).\n",
-            rec.runs, rec.budget
-        );
+        let (runs, budget) = (rec.runs, rec.budget);
+        let _ = writeln!(s, "{runs} seeded runs per strategy, each trying at most {budget} configurations (or the whole space if smaller).\n");
     }
     for r in &g.replays {
         let label = name(&r.name);
         match &r.record {
             None => {
                 let dir = ctx.data.runs[a.searches[r.search].run - 1].dir.display();
-                let _ = writeln!(
-                    s,
-                    "{label}: no replay record; `gemmlab tune --replay-only {dir}` writes it from the search's trace.\n"
-                );
+                let _ = writeln!(s, "{label}: no replay record; `gemmlab tune --replay-only {dir}` writes it from the search's trace.\n");
             }
             Some(Replays {
                 error: Some(why), ..
@@ -434,56 +431,55 @@ fn replay_table(
     (title, label): (&str, &str),
     s: &mut String,
 ) -> Result<()> {
-    let len = rec.tries;
-    let (x_label, y_label) = ("configurations tried", "best so far / the space's best");
-    let mut panel = fraction_panel(len as f64, x_label, y_label, rec.reach);
-    let mut legend = Vec::new();
+    let (len, reach) = (rec.tries, rec.reach * 100.0);
+    let axes = (
+        len as f64,
+        "configurations tried",
+        "best so far / the space's best",
+        rec.reach,
+    );
+    let mut fig = fraction_figure(ctx, g, &format!(", {label}: strategies replayed"), axes);
+    (fig.panel_w, fig.panel_h) = (900, 420);
     for (n, c) in rec.strategies.iter().zip(STRATEGY_COLORS.iter().cycle()) {
-        let band = n.q1.iter().zip(&n.q3).zip(1..);
-        let band = band.map(|((q1, q3), k)| (k as f64, *q1, *q3));
-        panel.bands.push(Band {
+        let band =
+            n.q1.iter()
+                .zip(&n.q3)
+                .zip(1..)
+                .map(|((q1, q3), k)| (k as f64, *q1, *q3));
+        let median = n.median.iter().zip(1..).map(|(v, k)| (k as f64, Some(*v)));
+        let style = styled(Style::new(n.strategy.clone(), *c), len);
+        fig.panels[0].bands.push(Band {
             color: *c,
             points: band.collect(),
         });
-        let style = styled(Style::new(n.strategy.clone(), *c), len);
-        let median = n.median.iter().zip(1..).map(|(v, k)| (k as f64, Some(*v)));
-        panel.lines.push(Line {
-            style: style.clone(),
-            points: median.collect(),
-        });
-        legend.push(style);
+        let points = median.collect();
+        fig.legend.push(style.clone());
+        fig.panels[0].lines.push(Line { style, points });
     }
-    let what = format!(", {label}: strategies replayed");
-    let mut fig = figure(ctx, g, &what, legend, vec![panel]);
-    (fig.panel_w, fig.panel_h) = (900, 420);
     let alt =
         format!("{title}, {label}: strategies replayed, median best so far against configurations");
     s.push_str(&ctx.chart(&fig, &r.stem, &alt)?.markdown);
-    let reach = rec.reach * 100.0;
-    let rows: Vec<Vec<String>> = rec
-        .strategies
-        .iter()
-        .map(|n| {
-            vec![
-                n.strategy.clone(),
-                n.configs
-                    .map_or("not reached".into(), |c| format!("{c:.0}")),
-                n.seconds.map_or(md::MISSING.into(), md::secs),
-                format!("{} of {}", n.reached, rec.runs),
-                format!("{:.0}%", n.found * 100.0),
-                md::pct(n.median.last().copied()),
-            ]
-        })
-        .collect();
-    let head = [
-        "strategy".to_string(),
-        format!("configurations to {reach:.0}% (median)"),
-        format!("seconds to {reach:.0}% (median)"),
-        format!("runs reaching {reach:.0}%"),
-        "runs finding the best".to_string(),
-        format!("median at {len} configurations"),
+    let cols: [(String, Cell<StrategyReplay>); 6] = [
+        ("strategy".into(), &|n| n.strategy.clone()),
+        (format!("configurations to {reach:.0}% (median)"), &|n| {
+            n.configs
+                .map_or("not reached".into(), |c| format!("{c:.0}"))
+        }),
+        (format!("seconds to {reach:.0}% (median)"), &|n| {
+            n.seconds.map_or(md::MISSING.into(), md::secs)
+        }),
+        (format!("runs reaching {reach:.0}%"), &|n| {
+            format!("{} of {}", n.reached, rec.runs)
+        }),
+        ("runs finding the best".into(), &|n| {
+            format!("{:.0}%", n.found * 100.0)
+        }),
+        (format!("median at {len} configurations"), &|n| {
+            md::pct(n.median.last().copied())
+        }),
     ];
-    let _ = writeln!(s, "{}", md::table(&head, &rows));
+    let cols: Vec<(&str, _)> = cols.iter().map(|(h, f)| (h.as_str(), f)).collect();
+    let _ = writeln!(s, "{}", md::table_of(&cols, &rec.strategies));
     Ok(())
 }
 
@@ -525,34 +521,26 @@ fn hard_words(
     toolchains: &[Hardness],
     harder: &Option<[Toolchain; 2]>,
 ) -> Words {
-    let long: Vec<String> = toolchains
-        .iter()
+    let long: Vec<String> = (toolchains.iter())
         .map(|x| {
             let whole = if x.whole_space { "the whole space" } else { "a sample of the space" };
+            let (t, share, best, by) = (tc_name(x.toolchain), x.share * 100.0, md::speed(x.best), x.strategies.join(" and "));
             format!(
-                "{}: {} of {} configurations tried ({:.0}%) within {pct:.0}% of its best {} GFLOP/s, {} failed (searched by {}; {whole})",
-                tc_name(x.toolchain), x.near, x.tried, x.share * 100.0, md::speed(x.best), x.failed, x.strategies.join(" and ")
+                "{t}: {} of {} configurations tried ({share:.0}%) within {pct:.0}% of its best {best} GFLOP/s, {} failed (searched by {by}; {whole})",
+                x.near, x.tried, x.failed
             )
         })
         .collect();
-    let short: Vec<String> = toolchains
-        .iter()
+    let short: Vec<String> = (toolchains.iter())
         .map(|x| {
-            format!(
-                "{:.0}% of {}'s {}",
-                x.share * 100.0,
-                tc_name(x.toolchain),
-                x.tried
-            )
+            let (share, t, tried) = (x.share * 100.0, tc_name(x.toolchain), x.tried);
+            format!("{share:.0}% of {t}'s {tried}")
         })
         .collect();
     let mut text = format!("**How hard to tune, {at}**: {}.", long.join("; "));
     if let Some([hard, easy]) = harder {
         let (hard, easy) = (tc_name(*hard), tc_name(*easy));
-        let _ = write!(
-            text,
-            " Fewer of {hard}'s configurations are near its best than {easy}'s: {hard} is the harder to tune."
-        );
+        let _ = write!(text, " Fewer of {hard}'s configurations are near its best than {easy}'s: {hard} is the harder to tune.");
     }
     let short = md::join_and(&short);
     Words {
@@ -583,15 +571,15 @@ fn gap_words(k: &Kind) -> Words {
     let (na, nb) = (tc_name(toolchains[0]), tc_name(toolchains[1]));
     let pair = format!("{na}/{nb}");
     let Some((dr, src, verdict)) = default else {
-        let how = if *same {
-            format!("within {:.0}%", SAME_SPEED * 100.0)
-        } else {
-            format!("{} ahead by {:.0}%", tc_name(*lead), gap * 100.0)
-        };
-        let short = if *same {
-            format!("Tuned {at} runs alike on {na} and {nb} ({pair} {tuned:.2}).")
-        } else {
-            format!("Tuned {at} leaves a {pair} ratio of {tuned:.2}.")
+        let (how, short) = match same {
+            true => (
+                format!("within {:.0}%", SAME_SPEED * 100.0),
+                format!("Tuned {at} runs alike on {na} and {nb} ({pair} {tuned:.2})."),
+            ),
+            false => (
+                format!("{} ahead by {:.0}%", tc_name(*lead), gap * 100.0),
+                format!("Tuned {at} leaves a {pair} ratio of {tuned:.2}."),
+            ),
         };
         let text = format!(
             "**Toolchain gap at each toolchain's best, {at}**: {pair} = {tuned:.2} tuned ({how}); \
@@ -647,8 +635,10 @@ fn tuned_words(
         } else {
             " (search timing: no final round)"
         };
-        let speed = md::speed(b.gflops);
-        let eq = vs.as_ref().map_or(String::new(), |v| format!(" = {v}"));
+        let (speed, eq) = (
+            md::speed(b.gflops),
+            vs.as_ref().map_or(String::new(), |v| format!(" = {v}")),
+        );
         let mut l = format!("{name} {speed} GFLOP/s{eq} with `{}`{timing}", b.config);
         let mut inner: Vec<String> = vs.into_iter().collect();
         if let Some(d) = &t.default {
@@ -670,18 +660,15 @@ fn tuned_words(
         long.push(l);
         short.push(format!("{name} {speed} GFLOP/s{inner}"));
     }
-    let timing = if search_only {
-        "final round where there is one, else search timing"
-    } else {
-        "final round"
+    let timing = match search_only {
+        true => "final round where there is one, else search timing",
+        false => "final round",
     };
     let (size_long, at) = (size_label_long(size), at(kernel, size));
+    let (long, short) = (long.join("; "), md::join_and(&short));
     Words {
-        text: format!(
-            "**Tuned {kernel}, {size_long}** ({timing}, median GFLOP/s): {}.",
-            long.join("; ")
-        ),
-        short: format!("Tuned {at} reaches {}.", md::join_and(&short)),
+        text: format!("**Tuned {kernel}, {size_long}** ({timing}, median GFLOP/s): {long}."),
+        short: format!("Tuned {at} reaches {short}."),
     }
 }
 
@@ -700,17 +687,13 @@ fn replay_words(at: &str, label: &str, space: usize, rec: &Replays) -> Words {
         Some(c) => format!("{c:.0} ({})", n.strategy),
         None => format!("more than {len} ({})", n.strategy),
     });
+    let (configs, found, need) = (configs.join(", "), found.join(", "), md::join_and(&need));
     Words {
         text: format!(
             "**Strategies replayed on {label}'s space, {at}** ({space} configurations measured exhaustively; {runs} replays per strategy, \
-             budget {len}): median configurations to reach {reach:.0}% of the best: {}; runs finding the true best within the budget: {}.",
-            configs.join(", "),
-            found.join(", ")
+             budget {len}): median configurations to reach {reach:.0}% of the best: {configs}; runs finding the true best within the budget: {found}."
         ),
-        short: format!(
-            "Replayed on {label}'s {space}-configuration space of {at}, strategies need a median {} configurations to reach {reach:.0}% of the best.",
-            md::join_and(&need)
-        ),
+        short: format!("Replayed on {label}'s {space}-configuration space of {at}, strategies need a median {need} configurations to reach {reach:.0}% of the best."),
     }
 }
 
@@ -719,43 +702,38 @@ fn rate_words(at: &str, searches: &[Rate]) -> Words {
     for r in searches {
         let label = name(&r.name);
         let Some(rate) = r.rate else {
-            long.push(if r.tried == 0 {
-                format!("{label}: nothing tried ({})", r.stopped)
-            } else {
-                format!(
-                    "{label}: all {} configurations answered from the store, none measured",
-                    r.tried
-                )
+            long.push(match r.tried {
+                0 => format!("{label}: nothing tried ({})", r.stopped),
+                n => format!(
+                    "{label}: all {n} configurations answered from the store, none measured"
+                ),
             });
             continue;
         };
-        let more = if r.measured < r.tried {
-            format!(", {} more answered from the store", r.tried - r.measured)
-        } else {
-            String::new()
+        let more = match r.measured < r.tried {
+            true => format!(", {} more answered from the store", r.tried - r.measured),
+            false => String::new(),
         };
-        long.push(format!(
-            "{label}: {rate:.2} configurations/s ({} measured in {} s wall; {} CPU s compiling on {}, {} s on the device, {} s waiting for the compiler{more})",
-            r.measured,
+        let (wall, compile, device, wait) = (
             md::secs(r.wall_s),
             md::secs(r.compile_s),
-            plural(r.workers, "worker"),
             md::secs(r.device_s),
             md::secs(r.wait_s),
+        );
+        let workers = plural(r.workers, "worker");
+        long.push(format!(
+            "{label}: {rate:.2} configurations/s ({} measured in {wall} s wall; {compile} CPU s compiling on {workers}, {device} s on the device, {wait} s waiting for the compiler{more})",
+            r.measured
         ));
         short.push(format!("{label} {rate:.2}"));
     }
-    let text = format!(
-        "**Search rate, {at}** (configurations measured per wall second, compiling included): {}.",
-        long.join("; ")
-    );
-    let short = if short.is_empty() {
-        text.clone()
-    } else {
-        format!(
-            "Searching {at} measured {} configurations per second, compiling included.",
-            md::join_and(&short)
-        )
+    let (long, rates) = (long.join("; "), md::join_and(&short));
+    let text = format!("**Search rate, {at}** (configurations measured per wall second, compiling included): {long}.");
+    let short = match short.is_empty() {
+        true => text.clone(),
+        false => format!(
+            "Searching {at} measured {rates} configurations per second, compiling included."
+        ),
     };
     Words { text, short }
 }
