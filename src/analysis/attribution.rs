@@ -110,19 +110,15 @@ fn finding(kind: Kind) -> Finding {
 /// runs say of assemblers and runtimes.
 pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
     // Attribution rows have no size: they are offline rows, not in `experiment`.
-    let all: Vec<Rec> = data
-        .all()
-        .filter(|r| r.m.experiment == EXPERIMENT)
-        .collect();
+    let ours = |r: &Rec| r.m.experiment == EXPERIMENT;
+    let all: Vec<Rec> = data.all().filter(ours).collect();
     let mut a = Attribution::default();
     if let Some(last) = all.iter().map(|r| r.run).max() {
         let rows: Vec<&Measurement> = all.iter().filter(|r| r.run == last).map(|r| r.m).collect();
         let owned: Vec<Measurement> = rows.iter().map(|m| (*m).clone()).collect();
         (a.fronts, a.assemblers) = crate::attribution::axes(&owned);
-        a.arch = rows
-            .iter()
-            .find_map(|m| data::arch_of(m))
-            .unwrap_or_default();
+        let arch = rows.iter().find_map(|m| data::arch_of(m));
+        a.arch = arch.unwrap_or_default();
         let mut names = distinct(rows.iter().map(|m| m.kernel.clone()));
         names.sort_by(|a, b| data::kernel_order(a, b));
         let row = |k: &str, f: &Toolchain, a: &String| {
@@ -194,10 +190,8 @@ fn speed_gaps(data: &Data) -> Vec<Finding> {
 /// runs): each kernel's ratio to cuBLAS under each, from its own run.
 fn assembler_speeds(data: &Data) -> Vec<Finding> {
     let timed = |m: &&Measurement| m.status.is_ok() && m.vs_vendor.is_some();
-    let rows = data
-        .measured()
-        .map(|r| r.m)
-        .filter(|m| m.experiment == "compare");
+    let rows = data.measured().map(|r| r.m);
+    let rows = rows.filter(|m| m.experiment == "compare");
     let rows: Vec<&Measurement> = rows.filter(timed).collect();
     let groups = distinct(rows.iter().map(|m| (m.toolchain, m.m)));
     (groups.into_iter())

@@ -216,16 +216,14 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
         if let Some(c) = change.filter(|c| widest.is_none_or(|(_, w)| c.abs() > w.abs())) {
             widest = Some((k, c));
         }
+        let occupancy = |m: Option<&Measurement>| m?.occupancy;
         let [Some(x), Some(y)] = [0, 1].map(|i| res[i].and_then(data::registers)) else {
             continue;
         };
         let pair = Pair {
             kernel: k.clone(),
             registers: (x, y),
-            occupancy: (
-                res[0].and_then(|m| m.occupancy),
-                res[1].and_then(|m| m.occupancy),
-            ),
+            occupancy: (occupancy(res[0]), occupancy(res[1])),
             gflops: speed[0].zip(speed[1]).filter(|_| change.is_some()),
             change,
         };
@@ -270,10 +268,8 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
         out.push(f(k).weight(most));
     }
     if !alike.is_empty() {
-        out.push(f(Kind::Alike {
-            size,
-            kernels: alike,
-        }));
+        let kernels = alike;
+        out.push(f(Kind::Alike { size, kernels }));
     }
     out
 }
@@ -281,11 +277,14 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
 /// Rows with a PTX mix for each kernel and toolchain: the compare row, else
 /// a default-hint row of another experiment.
 fn ptx_mix<'a>(data: &'a Data, kernels: &[String], tcs: &[Toolchain]) -> Vec<&'a Measurement> {
-    let experiments =
-        ["compare", "hints", "registers", "jit", "tiling"].map(|e| data.experiment(e));
-    let rows: Vec<&Measurement> = (experiments.iter().flatten().map(|r| r.m))
-        .filter(|m| m.variant.is_none() && m.ptx_mix.is_some() && m.hints == Hints::default())
-        .collect();
+    let experiments = ["compare", "hints", "registers", "jit", "tiling"];
+    let rows = experiments
+        .map(|e| data.experiment(e))
+        .into_iter()
+        .flatten();
+    let with_mix = |m: &&Measurement| m.ptx_mix.is_some() && m.hints == Hints::default();
+    let rows = rows.map(|r| r.m).filter(|m| m.variant.is_none());
+    let rows: Vec<&Measurement> = rows.filter(with_mix).collect();
     let of = |k: &String, t: &Toolchain| {
         let mut rows = rows.iter().copied();
         rows.find(|m| m.kernel == *k && m.toolchain == *t)

@@ -8,6 +8,7 @@ use crate::analysis::attribution::{Attribution, Cause, Kind};
 
 use super::data::{spill_bytes, toolchain_name as name};
 use super::{md, Section, Words};
+use crate::results::Measurement;
 
 pub const ATTRIBUTION: &str = "Front end, assembler or runtime: attribution";
 
@@ -29,16 +30,10 @@ pub(crate) fn section(a: Option<&Attribution>) -> Section {
                 ..
             } = k
             {
-                let mut head = md::h(&[
-                    "kernel",
-                    &format!("registers, {x}"),
-                    &format!("registers, {y}"),
-                ]);
-                head.extend([
-                    format!("x cuBLAS, {x}"),
-                    format!("x cuBLAS, {y}"),
-                    "change".into(),
-                ]);
+                let head = format!(
+                    "kernel|registers, {x}|registers, {y}|x cuBLAS, {x}|x cuBLAS, {y}|change"
+                );
+                let head: Vec<String> = head.split('|').map(String::from).collect();
                 let rows: Vec<Vec<String>> = (kernels.iter())
                     .map(|k| {
                         let (r, (v0, v1)) = (k.registers, k.vs_vendor);
@@ -56,25 +51,22 @@ pub(crate) fn section(a: Option<&Attribution>) -> Section {
         let _ = writeln!(s, "Registers (with spill bytes where there are any) of each front end's PTX of each kernel at its published defaults, assembled for {arch} by each assembler (`gemmlab attribute`); \"own\" is the toolchain's own build (NVRTC's built-in ptxas, NVIDIA OpenCL's driver), which clang lacks. A difference between two toolchains that stays through one ptxas comes from the front ends, one that disappears from the assemblers; where NVIDIA's two toolchains use equal registers but run at different speeds, clang's build of the same OpenCL source in the same compare run tells the source from NVIDIA OpenCL's PTX and runtime. The verdicts are under [All findings](#all-findings).\n");
         let mut header = md::h(&["kernel", "front end"]);
         header.extend(a.assemblers.iter().cloned());
-        let rows = a
-            .kernels
-            .iter()
-            .flat_map(|mx| a.fronts.iter().zip(&mx.cells).map(move |(f, c)| (mx, f, c)));
-        let rows: Vec<Vec<String>> = (rows
-            .filter(|(_, _, cells)| cells.iter().any(Option::is_some)))
-        .map(|(mx, f, cells)| {
-            let mut r = vec![mx.kernel.clone(), name(*f).to_string()];
-            r.extend(cells.iter().map(|m| match m {
-                None => md::MISSING.to_string(),
-                Some(m) if m.resources.is_none() => m.status.label().to_string(),
-                Some(m) => match spill_bytes(m).filter(|b| *b > 0) {
-                    Some(b) => format!("{} ({b} B spill)", md::registers(Some(m))),
-                    None => md::registers(Some(m)),
-                },
-            }));
-            r
-        })
-        .collect();
+        let cell = |m: &Option<&Measurement>| match m {
+            None => md::MISSING.to_string(),
+            Some(m) if m.resources.is_none() => m.status.label().to_string(),
+            Some(m) => match spill_bytes(m).filter(|b| *b > 0) {
+                Some(b) => format!("{} ({b} B spill)", md::registers(Some(m))),
+                None => md::registers(Some(m)),
+            },
+        };
+        let mut rows = Vec::new();
+        for mx in &a.kernels {
+            for (f, cells) in a.fronts.iter().zip(&mx.cells) {
+                let mut r = vec![mx.kernel.clone(), name(*f).to_string()];
+                r.extend(cells.iter().map(cell));
+                rows.extend(cells.iter().any(Option::is_some).then_some(r));
+            }
+        }
         let _ = writeln!(s, "{}", md::table(&header, &rows));
     }
     let mut sec = Section {

@@ -48,7 +48,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Compare) -> Result<Section> {
     }
     let _ = writeln!(s, "## {RESOURCES}\n");
     s.push_str("Registers per thread, spill stores/loads, stack frame and static shared memory per block as each compiler reported them, and the theoretical occupancy that follows.\n\n");
-    let cols: [(&str, fn(Option<&Measurement>) -> String); 5] = [
+    let cols: [Resource; 5] = [
         ("registers", md::registers),
         ("spill st/ld B", md::spills),
         ("stack B", md::stack),
@@ -69,12 +69,8 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Compare) -> Result<Section> {
     let _ = writeln!(s, "{}", md::table(&header, &rows));
     ptx_mix(&mut s, a);
     let findings = a.findings.iter().map(|f| {
-        let heading = if f.topic == Topic::VsVendor {
-            SPEED
-        } else {
-            RESOURCES
-        };
-        Shown::new(f.clone(), heading)
+        let speed = f.topic == Topic::VsVendor;
+        Shown::new(f.clone(), if speed { SPEED } else { RESOURCES })
     });
     Ok(Section {
         title: SPEED.into(),
@@ -113,11 +109,8 @@ fn speed_table(s: &mut String, a: &Compare, size: Size) {
         let mut row = vec!["cuBLAS (reference)".to_string()];
         for t in tcs {
             let own = *t == v.toolchain;
-            row.push(if own {
-                md::gflops_spread(Some(v))
-            } else {
-                md::MISSING.into()
-            });
+            let speed = own.then(|| md::gflops_spread(Some(v)));
+            row.push(speed.unwrap_or_else(|| md::MISSING.into()));
             row.push(md::pct((own && v.status.is_ok()).then_some(1.0)));
         }
         row.extend(two.map(|_| md::MISSING.to_string()));
@@ -237,8 +230,10 @@ fn size_chart(ctx: &mut Ctx, s: &mut String, a: &Compare) -> Result<()> {
 
 /// The mix table's columns: a row and its PTX counts.
 type MixRow<'a> = (&'a Measurement, &'a PtxMix);
+type MixColumn = (&'static str, fn(&MixRow) -> String);
+type Resource = (&'static str, fn(Option<&Measurement>) -> String);
 
-const MIX: [(&str, fn(&MixRow) -> String); 18] = [
+const MIX: [MixColumn; 18] = [
     ("kernel", |(m, _)| m.kernel.clone()),
     ("toolchain", |(m, _)| name(m.toolchain).into()),
     ("fma", |(_, x)| x.fma.to_string()),

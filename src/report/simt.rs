@@ -20,7 +20,9 @@ pub const SIMT: &str = "The SIMT family against cuBLAS: where the rest goes";
 /// A row of a device's table: the size's label and the cell.
 type Row<'a> = (String, &'a Cell<'a>);
 
-const COLUMNS: [(&str, fn(&Row) -> String); 10] = [
+type Column = (&'static str, fn(&Row) -> String);
+
+const COLUMNS: [Column; 10] = [
     ("size", |(size, _)| size.clone()),
     ("toolchain", |(_, c)| name(c.rec.m.toolchain).into()),
     ("kernel", |(_, c)| c.kernel.clone()),
@@ -87,11 +89,8 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Simt) -> Result<Section> {
 /// Every device a panel, the bars each kernel's and toolchain's ratio to
 /// cuBLAS per size (CLBlast's in a lighter shade), a line at 1.
 fn ratio_figure(a: &Simt, suffix: &str) -> Figure {
-    let cells = a
-        .devices
-        .iter()
-        .flat_map(|d| &d.sizes)
-        .flat_map(|sr| &sr.cells);
+    let sizes = a.devices.iter().flat_map(|d| &d.sizes);
+    let cells = sizes.flat_map(|sr| &sr.cells);
     let mut series = distinct(cells.map(|c| (c.kernel.as_str(), c.toolchain)));
     // The family first, CUDA before OpenCL as everywhere in the report.
     let tc_order = |t: &Toolchain| Toolchain::ALL.iter().position(|x| x == t);
@@ -102,11 +101,8 @@ fn ratio_figure(a: &Simt, suffix: &str) -> Figure {
     };
     let styles: Vec<Style> = (series.iter())
         .map(|&(k, t)| {
-            let c = if k == CLBLAST {
-                light(color(t))
-            } else {
-                color(t)
-            };
+            let c = color(t);
+            let c = if k == CLBLAST { light(c) } else { c };
             Style::new(format!("{k} {}", name(t)), c)
         })
         .collect();
@@ -132,12 +128,13 @@ fn ratio_figure(a: &Simt, suffix: &str) -> Figure {
                 values,
                 notes,
             });
-            let (label, color) = ("cuBLAS".into(), VENDOR_COLOR);
-            p.refs.push(RefLine {
+            let label = "cuBLAS".into();
+            let line = RefLine {
                 label,
                 y: 1.0,
-                color,
-            });
+                color: VENDOR_COLOR,
+            };
+            p.refs.push(line);
             p
         })
         .collect();

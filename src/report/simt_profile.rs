@@ -47,7 +47,9 @@ fn fraction(r: &ProfileRow, metric: &str) -> String {
 /// A table row: a launch's row and its file.
 type Row<'a> = (&'a ProfileRow, &'a NcuFile);
 
-const COLUMNS: [(&str, fn(&Row) -> String); 13] = [
+type Column = (&'static str, fn(&Row) -> String);
+
+const COLUMNS: [Column; 13] = [
     ("file", |(_, f)| format!("`{}`", f.name)),
     ("profile", |(r, f)| name(f.toolchain, r.family).into()),
     // cuBLAS's names run long; the list of launches gives them whole.
@@ -70,10 +72,8 @@ const COLUMNS: [(&str, fn(&Row) -> String); 13] = [
     }),
     ("SM clock GHz", |(r, _)| num(r.launch.ghz(CLOCK), 3)),
     ("top stalls (warps per issue)", |(r, _)| {
-        let s: Vec<String> = (r.stalls.iter())
-            .map(|(k, v)| format!("{k} {v:.2}"))
-            .collect();
-        let s = s.join(", ");
+        let s = r.stalls.iter().map(|(k, v)| format!("{k} {v:.2}"));
+        let s = s.collect::<Vec<_>>().join(", ");
         if s.is_empty() {
             md::UNKNOWN.into()
         } else {
@@ -145,13 +145,8 @@ fn file_note(f: &NcuFile) -> String {
         0 => "no launches (the profile did not run, or its output is not ncu's CSV)".to_string(),
         n => format!("{n} launches: {}", parts.join("; ")),
     };
-    let errors: Vec<String> = f
-        .errors
-        .iter()
-        .take(2)
-        .map(|e| md::short_reason(e))
-        .collect();
-    let errors: String = errors.iter().map(|e| format!("; {e}")).collect();
+    let errors = f.errors.iter().take(2).map(|e| md::short_reason(e));
+    let errors: String = errors.map(|e| format!("; {e}")).collect();
     format!("- `{}` ({whose}): {launches}{errors}\n", f.name)
 }
 
