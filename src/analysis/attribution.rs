@@ -250,13 +250,7 @@ fn register_findings(x: &Attribution) -> Vec<Finding> {
             mx.cells[fi][a].and_then(data::registers)
         };
         // A toolchain's own build: its own assembler's, or for clang the common ptxas.
-        let own = |f: Toolchain| {
-            if f.is_clang() {
-                common.and_then(|c| at(f, c))
-            } else {
-                at(f, 0)
-            }
-        };
+        let own = |f: Toolchain| at(f, if f.is_clang() { common? } else { 0 });
         for (c, (a, b)) in common.iter().flat_map(|&c| PAIRS.map(|p| (c, p))) {
             let (Some(oa), Some(ob), Some(ca), Some(cb)) = (own(a), own(b), at(a, c), at(b, c))
             else {

@@ -13,12 +13,11 @@ use super::ncu::{self, NcuFile, NcuLaunch};
 use super::stats::distinct;
 use super::{Finding, Topic};
 
-/// CLBlast's tuned kernel, beside the family where it was measured.
+/// CLBlast's tuned kernel; the family's entry point as ncu names it; the
+/// sizes the headline findings quote where measured; their chart.
 pub const CLBLAST: &str = "xgemm";
-/// The sizes the headline findings quote, where they were measured.
-const HEADLINE: [usize; 2] = [4096, 8192];
-/// The family's entry point, as ncu names its launches.
 pub const ENTRY: &str = "simt_gemm";
+const HEADLINE: [usize; 2] = [4096, 8192];
 pub const CHART: &str = "simt-vs-cublas";
 
 pub const TIME: &str = "gpu__time_duration.sum";
@@ -55,12 +54,11 @@ pub fn fp32_lanes((major, minor): (u32, u32)) -> Option<u32> {
     }
 }
 
-/// What the FP32 peak of a GPU is computed from.
+/// What the FP32 peak of a GPU is computed from (the clock its reported maximum).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct GpuFacts {
     pub compute_capability: Option<(u32, u32)>,
     pub sms: Option<u32>,
-    /// The device's reported maximum clock.
     pub clock_mhz: Option<u32>,
 }
 
@@ -92,16 +90,15 @@ fn gpu_facts(data: &Data, run: usize, m: &Measurement) -> GpuFacts {
     f
 }
 
-/// One row of a device's table: a kernel on a toolchain at a size, or cuBLAS.
+/// One row of a device's table: a kernel on a toolchain at a size, or cuBLAS;
+/// its median over cuBLAS's of the same run (1 for cuBLAS), GFLOP/s over the
+/// FP32 peak, FMA instructions over all of the PTX listing (static).
 pub struct Cell<'a> {
     pub kernel: String,
     pub toolchain: Toolchain,
     pub rec: Rec<'a>,
-    /// The median over cuBLAS's of the same run (1 for cuBLAS itself).
     pub ratio: Option<f64>,
-    /// GFLOP/s over the FP32 peak at the reported maximum clock.
     pub of_peak: Option<f64>,
-    /// FMA instructions over all instructions of the PTX listing (static).
     pub fma_share: Option<f64>,
 }
 
@@ -129,19 +126,18 @@ pub struct Share {
     pub issue_loses_more: bool,
 }
 
-/// The longest launch of the family's (`family`) or cuBLAS's in one ncu file.
+/// The longest launch of the family's (`family`) or cuBLAS's in `Profile::files[file]`:
+/// its FFMA share, three largest stalls but "selected", and `measured`, the
+/// FFMA work ncu counted over the launch's time, of the peak at the measured clock.
 pub struct ProfileRow {
-    /// Index into `Profile::files`.
     pub file: usize,
     pub family: bool,
     pub launch: NcuLaunch,
     pub ffma: Option<f64>,
-    /// The three largest stall reasons but "selected".
     pub stalls: Vec<(String, f64)>,
     pub lanes: Option<u32>,
     pub gpu: Option<GpuFacts>,
     pub share: Option<Share>,
-    /// The FFMA work ncu counted over the launch's time, of the peak at the measured clock.
     pub measured: Option<f64>,
 }
 
@@ -151,11 +147,11 @@ pub struct Profile {
     pub rows: Vec<ProfileRow>,
 }
 
+/// `hints`: whether `sweep hints` ran the family.
 pub struct Simt<'a> {
     pub devices: Vec<Device<'a>>,
     pub sizes: Vec<Size>,
     pub throttled: bool,
-    /// Whether `sweep hints` ran the family.
     pub hints: bool,
     pub profile: Profile,
     pub findings: Vec<Finding>,

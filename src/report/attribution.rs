@@ -48,7 +48,7 @@ pub(crate) fn section(a: Option<&Attribution>) -> Section {
         }
     } else {
         let arch = &a.arch;
-        let _ = writeln!(s, "Registers (with spill bytes where there are any) of each front end's PTX of each kernel at its published defaults, assembled for {arch} by each assembler (`gemmlab attribute`); \"own\" is the toolchain's own build (NVRTC's built-in ptxas, NVIDIA OpenCL's driver), which clang lacks. A difference between two toolchains that stays through one ptxas comes from the front ends, one that disappears from the assemblers; where NVIDIA's two toolchains use equal registers but run at different speeds, clang's build of the same OpenCL source in the same compare run tells the source from NVIDIA OpenCL's PTX and runtime. The verdicts are under [All findings](#all-findings).\n");
+        let _ = writeln!(s, "Registers (with spill bytes where there are any) of each front end's PTX of each kernel at its published defaults, assembled for {arch} by each assembler (`gemmlab attribute`); \"own\" is the toolchain's own build (NVRTC's built-in ptxas, NVIDIA OpenCL's driver); clang has none, its PTX goes through a ptxas. A difference between two toolchains that stays through one ptxas comes from the front ends, one that disappears from the assemblers; where NVIDIA's two toolchains use equal registers but run at different speeds, clang's build of the same OpenCL source in the same compare run tells the source from NVIDIA OpenCL's PTX and runtime. The verdicts are under [All findings](#all-findings).\n");
         let mut header = md::h(&["kernel", "front end"]);
         header.extend(a.assemblers.iter().cloned());
         let cell = |m: &Option<&Measurement>| match m {

@@ -55,17 +55,15 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Compare) -> Result<Section> {
         ("shared B", md::shared),
         ("occupancy", md::occupancy),
     ];
-    let tcs = &a.toolchains;
-    let header = cols
-        .iter()
-        .flat_map(|c| tcs.iter().map(move |t| format!("{} {}", c.0, name(*t))));
-    let rows: Vec<Vec<String>> = (a.kernels.iter().zip(&a.resources))
-        .map(|(k, ms)| {
-            let cells = cols.iter().flat_map(|c| ms.iter().map(|m| (c.1)(*m)));
-            std::iter::once(k.clone()).chain(cells).collect()
-        })
-        .collect();
-    let header: Vec<String> = std::iter::once("kernel".into()).chain(header).collect();
+    let mut header = vec!["kernel".to_string()];
+    let mut rows: Vec<Vec<String>> = a.kernels.iter().map(|k| vec![k.clone()]).collect();
+    for (col, cell) in cols {
+        for (i, t) in a.toolchains.iter().enumerate() {
+            header.push(format!("{col} {}", name(*t)));
+            let cells = a.resources.iter().map(|ms| cell(ms[i]));
+            rows.iter_mut().zip(cells).for_each(|(row, c)| row.push(c));
+        }
+    }
     let _ = writeln!(s, "{}", md::table(&header, &rows));
     ptx_mix(&mut s, a);
     let findings = a.findings.iter().map(|f| {
