@@ -1,9 +1,8 @@
-//! Where toolchains differ, from `gemmlab attribute` rows: per kernel, the
+//! Where toolchains differ, from `gemmlab attribute` rows: per kernel the
 //! registers of each front end's PTX through each assembler, and for each pair
-//! of toolchains whose own builds differ, whether the front ends (their PTX
-//! differs through one common assembler) or the assemblers (the same
-//! difference disappears through it) account for it. Speeds of the same
-//! toolchains measured in one `compare` run sit beside them where present.
+//! of toolchains whose own builds differ, whether the front ends (the
+//! difference stays through one common assembler) or the assemblers (it
+//! disappears) account for it. Compare runs add the speeds of the same builds.
 
 use crate::attribution::{EXPERIMENT, OWN};
 use crate::backend::Toolchain;
@@ -13,15 +12,14 @@ use super::data::{self, Rec};
 use super::stats::{self, distinct};
 use super::{Data, Finding, Topic};
 
-/// Why two toolchains' own builds of a kernel use different registers.
+/// Why two toolchains' own builds of a kernel use different registers: through
+/// one common assembler their PTX differs by the same registers (the front
+/// ends), takes the same (the assemblers), or differs by another amount (both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Cause {
-    /// Their PTX differs by the same registers through one common assembler.
     FrontEnd,
-    /// Their PTX takes the same registers through one common assembler.
     Assembler,
-    /// Through one common assembler they still differ, by another amount.
     Both,
 }
 
@@ -41,10 +39,9 @@ pub enum Kind {
         cause: Cause,
     },
     /// At `size`, `kernel` builds with equal registers under CUDA and NVIDIA
-    /// OpenCL yet OpenCL runs `gap` slower; the same OpenCL source through clang,
-    /// ptxas and the CUDA driver runs at `clang_opencl` (GFLOP/s, with CUDA's
-    /// `cuda` and OpenCL's `opencl` from the same run): where that is CUDA's speed,
-    /// the source is not the cause, NVIDIA OpenCL's front end or runtime is.
+    /// OpenCL yet OpenCL runs `gap` slower; the same OpenCL source through
+    /// clang, ptxas and the CUDA driver runs at `clang_opencl` (GFLOP/s, one
+    /// run): where that is CUDA's speed, the source is not the cause.
     EqualRegistersSpeedGap {
         kernel: String,
         size: usize,
@@ -55,10 +52,9 @@ pub enum Kind {
         gap: f64,
         source_explains: bool,
     },
-    /// One front end's PTX of each kernel assembled by two assemblers, each in its
-    /// own compare run (`GEMMLAB_ASSEMBLER`) and timed there next to cuBLAS:
-    /// per kernel the registers and the ratio to cuBLAS under each, and the
-    /// largest relative change of that ratio.
+    /// One front end's PTX of each kernel through two assemblers, each in its
+    /// own compare run (`GEMMLAB_ASSEMBLER`) next to cuBLAS; `largest` the
+    /// largest relative change of the ratio to cuBLAS.
     AssemblerSpeed {
         toolchain: Toolchain,
         size: usize,
@@ -66,8 +62,7 @@ pub enum Kind {
         kernels: Vec<AsmPair>,
         largest: f64,
     },
-    /// Through every assembler, every front end's PTX of `kernel` takes the
-    /// same registers as through the others: the assembler decides nothing.
+    /// Every assembler gives every front end's PTX of `kernels` the same registers.
     AssemblersAgree {
         kernels: Vec<String>,
         arch: String,
@@ -111,45 +106,44 @@ fn finding(kind: Kind) -> Finding {
     Finding::new(Topic::Attribution, super::Kind::Attribution(kind))
 }
 
-/// The attribution of the newest run of `gemmlab attribute` (one architecture),
-/// and what compare runs say of assemblers and runtimes.
+/// The newest run of `gemmlab attribute` (one architecture), and what compare
+/// runs say of assemblers and runtimes.
 pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
     // Attribution rows have no size: they are offline rows, not in `experiment`.
-    let all: Vec<Rec> = data
-        .all()
-        .filter(|r| r.m.experiment == EXPERIMENT)
-        .collect();
-    // Without a run of `gemmlab attribute`, the speed findings alone.
-    let mut a = match all.iter().map(|r| r.run).max() {
-        None => Attribution::default(),
-        Some(last) => {
-            let rows: Vec<&Measurement> =
-                all.iter().filter(|r| r.run == last).map(|r| r.m).collect();
-            let owned: Vec<Measurement> = rows.iter().map(|m| (*m).clone()).collect();
-            let (fronts, assemblers) = crate::attribution::axes(&owned);
-            let arch = rows
-                .iter()
-                .find_map(|m| data::arch_of(m))
-                .unwrap_or_default();
-            let kernels = matrices(&rows, &fronts, &assemblers);
-            let findings = register_findings(&kernels, &fronts, &assemblers, &arch);
-            Attribution {
-                arch,
-                fronts,
-                assemblers,
-                kernels,
-                findings,
-            }
-        }
-    };
+    let ours = |r: &Rec| r.m.experiment == EXPERIMENT;
+    let all: Vec<Rec> = data.all().filter(ours).collect();
+    let mut a = Attribution::default();
+    if let Some(last) = all.iter().map(|r| r.run).max() {
+        let rows: Vec<&Measurement> = all.iter().filter(|r| r.run == last).map(|r| r.m).collect();
+        let owned: Vec<Measurement> = rows.iter().map(|m| (*m).clone()).collect();
+        (a.fronts, a.assemblers) = crate::attribution::axes(&owned);
+        let arch = rows.iter().find_map(|m| data::arch_of(m));
+        a.arch = arch.unwrap_or_default();
+        let mut names = distinct(rows.iter().map(|m| m.kernel.clone()));
+        names.sort_by(|a, b| data::kernel_order(a, b));
+        let row = |k: &str, f: &Toolchain, a: &String| {
+            let of = |m: &&&Measurement| {
+                m.kernel == k && m.toolchain == *f && m.label.as_ref() == Some(a)
+            };
+            rows.iter().find(of).copied()
+        };
+        let front = |k: &str, f| a.assemblers.iter().map(|x| row(k, f, x)).collect();
+        let cells = |k: &str| a.fronts.iter().map(|f| front(k, f)).collect();
+        let matrix = |kernel: String| Matrix {
+            cells: cells(&kernel),
+            kernel,
+        };
+        a.kernels = names.into_iter().map(matrix).collect();
+        a.findings = register_findings(&a);
+    }
     a.findings.extend(speed_gaps(data));
     a.findings.extend(assembler_speeds(data));
     (!a.kernels.is_empty() || !a.findings.is_empty()).then_some(a)
 }
 
-/// Kernels that NVIDIA's two toolchains build with the same registers but run at
-/// different speeds, with the clang OpenCL build of the same source from the same
-/// compare run: it separates the OpenCL source from NVIDIA OpenCL's PTX and runtime.
+/// Kernels that NVIDIA's two toolchains build with the same registers but run
+/// at different speeds, with the clang OpenCL build of the same source from the
+/// same compare run: it tells the OpenCL source from NVIDIA OpenCL's PTX and runtime.
 fn speed_gaps(data: &Data) -> Vec<Finding> {
     let rows = data.experiment("compare");
     let Some(size) = rows.iter().map(|r| r.m.m).max() else {
@@ -159,24 +153,23 @@ fn speed_gaps(data: &Data) -> Vec<Finding> {
         let at = |r: &&Rec| r.m.kernel == k && r.m.toolchain == t && r.m.m == size;
         rows.iter().rev().find(|r| at(r) && r.m.status.is_ok())
     };
+    let slower = |x: f64, y: f64| {
+        stats::change(Some(x), Some(y)).filter(|g| !stats::is_same(*g) && *g < 0.0)
+    };
     let kernels = distinct(rows.iter().map(|r| r.m.kernel.as_str()));
     (kernels.into_iter())
         .filter_map(|k| {
-            let cu = find(k, Toolchain::Cuda)?;
-            let (cl, ccl) = (
-                find(k, Toolchain::OpenCl)?,
-                find(k, Toolchain::ClangOpenCl)?,
-            );
+            let [cu, cl, ccl] =
+                [Toolchain::Cuda, Toolchain::OpenCl, Toolchain::ClangOpenCl].map(|t| find(k, t));
+            let (cu, cl, ccl) = (cu?, cl?, ccl?);
             // One run: ratios of speeds measured side by side.
             if cu.run != cl.run || cu.run != ccl.run {
                 return None;
             }
             let registers = data::registers(cu.m).filter(|r| Some(*r) == data::registers(cl.m))?;
-            let (cuda, opencl) = (data::gflops(cu.m)?, data::gflops(cl.m)?);
-            let clang_opencl = data::gflops(ccl.m)?;
-            let gap = stats::change(Some(opencl), Some(cuda))
-                .filter(|g| !stats::is_same(*g) && *g < 0.0)?;
-            let clang_gap = stats::change(Some(clang_opencl), Some(cuda)).unwrap_or(0.0);
+            let [cuda, opencl, clang_opencl] = [cu, cl, ccl].map(|r| data::gflops(r.m));
+            let (cuda, opencl, clang_opencl) = (cuda?, opencl?, clang_opencl?);
+            let gap = slower(opencl, cuda)?;
             let kind = Kind::EqualRegistersSpeedGap {
                 kernel: k.to_string(),
                 size,
@@ -185,7 +178,7 @@ fn speed_gaps(data: &Data) -> Vec<Finding> {
                 opencl,
                 clang_opencl,
                 gap,
-                source_explains: !stats::is_same(clang_gap) && clang_gap < 0.0,
+                source_explains: slower(clang_opencl, cuda).is_some(),
             };
             Some(finding(kind).weight(gap))
         })
@@ -196,21 +189,20 @@ fn speed_gaps(data: &Data) -> Vec<Finding> {
 /// same front end's PTX through a ptxas and through the driver's JIT, in two
 /// runs): each kernel's ratio to cuBLAS under each, from its own run.
 fn assembler_speeds(data: &Data) -> Vec<Finding> {
-    let rows: Vec<&Measurement> = data
-        .measured()
-        .filter(|r| r.m.experiment == "compare" && r.m.status.is_ok() && r.m.vs_vendor.is_some())
-        .map(|r| r.m)
-        .collect();
+    let timed = |m: &&Measurement| m.status.is_ok() && m.vs_vendor.is_some();
+    let rows = data.measured().map(|r| r.m);
+    let rows = rows.filter(|m| m.experiment == "compare");
+    let rows: Vec<&Measurement> = rows.filter(timed).collect();
     let groups = distinct(rows.iter().map(|m| (m.toolchain, m.m)));
     (groups.into_iter())
         .filter_map(|(toolchain, size)| {
-            let of: Vec<&Measurement> = (rows.iter().copied())
-                .filter(|m| m.toolchain == toolchain && m.m == size)
-                .collect();
-            let labels = distinct(of.iter().filter_map(|m| m.compiler.as_deref()));
-            // Two builds that differ in the assembler alone: "clang 19.1.7 + ptxas 13.0"
-            // and "clang 19.1.7 + CUDA driver JIT" (two NVRTC releases differ in both).
-            let [a, b] = labels[..] else { return None };
+            let of = rows.iter().copied().filter(|m| m.toolchain == toolchain);
+            let of: Vec<&Measurement> = of.filter(|m| m.m == size).collect();
+            // Builds that differ in the assembler alone: "clang 19.1.7 + ptxas 13.0" and
+            // "clang 19.1.7 + CUDA driver JIT" (two NVRTC releases differ in both).
+            let [a, b] = distinct(of.iter().filter_map(|m| m.compiler.as_deref()))[..] else {
+                return None;
+            };
             let front = |l: &str| l.split_once(" + ").map(|(f, _)| f.to_string());
             if front(a).is_none() || front(a) != front(b) {
                 return None;
@@ -219,7 +211,7 @@ fn assembler_speeds(data: &Data) -> Vec<Finding> {
             let kernels: Vec<AsmPair> = (of.iter().filter(|m| under(m, a)))
                 .filter_map(|x| {
                     let same = |y: &&&Measurement| y.kernel == x.kernel && y.label == x.label;
-                    let y = of.iter().find(|y| under(y, b) && same(y))?;
+                    let y = of.iter().filter(same).find(|y| under(y, b))?;
                     Some(AsmPair {
                         kernel: x.kernel.clone(),
                         registers: (data::registers(x), data::registers(y)),
@@ -230,9 +222,8 @@ fn assembler_speeds(data: &Data) -> Vec<Finding> {
             if kernels.is_empty() {
                 return None;
             }
-            let largest = (kernels.iter())
-                .map(|k| (k.vs_vendor.1 / k.vs_vendor.0 - 1.0).abs())
-                .fold(0.0, f64::max);
+            let change = |k: &AsmPair| (k.vs_vendor.1 / k.vs_vendor.0 - 1.0).abs();
+            let largest = kernels.iter().map(change).fold(0.0, f64::max);
             let kind = Kind::AssemblerSpeed {
                 toolchain,
                 size,
@@ -245,54 +236,21 @@ fn assembler_speeds(data: &Data) -> Vec<Finding> {
         .collect()
 }
 
-/// Per kernel (in the report's order), per front end, per assembler: the row.
-fn matrices<'a>(
-    rows: &[&'a Measurement],
-    fronts: &[Toolchain],
-    assemblers: &[String],
-) -> Vec<Matrix<'a>> {
-    let mut names = distinct(rows.iter().map(|m| m.kernel.clone()));
-    names.sort_by(|a, b| data::kernel_order(a, b));
-    let row = |k: &str, f: Toolchain, a: &String| {
-        let of =
-            |m: &&&Measurement| m.kernel == k && m.toolchain == f && m.label.as_ref() == Some(a);
-        rows.iter().find(of).copied()
-    };
-    (names.into_iter())
-        .map(|kernel| Matrix {
-            cells: (fronts.iter())
-                .map(|f| assemblers.iter().map(|a| row(&kernel, *f, a)).collect())
-                .collect(),
-            kernel,
-        })
-        .collect()
-}
-
 /// For each pair of toolchains whose own builds differ in registers, the cause;
 /// and the kernels on which every assembler agrees.
-fn register_findings(
-    kernels: &[Matrix],
-    fronts: &[Toolchain],
-    assemblers: &[String],
-    arch: &str,
-) -> Vec<Finding> {
+fn register_findings(x: &Attribution) -> Vec<Finding> {
+    let (fronts, assemblers, arch) = (&x.fronts, &x.assemblers, &x.arch);
     // The common assembler: the newest ptxas (the last column that is not the JIT).
-    let common = assemblers
-        .iter()
-        .rposition(|a| a.starts_with("ptxas"))
-        .filter(|&i| i > 0);
-    let mut findings = Vec::new();
-    let mut agree = Vec::new();
-    for mx in kernels {
+    let common = assemblers.iter().rposition(|a| a.starts_with("ptxas"));
+    let common = common.filter(|&i| i > 0);
+    let (mut findings, mut agree) = (Vec::new(), Vec::new());
+    for mx in &x.kernels {
         let at = |f: Toolchain, a: usize| {
             let fi = fronts.iter().position(|x| *x == f)?;
             mx.cells[fi][a].and_then(data::registers)
         };
         // A toolchain's own build: its own assembler's, or for clang the common ptxas.
-        let own = |f: Toolchain| match f.is_clang() {
-            true => common.and_then(|c| at(f, c)),
-            false => at(f, 0),
-        };
+        let own = |f: Toolchain| at(f, if f.is_clang() { common? } else { 0 });
         for (c, (a, b)) in common.iter().flat_map(|&c| PAIRS.map(|p| (c, p))) {
             let (Some(oa), Some(ob), Some(ca), Some(cb)) = (own(a), own(b), at(a, c), at(b, c))
             else {
@@ -308,7 +266,7 @@ fn register_findings(
             };
             let f = finding(Kind::Cause {
                 kernel: mx.kernel.clone(),
-                arch: arch.to_string(),
+                arch: arch.clone(),
                 a,
                 b,
                 own: (oa, ob),
@@ -321,21 +279,19 @@ fn register_findings(
             findings.push(if (a, b) == PAIRS[0] { f } else { f.detail() });
         }
         // Do the assemblers (every ptxas and the JIT) agree on every front end's PTX?
-        let cols: Vec<usize> = (1..assemblers.len()).collect();
         let same = fronts.iter().all(|f| {
-            let v: Vec<Option<u32>> = cols.iter().map(|&a| at(*f, a)).collect();
+            let v: Vec<Option<u32>> = (1..assemblers.len()).map(|x| at(*f, x)).collect();
             v.iter().flatten().all(|x| Some(*x) == v[0])
         });
-        if same && cols.len() > 1 {
+        if same && assemblers.len() > 2 {
             agree.push(mx.kernel.clone());
         }
     }
     if !agree.is_empty() {
-        let assemblers = assemblers.iter().filter(|a| *a != OWN).cloned().collect();
         let kind = Kind::AssemblersAgree {
             kernels: agree,
-            arch: arch.to_string(),
-            assemblers,
+            arch: arch.clone(),
+            assemblers: assemblers.iter().filter(|a| *a != OWN).cloned().collect(),
         };
         findings.push(finding(kind).detail());
     }

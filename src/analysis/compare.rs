@@ -1,6 +1,6 @@
 //! The "compare" experiment: kernels x toolchains x sizes next to cuBLAS, the
-//! compilers' resources, the PTX instruction mix, and what they show: the best
-//! kernel of each toolchain, and registers against speed between two toolchains.
+//! compilers' resources, the PTX instruction mix; findings on the best kernel
+//! of each toolchain, and registers against speed between two toolchains.
 
 use std::path::PathBuf;
 
@@ -13,13 +13,12 @@ use super::{stats, Data, Finding, Topic};
 
 pub type Size = (usize, usize, usize);
 
+/// The native rows of compare without repeats, the sizes (largest first) and
+/// kernels (cuBLAS apart) they cover, and what the section shows of them.
 pub struct Compare<'a> {
-    /// The native rows of compare, without repeats.
     pub recs: Vec<Rec<'a>>,
     pub toolchains: Vec<Toolchain>,
-    /// Largest first.
     pub sizes: Vec<Size>,
-    /// Every kernel but cuBLAS, in kernel order.
     pub kernels: Vec<String>,
     pub has_vendor: bool,
     /// Rows repeated in a later run and left out.
@@ -28,22 +27,23 @@ pub struct Compare<'a> {
     pub bar_size: Option<Size>,
     /// A size asked for that compare did not measure.
     pub unmeasured: Option<Size>,
-    /// N of the square sizes, ascending, when there are two or more (the chart against size).
+    /// N of the square sizes, ascending, when there are two or more.
     pub square: Vec<usize>,
     /// Per kernel and toolchain, the row with the compiler's resources.
     pub resources: Vec<Vec<Option<&'a Measurement>>>,
-    /// Per kernel and toolchain, a row with a PTX mix: compare's, else another experiment's.
+    /// Rows with a PTX mix: compare's, else another experiment's.
     pub mix: Vec<&'a Measurement>,
     pub listings: Vec<Listing>,
     pub findings: Vec<Finding>,
 }
 
-/// The two toolchains' PTX of a published kernel, kept in a compare run's archive.
+/// The two toolchains' PTX of a published kernel, kept in a compare run's
+/// archive: their lines, and the lines that differ once register and label
+/// numbering is ignored.
 pub struct Listing {
     pub kernel: String,
     pub cuda_lines: usize,
     pub opencl_lines: usize,
-    /// Lines that differ once register and label numbering is ignored.
     pub differ: usize,
     pub archive: PathBuf,
 }
@@ -57,15 +57,14 @@ pub struct Best {
     pub vs_vendor: Option<f64>,
 }
 
-/// One kernel on two toolchains.
+/// One kernel on two toolchains; `change` is the first's speed over the
+/// second's minus one, `gflops` both speeds where both have one.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Pair {
     pub kernel: String,
     pub registers: (u32, u32),
     pub occupancy: (Option<f64>, Option<f64>),
-    /// GFLOP/s on each, when both have one.
     pub gflops: Option<(f64, f64)>,
-    /// The first's speed over the second's, minus one.
     pub change: Option<f64>,
 }
 
@@ -79,23 +78,23 @@ pub enum Kind {
         best: Vec<Best>,
         others: Vec<(Size, Vec<Best>)>,
     },
-    /// Kernels whose register counts differ, the largest difference first.
+    /// Kernels whose register counts differ, the largest difference first;
+    /// `top` the pair whose speeds differ most, and whether no kernel's
+    /// speeds differ more.
     RegistersDiffer {
         size: Size,
         toolchains: [Toolchain; 2],
         kernels: usize,
         pairs: Vec<Pair>,
-        /// The pair whose speeds differ most, if any has speeds.
         top: Option<usize>,
-        /// Whether no kernel's speeds differ more than `top`'s.
         top_is_widest: bool,
     },
-    /// Kernels with the same registers whose speeds differ by more than `SAME_SPEED`.
+    /// Kernels with the same registers whose speeds differ by more than
+    /// `SAME_SPEED`; the smallest and largest change, as magnitudes.
     SameRegistersDifferentSpeed {
         size: Size,
         toolchains: [Toolchain; 2],
         pairs: Vec<Pair>,
-        /// The smallest and largest change, as magnitudes.
         least: f64,
         most: f64,
     },
@@ -103,59 +102,36 @@ pub enum Kind {
     Alike { size: Size, kernels: Vec<String> },
 }
 
-fn kind(k: Kind) -> super::Kind {
-    super::Kind::Compare(k)
-}
-
 pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
-    let recs: Vec<Rec> = data
-        .experiment("compare")
-        .into_iter()
-        .filter(|r| r.m.variant.is_none())
-        .collect();
+    let recs: Vec<Rec> = data.experiment("compare");
+    let recs: Vec<Rec> = recs.into_iter().filter(|r| r.m.variant.is_none()).collect();
     if recs.is_empty() {
         return None;
     }
     let sizes = data::sizes(&recs);
-    let kernels: Vec<String> = data::kernels(&recs)
-        .into_iter()
-        .filter(|k| k != data::VENDOR)
-        .collect();
+    let mut kernels = data::kernels(&recs);
+    kernels.retain(|k| k != data::VENDOR);
     let toolchains = data.toolchains();
     let with_speed = sizes
         .iter()
         .copied()
         .find(|&sz| best(&recs, None, sz).is_some());
-    let mut square: Vec<usize> = sizes
-        .iter()
-        .filter(|&&(m, n, k)| m == n && n == k)
-        .map(|s| s.0)
-        .collect();
+    let squares = sizes.iter().filter(|s| s.0 == s.1 && s.1 == s.2);
+    let mut square: Vec<usize> = squares.map(|s| s.0).collect();
     square.sort();
     if square.len() < 2 {
         square.clear();
     }
-    let largest = sizes.first().copied();
-    let resources: Vec<Vec<Option<&Measurement>>> = kernels
-        .iter()
-        .map(|k| {
-            toolchains
-                .iter()
-                .map(|t| {
-                    // Resources do not depend on the size; prefer the largest size's row.
-                    let at_largest = largest.and_then(|sz| find(&recs, k, *t, sz));
-                    at_largest
-                        .filter(|m| m.resources.is_some())
-                        .or_else(|| {
-                            recs.iter().map(|r| r.m).find(|m| {
-                                m.kernel == *k && m.toolchain == *t && m.resources.is_some()
-                            })
-                        })
-                        .or(at_largest)
-                })
-                .collect()
-        })
-        .collect();
+    // Resources do not depend on the size: the largest size's row, else any with them.
+    let resource = |k: &String, t: Toolchain| {
+        let at_largest = sizes.first().and_then(|sz| find(&recs, k, t, *sz));
+        let of = |m: &&Measurement| m.kernel == *k && m.toolchain == t && m.resources.is_some();
+        let any = || recs.iter().map(|r| r.m).find(of);
+        let with = at_largest.filter(|m| m.resources.is_some());
+        with.or_else(any).or(at_largest)
+    };
+    let of_kernel = |k| toolchains.iter().map(|t| resource(k, *t)).collect();
+    let resources = kernels.iter().map(of_kernel).collect();
     let bar_size = chosen.filter(|c| sizes.contains(c)).or(with_speed);
     let mut a = Compare {
         has_vendor: recs.iter().any(|r| is_vendor(r.m)),
@@ -173,39 +149,30 @@ pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
         resources,
     };
     if let Some(size) = with_speed {
-        // The bar chart shows the findings' size unless --size chose another;
-        // the chart against size shows every size.
-        let chart = if bar_size == Some(size) {
-            Some(format!("perf-{}", data::size_label(size)))
-        } else {
-            (!a.square.is_empty()).then(|| "perf-vs-size".to_string())
+        // The bar chart shows the findings' size unless --size chose another.
+        let chart = match bar_size == Some(size) {
+            true => Some(format!("perf-{}", data::size_label(size))),
+            false => (!a.square.is_empty()).then(|| "perf-vs-size".to_string()),
         };
-        a.findings = findings(&a, size)
-            .into_iter()
-            .map(|f| f.chart(chart.clone()))
-            .collect();
+        let findings = findings(&a, size).into_iter();
+        a.findings = findings.map(|f| f.chart(chart.clone())).collect();
     }
     Some(a)
 }
 
 /// The fastest kernel with a speed at a size, on a toolchain or on any.
 fn best<'a>(recs: &[Rec<'a>], t: Option<Toolchain>, size: Size) -> Option<&'a Measurement> {
-    recs.iter()
-        .map(|r| r.m)
-        .filter(|m| t.is_none_or(|t| m.toolchain == t) && !is_vendor(m) && of_size(m, size))
-        .filter(|m| data::gflops(m).is_some())
-        .max_by(|a, b| {
-            data::gflops(a)
-                .unwrap_or(0.0)
-                .total_cmp(&data::gflops(b).unwrap_or(0.0))
-        })
+    let of =
+        |m: &&Measurement| t.is_none_or(|t| m.toolchain == t) && !is_vendor(m) && of_size(m, size);
+    let speed = |m: &&Measurement| data::gflops(m).unwrap_or(0.0);
+    let rows = recs.iter().map(|r| r.m).filter(of);
+    let with_speed = rows.filter(|m| data::gflops(m).is_some());
+    with_speed.max_by(|a, b| speed(a).total_cmp(&speed(b)))
 }
 
 fn bests(a: &Compare, size: Size) -> Vec<Best> {
-    let of = |t: &Toolchain| best(&a.recs, Some(*t), size);
-    a.toolchains
-        .iter()
-        .filter_map(of)
+    (a.toolchains.iter())
+        .filter_map(|t| best(&a.recs, Some(*t), size))
         .map(|m| Best {
             toolchain: m.toolchain,
             kernel: m.kernel.clone(),
@@ -222,16 +189,15 @@ fn findings(a: &Compare, size: Size) -> Vec<Finding> {
         // What is left to cuBLAS.
         let share = best.iter().filter_map(|b| b.vs_vendor).reduce(f64::max);
         let others = a.sizes.iter().filter(|&&sz| sz != size);
+        let others = others.map(|&sz| (sz, bests(a, sz)));
         let k = Kind::BestPerToolchain {
             size,
             vendor: data::vendor_at(&a.recs, size).and_then(data::gflops),
             best,
-            others: others
-                .map(|&sz| (sz, bests(a, sz)))
-                .filter(|(_, b)| !b.is_empty())
-                .collect(),
+            others: others.filter(|(_, b)| !b.is_empty()).collect(),
         };
-        out.push(Finding::new(Topic::VsVendor, kind(k)).weight(share.map_or(0.0, |b| 1.0 - b)));
+        let k = super::Kind::Compare(k);
+        out.push(Finding::new(Topic::VsVendor, k).weight(share.map_or(0.0, |b| 1.0 - b)));
     }
     if let [ta, tb] = a.toolchains[..] {
         out.extend(between(a, size, [ta, tb]));
@@ -247,24 +213,17 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
     for (k, res) in a.kernels.iter().zip(&a.resources) {
         let speed = tcs.map(|t| find(&a.recs, k, t, size).and_then(data::gflops));
         let change = stats::change(speed[0], speed[1]);
-        if let Some(c) = change {
-            if widest.is_none_or(|(_, w)| c.abs() > w.abs()) {
-                widest = Some((k, c));
-            }
+        if let Some(c) = change.filter(|c| widest.is_none_or(|(_, w)| c.abs() > w.abs())) {
+            widest = Some((k, c));
         }
-        let (Some(x), Some(y)) = (
-            res[0].and_then(data::registers),
-            res[1].and_then(data::registers),
-        ) else {
+        let occupancy = |m: Option<&Measurement>| m?.occupancy;
+        let [Some(x), Some(y)] = [0, 1].map(|i| res[i].and_then(data::registers)) else {
             continue;
         };
         let pair = Pair {
             kernel: k.clone(),
             registers: (x, y),
-            occupancy: (
-                res[0].and_then(|m| m.occupancy),
-                res[1].and_then(|m| m.occupancy),
-            ),
+            occupancy: (occupancy(res[0]), occupancy(res[1])),
             gflops: speed[0].zip(speed[1]).filter(|_| change.is_some()),
             change,
         };
@@ -276,7 +235,8 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
         }
     }
     let mut out = Vec::new();
-    let f = |k: Kind| Finding::new(Topic::Toolchains, kind(k));
+    let f = |k: Kind| Finding::new(Topic::Toolchains, super::Kind::Compare(k));
+    let abs = |p: &Pair| p.change.map_or(0.0, f64::abs);
     if !differ.is_empty() {
         differ.sort_by_key(|p| std::cmp::Reverse(p.registers.0.abs_diff(p.registers.1)));
         // The summary names the kernel whose speeds differ most.
@@ -285,13 +245,11 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
             .max_by(|&i, &j| abs(&differ[i]).total_cmp(&abs(&differ[j])));
         let weight = top.and_then(|i| differ[i].change).unwrap_or(0.0);
         let top_is_widest = top.is_some_and(|i| widest.is_some_and(|w| w.0 == differ[i].kernel));
-        let kernels = a.kernels.len();
-        let (toolchains, pairs) = (tcs, differ);
         let k = Kind::RegistersDiffer {
             size,
-            toolchains,
-            kernels,
-            pairs,
+            toolchains: tcs,
+            kernels: a.kernels.len(),
+            pairs: differ,
             top,
             top_is_widest,
         };
@@ -300,53 +258,44 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
     if !same.is_empty() {
         let least = same.iter().map(abs).fold(f64::INFINITY, f64::min);
         let most = same.iter().map(abs).fold(0.0, f64::max);
-        let (toolchains, pairs) = (tcs, same);
         let k = Kind::SameRegistersDifferentSpeed {
             size,
-            toolchains,
-            pairs,
+            toolchains: tcs,
+            pairs: same,
             least,
             most,
         };
         out.push(f(k).weight(most));
     }
     if !alike.is_empty() {
-        out.push(f(Kind::Alike {
-            size,
-            kernels: alike,
-        }));
+        let kernels = alike;
+        out.push(f(Kind::Alike { size, kernels }));
     }
     out
-}
-
-fn abs(p: &Pair) -> f64 {
-    p.change.map_or(0.0, f64::abs)
 }
 
 /// Rows with a PTX mix for each kernel and toolchain: the compare row, else
 /// a default-hint row of another experiment.
 fn ptx_mix<'a>(data: &'a Data, kernels: &[String], tcs: &[Toolchain]) -> Vec<&'a Measurement> {
-    let rows: Vec<&Measurement> = ["compare", "hints", "registers", "jit", "tiling"]
-        .iter()
-        .flat_map(|e| data.experiment(e))
-        .map(|r| r.m)
-        .filter(|m| m.variant.is_none() && m.ptx_mix.is_some() && m.hints == Hints::default())
-        .collect();
+    let experiments = ["compare", "hints", "registers", "jit", "tiling"];
+    let rows = experiments
+        .map(|e| data.experiment(e))
+        .into_iter()
+        .flatten();
+    let with_mix = |m: &&Measurement| m.ptx_mix.is_some() && m.hints == Hints::default();
+    let rows = rows.map(|r| r.m).filter(|m| m.variant.is_none());
+    let rows: Vec<&Measurement> = rows.filter(with_mix).collect();
     let of = |k: &String, t: &Toolchain| {
-        rows.iter()
-            .copied()
-            .find(|m| m.kernel == *k && m.toolchain == *t)
+        let mut rows = rows.iter().copied();
+        rows.find(|m| m.kernel == *k && m.toolchain == *t)
     };
-    kernels
-        .iter()
-        .flat_map(|k| tcs.iter().filter_map(move |t| of(k, t)))
-        .collect()
+    let of_kernel = |k| tcs.iter().filter_map(move |t| of(k, t));
+    kernels.iter().flat_map(of_kernel).collect()
 }
 
-/// What the runs kept with --keep-ptx (RUN/ptx.tar.gz), read back: per kernel at
-/// its published state, the size of each toolchain's listing and how many
-/// normalized lines differ between them (`gemmlab ptx --from RUN --kernel K --diff`
-/// prints the diff itself).
+/// What the runs kept with --keep-ptx (RUN/ptx.tar.gz): per kernel at its
+/// published state, each toolchain's listing's lines and how many normalized
+/// lines differ (`gemmlab ptx --from RUN --kernel K --diff` prints the diff).
 fn listings(data: &Data, kernels: &[String]) -> Vec<Listing> {
     let mut out = Vec::new();
     for run in &data.runs {
@@ -355,12 +304,12 @@ fn listings(data: &Data, kernels: &[String]) -> Vec<Listing> {
         };
         for k in kernels {
             let listing = |t: Toolchain| {
-                run.measurements
-                    .iter()
-                    .filter(|m| m.experiment == "compare" && m.kernel == *k && m.toolchain == t)
-                    .filter(|m| !data::is_offline(m))
-                    .filter(|m| m.variant.is_none() && m.hints.is_published())
-                    .find_map(|m| store.get(m.ptx_file.as_deref()?))
+                let ours = |m: &&Measurement| m.kernel == *k && m.toolchain == t;
+                let ours = run.measurements.iter().filter(ours);
+                let published = |m: &&Measurement| m.variant.is_none() && m.hints.is_published();
+                let native = |m: &&Measurement| m.experiment == "compare" && !data::is_offline(m);
+                let mut rows = ours.filter(native).filter(published);
+                rows.find_map(|m| store.get(m.ptx_file.as_deref()?))
             };
             if let (Some(cu), Some(cl)) = (listing(Toolchain::Cuda), listing(Toolchain::OpenCl)) {
                 out.push(Listing {

@@ -1,7 +1,6 @@
-//! Nsight Compute's CSV (`ncu --csv --metrics a,b,c <program>`): the launches it
-//! profiled and their metrics. ncu writes its rows to the same stream as the
-//! profiled program's own output and its `==PROF==` notes, so every line that
-//! is not a row of the header's shape is passed over rather than refused.
+//! Nsight Compute's CSV (`ncu --csv --metrics a,b,c <program>`): the launches
+//! and their metrics. ncu writes its rows into the program's own output, so a
+//! line that is not a row of the header's shape is passed over, not refused.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -20,52 +19,41 @@ pub struct NcuLaunch {
     pub grid: String,
     /// The "CC" column ("9.0"), where the CSV has one.
     pub compute_capability: Option<(u32, u32)>,
-    /// Metric name -> (value, unit as written). A value of "n/a" is left out.
+    /// Metric name -> (value, unit as written); "n/a" is left out.
     pub metrics: BTreeMap<String, (f64, String)>,
 }
 
 /// How ncu's header line starts (the columns after these vary by version).
 const HEADER_START: &str = r#""ID","Process ID","Process Name","Host Name","Kernel Name""#;
 
-/// The fields of one CSV line, or None when it is not one well-formed line of
-/// quoted CSV (the program's output, ncu's notes, a line cut short).
+/// The fields of one line of quoted CSV; None for anything else (the
+/// program's output, ncu's notes, a line cut short or holding a line break).
 fn fields(line: &str) -> Option<Vec<String>> {
-    // ncu quotes every field; a line that does not start with a quote is not a row.
     if !line.starts_with('"') {
         return None;
     }
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(line.as_bytes());
+    let mut builder = csv::ReaderBuilder::new();
+    builder.has_headers(false).flexible(true);
+    let mut reader = builder.from_reader(line.as_bytes());
     let record = reader.records().next()?.ok()?;
-    // A second record means the line held a line break inside quotes: not ncu's.
-    if reader.records().next().is_some() {
-        return None;
+    match reader.records().next() {
+        Some(_) => None,
+        None => Some(record.iter().map(str::to_string).collect()),
     }
-    Some(record.iter().map(str::to_string).collect())
 }
 
-/// A metric value: "1,234,567" (thousands separators inside the quotes), "0.5",
-/// or None for "n/a", an empty field or anything else that is not a number.
+/// "1,234,567" (thousands separators inside the quotes) or "0.5"; None for "n/a".
 fn number(s: &str) -> Option<f64> {
     let t: String = s.trim().chars().filter(|c| *c != ',').collect();
     t.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
-fn compute_capability(s: &str) -> Option<(u32, u32)> {
-    let (a, b) = s.trim().split_once('.')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
-}
-
-/// Every launch in ncu's CSV output, in ID order. Lines before the header, and
-/// lines that are not rows with the header's field count, are skipped; a
-/// repeated header (a second profiled process) starts over its columns.
+/// Every launch in ncu's CSV output, in ID order; a repeated header (a second
+/// profiled process) starts over its columns.
 pub fn parse(text: &str) -> Vec<NcuLaunch> {
     let mut header: Vec<String> = Vec::new();
     let mut launches: BTreeMap<u64, NcuLaunch> = BTreeMap::new();
-    for raw in text.lines() {
-        let line = raw.trim_end_matches('\r');
+    for line in text.lines().map(|l| l.trim_end_matches('\r')) {
         if line.starts_with(HEADER_START) {
             header = fields(line).unwrap_or_default();
             continue;
@@ -73,32 +61,29 @@ pub fn parse(text: &str) -> Vec<NcuLaunch> {
         let Some(f) = fields(line).filter(|f| f.len() == header.len()) else {
             continue;
         };
-        // A cell by its column's name in the header.
         let get = |name: &str| header.iter().position(|h| h == name).map(|i| &f[i]);
+        let cell = |n: &str| get(n).cloned().unwrap_or_default();
+        let id = get("ID").and_then(|v| number(v));
         let (Some(id), Some(kernel), Some(name), Some(value)) = (
-            get("ID").and_then(|v| number(v)),
+            id.filter(|v| *v >= 0.0 && v.fract() == 0.0),
             get("Kernel Name"),
             get("Metric Name"),
             get("Metric Value"),
         ) else {
             continue;
         };
-        if id < 0.0 || id.fract() != 0.0 {
-            continue;
-        }
-        let cell = |n: &str| get(n).cloned().unwrap_or_default();
+        let cc = get("CC").and_then(|s| s.trim().split_once('.'));
         let launch = launches.entry(id as u64).or_insert_with(|| NcuLaunch {
             id: id as u64,
             kernel: kernel.clone(),
             block: cell("Block Size"),
             grid: cell("Grid Size"),
-            compute_capability: get("CC").and_then(|c| compute_capability(c)),
+            compute_capability: cc.and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))),
             metrics: BTreeMap::new(),
         });
         if let Some(v) = number(value) {
-            launch
-                .metrics
-                .insert(name.clone(), (v, cell("Metric Unit")));
+            let unit = cell("Metric Unit");
+            launch.metrics.insert(name.clone(), (v, unit));
         }
     }
     launches.into_values().collect()
@@ -106,30 +91,15 @@ pub fn parse(text: &str) -> Vec<NcuLaunch> {
 
 /// ncu's own error lines (`==ERROR== ...`): why a profile holds no rows.
 pub fn errors(text: &str) -> Vec<String> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("==ERROR=="))
-        .map(str::to_string)
-        .collect()
+    let lines = text.lines().map(str::trim).map(str::to_string);
+    lines.filter(|l| l.starts_with("==ERROR==")).collect()
 }
 
-/// The multiplier of an SI prefix on a unit ("Kinst", "Mbyte"): ncu scales
-/// large values when it prints units automatically; a unit that is all
-/// capitals has no prefix.
-fn prefix_scale(unit: &str) -> f64 {
-    let mut chars = unit.chars();
-    let scale = match chars.next() {
-        Some('K') => 1e3,
-        Some('M') => 1e6,
-        Some('G') => 1e9,
-        Some('T') => 1e12,
-        _ => return 1.0,
-    };
-    if chars.next().is_some_and(|c| c.is_ascii_lowercase()) {
-        scale
-    } else {
-        1.0
-    }
+/// The scale of a value in `unit` among `units` (name, scale), None for another.
+fn scale(unit: &str, units: &[(&str, &str, f64)]) -> Option<f64> {
+    let u = unit.to_ascii_lowercase();
+    let found = units.iter().find(|(a, b, _)| u == *a || u == *b);
+    found.map(|x| x.2)
 }
 
 impl NcuLaunch {
@@ -137,9 +107,14 @@ impl NcuLaunch {
         self.metrics.get(name).map(|(v, u)| (*v, u.as_str()))
     }
 
-    /// A count (instructions, conflicts, registers), SI prefixes undone.
+    /// A count, the SI prefix ncu adds to large values ("Kinst", "Mbyte") undone;
+    /// a unit all in capitals has no prefix.
     pub fn count(&self, name: &str) -> Option<f64> {
-        self.metric(name).map(|(v, u)| v * prefix_scale(u))
+        let (v, u) = self.metric(name)?;
+        let mut c = u.chars();
+        let prefix = c.next().and_then(|p| "KMGT".find(p));
+        let prefix = prefix.filter(|_| c.next().is_some_and(|c| c.is_ascii_lowercase()));
+        Some(v * prefix.map_or(1.0, |i| 1e3f64.powi(i as i32 + 1)))
     }
 
     /// A percentage metric, as a fraction 0..1.
@@ -148,42 +123,36 @@ impl NcuLaunch {
         (u.is_empty() || u == "%").then_some(v / 100.0)
     }
 
-    /// A duration metric in seconds; None for a unit it does not know.
+    /// A duration in seconds; None for a unit it does not know.
     pub fn seconds(&self, name: &str) -> Option<f64> {
         let (v, u) = self.metric(name)?;
-        let scale = match u {
-            "s" | "second" => 1.0,
-            "ms" | "msecond" => 1e-3,
-            "us" | "usecond" => 1e-6,
-            "ns" | "nsecond" => 1e-9,
-            _ => return None,
-        };
-        Some(v * scale)
+        let units = [("s", "second", 1.0), ("ms", "msecond", 1e-3)];
+        let units = [units, [("us", "usecond", 1e-6), ("ns", "nsecond", 1e-9)]];
+        Some(v * scale(u, &units.concat())?)
     }
 
-    /// A frequency metric in GHz ("cycle/nsecond", "cycle/second", "MHz", ...).
+    /// A frequency in GHz ("cycle/nsecond", "cycle/second", "MHz", ...).
     pub fn ghz(&self, name: &str) -> Option<f64> {
         let (v, u) = self.metric(name)?;
-        let scale = match u.to_ascii_lowercase().as_str() {
-            "cycle/second" | "hz" => 1e-9,
-            "cycle/msecond" | "khz" => 1e-6,
-            "cycle/usecond" | "mhz" => 1e-3,
-            "cycle/nsecond" | "ghz" => 1.0,
-            _ => return None,
-        };
-        Some(v * scale)
+        let units = [("cycle/second", "hz", 1e-9), ("cycle/msecond", "khz", 1e-6)];
+        let units = [
+            units,
+            [
+                ("cycle/usecond", "mhz", 1e-3),
+                ("cycle/nsecond", "ghz", 1.0),
+            ],
+        ];
+        Some(v * scale(u, &units.concat())?)
     }
 
     /// Metrics `<prefix><key><suffix>` as (key, value), largest first.
     pub fn ranked(&self, prefix: &str, suffix: &str) -> Vec<(String, f64)> {
-        let mut out: Vec<(String, f64)> = self
+        let key = |n: &String| Some(n.strip_prefix(prefix)?.strip_suffix(suffix)?.to_string());
+        let of = self
             .metrics
             .iter()
-            .filter_map(|(n, (v, _))| {
-                let key = n.strip_prefix(prefix)?.strip_suffix(suffix)?;
-                Some((key.to_string(), *v))
-            })
-            .collect();
+            .filter_map(|(n, (v, _))| Some((key(n)?, *v)));
+        let mut out: Vec<(String, f64)> = of.collect();
         out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         out
     }
@@ -192,33 +161,36 @@ impl NcuLaunch {
 /// A file of ncu output found next to the results.
 #[derive(Debug, Clone)]
 pub struct NcuFile {
-    /// Its path below the `--from` directory it was found in, as the report names it.
+    /// Its path below the `--from` directory it was found in.
     pub name: String,
-    /// Whose kernel the file profiles (see [`toolchain_of`]).
+    /// A file named for OpenCL holds OpenCL's PTX run through the CUDA driver's
+    /// JIT (ncu cannot profile OpenCL); any other CUDA's own build.
     pub toolchain: Toolchain,
     pub launches: Vec<NcuLaunch>,
     /// ncu's `==ERROR==` lines, or why the file could not be read.
     pub errors: Vec<String>,
 }
 
-/// Files this deep below a `--from` directory are found.
-const MAX_DEPTH: usize = 3;
-
-/// A file named for OpenCL holds OpenCL's PTX run through the CUDA driver's
-/// JIT (ncu cannot profile OpenCL); any other holds CUDA's own build.
-pub fn toolchain_of(name: &str) -> Toolchain {
-    if name.to_ascii_lowercase().contains("opencl") {
-        Toolchain::OpenCl
-    } else {
-        Toolchain::Cuda
-    }
-}
-
 /// The `ncu-*.csv` files in each directory of `from` and up to three levels
 /// below it, each once, in path order, with their paths below that directory.
 pub fn discover(from: &[PathBuf]) -> Vec<(PathBuf, String)> {
-    let mut found = Vec::new();
+    fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if p.is_dir() && depth < 3 {
+                collect(&p, depth + 1, out);
+            } else if !p.is_dir() && name.starts_with("ncu-") && name.ends_with(".csv") {
+                out.push(p);
+            }
+        }
+    }
     let mut seen = std::collections::BTreeSet::new();
+    let mut found = Vec::new();
     for dir in from {
         let mut here = Vec::new();
         collect(dir, 0, &mut here);
@@ -232,28 +204,9 @@ pub fn discover(from: &[PathBuf]) -> Vec<(PathBuf, String)> {
     found
 }
 
-fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    for p in paths {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if p.is_dir() && depth < MAX_DEPTH {
-            collect(&p, depth + 1, out);
-        } else if !p.is_dir() && name.starts_with("ncu-") && name.ends_with(".csv") {
-            out.push(p);
-        }
-    }
-}
-
-/// Reads one file; a file that cannot be read is kept with the reason, so the
-/// report says so instead of leaving it out.
+/// Reads one file; one that cannot be read is kept with the reason.
 pub fn load(path: &Path, name: &str) -> NcuFile {
-    let file_name = path
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let file_name = path.file_name().map(|n| n.to_string_lossy().to_lowercase());
     let (launches, errors) = match fs::read(path) {
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes);
@@ -261,9 +214,14 @@ pub fn load(path: &Path, name: &str) -> NcuFile {
         }
         Err(e) => (Vec::new(), vec![format!("could not be read: {e}")]),
     };
+    let opencl = file_name.is_some_and(|n| n.contains("opencl"));
     NcuFile {
         name: name.to_string(),
-        toolchain: toolchain_of(&file_name),
+        toolchain: if opencl {
+            Toolchain::OpenCl
+        } else {
+            Toolchain::Cuda
+        },
         launches,
         errors,
     }

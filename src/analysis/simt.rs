@@ -1,7 +1,6 @@
-//! gemmlab's SIMT family (`simt`) next to cuBLAS SGEMM: each toolchain at its
-//! own tuned configuration (`compare --tuned`), cuBLAS of the same run,
-//! CLBlast's xgemm where it was measured; the share of the FP32 peak, and from
-//! Nsight Compute (`ncu-*.csv` next to the results) where the rest goes.
+//! gemmlab's SIMT family (`simt`) at each toolchain's tuned configuration
+//! (`compare --tuned`) next to cuBLAS of the same run and CLBlast's xgemm; the
+//! share of the FP32 peak, and from Nsight Compute (`ncu-*.csv`) where the rest goes.
 
 use std::path::PathBuf;
 
@@ -14,13 +13,11 @@ use super::ncu::{self, NcuFile, NcuLaunch};
 use super::stats::distinct;
 use super::{Finding, Topic};
 
-/// CLBlast's tuned kernel, shown beside the family where it was measured.
+/// CLBlast's tuned kernel; the family's entry point as ncu names it; the
+/// sizes the headline findings quote where measured; their chart.
 pub const CLBLAST: &str = "xgemm";
-/// The sizes the headline findings quote, where they were measured.
-const HEADLINE: [usize; 2] = [4096, 8192];
-/// The family's entry point, as ncu names its launches.
 pub const ENTRY: &str = "simt_gemm";
-/// The chart the ratio findings point at.
+const HEADLINE: [usize; 2] = [4096, 8192];
 pub const CHART: &str = "simt-vs-cublas";
 
 pub const TIME: &str = "gpu__time_duration.sum";
@@ -57,23 +54,18 @@ pub fn fp32_lanes((major, minor): (u32, u32)) -> Option<u32> {
     }
 }
 
-/// What the FP32 peak of a GPU is computed from.
+/// What the FP32 peak of a GPU is computed from (the clock its reported maximum).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct GpuFacts {
     pub compute_capability: Option<(u32, u32)>,
     pub sms: Option<u32>,
-    /// The device's reported maximum clock.
     pub clock_mhz: Option<u32>,
 }
 
 impl GpuFacts {
-    pub fn lanes(&self) -> Option<u32> {
-        self.compute_capability.and_then(fp32_lanes)
-    }
-
     /// SMs x FP32 lanes x 2 FLOPs (an FMA) x the reported maximum clock.
     pub fn peak_gflops(&self) -> Option<f64> {
-        let lanes = f64::from(self.lanes()?);
+        let lanes = f64::from(fp32_lanes(self.compute_capability?)?);
         Some(f64::from(self.sms?) * lanes * 2.0 * f64::from(self.clock_mhz?) * 1e-3)
     }
 }
@@ -83,14 +75,14 @@ pub fn peak_of(data: &Data, run: usize, m: &Measurement) -> Option<f64> {
     gpu_facts(data, run, m).peak_gflops()
 }
 
-/// A device as the runs describe it, the fields one record lacks filled from
-/// another record of the same device.
+/// A device as the runs describe it, what its own record lacks filled from
+/// another record of a device of the same name.
 fn gpu_facts(data: &Data, run: usize, m: &Measurement) -> GpuFacts {
     let own = data.runs[run].env.devices.iter();
-    let same_name = data.runs.iter().flat_map(|r| r.env.devices.iter());
+    let all = data.runs.iter().flat_map(|r| r.env.devices.iter());
     let mut f = GpuFacts::default();
     let own = own.filter(|d| d.id == m.device_id);
-    for d in own.chain(same_name.filter(|d| d.name == m.device)) {
+    for d in own.chain(all.filter(|d| d.name == m.device)) {
         f.compute_capability = f.compute_capability.or(d.compute_capability);
         f.sms = f.sms.or(d.compute_units);
         f.clock_mhz = f.clock_mhz.or(d.clock_mhz);
@@ -98,23 +90,22 @@ fn gpu_facts(data: &Data, run: usize, m: &Measurement) -> GpuFacts {
     f
 }
 
-/// One row of a device's table: a kernel on a toolchain at a size, or cuBLAS.
+/// One row of a device's table: a kernel on a toolchain at a size, or cuBLAS;
+/// its median over cuBLAS's of the same run (1 for cuBLAS), GFLOP/s over the
+/// FP32 peak, FMA instructions over all of the PTX listing (static).
 pub struct Cell<'a> {
     pub kernel: String,
     pub toolchain: Toolchain,
     pub rec: Rec<'a>,
-    /// The median over cuBLAS's of the same run (1 for cuBLAS itself).
     pub ratio: Option<f64>,
-    /// GFLOP/s over the FP32 peak at the reported maximum clock.
     pub of_peak: Option<f64>,
-    /// FMA instructions over all instructions of the PTX listing (static).
     pub fma_share: Option<f64>,
 }
 
-/// One size on one device: the family's and xgemm's cells, and cuBLAS.
+/// One size on one device: the family's and xgemm's cells (each kernel on
+/// every toolchain), and cuBLAS.
 pub struct SizeRows<'a> {
     pub size: Size,
-    /// Family kernels first, each on CUDA then OpenCL.
     pub cells: Vec<Cell<'a>>,
     pub vendor: Option<Cell<'a>>,
 }
@@ -135,20 +126,18 @@ pub struct Share {
     pub issue_loses_more: bool,
 }
 
-/// The longest launch of the family's or cuBLAS's in one ncu file.
+/// The longest launch of the family's (`family`) or cuBLAS's in `Profile::files[file]`:
+/// its FFMA share, three largest stalls but "selected", and `measured`, the
+/// FFMA work ncu counted over the launch's time, of the peak at the measured clock.
 pub struct ProfileRow {
-    /// Index into `Profile::files`.
     pub file: usize,
-    /// The family's launch (else cuBLAS's).
     pub family: bool,
     pub launch: NcuLaunch,
     pub ffma: Option<f64>,
-    /// The three largest stall reasons but "selected".
     pub stalls: Vec<(String, f64)>,
     pub lanes: Option<u32>,
     pub gpu: Option<GpuFacts>,
     pub share: Option<Share>,
-    /// The FFMA work ncu counted over the launch's time, of the peak at the measured clock.
     pub measured: Option<f64>,
 }
 
@@ -158,11 +147,11 @@ pub struct Profile {
     pub rows: Vec<ProfileRow>,
 }
 
+/// `hints`: whether `sweep hints` ran the family.
 pub struct Simt<'a> {
     pub devices: Vec<Device<'a>>,
     pub sizes: Vec<Size>,
     pub throttled: bool,
-    /// Whether `sweep hints` ran the family.
     pub hints: bool,
     pub profile: Profile,
     pub findings: Vec<Finding>,
@@ -171,11 +160,11 @@ pub struct Simt<'a> {
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Kind {
-    /// A family kernel on a toolchain against cuBLAS at the headline sizes.
+    /// A family kernel on a toolchain against cuBLAS at the headline sizes;
+    /// `device` is named where the report covers several.
     SimtVsCublas {
         kernel: String,
         toolchain: Toolchain,
-        /// Named where the report covers several devices.
         device: Option<String>,
         ratios: Vec<(Size, f64)>,
     },
@@ -197,14 +186,12 @@ pub fn is_family_launch(kernel: &str) -> Option<bool> {
     if kernel.contains(ENTRY) {
         return Some(true);
     }
-    kernel
-        .to_ascii_lowercase()
-        .contains("gemm")
-        .then_some(false)
+    let gemm = kernel.to_ascii_lowercase().contains("gemm");
+    gemm.then_some(false)
 }
 
-/// The cell `compare` measured: the tuned row (`compare --tuned` labels it
-/// "tuned at ..."), else a row that ran, the fastest first.
+/// The cell `compare` measured: the tuned row (labelled "tuned at ..."), else
+/// a row that ran, the fastest first.
 fn pick<'a>(cands: impl Iterator<Item = Rec<'a>>) -> Option<Rec<'a>> {
     let key = |r: &Rec| {
         let tuned = r.m.label.as_deref().is_some_and(|l| l.starts_with("tuned"));
@@ -219,35 +206,30 @@ fn size_key(&(m, n, k): &Size) -> (bool, u128) {
     (!(m == n && n == k), (m as u128) * (n as u128) * (k as u128))
 }
 
-fn cell<'a>(data: &Data, kernel: &str, t: Toolchain, r: Rec<'a>) -> Cell<'a> {
-    let m = r.m;
-    let peak = gpu_facts(data, r.run, m).peak_gflops();
+fn cell<'a>(data: &Data, kernel: &str, toolchain: Toolchain, rec: Rec<'a>) -> Cell<'a> {
+    let (m, peak) = (rec.m, peak_of(data, rec.run, rec.m));
     let mix = m.ptx_mix.as_ref().filter(|x| x.total > 0);
     Cell {
         kernel: kernel.to_string(),
-        toolchain: t,
-        rec: r,
-        ratio: if is_vendor(m) {
-            m.status.is_ok().then_some(1.0)
-        } else {
-            data::vs_vendor(m)
+        toolchain,
+        rec,
+        ratio: match is_vendor(m) {
+            true => m.status.is_ok().then_some(1.0),
+            false => data::vs_vendor(m),
         },
         of_peak: data::gflops(m).zip(peak).map(|(g, p)| g / p),
         fma_share: mix.map(|x| f64::from(x.fma) / f64::from(x.total)),
     }
 }
 
-/// Every kernel (CLBlast's last) on every toolchain, each once.
+/// Every kernel (CLBlast's last) on every toolchain.
 fn series(kernels: &[String]) -> impl Iterator<Item = (&String, Toolchain)> {
     kernels.iter().flat_map(|k| Toolchain::ALL.map(|t| (k, t)))
 }
 
 fn device_rows<'a>(data: &Data, recs: &[Rec<'a>], device: &str) -> Vec<SizeRows<'a>> {
-    let on: Vec<Rec> = recs
-        .iter()
-        .copied()
-        .filter(|r| r.m.device == device)
-        .collect();
+    let on = recs.iter().copied().filter(|r| r.m.device == device);
+    let on: Vec<Rec> = on.collect();
     let family = || on.iter().filter(|r| is_simt(r.m));
     let mut sizes = distinct(family().map(|r| (r.m.m, r.m.n, r.m.k)));
     let mut kernels = distinct(family().map(|r| r.m.kernel.clone()));
@@ -255,26 +237,17 @@ fn device_rows<'a>(data: &Data, recs: &[Rec<'a>], device: &str) -> Vec<SizeRows<
     kernels.sort();
     kernels.push(CLBLAST.to_string());
     let rows = sizes.into_iter().map(|size| {
-        let at: Vec<Rec> = on
-            .iter()
-            .copied()
-            .filter(|r| data::of_size(r.m, size))
-            .collect();
+        let at = || on.iter().copied().filter(|r| data::of_size(r.m, size));
         let cells: Vec<Cell> = series(&kernels)
             .filter_map(|(k, t)| {
-                let of = at
-                    .iter()
-                    .copied()
-                    .filter(|r| &r.m.kernel == k && r.m.toolchain == t);
-                Some(cell(data, k, t, pick(of)?))
+                let r = pick(at().filter(|r| &r.m.kernel == k && r.m.toolchain == t))?;
+                Some(cell(data, k, t, r))
             })
             .collect();
         // cuBLAS of the same run as the cells, whose ratios are to it.
-        let vendors = at.iter().copied().filter(|r| is_vendor(r.m));
-        let same_run = vendors
-            .clone()
-            .filter(|r| cells.iter().any(|c| c.rec.run == r.run));
-        let vendor = pick(same_run).or_else(|| pick(vendors));
+        let vendors = || at().filter(|r| is_vendor(r.m));
+        let same_run = vendors().filter(|r| cells.iter().any(|c| c.rec.run == r.run));
+        let vendor = pick(same_run).or_else(|| pick(vendors()));
         SizeRows {
             size,
             vendor: vendor.map(|r| cell(data, "cuBLAS", Toolchain::Cuda, r)),
@@ -290,9 +263,8 @@ fn findings(device: Option<String>, rows: &[SizeRows]) -> Vec<Finding> {
     let cells = rows.iter().flat_map(|sr| &sr.cells);
     let family = distinct(cells.filter(|c| is_simt(c.rec.m)).map(|c| c.kernel.clone()));
     let squares: Vec<&SizeRows> = rows.iter().filter(|r| !size_key(&r.size).0).collect();
-    let mut headline: Vec<&SizeRows> = (squares.iter().copied())
-        .filter(|r| HEADLINE.contains(&r.size.0))
-        .collect();
+    let at_headline = |r: &&&SizeRows| HEADLINE.contains(&r.size.0);
+    let mut headline: Vec<&SizeRows> = squares.iter().filter(at_headline).copied().collect();
     if headline.is_empty() {
         headline.extend(squares.last().copied().or(rows.last()));
     }
@@ -349,92 +321,72 @@ fn findings(device: Option<String>, rows: &[SizeRows]) -> Vec<Finding> {
 /// The GPU a launch ran on, from the runs' devices: those of the launch's
 /// compute capability (all, where ncu did not say it), when they agree.
 fn gpu_of(l: &NcuLaunch, gpus: &[GpuFacts]) -> Option<GpuFacts> {
-    let mut matching = gpus
-        .iter()
-        .filter(|g| l.compute_capability.is_none() || g.compute_capability == l.compute_capability);
+    let cc = l.compute_capability;
+    let fits = |g: &&GpuFacts| cc.is_none() || g.compute_capability == cc;
+    let mut matching = gpus.iter().filter(fits);
     let first = *matching.next()?;
     matching.all(|g| *g == first).then_some(first)
-}
-
-fn profile_row(
-    toolchain: Toolchain,
-    file: usize,
-    family: bool,
-    l: &NcuLaunch,
-    gpus: &[GpuFacts],
-) -> ProfileRow {
-    let gpu = gpu_of(l, gpus);
-    let lanes = (l.compute_capability.and_then(fp32_lanes)).or_else(|| gpu?.lanes());
-    let inst = l.count(INSTRUCTIONS).filter(|v| *v > 0.0);
-    // FFMA warp instructions (thread instructions / 32) over warp instructions issued.
-    let ffma = inst.and_then(|i| Some(l.count(FFMA)? / 32.0 / i));
-    let share = match (lanes, l.fraction(ISSUE), ffma) {
-        (Some(LANES_ONE_FFMA_PER_CYCLE), Some(issue), Some(ffma)) => Some(Share {
-            toolchain,
-            issue,
-            ffma,
-            product: issue * ffma,
-            issue_loses_more: 1.0 - issue >= 1.0 - ffma,
-        }),
-        _ => None,
-    };
-    let measured = (|| {
-        let per_s = f64::from(gpu?.sms?) * f64::from(lanes?) * l.ghz(CLOCK)? * 1e9;
-        Some(l.count(FFMA)? / (l.seconds(TIME)? * per_s))
-    })();
-    let stalls =
-        (l.ranked(STALL_PREFIX, STALL_SUFFIX).into_iter()).filter(|(k, _)| k != "selected");
-    ProfileRow {
-        file,
-        family,
-        launch: l.clone(),
-        ffma,
-        stalls: stalls.take(3).collect(),
-        lanes,
-        gpu,
-        share,
-        measured,
-    }
 }
 
 /// ncu's files next to the results; of each file the longest launch of the
 /// family's and of cuBLAS's (the measured one rather than a warm-up or a check).
 fn profile(from: &[PathBuf], gpus: &[GpuFacts]) -> Profile {
-    let files: Vec<NcuFile> = (ncu::discover(from).iter())
-        .map(|(p, name)| ncu::load(p, name))
-        .collect();
+    let files = ncu::discover(from).into_iter();
+    let files: Vec<NcuFile> = files.map(|(p, n)| ncu::load(&p, &n)).collect();
     let time = |l: &&NcuLaunch| l.seconds(TIME).unwrap_or(f64::NEG_INFINITY);
-    let kinds = files
-        .iter()
-        .enumerate()
-        .flat_map(|(i, f)| [(i, f, true), (i, f, false)]);
-    let rows = kinds
-        .filter_map(|(i, f, family)| {
-            let of = (f.launches.iter()).filter(|l| is_family_launch(&l.kernel) == Some(family));
-            let longest = of.max_by(|a, b| time(a).total_cmp(&time(b)).then(a.id.cmp(&b.id)))?;
-            Some(profile_row(f.toolchain, i, family, longest, gpus))
-        })
-        .collect();
+    let mut rows = Vec::new();
+    for (file, family) in (0..files.len()).flat_map(|i| [(i, true), (i, false)]) {
+        let (f, toolchain) = (&files[file], files[file].toolchain);
+        let of = (f.launches.iter()).filter(|l| is_family_launch(&l.kernel) == Some(family));
+        let Some(l) = of.max_by(|a, b| time(a).total_cmp(&time(b)).then(a.id.cmp(&b.id))) else {
+            continue;
+        };
+        let gpu = gpu_of(l, gpus);
+        let cc = l.compute_capability.or_else(|| gpu?.compute_capability);
+        let lanes = cc.and_then(fp32_lanes);
+        let inst = l.count(INSTRUCTIONS).filter(|v| *v > 0.0);
+        // FFMA warp instructions (thread instructions / 32) over warp instructions issued.
+        let ffma = inst.and_then(|i| Some(l.count(FFMA)? / 32.0 / i));
+        let share = match (lanes, l.fraction(ISSUE), ffma) {
+            (Some(LANES_ONE_FFMA_PER_CYCLE), Some(issue), Some(ffma)) => Some(Share {
+                toolchain,
+                issue,
+                ffma,
+                product: issue * ffma,
+                issue_loses_more: 1.0 - issue >= 1.0 - ffma,
+            }),
+            _ => None,
+        };
+        let measured = (|| {
+            let per_s = f64::from(gpu?.sms?) * f64::from(lanes?) * l.ghz(CLOCK)? * 1e9;
+            Some(l.count(FFMA)? / (l.seconds(TIME)? * per_s))
+        })();
+        let stalls = l.ranked(STALL_PREFIX, STALL_SUFFIX).into_iter();
+        rows.push(ProfileRow {
+            file,
+            family,
+            launch: l.clone(),
+            ffma,
+            stalls: stalls.filter(|(k, _)| k != "selected").take(3).collect(),
+            lanes,
+            gpu,
+            share,
+            measured,
+        });
+    }
     Profile { files, rows }
 }
 
 /// `name_devices`: whether findings name their device (the report covers several).
 pub fn analyse<'a>(data: &'a Data, from: &[PathBuf], name_devices: bool) -> Simt<'a> {
-    let recs: Vec<Rec> = data
-        .measured()
-        .filter(|r| {
-            let m = r.m;
-            m.experiment == "compare"
-                && m.variant.is_none()
-                && m.is_plain_problem()
-                && (is_simt(m) || m.kernel == CLBLAST || is_vendor(m))
-        })
-        .collect();
-    let names = distinct(
-        recs.iter()
-            .filter(|r| is_simt(r.m))
-            .map(|r| r.m.device.as_str()),
-    );
+    let ours = |r: &Rec| {
+        let m = r.m;
+        let kernel = is_simt(m) || m.kernel == CLBLAST || is_vendor(m);
+        m.experiment == "compare" && m.variant.is_none() && m.is_plain_problem() && kernel
+    };
+    let recs: Vec<Rec> = data.measured().filter(ours).collect();
+    let family = recs.iter().filter(|r| is_simt(r.m));
+    let names = distinct(family.map(|r| r.m.device.as_str()));
     let devices: Vec<Device> = (names.into_iter())
         .map(|name| Device {
             name,
@@ -443,10 +395,8 @@ pub fn analyse<'a>(data: &'a Data, from: &[PathBuf], name_devices: bool) -> Simt
         .collect();
     let mut sizes = distinct(devices.iter().flat_map(|d| &d.sizes).map(|sr| sr.size));
     sizes.sort_by_key(size_key);
-    let mut findings: Vec<Finding> = devices
-        .iter()
-        .flat_map(|d| findings(name_devices.then(|| d.name.to_string()), &d.sizes))
-        .collect();
+    let of_device = |d: &Device| findings(name_devices.then(|| d.name.to_string()), &d.sizes);
+    let mut findings: Vec<Finding> = devices.iter().flat_map(of_device).collect();
     let profile = if devices.is_empty() {
         Profile::default()
     } else {
@@ -461,12 +411,12 @@ pub fn analyse<'a>(data: &'a Data, from: &[PathBuf], name_devices: bool) -> Simt
         let kind = super::Kind::Simt(Kind::NcuShares { shares });
         findings.push(Finding::new(Topic::Simt, kind).weight(1.0 - best));
     }
+    let throttled = |r: &Rec| r.m.clocks.as_ref().is_some_and(|c| c.throttled());
+    let throttled = recs.iter().any(throttled);
     Simt {
         devices,
         sizes,
-        throttled: recs
-            .iter()
-            .any(|r| r.m.clocks.as_ref().is_some_and(|c| c.throttled())),
+        throttled,
         hints: data.experiment("hints").iter().any(|r| is_simt(r.m)),
         profile,
         findings,

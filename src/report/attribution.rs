@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::attribution::{AsmPair, Attribution, Cause, Kind};
+use crate::analysis::attribution::{Attribution, Cause, Kind};
 
-use super::data::toolchain_name as name;
+use super::data::{spill_bytes, toolchain_name as name};
 use super::{md, Section, Words};
 use crate::results::Measurement;
 
@@ -20,43 +20,53 @@ pub(crate) fn section(a: Option<&Attribution>) -> Section {
     if a.kernels.is_empty() {
         // Compare runs alone: the assemblers' and runtimes' share of speed.
         for f in &a.findings {
-            if let super::Kind::Attribution(k) = &f.kind {
-                let _ = writeln!(s, "{}\n", words(k).text);
-                if let Kind::AssemblerSpeed {
-                    kernels,
-                    assemblers,
-                    ..
-                } = k
-                {
-                    s.push_str(&assembler_table(kernels, assemblers));
-                }
+            let super::Kind::Attribution(k) = &f.kind else {
+                continue;
+            };
+            let _ = writeln!(s, "{}\n", words(k).text);
+            if let Kind::AssemblerSpeed {
+                kernels,
+                assemblers: (x, y),
+                ..
+            } = k
+            {
+                let head = format!(
+                    "kernel|registers, {x}|registers, {y}|x cuBLAS, {x}|x cuBLAS, {y}|change"
+                );
+                let head: Vec<String> = head.split('|').map(String::from).collect();
+                let rows: Vec<Vec<String>> = (kernels.iter())
+                    .map(|k| {
+                        let (r, (v0, v1)) = (k.registers, k.vs_vendor);
+                        let (r0, r1) = (md::or_unknown(r.0), md::or_unknown(r.1));
+                        let change = md::change(Some(v1), Some(v0));
+                        let [t0, t1] = [v0, v1].map(|v| md::times(Some(v)));
+                        vec![k.kernel.clone(), r0, r1, t0, t1, change]
+                    })
+                    .collect();
+                let _ = writeln!(s, "{}", md::table(&head, &rows));
             }
         }
     } else {
-        let _ = writeln!(
-            s,
-            "Each front end's PTX of each kernel at its published defaults, assembled for {} by each \
-             assembler (`gemmlab attribute`): registers, with spill stores where there are any. \
-             \"own\" is the toolchain's own build (NVRTC's built-in ptxas, NVIDIA OpenCL's driver); \
-             clang has none and is assembled by a ptxas. A difference between two toolchains that \
-             stays when both PTX go through one ptxas comes from the front ends; one that disappears \
-             comes from the assemblers. Where NVIDIA's two toolchains use equal registers but run at \
-             different speeds, clang's build of the same OpenCL source, run on the CUDA driver in the \
-             same compare run, tells the source apart from NVIDIA OpenCL's PTX and runtime. Which one \
-             explains each difference is under [All findings](#all-findings).\n",
-            a.arch
-        );
+        let arch = &a.arch;
+        let _ = writeln!(s, "Registers (with spill bytes where there are any) of each front end's PTX of each kernel at its published defaults, assembled for {arch} by each assembler (`gemmlab attribute`); \"own\" is the toolchain's own build (NVRTC's built-in ptxas, NVIDIA OpenCL's driver); clang has none, its PTX goes through a ptxas. A difference between two toolchains that stays through one ptxas comes from the front ends, one that disappears from the assemblers; where NVIDIA's two toolchains use equal registers but run at different speeds, clang's build of the same OpenCL source in the same compare run tells the source from NVIDIA OpenCL's PTX and runtime. The verdicts are under [All findings](#all-findings).\n");
         let mut header = md::h(&["kernel", "front end"]);
         header.extend(a.assemblers.iter().cloned());
-        let rows: Vec<Vec<String>> = (a.kernels.iter())
-            .flat_map(|mx| a.fronts.iter().zip(&mx.cells).map(move |(f, c)| (mx, f, c)))
-            .filter(|(_, _, cells)| cells.iter().any(Option::is_some))
-            .map(|(mx, f, cells)| {
+        let cell = |m: &Option<&Measurement>| match m {
+            None => md::MISSING.to_string(),
+            Some(m) if m.resources.is_none() => m.status.label().to_string(),
+            Some(m) => match spill_bytes(m).filter(|b| *b > 0) {
+                Some(b) => format!("{} ({b} B spill)", md::registers(Some(m))),
+                None => md::registers(Some(m)),
+            },
+        };
+        let mut rows = Vec::new();
+        for mx in &a.kernels {
+            for (f, cells) in a.fronts.iter().zip(&mx.cells) {
                 let mut r = vec![mx.kernel.clone(), name(*f).to_string()];
-                r.extend(cells.iter().map(|m| registers(*m)));
-                r
-            })
-            .collect();
+                r.extend(cells.iter().map(cell));
+                rows.extend(cells.iter().any(Option::is_some).then_some(r));
+            }
+        }
         let _ = writeln!(s, "{}", md::table(&header, &rows));
     }
     let mut sec = Section {
@@ -68,43 +78,6 @@ pub(crate) fn section(a: Option<&Attribution>) -> Section {
     sec
 }
 
-/// A matrix cell: registers, with the spill bytes where there are any.
-fn registers(m: Option<&Measurement>) -> String {
-    match m {
-        None => md::MISSING.to_string(),
-        Some(m) if m.resources.is_none() => m.status.label().to_string(),
-        Some(m) => {
-            let regs = md::registers(Some(m));
-            match super::data::spill_bytes(m).filter(|b| *b > 0) {
-                Some(b) => format!("{regs} ({b} B spill)"),
-                None => regs,
-            }
-        }
-    }
-}
-
-/// Per kernel: registers and x cuBLAS under each of two assemblers.
-fn assembler_table(kernels: &[AsmPair], (a, b): &(String, String)) -> String {
-    let mut head = md::h(&["kernel"]);
-    head.extend([a, b].map(|x| format!("registers, {x}")));
-    head.extend([a, b].map(|x| format!("x cuBLAS, {x}")));
-    head.push("change".into());
-    let rows: Vec<Vec<String>> = (kernels.iter())
-        .map(|k| {
-            let (r, v) = (k.registers, k.vs_vendor);
-            vec![
-                k.kernel.clone(),
-                md::or_unknown(r.0),
-                md::or_unknown(r.1),
-                md::times(Some(v.0)),
-                md::times(Some(v.1)),
-                md::change(Some(v.1), Some(v.0)),
-            ]
-        })
-        .collect();
-    format!("{}\n", md::table(&head, &rows))
-}
-
 pub(crate) fn words(k: &Kind) -> Words {
     let (text, short) = match k {
         Kind::Cause {
@@ -112,9 +85,9 @@ pub(crate) fn words(k: &Kind) -> Words {
             arch,
             a,
             b,
-            own,
+            own: (oa, ob),
             assembler,
-            common,
+            common: (ca, cb),
             cause,
         } => {
             let (na, nb) = (name(*a), name(*b));
@@ -123,17 +96,9 @@ pub(crate) fn words(k: &Kind) -> Words {
                 Cause::Assembler => "the assemblers",
                 Cause::Both => "both the front ends and the assemblers",
             };
-            let (o, c) = (own, common);
             (
-                format!(
-                    "{kernel} on {arch}: {na} builds it with {} registers, {nb} with {}; through \
-                     {assembler} their PTX takes {} and {}, so the difference comes from {why}.",
-                    o.0, o.1, c.0, c.1
-                ),
-                format!(
-                    "{kernel}: {na} {} vs {nb} {} registers, from {why}",
-                    o.0, o.1
-                ),
+                format!("{kernel} on {arch}: {na} builds it with {oa} registers, {nb} with {ob}; through {assembler} their PTX takes {ca} and {cb}, so the difference comes from {why}."),
+                format!("{kernel}: {na} {oa} vs {nb} {ob} registers, from {why}"),
             )
         }
         Kind::EqualRegistersSpeedGap {
@@ -146,23 +111,14 @@ pub(crate) fn words(k: &Kind) -> Words {
             gap,
             source_explains,
         } => {
-            let (verdict, brief) = if *source_explains {
-                ("slower than CUDA too, so the OpenCL source itself accounts for part of the gap", "slower too")
-            } else {
-                ("as fast as CUDA, so the gap is not in the OpenCL source: it is NVIDIA OpenCL's front end (its PTX) or its runtime", "as fast as CUDA")
+            let (verdict, brief) = match source_explains {
+                true => ("slower than CUDA too, so the OpenCL source itself accounts for part of the gap", "slower too"),
+                false => ("as fast as CUDA, so the gap is not in the OpenCL source: it is NVIDIA OpenCL's front end (its PTX) or its runtime", "as fast as CUDA"),
             };
             let change = md::change(Some(1.0 + gap), Some(1.0));
-            let (cl, cu, clang) = (
-                md::speed(*opencl),
-                md::speed(*cuda),
-                md::speed(*clang_opencl),
-            );
+            let [cl, cu, clang] = [opencl, cuda, clang_opencl].map(|v| md::speed(*v));
             (
-                format!(
-                    "{kernel} at {size}: CUDA and OpenCL both use {registers} registers, yet OpenCL runs at \
-                     {cl} against CUDA's {cu} ({change}); the same OpenCL source through clang, ptxas and \
-                     the CUDA driver runs at {clang}, {verdict}."
-                ),
+                format!("{kernel} at {size}: CUDA and OpenCL both use {registers} registers, yet OpenCL runs at {cl} against CUDA's {cu} ({change}); the same OpenCL source through clang, ptxas and the CUDA driver runs at {clang}, {verdict}."),
                 format!("{kernel}: OpenCL {change} at equal registers; clang's OpenCL build {brief}"),
             )
         }
@@ -181,18 +137,17 @@ pub(crate) fn words(k: &Kind) -> Words {
                 0 => "the same registers for every kernel".to_string(),
                 n => format!("different registers for {}", md::plural(n, "kernel")),
             };
-            let (pct, tc) = (md::pct(Some(*largest)), name(*toolchain));
-            let speed = if crate::analysis::stats::is_same(*largest) {
-                format!("their speeds against cuBLAS differ by {pct} at most: the same")
-            } else {
-                format!("their speeds against cuBLAS differ by up to {pct}")
+            let (pct, tc, n) = (
+                md::pct(Some(*largest)),
+                name(*toolchain),
+                md::plural(kernels.len(), "kernel"),
+            );
+            let speed = match crate::analysis::stats::is_same(*largest) {
+                true => format!("their speeds against cuBLAS differ by {pct} at most: the same"),
+                false => format!("their speeds against cuBLAS differ by up to {pct}"),
             };
-            let n = md::plural(kernels.len(), "kernel");
             (
-                format!(
-                    "**Assemblers, by speed ({tc}, {size})**: the same PTX of {n} through {a} and \
-                     through {b}, each run next to cuBLAS, gives {regs}, and {speed}."
-                ),
+                format!("**Assemblers, by speed ({tc}, {size})**: the same PTX of {n} through {a} and through {b}, each run next to cuBLAS, gives {regs}, and {speed}."),
                 format!("{tc}: {a} and {b} agree within {pct}"),
             )
         }
@@ -200,15 +155,13 @@ pub(crate) fn words(k: &Kind) -> Words {
             kernels,
             arch,
             assemblers,
-        } => (
-            format!(
-                "On {arch}, {} agree on every front end's PTX of {}: there the assembler decides \
-                 nothing.",
-                md::join_and(assemblers),
-                md::join_and(kernels),
-            ),
-            format!("assemblers agree on {} of the kernels", kernels.len()),
-        ),
+        } => {
+            let (list, of) = (md::join_and(assemblers), md::join_and(kernels));
+            (
+                format!("On {arch}, {list} agree on every front end's PTX of {of}: there the assembler decides nothing."),
+                format!("assemblers agree on {} of the kernels", kernels.len()),
+            )
+        }
     };
     Words { text, short }
 }

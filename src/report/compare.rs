@@ -1,48 +1,43 @@
-//! The "compare" experiment: headline tables, the per-kernel bar chart, speed
-//! against size, compiler resources, the PTX instruction mix, and the words of
-//! what they show.
+//! The "compare" experiment: speed tables, the per-kernel bar chart, speed
+//! against size, compiler resources, the PTX instruction mix, and their words.
 
 use std::fmt::Write as _;
 
-use crate::analysis::compare::{Best, Compare, Kind, Pair, Size};
-use crate::analysis::stats;
+use crate::analysis::compare::{Best, Compare, Kind, Listing, Pair, Size};
+use crate::analysis::stats::{distinct, is_same};
 use crate::backend::Toolchain;
 use crate::error::Result;
+use crate::ptx::PtxMix;
+use crate::results::Measurement;
 
 use super::data::{self, find, is_vendor, of_size, size_label, toolchain_name as name, vendor_at};
-use super::{color, VENDOR_COLOR};
-use super::{md, Ctx, Section, Shown, Topic, Words, SAME_SPEED};
+use super::{color, md, Ctx, Section, Shown, Topic, Words, SAME_SPEED, VENDOR_COLOR};
 use crate::plot::{Bars, Figure, Line, Panel, RefLine, Style, XAxis};
 
 const SPEED: &str = "Speed: kernels x toolchains x sizes (compare)";
 const RESOURCES: &str = "Registers, spills and occupancy (compare)";
+pub(super) const THROTTLED: &str =
+    "A speed ending in T was measured while the GPU was throttled (see Clocks and throttling).\n\n";
 
 pub(crate) fn section(ctx: &mut Ctx, a: &Compare) -> Result<Section> {
     let mut s = format!("## {SPEED}\n\n");
-    s.push_str(
-        "Median GFLOP/s (± the interquartile range as % of the median) of every kernel on every toolchain, \
-         and the ratio to cuBLAS measured in the same run at the same size. A cell that failed its check \
-         or did not run shows its status instead of a speed; \"-\" means not measured.\n\n",
-    );
+    s.push_str("Median GFLOP/s (± the interquartile range as % of the median) and the share of cuBLAS in the same run at the same size; a cell that failed its check or did not run shows its status, \"-\" was not measured.\n\n");
     if a.recs.iter().any(|r| !md::throttle_mark(r.m).is_empty()) {
-        s.push_str("A speed ending in T was measured while the GPU was throttled (see Clocks and throttling).\n\n");
+        s.push_str(THROTTLED);
     }
     if a.repeats > 0 {
+        let n = a.repeats;
         let _ = writeln!(
             s,
-            "{} measurements repeated in a later run were left out (the first run's are shown).\n",
-            a.repeats
+            "{n} measurements repeated in a later run were left out (the first run's are shown).\n"
         );
     }
     for &size in &a.sizes {
         speed_table(&mut s, a, size);
     }
     if let Some(want) = a.unmeasured {
-        let _ = writeln!(
-            s,
-            "(--size {} was not measured in the compare results; the chart uses the largest size.)\n",
-            size_label(want)
-        );
+        let want = size_label(want);
+        let _ = writeln!(s, "(--size {want} was not measured in the compare results; the chart uses the largest size.)\n");
     }
     s.push_str("### Charts\n\n");
     if let Some(size) = a.bar_size {
@@ -52,46 +47,28 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Compare) -> Result<Section> {
         size_chart(ctx, &mut s, a)?;
     }
     let _ = writeln!(s, "## {RESOURCES}\n");
-    s.push_str("What each compiler reported for the kernel (registers per thread, spill stores/loads in bytes, stack frame, static shared memory per block) and the theoretical occupancy that follows from it.\n\n");
-    let cols = [
-        "registers",
-        "spill st/ld B",
-        "stack B",
-        "shared B",
-        "occupancy",
+    s.push_str("Registers per thread, spill stores/loads, stack frame and static shared memory per block as each compiler reported them, and the theoretical occupancy that follows.\n\n");
+    let cols: [Resource; 5] = [
+        ("registers", md::registers),
+        ("spill st/ld B", md::spills),
+        ("stack B", md::stack),
+        ("shared B", md::shared),
+        ("occupancy", md::occupancy),
     ];
     let mut header = vec!["kernel".to_string()];
-    header.extend(cols.iter().flat_map(|c| {
-        a.toolchains
-            .iter()
-            .map(move |t| format!("{c} {}", name(*t)))
-    }));
-    let rows: Vec<Vec<String>> = a
-        .kernels
-        .iter()
-        .zip(&a.resources)
-        .map(|(k, ms)| {
-            let cells = [
-                md::registers,
-                md::spills,
-                md::stack,
-                md::shared,
-                md::occupancy,
-            ];
-            let cells = cells.iter().flat_map(|f| ms.iter().map(move |m| f(*m)));
-            std::iter::once(k.clone()).chain(cells).collect()
-        })
-        .collect();
-    s.push_str(&md::table(&header, &rows));
-    s.push('\n');
+    let mut rows: Vec<Vec<String>> = a.kernels.iter().map(|k| vec![k.clone()]).collect();
+    for (col, cell) in cols {
+        for (i, t) in a.toolchains.iter().enumerate() {
+            header.push(format!("{col} {}", name(*t)));
+            let cells = a.resources.iter().map(|ms| cell(ms[i]));
+            rows.iter_mut().zip(cells).for_each(|(row, c)| row.push(c));
+        }
+    }
+    let _ = writeln!(s, "{}", md::table(&header, &rows));
     ptx_mix(&mut s, a);
     let findings = a.findings.iter().map(|f| {
-        let heading = if f.topic == Topic::VsVendor {
-            SPEED
-        } else {
-            RESOURCES
-        };
-        Shown::new(f.clone(), heading)
+        let speed = f.topic == Topic::VsVendor;
+        Shown::new(f.clone(), if speed { SPEED } else { RESOURCES })
     });
     Ok(Section {
         title: SPEED.into(),
@@ -102,64 +79,41 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Compare) -> Result<Section> {
 
 fn speed_table(s: &mut String, a: &Compare, size: Size) {
     let _ = writeln!(s, "### {}\n", md::size_label_long(size));
-    let two = a.toolchains.len() == 2;
+    let (tcs, vendor) = (&a.toolchains, a.has_vendor);
     let mut header = vec!["kernel".to_string()];
-    for t in &a.toolchains {
+    for t in tcs {
         header.push(format!("{} GFLOP/s", name(*t)));
-        if a.has_vendor {
-            header.push(format!("{} % of cuBLAS", name(*t)));
-        }
+        header.extend(vendor.then(|| format!("{} % of cuBLAS", name(*t))));
     }
-    if two {
-        header.push(format!(
-            "{} / {}",
-            name(a.toolchains[0]),
-            name(a.toolchains[1])
-        ));
-    }
+    let two = (tcs.len() == 2).then(|| format!("{} / {}", name(tcs[0]), name(tcs[1])));
+    header.extend(two.clone());
     let (mut rows, mut notes) = (Vec::new(), Vec::new());
     for k in &a.kernels {
+        let ms: Vec<_> = tcs.iter().map(|t| find(&a.recs, k, *t, size)).collect();
         let mut row = vec![k.clone()];
-        let mut speeds = Vec::new();
-        for t in &a.toolchains {
-            let m = find(&a.recs, k, *t, size);
-            row.push(md::gflops_spread(m));
-            if a.has_vendor {
-                row.push(md::vs_vendor(m));
-            }
-            speeds.push(m.and_then(data::gflops));
-            if let Some(r) = m.and_then(|m| m.status.reason()) {
-                notes.push(format!("{k} on {}: {}", name(*t), md::short_reason(r)));
-            }
+        for m in &ms {
+            row.push(md::gflops_spread(*m));
+            row.extend(vendor.then(|| md::vs_vendor(*m)));
+            let why = m.and_then(|m| Some((name(m.toolchain), m.status.reason()?)));
+            notes.extend(why.map(|(t, r)| format!("{k} on {t}: {}", md::short_reason(r))));
         }
-        if two {
-            row.push(md::ratio(speeds[0], speeds[1]));
-        }
+        let speeds: Vec<_> = ms.iter().map(|m| m.and_then(data::gflops)).collect();
+        row.extend(two.as_ref().map(|_| md::ratio(speeds[0], speeds[1])));
         rows.push(row);
     }
-    if let Some(v) = a
-        .recs
-        .iter()
-        .map(|r| r.m)
-        .find(|m| is_vendor(m) && of_size(m, size))
-    {
+    let mut rows_at = a.recs.iter().map(|r| r.m).filter(|m| of_size(m, size));
+    let v = rows_at.find(|m| is_vendor(m));
+    if let Some(v) = v {
         let mut row = vec!["cuBLAS (reference)".to_string()];
-        for t in &a.toolchains {
+        for t in tcs {
             let own = *t == v.toolchain;
-            row.push(if own {
-                md::gflops_spread(Some(v))
-            } else {
-                md::MISSING.into()
-            });
-            let share = (own && v.status.is_ok()).then_some(1.0);
-            row.push(md::pct(share));
+            let speed = own.then(|| md::gflops_spread(Some(v)));
+            row.push(speed.unwrap_or_else(|| md::MISSING.into()));
+            row.push(md::pct((own && v.status.is_ok()).then_some(1.0)));
         }
-        if two {
-            row.push(md::MISSING.into());
-        }
-        if let Some(r) = v.status.reason() {
-            notes.push(format!("cuBLAS: {}", md::short_reason(r)));
-        }
+        row.extend(two.map(|_| md::MISSING.to_string()));
+        let why = v.status.reason().map(md::short_reason);
+        notes.extend(why.map(|r| format!("cuBLAS: {r}")));
         rows.push(row);
     }
     s.push_str(&md::table(&header, &rows));
@@ -174,85 +128,62 @@ fn speed_table(s: &mut String, a: &Compare, size: Size) {
 
 /// A bar or line style per toolchain, in its colour.
 pub(super) fn styles(tcs: &[Toolchain]) -> Vec<Style> {
-    tcs.iter()
-        .map(|t| Style::new(name(*t), color(*t)))
-        .collect()
+    let style = |t: &Toolchain| Style::new(name(*t), color(*t));
+    tcs.iter().map(style).collect()
 }
 
-/// GFLOP/s per kernel at one size.
+/// GFLOP/s per kernel at one size, each bar's % of cuBLAS above it.
 fn bar_chart(ctx: &mut Ctx, s: &mut String, a: &Compare, size: Size) -> Result<()> {
-    let vendor = vendor_at(&a.recs, size);
-    let styles = styles(&a.toolchains);
-    let (mut values, mut notes) = (Vec::new(), Vec::new());
-    for k in &a.kernels {
-        let ms: Vec<_> = a
-            .toolchains
-            .iter()
-            .map(|t| find(&a.recs, k, *t, size))
-            .collect();
-        values.push(ms.iter().map(|m| m.and_then(data::gflops)).collect());
-        notes.push(
-            ms.iter()
-                .map(|m| match m {
-                    None => None,
-                    Some(m) if !m.status.is_ok() => Some(m.status.label().to_string()),
-                    Some(m) => data::vs_vendor(m).map(|r| format!("{:.0}%", r * 100.0)),
-                })
-                .collect(),
-        );
-    }
-    let mut panel = Panel::new(
-        "",
-        XAxis::Categories(a.kernels.clone()),
-        "kernel",
-        "GFLOP/s (median)",
-    );
+    let vendor = vendor_at(&a.recs, size).and_then(data::gflops);
+    let cell = |k: &String, t: &Toolchain| find(&a.recs, k, *t, size);
+    let row = |k: &String| a.toolchains.iter().map(|t| cell(k, t)).collect();
+    let cells: Vec<Vec<Option<&Measurement>>> = a.kernels.iter().map(row).collect();
+    let speed = |m: &Option<&Measurement>| m.and_then(data::gflops);
+    let speeds = |ms: &Vec<_>| ms.iter().map(speed).collect();
+    let note = |m: &Option<&Measurement>| match (*m)? {
+        m if !m.status.is_ok() => Some(m.status.label().to_string()),
+        m => data::vs_vendor(m).map(|r| format!("{:.0}%", r * 100.0)),
+    };
+    let cats = XAxis::Categories(a.kernels.clone());
+    let mut panel = Panel::new("", cats, "kernel", "GFLOP/s (median)");
     panel.bars = Some(Bars {
-        styles: styles.clone(),
-        values,
-        notes,
+        styles: styles(&a.toolchains),
+        values: cells.iter().map(speeds).collect(),
+        notes: (cells.iter())
+            .map(|ms| ms.iter().map(note).collect())
+            .collect(),
     });
-    let mut legend = styles;
-    if let Some(v) = vendor.and_then(data::gflops) {
+    let mut legend = styles(&a.toolchains);
+    if let Some(v) = vendor {
         let label = format!("cuBLAS {}", md::speed(v));
-        panel.refs.push(RefLine {
-            label,
-            y: v,
-            color: VENDOR_COLOR,
-        });
+        let color = VENDOR_COLOR;
+        panel.refs.push(RefLine { label, y: v, color });
         legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
     }
+    let (at, long) = (size_label(size), md::size_label_long(size));
+    let suffix = ctx.title_suffix();
     let fig = Figure {
-        title: format!(
-            "Performance of the GEMM kernels, {}{}",
-            md::size_label_long(size),
-            ctx.title_suffix()
-        ),
+        title: format!("Performance of the GEMM kernels, {long}{suffix}"),
         legend,
         panels: vec![panel],
         cols: 1,
         panel_w: (110 * a.kernels.len() as u32).clamp(700, 1400),
         panel_h: 520,
     };
-    let alt = format!("GFLOP/s per kernel and toolchain at {}", size_label(size));
-    s.push_str(
-        &ctx.chart(&fig, &format!("perf-{}", size_label(size)), &alt)?
-            .markdown,
-    );
+    let alt = format!("GFLOP/s per kernel and toolchain at {at}");
+    s.push_str(&ctx.chart(&fig, &format!("perf-{at}"), &alt)?.markdown);
+    let line = match vendor_at(&a.recs, size) {
+        Some(_) => " (dashed line)",
+        None => " (no cuBLAS row here, so no percentages)",
+    };
     let _ = writeln!(
         s,
-        "Bars: median GFLOP/s at {}; the number above a bar is its % of cuBLAS{}.\n",
-        md::size_label_long(size),
-        if vendor.is_some() {
-            " (dashed line)"
-        } else {
-            " (no cuBLAS row here, so no percentages)"
-        }
+        "Bars: median GFLOP/s at {long}; the number above a bar is its % of cuBLAS{line}.\n"
     );
     Ok(())
 }
 
-/// GFLOP/s against size, one panel per kernel.
+/// GFLOP/s against size, one panel per kernel, one y scale.
 fn size_chart(ctx: &mut Ctx, s: &mut String, a: &Compare) -> Result<()> {
     let xs: Vec<f64> = a.square.iter().map(|&n| n as f64).collect();
     let line = |style: Style, f: &dyn Fn(Size) -> Option<f64>| Line {
@@ -260,26 +191,17 @@ fn size_chart(ctx: &mut Ctx, s: &mut String, a: &Compare) -> Result<()> {
         points: a.square.iter().map(|&n| (n as f64, f((n, n, n)))).collect(),
     };
     let vendor = Style::new("cuBLAS", VENDOR_COLOR).dashed();
-    let mut panels: Vec<Panel> = a
-        .kernels
-        .iter()
+    let mut panels: Vec<Panel> = (a.kernels.iter())
         .map(|k| {
-            let mut p = Panel::new(
-                k.clone(),
-                XAxis::Log2(xs.clone()),
-                "N (M = N = K)",
-                "GFLOP/s",
-            );
-            for t in &a.toolchains {
-                let style = Style::new(name(*t), color(*t));
-                p.lines.push(line(style, &|sz| {
-                    find(&a.recs, k, *t, sz).and_then(data::gflops)
-                }));
+            let x = XAxis::Log2(xs.clone());
+            let mut p = Panel::new(k.clone(), x, "N (M = N = K)", "GFLOP/s");
+            for (t, style) in a.toolchains.iter().zip(styles(&a.toolchains)) {
+                let speed = |sz| find(&a.recs, k, *t, sz).and_then(data::gflops);
+                p.lines.push(line(style, &speed));
             }
             if a.has_vendor {
-                p.lines.push(line(vendor.clone(), &|sz| {
-                    vendor_at(&a.recs, sz).and_then(data::gflops)
-                }));
+                let speed = |sz| vendor_at(&a.recs, sz).and_then(data::gflops);
+                p.lines.push(line(vendor.clone(), &speed));
             }
             p
         })
@@ -289,9 +211,7 @@ fn size_chart(ctx: &mut Ctx, s: &mut String, a: &Compare) -> Result<()> {
         p.y_max = Some(if y_max > 0.0 { y_max * 1.08 } else { 1.0 });
     }
     let mut legend: Vec<Style> = styles(&a.toolchains).into_iter().map(Style::line).collect();
-    if a.has_vendor {
-        legend.push(vendor);
-    }
+    legend.extend(a.has_vendor.then_some(vendor));
     let fig = Figure {
         title: format!("GFLOP/s against problem size{}", ctx.title_suffix()),
         legend,
@@ -300,13 +220,51 @@ fn size_chart(ctx: &mut Ctx, s: &mut String, a: &Compare) -> Result<()> {
         panel_w: 340,
         panel_h: 280,
     };
-    s.push_str(
-        &ctx.chart(&fig, "perf-vs-size", "GFLOP/s against size per kernel")?
-            .markdown,
-    );
+    let alt = "GFLOP/s against size per kernel";
+    s.push_str(&ctx.chart(&fig, "perf-vs-size", alt)?.markdown);
     s.push_str("One panel per kernel, the same y scale in all; x is N on a log2 scale (square problems only).\n\n");
     Ok(())
 }
+
+/// The mix table's columns: a row and its PTX counts.
+type MixRow<'a> = (&'a Measurement, &'a PtxMix);
+type MixColumn = (&'static str, fn(&MixRow) -> String);
+type Resource = (&'static str, fn(Option<&Measurement>) -> String);
+
+const MIX: [MixColumn; 18] = [
+    ("kernel", |(m, _)| m.kernel.clone()),
+    ("toolchain", |(m, _)| name(m.toolchain).into()),
+    ("fma", |(_, x)| x.fma.to_string()),
+    ("other fp", |(_, x)| x.float_other.to_string()),
+    ("ld.global", |(_, x)| {
+        let w = x.ld_global.iter().map(|(b, n)| format!("{n}x{b}b"));
+        let w: Vec<String> = w.collect();
+        let w = w.join(" ");
+        if w.is_empty() {
+            "0".into()
+        } else {
+            w
+        }
+    }),
+    ("st.global", |(_, x)| x.st_global.to_string()),
+    ("ld.shared", |(_, x)| x.ld_shared.to_string()),
+    ("st.shared", |(_, x)| x.st_shared.to_string()),
+    ("ld/st.local", |(_, x)| {
+        format!("{}/{}", x.ld_local, x.st_local)
+    }),
+    ("barriers", |(_, x)| x.barriers.to_string()),
+    ("shuffles", |(_, x)| x.shuffles.to_string()),
+    ("mov", |(_, x)| x.moves.to_string()),
+    ("cvt", |(_, x)| x.conversions.to_string()),
+    ("setp", |(_, x)| x.compares.to_string()),
+    ("branches", |(_, x)| x.branches.to_string()),
+    ("integer", |(_, x)| x.integer.to_string()),
+    ("total", |(_, x)| x.total.to_string()),
+    ("from", |(m, _)| match m.label.as_deref() {
+        Some(l) => format!("{} ({l})", m.experiment),
+        None => m.experiment.clone(),
+    }),
+];
 
 fn ptx_mix(s: &mut String, a: &Compare) {
     s.push_str("## PTX instruction mix\n\n");
@@ -314,96 +272,35 @@ fn ptx_mix(s: &mut String, a: &Compare) {
         s.push_str("These results hold no PTX instruction mix (runs before it was recorded, or toolchains that give no PTX).\n\n");
         return;
     }
-    s.push_str(
-        "Static counts in each toolchain's PTX (instructions as written, not as executed), default hints. \
-         ld.global is split by access width (count x bits); ld/st.local is thread-private memory \
-         (spills, indexed arrays).\n\n",
-    );
+    s.push_str("Static counts in each toolchain's PTX (as written, not as executed), default hints; ld.global by access width (count x bits); ld/st.local is thread-private memory (spills, indexed arrays).\n\n");
     if !a.listings.is_empty() {
-        s.push_str(
-            "The two toolchains' PTX of each published kernel, as kept in the compare run's archive: \
-             lines of each listing and lines that differ once register and label numbering is ignored.\n\n",
-        );
-        let rows: Vec<Vec<String>> = a
-            .listings
-            .iter()
+        let archive = |l: &Listing| format!("`{}`", l.archive.display());
+        let archives = distinct(a.listings.iter().map(archive));
+        let _ = writeln!(s, "Each published kernel's two PTX listings as kept in {}: their lines, and the lines that differ once register and label numbering is ignored.\n", md::join_and(&archives));
+        let rows: Vec<Vec<String>> = (a.listings.iter())
             .map(|l| {
                 let n = [l.cuda_lines, l.opencl_lines, l.differ].map(|n| n.to_string());
-                let archive = format!("`{}`", l.archive.display());
-                [vec![l.kernel.clone()], n.to_vec(), vec![archive]].concat()
+                [vec![l.kernel.clone()], n.to_vec()].concat()
             })
             .collect();
-        let head = [
-            "kernel",
-            "CUDA lines",
-            "OpenCL lines",
-            "lines that differ",
-            "archive",
-        ];
-        s.push_str(&md::table(&md::h(&head), &rows));
-        s.push('\n');
+        let head = ["kernel", "CUDA lines", "OpenCL lines", "lines that differ"];
+        let _ = writeln!(s, "{}", md::table(&md::h(&head), &rows));
     }
-    let rows: Vec<Vec<String>> = a
-        .mix
-        .iter()
-        .filter_map(|m| Some((m, m.ptx_mix.as_ref()?)))
-        .map(|(m, x)| {
-            let widths: Vec<String> = x
-                .ld_global
-                .iter()
-                .map(|(bits, n)| format!("{n}x{bits}b"))
-                .collect();
-            let from = match m.label.as_deref() {
-                Some(l) => format!("{} ({l})", m.experiment),
-                None => m.experiment.clone(),
-            };
-            let mut row = vec![
-                m.kernel.clone(),
-                name(m.toolchain).into(),
-                x.fma.to_string(),
-                x.float_other.to_string(),
-            ];
-            row.push(if widths.is_empty() {
-                "0".into()
-            } else {
-                widths.join(" ")
-            });
-            row.extend([x.st_global, x.ld_shared, x.st_shared].map(|n| n.to_string()));
-            row.push(format!("{}/{}", x.ld_local, x.st_local));
-            let counts = [
-                x.barriers,
-                x.shuffles,
-                x.moves,
-                x.conversions,
-                x.compares,
-                x.branches,
-                x.integer,
-                x.total,
-            ];
-            row.extend(counts.map(|n| n.to_string()));
-            row.push(from);
-            row
-        })
-        .collect();
-    let head = "kernel,toolchain,fma,other fp,ld.global,st.global,ld.shared,st.shared,ld/st.local,\
-                barriers,shuffles,mov,cvt,setp,branches,integer,total,from";
-    s.push_str(&md::table(
-        &head.split(',').map(String::from).collect::<Vec<_>>(),
-        &rows,
-    ));
-    s.push('\n');
+    let rows = a.mix.iter().filter_map(|m| Some((*m, m.ptx_mix.as_ref()?)));
+    let rows: Vec<MixRow> = rows.collect();
+    let _ = writeln!(s, "{}", md::table_of(&MIX, &rows));
 }
 
-/// "gemm3: CUDA 40 vs OpenCL 32 registers (...)": a pair of the register findings.
+/// "CUDA 61% faster (40 vs 25 GFLOP/s)", or "speed alike (...)": a pair's speeds.
 fn speed_words(p: &Pair, na: &str, nb: &str) -> Option<String> {
     let ((x, y), c) = (p.gflops?, p.change?);
-    Some(if stats::is_same(c) {
-        format!("speed alike ({na} {x:.0}, {nb} {y:.0} GFLOP/s)")
-    } else {
-        format!("{na} {} ({x:.0} vs {y:.0} GFLOP/s)", md::faster(c))
+    Some(match is_same(c) {
+        true => format!("speed alike ({na} {x:.0}, {nb} {y:.0} GFLOP/s)"),
+        false => format!("{na} {} ({x:.0} vs {y:.0} GFLOP/s)", md::faster(c)),
     })
 }
 
+/// "gemm3: CUDA 40 vs OpenCL 32 registers (CUDA +8, +25%), ...": a pair of the register findings.
 fn differ_words(p: &Pair, na: &str, nb: &str, at: &str) -> String {
     let (x, y) = p.registers;
     let occ = match p.occupancy {
@@ -413,28 +310,11 @@ fn differ_words(p: &Pair, na: &str, nb: &str, at: &str) -> String {
         (Some(oa), Some(_)) => format!("same occupancy ({})", md::pct(Some(oa))),
         _ => "occupancy unknown".into(),
     };
-    let d = x.abs_diff(y);
-    format!(
-        "{}: {na} {x} vs {nb} {y} registers ({} +{d}, +{:.0}%), {occ}; at {at} {}",
-        p.kernel,
-        if x > y { na } else { nb },
-        d as f64 * 100.0 / x.min(y).max(1) as f64,
-        speed_words(p, na, nb).unwrap_or_else(|| "no speed on both".into())
-    )
-}
-
-fn best_words(b: &Best) -> (String, String) {
-    let (n, k, g) = (name(b.toolchain), &b.kernel, md::speed(b.gflops));
-    match b.vs_vendor.map(|v| md::pct(Some(v))) {
-        Some(v) => (
-            format!("on {n} {k} at {g} GFLOP/s = {v} of cuBLAS"),
-            format!("{v} of cuBLAS on {n} ({k}, {g} GFLOP/s)"),
-        ),
-        None => (
-            format!("on {n} {k} at {g} GFLOP/s"),
-            format!("{g} GFLOP/s on {n} ({k})"),
-        ),
-    }
+    let (d, more) = (x.abs_diff(y), if x > y { na } else { nb });
+    let rel = d as f64 * 100.0 / x.min(y).max(1) as f64;
+    let speed = speed_words(p, na, nb).unwrap_or_else(|| "no speed on both".into());
+    let k = &p.kernel;
+    format!("{k}: {na} {x} vs {nb} {y} registers ({more} +{d}, +{rel:.0}%), {occ}; at {at} {speed}")
 }
 
 fn joined<T>(items: &[T], sep: &str, f: impl Fn(&T) -> String) -> String {
@@ -442,150 +322,121 @@ fn joined<T>(items: &[T], sep: &str, f: impl Fn(&T) -> String) -> String {
 }
 
 pub(crate) fn words(k: &Kind) -> Words {
-    match k {
+    let (text, short) = match k {
         Kind::BestPerToolchain {
             size,
             vendor,
             best,
             others,
-        } => best_text(*size, *vendor, best, others),
+        } => {
+            let at = size_label(*size);
+            let (mut text, mut short) =
+                (format!("**Best kernel per toolchain** at {at}: "), vec![]);
+            for (i, b) in best.iter().enumerate() {
+                let (n, k, g) = (name(b.toolchain), &b.kernel, md::speed(b.gflops));
+                let sep = if i > 0 { "; " } else { "" };
+                let _ = write!(text, "{sep}on {n} {k} at {g} GFLOP/s");
+                if let Some(v) = b.vs_vendor.map(|v| md::pct(Some(v))) {
+                    let _ = write!(text, " = {v} of cuBLAS");
+                    short.push(format!("{v} of cuBLAS on {n} ({k}, {g} GFLOP/s)"));
+                } else {
+                    short.push(format!("{g} GFLOP/s on {n} ({k})"));
+                }
+            }
+            if let Some(v) = vendor {
+                let _ = write!(text, " (cuBLAS: {} GFLOP/s)", md::speed(*v));
+            }
+            text.push('.');
+            let other = |b: &Best| {
+                let speed = || format!("{} GFLOP/s", md::speed(b.gflops));
+                let v = b.vs_vendor.map_or_else(speed, |v| md::pct(Some(v)));
+                format!("{} {} {v}", name(b.toolchain), b.kernel)
+            };
+            let at_size = |(sz, b): &(Size, Vec<Best>)| {
+                format!("{}: {}", size_label(*sz), joined(b, ", ", other))
+            };
+            if !others.is_empty() {
+                let _ = write!(text, " Other sizes: {}.", joined(others, "; ", at_size));
+            }
+            let short = md::join_and(&short);
+            (
+                text,
+                format!("At size {at} the fastest kernel reaches {short}."),
+            )
+        }
         Kind::RegistersDiffer {
             size,
-            toolchains,
+            toolchains: [a, b],
             kernels,
             pairs,
             top,
             top_is_widest,
-        } => differ_text(*size, *toolchains, *kernels, pairs, *top, *top_is_widest),
+        } => {
+            let (na, nb, at, n) = (name(*a), name(*b), size_label(*size), pairs.len());
+            let list = joined(pairs, "; ", |p| differ_words(p, na, nb, &at));
+            let text = format!("**Register counts differ between {na} and {nb}** on {n} of {kernels} kernels (largest difference first): {list}.");
+            let top = top.map(|i| &pairs[i]);
+            let short = match top.and_then(|p| Some((p, p.gflops?, md::faster(p.change?)))) {
+                Some((p, (x, y), faster)) => {
+                    let (k, (ra, rb)) = (&p.kernel, p.registers);
+                    let lead = match top_is_widest {
+                        true => format!("{k} shows the largest gap between the toolchains"),
+                        false => format!("Of the {n} kernels whose register counts differ between {na} and {nb}, {k} differs most in speed"),
+                    };
+                    format!("{lead}: {na} is {faster} at size {at} ({x:.0} vs {y:.0} GFLOP/s; {ra} vs {rb} registers).")
+                }
+                None => {
+                    let (k, (ra, rb)) = (&pairs[0].kernel, pairs[0].registers);
+                    format!("{na} and {nb} give {n} of {kernels} kernels different register counts, most {k}: {ra} vs {rb}.")
+                }
+            };
+            (text, short)
+        }
         Kind::SameRegistersDifferentSpeed {
             size,
-            toolchains,
+            toolchains: [a, b],
             pairs,
             least,
             most,
-        } => same_text(*size, *toolchains, pairs, (*least, *most)),
+        } => {
+            let (na, nb, at) = (name(*a), name(*b), size_label(*size));
+            let item = |p: &Pair| {
+                let speed = speed_words(p, na, nb).unwrap_or_default();
+                format!("{}: {} registers on both, {speed}", p.kernel, p.registers.0)
+            };
+            let list = joined(pairs, "; ", item);
+            let text = format!("**Same registers, different speed** at {at}: {list}. The difference there is not register pressure; compare their PTX.");
+            let (lo, hi) = (least * 100.0, most * 100.0);
+            let range = match lo.round() == hi.round() {
+                true => format!("{hi:.0}%"),
+                false => format!("{lo:.0}-{hi:.0}%"),
+            };
+            let changes: Vec<f64> = pairs.iter().filter_map(|p| p.change).collect();
+            let how = if changes.iter().all(|c| *c > 0.0) {
+                format!("{na} is {range} faster")
+            } else if changes.iter().all(|c| *c < 0.0) {
+                format!("{na} is {range} slower")
+            } else {
+                format!("their speeds differ by {range}")
+            };
+            let names: Vec<String> = pairs.iter().map(|p| p.kernel.clone()).collect();
+            let r = pairs[0].registers.0;
+            let regs = match pairs.iter().all(|p| p.registers.0 == r) {
+                true => format!(" ({r})"),
+                false => String::new(),
+            };
+            let (has, list) = (md::verb(names.len(), "has", "have"), md::join_and(&names));
+            (text, format!("{list} {has} the same registers on both toolchains{regs}, yet {how} at size {at}."))
+        }
         Kind::Alike { size, kernels } => {
             let (at, within) = (size_label(*size), SAME_SPEED * 100.0);
             let runs = md::verb(kernels.len(), "runs", "run");
-            Words {
-                text: format!("**Alike on both toolchains** (same registers, speed within {within:.0}% at {at}): {}.", kernels.join(", ")),
-                short: format!("{} {runs} alike on both toolchains: the same registers and speeds within {within:.0}% at size {at}.", md::join_and(kernels)),
-            }
-        }
-    }
-}
-
-fn best_text(
-    size: Size,
-    vendor: Option<f64>,
-    best: &[Best],
-    others: &[(Size, Vec<Best>)],
-) -> Words {
-    let at = size_label(size);
-    let mut text = format!(
-        "**Best kernel per toolchain** at {at}: {}",
-        joined(best, "; ", |b| best_words(b).0)
-    );
-    if let Some(v) = vendor {
-        let _ = write!(text, " (cuBLAS: {} GFLOP/s)", md::speed(v));
-    }
-    text.push('.');
-    let other = |b: &Best| {
-        let v = b.vs_vendor.map_or_else(
-            || format!("{} GFLOP/s", md::speed(b.gflops)),
-            |v| md::pct(Some(v)),
-        );
-        format!("{} {} {v}", name(b.toolchain), b.kernel)
-    };
-    if !others.is_empty() {
-        let o = joined(others, "; ", |(sz, b)| {
-            format!("{}: {}", size_label(*sz), joined(b, ", ", other))
-        });
-        let _ = write!(text, " Other sizes: {o}.");
-    }
-    let shorts: Vec<String> = best.iter().map(|b| best_words(b).1).collect();
-    let short = format!(
-        "At size {at} the fastest kernel reaches {}.",
-        md::join_and(&shorts)
-    );
-    Words { text, short }
-}
-
-fn differ_text(
-    size: Size,
-    [a, b]: [Toolchain; 2],
-    kernels: usize,
-    pairs: &[Pair],
-    top: Option<usize>,
-    widest: bool,
-) -> Words {
-    let (na, nb, at, n) = (name(a), name(b), size_label(size), pairs.len());
-    let text = format!(
-        "**Register counts differ between {na} and {nb}** on {n} of {kernels} kernels (largest difference first): {}.",
-        joined(pairs, "; ", |p| differ_words(p, na, nb, &at))
-    );
-    let short = match top.map(|i| &pairs[i]) {
-        Some(
-            p @ Pair {
-                gflops: Some((x, y)),
-                change: Some(c),
-                ..
-            },
-        ) => {
-            let (k, (ra, rb), faster) = (&p.kernel, p.registers, md::faster(*c));
-            if widest {
-                format!("{k} shows the largest gap between the toolchains: {na} is {faster} at size {at} ({x:.0} vs {y:.0} GFLOP/s), with {ra} registers on {na} and {rb} on {nb}.")
-            } else {
-                format!("Of the {n} kernels whose register counts differ between {na} and {nb}, {k} differs most in speed: {na} is {faster} at size {at} ({x:.0} vs {y:.0} GFLOP/s; {ra} vs {rb} registers).")
-            }
-        }
-        _ => {
-            let (k, (ra, rb)) = (&pairs[0].kernel, pairs[0].registers);
-            format!("{na} and {nb} give {n} of {kernels} kernels different register counts, most {k}: {ra} vs {rb}.")
+            let (comma, and) = (kernels.join(", "), md::join_and(kernels));
+            (
+                format!("**Alike on both toolchains** (same registers, speed within {within:.0}% at {at}): {comma}."),
+                format!("{and} {runs} alike on both toolchains: the same registers and speeds within {within:.0}% at size {at}."),
+            )
         }
     };
-    Words { text, short }
-}
-
-fn same_text(
-    size: Size,
-    [a, b]: [Toolchain; 2],
-    pairs: &[Pair],
-    (least, most): (f64, f64),
-) -> Words {
-    let (na, nb, at) = (name(a), name(b), size_label(size));
-    let item = |p: &Pair| {
-        let speed = speed_words(p, na, nb).unwrap_or_default();
-        format!("{}: {} registers on both, {speed}", p.kernel, p.registers.0)
-    };
-    let text = format!(
-        "**Same registers, different speed** at {at}: {}. The difference there is not register pressure; compare their PTX.",
-        joined(pairs, "; ", item)
-    );
-    let range = if (least * 100.0).round() == (most * 100.0).round() {
-        format!("{:.0}%", most * 100.0)
-    } else {
-        format!("{:.0}-{:.0}%", least * 100.0, most * 100.0)
-    };
-    let changes = || pairs.iter().filter_map(|p| p.change);
-    let how = if changes().all(|c| c > 0.0) {
-        format!("{na} is {range} faster")
-    } else if changes().all(|c| c < 0.0) {
-        format!("{na} is {range} slower")
-    } else {
-        format!("their speeds differ by {range}")
-    };
-    let names: Vec<String> = pairs.iter().map(|p| p.kernel.clone()).collect();
-    let r = pairs[0].registers.0;
-    let regs = if pairs.iter().all(|p| p.registers.0 == r) {
-        format!(" ({r})")
-    } else {
-        String::new()
-    };
-    let has = md::verb(names.len(), "has", "have");
-    let short = format!(
-        "{} {has} the same registers on both toolchains{regs}, yet {how} at size {at}.",
-        md::join_and(&names)
-    );
     Words { text, short }
 }
