@@ -1,6 +1,5 @@
-//! Calls other than the tutorial's C = A * B in f32: double precision, the
-//! other layouts and transposes, alpha and beta, leading dimensions (the GEMM
-//! routine's kernels, issue 12), each against cuBLAS with the same arguments.
+//! Calls other than the tutorial's C = A * B in f32 (f64, layouts, transposes, alpha and
+//! beta, leading dimensions), each against cuBLAS with the same arguments.
 
 use crate::backend::Toolchain;
 use crate::results::Measurement;

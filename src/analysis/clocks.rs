@@ -1,5 +1,5 @@
-//! Clocks and throttling: what NVML read around the timed launches, per run,
-//! and every measurement whose GPU was throttled.
+//! Clocks and throttling: NVML's readings around the timed launches, per run, and
+//! every measurement whose GPU was throttled.
 
 use crate::results::Measurement;
 

@@ -1,6 +1,5 @@
-//! The lecture's question, answered from data: which of its variants wins on
-//! which device, toolchain, precision and size, by how much, and why
-//! (registers, occupancy, loads per FMA in the PTX).
+//! The lecture's question, from data: which variant wins on which device, toolchain,
+//! precision and size, by how much, and why (registers, occupancy, loads per FMA).
 
 use std::cmp::Ordering;
 

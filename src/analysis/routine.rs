@@ -1,7 +1,5 @@
-//! The GEMM routine across shapes (`gemmlab gemm --suite ... --out`): per
-//! toolchain, every call's whole time (packing, kernels, unpacking) next to
-//! cuBLAS with the same arguments in the same run, the kernel and
-//! configuration the routine chose, and the geometric mean of the ratios.
+//! The GEMM routine across shapes (`gemmlab gemm --suite ... --out`): each call's whole
+//! time against cuBLAS's, what the routine chose, and the geometric mean of the ratios.
 
 use crate::backend::Toolchain;
 use crate::gemm::problem::Precision;

@@ -1,6 +1,5 @@
-//! The tensor-core family (`tc`): its speed next to cuBLAS per precision and
-//! arithmetic (FP64 tensor cores, 3xTF32, 1xTF32), and its accuracy from
-//! `gemmlab accuracy` against cuBLAS SGEMM on the same inputs, with the gate.
+//! The tensor-core family (`tc`): its speed next to cuBLAS per arithmetic, and its
+//! accuracy against cuBLAS SGEMM (`gemmlab accuracy`) with the FP32 gate.
 
 use crate::accuracy::{self, Arithmetic, FP32_FACTOR};
 use crate::backend::Toolchain;

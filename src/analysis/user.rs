@@ -1,7 +1,5 @@
-//! Users' kernels (spec files): per kernel and size each toolchain's rows
-//! (compare, and tune's final round), the share of the device's memory
-//! bandwidth or FP32 peak; findings on each toolchain's fastest row, the
-//! toolchain gap best against best, the bandwidth share and what tuning gained.
+//! Users' kernels (spec files): each row's share of the device's peak; per kernel
+//! and size each toolchain's fastest row, the gap, the bandwidth and what tuning gained.
 
 use crate::backend::Toolchain;
 use crate::results::Measurement;
@@ -20,20 +18,10 @@ pub enum Share {
     None,
 }
 
-/// One kernel's chart panel: the fastest row per size and toolchain.
-pub struct UserKernel {
-    pub kernel: String,
-    pub unit: &'static str,
-    pub sizes: Vec<String>,
-    /// `[size][toolchain]`, in `User::toolchains` order.
-    pub values: Vec<Vec<Option<f64>>>,
-}
-
 pub struct User<'a> {
     pub toolchains: Vec<Toolchain>,
     /// Every row, by kernel and size, with its share of the device's peak.
     pub rows: Vec<(Rec<'a>, Share)>,
-    pub kernels: Vec<UserKernel>,
     pub findings: Vec<Finding>,
 }
 
@@ -114,13 +102,10 @@ fn fastest<'a>(rows: &[Rec<'a>], t: Toolchain) -> Option<Rec<'a>> {
     let speed = |r: &&Rec| rate(r.m).map(|v| v.0);
     let of = rows
         .iter()
-        .filter(|r| r.m.toolchain == t && rate(r.m).is_some());
-    of.max_by(|a, b| {
-        speed(a)
-            .partial_cmp(&speed(b))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    })
-    .copied()
+        .filter(|r| r.m.toolchain == t && speed(r).is_some());
+    let by_speed = |a: &&Rec, b: &&Rec| speed(a).partial_cmp(&speed(b));
+    of.max_by(|a, b| by_speed(a, b).unwrap_or(std::cmp::Ordering::Equal))
+        .copied()
 }
 
 fn share(data: &Data, r: &Rec) -> Share {
@@ -140,10 +125,7 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) ->
         let f = Finding::new(Topic::UserKernels, super::Kind::User(kind));
         f.weight(w).chart(Some(CHART.into()))
     };
-    let rated: Vec<_> = best
-        .iter()
-        .filter_map(|r| Some((r.m, rate(r.m)?)))
-        .collect();
+    let rated: Vec<_> = (best.iter().filter_map(|r| Some((r.m, rate(r.m)?)))).collect();
     let mut out: Vec<Finding> = (rated.iter())
         .map(|&(m, (rate, unit))| {
             let k = UserFastest {
@@ -187,17 +169,13 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) ->
         let w = 0.1 * k.gbs / k.peak_gbs;
         Some(finding(Kind::UserBandwidth(k), w))
     }));
-    let tuned: Vec<Rec> = group
-        .iter()
-        .filter(|r| r.m.experiment == "tune")
+    let tuned: Vec<Rec> = (group.iter().filter(|r| r.m.experiment == "tune"))
         .copied()
         .collect();
     out.extend(ts.iter().filter_map(|&toolchain| {
         let tu = fastest(&tuned, toolchain)?.m;
         let compare = |r: &&Rec| r.m.experiment == "compare" && r.m.toolchain == toolchain;
-        let pl = group
-            .iter()
-            .filter(compare)
+        let pl = (group.iter().filter(compare))
             .find(|r| rate(r.m).is_some())?
             .m;
         let ((tuned, unit), (plain, _)) = (rate(tu)?, rate(pl)?);
@@ -220,37 +198,26 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) ->
 pub fn analyse(data: &Data) -> User<'_> {
     let toolchains = data.toolchains();
     let all = data.user_rows();
-    let groups = stats::distinct(all.iter().map(|r| (&r.m.kernel, r.m.size_label())));
-    let (mut rows, mut kernels, mut findings) = (Vec::new(), Vec::new(), Vec::new());
-    for kernel in stats::distinct(groups.iter().map(|g| g.0)) {
-        let sizes: Vec<String> = (groups.iter().filter(|g| g.0 == kernel))
-            .map(|g| g.1.clone())
+    let (mut rows, mut findings) = (Vec::new(), Vec::new());
+    let kernels = stats::distinct(all.iter().map(|r| &r.m.kernel));
+    let mut groups = stats::distinct(all.iter().map(|r| (&r.m.kernel, r.m.size_label())));
+    // By kernel, then size, each in the order first measured.
+    groups.sort_by_key(|g| kernels.iter().position(|k| *k == g.0));
+    for (kernel, size) in groups {
+        let group: Vec<Rec> = (all.iter())
+            .filter(|r| r.m.kernel == *kernel && r.m.size_label() == size)
+            .copied()
             .collect();
-        let mut rates: Vec<Vec<Option<(f64, &str)>>> = Vec::new();
-        for size in &sizes {
-            let group: Vec<Rec> = (all.iter())
-                .filter(|r| r.m.kernel == *kernel && r.m.size_label() == *size)
-                .copied()
-                .collect();
-            rows.extend(group.iter().map(|r| (*r, share(data, r))));
-            let best: Vec<Option<Rec>> = toolchains.iter().map(|t| fastest(&group, *t)).collect();
-            rates.push(best.iter().map(|r| rate(r.as_ref()?.m)).collect());
-            let best: Vec<Rec> = best.into_iter().flatten().collect();
-            findings.extend(group_findings(data, &toolchains, &group, &best));
-        }
-        kernels.push(UserKernel {
-            kernel: kernel.clone(),
-            unit: rates.iter().flatten().flatten().last().map_or("", |r| r.1),
-            values: (rates.iter())
-                .map(|s| s.iter().map(|r| r.map(|r| r.0)).collect())
-                .collect(),
-            sizes,
-        });
+        rows.extend(group.iter().map(|r| (*r, share(data, r))));
+        let best: Vec<Rec> = toolchains
+            .iter()
+            .filter_map(|t| fastest(&group, *t))
+            .collect();
+        findings.extend(group_findings(data, &toolchains, &group, &best));
     }
     User {
         toolchains,
         rows,
-        kernels,
         findings,
     }
 }

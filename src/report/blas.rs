@@ -1,9 +1,9 @@
-//! Calls other than the tutorial's C = A * B in f32: one table per call, cuBLAS
-//! with the same arguments as the baseline, and a chart of the ratios.
+//! Calls other than the tutorial's C = A * B in f32: a table per call against cuBLAS, a chart.
 
 use std::fmt::Write as _;
 
 use crate::analysis::blas::{Blas, Kind};
+use crate::analysis::Finding;
 use crate::error::Result;
 use crate::results::Measurement;
 
@@ -31,6 +31,17 @@ pub(super) fn bar_panel(
         notes,
     });
     p
+}
+
+/// A section headed `title`, its Markdown and findings.
+pub(super) fn section_of(title: &str, markdown: String, findings: &[Finding]) -> Section {
+    let mut sec = Section {
+        title: title.into(),
+        markdown,
+        findings: Vec::new(),
+    };
+    sec.show(findings);
+    sec
 }
 
 type Column = (&'static str, fn(&&Measurement) -> String);
@@ -101,13 +112,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Blas) -> Result<Section> {
         let alt = "best ratio to cuBLAS per call";
         s.push_str(&ctx.chart(&fig, "blas-calls", alt)?.markdown);
     }
-    let mut sec = Section {
-        title: BLAS.into(),
-        markdown: s,
-        findings: Vec::new(),
-    };
-    sec.show(&a.findings);
-    Ok(sec)
+    Ok(section_of(BLAS, s, &a.findings))
 }
 
 pub(crate) fn words(k: &Kind) -> Words {

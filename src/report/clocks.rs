@@ -1,6 +1,4 @@
-//! "Clocks and throttling": what NVML read around the timed launches, per run,
-//! and every measurement whose GPU was throttled (their speeds carry a T in
-//! the tables above).
+//! "Clocks and throttling": NVML's readings per run and every throttled measurement.
 
 use std::fmt::Write as _;
 
@@ -64,28 +62,22 @@ const THROTTLED: [(&str, fn(&(&Measurement, Vec<String>)) -> String); 10] = [
 ];
 
 pub(crate) fn section(a: &Clocks) -> Section {
-    let mut sec = Section::default();
     if a.measured == 0 {
-        return sec;
+        return Section::default();
     }
     let mut s = format!("## {TITLE}\n\n");
     if a.with_clocks == 0 {
-        s.push_str(
-            "No clock data was recorded: none of these measurements holds NVML readings (no NVML \
-             where they ran, not an NVIDIA GPU, or a gemmlab that did not record clocks yet), so \
-             whether any was throttled is unknown.\n\n",
-        );
+        s.push_str("No clock data was recorded: no measurement holds NVML readings (no NVML, not an NVIDIA GPU, or a gemmlab that did not record clocks), so whether any was throttled is unknown.\n\n");
         for n in &a.missing_notes {
             let _ = writeln!(s, "- {}", md::escape(n));
         }
     } else {
         let _ = writeln!(
             s,
-            "NVML read the SM and memory clocks, temperature, power draw and throttle reasons just \
-             before the warm-up and just after the timed launches of {} of {} measurements. One counts \
-             as **throttled** when NVML gave a performance-limiting reason at either end (power cap, \
-             hardware or thermal slowdown, power brake; not idle or clock settings); its speed is \
-             marked **T** in the tables above.\n\n{}",
+            "NVML's clocks, temperature, power and throttle reasons just before the warm-up and just after \
+             the timed launches of {} of {} measurements. A measurement is **throttled** (its speed marked \
+             **T** above) when NVML gave a performance-limiting reason at either end (power cap, hardware \
+             or thermal slowdown, power brake).\n\n{}",
             a.with_clocks,
             a.measured,
             md::table_of(&RUNS, &a.runs)
@@ -97,10 +89,7 @@ pub(crate) fn section(a: &Clocks) -> Section {
             let _ = writeln!(s, "### Throttled measurements\n\n{t}");
         }
     }
-    sec.title = TITLE.into();
-    sec.markdown = s;
-    sec.show(&a.findings);
-    sec
+    super::blas::section_of(TITLE, s, &a.findings)
 }
 
 pub(crate) fn words(k: &Kind) -> Words {

@@ -1,5 +1,4 @@
-//! The lecture's kernels: per device, toolchain, precision and size, each
-//! variant at its best configuration, and one chart.
+//! The lecture's kernels: each variant at its best configuration per group, and one chart.
 
 use std::fmt::Write as _;
 
@@ -8,7 +7,7 @@ use crate::analysis::stats::distinct;
 use crate::error::Result;
 use crate::results::Measurement;
 
-use super::blas::bar_panel;
+use super::blas::{bar_panel, section_of};
 use super::data::{self, toolchain_name as name};
 use super::{md, Ctx, Section, Words};
 use crate::plot::Figure;
@@ -97,13 +96,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Lecture) -> Result<Section> {
                 .markdown,
         );
     }
-    let mut sec = Section {
-        title: LECTURE.into(),
-        markdown: s,
-        findings: Vec::new(),
-    };
-    sec.show(&a.findings);
-    Ok(sec)
+    Ok(section_of(LECTURE, s, &a.findings))
 }
 
 /// "The lecture on NVIDIA H200 via CUDA, f32 at 1023: **wide** wins (9669 GFLOP/s, 1.16x the next, ...)".

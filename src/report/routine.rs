@@ -1,6 +1,4 @@
-//! "The routine against cuBLAS across shapes": per toolchain, what the GEMM
-//! routine chose for every call of a suite and how its whole call compares
-//! with cuBLAS's, and a chart of the ratios.
+//! "The routine against cuBLAS across shapes": per toolchain each call's choice and time, a chart.
 
 use std::fmt::Write as _;
 
@@ -50,23 +48,15 @@ pub(crate) fn section(ctx: &mut Ctx, suites: &[Suite]) -> Result<Section> {
     if suites.is_empty() {
         return Ok(Section::default());
     }
-    let mut sec = Section {
-        title: ROUTINE.into(),
-        markdown: format!(
-            "## {ROUTINE}\n\n`gemmlab gemm --suite FILE --out DIR`: every call of the suite through the \
-             GEMM routine as a library user calls it, the kernel and configuration chosen per call \
-             from the database `gemmlab tune --suite` wrote (by shape class, layout and transposes, \
-             then the nearest tuned shape). A time is the whole call (packing, kernel, unpacking: the \
-             sum of their device-event times, median of the timed calls after a checked one; \
-             \"packing us\" is the checked call's pre- and post-processing) next to cuBLAS with the \
-             same arguments in the same run; an OpenCL routine's ratio uses the CUDA session's \
-             cuBLAS time on the same GPU.\n\n"
-        ),
-        findings: Vec::new(),
-    };
+    let mut s = format!(
+        "## {ROUTINE}\n\n`gemmlab gemm --suite FILE --out DIR`: each call through the GEMM routine, which \
+         picks kernel and configuration from `gemmlab tune --suite`'s database (shape class, layout, \
+         transposes, nearest tuned shape). A time is the whole call (packing, kernel, unpacking; median \
+         of the timed calls after a checked one, whose pre- and post-processing is \"packing us\"), next \
+         to cuBLAS with the same arguments in the same run (for OpenCL, the CUDA session's on the same GPU).\n\n"
+    );
     for a in suites {
         for r in &a.routines {
-            let s = &mut sec.markdown;
             let _ = writeln!(s, "### {}, {}\n", name(r.toolchain), a.precision);
             s.push_str(&md::table_of(&COLUMNS, &r.rows));
             if r.rows.iter().all(|row| row.ratio.is_none()) {
@@ -75,12 +65,11 @@ pub(crate) fn section(ctx: &mut Ctx, suites: &[Suite]) -> Result<Section> {
             s.push('\n');
         }
         if !a.findings.is_empty() {
-            let md = chart(ctx, a)?;
-            sec.markdown.push_str(&md);
+            s.push_str(&chart(ctx, a)?);
         }
-        sec.show(&a.findings);
     }
-    Ok(sec)
+    let findings: Vec<_> = suites.iter().flat_map(|a| a.findings.clone()).collect();
+    Ok(super::blas::section_of(ROUTINE, s, &findings))
 }
 
 /// The ratio to cuBLAS of each toolchain's routine per call, with 1.0 marked.

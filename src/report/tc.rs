@@ -1,6 +1,4 @@
-//! "Tensor cores: speed and accuracy": the tc family's rows next to cuBLAS, each
-//! labelled with what it computes, and `gemmlab accuracy`'s errors against cuBLAS
-//! SGEMM's on the same inputs with the FP32-accuracy gate.
+//! "Tensor cores: speed and accuracy": the tc family next to cuBLAS, and the accuracy gate.
 
 use std::fmt::Write as _;
 
@@ -95,13 +93,7 @@ pub(crate) fn section(a: &Tc) -> Result<Section> {
             md::table_of(&ACCURACY, &rows)
         );
     }
-    let mut sec = Section {
-        title: TC.into(),
-        markdown: s,
-        findings: Vec::new(),
-    };
-    sec.show(&a.findings);
-    Ok(sec)
+    Ok(super::blas::section_of(TC, s, &a.findings))
 }
 
 /// The switches a row set against the published kernel, "published" where none.

@@ -1,12 +1,11 @@
-//! "Your kernels (spec files)": per kernel and size each toolchain's rows with
-//! time, GFLOP/s and GB/s from the spec's work, the share of the device's
-//! memory bandwidth or FP32 peak, registers, occupancy and the check; a chart
-//! of each toolchain's fastest row.
+//! "Your kernels (spec files)": every row with its speed from the spec's work and
+//! its share of the device's peak; a chart of each toolchain's fastest row.
 
 use std::fmt::Write as _;
 
-use crate::analysis::user::{Kind, Share, User, CHART};
-use crate::analysis::Rec;
+use crate::analysis::stats::distinct;
+use crate::analysis::user::{Kind, Share, User, UserFastest, CHART};
+use crate::analysis::{Kind as AnyKind, Rec};
 use crate::error::Result;
 
 use super::blas::bar_panel;
@@ -53,12 +52,8 @@ const COLUMNS: [(&str, fn(&(Rec, Share)) -> String); 12] = [
 ];
 
 pub(crate) fn section(ctx: &mut Ctx, a: &User) -> Result<Section> {
-    let mut sec = Section {
-        title: HEADING.into(),
-        ..Section::default()
-    };
     if a.rows.is_empty() {
-        return Ok(sec);
+        return Ok(Section::default());
     }
     let mut s = format!("## {HEADING}\n\n");
     let _ = writeln!(
@@ -73,29 +68,43 @@ pub(crate) fn section(ctx: &mut Ctx, a: &User) -> Result<Section> {
     let styles: Vec<Style> = (a.toolchains.iter())
         .map(|t| Style::new(name(*t), color(*t)))
         .collect();
-    let panels: Vec<_> = (a.kernels.iter())
-        .map(|k| {
-            let title = format!("{}{}", k.kernel, ctx.title_suffix());
-            let y = format!("{} (fastest row per toolchain)", k.unit);
-            let values = k.values.clone();
-            bar_panel(title, k.sizes.clone(), "size", &y, &styles, values)
+    // A panel per kernel: each toolchain's fastest row per size, as its findings give it.
+    let fastest: Vec<&UserFastest> = (a.findings.iter())
+        .filter_map(|f| match &f.kind {
+            AnyKind::User(Kind::UserFastest(k)) => Some(k),
+            _ => None,
         })
         .collect();
-    let fig = Figure {
-        title: "Your kernels: each toolchain's fastest row per size".into(),
-        legend: styles,
-        cols: panels.len().clamp(1, 2),
-        panels,
-        panel_w: 560,
-        panel_h: 320,
-    };
-    s.push_str(
-        &ctx.chart(&fig, CHART, "your kernels per toolchain")?
-            .markdown,
-    );
-    sec.show(&a.findings);
-    sec.markdown = s;
-    Ok(sec)
+    let panels: Vec<_> = (distinct(fastest.iter().map(|k| &k.kernel)).into_iter())
+        .map(|kernel| {
+            let of: Vec<_> = fastest.iter().filter(|k| k.kernel == *kernel).collect();
+            let sizes = distinct(of.iter().map(|k| k.size.clone()));
+            let rate =
+                |s: &String, t| Some(of.iter().find(|k| k.size == *s && k.toolchain == t)?.rate);
+            let values = (sizes.iter())
+                .map(|s| a.toolchains.iter().map(|t| rate(s, *t)).collect())
+                .collect();
+            let title = format!("{kernel}{}", ctx.title_suffix());
+            let unit = of.last().map_or("", |k| k.unit);
+            let y = format!("{unit} (fastest row per toolchain)");
+            bar_panel(title, sizes, "size", &y, &styles, values)
+        })
+        .collect();
+    if !panels.is_empty() {
+        let fig = Figure {
+            title: "Your kernels: each toolchain's fastest row per size".into(),
+            legend: styles,
+            cols: panels.len().min(2),
+            panels,
+            panel_w: 560,
+            panel_h: 320,
+        };
+        s.push_str(
+            &ctx.chart(&fig, CHART, "your kernels per toolchain")?
+                .markdown,
+        );
+    }
+    Ok(super::blas::section_of(HEADING, s, &a.findings))
 }
 
 pub(crate) fn words(k: &Kind) -> Words {
