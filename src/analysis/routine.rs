@@ -94,11 +94,9 @@ fn suite(precision: Precision, recs: Vec<&Measurement>) -> Suite<'_> {
             .and_then(|v| v.time.as_ref())
             .map(|t| t.median_ns)
     };
-    let mut toolchains: Vec<Toolchain> = (recs.iter().filter(|m| !is_vendor(m)))
-        .map(|m| m.toolchain)
-        .collect();
+    let mut toolchains =
+        stats::distinct(recs.iter().filter(|m| !is_vendor(m)).map(|m| m.toolchain));
     toolchains.sort_by_key(|t| t.as_str());
-    toolchains.dedup();
     let routines: Vec<Routine> = (toolchains.into_iter())
         .map(|toolchain| Routine {
             toolchain,
@@ -116,10 +114,7 @@ fn suite(precision: Precision, recs: Vec<&Measurement>) -> Suite<'_> {
         .collect();
     Suite {
         precision,
-        findings: routines
-            .iter()
-            .filter_map(|r| finding(precision, r))
-            .collect(),
+        findings: (routines.iter().filter_map(|r| finding(precision, r))).collect(),
         routines,
         calls: stats::distinct(recs.iter().map(|m| call_of(m))),
     }

@@ -102,13 +102,12 @@ pub fn analyse(data: &Data) -> Option<Tc<'_>> {
 
 /// The fastest row of each (toolchain, arithmetic) with a ratio to cuBLAS.
 fn speed_findings(rows: &[SpeedRow]) -> Vec<Finding> {
-    let same = |a: &&SpeedRow, b: &&SpeedRow| {
-        a.m.toolchain == b.m.toolchain && a.arithmetic == b.arithmetic
+    let rated = rows.iter().filter_map(|r| Some((r, r.ratio?)));
+    let same = |a: &(&SpeedRow, f64), b: &(&SpeedRow, f64)| {
+        a.0.m.toolchain == b.0.m.toolchain && a.0.arithmetic == b.0.arithmetic
     };
-    let rated = rows.iter().filter(|r| r.ratio.is_some());
-    (best_of(rated, same, |r| r.ratio.unwrap_or(0.0)).into_iter())
-        .filter_map(|r| {
-            let ratio = r.ratio?;
+    (best_of(rated, same, |r| r.1).into_iter())
+        .filter_map(|(r, ratio)| {
             let kind = Kind::TcSpeed(TcSpeed {
                 toolchain: r.m.toolchain,
                 arithmetic: r.arithmetic.into(),
@@ -117,8 +116,7 @@ fn speed_findings(rows: &[SpeedRow]) -> Vec<Finding> {
                 ratio,
             });
             let f = Finding::new(Topic::TensorCores, super::Kind::Tc(kind)).weight(ratio - 1.0);
-            // Rows that are not FP32-accurate (1xTF32, tensor-core accumulation) are
-            // details: their speed is not an FP32 SGEMM's.
+            // Not FP32-accurate (1xTF32, tensor-core accumulation): a detail, not an SGEMM's speed.
             let accurate =
                 r.arithmetic.starts_with("FP64") || r.arithmetic.ends_with("(FP32-accurate)");
             Some(if accurate { f } else { f.detail() })

@@ -28,7 +28,9 @@ fn ends<T: std::fmt::Display>(m: &Measurement, f: fn(&ClockReading) -> Option<T>
     })
 }
 
-const RUNS: [(&str, fn(&RunClocks) -> String); 8] = [
+type Run = (&'static str, fn(&RunClocks) -> String);
+
+const RUNS: [Run; 8] = [
     ("run", |r| r.run.to_string()),
     ("measurements with clocks", |r| r.measurements.to_string()),
     ("SM MHz", |r| span(&r.sm_mhz)),
@@ -46,7 +48,9 @@ const RUNS: [(&str, fn(&RunClocks) -> String); 8] = [
     }),
 ];
 
-const THROTTLED: [(&str, fn(&(&Measurement, Vec<String>)) -> String); 10] = [
+type Throttled = (&'static str, fn(&(&Measurement, Vec<String>)) -> String);
+
+const THROTTLED: [Throttled; 10] = [
     ("experiment", |(m, _)| m.experiment.clone()),
     ("kernel", |(m, _)| m.kernel.clone()),
     ("toolchain", |(m, _)| data::series_name(m)),

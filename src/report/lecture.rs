@@ -18,8 +18,12 @@ fn short(kernel: &str) -> String {
     kernel.trim_start_matches("lecture_").to_string()
 }
 
-fn or_missing<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
-    v.map_or(md::MISSING.into(), f)
+/// A column that reads its group too.
+type Cell<'a, T> = (&'static str, &'a dyn Fn(&T) -> String);
+
+/// A number with `d` decimals, "-" without one.
+fn num(v: Option<f64>, d: usize) -> String {
+    v.map_or(md::MISSING.into(), |v| format!("{v:.d$}"))
 }
 
 pub(crate) fn section(ctx: &mut Ctx, a: &Lecture) -> Result<Section> {
@@ -31,26 +35,22 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Lecture) -> Result<Section> {
     );
     for g in &a.groups {
         let top = g.ranked.first().and_then(|m| data::gflops(m));
-        let x_best = |v: f64| format!("{:.2}", v / top.unwrap_or(0.0).max(1e-9));
-        let columns: [(&str, &dyn Fn(&&Measurement) -> String); 8] = [
+        let top = top.unwrap_or(0.0).max(1e-9);
+        let columns: [Cell<&Measurement>; 8] = [
             ("variant", &|m| short(&m.kernel)),
             ("best configuration", &|m| m.config.describe_params()),
-            ("GFLOP/s", &|m| or_missing(data::gflops(m), md::speed)),
-            ("x best", &|m| or_missing(data::gflops(m), x_best)),
+            ("GFLOP/s", &|m| {
+                data::gflops(m).map_or(md::MISSING.into(), md::speed)
+            }),
+            ("x best", &|m| num(data::gflops(m).map(|v| v / top), 2)),
             ("x cuBLAS", &|m| {
-                or_missing(g.vendor.zip(data::gflops(m)), |(v, x)| {
-                    format!("{:.3}", x / v)
-                })
+                num(g.vendor.zip(data::gflops(m)).map(|(v, x)| x / v), 3)
             }),
-            ("registers", &|m| {
-                or_missing(data::registers(m), |r| r.to_string())
-            }),
+            ("registers", &|m| num(data::registers(m).map(f64::from), 0)),
             ("occupancy", &|m| {
-                or_missing(m.occupancy, |o| format!("{:.0}%", o * 100.0))
+                (m.occupancy).map_or(md::MISSING.into(), |o| format!("{:.0}%", o * 100.0))
             }),
-            ("loads/FMA", &|m| {
-                or_missing(loads_per_fma(m), |l| format!("{l:.2}"))
-            }),
+            ("loads/FMA", &|m| num(loads_per_fma(m), 2)),
         ];
         let _ = writeln!(
             s,

@@ -17,7 +17,9 @@ fn us(ns: Option<f64>) -> String {
     ns.map_or(md::MISSING.into(), |v| format!("{:.1}", v / 1e3))
 }
 
-const COLUMNS: [(&str, fn(&Row) -> String); 9] = [
+type Column = (&'static str, fn(&Row) -> String);
+
+const COLUMNS: [Column; 9] = [
     ("call", |r| r.call.clone()),
     ("class", |r| r.class.as_str().into()),
     ("kernel", |r| match r.m.status.is_ok() {

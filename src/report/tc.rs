@@ -12,7 +12,9 @@ use super::{md, Section, Words};
 
 pub const TC: &str = "Tensor cores: speed and accuracy";
 
-const SPEED: [(&str, fn(&SpeedRow) -> String); 11] = [
+type Speed = (&'static str, fn(&SpeedRow) -> String);
+
+const SPEED: [Speed; 11] = [
     ("toolchain", |r| name(r.m.toolchain).into()),
     ("size", |r| r.m.size_label()),
     ("precision", |r| r.m.precision().to_string()),
@@ -33,7 +35,9 @@ const SPEED: [(&str, fn(&SpeedRow) -> String); 11] = [
 /// An accuracy row with cuBLAS SGEMM's largest error at its point.
 type Accuracy<'a> = (&'a Row, Option<f64>);
 
-const ACCURACY: [(&str, fn(&Accuracy) -> String); 9] = [
+type Column = (&'static str, fn(&Accuracy) -> String);
+
+const ACCURACY: [Column; 9] = [
     ("toolchain", |(r, _)| r.toolchain.clone()),
     ("size", |(r, _)| format!("{}x{}x{}", r.m, r.n, r.k)),
     ("inputs", |(r, _)| r.inputs.name().into()),

@@ -20,7 +20,9 @@ fn ok(r: &Rec, v: Option<f64>) -> String {
     (v.filter(|_| r.m.status.is_ok())).map_or(md::MISSING.into(), |g| format!("{g:.1}"))
 }
 
-const COLUMNS: [(&str, fn(&(Rec, Share)) -> String); 12] = [
+type Column = (&'static str, fn(&(Rec, Share)) -> String);
+
+const COLUMNS: [Column; 12] = [
     ("kernel", |(r, _)| r.m.kernel.clone()),
     ("size", |(r, _)| r.m.size_label()),
     ("toolchain", |(r, _)| name(r.m.toolchain).into()),
