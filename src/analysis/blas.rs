@@ -1,12 +1,11 @@
-//! Calls other than the tutorial's C = A * B in f32: double precision, the
-//! other layouts and transposes, alpha and beta, leading dimensions (the GEMM
-//! routine's kernels, issue 12), each against cuBLAS with the same arguments.
+//! Calls other than the tutorial's C = A * B in f32 (f64, layouts, transposes, alpha and
+//! beta, leading dimensions), each against cuBLAS with the same arguments.
 
 use crate::backend::Toolchain;
 use crate::results::Measurement;
 
 use super::data::{self, is_vendor};
-use super::{Data, Finding, Topic};
+use super::{stats, Data, Finding, Topic};
 
 /// The rows of one call ("f64 col NN alpha=1 beta=0", any size).
 pub struct Call<'a> {
@@ -48,86 +47,82 @@ pub enum Kind {
     },
 }
 
+/// Of each group of `same` items, the first with the highest `key`, in order of first appearance.
+pub(crate) fn best_of<T>(
+    items: impl IntoIterator<Item = T>,
+    same: impl Fn(&T, &T) -> bool,
+    key: impl Fn(&T) -> f64,
+) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for x in items {
+        match out.iter_mut().find(|b| same(b, &x)) {
+            Some(b) if key(&x) > key(b) => *b = x,
+            Some(_) => {}
+            None => out.push(x),
+        }
+    }
+    out
+}
+
 /// "f64 col NN alpha=1 beta=0" without the size: what groups rows into one call.
 fn call_of(m: &Measurement) -> String {
     m.problem.map_or_else(String::new, |p| {
-        let size = format!(" {}x{}x{}", p.m, p.n, p.k);
-        p.describe().replacen(&size, "", 1)
+        p.describe()
+            .replacen(&format!(" {}x{}x{}", p.m, p.n, p.k), "", 1)
     })
 }
 
 pub fn analyse(data: &Data) -> Option<Blas<'_>> {
-    let recs: Vec<&Measurement> = data
-        .blas_calls()
-        .into_iter()
-        .map(|r| r.m)
+    let recs: Vec<&Measurement> = (data.blas_calls().into_iter().map(|r| r.m))
         .filter(|m| m.variant.is_none() && m.experiment != "tune")
         .collect();
-    if recs.is_empty() {
-        return None;
-    }
     let mut names: Vec<String> = recs.iter().map(|m| call_of(m)).collect();
     names.sort();
     names.dedup();
-    let calls: Vec<Call> = names
-        .into_iter()
+    let calls: Vec<Call> = (names.into_iter())
         .map(|call| {
             let of_call = recs.iter().copied().filter(|m| call_of(m) == call);
-            let (mut vendor, rows): (Vec<_>, Vec<_>) = of_call.partition(|m| is_vendor(m));
-            vendor.retain(|m| m.status.is_ok());
+            let (vendor, rows): (Vec<_>, Vec<_>) = of_call.partition(|m| is_vendor(m));
+            let vendor = vendor.into_iter().filter(|m| m.status.is_ok()).collect();
             Call { call, rows, vendor }
         })
         .collect();
-    let mut best: Vec<BestRatio> = Vec::new();
-    for c in &calls {
-        for m in c.rows.iter().filter(|m| m.status.is_ok()) {
-            let Some(ratio) = data::vs_vendor(m) else {
-                continue;
-            };
-            let call = format!("{} {}", c.call, m.size_label());
-            let new = BestRatio {
-                call,
+    let rated = calls.iter().flat_map(|c| {
+        c.rows.iter().filter_map(|m| {
+            Some(BestRatio {
+                call: format!("{} {}", c.call, m.size_label()),
                 toolchain: m.toolchain,
-                ratio,
+                ratio: data::vs_vendor(m)?,
                 kernel: m.kernel.clone(),
-            };
-            match best
-                .iter_mut()
-                .find(|b| b.call == new.call && b.toolchain == m.toolchain)
-            {
-                Some(b) if b.ratio >= ratio => {}
-                Some(b) => *b = new,
-                None => best.push(new),
-            }
-        }
-    }
-    let mut categories: Vec<String> = best.iter().map(|b| b.call.clone()).collect();
+            })
+        })
+    });
+    let same = |a: &BestRatio, b: &BestRatio| a.call == b.call && a.toolchain == b.toolchain;
+    let best = best_of(rated, same, |b| b.ratio);
+    let mut categories = stats::distinct(best.iter().map(|b| b.call.clone()));
     categories.sort();
-    categories.dedup();
     let toolchains = data.toolchains();
-    let findings = toolchains
-        .iter()
+    let findings = (toolchains.iter())
         .filter_map(|t| {
-            let mine: Vec<&BestRatio> = best.iter().filter(|b| b.toolchain == *t).collect();
-            let top = mine.iter().max_by(|a, b| a.ratio.total_cmp(&b.ratio))?;
-            let low = mine.iter().map(|b| b.ratio).fold(top.ratio, f64::min);
-            let (kernel, call) = (top.kernel.clone(), top.call.clone());
+            let mine = best.iter().filter(|b| b.toolchain == *t);
+            let top = mine.clone().max_by(|a, b| a.ratio.total_cmp(&b.ratio))?;
+            let low = mine.map(|b| b.ratio).fold(top.ratio, f64::min);
             let k = Kind::Range {
                 toolchain: *t,
                 low,
                 high: top.ratio,
-                kernel,
-                call,
+                kernel: top.kernel.clone(),
+                call: top.call.clone(),
             };
             let f = Finding::new(Topic::VsVendor, super::Kind::Blas(k));
             Some(f.weight(1.0 - low).chart(Some("blas-calls".into())))
         })
         .collect();
-    Some(Blas {
+    (!calls.is_empty()).then_some(Blas {
+        categories,
         toolchains,
         calls,
         best,
-        categories,
         findings,
     })
 }

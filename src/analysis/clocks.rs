@@ -1,10 +1,9 @@
-//! Clocks and throttling: what NVML read around the timed launches, per run,
-//! and every measurement whose GPU was throttled.
+//! Clocks and throttling: NVML's readings around the timed launches, per run, and
+//! every measurement whose GPU was throttled.
 
-use crate::clocks::ClockReading;
 use crate::results::Measurement;
 
-use super::{Data, Finding, Topic};
+use super::{stats, Data, Finding, Topic};
 
 /// The smallest and largest of some readings; `None` without any.
 pub type Span<T> = Option<(T, T)>;
@@ -53,97 +52,48 @@ pub enum Kind {
     },
 }
 
-fn ends(ms: &[&Measurement]) -> Vec<ClockReading> {
-    ms.iter()
-        .filter_map(|m| m.clocks.as_ref())
-        .flat_map(|c| [c.before.clone(), c.after.clone()])
-        .collect()
-}
-
-fn is_throttled(m: &Measurement) -> bool {
-    m.clocks.as_ref().is_some_and(|c| c.throttled())
-}
-
 pub fn analyse(data: &Data) -> Clocks<'_> {
-    let measured = data.measured().count();
     let with_clocks = data.measured().filter(|r| r.m.clocks.is_some()).count();
-    let missing_notes = data
-        .runs
-        .iter()
-        .flat_map(|r| r.env.notes.iter())
-        .filter(|n| n.starts_with("no clock readings"))
-        .map(String::as_str)
-        .collect();
-    let runs = data
-        .runs
-        .iter()
-        .enumerate()
+    let runs = (data.runs.iter().enumerate())
         .filter_map(|(i, run)| {
-            let ms: Vec<&Measurement> = run
-                .measurements
-                .iter()
-                .filter(|m| m.clocks.is_some())
+            let windows: Vec<_> = (run.measurements.iter())
+                .filter_map(|m| m.clocks.as_ref())
                 .collect();
-            if ms.is_empty() {
-                return None;
-            }
-            let r = ends(&ms);
-            Some(RunClocks {
+            let r: Vec<_> = windows.iter().flat_map(|c| [&c.before, &c.after]).collect();
+            let nvml = run.env.nvml.as_ref();
+            (!windows.is_empty()).then(|| RunClocks {
                 run: i + 1,
-                measurements: ms.len(),
+                measurements: windows.len(),
                 sm_mhz: span(r.iter().filter_map(|r| r.sm_mhz)),
                 mem_mhz: span(r.iter().filter_map(|r| r.mem_mhz)),
                 temperature_c: span(r.iter().filter_map(|r| r.temperature_c)),
                 power_w: span(r.iter().filter_map(|r| r.power_w)),
-                throttled: ms.iter().filter(|m| is_throttled(m)).count(),
-                nvml: run
-                    .env
-                    .nvml
-                    .as_ref()
-                    .map(|n| (n.nvml_version.as_deref(), n.driver_version.as_deref())),
+                throttled: windows.iter().filter(|c| c.throttled()).count(),
+                nvml: nvml.map(|n| (n.nvml_version.as_deref(), n.driver_version.as_deref())),
             })
         })
         .collect();
-    let throttled: Vec<(&Measurement, Vec<String>)> = data
-        .measured()
-        .map(|r| r.m)
-        .filter(|m| is_throttled(m))
-        .map(|m| {
-            (
-                m,
-                m.clocks
-                    .as_ref()
-                    .map_or(Vec::new(), |c| c.limiting_reasons()),
-            )
-        })
+    let throttled: Vec<(&Measurement, Vec<String>)> = (data.measured().map(|r| r.m))
+        .filter_map(|m| Some((m, m.clocks.as_ref().filter(|c| c.throttled())?)))
+        .map(|(m, c)| (m, c.limiting_reasons()))
         .collect();
-    let mut findings = Vec::new();
-    if !throttled.is_empty() {
-        let mut reasons: Vec<String> = Vec::new();
-        for r in throttled.iter().flat_map(|(_, why)| why) {
-            if !reasons.contains(r) {
-                reasons.push(r.clone());
-            }
-        }
-        findings.push(
-            Finding::new(
-                Topic::Clocks,
-                super::Kind::Clocks(Kind::Throttled {
-                    throttled: throttled.len(),
-                    with_clocks,
-                    reasons,
-                }),
-            )
-            .weight(throttled.len() as f64 / with_clocks.max(1) as f64),
-        );
-    }
-    Clocks {
-        measured,
+    let kind = Kind::Throttled {
+        throttled: throttled.len(),
         with_clocks,
-        missing_notes,
+        reasons: stats::distinct(throttled.iter().flat_map(|(_, why)| why.iter().cloned())),
+    };
+    let f = Finding::new(Topic::Clocks, super::Kind::Clocks(kind))
+        .weight(throttled.len() as f64 / with_clocks.max(1) as f64);
+    Clocks {
+        measured: data.measured().count(),
+        with_clocks,
+        missing_notes: (data.runs.iter().flat_map(|r| r.env.notes.iter()))
+            .filter(|n| n.starts_with("no clock readings"))
+            .map(String::as_str)
+            .collect(),
         runs,
+        findings: (!throttled.is_empty()).then_some(f).into_iter().collect(),
         throttled,
-        findings,
     }
 }
 

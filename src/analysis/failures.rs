@@ -13,62 +13,49 @@ pub struct Failures<'a> {
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Kind {
-    /// `without` of `of` measurements have no speed and are left out of
-    /// every comparison.
+    /// `without` of `of` measurements have no speed and are left out of every comparison.
     NoSpeed {
         without: usize,
         of: usize,
         /// Each status and how many have it, in order of first appearance.
         by_status: Vec<(String, usize)>,
-        /// The first few: (kernel, toolchain, size, status).
+        /// The first four: (kernel, toolchain, size, status).
         examples: Vec<[String; 4]>,
     },
 }
 
-/// How many examples a finding names.
-const EXAMPLES: usize = 4;
+/// Each distinct item and how often it comes, in order of first appearance.
+pub fn tally<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<(T, usize)> {
+    let mut out: Vec<(T, usize)> = Vec::new();
+    for x in items {
+        match out.iter_mut().find(|(y, _)| *y == x) {
+            Some((_, n)) => *n += 1,
+            None => out.push((x, 1)),
+        }
+    }
+    out
+}
 
 pub fn analyse(data: &Data) -> Failures<'_> {
-    let rows: Vec<&Measurement> = data
-        .measured()
-        .map(|r| r.m)
+    let rows: Vec<&Measurement> = (data.measured().map(|r| r.m))
         .filter(|m| !m.status.is_ok())
         .collect();
-    let mut findings = Vec::new();
-    if !rows.is_empty() {
-        let mut by_status: Vec<(String, usize)> = Vec::new();
-        for m in &rows {
-            let l = m.status.label();
-            match by_status.iter_mut().find(|(x, _)| x == l) {
-                Some((_, c)) => *c += 1,
-                None => by_status.push((l.to_string(), 1)),
-            }
-        }
-        let examples = rows
-            .iter()
-            .take(EXAMPLES)
+    let of = data.measured().count();
+    let kind = Kind::NoSpeed {
+        without: rows.len(),
+        of,
+        by_status: tally(rows.iter().map(|m| m.status.label().to_string())),
+        examples: (rows.iter().take(4))
             .map(|m| {
-                [
-                    m.kernel.clone(),
-                    super::data::series_name(m),
-                    m.size_label(),
-                    m.status.label().to_string(),
-                ]
+                let (series, status) = (super::data::series_name(m), m.status.label());
+                [m.kernel.clone(), series, m.size_label(), status.into()]
             })
-            .collect();
-        let of = data.measured().count();
-        findings.push(
-            Finding::new(
-                Topic::Failures,
-                super::Kind::Failures(Kind::NoSpeed {
-                    without: rows.len(),
-                    of,
-                    by_status,
-                    examples,
-                }),
-            )
-            .weight(rows.len() as f64 / of.max(1) as f64),
-        );
-    }
+            .collect(),
+    };
+    let f = Finding::new(Topic::Failures, super::Kind::Failures(kind));
+    let findings = (!rows.is_empty())
+        .then(|| f.weight(rows.len() as f64 / of.max(1) as f64))
+        .into_iter()
+        .collect();
     Failures { rows, findings }
 }

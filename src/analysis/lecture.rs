@@ -1,7 +1,7 @@
-//! The lecture's question, answered from data: which mix of techniques
-//! (transposed operands, explicit vectors, local tiles, prefetching, wide tiles)
-//! wins on which device, toolchain and precision, by how much, and why
-//! (registers, occupancy, loads per FMA in the PTX).
+//! The lecture's question, from data: which variant wins on which device, toolchain,
+//! precision and size, by how much, and why (registers, occupancy, loads per FMA).
+
+use std::cmp::Ordering;
 
 use crate::backend::Toolchain;
 use crate::gemm::problem::Precision;
@@ -9,7 +9,7 @@ use crate::kernels::Family;
 use crate::results::Measurement;
 
 use super::data::{self, is_vendor};
-use super::{Data, Finding, Topic};
+use super::{stats, Data, Finding, Topic};
 
 /// One group of rows: a device, a toolchain, a precision and a size.
 pub struct Group<'a> {
@@ -61,60 +61,44 @@ pub fn loads_per_fma(m: &Measurement) -> Option<f64> {
     (mix.fma > 0).then(|| f64::from(mix.ld_global_total() + mix.ld_shared) / f64::from(mix.fma))
 }
 
-fn by_speed(a: &&Measurement, b: &&Measurement) -> std::cmp::Ordering {
-    data::gflops(a)
-        .partial_cmp(&data::gflops(b))
-        .unwrap_or(std::cmp::Ordering::Equal)
+fn by_speed(a: &&Measurement, b: &&Measurement) -> Ordering {
+    (data::gflops(a).partial_cmp(&data::gflops(b))).unwrap_or(Ordering::Equal)
 }
 
 pub fn analyse(data: &Data) -> Option<Lecture<'_>> {
-    let all: Vec<&Measurement> = data
-        .measured()
-        .map(|r| r.m)
+    let all: Vec<&Measurement> = (data.measured().map(|r| r.m))
         .filter(|m| m.variant.is_none() && (is_lecture(m) || is_vendor(m)))
         .collect();
     if !all.iter().any(|m| is_lecture(m)) {
         return None;
     }
-    let variants: Vec<&'static str> = crate::kernels::all()
-        .iter()
+    let variants: Vec<&'static str> = (crate::kernels::all().iter())
         .filter(|k| k.family == Family::Lecture)
         .map(|k| k.id)
         .collect();
-    let key = |m: &Measurement| (m.device.clone(), m.toolchain, m.precision(), m.size_label());
-    let mut keys: Vec<_> = Vec::new();
-    for m in all.iter().filter(|m| is_lecture(m) && m.status.is_ok()) {
-        if !keys.contains(&key(m)) {
-            keys.push(key(m));
-        }
-    }
-    keys.sort_by(|a, b| (&a.0, a.2.define(), &a.3, a.1).cmp(&(&b.0, b.2.define(), &b.3, b.1)));
-    let groups: Vec<Group> = keys
-        .into_iter()
+    let lecture = all.iter().filter(|m| is_lecture(m) && m.status.is_ok());
+    let mut keys = stats::distinct(
+        lecture.map(|m| (m.device.clone(), m.toolchain, m.precision(), m.size_label())),
+    );
+    keys.sort_by_key(|k| (k.0.clone(), k.2.define(), k.3.clone(), k.1));
+    let groups: Vec<Group> = (keys.into_iter())
         .map(|(device, toolchain, precision, size)| {
-            let of = |m: &&&Measurement| {
-                m.status.is_ok() && key(m) == (device.clone(), toolchain, precision, size.clone())
+            let at = |m: &&&Measurement| {
+                m.status.is_ok()
+                    && m.device == device
+                    && m.precision() == precision
+                    && m.size_label() == size
             };
-            let rows: Vec<&Measurement> = all
-                .iter()
-                .filter(|m| is_lecture(m))
-                .filter(of)
-                .copied()
-                .collect();
-            let vendor = all
-                .iter()
-                .filter(|v| is_vendor(v) && v.status.is_ok() && v.device == device)
-                .filter(|v| v.precision() == precision && v.size_label() == size)
-                .filter_map(|v| data::gflops(v))
-                .reduce(f64::max);
             let best = |id: &&str| {
-                rows.iter()
-                    .copied()
-                    .filter(|m| m.kernel == *id)
+                (all.iter().filter(at).copied())
+                    .filter(|m| m.kernel == *id && m.toolchain == toolchain)
                     .max_by(by_speed)
             };
             let mut ranked: Vec<&Measurement> = variants.iter().filter_map(best).collect();
             ranked.sort_by(|a, b| by_speed(b, a));
+            let vendor = (all.iter().filter(at).filter(|v| is_vendor(v)))
+                .filter_map(|v| data::gflops(v))
+                .reduce(f64::max);
             Group {
                 device,
                 toolchain,
@@ -125,12 +109,11 @@ pub fn analyse(data: &Data) -> Option<Lecture<'_>> {
             }
         })
         .collect();
-    let findings = groups.iter().filter_map(winner).collect();
     Some(Lecture {
         toolchains: data.toolchains(),
+        findings: groups.iter().filter_map(winner).collect(),
         variants,
         groups,
-        findings,
     })
 }
 

@@ -1,7 +1,5 @@
-//! The GEMM routine across shapes (`gemmlab gemm --suite ... --out`): per
-//! toolchain, every call's whole time (packing, kernels, unpacking) next to
-//! cuBLAS with the same arguments in the same run, the kernel and
-//! configuration the routine chose, and the geometric mean of the ratios.
+//! The GEMM routine across shapes (`gemmlab gemm --suite ... --out`): each call's whole
+//! time against cuBLAS's, what the routine chose, and the geometric mean of the ratios.
 
 use crate::backend::Toolchain;
 use crate::gemm::problem::Precision;
@@ -9,7 +7,8 @@ use crate::results::Measurement;
 use crate::routine::shape::{call_label, ShapeClass};
 
 use super::data::{self, is_vendor};
-use super::{Data, Finding, Topic};
+use super::failures::tally;
+use super::{stats, Data, Finding, Topic};
 
 /// A call at or above this ratio to cuBLAS counts as "at cuBLAS's speed".
 pub const AT_VENDOR: f64 = 0.95;
@@ -29,11 +28,6 @@ pub struct Row<'a> {
 pub struct Routine<'a> {
     pub toolchain: Toolchain,
     pub rows: Vec<Row<'a>>,
-    /// Over the calls with a ratio.
-    pub geomean: Option<f64>,
-    pub lowest: Option<(f64, String)>,
-    pub at_vendor: usize,
-    pub with_ratio: usize,
 }
 
 /// The suite in one precision.
@@ -48,18 +42,21 @@ pub struct Suite<'a> {
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Kind {
-    /// A toolchain's routine over `calls` calls: the geometric mean of its ratios to
-    /// cuBLAS, the lowest and where, and how many calls reach `AT_VENDOR`.
-    Geomean {
-        toolchain: Toolchain,
-        precision: Precision,
-        geomean: f64,
-        calls: usize,
-        lowest: f64,
-        lowest_call: String,
-        at_vendor: usize,
-        kernels: Vec<(String, usize)>,
-    },
+    Geomean(Geomean),
+}
+
+/// A toolchain's routine over `calls` calls: the geometric mean of its ratios to
+/// cuBLAS, the lowest and where, how many reach `AT_VENDOR`, the kernels chosen.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Geomean {
+    pub toolchain: Toolchain,
+    pub precision: Precision,
+    pub geomean: f64,
+    pub calls: usize,
+    pub lowest: f64,
+    pub lowest_call: String,
+    pub at_vendor: usize,
+    pub kernels: Vec<(String, usize)>,
 }
 
 fn call_of(m: &Measurement) -> String {
@@ -71,9 +68,7 @@ fn call_of(m: &Measurement) -> String {
 
 /// The geometric mean of positive ratios, `None` for none.
 pub fn geomean(ratios: &[f64]) -> Option<f64> {
-    let logs: Vec<f64> = ratios
-        .iter()
-        .filter(|r| r.is_finite() && **r > 0.0)
+    let logs: Vec<f64> = (ratios.iter().filter(|r| r.is_finite() && **r > 0.0))
         .map(|r| r.ln())
         .collect();
     (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
@@ -82,12 +77,9 @@ pub fn geomean(ratios: &[f64]) -> Option<f64> {
 /// One suite per precision measured, f32 first.
 pub fn analyse(data: &Data) -> Vec<Suite<'_>> {
     let all: Vec<&Measurement> = data.routine_calls().into_iter().map(|r| r.m).collect();
-    Precision::ALL
-        .into_iter()
+    (Precision::ALL.into_iter())
         .filter_map(|precision| {
-            let recs: Vec<&Measurement> = all
-                .iter()
-                .copied()
+            let recs: Vec<&Measurement> = (all.iter().copied())
                 .filter(|m| m.precision() == precision)
                 .collect();
             (!recs.is_empty()).then(|| suite(precision, recs))
@@ -96,90 +88,57 @@ pub fn analyse(data: &Data) -> Vec<Suite<'_>> {
 }
 
 fn suite(precision: Precision, recs: Vec<&Measurement>) -> Suite<'_> {
-    let mut calls: Vec<String> = Vec::new();
-    for m in &recs {
-        let c = call_of(m);
-        if !calls.contains(&c) {
-            calls.push(c);
-        }
-    }
     let vendor_ns = |call: &str| {
-        recs.iter()
+        (recs.iter())
             .find(|v| is_vendor(v) && v.status.is_ok() && call_of(v) == call)
             .and_then(|v| v.time.as_ref())
             .map(|t| t.median_ns)
     };
-    let mut toolchains: Vec<Toolchain> = recs
-        .iter()
-        .filter(|m| !is_vendor(m))
-        .map(|m| m.toolchain)
-        .collect();
+    let mut toolchains =
+        stats::distinct(recs.iter().filter(|m| !is_vendor(m)).map(|m| m.toolchain));
     toolchains.sort_by_key(|t| t.as_str());
-    toolchains.dedup();
-    let routines: Vec<Routine> = toolchains
-        .into_iter()
-        .map(|toolchain| {
-            let rows: Vec<Row> = recs
-                .iter()
+    let routines: Vec<Routine> = (toolchains.into_iter())
+        .map(|toolchain| Routine {
+            toolchain,
+            rows: (recs.iter())
                 .filter(|m| m.toolchain == toolchain && !is_vendor(m))
-                .map(|m| {
-                    let call = call_of(m);
-                    Row {
-                        class: ShapeClass::of(m.m, m.n, m.k),
-                        vendor_ns: vendor_ns(&call),
-                        ratio: data::vs_vendor(m),
-                        call,
-                        m,
-                    }
+                .map(|m| Row {
+                    call: call_of(m),
+                    class: ShapeClass::of(m.m, m.n, m.k),
+                    m,
+                    vendor_ns: vendor_ns(&call_of(m)),
+                    ratio: data::vs_vendor(m),
                 })
-                .collect();
-            let ratios: Vec<f64> = rows.iter().filter_map(|r| r.ratio).collect();
-            let lowest = rows
-                .iter()
-                .filter_map(|r| r.ratio.map(|x| (x, r.call.clone())))
-                .min_by(|a, b| a.0.total_cmp(&b.0));
-            Routine {
-                toolchain,
-                geomean: geomean(&ratios),
-                at_vendor: ratios.iter().filter(|r| **r >= AT_VENDOR).count(),
-                with_ratio: ratios.len(),
-                lowest,
-                rows,
-            }
-        })
-        .collect();
-    let findings = routines
-        .iter()
-        .filter_map(|r| {
-            let (geomean, (lowest, lowest_call)) = (r.geomean?, r.lowest.clone()?);
-            let mut kernels: Vec<(String, usize)> = Vec::new();
-            for row in r.rows.iter().filter(|x| x.m.status.is_ok()) {
-                let kernel = chosen_kernel(row.m);
-                match kernels.iter_mut().find(|(k, _)| *k == kernel) {
-                    Some(e) => e.1 += 1,
-                    None => kernels.push((kernel, 1)),
-                }
-            }
-            let kind = Kind::Geomean {
-                toolchain: r.toolchain,
-                precision,
-                geomean,
-                calls: r.with_ratio,
-                lowest,
-                lowest_call,
-                at_vendor: r.at_vendor,
-                kernels,
-            };
-            let f = Finding::new(Topic::Routine, super::Kind::Routine(kind));
-            Some(f.weight(1.0 - geomean).chart(Some(chart_stem(precision))))
+                .collect(),
         })
         .collect();
     Suite {
         precision,
+        findings: (routines.iter().filter_map(|r| finding(precision, r))).collect(),
         routines,
-        calls,
-        findings,
+        calls: stats::distinct(recs.iter().map(|m| call_of(m))),
     }
+}
+
+fn finding(precision: Precision, r: &Routine) -> Option<Finding> {
+    let ratios: Vec<f64> = r.rows.iter().filter_map(|x| x.ratio).collect();
+    let geomean = geomean(&ratios)?;
+    let (lowest, lowest_call) = (r.rows.iter())
+        .filter_map(|x| Some((x.ratio?, x.call.clone())))
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    let ok = r.rows.iter().filter(|x| x.m.status.is_ok());
+    let kind = Kind::Geomean(Geomean {
+        toolchain: r.toolchain,
+        precision,
+        geomean,
+        calls: ratios.len(),
+        lowest,
+        lowest_call,
+        at_vendor: ratios.iter().filter(|r| **r >= AT_VENDOR).count(),
+        kernels: tally(ok.map(|x| chosen_kernel(x.m))),
+    });
+    let f = Finding::new(Topic::Routine, super::Kind::Routine(kind));
+    Some(f.weight(1.0 - geomean).chart(Some(chart_stem(precision))))
 }
 
 /// The stem of a precision's chart: "routine-shapes" (f32), "routine-shapes-f64".

@@ -1,16 +1,15 @@
-//! The tensor-core family (`tc`): its speed next to cuBLAS per precision and
-//! arithmetic (FP64 tensor cores, 3xTF32, 1xTF32), and its accuracy from
-//! `gemmlab accuracy` against cuBLAS SGEMM on the same inputs, with the gate.
+//! The tensor-core family (`tc`): its speed next to cuBLAS per arithmetic, and its
+//! accuracy against cuBLAS SGEMM (`gemmlab accuracy`) with the FP32 gate.
 
-use crate::accuracy::{self, Arithmetic, Verdict, FP32_FACTOR};
+use crate::accuracy::{self, Arithmetic, FP32_FACTOR};
 use crate::backend::Toolchain;
 use crate::gemm::problem::Precision;
 use crate::ptx::{instruction_mix, PtxMix};
 use crate::ptx_archive::PtxStore;
 use crate::results::Measurement;
 
-use super::data;
-use super::{Data, Finding, Topic};
+use super::blas::best_of;
+use super::{data, stats, Data, Finding, Topic};
 
 /// The kernel id of the family.
 pub const KERNEL: &str = "tc";
@@ -39,100 +38,85 @@ pub struct SpeedRow<'a> {
 pub struct Tc<'a> {
     pub speed: Vec<SpeedRow<'a>>,
     pub accuracy: &'a [accuracy::Row],
-    pub verdicts: Vec<Verdict>,
     pub findings: Vec<Finding>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Kind {
-    /// The family's fastest row of an arithmetic on a toolchain, next to cuBLAS.
-    TcSpeed {
-        toolchain: Toolchain,
-        arithmetic: String,
-        size: String,
-        gflops: f64,
-        ratio: f64,
-    },
-    /// The accuracy gate over every point measured, for one kernel setting.
-    TcGate {
-        kernel: String,
-        hints: String,
-        arithmetic: Arithmetic,
-        points: usize,
-        holding: usize,
-        lowest: f64,
-        highest: f64,
-        fp32_factor: f64,
-    },
+    TcSpeed(TcSpeed),
+    TcGate(TcGate),
+}
+
+/// The family's fastest row of an arithmetic on a toolchain, next to cuBLAS.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TcSpeed {
+    pub toolchain: Toolchain,
+    pub arithmetic: String,
+    pub size: String,
+    pub gflops: f64,
+    pub ratio: f64,
+}
+
+/// The accuracy gate over every point measured, for one kernel setting.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TcGate {
+    pub kernel: String,
+    pub hints: String,
+    pub arithmetic: Arithmetic,
+    pub points: usize,
+    pub holding: usize,
+    pub lowest: f64,
+    pub highest: f64,
+    pub fp32_factor: f64,
 }
 
 pub fn analyse(data: &Data) -> Option<Tc<'_>> {
-    let mut speed: Vec<SpeedRow> = Vec::new();
-    for run in &data.runs {
-        let rows = run
-            .measurements
-            .iter()
+    let speed: Vec<SpeedRow> = (data.runs.iter())
+        .flat_map(|run| {
+            // A run without kept PTX (or an unreadable archive) has rows without a mix.
+            let store = PtxStore::open(&run.dir).unwrap_or_default();
             // The routine's rows time whole calls (packing too): its own section reads them.
-            .filter(|m| m.kernel == KERNEL && m.experiment != crate::routine::ROUTINE)
-            .filter(|m| m.status.is_ok() && data::gflops(m).is_some());
-        // A run without kept PTX (or an unreadable archive) has rows without a mix.
-        let store = PtxStore::open(&run.dir).unwrap_or_default();
-        for m in rows {
-            let mix = m
-                .ptx_file
-                .as_deref()
-                .and_then(|f| store.get(f))
-                .map(instruction_mix);
-            speed.push(SpeedRow {
-                m,
-                arithmetic: arithmetic_of(m),
-                ratio: data::vs_vendor(m),
-                mix,
-            });
-        }
-    }
+            (run.measurements.iter())
+                .filter(|m| m.kernel == KERNEL && m.experiment != crate::routine::ROUTINE)
+                .filter(|m| data::gflops(m).is_some())
+                .map(move |m| SpeedRow {
+                    m,
+                    arithmetic: arithmetic_of(m),
+                    ratio: data::vs_vendor(m),
+                    mix: (m.ptx_file.as_deref().and_then(|f| store.get(f))).map(instruction_mix),
+                })
+        })
+        .collect();
     if speed.is_empty() && data.accuracy.is_empty() {
         return None;
     }
-    let verdicts = accuracy::verdicts(&data.accuracy);
     let mut findings = speed_findings(&speed);
-    findings.extend(gate_findings(&verdicts));
+    findings.extend(gate_findings(&accuracy::verdicts(&data.accuracy)));
     Some(Tc {
         speed,
         accuracy: &data.accuracy,
-        verdicts,
         findings,
     })
 }
 
 /// The fastest row of each (toolchain, arithmetic) with a ratio to cuBLAS.
 fn speed_findings(rows: &[SpeedRow]) -> Vec<Finding> {
-    let mut best: Vec<&SpeedRow> = Vec::new();
-    for r in rows.iter().filter(|r| r.ratio.is_some()) {
-        match best
-            .iter_mut()
-            .find(|b| b.m.toolchain == r.m.toolchain && b.arithmetic == r.arithmetic)
-        {
-            Some(b) if b.ratio < r.ratio => *b = r,
-            Some(_) => {}
-            None => best.push(r),
-        }
-    }
-    best.into_iter()
-        .filter_map(|r| {
-            let ratio = r.ratio?;
-            let kind = Kind::TcSpeed {
+    let rated = rows.iter().filter_map(|r| Some((r, r.ratio?)));
+    let same = |a: &(&SpeedRow, f64), b: &(&SpeedRow, f64)| {
+        a.0.m.toolchain == b.0.m.toolchain && a.0.arithmetic == b.0.arithmetic
+    };
+    (best_of(rated, same, |r| r.1).into_iter())
+        .filter_map(|(r, ratio)| {
+            let kind = Kind::TcSpeed(TcSpeed {
                 toolchain: r.m.toolchain,
                 arithmetic: r.arithmetic.into(),
                 size: r.m.size_label(),
                 gflops: data::gflops(r.m)?,
                 ratio,
-            };
-            let f =
-                Finding::new(Topic::TensorCores, super::Kind::Tc(kind)).weight((ratio - 1.0).abs());
-            // Rows that are not FP32-accurate (1xTF32, tensor-core accumulation) are
-            // details: their speed is not an FP32 SGEMM's.
+            });
+            let f = Finding::new(Topic::TensorCores, super::Kind::Tc(kind)).weight(ratio - 1.0);
+            // Not FP32-accurate (1xTF32, tensor-core accumulation): a detail, not an SGEMM's speed.
             let accurate =
                 r.arithmetic.starts_with("FP64") || r.arithmetic.ends_with("(FP32-accurate)");
             Some(if accurate { f } else { f.detail() })
@@ -141,41 +125,31 @@ fn speed_findings(rows: &[SpeedRow]) -> Vec<Finding> {
 }
 
 /// One finding per kernel setting: how many points its gate holds at.
-fn gate_findings(verdicts: &[Verdict]) -> Vec<Finding> {
-    let mut keys: Vec<(String, String, Arithmetic)> = Vec::new();
-    for v in verdicts {
-        let k = (v.kernel.clone(), v.hints.clone(), v.arithmetic);
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
-    keys.into_iter()
+fn gate_findings(verdicts: &[accuracy::Verdict]) -> Vec<Finding> {
+    let keys = stats::distinct(verdicts.iter().map(|v| (&v.kernel, &v.hints, v.arithmetic)));
+    (keys.into_iter())
         .map(|(kernel, hints, arithmetic)| {
-            let published = arithmetic == Arithmetic::Tf32x3 && hints == "published";
-            let of: Vec<&Verdict> = verdicts
-                .iter()
-                .filter(|v| v.kernel == kernel && v.hints == hints && v.arithmetic == arithmetic)
+            let of: Vec<_> = (verdicts.iter())
+                .filter(|v| v.kernel == *kernel && v.hints == *hints && v.arithmetic == arithmetic)
                 .collect();
-            let factors = of.iter().map(|v| v.factor);
-            let lowest = factors.clone().fold(f64::INFINITY, f64::min);
-            let highest = factors.fold(0.0, f64::max);
-            let kind = Kind::TcGate {
-                holding: of.iter().filter(|v| v.holds).count(),
-                points: of.len(),
-                kernel,
-                hints,
+            let k = TcGate {
+                kernel: kernel.clone(),
+                hints: hints.clone(),
                 arithmetic,
-                lowest,
-                highest,
+                points: of.len(),
+                holding: of.iter().filter(|v| v.holds).count(),
+                lowest: of.iter().map(|v| v.factor).fold(f64::INFINITY, f64::min),
+                highest: of.iter().map(|v| v.factor).fold(0.0, f64::max),
                 fp32_factor: FP32_FACTOR,
             };
-            let f = Finding::new(Topic::TensorCores, super::Kind::Tc(kind));
-            // The headline is whether the published 3xTF32 is FP32-accurate; the other
+            // The headline: whether the published 3xTF32 is FP32-accurate; the other
             // settings (no promotion, 1xTF32, cuBLAS's TF32 mode) are details beside it.
-            if published {
-                f.weight(1.0)
-            } else {
-                f.weight(highest.ln().abs()).detail()
+            let published = arithmetic == Arithmetic::Tf32x3 && *hints == "published";
+            let w = k.highest.ln();
+            let f = Finding::new(Topic::TensorCores, super::Kind::Tc(Kind::TcGate(k)));
+            match published {
+                true => f.weight(1.0),
+                false => f.weight(w).detail(),
             }
         })
         .collect()

@@ -1,99 +1,106 @@
-//! Calls other than the tutorial's C = A * B in f32: one table per call, cuBLAS
-//! with the same arguments as the baseline, and a chart of the ratios.
+//! Calls other than the tutorial's C = A * B in f32: a table per call against cuBLAS, a chart.
 
 use std::fmt::Write as _;
 
 use crate::analysis::blas::{Blas, Kind};
+use crate::analysis::Finding;
 use crate::error::Result;
+use crate::results::Measurement;
 
-use super::data::{self, toolchain_name as name};
+use super::data::{self, is_vendor, toolchain_name as name};
 use super::{md, Ctx, Section, Words};
-use crate::plot::{Bars, Figure, Panel, XAxis};
+use crate::plot::{Bars, Figure, Panel, Style, XAxis};
 
 pub const BLAS: &str = "Other BLAS calls: double precision, layouts, transposes, alpha and beta";
 
+/// A panel of grouped bars, `values[category][series]`, without notes.
+pub(super) fn bar_panel(
+    title: String,
+    categories: Vec<String>,
+    x: &str,
+    y: &str,
+    styles: &[Style],
+    values: Vec<Vec<Option<f64>>>,
+) -> Panel {
+    let notes = vec![vec![None; styles.len()]; categories.len()];
+    let mut p = Panel::new(title, XAxis::Categories(categories), x, y);
+    let styles = styles.to_vec();
+    p.bars = Some(Bars {
+        styles,
+        values,
+        notes,
+    });
+    p
+}
+
+/// A section headed `title`, its Markdown and findings.
+pub(super) fn section_of(title: &str, markdown: String, findings: &[Finding]) -> Section {
+    let mut sec = Section {
+        title: title.into(),
+        markdown,
+        findings: Vec::new(),
+    };
+    sec.show(findings);
+    sec
+}
+
+type Column = (&'static str, fn(&&Measurement) -> String);
+
+/// cuBLAS's rows (the baseline) after the kernels'.
+const COLUMNS: [Column; 8] = [
+    ("size", |m| m.size_label()),
+    ("kernel", |m| match is_vendor(m) {
+        true => "cuBLAS".into(),
+        false => m.kernel.clone(),
+    }),
+    ("toolchain", |m| match is_vendor(m) {
+        true => "cuda".into(),
+        false => name(m.toolchain).into(),
+    }),
+    ("GFLOP/s", |m| match m.status.is_ok() {
+        true => data::gflops(m).map_or(md::MISSING.into(), md::speed),
+        false => m.status.label().into(),
+    }),
+    ("x cuBLAS", |m| match is_vendor(m) {
+        true => "1.000".into(),
+        false => data::vs_vendor(m).map_or(md::MISSING.into(), |v| format!("{v:.3}")),
+    }),
+    ("registers", |m| vendorless(m, data::registers(m))),
+    ("pre us", |m| {
+        vendorless(m, m.pre_ns.map(|v| v as f64 / 1e3))
+    }),
+    ("post us", |m| {
+        vendorless(m, m.post_ns.map(|v| v as f64 / 1e3))
+    }),
+];
+
+/// A kernel's value, whole; "-" for cuBLAS and where there is none.
+fn vendorless<T: Into<f64>>(m: &Measurement, v: Option<T>) -> String {
+    (v.filter(|_| !is_vendor(m))).map_or(md::MISSING.into(), |v| format!("{:.0}", v.into()))
+}
+
 pub(crate) fn section(ctx: &mut Ctx, a: &Blas) -> Result<Section> {
-    let mut s = format!("## {BLAS}\n\n");
-    s.push_str(
-        "Each row is one kernel on one call, its median kernel time as GFLOP/s (2MNK) and as a ratio \
-         to cuBLAS (SGEMM or DGEMM with the same arguments) measured in the same run. Pre- and \
-         post-processing (packing, transposes) are timed apart and listed in microseconds.\n\n",
+    let mut s = format!(
+        "## {BLAS}\n\nEach row is one kernel on one call: its median kernel time as GFLOP/s (2MNK) and as a \
+         ratio to cuBLAS (SGEMM or DGEMM with the same arguments, same run). Packing and transposes \
+         before and after are timed apart, in microseconds.\n\n"
     );
-    let us = |ns: Option<u64>| ns.map_or(md::MISSING.into(), |v| format!("{:.0}", v as f64 / 1e3));
-    let speed = |m| data::gflops(m).map_or(md::MISSING.into(), md::speed);
     for c in &a.calls {
-        let _ = writeln!(s, "### {}\n", c.call);
-        let mut rows: Vec<Vec<String>> = c
-            .rows
-            .iter()
-            .map(|m| {
-                vec![
-                    m.size_label(),
-                    m.kernel.clone(),
-                    name(m.toolchain).to_string(),
-                    if m.status.is_ok() {
-                        speed(m)
-                    } else {
-                        m.status.label().to_string()
-                    },
-                    data::vs_vendor(m).map_or(md::MISSING.into(), |v| format!("{v:.3}")),
-                    md::or_missing(data::registers(m).map(|r| r.to_string()).as_deref()),
-                    us(m.pre_ns),
-                    us(m.post_ns),
-                ]
-            })
-            .collect();
-        for v in &c.vendor {
-            let mut row = vec![
-                v.size_label(),
-                "cuBLAS".into(),
-                "cuda".into(),
-                speed(v),
-                "1.000".into(),
-            ];
-            row.resize(8, md::MISSING.into());
-            rows.push(row);
-        }
-        let head = [
-            "size",
-            "kernel",
-            "toolchain",
-            "GFLOP/s",
-            "x cuBLAS",
-            "registers",
-            "pre us",
-            "post us",
-        ];
-        s.push_str(&md::table(&md::h(&head), &rows));
-        s.push('\n');
+        let rows: Vec<&Measurement> = c.rows.iter().chain(&c.vendor).copied().collect();
+        let _ = writeln!(s, "### {}\n\n{}", c.call, md::table_of(&COLUMNS, &rows));
     }
-    // One chart: the best ratio of each toolchain per call and size.
     if !a.categories.is_empty() {
         let styles = super::compare::styles(&a.toolchains);
-        let value = |c: &String, t| {
-            a.best
-                .iter()
-                .find(|b| b.call == *c && b.toolchain == t)
-                .map(|b| b.ratio)
+        let ratio = |c: &String, t| {
+            let b = a.best.iter().find(|b| b.call == *c && b.toolchain == t);
+            b.map(|b| b.ratio)
         };
-        let values = a
-            .categories
-            .iter()
-            .map(|c| a.toolchains.iter().map(|t| value(c, *t)).collect())
+        let values = (a.categories.iter())
+            .map(|c| a.toolchains.iter().map(|t| ratio(c, *t)).collect())
             .collect();
-        let notes = vec![vec![None; a.toolchains.len()]; a.categories.len()];
-        let cats = XAxis::Categories(a.categories.clone());
-        let mut panel = Panel::new(
-            "best kernel per toolchain",
-            cats,
-            "call and size",
-            "x cuBLAS (same arguments)",
-        );
-        panel.bars = Some(Bars {
-            styles: styles.clone(),
-            values,
-            notes,
-        });
+        let (x, y) = ("call and size", "x cuBLAS (same arguments)");
+        let title = "best kernel per toolchain".to_string();
+        let panel = bar_panel(title, a.categories.clone(), x, y, &styles, values);
         let fig = Figure {
             title: "Other BLAS calls against cuBLAS".into(),
             legend: styles,
@@ -102,18 +109,10 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Blas) -> Result<Section> {
             panel_w: (160 * a.categories.len() as u32).clamp(640, 1800),
             panel_h: 420,
         };
-        s.push_str(
-            &ctx.chart(&fig, "blas-calls", "best ratio to cuBLAS per call")?
-                .markdown,
-        );
+        let alt = "best ratio to cuBLAS per call";
+        s.push_str(&ctx.chart(&fig, "blas-calls", alt)?.markdown);
     }
-    let mut sec = Section {
-        title: BLAS.into(),
-        markdown: s,
-        findings: Vec::new(),
-    };
-    sec.show(&a.findings);
-    Ok(sec)
+    Ok(section_of(BLAS, s, &a.findings))
 }
 
 pub(crate) fn words(k: &Kind) -> Words {

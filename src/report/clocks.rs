@@ -1,8 +1,9 @@
-//! "Clocks and throttling": what NVML read around the timed launches, per run,
-//! and every measurement whose GPU was throttled (their speeds carry a T in
-//! the tables above).
+//! "Clocks and throttling": NVML's readings per run and every throttled measurement.
 
-use crate::analysis::clocks::{Clocks, Kind, Span};
+use std::fmt::Write as _;
+
+use crate::analysis::clocks::{Clocks, Kind, RunClocks, Span};
+use crate::clocks::ClockReading;
 use crate::results::Measurement;
 
 use super::data;
@@ -20,122 +21,79 @@ fn span<T: std::fmt::Display>(s: &Span<T>) -> String {
 }
 
 /// "before -> after" of one field, "unknown" for an end NVML did not give.
-fn ends<T: std::fmt::Display>(
-    m: &Measurement,
-    f: impl Fn(&crate::clocks::ClockReading) -> Option<T>,
-) -> String {
+fn ends<T: std::fmt::Display>(m: &Measurement, f: fn(&ClockReading) -> Option<T>) -> String {
     m.clocks.as_ref().map_or(md::MISSING.into(), |c| {
-        format!(
-            "{} -> {}",
-            md::or_unknown(f(&c.before)),
-            md::or_unknown(f(&c.after))
-        )
+        let (before, after) = (md::or_unknown(f(&c.before)), md::or_unknown(f(&c.after)));
+        format!("{before} -> {after}")
     })
 }
 
+type Run = (&'static str, fn(&RunClocks) -> String);
+
+const RUNS: [Run; 8] = [
+    ("run", |r| r.run.to_string()),
+    ("measurements with clocks", |r| r.measurements.to_string()),
+    ("SM MHz", |r| span(&r.sm_mhz)),
+    ("memory MHz", |r| span(&r.mem_mhz)),
+    ("temperature C", |r| span(&r.temperature_c)),
+    ("power W", |r| {
+        span(&r.power_w.map(|(l, h)| (l.round() as i64, h.round() as i64)))
+    }),
+    ("throttled", |r| r.throttled.to_string()),
+    ("read by", |r| {
+        r.nvml.map_or(md::UNKNOWN.into(), |(nvml, driver)| {
+            let (n, d) = (md::or_unknown(nvml), md::or_unknown(driver));
+            format!("NVML {n}, driver {d}")
+        })
+    }),
+];
+
+type Throttled = (&'static str, fn(&(&Measurement, Vec<String>)) -> String);
+
+const THROTTLED: [Throttled; 10] = [
+    ("experiment", |(m, _)| m.experiment.clone()),
+    ("kernel", |(m, _)| m.kernel.clone()),
+    ("toolchain", |(m, _)| data::series_name(m)),
+    ("point", |(m, _)| md::or_missing(m.label.as_deref())),
+    ("size", |(m, _)| m.size_label()),
+    ("GFLOP/s", |(m, _)| md::gflops(Some(m))),
+    ("SM MHz before -> after", |(m, _)| ends(m, |r| r.sm_mhz)),
+    ("C before -> after", |(m, _)| ends(m, |r| r.temperature_c)),
+    ("W before -> after", |(m, _)| {
+        ends(m, |r| r.power_w.map(|p| format!("{p:.0}")))
+    }),
+    ("limited by", |(_, why)| why.join(", ")),
+];
+
 pub(crate) fn section(a: &Clocks) -> Section {
-    let mut sec = Section::default();
     if a.measured == 0 {
-        return sec;
+        return Section::default();
     }
-    sec.title = TITLE.into();
     let mut s = format!("## {TITLE}\n\n");
     if a.with_clocks == 0 {
-        s.push_str(
-            "No clock data was recorded: none of these measurements holds NVML readings (NVML was \
-             not available where they ran, the device is not an NVIDIA GPU, or gemmlab did not \
-             record clocks yet). Whether any was throttled is unknown.\n\n",
-        );
+        s.push_str("No clock data was recorded: no measurement holds NVML readings (no NVML, not an NVIDIA GPU, or a gemmlab that did not record clocks), so whether any was throttled is unknown.\n\n");
         for n in &a.missing_notes {
-            s.push_str(&format!("- {}\n", md::escape(n)));
+            let _ = writeln!(s, "- {}", md::escape(n));
         }
-        sec.markdown = s;
-        return sec;
+    } else {
+        let _ = writeln!(
+            s,
+            "NVML's clocks, temperature, power and throttle reasons just before the warm-up and just after \
+             the timed launches of {} of {} measurements. A measurement is **throttled** (its speed marked \
+             **T** above) when NVML gave a performance-limiting reason at either end (power cap, hardware \
+             or thermal slowdown, power brake).\n\n{}",
+            a.with_clocks,
+            a.measured,
+            md::table_of(&RUNS, &a.runs)
+        );
+        if a.throttled.is_empty() {
+            let _ = writeln!(s, "None of the {} was throttled.\n", a.with_clocks);
+        } else {
+            let t = md::table_of(&THROTTLED, &a.throttled);
+            let _ = writeln!(s, "### Throttled measurements\n\n{t}");
+        }
     }
-    s.push_str(&format!(
-        "NVML read the SM and memory clocks, the temperature, the power draw and the throttle \
-         reasons just before the warm-up and just after the timed launches of {} of {} \
-         measurements. A measurement counts as **throttled** when NVML gave a performance-limiting \
-         reason at either end (software power cap, hardware slowdown, software or hardware thermal \
-         slowdown, hardware power brake; idle and clock settings do not count); its speed is \
-         marked **T** in the tables above.\n\n",
-        a.with_clocks, a.measured
-    ));
-    let rows: Vec<Vec<String>> = a
-        .runs
-        .iter()
-        .map(|r| {
-            vec![
-                r.run.to_string(),
-                r.measurements.to_string(),
-                span(&r.sm_mhz),
-                span(&r.mem_mhz),
-                span(&r.temperature_c),
-                span(&r.power_w.map(|(l, h)| (l.round() as i64, h.round() as i64))),
-                r.throttled.to_string(),
-                r.nvml.map_or(md::UNKNOWN.into(), |(nvml, driver)| {
-                    format!(
-                        "NVML {}, driver {}",
-                        md::or_unknown(nvml),
-                        md::or_unknown(driver)
-                    )
-                }),
-            ]
-        })
-        .collect();
-    let head = [
-        "run",
-        "measurements with clocks",
-        "SM MHz",
-        "memory MHz",
-        "temperature C",
-        "power W",
-        "throttled",
-        "read by",
-    ];
-    s.push_str(&md::table(&md::h(&head), &rows));
-    s.push('\n');
-    if a.throttled.is_empty() {
-        s.push_str(&format!("None of the {} was throttled.\n\n", a.with_clocks));
-        sec.markdown = s;
-        return sec;
-    }
-    let rows: Vec<Vec<String>> = a
-        .throttled
-        .iter()
-        .map(|(m, why)| {
-            vec![
-                m.experiment.clone(),
-                m.kernel.clone(),
-                data::series_name(m),
-                md::or_missing(m.label.as_deref()),
-                m.size_label(),
-                md::gflops(Some(m)),
-                ends(m, |r| r.sm_mhz),
-                ends(m, |r| r.temperature_c),
-                ends(m, |r| r.power_w.map(|p| format!("{p:.0}"))),
-                why.join(", "),
-            ]
-        })
-        .collect();
-    let head = [
-        "experiment",
-        "kernel",
-        "toolchain",
-        "point",
-        "size",
-        "GFLOP/s",
-        "SM MHz before -> after",
-        "C before -> after",
-        "W before -> after",
-        "limited by",
-    ];
-    s.push_str("### Throttled measurements\n\n");
-    s.push_str(&md::table(&md::h(&head), &rows));
-    s.push('\n');
-    sec.markdown = s;
-    sec.show(&a.findings);
-    sec
+    super::blas::section_of(TITLE, s, &a.findings)
 }
 
 pub(crate) fn words(k: &Kind) -> Words {

@@ -1,232 +1,150 @@
-//! "Tensor cores: speed and accuracy": the tc family's rows next to cuBLAS, each
-//! labelled with what it computes, and `gemmlab accuracy`'s errors against cuBLAS
-//! SGEMM's on the same inputs with the FP32-accuracy gate.
+//! "Tensor cores: speed and accuracy": the tc family next to cuBLAS, and the accuracy gate.
 
 use std::fmt::Write as _;
 
-use crate::accuracy::Arithmetic;
-use crate::analysis::tc::{Kind, Tc};
+use crate::accuracy::{Arithmetic, Row, FP32_FACTOR};
+use crate::analysis::tc::{Kind, SpeedRow, Tc};
 use crate::error::Result;
+use crate::results::Measurement;
 
 use super::data::toolchain_name as name;
 use super::{md, Section, Words};
 
 pub const TC: &str = "Tensor cores: speed and accuracy";
 
-pub(crate) fn section(a: &Tc) -> Result<Section> {
-    let mut s = format!("## {TC}\n\n");
-    s.push_str(
-        "The `tc` family runs `mma.sync` through inline PTX in both toolchains: DGEMM on the FP64 \
-         tensor cores, and SGEMM from TF32 products. 3xTF32 splits every operand into a TF32 high \
-         and low part and sums three products per step, with each step's tensor-core sum added to \
-         FP32 accumulators (`PROMOTE_ACC`). 1xTF32 (`TF32_SINGLE=1`) keeps one product and is a \
-         **lower precision** than FP32; its check uses TF32's limits. Ratios are to cuBLAS SGEMM \
-         (f32) or DGEMM (f64) in the same run.\n\n",
-    );
-    speed_table(&mut s, a);
-    accuracy_table(&mut s, a);
-    let mut sec = Section {
-        title: TC.into(),
-        markdown: s,
-        findings: Vec::new(),
-    };
-    sec.show(&a.findings);
-    Ok(sec)
-}
+type Speed = (&'static str, fn(&SpeedRow) -> String);
 
-fn speed_table(s: &mut String, a: &Tc) {
-    if a.speed.is_empty() {
-        return;
-    }
-    let rows: Vec<Vec<String>> = a
-        .speed
-        .iter()
-        .map(|r| {
-            vec![
-                name(r.m.toolchain).to_string(),
-                r.m.size_label(),
-                r.m.precision().to_string(),
-                r.arithmetic.to_string(),
-                switches(r.m),
-                md::gflops_spread(Some(r.m)),
-                md::times(r.ratio),
-                md::registers(Some(r.m)),
-                md::spills(Some(r.m)),
-                r.mix.as_ref().map_or(md::MISSING.into(), |x| {
-                    format!("{} / {} / {}", x.mma, x.cp_async, x.conversions)
-                }),
-                r.m.config.describe_params(),
-            ]
+const SPEED: [Speed; 11] = [
+    ("toolchain", |r| name(r.m.toolchain).into()),
+    ("size", |r| r.m.size_label()),
+    ("precision", |r| r.m.precision().to_string()),
+    ("computes", |r| r.arithmetic.into()),
+    ("switches", |r| switches(r.m)),
+    ("GFLOP/s", |r| md::gflops_spread(Some(r.m))),
+    ("x cuBLAS", |r| md::times(r.ratio)),
+    ("registers", |r| md::registers(Some(r.m))),
+    ("spill st/ld B", |r| md::spills(Some(r.m))),
+    ("PTX mma / cp.async / cvt", |r| {
+        (r.mix.as_ref()).map_or(md::MISSING.into(), |x| {
+            format!("{} / {} / {}", x.mma, x.cp_async, x.conversions)
         })
-        .collect();
-    let header = md::h(&[
-        "toolchain",
-        "size",
-        "precision",
-        "computes",
-        "switches",
-        "GFLOP/s",
-        "x cuBLAS",
-        "registers",
-        "spill st/ld B",
-        "PTX mma / cp.async / cvt",
-        "configuration",
-    ]);
-    s.push_str("### Speed\n\n");
-    s.push_str(
-        "PTX counts are static (instructions as written) in the listing the run kept (`--keep-ptx`); \
-         cvt includes the TF32 splits' cvt.rna.tf32.\n\n",
+    }),
+    ("configuration", |r| r.m.config.describe_params()),
+];
+
+/// An accuracy row with cuBLAS SGEMM's largest error at its point.
+type Accuracy<'a> = (&'a Row, Option<f64>);
+
+type Column = (&'static str, fn(&Accuracy) -> String);
+
+const ACCURACY: [Column; 9] = [
+    ("toolchain", |(r, _)| r.toolchain.clone()),
+    ("size", |(r, _)| format!("{}x{}x{}", r.m, r.n, r.k)),
+    ("inputs", |(r, _)| r.inputs.name().into()),
+    ("kernel", |(r, _)| r.kernel.clone()),
+    ("switches", |(r, _)| r.hints.clone()),
+    ("computes", |(r, _)| r.arithmetic.label().into()),
+    ("largest error", |(r, _)| match r.errors {
+        Some(e) if r.kernel == "cublas" => {
+            format!("{:.2e} ({:.1} u)", e.max_abs, e.over_unit_roundoff)
+        }
+        Some(e) => format!("{:.2e}", e.max_abs),
+        None => md::escape(&md::short_reason(&r.status)),
+    }),
+    ("x cuBLAS SGEMM", |(r, base)| {
+        md::times(r.errors.zip(*base).map(|(e, b)| e.max_abs / b))
+    }),
+    ("FP32 check", |(r, _)| {
+        let pass = |e: crate::accuracy::Errors| if e.f32_full_check { "passes" } else { "fails" };
+        r.errors.map_or(md::MISSING, pass).into()
+    }),
+];
+
+pub(crate) fn section(a: &Tc) -> Result<Section> {
+    let mut s = format!(
+        "## {TC}\n\nThe `tc` family runs `mma.sync` through inline PTX in both toolchains: DGEMM on the \
+         FP64 tensor cores, SGEMM from TF32 products. 3xTF32 splits each operand into a TF32 high and \
+         low part and sums three products per step, each step's tensor-core sum added to FP32 \
+         accumulators (`PROMOTE_ACC`); 1xTF32 (`TF32_SINGLE=1`) keeps one product, a **lower \
+         precision** than FP32 checked with TF32's limits. Ratios are to cuBLAS SGEMM (f32) or DGEMM \
+         (f64) in the same run.\n\n"
     );
-    s.push_str(&md::table(&header, &rows));
-    s.push('\n');
+    if !a.speed.is_empty() {
+        let _ = writeln!(
+            s,
+            "### Speed\n\nPTX counts are static, in the listing the run kept (`--keep-ptx`); cvt \
+             includes the TF32 splits' cvt.rna.tf32.\n\n{}",
+            md::table_of(&SPEED, &a.speed)
+        );
+    }
+    if !a.accuracy.is_empty() {
+        let base = |r: &Row| {
+            let b = a
+                .accuracy
+                .iter()
+                .find(|b| b.kernel == "cublas" && b.point() == r.point());
+            b.and_then(|b| b.errors).map(|e| e.max_abs)
+        };
+        let rows: Vec<Accuracy> = a.accuracy.iter().map(|r| (r, base(r))).collect();
+        let _ = writeln!(
+            s,
+            "### Accuracy against cuBLAS SGEMM (`gemmlab accuracy`)\n\n\
+             Each result's largest error against the f64 reference of the same inputs, as a multiple of \
+             cuBLAS SGEMM's (whose own is given in absolute terms and in units of u32 (|A||B|)ij). \
+             3xTF32 counts as FP32-accurate where the multiple is at most {FP32_FACTOR}; a larger one \
+             tells a result apart from FP32. \"FP32 check\": whether FP32's full check (relative \
+             Frobenius error at most 1e-4) passes it.\n\n{}",
+            md::table_of(&ACCURACY, &rows)
+        );
+    }
+    Ok(super::blas::section_of(TC, s, &a.findings))
 }
 
 /// The switches a row set against the published kernel, "published" where none.
-fn switches(m: &crate::results::Measurement) -> String {
-    let mut set: Vec<String> = m
-        .hints
-        .switches
-        .iter()
+fn switches(m: &Measurement) -> String {
+    let h = &m.hints;
+    let set: Vec<String> = (h.switches.iter())
         .map(|(n, on)| format!("{n}={}", u8::from(*on)))
+        .chain(h.fast_math.then(|| "fast math".into()))
+        .chain(h.max_registers.map(|r| format!("--max-registers {r}")))
         .collect();
-    if m.hints.fast_math {
-        set.push("fast math".into());
+    match set.is_empty() {
+        true => "published".into(),
+        false => set.join(" "),
     }
-    if let Some(r) = m.hints.max_registers {
-        set.push(format!("--max-registers {r}"));
-    }
-    if set.is_empty() {
-        "published".into()
-    } else {
-        set.join(" ")
-    }
-}
-
-fn accuracy_table(s: &mut String, a: &Tc) {
-    if a.accuracy.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        s,
-        "### Accuracy against cuBLAS SGEMM (`gemmlab accuracy`)\n\n\
-         Each result's largest error against the f64 reference of the same inputs, as a multiple of \
-         cuBLAS SGEMM's; cuBLAS SGEMM's own in absolute terms and in units of u32 (|A||B|)ij. \
-         3xTF32 counts as FP32-accurate where the multiple is at most {}; a larger one tells a \
-         result apart from FP32. \"FP32 check\": whether FP32's full check (relative Frobenius \
-         error at most 1e-4) passes it.\n",
-        crate::accuracy::FP32_FACTOR
-    );
-    let header = md::h(&[
-        "toolchain",
-        "size",
-        "inputs",
-        "kernel",
-        "switches",
-        "computes",
-        "largest error",
-        "x cuBLAS SGEMM",
-        "FP32 check",
-    ]);
-    let rows: Vec<Vec<String>> = a
-        .accuracy
-        .iter()
-        .map(|r| {
-            let base = a
-                .accuracy
-                .iter()
-                .find(|b| b.kernel == "cublas" && b.point() == r.point())
-                .and_then(|b| b.errors);
-            let (err, times, check) = match r.errors {
-                Some(e) => (
-                    if r.kernel == "cublas" {
-                        format!("{:.2e} ({:.1} u)", e.max_abs, e.over_unit_roundoff)
-                    } else {
-                        format!("{:.2e}", e.max_abs)
-                    },
-                    md::times(base.map(|b| e.max_abs / b.max_abs)),
-                    if e.f32_full_check { "passes" } else { "fails" }.to_string(),
-                ),
-                None => (
-                    md::escape(&md::short_reason(&r.status)),
-                    md::MISSING.into(),
-                    md::MISSING.into(),
-                ),
-            };
-            vec![
-                r.toolchain.clone(),
-                format!("{}x{}x{}", r.m, r.n, r.k),
-                r.inputs.name().into(),
-                r.kernel.clone(),
-                r.hints.clone(),
-                r.arithmetic.label().into(),
-                err,
-                times,
-                check,
-            ]
-        })
-        .collect();
-    s.push_str(&md::table(&header, &rows));
-    s.push('\n');
 }
 
 pub(crate) fn words(k: &Kind) -> Words {
     match k {
-        Kind::TcSpeed {
-            toolchain,
-            arithmetic,
-            size,
-            gflops,
-            ratio,
-        } => Words {
-            text: format!(
-                "**tc on {} ({arithmetic})** reaches {} GFLOP/s at {size}: {} cuBLAS in the same run.",
-                name(*toolchain),
-                md::speed(*gflops),
-                md::times(Some(*ratio))
-            ),
-            short: format!(
-                "tc on {} ({arithmetic}): {} cuBLAS at {size}.",
-                name(*toolchain),
-                md::times(Some(*ratio))
-            ),
-        },
-        Kind::TcGate {
-            kernel,
-            hints,
-            arithmetic,
-            points,
-            holding,
-            lowest,
-            highest,
-            fp32_factor,
-        } => {
-            let what = match arithmetic {
-                Arithmetic::Tf32x3 if holding == points => "is FP32-accurate".to_string(),
-                Arithmetic::Tf32x3 => format!(
-                    "is FP32-accurate at {holding} of {}",
-                    md::plural(*points, "point")
-                ),
-                _ if holding == points => "is told apart from FP32".to_string(),
-                _ => format!("is told apart from FP32 at {holding} of {}", md::plural(*points, "point")),
-            };
-            let every = if holding == points {
-                format!(" at every one of {}", md::plural(*points, "point"))
-            } else {
-                String::new()
-            };
+        Kind::TcSpeed(k) => {
+            let (t, x) = (name(k.toolchain), md::times(Some(k.ratio)));
+            let (arithmetic, size) = (&k.arithmetic, &k.size);
             Words {
                 text: format!(
-                    "**{kernel} {hints} ({})** {what}{every}: its largest error is {}-{} cuBLAS SGEMM's on the same inputs (gate: within {fp32_factor}x).",
-                    arithmetic.label(),
-                    md::times(Some(*lowest)),
-                    md::times(Some(*highest))
+                    "**tc on {t} ({arithmetic})** reaches {} GFLOP/s at {size}: {x} cuBLAS in the same run.",
+                    md::speed(k.gflops)
                 ),
-                short: format!(
-                    "{kernel} {hints} ({}) {what}{every}: {}-{} cuBLAS SGEMM's error.",
-                    arithmetic.label(),
-                    md::times(Some(*lowest)),
-                    md::times(Some(*highest))
+                short: format!("tc on {t} ({arithmetic}): {x} cuBLAS at {size}."),
+            }
+        }
+        Kind::TcGate(k) => {
+            let points = md::plural(k.points, "point");
+            let verdict = match k.arithmetic {
+                Arithmetic::Tf32x3 => "is FP32-accurate",
+                _ => "is told apart from FP32",
+            };
+            let what = match k.holding == k.points {
+                true => format!("{verdict} at every one of {points}"),
+                false => format!("{verdict} at {} of {points}", k.holding),
+            };
+            let (low, high) = (md::times(Some(k.lowest)), md::times(Some(k.highest)));
+            let setting = format!("{} {} ({})", k.kernel, k.hints, k.arithmetic.label());
+            Words {
+                text: format!(
+                    "**{setting}** {what}: its largest error is {low}-{high} cuBLAS SGEMM's on the same inputs (gate: within {}x).",
+                    k.fp32_factor
                 ),
+                short: format!("{setting} {what}: {low}-{high} cuBLAS SGEMM's error."),
             }
         }
     }
