@@ -501,127 +501,110 @@ fn shell_word(s: &str) -> String {
 
 pub use crate::gemm::parse_size;
 
-fn or_unknown<T: std::fmt::Display>(v: &Option<T>) -> String {
-    v.as_ref().map_or("unknown".into(), |v| v.to_string())
-}
-
+/// Every device once, with the runs that used them; then each run's record.
 fn environment(data: &Data) -> String {
     let mut s = String::from("## Environment\n\n");
-    // Devices, once each, with the runs that used them.
-    let mut devs: Vec<(&crate::backend::DeviceInfo, Vec<usize>)> = Vec::new();
+    let mut devs: Vec<(&crate::backend::DeviceInfo, Vec<String>)> = Vec::new();
     for (ri, r) in data.runs.iter().enumerate() {
         for d in &r.env.devices {
             match devs.iter_mut().find(|(x, _)| *x == d) {
-                Some((_, runs)) => runs.push(ri + 1),
-                None => devs.push((d, vec![ri + 1])),
+                Some((_, runs)) => runs.push((ri + 1).to_string()),
+                None => devs.push((d, vec![(ri + 1).to_string()])),
             }
         }
     }
-    if !devs.is_empty() {
-        let rows: Vec<Vec<String>> = devs
-            .iter()
-            .map(|(d, runs)| {
-                vec![
-                    d.toolchain.to_string(),
-                    d.id.clone(),
-                    d.name.clone(),
-                    d.platform.clone(),
-                    or_unknown(&d.driver_version),
-                    or_unknown(&d.runtime_version),
-                    or_unknown(&d.compiler_version),
-                    d.compute_capability
-                        .map_or("unknown".into(), |(a, b)| format!("{a}.{b}")),
-                    or_unknown(&d.compute_units),
-                    or_unknown(&d.clock_mhz),
-                    d.global_mem_bytes.map_or("unknown".into(), |b| {
-                        format!("{:.1}", b as f64 / (1u64 << 30) as f64)
-                    }),
-                    runs.iter()
-                        .map(|r| r.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ]
-            })
-            .collect();
-        s.push_str(&md::table(
-            &md::h(&[
-                "toolchain",
-                "id",
-                "device",
-                "platform",
-                "driver",
-                "runtime",
-                "compiler",
-                "compute capability",
-                "SMs / CUs",
-                "clock MHz",
-                "memory GiB",
-                "runs",
-            ]),
-            &rows,
-        ));
-        s.push('\n');
+    let unknown = |v: Option<String>| md::or_unknown(v);
+    let head = "toolchain,id,device,platform,driver,runtime,compiler,compute capability,SMs / CUs,clock MHz,memory GiB,runs";
+    let rows: Vec<Vec<String>> = (devs.iter())
+        .map(|(d, runs)| {
+            let gib = |b: u64| format!("{:.1}", b as f64 / (1u64 << 30) as f64);
+            vec![
+                d.toolchain.to_string(),
+                d.id.clone(),
+                d.name.clone(),
+                d.platform.clone(),
+                unknown(d.driver_version.clone()),
+                unknown(d.runtime_version.clone()),
+                unknown(d.compiler_version.clone()),
+                unknown(d.compute_capability.map(|(a, b)| format!("{a}.{b}"))),
+                unknown(d.compute_units.map(|c| c.to_string())),
+                unknown(d.clock_mhz.map(|c| c.to_string())),
+                unknown(d.global_mem_bytes.map(gib)),
+                runs.join(", "),
+            ]
+        })
+        .collect();
+    if !rows.is_empty() {
+        let _ = writeln!(
+            s,
+            "{}",
+            md::table(&md::h(&head.split(',').collect::<Vec<_>>()), &rows)
+        );
     }
     for (ri, r) in data.runs.iter().enumerate() {
-        let e = &r.env;
         let _ = writeln!(s, "### Run {}: `{}`\n", ri + 1, r.dir.display());
-        let mut counts: Vec<(String, usize)> = Vec::new();
-        for m in &r.measurements {
-            match counts.iter_mut().find(|(n, _)| *n == m.experiment) {
-                Some((_, c)) => *c += 1,
-                None => counts.push((m.experiment.clone(), 1)),
-            }
-        }
-        let exps = if counts.is_empty() {
-            "none (no measurements)".to_string()
-        } else {
-            counts
-                .iter()
-                .map(|(n, c)| format!("{n} ({c} measurements)"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let rows = vec![
-            vec!["experiments".into(), exps],
-            vec!["started (UTC)".into(), e.started_utc.clone()],
-            vec![
-                "gemmlab".into(),
-                format!("{}, commit {}", e.gemmlab_version, e.git_commit),
-            ],
-            vec![
-                "host".into(),
-                format!("{}, {}, {} CPUs", e.hostname, e.os, e.host_cpus),
-            ],
-            vec!["seed".into(), e.seed.to_string()],
-            vec![
-                "timing".into(),
-                if !r.measurements.is_empty() && r.measurements.iter().all(data::is_offline) {
-                    "none: compiled offline, nothing run or timed".to_string()
-                } else {
-                    format!(
-                        "{} warm-up + {} timed launches per cell, {} cache; median reported",
-                        e.plan.warmup,
-                        e.plan.reps,
-                        format!("{:?}", e.plan.cache).to_lowercase()
-                    )
-                },
-            ],
-            vec!["vendor BLAS".into(), or_unknown(&e.vendor_blas)],
-        ];
-        s.push_str(&md::table(&md::h(&["field", "value"]), &rows));
-        let cmd = e.command.join(" ");
+        s.push_str(&run_record(r));
+        let cmd = r.env.command.join(" ");
         if !cmd.is_empty() {
             let _ = writeln!(s, "\nCommand:\n\n```sh\n{cmd}\n```");
         }
-        if !e.notes.is_empty() {
+        if !r.env.notes.is_empty() {
             let _ = writeln!(s, "\nNotes:\n");
-            for n in &e.notes {
+            for n in &r.env.notes {
                 let _ = writeln!(s, "- {}", md::escape(n));
             }
         }
         s.push('\n');
     }
     s
+}
+
+/// A run's table: its experiments, when, what, where, seed, timing plan and BLAS.
+fn run_record(r: &data::Run) -> String {
+    let e = &r.env;
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for m in &r.measurements {
+        match counts.iter_mut().find(|(n, _)| *n == m.experiment) {
+            Some((_, c)) => *c += 1,
+            None => counts.push((&m.experiment, 1)),
+        }
+    }
+    let exps: Vec<String> = (counts.iter())
+        .map(|(n, c)| format!("{n} ({c} measurements)"))
+        .collect();
+    let offline = !r.measurements.is_empty() && r.measurements.iter().all(data::is_offline);
+    let timing = match offline {
+        true => "none: compiled offline, nothing run or timed".to_string(),
+        false => format!(
+            "{} warm-up + {} timed launches per cell, {} cache; median reported",
+            e.plan.warmup,
+            e.plan.reps,
+            format!("{:?}", e.plan.cache).to_lowercase()
+        ),
+    };
+    let rows = [
+        (
+            "experiments",
+            match exps.is_empty() {
+                true => "none (no measurements)".to_string(),
+                false => exps.join(", "),
+            },
+        ),
+        ("started (UTC)", e.started_utc.clone()),
+        (
+            "gemmlab",
+            format!("{}, commit {}", e.gemmlab_version, e.git_commit),
+        ),
+        (
+            "host",
+            format!("{}, {}, {} CPUs", e.hostname, e.os, e.host_cpus),
+        ),
+        ("seed", e.seed.to_string()),
+        ("timing", timing),
+        ("vendor BLAS", md::or_unknown(e.vendor_blas.as_ref())),
+    ];
+    let rows: Vec<Vec<String>> = rows.into_iter().map(|(f, v)| vec![f.into(), v]).collect();
+    md::table(&md::h(&["field", "value"]), &rows)
 }
 
 const FAILURES: &str = "Measurements without a speed";

@@ -61,8 +61,17 @@ pub(crate) fn section(ctx: &mut Ctx, suites: &[Suite]) -> Result<Section> {
         for r in &a.routines {
             let _ = writeln!(s, "### {}, {}\n", name(r.toolchain), a.precision);
             s.push_str(&md::table_of(&COLUMNS, &r.rows));
-            if r.rows.iter().all(|row| row.ratio.is_none()) {
-                s.push_str("\nNo cuBLAS times in these runs: run the CUDA toolchain beside it (`--backends cuda,...`) for the ratios.\n");
+            let of_toolchain = |f: &&crate::analysis::Finding| match &f.kind {
+                crate::analysis::Kind::Routine(Kind::Geomean(g)) => g.toolchain == r.toolchain,
+                _ => false,
+            };
+            match a.findings.iter().find(of_toolchain).map(|f| &f.kind) {
+                Some(crate::analysis::Kind::Routine(Kind::Geomean(g))) => {
+                    let (mean, low) = (md::times(Some(g.geomean)), md::times(Some(g.lowest)));
+                    let (calls, at) = (md::plural(g.calls, "call"), md::plural(g.at_vendor, "call"));
+                    let _ = writeln!(s, "\nGeometric mean {mean} over {calls}; lowest {low} ({}); {at} at {} or above.", g.lowest_call, md::times(Some(AT_VENDOR)));
+                }
+                _ => s.push_str("\nNo cuBLAS times in these runs: run the CUDA toolchain beside it (`--backends cuda,...`) for the ratios.\n"),
             }
             s.push('\n');
         }
