@@ -47,23 +47,6 @@ pub enum Kind {
     },
 }
 
-/// Of each group of `same` items, the first with the highest `key`, in order of first appearance.
-pub(crate) fn best_of<T>(
-    items: impl IntoIterator<Item = T>,
-    same: impl Fn(&T, &T) -> bool,
-    key: impl Fn(&T) -> f64,
-) -> Vec<T> {
-    let mut out: Vec<T> = Vec::new();
-    for x in items {
-        match out.iter_mut().find(|b| same(b, &x)) {
-            Some(b) if key(&x) > key(b) => *b = x,
-            Some(_) => {}
-            None => out.push(x),
-        }
-    }
-    out
-}
-
 /// "f64 col NN alpha=1 beta=0" without the size: what groups rows into one call.
 fn call_of(m: &Measurement) -> String {
     m.problem.map_or_else(String::new, |p| {
@@ -98,7 +81,7 @@ pub fn analyse(data: &Data) -> Option<Blas<'_>> {
         })
     });
     let same = |a: &BestRatio, b: &BestRatio| a.call == b.call && a.toolchain == b.toolchain;
-    let best = best_of(rated, same, |b| b.ratio);
+    let best = stats::best_of(rated, same, |b| b.ratio);
     let mut categories = stats::distinct(best.iter().map(|b| b.call.clone()));
     categories.sort();
     let toolchains = data.toolchains();

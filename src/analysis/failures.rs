@@ -24,18 +24,6 @@ pub enum Kind {
     },
 }
 
-/// Each distinct item and how often it comes, in order of first appearance.
-pub fn tally<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<(T, usize)> {
-    let mut out: Vec<(T, usize)> = Vec::new();
-    for x in items {
-        match out.iter_mut().find(|(y, _)| *y == x) {
-            Some((_, n)) => *n += 1,
-            None => out.push((x, 1)),
-        }
-    }
-    out
-}
-
 pub fn analyse(data: &Data) -> Failures<'_> {
     let rows: Vec<&Measurement> = (data.measured().map(|r| r.m))
         .filter(|m| !m.status.is_ok())
@@ -44,7 +32,7 @@ pub fn analyse(data: &Data) -> Failures<'_> {
     let kind = Kind::NoSpeed {
         without: rows.len(),
         of,
-        by_status: tally(rows.iter().map(|m| m.status.label().to_string())),
+        by_status: super::stats::tally(rows.iter().map(|m| m.status.label().to_string())),
         examples: (rows.iter().take(4))
             .map(|m| {
                 let (series, status) = (super::data::series_name(m), m.status.label());

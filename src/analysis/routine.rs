@@ -7,7 +7,7 @@ use crate::results::Measurement;
 use crate::routine::shape::{call_label, ShapeClass};
 
 use super::data::{self, is_vendor};
-use super::failures::tally;
+use super::stats::tally;
 use super::{stats, Data, Finding, Topic};
 
 /// A call at or above this ratio to cuBLAS counts as "at cuBLAS's speed".

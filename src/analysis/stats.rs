@@ -48,6 +48,35 @@ pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
     out
 }
 
+/// Of each group of `same` items, the first with the highest `key`, in order of first appearance.
+pub fn best_of<T>(
+    items: impl IntoIterator<Item = T>,
+    same: impl Fn(&T, &T) -> bool,
+    key: impl Fn(&T) -> f64,
+) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for x in items {
+        match out.iter_mut().find(|b| same(b, &x)) {
+            Some(b) if key(&x) > key(b) => *b = x,
+            Some(_) => {}
+            None => out.push(x),
+        }
+    }
+    out
+}
+
+/// Each distinct item and how often it comes, in order of first appearance.
+pub fn tally<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<(T, usize)> {
+    let mut out: Vec<(T, usize)> = Vec::new();
+    for x in items {
+        match out.iter_mut().find(|(y, _)| *y == x) {
+            Some((_, n)) => *n += 1,
+            None => out.push((x, 1)),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use crate::ptx::{instruction_mix, PtxMix};
 use crate::ptx_archive::PtxStore;
 use crate::results::Measurement;
 
-use super::blas::best_of;
+use super::stats::best_of;
 use super::{data, stats, Data, Finding, Topic};
 
 /// The kernel id of the family.

@@ -3,46 +3,14 @@
 use std::fmt::Write as _;
 
 use crate::analysis::blas::{Blas, Kind};
-use crate::analysis::Finding;
 use crate::error::Result;
 use crate::results::Measurement;
 
 use super::data::{self, is_vendor, toolchain_name as name};
 use super::{md, Ctx, Section, Words};
-use crate::plot::{Bars, Figure, Panel, Style, XAxis};
+use crate::plot::Figure;
 
 pub const BLAS: &str = "Other BLAS calls: double precision, layouts, transposes, alpha and beta";
-
-/// A panel of grouped bars, `values[category][series]`, without notes.
-pub(super) fn bar_panel(
-    title: String,
-    categories: Vec<String>,
-    x: &str,
-    y: &str,
-    styles: &[Style],
-    values: Vec<Vec<Option<f64>>>,
-) -> Panel {
-    let notes = vec![vec![None; styles.len()]; categories.len()];
-    let mut p = Panel::new(title, XAxis::Categories(categories), x, y);
-    let styles = styles.to_vec();
-    p.bars = Some(Bars {
-        styles,
-        values,
-        notes,
-    });
-    p
-}
-
-/// A section headed `title`, its Markdown and findings.
-pub(super) fn section_of(title: &str, markdown: String, findings: &[Finding]) -> Section {
-    let mut sec = Section {
-        title: title.into(),
-        markdown,
-        findings: Vec::new(),
-    };
-    sec.show(findings);
-    sec
-}
 
 type Column = (&'static str, fn(&&Measurement) -> String);
 
@@ -100,7 +68,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Blas) -> Result<Section> {
             .collect();
         let (x, y) = ("call and size", "x cuBLAS (same arguments)");
         let title = "best kernel per toolchain".to_string();
-        let panel = bar_panel(title, a.categories.clone(), x, y, &styles, values);
+        let panel = super::bar_panel(title, a.categories.clone(), x, y, &styles, values);
         let fig = Figure {
             title: "Other BLAS calls against cuBLAS".into(),
             legend: styles,
@@ -112,7 +80,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Blas) -> Result<Section> {
         let alt = "best ratio to cuBLAS per call";
         s.push_str(&ctx.chart(&fig, "blas-calls", alt)?.markdown);
     }
-    Ok(section_of(BLAS, s, &a.findings))
+    Ok(Section::of(BLAS, s, &a.findings))
 }
 
 pub(crate) fn words(k: &Kind) -> Words {

@@ -93,7 +93,7 @@ pub(crate) fn section(a: &Clocks) -> Section {
             let _ = writeln!(s, "### Throttled measurements\n\n{t}");
         }
     }
-    super::blas::section_of(TITLE, s, &a.findings)
+    Section::of(TITLE, s, &a.findings)
 }
 
 pub(crate) fn words(k: &Kind) -> Words {

@@ -7,7 +7,7 @@ use crate::analysis::stats::distinct;
 use crate::error::Result;
 use crate::results::Measurement;
 
-use super::blas::{bar_panel, section_of};
+use super::bar_panel;
 use super::data::{self, toolchain_name as name};
 use super::{md, Ctx, Section, Words};
 use crate::plot::Figure;
@@ -96,7 +96,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Lecture) -> Result<Section> {
                 .markdown,
         );
     }
-    Ok(section_of(LECTURE, s, &a.findings))
+    Ok(Section::of(LECTURE, s, &a.findings))
 }
 
 /// "The lecture on NVIDIA H200 via CUDA, f32 at 1023: **wide** wins (9669 GFLOP/s, 1.16x the next, ...)".

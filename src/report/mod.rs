@@ -220,6 +220,17 @@ pub(crate) struct Section {
 }
 
 impl Section {
+    /// A section headed `title`, its Markdown and findings.
+    pub fn of(title: &str, markdown: String, findings: &[Finding]) -> Section {
+        let mut sec = Section {
+            title: title.into(),
+            markdown,
+            findings: Vec::new(),
+        };
+        sec.show(findings);
+        sec
+    }
+
     /// Adds the analysis's findings, linked to this section's heading.
     pub fn show(&mut self, findings: &[Finding]) {
         for f in findings {
@@ -227,6 +238,26 @@ impl Section {
             self.findings.push(s);
         }
     }
+}
+
+/// A panel of grouped bars, `values[category][series]`, without notes.
+pub(crate) fn bar_panel(
+    title: String,
+    categories: Vec<String>,
+    x: &str,
+    y: &str,
+    styles: &[crate::plot::Style],
+    values: Vec<Vec<Option<f64>>>,
+) -> crate::plot::Panel {
+    let notes = vec![vec![None; styles.len()]; categories.len()];
+    let axis = crate::plot::XAxis::Categories(categories);
+    let mut p = crate::plot::Panel::new(title, axis, x, y);
+    p.bars = Some(crate::plot::Bars {
+        styles: styles.to_vec(),
+        values,
+        notes,
+    });
+    p
 }
 
 /// Every finding as data, next to report.md: `findings.json`, one object per

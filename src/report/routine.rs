@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use crate::analysis::routine::{chart_stem, chosen_kernel, Kind, Row, Suite, AT_VENDOR};
 use crate::error::Result;
 
-use super::blas::bar_panel;
+use super::bar_panel;
 use super::data::toolchain_name as name;
 use super::VENDOR_COLOR;
 use super::{md, Ctx, Section, Words};
@@ -80,7 +80,7 @@ pub(crate) fn section(ctx: &mut Ctx, suites: &[Suite]) -> Result<Section> {
         }
     }
     let findings: Vec<_> = suites.iter().flat_map(|a| a.findings.clone()).collect();
-    Ok(super::blas::section_of(ROUTINE, s, &findings))
+    Ok(Section::of(ROUTINE, s, &findings))
 }
 
 /// The ratio to cuBLAS of each toolchain's routine per call, with 1.0 marked.

@@ -97,7 +97,7 @@ pub(crate) fn section(a: &Tc) -> Result<Section> {
             md::table_of(&ACCURACY, &rows)
         );
     }
-    Ok(super::blas::section_of(TC, s, &a.findings))
+    Ok(Section::of(TC, s, &a.findings))
 }
 
 /// The switches a row set against the published kernel, "published" where none.

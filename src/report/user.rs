@@ -8,7 +8,7 @@ use crate::analysis::user::{Kind, Share, User, UserFastest, CHART};
 use crate::analysis::{Kind as AnyKind, Rec};
 use crate::error::Result;
 
-use super::blas::bar_panel;
+use super::bar_panel;
 use super::data::toolchain_name as name;
 use super::{color, md, Ctx, Section, Words, SAME_SPEED};
 use crate::plot::{Figure, Style};
@@ -106,7 +106,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &User) -> Result<Section> {
                 .markdown,
         );
     }
-    Ok(super::blas::section_of(HEADING, s, &a.findings))
+    Ok(Section::of(HEADING, s, &a.findings))
 }
 
 pub(crate) fn words(k: &Kind) -> Words {
