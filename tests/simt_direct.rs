@@ -9,7 +9,7 @@ mod common;
 
 use gemmlab::backend::{AnyBackend, Arg, Elem};
 use gemmlab::gemm::driver::{prepare, Session};
-use gemmlab::gemm::problem::{Layout, Problem, Trans};
+use gemmlab::gemm::problem::{Problem, Trans};
 use gemmlab::gemm::stage;
 use gemmlab::gemm::{Operands, Reference};
 use gemmlab::kernels::{self, Config, Hints, KernelSpec};
@@ -25,51 +25,6 @@ fn config(extra: &[(&str, i64)]) -> Config {
 
 fn check(session: &mut Session, config: &Config, hints: &Hints, ops: &Operands) -> Option<String> {
     common::check_kernel(session, direct(), config, hints, ops).err()
-}
-
-/// The BLAS calls of one size: both layouts and the four transpose cases, tight
-/// and 16-byte aligned; then padded leading dimensions and offsets that break the
-/// alignment of each operand in turn, with alpha and beta.
-fn calls(m: usize, n: usize, k: usize) -> Vec<Problem> {
-    let mut out = Vec::new();
-    for layout in [Layout::ColMajor, Layout::RowMajor] {
-        for trans_a in [Trans::N, Trans::T] {
-            for trans_b in [Trans::N, Trans::T] {
-                out.push(
-                    Problem {
-                        layout,
-                        trans_a,
-                        trans_b,
-                        ..Problem::plain(m, n, k)
-                    }
-                    .tight(),
-                );
-            }
-        }
-    }
-    for (i, (offsets, pads)) in [
-        ((0, 0, 0), (4, 8, 4)),
-        ((1, 0, 0), (3, 0, 0)),
-        ((0, 2, 0), (0, 1, 0)),
-        ((0, 0, 3), (0, 0, 5)),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let mut p = Problem {
-            trans_a: if i % 2 == 0 { Trans::N } else { Trans::T },
-            alpha: 1.5,
-            beta: if i == 0 { 0.0 } else { -0.5 },
-            ..Problem::plain(m, n, k)
-        }
-        .tight();
-        (p.a_offset, p.b_offset, p.c_offset) = offsets;
-        p.lda += pads.0;
-        p.ldb += pads.1;
-        p.ldc += pads.2;
-        out.push(p);
-    }
-    out
 }
 
 /// Where split-K and stream-K run: both share tiles among work-groups here
@@ -90,7 +45,7 @@ fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
     };
     let plain = config(&[]);
     for (i, &(m, n, k)) in [(1, 1, 1), (33, 65, 17), (70, 45, 300)].iter().enumerate() {
-        for (j, p) in calls(m, n, k).into_iter().enumerate() {
+        for (j, p) in common::blas_calls(m, n, k).into_iter().enumerate() {
             run(session, &plain, &Hints::default(), p, (100 * i + j) as u64);
         }
     }
@@ -125,7 +80,11 @@ fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
         ),
     ];
     for (cfg, hints) in &variants {
-        for (j, p) in calls(131, 67, 45).into_iter().enumerate().step_by(3) {
+        for (j, p) in common::blas_calls(131, 67, 45)
+            .into_iter()
+            .enumerate()
+            .step_by(3)
+        {
             run(session, cfg, hints, p, 900 + j as u64);
         }
     }
@@ -150,7 +109,7 @@ fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
     }
     for cfg in &shares {
         for (i, &(m, n, k)) in SHARED_SIZES.iter().enumerate() {
-            for (j, p) in calls(m, n, k).into_iter().enumerate() {
+            for (j, p) in common::blas_calls(m, n, k).into_iter().enumerate() {
                 run(
                     session,
                     cfg,

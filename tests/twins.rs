@@ -266,6 +266,12 @@ fn published_defaults_are_pinned() {
             &["USE_BOUNDS", "USE_RESTRICT", "VEC_LOADS", "RASTER"],
             &["USE_BOUNDS", "USE_RESTRICT", "VEC_LOADS", "RASTER"],
         ),
+        // The kernel for thin calls: bounds, restrict and wide loads by design.
+        (
+            "thin",
+            &["USE_BOUNDS", "USE_RESTRICT", "VEC_LOADS"],
+            &["USE_BOUNDS", "USE_RESTRICT", "VEC_LOADS"],
+        ),
         // The tensor-core kernel: 3xTF32 promoted into FP32 accumulators (FP32 accuracy)
         // unless TF32_SINGLE or PROMOTE_ACC=0 is asked for.
         (

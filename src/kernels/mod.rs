@@ -9,6 +9,7 @@ mod lecture;
 mod simt;
 mod switches;
 pub mod tc;
+pub mod thin;
 mod tutorial;
 
 pub use switches::{Hints, Switch, SwitchUse, ALL as SWITCHES, USE_BOUNDS};
@@ -406,8 +407,11 @@ impl KernelSpec {
         if let Some(why) = self.unavailable(device, hints) {
             return Some(why);
         }
-        if self.abi == Abi::DirectInPlace {
+        if self.id == simt::SIMT_DIRECT.id {
             return simt::in_place_split_unavailable(c, device);
+        }
+        if self.id == thin::THIN.id {
+            return thin::split_unavailable(c, device);
         }
         let (major, minor) = device.compute_capability?;
         let need = (self.family == Family::TensorCore).then(|| tc::needs_sm(c))?;
@@ -606,14 +610,15 @@ fn tc_unavailable(device: &DeviceInfo) -> Option<String> {
     }
 }
 
-/// Every GEMM kernel, in order: the tutorial's, CLBlast's, the lecture's, gemmlab's SIMT and
-/// tensor-core kernels.
+/// Every GEMM kernel, in order: the tutorial's, CLBlast's, the lecture's, gemmlab's SIMT (with
+/// its kernel for thin calls) and tensor-core kernels.
 pub fn all() -> &'static [KernelSpec] {
     static ALL: std::sync::LazyLock<Vec<KernelSpec>> = std::sync::LazyLock::new(|| {
         let mut v = tutorial::KERNELS.to_vec();
         v.extend(clblast::KERNELS.iter().copied());
         v.extend(lecture::KERNELS.iter().copied());
         v.extend(simt::KERNELS.iter().copied());
+        v.extend(thin::KERNELS.iter().copied());
         v.extend(tc::KERNELS.iter().copied());
         v
     });

@@ -148,3 +148,49 @@ pub fn stream_k_shares_a_tile(units: usize, tiles: usize, k_tiles: usize, per_un
     let groups = (per_unit * units).min(total).max(1);
     (1..groups).any(|b| (b * total / groups) % k_tiles != 0)
 }
+
+/// The BLAS calls of one size: both layouts and the four transpose cases, tight
+/// and 16-byte aligned; then padded leading dimensions and offsets that break the
+/// alignment of each operand in turn, with alpha and beta.
+pub fn blas_calls(m: usize, n: usize, k: usize) -> Vec<gemmlab::gemm::problem::Problem> {
+    use gemmlab::gemm::problem::{Layout, Problem, Trans};
+    let mut out = Vec::new();
+    for layout in [Layout::ColMajor, Layout::RowMajor] {
+        for trans_a in [Trans::N, Trans::T] {
+            for trans_b in [Trans::N, Trans::T] {
+                out.push(
+                    Problem {
+                        layout,
+                        trans_a,
+                        trans_b,
+                        ..Problem::plain(m, n, k)
+                    }
+                    .tight(),
+                );
+            }
+        }
+    }
+    for (i, (offsets, pads)) in [
+        ((0, 0, 0), (4, 8, 4)),
+        ((1, 0, 0), (3, 0, 0)),
+        ((0, 2, 0), (0, 1, 0)),
+        ((0, 0, 3), (0, 0, 5)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut p = Problem {
+            trans_a: if i % 2 == 0 { Trans::N } else { Trans::T },
+            alpha: 1.5,
+            beta: if i == 0 { 0.0 } else { -0.5 },
+            ..Problem::plain(m, n, k)
+        }
+        .tight();
+        (p.a_offset, p.b_offset, p.c_offset) = offsets;
+        p.lda += pads.0;
+        p.ldb += pads.1;
+        p.ldc += pads.2;
+        out.push(p);
+    }
+    out
+}

@@ -1,0 +1,305 @@
+// gemmlab's SGEMM for thin calls, OpenCL twin (the `thin` kernel).
+//
+// What it does: C = alpha*A*B + beta*C in f32 where one side of C is short
+// (M, or N with SIDE=1: a few to a few dozen) and the other long, on the
+// caller's matrices in place, as `simtdirect` takes them. Such a call is a
+// stream of its large operand (B for a thin M: K x N) against a small one
+// (A: M x K): a square tile wastes most of itself on the short side, and
+// reading the large operand once, at full bandwidth, is what counts.
+//
+// Structure: a work-group owns BT rows of the short side (the "thin" tile)
+// and BL = THREADS*TL of the long side; each work-item owns TL consecutive
+// long-side indices and all BT short-side ones (BT x TL accumulators). K is
+// walked in KC-deep chunks: the small operand's BT x KC chunk is staged in
+// local memory (k-major, so that one 128-bit local read is four short-side
+// values every work-item of the warp reads at once, a broadcast), and each
+// work-item reads its own TL rows/columns of the large operand straight from
+// global memory, KV values of K at a time, 128-bit where the operand is
+// K-contiguous (each work-item then reads whole 32-byte sectors) or TL-wide
+// along the long side where it is not (the work-items of a warp then read one
+// contiguous run). Split-K: SPLITK work-groups share a tile, each over a share
+// of its KC-deep chunks; partial sums go to `work`, and the last to finish
+// (a counter per tile) adds them in split order and writes C, so the result
+// does not depend on which finished last.
+//
+// Parameters: SIDE (0: M is the short side, 1: N is), BT (short-side tile),
+//   TL (long-side indices per work-item), THREADS (work-items per work-group),
+//   KC (K per local-memory chunk), KV (K per batch of global loads),
+//   SPLITK (1 = off).
+// Switches: VEC_LOADS (1: 128-bit and TL-wide global loads where aligned;
+//   0: one float at a time), USE_BOUNDS (reqd_work_group_size /
+//   __launch_bounds__), USE_RESTRICT (restrict on A and B).
+// Launch: SIDE 0: local (1, THREADS), global (M/BT, N/TL, SPLITK) on M and N
+//   rounded up to the tile; SIDE 1: local (THREADS, 1), global (M/TL, N/BT,
+//   SPLITK).
+// Arguments: (M, N, K, alpha, beta, A, a_offset, a_ld, B, b_offset, b_ld, C,
+//   c_offset, c_ld, a_kmajor, b_kmajor, work, counters), column-major, any M,
+//   N, K, as `simtdirect`'s: a_kmajor 1 where A is stored transposed (element
+//   (m,k) at m*a_ld + k, else k*a_ld + m), b_kmajor 1 where B is not (element
+//   (k,n) at n*b_ld + k, else k*b_ld + n). `work` holds SPLITK tiles of BT*BL
+//   floats per tile of C and `counters` one int per tile, zero before the
+//   launch and zero after it. beta == 0: C is not read. SPLITK > 1 is refused
+//   off NVIDIA: PoCL 3.1 ran the first work-item's code after the split-K
+//   barriers twice, so that it wrote its elements of C twice (see
+//   src/kernels/thin.rs).
+
+#ifndef SIDE
+#define SIDE 0
+#endif
+#ifndef BT
+#define BT 16
+#endif
+#ifndef TL
+#define TL 2
+#endif
+#ifndef THREADS
+#define THREADS 128
+#endif
+#ifndef KC
+#define KC 32
+#endif
+#ifndef KV
+#define KV 8
+#endif
+#ifndef SPLITK
+#define SPLITK 1
+#endif
+#ifndef VEC_LOADS
+#define VEC_LOADS 1
+#endif
+#ifndef USE_BOUNDS
+#define USE_BOUNDS 1
+#endif
+#ifndef USE_RESTRICT
+#define USE_RESTRICT 1
+#endif
+
+#if BT % 4 != 0 || KC % KV != 0 || KV % 4 != 0
+#error "thin: BT and KV must be multiples of 4 and KV must divide KC"
+#endif
+
+#define BL (THREADS * TL)
+#if SIDE == 0
+#define LOCAL_X 1
+#define LOCAL_Y THREADS
+#else
+#define LOCAL_X THREADS
+#define LOCAL_Y 1
+#endif
+
+// The OpenCL spellings of what the CUDA twin writes differently (see simt.cl
+// for why INLINE_FUNC is always_inline).
+#define INLINE_FUNC inline __attribute__((always_inline))
+#define LOCAL_PTR __local
+#define GLOBAL_PTR __global
+#define ATOMIC_INC(p) atomic_inc(p)
+#define THREAD_X ((int)get_local_id(0))
+#define THREAD_Y ((int)get_local_id(1))
+#define BLOCK_X ((int)get_group_id(0))
+#define BLOCK_Y ((int)get_group_id(1))
+#define BLOCK_Z ((int)get_group_id(2))
+#define GRID_X ((int)get_num_groups(0))
+#define LOCAL_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#if defined(GEMMLAB_NVIDIA_PTX)
+#define GLOBAL_FENCE() asm volatile("membar.gl;" ::: "memory")
+#else
+#define GLOBAL_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+
+// Element (k, x) of an operand stored K-contiguous (kmajor) or x-contiguous.
+INLINE_FUNC float at(const GLOBAL_PTR float* p, const int ld, const int kmajor, const int k,
+                     const int x) {
+    return kmajor ? p[k + x * ld] : p[x + k * ld];
+}
+
+// The large operand's KV values of K from k for this work-item's TL long-side
+// indices from l; zero past K or L.
+INLINE_FUNC void load_x(const GLOBAL_PTR float* X, const int ld, const int kmajor, const int k,
+                        const int l, const int K, const int L, const int inside,
+                        const int vec, float xv[TL][KV]) {
+#if VEC_LOADS
+    if (inside && vec && kmajor) {
+        #pragma unroll
+        for (int t = 0; t < TL; t++) {
+            #pragma unroll
+            for (int j = 0; j < KV; j += 4) {
+                const float4 v = *(const GLOBAL_PTR float4*)(X + (l + t) * ld + k + j);
+                xv[t][j] = v.x;
+                xv[t][j + 1] = v.y;
+                xv[t][j + 2] = v.z;
+                xv[t][j + 3] = v.w;
+            }
+        }
+        return;
+    }
+#if TL == 4 || TL == 2
+    if (inside && vec && !kmajor) {
+        #pragma unroll
+        for (int j = 0; j < KV; j++) {
+#if TL == 4
+            const float4 v = *(const GLOBAL_PTR float4*)(X + (k + j) * ld + l);
+            xv[0][j] = v.x;
+            xv[1][j] = v.y;
+            xv[2][j] = v.z;
+            xv[3][j] = v.w;
+#else
+            const float2 v = *(const GLOBAL_PTR float2*)(X + (k + j) * ld + l);
+            xv[0][j] = v.x;
+            xv[1][j] = v.y;
+#endif
+        }
+        return;
+    }
+#endif
+#endif
+    #pragma unroll
+    for (int t = 0; t < TL; t++) {
+        #pragma unroll
+        for (int j = 0; j < KV; j++) {
+            xv[t][j] = (inside || (k + j < K && l + t < L)) ? at(X, ld, kmajor, k + j, l + t) : 0.0f;
+        }
+    }
+}
+
+__kernel GEMMLAB_BOUNDS(LOCAL_X, LOCAL_Y)
+void thin_gemm(const int M, const int N, const int K, const float alpha, const float beta,
+               const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const int a_offset, const int a_ld,
+               const GLOBAL_PTR float* GEMMLAB_RESTRICT B, const int b_offset, const int b_ld,
+               GLOBAL_PTR float* C, const int c_offset, const int c_ld,
+               const int a_kmajor, const int b_kmajor,
+               GLOBAL_PTR float* work, GLOBAL_PTR int* counters) {
+    __local float4 Ss4[KC * BT / 4];
+    LOCAL_PTR float* Ss = (LOCAL_PTR float*)Ss4;
+#if SPLITK > 1
+    __local int last;
+#endif
+    // S: the small operand (short side x K), X: the large one (K x long side).
+#if SIDE == 0
+    const int T = M;
+    const int L = N;
+    const GLOBAL_PTR float* S = A + a_offset;
+    const GLOBAL_PTR float* X = B + b_offset;
+    const int s_ld = a_ld, s_kmajor = a_kmajor, x_ld = b_ld, x_kmajor = b_kmajor, x_offset = b_offset;
+    const int tid = THREAD_Y;
+    const int t0 = BLOCK_X * BT;
+    const int l0 = BLOCK_Y * BL;
+#else
+    const int T = N;
+    const int L = M;
+    const GLOBAL_PTR float* S = B + b_offset;
+    const GLOBAL_PTR float* X = A + a_offset;
+    const int s_ld = b_ld, s_kmajor = b_kmajor, x_ld = a_ld, x_kmajor = a_kmajor, x_offset = a_offset;
+    const int tid = THREAD_X;
+    const int t0 = BLOCK_Y * BT;
+    const int l0 = BLOCK_X * BL;
+#endif
+    C += c_offset;
+    const int l = l0 + tid * TL;
+    // 128-bit loads along K, or TL-wide along the long side, need aligned addresses.
+    const int vec = x_kmajor ? (x_offset % 4 == 0 && x_ld % 4 == 0)
+                             : (x_offset % TL == 0 && x_ld % TL == 0);
+    // This split's share of the KC-deep chunks (shares differ by at most one).
+    const int chunks = (K + KC - 1) / KC;
+    const int split = BLOCK_Z;
+    const int c_first = (split * chunks) / SPLITK;
+    const int c_end = ((split + 1) * chunks) / SPLITK;
+
+    float acc[BT * TL];
+    #pragma unroll
+    for (int i = 0; i < BT * TL; i++) {
+        acc[i] = 0.0f;
+    }
+    for (int ch = c_first; ch < c_end; ch++) {
+        const int k0 = ch * KC;
+        // The small operand's chunk, Ss[k][t], zero past its edges; read along
+        // whichever dimension it is contiguous in.
+        LOCAL_BARRIER();
+        for (int e = tid; e < KC * BT; e += THREADS) {
+            const int t = s_kmajor ? e / KC : e % BT;
+            const int k = s_kmajor ? e % KC : e / BT;
+            const int gt = t0 + t;
+            const int gk = k0 + k;
+            Ss[k * BT + t] = (gt < T && gk < K) ? at(S, s_ld, s_kmajor, gk, gt) : 0.0f;
+        }
+        LOCAL_BARRIER();
+        const int inside = (k0 + KC <= K) && (l + TL <= L);
+        #pragma unroll
+        for (int kk = 0; kk < KC; kk += KV) {
+            float xv[TL][KV];
+            load_x(X, x_ld, x_kmajor, k0 + kk, l, K, L, inside, vec, xv);
+            #pragma unroll
+            for (int j = 0; j < KV; j++) {
+                #pragma unroll
+                for (int i = 0; i < BT; i += 4) {
+                    const float4 s = *(LOCAL_PTR float4*)(Ss + (kk + j) * BT + i);
+                    #pragma unroll
+                    for (int t = 0; t < TL; t++) {
+                        acc[(i + 0) * TL + t] = fma(s.x, xv[t][j], acc[(i + 0) * TL + t]);
+                        acc[(i + 1) * TL + t] = fma(s.y, xv[t][j], acc[(i + 1) * TL + t]);
+                        acc[(i + 2) * TL + t] = fma(s.z, xv[t][j], acc[(i + 2) * TL + t]);
+                        acc[(i + 3) * TL + t] = fma(s.w, xv[t][j], acc[(i + 3) * TL + t]);
+                    }
+                }
+            }
+        }
+    }
+
+#if SPLITK > 1
+    // A share of the tile's K: partial sums to `work` (private to the share,
+    // coalesced), then count the share in; the last to arrive adds them all in
+    // split order (its own read back too) and writes C.
+    const int tile = BLOCK_Y * GRID_X + BLOCK_X;
+    {
+        GLOBAL_PTR float* mine = work + (tile * SPLITK + split) * (BT * BL);
+        #pragma unroll
+        for (int e = 0; e < BT * TL; e++) {
+            mine[e * THREADS + tid] = acc[e];
+        }
+        GLOBAL_FENCE();
+        LOCAL_BARRIER();
+        if (tid == 0) {
+            last = (ATOMIC_INC(counters + tile) == SPLITK - 1) ? 1 : 0;
+        }
+        LOCAL_BARRIER();
+        GLOBAL_FENCE();
+        if (last) {
+            #pragma unroll
+            for (int e = 0; e < BT * TL; e++) {
+                acc[e] = 0.0f;
+            }
+            // Share by share, each share's BT*TL loads independent of one another.
+            for (int s = 0; s < SPLITK; s++) {
+                const volatile GLOBAL_PTR float* part = work + (tile * SPLITK + s) * (BT * BL);
+                #pragma unroll
+                for (int e = 0; e < BT * TL; e++) {
+                    acc[e] += part[e * THREADS + tid];
+                }
+            }
+            if (tid == 0) {
+                counters[tile] = 0;
+            }
+        }
+    }
+#endif
+
+#if SPLITK > 1
+    if (!last) {
+        return;
+    }
+#endif
+    #pragma unroll
+    for (int i = 0; i < BT; i++) {
+        #pragma unroll
+        for (int t = 0; t < TL; t++) {
+            if (t0 + i < T && l + t < L) {
+#if SIDE == 0
+                GLOBAL_PTR float* p = C + (l + t) * c_ld + t0 + i;
+#else
+                GLOBAL_PTR float* p = C + (t0 + i) * c_ld + l + t;
+#endif
+                const float r = alpha * acc[i * TL + t];
+                *p = beta != 0.0f ? fma(beta, *p, r) : r;
+            }
+        }
+    }
+}

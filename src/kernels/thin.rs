@@ -1,0 +1,240 @@
+//! The SIMT family's kernel for thin calls (`kernels-*/thin.*`): one side of C
+//! short (a few to a few dozen rows or columns), the other long. A square tile
+//! wastes most of itself on the short side, and such a call is a stream of its
+//! large operand: each work-item reads its own rows or columns of it straight
+//! from global memory, once, against the small operand staged in local memory,
+//! with split-K for parallelism along K. Called in place as `simtdirect` is.
+
+use super::switches::{SwitchUse, USE_BOUNDS, USE_RESTRICT, VEC_LOADS};
+use super::Precision;
+use super::{divides, Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
+use crate::backend::DeviceInfo;
+use crate::backend::Language::{CudaCpp, OpenClC};
+
+const MAX_ACCUMULATORS: i64 = 128;
+const WARP: i64 = 32;
+
+const P_SIDE: Param = Param {
+    name: "SIDE",
+    default: 0,
+    allowed: &[0, 1],
+    meaning: "the short side of C: 0 M (B streamed, A staged), 1 N (A streamed, B staged)",
+};
+const P_BT: Param = Param {
+    name: "BT",
+    default: 16,
+    allowed: &[4, 8, 16, 32, 48, 64],
+    meaning: "short-side rows (SIDE=0) or columns (SIDE=1) of C per work-group",
+};
+const P_TL: Param = Param {
+    name: "TL",
+    default: 2,
+    allowed: &[1, 2, 4],
+    meaning: "consecutive long-side indices of C per work-item",
+};
+const P_THREADS: Param = Param {
+    name: "THREADS",
+    default: 128,
+    allowed: &[64, 128, 256],
+    meaning: "work-items per work-group (the long side of its tile is THREADS*TL)",
+};
+const P_KC: Param = Param {
+    name: "KC",
+    default: 32,
+    allowed: &[16, 32, 64],
+    meaning:
+        "depth along K of the small operand's chunk in local memory (one barrier pair per chunk)",
+};
+const P_KV: Param = Param {
+    name: "KV",
+    default: 8,
+    allowed: &[4, 8, 16],
+    meaning: "values along K a work-item loads of the large operand per batch",
+};
+const P_SPLITK: Param = Param {
+    name: "SPLITK",
+    default: 1,
+    allowed: &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
+    meaning:
+        "work-groups sharing one tile of C, each over a share of its KC-deep chunks (1: no split-K)",
+};
+
+const KV_DIVIDES: Constraint = Constraint {
+    message: "KV must divide KC: a chunk is loaded in whole batches",
+    involves: &["KV", "KC"],
+    holds: |c| divides(c.get("KV"), c.get("KC")),
+};
+const ACCUMULATORS: Constraint = Constraint {
+    message: "a work-item's BT*TL accumulators must stay at most 128, with room for TL*KV loaded values beside them in its registers",
+    involves: &["BT", "TL", "KV"],
+    holds: |c| c.get("BT") * c.get("TL") <= MAX_ACCUMULATORS && c.get("TL") * c.get("KV") <= 32,
+};
+const WHOLE_WARPS: Constraint = Constraint {
+    message: "THREADS must be whole warps of 32 work-items",
+    involves: &["THREADS"],
+    holds: |c| divides(WARP, c.get("THREADS")),
+};
+
+/// The small operand's chunk: KC x BT floats, and a flag for split-K.
+fn local_bytes(c: &Config) -> i64 {
+    4 * c.get("KC") * c.get("BT") + if c.get("SPLITK") > 1 { 4 } else { 0 }
+}
+
+/// The tile of C a work-group owns: (along M, along N, along K).
+fn tile(c: &Config) -> (usize, usize, usize) {
+    let (short, long) = (c.u("BT"), c.u("THREADS") * c.u("TL"));
+    match c.get("SIDE") {
+        0 => (short, long, c.u("KC")),
+        _ => (long, short, c.u("KC")),
+    }
+}
+
+/// Published state = the kernel's own defaults (gemmlab's kernel): launch
+/// bounds, restrict and wide loads on.
+const SWITCHES: &[SwitchUse] = &[
+    SwitchUse::on(USE_BOUNDS),
+    SwitchUse::on(USE_RESTRICT),
+    SwitchUse::on(VEC_LOADS),
+];
+
+pub const THIN: KernelSpec = KernelSpec {
+    id: "thin",
+    entry: "thin_gemm",
+    family: Family::Simt,
+    title: "gemmlab SIMT SGEMM for thin calls (a short side of C, in place)",
+    idea: "C = alpha A B + beta C in f32 where M (SIDE=0) or N (SIDE=1) is short: a work-group owns BT short-side \
+           x THREADS*TL long-side elements of C, each work-item all BT of its TL long-side indices; the small \
+           operand's KC-deep chunks staged in local memory and read as broadcasts, the large operand read once \
+           straight from global memory (128-bit along K where it is K-contiguous, TL-wide along the long side where \
+           not); split-K with a deterministic in-kernel reduction; the caller's matrices in place, any size",
+    sources: &[
+        (OpenClC, include_str!("../../kernels-cl/thin.cl")),
+        (CudaCpp, include_str!("../../kernels-cu/thin.cu")),
+    ],
+    params: &[P_SIDE, P_BT, P_TL, P_THREADS, P_KC, P_KV, P_SPLITK],
+    constraints: &[KV_DIVIDES, ACCUMULATORS, WHOLE_WARPS],
+    local_bytes,
+    launch: Launch {
+        local: |c| match c.get("SIDE") {
+            0 => (1, c.u("THREADS")),
+            _ => (c.u("THREADS"), 1),
+        },
+        per_item: |c| match c.get("SIDE") {
+            0 => (c.u("BT"), c.u("TL")),
+            _ => (c.u("TL"), c.u("BT")),
+        },
+    },
+    operands: Operands {
+        b_transposed: true,
+        tile,
+    },
+    switches: SWITCHES,
+    abi: Abi::DirectInPlace,
+    precisions: &[Precision::F32],
+};
+
+pub const KERNELS: &[KernelSpec] = &[THIN];
+
+/// Split-K is checked on NVIDIA's OpenCL and CUDA only: on PoCL 3.1 (LLVM 15) the
+/// first work-item of a work-group ran the code after split-K's barriers twice
+/// (seen with printf: its C elements were written twice, so a call with beta != 0
+/// added its share twice), as `simtdirect`'s split-K in place misbehaved there.
+pub(crate) fn split_unavailable(c: &Config, device: &DeviceInfo) -> Option<String> {
+    (c.get("SPLITK") > 1 && !device.is_nvidia()).then(|| {
+        format!(
+            "thin with split-K (SPLITK={}) is verified on NVIDIA GPUs only: on PoCL the work-group's code after split-K's barriers ran twice for one work-item; use SPLITK=1",
+            c.get("SPLITK")
+        )
+    })
+}
+
+/// A configuration for call `m` x `n` x `k` on `units` compute units, from the
+/// shape alone (as cuBLAS's heuristics pick one): the short side staged, a
+/// thin tile just covering it, two long-side indices per work-item where the
+/// long side is long enough, 16 values of K per batch of loads, and split-K
+/// until about two waves of work-groups cover the device. `None` where neither
+/// side is short (over 64).
+pub fn fitted(m: usize, n: usize, k: usize, units: usize) -> Option<Config> {
+    let (short, long, side) = if m <= n { (m, n, 0) } else { (n, m, 1) };
+    if short > 64 {
+        return None;
+    }
+    let bt = [4, 8, 16, 32, 48, 64]
+        .into_iter()
+        .find(|&b| b >= short)
+        .unwrap_or(64);
+    let tl = if long >= 4096 { 2 } else { 1 };
+    let threads = 128;
+    let tiles = short.div_ceil(bt) * long.div_ceil(threads * tl);
+    let chunks = k.div_ceil(32).max(1);
+    let want = 2 * units.max(1);
+    let split = P_SPLITK
+        .allowed
+        .iter()
+        .map(|&s| s as usize)
+        .filter(|&s| s <= chunks)
+        .find(|&s| tiles * s >= want)
+        .unwrap_or_else(|| chunks.clamp(1, 32));
+    let split = P_SPLITK
+        .allowed
+        .iter()
+        .map(|&s| s as usize)
+        .rfind(|&s| s <= split)
+        .unwrap_or(1);
+    // KV 16: the loads of a work-item's batch in flight at once (the H200's tuned
+    // best at 16x14336x4096 had it; results/h200/routine/thin/).
+    let values = [
+        ("KV", 16),
+        ("SIDE", side as i64),
+        ("BT", bt as i64),
+        ("TL", tl as i64),
+        ("THREADS", threads as i64),
+        ("SPLITK", split as i64),
+    ];
+    let defines: Vec<(String, i64)> = values.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    THIN.config(&defines).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_tile_each_side() {
+        let c = THIN.defaults();
+        THIN.validate(&c).unwrap();
+        assert_eq!(THIN.tile(&c), (16, 256, 32));
+        assert_eq!(THIN.threads_per_group(&c), 128);
+        let d: Vec<(String, i64)> = vec![("SIDE".into(), 1)];
+        let c1 = THIN.config(&d).unwrap();
+        assert_eq!(THIN.tile(&c1), (256, 16, 32));
+        assert_eq!((THIN.launch.local)(&c1), (128, 1));
+    }
+
+    #[test]
+    fn constraints_name_what_fails() {
+        let d: Vec<(String, i64)> = vec![("KV".into(), 16), ("KC".into(), 16), ("TL".into(), 4)];
+        let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
+        assert!(e.to_string().contains("TL*KV"), "{e}");
+        let d: Vec<(String, i64)> = vec![("BT".into(), 32), ("TL".into(), 4), ("KV".into(), 4)];
+        assert!(THIN.config(&d).and_then(|c| THIN.validate(&c)).is_ok());
+    }
+
+    #[test]
+    fn fitted_covers_the_short_side_and_fills_the_device() {
+        // Decoding: 16 rows of C against a 4096 x 14336 B, 132 units.
+        let c = fitted(16, 14336, 4096, 132).unwrap();
+        assert_eq!((c.get("SIDE"), c.get("BT"), c.get("TL")), (0, 16, 2));
+        let tiles = 14336usize.div_ceil(256);
+        assert!(tiles * c.u("SPLITK") >= 264, "{}", c.describe());
+        // N short: the other side; 48 columns in one tile.
+        let c = fitted(100_000, 24, 64, 132).unwrap();
+        assert_eq!((c.get("SIDE"), c.get("BT")), (1, 32));
+        let c = fitted(30_000, 48, 1024, 132).unwrap();
+        assert_eq!((c.get("SIDE"), c.get("BT"), c.get("TL")), (1, 48, 2));
+        THIN.validate(&c).unwrap();
+        // Short K leaves nothing to split.
+        assert_eq!(fitted(8, 1000, 16, 132).unwrap().get("SPLITK"), 1);
+        assert!(fitted(200, 300, 4096, 132).is_none());
+    }
+}

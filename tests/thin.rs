@@ -1,0 +1,156 @@
+//! The kernel for thin calls (`thin`) on the OpenCL device (PoCL in CI): both
+//! short sides, every BLAS case (both layouts, the four transpose cases,
+//! offsets, leading dimensions with and without alignment, alpha and beta),
+//! sizes that are multiples of no tile, short sides of 1 to 70, thin tiles of
+//! 4 to 64, one to four long-side indices per work-item, split-K and the
+//! switches, checked against the f64 reference. On CUDA (`--features cuda`,
+//! skipped visibly without a GPU) the same matrix runs.
+
+mod common;
+
+use gemmlab::gemm::driver::Session;
+use gemmlab::gemm::Operands;
+use gemmlab::kernels::{self, Config, Hints, KernelSpec};
+use gemmlab::Backend;
+
+fn thin() -> &'static KernelSpec {
+    kernels::find("thin").expect("thin is in the registry")
+}
+
+fn config(values: &[(&str, i64)]) -> Config {
+    let d: Vec<(String, i64)> = values.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    let c = thin()
+        .config(&d)
+        .unwrap_or_else(|e| panic!("{values:?}: {e}"));
+    thin()
+        .validate(&c)
+        .unwrap_or_else(|e| panic!("{values:?}: {e}"));
+    c
+}
+
+/// Every configuration on every BLAS call of its sizes (split-K only with
+/// `split`: NVIDIA): the failures and the run count.
+fn matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    let mut run = |session: &mut Session, cfg: &Config, hints: &Hints, m, n, k, seed: u64| {
+        for (j, p) in common::blas_calls(m, n, k).into_iter().enumerate() {
+            runs += 1;
+            let ops = Operands::for_problem(p, seed + j as u64);
+            failures.extend(common::check_kernel(session, thin(), cfg, hints, &ops).err());
+        }
+    };
+    let plain = Hints::default();
+    // (configuration, sizes): M short with SIDE 0, N short with SIDE 1; K cut
+    // short of a chunk, over several, and split unevenly.
+    let cases: Vec<(Config, (usize, usize, usize))> = vec![
+        (thin().defaults(), (1, 1, 1)),
+        (thin().defaults(), (16, 300, 129)),
+        (
+            config(&[("BT", 4), ("TL", 1), ("THREADS", 64)]),
+            (5, 97, 70),
+        ),
+        (
+            config(&[("BT", 8), ("TL", 4), ("KC", 16), ("KV", 4)]),
+            (19, 261, 45),
+        ),
+        (config(&[("BT", 32), ("SPLITK", 3)]), (70, 133, 300)),
+        (
+            config(&[("SPLITK", 8), ("KC", 64), ("KV", 16), ("TL", 1)]),
+            (16, 70, 511),
+        ),
+        (config(&[("SIDE", 1)]), (300, 16, 129)),
+        (
+            config(&[("SIDE", 1), ("BT", 4), ("TL", 4), ("SPLITK", 2)]),
+            (261, 3, 77),
+        ),
+        (
+            config(&[("SIDE", 1), ("BT", 32), ("THREADS", 256), ("SPLITK", 6)]),
+            (129, 33, 400),
+        ),
+        (config(&[("SIDE", 1), ("BT", 48)]), (90, 47, 200)),
+        (
+            config(&[("BT", 64), ("TL", 1), ("SPLITK", 4)]),
+            (64, 130, 70),
+        ),
+    ];
+    for (i, (cfg, (m, n, k))) in cases.iter().enumerate() {
+        if split || cfg.get("SPLITK") == 1 {
+            run(session, cfg, &plain, *m, *n, *k, 100 * i as u64);
+        }
+    }
+    let switches = [
+        plain.clone().with_switch("VEC_LOADS", false),
+        plain
+            .clone()
+            .with_switch("USE_BOUNDS", false)
+            .with_switch("USE_RESTRICT", false),
+    ];
+    for (i, hints) in switches.iter().enumerate() {
+        let sk = if split { 2 } else { 1 };
+        run(
+            session,
+            &config(&[("SPLITK", sk)]),
+            hints,
+            21,
+            150,
+            90,
+            5000 + 100 * i as u64,
+        );
+    }
+    (runs, failures)
+}
+
+#[test]
+fn every_blas_case_verifies_on_thin_calls() {
+    let mut session = Session::new(common::opencl());
+    let info = session.backend.borrow().info().clone();
+    let label = info.label();
+    let (runs, failures) = matrix(&mut session, info.is_nvidia());
+    common::say(&format!(
+        "thin on {label}: {runs} checked runs, {} failed",
+        failures.len()
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn cuda_every_blas_case_verifies_on_thin_calls() {
+    let Some(b) = common::cuda("cuda_every_blas_case_verifies_on_thin_calls") else {
+        return;
+    };
+    let mut session = Session::new(b);
+    let label = session.backend.borrow().info().label();
+    let (runs, failures) = matrix(&mut session, true);
+    common::say(&format!(
+        "thin on {label}: {runs} checked runs, {} failed",
+        failures.len()
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Off NVIDIA, split-K is refused with its reason, not attempted.
+#[test]
+fn split_k_is_refused_off_nvidia_with_the_reason() {
+    let mut session = Session::new(common::opencl());
+    if session.backend.borrow().info().is_nvidia() {
+        common::say("thin's split-K runs on NVIDIA's OpenCL: the matrix checks it");
+        return;
+    }
+    let ops = Operands::new(21, 150, 90, 5);
+    let reference = gemmlab::gemm::Reference::cpu(&ops);
+    let cfg = config(&[("SPLITK", 2)]);
+    let a = gemmlab::gemm::driver::prepare(
+        &mut session,
+        thin(),
+        &cfg,
+        &Hints::default(),
+        &ops,
+        &reference,
+        false,
+    );
+    assert!(a.prepared.is_none());
+    let why = a.status.reason().unwrap_or_default().to_string();
+    assert!(why.contains("SPLITK=2") && why.contains("NVIDIA"), "{why}");
+}
