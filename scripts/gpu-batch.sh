@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1155,6 +1155,44 @@ routine-holdout)
   done
   [ -n "${SUITE_TOO:-}" ] && run gemm-suite-f32 170 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --db $W/db --reps 10 -v --out "$W/rows-suite-f32"
   grep -hE "geometric|^the " "$W"/gemm-*.txt
+  ;;
+routine-thin)
+  # Issue 27: the `thin` kernel, for calls with a side of C of at most 64. Its CUDA tests (every
+  # BLAS case, split-K; .gpu/tests-thin.xz) failing instead of skipping; then the routine with
+  # the committed database and --selection measure, which now also times thin fitted to a thin
+  # call's shape, on HOLDOUTS (default suites/thin.txt, written before thin first ran), next to
+  # cuBLAS; with OLD_TOO=1 the binary before thin (.gpu/gemmlab-old.xz) on the same suites in
+  # the same call.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  mkdir -p "$W/db-tune"
+  if [ -f .gpu/tests-thin.xz ]; then
+    xz -dc .gpu/tests-thin.xz > /tmp/tests-thin && chmod +x /tmp/tests-thin
+    GEMMLAB_REQUIRE_CUDA=1 run tests-thin "${TT:-150}" /tmp/tests-thin --test-threads=1
+    grep -h -E "test result|checked runs|panicked" "$W/tests-thin.txt"
+  fi
+  O=""
+  if [ -n "${OLD_TOO:-}" ] && [ -f .gpu/gemmlab-old.xz ]; then
+    xz -dc .gpu/gemmlab-old.xz > /tmp/gemmlab-old && chmod +x /tmp/gemmlab-old && O=/tmp/gemmlab-old
+  fi
+  for H in ${HOLDOUTS:-suites/thin.txt}; do
+    h=$(basename "$H" .txt)
+    # WITHOUT_TOO=1: the same binary without thin first (gemm --exclude thin), then with it.
+    if [ -n "${WITHOUT_TOO:-}" ]; then
+      run "gemm-$h-without" "${TG:-170}" $G gemm $D --backends cuda,opencl --suite "$H" --reps 10 -v \
+        --exclude thin --out "$W/rows-$h-without"
+    fi
+    run "gemm-$h" "${TG:-170}" $G gemm $D --backends cuda,opencl --suite "$H" --reps 10 -v --out "$W/rows-$h"
+    if [ -n "$O" ]; then
+      run "gemm-$h-before" "${TG:-170}" $O gemm $D --backends cuda,opencl --suite "$H" --reps 10 -v --out "$W/rows-$h-before"
+    fi
+  done
+  # TUNE_SIZES: thin's own space searched at each size (M the short side), TS seconds each.
+  for Z in ${TUNE_SIZES:-}; do
+    run "tune-thin-$Z" "$(( ${TS:-40} + 40 ))" $G tune $D --backends cuda --kernels thin --sizes "$Z" \
+      --define SIDE=0 --time-limit "${TS:-40}" --max-configs 100000 --top 3 --db "$W/db-tune" --out "$W/tune-thin-$Z"
+    grep -h -E "best while searching|^  thin" "$W/tune-thin-$Z.txt"
+  done
+  for f in "$W"/gemm-*.txt; do echo "== $f"; grep -E "geometric" "$f"; done
   ;;
 routine-grid-eval)
   # Issue 27: the database after tuning suites/grid.txt (.gpu/db) against the committed one

@@ -57,7 +57,8 @@ pub struct GemmArgs {
     pub fp32_emulation: bool,
     /// How a call no entry was tuned for is given its kernel: `measure` times the
     /// nearest tuned shape's entry, the next nearest and the cost model's best-ranked
-    /// configurations of other entries (five in all) on the call's first run, on a
+    /// configurations of other entries (five in all; for a call with a side of C at
+    /// most 64, also the `thin` kernel fitted to its shape) on the call's first run, on a
     /// scratch C, and keeps the fastest for the call, as cuDNN's benchmark mode does
     /// (the first call takes their compiles and runs; the timed calls do not); `model`
     /// ranks every tuned configuration, each with the other splits of K its kernel
@@ -66,6 +67,11 @@ pub struct GemmArgs {
     /// takes the nearest tuned shape's entry as it is.
     #[arg(long, default_value = "measure", value_parser = ["measure", "model", "nearest"])]
     pub selection: String,
+    /// Kernels the routine does not choose (comma-separated ids, e.g. thin,simtdirect):
+    /// their database entries are passed over and none of their configurations is
+    /// fitted or timed; for comparing the routine with and without a kernel.
+    #[arg(long, value_delimiter = ',')]
+    pub exclude: Vec<String>,
     /// Force one kernel: direct or indirect (default: chosen per call).
     #[arg(long, value_parser = ["direct", "indirect"])]
     pub path: Option<String>,
@@ -199,6 +205,9 @@ pub fn run(args: GemmArgs) -> Result<()> {
             _ => None,
         };
         gemm.fp32_emulation = args.fp32_emulation;
+        gemm.exclude = (args.exclude.iter())
+            .map(|k| gemmlab::kernels::find(k).map(|spec| spec.id.to_string()))
+            .collect::<gemmlab::Result<_>>()?;
         gemm.selection = match args.selection.as_str() {
             "nearest" => Selection::Nearest,
             "measure" => Selection::Measure,

@@ -220,6 +220,9 @@ pub struct Gemm {
     pub device: Option<DeviceInfo>,
     /// How a call no entry was tuned for is given its kernel.
     pub selection: Selection,
+    /// Kernels (ids) the routine does not choose: their entries are passed over and
+    /// no configuration of theirs is fitted or timed (`gemm --exclude`).
+    pub exclude: Vec<String>,
     /// Choices `Selection::Measure` made by timing, by call (`learned_key`).
     learned: HashMap<String, Choice>,
 }
@@ -242,7 +245,8 @@ pub enum Selection {
 }
 
 /// How many choices `Selection::Measure` times for a call: the nearest entry,
-/// the next nearest, and the model's best-ranked configurations of others.
+/// the next nearest, and the model's best-ranked configurations of others (and,
+/// for a thin call, the `thin` kernel fitted to its shape besides).
 pub const MEASURED: usize = 5;
 /// Timed runs of each choice `Selection::Measure` times (after one warm-up run).
 const MEASURE_RUNS: usize = 3;
@@ -278,6 +282,7 @@ impl Gemm {
             fp32_emulation: false,
             device: None,
             selection: Selection::default(),
+            exclude: Vec::new(),
             learned: HashMap::new(),
         })
     }
@@ -364,6 +369,9 @@ impl Gemm {
             .filter(|e| e.precision == p.precision)
             .filter_map(|e| {
                 let spec = kernels::find(&e.kernel).ok()?;
+                if self.exclude.iter().any(|x| x == spec.id) {
+                    return None;
+                }
                 let config = spec.with_precision(&e.config, p.precision).ok()?;
                 spec.validate(&config).ok()?;
                 if self.refuses(spec, &config, &e.hints).is_some() {
@@ -450,6 +458,10 @@ impl Gemm {
                 }
                 _ => Vec::new(),
             };
+            let mut others = others;
+            if untuned && self.selection == Selection::Measure {
+                others.extend(self.thin_fitted(p));
+            }
             return Ok((nearest, others));
         }
         let path = tuning.choose(p);
@@ -464,6 +476,36 @@ impl Gemm {
             ),
         };
         Ok((by_crossover, Vec::new()))
+    }
+
+    /// For a thin call (a side of C at most 64), the `thin` kernel in the
+    /// configuration fitted to its shape, where this device takes it: no
+    /// database entry needs to hold it for it to be timed.
+    fn thin_fitted(&self, p: &Problem) -> Option<Choice> {
+        let device = self.device.as_ref()?;
+        let spec = &kernels::thin::THIN;
+        if self.exclude.iter().any(|x| x == spec.id) {
+            return None;
+        }
+        let c = p.column_major();
+        let units = device.compute_units.unwrap_or(1) as usize;
+        let config = kernels::thin::fitted(c.m, c.n, c.k, units)?;
+        let config = spec.with_precision(&config, p.precision).ok()?;
+        let hints = Hints::default();
+        if self.refuses(spec, &config, &hints).is_some()
+            || spec.unavailable_at(&config, device, &hints).is_some()
+        {
+            return None;
+        }
+        Some(Choice {
+            kernel: spec,
+            why: format!(
+                "a thin call: thin fitted to its shape ({})",
+                config.describe()
+            ),
+            config,
+            hints,
+        })
     }
 
     /// Why the routine does not run `spec` at `config` with `hints`: never below
@@ -920,6 +962,37 @@ mod tests {
             g.choose(&Problem::plain(1500, 1500, 1500)).unwrap().why,
             nearest.why
         );
+        // No thin choice for a square call; one for thin M and for thin N, each
+        // side its own (row-major: the column-major call's sides swap).
+        assert!(!others.iter().any(|o| o.kernel.id == "thin"));
+        let side = |p: Problem| {
+            let (_, others) = g.choices(&p).unwrap();
+            let thin: Vec<&Choice> = others.iter().filter(|o| o.kernel.id == "thin").collect();
+            assert_eq!(thin.len(), 1, "{p:?}");
+            thin[0].config.get("SIDE")
+        };
+        assert_eq!(side(Problem::plain(16, 14336, 4096)), 0);
+        assert_eq!(side(Problem::plain(100_000, 24, 64)), 1);
+        let row = Problem {
+            layout: crate::gemm::problem::Layout::RowMajor,
+            ..Problem::plain(16, 14336, 4096)
+        };
+        assert_eq!(side(row), 1);
+        // Not in f64, which thin does not compute.
+        let f64_call = Problem {
+            precision: Precision::F64,
+            ..Problem::plain(16, 14336, 4096)
+        };
+        assert!(g.thin_fitted(&f64_call).is_none());
+        assert!(g.thin_fitted(&Problem::plain(16, 14336, 4096)).is_some());
+        // Excluded kernels are neither fitted nor taken from their entries.
+        g.exclude = vec!["thin".into(), "simtdirect".into()];
+        assert!(g.thin_fitted(&Problem::plain(16, 14336, 4096)).is_none());
+        let (first, rest) = g.choices(&Problem::plain(2900, 2900, 2900)).unwrap();
+        assert!(std::iter::once(&first)
+            .chain(&rest)
+            .all(|c| c.kernel.id != "thin" && c.kernel.id != "simtdirect"));
+        g.exclude.clear();
         let (own, none) = g.choices(&Problem::plain(2048, 2048, 2048)).unwrap();
         assert!(own.why.contains("tuned for this call") && none.is_empty());
         g.selection = Selection::Model;

@@ -200,5 +200,9 @@ mod tests {
                 "{name}"
             );
         }
+        // The thin calls' suite: tuned for nowhere either.
+        let thin = load("thin.txt");
+        assert!(thin.calls.len() >= 12);
+        assert!(thin.calls.iter().all(|c| !tuned.contains(&c.describe())));
     }
 }
