@@ -161,6 +161,10 @@ pub(crate) struct Timed {
 
 pub fn run(args: GemmArgs) -> Result<()> {
     let problems = calls(&args)?;
+    // Kernel names checked once, before any device is opened.
+    let exclude: Vec<String> = (args.exclude.iter())
+        .map(|k| gemmlab::kernels::find(k).map(|spec| spec.id.to_string()))
+        .collect::<gemmlab::Result<_>>()?;
     let mut sessions = args.device.sessions()?;
     let seed = seed_or_random(args.seed);
     println!("seed {seed}");
@@ -205,9 +209,7 @@ pub fn run(args: GemmArgs) -> Result<()> {
             _ => None,
         };
         gemm.fp32_emulation = args.fp32_emulation;
-        gemm.exclude = (args.exclude.iter())
-            .map(|k| gemmlab::kernels::find(k).map(|spec| spec.id.to_string()))
-            .collect::<gemmlab::Result<_>>()?;
+        gemm.exclude = exclude.clone();
         gemm.selection = match args.selection.as_str() {
             "nearest" => Selection::Nearest,
             "measure" => Selection::Measure,

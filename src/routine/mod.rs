@@ -442,7 +442,7 @@ impl Gemm {
                 hints: e.hints.clone(),
                 why: format!("{class} class, {}: {}", fit.describe(), tuned_at(at)),
             };
-            let others: Vec<Choice> = match (&self.device, untuned, self.selection) {
+            let mut others: Vec<Choice> = match (&self.device, untuned, self.selection) {
                 (Some(device), true, Selection::Measure) => {
                     adapt::to_time(&candidates, at, p, device, MEASURED - 1)
                         .iter()
@@ -458,7 +458,6 @@ impl Gemm {
                 }
                 _ => Vec::new(),
             };
-            let mut others = others;
             if untuned && self.selection == Selection::Measure {
                 others.extend(self.thin_fitted(p));
             }
