@@ -13,7 +13,8 @@ use crate::analysis::offline::kepler::{Answers, Caps, Kernel6, Tiles, Volatile};
 use crate::analysis::offline::kepler::{CAP_127, KEPLER_ARCH};
 use crate::analysis::offline::{caps_of, occupancy_of, Atlas, Cell, Compiler, Kepler};
 use crate::analysis::offline::{Kind, Occ, Resources, Sweeps};
-use crate::analysis::{self, stats::distinct, Finding};
+use crate::analysis::stats::{distinct, tally};
+use crate::analysis::{self, Finding};
 use crate::backend::Toolchain;
 use crate::error::Result;
 use crate::gemm::driver::Status;
@@ -140,13 +141,6 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
         Some(Kind::Kernel6(k)) => kernel6(k).0,
         _ => format!("No row of kernel 6 at its published defaults for {KEPLER_ARCH} with NVRTC 11.8 here. `{HINTS_CMD}` produces one (its baseline), and so does the atlas: {ATLAS_HINT}."),
     };
-    let mut s = format!(
-        "## {KEPLER}\n\nThe tutorial tuned its kernels on a Tesla K40 (compute capability 3.5), which NVRTC 11.8 is the last to compile for. \
-         From the {n} rows compiled offline for {KEPLER_ARCH} with NVRTC 11.8 ({atlas} from the atlas, {regs} from the register sweep, {hints} from the hints sweep, {tiling} from the tiling sweep): \
-         registers, spills and occupancy are real; **nothing was run, so no claim about speed can be checked here.**\n\n\
-         ### Kernel 6: registers against the lower bound of 73 and the limit of 128\n\n{k6}\n\n\
-         ### What `VOLATILE_IDX=1` does (hints sweep)\n\n"
-    );
     let not_swept = |sweep: &str, swept: bool, there: &str, what: &str, cmd: &str| {
         let lacks = match swept {
             true => "lacks".to_string(),
@@ -155,7 +149,7 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
         format!("The {sweep} sweep for {KEPLER_ARCH} with NVRTC 11.8 {lacks} {what}: `{cmd}` produces them.\n\n")
     };
     let point = "kernel 6's baseline and its `VOLATILE_IDX=1` point";
-    s.push_str(&match &a.volatile_rows {
+    let volatile = match &a.volatile_rows {
         None => not_swept("hints", a.hints_swept, "is", point, HINTS_CMD),
         Some(rows) => {
             let table = grid(
@@ -171,9 +165,8 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
             );
             format!("The tutorial made kernel 6's index variable `volatile` to stop the compiler hoisting index arithmetic into registers. Every point of kernel 6's hints sweep, one switch at a time against the published kernel:\n\n{table}\n")
         }
-    });
-    s.push_str("### Register caps: what 127 does, and every cap of the register sweep\n\n");
-    s.push_str(&match a.caps.is_empty() {
+    };
+    let caps = match a.caps.is_empty() {
         true => format!("No register sweep of kernel 6 for {KEPLER_ARCH} with NVRTC 11.8 in these results: `{REGISTERS_CMD}` produces it.\n\n"),
         false => {
             let table = grid(
@@ -188,10 +181,9 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
             );
             format!("Kernel 6, published, with each cap of the sweep (`--maxrregcount`):\n\n{table}\n")
         }
-    });
-    s.push_str("### Kernel 11: the 8x4 tile against 4x4 (tiling sweep)\n\n");
+    };
     let tile = "kernel 11's 8x4 and 4x4 tiles";
-    s.push_str(&match &a.tiles {
+    let tiles = match &a.tiles {
         None => not_swept("tiling", a.tiling_swept, "are", tile, TILING_CMD),
         Some(tiles) => {
             let table = grid(
@@ -207,39 +199,37 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
             );
             format!("On the K40 the tutorial's clBlas-style 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA; a 4x4 tile relieved the CUDA compiler's register pressure. **Speed cannot be measured offline**; what the compiler does with each tile can:\n\n{table}\n")
         }
-    });
+    };
+    let mut s = format!(
+        "## {KEPLER}\n\nThe tutorial tuned its kernels on a Tesla K40 (compute capability 3.5), which NVRTC 11.8 is the last to compile for. \
+         From the {n} rows compiled offline for {KEPLER_ARCH} with NVRTC 11.8 ({atlas} from the atlas, {regs} from the register sweep, {hints} from the hints sweep, {tiling} from the tiling sweep): \
+         registers, spills and occupancy are real; **nothing was run, so no claim about speed can be checked here.**\n\n\
+         ### Kernel 6: registers against the lower bound of 73 and the limit of 128\n\n{k6}\n\n\
+         ### What `VOLATILE_IDX=1` does (hints sweep)\n\n{volatile}\
+         ### Register caps: what 127 does, and every cap of the register sweep\n\n{caps}\
+         ### Kernel 11: the 8x4 tile against 4x4 (tiling sweep)\n\n{tiles}"
+    );
     if let Some(Kind::Compilers { answers }) = kind(&a.compilers) {
-        let table = compilers_table(answers);
+        // One row per compiler with rows for sm_35.
+        let cap = |a: &Answers| {
+            let cell = |(r, b)| format!("{} ({} B spilled)", md::or_unknown(r), md::or_unknown(b));
+            a.cap127.map_or(md::MISSING.into(), cell)
+        };
+        let table = grid(
+            answers,
+            &[
+                ("compiler", &|a| a.compiler.clone()),
+                ("kernel 6", &|a| num(a.kernel6)),
+                ("VOLATILE_IDX=1", &|a| num(a.volatile)),
+                ("cap 127", &cap),
+                ("highest cap that spills", &|a| num(a.first_spill)),
+                ("kernel 11 8x4", &|a| num(a.tiles.0)),
+                ("4x4", &|a| num(a.tiles.1)),
+            ],
+        );
         let _ = write!(s, "### The same questions, per compiler\n\nRegisters per thread on {KEPLER_ARCH} from NVRTC 11.8 and from other front ends' PTX through ptxas 11.8 (clang's from `--backends clang-cuda|clang-opencl --arch {KEPLER_ARCH}`, NVIDIA OpenCL's from the atlas); \"-\": not compiled by that compiler.\n\n{table}\n");
     }
-    let mut sec = Section {
-        title: KEPLER.to_string(),
-        markdown: s,
-        findings: Vec::new(),
-    };
-    sec.show(&a.findings());
-    sec
-}
-
-/// The Kepler questions, one row per compiler with rows for sm_35.
-fn compilers_table(answers: &[Answers]) -> String {
-    let cap = |a: &Answers| {
-        a.cap127.map_or(md::MISSING.into(), |(r, b)| {
-            format!("{} ({} B spilled)", md::or_unknown(r), md::or_unknown(b))
-        })
-    };
-    grid(
-        answers,
-        &[
-            ("compiler", &|a| a.compiler.clone()),
-            ("kernel 6", &|a| num(a.kernel6)),
-            ("VOLATILE_IDX=1", &|a| num(a.volatile)),
-            ("cap 127", &cap),
-            ("highest cap that spills", &|a| num(a.first_spill)),
-            ("kernel 11 8x4", &|a| num(a.tiles.0)),
-            ("4x4", &|a| num(a.tiles.1)),
-        ],
-    )
+    Section::of(KEPLER, s, &a.findings())
 }
 
 fn compilers_words(answers: &[Answers]) -> (String, String) {
@@ -250,8 +240,6 @@ fn compilers_words(answers: &[Answers]) -> (String, String) {
         md::join_and(&parts)
     };
     let kernel6 = list(&|a| a.kernel6.map(|r| r.to_string()));
-    let mut text =
-        format!("**Kepler's questions, per compiler**: kernel 6's registers are {kernel6}.");
     let cap = list(&|a| {
         let (r, b) = a.cap127?;
         let spills = match b {
@@ -260,15 +248,15 @@ fn compilers_words(answers: &[Answers]) -> (String, String) {
         };
         Some(format!("{} registers {spills}", md::or_unknown(r)))
     });
+    let tiles = list(&|a| Some(format!("{} against {}", a.tiles.0?, a.tiles.1?)));
+    let mut text =
+        format!("**Kepler's questions, per compiler**: kernel 6's registers are {kernel6}.");
     if !cap.is_empty() {
         let _ = write!(text, " Under a cap of {CAP_127}: {cap}.");
     }
-    let tiles = list(&|a| Some(format!("{} against {}", a.tiles.0?, a.tiles.1?)));
     if !tiles.is_empty() {
-        let _ = write!(
-            text,
-            " Kernel 11's 8x4 tile against its 4x4, in registers: {tiles}."
-        );
+        let tiles = format!("Kernel 11's 8x4 tile against its 4x4, in registers: {tiles}");
+        let _ = write!(text, " {tiles}.");
     }
     let short = format!("On {KEPLER_ARCH}, kernel 6's registers are {kernel6}.");
     (text, short)
@@ -296,10 +284,7 @@ fn kernel6(k: &Kernel6) -> (String, String) {
     }
     let than_lb = than(regs, lb, ["more", "fewer", "exactly it"]);
     let times = md::times(Some(f64::from(regs) / f64::from(lb)));
-    let _ = write!(
-        t,
-        "Against the tutorial's lower bound of {lb}: {than_lb} ({times}). "
-    );
+    t += &format!("Against the tutorial's lower bound of {lb}: {than_lb} ({times}). ");
     let side = if regs >= lb { "above" } else { "below" };
     let mut short = format!("On {KEPLER_ARCH} with NVRTC 11.8, kernel 6 takes {regs} registers, {side} the tutorial's lower bound of {lb}");
     let Some(f) = &k.fit else {
@@ -329,8 +314,7 @@ fn kernel6(k: &Kernel6) -> (String, String) {
                     ", and its shared memory would not fit anyway (3 x {sh} B > {per_sm} B per SM)"
                 ),
             };
-            let _ = write!(
-                t,
+            t += &format!(
                 " A third work-group would need at most {three} registers per thread{smem}."
             );
         }
@@ -360,9 +344,7 @@ fn volatile_words(v: &Volatile) -> (String, String) {
     let what = format!("{verb}, with {}; {occ}.", spill_words(v.spills));
     let mut text = format!("**`VOLATILE_IDX=1` on {KEPLER_ARCH} (NVRTC 11.8)**: it {what}");
     if !v.others.is_empty() {
-        let each: Vec<String> = v
-            .others
-            .iter()
+        let each: Vec<String> = (v.others.iter())
             .map(|(k, b, v)| format!("{k} {b} -> {v}"))
             .collect();
         let each = each.join(", ");
@@ -402,9 +384,7 @@ fn caps_words(c: &Caps) -> (String, String) {
         format!("a cap of 127 gives {regs} registers ({uncapped}), {spills}, occupancy {occ}");
     let mut text = format!("{head}: {what}; {spill_text}.");
     if !at.moved.is_empty() {
-        let moved: Vec<String> = at
-            .moved
-            .iter()
+        let moved: Vec<String> = (at.moved.iter())
             .map(|(c, r)| format!("cap {c} -> {r}"))
             .collect();
         let (u, moved) = (at.uncapped.unwrap_or(0), moved.join(", "));
@@ -416,26 +396,19 @@ fn caps_words(c: &Caps) -> (String, String) {
 
 fn tiles_words(t: &Tiles) -> (String, String) {
     let describe = |r: &Resources| {
-        let occ = r.occupancy.map_or_else(
-            || (r.recorded_occupancy).map_or(md::UNKNOWN.into(), |f| md::pct(Some(f))),
-            |o| o.0.describe(),
-        );
+        let occ = r.occupancy.map(|o| o.0.describe());
+        let occ = occ.unwrap_or_else(|| md::pct_or_unknown(r.recorded_occupancy));
         let (regs, spills) = (md::or_unknown(r.registers), spill_words(r.spills));
         format!("{regs} registers, {spills}, occupancy {occ}")
     };
     let (wide, square) = (describe(&t.wide), describe(&t.square));
-    let mut text =
-        format!("**Kernel 11's tiles on {KEPLER_ARCH} (NVRTC 11.8)**: 8x4 {wide}; 4x4 {square}.");
-    if let Some((name, o)) = &t.opencl {
+    let opencl = t.opencl.as_ref().map_or(String::new(), |(name, o)| {
         let (ptxas, o) = (name.trim_start_matches("OpenCL PTX + "), describe(o));
-        let _ = write!(
-            text,
+        format!(
             " OpenCL's 8x4 (its PTX assembled by {ptxas} for {KEPLER_ARCH}, from the atlas): {o}."
-        );
-    }
-    text.push_str(
-        " Whether 8x4 is slow in CUDA on Kepler needs a Kepler GPU to time: nothing here was run.",
-    );
+        )
+    });
+    let text = format!("**Kernel 11's tiles on {KEPLER_ARCH} (NVRTC 11.8)**: 8x4 {wide}; 4x4 {square}.{opencl} Whether 8x4 is slow in CUDA on Kepler needs a Kepler GPU to time: nothing here was run.");
     let (r84, o84) = (md::or_unknown(t.wide.registers), pct(t.wide.occupancy));
     let (r44, o44) = (md::or_unknown(t.square.registers), pct(t.square.occupancy));
     let short = format!("On {KEPLER_ARCH} with NVRTC 11.8, kernel 11's 8x4 tile takes {r84} registers ({o84} occupancy) and 4x4 {r44} ({o44}); speed needs a Kepler GPU.");
@@ -446,8 +419,10 @@ pub(crate) fn words(k: &Kind) -> super::Words {
     let (text, short) = match k {
         Kind::Kernel6(k) => {
             let (body, short) = kernel6(k);
-            let text = format!("**Kernel 6 on {KEPLER_ARCH} (NVRTC 11.8)**: {body}");
-            (text, short)
+            (
+                format!("**Kernel 6 on {KEPLER_ARCH} (NVRTC 11.8)**: {body}"),
+                short,
+            )
         }
         Kind::Volatile(v) => volatile_words(v),
         Kind::Caps(c) => caps_words(c),
@@ -572,15 +547,10 @@ pub(crate) fn atlas(ctx: &mut Ctx, a: Option<&Atlas>) -> Result<Section> {
     let Some(a) = a else {
         return Ok(Section::default());
     };
-    let mut sec = Section {
-        title: ATLAS.to_string(),
-        markdown: format!("## {ATLAS}\n\n"),
-        findings: Vec::new(),
-    };
-    let s = &mut sec.markdown;
+    let mut s = format!("## {ATLAS}\n\n");
     if a.rows == 0 {
         let _ = writeln!(s, "No atlas rows (experiment \"atlas\") in these results: {ATLAS_HINT}. The offline rows here come from sweeps: see \"{SWEEPS}\" and \"{KEPLER}\".\n");
-        return Ok(sec);
+        return Ok(Section::of(ATLAS, s, &[]));
     }
     let spans: Vec<String> = (a.compilers.iter())
         .map(|c| match a.covered(c).as_slice() {
@@ -596,27 +566,24 @@ pub(crate) fn atlas(ctx: &mut Ctx, a: Option<&Atlas>) -> Result<Section> {
     let archs = md::plural(a.archs.len(), "architecture");
     let compilers = md::plural(a.compilers.len(), "compiler");
     let _ = writeln!(s, "{rows} rows of `gemmlab atlas`: {kernels} at {their} published defaults, compiled for {archs} by {compilers} ({spans}). Registers, spills and stack as ptxas reported them, occupancy by the architecture's rules: **nothing was run, checked or timed.** \"-\": that compiler does not target that architecture.\n");
-    s.push_str(&left_out(a.lost, "atlas row"));
-    s.push_str(&opencl_origin(&a.cells, &a.compilers));
-    overview(ctx, s, a)?;
+    s += &left_out(a.lost, "atlas row");
+    s += &opencl_origin(&a.cells, &a.compilers);
+    overview(ctx, &mut s, a)?;
     for k in &a.kernels {
-        per_kernel(ctx, s, a, k)?;
+        per_kernel(ctx, &mut s, a, k)?;
     }
-    sec.show(&a.findings);
-    Ok(sec)
+    Ok(Section::of(ATLAS, s, &a.findings))
 }
 
 fn left_out(lost: usize, what: &str) -> String {
-    let (n, are, them) = (
-        md::plural(lost, what),
-        md::verb(lost, "is", "are"),
-        md::verb(lost, "it", "them"),
-    );
-    match lost {
-        0 => String::new(),
-        _ => format!(
-            "{n} {are} left out: no architecture or compiler could be read from {them}.\n\n"
-        ),
+    let (n, them) = (md::plural(lost, what), md::verb(lost, "it", "them"));
+    let are = md::verb(lost, "is", "are");
+    let text =
+        format!("{n} {are} left out: no architecture or compiler could be read from {them}.\n\n");
+    if lost == 0 {
+        String::new()
+    } else {
+        text
     }
 }
 
@@ -642,14 +609,11 @@ fn opencl_origin(cells: &[Cell], comps: &[Compiler]) -> String {
     let mut s = String::new();
     for comp in comps.iter().filter(|c| c.opencl) {
         let rows: Vec<&Cell> = cells.iter().filter(|x| x.compiler == *comp).collect();
-        let all: Vec<String> = rows.iter().flat_map(|c| changes(c)).collect();
-        let what: Vec<String> = (distinct(all.iter()).into_iter())
-            .map(|k| {
-                let (n, of) = (all.iter().filter(|x| *x == k).count(), rows.len());
-                match k.starts_with(".target ") {
-                    true => format!("`{k} -> the architecture` ({n} of {of} rows)"),
-                    false => format!("`{k}` ({n} of {of} rows)"),
-                }
+        let of = rows.len();
+        let what: Vec<String> = (tally(rows.iter().flat_map(|c| changes(c))).into_iter())
+            .map(|(k, n)| match k.starts_with(".target ") {
+                true => format!("`{k} -> the architecture` ({n} of {of} rows)"),
+                false => format!("`{k}` ({n} of {of} rows)"),
             })
             .collect();
         let what = match what.join(", ") {
@@ -681,15 +645,15 @@ where
 /// One chart's series: its style and its value at each of the atlas's architectures.
 type Series = (Style, Vec<Option<f64>>);
 
-/// Writes a figure of panels (title, y label, series) side by side against the
-/// atlas's architectures, its legend from the first; returns its Markdown.
+/// Writes the figure `offline-<name>` of panels (title, y label, series) side by
+/// side against the atlas's architectures, its legend from the first; returns its Markdown.
 fn arch_chart(
     ctx: &mut Ctx,
     a: &Atlas,
     title: String,
     panels: Vec<(&str, &str, Vec<Series>)>,
     size: (u32, u32),
-    stem: &str,
+    name: &str,
     alt: &str,
 ) -> Result<String> {
     let panels: Vec<Panel> = (panels.into_iter())
@@ -713,7 +677,7 @@ fn arch_chart(
         panel_w: size.0,
         panel_h: size.1,
     };
-    Ok(ctx.chart(&fig, stem, alt)?.markdown)
+    Ok(ctx.chart(&fig, &format!("offline-{name}"), alt)?.markdown)
 }
 
 /// Each kernel with the newest NVRTC for each architecture: a table and a chart.
@@ -721,11 +685,7 @@ fn overview(ctx: &mut Ctx, s: &mut String, a: &Atlas) -> Result<()> {
     let newest: Vec<(&String, Option<&Compiler>)> = (a.archs.iter())
         .map(|arch| {
             let has = |c: &&Compiler| c.is_nvrtc() && a.covered(c).contains(&arch.as_str());
-            let newest = a
-                .compilers
-                .iter()
-                .filter(has)
-                .max_by_key(|c| c.version.clone());
+            let newest = (a.compilers.iter().filter(has)).max_by_key(|c| c.version.clone());
             (arch, newest)
         })
         .collect();
@@ -754,15 +714,7 @@ fn overview(ctx: &mut Ctx, s: &mut String, a: &Atlas) -> Result<()> {
     let size = ((70 * a.archs.len() as u32).clamp(800, 1300), 480);
     let alt = "registers of every kernel against architecture, newest NVRTC for each";
     let panels = vec![("", "registers per thread", series)];
-    s.push_str(&arch_chart(
-        ctx,
-        a,
-        title,
-        panels,
-        size,
-        "offline-overview",
-        alt,
-    )?);
+    *s += &arch_chart(ctx, a, title, panels, size, "overview", alt)?;
     Ok(())
 }
 
@@ -808,18 +760,16 @@ fn per_kernel(ctx: &mut Ctx, s: &mut String, a: &Atlas, k: &str) -> Result<()> {
     let registers = series(|m| data::registers(m).map(f64::from));
     let mut panels = vec![("registers per thread", "registers", registers)];
     let title = match any_spill {
-        true => {
-            let bytes = series(|m| data::spill_bytes(m).map(|b| b as f64));
-            panels.push(("spill bytes (stores + loads)", "bytes", bytes));
-            format!("{k}: registers and spills per architecture and compiler (offline)")
-        }
-        false => {
-            format!("{k}: registers per architecture and compiler (offline; no spills anywhere)")
-        }
+        true => "registers and spills per architecture and compiler (offline)",
+        false => "registers per architecture and compiler (offline; no spills anywhere)",
     };
-    let size = (if any_spill { 640 } else { 900 }, 420);
+    if any_spill {
+        let bytes = series(|m| data::spill_bytes(m).map(|b| b as f64));
+        panels.push(("spill bytes (stores + loads)", "bytes", bytes));
+    }
+    let (title, size) = (format!("{k}: {title}"), if any_spill { 640 } else { 900 });
     let alt = format!("{k}: registers against architecture, one line per compiler");
-    let chart = arch_chart(ctx, a, title, panels, size, &format!("offline-{k}"), &alt)?;
+    let chart = arch_chart(ctx, a, title, panels, (size, 420), k, &alt)?;
     let mut why = String::new();
     let rows: Vec<(String, Vec<String>)> = (a.archs.iter())
         .map(|arch| {
@@ -836,14 +786,12 @@ fn per_kernel(ctx: &mut Ctx, s: &mut String, a: &Atlas, k: &str) -> Result<()> {
         .collect();
     let head = comps.iter().map(|c| c.name.clone());
     let table = labelled("architecture", head, rows.into_iter());
-    let _ = write!(
-        s,
-        "### {k}\n\n{chart}Cells: registers / spill bytes (stores + loads) / occupancy.\n\n{table}"
-    );
-    if !why.is_empty() {
-        let _ = write!(s, "\nWhy some cells have no registers:\n\n{why}");
-    }
-    s.push('\n');
+    let why = match why.is_empty() {
+        true => why,
+        false => format!("\nWhy some cells have no registers:\n\n{why}"),
+    };
+    let cells = "Cells: registers / spill bytes (stores + loads) / occupancy.";
+    let _ = writeln!(s, "### {k}\n\n{chart}{cells}\n\n{table}{why}");
     Ok(())
 }
 
@@ -881,20 +829,13 @@ pub(crate) fn sweeps(a: Option<&Sweeps>) -> Section {
         };
         let _ = writeln!(s, "### {exp} sweep, {arch}, {}\n\n{table}", comp.name);
     }
-    Section {
-        title: SWEEPS.to_string(),
-        markdown: s,
-        findings: Vec::new(),
-    }
+    Section::of(SWEEPS, s, &[])
 }
 
 /// Rows: kernel (with its switches), columns: caps, uncapped first.
 fn register_grid(g: &[&Measurement]) -> String {
     let caps = caps_of(g.iter().copied());
-    let series = g
-        .iter()
-        .map(|m| (m.kernel.clone(), m.hints.describe(false)));
-    let mut series = distinct(series);
+    let mut series = distinct((g.iter()).map(|m| (m.kernel.clone(), m.hints.describe(false))));
     series.sort_by(|a, b| kernel_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
     let rows = (series.iter()).map(|(k, sw)| {
         let name = match sw.as_str() {

@@ -10,7 +10,7 @@ use crate::results::Measurement;
 use super::super::data::{self, kernel_order, tile_of};
 use super::super::stats::distinct;
 use super::super::{Data, Finding, Topic};
-use super::{caps_of, cells, is_published, limits_of, occupancy_of, registers_for_blocks};
+use super::{caps_of, cells, is_published, limits_of, occupancy_of, registers_for_blocks, rel};
 use super::{threads_of, Cell, Kind, Occ, Resources, ATLAS_EXPERIMENT};
 
 /// The Kepler GPU of the tutorial (Tesla K40).
@@ -47,9 +47,7 @@ pub struct Kepler<'a> {
 impl Kepler<'_> {
     pub fn findings(&self) -> Vec<Finding> {
         let all = [&self.kernel6, &self.volatile, &self.caps_finding];
-        let all = all
-            .into_iter()
-            .chain([&self.tiles_finding, &self.compilers]);
+        let all = (all.into_iter()).chain([&self.tiles_finding, &self.compilers]);
         all.flatten().cloned().collect()
     }
 }
@@ -214,8 +212,7 @@ fn compilers(all: &[Cell]) -> Option<Finding> {
     }
     let k6: Vec<u32> = answers.iter().filter_map(|a| a.kernel6).collect();
     let (lo, hi) = (k6.iter().min()?, k6.iter().max()?);
-    let weight = f64::from(hi - lo) / f64::from((*lo).max(1));
-    Some(finding(Kind::Compilers { answers }).weight(weight))
+    Some(finding(Kind::Compilers { answers }).weight(rel(*hi, *lo)))
 }
 
 /// Kernel 6 at its published defaults: the atlas's row, else the hints sweep's
@@ -224,9 +221,7 @@ fn kernel6(cells: &[Cell]) -> Option<Finding> {
     let published = |c: &&Cell| c.m.kernel == "gemm6" && is_published(c.m);
     let with = |c: &&Cell| published(c) && data::registers(c.m).is_some();
     let of = |e: &str| cells.iter().filter(with).find(|c| c.m.experiment == e);
-    let row = [ATLAS_EXPERIMENT, "hints", "registers"]
-        .into_iter()
-        .find_map(of);
+    let row = ([ATLAS_EXPERIMENT, "hints", "registers"].into_iter()).find_map(of);
     let row = row.or_else(|| cells.iter().find(with))?.m;
     let registers = data::registers(row)?;
     let shared = row.resources.as_ref().and_then(|r| r.shared_bytes);
@@ -248,7 +243,6 @@ fn kernel6(cells: &[Cell]) -> Option<Finding> {
             .is_some_and(|x| x.blocks_per_sm >= 3),
     });
     let lb = TUTORIAL_LOWER_BOUND;
-    let weight = f64::from(registers.abs_diff(lb)) / f64::from(lb);
     let kind = Kind::Kernel6(Kernel6 {
         registers,
         lower_bound: lb,
@@ -260,7 +254,7 @@ fn kernel6(cells: &[Cell]) -> Option<Finding> {
         others,
         fit,
     });
-    Some(finding(kind).weight(weight))
+    Some(finding(kind).weight(rel(registers, lb)))
 }
 
 fn is_volatile(m: &Measurement) -> bool {
@@ -281,9 +275,7 @@ fn volatile<'a>(hints: &[&Cell<'a>]) -> (VolatileRows<'a>, Option<Finding>) {
     let b_regs = data::registers(base);
     let rows = (hints.iter().map(|c| c.m).filter(|m| m.kernel == "gemm6"))
         .map(|m| {
-            let r = data::registers(m)
-                .zip(b_regs)
-                .filter(|_| !std::ptr::eq(m, base));
+            let r = (data::registers(m).zip(b_regs)).filter(|_| !std::ptr::eq(m, base));
             (m, r.map(|(r, b)| i64::from(r) - i64::from(b)), occ(m))
         })
         .collect();
@@ -306,8 +298,7 @@ fn volatile<'a>(hints: &[&Cell<'a>]) -> (VolatileRows<'a>, Option<Finding>) {
         occupancy: (occ(base), occ(vol)),
         others,
     });
-    let weight = f64::from(before.abs_diff(after)) / f64::from(before.max(1));
-    (Some(rows), Some(finding(kind).weight(weight)))
+    (Some(rows), Some(finding(kind).weight(rel(after, before))))
 }
 
 fn caps<'a>(regs: &[&Cell<'a>]) -> (CapRows<'a>, Option<Finding>) {
@@ -372,8 +363,7 @@ fn tiles<'a>(tiling: &[&Cell<'a>], all: &[Cell<'a>]) -> (TileRows<'a>, Option<Fi
             && c.m.resources.is_some()
     });
     let (r84, r44) = (data::registers(t84), data::registers(t44));
-    let weight =
-        (r84.zip(r44)).map_or(0.0, |(a, b)| f64::from(a.abs_diff(b)) / f64::from(b.max(1)));
+    let weight = (r84.zip(r44)).map_or(0.0, |(a, b)| rel(a, b));
     let kind = Kind::Tiles(Tiles {
         wide: Resources::of(t84, KEPLER_ARCH),
         square: Resources::of(t44, KEPLER_ARCH),

@@ -157,9 +157,8 @@ pub struct Cell<'a> {
 /// The rows with an architecture and a compiler, and how many lacked one.
 pub fn cells<'a>(recs: &[Rec<'a>]) -> (Vec<Cell<'a>>, usize) {
     let out: Vec<Cell> = (recs.iter())
-        .filter_map(|r| {
-            let (arch, compiler) = (arch_of(r.m)?, Compiler::of(r.m)?);
-            let m = r.m;
+        .filter_map(|&Rec { m, .. }| {
+            let (arch, compiler) = (arch_of(m)?, Compiler::of(m)?);
             Some(Cell { m, arch, compiler })
         })
         .collect();
@@ -225,6 +224,11 @@ pub fn registers_for_blocks(l: &Limits, threads: u32, blocks: u32) -> Option<u32
     })
 }
 
+/// How far `a` lies from `b`, relative to `b`: the weight of a register finding.
+fn rel(a: u32, b: u32) -> f64 {
+    f64::from(a.abs_diff(b)) / f64::from(b.max(1))
+}
+
 /// An occupancy in a finding: its fraction, blocks and warps per SM and limit.
 #[derive(Debug, Clone, Copy)]
 pub struct Occ(pub Occupancy);
@@ -273,11 +277,7 @@ pub fn sweeps(data: &Data) -> Option<Sweeps<'_>> {
     }
     let (cells, lost) = cells(&recs);
     let key = |c: &Cell| (c.m.experiment.clone(), c.arch.clone(), c.compiler.clone());
-    let rank = |e: &str| {
-        ["registers", "tiling", "hints"]
-            .iter()
-            .position(|x| *x == e)
-    };
+    let rank = |e: &str| (["registers", "tiling", "hints"].iter()).position(|x| *x == e);
     let mut keys = distinct(cells.iter().map(key));
     keys.sort_by(|a, b| {
         (rank(&a.0).unwrap_or(3), &a.0)
