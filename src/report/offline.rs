@@ -601,7 +601,10 @@ fn opencl_origin(cells: &[Cell], comps: &[Compiler]) -> String {
     let changes = |c: &Cell| {
         distinct(c.m.build_notes.iter().map(|n| n.trim()).filter_map(|n| {
             match n.strip_prefix(".target ") {
-                Some(rest) => Some(format!(".target {}", rest.split("->").next()?.trim())),
+                Some(rest) => {
+                    let arch = rest.split("->").next()?.trim();
+                    Some(format!(".target {arch} -> the architecture"))
+                }
                 None => n.starts_with(".version ").then(|| n.to_string()),
             }
         }))
@@ -611,10 +614,7 @@ fn opencl_origin(cells: &[Cell], comps: &[Compiler]) -> String {
         let rows: Vec<&Cell> = cells.iter().filter(|x| x.compiler == *comp).collect();
         let of = rows.len();
         let what: Vec<String> = (tally(rows.iter().flat_map(|c| changes(c))).into_iter())
-            .map(|(k, n)| match k.starts_with(".target ") {
-                true => format!("`{k} -> the architecture` ({n} of {of} rows)"),
-                false => format!("`{k}` ({n} of {of} rows)"),
-            })
+            .map(|(k, n)| format!("`{k}` ({n} of {of} rows)"))
             .collect();
         let what = match what.join(", ") {
             w if w.is_empty() => "used as captured (no change noted)".to_string(),
