@@ -69,13 +69,7 @@ pub(crate) fn section(a: Option<&Attribution>) -> Section {
         }
         let _ = writeln!(s, "{}", md::table(&header, &rows));
     }
-    let mut sec = Section {
-        title: ATTRIBUTION.into(),
-        markdown: s,
-        ..Default::default()
-    };
-    sec.show(&a.findings);
-    sec
+    Section::of(ATTRIBUTION, s, &a.findings)
 }
 
 pub(crate) fn words(k: &Kind) -> Words {
