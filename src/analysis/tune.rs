@@ -710,6 +710,8 @@ fn gap(g: &Group) -> Option<Finding> {
         return None;
     }
     let tuned = a.gflops / b.gflops;
+    let gap = gap_size(tuned);
+    let lead = if tuned >= 1.0 { ra } else { rb }.toolchain;
     let default = ra.default.as_ref().zip(rb.default.as_ref());
     let default = default.and_then(|(pa, pb)| {
         let dr = pa.gflops? / pb.gflops.filter(|g| *g > 0.0)?;
@@ -720,17 +722,13 @@ fn gap(g: &Group) -> Option<Finding> {
         size: g.size,
         toolchains: [ra.toolchain, rb.toolchain],
         tuned,
-        lead: if tuned >= 1.0 {
-            ra.toolchain
-        } else {
-            rb.toolchain
-        },
-        gap: gap_size(tuned),
-        same: stats::is_same(gap_size(tuned)),
+        lead,
+        gap,
+        same: stats::is_same(gap),
         both_final: a.final_round && b.final_round,
         default,
     };
-    Some(finding(kind).weight(gap_size(tuned)))
+    Some(finding(kind).weight(gap))
 }
 
 /// A ratio's distance from even either way: 1.25 and 0.8 are both 0.25.

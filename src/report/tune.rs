@@ -81,6 +81,11 @@ fn in_parens(items: &[String]) -> String {
     })
 }
 
+/// A table's header from its columns' names, separated by "|".
+fn header(columns: &str) -> Vec<String> {
+    columns.split('|').map(String::from).collect()
+}
+
 /// A bulleted list.
 fn list(s: &mut String, items: impl Iterator<Item = String>) {
     for i in items {
@@ -152,10 +157,7 @@ fn searches_table(a: &Tune, g: &Group, s: &mut String) {
             ]
         })
         .collect();
-    s.push_str(&md::table(
-        &md::h(&SEARCH_HEAD.split('|').collect::<Vec<_>>()),
-        &rows,
-    ));
+    s.push_str(&md::table(&header(SEARCH_HEAD), &rows));
     if !rows.is_empty() {
         s.push('\n');
     }
@@ -186,23 +188,17 @@ fn rounds(g: &Group, s: &mut String) {
         let name = tc_name(r.tuned.toolchain);
         let _ = writeln!(s, "#### {name}: the fastest of the final round\n");
         if r.rows.is_empty() {
-            let why = or_empty(r.failed.is_empty().then_some(()), |_| {
-                " (the run wrote no final round)".into()
-            });
+            let why = match r.failed.is_empty() {
+                true => " (the run wrote no final round)",
+                false => "",
+            };
             let _ = writeln!(
                 s,
                 "No final-round configuration of {name} has a speed{why}.\n"
             );
         }
         // The table drops the run column (each row's last cell) when all come from one run.
-        let mut head = md::h(&[
-            "rank",
-            "GFLOP/s",
-            "x cuBLAS",
-            "registers",
-            "configuration",
-            "run",
-        ]);
+        let mut head = header("rank|GFLOP/s|x cuBLAS|registers|configuration|run");
         head.truncate(5 + usize::from(r.several_runs));
         let rows: Vec<Vec<String>> = (r.rows.iter().zip(1..))
             .map(|(f, rank)| {
@@ -261,11 +257,8 @@ fn styled(style: Style, points: usize) -> Style {
 
 /// A figure of `panels` side by side (one: wide), titled "gemm6 at 4096{what} on H200".
 fn figure(ctx: &Ctx, g: &Group, what: &str, panels: Vec<Panel>) -> Figure {
-    let (panel_w, panel_h) = if panels.len() == 1 {
-        (860, 400)
-    } else {
-        (560, 380)
-    };
+    let wide = panels.len() == 1;
+    let (panel_w, panel_h) = if wide { (860, 400) } else { (560, 380) };
     Figure {
         title: format!("{}{what}{}", at(&g.kernel, g.size), ctx.title_suffix()),
         legend: Vec::new(),
@@ -425,32 +418,31 @@ fn replay_table(
     let alt =
         format!("{title}, {label}: strategies replayed, median best so far against configurations");
     s.push_str(&ctx.chart(&fig, &r.stem, &alt)?.markdown);
-    let cols: [(String, Cell<StrategyReplay>); 6] = [
-        ("strategy".into(), &|n| n.strategy.clone()),
-        (format!("configurations to {reach:.0}% (median)"), &|n| {
-            n.configs
-                .map_or("not reached".into(), |c| format!("{c:.0}"))
-        }),
-        (format!("seconds to {reach:.0}% (median)"), &|n| {
-            or_missing(n.seconds, md::secs)
-        }),
-        (format!("runs reaching {reach:.0}%"), &|n| {
-            format!("{} of {}", n.reached, rec.runs)
-        }),
-        ("runs finding the best".into(), &|n| {
-            format!("{:.0}%", n.found * 100.0)
-        }),
-        (format!("median at {len} configurations"), &|n| {
-            md::pct(n.median.last().copied())
-        }),
+    let to = format!("to {reach:.0}% (median)");
+    let head = [
+        "strategy".into(),
+        format!("configurations {to}"),
+        format!("seconds {to}"),
+        format!("runs reaching {reach:.0}%"),
+        "runs finding the best".into(),
+        format!("median at {len} configurations"),
     ];
-    let cols: Vec<(&str, _)> = cols.iter().map(|(h, f)| (h.as_str(), f)).collect();
-    let _ = writeln!(s, "{}", md::table_of(&cols, &rec.strategies));
+    let rows: Vec<Vec<String>> = (rec.strategies.iter())
+        .map(|n| {
+            vec![
+                n.strategy.clone(),
+                n.configs
+                    .map_or("not reached".into(), |c| format!("{c:.0}")),
+                or_missing(n.seconds, md::secs),
+                format!("{} of {}", n.reached, rec.runs),
+                format!("{:.0}%", n.found * 100.0),
+                md::pct(n.median.last().copied()),
+            ]
+        })
+        .collect();
+    let _ = writeln!(s, "{}", md::table(&head, &rows));
     Ok(())
 }
-
-/// A cell of a table of `T`s.
-type Cell<'f, T> = &'f dyn Fn(&T) -> String;
 
 pub(crate) fn words(k: &Kind) -> Words {
     match k {
