@@ -273,11 +273,8 @@ fn figure(ctx: &Ctx, g: &Group, what: &str, panels: Vec<Panel>) -> Figure {
 fn fraction_panel(hi: f64, x: &str, y: &str, reach: f64) -> Panel {
     let mut panel = Panel::new("", XAxis::Linear { lo: 0.0, hi }, x, y);
     panel.y_max = Some(1.08);
-    let (label, y, color) = (
-        format!("{:.0}% of the best", reach * 100.0),
-        reach,
-        VENDOR_COLOR,
-    );
+    let label = format!("{:.0}% of the best", reach * 100.0);
+    let (y, color) = (reach, VENDOR_COLOR);
     panel.refs.push(RefLine { label, y, color });
     panel
 }
@@ -289,22 +286,17 @@ fn charts(ctx: &mut Ctx, g: &Group, title: &str, s: &mut String) -> Result<()> {
         let stem = format!("tune-progress-{}", g.stem);
         s.push_str(&ctx.chart(&fig, &stem, &alt)?.markdown);
     }
-    let (x, y) = (
-        "rank / configurations tried",
-        "GFLOP/s / the toolchain's best",
-    );
-    let panel = fraction_panel(1.0, x, y, NEAR_BEST);
+    let x = "rank / configurations tried";
+    let panel = fraction_panel(1.0, x, "GFLOP/s / the toolchain's best", NEAR_BEST);
     let mut fig = figure(ctx, g, ": the tried space by rank", vec![panel]);
     for x in g.spread.iter().filter(|x| !x.speeds.is_empty()) {
         let (t, n) = (x.toolchain, x.tried.max(1) as f64);
         let style = Style::new(format!("{} ({} tried)", tc_name(t), x.tried), color(t));
         let style = styled(style, x.speeds.len());
         let points = (x.speeds.iter().zip(1..)).map(|(v, i)| (i as f64 / n, Some(v / x.best)));
+        let points = points.collect();
         fig.legend.push(style.clone());
-        fig.panels[0].lines.push(Line {
-            style,
-            points: points.collect(),
-        });
+        fig.panels[0].lines.push(Line { style, points });
     }
     if fig.legend.is_empty() {
         return Ok(());
@@ -319,10 +311,8 @@ fn progress_figure(ctx: &Ctx, g: &Group) -> Option<Figure> {
     let most = g.curves.iter().map(|c| c.points.len()).max()? as f64;
     let longest = g.curves.iter().filter_map(|c| c.points.last().map(|p| p.1));
     let longest = longest.filter(|v| v.is_finite()).fold(0.0, f64::max);
-    let (y, hi) = (
-        "best GFLOP/s so far",
-        if longest > 0.0 { longest } else { 1.0 },
-    );
+    let hi = if longest > 0.0 { longest } else { 1.0 };
+    let y = "best GFLOP/s so far";
     let x = XAxis::Linear { lo: 0.0, hi: most };
     let by_count = Panel::new("against configurations tried", x, "configurations tried", y);
     let x = XAxis::Linear { lo: 0.0, hi };
@@ -334,11 +324,8 @@ fn progress_figure(ctx: &Ctx, g: &Group) -> Option<Figure> {
         let style = if c.nth > 0 { style.dashed() } else { style };
         let by_count = c.points.iter().map(|p| (p.0 as f64, p.2));
         let by_time = c.points.iter().map(|p| (p.1, p.2));
-        for (panel, points) in fig
-            .panels
-            .iter_mut()
-            .zip([by_count.collect(), by_time.collect()])
-        {
+        let lines = [by_count.collect(), by_time.collect()];
+        for (panel, points) in fig.panels.iter_mut().zip(lines) {
             let style = style.clone();
             panel.lines.push(Line { style, points });
         }
@@ -360,7 +347,8 @@ fn progress_figure(ctx: &Ctx, g: &Group) -> Option<Figure> {
     Some(fig)
 }
 
-/// The strategies replayed over each complete search, from its replay record.
+/// The strategies replayed over each complete search, from its replay record:
+/// a chart of the median best so far and a table per strategy.
 fn replays(ctx: &mut Ctx, a: &Tune, g: &Group, title: &str, s: &mut String) -> Result<()> {
     if g.replays.is_empty() {
         return Ok(());
@@ -372,75 +360,60 @@ fn replays(ctx: &mut Ctx, a: &Tune, g: &Group, title: &str, s: &mut String) -> R
     }
     for r in &g.replays {
         let label = name(&r.name);
-        match &r.record {
+        let rec = match &r.record {
             None => {
                 let dir = ctx.data.runs[a.searches[r.search].run - 1].dir.display();
                 let _ = writeln!(s, "{label}: no replay record; `gemmlab tune --replay-only {dir}` writes it from the search's trace.\n");
+                continue;
             }
             Some(Replays {
                 error: Some(why), ..
             }) => {
                 let _ = writeln!(s, "{label}: no replay: {}.\n", md::escape(why));
+                continue;
             }
-            Some(rec) => replay_table(ctx, g, r, rec, (title, &label), s)?,
+            Some(rec) => rec,
+        };
+        let (len, reach) = (rec.tries, rec.reach * 100.0);
+        let x = "configurations tried";
+        let panel = fraction_panel(len as f64, x, "best so far / the space's best", rec.reach);
+        let what = format!(", {label}: strategies replayed");
+        let mut fig = figure(ctx, g, &what, vec![panel]);
+        (fig.panel_w, fig.panel_h) = (900, 420);
+        for (n, c) in rec.strategies.iter().zip(STRATEGY_COLORS.iter().cycle()) {
+            let band = (n.q1.iter().zip(&n.q3).zip(1..)).map(|((q1, q3), k)| (k as f64, *q1, *q3));
+            let median = n.median.iter().zip(1..).map(|(v, k)| (k as f64, Some(*v)));
+            let (color, points) = (*c, band.collect());
+            fig.panels[0].bands.push(Band { color, points });
+            let (style, points) = (styled(Style::new(&n.strategy, *c), len), median.collect());
+            fig.legend.push(style.clone());
+            fig.panels[0].lines.push(Line { style, points });
         }
+        let alt = format!("{title}{what}, median best so far against configurations");
+        s.push_str(&ctx.chart(&fig, &r.stem, &alt)?.markdown);
+        let to = format!("to {reach:.0}% (median)");
+        let head = [
+            "strategy".into(),
+            format!("configurations {to}"),
+            format!("seconds {to}"),
+            format!("runs reaching {reach:.0}%"),
+            "runs finding the best".into(),
+            format!("median at {len} configurations"),
+        ];
+        let rows: Vec<Vec<String>> = (rec.strategies.iter())
+            .map(|n| {
+                vec![
+                    n.strategy.clone(),
+                    (n.configs).map_or("not reached".into(), |c| format!("{c:.0}")),
+                    or_missing(n.seconds, md::secs),
+                    format!("{} of {}", n.reached, rec.runs),
+                    format!("{:.0}%", n.found * 100.0),
+                    md::pct(n.median.last().copied()),
+                ]
+            })
+            .collect();
+        let _ = writeln!(s, "{}", md::table(&head, &rows));
     }
-    Ok(())
-}
-
-fn replay_table(
-    ctx: &mut Ctx,
-    g: &Group,
-    r: &Replayed,
-    rec: &Replays,
-    (title, label): (&str, &str),
-    s: &mut String,
-) -> Result<()> {
-    let (len, reach) = (rec.tries, rec.reach * 100.0);
-    let (x, y) = ("configurations tried", "best so far / the space's best");
-    let what = format!(", {label}: strategies replayed");
-    let mut fig = figure(
-        ctx,
-        g,
-        &what,
-        vec![fraction_panel(len as f64, x, y, rec.reach)],
-    );
-    (fig.panel_w, fig.panel_h) = (900, 420);
-    for (n, c) in rec.strategies.iter().zip(STRATEGY_COLORS.iter().cycle()) {
-        let band = (n.q1.iter().zip(&n.q3).zip(1..)).map(|((q1, q3), k)| (k as f64, *q1, *q3));
-        let median = n.median.iter().zip(1..).map(|(v, k)| (k as f64, Some(*v)));
-        let (color, points) = (*c, band.collect());
-        fig.panels[0].bands.push(Band { color, points });
-        let (style, points) = (styled(Style::new(&n.strategy, *c), len), median.collect());
-        fig.legend.push(style.clone());
-        fig.panels[0].lines.push(Line { style, points });
-    }
-    let alt =
-        format!("{title}, {label}: strategies replayed, median best so far against configurations");
-    s.push_str(&ctx.chart(&fig, &r.stem, &alt)?.markdown);
-    let to = format!("to {reach:.0}% (median)");
-    let head = [
-        "strategy".into(),
-        format!("configurations {to}"),
-        format!("seconds {to}"),
-        format!("runs reaching {reach:.0}%"),
-        "runs finding the best".into(),
-        format!("median at {len} configurations"),
-    ];
-    let rows: Vec<Vec<String>> = (rec.strategies.iter())
-        .map(|n| {
-            vec![
-                n.strategy.clone(),
-                n.configs
-                    .map_or("not reached".into(), |c| format!("{c:.0}")),
-                or_missing(n.seconds, md::secs),
-                format!("{} of {}", n.reached, rec.runs),
-                format!("{:.0}%", n.found * 100.0),
-                md::pct(n.median.last().copied()),
-            ]
-        })
-        .collect();
-    let _ = writeln!(s, "{}", md::table(&head, &rows));
     Ok(())
 }
 
