@@ -548,11 +548,8 @@ fn published(data: &Data, mine: &[&Search], g: &Group, t: Toolchain) -> Option<P
         })
         .collect();
     let failed = |s: &crate::gemm::driver::Status| (!s.is_ok()).then(|| s.label().to_string());
-    if let Some(m) = rows
-        .iter()
-        .find(|m| data::gflops(m).is_some())
-        .or(rows.first())
-    {
+    let with_speed = rows.iter().find(|m| data::gflops(m).is_some());
+    if let Some(m) = with_speed.or(rows.first()) {
         return Some(Published {
             gflops: data::gflops(m),
             vs_vendor: data::vs_vendor(m),

@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use plotters::style::RGBColor;
 
 use crate::analysis::tune::{
-    config_of, Group, Hardness, Kind, Published, Rate, Replayed, SearchName, Size, Source, Tune,
-    Tuned, Verdict, NEAR_BEST,
+    config_of, Group, Hardness, Kind, Published, Rate, SearchName, Size, Source, Tune, Tuned,
+    Verdict, NEAR_BEST,
 };
 use crate::backend::Toolchain;
 use crate::error::Result;
@@ -17,8 +17,7 @@ use crate::results::{Replays, StrategyReplay};
 
 use super::data::{self, size_label, toolchain_name as tc_name};
 use super::md::{self, plural, size_label_long};
-use super::{color, VENDOR_COLOR};
-use super::{Ctx, Section, Words, SAME_SPEED};
+use super::{color, Ctx, Section, Words, SAME_SPEED, VENDOR_COLOR};
 use crate::plot::{Band, Figure, Line, Panel, RefLine, Style, XAxis};
 
 const TUNING: &str = "Tuning (tune)";
