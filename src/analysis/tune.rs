@@ -339,9 +339,6 @@ pub fn analyse(data: &Data) -> Tune<'_> {
     }
     let has_finals = (data.all())
         .any(|r| r.m.experiment == EXPERIMENT && r.m.dims.is_none() && !data::is_offline(r.m));
-    // The searches come run by run: equal runs are adjacent.
-    let mut dirs: Vec<usize> = searches.iter().map(|x| x.run).collect();
-    dirs.dedup();
     let mut groups = groups(data, &searches);
     let machines = distinct(groups.iter().map(|g| g.machine.clone())).len();
     let mut findings = Vec::new();
@@ -354,7 +351,7 @@ pub fn analyse(data: &Data) -> Tune<'_> {
     }
     Tune {
         empty: searches.is_empty() && !has_finals && unreadable.is_empty(),
-        dirs: dirs.len(),
+        dirs: distinct(searches.iter().map(|x| x.run)).len(),
         searches,
         unreadable,
         machines,
@@ -433,19 +430,10 @@ fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
             }
         })
         .collect();
-    let notes = (mine.iter()).flat_map(|x| {
-        x.trace
-            .space
-            .notes
-            .iter()
-            .map(|n| (x.toolchain(), n.clone()))
-    });
-    g.notes = distinct(notes);
-    let runs = g
-        .finals
-        .iter()
-        .map(|r| r.run + 1)
-        .chain(mine.iter().map(|x| x.run));
+    let notes = mine.iter().map(|x| (x.toolchain(), &x.trace.space.notes));
+    g.notes = distinct(notes.flat_map(|(t, ns)| ns.iter().map(move |n| (t, n.clone()))));
+    let runs = g.finals.iter().map(|r| r.run + 1);
+    let runs = runs.chain(mine.iter().map(|x| x.run));
     g.vendor = (runs.flat_map(|r| &data.runs[r - 1].measurements))
         .filter(|m| m.experiment == EXPERIMENT && data::is_vendor(m) && data::of_size(m, g.size))
         .find_map(data::gflops);
@@ -471,28 +459,21 @@ fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
         let (name, points) = (name.clone(), points.collect());
         g.curves.push(Curve { name, nth, points });
     }
-    let complete: Vec<usize> = g
-        .searches
-        .iter()
-        .copied()
-        .filter(|&i| searches[i].complete)
+    let complete: Vec<(usize, &Search)> = (g.searches.iter().map(|&i| (i, &searches[i])))
+        .filter(|(_, x)| x.complete)
         .collect();
-    for &i in &complete {
-        let (x, tc) = (&searches[i], searches[i].toolchain());
-        let several = complete
-            .iter()
-            .filter(|&&j| searches[j].toolchain() == tc)
-            .count()
-            > 1;
-        let tc_name = data::toolchain_name(tc).to_ascii_lowercase();
+    for &(search, x) in &complete {
+        let toolchain = x.toolchain();
+        let same_tc = complete.iter().filter(|y| y.1.toolchain() == toolchain);
+        let (run, tc) = (x.run, data::toolchain_name(toolchain).to_ascii_lowercase());
         g.replays.push(Replayed {
             name: SearchName {
-                toolchain: tc,
+                toolchain,
                 strategy: None,
-                run: several.then_some(x.run),
+                run: (same_tc.count() > 1).then_some(run),
             },
-            search: i,
-            stem: format!("tune-replay-{}-{tc_name}-run{}", g.stem, x.run),
+            search,
+            stem: format!("tune-replay-{}-{tc}-run{run}", g.stem),
             record: x.replays.clone(),
         });
     }
@@ -501,8 +482,7 @@ fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
 /// A toolchain's final round, best and published default in a group.
 fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> Round<'a> {
     let of_tc = g.finals.iter().filter(|r| r.m.toolchain == t);
-    let mut rows: Vec<(f64, &Rec<'a>)> = of_tc
-        .clone()
+    let mut rows: Vec<(f64, &Rec<'a>)> = (of_tc.clone())
         .filter_map(|r| Some((data::gflops(r.m)?, r)))
         .collect();
     rows.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -547,8 +527,8 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
             })
             .collect(),
         failed: of_tc
-            .filter(|r| data::gflops(r.m).is_none())
             .map(|r| r.m)
+            .filter(|m| data::gflops(m).is_none())
             .collect(),
     }
 }
@@ -568,11 +548,8 @@ fn published(data: &Data, mine: &[&Search], g: &Group, t: Toolchain) -> Option<P
         })
         .collect();
     let failed = |s: &crate::gemm::driver::Status| (!s.is_ok()).then(|| s.label().to_string());
-    if let Some(m) = rows
-        .iter()
-        .find(|m| data::gflops(m).is_some())
-        .or(rows.first())
-    {
+    let with_speed = rows.iter().find(|m| data::gflops(m).is_some());
+    if let Some(m) = with_speed.or(rows.first()) {
         return Some(Published {
             gflops: data::gflops(m),
             vs_vendor: data::vs_vendor(m),
@@ -650,12 +627,8 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
         out.push(finding(kind).weight(gain).chart(progress.clone()));
     }
     out.extend(gap(g).map(|f| f.chart(progress.clone())));
-    let with: Vec<Hardness> = g
-        .spread
-        .iter()
-        .filter(|x| !x.speeds.is_empty())
-        .cloned()
-        .collect();
+    let mut with = g.spread.clone();
+    with.retain(|x| !x.speeds.is_empty());
     if !with.is_empty() {
         // Two spaces alike but for their share near the best: the harder, the easier.
         let harder = match with.as_slice() {
@@ -672,12 +645,11 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
             toolchains: with,
             harder: harder.map(|h| h.0),
         };
-        let chart = Some(format!("tune-spread-{}", g.stem));
-        out.push(
-            finding(kind)
-                .weight(harder.map_or(0.0, |h| h.1))
-                .chart(chart),
+        let (weight, chart) = (
+            harder.map_or(0.0, |h| h.1),
+            format!("tune-spread-{}", g.stem),
         );
+        out.push(finding(kind).weight(weight).chart(Some(chart)));
     }
     for r in &g.replays {
         let Some(rec) = r.record.as_ref().filter(|rec| rec.error.is_none()) else {
@@ -735,6 +707,8 @@ fn gap(g: &Group) -> Option<Finding> {
         return None;
     }
     let tuned = a.gflops / b.gflops;
+    let gap = gap_size(tuned);
+    let lead = if tuned >= 1.0 { ra } else { rb }.toolchain;
     let default = ra.default.as_ref().zip(rb.default.as_ref());
     let default = default.and_then(|(pa, pb)| {
         let dr = pa.gflops? / pb.gflops.filter(|g| *g > 0.0)?;
@@ -745,17 +719,13 @@ fn gap(g: &Group) -> Option<Finding> {
         size: g.size,
         toolchains: [ra.toolchain, rb.toolchain],
         tuned,
-        lead: if tuned >= 1.0 {
-            ra.toolchain
-        } else {
-            rb.toolchain
-        },
-        gap: gap_size(tuned),
-        same: stats::is_same(gap_size(tuned)),
+        lead,
+        gap,
+        same: stats::is_same(gap),
         both_final: a.final_round && b.final_round,
         default,
     };
-    Some(finding(kind).weight(gap_size(tuned)))
+    Some(finding(kind).weight(gap))
 }
 
 /// A ratio's distance from even either way: 1.25 and 0.8 are both 0.25.

@@ -69,13 +69,7 @@ pub(crate) fn section(a: Option<&Attribution>) -> Section {
         }
         let _ = writeln!(s, "{}", md::table(&header, &rows));
     }
-    let mut sec = Section {
-        title: ATTRIBUTION.into(),
-        markdown: s,
-        ..Default::default()
-    };
-    sec.show(&a.findings);
-    sec
+    Section::of(ATTRIBUTION, s, &a.findings)
 }
 
 pub(crate) fn words(k: &Kind) -> Words {
@@ -129,19 +123,13 @@ pub(crate) fn words(k: &Kind) -> Words {
             kernels,
             largest,
         } => {
-            let differ = kernels
-                .iter()
-                .filter(|k| k.registers.0 != k.registers.1)
-                .count();
-            let regs = match differ {
+            let differ = kernels.iter().filter(|k| k.registers.0 != k.registers.1);
+            let regs = match differ.count() {
                 0 => "the same registers for every kernel".to_string(),
                 n => format!("different registers for {}", md::plural(n, "kernel")),
             };
-            let (pct, tc, n) = (
-                md::pct(Some(*largest)),
-                name(*toolchain),
-                md::plural(kernels.len(), "kernel"),
-            );
+            let (pct, tc) = (md::pct(Some(*largest)), name(*toolchain));
+            let n = md::plural(kernels.len(), "kernel");
             let speed = match crate::analysis::stats::is_same(*largest) {
                 true => format!("their speeds against cuBLAS differ by {pct} at most: the same"),
                 false => format!("their speeds against cuBLAS differ by up to {pct}"),

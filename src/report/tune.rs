@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use plotters::style::RGBColor;
 
 use crate::analysis::tune::{
-    config_of, Group, Hardness, Kind, Published, Rate, Replayed, Search, SearchName, Source, Tune,
-    Tuned, Verdict, NEAR_BEST,
+    config_of, Group, Hardness, Kind, Published, Rate, SearchName, Size, Source, Tune, Tuned,
+    Verdict, NEAR_BEST,
 };
 use crate::backend::Toolchain;
 use crate::error::Result;
@@ -17,8 +17,7 @@ use crate::results::{Replays, StrategyReplay};
 
 use super::data::{self, size_label, toolchain_name as tc_name};
 use super::md::{self, plural, size_label_long};
-use super::{color, VENDOR_COLOR};
-use super::{Ctx, Section, Words, SAME_SPEED};
+use super::{color, Ctx, Section, Words, SAME_SPEED, VENDOR_COLOR};
 use crate::plot::{Band, Figure, Line, Panel, RefLine, Style, XAxis};
 
 const TUNING: &str = "Tuning (tune)";
@@ -55,16 +54,35 @@ const REPLAY: &str = "A search that tried its whole space lets each strategy be 
 
 /// "CUDA", "CUDA anneal", "CUDA anneal (run 2)".
 fn name(n: &SearchName) -> String {
-    let strategy = n
-        .strategy
-        .as_ref()
-        .map_or(String::new(), |s| format!(" {s}"));
-    let run = n.run.map_or(String::new(), |r| format!(" (run {r})"));
+    let strategy = or_empty(n.strategy.as_ref(), |s| format!(" {s}"));
+    let run = or_empty(n.run, |r| format!(" (run {r})"));
     format!("{}{strategy}{run}", tc_name(n.toolchain))
 }
 
-fn at(kernel: &str, size: (usize, usize, usize)) -> String {
+fn at(kernel: &str, size: Size) -> String {
     format!("{kernel} at {}", size_label(size))
+}
+
+/// `f` of the value, or "" without one.
+fn or_empty<T>(v: Option<T>, f: impl FnOnce(T) -> String) -> String {
+    v.map_or(String::new(), f)
+}
+
+/// `f` of the value, or "-" without one.
+fn or_missing<T>(v: Option<T>, f: impl FnOnce(T) -> String) -> String {
+    v.map_or(md::MISSING.into(), f)
+}
+
+/// " (a, b)", or "" without items.
+fn in_parens(items: &[String]) -> String {
+    or_empty((!items.is_empty()).then_some(items), |v| {
+        format!(" ({})", v.join(", "))
+    })
+}
+
+/// A table's header from its columns' names, separated by "|".
+fn header(columns: &str) -> Vec<String> {
+    columns.split('|').map(String::from).collect()
 }
 
 /// A bulleted list.
@@ -86,10 +104,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Tune) -> Result<Section> {
         (a.groups.iter().any(|g| !g.curves.is_empty()), CHARTS),
         (a.searches.iter().any(|x| x.replays.is_some()), REPLAY),
     ];
-    explained
-        .iter()
-        .filter(|e| e.0)
-        .for_each(|e| s.push_str(e.1));
+    s.extend(explained.iter().filter(|e| e.0).map(|e| e.1));
     let traces = plural(a.searches.len(), "search trace");
     let _ = writeln!(s, "{traces} from {}.\n", plural(a.dirs, "result directory"));
     if !a.unreadable.is_empty() {
@@ -110,68 +125,45 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Tune) -> Result<Section> {
         charts(ctx, g, &title, &mut s)?;
         replays(ctx, a, g, &title, &mut s)?;
     }
-    let mut sec = Section {
-        title: TUNING.to_string(),
-        markdown: s,
-        ..Section::default()
-    };
-    sec.show(&a.findings);
-    Ok(sec)
+    Ok(Section::of(TUNING, s, &a.findings))
 }
 
-type Column = (&'static str, fn(&Search, &SearchName) -> String);
-
-/// A cell of a table of `T`s.
-type Cell<'f, T> = &'f dyn Fn(&T) -> String;
-
-/// The search table's columns: a search and its name give each cell.
-const COLUMNS: [Column; 16] = [
-    ("search", |_, n| name(n)),
-    ("strategy", |x, _| x.strategy().to_string()),
-    ("run", |x, _| x.run.to_string()),
-    ("space (after filtering of before)", |x, _| {
-        format!("{} of {}", x.trace.space.after, x.trace.space.before)
-    }),
-    ("tried", |x, _| x.trace.search.tried.len().to_string()),
-    ("measured", |x, _| x.measured.to_string()),
-    ("from store", |x, _| {
-        (x.trace.search.tried.len() - x.measured).to_string()
-    }),
-    ("failed", |x, _| x.failed.to_string()),
-    ("pruned", |x, _| x.pruned.to_string()),
-    ("wall s", |x, _| md::secs(x.trace.search.wall_s)),
-    ("compile CPU s", |x, _| md::secs(x.trace.search.compile_s)),
-    ("device s", |x, _| md::secs(x.trace.search.device_s)),
-    ("compile workers", |x, _| {
-        x.trace.search.options.workers.to_string()
-    }),
-    ("measured / s", |x, _| {
-        x.rate.map_or(md::MISSING.into(), |v| format!("{v:.2}"))
-    }),
-    ("best GFLOP/s (search)", |x, _| {
-        x.best
-            .as_ref()
-            .map_or(md::MISSING.into(), |b| md::speed(b.0))
-    }),
-    ("stopped", |x, _| x.trace.search.stopped.clone()),
-];
+const SEARCH_HEAD: &str = "search|strategy|run|space (after filtering of before)|tried|measured|from store|failed|\
+    pruned|wall s|compile CPU s|device s|compile workers|measured / s|best GFLOP/s (search)|stopped";
 
 /// One row per search, and the spaces' notes.
 fn searches_table(a: &Tune, g: &Group, s: &mut String) {
     let rows: Vec<Vec<String>> = (g.searches.iter().zip(&g.names))
-        .map(|(&i, n)| COLUMNS.iter().map(|c| c.1(&a.searches[i], n)).collect())
+        .map(|(&i, n)| {
+            let (x, t) = (&a.searches[i], &a.searches[i].trace.search);
+            vec![
+                name(n),
+                t.strategy.clone(),
+                x.run.to_string(),
+                format!("{} of {}", x.trace.space.after, x.trace.space.before),
+                t.tried.len().to_string(),
+                x.measured.to_string(),
+                (t.tried.len() - x.measured).to_string(),
+                x.failed.to_string(),
+                x.pruned.to_string(),
+                md::secs(t.wall_s),
+                md::secs(t.compile_s),
+                md::secs(t.device_s),
+                t.options.workers.to_string(),
+                or_missing(x.rate, |v| format!("{v:.2}")),
+                or_missing(x.best.as_ref(), |b| md::speed(b.0)),
+                t.stopped.clone(),
+            ]
+        })
         .collect();
-    let head: Vec<String> = COLUMNS.iter().map(|c| c.0.to_string()).collect();
-    s.push_str(&md::table(&head, &rows));
+    s.push_str(&md::table(&header(SEARCH_HEAD), &rows));
     if !rows.is_empty() {
         s.push('\n');
     }
     if !g.notes.is_empty() {
         s.push_str("Space notes:\n\n");
-        list(
-            s,
-            g.notes.iter().map(|(t, n)| format!("{}: {n}", tc_name(*t))),
-        );
+        let notes = g.notes.iter().map(|(t, n)| format!("{}: {n}", tc_name(*t)));
+        list(s, notes);
     }
 }
 
@@ -195,40 +187,32 @@ fn rounds(g: &Group, s: &mut String) {
         let name = tc_name(r.tuned.toolchain);
         let _ = writeln!(s, "#### {name}: the fastest of the final round\n");
         if r.rows.is_empty() {
-            let why = if r.failed.is_empty() {
-                " (the run wrote no final round)"
-            } else {
-                ""
+            let why = match r.failed.is_empty() {
+                true => " (the run wrote no final round)",
+                false => "",
             };
             let _ = writeln!(
                 s,
                 "No final-round configuration of {name} has a speed{why}.\n"
             );
         }
-        let mut head = md::h(&["rank", "GFLOP/s", "x cuBLAS", "registers", "configuration"]);
-        if r.several_runs {
-            head.push("run".into());
-        }
+        // The table drops the run column (each row's last cell) when all come from one run.
+        let mut head = header("rank|GFLOP/s|x cuBLAS|registers|configuration|run");
+        head.truncate(5 + usize::from(r.several_runs));
         let rows: Vec<Vec<String>> = (r.rows.iter().zip(1..))
             .map(|(f, rank)| {
                 let m = f.m;
-                let spread = m
-                    .time
-                    .map_or(String::new(), |t| format!(" ±{:.1}%", t.spread_pct()));
-                let speed = data::gflops(m).map_or(md::MISSING.into(), md::speed);
-                let mut row = vec![
+                let spread = or_empty(m.time, |t| format!(" ±{:.1}%", t.spread_pct()));
+                let speed = or_missing(data::gflops(m), md::speed);
+                let by = in_parens(&f.strategies);
+                vec![
                     rank.to_string(),
                     format!("{speed}{spread}{}", md::throttle_mark(m)),
                     md::ratio(data::vs_vendor(m), Some(1.0)),
                     md::registers(Some(m)),
                     config_of(m),
-                ];
-                match (r.several_runs, f.strategies.is_empty()) {
-                    (true, true) => row.push(f.run.to_string()),
-                    (true, false) => row.push(format!("{} ({})", f.run, f.strategies.join(", "))),
-                    _ => {}
-                }
-                row
+                    format!("{}{by}", f.run),
+                ]
             })
             .collect();
         if !rows.is_empty() {
@@ -238,14 +222,11 @@ fn rounds(g: &Group, s: &mut String) {
             let what: Vec<String> = (r.failed.iter())
                 .map(|m| format!("{} ({})", config_of(m), m.status.label()))
                 .collect();
-            let _ = writeln!(
-                s,
-                "Without a speed in the final round: {}.\n",
-                md::escape(&what.join("; "))
-            );
+            let what = md::escape(&what.join("; "));
+            let _ = writeln!(s, "Without a speed in the final round: {what}.\n");
         }
         if let Some(d) = &r.tuned.default {
-            let gain = (r.tuned.gain).map_or(String::new(), |u| {
+            let gain = or_empty(r.tuned.gain, |u| {
                 format!(" The tuned best is {:.2}x its speed.", u + 1.0)
             });
             let _ = writeln!(s, "Published default: {}.{gain}\n", describe_default(d));
@@ -266,50 +247,35 @@ pub fn shade(c: RGBColor, i: usize) -> RGBColor {
 
 /// A line plain when dense, with markers when sparse.
 fn styled(style: Style, points: usize) -> Style {
-    let dense = points > 40;
-    if dense {
+    if points > 40 {
         style.plain()
     } else {
         style.line()
     }
 }
 
-/// A figure of one panel of fractions of a best, from 0 to `hi` on x, with a
-/// reference line at `reach`, titled "gemm6 at 4096{what} on H200".
-fn fraction_figure(
-    ctx: &Ctx,
-    g: &Group,
-    what: &str,
-    (hi, x, y, reach): (f64, &str, &str, f64),
-) -> Figure {
-    let mut panel = Panel::new("", XAxis::Linear { lo: 0.0, hi }, x, y);
-    panel.y_max = Some(1.08);
-    panel.refs.push(RefLine {
-        label: format!("{:.0}% of the best", reach * 100.0),
-        y: reach,
-        color: VENDOR_COLOR,
-    });
-    figure(ctx, g, what, Vec::new(), vec![panel])
-}
-
 /// A figure of `panels` side by side (one: wide), titled "gemm6 at 4096{what} on H200".
-fn figure(ctx: &Ctx, g: &Group, what: &str, legend: Vec<Style>, panels: Vec<Panel>) -> Figure {
-    let ((panel_w, panel_h), cols) = (
-        if panels.len() == 1 {
-            (860, 400)
-        } else {
-            (560, 380)
-        },
-        panels.len(),
-    );
+fn figure(ctx: &Ctx, g: &Group, what: &str, panels: Vec<Panel>) -> Figure {
+    let wide = panels.len() == 1;
+    let (panel_w, panel_h) = if wide { (860, 400) } else { (560, 380) };
     Figure {
         title: format!("{}{what}{}", at(&g.kernel, g.size), ctx.title_suffix()),
-        legend,
+        legend: Vec::new(),
+        cols: panels.len(),
         panels,
-        cols,
         panel_w,
         panel_h,
     }
+}
+
+/// A panel of fractions of a best, from 0 to `hi` on x, with a reference line at `reach`.
+fn fraction_panel(hi: f64, x: &str, y: &str, reach: f64) -> Panel {
+    let mut panel = Panel::new("", XAxis::Linear { lo: 0.0, hi }, x, y);
+    panel.y_max = Some(1.08);
+    let label = format!("{:.0}% of the best", reach * 100.0);
+    let (y, color) = (reach, VENDOR_COLOR);
+    panel.refs.push(RefLine { label, y, color });
+    panel
 }
 
 /// Best so far against configurations and seconds; the spread of each space.
@@ -319,22 +285,14 @@ fn charts(ctx: &mut Ctx, g: &Group, title: &str, s: &mut String) -> Result<()> {
         let stem = format!("tune-progress-{}", g.stem);
         s.push_str(&ctx.chart(&fig, &stem, &alt)?.markdown);
     }
-    let axes = (
-        1.0,
-        "rank / configurations tried",
-        "GFLOP/s / the toolchain's best",
-        NEAR_BEST,
-    );
-    let mut fig = fraction_figure(ctx, g, ": the tried space by rank", axes);
+    let x = "rank / configurations tried";
+    let panel = fraction_panel(1.0, x, "GFLOP/s / the toolchain's best", NEAR_BEST);
+    let mut fig = figure(ctx, g, ": the tried space by rank", vec![panel]);
     for x in g.spread.iter().filter(|x| !x.speeds.is_empty()) {
         let (t, n) = (x.toolchain, x.tried.max(1) as f64);
         let style = Style::new(format!("{} ({} tried)", tc_name(t), x.tried), color(t));
         let style = styled(style, x.speeds.len());
-        let points = x
-            .speeds
-            .iter()
-            .zip(1..)
-            .map(|(v, i)| (i as f64 / n, Some(v / x.best)));
+        let points = (x.speeds.iter().zip(1..)).map(|(v, i)| (i as f64 / n, Some(v / x.best)));
         let points = points.collect();
         fig.legend.push(style.clone());
         fig.panels[0].lines.push(Line { style, points });
@@ -352,50 +310,44 @@ fn progress_figure(ctx: &Ctx, g: &Group) -> Option<Figure> {
     let most = g.curves.iter().map(|c| c.points.len()).max()? as f64;
     let longest = g.curves.iter().filter_map(|c| c.points.last().map(|p| p.1));
     let longest = longest.filter(|v| v.is_finite()).fold(0.0, f64::max);
+    let hi = if longest > 0.0 { longest } else { 1.0 };
     let y = "best GFLOP/s so far";
     let x = XAxis::Linear { lo: 0.0, hi: most };
     let by_count = Panel::new("against configurations tried", x, "configurations tried", y);
-    let hi = if longest > 0.0 { longest } else { 1.0 };
     let x = XAxis::Linear { lo: 0.0, hi };
     let by_time = Panel::new("against seconds", x, "seconds since the search started", y);
-    let mut fig = figure(
-        ctx,
-        g,
-        ": best GFLOP/s so far",
-        Vec::new(),
-        vec![by_count, by_time],
-    );
+    let mut fig = figure(ctx, g, ": best GFLOP/s so far", vec![by_count, by_time]);
     for c in &g.curves {
         let style = Style::new(name(&c.name), shade(color(c.name.toolchain), c.nth));
         let style = styled(style, c.points.len());
         let style = if c.nth > 0 { style.dashed() } else { style };
-        for (i, panel) in fig.panels.iter_mut().enumerate() {
-            let points = c
-                .points
-                .iter()
-                .map(|p| (if i == 1 { p.1 } else { p.0 as f64 }, p.2));
-            let (style, points) = (style.clone(), points.collect());
+        let by_count = c.points.iter().map(|p| (p.0 as f64, p.2));
+        let by_time = c.points.iter().map(|p| (p.1, p.2));
+        let lines = [by_count.collect(), by_time.collect()];
+        for (panel, points) in fig.panels.iter_mut().zip(lines) {
+            let style = style.clone();
             panel.lines.push(Line { style, points });
         }
         fig.legend.push(style);
     }
-    let top = fig.panels.iter().map(Panel::data_max).fold(0.0, f64::max);
     if let Some(v) = g.vendor {
         for panel in &mut fig.panels {
             let (label, color) = (format!("cuBLAS {}", md::speed(v)), VENDOR_COLOR);
             panel.refs.push(RefLine { label, y: v, color });
         }
-        fig.legend
-            .push(Style::new("cuBLAS (final round)", VENDOR_COLOR).dashed());
+        let style = Style::new("cuBLAS (final round)", VENDOR_COLOR).dashed();
+        fig.legend.push(style);
     }
-    let y_max = top.max(g.vendor.unwrap_or(0.0)) * 1.08;
+    // Both panels share the y axis: up to the highest line or cuBLAS.
+    let top = fig.panels.iter().map(Panel::data_max).fold(0.0, f64::max) * 1.08;
     for panel in &mut fig.panels {
-        panel.y_max = Some(if y_max > 0.0 { y_max } else { 1.0 });
+        panel.y_max = Some(if top > 0.0 { top } else { 1.0 });
     }
     Some(fig)
 }
 
-/// The strategies replayed over each complete search, from its replay record.
+/// The strategies replayed over each complete search, from its replay record:
+/// a chart of the median best so far and a table per strategy.
 fn replays(ctx: &mut Ctx, a: &Tune, g: &Group, title: &str, s: &mut String) -> Result<()> {
     if g.replays.is_empty() {
         return Ok(());
@@ -407,79 +359,60 @@ fn replays(ctx: &mut Ctx, a: &Tune, g: &Group, title: &str, s: &mut String) -> R
     }
     for r in &g.replays {
         let label = name(&r.name);
-        match &r.record {
+        let rec = match &r.record {
             None => {
                 let dir = ctx.data.runs[a.searches[r.search].run - 1].dir.display();
                 let _ = writeln!(s, "{label}: no replay record; `gemmlab tune --replay-only {dir}` writes it from the search's trace.\n");
+                continue;
             }
             Some(Replays {
                 error: Some(why), ..
             }) => {
                 let _ = writeln!(s, "{label}: no replay: {}.\n", md::escape(why));
+                continue;
             }
-            Some(rec) => replay_table(ctx, g, r, rec, (title, &label), s)?,
+            Some(rec) => rec,
+        };
+        let (len, reach) = (rec.tries, rec.reach * 100.0);
+        let x = "configurations tried";
+        let panel = fraction_panel(len as f64, x, "best so far / the space's best", rec.reach);
+        let what = format!(", {label}: strategies replayed");
+        let mut fig = figure(ctx, g, &what, vec![panel]);
+        (fig.panel_w, fig.panel_h) = (900, 420);
+        for (n, c) in rec.strategies.iter().zip(STRATEGY_COLORS.iter().cycle()) {
+            let band = (n.q1.iter().zip(&n.q3).zip(1..)).map(|((q1, q3), k)| (k as f64, *q1, *q3));
+            let median = n.median.iter().zip(1..).map(|(v, k)| (k as f64, Some(*v)));
+            let (color, points) = (*c, band.collect());
+            fig.panels[0].bands.push(Band { color, points });
+            let (style, points) = (styled(Style::new(&n.strategy, *c), len), median.collect());
+            fig.legend.push(style.clone());
+            fig.panels[0].lines.push(Line { style, points });
         }
+        let alt = format!("{title}{what}, median best so far against configurations");
+        s.push_str(&ctx.chart(&fig, &r.stem, &alt)?.markdown);
+        let to = format!("to {reach:.0}% (median)");
+        let head = [
+            "strategy".into(),
+            format!("configurations {to}"),
+            format!("seconds {to}"),
+            format!("runs reaching {reach:.0}%"),
+            "runs finding the best".into(),
+            format!("median at {len} configurations"),
+        ];
+        let rows: Vec<Vec<String>> = (rec.strategies.iter())
+            .map(|n| {
+                vec![
+                    n.strategy.clone(),
+                    (n.configs).map_or("not reached".into(), |c| format!("{c:.0}")),
+                    or_missing(n.seconds, md::secs),
+                    format!("{} of {}", n.reached, rec.runs),
+                    format!("{:.0}%", n.found * 100.0),
+                    md::pct(n.median.last().copied()),
+                ]
+            })
+            .collect();
+        let _ = writeln!(s, "{}", md::table(&head, &rows));
     }
-    Ok(())
-}
-
-fn replay_table(
-    ctx: &mut Ctx,
-    g: &Group,
-    r: &Replayed,
-    rec: &Replays,
-    (title, label): (&str, &str),
-    s: &mut String,
-) -> Result<()> {
-    let (len, reach) = (rec.tries, rec.reach * 100.0);
-    let axes = (
-        len as f64,
-        "configurations tried",
-        "best so far / the space's best",
-        rec.reach,
-    );
-    let mut fig = fraction_figure(ctx, g, &format!(", {label}: strategies replayed"), axes);
-    (fig.panel_w, fig.panel_h) = (900, 420);
-    for (n, c) in rec.strategies.iter().zip(STRATEGY_COLORS.iter().cycle()) {
-        let band =
-            n.q1.iter()
-                .zip(&n.q3)
-                .zip(1..)
-                .map(|((q1, q3), k)| (k as f64, *q1, *q3));
-        let median = n.median.iter().zip(1..).map(|(v, k)| (k as f64, Some(*v)));
-        let style = styled(Style::new(n.strategy.clone(), *c), len);
-        fig.panels[0].bands.push(Band {
-            color: *c,
-            points: band.collect(),
-        });
-        let points = median.collect();
-        fig.legend.push(style.clone());
-        fig.panels[0].lines.push(Line { style, points });
-    }
-    let alt =
-        format!("{title}, {label}: strategies replayed, median best so far against configurations");
-    s.push_str(&ctx.chart(&fig, &r.stem, &alt)?.markdown);
-    let cols: [(String, Cell<StrategyReplay>); 6] = [
-        ("strategy".into(), &|n| n.strategy.clone()),
-        (format!("configurations to {reach:.0}% (median)"), &|n| {
-            n.configs
-                .map_or("not reached".into(), |c| format!("{c:.0}"))
-        }),
-        (format!("seconds to {reach:.0}% (median)"), &|n| {
-            n.seconds.map_or(md::MISSING.into(), md::secs)
-        }),
-        (format!("runs reaching {reach:.0}%"), &|n| {
-            format!("{} of {}", n.reached, rec.runs)
-        }),
-        ("runs finding the best".into(), &|n| {
-            format!("{:.0}%", n.found * 100.0)
-        }),
-        (format!("median at {len} configurations"), &|n| {
-            md::pct(n.median.last().copied())
-        }),
-    ];
-    let cols: Vec<(&str, _)> = cols.iter().map(|(h, f)| (h.as_str(), f)).collect();
-    let _ = writeln!(s, "{}", md::table_of(&cols, &rec.strategies));
     Ok(())
 }
 
@@ -515,13 +448,8 @@ pub(crate) fn words(k: &Kind) -> Words {
     }
 }
 
-fn hard_words(
-    at: &str,
-    pct: f64,
-    toolchains: &[Hardness],
-    harder: &Option<[Toolchain; 2]>,
-) -> Words {
-    let long: Vec<String> = (toolchains.iter())
+fn hard_words(at: &str, pct: f64, tcs: &[Hardness], harder: &Option<[Toolchain; 2]>) -> Words {
+    let long: Vec<String> = (tcs.iter())
         .map(|x| {
             let whole = if x.whole_space { "the whole space" } else { "a sample of the space" };
             let (t, share, best, by) = (tc_name(x.toolchain), x.share * 100.0, md::speed(x.best), x.strategies.join(" and "));
@@ -531,11 +459,11 @@ fn hard_words(
             )
         })
         .collect();
-    let short: Vec<String> = (toolchains.iter())
-        .map(|x| {
-            let (share, t, tried) = (x.share * 100.0, tc_name(x.toolchain), x.tried);
-            format!("{share:.0}% of {t}'s {tried}")
-        })
+    let short = tcs
+        .iter()
+        .map(|x| (x.share * 100.0, tc_name(x.toolchain), x.tried));
+    let short: Vec<String> = short
+        .map(|(p, t, n)| format!("{p:.0}% of {t}'s {n}"))
         .collect();
     let mut text = format!("**How hard to tune, {at}**: {}.", long.join("; "));
     if let Some([hard, easy]) = harder {
@@ -543,12 +471,10 @@ fn hard_words(
         let _ = write!(text, " Fewer of {hard}'s configurations are near its best than {easy}'s: {hard} is the harder to tune.");
     }
     let short = md::join_and(&short);
-    Words {
-        text,
-        short: format!(
-            "For {at}, {short} tried configurations are within {pct:.0}% of the toolchain's best."
-        ),
-    }
+    let short = format!(
+        "For {at}, {short} tried configurations are within {pct:.0}% of the toolchain's best."
+    );
+    Words { text, short }
 }
 
 /// The words of a toolchain-gap finding.
@@ -601,10 +527,9 @@ fn gap_words(k: &Kind) -> Words {
         Verdict::Grows => "the gap grows with tuning",
         Verdict::Unchanged => "the gap survives tuning unchanged",
     };
-    let timing = if *both_final {
-        "final round"
-    } else {
-        "search timing where no final round"
+    let timing = match both_final {
+        true => "final round",
+        false => "search timing where no final round",
     };
     Words {
         text: format!(
@@ -617,7 +542,7 @@ fn gap_words(k: &Kind) -> Words {
 
 fn tuned_words(
     kernel: &str,
-    size: (usize, usize, usize),
+    size: Size,
     toolchains: &[Tuned],
     search_only: bool,
     has_vendor: bool,
@@ -629,22 +554,19 @@ fn tuned_words(
             long.push(format!("{name}: no configuration with a speed"));
             continue;
         };
-        let vs = b.vs_vendor.map(|v| format!("{v:.2}x cuBLAS"));
-        let timing = if b.final_round {
-            ""
-        } else {
-            " (search timing: no final round)"
+        let timing = match b.final_round {
+            true => "",
+            false => " (search timing: no final round)",
         };
+        let vs = b.vs_vendor.map(|v| format!("{v:.2}x cuBLAS"));
         let (speed, eq) = (
             md::speed(b.gflops),
-            vs.as_ref().map_or(String::new(), |v| format!(" = {v}")),
+            or_empty(vs.as_ref(), |v| format!(" = {v}")),
         );
         let mut l = format!("{name} {speed} GFLOP/s{eq} with `{}`{timing}", b.config);
         let mut inner: Vec<String> = vs.into_iter().collect();
         if let Some(d) = &t.default {
-            let gains = t.gain.map_or(String::new(), |u| {
-                format!("; tuning gains {:+.0}%", u * 100.0)
-            });
+            let gains = or_empty(t.gain, |u| format!("; tuning gains {:+.0}%", u * 100.0));
             let _ = write!(l, " (published default {}{gains})", describe_default(d));
             match (has_vendor, d.vs_vendor, t.gain) {
                 (true, Some(v), _) => inner.push(format!("default {v:.2}x")),
@@ -652,13 +574,8 @@ fn tuned_words(
                 _ => {}
             }
         }
-        let inner = if inner.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", inner.join(", "))
-        };
         long.push(l);
-        short.push(format!("{name} {speed} GFLOP/s{inner}"));
+        short.push(format!("{name} {speed} GFLOP/s{}", in_parens(&inner)));
     }
     let timing = match search_only {
         true => "final round where there is one, else search timing",
@@ -710,21 +627,12 @@ fn rate_words(at: &str, searches: &[Rate]) -> Words {
             });
             continue;
         };
-        let more = match r.measured < r.tried {
-            true => format!(", {} more answered from the store", r.tried - r.measured),
-            false => String::new(),
-        };
-        let (wall, compile, device, wait) = (
-            md::secs(r.wall_s),
-            md::secs(r.compile_s),
-            md::secs(r.device_s),
-            md::secs(r.wait_s),
-        );
-        let workers = plural(r.workers, "worker");
-        long.push(format!(
-            "{label}: {rate:.2} configurations/s ({} measured in {wall} s wall; {compile} CPU s compiling on {workers}, {device} s on the device, {wait} s waiting for the compiler{more})",
-            r.measured
-        ));
+        let more = (r.measured < r.tried).then_some(r.tried - r.measured);
+        let more = or_empty(more, |n| format!(", {n} more answered from the store"));
+        let [wall, compile, device, wait] =
+            [r.wall_s, r.compile_s, r.device_s, r.wait_s].map(md::secs);
+        let (measured, workers) = (r.measured, plural(r.workers, "worker"));
+        long.push(format!("{label}: {rate:.2} configurations/s ({measured} measured in {wall} s wall; {compile} CPU s compiling on {workers}, {device} s on the device, {wait} s waiting for the compiler{more})"));
         short.push(format!("{label} {rate:.2}"));
     }
     let (long, rates) = (long.join("; "), md::join_and(&short));
