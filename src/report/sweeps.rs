@@ -6,15 +6,15 @@ use std::fmt::Write as _;
 use crate::analysis::stats::is_same;
 use crate::analysis::sweeps::{is_baseline, Block, CapSpeed, Effect, Jit, JitRow, Kind, Like};
 use crate::analysis::sweeps::{Series, Size, Spills, Sweep, Tile, Triple};
-use crate::analysis::Finding;
 use crate::backend::Toolchain;
 use crate::error::Result;
-use crate::plot::{Bars, Figure, Line, Panel, RefLine, Style, XAxis};
+use crate::plot::{Figure, Line, Panel, RefLine, Style, XAxis};
 use crate::results::Measurement as M;
 
+use super::compare::styles;
 use super::data::{self, gflops, registers as regs, size_label, toolchain_name as name};
 use super::md::{self, join_and, size_label_long, speed};
-use super::{color, Ctx, Section, Words, SAME_SPEED, VENDOR_COLOR};
+use super::{bar_panel, Ctx, Section, Words, SAME_SPEED, VENDOR_COLOR};
 
 const REGISTERS: &str = "Register cap sweep (registers)";
 const TILING: &str = "Register tiling: RX x RY (tiling)";
@@ -29,21 +29,8 @@ fn cap_label(c: Option<u32>) -> String {
     c.map_or("none".into(), |c| c.to_string())
 }
 
-fn section(title: &str, markdown: String, findings: &[Finding]) -> Section {
-    let mut sec = Section {
-        title: title.into(),
-        markdown,
-        ..Default::default()
-    };
-    sec.show(findings);
-    sec
-}
-
 /// A number a chart shows of a row.
 type Value<'f> = &'f dyn Fn(&M) -> Option<f64>;
-
-/// A column of a table of `T`s: its name and its cell.
-type Cell<'f, T> = (&'f str, &'f dyn Fn(&T) -> String);
 
 /// A leading column: its name and its cell (point).
 type Lead<'f> = (&'f str, &'f dyn Fn(usize) -> String);
@@ -57,13 +44,12 @@ fn each(f: fn(Option<&M>) -> String) -> impl Fn(usize, usize, Option<&M>) -> Str
 }
 
 /// A sweep's section: heading and introduction, then each block of each series
-/// as a table of the `lead` columns and each toolchain's `cols` (with `notes`
-/// after it), and after a series' first block its `chart`.
+/// as its `table`, and after a series' first block its `chart`.
 fn sweep_section<P>(
     a: &Sweep<P>,
     (title, intro): (&str, &str),
     head: impl Fn(&Series<P>) -> String,
-    table: impl Fn(&Block<P>, &mut dyn FnMut(&[Lead], &[Col])) -> Vec<String>,
+    table: impl Fn(&Block<P>) -> String,
     mut chart: impl FnMut(&Series<P>, &Block<P>) -> Result<String>,
 ) -> Result<Section> {
     if a.series.is_empty() {
@@ -72,31 +58,29 @@ fn sweep_section<P>(
     let mut s = format!("## {title}\n\n{intro}\n\n");
     for se in &a.series {
         for (i, b) in se.blocks.iter().enumerate() {
-            let _ = writeln!(s, "### {}, {}\n", head(se), size_label_long(b.size));
-            let tcs = &a.toolchains;
-            let notes = table(b, &mut |lead, cols| {
-                let mut header: Vec<String> = lead.iter().map(|c| c.0.to_string()).collect();
-                header.extend(
-                    tcs.iter()
-                        .flat_map(|t| cols.iter().map(move |c| format!("{} {}", name(*t), c.0))),
-                );
-                let rows: Vec<Vec<String>> = (0..b.points.len())
-                    .map(|p| {
-                        let cells = (0..tcs.len())
-                            .flat_map(|t| cols.iter().map(move |c| c.1(p, t, b.cells[p][t])));
-                        lead.iter().map(|c| c.1(p)).chain(cells).collect()
-                    })
-                    .collect();
-                s.push_str(&md::table(&header, &rows));
-            });
-            list(&mut s, "Build notes", &notes);
-            s.push('\n');
+            let at = size_label_long(b.size);
+            let _ = writeln!(s, "### {}, {at}\n\n{}", head(se), table(b));
             if i == 0 {
                 s.push_str(&chart(se, b)?);
             }
         }
     }
-    Ok(section(title, s, &a.findings))
+    Ok(Section::of(title, s, &a.findings))
+}
+
+/// A block's table: the `lead` columns, then the `cols` of each toolchain.
+fn grid<P>(b: &Block<P>, tcs: &[Toolchain], lead: &[Lead], cols: &[Col]) -> String {
+    let mut header: Vec<String> = lead.iter().map(|c| c.0.to_string()).collect();
+    let named = |t: Toolchain| cols.iter().map(move |c| format!("{} {}", name(t), c.0));
+    header.extend(tcs.iter().copied().flat_map(named));
+    let rows: Vec<Vec<String>> = (0..b.points.len())
+        .map(|p| {
+            let cells =
+                (0..tcs.len()).flat_map(|t| cols.iter().map(move |c| c.1(p, t, b.cells[p][t])));
+            lead.iter().map(|c| c.1(p)).chain(cells).collect()
+        })
+        .collect();
+    md::table(&header, &rows)
 }
 
 /// A bulleted list after a line of its own, when there is anything to list.
@@ -109,24 +93,20 @@ fn list(s: &mut String, title: &str, items: &[String]) {
     }
 }
 
-fn styles(tcs: &[Toolchain]) -> Vec<Style> {
-    tcs.iter()
-        .map(|t| Style::new(name(*t), color(*t)))
-        .collect()
-}
-
 pub(crate) fn registers(ctx: &mut Ctx, a: &Sweep<Option<u32>>) -> Result<Section> {
     let intro = "Each kernel compiled with a register cap (`--maxrregcount` for NVRTC, `-cl-nv-maxrregcount` for NVIDIA OpenCL; \
          \"none\" = no cap); \"registers\" is what the compiler used, \"(above cap)\" a cap not applied as asked.";
     let head = |se: &Series<_>| format!("{} ({})", se.kernel, se.switches);
-    let table = |b: &Block<Option<u32>>, grid: &mut dyn FnMut(&[Lead], &[Col])| {
+    let table = |b: &Block<Option<u32>>| {
         let used = |p: usize, _, m: Option<&M>| {
             let above = b.points[p]
                 .zip(m.and_then(regs))
                 .is_some_and(|(c, u)| u > c);
             md::registers(m) + if above { " (above cap)" } else { "" }
         };
-        grid(
+        let mut s = grid(
+            b,
+            &a.toolchains,
             &[("cap asked", &|p| cap_label(b.points[p]))],
             &[
                 ("registers", &used),
@@ -135,35 +115,43 @@ pub(crate) fn registers(ctx: &mut Ctx, a: &Sweep<Option<u32>>) -> Result<Section
                 ("GFLOP/s", &each(md::gflops)),
             ],
         );
-        (b.rows.iter())
+        let notes: Vec<String> = (b.rows.iter())
             .flat_map(|m| {
                 let (t, cap) = (name(m.toolchain), cap_label(data::register_cap(m)));
                 let note = move |n| md::short_reason(&format!("{t} cap {cap}: {n}"));
                 m.build_notes.iter().map(note)
             })
-            .collect()
+            .collect();
+        list(&mut s, "Build notes", &notes);
+        s
     };
     let chart =
         |se: &Series<_>, b: &Block<_>| cap_chart(ctx, &head(se), &se.chart, b, &a.toolchains);
     sweep_section(a, (REGISTERS, intro), head, table, chart)
 }
 
-/// A figure of `panels` titled "{k}: {what}, M = N = K = 4096 on H200", written to `stem`.
-fn figure(
+/// Writes a figure of `panels` titled "{k}: {what}, M = N = K = 4096 on H200"
+/// to `stem`, `w` x `h` a panel; returns its Markdown.
+fn draw(
     ctx: &mut Ctx,
-    (k, what, b): (&str, &str, Size),
+    (k, what, size): (&str, &str, Size),
+    (stem, alt, w, h): (&str, &str, u32, u32),
     panels: Vec<Panel>,
     legend: Vec<Style>,
-) -> Figure {
-    let title = format!("{k}: {what}, {}{}", size_label_long(b), ctx.title_suffix());
-    Figure {
-        title,
+) -> Result<String> {
+    let fig = Figure {
+        title: format!(
+            "{k}: {what}, {}{}",
+            size_label_long(size),
+            ctx.title_suffix()
+        ),
         legend,
         cols: panels.len(),
         panels,
-        panel_w: 420,
-        panel_h: 340,
-    }
+        panel_w: w,
+        panel_h: h,
+    };
+    Ok(ctx.chart(&fig, stem, &format!("{k}: {alt}"))?.markdown)
 }
 
 fn cap_chart(
@@ -176,11 +164,7 @@ fn cap_chart(
     let cats = XAxis::Categories(b.points.iter().map(|c| cap_label(*c)).collect());
     let line = |style, ys: Vec<Option<f64>>| Line {
         style,
-        points: ys
-            .into_iter()
-            .enumerate()
-            .map(|(i, y)| (i as f64, y))
-            .collect(),
+        points: (0u32..).map(f64::from).zip(ys).collect(),
     };
     let of: [(&str, &str, Value); 3] = [
         ("GFLOP/s", "GFLOP/s", &gflops),
@@ -205,15 +189,15 @@ fn cap_chart(
     panels[1].lines.push(line(asked.clone(), caps));
     let mut legend: Vec<Style> = styles(tcs).into_iter().map(Style::line).collect();
     legend.push(asked);
-    let fig = figure(ctx, (k, "register cap sweep", b.size), panels, legend);
-    let alt = format!("{k}: GFLOP/s, registers and spills against the register cap");
-    Ok(ctx.chart(&fig, stem, &alt)?.markdown)
+    let what = (k, "register cap sweep", b.size);
+    let alt = "GFLOP/s, registers and spills against the register cap";
+    draw(ctx, what, (stem, alt, 420, 340), panels, legend)
 }
 
 pub(crate) fn tiling(ctx: &mut Ctx, a: &Sweep<(i64, i64)>) -> Result<Section> {
     let intro = "The register-tiled kernel with RX x RY results per thread (RK = RY); 8x4 is the tutorial's clBlas tile. \
          Registers and spills are what each compiler used.";
-    let table = |b: &Block<(i64, i64)>, grid: &mut dyn FnMut(&[Lead], &[Col])| {
+    let table = |b: &Block<(i64, i64)>| {
         let rk = |p: usize| {
             let rk = b.cells[p]
                 .iter()
@@ -221,6 +205,8 @@ pub(crate) fn tiling(ctx: &mut Ctx, a: &Sweep<(i64, i64)>) -> Result<Section> {
             rk.map_or(md::MISSING.into(), |v| v.to_string())
         };
         grid(
+            b,
+            &a.toolchains,
             &[
                 ("RX", &|p| b.points[p].0.to_string()),
                 ("RY", &|p| b.points[p].1.to_string()),
@@ -233,8 +219,7 @@ pub(crate) fn tiling(ctx: &mut Ctx, a: &Sweep<(i64, i64)>) -> Result<Section> {
                 ("spill st/ld B", &each(md::spills)),
                 ("occupancy", &each(md::occupancy)),
             ],
-        );
-        Vec::new()
+        )
     };
     let chart = |se: &Series<_>, b: &Block<_>| {
         let chart = tile_chart(ctx, &se.kernel, &se.chart, b, &a.toolchains)?;
@@ -257,36 +242,32 @@ fn tile_chart(
         _ => String::new(),
     };
     let mut legend = styles(tcs);
-    let bars = Bars {
-        styles: legend.clone(),
-        values: (b.cells.iter())
-            .map(|r| r.iter().map(|m| m.and_then(gflops)).collect())
-            .collect(),
-        notes: (b.cells.iter())
-            .map(|r| r.iter().map(|m| m.map(note)).collect())
-            .collect(),
-    };
+    let values = (b.cells.iter())
+        .map(|r| r.iter().map(|m| m.and_then(gflops)).collect())
+        .collect();
     let cats = b.points.iter().map(|(x, y)| format!("{x}x{y}")).collect();
     let (x, y) = ("tile RX x RY (results per thread)", "GFLOP/s (median)");
-    let mut panel = Panel {
-        bars: Some(bars),
-        ..Panel::new("", XAxis::Categories(cats), x, y)
-    };
+    let mut panel = bar_panel(String::new(), cats, x, y, &legend, values);
+    if let Some(bars) = panel.bars.as_mut() {
+        bars.notes = (b.cells.iter())
+            .map(|r| r.iter().map(|m| m.map(note)).collect())
+            .collect();
+    }
     if let Some(y) = b.vendor.and_then(gflops) {
         let (label, color) = (format!("cuBLAS {y:.0}"), VENDOR_COLOR);
         panel.refs.push(RefLine { label, y, color });
         legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
     }
-    let mut fig = figure(ctx, (k, "register tiles", b.size), vec![panel], legend);
-    (fig.panel_w, fig.panel_h) = ((150 * b.points.len() as u32).clamp(700, 1300), 480);
-    let alt = format!("{k}: GFLOP/s per RX x RY tile");
-    Ok(ctx.chart(&fig, stem, &alt)?.markdown)
+    let w = (150 * b.points.len() as u32).clamp(700, 1300);
+    let what = (k, "register tiles", b.size);
+    let alt = "GFLOP/s per RX x RY tile";
+    draw(ctx, what, (stem, alt, w, 480), vec![panel], legend)
 }
 
 pub(crate) fn hints(a: &Sweep<String>) -> Result<Section> {
     let intro = "One switch changed at a time (e.g. `UNROLL_K=1`, see the README's switch table) against the baseline, the published kernel \
          with no extra compiler flags; \"change\" is the speed relative to the baseline on the same toolchain.";
-    let table = |b: &Block<String>, grid: &mut dyn FnMut(&[Lead], &[Col])| {
+    let table = |b: &Block<String>| {
         let hints = |p: usize| {
             let hints = b.cells[p]
                 .iter()
@@ -298,6 +279,8 @@ pub(crate) fn hints(a: &Sweep<String>) -> Result<Section> {
             _ => md::change(m.and_then(gflops), b.base[t].and_then(gflops)),
         };
         grid(
+            b,
+            &a.toolchains,
             &[("point", &|p| b.points[p].clone()), ("hints", &hints)],
             &[
                 ("GFLOP/s", &each(md::gflops_spread)),
@@ -305,17 +288,14 @@ pub(crate) fn hints(a: &Sweep<String>) -> Result<Section> {
                 ("registers", &each(md::registers)),
                 ("spill st/ld B", &each(md::spills)),
             ],
-        );
-        Vec::new()
+        )
     };
-    sweep_section(
-        a,
-        (HINTS, intro),
-        |se| se.kernel.clone(),
-        table,
-        |_, _| Ok(String::new()),
-    )
+    let head = |se: &Series<_>| se.kernel.clone();
+    sweep_section(a, (HINTS, intro), head, table, |_, _| Ok(String::new()))
 }
+
+/// A column of a table of `T`s: its name and its cell.
+type Cell<'f, T> = (&'f str, &'f dyn Fn(&T) -> String);
 
 pub(crate) fn jit(a: &Jit) -> Result<Section> {
     if a.rows.is_empty() && a.left_out == 0 {
@@ -329,44 +309,44 @@ pub(crate) fn jit(a: &Jit) -> Result<Section> {
         );
         let _ = writeln!(s, "{rows} of the jit sweep {were} left out: their build was not loaded through the CUDA driver JIT (the PTX lane compiled the CUDA source by mistake before gemmlab fixed it), so they do not measure OpenCL's PTX.\n");
     }
-    if a.rows.is_empty() {
-        return Ok(section(JIT, s, &a.findings));
+    if !a.rows.is_empty() {
+        s.push_str(
+            "NVIDIA OpenCL's PTX for the kernel, loaded with the CUDA driver (cuModuleLoadData: the driver's JIT compiles it) and run like the CUDA kernel, \
+             next to the kernel built natively by each toolchain: it separates what the front end (the PTX) does from what the back end does.\n\n",
+        );
+        let g = |x: Option<(&M, &str)>| {
+            x.map_or(md::MISSING.into(), |(x, _)| {
+                format!("{} ({} regs)", md::gflops(Some(x)), md::registers(Some(x)))
+            })
+        };
+        let ratio = |r: &JitRow, x: Option<(&M, &str)>| {
+            md::ratio(gflops(r.jit), x.and_then(|x| gflops(x.0)))
+        };
+        let from = |r: &JitRow| match (r.opencl.map(|x| x.1), r.cuda.map(|x| x.1)) {
+            (Some(a), Some(b)) if a == b => a.to_string(),
+            (a, b) => format!("{} / {}", md::or_missing(a), md::or_missing(b)),
+        };
+        let cols: [Cell<JitRow>; 8] = [
+            ("kernel", &|r| r.jit.kernel.clone()),
+            ("size", &|r| r.jit.size_label()),
+            ("OpenCL native", &|r| g(r.opencl)),
+            ("OpenCL PTX via CUDA JIT", &|r| g(Some((r.jit, "")))),
+            ("CUDA (NVRTC)", &|r| g(r.cuda)),
+            ("JIT / OpenCL", &|r| ratio(r, r.opencl)),
+            ("JIT / CUDA", &|r| ratio(r, r.cuda)),
+            ("native rows from", &from),
+        ];
+        s.push_str(&md::table_of(&cols, &a.rows));
+        let notes: Vec<String> = (a.rows.iter())
+            .filter_map(|r| {
+                let why = md::short_reason(r.jit.status.reason()?);
+                Some(format!("{} at {}: {why}", r.jit.kernel, r.jit.size_label()))
+            })
+            .collect();
+        list(&mut s, "Why some cells have no speed", &notes);
+        s.push('\n');
     }
-    s.push_str(
-        "NVIDIA OpenCL's PTX for the kernel, loaded with the CUDA driver (cuModuleLoadData: the driver's JIT compiles it) and run like the CUDA kernel, \
-         next to the kernel built natively by each toolchain: it separates what the front end (the PTX) does from what the back end does.\n\n",
-    );
-    let g = |x: Option<(&M, &str)>| {
-        x.map_or(md::MISSING.into(), |(x, _)| {
-            format!("{} ({} regs)", md::gflops(Some(x)), md::registers(Some(x)))
-        })
-    };
-    let ratio =
-        |r: &JitRow, x: Option<(&M, &str)>| md::ratio(gflops(r.jit), x.and_then(|x| gflops(x.0)));
-    let from = |r: &JitRow| match (r.opencl.map(|x| x.1), r.cuda.map(|x| x.1)) {
-        (Some(a), Some(b)) if a == b => a.to_string(),
-        (a, b) => format!("{} / {}", md::or_missing(a), md::or_missing(b)),
-    };
-    let cols: [Cell<JitRow>; 8] = [
-        ("kernel", &|r| r.jit.kernel.clone()),
-        ("size", &|r| r.jit.size_label()),
-        ("OpenCL native", &|r| g(r.opencl)),
-        ("OpenCL PTX via CUDA JIT", &|r| g(Some((r.jit, "")))),
-        ("CUDA (NVRTC)", &|r| g(r.cuda)),
-        ("JIT / OpenCL", &|r| ratio(r, r.opencl)),
-        ("JIT / CUDA", &|r| ratio(r, r.cuda)),
-        ("native rows from", &from),
-    ];
-    s.push_str(&md::table_of(&cols, &a.rows));
-    let notes: Vec<String> = (a.rows.iter())
-        .filter_map(|r| {
-            let why = md::short_reason(r.jit.status.reason()?);
-            Some(format!("{} at {}: {why}", r.jit.kernel, r.jit.size_label()))
-        })
-        .collect();
-    list(&mut s, "Why some cells have no speed", &notes);
-    s.push('\n');
-    Ok(section(JIT, s, &a.findings))
+    Ok(Section::of(JIT, s, &a.findings))
 }
 
 /// "gemm6" for the published kernel, "gemm6 with USE_BOUNDS=1" otherwise.
