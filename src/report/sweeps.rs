@@ -29,9 +29,6 @@ fn cap_label(c: Option<u32>) -> String {
     c.map_or("none".into(), |c| c.to_string())
 }
 
-/// A number a chart shows of a row.
-type Value<'f> = &'f dyn Fn(&M) -> Option<f64>;
-
 /// A leading column: its name and its cell (point).
 type Lead<'f> = (&'f str, &'f dyn Fn(usize) -> String);
 
@@ -166,7 +163,7 @@ fn cap_chart(
         style,
         points: (0u32..).map(f64::from).zip(ys).collect(),
     };
-    let of: [(&str, &str, Value); 3] = [
+    let of: [(&str, &str, &dyn Fn(&M) -> Option<f64>); 3] = [
         ("GFLOP/s", "GFLOP/s", &gflops),
         ("registers used", "registers per thread", &|m| {
             regs(m).map(f64::from)
@@ -294,9 +291,6 @@ pub(crate) fn hints(a: &Sweep<String>) -> Result<Section> {
     sweep_section(a, (HINTS, intro), head, table, |_, _| Ok(String::new()))
 }
 
-/// A column of a table of `T`s: its name and its cell.
-type Cell<'f, T> = (&'f str, &'f dyn Fn(&T) -> String);
-
 pub(crate) fn jit(a: &Jit) -> Result<Section> {
     if a.rows.is_empty() && a.left_out == 0 {
         return Ok(Section::default());
@@ -326,7 +320,7 @@ pub(crate) fn jit(a: &Jit) -> Result<Section> {
             (Some(a), Some(b)) if a == b => a.to_string(),
             (a, b) => format!("{} / {}", md::or_missing(a), md::or_missing(b)),
         };
-        let cols: [Cell<JitRow>; 8] = [
+        let cols: [(&str, &dyn Fn(&JitRow) -> String); 8] = [
             ("kernel", &|r| r.jit.kernel.clone()),
             ("size", &|r| r.jit.size_label()),
             ("OpenCL native", &|r| g(r.opencl)),
@@ -458,13 +452,11 @@ fn effect_words(size: Option<Size>, effects: &[Effect]) -> Words {
                 (Some(a), Some(_)) => format!(", registers unchanged ({a})"),
                 _ => String::new(),
             };
-            let (p, k, t, speeds) = (
-                &e.point,
-                &e.kernel,
-                name(e.toolchain),
-                from_to(e, " GFLOP/s"),
-            );
-            format!("{p} on {k} {t} {:+.0}% ({speeds}{regs})", c(e) * 100.0)
+            let (t, speeds, change) = (name(e.toolchain), from_to(e, " GFLOP/s"), c(e) * 100.0);
+            format!(
+                "{} on {} {t} {change:+.0}% ({speeds}{regs})",
+                e.point, e.kernel
+            )
         })
         .collect();
     // The same switch on the same kernel on every toolchain where it changes speed, the largest first.
@@ -478,12 +470,8 @@ fn effect_words(size: Option<Size>, effects: &[Effect]) -> Words {
         })
         .collect();
     let (same, at, items) = (same(), at_size(size, ""), items.join("; "));
-    let (point, kernel, parts, at_size) = (
-        &top.point,
-        &top.kernel,
-        join_and(&parts),
-        at_size(size, "size "),
-    );
+    let (point, kernel, parts) = (&top.point, &top.kernel, join_and(&parts));
+    let at_size = at_size(size, "size ");
     Words {
         text: format!("**Hints that change speed by more than {same}** ({at}): {items}."),
         short: format!(
@@ -503,16 +491,10 @@ fn idle_words(
             format!("{p} ({})", w.join(", "))
         })
         .collect();
-    let (same, at) = (same(), at_size(size, ""));
-    let text = format!(
-        "**Hints with no effect beyond {same}** ({at}): {}.",
-        items.join("; ")
-    );
-    let (it, at, idle) = (
-        md::verb(idle.len(), "it was", "they were"),
-        at_size(size, "size "),
-        join_and(idle),
-    );
+    let (same, at, items) = (same(), at_size(size, ""), items.join("; "));
+    let text = format!("**Hints with no effect beyond {same}** ({at}): {items}.");
+    let it = md::verb(idle.len(), "it was", "they were");
+    let (at, idle) = (at_size(size, "size "), join_and(idle));
     let short = match idle.is_empty() {
         true => text.clone(),
         false => format!("No effect beyond {same} on any kernel {it} tried on {at}: {idle}."),
@@ -523,11 +505,8 @@ fn idle_words(
 fn jit_kernel_words(t: &Triple) -> Words {
     let r = |v: Option<u32>| v.map_or(String::new(), |v| format!(", {v} registers"));
     let [jr, or, cr] = t.registers.map(r);
-    let (k, at, [jit, ocl, cuda]) = (
-        &t.kernel,
-        size_label(t.size),
-        [t.jit, t.opencl, t.cuda].map(speed),
-    );
+    let [jit, ocl, cuda] = [t.jit, t.opencl, t.cuda].map(speed);
+    let (k, at) = (&t.kernel, size_label(t.size));
     let why = match t.like {
         Like::OpenCl => "The same PTX runs at the same speed whichever driver compiles it, so the gap between the toolchains comes from the PTX each front end emits.".into(),
         Like::Cuda => "OpenCL's PTX runs like the CUDA kernel when the CUDA driver compiles and launches it, so the gap comes from OpenCL's back end or launch, not from its PTX.".into(),
@@ -547,8 +526,10 @@ fn spill_words(s: &Spills) -> String {
             format!("no spills at any cap tried (lowest {})", cap_label(lowest))
         }
         Spills::AtHighest { cap, bytes } => {
-            let cap = cap_label(cap);
-            format!("spills even at the highest cap ({cap}: {bytes} B)")
+            format!(
+                "spills even at the highest cap ({}: {bytes} B)",
+                cap_label(cap)
+            )
         }
         Spills::From {
             clean_to,
@@ -566,10 +547,7 @@ fn spill_words(s: &Spills) -> String {
 }
 
 fn speed_words(s: &CapSpeed) -> String {
-    let fastest = |cap, gflops| {
-        let (cap, gflops) = (cap_label(cap), speed(gflops));
-        format!("fastest at cap {cap}: {gflops} GFLOP/s")
-    };
+    let fastest = |cap, g| format!("fastest at cap {}: {} GFLOP/s", cap_label(cap), speed(g));
     match *s {
         CapSpeed::Faster {
             cap,
@@ -613,18 +591,11 @@ fn tile_words(k: &Kind) -> Words {
         (false, false) => format!("8x4 {}", md::faster(c(t))),
         (false, true) => format!("{} than", md::faster(c(t))),
     };
-    let regs = |t: &Tile| {
-        t.registers
-            .map_or(String::new(), |r| format!(" ({r} registers)"))
-    };
+    let regs = |t: &Tile| (t.registers).map_or(String::new(), |r| format!(" ({r} registers)"));
     let tile = |t: &Tile| format!("{}{}", speed(t.gflops), regs(t));
     let [c84, c44, o84, o44] = [&cuda[0], &cuda[1], &opencl[0], &opencl[1]];
     let at = size_label(*size);
-    let on = |sep| {
-        device
-            .as_ref()
-            .map_or(String::new(), |d| format!("{sep}{d}"))
-    };
+    let on = |sep| (device.as_ref()).map_or(String::new(), |d| format!("{sep}{d}"));
     let (on_dev, c84r, cuda_rel, ocl_rel) =
         (on(", "), regs(c84), rel(cuda, false), rel(opencl, false));
     let [c84s, c44s, o84s, o44s] = [c84, c44, o84, o44].map(|t| speed(t.gflops));
