@@ -266,18 +266,12 @@ fn sweep<'a, R: Ord, P: PartialEq>(
 
 /// "" for the published kernel, else the switch set as a file-name suffix.
 fn chart_suffix(switches: &str) -> String {
-    let Some(rest) = switches.strip_prefix("published + ") else {
-        return String::new();
-    };
-    let mut out = String::from("-");
-    for c in rest.chars().filter(|&c| c != '=') {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    out.trim_end_matches('-').to_string()
+    let rest = switches.strip_prefix("published + ").unwrap_or("");
+    let rest = rest.replace('=', "").to_ascii_lowercase();
+    (rest.split(|c: char| !c.is_ascii_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("-{w}"))
+        .collect()
 }
 
 /// Each set of switches is a series of its own: with launch bounds, for one,
@@ -520,8 +514,7 @@ pub struct Jit<'a> {
 /// are not OpenCL's PTX and are left out, counted.
 pub fn jit(data: &Data) -> Jit<'_> {
     let all = data.experiment("jit");
-    let mut compare = data.experiment("compare");
-    compare.retain(|r| r.m.variant.is_none());
+    let compare = data.experiment("compare");
     let lane = all
         .iter()
         .map(|r| r.m)

@@ -6,15 +6,15 @@ use std::fmt::Write as _;
 use crate::analysis::stats::is_same;
 use crate::analysis::sweeps::{is_baseline, Block, CapSpeed, Effect, Jit, JitRow, Kind, Like};
 use crate::analysis::sweeps::{Series, Size, Spills, Sweep, Tile, Triple};
-use crate::analysis::Finding;
 use crate::backend::Toolchain;
 use crate::error::Result;
-use crate::plot::{Bars, Figure, Line, Panel, RefLine, Style, XAxis};
+use crate::plot::{Figure, Line, Panel, RefLine, Style, XAxis};
 use crate::results::Measurement as M;
 
+use super::compare::styles;
 use super::data::{self, gflops, registers as regs, size_label, toolchain_name as name};
 use super::md::{self, join_and, size_label_long, speed};
-use super::{color, Ctx, Section, Words, SAME_SPEED, VENDOR_COLOR};
+use super::{bar_panel, Ctx, Section, Words, SAME_SPEED, VENDOR_COLOR};
 
 const REGISTERS: &str = "Register cap sweep (registers)";
 const TILING: &str = "Register tiling: RX x RY (tiling)";
@@ -29,22 +29,6 @@ fn cap_label(c: Option<u32>) -> String {
     c.map_or("none".into(), |c| c.to_string())
 }
 
-fn section(title: &str, markdown: String, findings: &[Finding]) -> Section {
-    let mut sec = Section {
-        title: title.into(),
-        markdown,
-        ..Default::default()
-    };
-    sec.show(findings);
-    sec
-}
-
-/// A number a chart shows of a row.
-type Value<'f> = &'f dyn Fn(&M) -> Option<f64>;
-
-/// A column of a table of `T`s: its name and its cell.
-type Cell<'f, T> = (&'f str, &'f dyn Fn(&T) -> String);
-
 /// A leading column: its name and its cell (point).
 type Lead<'f> = (&'f str, &'f dyn Fn(usize) -> String);
 
@@ -57,13 +41,12 @@ fn each(f: fn(Option<&M>) -> String) -> impl Fn(usize, usize, Option<&M>) -> Str
 }
 
 /// A sweep's section: heading and introduction, then each block of each series
-/// as a table of the `lead` columns and each toolchain's `cols` (with `notes`
-/// after it), and after a series' first block its `chart`.
+/// as its `table`, and after a series' first block its `chart`.
 fn sweep_section<P>(
     a: &Sweep<P>,
     (title, intro): (&str, &str),
     head: impl Fn(&Series<P>) -> String,
-    table: impl Fn(&Block<P>, &mut dyn FnMut(&[Lead], &[Col])) -> Vec<String>,
+    table: impl Fn(&Block<P>) -> String,
     mut chart: impl FnMut(&Series<P>, &Block<P>) -> Result<String>,
 ) -> Result<Section> {
     if a.series.is_empty() {
@@ -72,31 +55,29 @@ fn sweep_section<P>(
     let mut s = format!("## {title}\n\n{intro}\n\n");
     for se in &a.series {
         for (i, b) in se.blocks.iter().enumerate() {
-            let _ = writeln!(s, "### {}, {}\n", head(se), size_label_long(b.size));
-            let tcs = &a.toolchains;
-            let notes = table(b, &mut |lead, cols| {
-                let mut header: Vec<String> = lead.iter().map(|c| c.0.to_string()).collect();
-                header.extend(
-                    tcs.iter()
-                        .flat_map(|t| cols.iter().map(move |c| format!("{} {}", name(*t), c.0))),
-                );
-                let rows: Vec<Vec<String>> = (0..b.points.len())
-                    .map(|p| {
-                        let cells = (0..tcs.len())
-                            .flat_map(|t| cols.iter().map(move |c| c.1(p, t, b.cells[p][t])));
-                        lead.iter().map(|c| c.1(p)).chain(cells).collect()
-                    })
-                    .collect();
-                s.push_str(&md::table(&header, &rows));
-            });
-            list(&mut s, "Build notes", &notes);
-            s.push('\n');
+            let at = size_label_long(b.size);
+            let _ = writeln!(s, "### {}, {at}\n\n{}", head(se), table(b));
             if i == 0 {
                 s.push_str(&chart(se, b)?);
             }
         }
     }
-    Ok(section(title, s, &a.findings))
+    Ok(Section::of(title, s, &a.findings))
+}
+
+/// A block's table: the `lead` columns, then the `cols` of each toolchain.
+fn grid<P>(b: &Block<P>, tcs: &[Toolchain], lead: &[Lead], cols: &[Col]) -> String {
+    let mut header: Vec<String> = lead.iter().map(|c| c.0.to_string()).collect();
+    let named = |t: Toolchain| cols.iter().map(move |c| format!("{} {}", name(t), c.0));
+    header.extend(tcs.iter().copied().flat_map(named));
+    let rows: Vec<Vec<String>> = (0..b.points.len())
+        .map(|p| {
+            let cells =
+                (0..tcs.len()).flat_map(|t| cols.iter().map(move |c| c.1(p, t, b.cells[p][t])));
+            lead.iter().map(|c| c.1(p)).chain(cells).collect()
+        })
+        .collect();
+    md::table(&header, &rows)
 }
 
 /// A bulleted list after a line of its own, when there is anything to list.
@@ -109,24 +90,20 @@ fn list(s: &mut String, title: &str, items: &[String]) {
     }
 }
 
-fn styles(tcs: &[Toolchain]) -> Vec<Style> {
-    tcs.iter()
-        .map(|t| Style::new(name(*t), color(*t)))
-        .collect()
-}
-
 pub(crate) fn registers(ctx: &mut Ctx, a: &Sweep<Option<u32>>) -> Result<Section> {
     let intro = "Each kernel compiled with a register cap (`--maxrregcount` for NVRTC, `-cl-nv-maxrregcount` for NVIDIA OpenCL; \
          \"none\" = no cap); \"registers\" is what the compiler used, \"(above cap)\" a cap not applied as asked.";
     let head = |se: &Series<_>| format!("{} ({})", se.kernel, se.switches);
-    let table = |b: &Block<Option<u32>>, grid: &mut dyn FnMut(&[Lead], &[Col])| {
+    let table = |b: &Block<Option<u32>>| {
         let used = |p: usize, _, m: Option<&M>| {
             let above = b.points[p]
                 .zip(m.and_then(regs))
                 .is_some_and(|(c, u)| u > c);
             md::registers(m) + if above { " (above cap)" } else { "" }
         };
-        grid(
+        let mut s = grid(
+            b,
+            &a.toolchains,
             &[("cap asked", &|p| cap_label(b.points[p]))],
             &[
                 ("registers", &used),
@@ -135,35 +112,43 @@ pub(crate) fn registers(ctx: &mut Ctx, a: &Sweep<Option<u32>>) -> Result<Section
                 ("GFLOP/s", &each(md::gflops)),
             ],
         );
-        (b.rows.iter())
+        let notes: Vec<String> = (b.rows.iter())
             .flat_map(|m| {
                 let (t, cap) = (name(m.toolchain), cap_label(data::register_cap(m)));
                 let note = move |n| md::short_reason(&format!("{t} cap {cap}: {n}"));
                 m.build_notes.iter().map(note)
             })
-            .collect()
+            .collect();
+        list(&mut s, "Build notes", &notes);
+        s
     };
     let chart =
         |se: &Series<_>, b: &Block<_>| cap_chart(ctx, &head(se), &se.chart, b, &a.toolchains);
     sweep_section(a, (REGISTERS, intro), head, table, chart)
 }
 
-/// A figure of `panels` titled "{k}: {what}, M = N = K = 4096 on H200", written to `stem`.
-fn figure(
+/// Writes a figure of `panels` titled "{k}: {what}, M = N = K = 4096 on H200"
+/// to `stem`, `w` x `h` a panel; returns its Markdown.
+fn draw(
     ctx: &mut Ctx,
-    (k, what, b): (&str, &str, Size),
+    (k, what, size): (&str, &str, Size),
+    (stem, alt, w, h): (&str, &str, u32, u32),
     panels: Vec<Panel>,
     legend: Vec<Style>,
-) -> Figure {
-    let title = format!("{k}: {what}, {}{}", size_label_long(b), ctx.title_suffix());
-    Figure {
-        title,
+) -> Result<String> {
+    let fig = Figure {
+        title: format!(
+            "{k}: {what}, {}{}",
+            size_label_long(size),
+            ctx.title_suffix()
+        ),
         legend,
         cols: panels.len(),
         panels,
-        panel_w: 420,
-        panel_h: 340,
-    }
+        panel_w: w,
+        panel_h: h,
+    };
+    Ok(ctx.chart(&fig, stem, &format!("{k}: {alt}"))?.markdown)
 }
 
 fn cap_chart(
@@ -176,13 +161,9 @@ fn cap_chart(
     let cats = XAxis::Categories(b.points.iter().map(|c| cap_label(*c)).collect());
     let line = |style, ys: Vec<Option<f64>>| Line {
         style,
-        points: ys
-            .into_iter()
-            .enumerate()
-            .map(|(i, y)| (i as f64, y))
-            .collect(),
+        points: (0u32..).map(f64::from).zip(ys).collect(),
     };
-    let of: [(&str, &str, Value); 3] = [
+    let of: [(&str, &str, &dyn Fn(&M) -> Option<f64>); 3] = [
         ("GFLOP/s", "GFLOP/s", &gflops),
         ("registers used", "registers per thread", &|m| {
             regs(m).map(f64::from)
@@ -205,15 +186,15 @@ fn cap_chart(
     panels[1].lines.push(line(asked.clone(), caps));
     let mut legend: Vec<Style> = styles(tcs).into_iter().map(Style::line).collect();
     legend.push(asked);
-    let fig = figure(ctx, (k, "register cap sweep", b.size), panels, legend);
-    let alt = format!("{k}: GFLOP/s, registers and spills against the register cap");
-    Ok(ctx.chart(&fig, stem, &alt)?.markdown)
+    let what = (k, "register cap sweep", b.size);
+    let alt = "GFLOP/s, registers and spills against the register cap";
+    draw(ctx, what, (stem, alt, 420, 340), panels, legend)
 }
 
 pub(crate) fn tiling(ctx: &mut Ctx, a: &Sweep<(i64, i64)>) -> Result<Section> {
     let intro = "The register-tiled kernel with RX x RY results per thread (RK = RY); 8x4 is the tutorial's clBlas tile. \
          Registers and spills are what each compiler used.";
-    let table = |b: &Block<(i64, i64)>, grid: &mut dyn FnMut(&[Lead], &[Col])| {
+    let table = |b: &Block<(i64, i64)>| {
         let rk = |p: usize| {
             let rk = b.cells[p]
                 .iter()
@@ -221,6 +202,8 @@ pub(crate) fn tiling(ctx: &mut Ctx, a: &Sweep<(i64, i64)>) -> Result<Section> {
             rk.map_or(md::MISSING.into(), |v| v.to_string())
         };
         grid(
+            b,
+            &a.toolchains,
             &[
                 ("RX", &|p| b.points[p].0.to_string()),
                 ("RY", &|p| b.points[p].1.to_string()),
@@ -233,8 +216,7 @@ pub(crate) fn tiling(ctx: &mut Ctx, a: &Sweep<(i64, i64)>) -> Result<Section> {
                 ("spill st/ld B", &each(md::spills)),
                 ("occupancy", &each(md::occupancy)),
             ],
-        );
-        Vec::new()
+        )
     };
     let chart = |se: &Series<_>, b: &Block<_>| {
         let chart = tile_chart(ctx, &se.kernel, &se.chart, b, &a.toolchains)?;
@@ -257,36 +239,32 @@ fn tile_chart(
         _ => String::new(),
     };
     let mut legend = styles(tcs);
-    let bars = Bars {
-        styles: legend.clone(),
-        values: (b.cells.iter())
-            .map(|r| r.iter().map(|m| m.and_then(gflops)).collect())
-            .collect(),
-        notes: (b.cells.iter())
-            .map(|r| r.iter().map(|m| m.map(note)).collect())
-            .collect(),
-    };
+    let values = (b.cells.iter())
+        .map(|r| r.iter().map(|m| m.and_then(gflops)).collect())
+        .collect();
     let cats = b.points.iter().map(|(x, y)| format!("{x}x{y}")).collect();
     let (x, y) = ("tile RX x RY (results per thread)", "GFLOP/s (median)");
-    let mut panel = Panel {
-        bars: Some(bars),
-        ..Panel::new("", XAxis::Categories(cats), x, y)
-    };
+    let mut panel = bar_panel(String::new(), cats, x, y, &legend, values);
+    if let Some(bars) = panel.bars.as_mut() {
+        bars.notes = (b.cells.iter())
+            .map(|r| r.iter().map(|m| m.map(note)).collect())
+            .collect();
+    }
     if let Some(y) = b.vendor.and_then(gflops) {
         let (label, color) = (format!("cuBLAS {y:.0}"), VENDOR_COLOR);
         panel.refs.push(RefLine { label, y, color });
         legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
     }
-    let mut fig = figure(ctx, (k, "register tiles", b.size), vec![panel], legend);
-    (fig.panel_w, fig.panel_h) = ((150 * b.points.len() as u32).clamp(700, 1300), 480);
-    let alt = format!("{k}: GFLOP/s per RX x RY tile");
-    Ok(ctx.chart(&fig, stem, &alt)?.markdown)
+    let w = (150 * b.points.len() as u32).clamp(700, 1300);
+    let what = (k, "register tiles", b.size);
+    let alt = "GFLOP/s per RX x RY tile";
+    draw(ctx, what, (stem, alt, w, 480), vec![panel], legend)
 }
 
 pub(crate) fn hints(a: &Sweep<String>) -> Result<Section> {
     let intro = "One switch changed at a time (e.g. `UNROLL_K=1`, see the README's switch table) against the baseline, the published kernel \
          with no extra compiler flags; \"change\" is the speed relative to the baseline on the same toolchain.";
-    let table = |b: &Block<String>, grid: &mut dyn FnMut(&[Lead], &[Col])| {
+    let table = |b: &Block<String>| {
         let hints = |p: usize| {
             let hints = b.cells[p]
                 .iter()
@@ -298,6 +276,8 @@ pub(crate) fn hints(a: &Sweep<String>) -> Result<Section> {
             _ => md::change(m.and_then(gflops), b.base[t].and_then(gflops)),
         };
         grid(
+            b,
+            &a.toolchains,
             &[("point", &|p| b.points[p].clone()), ("hints", &hints)],
             &[
                 ("GFLOP/s", &each(md::gflops_spread)),
@@ -305,16 +285,10 @@ pub(crate) fn hints(a: &Sweep<String>) -> Result<Section> {
                 ("registers", &each(md::registers)),
                 ("spill st/ld B", &each(md::spills)),
             ],
-        );
-        Vec::new()
+        )
     };
-    sweep_section(
-        a,
-        (HINTS, intro),
-        |se| se.kernel.clone(),
-        table,
-        |_, _| Ok(String::new()),
-    )
+    let head = |se: &Series<_>| se.kernel.clone();
+    sweep_section(a, (HINTS, intro), head, table, |_, _| Ok(String::new()))
 }
 
 pub(crate) fn jit(a: &Jit) -> Result<Section> {
@@ -329,44 +303,44 @@ pub(crate) fn jit(a: &Jit) -> Result<Section> {
         );
         let _ = writeln!(s, "{rows} of the jit sweep {were} left out: their build was not loaded through the CUDA driver JIT (the PTX lane compiled the CUDA source by mistake before gemmlab fixed it), so they do not measure OpenCL's PTX.\n");
     }
-    if a.rows.is_empty() {
-        return Ok(section(JIT, s, &a.findings));
+    if !a.rows.is_empty() {
+        s.push_str(
+            "NVIDIA OpenCL's PTX for the kernel, loaded with the CUDA driver (cuModuleLoadData: the driver's JIT compiles it) and run like the CUDA kernel, \
+             next to the kernel built natively by each toolchain: it separates what the front end (the PTX) does from what the back end does.\n\n",
+        );
+        let g = |x: Option<(&M, &str)>| {
+            x.map_or(md::MISSING.into(), |(x, _)| {
+                format!("{} ({} regs)", md::gflops(Some(x)), md::registers(Some(x)))
+            })
+        };
+        let ratio = |r: &JitRow, x: Option<(&M, &str)>| {
+            md::ratio(gflops(r.jit), x.and_then(|x| gflops(x.0)))
+        };
+        let from = |r: &JitRow| match (r.opencl.map(|x| x.1), r.cuda.map(|x| x.1)) {
+            (Some(a), Some(b)) if a == b => a.to_string(),
+            (a, b) => format!("{} / {}", md::or_missing(a), md::or_missing(b)),
+        };
+        let cols: [(&str, &dyn Fn(&JitRow) -> String); 8] = [
+            ("kernel", &|r| r.jit.kernel.clone()),
+            ("size", &|r| r.jit.size_label()),
+            ("OpenCL native", &|r| g(r.opencl)),
+            ("OpenCL PTX via CUDA JIT", &|r| g(Some((r.jit, "")))),
+            ("CUDA (NVRTC)", &|r| g(r.cuda)),
+            ("JIT / OpenCL", &|r| ratio(r, r.opencl)),
+            ("JIT / CUDA", &|r| ratio(r, r.cuda)),
+            ("native rows from", &from),
+        ];
+        s.push_str(&md::table_of(&cols, &a.rows));
+        let notes: Vec<String> = (a.rows.iter())
+            .filter_map(|r| {
+                let why = md::short_reason(r.jit.status.reason()?);
+                Some(format!("{} at {}: {why}", r.jit.kernel, r.jit.size_label()))
+            })
+            .collect();
+        list(&mut s, "Why some cells have no speed", &notes);
+        s.push('\n');
     }
-    s.push_str(
-        "NVIDIA OpenCL's PTX for the kernel, loaded with the CUDA driver (cuModuleLoadData: the driver's JIT compiles it) and run like the CUDA kernel, \
-         next to the kernel built natively by each toolchain: it separates what the front end (the PTX) does from what the back end does.\n\n",
-    );
-    let g = |x: Option<(&M, &str)>| {
-        x.map_or(md::MISSING.into(), |(x, _)| {
-            format!("{} ({} regs)", md::gflops(Some(x)), md::registers(Some(x)))
-        })
-    };
-    let ratio =
-        |r: &JitRow, x: Option<(&M, &str)>| md::ratio(gflops(r.jit), x.and_then(|x| gflops(x.0)));
-    let from = |r: &JitRow| match (r.opencl.map(|x| x.1), r.cuda.map(|x| x.1)) {
-        (Some(a), Some(b)) if a == b => a.to_string(),
-        (a, b) => format!("{} / {}", md::or_missing(a), md::or_missing(b)),
-    };
-    let cols: [Cell<JitRow>; 8] = [
-        ("kernel", &|r| r.jit.kernel.clone()),
-        ("size", &|r| r.jit.size_label()),
-        ("OpenCL native", &|r| g(r.opencl)),
-        ("OpenCL PTX via CUDA JIT", &|r| g(Some((r.jit, "")))),
-        ("CUDA (NVRTC)", &|r| g(r.cuda)),
-        ("JIT / OpenCL", &|r| ratio(r, r.opencl)),
-        ("JIT / CUDA", &|r| ratio(r, r.cuda)),
-        ("native rows from", &from),
-    ];
-    s.push_str(&md::table_of(&cols, &a.rows));
-    let notes: Vec<String> = (a.rows.iter())
-        .filter_map(|r| {
-            let why = md::short_reason(r.jit.status.reason()?);
-            Some(format!("{} at {}: {why}", r.jit.kernel, r.jit.size_label()))
-        })
-        .collect();
-    list(&mut s, "Why some cells have no speed", &notes);
-    s.push('\n');
-    Ok(section(JIT, s, &a.findings))
+    Ok(Section::of(JIT, s, &a.findings))
 }
 
 /// "gemm6" for the published kernel, "gemm6 with USE_BOUNDS=1" otherwise.
@@ -478,13 +452,11 @@ fn effect_words(size: Option<Size>, effects: &[Effect]) -> Words {
                 (Some(a), Some(_)) => format!(", registers unchanged ({a})"),
                 _ => String::new(),
             };
-            let (p, k, t, speeds) = (
-                &e.point,
-                &e.kernel,
-                name(e.toolchain),
-                from_to(e, " GFLOP/s"),
-            );
-            format!("{p} on {k} {t} {:+.0}% ({speeds}{regs})", c(e) * 100.0)
+            let (t, speeds, change) = (name(e.toolchain), from_to(e, " GFLOP/s"), c(e) * 100.0);
+            format!(
+                "{} on {} {t} {change:+.0}% ({speeds}{regs})",
+                e.point, e.kernel
+            )
         })
         .collect();
     // The same switch on the same kernel on every toolchain where it changes speed, the largest first.
@@ -498,12 +470,8 @@ fn effect_words(size: Option<Size>, effects: &[Effect]) -> Words {
         })
         .collect();
     let (same, at, items) = (same(), at_size(size, ""), items.join("; "));
-    let (point, kernel, parts, at_size) = (
-        &top.point,
-        &top.kernel,
-        join_and(&parts),
-        at_size(size, "size "),
-    );
+    let (point, kernel, parts) = (&top.point, &top.kernel, join_and(&parts));
+    let at_size = at_size(size, "size ");
     Words {
         text: format!("**Hints that change speed by more than {same}** ({at}): {items}."),
         short: format!(
@@ -523,16 +491,10 @@ fn idle_words(
             format!("{p} ({})", w.join(", "))
         })
         .collect();
-    let (same, at) = (same(), at_size(size, ""));
-    let text = format!(
-        "**Hints with no effect beyond {same}** ({at}): {}.",
-        items.join("; ")
-    );
-    let (it, at, idle) = (
-        md::verb(idle.len(), "it was", "they were"),
-        at_size(size, "size "),
-        join_and(idle),
-    );
+    let (same, at, items) = (same(), at_size(size, ""), items.join("; "));
+    let text = format!("**Hints with no effect beyond {same}** ({at}): {items}.");
+    let it = md::verb(idle.len(), "it was", "they were");
+    let (at, idle) = (at_size(size, "size "), join_and(idle));
     let short = match idle.is_empty() {
         true => text.clone(),
         false => format!("No effect beyond {same} on any kernel {it} tried on {at}: {idle}."),
@@ -543,11 +505,8 @@ fn idle_words(
 fn jit_kernel_words(t: &Triple) -> Words {
     let r = |v: Option<u32>| v.map_or(String::new(), |v| format!(", {v} registers"));
     let [jr, or, cr] = t.registers.map(r);
-    let (k, at, [jit, ocl, cuda]) = (
-        &t.kernel,
-        size_label(t.size),
-        [t.jit, t.opencl, t.cuda].map(speed),
-    );
+    let [jit, ocl, cuda] = [t.jit, t.opencl, t.cuda].map(speed);
+    let (k, at) = (&t.kernel, size_label(t.size));
     let why = match t.like {
         Like::OpenCl => "The same PTX runs at the same speed whichever driver compiles it, so the gap between the toolchains comes from the PTX each front end emits.".into(),
         Like::Cuda => "OpenCL's PTX runs like the CUDA kernel when the CUDA driver compiles and launches it, so the gap comes from OpenCL's back end or launch, not from its PTX.".into(),
@@ -567,8 +526,10 @@ fn spill_words(s: &Spills) -> String {
             format!("no spills at any cap tried (lowest {})", cap_label(lowest))
         }
         Spills::AtHighest { cap, bytes } => {
-            let cap = cap_label(cap);
-            format!("spills even at the highest cap ({cap}: {bytes} B)")
+            format!(
+                "spills even at the highest cap ({}: {bytes} B)",
+                cap_label(cap)
+            )
         }
         Spills::From {
             clean_to,
@@ -586,10 +547,7 @@ fn spill_words(s: &Spills) -> String {
 }
 
 fn speed_words(s: &CapSpeed) -> String {
-    let fastest = |cap, gflops| {
-        let (cap, gflops) = (cap_label(cap), speed(gflops));
-        format!("fastest at cap {cap}: {gflops} GFLOP/s")
-    };
+    let fastest = |cap, g| format!("fastest at cap {}: {} GFLOP/s", cap_label(cap), speed(g));
     match *s {
         CapSpeed::Faster {
             cap,
@@ -633,18 +591,11 @@ fn tile_words(k: &Kind) -> Words {
         (false, false) => format!("8x4 {}", md::faster(c(t))),
         (false, true) => format!("{} than", md::faster(c(t))),
     };
-    let regs = |t: &Tile| {
-        t.registers
-            .map_or(String::new(), |r| format!(" ({r} registers)"))
-    };
+    let regs = |t: &Tile| (t.registers).map_or(String::new(), |r| format!(" ({r} registers)"));
     let tile = |t: &Tile| format!("{}{}", speed(t.gflops), regs(t));
     let [c84, c44, o84, o44] = [&cuda[0], &cuda[1], &opencl[0], &opencl[1]];
     let at = size_label(*size);
-    let on = |sep| {
-        device
-            .as_ref()
-            .map_or(String::new(), |d| format!("{sep}{d}"))
-    };
+    let on = |sep| (device.as_ref()).map_or(String::new(), |d| format!("{sep}{d}"));
     let (on_dev, c84r, cuda_rel, ocl_rel) =
         (on(", "), regs(c84), rel(cuda, false), rel(opencl, false));
     let [c84s, c44s, o84s, o44s] = [c84, c44, o84, o44].map(|t| speed(t.gflops));
