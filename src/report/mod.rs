@@ -158,28 +158,31 @@ fn words(kind: &Kind) -> Words {
     }
 }
 
-/// A finding as the report shows it: the data, its words, where it links.
-#[derive(Debug, Clone)]
+/// A finding as the report shows it: the data, its words, where it links; in
+/// findings.json, with the fields in this order.
+#[derive(Debug, Clone, serde::Serialize)]
 pub(crate) struct Shown {
-    pub finding: Finding,
-    pub text: String,
-    pub short: String,
     /// The anchor of the section with its numbers; the link when there is no chart.
     pub anchor: String,
     /// The chart's SVG, relative to report.md.
+    #[serde(rename = "chart_svg")]
     pub chart: Option<String>,
+    pub text: String,
+    pub short: String,
+    #[serde(flatten)]
+    pub finding: Finding,
 }
 
 impl Shown {
     /// A finding with its words, linking to the section headed `heading`.
     pub fn new(finding: Finding, heading: &str) -> Shown {
-        let w = words(&finding.kind);
+        let Words { text, short } = words(&finding.kind);
         Shown {
-            chart: finding.chart.as_deref().map(chart_path),
-            finding,
-            text: w.text,
-            short: w.short,
             anchor: md::anchor(heading),
+            chart: finding.chart.as_deref().map(chart_path),
+            text,
+            short,
+            finding,
         }
     }
 
@@ -217,13 +220,13 @@ pub(crate) struct Section {
 impl Section {
     /// A section headed `title`, its Markdown and findings.
     pub fn of(title: &str, markdown: String, findings: &[Finding]) -> Section {
-        let mut sec = Section {
-            title: title.into(),
+        let findings = findings.iter().map(|f| Shown::new(f.clone(), title));
+        let (title, findings) = (title.to_string(), findings.collect());
+        Section {
+            title,
             markdown,
-            findings: Vec::new(),
-        };
-        sec.show(findings);
-        sec
+            findings,
+        }
     }
 
     /// Adds the analysis's findings, linked to this section's heading.
@@ -263,26 +266,18 @@ fn write_findings(out: &std::path::Path, sections: &[Section], chosen: &[usize])
         section: &'a str,
         topic_name: &'static str,
         in_summary: bool,
-        anchor: &'a str,
-        chart_svg: Option<&'a str>,
-        text: &'a str,
-        short: &'a str,
         #[serde(flatten)]
-        finding: &'a Finding,
+        shown: &'a Shown,
     }
-    let entries: Vec<Entry> = sections
+    let shown = sections
         .iter()
-        .flat_map(|s| s.findings.iter().map(move |f| (s, f)))
-        .enumerate()
+        .flat_map(|s| s.findings.iter().map(move |f| (s, f)));
+    let entries: Vec<Entry> = (shown.enumerate())
         .map(|(i, (s, f))| Entry {
             section: &s.title,
             topic_name: topic_name(f.finding.topic),
             in_summary: chosen.contains(&i),
-            anchor: &f.anchor,
-            chart_svg: f.chart.as_deref(),
-            text: &f.text,
-            short: &f.short,
-            finding: &f.finding,
+            shown: f,
         })
         .collect();
     let path = out.join("findings.json");
