@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::backend::{KernelResources, Toolchain};
+use super::stats::distinct;
+use crate::backend::Toolchain;
 use crate::error::{Error, Result};
 use crate::results::{load_dir, Environment, Measurement};
 
@@ -32,7 +33,10 @@ pub struct Data {
 }
 
 /// The file `gemmlab accuracy` writes.
-pub const ACCURACY_FILE: &str = "accuracy.json";
+const ACCURACY_FILE: &str = "accuracy.json";
+/// The file that makes a directory a result directory.
+const ENVIRONMENT_FILE: &str = "environment.json";
+const MAX_DEPTH: usize = 4;
 
 /// The rows of every `accuracy.json` in or below `from` (as deep as result directories).
 fn accuracy_rows(from: &[PathBuf]) -> Result<Vec<crate::accuracy::Row>> {
@@ -40,12 +44,10 @@ fn accuracy_rows(from: &[PathBuf]) -> Result<Vec<crate::accuracy::Row>> {
     struct File {
         rows: Vec<crate::accuracy::Row>,
     }
-    let mut files = Vec::new();
-    for dir in from {
-        let mut dirs = Vec::new();
-        collect_holding(dir, ACCURACY_FILE, 0, &mut dirs);
-        files.extend(dirs.into_iter().map(|d| d.join(ACCURACY_FILE)));
-    }
+    let mut files: Vec<PathBuf> = (from.iter())
+        .flat_map(|d| holding(d, ACCURACY_FILE, 0))
+        .map(|d| d.join(ACCURACY_FILE))
+        .collect();
     files.dedup();
     let mut rows = Vec::new();
     for f in files {
@@ -58,8 +60,6 @@ fn accuracy_rows(from: &[PathBuf]) -> Result<Vec<crate::accuracy::Row>> {
     }
     Ok(rows)
 }
-
-const MAX_DEPTH: usize = 4;
 
 /// The result directories under each `--from`: the directory itself if it
 /// holds `environment.json`, else every directory below it that does.
@@ -77,61 +77,41 @@ pub fn discover_for(flag: &str, from: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out: Vec<PathBuf> = Vec::new();
     let mut seen = BTreeSet::new();
     for dir in from {
+        let fail = |why: String| Err(Error::invalid(format!("{flag} {}: {why}", dir.display())));
         if !dir.exists() {
-            return Err(Error::invalid(format!(
-                "{flag} {}: no such directory",
-                dir.display()
-            )));
+            return fail("no such directory".into());
         }
         if !dir.is_dir() {
-            return Err(Error::invalid(format!(
-                "{flag} {}: not a directory (give the directory that holds environment.json)",
-                dir.display()
-            )));
+            return fail("not a directory (give the directory that holds environment.json)".into());
         }
-        let mut found = Vec::new();
-        collect(dir, 0, &mut found);
+        let found = holding(dir, ENVIRONMENT_FILE, 0);
         if found.is_empty() {
-            return Err(Error::invalid(format!(
-                "{flag} {}: holds no gemmlab results (no environment.json in it or in its subdirectories, {MAX_DEPTH} levels down)",
-                dir.display()
-            )));
+            return fail(format!("holds no gemmlab results (no environment.json in it or in its subdirectories, {MAX_DEPTH} levels down)"));
         }
-        for f in found {
-            let key = fs::canonicalize(&f).unwrap_or_else(|_| f.clone());
-            if seen.insert(key) {
-                out.push(f);
-            }
-        }
+        let mut new = |f: &PathBuf| seen.insert(fs::canonicalize(f).unwrap_or_else(|_| f.clone()));
+        out.extend(found.into_iter().filter(|f| new(f)));
     }
     Ok(out)
 }
 
-fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    collect_holding(dir, "environment.json", depth, out);
-}
-
 /// `dir` if it holds `file`, else every directory below it that does (to `MAX_DEPTH`).
-fn collect_holding(dir: &Path, file: &str, depth: usize, out: &mut Vec<PathBuf>) {
+fn holding(dir: &Path, file: &str, depth: usize) -> Vec<PathBuf> {
     if dir.join(file).is_file() {
-        out.push(dir.to_path_buf());
-        return;
+        return vec![dir.to_path_buf()];
     }
     if depth >= MAX_DEPTH {
-        return;
+        return Vec::new();
     }
     let Ok(entries) = fs::read_dir(dir) else {
-        return;
+        return Vec::new();
     };
-    let mut subs: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
+    let mut subs: Vec<PathBuf> = (entries.flatten().map(|e| e.path()))
         .filter(|p| p.is_dir())
         .collect();
     subs.sort();
-    for s in subs {
-        collect_holding(&s, file, depth + 1, out);
-    }
+    (subs.iter())
+        .flat_map(|s| holding(s, file, depth + 1))
+        .collect()
 }
 
 /// Loads every result directory under `from`. Fails when a directory cannot
@@ -141,31 +121,24 @@ pub fn load(from: &[PathBuf]) -> Result<Data> {
         discover(from)?;
     }
     let accuracy = accuracy_rows(from)?;
-    // A directory of accuracy rows alone is a report's input too.
-    let result_dirs: Vec<PathBuf> = from
-        .iter()
+    // A directory of accuracy rows alone is a report's input too: a directory is
+    // kept where it has results, or nothing at all (so discover says so).
+    let result_dirs: Vec<PathBuf> = (from.iter())
         .filter(|d| {
-            let (mut results, mut rows) = (Vec::new(), Vec::new());
-            collect(d, 0, &mut results);
-            collect_holding(d, ACCURACY_FILE, 0, &mut rows);
-            // Kept where it has results, or nothing at all (so discover says so).
-            !results.is_empty() || rows.is_empty()
+            !holding(d, ENVIRONMENT_FILE, 0).is_empty() || holding(d, ACCURACY_FILE, 0).is_empty()
         })
         .cloned()
         .collect();
-    let dirs = if result_dirs.is_empty() {
-        Vec::new()
-    } else {
-        discover(&result_dirs)?
+    let dirs = match result_dirs.is_empty() {
+        true => Vec::new(),
+        false => discover(&result_dirs)?,
     };
     let mut runs = Vec::new();
     for dir in dirs {
         let (env, measurements) = load_dir(&dir)?;
         if measurements.is_empty() {
-            eprintln!(
-                "note: {}: no measurements (the run stopped before its first one?)",
-                dir.display()
-            );
+            let d = dir.display();
+            eprintln!("note: {d}: no measurements (the run stopped before its first one?)");
         }
         runs.push(Run {
             dir,
@@ -175,12 +148,26 @@ pub fn load(from: &[PathBuf]) -> Result<Data> {
     }
     if runs.iter().all(|r| r.measurements.is_empty()) && accuracy.is_empty() {
         let names: Vec<String> = runs.iter().map(|r| r.dir.display().to_string()).collect();
+        let names = names.join(", ");
         return Err(Error::invalid(format!(
-            "no measurements in {}: nothing to report",
-            names.join(", ")
+            "no measurements in {names}: nothing to report"
         )));
     }
     Ok(Data { runs, accuracy })
+}
+
+/// The first of each group of `same` records, in order.
+fn first_of<'a>(
+    recs: impl Iterator<Item = Rec<'a>>,
+    same: impl Fn(&Rec, &Rec) -> bool,
+) -> Vec<Rec<'a>> {
+    let mut out: Vec<Rec> = Vec::new();
+    for r in recs {
+        if !out.iter().any(|o| same(o, &r)) {
+            out.push(r);
+        }
+    }
+    out
 }
 
 impl Data {
@@ -197,24 +184,19 @@ impl Data {
 
     /// Every row of a user's kernel (a spec file's), any experiment, without repeats.
     pub fn user_rows(&self) -> Vec<Rec<'_>> {
-        let mut out = Vec::new();
-        for name in self.experiments() {
-            out.extend(self.experiment_where(&name, |m| m.dims.is_some()));
-        }
-        out
+        (self.experiments().iter())
+            .flat_map(|name| self.experiment_where(name, |m| m.dims.is_some()))
+            .collect()
     }
 
     /// Every measurement of any experiment but the routine's on a call other than
     /// the tutorial's (f64, transposes, alpha/beta, leading dimensions, offsets),
     /// without repeats.
     pub fn blas_calls(&self) -> Vec<Rec<'_>> {
-        let mut out = Vec::new();
-        for name in self.experiments() {
-            if name != crate::routine::ROUTINE {
-                out.extend(self.experiment_where(&name, |m| !m.is_plain_problem()));
-            }
-        }
-        out
+        (self.experiments().iter())
+            .filter(|name| *name != crate::routine::ROUTINE)
+            .flat_map(|name| self.experiment_where(name, |m| !m.is_plain_problem()))
+            .collect()
     }
 
     /// The GEMM routine's rows (`gemmlab gemm --out`), every call, without repeats.
@@ -223,19 +205,10 @@ impl Data {
     }
 
     fn experiment_where(&self, name: &str, keep: impl Fn(&Measurement) -> bool) -> Vec<Rec<'_>> {
-        let mut out: Vec<Rec> = Vec::new();
-        for (ri, run) in self.runs.iter().enumerate() {
-            for m in run
-                .measurements
-                .iter()
-                .filter(|m| m.experiment == name && !is_offline(m) && keep(m))
-            {
-                if !out.iter().any(|o| same_cell(o.m, m)) {
-                    out.push(Rec { run: ri, m });
-                }
-            }
-        }
-        out
+        let recs = self
+            .measured()
+            .filter(|r| r.m.experiment == name && keep(r.m));
+        first_of(recs, |a, b| same_cell(a.m, b.m))
     }
 
     /// Measurements of an experiment left out as repeats.
@@ -254,34 +227,19 @@ impl Data {
     /// nothing run), in run order, without repeats: the same experiment,
     /// kernel, point, architecture and compiler again in a later run is left out.
     pub fn offline(&self) -> Vec<Rec<'_>> {
-        let mut out: Vec<Rec> = Vec::new();
         // Attribution rows are offline too, but a section of their own.
         let offline = |r: &Rec| is_offline(r.m) && r.m.experiment != crate::attribution::EXPERIMENT;
-        for r in self.all().filter(offline) {
-            let same = |o: &Rec| {
-                o.m.experiment == r.m.experiment
-                    && same_cell(o.m, r.m)
-                    && o.m.device_id == r.m.device_id
-                    && arch_of(o.m) == arch_of(r.m)
-                    && o.m.compiler == r.m.compiler
-            };
-            if !out.iter().any(same) {
-                out.push(r);
-            }
-        }
-        out
+        first_of(self.all().filter(offline), |o, r| {
+            o.m.experiment == r.m.experiment
+                && same_cell(o.m, r.m)
+                && o.m.device_id == r.m.device_id
+                && arch_of(o.m) == arch_of(r.m)
+                && o.m.compiler == r.m.compiler
+        })
     }
 
     pub fn experiments(&self) -> Vec<String> {
-        let mut names: Vec<String> = Vec::new();
-        for r in &self.runs {
-            for m in &r.measurements {
-                if !names.contains(&m.experiment) {
-                    names.push(m.experiment.clone());
-                }
-            }
-        }
-        names
+        distinct(self.all().map(|r| r.m.experiment.clone()))
     }
 
     /// The toolchains of the rows made on a device (offline rows name the
@@ -321,63 +279,46 @@ pub const VENDOR: &str = "cublas";
 /// its note ("no device: compiled offline for sm_35 ...") or its size of 0;
 /// any one is enough, so rows from older or other writers are caught too.
 pub fn is_offline(m: &Measurement) -> bool {
+    // The notes read "no device: compiled offline for sm_35 with NVRTC 11.8; ...".
+    let offline_note = |s: &str| s.contains("no device:") && s.contains("offline");
     m.device_id.starts_with("offline:")
         || (m.dims.is_none() && (m.m == 0 || m.n == 0 || m.k == 0))
         || m.status.reason().is_some_and(offline_note)
         || m.build_notes.iter().any(|n| offline_note(n))
 }
 
-/// "no device: compiled offline for sm_35 with NVRTC 11.8; not run, checked or
-/// timed", "no device: NVIDIA OpenCL's PTX assembled offline for sm_35 by ...".
-fn offline_note(s: &str) -> bool {
-    s.contains("no device:") && s.contains("offline")
-}
-
 /// The architecture an offline row was compiled for ("sm_35", "sm_90a"): from
 /// its device id (`offline:sm_35`), else its device name ("sm_35 (no device)"),
 /// else the first `sm_NN` its reason or notes name. `None` when none says.
 pub fn arch_of(m: &Measurement) -> Option<String> {
-    let from_id = m
-        .device_id
-        .strip_prefix("offline:")
-        .and_then(|a| arch_token(a.trim()));
-    if from_id.is_some() {
-        return from_id;
-    }
-    let texts = std::iter::once(m.device.as_str())
-        .chain(m.status.reason())
-        .chain(m.build_notes.iter().map(String::as_str));
-    for t in texts {
-        for word in t.split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '(') {
-            if let Some(a) = arch_token(word) {
-                return Some(a);
-            }
-        }
-    }
-    None
+    let from_id = m.device_id.strip_prefix("offline:");
+    from_id.and_then(|a| arch_token(a.trim())).or_else(|| {
+        std::iter::once(m.device.as_str())
+            .chain(m.status.reason())
+            .chain(m.build_notes.iter().map(String::as_str))
+            .flat_map(|t| t.split(|c: char| c.is_whitespace() || ",;(".contains(c)))
+            .find_map(arch_token)
+    })
+}
+
+/// "35" and "a" from "35a": the leading digits and the rest.
+fn split_digits(s: &str) -> (&str, &str) {
+    s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()))
 }
 
 /// "sm_35" from "sm_35", "SM_90a", "sm_120:"; None for anything else.
 fn arch_token(w: &str) -> Option<String> {
-    let w = w
-        .trim_matches(|c: char| !c.is_ascii_alphanumeric())
-        .to_ascii_lowercase();
-    let rest = w.strip_prefix("sm_")?;
-    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let suffix = &rest[digits..];
-    (digits >= 2 && (suffix.is_empty() || suffix == "a" || suffix == "f")).then_some(w)
+    let w = (w.trim_matches(|c: char| !c.is_ascii_alphanumeric())).to_ascii_lowercase();
+    let (digits, suffix) = split_digits(w.strip_prefix("sm_")?);
+    (digits.len() >= 2 && ["", "a", "f"].contains(&suffix)).then_some(w)
 }
 
 /// Orders architectures by compute capability: sm_35 < sm_37 < sm_90 < sm_90a < sm_100.
 pub fn arch_order(a: &str, b: &str) -> std::cmp::Ordering {
-    fn key(s: &str) -> (u32, String) {
-        let rest = s.strip_prefix("sm_").unwrap_or(s);
-        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        (
-            rest[..digits].parse().unwrap_or(u32::MAX),
-            rest[digits..].to_string(),
-        )
-    }
+    let key = |s: &str| {
+        let (digits, rest) = split_digits(s.strip_prefix("sm_").unwrap_or(s));
+        (digits.parse().unwrap_or(u32::MAX), rest.to_string())
+    };
     key(a).cmp(&key(b))
 }
 
@@ -387,50 +328,35 @@ pub fn is_vendor(m: &Measurement) -> bool {
 
 /// gemm1, gemm2, ..., gemm10, gemm11, other names alphabetically, cuBLAS last.
 pub fn kernel_order(a: &str, b: &str) -> std::cmp::Ordering {
-    fn key(k: &str) -> (u8, String, u64, String) {
-        if k == VENDOR {
-            return (2, String::new(), 0, k.to_string());
-        }
-        let digits = k.len() - k.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-        let (prefix, num) = k.split_at(k.len() - digits);
+    let key = |k: &str| {
+        let (prefix, num) = k.split_at(k.trim_end_matches(|c: char| c.is_ascii_digit()).len());
         match num.parse::<u64>() {
+            _ if k == VENDOR => (2, String::new(), 0, k.to_string()),
             Ok(n) => (0, prefix.to_string(), n, k.to_string()),
             Err(_) => (1, k.to_string(), 0, k.to_string()),
         }
-    }
+    };
     key(a).cmp(&key(b))
 }
 
 /// Distinct kernels in the order above.
 pub fn kernels(recs: &[Rec]) -> Vec<String> {
-    let mut k: Vec<String> = Vec::new();
-    for r in recs {
-        if !k.contains(&r.m.kernel) {
-            k.push(r.m.kernel.clone());
-        }
-    }
+    let mut k = distinct(recs.iter().map(|r| r.m.kernel.clone()));
     k.sort_by(|a, b| kernel_order(a, b));
     k
 }
 
 /// Distinct problem sizes, largest (by M*N*K) first.
 pub fn sizes(recs: &[Rec]) -> Vec<(usize, usize, usize)> {
-    let mut s: Vec<(usize, usize, usize)> = Vec::new();
-    for r in recs {
-        let t = (r.m.m, r.m.n, r.m.k);
-        if !s.contains(&t) {
-            s.push(t);
-        }
-    }
+    let mut s = distinct(recs.iter().map(|r| (r.m.m, r.m.n, r.m.k)));
     s.sort_by_key(|&(m, n, k)| std::cmp::Reverse((m as u128) * (n as u128) * (k as u128)));
     s
 }
 
 pub fn size_label((m, n, k): (usize, usize, usize)) -> String {
-    if m == n && n == k {
-        m.to_string()
-    } else {
-        format!("{m}x{n}x{k}")
+    match m == n && n == k {
+        true => m.to_string(),
+        false => format!("{m}x{n}x{k}"),
     }
 }
 
@@ -440,27 +366,15 @@ pub fn of_size(m: &Measurement, s: (usize, usize, usize)) -> bool {
 
 /// The median GFLOP/s of a measurement that passed its check.
 pub fn gflops(m: &Measurement) -> Option<f64> {
-    if m.status.is_ok() {
-        m.gflops.filter(|g| g.is_finite())
-    } else {
-        None
-    }
+    m.gflops.filter(|g| m.status.is_ok() && g.is_finite())
 }
 
 pub fn vs_vendor(m: &Measurement) -> Option<f64> {
-    if m.status.is_ok() {
-        m.vs_vendor.filter(|g| g.is_finite())
-    } else {
-        None
-    }
-}
-
-pub fn resources(m: &Measurement) -> Option<&KernelResources> {
-    m.resources.as_ref()
+    m.vs_vendor.filter(|v| m.status.is_ok() && v.is_finite())
 }
 
 pub fn registers(m: &Measurement) -> Option<u32> {
-    m.resources.as_ref().and_then(|r| r.registers)
+    m.resources.as_ref()?.registers
 }
 
 /// Spill stores + loads in bytes, if both are known.
@@ -489,12 +403,16 @@ pub fn config_value(m: &Measurement, name: &str) -> Option<i64> {
 
 /// Reads `cap=64` / `cap=none` labels when `hints.max_registers` is absent.
 pub fn register_cap(m: &Measurement) -> Option<u32> {
-    if let Some(c) = m.hints.max_registers {
-        return Some(c);
-    }
-    let l = m.label.as_deref()?;
-    let v = l.trim().strip_prefix("cap=")?;
-    v.trim().parse().ok()
+    let from_label = || {
+        m.label
+            .as_deref()?
+            .trim()
+            .strip_prefix("cap=")?
+            .trim()
+            .parse()
+            .ok()
+    };
+    m.hints.max_registers.or_else(from_label)
 }
 
 /// The native row of a kernel on a toolchain at a size.
@@ -515,24 +433,20 @@ pub fn vendor_at<'a>(recs: &[Rec<'a>], size: (usize, usize, usize)) -> Option<&'
         .find(|m| is_vendor(m) && of_size(m, size) && m.status.is_ok())
 }
 
-/// A GEMM row's register tile (RX, RY), from its configuration or its label.
+/// A GEMM row's register tile (RX, RY), from its configuration or its label
+/// ("RX=4 RY=8", the last of each counting).
 pub fn tile_of(m: &Measurement) -> Option<(i64, i64)> {
     if let (Some(x), Some(y)) = (config_value(m, "RX"), config_value(m, "RY")) {
         return Some((x, y));
     }
     let l = m.label.as_deref()?;
-    let mut rx = None;
-    let mut ry = None;
-    for part in l.split([' ', ',']) {
-        if let Some((k, v)) = part.split_once('=') {
-            match k.trim() {
-                "RX" => rx = v.trim().parse().ok(),
-                "RY" => ry = v.trim().parse().ok(),
-                _ => {}
-            }
-        }
-    }
-    Some((rx?, ry?))
+    let value = |name: &str| {
+        (l.split([' ', ',']).filter_map(|p| p.split_once('=')))
+            .filter(|(k, _)| k.trim() == name)
+            .last()
+            .and_then(|(_, v)| v.trim().parse().ok())
+    };
+    Some((value("RX")?, value("RY")?))
 }
 
 #[cfg(test)]

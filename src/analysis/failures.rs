@@ -25,10 +25,10 @@ pub enum Kind {
 }
 
 pub fn analyse(data: &Data) -> Failures<'_> {
+    let of = data.measured().count();
     let rows: Vec<&Measurement> = (data.measured().map(|r| r.m))
         .filter(|m| !m.status.is_ok())
         .collect();
-    let of = data.measured().count();
     let kind = Kind::NoSpeed {
         without: rows.len(),
         of,
@@ -40,10 +40,8 @@ pub fn analyse(data: &Data) -> Failures<'_> {
             })
             .collect(),
     };
-    let f = Finding::new(Topic::Failures, super::Kind::Failures(kind));
-    let findings = (!rows.is_empty())
-        .then(|| f.weight(rows.len() as f64 / of.max(1) as f64))
-        .into_iter()
-        .collect();
+    let weight = rows.len() as f64 / of.max(1) as f64;
+    let f = Finding::new(Topic::Failures, super::Kind::Failures(kind)).weight(weight);
+    let findings = if rows.is_empty() { vec![] } else { vec![f] };
     Failures { rows, findings }
 }

@@ -159,33 +159,23 @@ pub const SUMMARY_PER_TOPIC: usize = 2;
 /// largest first. With findings in more topics than places, the topics late
 /// in the order (the offline ones last) are left to the full list.
 pub fn summary(findings: &[&Finding]) -> Vec<usize> {
+    let topic = |i: usize| findings[i].topic;
     let mut ranked: Vec<usize> = (0..findings.len())
         .filter(|&i| findings[i].headline)
         .collect();
     // Stable: equal weights keep the order the sections gave them.
     ranked.sort_by(|&a, &b| findings[b].weight.total_cmp(&findings[a].weight));
-    let mut chosen: Vec<usize> = Vec::new();
-    for t in Topic::ALL {
-        if let Some(&i) = ranked.iter().find(|&&i| findings[i].topic == t) {
-            chosen.push(i);
-        }
-    }
+    let first_of = |t: Topic| ranked.iter().copied().find(|&i| topic(i) == t);
+    let mut chosen: Vec<usize> = Topic::ALL.into_iter().filter_map(first_of).collect();
     for &i in &ranked {
-        if chosen.len() >= SUMMARY_MAX {
-            break;
-        }
-        let topic = findings[i].topic;
-        let of_topic = chosen
-            .iter()
-            .filter(|&&c| findings[c].topic == topic)
-            .count();
-        if !chosen.contains(&i) && of_topic < SUMMARY_PER_TOPIC {
+        let of_topic = chosen.iter().filter(|&&c| topic(c) == topic(i)).count();
+        if chosen.len() < SUMMARY_MAX && !chosen.contains(&i) && of_topic < SUMMARY_PER_TOPIC {
             chosen.push(i);
         }
     }
     chosen.truncate(SUMMARY_MAX);
-    let rank = |i: usize| ranked.iter().position(|&r| r == i).unwrap_or(usize::MAX);
-    chosen.sort_by_key(|&i| (findings[i].topic, rank(i)));
+    let rank = |i: usize| ranked.iter().position(|&r| r == i);
+    chosen.sort_by_key(|&i| (topic(i), rank(i)));
     chosen
 }
 

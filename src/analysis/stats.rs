@@ -25,27 +25,18 @@ pub fn is_same(change: f64) -> bool {
 /// The median of the finite values, `None` without any.
 pub fn median(values: impl IntoIterator<Item = f64>) -> Option<f64> {
     let mut v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
 }
 
 /// The distinct items, in the order they first appear.
 pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
-    let mut out = Vec::new();
-    for x in items {
-        if !out.contains(&x) {
-            out.push(x);
-        }
-    }
-    out
+    tally(items).into_iter().map(|(x, _)| x).collect()
 }
 
 /// Of each group of `same` items, the first with the highest `key`, in order of first appearance.

@@ -18,34 +18,26 @@ use crate::results::Measurement;
 
 use super::data;
 
-/// A Markdown table: columns of numbers right-aligned, others left-aligned.
+/// A Markdown table: columns of numbers right-aligned, others left-aligned;
+/// short rows are padded with empty cells.
 pub fn table(header: &[String], rows: &[Vec<String>]) -> String {
     if rows.is_empty() {
         return String::new();
     }
     let cols = header.len();
-    let mut out = String::new();
-    out.push_str(&row(header));
-    out.push('|');
-    for c in 0..cols {
-        let numeric = rows
-            .iter()
-            .filter_map(|r| r.get(c))
-            .filter(|v| !matches!(v.as_str(), "" | "-" | "unknown"))
-            .all(|v| is_number(v));
-        out.push_str(if numeric && c > 0 {
-            " ---: |"
-        } else {
-            " :--- |"
-        });
-    }
-    out.push('\n');
-    for r in rows {
-        let mut r = r.clone();
-        r.resize(cols, String::new());
-        out.push_str(&row(&r));
-    }
-    out
+    let align: String = (0..cols)
+        .map(|c| {
+            let cells = rows.iter().filter_map(|r| r.get(c));
+            let known = |v: &&String| !matches!(v.as_str(), "" | MISSING | UNKNOWN);
+            match c > 0 && cells.filter(known).all(|v| is_number(v)) {
+                true => " ---: |",
+                false => " :--- |",
+            }
+        })
+        .collect();
+    let empty = String::new();
+    let body = (rows.iter()).map(|r| row(r.iter().chain(std::iter::repeat(&empty)).take(cols)));
+    row(header.iter()) + "|" + &align + "\n" + &body.collect::<String>()
 }
 
 /// "123", "-4.5%", "+3%", "12 ±0.3%", "0/0", "1.00": starts like a number.
@@ -54,15 +46,8 @@ fn is_number(v: &str) -> bool {
     t.starts_with(|c: char| c.is_ascii_digit())
 }
 
-fn row(cells: &[String]) -> String {
-    let mut s = String::from("|");
-    for c in cells {
-        s.push(' ');
-        s.push_str(&escape(c));
-        s.push_str(" |");
-    }
-    s.push('\n');
-    s
+fn row<'a>(cells: impl Iterator<Item = &'a String>) -> String {
+    cells.fold("|".to_string(), |s, c| s + " " + &escape(c) + " |") + "\n"
 }
 
 /// Keeps a cell on one line and its pipes literal.
@@ -74,14 +59,14 @@ pub fn escape(s: &str) -> String {
 pub fn short_reason(r: &str) -> String {
     let first = r
         .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    let mut s: String = first.chars().take(220).collect();
-    if first.chars().count() > 220 {
-        s.push_str(" ...");
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let short: String = first.chars().take(220).collect();
+    match first.chars().count() > 220 {
+        true => short + " ...",
+        false => short,
     }
-    s
 }
 
 pub fn h(v: &[&str]) -> Vec<String> {
@@ -113,12 +98,10 @@ pub fn gflops(m: Option<&Measurement>) -> String {
 
 /// GFLOP/s with the spread of the repetitions (IQR as % of the median).
 pub fn gflops_spread(m: Option<&Measurement>) -> String {
-    match m {
-        Some(mm) if mm.status.is_ok() => match (mm.gflops.filter(|g| g.is_finite()), mm.time) {
-            (Some(g), Some(t)) => format!("{g:.0} ±{:.1}%{}", t.spread_pct(), throttle_mark(mm)),
-            _ => gflops(m),
-        },
-        _ => gflops(m),
+    let ok = m.filter(|m| m.status.is_ok());
+    match ok.and_then(|m| Some((m, m.gflops.filter(|g| g.is_finite())?, m.time?))) {
+        Some((m, g, t)) => format!("{g:.0} ±{:.1}%{}", t.spread_pct(), throttle_mark(m)),
+        None => gflops(m),
     }
 }
 
@@ -139,18 +122,14 @@ pub fn or_unknown<T: std::fmt::Display>(v: Option<T>) -> String {
 
 /// "1 run", "3 runs"; nouns ending in y, s, x or ch take their usual plural.
 pub fn plural(n: usize, one: &str) -> String {
-    if n == 1 {
-        return format!("1 {one}");
-    }
-    let many = if let Some(stem) = one
+    let many = match one
         .strip_suffix('y')
         .filter(|s| !s.ends_with(['a', 'e', 'o']))
     {
-        format!("{stem}ies")
-    } else if one.ends_with('s') || one.ends_with('x') || one.ends_with("ch") {
-        format!("{one}es")
-    } else {
-        format!("{one}s")
+        _ if n == 1 => one.to_string(),
+        Some(stem) => format!("{stem}ies"),
+        None if one.ends_with(['s', 'x']) || one.ends_with("ch") => format!("{one}es"),
+        None => format!("{one}s"),
     };
     format!("{n} {many}")
 }
@@ -208,23 +187,17 @@ pub fn pct(v: Option<f64>) -> String {
 
 pub fn vs_vendor(m: Option<&Measurement>) -> String {
     match m {
-        None => "-".into(),
-        Some(m) if !m.status.is_ok() => "-".into(),
-        Some(m) => m
-            .vs_vendor
-            .filter(|v| v.is_finite())
-            .map_or("unknown".into(), |v| format!("{:.1}%", v * 100.0)),
+        Some(m) if m.status.is_ok() => pct_or_unknown(m.vs_vendor),
+        _ => MISSING.into(),
     }
 }
 
+/// A resource of a measurement: "-" without one, "unknown" when not recorded.
 fn opt<T: std::fmt::Display>(
     m: Option<&Measurement>,
     f: impl Fn(&Measurement) -> Option<T>,
 ) -> String {
-    match m {
-        None => "-".into(),
-        Some(m) => f(m).map_or("unknown".into(), |v| v.to_string()),
-    }
+    m.map_or(MISSING.into(), |m| or_unknown(f(m)))
 }
 
 pub fn registers(m: Option<&Measurement>) -> String {
@@ -235,10 +208,8 @@ pub fn registers(m: Option<&Measurement>) -> String {
 pub fn spills(m: Option<&Measurement>) -> String {
     opt(m, |m| {
         let r = m.resources.as_ref()?;
-        match (r.spill_stores_bytes, r.spill_loads_bytes) {
-            (Some(s), Some(l)) => Some(format!("{s}/{l}")),
-            _ => None,
-        }
+        let (stores, loads) = (r.spill_stores_bytes?, r.spill_loads_bytes?);
+        Some(format!("{stores}/{loads}"))
     })
 }
 
@@ -251,11 +222,7 @@ pub fn shared(m: Option<&Measurement>) -> String {
 }
 
 pub fn occupancy(m: Option<&Measurement>) -> String {
-    opt(m, |m| {
-        m.occupancy
-            .filter(|o| o.is_finite())
-            .map(|o| format!("{:.1}%", o * 100.0))
-    })
+    m.map_or(MISSING.into(), |m| pct_or_unknown(m.occupancy))
 }
 
 /// "a/b" as a ratio with two decimals, "-" when either is unknown.

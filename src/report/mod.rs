@@ -26,9 +26,10 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 
-use crate::analysis::{self, Finding, Kind, Topic, SUMMARY_MAX, SUMMARY_PER_TOPIC};
+use crate::analysis::{self, stats, Finding, Kind, Topic, SUMMARY_MAX, SUMMARY_PER_TOPIC};
 pub(crate) use crate::analysis::{data, SAME_SPEED};
 use crate::plot::{fonts, Figure, Written};
+use crate::results::Measurement;
 use data::Data;
 use plotters::style::RGBColor;
 
@@ -84,15 +85,13 @@ impl Ctx<'_> {
         let dir = self.out.join("charts");
         let w = crate::plot::write(fig, &dir, &stem, self.font.as_ref(), self.png)?;
         let svg = chart_path(&stem);
-        let markdown = if w.png.is_some() {
-            let png = format!("charts/{stem}.png");
-            format!(
+        let markdown = match w.png {
+            Some(_) => format!(
                 "![{alt}]({})\n\nVector version: [{svg}]({})\n\n",
-                md::link(&png),
+                md::link(&format!("charts/{stem}.png")),
                 md::link(&svg)
-            )
-        } else {
-            format!("![{alt}]({})\n\n", md::link(&svg))
+            ),
+            None => format!("![{alt}]({})\n\n", md::link(&svg)),
         };
         self.written.push(w);
         Ok(Chart { markdown })
@@ -159,28 +158,31 @@ fn words(kind: &Kind) -> Words {
     }
 }
 
-/// A finding as the report shows it: the data, its words, where it links.
-#[derive(Debug, Clone)]
+/// A finding as the report shows it: the data, its words, where it links; in
+/// findings.json, with the fields in this order.
+#[derive(Debug, Clone, serde::Serialize)]
 pub(crate) struct Shown {
-    pub finding: Finding,
-    pub text: String,
-    pub short: String,
     /// The anchor of the section with its numbers; the link when there is no chart.
     pub anchor: String,
     /// The chart's SVG, relative to report.md.
+    #[serde(rename = "chart_svg")]
     pub chart: Option<String>,
+    pub text: String,
+    pub short: String,
+    #[serde(flatten)]
+    pub finding: Finding,
 }
 
 impl Shown {
     /// A finding with its words, linking to the section headed `heading`.
     pub fn new(finding: Finding, heading: &str) -> Shown {
-        let w = words(&finding.kind);
+        let Words { text, short } = words(&finding.kind);
         Shown {
-            chart: finding.chart.as_deref().map(chart_path),
-            finding,
-            text: w.text,
-            short: w.short,
             anchor: md::anchor(heading),
+            chart: finding.chart.as_deref().map(chart_path),
+            text,
+            short,
+            finding,
         }
     }
 
@@ -198,16 +200,12 @@ pub(crate) fn chart_path(stem: &str) -> String {
     format!("charts/{}.svg", chart_stem(stem))
 }
 
+/// Any character but letters, digits, '-' and '_' becomes '_'.
 fn chart_stem(stem: &str) -> String {
-    stem.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    stem.replace(
+        |c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'),
+        "_",
+    )
 }
 
 /// A part of the report: its Markdown and the findings it supports.
@@ -222,21 +220,19 @@ pub(crate) struct Section {
 impl Section {
     /// A section headed `title`, its Markdown and findings.
     pub fn of(title: &str, markdown: String, findings: &[Finding]) -> Section {
-        let mut sec = Section {
-            title: title.into(),
+        let findings = findings.iter().map(|f| Shown::new(f.clone(), title));
+        let (title, findings) = (title.to_string(), findings.collect());
+        Section {
+            title,
             markdown,
-            findings: Vec::new(),
-        };
-        sec.show(findings);
-        sec
+            findings,
+        }
     }
 
     /// Adds the analysis's findings, linked to this section's heading.
     pub fn show(&mut self, findings: &[Finding]) {
-        for f in findings {
-            let s = Shown::new(f.clone(), &self.title);
-            self.findings.push(s);
-        }
+        let shown = findings.iter().map(|f| Shown::new(f.clone(), &self.title));
+        self.findings.extend(shown);
     }
 }
 
@@ -270,26 +266,18 @@ fn write_findings(out: &std::path::Path, sections: &[Section], chosen: &[usize])
         section: &'a str,
         topic_name: &'static str,
         in_summary: bool,
-        anchor: &'a str,
-        chart_svg: Option<&'a str>,
-        text: &'a str,
-        short: &'a str,
         #[serde(flatten)]
-        finding: &'a Finding,
+        shown: &'a Shown,
     }
-    let entries: Vec<Entry> = sections
+    let shown = sections
         .iter()
-        .flat_map(|s| s.findings.iter().map(move |f| (s, f)))
-        .enumerate()
+        .flat_map(|s| s.findings.iter().map(move |f| (s, f)));
+    let entries: Vec<Entry> = (shown.enumerate())
         .map(|(i, (s, f))| Entry {
             section: &s.title,
             topic_name: topic_name(f.finding.topic),
             in_summary: chosen.contains(&i),
-            anchor: &f.anchor,
-            chart_svg: f.chart.as_deref(),
-            text: &f.text,
-            short: &f.short,
-            finding: &f.finding,
+            shown: f,
         })
         .collect();
     let path = out.join("findings.json");
@@ -344,10 +332,7 @@ fn generate_with(
     font: std::result::Result<fonts::ChartFont, String>,
 ) -> Result<Outcome> {
     let data = data::load(&opts.from)?;
-    let chosen_size = match &opts.size {
-        None => None,
-        Some(s) => Some(parse_size(s)?),
-    };
+    let chosen_size = opts.size.as_deref().map(parse_size).transpose()?;
     let charts_dir = opts.out.join("charts");
     fs::create_dir_all(&charts_dir).map_err(|e| Error::io(&charts_dir, e))?;
 
@@ -421,28 +406,22 @@ fn generate_with(
 /// The title, what the report was made from and how to make it again, and
 /// what the reader should know before the findings.
 fn preamble(opts: &Options, data: &Data, png_skipped: Option<&str>) -> String {
-    let mut doc = String::new();
-    let _ = writeln!(doc, "# gemmlab report\n");
-    let _ = writeln!(
-        doc,
-        "Generated by gemmlab {} (commit {}) from {} result director{} ({} measurements). \
-         Everything below is computed from those files; regenerate it without a GPU with:\n",
+    let word = |p: &std::path::Path| shell_word(&p.display().to_string());
+    let froms: String = (opts.from.iter())
+        .map(|f| format!(" --from {}", word(f)))
+        .collect();
+    let runs = data.runs.len();
+    let mut doc = format!(
+        "# gemmlab report\n\n\
+         Generated by gemmlab {} (commit {}) from {runs} result director{} ({} measurements). \
+         Everything below is computed from those files; regenerate it without a GPU with:\n\n\
+         ```sh\ngemmlab report{froms} --out {}\n```\n\n",
         env!("CARGO_PKG_VERSION"),
         env!("GEMMLAB_GIT_COMMIT"),
-        data.runs.len(),
-        if data.runs.len() == 1 { "y" } else { "ies" },
+        if runs == 1 { "y" } else { "ies" },
         data.all().count(),
+        word(&opts.out),
     );
-    let mut cmd = String::from("gemmlab report");
-    for f in &opts.from {
-        let _ = write!(cmd, " --from {}", shell_word(&f.display().to_string()));
-    }
-    let _ = write!(
-        cmd,
-        " --out {}",
-        shell_word(&opts.out.display().to_string())
-    );
-    let _ = writeln!(doc, "```sh\n{cmd}\n```\n");
     let offline_rows = data.all().filter(|r| data::is_offline(r.m)).count();
     if offline_rows > 0 {
         let _ = writeln!(
@@ -458,20 +437,10 @@ fn preamble(opts: &Options, data: &Data, png_skipped: Option<&str>) -> String {
             fonts::INSTALL_HINT
         );
     }
-    let synthetic: Vec<&str> = data
-        .runs
-        .iter()
-        .flat_map(|r| r.env.notes.iter())
-        .filter(|n| n.to_ascii_lowercase().contains("synthetic"))
-        .map(String::as_str)
-        .collect();
-    if !synthetic.is_empty() {
-        let _ = writeln!(
-            doc,
-            "**Some of these results are marked synthetic by their notes** (see Environment); findings from them describe made-up numbers.\n"
-        );
+    let mut notes = data.runs.iter().flat_map(|r| r.env.notes.iter());
+    if notes.any(|n| n.to_ascii_lowercase().contains("synthetic")) {
+        doc.push_str("**Some of these results are marked synthetic by their notes** (see Environment); findings from them describe made-up numbers.\n\n");
     }
-
     doc
 }
 
@@ -480,19 +449,14 @@ fn png_status(
     font: &std::result::Result<fonts::ChartFont, String>,
     opts: &Options,
 ) -> Result<Option<String>> {
+    let hint = fonts::INSTALL_HINT;
     Ok(match (font, opts.png) {
         (_, false) => Some("PNG output turned off (--no-png)".to_string()),
+        (Err(why), true) if opts.font.is_some() => {
+            return Err(Error::invalid(format!("--font: {why}; {hint}")))
+        }
         (Err(why), true) => {
-            if opts.font.is_some() {
-                return Err(Error::invalid(format!(
-                    "--font: {why}; {}",
-                    fonts::INSTALL_HINT
-                )));
-            }
-            eprintln!(
-                "note: PNG charts skipped: {why}; {}. The SVG charts and the report are written.",
-                fonts::INSTALL_HINT
-            );
+            eprintln!("note: PNG charts skipped: {why}; {hint}. The SVG charts and the report are written.");
             Some(why.clone())
         }
         (Ok(_), true) => None,
@@ -500,42 +464,59 @@ fn png_status(
 }
 
 /// The device named in chart titles, when all runs that ran something used
-/// one: an offline run's "device" is an architecture, named in its own sections.
+/// one: an offline run's "device" is an architecture, named in its own sections
+/// (`backend::nvrtc::offline_device` writes its record).
 fn the_device(data: &Data) -> Option<String> {
-    let mut d: Vec<&str> = Vec::new();
-    for r in &data.runs {
-        for dev in r.env.devices.iter().filter(|d| !is_offline_device(d)) {
-            if !d.contains(&dev.name.as_str()) {
-                d.push(&dev.name);
-            }
-        }
-    }
-    (d.len() == 1).then(|| d[0].to_string())
-}
-
-/// A run's device record for an architecture compiled for offline
-/// (`backend::nvrtc::offline_device`), not hardware.
-fn is_offline_device(d: &crate::backend::DeviceInfo) -> bool {
-    d.id.starts_with("offline:") || d.platform.contains("offline")
+    let devices = data.runs.iter().flat_map(|r| r.env.devices.iter());
+    let names = stats::distinct(
+        devices
+            .filter(|d| !(d.id.starts_with("offline:") || d.platform.contains("offline")))
+            .map(|d| d.name.as_str()),
+    );
+    (names.len() == 1).then(|| names[0].to_string())
 }
 
 fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+=,:@".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+=,:@".contains(c);
+    match !s.is_empty() && s.chars().all(plain) {
+        true => s.to_string(),
+        false => format!("'{}'", s.replace('\'', "'\\''")),
     }
 }
 
 pub use crate::gemm::parse_size;
 
+/// A device and the runs (numbered from 1) that used it.
+type DeviceRuns<'a> = (&'a crate::backend::DeviceInfo, Vec<String>);
+
+const DEVICES: [(&str, fn(&DeviceRuns) -> String); 12] = [
+    ("toolchain", |(d, _)| d.toolchain.to_string()),
+    ("id", |(d, _)| d.id.clone()),
+    ("device", |(d, _)| d.name.clone()),
+    ("platform", |(d, _)| d.platform.clone()),
+    ("driver", |(d, _)| md::or_unknown(d.driver_version.as_ref())),
+    ("runtime", |(d, _)| {
+        md::or_unknown(d.runtime_version.as_ref())
+    }),
+    ("compiler", |(d, _)| {
+        md::or_unknown(d.compiler_version.as_ref())
+    }),
+    ("compute capability", |(d, _)| {
+        md::or_unknown(d.compute_capability.map(|(a, b)| format!("{a}.{b}")))
+    }),
+    ("SMs / CUs", |(d, _)| md::or_unknown(d.compute_units)),
+    ("clock MHz", |(d, _)| md::or_unknown(d.clock_mhz)),
+    ("memory GiB", |(d, _)| {
+        let gib = |b: u64| format!("{:.1}", b as f64 / (1u64 << 30) as f64);
+        md::or_unknown(d.global_mem_bytes.map(gib))
+    }),
+    ("runs", |(_, runs)| runs.join(", ")),
+];
+
 /// Every device once, with the runs that used them; then each run's record.
 fn environment(data: &Data) -> String {
     let mut s = String::from("## Environment\n\n");
-    let mut devs: Vec<(&crate::backend::DeviceInfo, Vec<String>)> = Vec::new();
+    let mut devs: Vec<DeviceRuns> = Vec::new();
     for (ri, r) in data.runs.iter().enumerate() {
         for d in &r.env.devices {
             match devs.iter_mut().find(|(x, _)| *x == d) {
@@ -544,33 +525,8 @@ fn environment(data: &Data) -> String {
             }
         }
     }
-    let unknown = |v: Option<String>| md::or_unknown(v);
-    let head = "toolchain,id,device,platform,driver,runtime,compiler,compute capability,SMs / CUs,clock MHz,memory GiB,runs";
-    let rows: Vec<Vec<String>> = (devs.iter())
-        .map(|(d, runs)| {
-            let gib = |b: u64| format!("{:.1}", b as f64 / (1u64 << 30) as f64);
-            vec![
-                d.toolchain.to_string(),
-                d.id.clone(),
-                d.name.clone(),
-                d.platform.clone(),
-                unknown(d.driver_version.clone()),
-                unknown(d.runtime_version.clone()),
-                unknown(d.compiler_version.clone()),
-                unknown(d.compute_capability.map(|(a, b)| format!("{a}.{b}"))),
-                unknown(d.compute_units.map(|c| c.to_string())),
-                unknown(d.clock_mhz.map(|c| c.to_string())),
-                unknown(d.global_mem_bytes.map(gib)),
-                runs.join(", "),
-            ]
-        })
-        .collect();
-    if !rows.is_empty() {
-        let _ = writeln!(
-            s,
-            "{}",
-            md::table(&md::h(&head.split(',').collect::<Vec<_>>()), &rows)
-        );
+    if !devs.is_empty() {
+        let _ = writeln!(s, "{}", md::table_of(&DEVICES, &devs));
     }
     for (ri, r) in data.runs.iter().enumerate() {
         let _ = writeln!(s, "### Run {}: `{}`\n", ri + 1, r.dir.display());
@@ -580,7 +536,7 @@ fn environment(data: &Data) -> String {
             let _ = writeln!(s, "\nCommand:\n\n```sh\n{cmd}\n```");
         }
         if !r.env.notes.is_empty() {
-            let _ = writeln!(s, "\nNotes:\n");
+            s.push_str("\nNotes:\n\n");
             for n in &r.env.notes {
                 let _ = writeln!(s, "- {}", md::escape(n));
             }
@@ -593,26 +549,12 @@ fn environment(data: &Data) -> String {
 /// A run's table: its experiments, when, what, where, seed, timing plan and BLAS.
 fn run_record(r: &data::Run) -> String {
     let e = &r.env;
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for m in &r.measurements {
-        match counts.iter_mut().find(|(n, _)| *n == m.experiment) {
-            Some((_, c)) => *c += 1,
-            None => counts.push((&m.experiment, 1)),
-        }
-    }
+    let counts = stats::tally(r.measurements.iter().map(|m| m.experiment.as_str()));
     let exps: Vec<String> = (counts.iter())
         .map(|(n, c)| format!("{n} ({c} measurements)"))
         .collect();
     let offline = !r.measurements.is_empty() && r.measurements.iter().all(data::is_offline);
-    let timing = match offline {
-        true => "none: compiled offline, nothing run or timed".to_string(),
-        false => format!(
-            "{} warm-up + {} timed launches per cell, {} cache; median reported",
-            e.plan.warmup,
-            e.plan.reps,
-            format!("{:?}", e.plan.cache).to_lowercase()
-        ),
-    };
+    let cache = format!("{:?}", e.plan.cache).to_lowercase();
     let rows = [
         (
             "experiments",
@@ -631,7 +573,16 @@ fn run_record(r: &data::Run) -> String {
             format!("{}, {}, {} CPUs", e.hostname, e.os, e.host_cpus),
         ),
         ("seed", e.seed.to_string()),
-        ("timing", timing),
+        (
+            "timing",
+            match offline {
+                true => "none: compiled offline, nothing run or timed".to_string(),
+                false => format!(
+                    "{} warm-up + {} timed launches per cell, {cache} cache; median reported",
+                    e.plan.warmup, e.plan.reps
+                ),
+            },
+        ),
         ("vendor BLAS", md::or_unknown(e.vendor_blas.as_ref())),
     ];
     let rows: Vec<Vec<String>> = rows.into_iter().map(|(f, v)| vec![f.into(), v]).collect();
@@ -640,41 +591,26 @@ fn run_record(r: &data::Run) -> String {
 
 const FAILURES: &str = "Measurements without a speed";
 
+const FAILED: [(&str, fn(&&Measurement) -> String); 7] = [
+    ("experiment", |m| m.experiment.clone()),
+    ("kernel", |m| m.kernel.clone()),
+    ("toolchain", |m| data::series_name(m)),
+    ("point", |m| md::or_missing(m.label.as_deref())),
+    ("size", |m| m.size_label()),
+    ("status", |m| m.status.label().to_string()),
+    ("reason", |m| {
+        md::or_missing(m.status.reason().map(md::short_reason).as_deref())
+    }),
+];
+
 /// Every measurement made on a device without a speed, with the reason.
 fn failures(data: &Data) -> Section {
     let a = analysis::failures::analyse(data);
-    let mut sec = Section::default();
     if a.rows.is_empty() {
-        return sec;
+        return Section::default();
     }
-    sec.title = FAILURES.to_string();
-    let rows: Vec<Vec<String>> = a
-        .rows
-        .iter()
-        .map(|m| {
-            vec![
-                m.experiment.clone(),
-                m.kernel.clone(),
-                data::series_name(m),
-                md::or_missing(m.label.as_deref()),
-                m.size_label(),
-                m.status.label().to_string(),
-                md::or_missing(m.status.reason().map(md::short_reason).as_deref()),
-            ]
-        })
-        .collect();
-    let head = [
-        "experiment",
-        "kernel",
-        "toolchain",
-        "point",
-        "size",
-        "status",
-        "reason",
-    ];
-    sec.markdown = format!("## {FAILURES}\n\n{}\n", md::table(&md::h(&head), &rows));
-    sec.show(&a.findings);
-    sec
+    let markdown = format!("## {FAILURES}\n\n{}\n", md::table_of(&FAILED, &a.rows));
+    Section::of(FAILURES, markdown, &a.findings)
 }
 
 fn failures_words(k: &analysis::failures::Kind) -> Words {
@@ -685,21 +621,21 @@ fn failures_words(k: &analysis::failures::Kind) -> Words {
         examples,
     } = k;
     let what: Vec<String> = by_status.iter().map(|(l, c)| format!("{c} {l}")).collect();
-    let examples: Vec<String> = examples
-        .iter()
+    let what = what.join(", ");
+    let examples: Vec<String> = (examples.iter())
         .map(|[k, t, size, status]| format!("{k} on {t} at {size} ({status})"))
         .collect();
+    let (has, is) = (
+        md::verb(*without, "has", "have"),
+        md::verb(*without, "is", "are"),
+    );
     Words {
         text: format!(
-            "**No speed for {without} of {of} measurements**: {}; e.g. {}. They are listed with their reasons under \"{FAILURES}\" and left out of every comparison.",
-            what.join(", "),
+            "**No speed for {without} of {of} measurements**: {what}; e.g. {}. They are listed with their reasons under \"{FAILURES}\" and left out of every comparison.",
             examples.join("; ")
         ),
         short: format!(
-            "{without} of {of} measurements {} no speed ({}) and {} left out of every comparison.",
-            md::verb(*without, "has", "have"),
-            what.join(", "),
-            md::verb(*without, "is", "are")
+            "{without} of {of} measurements {has} no speed ({what}) and {is} left out of every comparison."
         ),
     }
 }
