@@ -183,11 +183,8 @@ pub enum Kind {
 
 /// Whose launch it is: the family's (`Some(true)`), cuBLAS's (another GEMM), or neither.
 pub fn is_family_launch(kernel: &str) -> Option<bool> {
-    if kernel.contains(ENTRY) {
-        return Some(true);
-    }
-    let gemm = kernel.to_ascii_lowercase().contains("gemm");
-    gemm.then_some(false)
+    let family = kernel.contains(ENTRY);
+    (family || kernel.to_ascii_lowercase().contains("gemm")).then_some(family)
 }
 
 /// The cell `compare` measured: the tuned row (labelled "tuned at ..."), else
