@@ -112,10 +112,8 @@ pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
     let mut kernels = data::kernels(&recs);
     kernels.retain(|k| k != data::VENDOR);
     let toolchains = data.toolchains();
-    let with_speed = sizes
-        .iter()
-        .copied()
-        .find(|&sz| best(&recs, None, sz).is_some());
+    let has_speed = |sz: &Size| best(&recs, None, *sz).is_some();
+    let with_speed = sizes.iter().copied().find(has_speed);
     let squares = sizes.iter().filter(|s| s.0 == s.1 && s.1 == s.2);
     let mut square: Vec<usize> = squares.map(|s| s.0).collect();
     square.sort();

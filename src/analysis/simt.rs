@@ -409,11 +409,10 @@ pub fn analyse<'a>(data: &'a Data, from: &[PathBuf], name_devices: bool) -> Simt
         findings.push(Finding::new(Topic::Simt, kind).weight(1.0 - best));
     }
     let throttled = |r: &Rec| r.m.clocks.as_ref().is_some_and(|c| c.throttled());
-    let throttled = recs.iter().any(throttled);
     Simt {
         devices,
         sizes,
-        throttled,
+        throttled: recs.iter().any(throttled),
         hints: data.experiment("hints").iter().any(|r| is_simt(r.m)),
         profile,
         findings,

@@ -417,10 +417,8 @@ pub(crate) fn words(k: &Kind) -> Words {
             };
             let names: Vec<String> = pairs.iter().map(|p| p.kernel.clone()).collect();
             let r = pairs[0].registers.0;
-            let regs = match pairs.iter().all(|p| p.registers.0 == r) {
-                true => format!(" ({r})"),
-                false => String::new(),
-            };
+            let same = pairs.iter().all(|p| p.registers.0 == r);
+            let regs = same.then(|| format!(" ({r})")).unwrap_or_default();
             let (has, list) = (md::verb(names.len(), "has", "have"), md::join_and(&names));
             (text, format!("{list} {has} the same registers on both toolchains{regs}, yet {how} at size {at}."))
         }
