@@ -112,10 +112,8 @@ pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
     let mut kernels = data::kernels(&recs);
     kernels.retain(|k| k != data::VENDOR);
     let toolchains = data.toolchains();
-    let with_speed = sizes
-        .iter()
-        .copied()
-        .find(|&sz| best(&recs, None, sz).is_some());
+    let has_speed = |sz: &Size| best(&recs, None, *sz).is_some();
+    let with_speed = sizes.iter().copied().find(has_speed);
     let squares = sizes.iter().filter(|s| s.0 == s.1 && s.1 == s.2);
     let mut square: Vec<usize> = squares.map(|s| s.0).collect();
     square.sort();
@@ -164,10 +162,9 @@ pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
 fn best<'a>(recs: &[Rec<'a>], t: Option<Toolchain>, size: Size) -> Option<&'a Measurement> {
     let of =
         |m: &&Measurement| t.is_none_or(|t| m.toolchain == t) && !is_vendor(m) && of_size(m, size);
-    let speed = |m: &&Measurement| data::gflops(m).unwrap_or(0.0);
     let rows = recs.iter().map(|r| r.m).filter(of);
-    let with_speed = rows.filter(|m| data::gflops(m).is_some());
-    with_speed.max_by(|a, b| speed(a).total_cmp(&speed(b)))
+    let speeds = rows.filter_map(|m| Some((m, data::gflops(m)?)));
+    speeds.max_by(|a, b| a.1.total_cmp(&b.1)).map(|(m, _)| m)
 }
 
 fn bests(a: &Compare, size: Size) -> Vec<Best> {
@@ -278,10 +275,7 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
 /// a default-hint row of another experiment.
 fn ptx_mix<'a>(data: &'a Data, kernels: &[String], tcs: &[Toolchain]) -> Vec<&'a Measurement> {
     let experiments = ["compare", "hints", "registers", "jit", "tiling"];
-    let rows = experiments
-        .map(|e| data.experiment(e))
-        .into_iter()
-        .flatten();
+    let rows = experiments.into_iter().flat_map(|e| data.experiment(e));
     let with_mix = |m: &&Measurement| m.ptx_mix.is_some() && m.hints == Hints::default();
     let rows = rows.map(|r| r.m).filter(|m| m.variant.is_none());
     let rows: Vec<&Measurement> = rows.filter(with_mix).collect();

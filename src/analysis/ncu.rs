@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::backend::Toolchain;
+use crate::backend::Toolchain::{self, Cuda, OpenCl};
 
 /// One profiled kernel launch and its metrics.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,15 +134,12 @@ impl NcuLaunch {
     /// A frequency in GHz ("cycle/nsecond", "cycle/second", "MHz", ...).
     pub fn ghz(&self, name: &str) -> Option<f64> {
         let (v, u) = self.metric(name)?;
-        let units = [("cycle/second", "hz", 1e-9), ("cycle/msecond", "khz", 1e-6)];
-        let units = [
-            units,
-            [
-                ("cycle/usecond", "mhz", 1e-3),
-                ("cycle/nsecond", "ghz", 1.0),
-            ],
+        let slow = [("cycle/second", "hz", 1e-9), ("cycle/msecond", "khz", 1e-6)];
+        let fast = [
+            ("cycle/usecond", "mhz", 1e-3),
+            ("cycle/nsecond", "ghz", 1.0),
         ];
-        Some(v * scale(u, &units.concat())?)
+        Some(v * scale(u, &[slow, fast].concat())?)
     }
 
     /// Metrics `<prefix><key><suffix>` as (key, value), largest first.
@@ -217,11 +214,7 @@ pub fn load(path: &Path, name: &str) -> NcuFile {
     let opencl = file_name.is_some_and(|n| n.contains("opencl"));
     NcuFile {
         name: name.to_string(),
-        toolchain: if opencl {
-            Toolchain::OpenCl
-        } else {
-            Toolchain::Cuda
-        },
+        toolchain: if opencl { OpenCl } else { Cuda },
         launches,
         errors,
     }

@@ -183,11 +183,8 @@ pub enum Kind {
 
 /// Whose launch it is: the family's (`Some(true)`), cuBLAS's (another GEMM), or neither.
 pub fn is_family_launch(kernel: &str) -> Option<bool> {
-    if kernel.contains(ENTRY) {
-        return Some(true);
-    }
-    let gemm = kernel.to_ascii_lowercase().contains("gemm");
-    gemm.then_some(false)
+    let family = kernel.contains(ENTRY);
+    (family || kernel.to_ascii_lowercase().contains("gemm")).then_some(family)
 }
 
 /// The cell `compare` measured: the tuned row (labelled "tuned at ..."), else
@@ -412,11 +409,10 @@ pub fn analyse<'a>(data: &'a Data, from: &[PathBuf], name_devices: bool) -> Simt
         findings.push(Finding::new(Topic::Simt, kind).weight(1.0 - best));
     }
     let throttled = |r: &Rec| r.m.clocks.as_ref().is_some_and(|c| c.throttled());
-    let throttled = recs.iter().any(throttled);
     Simt {
         devices,
         sizes,
-        throttled,
+        throttled: recs.iter().any(throttled),
         hints: data.experiment("hints").iter().any(|r| is_simt(r.m)),
         profile,
         findings,

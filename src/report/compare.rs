@@ -66,15 +66,13 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Compare) -> Result<Section> {
     }
     let _ = writeln!(s, "{}", md::table(&header, &rows));
     ptx_mix(&mut s, a);
-    let findings = a.findings.iter().map(|f| {
+    let mut sec = Section::of(SPEED, s, &[]);
+    for f in &a.findings {
         let speed = f.topic == Topic::VsVendor;
-        Shown::new(f.clone(), if speed { SPEED } else { RESOURCES })
-    });
-    Ok(Section {
-        title: SPEED.into(),
-        markdown: s,
-        findings: findings.collect(),
-    })
+        let heading = if speed { SPEED } else { RESOURCES };
+        sec.findings.push(Shown::new(f.clone(), heading));
+    }
+    Ok(sec)
 }
 
 fn speed_table(s: &mut String, a: &Compare, size: Size) {
@@ -134,7 +132,6 @@ pub(super) fn styles(tcs: &[Toolchain]) -> Vec<Style> {
 
 /// GFLOP/s per kernel at one size, each bar's % of cuBLAS above it.
 fn bar_chart(ctx: &mut Ctx, s: &mut String, a: &Compare, size: Size) -> Result<()> {
-    let vendor = vendor_at(&a.recs, size).and_then(data::gflops);
     let cell = |k: &String, t: &Toolchain| find(&a.recs, k, *t, size);
     let row = |k: &String| a.toolchains.iter().map(|t| cell(k, t)).collect();
     let cells: Vec<Vec<Option<&Measurement>>> = a.kernels.iter().map(row).collect();
@@ -154,7 +151,8 @@ fn bar_chart(ctx: &mut Ctx, s: &mut String, a: &Compare, size: Size) -> Result<(
             .collect(),
     });
     let mut legend = styles(&a.toolchains);
-    if let Some(v) = vendor {
+    let vendor = vendor_at(&a.recs, size);
+    if let Some(v) = vendor.and_then(data::gflops) {
         let label = format!("cuBLAS {}", md::speed(v));
         let color = VENDOR_COLOR;
         panel.refs.push(RefLine { label, y: v, color });
@@ -172,7 +170,7 @@ fn bar_chart(ctx: &mut Ctx, s: &mut String, a: &Compare, size: Size) -> Result<(
     };
     let alt = format!("GFLOP/s per kernel and toolchain at {at}");
     s.push_str(&ctx.chart(&fig, &format!("perf-{at}"), &alt)?.markdown);
-    let line = match vendor_at(&a.recs, size) {
+    let line = match vendor {
         Some(_) => " (dashed line)",
         None => " (no cuBLAS row here, so no percentages)",
     };
@@ -238,8 +236,7 @@ const MIX: [MixColumn; 18] = [
     ("other fp", |(_, x)| x.float_other.to_string()),
     ("ld.global", |(_, x)| {
         let w = x.ld_global.iter().map(|(b, n)| format!("{n}x{b}b"));
-        let w: Vec<String> = w.collect();
-        let w = w.join(" ");
+        let w = w.collect::<Vec<_>>().join(" ");
         if w.is_empty() {
             "0".into()
         } else {
@@ -277,14 +274,13 @@ fn ptx_mix(s: &mut String, a: &Compare) {
         let archive = |l: &Listing| format!("`{}`", l.archive.display());
         let archives = distinct(a.listings.iter().map(archive));
         let _ = writeln!(s, "Each published kernel's two PTX listings as kept in {}: their lines, and the lines that differ once register and label numbering is ignored.\n", md::join_and(&archives));
-        let rows: Vec<Vec<String>> = (a.listings.iter())
-            .map(|l| {
-                let n = [l.cuda_lines, l.opencl_lines, l.differ].map(|n| n.to_string());
-                [vec![l.kernel.clone()], n.to_vec()].concat()
-            })
-            .collect();
-        let head = ["kernel", "CUDA lines", "OpenCL lines", "lines that differ"];
-        let _ = writeln!(s, "{}", md::table(&md::h(&head), &rows));
+        let cols: [(&str, fn(&Listing) -> String); 4] = [
+            ("kernel", |l| l.kernel.clone()),
+            ("CUDA lines", |l| l.cuda_lines.to_string()),
+            ("OpenCL lines", |l| l.opencl_lines.to_string()),
+            ("lines that differ", |l| l.differ.to_string()),
+        ];
+        let _ = writeln!(s, "{}", md::table_of(&cols, &a.listings));
     }
     let rows = a.mix.iter().filter_map(|m| Some((*m, m.ptx_mix.as_ref()?)));
     let rows: Vec<MixRow> = rows.collect();
@@ -421,10 +417,8 @@ pub(crate) fn words(k: &Kind) -> Words {
             };
             let names: Vec<String> = pairs.iter().map(|p| p.kernel.clone()).collect();
             let r = pairs[0].registers.0;
-            let regs = match pairs.iter().all(|p| p.registers.0 == r) {
-                true => format!(" ({r})"),
-                false => String::new(),
-            };
+            let same = pairs.iter().all(|p| p.registers.0 == r);
+            let regs = same.then(|| format!(" ({r})")).unwrap_or_default();
             let (has, list) = (md::verb(names.len(), "has", "have"), md::join_and(&names));
             (text, format!("{list} {has} the same registers on both toolchains{regs}, yet {how} at size {at}."))
         }

@@ -77,13 +77,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Simt) -> Result<Section> {
         let _ = writeln!(s, "Each switch of the family moved one at a time from the tuned configuration: [{h}](#{}).\n", md::anchor(h));
     }
     s.push_str(&simt_profile::markdown(&a.profile));
-    let mut sec = Section {
-        title: SIMT.to_string(),
-        markdown: s,
-        ..Default::default()
-    };
-    sec.show(&a.findings);
-    Ok(sec)
+    Ok(Section::of(SIMT, s, &a.findings))
 }
 
 /// Every device a panel, the bars each kernel's and toolchain's ratio to
@@ -128,13 +122,8 @@ fn ratio_figure(a: &Simt, suffix: &str) -> Figure {
                 values,
                 notes,
             });
-            let label = "cuBLAS".into();
-            let line = RefLine {
-                label,
-                y: 1.0,
-                color: VENDOR_COLOR,
-            };
-            p.refs.push(line);
+            let (label, y, color) = ("cuBLAS".into(), 1.0, VENDOR_COLOR);
+            p.refs.push(RefLine { label, y, color });
             p
         })
         .collect();

@@ -74,11 +74,7 @@ const COLUMNS: [Column; 13] = [
     ("top stalls (warps per issue)", |(r, _)| {
         let s = r.stalls.iter().map(|(k, v)| format!("{k} {v:.2}"));
         let s = s.collect::<Vec<_>>().join(", ");
-        if s.is_empty() {
-            md::UNKNOWN.into()
-        } else {
-            s
-        }
+        md::or_unknown((!s.is_empty()).then_some(s))
     }),
 ];
 
