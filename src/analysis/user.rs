@@ -10,13 +10,8 @@ use super::{stats, Finding, Topic};
 /// The chart every finding of the section points at.
 pub const CHART: &str = "user-kernels";
 
-/// What a row's speed is a share of.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Share {
-    Bandwidth(f64),
-    Fp32Peak(f64),
-    None,
-}
+/// A row's share of the device's peak and what it is a share of ("bandwidth", "FP32 peak").
+pub type Share = Option<(f64, &'static str)>;
 
 pub struct User<'a> {
     pub toolchains: Vec<Toolchain>,
@@ -99,22 +94,17 @@ fn bandwidth(data: &Data, m: &Measurement) -> Option<f64> {
 
 /// A toolchain's fastest row with a rate (the last of equals).
 fn fastest<'a>(rows: &[Rec<'a>], t: Toolchain) -> Option<Rec<'a>> {
-    let speed = |r: &&Rec| rate(r.m).map(|v| v.0);
-    let of = rows
-        .iter()
-        .filter(|r| r.m.toolchain == t && speed(r).is_some());
-    let by_speed = |a: &&Rec, b: &&Rec| speed(a).partial_cmp(&speed(b));
-    of.max_by(|a, b| by_speed(a, b).unwrap_or(std::cmp::Ordering::Equal))
-        .copied()
+    let rated = rows.iter().filter(|r| r.m.toolchain == t);
+    let rated = rated.filter_map(|r| Some((*r, rate(r.m)?.0)));
+    rated.max_by(|a, b| a.1.total_cmp(&b.1)).map(|r| r.0)
 }
 
 fn share(data: &Data, r: &Rec) -> Share {
-    let m = r.m;
-    let peak = super::simt::peak_of(data, r.run, m);
+    let (m, peak) = (r.m, super::simt::peak_of(data, r.run, r.m));
     match (m.gbs, bandwidth(data, m), data::gflops(m), peak) {
-        (Some(g), Some(b), _, _) if m.status.is_ok() => Share::Bandwidth(g / b),
-        (_, _, Some(g), Some(p)) => Share::Fp32Peak(g / p),
-        _ => Share::None,
+        (Some(g), Some(b), _, _) if m.status.is_ok() => Some((g / b, "bandwidth")),
+        (_, _, Some(g), Some(p)) => Some((g / p, "FP32 peak")),
+        _ => None,
     }
 }
 
@@ -139,11 +129,10 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) ->
             finding(Kind::UserFastest(k), 0.0)
         })
         .collect();
-    if let [(a, (va, unit)), (b, (vb, _))] = rated[..] {
-        let ((fast, fast_rate), (slow, slow_rate)) = match va >= vb {
-            true => ((a, va), (b, vb)),
-            false => ((b, vb), (a, va)),
-        };
+    // The fastest first; the first of equals.
+    let mut pair = rated.clone();
+    pair.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0));
+    if let [(fast, (fast_rate, unit)), (slow, (slow_rate, _))] = pair[..] {
         let k = UserGap {
             kernel: kernel.clone(),
             size: size.clone(),
@@ -154,7 +143,7 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) ->
             unit,
             same: stats::is_same(fast_rate / slow_rate - 1.0),
         };
-        if va > 0.0 && vb > 0.0 {
+        if slow_rate > 0.0 {
             out.push(finding(Kind::UserGap(k), fast_rate / slow_rate - 1.0));
         }
     }
@@ -175,7 +164,9 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) ->
     out.extend(ts.iter().filter_map(|&toolchain| {
         let tu = fastest(&tuned, toolchain)?.m;
         let compare = |r: &&Rec| r.m.experiment == "compare" && r.m.toolchain == toolchain;
-        let pl = (group.iter().filter(compare))
+        let pl = group
+            .iter()
+            .filter(compare)
             .find(|r| rate(r.m).is_some())?
             .m;
         let ((tuned, unit), (plain, _)) = (rate(tu)?, rate(pl)?);

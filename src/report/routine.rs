@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::analysis::routine::{chart_stem, chosen_kernel, Kind, Row, Suite, AT_VENDOR};
+use crate::analysis::Kind as AnyKind;
 use crate::error::Result;
 
 use super::bar_panel;
@@ -61,19 +62,18 @@ pub(crate) fn section(ctx: &mut Ctx, suites: &[Suite]) -> Result<Section> {
         for r in &a.routines {
             let _ = writeln!(s, "### {}, {}\n", name(r.toolchain), a.precision);
             s.push_str(&md::table_of(&COLUMNS, &r.rows));
-            let of_toolchain = |f: &&crate::analysis::Finding| match &f.kind {
-                crate::analysis::Kind::Routine(Kind::Geomean(g)) => g.toolchain == r.toolchain,
-                _ => false,
+            let geomean = a.findings.iter().find_map(|f| match &f.kind {
+                AnyKind::Routine(Kind::Geomean(g)) => (g.toolchain == r.toolchain).then_some(g),
+                _ => None,
+            });
+            let Some(g) = geomean else {
+                s.push_str("\nNo cuBLAS times in these runs: run the CUDA toolchain beside it (`--backends cuda,...`) for the ratios.\n\n");
+                continue;
             };
-            match a.findings.iter().find(of_toolchain).map(|f| &f.kind) {
-                Some(crate::analysis::Kind::Routine(Kind::Geomean(g))) => {
-                    let (mean, low) = (md::times(Some(g.geomean)), md::times(Some(g.lowest)));
-                    let (calls, at) = (md::plural(g.calls, "call"), md::plural(g.at_vendor, "call"));
-                    let _ = writeln!(s, "\nGeometric mean {mean} over {calls}; lowest {low} ({}); {at} at {} or above.", g.lowest_call, md::times(Some(AT_VENDOR)));
-                }
-                _ => s.push_str("\nNo cuBLAS times in these runs: run the CUDA toolchain beside it (`--backends cuda,...`) for the ratios.\n"),
-            }
-            s.push('\n');
+            let (mean, low, at) = (times(g.geomean), times(g.lowest), times(AT_VENDOR));
+            let (calls, reach) = (md::plural(g.calls, "call"), md::plural(g.at_vendor, "call"));
+            let lowest = &g.lowest_call;
+            let _ = writeln!(s, "\nGeometric mean {mean} over {calls}; lowest {low} ({lowest}); {reach} at {at} or above.\n");
         }
         if !a.findings.is_empty() {
             s.push_str(&chart(ctx, a)?);
@@ -137,28 +137,27 @@ fn short_call(call: &str) -> String {
         .join(" ")
 }
 
+/// A multiple of cuBLAS's speed, "0.55x".
+fn times(v: f64) -> String {
+    md::times(Some(v))
+}
+
 pub(crate) fn words(k: &Kind) -> Words {
     let Kind::Geomean(k) = k;
     let chosen: Vec<String> = (k.kernels.iter())
         .map(|(kernel, n)| format!("{kernel} {}", md::plural(*n, "time")))
         .collect();
-    let (tc, p, g) = (name(k.toolchain), k.precision, md::times(Some(k.geomean)));
-    let (low, at, over) = (
-        md::times(Some(k.lowest)),
-        &k.lowest_call,
-        md::plural(k.calls, "call"),
-    );
+    let (tc, p, at) = (name(k.toolchain), k.precision, &k.lowest_call);
+    let (g, low, floor) = (times(k.geomean), times(k.lowest), times(AT_VENDOR));
+    let (over, chosen) = (md::plural(k.calls, "call"), md::join_and(&chosen));
+    let (reach, of) = (k.at_vendor, k.calls);
     Words {
         short: format!(
             "The {tc} {p} GEMM routine runs at {g} cuBLAS's speed over {over} (geometric mean), {low} at the lowest ({at})."
         ),
         text: format!(
             "**The {tc} {p} GEMM routine: {g} cuBLAS over {over}** (geometric mean of the whole calls' ratios), \
-             lowest {low} on {at}; {} of {} at {} or above; kernels chosen: {}.",
-            k.at_vendor,
-            k.calls,
-            md::times(Some(AT_VENDOR)),
-            md::join_and(&chosen)
+             lowest {low} on {at}; {reach} of {of} at {floor} or above; kernels chosen: {chosen}."
         ),
     }
 }
