@@ -7,7 +7,6 @@ use crate::results::Measurement;
 use crate::routine::shape::{call_label, ShapeClass};
 
 use super::data::{self, is_vendor, Rec};
-use super::stats::tally;
 use super::{stats, Data, Finding, Topic};
 
 /// A call at or above this ratio to cuBLAS counts as "at cuBLAS's speed".
@@ -132,7 +131,7 @@ fn finding(precision: Precision, r: &Routine) -> Option<Finding> {
         lowest,
         lowest_call,
         at_vendor: ratios.iter().filter(|r| **r >= AT_VENDOR).count(),
-        kernels: tally(ok.map(|x| chosen_kernel(x.m))),
+        kernels: stats::tally(ok.map(|x| chosen_kernel(x.m))),
     });
     let f = Finding::new(Topic::Routine, super::Kind::Routine(kind));
     Some(f.weight(1.0 - geomean).chart(Some(chart_stem(precision))))

@@ -8,7 +8,6 @@ use crate::ptx::{instruction_mix, PtxMix};
 use crate::ptx_archive::PtxStore;
 use crate::results::Measurement;
 
-use super::stats::best_of;
 use super::{data, stats, Data, Finding, Topic};
 
 /// The kernel id of the family.
@@ -104,7 +103,7 @@ fn speed_findings(rows: &[SpeedRow]) -> Vec<Finding> {
     let same = |a: &(&SpeedRow, f64), b: &(&SpeedRow, f64)| {
         a.0.m.toolchain == b.0.m.toolchain && a.0.arithmetic == b.0.arithmetic
     };
-    (best_of(rated, same, |r| r.1).into_iter())
+    (stats::best_of(rated, same, |r| r.1).into_iter())
         .filter_map(|(r, ratio)| {
             let kind = Kind::TcSpeed(TcSpeed {
                 toolchain: r.m.toolchain,

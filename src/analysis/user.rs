@@ -92,11 +92,17 @@ fn bandwidth(data: &Data, m: &Measurement) -> Option<f64> {
     devices.find_map(|d| d.memory_bandwidth_gbs.filter(|_| d.name == m.device))
 }
 
+/// A row and its rate with the rate's unit.
+type Rated<'a> = (&'a Measurement, (f64, &'static str));
+
+fn rated<'a>(r: &Rec<'a>) -> Option<Rated<'a>> {
+    Some((r.m, rate(r.m)?))
+}
+
 /// A toolchain's fastest row with a rate (the last of equals).
-fn fastest<'a>(rows: &[Rec<'a>], t: Toolchain) -> Option<Rec<'a>> {
-    let rated = rows.iter().filter(|r| r.m.toolchain == t);
-    let rated = rated.filter_map(|r| Some((*r, rate(r.m)?.0)));
-    rated.max_by(|a, b| a.1.total_cmp(&b.1)).map(|r| r.0)
+fn fastest<'a>(rows: &[Rec<'a>], t: Toolchain) -> Option<Rated<'a>> {
+    let of = rows.iter().filter(|r| r.m.toolchain == t).filter_map(rated);
+    of.max_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
 }
 
 fn share(data: &Data, r: &Rec) -> Share {
@@ -108,15 +114,16 @@ fn share(data: &Data, r: &Rec) -> Share {
     }
 }
 
-/// The findings of one kernel at one size, from its rows and each toolchain's fastest.
-fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) -> Vec<Finding> {
+/// The findings of one kernel at one size: each toolchain's fastest row, the gap between
+/// two toolchains, the bandwidth their fastest rows reach and what tuning gained.
+fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec]) -> Vec<Finding> {
     let (kernel, size) = (&group[0].m.kernel, group[0].m.size_label());
     let finding = |kind, w| {
         let f = Finding::new(Topic::UserKernels, super::Kind::User(kind));
         f.weight(w).chart(Some(CHART.into()))
     };
-    let rated: Vec<_> = (best.iter().filter_map(|r| Some((r.m, rate(r.m)?)))).collect();
-    let mut out: Vec<Finding> = (rated.iter())
+    let best: Vec<Rated> = ts.iter().filter_map(|t| fastest(group, *t)).collect();
+    let mut out: Vec<Finding> = (best.iter())
         .map(|&(m, (rate, unit))| {
             let k = UserFastest {
                 kernel: kernel.clone(),
@@ -130,7 +137,7 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) ->
         })
         .collect();
     // The fastest first; the first of equals.
-    let mut pair = rated.clone();
+    let mut pair = best.clone();
     pair.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0));
     if let [(fast, (fast_rate, unit)), (slow, (slow_rate, _))] = pair[..] {
         let k = UserGap {
@@ -147,13 +154,13 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) ->
             out.push(finding(Kind::UserGap(k), fast_rate / slow_rate - 1.0));
         }
     }
-    out.extend(best.iter().filter_map(|r| {
+    out.extend(best.iter().filter_map(|&(m, _)| {
         let k = UserBandwidth {
             kernel: kernel.clone(),
             size: size.clone(),
-            toolchain: r.m.toolchain,
-            gbs: r.m.gbs?,
-            peak_gbs: bandwidth(data, r.m)?,
+            toolchain: m.toolchain,
+            gbs: m.gbs?,
+            peak_gbs: bandwidth(data, m)?,
         };
         let w = 0.1 * k.gbs / k.peak_gbs;
         Some(finding(Kind::UserBandwidth(k), w))
@@ -162,14 +169,9 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) ->
         .copied()
         .collect();
     out.extend(ts.iter().filter_map(|&toolchain| {
-        let tu = fastest(&tuned, toolchain)?.m;
+        let (tu, (tuned, unit)) = fastest(&tuned, toolchain)?;
         let compare = |r: &&Rec| r.m.experiment == "compare" && r.m.toolchain == toolchain;
-        let pl = group
-            .iter()
-            .filter(compare)
-            .find(|r| rate(r.m).is_some())?
-            .m;
-        let ((tuned, unit), (plain, _)) = (rate(tu)?, rate(pl)?);
+        let (pl, (plain, _)) = group.iter().filter(compare).find_map(rated)?;
         let k = UserTuning {
             kernel: kernel.clone(),
             size: size.clone(),
@@ -200,11 +202,7 @@ pub fn analyse(data: &Data) -> User<'_> {
             .copied()
             .collect();
         rows.extend(group.iter().map(|r| (*r, share(data, r))));
-        let best: Vec<Rec> = toolchains
-            .iter()
-            .filter_map(|t| fastest(&group, *t))
-            .collect();
-        findings.extend(group_findings(data, &toolchains, &group, &best));
+        findings.extend(group_findings(data, &toolchains, &group));
     }
     User {
         toolchains,

@@ -5,12 +5,10 @@ use std::fmt::Write as _;
 use crate::analysis::routine::{chart_stem, chosen_kernel, Kind, Row, Suite, AT_VENDOR};
 use crate::analysis::Kind as AnyKind;
 use crate::error::Result;
-
-use super::bar_panel;
-use super::data::toolchain_name as name;
-use super::VENDOR_COLOR;
-use super::{md, Ctx, Section, Words};
 use crate::plot::{Figure, RefLine, Style};
+
+use super::data::toolchain_name as name;
+use super::{bar_panel, md, Ctx, Section, Words, VENDOR_COLOR};
 
 pub const ROUTINE: &str = "The routine against cuBLAS across shapes";
 

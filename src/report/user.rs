@@ -1,15 +1,13 @@
 //! "Your kernels (spec files)": every row with its speed from the spec's work and
 //! its share of the device's peak; a chart of each toolchain's fastest row.
 
-use crate::analysis::stats::distinct;
 use crate::analysis::user::{Kind, Share, User, UserFastest, CHART};
-use crate::analysis::{Kind as AnyKind, Rec};
+use crate::analysis::{stats::distinct, Kind as AnyKind, Rec};
 use crate::error::Result;
-
-use super::bar_panel;
-use super::data::toolchain_name as name;
-use super::{md, Ctx, Section, Words, SAME_SPEED};
 use crate::plot::Figure;
+
+use super::data::toolchain_name as name;
+use super::{bar_panel, md, Ctx, Section, Words, SAME_SPEED};
 
 pub(crate) const HEADING: &str = "Your kernels (spec files)";
 
