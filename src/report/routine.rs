@@ -104,11 +104,12 @@ fn chart(ctx: &mut Ctx, a: &Suite) -> Result<String> {
     });
     let mut legend = styles;
     legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
+    let title = format!(
+        "The GEMM routine against cuBLAS across shapes{}",
+        ctx.title_suffix()
+    );
     let fig = Figure {
-        title: format!(
-            "The GEMM routine against cuBLAS across shapes{}",
-            ctx.title_suffix()
-        ),
+        title,
         legend,
         panels: vec![panel],
         cols: 1,
@@ -129,10 +130,7 @@ fn short_call(call: &str) -> String {
         _ => size.to_string(),
     };
     let rest = parts.filter(|p| !matches!(*p, "col" | "NN"));
-    std::iter::once(size.as_str())
-        .chain(rest)
-        .collect::<Vec<_>>()
-        .join(" ")
+    rest.fold(size, |s, p| format!("{s} {p}"))
 }
 
 /// A multiple of cuBLAS's speed, "0.55x".

@@ -54,11 +54,12 @@ pub(crate) fn section(ctx: &mut Ctx, a: &User) -> Result<Section> {
         return Ok(Section::default());
     }
     let mut s = format!(
-        "## {HEADING}\n\nKernels described by spec files (`--spec FILE`), measured like the built-in ones (checked \
-         against their spec's reference before timing, device-event timing, medians with their spread). \
-         GFLOP/s and GB/s come from the spec's work and the median time; \"% of bandwidth\" is GB/s \
-         over the device's peak memory bandwidth as its driver reports it (memory clock x bus width), \
-         \"% of FP32 peak\" GFLOP/s over SMs x FP32 lanes x 2 x the reported clock.\n\n{}\n",
+        "## {HEADING}\n\nKernels described by spec files (`--spec FILE`), measured like the built-in \
+         ones (checked against their spec's reference before timing, device-event timing, medians \
+         with their spread). GFLOP/s and GB/s come from the spec's work and the median time; \"% of \
+         bandwidth\" is GB/s over the device's peak memory bandwidth as its driver reports it (memory \
+         clock x bus width), \"% of FP32 peak\" GFLOP/s over SMs x FP32 lanes x 2 x the reported \
+         clock.\n\n{}\n",
         md::table_of(&COLUMNS, &a.rows)
     );
     let styles = super::compare::styles(&a.toolchains);
