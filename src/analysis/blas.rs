@@ -59,9 +59,8 @@ pub fn analyse(data: &Data) -> Option<Blas<'_>> {
     let recs: Vec<&Measurement> = (data.blas_calls().into_iter().map(|r| r.m))
         .filter(|m| m.variant.is_none() && m.experiment != "tune")
         .collect();
-    let mut names: Vec<String> = recs.iter().map(|m| call_of(m)).collect();
+    let mut names = stats::distinct(recs.iter().map(|m| call_of(m)));
     names.sort();
-    names.dedup();
     let calls: Vec<Call> = (names.into_iter())
         .map(|call| {
             let of_call = recs.iter().copied().filter(|m| call_of(m) == call);

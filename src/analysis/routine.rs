@@ -6,8 +6,7 @@ use crate::gemm::problem::Precision;
 use crate::results::Measurement;
 use crate::routine::shape::{call_label, ShapeClass};
 
-use super::data::{self, is_vendor};
-use super::stats::tally;
+use super::data::{self, is_vendor, Rec};
 use super::{stats, Data, Finding, Topic};
 
 /// A call at or above this ratio to cuBLAS counts as "at cuBLAS's speed".
@@ -76,18 +75,15 @@ pub fn geomean(ratios: &[f64]) -> Option<f64> {
 
 /// One suite per precision measured, f32 first.
 pub fn analyse(data: &Data) -> Vec<Suite<'_>> {
-    let all: Vec<&Measurement> = data.routine_calls().into_iter().map(|r| r.m).collect();
-    (Precision::ALL.into_iter())
-        .filter_map(|precision| {
-            let recs: Vec<&Measurement> = (all.iter().copied())
-                .filter(|m| m.precision() == precision)
-                .collect();
-            (!recs.is_empty()).then(|| suite(precision, recs))
-        })
-        .collect()
+    let all = data.routine_calls();
+    let suites = Precision::ALL.into_iter().map(|p| suite(p, &all));
+    suites.filter(|s| !s.calls.is_empty()).collect()
 }
 
-fn suite(precision: Precision, recs: Vec<&Measurement>) -> Suite<'_> {
+fn suite<'a>(precision: Precision, all: &[Rec<'a>]) -> Suite<'a> {
+    let recs: Vec<&Measurement> = (all.iter().map(|r| r.m))
+        .filter(|m| m.precision() == precision)
+        .collect();
     let vendor_ns = |call: &str| {
         (recs.iter())
             .find(|v| is_vendor(v) && v.status.is_ok() && call_of(v) == call)
@@ -135,7 +131,7 @@ fn finding(precision: Precision, r: &Routine) -> Option<Finding> {
         lowest,
         lowest_call,
         at_vendor: ratios.iter().filter(|r| **r >= AT_VENDOR).count(),
-        kernels: tally(ok.map(|x| chosen_kernel(x.m))),
+        kernels: stats::tally(ok.map(|x| chosen_kernel(x.m))),
     });
     let f = Finding::new(Topic::Routine, super::Kind::Routine(kind));
     Some(f.weight(1.0 - geomean).chart(Some(chart_stem(precision))))

@@ -8,7 +8,6 @@ use crate::ptx::{instruction_mix, PtxMix};
 use crate::ptx_archive::PtxStore;
 use crate::results::Measurement;
 
-use super::stats::best_of;
 use super::{data, stats, Data, Finding, Topic};
 
 /// The kernel id of the family.
@@ -29,8 +28,6 @@ pub fn arithmetic_of(m: &Measurement) -> &'static str {
 pub struct SpeedRow<'a> {
     pub m: &'a Measurement,
     pub arithmetic: &'static str,
-    /// Against cuBLAS SGEMM (f32) or DGEMM (f64) in the same run.
-    pub ratio: Option<f64>,
     /// The instruction mix of the PTX the run kept for it (`--keep-ptx`), counted now.
     pub mix: Option<PtxMix>,
 }
@@ -83,7 +80,6 @@ pub fn analyse(data: &Data) -> Option<Tc<'_>> {
                 .map(move |m| SpeedRow {
                     m,
                     arithmetic: arithmetic_of(m),
-                    ratio: data::vs_vendor(m),
                     mix: (m.ptx_file.as_deref().and_then(|f| store.get(f))).map(instruction_mix),
                 })
         })
@@ -102,11 +98,12 @@ pub fn analyse(data: &Data) -> Option<Tc<'_>> {
 
 /// The fastest row of each (toolchain, arithmetic) with a ratio to cuBLAS.
 fn speed_findings(rows: &[SpeedRow]) -> Vec<Finding> {
-    let rated = rows.iter().filter_map(|r| Some((r, r.ratio?)));
+    // Against cuBLAS SGEMM (f32) or DGEMM (f64) in the same run.
+    let rated = rows.iter().filter_map(|r| Some((r, data::vs_vendor(r.m)?)));
     let same = |a: &(&SpeedRow, f64), b: &(&SpeedRow, f64)| {
         a.0.m.toolchain == b.0.m.toolchain && a.0.arithmetic == b.0.arithmetic
     };
-    (best_of(rated, same, |r| r.1).into_iter())
+    (stats::best_of(rated, same, |r| r.1).into_iter())
         .filter_map(|(r, ratio)| {
             let kind = Kind::TcSpeed(TcSpeed {
                 toolchain: r.m.toolchain,

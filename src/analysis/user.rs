@@ -10,13 +10,8 @@ use super::{stats, Finding, Topic};
 /// The chart every finding of the section points at.
 pub const CHART: &str = "user-kernels";
 
-/// What a row's speed is a share of.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Share {
-    Bandwidth(f64),
-    Fp32Peak(f64),
-    None,
-}
+/// A row's share of the device's peak and what it is a share of ("bandwidth", "FP32 peak").
+pub type Share = Option<(f64, &'static str)>;
 
 pub struct User<'a> {
     pub toolchains: Vec<Toolchain>,
@@ -97,36 +92,38 @@ fn bandwidth(data: &Data, m: &Measurement) -> Option<f64> {
     devices.find_map(|d| d.memory_bandwidth_gbs.filter(|_| d.name == m.device))
 }
 
+/// A row and its rate with the rate's unit.
+type Rated<'a> = (&'a Measurement, (f64, &'static str));
+
+fn rated<'a>(r: &Rec<'a>) -> Option<Rated<'a>> {
+    Some((r.m, rate(r.m)?))
+}
+
 /// A toolchain's fastest row with a rate (the last of equals).
-fn fastest<'a>(rows: &[Rec<'a>], t: Toolchain) -> Option<Rec<'a>> {
-    let speed = |r: &&Rec| rate(r.m).map(|v| v.0);
-    let of = rows
-        .iter()
-        .filter(|r| r.m.toolchain == t && speed(r).is_some());
-    let by_speed = |a: &&Rec, b: &&Rec| speed(a).partial_cmp(&speed(b));
-    of.max_by(|a, b| by_speed(a, b).unwrap_or(std::cmp::Ordering::Equal))
-        .copied()
+fn fastest<'a>(rows: &[Rec<'a>], t: Toolchain) -> Option<Rated<'a>> {
+    let of = rows.iter().filter(|r| r.m.toolchain == t).filter_map(rated);
+    of.max_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
 }
 
 fn share(data: &Data, r: &Rec) -> Share {
-    let m = r.m;
-    let peak = super::simt::peak_of(data, r.run, m);
+    let (m, peak) = (r.m, super::simt::peak_of(data, r.run, r.m));
     match (m.gbs, bandwidth(data, m), data::gflops(m), peak) {
-        (Some(g), Some(b), _, _) if m.status.is_ok() => Share::Bandwidth(g / b),
-        (_, _, Some(g), Some(p)) => Share::Fp32Peak(g / p),
-        _ => Share::None,
+        (Some(g), Some(b), _, _) if m.status.is_ok() => Some((g / b, "bandwidth")),
+        (_, _, Some(g), Some(p)) => Some((g / p, "FP32 peak")),
+        _ => None,
     }
 }
 
-/// The findings of one kernel at one size, from its rows and each toolchain's fastest.
-fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) -> Vec<Finding> {
+/// The findings of one kernel at one size: each toolchain's fastest row, the gap between
+/// two toolchains, the bandwidth their fastest rows reach and what tuning gained.
+fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec]) -> Vec<Finding> {
     let (kernel, size) = (&group[0].m.kernel, group[0].m.size_label());
     let finding = |kind, w| {
         let f = Finding::new(Topic::UserKernels, super::Kind::User(kind));
         f.weight(w).chart(Some(CHART.into()))
     };
-    let rated: Vec<_> = (best.iter().filter_map(|r| Some((r.m, rate(r.m)?)))).collect();
-    let mut out: Vec<Finding> = (rated.iter())
+    let best: Vec<Rated> = ts.iter().filter_map(|t| fastest(group, *t)).collect();
+    let mut out: Vec<Finding> = (best.iter())
         .map(|&(m, (rate, unit))| {
             let k = UserFastest {
                 kernel: kernel.clone(),
@@ -139,11 +136,10 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) ->
             finding(Kind::UserFastest(k), 0.0)
         })
         .collect();
-    if let [(a, (va, unit)), (b, (vb, _))] = rated[..] {
-        let ((fast, fast_rate), (slow, slow_rate)) = match va >= vb {
-            true => ((a, va), (b, vb)),
-            false => ((b, vb), (a, va)),
-        };
+    // The fastest first; the first of equals.
+    let mut pair = best.clone();
+    pair.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0));
+    if let [(fast, (fast_rate, unit)), (slow, (slow_rate, _))] = pair[..] {
         let k = UserGap {
             kernel: kernel.clone(),
             size: size.clone(),
@@ -154,17 +150,17 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) ->
             unit,
             same: stats::is_same(fast_rate / slow_rate - 1.0),
         };
-        if va > 0.0 && vb > 0.0 {
+        if slow_rate > 0.0 {
             out.push(finding(Kind::UserGap(k), fast_rate / slow_rate - 1.0));
         }
     }
-    out.extend(best.iter().filter_map(|r| {
+    out.extend(best.iter().filter_map(|&(m, _)| {
         let k = UserBandwidth {
             kernel: kernel.clone(),
             size: size.clone(),
-            toolchain: r.m.toolchain,
-            gbs: r.m.gbs?,
-            peak_gbs: bandwidth(data, r.m)?,
+            toolchain: m.toolchain,
+            gbs: m.gbs?,
+            peak_gbs: bandwidth(data, m)?,
         };
         let w = 0.1 * k.gbs / k.peak_gbs;
         Some(finding(Kind::UserBandwidth(k), w))
@@ -173,12 +169,9 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec], best: &[Rec]) ->
         .copied()
         .collect();
     out.extend(ts.iter().filter_map(|&toolchain| {
-        let tu = fastest(&tuned, toolchain)?.m;
+        let (tu, (tuned, unit)) = fastest(&tuned, toolchain)?;
         let compare = |r: &&Rec| r.m.experiment == "compare" && r.m.toolchain == toolchain;
-        let pl = (group.iter().filter(compare))
-            .find(|r| rate(r.m).is_some())?
-            .m;
-        let ((tuned, unit), (plain, _)) = (rate(tu)?, rate(pl)?);
+        let (pl, (plain, _)) = group.iter().filter(compare).find_map(rated)?;
         let k = UserTuning {
             kernel: kernel.clone(),
             size: size.clone(),
@@ -209,11 +202,7 @@ pub fn analyse(data: &Data) -> User<'_> {
             .copied()
             .collect();
         rows.extend(group.iter().map(|r| (*r, share(data, r))));
-        let best: Vec<Rec> = toolchains
-            .iter()
-            .filter_map(|t| fastest(&group, *t))
-            .collect();
-        findings.extend(group_findings(data, &toolchains, &group, &best));
+        findings.extend(group_findings(data, &toolchains, &group));
     }
     User {
         toolchains,

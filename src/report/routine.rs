@@ -3,13 +3,12 @@
 use std::fmt::Write as _;
 
 use crate::analysis::routine::{chart_stem, chosen_kernel, Kind, Row, Suite, AT_VENDOR};
+use crate::analysis::Kind as AnyKind;
 use crate::error::Result;
-
-use super::bar_panel;
-use super::data::toolchain_name as name;
-use super::VENDOR_COLOR;
-use super::{md, Ctx, Section, Words};
 use crate::plot::{Figure, RefLine, Style};
+
+use super::data::toolchain_name as name;
+use super::{bar_panel, md, Ctx, Section, Words, VENDOR_COLOR};
 
 pub const ROUTINE: &str = "The routine against cuBLAS across shapes";
 
@@ -61,19 +60,18 @@ pub(crate) fn section(ctx: &mut Ctx, suites: &[Suite]) -> Result<Section> {
         for r in &a.routines {
             let _ = writeln!(s, "### {}, {}\n", name(r.toolchain), a.precision);
             s.push_str(&md::table_of(&COLUMNS, &r.rows));
-            let of_toolchain = |f: &&crate::analysis::Finding| match &f.kind {
-                crate::analysis::Kind::Routine(Kind::Geomean(g)) => g.toolchain == r.toolchain,
-                _ => false,
+            let geomean = a.findings.iter().find_map(|f| match &f.kind {
+                AnyKind::Routine(Kind::Geomean(g)) => (g.toolchain == r.toolchain).then_some(g),
+                _ => None,
+            });
+            let Some(g) = geomean else {
+                s.push_str("\nNo cuBLAS times in these runs: run the CUDA toolchain beside it (`--backends cuda,...`) for the ratios.\n\n");
+                continue;
             };
-            match a.findings.iter().find(of_toolchain).map(|f| &f.kind) {
-                Some(crate::analysis::Kind::Routine(Kind::Geomean(g))) => {
-                    let (mean, low) = (md::times(Some(g.geomean)), md::times(Some(g.lowest)));
-                    let (calls, at) = (md::plural(g.calls, "call"), md::plural(g.at_vendor, "call"));
-                    let _ = writeln!(s, "\nGeometric mean {mean} over {calls}; lowest {low} ({}); {at} at {} or above.", g.lowest_call, md::times(Some(AT_VENDOR)));
-                }
-                _ => s.push_str("\nNo cuBLAS times in these runs: run the CUDA toolchain beside it (`--backends cuda,...`) for the ratios.\n"),
-            }
-            s.push('\n');
+            let (mean, low, at) = (times(g.geomean), times(g.lowest), times(AT_VENDOR));
+            let (calls, reach) = (md::plural(g.calls, "call"), md::plural(g.at_vendor, "call"));
+            let lowest = &g.lowest_call;
+            let _ = writeln!(s, "\nGeometric mean {mean} over {calls}; lowest {low} ({lowest}); {reach} at {at} or above.\n");
         }
         if !a.findings.is_empty() {
             s.push_str(&chart(ctx, a)?);
@@ -106,11 +104,12 @@ fn chart(ctx: &mut Ctx, a: &Suite) -> Result<String> {
     });
     let mut legend = styles;
     legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
+    let title = format!(
+        "The GEMM routine against cuBLAS across shapes{}",
+        ctx.title_suffix()
+    );
     let fig = Figure {
-        title: format!(
-            "The GEMM routine against cuBLAS across shapes{}",
-            ctx.title_suffix()
-        ),
+        title,
         legend,
         panels: vec![panel],
         cols: 1,
@@ -131,10 +130,12 @@ fn short_call(call: &str) -> String {
         _ => size.to_string(),
     };
     let rest = parts.filter(|p| !matches!(*p, "col" | "NN"));
-    std::iter::once(size.as_str())
-        .chain(rest)
-        .collect::<Vec<_>>()
-        .join(" ")
+    rest.fold(size, |s, p| format!("{s} {p}"))
+}
+
+/// A multiple of cuBLAS's speed, "0.55x".
+fn times(v: f64) -> String {
+    md::times(Some(v))
 }
 
 pub(crate) fn words(k: &Kind) -> Words {
@@ -142,23 +143,17 @@ pub(crate) fn words(k: &Kind) -> Words {
     let chosen: Vec<String> = (k.kernels.iter())
         .map(|(kernel, n)| format!("{kernel} {}", md::plural(*n, "time")))
         .collect();
-    let (tc, p, g) = (name(k.toolchain), k.precision, md::times(Some(k.geomean)));
-    let (low, at, over) = (
-        md::times(Some(k.lowest)),
-        &k.lowest_call,
-        md::plural(k.calls, "call"),
-    );
+    let (tc, p, at) = (name(k.toolchain), k.precision, &k.lowest_call);
+    let (g, low, floor) = (times(k.geomean), times(k.lowest), times(AT_VENDOR));
+    let (over, chosen) = (md::plural(k.calls, "call"), md::join_and(&chosen));
+    let (reach, of) = (k.at_vendor, k.calls);
     Words {
         short: format!(
             "The {tc} {p} GEMM routine runs at {g} cuBLAS's speed over {over} (geometric mean), {low} at the lowest ({at})."
         ),
         text: format!(
             "**The {tc} {p} GEMM routine: {g} cuBLAS over {over}** (geometric mean of the whole calls' ratios), \
-             lowest {low} on {at}; {} of {} at {} or above; kernels chosen: {}.",
-            k.at_vendor,
-            k.calls,
-            md::times(Some(AT_VENDOR)),
-            md::join_and(&chosen)
+             lowest {low} on {at}; {reach} of {of} at {floor} or above; kernels chosen: {chosen}."
         ),
     }
 }

@@ -7,7 +7,7 @@ use crate::analysis::tc::{Kind, SpeedRow, Tc};
 use crate::error::Result;
 use crate::results::Measurement;
 
-use super::data::toolchain_name as name;
+use super::data::{self, toolchain_name as name};
 use super::{md, Section, Words};
 
 pub const TC: &str = "Tensor cores: speed and accuracy";
@@ -21,7 +21,7 @@ const SPEED: [Speed; 11] = [
     ("computes", |r| r.arithmetic.into()),
     ("switches", |r| switches(r.m)),
     ("GFLOP/s", |r| md::gflops_spread(Some(r.m))),
-    ("x cuBLAS", |r| md::times(r.ratio)),
+    ("x cuBLAS", |r| md::times(data::vs_vendor(r.m))),
     ("registers", |r| md::registers(Some(r.m))),
     ("spill st/ld B", |r| md::spills(Some(r.m))),
     ("PTX mma / cp.async / cvt", |r| {
@@ -79,11 +79,8 @@ pub(crate) fn section(a: &Tc) -> Result<Section> {
     }
     if !a.accuracy.is_empty() {
         let base = |r: &Row| {
-            let b = a
-                .accuracy
-                .iter()
-                .find(|b| b.kernel == "cublas" && b.point() == r.point());
-            b.and_then(|b| b.errors).map(|e| e.max_abs)
+            let cublas = |b: &&Row| b.kernel == "cublas" && b.point() == r.point();
+            a.accuracy.iter().find(cublas)?.errors.map(|e| e.max_abs)
         };
         let rows: Vec<Accuracy> = a.accuracy.iter().map(|r| (r, base(r))).collect();
         let _ = writeln!(
@@ -117,14 +114,13 @@ fn switches(m: &Measurement) -> String {
 pub(crate) fn words(k: &Kind) -> Words {
     match k {
         Kind::TcSpeed(k) => {
-            let (t, x) = (name(k.toolchain), md::times(Some(k.ratio)));
-            let (arithmetic, size) = (&k.arithmetic, &k.size);
+            let (x, size, gflops) = (md::times(Some(k.ratio)), &k.size, md::speed(k.gflops));
+            let tc = format!("tc on {} ({})", name(k.toolchain), k.arithmetic);
             Words {
                 text: format!(
-                    "**tc on {t} ({arithmetic})** reaches {} GFLOP/s at {size}: {x} cuBLAS in the same run.",
-                    md::speed(k.gflops)
+                    "**{tc}** reaches {gflops} GFLOP/s at {size}: {x} cuBLAS in the same run."
                 ),
-                short: format!("tc on {t} ({arithmetic}): {x} cuBLAS at {size}."),
+                short: format!("{tc}: {x} cuBLAS at {size}."),
             }
         }
         Kind::TcGate(k) => {
@@ -138,12 +134,10 @@ pub(crate) fn words(k: &Kind) -> Words {
                 false => format!("{verdict} at {} of {points}", k.holding),
             };
             let (low, high) = (md::times(Some(k.lowest)), md::times(Some(k.highest)));
+            let gate = k.fp32_factor;
             let setting = format!("{} {} ({})", k.kernel, k.hints, k.arithmetic.label());
             Words {
-                text: format!(
-                    "**{setting}** {what}: its largest error is {low}-{high} cuBLAS SGEMM's on the same inputs (gate: within {}x).",
-                    k.fp32_factor
-                ),
+                text: format!("**{setting}** {what}: its largest error is {low}-{high} cuBLAS SGEMM's on the same inputs (gate: within {gate}x)."),
                 short: format!("{setting} {what}: {low}-{high} cuBLAS SGEMM's error."),
             }
         }

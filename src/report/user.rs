@@ -1,17 +1,13 @@
 //! "Your kernels (spec files)": every row with its speed from the spec's work and
 //! its share of the device's peak; a chart of each toolchain's fastest row.
 
-use std::fmt::Write as _;
-
-use crate::analysis::stats::distinct;
 use crate::analysis::user::{Kind, Share, User, UserFastest, CHART};
-use crate::analysis::{Kind as AnyKind, Rec};
+use crate::analysis::{stats::distinct, Kind as AnyKind, Rec};
 use crate::error::Result;
+use crate::plot::Figure;
 
-use super::bar_panel;
 use super::data::toolchain_name as name;
-use super::{color, md, Ctx, Section, Words, SAME_SPEED};
-use crate::plot::{Figure, Style};
+use super::{bar_panel, md, Ctx, Section, Words, SAME_SPEED};
 
 pub(crate) const HEADING: &str = "Your kernels (spec files)";
 
@@ -39,10 +35,10 @@ const COLUMNS: [Column; 12] = [
     }),
     ("GFLOP/s", |(r, _)| ok(r, r.m.gflops)),
     ("GB/s", |(r, _)| ok(r, r.m.gbs)),
-    ("share of peak", |(_, share)| match share {
-        Share::Bandwidth(v) => format!("{} of bandwidth", md::pct(Some(*v))),
-        Share::Fp32Peak(v) => format!("{} of FP32 peak", md::pct(Some(*v))),
-        Share::None => md::MISSING.into(),
+    ("share of peak", |(_, share)| {
+        share.map_or(md::MISSING.into(), |(v, of)| {
+            format!("{} of {of}", md::pct(Some(v)))
+        })
     }),
     ("registers", |(r, _)| md::registers(Some(r.m))),
     ("occupancy", |(r, _)| md::occupancy(Some(r.m))),
@@ -57,19 +53,16 @@ pub(crate) fn section(ctx: &mut Ctx, a: &User) -> Result<Section> {
     if a.rows.is_empty() {
         return Ok(Section::default());
     }
-    let mut s = format!("## {HEADING}\n\n");
-    let _ = writeln!(
-        s,
-        "Kernels described by spec files (`--spec FILE`), measured like the built-in ones (checked \
-         against their spec's reference before timing, device-event timing, medians with their spread). \
-         GFLOP/s and GB/s come from the spec's work and the median time; \"% of bandwidth\" is GB/s \
-         over the device's peak memory bandwidth as its driver reports it (memory clock x bus width), \
-         \"% of FP32 peak\" GFLOP/s over SMs x FP32 lanes x 2 x the reported clock.\n\n{}",
+    let mut s = format!(
+        "## {HEADING}\n\nKernels described by spec files (`--spec FILE`), measured like the built-in \
+         ones (checked against their spec's reference before timing, device-event timing, medians \
+         with their spread). GFLOP/s and GB/s come from the spec's work and the median time; \"% of \
+         bandwidth\" is GB/s over the device's peak memory bandwidth as its driver reports it (memory \
+         clock x bus width), \"% of FP32 peak\" GFLOP/s over SMs x FP32 lanes x 2 x the reported \
+         clock.\n\n{}\n",
         md::table_of(&COLUMNS, &a.rows)
     );
-    let styles: Vec<Style> = (a.toolchains.iter())
-        .map(|t| Style::new(name(*t), color(*t)))
-        .collect();
+    let styles = super::compare::styles(&a.toolchains);
     // A panel per kernel: each toolchain's fastest row per size, as its findings give it.
     let fastest: Vec<&UserFastest> = (a.findings.iter())
         .filter_map(|f| match &f.kind {
@@ -101,10 +94,8 @@ pub(crate) fn section(ctx: &mut Ctx, a: &User) -> Result<Section> {
             panel_w: 560,
             panel_h: 320,
         };
-        s.push_str(
-            &ctx.chart(&fig, CHART, "your kernels per toolchain")?
-                .markdown,
-        );
+        let chart = ctx.chart(&fig, CHART, "your kernels per toolchain")?;
+        s.push_str(&chart.markdown);
     }
     Ok(Section::of(HEADING, s, &a.findings))
 }
@@ -112,55 +103,37 @@ pub(crate) fn section(ctx: &mut Ctx, a: &User) -> Result<Section> {
 pub(crate) fn words(k: &Kind) -> Words {
     let same = SAME_SPEED * 100.0;
     let text = match k {
-        Kind::UserFastest(k) => format!(
-            "Your kernel {} at {} on {}: {:.1} {} at its fastest ({}).",
-            k.kernel,
-            k.size,
-            name(k.toolchain),
-            k.rate,
-            k.unit,
-            k.config.as_deref().unwrap_or("no parameters")
-        ),
+        Kind::UserFastest(k) => {
+            let (kernel, size, tc, rate, unit) =
+                (&k.kernel, &k.size, name(k.toolchain), k.rate, k.unit);
+            let config = k.config.as_deref().unwrap_or("no parameters");
+            format!("Your kernel {kernel} at {size} on {tc}: {rate:.1} {unit} at its fastest ({config}).")
+        }
         Kind::UserGap(k) => {
-            let (f, s, unit) = (k.fast_rate, k.slow_rate, k.unit);
-            let (fast, slow) = (name(k.fast), name(k.slow));
+            let (kernel, size, f, s, unit) = (&k.kernel, &k.size, k.fast_rate, k.slow_rate, k.unit);
+            let (fast, slow, x) = (name(k.fast), name(k.slow), md::times(Some(f / s)));
             match k.same {
-                true => format!(
-                    "Your kernel {} at {}: {fast} and {slow} run at the same speed ({f:.1} and {s:.1} {unit}, within {same:.0}%).",
-                    k.kernel, k.size
-                ),
-                false => format!(
-                    "Your kernel {} at {}: {fast} is {} faster than {slow} ({f:.1} against {s:.1} {unit}, each toolchain's fastest row).",
-                    k.kernel,
-                    k.size,
-                    md::times(Some(f / s))
-                ),
+                true => format!("Your kernel {kernel} at {size}: {fast} and {slow} run at the same speed ({f:.1} and {s:.1} {unit}, within {same:.0}%)."),
+                false => format!("Your kernel {kernel} at {size}: {fast} is {x} faster than {slow} ({f:.1} against {s:.1} {unit}, each toolchain's fastest row)."),
             }
         }
-        Kind::UserBandwidth(k) => format!(
-            "Your kernel {} at {} on {}: {} GB/s, {:.0}% of the device's {} GB/s memory bandwidth.",
-            k.kernel,
-            k.size,
-            name(k.toolchain),
-            md::speed(k.gbs),
-            100.0 * k.gbs / k.peak_gbs,
-            md::speed(k.peak_gbs)
-        ),
+        Kind::UserBandwidth(k) => {
+            let (kernel, size, tc) = (&k.kernel, &k.size, name(k.toolchain));
+            let (gbs, peak) = (md::speed(k.gbs), md::speed(k.peak_gbs));
+            let share = 100.0 * k.gbs / k.peak_gbs;
+            format!("Your kernel {kernel} at {size} on {tc}: {gbs} GB/s, {share:.0}% of the device's {peak} GB/s memory bandwidth.")
+        }
         Kind::UserTuning(k) => {
+            let (kernel, size, tc) = (&k.kernel, &k.size, name(k.toolchain));
             let (tuned, plain, unit) = (k.tuned, k.plain, k.unit);
-            let (tc, tuned_config, plain_config) =
-                (name(k.toolchain), &k.tuned_config, &k.plain_config);
+            let (tuned_config, plain_config) = (&k.tuned_config, &k.plain_config);
+            let at = format!("Tuning your kernel {kernel} at {size} on {tc}");
             match k.same {
-                true => format!(
-                    "Tuning your kernel {} at {} on {tc}: nothing more than {same:.0}% faster than {plain_config} as compare ran it ({plain:.1} {unit}; the search's best, {tuned_config}, {tuned:.1}).",
-                    k.kernel, k.size
-                ),
-                false => format!(
-                    "Tuning your kernel {} at {} on {tc}: {tuned:.1} {unit} with {tuned_config} against {plain:.1} with {plain_config} as compare ran it ({}).",
-                    k.kernel,
-                    k.size,
-                    md::change(Some(tuned), Some(plain))
-                ),
+                true => format!("{at}: nothing more than {same:.0}% faster than {plain_config} as compare ran it ({plain:.1} {unit}; the search's best, {tuned_config}, {tuned:.1})."),
+                false => {
+                    let change = md::change(Some(tuned), Some(plain));
+                    format!("{at}: {tuned:.1} {unit} with {tuned_config} against {plain:.1} with {plain_config} as compare ran it ({change}).")
+                }
             }
         }
     };
