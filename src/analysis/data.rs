@@ -442,8 +442,7 @@ pub fn tile_of(m: &Measurement) -> Option<(i64, i64)> {
     let l = m.label.as_deref()?;
     let value = |name: &str| {
         (l.split([' ', ',']).filter_map(|p| p.split_once('=')))
-            .filter(|(k, _)| k.trim() == name)
-            .last()
+            .rfind(|(k, _)| k.trim() == name)
             .and_then(|(_, v)| v.trim().parse().ok())
     };
     Some((value("RX")?, value("RY")?))

@@ -228,6 +228,7 @@ fn size_chart(ctx: &mut Ctx, s: &mut String, a: &Compare) -> Result<()> {
 type MixRow<'a> = (&'a Measurement, &'a PtxMix);
 type MixColumn = (&'static str, fn(&MixRow) -> String);
 type Resource = (&'static str, fn(Option<&Measurement>) -> String);
+type ListingColumn = (&'static str, fn(&Listing) -> String);
 
 const MIX: [MixColumn; 18] = [
     ("kernel", |(m, _)| m.kernel.clone()),
@@ -274,7 +275,7 @@ fn ptx_mix(s: &mut String, a: &Compare) {
         let archive = |l: &Listing| format!("`{}`", l.archive.display());
         let archives = distinct(a.listings.iter().map(archive));
         let _ = writeln!(s, "Each published kernel's two PTX listings as kept in {}: their lines, and the lines that differ once register and label numbering is ignored.\n", md::join_and(&archives));
-        let cols: [(&str, fn(&Listing) -> String); 4] = [
+        let cols: [ListingColumn; 4] = [
             ("kernel", |l| l.kernel.clone()),
             ("CUDA lines", |l| l.cuda_lines.to_string()),
             ("OpenCL lines", |l| l.opencl_lines.to_string()),
@@ -418,7 +419,11 @@ pub(crate) fn words(k: &Kind) -> Words {
             let names: Vec<String> = pairs.iter().map(|p| p.kernel.clone()).collect();
             let r = pairs[0].registers.0;
             let same = pairs.iter().all(|p| p.registers.0 == r);
-            let regs = same.then(|| format!(" ({r})")).unwrap_or_default();
+            let regs = if same {
+                format!(" ({r})")
+            } else {
+                String::new()
+            };
             let (has, list) = (md::verb(names.len(), "has", "have"), md::join_and(&names));
             (text, format!("{list} {has} the same registers on both toolchains{regs}, yet {how} at size {at}."))
         }

@@ -228,12 +228,6 @@ impl Section {
             findings,
         }
     }
-
-    /// Adds the analysis's findings, linked to this section's heading.
-    pub fn show(&mut self, findings: &[Finding]) {
-        let shown = findings.iter().map(|f| Shown::new(f.clone(), &self.title));
-        self.findings.extend(shown);
-    }
 }
 
 /// A panel of grouped bars, `values[category][series]`, without notes.
@@ -488,8 +482,9 @@ pub use crate::gemm::parse_size;
 
 /// A device and the runs (numbered from 1) that used it.
 type DeviceRuns<'a> = (&'a crate::backend::DeviceInfo, Vec<String>);
+type DeviceColumn = (&'static str, fn(&DeviceRuns) -> String);
 
-const DEVICES: [(&str, fn(&DeviceRuns) -> String); 12] = [
+const DEVICES: [DeviceColumn; 12] = [
     ("toolchain", |(d, _)| d.toolchain.to_string()),
     ("id", |(d, _)| d.id.clone()),
     ("device", |(d, _)| d.name.clone()),
@@ -591,7 +586,9 @@ fn run_record(r: &data::Run) -> String {
 
 const FAILURES: &str = "Measurements without a speed";
 
-const FAILED: [(&str, fn(&&Measurement) -> String); 7] = [
+type FailedColumn = (&'static str, fn(&&Measurement) -> String);
+
+const FAILED: [FailedColumn; 7] = [
     ("experiment", |m| m.experiment.clone()),
     ("kernel", |m| m.kernel.clone()),
     ("toolchain", |m| data::series_name(m)),

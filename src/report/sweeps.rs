@@ -34,6 +34,9 @@ type Lead<'f> = (&'f str, &'f dyn Fn(usize) -> String);
 
 /// A column of each toolchain: its name and its cell (point, toolchain, row).
 type Col<'f> = (&'f str, &'f dyn Fn(usize, usize, Option<&M>) -> String);
+/// A chart's metric: its label, its axis and its value of a row.
+type Metric<'f> = (&'f str, &'f str, &'f dyn Fn(&M) -> Option<f64>);
+type JitColumn<'f> = (&'f str, &'f dyn Fn(&JitRow) -> String);
 
 /// A column showing one value of the row.
 fn each(f: fn(Option<&M>) -> String) -> impl Fn(usize, usize, Option<&M>) -> String {
@@ -163,7 +166,7 @@ fn cap_chart(
         style,
         points: (0u32..).map(f64::from).zip(ys).collect(),
     };
-    let of: [(&str, &str, &dyn Fn(&M) -> Option<f64>); 3] = [
+    let of: [Metric; 3] = [
         ("GFLOP/s", "GFLOP/s", &gflops),
         ("registers used", "registers per thread", &|m| {
             regs(m).map(f64::from)
@@ -320,7 +323,7 @@ pub(crate) fn jit(a: &Jit) -> Result<Section> {
             (Some(a), Some(b)) if a == b => a.to_string(),
             (a, b) => format!("{} / {}", md::or_missing(a), md::or_missing(b)),
         };
-        let cols: [(&str, &dyn Fn(&JitRow) -> String); 8] = [
+        let cols: [JitColumn; 8] = [
             ("kernel", &|r| r.jit.kernel.clone()),
             ("size", &|r| r.jit.size_label()),
             ("OpenCL native", &|r| g(r.opencl)),
