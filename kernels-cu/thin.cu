@@ -237,32 +237,44 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
         }
 #if XS
         // The large operand's chunk, Xs[q][k] for the work-group's BL long-side
-        // indices, zero past its edges.
+        // indices, zero past its edges: a fixed number of loads per work-item
+        // (TL*KC of them, four at a time along K), all issued before the first
+        // store to local memory so that they are in flight together.
         if (x_kmajor) {
-            for (int e = tid; e < BL * (KC / 4); e += THREADS) {
-                const int q = e / (KC / 4);
-                const int k = (e % (KC / 4)) * 4;
-                const int gl = l0 + q;
-                const int gk = k0 + k;
+            float4 xr[TL * KC / 4];
+            #pragma unroll
+            for (int i = 0; i < TL * KC / 4; i++) {
+                const int e = tid + i * THREADS;
+                const int gl = l0 + e / (KC / 4);
+                const int gk = k0 + (e % (KC / 4)) * 4;
                 const GLOBAL_PTR float* p = X + gl * x_ld + gk;
-                float4 v;
                 if (VEC_LOADS && vec && gl < L && gk + 4 <= K) {
-                    v = *(const GLOBAL_PTR float4*)p;
+                    xr[i] = *(const GLOBAL_PTR float4*)p;
                 } else {
-                    v.x = (gl < L && gk < K) ? p[0] : 0.0f;
-                    v.y = (gl < L && gk + 1 < K) ? p[1] : 0.0f;
-                    v.z = (gl < L && gk + 2 < K) ? p[2] : 0.0f;
-                    v.w = (gl < L && gk + 3 < K) ? p[3] : 0.0f;
+                    xr[i].x = (gl < L && gk < K) ? p[0] : 0.0f;
+                    xr[i].y = (gl < L && gk + 1 < K) ? p[1] : 0.0f;
+                    xr[i].z = (gl < L && gk + 2 < K) ? p[2] : 0.0f;
+                    xr[i].w = (gl < L && gk + 3 < K) ? p[3] : 0.0f;
                 }
-                *(LOCAL_PTR float4*)(Xs + q * XP + k) = v;
+            }
+            #pragma unroll
+            for (int i = 0; i < TL * KC / 4; i++) {
+                const int e = tid + i * THREADS;
+                *(LOCAL_PTR float4*)(Xs + (e / (KC / 4)) * XP + (e % (KC / 4)) * 4) = xr[i];
             }
         } else {
-            for (int e = tid; e < BL * KC; e += THREADS) {
-                const int q = e % BL;
-                const int k = e / BL;
-                const int gl = l0 + q;
-                const int gk = k0 + k;
-                Xs[q * XP + k] = (gl < L && gk < K) ? X[gl + gk * x_ld] : 0.0f;
+            float xr[TL * KC];
+            #pragma unroll
+            for (int i = 0; i < TL * KC; i++) {
+                const int e = tid + i * THREADS;
+                const int gl = l0 + e % BL;
+                const int gk = k0 + e / BL;
+                xr[i] = (gl < L && gk < K) ? X[gl + gk * x_ld] : 0.0f;
+            }
+            #pragma unroll
+            for (int i = 0; i < TL * KC; i++) {
+                const int e = tid + i * THREADS;
+                Xs[(e % BL) * XP + e / BL] = xr[i];
             }
         }
 #endif

@@ -84,6 +84,11 @@ const LOCAL_FITS: Constraint = Constraint {
     involves: &["XS", "THREADS", "TL", "KC", "BT"],
     holds: |c| local_bytes(c) <= LOCAL_LIMIT,
 };
+const STAGED_LOADS: Constraint = Constraint {
+    message: "with XS=1 a work-item holds its TL*KC loaded values of the large operand in registers before it stores them to local memory: TL*KC must stay at most 64",
+    involves: &["XS", "TL", "KC"],
+    holds: |c| c.get("XS") == 0 || c.get("TL") * c.get("KC") <= 64,
+};
 const WHOLE_WARPS: Constraint = Constraint {
     message: "THREADS must be whole warps of 32 work-items",
     involves: &["THREADS"],
@@ -129,7 +134,7 @@ pub const THIN: KernelSpec = KernelSpec {
         (CudaCpp, include_str!("../../kernels-cu/thin.cu")),
     ],
     params: &[P_SIDE, P_BT, P_TL, P_THREADS, P_KC, P_KV, P_SPLITK, P_XS],
-    constraints: &[KV_DIVIDES, ACCUMULATORS, LOCAL_FITS, WHOLE_WARPS],
+    constraints: &[KV_DIVIDES, ACCUMULATORS, LOCAL_FITS, STAGED_LOADS, WHOLE_WARPS],
     local_bytes,
     launch: Launch {
         local: |c| match c.get("SIDE") {
@@ -288,5 +293,8 @@ mod tests {
         ];
         let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
         assert!(e.to_string().contains("48 KiB"), "{e}");
+        let d: Vec<(String, i64)> = vec![("XS".into(), 1), ("TL".into(), 2), ("KC".into(), 64)];
+        let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
+        assert!(e.to_string().contains("TL*KC"), "{e}");
     }
 }
