@@ -22,10 +22,20 @@
 // (a counter per tile) adds them in split order and writes C, so the result
 // does not depend on which finished last.
 //
+// XS=1 stages the large operand's KC-deep chunk in local memory as well, read
+// from global memory by the whole work-group along whichever dimension it is
+// contiguous in (128-bit along K where it is K-contiguous): a warp's loads then
+// cover whole cache lines of one row or column, where with XS=0 each work-item
+// reads its own row or column (32 of them a warp, 16 bytes apart from one
+// another's only along K). Each work-item then reads its TL rows from local
+// memory (rows KC+4 floats apart, so 128-bit reads of a quarter-warp fall in
+// different banks at TL=1).
+//
 // Parameters: SIDE (0: M is the short side, 1: N is), BT (short-side tile),
 //   TL (long-side indices per work-item), THREADS (work-items per work-group),
 //   KC (K per local-memory chunk), KV (K per batch of global loads),
-//   SPLITK (1 = off).
+//   SPLITK (1 = off), XS (1: the large operand's chunks staged in local
+//   memory too, see below).
 // Switches: VEC_LOADS (1: 128-bit and TL-wide global loads where aligned;
 //   0: one float at a time), USE_BOUNDS (reqd_work_group_size /
 //   __launch_bounds__), USE_RESTRICT (restrict on A and B).
@@ -64,6 +74,9 @@
 #ifndef SPLITK
 #define SPLITK 1
 #endif
+#ifndef XS
+#define XS 0
+#endif
 #ifndef VEC_LOADS
 #define VEC_LOADS 1
 #endif
@@ -79,6 +92,8 @@
 #endif
 
 #define BL (THREADS * TL)
+// The row pitch of the staged large operand (XS=1), in floats.
+#define XP (KC + 4)
 #if SIDE == 0
 #define LOCAL_X 1
 #define LOCAL_Y THREADS
@@ -165,6 +180,10 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
                GLOBAL_PTR float* work, GLOBAL_PTR int* counters) {
     __shared__ float4 Ss4[KC * BT / 4];
     LOCAL_PTR float* Ss = (LOCAL_PTR float*)Ss4;
+#if XS
+    __shared__ float4 Xs4[BL * XP / 4];
+    LOCAL_PTR float* Xs = (LOCAL_PTR float*)Xs4;
+#endif
 #if SPLITK > 1
     __shared__ int last;
 #endif
@@ -216,12 +235,71 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
             const int gk = k0 + k;
             Ss[k * BT + t] = (gt < T && gk < K) ? at(S, s_ld, s_kmajor, gk, gt) : 0.0f;
         }
+#if XS
+        // The large operand's chunk, Xs[q][k] for the work-group's BL long-side
+        // indices, zero past its edges: a fixed number of loads per work-item
+        // (TL*KC of them, four at a time along K), all issued before the first
+        // store to local memory so that they are in flight together.
+        if (x_kmajor) {
+            float4 xr[TL * KC / 4];
+            #pragma unroll
+            for (int i = 0; i < TL * KC / 4; i++) {
+                const int e = tid + i * THREADS;
+                const int gl = l0 + e / (KC / 4);
+                const int gk = k0 + (e % (KC / 4)) * 4;
+                const GLOBAL_PTR float* p = X + gl * x_ld + gk;
+                if (VEC_LOADS && vec && gl < L && gk + 4 <= K) {
+                    xr[i] = *(const GLOBAL_PTR float4*)p;
+                } else {
+                    xr[i].x = (gl < L && gk < K) ? p[0] : 0.0f;
+                    xr[i].y = (gl < L && gk + 1 < K) ? p[1] : 0.0f;
+                    xr[i].z = (gl < L && gk + 2 < K) ? p[2] : 0.0f;
+                    xr[i].w = (gl < L && gk + 3 < K) ? p[3] : 0.0f;
+                }
+            }
+            #pragma unroll
+            for (int i = 0; i < TL * KC / 4; i++) {
+                const int e = tid + i * THREADS;
+                *(LOCAL_PTR float4*)(Xs + (e / (KC / 4)) * XP + (e % (KC / 4)) * 4) = xr[i];
+            }
+        } else {
+            float xr[TL * KC];
+            #pragma unroll
+            for (int i = 0; i < TL * KC; i++) {
+                const int e = tid + i * THREADS;
+                const int gl = l0 + e % BL;
+                const int gk = k0 + e / BL;
+                xr[i] = (gl < L && gk < K) ? X[gl + gk * x_ld] : 0.0f;
+            }
+            #pragma unroll
+            for (int i = 0; i < TL * KC; i++) {
+                const int e = tid + i * THREADS;
+                Xs[(e % BL) * XP + e / BL] = xr[i];
+            }
+        }
+#endif
         LOCAL_BARRIER();
+#if !XS
         const int inside = (k0 + KC <= K) && (l + TL <= L);
+#endif
         #pragma unroll
         for (int kk = 0; kk < KC; kk += KV) {
             float xv[TL][KV];
+#if XS
+            #pragma unroll
+            for (int t = 0; t < TL; t++) {
+                #pragma unroll
+                for (int j = 0; j < KV; j += 4) {
+                    const float4 v = *(LOCAL_PTR float4*)(Xs + (tid * TL + t) * XP + kk + j);
+                    xv[t][j] = v.x;
+                    xv[t][j + 1] = v.y;
+                    xv[t][j + 2] = v.z;
+                    xv[t][j + 3] = v.w;
+                }
+            }
+#else
             load_x(X, x_ld, x_kmajor, k0 + kk, l, K, L, inside, vec, xv);
+#endif
             #pragma unroll
             for (int j = 0; j < KV; j++) {
                 #pragma unroll

@@ -73,6 +73,21 @@ fn matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
             config(&[("BT", 64), ("TL", 1), ("SPLITK", 4)]),
             (64, 130, 70),
         ),
+        // The large operand staged in local memory (XS=1): GEMV-like, a partial
+        // chunk of K; TL 2 with shallow chunks; N short; split-K.
+        (config(&[("XS", 1), ("BT", 4), ("TL", 1)]), (1, 300, 129)),
+        (
+            config(&[("XS", 1), ("TL", 2), ("KC", 16), ("KV", 4), ("THREADS", 64)]),
+            (19, 261, 45),
+        ),
+        (
+            config(&[("XS", 1), ("SIDE", 1), ("BT", 8), ("TL", 1)]),
+            (261, 5, 77),
+        ),
+        (
+            config(&[("XS", 1), ("TL", 1), ("SPLITK", 3)]),
+            (16, 200, 300),
+        ),
     ];
     for (i, (cfg, (m, n, k))) in cases.iter().enumerate() {
         if split || cfg.get("SPLITK") == 1 {
@@ -98,6 +113,16 @@ fn matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
             5000 + 100 * i as u64,
         );
     }
+    // Staged, with one float at a time from global memory.
+    run(
+        session,
+        &config(&[("XS", 1), ("TL", 1)]),
+        &switches[0],
+        21,
+        150,
+        90,
+        7000,
+    );
     (runs, failures)
 }
 

@@ -59,6 +59,16 @@ const P_SPLITK: Param = Param {
         "work-groups sharing one tile of C, each over a share of its KC-deep chunks (1: no split-K)",
 };
 
+const P_XS: Param = Param {
+    name: "XS",
+    default: 0,
+    allowed: &[0, 1],
+    meaning: "1: the large operand's KC-deep chunks staged in local memory too, read by the whole work-group along their contiguous dimension (0: each work-item reads its own rows straight from global memory)",
+};
+
+/// The static local memory of a CUDA block, which both twins keep to.
+const LOCAL_LIMIT: i64 = 48 * 1024;
+
 const KV_DIVIDES: Constraint = Constraint {
     message: "KV must divide KC: a chunk is loaded in whole batches",
     involves: &["KV", "KC"],
@@ -69,15 +79,27 @@ const ACCUMULATORS: Constraint = Constraint {
     involves: &["BT", "TL", "KV"],
     holds: |c| c.get("BT") * c.get("TL") <= MAX_ACCUMULATORS && c.get("TL") * c.get("KV") <= 32,
 };
+const LOCAL_FITS: Constraint = Constraint {
+    message: "the staged chunks (KC*BT floats of the small operand; with XS=1 also THREADS*TL rows of KC+4 floats of the large one) must fit in 48 KiB of local memory",
+    involves: &["XS", "THREADS", "TL", "KC", "BT"],
+    holds: |c| local_bytes(c) <= LOCAL_LIMIT,
+};
+const STAGED_LOADS: Constraint = Constraint {
+    message: "with XS=1 a work-item holds its TL*KC loaded values of the large operand in registers before it stores them to local memory: TL*KC must stay at most 64",
+    involves: &["XS", "TL", "KC"],
+    holds: |c| c.get("XS") == 0 || c.get("TL") * c.get("KC") <= 64,
+};
 const WHOLE_WARPS: Constraint = Constraint {
     message: "THREADS must be whole warps of 32 work-items",
     involves: &["THREADS"],
     holds: |c| divides(WARP, c.get("THREADS")),
 };
 
-/// The small operand's chunk: KC x BT floats, and a flag for split-K.
+/// The small operand's chunk (KC x BT floats), with XS=1 the large operand's
+/// (THREADS*TL rows of KC+4 floats), and a flag for split-K.
 fn local_bytes(c: &Config) -> i64 {
-    4 * c.get("KC") * c.get("BT") + if c.get("SPLITK") > 1 { 4 } else { 0 }
+    let staged = c.get("XS") * c.get("THREADS") * c.get("TL") * (c.get("KC") + 4);
+    4 * (c.get("KC") * c.get("BT") + staged) + if c.get("SPLITK") > 1 { 4 } else { 0 }
 }
 
 /// The tile of C a work-group owns: (along M, along N, along K).
@@ -111,8 +133,8 @@ pub const THIN: KernelSpec = KernelSpec {
         (OpenClC, include_str!("../../kernels-cl/thin.cl")),
         (CudaCpp, include_str!("../../kernels-cu/thin.cu")),
     ],
-    params: &[P_SIDE, P_BT, P_TL, P_THREADS, P_KC, P_KV, P_SPLITK],
-    constraints: &[KV_DIVIDES, ACCUMULATORS, WHOLE_WARPS],
+    params: &[P_SIDE, P_BT, P_TL, P_THREADS, P_KC, P_KV, P_SPLITK, P_XS],
+    constraints: &[KV_DIVIDES, ACCUMULATORS, LOCAL_FITS, STAGED_LOADS, WHOLE_WARPS],
     local_bytes,
     launch: Launch {
         local: |c| match c.get("SIDE") {
@@ -155,6 +177,18 @@ pub(crate) fn split_unavailable(c: &Config, device: &DeviceInfo) -> Option<Strin
 /// until about two waves of work-groups cover the device. `None` where neither
 /// side is short (over 64).
 pub fn fitted(m: usize, n: usize, k: usize, units: usize) -> Option<Config> {
+    fit(m, n, k, units, false)
+}
+
+/// As [`fitted`], with the large operand staged in local memory (XS=1), one
+/// long-side index per work-item (TL=1: its local-memory rows conflict-free).
+/// The routine times both: which one reads the large operand faster depends on
+/// its layout and the call's shape.
+pub fn fitted_staged(m: usize, n: usize, k: usize, units: usize) -> Option<Config> {
+    fit(m, n, k, units, true)
+}
+
+fn fit(m: usize, n: usize, k: usize, units: usize, staged: bool) -> Option<Config> {
     let (short, long, side) = if m <= n { (m, n, 0) } else { (n, m, 1) };
     if short > 64 {
         return None;
@@ -163,7 +197,7 @@ pub fn fitted(m: usize, n: usize, k: usize, units: usize) -> Option<Config> {
         .into_iter()
         .find(|&b| b >= short)
         .unwrap_or(64);
-    let tl = if long >= 4096 { 2 } else { 1 };
+    let tl = if long >= 4096 && !staged { 2 } else { 1 };
     let threads = 128;
     let tiles = short.div_ceil(bt) * long.div_ceil(threads * tl);
     let chunks = k.div_ceil(32).max(1);
@@ -190,6 +224,7 @@ pub fn fitted(m: usize, n: usize, k: usize, units: usize) -> Option<Config> {
         ("TL", tl as i64),
         ("THREADS", threads as i64),
         ("SPLITK", split as i64),
+        ("XS", staged as i64),
     ];
     let defines: Vec<(String, i64)> = values.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     THIN.config(&defines).ok()
@@ -236,5 +271,30 @@ mod tests {
         // Short K leaves nothing to split.
         assert_eq!(fitted(8, 1000, 16, 132).unwrap().get("SPLITK"), 1);
         assert!(fitted(200, 300, 4096, 132).is_none());
+    }
+
+    #[test]
+    fn staged_fits_in_local_memory_and_says_why_not() {
+        for (m, n, k) in [
+            (1, 4096, 4096),
+            (64, 30_000, 4096),
+            (8192, 1, 8192),
+            (48, 11008, 4096),
+        ] {
+            let c = fitted_staged(m, n, k, 132).unwrap();
+            assert_eq!((c.get("XS"), c.get("TL")), (1, 1), "{}", c.describe());
+            THIN.validate(&c).unwrap();
+        }
+        let d: Vec<(String, i64)> = vec![
+            ("XS".into(), 1),
+            ("THREADS".into(), 256),
+            ("TL".into(), 2),
+            ("KC".into(), 64),
+        ];
+        let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
+        assert!(e.to_string().contains("48 KiB"), "{e}");
+        let d: Vec<(String, i64)> = vec![("XS".into(), 1), ("TL".into(), 2), ("KC".into(), 64)];
+        let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
+        assert!(e.to_string().contains("TL*KC"), "{e}");
     }
 }

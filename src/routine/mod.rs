@@ -478,33 +478,38 @@ impl Gemm {
     }
 
     /// For a thin call (a side of C at most 64), the `thin` kernel in the
-    /// configuration fitted to its shape, where this device takes it: no
-    /// database entry needs to hold it for it to be timed.
-    fn thin_fitted(&self, p: &Problem) -> Option<Choice> {
-        let device = self.device.as_ref()?;
+    /// configurations fitted to its shape (the large operand read straight from
+    /// global memory, and staged in local memory), where this device takes
+    /// them: no database entry needs to hold them for them to be timed.
+    fn thin_fitted(&self, p: &Problem) -> Vec<Choice> {
         let spec = &kernels::thin::THIN;
+        let Some(device) = self.device.as_ref() else {
+            return Vec::new();
+        };
         if self.exclude.iter().any(|x| x == spec.id) {
-            return None;
+            return Vec::new();
         }
         let c = p.column_major();
         let units = device.compute_units.unwrap_or(1) as usize;
-        let config = kernels::thin::fitted(c.m, c.n, c.k, units)?;
-        let config = spec.with_precision(&config, p.precision).ok()?;
+        let fits = [kernels::thin::fitted, kernels::thin::fitted_staged];
         let hints = Hints::default();
-        if self.refuses(spec, &config, &hints).is_some()
-            || spec.unavailable_at(&config, device, &hints).is_some()
-        {
-            return None;
-        }
-        Some(Choice {
-            kernel: spec,
-            why: format!(
-                "a thin call: thin fitted to its shape ({})",
-                config.describe()
-            ),
-            config,
-            hints,
-        })
+        fits.iter()
+            .filter_map(|fit| fit(c.m, c.n, c.k, units))
+            .filter_map(|config| spec.with_precision(&config, p.precision).ok())
+            .filter(|config| {
+                self.refuses(spec, config, &hints).is_none()
+                    && spec.unavailable_at(config, device, &hints).is_none()
+            })
+            .map(|config| Choice {
+                kernel: spec,
+                why: format!(
+                    "a thin call: thin fitted to its shape ({})",
+                    config.describe()
+                ),
+                config,
+                hints: hints.clone(),
+            })
+            .collect()
     }
 
     /// Why the routine does not run `spec` at `config` with `hints`: never below
@@ -967,7 +972,10 @@ mod tests {
         let side = |p: Problem| {
             let (_, others) = g.choices(&p).unwrap();
             let thin: Vec<&Choice> = others.iter().filter(|o| o.kernel.id == "thin").collect();
-            assert_eq!(thin.len(), 1, "{p:?}");
+            // Read straight from global memory, and staged in local memory.
+            let staged: Vec<i64> = thin.iter().map(|o| o.config.get("XS")).collect();
+            assert_eq!(staged, [0, 1], "{p:?}");
+            assert_eq!(thin[0].config.get("SIDE"), thin[1].config.get("SIDE"));
             thin[0].config.get("SIDE")
         };
         assert_eq!(side(Problem::plain(16, 14336, 4096)), 0);
@@ -982,11 +990,11 @@ mod tests {
             precision: Precision::F64,
             ..Problem::plain(16, 14336, 4096)
         };
-        assert!(g.thin_fitted(&f64_call).is_none());
-        assert!(g.thin_fitted(&Problem::plain(16, 14336, 4096)).is_some());
+        assert!(g.thin_fitted(&f64_call).is_empty());
+        assert_eq!(g.thin_fitted(&Problem::plain(16, 14336, 4096)).len(), 2);
         // Excluded kernels are neither fitted nor taken from their entries.
         g.exclude = vec!["thin".into(), "simtdirect".into()];
-        assert!(g.thin_fitted(&Problem::plain(16, 14336, 4096)).is_none());
+        assert!(g.thin_fitted(&Problem::plain(16, 14336, 4096)).is_empty());
         let (first, rest) = g.choices(&Problem::plain(2900, 2900, 2900)).unwrap();
         assert!(std::iter::once(&first)
             .chain(&rest)

@@ -200,9 +200,15 @@ mod tests {
                 "{name}"
             );
         }
-        // The thin calls' suite: tuned for nowhere either.
+        // The thin calls' suites: tuned for nowhere either, and apart.
         let thin = load("thin.txt");
         assert!(thin.calls.len() >= 12);
         assert!(thin.calls.iter().all(|c| !tuned.contains(&c.describe())));
+        let gemv = load("gemv.txt");
+        assert!(gemv.calls.len() >= 10);
+        for c in &gemv.calls {
+            assert!(!tuned.contains(&c.describe()), "{}", c.describe());
+            assert!(!thin.calls.contains(c), "{}", c.describe());
+        }
     }
 }
