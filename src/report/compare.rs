@@ -419,12 +419,9 @@ pub(crate) fn words(k: &Kind) -> Words {
             let names: Vec<String> = pairs.iter().map(|p| p.kernel.clone()).collect();
             let r = pairs[0].registers.0;
             let same = pairs.iter().all(|p| p.registers.0 == r);
-            let regs = if same {
-                format!(" ({r})")
-            } else {
-                String::new()
-            };
+            let regs = same.then(|| format!(" ({r})"));
             let (has, list) = (md::verb(names.len(), "has", "have"), md::join_and(&names));
+            let regs = regs.unwrap_or_default();
             (text, format!("{list} {has} the same registers on both toolchains{regs}, yet {how} at size {at}."))
         }
         Kind::Alike { size, kernels } => {
