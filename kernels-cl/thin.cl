@@ -24,12 +24,12 @@
 //
 // XS=1 stages the large operand's KC-deep chunk in local memory as well, read
 // from global memory by the whole work-group along whichever dimension it is
-// contiguous in (128-bit along K where it is K-contiguous): a warp's loads then
-// cover whole cache lines of one row or column, where with XS=0 each work-item
-// reads its own row or column (32 of them a warp, 16 bytes apart from one
-// another's only along K). Each work-item then reads its TL rows from local
-// memory (rows KC+4 floats apart, so 128-bit reads of a quarter-warp fall in
-// different banks at TL=1).
+// contiguous in (128-bit along K where it is K-contiguous): KC/4 consecutive
+// work-items then read one KC-float run of a row or column, where with XS=0 each
+// work-item reads its own row or column and a warp's 128-bit loads touch 32 of
+// them at once. Each work-item then reads its TL rows from local memory (rows
+// KC+4 floats apart, so 128-bit reads of a quarter-warp fall in different banks
+// at TL=1).
 //
 // Parameters: SIDE (0: M is the short side, 1: N is), BT (short-side tile),
 //   TL (long-side indices per work-item), THREADS (work-items per work-group),
