@@ -293,7 +293,12 @@ mod tests {
         ];
         let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
         assert!(e.to_string().contains("48 KiB"), "{e}");
-        let d: Vec<(String, i64)> = vec![("XS".into(), 1), ("TL".into(), 2), ("KC".into(), 64)];
+        let d: Vec<(String, i64)> = vec![
+            ("XS".into(), 1),
+            ("TL".into(), 2),
+            ("KC".into(), 64),
+            ("THREADS".into(), 64),
+        ];
         let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
         assert!(e.to_string().contains("TL*KC"), "{e}");
     }
