@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1270,6 +1270,75 @@ async-cap)
   done
   ab simt 2048,4096,128x4096x4096 "$T128" 128 --define ASYNC_COPY=1
   ab simtdirect 1000,1024,3000,128x4096x4096 "$TD" 168
+  ;;
+tc-order)
+  # Issue 28: OpenCL's DGEMM loses a third of CUDA's speed on the same PTX (tc-jit). Its 64x64
+  # tiles all stop near 35 TFLOP/s, its larger tiles lose less, 3xTF32 nothing: the L2 reuse
+  # that GROUP's block order gives may not survive the order NVIDIA's OpenCL runtime launches
+  # work-groups in. ORDER=1 takes each block's tile from a ticket (the order blocks start) at
+  # both toolchains' tuned configurations, next to cuBLAS; first the CUDA tests (cuda_tc_),
+  # then ORDER=1 checked at odd sizes on both toolchains.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tc
+  xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
+  GEMMLAB_REQUIRE_CUDA=1 run tests-tc 200 /tmp/cuda_kernels --test-threads=1 cuda_tc_
+  grep -E "test |test result|checked runs" "$W/tests-tc.txt"
+  F64C="--define BK=8 --define BM=64 --define BN=64 --define GROUP=8 --define MMA=1688 --define STAGES=4 --define WM=32 --define WN=32"
+  F64O="--define BK=4 --define BM=128 --define BN=64 --define GROUP=8 --define MMA=1684 --define STAGES=4 --define WM=64 --define WN=32"
+  F32C="--define BK=8 --define BM=128 --define BN=128 --define GROUP=8 --define STAGES=5 --define WM=64 --define WN=64"
+  i=0
+  for p in "64 2048,4096,8192 $F64C" "64 4096,8192 $F64O" "32 4096,8192 $F32C"; do
+    set -- $p; prec=$1; sizes=$2; shift 2
+    for order in 0 1; do
+      i=$((i+1))
+      run "order-$i" 150 $G compare $D --backends cuda,opencl --kernels tc --precision f$prec --sizes $sizes "$@" \
+        --define ORDER=$order --reps 10 --out "$W/order-$i"
+      echo "== order-$i f$prec ORDER=$order $*"; grep -E "^[0-9x]+ on |^ *(cublas|tc) " "$W/order-$i.txt" | sed 's/ on NVIDIA.*//'
+    done
+  done
+  for prec in 64 32; do
+    run "odd-f$prec" 120 $G compare $D --backends cuda,opencl --kernels tc --precision f$prec --define ORDER=1 \
+      --define SPLITK=3 --sizes 17,1000x999x1001,4097x33x2049 --reps 3 --out "$W/odd-f$prec"
+    echo "== odd f$prec ORDER=1 SPLITK=3"; grep -E "^ *tc |ok|wrong|fail" "$W/odd-f$prec.txt" | head -12
+  done
+  ;;
+tc-ids)
+  # Issue 28: tc-order showed CUDA losing a third of its DGEMM speed when a block's tile comes
+  # from a ticket in local memory (ORDER=1), down to what NVIDIA OpenCL gets either way: the
+  # tile's origin is then not known to be the same across the block. OpenCL's get_group_id adds
+  # %envreg offsets to %ctaid. PTX_IDS=1 reads %ctaid/%nctaid directly in both twins. The switch
+  # at both toolchains' tuned configurations next to cuBLAS; the CUDA tests (cuda_tc_); PTX_IDS=1
+  # at odd sizes on both toolchains; the OpenCL DGEMM searched again with the
+  # switch, then the tuned DGEMM of both toolchains next to cuBLAS DGEMM.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tc
+  DB="$W/db"; mkdir -p "$DB"; cp "${DBIN:-results/tuned/nvidia-h200.json}" "$DB/nvidia-h200.json"
+  xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
+  GEMMLAB_REQUIRE_CUDA=1 run tests-tc 120 /tmp/cuda_kernels --test-threads=1 cuda_tc_
+  grep -E "test |test result|checked runs|PTX_IDS" "$W/tests-tc.txt"
+  F64C="--define BK=8 --define BM=64 --define BN=64 --define GROUP=8 --define MMA=1688 --define STAGES=4 --define WM=32 --define WN=32"
+  F64O="--define BK=4 --define BM=128 --define BN=64 --define GROUP=8 --define MMA=1684 --define STAGES=4 --define WM=64 --define WN=32"
+  F32C="--define BK=8 --define BM=128 --define BN=128 --define GROUP=8 --define STAGES=5 --define WM=64 --define WN=64"
+  i=0
+  for p in "64 2048,4096,8192 $F64C" "64 4096,8192 $F64O" "32 4096,8192 $F32C"; do
+    set -- $p; prec=$1; sizes=$2; shift 2
+    for ids in 0 1; do
+      i=$((i+1))
+      run "ids-$i" 150 $G compare $D --backends cuda,opencl --kernels tc --precision f$prec --sizes $sizes "$@" \
+        --define PTX_IDS=$ids --reps 10 --out "$W/ids-$i"
+      echo "== ids-$i f$prec PTX_IDS=$ids $*"; grep -E "^[0-9x]+ |^ *(cublas|tc) " "$W/ids-$i.txt" | sed 's/ on NVIDIA.*//'
+    done
+  done
+  for prec in 64 32; do
+    run "odd-f$prec" 120 $G compare $D --backends cuda,opencl --kernels tc --precision f$prec --define PTX_IDS=1 \
+      --define SPLITK=3 --sizes 17,1000x999x1001,4097x33x2049 --reps 3 --out "$W/odd-f$prec"
+    echo "== odd f$prec PTX_IDS=1 SPLITK=3"; grep -E "^[0-9x]+ |^ *tc " "$W/odd-f$prec.txt" | sed 's/ on NVIDIA.*//'
+  done
+  run tune-f64-opencl 260 $G tune $D --backends opencl --kernels tc --precision f64 --sizes 4096 --strategy exhaustive \
+    --time-limit 200 --max-configs 5000 --caps none --switches PTX_IDS --values GROUP=8 --values ORDER=0 \
+    --values BM=64,128 --values BN=64,128 --values WM=32,64 --values WN=16,32 --values STAGES=3,4,5 --values BK=4,8 \
+    --values MMA=1684,1688 --top 3 --store "$W/store" --db "$DB" --out "$W/tune-f64-opencl"
+  grep -h -E " tried|best while|final" "$W/tune-f64-opencl.txt" | head
+  run tuned-f64 100 $G compare $D --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --out "$W/tuned-f64"
+  grep -h -E "^[0-9x]+ |^ *(tc|cublas) |tuned at|throttled" "$W/tuned-f64.txt"
   ;;
 tc-frag)
   # (Run at commit 048af2d; FRAG_PIPE was taken out after: results/h200/tc/frag-pipe.)

@@ -598,11 +598,12 @@ fn check_plan(
         1
     };
     if work.map(|w| (w.len, w.elem)) != Some((partials, p.precision.elem()))
-        || counters.map(|c| c.len) != Some(tiles)
+        || counters.map(|c| c.len) != Some(tiles + split)
     {
         return Err(format!(
-            "{what}: work {work:?} and counters {counters:?}, want {partials} {:?} partial sums and {tiles} counters",
-            p.precision.elem()
+            "{what}: work {work:?} and counters {counters:?}, want {partials} {:?} partial sums and {} counters (one per tile, one per split)",
+            p.precision.elem(),
+            tiles + split
         ));
     }
     let g = main.geometry;
