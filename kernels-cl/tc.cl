@@ -39,10 +39,7 @@
 //               load, and C is written back through the same permutation.
 //               Local tile rows are padded (8 floats, 4 doubles) so that the
 //               four k-rows a warp reads fall in different banks.
-//   order       blocks visit the tiles of C in groups of GROUP tile rows:
-//               by their place in the grid (ORDER 0), or by the order they
-//               start in, a ticket each from an atomic counter (ORDER 1), so
-//               that the groups hold whatever order the runtime launches in.
+//   order       blocks visit the tiles of C in groups of GROUP tile rows.
 //
 // Parameters: BM, BN, BK, WM, WN, STAGES (2-6), GROUP, MMA (the f64 shape as
 //   its digits: 884 = m8n8k4 (sm_80), 1684, 1688, 16816 = m16n8k4/k8/k16
@@ -50,10 +47,8 @@
 //   promotes every k8 step, 1 every stage), SPLIT (f32: 0 splits operands in
 //   registers as each warp reads them, 1 once per tile in local memory),
 //   SPLITK (1 = off; else SPLITK blocks share a tile of C, each over its share
-//   of the K/BK tiles, and the last to finish sums their partials in split order),
-//   ORDER (0: a block's tile from its grid position; 1: from a ticket).
-// Switches: USE_BOUNDS, USE_RESTRICT, TF32_SINGLE and PROMOTE_ACC (f32 only),
-//   PTX_IDS.
+//   of the K/BK tiles, and the last to finish sums their partials in split order).
+// Switches: USE_BOUNDS, USE_RESTRICT, TF32_SINGLE and PROMOTE_ACC (f32 only).
 // Local memory: STAGES*BK*(BM+BN+2*pad) elements, declared here (48 KiB on
 //   NVIDIA's OpenCL); the CUDA twin takes them at launch, up to the device's
 //   opt-in limit (227 KiB on sm_90).
@@ -62,8 +57,7 @@
 //   block's column of warps is threads 32w..32w+31.
 // Arguments: (M, N, K, alpha, beta, A, B, C, work, counters); beta == 0: C is
 //   not read. `work` holds SPLITK*M*N elements and `counters` one int per tile of
-//   C and one per split, zero before a launch and left zero by it (the tiles'
-//   unused with SPLITK 1, the splits' unused with ORDER 0).
+//   C, zero before a launch and left zero by it (both unused with SPLITK 1).
 // Needs: NVIDIA tensor cores (mma.sync, cp.async: sm_80 or later; the
 //   m16n8 f64 shapes sm_90 or later).
 
@@ -103,9 +97,6 @@
 #ifndef SPLITK
 #define SPLITK 1
 #endif
-#ifndef ORDER
-#define ORDER 0
-#endif
 
 #ifndef USE_BOUNDS
 #define USE_BOUNDS 1
@@ -118,9 +109,6 @@
 #endif
 #ifndef PROMOTE_ACC
 #define PROMOTE_ACC 1
-#endif
-#ifndef PTX_IDS
-#define PTX_IDS 0
 #endif
 
 #ifndef GEMMLAB_NVIDIA_PTX
@@ -240,32 +228,11 @@ typedef float4 chunk;
 #endif
 
 
-#if PTX_IDS
-// The work-group's place in the grid read from PTX's %ctaid and %nctaid, as
-// CUDA's blockIdx and gridDim are. NVIDIA's OpenCL adds launch offsets held in
-// %envreg registers to them, and values derived from those are not known to be
-// the same across the work-group. Right where the NDRange is launched as one
-// grid without offsets, as gemmlab launches it (every result is checked).
-INLINE_FUNC int ctaid_x(void) { int v; asm("mov.u32 %0, %%ctaid.x;" : "=r"(v)); return v; }
-INLINE_FUNC int ctaid_y(void) { int v; asm("mov.u32 %0, %%ctaid.y;" : "=r"(v)); return v; }
-INLINE_FUNC int ctaid_z(void) { int v; asm("mov.u32 %0, %%ctaid.z;" : "=r"(v)); return v; }
-INLINE_FUNC int nctaid_x(void) { int v; asm("mov.u32 %0, %%nctaid.x;" : "=r"(v)); return v; }
-INLINE_FUNC int nctaid_y(void) { int v; asm("mov.u32 %0, %%nctaid.y;" : "=r"(v)); return v; }
-#undef BLOCK_X
-#undef BLOCK_Y
-#undef BLOCK_Z
-#undef GRID_X
-#undef GRID_Y
-#define BLOCK_X ctaid_x()
-#define BLOCK_Y ctaid_y()
-#define BLOCK_Z ctaid_z()
-#define GRID_X nctaid_x()
-#define GRID_Y nctaid_y()
-#endif
-
 // The tile of C this block computes: (tm, tn) in units of BM x BN, in groups
 // of GROUP tile rows (blocks that run together share rows of A and columns of B).
-INLINE_FUNC void block_tile(const int gx, const int gy, const int bid, int* tm, int* tn) {
+INLINE_FUNC void block_tile(const int gx, const int gy, const int bx, const int by,
+                            int* tm, int* tn) {
+    const int bid = by * gx + bx;
     const int per_group = GROUP * gy;
     const int first = (bid / per_group) * GROUP;
     const int rows = min(gx - first, GROUP);
@@ -501,22 +468,7 @@ void tc_gemm(const int M, const int N, const int K, const real alpha, const real
     const int am = (THREAD_X / 32) * WM;
     const int bn = THREAD_Y * WN;
     int tm, tn;
-#if ORDER
-    // The tile of the n-th block of this split to start: the last to take a
-    // ticket (every block has taken one by then) resets the counter.
-    LOCAL_INT ticket;
-    if (tid == 0) {
-        GLOBAL_PTR int* next = counters + GRID_X * GRID_Y + BLOCK_Z;
-        ticket = ATOMIC_INC(next);
-        if (ticket == GRID_X * GRID_Y - 1) {
-            *next = 0;
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    block_tile(GRID_X, GRID_Y, ticket, &tm, &tn);
-#else
-    block_tile(GRID_X, GRID_Y, BLOCK_Y * GRID_X + BLOCK_X, &tm, &tn);
-#endif
+    block_tile(GRID_X, GRID_Y, BLOCK_X, BLOCK_Y, &tm, &tn);
     const int m0 = tm * BM;
     const int n0 = tn * BN;
 

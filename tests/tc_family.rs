@@ -598,12 +598,11 @@ fn check_plan(
         1
     };
     if work.map(|w| (w.len, w.elem)) != Some((partials, p.precision.elem()))
-        || counters.map(|c| c.len) != Some(tiles + split)
+        || counters.map(|c| c.len) != Some(tiles)
     {
         return Err(format!(
-            "{what}: work {work:?} and counters {counters:?}, want {partials} {:?} partial sums and {} counters (one per tile, one per split)",
-            p.precision.elem(),
-            tiles + split
+            "{what}: work {work:?} and counters {counters:?}, want {partials} {:?} partial sums and {tiles} counters",
+            p.precision.elem()
         ));
     }
     let g = main.geometry;

@@ -102,9 +102,7 @@ fn share_k(
     // Partial sums in the kernel's precision; 32-bit int counters.
     let work = be.alloc(precision.elem(), (partial_tiles * tm * tn).max(1))?;
     owned.push(work);
-    // One per tile (split-K's arrivals), then one per split (the tc kernel's
-    // tickets with ORDER=1).
-    let counters = be.alloc(Precision::F32.elem(), tiles + split)?;
+    let counters = be.alloc(Precision::F32.elem(), tiles.max(1))?;
     owned.push(counters);
     be.fill(&counters, 0.0)?;
     Ok((Arg::Buf(work), Arg::Buf(counters)))

@@ -113,8 +113,7 @@ pub enum Abi {
     /// gemmlab's SIMT and tensor-core kernels: `Indirect`'s arguments and operand forms (either
     /// operand K-contiguous instead where `KernelSpec::k_major` says), then
     /// `(work, counters)`: room for the split-K partial sums (SPLITK x the padded
-    /// M x N), one int per tile of C and one per split, zero before a launch and
-    /// left zero by it.
+    /// M x N) and one int per tile of C, zero before a launch and left zero by it.
     /// The grid's third dimension is SPLITK (the `SPLITK` parameter).
     IndirectSplitK,
     /// gemmlab's SIMT kernel in place: `(M, N, K, alpha, beta, A, a_offset, a_ld,

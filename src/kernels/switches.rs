@@ -107,13 +107,6 @@ pub const PROMOTE_ACC: Switch = Switch {
     lowers_precision: true,
 };
 
-pub const PTX_IDS: Switch = Switch {
-    name: "PTX_IDS",
-    meaning: "the work-group's place and the grid's size read from PTX's %ctaid/%nctaid (OpenCL: NVIDIA inline PTX instead of get_group_id/get_num_groups, which add launch offsets from %envreg registers; CUDA: what blockIdx/gridDim read)",
-    opencl_needs_nvidia: true,
-    lowers_precision: false,
-};
-
 /// Every switch, in the order sweeps and tables show them.
 pub const ALL: &[Switch] = &[
     USE_BOUNDS,
@@ -129,7 +122,6 @@ pub const ALL: &[Switch] = &[
     RASTER,
     TF32_SINGLE,
     PROMOTE_ACC,
-    PTX_IDS,
 ];
 
 pub fn find(name: &str) -> Option<&'static Switch> {

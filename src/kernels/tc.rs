@@ -4,7 +4,7 @@
 //! 1xTF32, is the `TF32_SINGLE` switch and is labelled lower precision). Called
 //! as CLBlast's indirect kernel is (padded operands, B transposed).
 
-use super::switches::{SwitchUse, PROMOTE_ACC, PTX_IDS, TF32_SINGLE, USE_BOUNDS, USE_RESTRICT};
+use super::switches::{SwitchUse, PROMOTE_ACC, TF32_SINGLE, USE_BOUNDS, USE_RESTRICT};
 use super::Precision;
 use super::{divides, WARP_TILES_DIVIDE};
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param, PRECISION};
@@ -81,13 +81,6 @@ const P_SPLITK: Param = Param {
     default: 1,
     allowed: &[1, 2, 3, 4, 6, 8],
     meaning: "blocks sharing a tile of C along K (1 = off): each sums its share of the K/BK tiles, the last to finish adds the partial sums in split order (for calls whose tiles of C fill few multiprocessors: thin M or N, long K)",
-};
-
-const P_ORDER: Param = Param {
-    name: "ORDER",
-    default: 0,
-    allowed: &[0, 1],
-    meaning: "which tile of C a work-group computes: 0 from its place in the NDRange, 1 from a ticket taken from an atomic counter as it starts, so that GROUP's grouping holds in the order the runtime actually launches work-groups",
 };
 
 fn precision_bytes(c: &Config) -> i64 {
@@ -173,7 +166,6 @@ const SWITCHES: &[SwitchUse] = &[
     SwitchUse::on(USE_RESTRICT),
     SwitchUse::off(TF32_SINGLE),
     SwitchUse::on(PROMOTE_ACC),
-    SwitchUse::off(PTX_IDS),
 ];
 
 pub const TC: KernelSpec = KernelSpec {
@@ -188,7 +180,7 @@ pub const TC: KernelSpec = KernelSpec {
            and low parts, three m16n8k8 products per step (3xTF32, FP32 accuracy); TF32_SINGLE keeps one \
            (1xTF32, lower precision)",
     sources: &[(OpenClC, include_str!("../../kernels-cl/tc.cl")), (CudaCpp, include_str!("../../kernels-cu/tc.cu"))],
-    params: &[P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_MMA, P_PROMOTE_STAGE, P_SPLIT, P_SPLITK, P_ORDER],
+    params: &[P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_MMA, P_PROMOTE_STAGE, P_SPLIT, P_SPLITK],
     constraints: CONSTRAINTS,
     local_bytes,
     launch: Launch {
