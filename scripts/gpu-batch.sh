@@ -1272,6 +1272,7 @@ async-cap)
   ab simtdirect 1000,1024,3000,128x4096x4096 "$TD" 168
   ;;
 tc-order)
+  # (Run at commit 9fb2b18; ORDER and PTX_IDS were taken out after: results/h200/tc/order-ids.)
   # Issue 28: OpenCL's DGEMM loses a third of CUDA's speed on the same PTX (tc-jit). Its 64x64
   # tiles all stop near 35 TFLOP/s, its larger tiles lose less, 3xTF32 nothing: the L2 reuse
   # that GROUP's block order gives may not survive the order NVIDIA's OpenCL runtime launches
@@ -1302,6 +1303,7 @@ tc-order)
   done
   ;;
 tc-ids)
+  # (Run at commit 9fb2b18; ORDER and PTX_IDS were taken out after: results/h200/tc/order-ids.)
   # Issue 28: tc-order showed CUDA losing a third of its DGEMM speed when a block's tile comes
   # from a ticket in local memory (ORDER=1), down to what NVIDIA OpenCL gets either way: the
   # tile's origin is then not known to be the same across the block. OpenCL's get_group_id adds

@@ -69,6 +69,15 @@ fn matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
             (129, 33, 400),
         ),
         (config(&[("SIDE", 1), ("BT", 48)]), (90, 47, 200)),
+        // Tiles between the powers of two: 12, 20 and 24 rows, 40 and 56 columns.
+        (config(&[("BT", 12), ("TL", 4)]), (11, 150, 100)),
+        (config(&[("BT", 20), ("SPLITK", 2)]), (20, 300, 129)),
+        (config(&[("BT", 24)]), (23, 261, 77)),
+        (config(&[("SIDE", 1), ("BT", 40), ("TL", 1)]), (200, 37, 64)),
+        (
+            config(&[("SIDE", 1), ("BT", 56), ("TL", 1), ("SPLITK", 3)]),
+            (129, 56, 300),
+        ),
         (
             config(&[("BT", 64), ("TL", 1), ("SPLITK", 4)]),
             (64, 130, 70),

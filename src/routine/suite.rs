@@ -210,5 +210,15 @@ mod tests {
             assert!(!tuned.contains(&c.describe()), "{}", c.describe());
             assert!(!thin.calls.contains(c), "{}", c.describe());
         }
+        let thin2 = load("thin-2.txt");
+        assert!(thin2.calls.len() >= 12);
+        for c in &thin2.calls {
+            assert!(!tuned.contains(&c.describe()), "{}", c.describe());
+            assert!(
+                !thin.calls.contains(c) && !gemv.calls.contains(c),
+                "{}",
+                c.describe()
+            );
+        }
     }
 }
