@@ -202,9 +202,11 @@ fn fit(m: usize, n: usize, k: usize, units: usize, staged: bool) -> Option<Confi
         .map(|b| b as usize)
         .find(|&b| b >= short)
         .unwrap_or(64);
-    // One long-side index per work-item for GEMV-like calls was tried and kept
-    // out: 8192x1x8192 went from 73 to 117 us on the H200 (results/h200/routine/
-    // thin-tiles/).
+    // Two long-side indices per work-item on long sides. Measured on the H200
+    // and kept out (results/h200/routine/thin-tiles/): one index for GEMV-like
+    // calls (8192x1x8192 from 73 to 117 us), and one for short sides past 32,
+    // which halves the registers (BT 48: 197 to 100) but not the time
+    // (30000x40x1024 from 1.00 to 0.75 of cuBLAS).
     let tl = if long >= 4096 && !staged { 2 } else { 1 };
     let threads = 128;
     let tiles = short.div_ceil(bt) * long.div_ceil(threads * tl);

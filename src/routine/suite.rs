@@ -220,5 +220,12 @@ mod tests {
                 c.describe()
             );
         }
+        let thin3 = load("thin-3.txt");
+        assert!(thin3.calls.len() >= 10);
+        for c in &thin3.calls {
+            assert!(!tuned.contains(&c.describe()), "{}", c.describe());
+            let elsewhere = [&thin, &gemv, &thin2].iter().any(|s| s.calls.contains(c));
+            assert!(!elsewhere, "{}", c.describe());
+        }
     }
 }
