@@ -25,6 +25,32 @@ run() { # name timeout command...: output to $W/name.txt, exit status appended
   timeout "$t" "$@" > "$W/$name.txt" 2>&1
   echo "== exit $?" >> "$W/$name.txt"
 }
+tc_switch_ab() { # SWITCH TAG: (issue 28) the CUDA tests of the tc family, then SWITCH=0 and 1 at
+  # both toolchains' tuned tc configurations next to cuBLAS ($W/TAG-N), and SWITCH=1 with
+  # split-K checked at odd sizes on both toolchains ($W/odd-fP). Used by tc-order and tc-ids.
+  local sw=$1 tag=$2 i=0 p prec sizes v
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tc
+  xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
+  GEMMLAB_REQUIRE_CUDA=1 run tests-tc 120 /tmp/cuda_kernels --test-threads=1 cuda_tc_
+  grep -E "test |test result|checked runs" "$W/tests-tc.txt"
+  local F64C="--define BK=8 --define BM=64 --define BN=64 --define GROUP=8 --define MMA=1688 --define STAGES=4 --define WM=32 --define WN=32"
+  local F64O="--define BK=4 --define BM=128 --define BN=64 --define GROUP=8 --define MMA=1684 --define STAGES=4 --define WM=64 --define WN=32"
+  local F32C="--define BK=8 --define BM=128 --define BN=128 --define GROUP=8 --define STAGES=5 --define WM=64 --define WN=64"
+  for p in "64 2048,4096,8192 $F64C" "64 4096,8192 $F64O" "32 4096,8192 $F32C"; do
+    set -- $p; prec=$1; sizes=$2; shift 2
+    for v in 0 1; do
+      i=$((i+1))
+      run "$tag-$i" 150 $G compare $D --backends cuda,opencl --kernels tc --precision f$prec --sizes $sizes "$@" \
+        --define $sw=$v --reps 10 --out "$W/$tag-$i"
+      echo "== $tag-$i f$prec $sw=$v $*"; grep -E "^[0-9x]+ |^ *(cublas|tc) " "$W/$tag-$i.txt" | sed 's/ on NVIDIA.*//'
+    done
+  done
+  for prec in 64 32; do
+    run "odd-f$prec" 120 $G compare $D --backends cuda,opencl --kernels tc --precision f$prec --define $sw=1 \
+      --define SPLITK=3 --sizes 17,1000x999x1001,4097x33x2049 --reps 3 --out "$W/odd-f$prec"
+    echo "== odd f$prec $sw=1 SPLITK=3"; grep -E "^[0-9x]+ |^ *tc " "$W/odd-f$prec.txt" | sed 's/ on NVIDIA.*//'
+  done
+}
 direct_tests() { # the test executables carried in .gpu/tests-direct/*.xz, failing instead of
   # skipping, each under a 240 s limit: output to $W/tests.txt, the summary lines printed
   local t x
@@ -1279,28 +1305,7 @@ tc-order)
   # work-groups in. ORDER=1 takes each block's tile from a ticket (the order blocks start) at
   # both toolchains' tuned configurations, next to cuBLAS; first the CUDA tests (cuda_tc_),
   # then ORDER=1 checked at odd sizes on both toolchains.
-  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tc
-  xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
-  GEMMLAB_REQUIRE_CUDA=1 run tests-tc 200 /tmp/cuda_kernels --test-threads=1 cuda_tc_
-  grep -E "test |test result|checked runs" "$W/tests-tc.txt"
-  F64C="--define BK=8 --define BM=64 --define BN=64 --define GROUP=8 --define MMA=1688 --define STAGES=4 --define WM=32 --define WN=32"
-  F64O="--define BK=4 --define BM=128 --define BN=64 --define GROUP=8 --define MMA=1684 --define STAGES=4 --define WM=64 --define WN=32"
-  F32C="--define BK=8 --define BM=128 --define BN=128 --define GROUP=8 --define STAGES=5 --define WM=64 --define WN=64"
-  i=0
-  for p in "64 2048,4096,8192 $F64C" "64 4096,8192 $F64O" "32 4096,8192 $F32C"; do
-    set -- $p; prec=$1; sizes=$2; shift 2
-    for order in 0 1; do
-      i=$((i+1))
-      run "order-$i" 150 $G compare $D --backends cuda,opencl --kernels tc --precision f$prec --sizes $sizes "$@" \
-        --define ORDER=$order --reps 10 --out "$W/order-$i"
-      echo "== order-$i f$prec ORDER=$order $*"; grep -E "^[0-9x]+ on |^ *(cublas|tc) " "$W/order-$i.txt" | sed 's/ on NVIDIA.*//'
-    done
-  done
-  for prec in 64 32; do
-    run "odd-f$prec" 120 $G compare $D --backends cuda,opencl --kernels tc --precision f$prec --define ORDER=1 \
-      --define SPLITK=3 --sizes 17,1000x999x1001,4097x33x2049 --reps 3 --out "$W/odd-f$prec"
-    echo "== odd f$prec ORDER=1 SPLITK=3"; grep -E "^ *tc |ok|wrong|fail" "$W/odd-f$prec.txt" | head -12
-  done
+  tc_switch_ab ORDER order
   ;;
 tc-ids)
   # (Run at commit 9fb2b18; ORDER and PTX_IDS were taken out after: results/h200/tc/order-ids.)
@@ -1311,29 +1316,8 @@ tc-ids)
   # at both toolchains' tuned configurations next to cuBLAS; the CUDA tests (cuda_tc_); PTX_IDS=1
   # at odd sizes on both toolchains; the OpenCL DGEMM searched again with the
   # switch, then the tuned DGEMM of both toolchains next to cuBLAS DGEMM.
-  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tc
   DB="$W/db"; mkdir -p "$DB"; cp "${DBIN:-results/tuned/nvidia-h200.json}" "$DB/nvidia-h200.json"
-  xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
-  GEMMLAB_REQUIRE_CUDA=1 run tests-tc 120 /tmp/cuda_kernels --test-threads=1 cuda_tc_
-  grep -E "test |test result|checked runs|PTX_IDS" "$W/tests-tc.txt"
-  F64C="--define BK=8 --define BM=64 --define BN=64 --define GROUP=8 --define MMA=1688 --define STAGES=4 --define WM=32 --define WN=32"
-  F64O="--define BK=4 --define BM=128 --define BN=64 --define GROUP=8 --define MMA=1684 --define STAGES=4 --define WM=64 --define WN=32"
-  F32C="--define BK=8 --define BM=128 --define BN=128 --define GROUP=8 --define STAGES=5 --define WM=64 --define WN=64"
-  i=0
-  for p in "64 2048,4096,8192 $F64C" "64 4096,8192 $F64O" "32 4096,8192 $F32C"; do
-    set -- $p; prec=$1; sizes=$2; shift 2
-    for ids in 0 1; do
-      i=$((i+1))
-      run "ids-$i" 150 $G compare $D --backends cuda,opencl --kernels tc --precision f$prec --sizes $sizes "$@" \
-        --define PTX_IDS=$ids --reps 10 --out "$W/ids-$i"
-      echo "== ids-$i f$prec PTX_IDS=$ids $*"; grep -E "^[0-9x]+ |^ *(cublas|tc) " "$W/ids-$i.txt" | sed 's/ on NVIDIA.*//'
-    done
-  done
-  for prec in 64 32; do
-    run "odd-f$prec" 120 $G compare $D --backends cuda,opencl --kernels tc --precision f$prec --define PTX_IDS=1 \
-      --define SPLITK=3 --sizes 17,1000x999x1001,4097x33x2049 --reps 3 --out "$W/odd-f$prec"
-    echo "== odd f$prec PTX_IDS=1 SPLITK=3"; grep -E "^[0-9x]+ |^ *tc " "$W/odd-f$prec.txt" | sed 's/ on NVIDIA.*//'
-  done
+  tc_switch_ab PTX_IDS ids
   run tune-f64-opencl 260 $G tune $D --backends opencl --kernels tc --precision f64 --sizes 4096 --strategy exhaustive \
     --time-limit 200 --max-configs 5000 --caps none --switches PTX_IDS --values GROUP=8 --values ORDER=0 \
     --values BM=64,128 --values BN=64,128 --values WM=32,64 --values WN=16,32 --values STAGES=3,4,5 --values BK=4,8 \

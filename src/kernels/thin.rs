@@ -282,7 +282,6 @@ mod tests {
             assert!(bt >= short && bt - short < 8, "{short}: {}", c.describe());
             THIN.validate(&c).unwrap();
         }
-
         let c = fitted(30_000, 48, 1024, 132).unwrap();
         assert_eq!((c.get("SIDE"), c.get("BT"), c.get("TL")), (1, 48, 2));
         THIN.validate(&c).unwrap();
