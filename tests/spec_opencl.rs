@@ -79,6 +79,7 @@ fn shipped() -> Vec<(&'static str, &'static str)> {
         ("specs/gemm-tutorial/myGEMM1.toml", "m=128,n=128,k=128"),
         ("specs/gemm-tutorial/myGEMM6.toml", "m=128,n=128,k=128"),
         ("specs/gemm-tutorial/gemm-reference.toml", "m=64,n=32,k=48"),
+        ("specs/tile-stream/tile-stream.toml", "n=256"),
     ]
 }
 
