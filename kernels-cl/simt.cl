@@ -46,6 +46,7 @@
 //   ASYNC_COPY   1: global-to-local copies with cp.async (inline PTX; NVIDIA
 //                only in OpenCL); 0: through registers, stored after the
 //                compute of the current tile
+//   CP_CA        1: cp.async's 16-byte copies through L1 (.ca); 0: L2 only (.cg)
 //   SMEM_PAD     1: local tile rows padded by 4 floats
 //   RASTER       1: blocks visit the tiles of C in groups of GROUP tile rows
 //                (swizzled block order, for L2 reuse); 0: row by row
@@ -128,6 +129,12 @@
 #ifndef ASYNC_COPY
 #define ASYNC_COPY 0
 #endif
+#ifndef CP_CA
+#define CP_CA 0
+#endif
+#if CP_CA && !(ASYNC_COPY && VEC_LOADS)
+#error "simt: CP_CA=1 changes cp.async's 16-byte copies only: it needs ASYNC_COPY=1 and VEC_LOADS=1"
+#endif
 #ifndef SMEM_PAD
 #define SMEM_PAD 0
 #endif
@@ -203,8 +210,15 @@ typedef float floatV;
 #define SHARED_ADDR(p) ((uint)(size_t)(p))
 #define CP_ASYNC(dst, src, bytes) \
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(SHARED_ADDR(dst)), "l"(src), "n"(bytes) : "memory")
+// CP_CA=1: the 16-byte copies through L1 too (.ca), else L2 only (.cg): NVIDIA's
+// OpenCL runtime serves .cg copies at under half the CUDA driver's rate.
+#if CP_CA
+#define CP_ASYNC_CG16(dst, src) \
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(SHARED_ADDR(dst)), "l"(src) : "memory")
+#else
 #define CP_ASYNC_CG16(dst, src) \
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(SHARED_ADDR(dst)), "l"(src) : "memory")
+#endif
 #define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
 #define CP_WAIT(n) asm volatile("cp.async.wait_group %0;" :: "n"(n) : "memory")
 #endif

@@ -48,7 +48,8 @@
 //   registers as each warp reads them, 1 once per tile in local memory),
 //   SPLITK (1 = off; else SPLITK blocks share a tile of C, each over its share
 //   of the K/BK tiles, and the last to finish sums their partials in split order).
-// Switches: USE_BOUNDS, USE_RESTRICT, TF32_SINGLE and PROMOTE_ACC (f32 only).
+// Switches: USE_BOUNDS, USE_RESTRICT, CP_CA (tile copies through L1), TF32_SINGLE and
+//   PROMOTE_ACC (f32 only).
 // Local memory: STAGES*BK*(BM+BN+2*pad) elements, declared here (48 KiB on
 //   NVIDIA's OpenCL); the CUDA twin takes them at launch, up to the device's
 //   opt-in limit (227 KiB on sm_90).
@@ -109,6 +110,9 @@
 #endif
 #ifndef PROMOTE_ACC
 #define PROMOTE_ACC 1
+#endif
+#ifndef CP_CA
+#define CP_CA 0
 #endif
 
 #ifndef GEMMLAB_NVIDIA_PTX
@@ -171,8 +175,15 @@ typedef float4 chunk;
 #define asm __asm__
 #endif
 #define SHARED_ADDR(p) ((uint)(size_t)(p))
+// CP_CA=1 copies through L1 (cp.async.ca), else L2 only (.cg): NVIDIA's OpenCL
+// runtime serves .cg copies at under half the CUDA driver's rate, .ca at the same.
+#if CP_CA
+#define CP_ASYNC16(dst, src) \
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(SHARED_ADDR(dst)), "l"(src) : "memory")
+#else
 #define CP_ASYNC16(dst, src) \
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(SHARED_ADDR(dst)), "l"(src) : "memory")
+#endif
 #define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
 #define CP_WAIT(n) asm volatile("cp.async.wait_group %0;" :: "n"(n) : "memory")
 

@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1325,6 +1325,35 @@ tc-ids)
   grep -h -E " tried|best while|final" "$W/tune-f64-opencl.txt" | head
   run tuned-f64 100 $G compare $D --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 --reps 20 --out "$W/tuned-f64"
   grep -h -E "^[0-9x]+ |^ *(tc|cublas) |tuned at|throttled" "$W/tuned-f64.txt"
+  ;;
+tc-cpca)
+  # Issue 28: results/h200/tc/dispatch found NVIDIA's OpenCL runtime serving cp.async.cg copies
+  # at under half the CUDA driver's rate (.ca at the same). CP_CA=1 copies the tc tiles with
+  # .ca: the CUDA tests of the family (with CP_CA cases), CP_CA=0 and 1 at both toolchains'
+  # tuned configurations next to cuBLAS, CP_CA=1 with split-K at odd sizes on both toolchains.
+  tc_switch_ab CP_CA cpca
+  ;;
+tc-cpca-tune)
+  # Issue 28: OpenCL's tc searched again with CP_CA free at TSIZE (default 4096; exhaustive over
+  # the neighbourhood of the earlier bests, within 48 KiB), then both toolchains' tuned tc next to
+  # cuBLAS at 4096 and 8192. DBIN: the database to start from (default results/tuned).
+  DB="$W/db"; mkdir -p "$DB"; cp "${DBIN:-results/tuned/nvidia-h200.json}" "$DB/nvidia-h200.json"
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tc
+  run tune-f64-opencl 200 $G tune $D --backends opencl --kernels tc --precision f64 --sizes ${TSIZE:-4096} --strategy exhaustive \
+    --time-limit 150 --max-configs 5000 --caps none --switches CP_CA --values GROUP=8 --values SPLITK=1 \
+    --values BM=64,128 --values BN=64,128 --values WM=32,64 --values WN=16,32 --values STAGES=3,4,5 --values BK=4,8 \
+    --values MMA=1684,1688 --top 3 --store "$W/store" --db "$DB" --out "$W/tune-f64-opencl"
+  grep -h -E " tried|best while|final" "$W/tune-f64-opencl.txt" | head
+  run tune-f32-opencl 150 $G tune $D --backends opencl --kernels tc --precision f32 --sizes ${TSIZE:-4096} --strategy exhaustive \
+    --time-limit 110 --max-configs 5000 --caps none --switches CP_CA --values GROUP=8 --values SPLITK=1 --values SPLIT=0 \
+    --values BM=64,128 --values BN=64,128 --values WM=64 --values WN=32,64 --values STAGES=3,4,5 --values BK=8 \
+    --values PROMOTE_STAGE=0,1 --top 3 --store "$W/store" --db "$DB" --out "$W/tune-f32-opencl"
+  grep -h -E " tried|best while|final" "$W/tune-f32-opencl.txt" | head
+  for prec in 64 32; do
+    run tuned-f$prec 120 $G compare $D --kernels tc --precision f$prec --tuned --db "$DB" --sizes 4096,8192 --reps 20 \
+      --out "$W/tuned-f$prec"
+    grep -h -E "^[0-9x]+ |^ *(tc|cublas) |tuned at|throttled" "$W/tuned-f$prec.txt"
+  done
   ;;
 tc-frag)
   # (Run at commit 048af2d; FRAG_PIPE was taken out after: results/h200/tc/frag-pipe.)

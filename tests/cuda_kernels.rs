@@ -255,7 +255,8 @@ fn cuda_tc_takes_local_memory_past_48_kib_at_launch() {
 
 /// Split-K (SPLITK > 1) in both precisions passes its check at odd sizes, with
 /// more splits than K has tiles too (blocks with no tile of K add zeros), and
-/// again on the same counters (the kernel leaves them zero).
+/// again on the same counters (the kernel leaves them zero); with the tile
+/// copies through L1 (CP_CA=1) too, with and without split-K.
 #[test]
 fn cuda_tc_split_k_verifies() {
     let Some(b) = common::cuda("cuda_tc_split_k_verifies") else {
@@ -268,9 +269,11 @@ fn cuda_tc_split_k_verifies() {
     }
     let mut session = Session::new(b);
     let mut runs = 0;
+    // (SPLITK, CP_CA): tile copies through L1 too, with and without split-K.
+    let cases = [(2, 0), (3, 0), (8, 0), (1, 1), (3, 1)];
     for precision in [32, 64] {
-        for split in [2, 3, 8] {
-            let config = tc_config(&[("PRECISION", precision), ("SPLITK", split)]);
+        for (split, ca) in cases {
+            let config = tc_config(&[("PRECISION", precision), ("SPLITK", split), ("CP_CA", ca)]);
             for (m, n, k) in [
                 (200, 130, 70),
                 (1000, 999, 1001),

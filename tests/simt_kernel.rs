@@ -94,6 +94,7 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
     if with_async {
         let on = Hints::default().with_switch("ASYNC_COPY", true);
         switch_sets.push(on.clone());
+        switch_sets.push(on.clone().with_switch("CP_CA", true));
         switch_sets.push(on.with_switch("VEC_LOADS", false));
     }
     let mut runs = 0;

@@ -5,7 +5,7 @@
 //! B transposed) plus a split-K workspace.
 
 use super::switches::{
-    SwitchUse, ASYNC_COPY, RASTER, SMEM_PAD, USE_BOUNDS, USE_RESTRICT, VEC_LOADS,
+    SwitchUse, ASYNC_COPY, CP_CA, RASTER, SMEM_PAD, USE_BOUNDS, USE_RESTRICT, VEC_LOADS,
 };
 use super::Precision;
 use super::{divides, WARP_TILES_DIVIDE};
@@ -165,6 +165,12 @@ const KMAJOR_COPY: Constraint = Constraint {
     involves: &["KMAJOR_A", "KMAJOR_B", "ASYNC_COPY"],
     holds: |c| c.get("ASYNC_COPY") == 0 || (c.get("KMAJOR_A") == 0 && c.get("KMAJOR_B") == 0),
 };
+const CA_NEEDS_ASYNC: Constraint = Constraint {
+    message:
+        "CP_CA=1 changes cp.async's 16-byte copies only: it needs ASYNC_COPY=1 and VEC_LOADS=1",
+    involves: &["CP_CA", "ASYNC_COPY", "VEC_LOADS"],
+    holds: |c| c.get("CP_CA") == 0 || (c.get("ASYNC_COPY") == 1 && c.get("VEC_LOADS") == 1),
+};
 const PAD_FITS: Constraint = Constraint {
     message:
         "SMEM_PAD=1 pads each tile row by 4 floats: 4*STAGES*BK*(BM+BN+8) bytes must fit in 48 KiB",
@@ -183,6 +189,7 @@ const CONSTRAINTS: &[Constraint] = &[
     ONE_SHARING,
     LOCAL_FITS,
     KMAJOR_COPY,
+    CA_NEEDS_ASYNC,
     PAD_FITS,
 ];
 /// The in-place kernel takes each operand's form from the call, not from KMAJOR_*,
@@ -205,6 +212,7 @@ const SWITCHES: &[SwitchUse] = &[
     SwitchUse::on(USE_RESTRICT),
     SwitchUse::on(VEC_LOADS),
     SwitchUse::off(ASYNC_COPY),
+    SwitchUse::off(CP_CA),
     SwitchUse::off(SMEM_PAD),
     SwitchUse::on(RASTER),
 ];

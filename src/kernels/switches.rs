@@ -80,6 +80,12 @@ pub const ASYNC_COPY: Switch = Switch {
     opencl_needs_nvidia: true,
     lowers_precision: false,
 };
+pub const CP_CA: Switch = Switch {
+    name: "CP_CA",
+    meaning: "16-byte cp.async tile copies through L1 (cp.async.ca) instead of L2 only (.cg); NVIDIA's OpenCL runtime serves .cg copies at under half the CUDA driver's rate, .ca at the same (results/h200/tc/cp-ca)",
+    opencl_needs_nvidia: true,
+    lowers_precision: false,
+};
 pub const SMEM_PAD: Switch = Switch {
     name: "SMEM_PAD",
     meaning: "local-memory tile rows padded by 4 floats (against bank conflicts)",
@@ -118,6 +124,7 @@ pub const ALL: &[Switch] = &[
     USE_SHUFFLE,
     VEC_LOADS,
     ASYNC_COPY,
+    CP_CA,
     SMEM_PAD,
     RASTER,
     TF32_SINGLE,

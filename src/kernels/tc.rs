@@ -4,7 +4,7 @@
 //! 1xTF32, is the `TF32_SINGLE` switch and is labelled lower precision). Called
 //! as CLBlast's indirect kernel is (padded operands, B transposed).
 
-use super::switches::{SwitchUse, PROMOTE_ACC, TF32_SINGLE, USE_BOUNDS, USE_RESTRICT};
+use super::switches::{SwitchUse, CP_CA, PROMOTE_ACC, TF32_SINGLE, USE_BOUNDS, USE_RESTRICT};
 use super::Precision;
 use super::{divides, WARP_TILES_DIVIDE};
 use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param, PRECISION};
@@ -164,6 +164,7 @@ const CONSTRAINTS: &[Constraint] = &[
 const SWITCHES: &[SwitchUse] = &[
     SwitchUse::on(USE_BOUNDS),
     SwitchUse::on(USE_RESTRICT),
+    SwitchUse::off(CP_CA),
     SwitchUse::off(TF32_SINGLE),
     SwitchUse::on(PROMOTE_ACC),
 ];
