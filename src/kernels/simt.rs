@@ -380,4 +380,38 @@ mod tests {
         let e = with(&[("STAGES", 5)]).unwrap_err().to_string();
         assert!(e.contains("STAGES must be one of"), "{e}");
     }
+
+    #[test]
+    fn cp_ca_goes_with_the_cp_async_copies_only() {
+        use crate::backend::Toolchain::Cuda;
+        use crate::kernels::Hints;
+        let c = SIMT.defaults();
+        let hints = |on: &[&str], off: &[&str]| {
+            let mut h = Hints::default();
+            for s in on {
+                h = h.with_switch(s, true);
+            }
+            for s in off {
+                h = h.with_switch(s, false);
+            }
+            h
+        };
+        // Copies through registers have no .cg/.ca to choose: CP_CA alone is refused.
+        let e = SIMT
+            .validate_with_switches(&c, &hints(&["CP_CA"], &[]), Cuda)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("CP_CA=1") && e.contains("ASYNC_COPY=1"), "{e}");
+        let e = SIMT
+            .validate_with_switches(&c, &hints(&["CP_CA", "ASYNC_COPY"], &["VEC_LOADS"]), Cuda)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("VEC_LOADS=1"), "{e}");
+        let h = hints(&["CP_CA", "ASYNC_COPY"], &[]);
+        assert!(SIMT.validate_with_switches(&c, &h, Cuda).is_ok());
+        // tc always copies with cp.async: CP_CA is free there.
+        let tc = &crate::kernels::tc::TC;
+        let h = hints(&["CP_CA"], &[]);
+        assert!(tc.validate_with_switches(&tc.defaults(), &h, Cuda).is_ok());
+    }
 }
