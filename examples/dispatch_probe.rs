@@ -158,6 +158,18 @@ fn parse(args: &[String]) -> Result<Options> {
             }
         }
     }
+    if o.block.0 * o.block.1 > 1024 {
+        return Err(Error::invalid(format!(
+            "--block {}x{}: at most 1024 work-items in a work-group",
+            o.block.0, o.block.1
+        )));
+    }
+    if o.grid.0 > 65535 || o.grid.1 > 65535 {
+        return Err(Error::invalid(format!(
+            "--grid {}x{}: at most 65535 blocks along each dimension",
+            o.grid.0, o.grid.1
+        )));
+    }
     Ok(o)
 }
 
@@ -409,6 +421,8 @@ mod tests {
         assert!(parse(&s(&["--shared", "70000"])).is_err());
         assert!(parse(&s(&["--backends", "metal"])).is_err());
         assert!(parse(&s(&["--spin-us"])).is_err());
+        assert!(parse(&s(&["--block", "64x32"])).is_err());
+        assert!(parse(&s(&["--grid", "70000x1"])).is_err());
         let o = parse(&s(&["--grid", "8x4", "--shared", "0,1024"])).unwrap();
         assert_eq!((o.grid, o.shared), ((8, 4), vec![0, 1024]));
     }
