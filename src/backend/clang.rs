@@ -312,6 +312,22 @@ impl Assembler {
     }
 }
 
+/// clang's PTX of one source, as [`ClangCompiler::ptx`] gives it.
+#[derive(Debug, Clone)]
+pub struct ClangPtx {
+    /// For an architecture-specific OpenCL source, with its marked instructions
+    /// (`opencl_ptx::ARCH_SPECIFIC_MARKER`) made live.
+    pub ptx: String,
+    /// clang's arguments.
+    pub flags: Vec<String>,
+    /// clang's diagnostics.
+    pub log: String,
+    /// The architecture compiled for: `sm_XXa` for an architecture-specific source.
+    pub arch: Arch,
+    /// What was compiled differently, and what changed in clang's PTX.
+    pub notes: Vec<String>,
+}
+
 /// The source-language part of a clang compile.
 #[derive(Debug, Clone)]
 enum FrontEnd {
@@ -415,13 +431,21 @@ impl ClangCompiler {
         &self.assembler
     }
 
-    /// clang's arguments for this language and architecture (the source is read from stdin).
-    pub fn flags(&self, options: &CompileOptions) -> Vec<String> {
-        self.flags_for(&self.front, options)
+    /// The architecture `options` compile for: `sm_XXa` for an architecture-specific
+    /// source (`CompileOptions::arch_specific`), else the compiler's.
+    fn arch_for(&self, what: &str, options: &CompileOptions) -> Result<Arch> {
+        self.arch
+            .target_for(options.arch_specific)
+            .map_err(|reason| Error::Unavailable {
+                kernel: what.to_string(),
+                toolchain: self.toolchain.to_string(),
+                reason,
+            })
     }
 
-    fn flags_for(&self, front: &FrontEnd, options: &CompileOptions) -> Vec<String> {
-        let arch = self.arch.name();
+    /// clang's arguments for this language and `arch` (the source is read from stdin).
+    fn flags_for(&self, front: &FrontEnd, arch: &Arch, options: &CompileOptions) -> Vec<String> {
+        let arch = arch.name();
         let mut f: Vec<String> = match front {
             FrontEnd::OpenCl { libclc } => vec![
                 "-target".into(),
@@ -484,22 +508,59 @@ impl ClangCompiler {
         f
     }
 
-    /// clang's PTX for `source`, with the flags used and the compile time.
+    /// clang's PTX for `source`, with the flags used and clang's log; an OpenCL
+    /// source's architecture-specific instructions made live (see [`ClangPtx`]).
     /// `Err` is `Error::Compile` with clang's log.
-    pub fn ptx(
+    pub fn ptx(&self, what: &str, source: &str, options: &CompileOptions) -> Result<ClangPtx> {
+        let arch = self.arch_for(what, options)?;
+        let (ptx, flags, log) = self.clang_ptx(what, source, &arch, options)?;
+        let mut out = ClangPtx {
+            ptx,
+            flags,
+            log,
+            arch,
+            notes: Vec::new(),
+        };
+        if options.arch_specific && matches!(self.front, FrontEnd::OpenCl { .. }) {
+            // The OpenCL twin writes them behind a PTX comment marker (for NVIDIA's
+            // OpenCL): left as they are, the kernel would compute without them.
+            let live = super::opencl_ptx::arch_specific(&out.ptx).map_err(|reason| {
+                Error::Unavailable {
+                    kernel: what.to_string(),
+                    toolchain: self.toolchain.to_string(),
+                    reason,
+                }
+            })?;
+            out.notes.push(format!(
+                "compiled for {}: the source uses architecture-specific instructions (wgmma); {} marked instructions un-commented in clang's PTX",
+                out.arch, live.uncommented
+            ));
+            out.ptx = live.ptx;
+        } else if options.arch_specific {
+            out.notes.push(format!(
+                "compiled for {}: the source uses architecture-specific instructions (wgmma)",
+                out.arch
+            ));
+        }
+        Ok(out)
+    }
+
+    /// clang's own PTX, run here or replayed from `GEMMLAB_CLANG_PTX`.
+    fn clang_ptx(
         &self,
         what: &str,
         source: &str,
+        arch: &Arch,
         options: &CompileOptions,
     ) -> Result<(String, Vec<String>, String)> {
-        let flags = self.flags(options);
+        let flags = self.flags_for(&self.front, arch, options);
         let compile_err = |log: String| Error::Compile {
             toolchain: format!("{} ({})", self.toolchain, self.clang.label()),
             what: what.to_string(),
             log,
         };
-        let key_flags = self.flags_for(&self.front.placeholders(), options);
-        let key = ptx_key(self.toolchain, &self.arch, &self.clang, source, &key_flags);
+        let key_flags = self.flags_for(&self.front.placeholders(), arch, options);
+        let key = ptx_key(self.toolchain, arch, &self.clang, source, &key_flags);
         if let Some(dir) = &self.clang.replay {
             let file = dir.join(format!("{key}.ptx"));
             return match std::fs::read_to_string(&file) {
@@ -558,18 +619,26 @@ impl Compiler for ClangCompiler {
 
     fn compile(&self, what: &str, source: &str, options: &CompileOptions) -> Result<Artefact> {
         let started = Instant::now();
-        let (ptx, mut flags, clang_log) = self.ptx(what, source, options)?;
+        let ClangPtx {
+            ptx,
+            mut flags,
+            log,
+            arch,
+            notes,
+        } = self.ptx(what, source, options)?;
         let mut report = BuildReport {
             toolchain: Some(self.toolchain),
             compiler: Some(self.label()),
-            log: clang_log,
+            log,
             ptx: Some(ptx.clone()),
+            notes,
             ..Default::default()
         };
         let image = match &self.assembler {
             Assembler::Ptxas(p) => {
+                // `arch`, not the compiler's: ptxas sets the PTX's .target to it.
                 let a = p
-                    .assemble(&ptx, &self.arch, options.max_registers)
+                    .assemble(&ptx, &arch, options.max_registers)
                     .map_err(|log| Error::Compile {
                         toolchain: format!("{} ({})", self.toolchain, p.label()),
                         what: what.to_string(),
@@ -649,4 +718,88 @@ pub fn shared(
     Ok(Arc::new(ClangCompiler::for_arch(
         toolchain, arch, assembler,
     )?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A clang compiler that replays PTX from `dir`: needs no clang.
+    fn replaying(toolchain: Toolchain, arch: &str, dir: &Path) -> ClangCompiler {
+        let front = match toolchain.language() {
+            Language::OpenClC => FrontEnd::OpenCl {
+                libclc: PathBuf::new(),
+            },
+            Language::CudaCpp => FrontEnd::Cuda {
+                cuda_path: PathBuf::new(),
+                shim: PathBuf::new(),
+            },
+        }
+        .placeholders();
+        let arch = Arch::parse(arch).unwrap();
+        ClangCompiler {
+            toolchain,
+            clang: Clang {
+                path: PathBuf::new(),
+                version: "19.1.7".into(),
+                replay: Some(dir.to_path_buf()),
+            },
+            front,
+            target: arch.name(),
+            arch,
+            assembler: Assembler::DriverJit,
+        }
+    }
+
+    #[test]
+    fn arch_specific_sources_compile_for_sm_90a_with_their_markers_live() {
+        let dir = std::env::temp_dir().join(format!("gemmlab-clang-arch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let options = CompileOptions {
+            arch_specific: true,
+            ..CompileOptions::new()
+        };
+        let source = "__kernel void k() {}";
+        let c = replaying(Toolchain::ClangOpenCl, "sm_90", &dir);
+        let arch = c.arch_for("k", &options).unwrap();
+        assert_eq!(arch.name(), "sm_90a");
+        let flags = c.flags_for(&c.front, &arch, &options);
+        assert!(flags.contains(&"-march=sm_90a".to_string()), "{flags:?}");
+        // What clang 19 writes for the OpenCL twin: the marker kept in the comment.
+        let key = ptx_key(c.toolchain, &arch, &c.clang, source, &flags);
+        std::fs::write(
+            dir.join(format!("{key}.ptx")),
+            ".version 8.0\n.target sm_90a\n\t// begin inline asm\n\t//sm_90a wgmma.fence.sync.aligned;\n\t// end inline asm\n",
+        )
+        .unwrap();
+        let a = c.compile("k", source, &options).unwrap();
+        let ptx = a.report.ptx.as_deref().unwrap();
+        assert!(ptx.contains("\n\twgmma.fence.sync.aligned;\n") && !ptx.contains("//sm_90a"));
+        assert!(matches!(&a.image, Image::Ptx { ptx: p, .. } if p == ptx));
+        assert!(
+            a.report
+                .notes
+                .iter()
+                .any(|n| n.contains("sm_90a") && n.contains("1 marked")),
+            "{:?}",
+            a.report.notes
+        );
+        // Not arch-specific: the compiler's own architecture, PTX as clang wrote it.
+        let plain = c.flags_for(
+            &c.front,
+            &c.arch_for("k", &CompileOptions::new()).unwrap(),
+            &options,
+        );
+        assert!(plain.contains(&"-march=sm_90".to_string()));
+        // The CUDA twin writes its wgmma live: the architecture alone changes.
+        let cu = replaying(Toolchain::ClangCuda, "sm_90", &dir);
+        let f = cu.flags_for(&cu.front, &cu.arch_for("k", &options).unwrap(), &options);
+        assert!(f.contains(&"--cuda-gpu-arch=sm_90a".to_string()), "{f:?}");
+        // Below sm_90 there is no sm_90a feature set.
+        let old = replaying(Toolchain::ClangOpenCl, "sm_80", &dir);
+        let e = old.compile("k", source, &options).err().unwrap();
+        assert!(matches!(e, Error::Unavailable { .. }), "{e}");
+        assert!(e.to_string().contains("this target is sm_80"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -372,6 +372,14 @@ pub struct CompileOptions {
     pub fast_math: bool,
     /// Raw flags appended as they are.
     pub extra_flags: Vec<String>,
+    /// The source uses instructions of the architecture-specific feature set
+    /// (`sm_90a`: wgmma). NVRTC and clang compile for `sm_XXa`. NVIDIA OpenCL,
+    /// whose PTX always declares `.target sm_XX`, cannot accept them in a source
+    /// build, so the OpenCL twin writes each inside inline asm behind the PTX
+    /// comment marker `//sm_90a `; the backend un-comments the markers,
+    /// re-targets the PTX to `sm_XXa` and builds that PTX as the program binary.
+    #[serde(default)]
+    pub arch_specific: bool,
 }
 
 impl CompileOptions {

@@ -611,6 +611,30 @@ impl Arch {
     pub fn name(&self) -> String {
         format!("sm_{}{}", self.number, self.suffix)
     }
+
+    /// The virtual architecture of the same features: "compute_90a" for sm_90a.
+    pub fn virtual_name(&self) -> String {
+        format!("compute_{}{}", self.number, self.suffix)
+    }
+
+    /// The architecture a source is compiled for: this one, or its `a` variant
+    /// where the source uses architecture-specific instructions
+    /// (`CompileOptions::arch_specific`), which exist from sm_90 on. `Err` is
+    /// the reason this architecture cannot take such a source.
+    pub fn target_for(&self, arch_specific: bool) -> std::result::Result<Arch, String> {
+        if !arch_specific {
+            return Ok(self.clone());
+        }
+        if self.number < 90 {
+            return Err(format!(
+                "the source needs the architecture-specific features of sm_90a (wgmma); this target is {self}"
+            ));
+        }
+        Ok(Arch {
+            number: self.number,
+            suffix: "a".into(),
+        })
+    }
 }
 
 impl fmt::Display for Arch {
@@ -657,15 +681,31 @@ impl Compiler for NvrtcCompiler {
     }
 
     fn compile(&self, what: &str, source: &str, options: &CompileOptions) -> Result<Artefact> {
+        let arch = self
+            .arch
+            .target_for(options.arch_specific)
+            .map_err(|reason| Error::Unavailable {
+                kernel: what.to_string(),
+                toolchain: self.nvrtc.label(),
+                reason,
+            })?;
+        let target = arch.name();
+        let mut notes = Vec::new();
+        if target != self.target {
+            notes.push(format!(
+                "compiled for {target}, not {}: the source uses architecture-specific instructions (wgmma)",
+                self.target
+            ));
+        }
         let started = Instant::now();
-        let out = self.nvrtc.compile(what, source, &self.target, options)?;
+        let out = self.nvrtc.compile(what, source, &target, options)?;
         let compile_ms = started.elapsed().as_secs_f64() * 1e3;
         // PTX is kept for comparison; when NVRTC gives none for a real
         // architecture, compile once more for the virtual one.
         let ptx = match out.ptx {
             Some(p) => Some(p),
             None => {
-                let virt = format!("compute_{}{}", self.arch.number, self.arch.suffix);
+                let virt = arch.virtual_name();
                 self.nvrtc
                     .compile(what, source, &virt, options)
                     .ok()
@@ -676,9 +716,8 @@ impl Compiler for NvrtcCompiler {
             nvrtc_err(
                 "nvrtcGetCUBIN",
                 format!(
-                    "{} gave no CUBIN for {} (nvrtcGetCUBIN needs NVRTC 11.1 or later)",
+                    "{} gave no CUBIN for {target} (nvrtcGetCUBIN needs NVRTC 11.1 or later)",
                     self.nvrtc.label(),
-                    self.target
                 ),
             )
         })?;
@@ -690,7 +729,7 @@ impl Compiler for NvrtcCompiler {
             log: out.log,
             compile_ms,
             ptx,
-            notes: Vec::new(),
+            notes,
         }
         .note_ignored_cap(options.max_registers);
         Ok(Artefact {
@@ -967,6 +1006,44 @@ mod tests {
         assert!(!nvrtc_flags("compute_90", &o)
             .iter()
             .any(|x| x.contains("ptxas")));
+    }
+
+    #[test]
+    fn arch_specific_sources_target_the_a_variant_from_sm_90() {
+        let sm90 = Arch::parse("sm_90").unwrap();
+        assert_eq!(sm90.target_for(false).unwrap().name(), "sm_90");
+        let a = sm90.target_for(true).unwrap();
+        assert_eq!(a.name(), "sm_90a");
+        assert_eq!(a.compute_capability(), (9, 0));
+        assert!(nvrtc_flags(&a.name(), &CompileOptions::new())
+            .contains(&"--gpu-architecture=sm_90a".to_string()));
+        // The PTX fallback's virtual architecture keeps the suffix.
+        assert_eq!(a.virtual_name(), "compute_90a");
+        // Already architecture-specific: unchanged.
+        let given = Arch::parse("sm_90a").unwrap();
+        assert_eq!(given.target_for(true).unwrap(), given);
+        assert_eq!(given.target_for(false).unwrap(), given);
+        assert_eq!(
+            Arch::parse("sm_120")
+                .unwrap()
+                .target_for(true)
+                .unwrap()
+                .name(),
+            "sm_120a"
+        );
+        let e = Arch::parse("sm_80").unwrap().target_for(true).unwrap_err();
+        assert!(
+            e.contains("sm_90a") && e.contains("this target is sm_80"),
+            "{e}"
+        );
+        assert_eq!(
+            Arch::parse("sm_80")
+                .unwrap()
+                .target_for(false)
+                .unwrap()
+                .name(),
+            "sm_80"
+        );
     }
 
     #[test]

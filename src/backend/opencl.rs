@@ -3,6 +3,8 @@
 //! On NVIDIA platforms the program is built with `-cl-nv-verbose`, whose build
 //! log carries ptxas's resource lines, and the program binary is PTX. Elsewhere
 //! (PoCL, ...) only what the API reports is known; the rest stays `None`.
+//! An architecture-specific source (sm_90a) is built from source, then its PTX
+//! re-targeted and built as the program (`build_arch_specific`).
 
 use std::collections::HashMap;
 use std::ptr;
@@ -393,17 +395,40 @@ impl OpenClCompiler {
         source: &str,
         options: &CompileOptions,
     ) -> Result<(ClProgram, BuildReport)> {
+        self.check_arch_specific(what, options)?;
         let mut notes = Vec::new();
         let flags = self.flags(options, &mut notes);
         let started = Instant::now();
         let mut program = ClProgram::create_from_source(&self.context, source)
             .map_err(|e| api("clCreateProgramWithSource", e))?;
         let built = program.build(&[self.device.id()], &flags.join(" "));
-        let compile_ms = started.elapsed().as_secs_f64() * 1e3;
+        let mut compile_ms = started.elapsed().as_secs_f64() * 1e3;
         let log = program.get_build_log(self.device.id()).unwrap_or_default();
         if let Err(e) = built {
             let failed = format!("clBuildProgram: {e}; flags");
             return Err(self.build_error(what, &log, &failed, &flags));
+        }
+        if options.arch_specific {
+            let started = Instant::now();
+            let (live, ptx, live_log) =
+                self.build_arch_specific(what, &program, &flags, &mut notes)?;
+            compile_ms += started.elapsed().as_secs_f64() * 1e3;
+            // Resources from the re-targeted build alone: the source build's ptxas
+            // lines are of the program without its marked instructions.
+            let mut kernels = self.resources(&live, &live_log)?;
+            self.assemble_uncached(&ptx, &flags, &mut kernels);
+            let report = BuildReport {
+                toolchain: Some(Toolchain::OpenCl),
+                compiler: self.version.clone(),
+                flags,
+                compile_ms,
+                ptx: Some(ptx),
+                kernels,
+                log: format!("{}\n{live_log}", log.trim_end()),
+                notes,
+            }
+            .note_ignored_cap(options.max_registers);
+            return Ok((live, report));
         }
         let ptx = if self.nvidia {
             program
@@ -434,6 +459,79 @@ impl OpenClCompiler {
         }
         .note_ignored_cap(options.max_registers);
         Ok((program, report))
+    }
+
+    /// An architecture-specific source's marked instructions are NVIDIA PTX that
+    /// only NVIDIA's OpenCL build makes live (`build_arch_specific`).
+    pub(crate) fn check_arch_specific(&self, what: &str, options: &CompileOptions) -> Result<()> {
+        if options.arch_specific && !self.nvidia {
+            return Err(Error::Unavailable {
+                kernel: what.to_string(),
+                toolchain: format!("OpenCL ({})", self.platform),
+                reason: "it uses sm_90a's architecture-specific instructions (wgmma) as NVIDIA inline PTX, \
+                         made live only in NVIDIA OpenCL's PTX; this platform cannot run them"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// NVIDIA's OpenCL declares `.target sm_XX` and refuses sm_90a's instructions,
+    /// so the source carries them as PTX comments (`opencl_ptx::ARCH_SPECIFIC_MARKER`):
+    /// the source build's PTX, un-commented and re-targeted to `sm_XXa`, is built
+    /// as the program binary. Returns that program, its PTX and its build log.
+    fn build_arch_specific(
+        &self,
+        what: &str,
+        source_build: &ClProgram,
+        flags: &[String],
+        notes: &mut Vec<String>,
+    ) -> Result<(ClProgram, String, String)> {
+        let binary = source_build
+            .get_binaries()
+            .map_err(|e| api("clGetProgramInfo(CL_PROGRAM_BINARIES)", e))?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::invalid(format!("{what}: the OpenCL build gave no binary")))?;
+        let text = String::from_utf8_lossy(&binary);
+        let live =
+            super::opencl_ptx::arch_specific(text.trim_end_matches('\0')).map_err(|reason| {
+                Error::Unavailable {
+                    kernel: what.to_string(),
+                    toolchain: format!("OpenCL ({})", self.platform),
+                    reason,
+                }
+            })?;
+        // SAFETY: the device belongs to the context (both come from this compiler).
+        let mut program = unsafe {
+            ClProgram::create_from_binary(
+                &self.context,
+                &[self.device.id()],
+                &[live.ptx.as_bytes()],
+            )
+        }
+        .map_err(|e| api("clCreateProgramWithBinary", e))?;
+        let built = program.build(&[self.device.id()], &flags.join(" "));
+        let log = program.get_build_log(self.device.id()).unwrap_or_default();
+        if let Err(e) = built {
+            let failed = format!(
+                "clBuildProgram of the PTX re-targeted to {} ({} marked instructions un-commented): {e}; flags",
+                live.target, live.uncommented
+            );
+            return Err(self.build_error(what, &log, &failed, flags));
+        }
+        notes.push(match live.uncommented {
+            0 => format!(
+                "PTX re-targeted to {}, but it holds no `{}` marker: no instruction was un-commented",
+                live.target,
+                super::opencl_ptx::ARCH_SPECIFIC_MARKER.trim_end()
+            ),
+            n => format!(
+                "PTX re-targeted to {}: {n} marked architecture-specific instructions un-commented",
+                live.target
+            ),
+        });
+        Ok((program, live.ptx, log))
     }
 
     /// A build the driver served from its compute cache (PTX it assembled before,
@@ -485,6 +583,14 @@ impl OpenClCompiler {
         options: &CompileOptions,
     ) -> Result<(BuildReport, Vec<u8>)> {
         let (program, report) = self.build_source(what, source, options)?;
+        if options.arch_specific {
+            // The re-targeted PTX the program was built from, not the source
+            // build's: its marked instructions are live.
+            let ptx = report.ptx.clone().ok_or_else(|| {
+                Error::invalid(format!("{what}: the re-targeted build kept no PTX"))
+            })?;
+            return Ok((report, ptx.into_bytes()));
+        }
         let binary = program
             .get_binaries()
             .map_err(|e| api("clGetProgramInfo(CL_PROGRAM_BINARIES)", e))?

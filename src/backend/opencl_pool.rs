@@ -276,6 +276,8 @@ impl Compiler for PooledCompiler {
     }
 
     fn compile(&self, what: &str, source: &str, options: &CompileOptions) -> Result<Artefact> {
+        // Refused here, as the in-process compiler refuses it, not as a worker's error.
+        self.inner.check_arch_specific(what, options)?;
         let request = Request {
             what: what.to_string(),
             source: source.to_string(),
