@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|tcwg-first|tcwg-gate|tcwg-check|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1332,6 +1332,68 @@ tc-cpca)
   # .ca: the CUDA tests of the family (with CP_CA cases), CP_CA=0 and 1 at both toolchains'
   # tuned configurations next to cuBLAS, CP_CA=1 with split-K at odd sizes on both toolchains.
   tc_switch_ab CP_CA cpca
+  ;;
+tcwg-check)
+  # Issue 28: tcwg's CUDA tests on this GPU (CUDA and NVIDIA OpenCL, failing instead of skipping;
+  # the twins' agreement test runs every kernel), compute-sanitizer memcheck at odd sizes, and
+  # Nsight Compute's tensor-pipe and issue metrics at the tuned tile at 4096.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tcwg
+  xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
+  GEMMLAB_TEST_DEVICE=h200 GEMMLAB_REQUIRE_CUDA=1 run tests 300 /tmp/cuda_kernels --test-threads=1 cuda_tcwg_ cuda_and_opencl_twins
+  grep -E "test |test result|checked runs|SKIPPED" "$W/tests.txt"
+  for c in "" "--tuned --db .gpu/db"; do
+    i=$([ -z "$c" ] && echo defaults || echo tuned)
+    run memcheck-$i 150 compute-sanitizer --tool memcheck $G compare $D --backends cuda --kernels tcwg $c \
+      --sizes 1000x999x1001,17,4097x33x2049 --reps 2 --out "$W/memcheck-$i"
+    grep -E "ERROR SUMMARY|^ *tcwg " "$W/memcheck-$i.txt"
+  done
+  run ncu 150 ncu --clock-control none --metrics gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_gmma.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio \
+    -k regex:tcwg_gemm -c 2 $G compare $D --backends cuda --kernels tcwg --tuned --db .gpu/db --sizes 4096 --reps 2 --out "$W/ncu-rows"
+  grep -E "tcwg_gemm|gpu__time|gmma|issue_active|warps_active|registers|bank|stalled" "$W/ncu.txt" | head -30
+  ;;
+tcwg-first)
+  # Issue 28: the wgmma kernel (tcwg, sm_90a) on both toolchains: its published defaults and a
+  # 4-warpgroup tile at odd sizes (checked) and at 4096 next to cuBLAS and tc's tuned 3xTF32;
+  # then exhaustive searches per toolchain (OpenCL within its 48 KiB) into $W/db.
+  DB="$W/db"; mkdir -p "$DB"; cp "${DBIN:-results/tuned/nvidia-h200.json}" "$DB/nvidia-h200.json"
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tcwg
+  WIDE="--define BM=256 --define BN=64 --define BK=8 --define STAGES=3"
+  run odd-defaults 120 $G compare $D --backends cuda,opencl --kernels tcwg --sizes 17,1000x999x1001,4097x33x2049,256 --reps 3 --out "$W/odd-defaults"
+  run odd-wide 120 $G compare $D --backends cuda,opencl --kernels tcwg $WIDE --sizes 17,1000x999x1001,4097x33x2049 --reps 3 --out "$W/odd-wide"
+  grep -h -E "^[0-9x]+ |^ *(tcwg|cublas) " "$W"/odd-*.txt | sed 's/ on NVIDIA.*//'
+  run at4096 150 $G compare $D --backends cuda,opencl --kernels tcwg,tc --tuned --db "$DB" --sizes 4096 --reps 10 --out "$W/at4096"
+  run at4096-wide 120 $G compare $D --backends cuda,opencl --kernels tcwg $WIDE --sizes 4096 --reps 10 --out "$W/at4096-wide"
+  grep -h -E "^[0-9x]+ |^ *(tcwg|tc|cublas) " "$W"/at4096*.txt | sed 's/ on NVIDIA.*//'
+  # CP_CA free on OpenCL (its runtime serves cp.async.cg slowly: ../tc/cp-ca).
+  for tc in cuda opencl; do
+    sw=none; [ $tc = opencl ] && sw=CP_CA
+    run tune-$tc ${TT:-110} $G tune $D --backends $tc --kernels tcwg --sizes 4096 --strategy exhaustive \
+      --time-limit ${TL:-90} --max-configs 5000 --caps none --switches $sw --values GROUP=8 \
+      --values BM=64,128,256 --values BN=64,128 --values BK=8,16,32 --values STAGES=3,4,5 --values PROMOTE_K=8,16,32 \
+      --top 3 --store "$W/store" --db "$DB" --out "$W/tune-$tc"
+    grep -h -E " tried|best while|final" "$W/tune-$tc.txt" | head
+  done
+  ;;
+tcwg-gate)
+  # Issue 28: CUDA's tcwg searched again with CP_CA free (tcwg-first's database, carried in
+  # .gpu/db, holds both toolchains' first bests); tcwg's accuracy at CUDA's best for each
+  # PROMOTE_K (the gate: within 4x of cuBLAS SGEMM's largest error); both toolchains' tuned
+  # tcwg and tc next to cuBLAS at 4096 and 8192.
+  DB="$W/db"; mkdir -p "$DB"; cp .gpu/db/nvidia-h200.json "$DB/"
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tcwg
+  run tune-cuda ${TT:-110} $G tune $D --backends cuda --kernels tcwg --sizes 4096 --strategy exhaustive \
+    --time-limit ${TL:-90} --max-configs 5000 --caps none --switches CP_CA --values GROUP=8 \
+    --values BM=128,256 --values BN=64,128 --values BK=16,32 --values STAGES=2,3,4,5 --values PROMOTE_K=8,16,32 \
+    --top 3 --store "$W/store" --db "$DB" --out "$W/tune-cuda"
+  grep -h -E " tried|best while|final" "$W/tune-cuda.txt" | head
+  for pk in ${PKS:-8 16 32}; do
+    run accuracy-pk$pk 150 $G accuracy $D --backends cuda --kernels tcwg --tuned --db "$DB" --define PROMOTE_K=$pk \
+      --sizes ${ASIZES:-1024,4096,1024x1024x32768} --inputs uniform,mantissa,mixed --out "$W/accuracy-pk$pk"
+    grep -E "gate|FP32-accurate|holds|fails" "$W/accuracy-pk$pk.txt" | head -20
+  done
+  run tuned 200 $G compare $D --backends cuda,opencl --kernels tcwg,tc --tuned --db "$DB" --sizes 4096,8192 --reps 20 --keep-ptx \
+    --out "$W/tuned"
+  grep -h -E "^[0-9x]+ |^ *(tcwg|tc|cublas) |tuned at|throttled" "$W/tuned.txt"
   ;;
 tc-cpca-tune)
   # Issue 28: OpenCL's tc searched again with CP_CA free at TSIZE (default 4096; exhaustive over

@@ -324,3 +324,104 @@ fn cuda_tc_split_in_local_memory_verifies() {
         }
     }
 }
+
+/// The wgmma kernel (tcwg, sm_90a) verifies at odd sizes on CUDA and, where the
+/// OpenCL test device is NVIDIA's, through NVIDIA OpenCL (its PTX re-targeted to
+/// sm_90a by the backend): the published defaults, both toolchains' tuned tiles
+/// (four warpgroups, tile copies through L1), N=256 and every PROMOTE_K; 1xTF32
+/// (TF32_SINGLE) against TF32's limits.
+#[test]
+fn cuda_tcwg_verifies_on_both_toolchains() {
+    let Some(b) = common::cuda("cuda_tcwg_verifies_on_both_toolchains") else {
+        return;
+    };
+    let spec = kernels::find("tcwg").unwrap();
+    let mut sessions = vec![Session::new(b)];
+    let cl = common::opencl();
+    if cl.info().is_nvidia() {
+        sessions.push(Session::new(cl));
+    }
+    let mut runs = 0;
+    let cases: &[&[(&str, i64)]] = &[
+        &[],
+        &[
+            ("BM", 256),
+            ("BN", 64),
+            ("BK", 32),
+            ("PROMOTE_K", 16),
+            ("STAGES", 4),
+            ("CP_CA", 1),
+        ],
+        &[
+            ("BM", 128),
+            ("BN", 64),
+            ("BK", 16),
+            ("PROMOTE_K", 16),
+            ("STAGES", 3),
+            ("CP_CA", 1),
+        ],
+        &[
+            ("BM", 64),
+            ("BN", 256),
+            ("BK", 8),
+            ("PROMOTE_K", 32),
+            ("STAGES", 2),
+            ("TF32_SINGLE", 1),
+        ],
+        &[
+            ("BM", 128),
+            ("BN", 128),
+            ("BK", 32),
+            ("PROMOTE_K", 8),
+            ("STAGES", 2),
+        ],
+    ];
+    for session in &mut sessions {
+        let info = session.backend.borrow().info().clone();
+        let c0 = spec.defaults();
+        if let Some(why) = spec.unavailable_at(&c0, &info, &Hints::default()) {
+            common::say(&format!(
+                "SKIPPED cuda_tcwg_verifies_on_both_toolchains on {}: {why}",
+                info.toolchain
+            ));
+            continue;
+        }
+        for defines in cases {
+            // Switches go in as hints (TF32_SINGLE's check is TF32's), parameters as the configuration.
+            let mut hints = Hints::default();
+            let mut d: Vec<(String, i64)> = Vec::new();
+            for (name, v) in defines.iter() {
+                if spec.has_switch(name) {
+                    hints.switches.insert((*name).to_string(), *v == 1);
+                } else {
+                    d.push((name.to_string(), *v));
+                }
+            }
+            let config = spec.config(&d).unwrap();
+            for (m, n, k) in [
+                (17, 17, 17),
+                (200, 130, 70),
+                (1000, 999, 1001),
+                (4097, 33, 2049),
+            ] {
+                let ops = Operands::new(m, n, k, 29);
+                let reference = Reference::cpu(&ops);
+                let mut a = prepare(session, spec, &config, &hints, &ops, &reference, false);
+                match a.prepared.take() {
+                    Some(p) => p.release(session),
+                    None => panic!(
+                        "tcwg {} {:?} on {} at {m}x{n}x{k}: {:?}",
+                        config.describe(),
+                        hints.switches,
+                        info.toolchain,
+                        a.status
+                    ),
+                }
+                runs += 1;
+            }
+        }
+    }
+    common::say(&format!(
+        "cuda_tcwg_verifies_on_both_toolchains: {runs} checked runs"
+    ));
+}

@@ -85,7 +85,19 @@ fn every_kernel_compiles(t: &Target) {
             "{what}: flags {:?}",
             b.report.flags
         );
-        assert!(b.report.flags.contains(&format!("ptxas:--gpu-name={arch}")));
+        // wgmma kernels are assembled for the architecture-specific variant (sm_90a).
+        let suffix = if kernels::tcwg::arch_specific(spec.id) {
+            "a"
+        } else {
+            ""
+        };
+        assert!(
+            b.report
+                .flags
+                .contains(&format!("ptxas:--gpu-name={arch}{suffix}")),
+            "{what}: flags {:?}",
+            b.report.flags
+        );
     }
 }
 

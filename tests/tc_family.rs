@@ -1149,3 +1149,46 @@ fn stage_plan_packs_and_unpacks_exactly_around_the_tc_contract_on_opencl() {
     );
     assert_eq!(planned, 3 * 2 * 2 * 4 * 4 * 7);
 }
+
+/// The wgmma kernel (tcwg) on PoCL: an n/a row that says it needs NVIDIA's tensor
+/// cores and sm_90a, exit 0, one "unavailable" measurement.
+#[test]
+fn compare_on_pocl_gives_tcwg_an_na_row_that_names_sm_90a() {
+    let out = out_dir("tcwg");
+    let out_s = out.to_str().expect("a UTF-8 temporary path");
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        "pocl",
+        "--backends",
+        "opencl",
+        "--kernels",
+        "tcwg",
+        "--sizes",
+        "64",
+        "--reps",
+        "2",
+        "--out",
+        out_s,
+    ]);
+    let text = common::output_text(&o);
+    assert_eq!(o.status.code(), Some(0), "n/a is not a failure:\n{text}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let row = stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some("tcwg"))
+        .unwrap_or_else(|| panic!("no tcwg row in the table:\n{text}"));
+    assert!(
+        row.contains("n/a"),
+        "the tcwg row is not n/a: {row}\n{text}"
+    );
+    let rows = read_jsonl(&out.join("measurements.jsonl"));
+    assert_eq!(rows.len(), 1, "one measurement: {rows:?}");
+    assert_eq!(rows[0]["status"], "unavailable", "{}", rows[0]);
+    let reason = rows[0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        says_why_not_here(reason) && reason.contains("sm_90a") && reason.contains("wgmma"),
+        "{reason:?}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}

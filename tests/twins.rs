@@ -279,6 +279,12 @@ fn published_defaults_are_pinned() {
             &["USE_BOUNDS", "USE_RESTRICT", "PROMOTE_ACC"],
             &["USE_BOUNDS", "USE_RESTRICT", "PROMOTE_ACC"],
         ),
+        // Its wgmma kernel: the same published state.
+        (
+            "tcwg",
+            &["USE_BOUNDS", "USE_RESTRICT", "PROMOTE_ACC"],
+            &["USE_BOUNDS", "USE_RESTRICT", "PROMOTE_ACC"],
+        ),
     ];
     assert_eq!(pinned.len(), kernels::all().len());
     for (id, cl_on, cu_on) in pinned {

@@ -10,16 +10,22 @@ use crate::results::Measurement;
 
 use super::{data, stats, Data, Finding, Topic};
 
-/// The kernel id of the family.
-pub const KERNEL: &str = "tc";
+/// The kernel ids of the family: mma.sync (`tc`) and wgmma (`tcwg`, f32 only).
+pub const KERNELS: &[&str] = &["tc", "tcwg"];
 
-/// What a row computes, from its precision and switches.
+/// What a row computes, from its kernel, precision and switches.
 pub fn arithmetic_of(m: &Measurement) -> &'static str {
     let on = |name: &str| m.hints.switch(name);
+    let wgmma = m.kernel == "tcwg";
     match m.precision() {
         Precision::F64 => "FP64 tensor cores",
+        _ if on("TF32_SINGLE") == Some(true) && wgmma => "1xTF32 on wgmma (lower precision)",
         _ if on("TF32_SINGLE") == Some(true) => "1xTF32 (lower precision)",
+        _ if on("PROMOTE_ACC") == Some(false) && wgmma => {
+            "3xTF32 on wgmma, tensor-core accumulation"
+        }
         _ if on("PROMOTE_ACC") == Some(false) => "3xTF32, tensor-core accumulation",
+        _ if wgmma => "3xTF32 on wgmma (FP32-accurate)",
         _ => "3xTF32 (FP32-accurate)",
     }
 }
@@ -75,7 +81,9 @@ pub fn analyse(data: &Data) -> Option<Tc<'_>> {
             let store = PtxStore::open(&run.dir).unwrap_or_default();
             // The routine's rows time whole calls (packing too): its own section reads them.
             (run.measurements.iter())
-                .filter(|m| m.kernel == KERNEL && m.experiment != crate::routine::ROUTINE)
+                .filter(|m| {
+                    KERNELS.contains(&m.kernel.as_str()) && m.experiment != crate::routine::ROUTINE
+                })
                 .filter(|m| data::gflops(m).is_some())
                 .map(move |m| SpeedRow {
                     m,

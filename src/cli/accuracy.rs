@@ -40,6 +40,10 @@ pub struct AccuracyArgs {
     /// Run each kernel in its tuned configuration (the database of bests) instead of its defaults.
     #[arg(long)]
     pub tuned: bool,
+    /// Kernel parameter NAME=VALUE, set in every selected kernel that has it (over its
+    /// defaults or its tuned configuration); repeatable. A name no selected kernel has is refused.
+    #[arg(long = "define", value_name = "NAME=VALUE")]
+    pub defines: Vec<String>,
     /// Directory of the database of bests that --tuned reads.
     #[arg(long, default_value = "results/tuned")]
     pub db: PathBuf,
@@ -71,6 +75,20 @@ pub fn run(args: AccuracyArgs) -> Result<super::Outcome> {
         .map(|s| Inputs::parse(s))
         .collect::<Result<_>>()?;
     let specs = kernels::select(Some(&args.kernels))?;
+    let defines: Vec<(String, i64)> = args
+        .defines
+        .iter()
+        .map(|d| kernels::parse_define(d))
+        .collect::<Result<_>>()?;
+    if let Some((name, _)) = defines
+        .iter()
+        .find(|(n, _)| !specs.iter().any(|k| k.params.iter().any(|p| p.name == n)))
+    {
+        return Err(Error::invalid(format!(
+            "--define {name}: none of the kernels {} has a parameter {name}",
+            args.kernels
+        )));
+    }
     let mut sessions = args.device.sessions()?;
     let device = sessions
         .first()
@@ -115,7 +133,14 @@ pub fn run(args: AccuracyArgs) -> Result<super::Outcome> {
             for s in sessions.iter_mut() {
                 for spec in &specs {
                     for switches in variants(spec) {
-                        rows.push(kernel_row(s, spec, &switches, &point, db.as_ref()));
+                        rows.push(kernel_row(
+                            s,
+                            spec,
+                            &switches,
+                            &point,
+                            db.as_ref(),
+                            &defines,
+                        ));
                     }
                 }
                 for tf32 in [false, true] {
@@ -213,6 +238,7 @@ fn kernel_row(
     switches: &[(&str, bool)],
     p: &Point,
     db: Option<&gemmlab::bests::Database>,
+    defines: &[(String, i64)],
 ) -> Row {
     let info = s.backend.borrow().info().clone();
     let mut hints = Hints::default();
@@ -230,7 +256,16 @@ fn kernel_row(
     let config = db
         .and_then(|d| d.lookup(spec.id, info.toolchain, size))
         .map_or_else(|| spec.defaults(), |b| b.config.clone());
-    let config = match spec.with_precision(&config, gemmlab::kernels::Precision::F32) {
+    let mut config = config;
+    for (name, v) in defines {
+        if spec.params.iter().any(|p| p.name == name) {
+            config.0.insert(name.clone(), *v);
+        }
+    }
+    let config = match spec
+        .validate(&config)
+        .and_then(|()| spec.with_precision(&config, gemmlab::kernels::Precision::F32))
+    {
         Ok(c) => c,
         Err(e) => {
             let mut r = p.row(info.toolchain.as_str(), spec.id, String::new(), arithmetic);

@@ -9,6 +9,7 @@ mod lecture;
 mod simt;
 mod switches;
 pub mod tc;
+pub mod tcwg;
 pub mod thin;
 mod tutorial;
 
@@ -379,7 +380,7 @@ impl KernelSpec {
     /// Why this kernel, with these switches, cannot run on that device, if it cannot.
     pub fn unavailable(&self, device: &DeviceInfo, hints: &Hints) -> Option<String> {
         if self.family == Family::TensorCore {
-            if let Some(why) = tc_unavailable(device) {
+            if let Some(why) = tc_unavailable(device, tcwg::arch_specific(self.id)) {
                 return Some(why);
             }
         }
@@ -414,6 +415,13 @@ impl KernelSpec {
             return thin::split_unavailable(c, device);
         }
         let (major, minor) = device.compute_capability?;
+        if tcwg::arch_specific(self.id) {
+            return ((major, minor) != (9, 0)).then(|| {
+                format!(
+                    "it runs wgmma, an instruction of sm_90a's architecture-specific features (compute capability 9.0 only); this device is sm_{major}{minor}"
+                )
+            });
+        }
         let need = (self.family == Family::TensorCore).then(|| tc::needs_sm(c))?;
         ((major, minor) < need).then(|| {
             format!(
@@ -525,6 +533,7 @@ impl KernelSpec {
         }
         o.max_registers = hints.max_registers;
         o.fast_math = hints.fast_math;
+        o.arch_specific = tcwg::arch_specific(self.id);
         o
     }
 
@@ -594,11 +603,17 @@ impl KernelSpec {
 }
 
 /// Why a tensor-core kernel cannot run on `device`: it is written in NVIDIA inline
-/// PTX (mma.sync, cp.async), which needs an NVIDIA GPU of sm_80 or later.
-fn tc_unavailable(device: &DeviceInfo) -> Option<String> {
+/// PTX (mma.sync, cp.async), which needs an NVIDIA GPU of sm_80 or later; wgmma
+/// (`arch_specific`) needs sm_90a.
+fn tc_unavailable(device: &DeviceInfo, arch_specific: bool) -> Option<String> {
     if !device.is_nvidia() {
+        let needs = if arch_specific {
+            "wgmma, cp.async: sm_90a, compute capability 9.0 only"
+        } else {
+            "mma.sync, cp.async: sm_80 or later"
+        };
         return Some(format!(
-            "it runs on NVIDIA tensor cores through inline PTX (mma.sync, cp.async: sm_80 or later); {} is not an NVIDIA GPU",
+            "it runs on NVIDIA tensor cores through inline PTX ({needs}); {} is not an NVIDIA GPU",
             device.name
         ));
     }
@@ -620,6 +635,7 @@ pub fn all() -> &'static [KernelSpec] {
         v.extend(simt::KERNELS.iter().copied());
         v.extend(thin::KERNELS.iter().copied());
         v.extend(tc::KERNELS.iter().copied());
+        v.extend(tcwg::KERNELS.iter().copied());
         v
     });
     &ALL

@@ -62,8 +62,8 @@ const ACCURACY: [Column; 9] = [
 
 pub(crate) fn section(a: &Tc) -> Result<Section> {
     let mut s = format!(
-        "## {TC}\n\nThe `tc` family runs `mma.sync` through inline PTX in both toolchains: DGEMM on the \
-         FP64 tensor cores, SGEMM from TF32 products. 3xTF32 splits each operand into a TF32 high and \
+        "## {TC}\n\nThe `tc` family runs `mma.sync` through inline PTX in both toolchains (`tcwg`: its \
+         3xTF32 on Hopper's `wgmma`, sm_90a): DGEMM on the FP64 tensor cores, SGEMM from TF32 products. 3xTF32 splits each operand into a TF32 high and \
          low part and sums three products per step, each step's tensor-core sum added to FP32 \
          accumulators (`PROMOTE_ACC`); 1xTF32 (`TF32_SINGLE=1`) keeps one product, a **lower \
          precision** than FP32 checked with TF32's limits. Ratios are to cuBLAS SGEMM (f32) or DGEMM \
@@ -115,7 +115,13 @@ pub(crate) fn words(k: &Kind) -> Words {
     match k {
         Kind::TcSpeed(k) => {
             let (x, size, gflops) = (md::times(Some(k.ratio)), &k.size, md::speed(k.gflops));
-            let tc = format!("tc on {} ({})", name(k.toolchain), k.arithmetic);
+            // The arithmetic's label names wgmma for the family's wgmma kernel (analysis::tc).
+            let kernel = if k.arithmetic.contains("wgmma") {
+                "tcwg"
+            } else {
+                "tc"
+            };
+            let tc = format!("{kernel} on {} ({})", name(k.toolchain), k.arithmetic);
             Words {
                 text: format!(
                     "**{tc}** reaches {gflops} GFLOP/s at {size}: {x} cuBLAS in the same run."
