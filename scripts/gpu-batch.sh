@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|tcwg-first|tcwg-gate|tcwg-check|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|tcwg-first|tcwg-gate|tcwg-check|routine-tcwg|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1332,6 +1332,25 @@ tc-cpca)
   # .ca: the CUDA tests of the family (with CP_CA cases), CP_CA=0 and 1 at both toolchains'
   # tuned configurations next to cuBLAS, CP_CA=1 with split-K at odd sizes on both toolchains.
   tc_switch_ab CP_CA cpca
+  ;;
+routine-tcwg)
+  # Issues 27/28: the wgmma kernel (tcwg) among the routine's f32 choices where FP32 emulation is
+  # allowed, searched per call of the default suite on both toolchains (${TL:-3} s a search),
+  # each beside the call's earlier choices; then gemm --suite --fp32-emulation on both next to
+  # cuBLAS. Database: results/tuned (or DBIN).
+  DB="$W/db"; mkdir -p "$DB"; cp "${DBIN:-results/tuned/nvidia-h200.json}" "$DB/nvidia-h200.json"
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
+  snap() { tar cJf "$OUT/$PART.tar.xz" -C "$W" .; }
+  for tc in cuda opencl; do
+    run tune-$tc ${TT:-170} $G tune $D --backends $tc --kernels tcwg --fp32-emulation --suite ${SUITE:-suites/routine.txt} \
+      --time-limit ${TL:-3} --max-configs 100000 --top 1 --warmup 1 --reps 5 --search-reps 2 --caps none \
+      --db "$DB" --store "$W/store" --out "$W/tune-$tc"
+    grep -hE "routine on" "$W/tune-$tc.txt" | cut -c1-160
+    snap
+  done
+  run gemm-emulated 170 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --fp32-emulation --db "$DB" --reps 10 -v \
+    --out "$W/gemm-emulated-rows"
+  grep -v chosen "$W/gemm-emulated.txt"
   ;;
 tcwg-check)
   # Issue 28: tcwg's CUDA tests on this GPU (CUDA and NVIDIA OpenCL, failing instead of skipping;
