@@ -24,9 +24,9 @@
 //              layout without swizzle: 8 x 16-byte "core matrices" (8 columns
 //              of B, 4 values of K each), the BN/8 matrices of one 4-deep slice
 //              of K contiguous, slices BN*16 bytes and a pad apart (the pad keeps
-//              the copies and the split free of bank conflicts). Each thread splits the
-//              chunks it copied: high parts in place, low parts into one of two
-//              low buffers. The wgmma reads B through a matrix descriptor.
+//              the copies and the split free of bank conflicts). Each thread
+//              splits the chunks it copied: high parts in place, low parts into
+//              one of two low buffers. The wgmma reads B through a descriptor.
 //   pipeline   STAGES-deep cp.async ring; a barrier per stage; each warpgroup
 //              waits for its wgmmas before the next stage (fence.proxy.async
 //              makes the threads' writes visible to the tensor core's reads).
@@ -34,7 +34,7 @@
 //
 // Parameters: BM (64, 128, 256), BN (the wgmma's N: 64, 128, 256), BK (8, 16,
 //   32), STAGES (2-6), GROUP, PROMOTE_K (values of K summed by the tensor core
-//   between promotions: 8, 16, 32, 64), KMAJOR_B (1: B is read K-contiguous).
+//   between promotions: 8, 16, 32), KMAJOR_B (1: B is read K-contiguous).
 // Switches: USE_BOUNDS, USE_RESTRICT, CP_CA (tile copies through L1),
 //   TF32_SINGLE, PROMOTE_ACC.
 // Local memory: 4*STAGES*BK*(BM+8) + (STAGES + 2*!TF32_SINGLE)*(4*BK*BN + 128) bytes,
