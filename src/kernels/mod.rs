@@ -415,12 +415,9 @@ impl KernelSpec {
             return thin::split_unavailable(c, device);
         }
         let (major, minor) = device.compute_capability?;
+        // tcwg's architecture (exactly 9.0) is `unavailable`'s to judge; it has no MMA shape.
         if tcwg::arch_specific(self.id) {
-            return ((major, minor) != (9, 0)).then(|| {
-                format!(
-                    "it runs wgmma, an instruction of sm_90a's architecture-specific features (compute capability 9.0 only); this device is sm_{major}{minor}"
-                )
-            });
+            return None;
         }
         let need = (self.family == Family::TensorCore).then(|| tc::needs_sm(c))?;
         ((major, minor) < need).then(|| {
@@ -618,6 +615,9 @@ fn tc_unavailable(device: &DeviceInfo, arch_specific: bool) -> Option<String> {
         ));
     }
     match device.compute_capability {
+        Some((major, minor)) if arch_specific && (major, minor) != (9, 0) => Some(format!(
+            "it runs wgmma, an instruction of sm_90a's architecture-specific features (compute capability 9.0 only); this device is sm_{major}{minor}"
+        )),
         Some((major, minor)) if major < 8 => Some(format!(
             "it needs tensor cores with mma.sync on f64 or tf32 and cp.async (sm_80 or later); this device is sm_{major}{minor}"
         )),
