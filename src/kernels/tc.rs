@@ -49,7 +49,8 @@ const P_STAGES: Param = Param {
     allowed: &[2, 3, 4, 5, 6],
     meaning: "local-memory buffers of the cp.async pipeline (STAGES*BK*(BM+BN+2*pad) elements must fit the device's local memory: 48 KiB in OpenCL, what the GPU allows at launch in CUDA)",
 };
-const P_GROUP: Param = Param {
+/// Shared with the family's wgmma kernel (`tcwg`).
+pub(super) const P_GROUP: Param = Param {
     name: "GROUP",
     default: 8,
     allowed: &[1, 2, 4, 8, 16],

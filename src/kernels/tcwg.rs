@@ -7,6 +7,7 @@
 //! K-contiguous (wgmma's TF32 operands in local memory must be K-major).
 
 use super::switches::{SwitchUse, CP_CA, PROMOTE_ACC, TF32_SINGLE, USE_BOUNDS, USE_RESTRICT};
+use super::tc::P_GROUP;
 use super::{Abi, Config, Family, KernelSpec, Launch, Operands, Param, Precision};
 use crate::backend::Language::{CudaCpp, OpenClC};
 
@@ -33,12 +34,6 @@ const P_STAGES: Param = Param {
     default: 4,
     allowed: &[2, 3, 4, 5, 6],
     meaning: "local-memory buffers of the cp.async pipeline (4*STAGES*BK*(BM+8) + (STAGES+2)*(4*BK*BN+128) bytes must fit the device's local memory: 48 KiB in OpenCL, what the GPU allows at launch in CUDA)",
-};
-const P_GROUP: Param = Param {
-    name: "GROUP",
-    default: 8,
-    allowed: &[1, 2, 4, 8, 16],
-    meaning: "tile rows per group of the block order (1: row by row)",
 };
 const P_PROMOTE_K: Param = Param {
     name: "PROMOTE_K",
