@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|tcwg-first|tcwg-gate|tcwg-check|routine-tcwg|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|tcwg-first|tcwg-gate|tcwg-check|routine-tcwg|tc-dgemm-8192|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1341,16 +1341,38 @@ routine-tcwg)
   DB="$W/db"; mkdir -p "$DB"; cp "${DBIN:-results/tuned/nvidia-h200.json}" "$DB/nvidia-h200.json"
   export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-routine
   snap() { tar cJf "$OUT/$PART.tar.xz" -C "$W" .; }
-  for tc in cuda opencl; do
+  for tc in ${TCS:-cuda opencl}; do
+    [ "$tc" = none ] && continue   # TCS=none: the routine runs only, on DBIN
     run tune-$tc ${TT:-170} $G tune $D --backends $tc --kernels tcwg --fp32-emulation --suite ${SUITE:-suites/routine.txt} \
       --time-limit ${TL:-3} --max-configs 100000 --top 1 --warmup 1 --reps 5 --search-reps 2 --caps none \
       --db "$DB" --store "$W/store" --out "$W/tune-$tc"
     grep -hE "routine on" "$W/tune-$tc.txt" | cut -c1-160
     snap
   done
+  # GEMM=0: the searches only (the database comes back in the archive for a later call).
+  [ "${GEMM:-1}" = 0 ] && { snap; exit 0; }
   run gemm-emulated 170 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --fp32-emulation --db "$DB" --reps 10 -v \
     --out "$W/gemm-emulated-rows"
   grep -v chosen "$W/gemm-emulated.txt"
+  # And the routine without emulation from the same database: its FP32 choices as they were kept.
+  run gemm-plain 150 $G gemm $D --backends cuda,opencl --suite suites/routine.txt --db "$DB" --reps 10 -v \
+    --out "$W/gemm-plain-rows"
+  grep -v chosen "$W/gemm-plain.txt"
+  ;;
+tc-dgemm-8192)
+  # Issue 28: the CUDA DGEMM searched at 8192 (or SIZE) itself (it was tuned at 4096 and before CP_CA), over
+  # the neighbourhood of the 4096 best with block order (GROUP) and CP_CA free, then the tuned
+  # DGEMM on both toolchains next to cuBLAS DGEMM at 4096 and 8192 in one run.
+  DB="$W/db"; mkdir -p "$DB"; cp "${DBIN:-results/tuned/nvidia-h200.json}" "$DB/nvidia-h200.json"
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-dgemm
+  run tune-f64-${SIZE:-8192} ${TT:-230} $G tune $D --backends cuda --kernels tc --precision f64 --sizes ${SIZE:-8192} --strategy anneal \
+    --time-limit ${TL:-200} --max-configs 5000 --caps none --switches CP_CA,USE_BOUNDS --values BM=64,128 --values BN=64,128 \
+    --values WM=32,64 --values WN=32,64 --values MMA=1688,16816 --values GROUP=4,8,16 --values BK=8,16 \
+    --top 5 --store "$W/store" --db "$DB" --out "$W/tune-f64-${SIZE:-8192}"
+  grep -E "tried|best while|xcuBLAS|cublas|^  tc " "$W/tune-f64-${SIZE:-8192}.txt" | cut -c1-200
+  run tuned-f64 150 $G compare $D --backends cuda,opencl --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 \
+    --reps 20 --out "$W/tuned-f64"
+  grep -vE "^\[" "$W/tuned-f64.txt" | tail -n 25
   ;;
 tcwg-check)
   # Issue 28: tcwg's CUDA tests on this GPU (CUDA and NVIDIA OpenCL, failing instead of skipping;

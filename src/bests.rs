@@ -95,6 +95,18 @@ pub struct RoutineEntry {
     pub tuned_utc: String,
 }
 
+impl RoutineEntry {
+    /// Whether `other` is the choice for the same call: toolchain, precision,
+    /// layout and transposes, shape, and FP32 or emulated (a call keeps one of each).
+    pub fn same_slot(&self, other: &RoutineEntry) -> bool {
+        self.toolchain == other.toolchain
+            && self.precision == other.precision
+            && self.call == other.call
+            && self.emulated == other.emulated
+            && (self.m, self.n, self.k) == (other.m, other.n, other.k)
+    }
+}
+
 /// The measured crossover of the routine's two kernels.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Crossover {
@@ -264,16 +276,9 @@ impl Database {
             .find(|x| x.toolchain == toolchain && x.precision == precision)
     }
 
-    /// Adds or replaces the crossover of the same toolchain and precision.
-    /// Keeps the routine's choice for one call, replacing an earlier one.
+    /// Keeps the routine's choice for one call, replacing an earlier one of the same slot.
     pub fn set_routine(&mut self, r: RoutineEntry) {
-        self.routine.retain(|e| {
-            !(e.toolchain == r.toolchain
-                && e.precision == r.precision
-                && e.call == r.call
-                && e.emulated == r.emulated
-                && (e.m, e.n, e.k) == (r.m, r.n, r.k))
-        });
+        self.routine.retain(|e| !e.same_slot(&r));
         self.routine.push(r);
     }
 

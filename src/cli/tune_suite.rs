@@ -94,7 +94,7 @@ pub fn run(
             let candidates = candidates(
                 info.toolchain,
                 &tuned.finals,
-                &o,
+                &o.kernels,
                 &known,
                 &p,
                 &tuned_near,
@@ -265,14 +265,14 @@ fn print_header(
 fn candidates(
     toolchain: gemmlab::Toolchain,
     finals: &[Measurement],
-    o: &TuneOptions,
+    kernels: &[&KernelSpec],
     known: &[RoutineEntry],
     p: &gemmlab::gemm::problem::Problem,
     tuned_near: &[(gemmlab::Toolchain, String, Candidate)],
     fp32_emulation: bool,
 ) -> Vec<(String, Candidate)> {
     let mut candidates: Vec<(String, Candidate)> = Vec::new();
-    for k in &o.kernels {
+    for k in kernels {
         let best = finals
             .iter()
             .filter(|m| m.toolchain == toolchain && m.kernel == k.id && m.status.is_ok())
@@ -294,7 +294,7 @@ fn candidates(
             && (e.m, e.n, e.k) == (p.m, p.n, p.k)
     });
     let near = earlier
-        .chain(nearest(known, p, o.call.precision))
+        .chain(nearest(known, p, p.precision))
         .filter(|e| e.toolchain == toolchain && (fp32_emulation || !e.emulated))
         .map(|e| (e.kernel.clone(), as_point(e)));
     let tuned = tuned_near
@@ -598,13 +598,10 @@ fn known_choices(
 ) -> Result<Vec<RoutineEntry>> {
     let mut all = chosen.to_vec();
     if let (Some(dir), Some(device)) = (db_dir, devices.first()) {
-        for e in Database::load(dir, device)?.routine {
-            if !all.iter().any(|c| {
-                c.toolchain == e.toolchain && c.call == e.call && (c.m, c.n, c.k) == (e.m, e.n, e.k)
-            }) {
-                all.push(e);
-            }
-        }
+        // This run's choice replaces the database's for the same slot only: a call's
+        // FP32 and emulated choices, and its f32 and f64 ones, are different slots.
+        let db = Database::load(dir, device)?;
+        all.extend((db.routine.into_iter()).filter(|e| !chosen.iter().any(|c| c.same_slot(e))));
     }
     Ok(all)
 }
@@ -617,6 +614,7 @@ fn nearest<'a>(
 ) -> Vec<&'a RoutineEntry> {
     let mut out = Vec::new();
     let mut toolchains: Vec<_> = known.iter().map(|e| e.toolchain).collect();
+    toolchains.sort_by_key(|t| t.as_str());
     toolchains.dedup();
     for tc in toolchains {
         let mut pool: Vec<RoutineEntry> = known
@@ -658,6 +656,76 @@ mod tests {
     fn seed(spec: &KernelSpec, d: &[(&str, i64)]) -> Candidate {
         let d: Vec<(String, i64)> = d.iter().map(|(n, v)| (n.to_string(), *v)).collect();
         Candidate::plain(spec.config(&d).unwrap())
+    }
+
+    fn entry(kernel: &str, precision: gemmlab::Precision, emulated: bool, ns: f64) -> RoutineEntry {
+        let p = call(Layout::ColMajor, 300, 200, 100);
+        RoutineEntry {
+            toolchain: gemmlab::Toolchain::OpenCl,
+            precision,
+            call: call_label(&p),
+            class: ShapeClass::of(p.m, p.n, p.k),
+            m: p.m,
+            n: p.n,
+            k: p.k,
+            emulated,
+            kernel: kernel.into(),
+            config: gemmlab::kernels::find(kernel).unwrap().defaults(),
+            hints: Default::default(),
+            routine_ns: ns,
+            vendor_ns: None,
+            candidates: Vec::new(),
+            compiler: None,
+            gemmlab: "test".into(),
+            tuned_utc: "2026-11-28T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn a_calls_fp32_emulated_and_f64_choices_all_stay_candidates() {
+        use gemmlab::Precision::{F32, F64};
+        let dir = std::env::temp_dir().join(format!("gemmlab-known-{}", std::process::id()));
+        let device = "test device".to_string();
+        let mut db = Database::load(&dir, &device).unwrap();
+        // The emulated choice first: the database's order must not hide the FP32 one.
+        let emulated = entry("tc", F32, true, 50.0);
+        let fp32 = entry("simtdirect", F32, false, 80.0);
+        let f64 = entry("xgemmdirect", F64, false, 150.0);
+        for e in [&emulated, &fp32, &f64] {
+            db.set_routine(e.clone());
+        }
+        db.save(&dir).unwrap();
+        let devices = [device];
+        let known = known_choices(&Some(dir.clone()), &devices, &[]).unwrap();
+        assert_eq!(known.len(), 3);
+        // This run's FP32 choice replaces the database's FP32 one only.
+        let newer = entry("xgemmdirect", F32, false, 70.0);
+        let known =
+            known_choices(&Some(dir.clone()), &devices, std::slice::from_ref(&newer)).unwrap();
+        assert_eq!(known.len(), 3);
+        assert!(known.contains(&newer) && known.contains(&emulated) && known.contains(&f64));
+        assert!(!known.contains(&fp32));
+        // The call's FP32 choice is a candidate of the FP32 routine; the emulated one
+        // only where emulation is allowed.
+        let p = call(Layout::ColMajor, 300, 200, 100);
+        let known = known_choices(&Some(dir.clone()), &devices, &[]).unwrap();
+        let kernels = |emulation| {
+            candidates(
+                gemmlab::Toolchain::OpenCl,
+                &[],
+                &[],
+                &known,
+                &p,
+                &[],
+                emulation,
+            )
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(kernels(false), ["simtdirect"]);
+        assert_eq!(kernels(true), ["tc", "simtdirect"]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
