@@ -729,6 +729,29 @@ mod tests {
     }
 
     #[test]
+    fn neighbours_are_at_most_two_per_toolchain_however_the_database_orders_them() {
+        use gemmlab::Toolchain::{Cuda, OpenCl};
+        let at = |toolchain, m: usize| {
+            let mut e = entry("simtdirect", gemmlab::Precision::F32, false, 10.0);
+            e.toolchain = toolchain;
+            e.m = m;
+            e
+        };
+        // Toolchains interleaved, as a database written by several runs holds them.
+        let known: Vec<RoutineEntry> = (1..=4)
+            .flat_map(|i| [at(Cuda, 100 * i), at(OpenCl, 100 * i)])
+            .collect();
+        let p = call(Layout::ColMajor, 250, 200, 100);
+        let near = nearest(&known, &p, gemmlab::Precision::F32);
+        let count = |t| near.iter().filter(|e| e.toolchain == t).count();
+        assert_eq!((count(Cuda), count(OpenCl)), (NEIGHBOURS, NEIGHBOURS));
+        // The nearest shapes: 200 and 300 rows against 250.
+        let mut rows: Vec<usize> = near.iter().map(|e| e.m).collect();
+        rows.sort();
+        assert_eq!(rows, [200, 200, 300, 300]);
+    }
+
+    #[test]
     fn thin_calls_are_seeded_with_narrow_tiles_that_the_kernel_takes() {
         let direct = gemmlab::kernels::find("simtdirect").unwrap();
         let thin_tile = [
