@@ -282,7 +282,9 @@ fn candidates(
                 config: m.config.clone(),
                 hints: m.hints.clone(),
             };
+            let stored = as_stored(k, &c, p, toolchain);
             candidates.push((m.kernel.clone(), c));
+            candidates.extend(stored.map(|c| (m.kernel.clone(), c)));
         }
     }
     // This call's earlier choice (a rerun keeps it unless something beats it),
@@ -307,6 +309,45 @@ fn candidates(
         }
     }
     candidates
+}
+
+/// `c` with each operand read as the call stores it (`KMAJOR_A`/`KMAJOR_B`), where the
+/// kernel takes both forms and `c` reads one the other way. The search times kernels on
+/// operands already in their form, so it never sees the transposing pack the other form
+/// costs the whole call (B's 64 MiB at 128x4096x4096 NN, longer than a third of the
+/// product): this variant is timed as a whole call beside the search's best. cp.async
+/// copies only M- or N-contiguous tiles, so it is off where an operand is K-contiguous.
+fn as_stored(
+    spec: &KernelSpec,
+    c: &Candidate,
+    p: &gemmlab::gemm::problem::Problem,
+    toolchain: gemmlab::Toolchain,
+) -> Option<Candidate> {
+    use gemmlab::gemm::problem::Matrix;
+    let takes = |name: &str| spec.params.iter().any(|q| q.name == name);
+    if !takes("KMAJOR_A") || !takes("KMAJOR_B") {
+        return None;
+    }
+    let want = (
+        p.storage(Matrix::A).transposed,
+        !p.storage(Matrix::B).transposed,
+    );
+    if spec.k_major(&c.config) == want {
+        return None;
+    }
+    let mut config = c.config.clone();
+    config.0.insert("KMAJOR_A".into(), i64::from(want.0));
+    config.0.insert("KMAJOR_B".into(), i64::from(want.1));
+    let async_copy = (spec.switch_values(toolchain, &c.hints).into_iter())
+        .any(|(s, on)| on && s.name() == "ASYNC_COPY");
+    let hints = if async_copy && (want.0 || want.1) {
+        c.hints.with_switch("ASYNC_COPY", false)
+    } else {
+        c.hints.clone()
+    };
+    spec.validate_with_switches(&config, &hints, toolchain)
+        .ok()?;
+    Some(Candidate { config, hints })
 }
 
 /// The whole routine timed with each candidate, checked, next to the vendor BLAS
@@ -749,6 +790,50 @@ mod tests {
         let mut rows: Vec<usize> = near.iter().map(|e| e.m).collect();
         rows.sort();
         assert_eq!(rows, [200, 200, 300, 300]);
+    }
+
+    #[test]
+    fn each_familys_best_is_also_timed_reading_the_operands_as_stored() {
+        use gemmlab::gemm::problem::Template;
+        let simt = gemmlab::kernels::find("simt").unwrap();
+        let tc = gemmlab::Toolchain::Cuda;
+        // The search's best at 128x4096x4096 NN: B read N-contiguous, through cp.async.
+        let best = Candidate {
+            config: simt.config(&[("SPLITK".into(), 6)]).unwrap(),
+            hints: gemmlab::kernels::Hints::default().with_switch("ASYNC_COPY", true),
+        };
+        let nn = call(Layout::ColMajor, 128, 4096, 4096);
+        let v = as_stored(simt, &best, &nn, tc).unwrap();
+        assert_eq!(simt.k_major(&v.config), (false, true));
+        assert_eq!(v.hints.switch("ASYNC_COPY"), Some(false));
+        assert_eq!(v.config.get("SPLITK"), 6);
+        simt.validate_with_switches(&v.config, &v.hints, tc)
+            .unwrap();
+        // NT stores B N-contiguous, as the best reads it: nothing to add.
+        let nt = Template {
+            layout: Layout::ColMajor,
+            trans_a: Trans::N,
+            trans_b: Trans::T,
+            ..Template::plain()
+        }
+        .at(128, 4096, 4096)
+        .unwrap();
+        assert!(as_stored(simt, &best, &nt, tc).is_none());
+        // TN stores A K-contiguous (and B too).
+        let tn = Template {
+            layout: Layout::ColMajor,
+            trans_a: Trans::T,
+            trans_b: Trans::N,
+            ..Template::plain()
+        }
+        .at(1024, 1024, 1024)
+        .unwrap();
+        let v = as_stored(simt, &best, &tn, tc).unwrap();
+        assert_eq!(simt.k_major(&v.config), (true, true));
+        // A kernel without the two forms (the direct one reads the call as it is) adds nothing.
+        let direct = gemmlab::kernels::find("simtdirect").unwrap();
+        let d = Candidate::plain(direct.defaults());
+        assert!(as_stored(direct, &d, &nn, tc).is_none());
     }
 
     #[test]
