@@ -323,15 +323,11 @@ fn as_stored(
     p: &gemmlab::gemm::problem::Problem,
     toolchain: gemmlab::Toolchain,
 ) -> Option<Candidate> {
-    use gemmlab::gemm::problem::Matrix;
     let takes = |name: &str| spec.params.iter().any(|q| q.name == name);
     if !takes("KMAJOR_A") || !takes("KMAJOR_B") {
         return None;
     }
-    let want = (
-        p.storage(Matrix::A).transposed,
-        !p.storage(Matrix::B).transposed,
-    );
+    let want = p.k_contiguous();
     if spec.k_major(&c.config) == want {
         return None;
     }

@@ -218,6 +218,15 @@ impl Problem {
         }
     }
 
+    /// Whether op(A) and op(B) are K-contiguous as the call stores them: the forms a
+    /// kernel reads without a transposing pack (`KMAJOR_A`, `KMAJOR_B`).
+    pub fn k_contiguous(&self) -> (bool, bool) {
+        (
+            self.storage(Matrix::A).transposed,
+            !self.storage(Matrix::B).transposed,
+        )
+    }
+
     /// How a matrix lies in its buffer, in column-major terms: a row-major matrix
     /// is stored as the column-major transpose of itself.
     pub fn storage(&self, which: Matrix) -> Storage {

@@ -101,10 +101,7 @@ pub fn predicted_s(
     // In place, the call's storage says which operands are read K-contiguous.
     let in_place = spec.abi == Abi::DirectInPlace;
     let (a_k, b_k) = if in_place {
-        (
-            p.storage(Matrix::A).transposed,
-            !p.storage(Matrix::B).transposed,
-        )
+        p.k_contiguous()
     } else {
         spec.k_major(config)
     };
