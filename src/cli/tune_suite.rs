@@ -681,10 +681,29 @@ mod tests {
     use gemmlab::gemm::problem::{Layout, Template, Trans};
 
     fn call(layout: Layout, m: usize, n: usize, k: usize) -> gemmlab::gemm::problem::Problem {
+        called(layout, (Trans::N, Trans::N), m, n, k)
+    }
+
+    fn col_call(
+        t: (Trans, Trans),
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> gemmlab::gemm::problem::Problem {
+        called(Layout::ColMajor, t, m, n, k)
+    }
+
+    fn called(
+        layout: Layout,
+        (trans_a, trans_b): (Trans, Trans),
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> gemmlab::gemm::problem::Problem {
         let t = Template {
             layout,
-            trans_a: Trans::N,
-            trans_b: Trans::N,
+            trans_a,
+            trans_b,
             ..Template::plain()
         };
         t.at(m, n, k).unwrap()
@@ -790,7 +809,6 @@ mod tests {
 
     #[test]
     fn each_familys_best_is_also_timed_reading_the_operands_as_stored() {
-        use gemmlab::gemm::problem::Template;
         let simt = gemmlab::kernels::find("simt").unwrap();
         let tc = gemmlab::Toolchain::Cuda;
         // The search's best at 128x4096x4096 NN: B read N-contiguous, through cp.async.
@@ -806,24 +824,10 @@ mod tests {
         simt.validate_with_switches(&v.config, &v.hints, tc)
             .unwrap();
         // NT stores B N-contiguous, as the best reads it: nothing to add.
-        let nt = Template {
-            layout: Layout::ColMajor,
-            trans_a: Trans::N,
-            trans_b: Trans::T,
-            ..Template::plain()
-        }
-        .at(128, 4096, 4096)
-        .unwrap();
+        let nt = col_call((Trans::N, Trans::T), 128, 4096, 4096);
         assert!(as_stored(simt, &best, &nt, tc).is_none());
         // TN stores A K-contiguous (and B too).
-        let tn = Template {
-            layout: Layout::ColMajor,
-            trans_a: Trans::T,
-            trans_b: Trans::N,
-            ..Template::plain()
-        }
-        .at(1024, 1024, 1024)
-        .unwrap();
+        let tn = col_call((Trans::T, Trans::N), 1024, 1024, 1024);
         let v = as_stored(simt, &best, &tn, tc).unwrap();
         assert_eq!(simt.k_major(&v.config), (true, true));
         // A kernel without the two forms (the direct one reads the call as it is) adds nothing.
