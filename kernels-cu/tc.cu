@@ -47,7 +47,11 @@
 //   promotes every k8 step, 1 every stage), SPLIT (f32: 0 splits operands in
 //   registers as each warp reads them, 1 once per tile in local memory),
 //   SPLITK (1 = off; else SPLITK blocks share a tile of C, each over its share
-//   of the K/BK tiles, and the last to finish sums their partials in split order).
+//   of the K/BK tiles, and the last to finish sums their partials in split order),
+//   TAILK (1 = off; else each tile of C in the last, partial wave is shared by
+//   TAILK blocks along K, summed as split-K's, so that wave spreads over every
+//   multiprocessor; the host finds the wave from WAVE blocks per multiprocessor
+//   and launches all + tail*(TAILK-1) blocks in one dimension. SPLITK 1 only).
 // Switches: USE_BOUNDS, USE_RESTRICT, CP_CA (tile copies through L1), TF32_SINGLE and
 //   PROMOTE_ACC (f32 only).
 // Local memory: STAGES*BK*(BM+BN+2*pad) elements, taken at launch on CUDA (up
@@ -55,10 +59,13 @@
 //   on NVIDIA's).
 // Launch: local (32*BM/WM, BN/WN), global (M*32/WM, N/WN, SPLITK): threads are
 //   numbered get_local_id(0) + get_local_id(1)*32*BM/WM, warp w of the
-//   block's column of warps is threads 32w..32w+31.
+//   block's column of warps is threads 32w..32w+31. With TAILK: global
+//   ((all + tail*(TAILK-1))*32*BM/WM, BN/WN, 1) for `all` tiles of C, `tail` of
+//   them in the last partial wave.
 // Arguments: (M, N, K, alpha, beta, A, B, C, work, counters); beta == 0: C is
-//   not read. `work` holds SPLITK*M*N elements and `counters` one int per tile of
-//   C, zero before a launch and left zero by it (both unused with SPLITK 1).
+//   not read. `work` holds SPLITK*M*N elements (with TAILK: tail*TAILK tiles of
+//   BM*BN) and `counters` one int per tile of C, zero before a launch and left
+//   zero by it (both unused without SPLITK or TAILK).
 // Needs: NVIDIA tensor cores (mma.sync, cp.async: sm_80 or later; the
 //   m16n8 f64 shapes sm_90 or later).
 
@@ -97,6 +104,9 @@
 #endif
 #ifndef SPLITK
 #define SPLITK 1
+#endif
+#ifndef TAILK
+#define TAILK 1
 #endif
 
 #ifndef USE_BOUNDS
@@ -147,6 +157,10 @@ typedef float4 chunk;
 #define A_LOADS (BK * BM / (VW * THREADS))
 #define B_LOADS (BK * BN / (VW * THREADS))
 #define SPLIT_LO (PRECISION == 32 && SPLIT)  // a stage of low parts in local memory
+#define SHARES_K (SPLITK > 1 || TAILK > 1)  // blocks add their shares of a tile's K
+#if TAILK > 1 && SPLITK > 1
+#error "tc: TAILK and SPLITK > 1 are two ways of sharing K among blocks; use one (SPLITK=1 with TAILK)"
+#endif
 
 // The CUDA spellings of what the OpenCL twin writes differently. The body
 // below is the OpenCL text with OpenCL's spelling mapped onto CUDA's
@@ -164,6 +178,7 @@ typedef float4 chunk;
 #define ATOMIC_INC(p) atomicAdd(p, 1)
 #define GLOBAL_FENCE() __threadfence()
 #define GRID_X ((int)gridDim.x)
+#define LOCAL_BARRIER() __syncthreads()
 #define GRID_Y ((int)gridDim.y)
 #define AS_FLOAT(u) __uint_as_float(u)
 #define AS_UINT(x) __float_as_uint(x)
@@ -236,14 +251,14 @@ typedef float4 chunk;
                    "d"((c)[0]), "d"((c)[1]), "d"((c)[2]), "d"((c)[3]))
 #endif
 
-// The tile of C this block computes: (tm, tn) in units of BM x BN, in groups
-// of GROUP tile rows (blocks that run together share rows of A and columns of B).
-INLINE_FUNC void block_tile(const int gx, const int gy, const int bx, const int by,
+// Tile `bid` of the tiles_m x tiles_n tiles of C as (tm, tn) in units of BM x BN,
+// in groups of GROUP tile rows (blocks that run together share rows of A and
+// columns of B).
+INLINE_FUNC void block_tile(const int tiles_m, const int tiles_n, const int bid,
                             int* tm, int* tn) {
-    const int bid = by * gx + bx;
-    const int per_group = GROUP * gy;
+    const int per_group = GROUP * tiles_n;
     const int first = (bid / per_group) * GROUP;
-    const int rows = min(gx - first, GROUP);
+    const int rows = min(tiles_m - first, GROUP);
     *tm = first + (bid % per_group) % rows;
     *tn = (bid % per_group) / rows;
 }
@@ -454,6 +469,159 @@ INLINE_FUNC void compute_stage(LOCAL_PTR const real* As, LOCAL_PTR const real* B
 }
 #endif
 
+// The K tiles t_first .. t_first+tiles-1 of the tile of C at (m0, n0) into acc,
+// through the STAGES-deep pipeline (acc starts at zero).
+INLINE_FUNC void accumulate(const GLOBAL_PTR real* GEMMLAB_RESTRICT A,
+                            const GLOBAL_PTR real* GEMMLAB_RESTRICT B,
+                            LOCAL_PTR real* As, LOCAL_PTR real* Bs,
+                            LOCAL_PTR real* Al, LOCAL_PTR real* Bl, real acc[MT][NT][4],
+                            const int M, const int N, const int m0, const int n0,
+                            const int t_first, const int tiles, const int tid,
+                            const int am, const int bn, const int g, const int t) {
+    #pragma unroll
+    for (int i = 0; i < MT; i++) {
+        #pragma unroll
+        for (int j = 0; j < NT; j++) {
+            #pragma unroll
+            for (int e = 0; e < 4; e++) {
+                acc[i][j][e] = (real)0;
+            }
+        }
+    }
+    #pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < tiles) {
+            copy_tiles(A, B, As, Bs, M, N, m0, n0, (t_first + s) * BK, s, tid);
+        }
+        CP_COMMIT();
+    }
+    for (int kt = 0; kt < tiles; kt++) {
+        CP_WAIT(STAGES - 2);
+        LOCAL_BARRIER();
+        const int next = kt + STAGES - 1;
+        if (next < tiles) {
+            copy_tiles(A, B, As, Bs, M, N, m0, n0, (t_first + next) * BK, next % STAGES, tid);
+        }
+        CP_COMMIT();
+        const int stage = kt % STAGES;
+#if SPLIT_LO
+        split_tiles(As, Bs, Al, Bl, stage, tid);
+        LOCAL_BARRIER();
+#endif
+        compute_stage(As + stage * BK * AROW, Bs + stage * BK * BROW, Al, Bl, acc, am, bn, g, t);
+    }
+    CP_WAIT(0);
+}
+
+// alpha*row (+ beta*C) into the 16 rows of C at (m0, n0) that one row of
+// accumulator tiles covers. Lane (g, t) holds rows 2g, 2g+1 (physical) of
+// columns 2t, 2t+1 of each 16 x 8 accumulator tile.
+INLINE_FUNC void store_row(GLOBAL_PTR real* C, real row[NT][4], const int M, const int m0,
+                           const int n0, const real alpha, const real beta, const int g,
+                           const int t) {
+    #pragma unroll
+    for (int j = 0; j < NT; j++) {
+        const int m = m0 + 2 * g;
+        #pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const int n = n0 + j * 8 + 2 * t + e;
+            GLOBAL_PTR real2* dst = (GLOBAL_PTR real2*)(C + n * M + m);
+            real2 v;
+            v.x = alpha * row[j][e];
+            v.y = alpha * row[j][2 + e];
+            if (beta != (real)0) {
+                const real2 old = dst[0];
+                v.x += beta * old.x;
+                v.y += beta * old.y;
+            }
+            dst[0] = v;
+        }
+    }
+}
+
+// alpha*acc (+ beta*C) into the tile of C at (m0, n0).
+INLINE_FUNC void store_tile(GLOBAL_PTR real* C, real acc[MT][NT][4], const int M,
+                            const int m0, const int n0, const real alpha, const real beta,
+                            const int g, const int t) {
+    #pragma unroll
+    for (int i = 0; i < MT; i++) {
+        store_row(C, acc[i], M, m0 + i * 16, n0, alpha, beta, g, t);
+    }
+}
+
+#if SHARES_K
+// This block's share of a tile's K, added to the other blocks' shares: its
+// partial sums go to `work` slot `own` (thread-major, BM*BN elements a slot) and
+// it counts itself in on `counter`. Returns 1 in the block that arrives last, of
+// `parts`, which then writes the tile with `store_shares` and resets the counter;
+// the others return 0.
+INLINE_FUNC int add_shares(GLOBAL_PTR real* work, GLOBAL_PTR int* counter, real acc[MT][NT][4],
+                           const int own, const int parts, LOCAL_PTR int* last, const int tid) {
+    GLOBAL_PTR real* mine = work + own * (BM * BN);
+    #pragma unroll
+    for (int i = 0; i < MT; i++) {
+        #pragma unroll
+        for (int j = 0; j < NT; j++) {
+            #pragma unroll
+            for (int e = 0; e < 4; e++) {
+                mine[((i * NT + j) * 4 + e) * THREADS + tid] = acc[i][j][e];
+            }
+        }
+    }
+    GLOBAL_FENCE();
+    LOCAL_BARRIER();
+    if (tid == 0) {
+        *last = (ATOMIC_INC(counter) == parts - 1) ? 1 : 0;
+    }
+    LOCAL_BARRIER();
+    if (!*last) {
+        return 0;
+    }
+    GLOBAL_FENCE();
+    if (tid == 0) {
+        *counter = 0;
+    }
+    return 1;
+}
+
+// The sum of a tile's `parts` shares, from slots first, first+1, ... in K order
+// (the last block's own read back too, so the result does not depend on which
+// block is last), into the tile of C at (m0, n0): one row of accumulator tiles at
+// a time, from the slots, not from the accumulators, and one share at a time
+// (unroll 1). Summed into the accumulators, or unrolled, several shares' loads
+// are in flight beside them, and the compiler sizes the whole kernel for that
+// peak: 254 registers instead of 221 for the f64 128x64 tile, and a main loop
+// 3-4% slower on the H200.
+INLINE_FUNC void store_shares(GLOBAL_PTR real* C, const GLOBAL_PTR real* work, const int first,
+                              const int parts, const int M, const int m0, const int n0,
+                              const real alpha, const real beta, const int g, const int t,
+                              const int tid) {
+    #pragma unroll
+    for (int i = 0; i < MT; i++) {
+        real row[NT][4];
+        #pragma unroll
+        for (int j = 0; j < NT; j++) {
+            #pragma unroll
+            for (int e = 0; e < 4; e++) {
+                row[j][e] = (real)0;
+            }
+        }
+        #pragma unroll 1
+        for (int s = 0; s < parts; s++) {
+            const volatile GLOBAL_PTR real* part = work + (first + s) * (BM * BN);
+            #pragma unroll
+            for (int j = 0; j < NT; j++) {
+                #pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    row[j][e] += part[((i * NT + j) * 4 + e) * THREADS + tid];
+                }
+            }
+        }
+        store_row(C, row, M, m0 + i * 16, n0, alpha, beta, g, t);
+    }
+}
+#endif
+
 extern "C" __global__ GEMMLAB_BOUNDS(32 * WARPS_M, WARPS_N)
 void tc_gemm(const int M, const int N, const int K, const real alpha, const real beta,
              const real* GEMMLAB_RESTRICT A, const real* GEMMLAB_RESTRICT B,
@@ -465,8 +633,7 @@ void tc_gemm(const int M, const int N, const int K, const real alpha, const real
     LOCAL_PTR real* Bs = As + STAGES * BK * AROW;
     LOCAL_PTR real* Al = Bs + STAGES * BK * BROW;  // SPLIT: the low parts of one stage
     LOCAL_PTR real* Bl = Al + BK * AROW;
-
-#if SPLITK > 1
+#if SHARES_K
     LOCAL_INT last;
 #endif
     const int tid = THREAD_X + THREAD_Y * (32 * WARPS_M);
@@ -475,127 +642,54 @@ void tc_gemm(const int M, const int N, const int K, const real alpha, const real
     const int t = lane % 4;
     const int am = (THREAD_X / 32) * WM;
     const int bn = THREAD_Y * WN;
-    int tm, tn;
-    block_tile(GRID_X, GRID_Y, BLOCK_X, BLOCK_Y, &tm, &tn);
-    const int m0 = tm * BM;
-    const int n0 = tn * BN;
-
-    real acc[MT][NT][4];
-    #pragma unroll
-    for (int i = 0; i < MT; i++) {
-        #pragma unroll
-        for (int j = 0; j < NT; j++) {
-            #pragma unroll
-            for (int e = 0; e < 4; e++) {
-                acc[i][j][e] = (real)0;
-            }
-        }
-    }
-
-    // Split-K: block z of SPLITK takes its share of the K/BK tiles (give or take one).
     const int k_tiles = K / BK;
+    real acc[MT][NT][4];
+    int tm, tn;
+
+#if TAILK > 1
+    // One block per tile for the full waves, hardware-scheduled as without TAILK;
+    // each tile of the last, partial wave in TAILK blocks along K (the host sizes
+    // the grid: all + tail*(TAILK-1) blocks), so the wave's work spreads over
+    // every multiprocessor instead of leaving a part of them idle.
+    const int tiles_m = M / BM;
+    const int tiles_n = N / BN;
+    const int all = tiles_m * tiles_n;
+    const int whole = all - (GRID_X - all) / (TAILK - 1);
+    if (BLOCK_X < whole) {
+        // Its own call of the main loop, whose K range the compiler knows: one
+        // call for both paths ran 5% slower on the H200 (f64, 128x64 tiles),
+        // its addresses recomputed in every iteration instead of kept.
+        block_tile(tiles_m, tiles_n, BLOCK_X, &tm, &tn);
+        accumulate(A, B, As, Bs, Al, Bl, acc, M, N, tm * BM, tn * BN, 0, k_tiles, tid, am, bn, g, t);
+        store_tile(C, acc, M, tm * BM + am, tn * BN + bn, alpha, beta, g, t);
+        return;
+    }
+    const int tile = whole + (BLOCK_X - whole) / TAILK;
+    const int piece = (BLOCK_X - whole) % TAILK;
+    const int t_first = (piece * k_tiles) / TAILK;
+    const int tiles = ((piece + 1) * k_tiles) / TAILK - t_first;
+    block_tile(tiles_m, tiles_n, tile, &tm, &tn);
+    accumulate(A, B, As, Bs, Al, Bl, acc, M, N, tm * BM, tn * BN, t_first, tiles, tid, am, bn, g, t);
+    const int first = (tile - whole) * TAILK;
+    if (add_shares(work, counters + tile, acc, first + piece, TAILK, &last, tid)) {
+        store_shares(C, work, first, TAILK, M, tm * BM + am, tn * BN + bn, alpha, beta, g, t, tid);
+    }
+#else
+    block_tile(GRID_X, GRID_Y, BLOCK_Y * GRID_X + BLOCK_X, &tm, &tn);
+    // Split-K: block z of SPLITK takes its share of the K/BK tiles (give or take one).
     const int t_first = (BLOCK_Z * k_tiles) / SPLITK;
     const int tiles = ((BLOCK_Z + 1) * k_tiles) / SPLITK - t_first;
-    #pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < tiles) {
-            copy_tiles(A, B, As, Bs, M, N, m0, n0, (t_first + s) * BK, s, tid);
-        }
-        CP_COMMIT();
-    }
-    for (int kt = 0; kt < tiles; kt++) {
-        CP_WAIT(STAGES - 2);
-        __syncthreads();
-        const int next = kt + STAGES - 1;
-        if (next < tiles) {
-            copy_tiles(A, B, As, Bs, M, N, m0, n0, (t_first + next) * BK, next % STAGES, tid);
-        }
-        CP_COMMIT();
-        const int stage = kt % STAGES;
-#if SPLIT_LO
-        split_tiles(As, Bs, Al, Bl, stage, tid);
-        __syncthreads();
-#endif
-        compute_stage(As + stage * BK * AROW, Bs + stage * BK * BROW, Al, Bl, acc, am, bn, g, t);
-    }
-    CP_WAIT(0);
-
+    accumulate(A, B, As, Bs, Al, Bl, acc, M, N, tm * BM, tn * BN, t_first, tiles, tid, am, bn, g, t);
 #if SPLITK > 1
-    // Each block's partial sums go to `work` (thread-major, BM*BN per block);
-    // the last block of a tile to finish adds them in split order, so the result
-    // does not depend on which block finished last, and resets the tile's counter.
     {
         const int tile = tn * GRID_X + tm;
-        GLOBAL_PTR real* mine = work + (tile * SPLITK + BLOCK_Z) * (BM * BN);
-        #pragma unroll
-        for (int i = 0; i < MT; i++) {
-            #pragma unroll
-            for (int j = 0; j < NT; j++) {
-                #pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    mine[((i * NT + j) * 4 + e) * THREADS + tid] = acc[i][j][e];
-                }
-            }
+        if (add_shares(work, counters + tile, acc, tile * SPLITK + BLOCK_Z, SPLITK, &last, tid)) {
+            store_shares(C, work, tile * SPLITK, SPLITK, M, tm * BM + am, tn * BN + bn, alpha, beta, g,
+                         t, tid);
         }
-        GLOBAL_FENCE();
-        __syncthreads();
-        if (tid == 0) {
-            last = (ATOMIC_INC(counters + tile) == SPLITK - 1) ? 1 : 0;
-        }
-        __syncthreads();
-        if (!last) {
-            return;
-        }
-        GLOBAL_FENCE();
-        #pragma unroll
-        for (int i = 0; i < MT; i++) {
-            #pragma unroll
-            for (int j = 0; j < NT; j++) {
-                #pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    acc[i][j][e] = (real)0;
-                }
-            }
-        }
-        for (int s = 0; s < SPLITK; s++) {
-            const volatile GLOBAL_PTR real* part = work + (tile * SPLITK + s) * (BM * BN);
-            #pragma unroll
-            for (int i = 0; i < MT; i++) {
-                #pragma unroll
-                for (int j = 0; j < NT; j++) {
-                    #pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        acc[i][j][e] += part[((i * NT + j) * 4 + e) * THREADS + tid];
-                    }
-                }
-            }
-        }
-        if (tid == 0) {
-            counters[tile] = 0;
-        }
+        return;
     }
 #endif
-
-    // Lane (g, t) holds rows 2g, 2g+1 (physical) of columns 2t, 2t+1 of each tile.
-    #pragma unroll
-    for (int i = 0; i < MT; i++) {
-        #pragma unroll
-        for (int j = 0; j < NT; j++) {
-            const int m = m0 + am + i * 16 + 2 * g;
-            #pragma unroll
-            for (int e = 0; e < 2; e++) {
-                const int n = n0 + bn + j * 8 + 2 * t + e;
-                real2* dst = (real2*)(C + n * M + m);
-                real2 v;
-                v.x = alpha * acc[i][j][e];
-                v.y = alpha * acc[i][j][2 + e];
-                if (beta != (real)0) {
-                    const real2 old = dst[0];
-                    v.x += beta * old.x;
-                    v.y += beta * old.y;
-                }
-                dst[0] = v;
-            }
-        }
-    }
+    store_tile(C, acc, M, tm * BM + am, tn * BN + bn, alpha, beta, g, t);
+#endif
 }

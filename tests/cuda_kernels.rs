@@ -292,6 +292,51 @@ fn cuda_tc_split_k_verifies() {
     common::say(&format!("cuda_tc_split_k_verifies: {runs} checked runs"));
 }
 
+/// The last wave's split along K (TAILK > 1) in both precisions passes its
+/// check: at odd sizes, on calls with full waves of whole tiles before the
+/// shared last one, with a wave larger than the whole call (every tile shared),
+/// with more pieces than K has tiles (pieces with none add zeros), and through
+/// L1 too.
+#[test]
+fn cuda_tc_tail_split_verifies() {
+    let Some(b) = common::cuda("cuda_tc_tail_split_verifies") else {
+        return;
+    };
+    let spec = kernels::find("tc").unwrap();
+    if let Some(why) = spec.unavailable(b.info(), &Hints::default()) {
+        common::say(&format!("SKIPPED cuda_tc_tail_split_verifies: {why}"));
+        return;
+    }
+    let mut session = Session::new(b);
+    let mut runs = 0;
+    for precision in [32, 64] {
+        for (tail_k, wave, ca) in [(3, 1, 0), (8, 2, 1), (32, 4, 0)] {
+            let config = tc_config(&[
+                ("PRECISION", precision),
+                ("TAILK", tail_k),
+                ("WAVE", wave),
+                ("CP_CA", ca),
+            ]);
+            for (m, n, k) in [
+                (200, 130, 70),
+                (1000, 999, 1001),
+                (17, 17, 17),
+                (2200, 2100, 300),
+                (4096, 4096, 64),
+                (128, 4096, 4096),
+            ] {
+                let mut problem = gemmlab::gemm::problem::Problem::plain(m, n, k);
+                if precision == 64 {
+                    problem.precision = gemmlab::kernels::Precision::F64;
+                }
+                tc_verifies(&mut session, &config, &Operands::for_problem(problem, 23));
+                runs += 1;
+            }
+        }
+    }
+    common::say(&format!("cuda_tc_tail_split_verifies: {runs} checked runs"));
+}
+
 /// 3xTF32 with the operands split once per tile in local memory (SPLIT=1)
 /// passes FP32's check at odd sizes, with pipelines past 48 KiB too.
 #[test]

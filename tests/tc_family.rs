@@ -405,7 +405,8 @@ const SMALL: [(usize, usize, usize); 3] = [(17, 33, 9), (130, 70, 21), (128, 128
 const LARGE: (usize, usize, usize) = (1000, 999, 1001);
 const SCALARS: [(f64, f64); 4] = [(1.0, 0.0), (1.5, 0.0), (1.5, 0.5), (-0.75, 1.0)];
 
-/// tc configurations whose tiles differ: the defaults, smaller, deeper tiles, and split-K.
+/// tc configurations whose tiles differ: the defaults, smaller, deeper tiles, split-K
+/// and the last wave's split along K.
 fn plan_configs(precision: Precision) -> Vec<Config> {
     match precision {
         Precision::F32 => vec![
@@ -420,6 +421,7 @@ fn plan_configs(precision: Precision) -> Vec<Config> {
             tc_config(precision, &[]),
             tc_config(precision, &[("MMA", 884), ("BK", 4)]),
             tc_config(precision, &[("SPLITK", 2)]),
+            tc_config(precision, &[("TAILK", 3), ("WAVE", 1)]),
             tc_config(
                 precision,
                 &[("MMA", 16816), ("BK", 16), ("BM", 64), ("BN", 64)],
@@ -533,6 +535,7 @@ fn check_pack(step: &Step, want: &PackWant, support: Program, what: &str) -> Res
 /// stage module promises (a pack only where the caller's matrix is not in that form).
 fn check_plan(
     st: &Staged,
+    units: usize,
     p: &Problem,
     config: &Config,
     program: Program,
@@ -590,9 +593,17 @@ fn check_plan(
         return Err(format!("{what}: main launch {got:?}, want {want:?}"));
     }
     let split = config.get("SPLITK").max(1) as usize;
+    let tail_k = config.get("TAILK").max(1) as usize;
     let tiles = (mp / bm) * (np / bn);
+    // TAILK: one work-group per tile, TAILK per tile of the last partial wave of
+    // WAVE work-groups per compute unit (every tile where they make less than one).
+    let tail = tiles % (config.get("WAVE").max(1) as usize * units);
+    let groups = tiles + tail * (tail_k - 1);
     let (work, counters) = (args.get(8).and_then(buf_of), args.get(9).and_then(buf_of));
-    let partials = if split > 1 {
+    let partials = if tail_k > 1 {
+        // At least one element, where no tile is shared.
+        (tail * tail_k * bm * bn).max(1)
+    } else if split > 1 {
         split * tiles * bm * bn
     } else {
         1
@@ -606,12 +617,24 @@ fn check_plan(
         ));
     }
     let g = main.geometry;
-    let mut one_per_tile = k.geometry(config, mp, np);
-    one_per_tile.global[2] = split;
-    if g != one_per_tile || g.groups() != [mp / bm, np / bn, split] || g.validate().is_err() {
-        return Err(format!(
-            "{what}: geometry {g:?} is not {split} work-group(s) per {bm} x {bn} tile"
-        ));
+    let mut want = k.geometry(config, mp, np);
+    if tail_k > 1 {
+        want.global = [groups * want.local[0], want.local[1], 1];
+    } else {
+        want.global[2] = split;
+    }
+    let (want_groups, shape) = match tail_k {
+        1 => (
+            [mp / bm, np / bn, split],
+            format!("{split} work-group(s) per {bm} x {bn} tile"),
+        ),
+        _ => (
+            [groups, 1, 1],
+            format!("{groups} work-groups, {tail_k} for each of {tail} tiles"),
+        ),
+    };
+    if g != want || g.groups() != want_groups || g.validate().is_err() {
+        return Err(format!("{what}: geometry {g:?} is not {shape}"));
     }
     if g.threads_per_group() != k.threads_per_group(config) {
         return Err(format!("{what}: work-group {:?}", g.local));
@@ -969,6 +992,7 @@ fn plan_every_case(
 ) -> (usize, Vec<String>) {
     let mut be = common::opencl();
     let toolchain = be.info().toolchain;
+    let units = be.info().compute_units.unwrap_or(1).max(1) as usize;
     let layouts = [Layout::ColMajor, Layout::RowMajor];
     let trans = [
         (Trans::N, Trans::N),
@@ -1030,7 +1054,8 @@ fn plan_every_case(
                                     }
                                 };
                                 planned += 1;
-                                let mut r = check_plan(&st, &p, config, support, support, bufs);
+                                let mut r =
+                                    check_plan(&st, units, &p, config, support, support, bufs);
                                 if r.is_ok() && execute {
                                     let hs = [&hosts[0][..], &hosts[1][..], &hosts[2][..]];
                                     r = run_around_the_kernel(&mut be, &st, &p, hs, bufs[2])
@@ -1076,8 +1101,8 @@ fn stage_plan_pads_to_the_tc_tile_and_gives_tc_its_operand_forms_for_every_blas_
         failures.len(),
         failures.join("\n")
     );
-    // 4 sizes x 2 storages x 2 layouts x 4 transposes x 4 alpha/beta x (3 f32 + 4 f64 configurations).
-    assert_eq!(planned, 4 * 2 * 2 * 4 * 4 * 7);
+    // 4 sizes x 2 storages x 2 layouts x 4 transposes x 4 alpha/beta x (3 f32 + 5 f64 configurations).
+    assert_eq!(planned, 4 * 2 * 2 * 4 * 4 * 8);
 }
 
 #[test]
@@ -1085,6 +1110,7 @@ fn stage_plan_skips_every_pack_where_the_caller_already_has_tcs_forms() {
     // Column-major C = A B^T on tile multiples, tight: A is M x K, B^T is stored as N x K, C fits.
     let mut be = common::opencl();
     let toolchain = be.info().toolchain;
+    let units = be.info().compute_units.unwrap_or(1).max(1) as usize;
     for precision in Precision::ALL {
         let (support, _) = be
             .compile(
@@ -1114,7 +1140,7 @@ fn stage_plan_skips_every_pack_where_the_caller_already_has_tcs_forms() {
                 )
                 .unwrap_or_else(|e| panic!("{}: {e}", p.describe()));
                 let what = format!("{} at {}", p.describe(), config.describe_params());
-                check_plan(&st, &p, &config, support, support, bufs)
+                check_plan(&st, units, &p, &config, support, support, bufs)
                     .unwrap_or_else(|e| panic!("{e}"));
                 assert!(st.pre.is_empty() && st.post.is_empty(), "{what}");
                 let want = if layout == Layout::RowMajor {
@@ -1147,7 +1173,7 @@ fn stage_plan_packs_and_unpacks_exactly_around_the_tc_contract_on_opencl() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(planned, 3 * 2 * 2 * 4 * 4 * 7);
+    assert_eq!(planned, 3 * 2 * 2 * 4 * 4 * 8);
 }
 
 /// The wgmma kernel (tcwg) on PoCL: an n/a row that says it needs NVIDIA's tensor

@@ -58,11 +58,12 @@ fn int(v: usize) -> Result<Arg> {
         .map_err(|_| Error::invalid(format!("{v} exceeds the kernels' 32-bit int arguments")))
 }
 
-/// The ways of sharing a tile's K (split-K, stream-K) for an
-/// mp x np grid of tm x tn tiles whose K is `k_tiles` tiles deep: sets the
-/// launch's grid (SPLITK splits along its third dimension; stream-K's
+/// The ways of sharing a tile's K (split-K, stream-K, the last wave's split)
+/// for an mp x np grid of tm x tn tiles whose K is `k_tiles` tiles deep: sets
+/// the launch's grid (SPLITK splits along its third dimension; stream-K's
 /// persistent grid of STREAMK work-groups per compute unit, at most one per
-/// iteration, along its first) and makes the partial sums' workspace and a
+/// iteration, along its first; TAILK's one work-group per tile and TAILK per
+/// tile of the last partial wave, along its first) and makes the partial sums' workspace and a
 /// zeroed counter per tile of C (the kernel leaves it zero, so repeated
 /// launches share it); the buffers go to `owned`.
 fn share_k(
@@ -76,8 +77,16 @@ fn share_k(
 ) -> Result<(Arg, Arg)> {
     let split = usize::try_from(config.get("SPLITK")).unwrap_or(1).max(1);
     let per_unit = usize::try_from(config.get("STREAMK")).unwrap_or(0);
+    let tail_k = usize::try_from(config.get("TAILK")).unwrap_or(1).max(1);
     let tiles = (mp / tm.max(1)) * (np / tn.max(1));
-    let partial_tiles = if per_unit > 0 {
+    let units = be.info().compute_units.unwrap_or(1).max(1) as usize;
+    let partial_tiles = if tail_k > 1 {
+        // One work-group per tile, and TAILK per tile of the last, partial wave.
+        let tail = tail_tiles(config, tiles, units);
+        geometry.global[0] = (tiles + tail * (tail_k - 1)) * geometry.local[0];
+        geometry.global[1] = geometry.local[1];
+        tail * tail_k
+    } else if per_unit > 0 {
         if k_tiles == 0 {
             // No iteration to share, and so none that writes C (the routine
             // scales C without a kernel when K is 0).
@@ -85,7 +94,6 @@ fn share_k(
                 "stream-K (STREAMK > 0) needs K >= 1: with K = 0 no work-group has an iteration that writes C",
             ));
         }
-        let units = be.info().compute_units.unwrap_or(1).max(1) as usize;
         let groups = (per_unit * units).min(tiles * k_tiles).max(1);
         geometry.global[0] = groups * geometry.local[0];
         geometry.global[1] = geometry.local[1];
@@ -106,6 +114,14 @@ fn share_k(
     owned.push(counters);
     be.fill(&counters, 0.0)?;
     Ok((Arg::Buf(work), Arg::Buf(counters)))
+}
+
+/// The tiles of C in the last, partial wave of a grid of one work-group per
+/// tile (all of them where they make less than a wave), where WAVE work-groups
+/// per compute unit run at once: those TAILK > 1 shares along K.
+pub fn tail_tiles(config: &Config, tiles: usize, units: usize) -> usize {
+    let wave = usize::try_from(config.get("WAVE")).unwrap_or(1).max(1) * units.max(1);
+    tiles % wave
 }
 
 /// `pack_matrix`: X (rows x cols, read from `src` as `s` says, transposed where

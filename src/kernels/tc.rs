@@ -84,6 +84,20 @@ const P_SPLITK: Param = Param {
     meaning: "blocks sharing a tile of C along K (1 = off): each sums its share of the K/BK tiles, the last to finish adds the partial sums in split order (for calls whose tiles of C fill few multiprocessors: thin M or N, long K)",
 };
 
+const P_TAILK: Param = Param {
+    name: "TAILK",
+    default: 1,
+    allowed: &[1, 2, 3, 4, 6, 8, 16, 32],
+    meaning: "work-groups sharing each tile of C of the last, partial wave along K (1 = off): one work-group per tile for the full waves, TAILK per tile of the last, the last to finish adding the partial sums in K order, so that wave spreads over every compute unit (the wave is WAVE work-groups per compute unit)",
+};
+
+const P_WAVE: Param = Param {
+    name: "WAVE",
+    default: 2,
+    allowed: &[1, 2, 3, 4, 6, 8],
+    meaning: "work-groups per compute unit that run at once (what the registers and local memory of a work-group allow): with TAILK > 1 it says which tiles make the last, partial wave; the kernel does not read it",
+};
+
 fn precision_bytes(c: &Config) -> i64 {
     if c.get(PRECISION) == 32 {
         4
@@ -123,6 +137,16 @@ fn local_bytes(c: &Config) -> i64 {
 
 const CONSTRAINTS: &[Constraint] = &[
     WARP_TILES_DIVIDE,
+    Constraint {
+        message: "TAILK and SPLITK > 1 are two ways of sharing K among work-groups: use one (SPLITK=1 with TAILK)",
+        involves: &["TAILK", "SPLITK"],
+        holds: |c| c.get("TAILK") <= 1 || c.get("SPLITK") == 1,
+    },
+    Constraint {
+        message: "WAVE says where the last wave starts for TAILK > 1 only: with TAILK=1 it stays at 2 (so a search does not try the same kernel under other WAVE values)",
+        involves: &["TAILK", "WAVE"],
+        holds: |c| c.get("TAILK") > 1 || c.get("WAVE") == 2,
+    },
     Constraint {
         message: "the work-group (32*(BM/WM)*(BN/WN) work-items) must not exceed 1024 work-items",
         involves: &["BM", "WM", "BN", "WN"],
@@ -182,7 +206,7 @@ pub const TC: KernelSpec = KernelSpec {
            and low parts, three m16n8k8 products per step (3xTF32, FP32 accuracy); TF32_SINGLE keeps one \
            (1xTF32, lower precision)",
     sources: &[(OpenClC, include_str!("../../kernels-cl/tc.cl")), (CudaCpp, include_str!("../../kernels-cu/tc.cu"))],
-    params: &[P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_MMA, P_PROMOTE_STAGE, P_SPLIT, P_SPLITK],
+    params: &[P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_MMA, P_PROMOTE_STAGE, P_SPLIT, P_SPLITK, P_TAILK, P_WAVE],
     constraints: CONSTRAINTS,
     local_bytes,
     launch: Launch {
@@ -300,6 +324,14 @@ mod tests {
         // Local memory is the device's to judge (the space's rule): 3 stages of
         // 16 x 264 doubles (99 KiB) are a valid configuration.
         assert!(with(&[("PRECISION", 64), ("STAGES", 3), ("BK", 16)]).is_ok());
+        // The last wave's split and split-K are two ways of sharing K: one at a time.
+        assert!(with(&[("PRECISION", 64), ("TAILK", 4), ("WAVE", 4)]).is_ok());
+        let e = with(&[("WAVE", 4)]).unwrap_err().to_string();
+        assert!(e.contains("TAILK > 1 only"), "{e}");
+        let e = with(&[("TAILK", 2), ("SPLITK", 2)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("use one") && e.contains("TAILK=2"), "{e}");
         let e = with(&[("BM", 32)]).unwrap_err().to_string();
         assert!(e.contains("warp tile must divide"), "{e}");
         // 64 x 64 of 32 x 8 warps: 16 warps = 512 work-items; BK=4 f64: 256 elements per tile,

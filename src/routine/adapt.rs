@@ -59,22 +59,32 @@ pub fn tuned_call(e: &RoutineEntry) -> Option<Problem> {
     Some(p.tight())
 }
 
+/// The ways a kernel may share a tile's K, each with its "off" value.
+const K_SHARING: [(&str, i64); 3] = [("SPLITK", 1), ("STREAMK", 0), ("TAILK", 1)];
+
 /// `config` and the same tiles with each split of K its kernel takes: SPLITK's
-/// values (stream-K off) and STREAMK's (SPLITK 1), those valid on `device`.
+/// values, STREAMK's and TAILK's (under the configuration's WAVE), each with
+/// the other ways off; those valid on `device`.
 fn variants(spec: &KernelSpec, config: &Config, hints: &Hints, device: &DeviceInfo) -> Vec<Config> {
     let has = |name: &str| spec.params.iter().find(|p| p.name == name);
-    let with = |name: &str, v: i64, other: &str, o: i64| {
+    let with = |name: &str, v: i64| {
         let mut c = config.clone();
+        for (other, off) in K_SHARING {
+            if other != name && has(other).is_some() {
+                c.0.insert(other.to_string(), off);
+            }
+        }
         c.0.insert(name.to_string(), v);
-        if has(other).is_some() {
-            c.0.insert(other.to_string(), o);
+        // WAVE means something with TAILK only; otherwise it keeps its default.
+        if let Some(wave) = has("WAVE").filter(|_| c.get("TAILK") <= 1) {
+            c.0.insert("WAVE".into(), wave.default);
         }
         c
     };
     let mut out = vec![config.clone()];
-    for (name, other, other_off) in [("SPLITK", "STREAMK", 0), ("STREAMK", "SPLITK", 1)] {
+    for (name, _) in K_SHARING {
         if let Some(p) = has(name) {
-            out.extend(p.allowed.iter().map(|&v| with(name, v, other, other_off)));
+            out.extend(p.allowed.iter().map(|&v| with(name, v)));
         }
     }
     let mut seen: Vec<Config> = Vec::new();
@@ -194,7 +204,10 @@ fn short_shares(spec: &KernelSpec, config: &Config, p: &Problem, machine: &Machi
     let tiles = p.m.div_ceil(bm.max(1)) * p.n.div_ceil(bn.max(1));
     let k_tiles = p.k.div_ceil(bk.max(1));
     let (split, stream) = (config.get("SPLITK").max(1), config.get("STREAMK").max(0));
-    let iterations = if stream > 0 {
+    let tail_k = config.get("TAILK").max(1);
+    let iterations = if tail_k > 1 {
+        k_tiles as f64 / tail_k as f64
+    } else if stream > 0 {
         let groups = (stream as f64 * machine.multiprocessors).min((tiles * k_tiles) as f64);
         (tiles * k_tiles) as f64 / groups.max(1.0)
     } else if split > 1 {
@@ -398,6 +411,31 @@ pub(crate) mod tests {
         );
         // Where the wide tile suits the call as well as its own, it stays.
         assert!(better_than_nearest(&c, 0, &Problem::plain(4096, 4096, 4096), &h200()).is_none());
+    }
+
+    #[test]
+    fn each_way_of_sharing_k_is_tried_with_the_others_off() {
+        let tc = kernels::find("tc").unwrap();
+        let d: Vec<(String, i64)> = [("PRECISION", 64), ("TAILK", 4), ("WAVE", 1)]
+            .iter()
+            .map(|(n, v)| (n.to_string(), *v))
+            .collect();
+        let config = tc.config(&d).unwrap();
+        let device = crate::routine::fit::tests::h200_device();
+        let all = variants(tc, &config, &Hints::default(), &device);
+        assert!(all.iter().all(|c| tc.validate(c).is_ok()));
+        // Every TAILK under the entry's WAVE, every SPLITK with TAILK off and WAVE back
+        // at its default.
+        for t in [1, 2, 8, 32] {
+            assert!(all.iter().any(|c| c.get("TAILK") == t
+                && c.get("SPLITK") == 1
+                && c.get("WAVE") == if t > 1 { 1 } else { 2 }));
+        }
+        for s in [2, 8] {
+            assert!(all
+                .iter()
+                .any(|c| c.get("SPLITK") == s && c.get("TAILK") == 1 && c.get("WAVE") == 2));
+        }
     }
 
     #[test]

@@ -113,23 +113,37 @@ pub fn predicted_s(
     let k_tiles = kp / bk;
     // The longest split's share of the K tiles; stream-K's persistent grid shares
     // every tile's K tiles evenly.
+    // TAILK: the tiles of the last partial wave of WAVE work-groups per compute
+    // unit, each shared by TAILK work-groups.
+    let tail_k = usize::try_from(config.get("TAILK")).unwrap_or(1).max(1);
+    let tail = if tail_k > 1 {
+        crate::gemm::stage::tail_tiles(config, tiles, machine.multiprocessors as usize)
+    } else {
+        0
+    };
     let (blocks, block_iterations) = if stream > 0 {
         let groups = (stream * machine.multiprocessors as usize).clamp(1, (tiles * k_tiles).max(1));
         (groups, (tiles * k_tiles).div_ceil(groups))
     } else {
-        (tiles * split, k_tiles.div_ceil(split))
+        ((tiles - tail) * split, k_tiles.div_ceil(split))
     };
-    let block_fma = (bm * bn * block_iterations * bk) as f64;
-    let blocks = blocks as f64;
     let per_wave = machine.multiprocessors * resident;
-    let full = (blocks / per_wave).floor();
-    let rest = blocks - full * per_wave;
     let rate = |r: f64| machine.fma_per_s * tile_eff * kind_eff * hiding(warps * r / resident);
-    let mut compute = full * resident * block_fma / rate(resident);
-    if rest > 0.0 {
-        let r = (rest / machine.multiprocessors).ceil();
-        compute += r * block_fma / rate(r);
-    }
+    // Full waves of `blocks` work-groups of `iterations` K tiles, then the rest.
+    let waves = |blocks: usize, iterations: usize| {
+        let block_fma = (bm * bn * iterations * bk) as f64;
+        let blocks = blocks as f64;
+        let full = (blocks / per_wave).floor();
+        let rest = blocks - full * per_wave;
+        let mut t = full * resident * block_fma / rate(resident);
+        if rest > 0.0 {
+            let r = (rest / machine.multiprocessors).ceil();
+            t += r * block_fma / rate(r);
+        }
+        t
+    };
+    let compute = waves(blocks, block_iterations) + waves(tail * tail_k, k_tiles.div_ceil(tail_k));
+    let blocks = blocks as f64;
     let elem = p.precision.elem().size() as f64;
     let traffic = (mp * kp + kp * np + 2 * mp * np) as f64 * elem;
     let mut seconds = compute.max(traffic / machine.bytes_per_s) + LAUNCH_S;
@@ -141,6 +155,10 @@ pub fn predicted_s(
     if split > 1 {
         let all = (2 * split * mp * np) as f64 * elem / machine.bytes_per_s;
         seconds += all.max((split - 1) as f64 * tile_bytes / lone);
+    }
+    if tail > 0 {
+        let all = (2 * tail_k * tail * bm * bn) as f64 * elem / machine.bytes_per_s;
+        seconds += all.max((tail_k - 1) as f64 * tile_bytes / lone);
     }
     if stream > 0 {
         // At most two shared tiles per work-group, written and read back.
@@ -193,7 +211,15 @@ pub fn fitted(
     let mut seen = Vec::new();
     let mut out = Vec::new();
     for (t, c) in ranked {
-        let key = (spec.tile(&c), c.get("SPLITK"), c.get("STREAMK"));
+        let key = (
+            spec.tile(&c),
+            [
+                c.get("SPLITK"),
+                c.get("STREAMK"),
+                c.get("TAILK"),
+                c.get("WAVE"),
+            ],
+        );
         if seen.contains(&key) {
             continue;
         }
@@ -361,6 +387,35 @@ pub(crate) mod tests {
         let ratio = with(&[("STREAMK", 2)], many) / with(&[], many);
         assert!((0.95..1.05).contains(&ratio), "{ratio}");
         assert!(with(&[("STREAMK", 1)], many) > with(&[("STREAMK", 2)], many));
+    }
+
+    #[test]
+    fn the_last_wave_shared_along_k_pays_only_where_it_is_part_empty() {
+        let tc = crate::kernels::find("tc").unwrap();
+        let with = |extra: &[(&str, i64)], (m, n, k)| {
+            let d: Vec<(String, i64)> = [
+                ("PRECISION", 64),
+                ("BM", 128),
+                ("BN", 64),
+                ("WM", 64),
+                ("WN", 32),
+                ("STAGES", 4),
+            ]
+            .iter()
+            .chain(extra)
+            .map(|(p, v)| (p.to_string(), *v))
+            .collect();
+            let c = tc.config(&d).unwrap();
+            let mut p = call(m, n, k);
+            p.precision = crate::kernels::Precision::F64;
+            predicted_s(tc, &c, &p, &h200()).unwrap()
+        };
+        // 1024 x 1024 x 8192: 128 tiles for a wave of 264, every one shared four ways.
+        let few = (1024, 1024, 8192);
+        assert!(with(&[("TAILK", 4)], few) < 0.7 * with(&[], few));
+        // 2816 x 1536: 528 tiles, two whole waves of 264; nothing to share.
+        let whole = (2816, 1536, 4096);
+        assert_eq!(with(&[("TAILK", 4)], whole), with(&[], whole));
     }
 
     #[test]

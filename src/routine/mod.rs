@@ -420,12 +420,20 @@ impl Gemm {
             };
             if let Some(r) = modelled {
                 let tuned = &own[r.index].2;
-                let (from, to) = (tuned.get("SPLITK"), r.config.get("SPLITK"));
-                let (sk_from, sk_to) = (tuned.get("STREAMK"), r.config.get("STREAMK"));
-                let split = if (from, sk_from) == (to, sk_to) {
+                // The ways of sharing K the kernel has, as "SPLITK 1 STREAMK 0".
+                let sharing = |c: &Config| {
+                    let named = ["SPLITK", "STREAMK", "TAILK", "WAVE"].into_iter();
+                    let had: Vec<String> = named
+                        .filter(|n| c.0.contains_key(*n))
+                        .map(|n| format!("{n} {}", c.get(n)))
+                        .collect();
+                    had.join(" ")
+                };
+                let (from, to) = (sharing(tuned), sharing(&r.config));
+                let split = if from == to {
                     String::new()
                 } else {
-                    format!(", SPLITK {from} STREAMK {sk_from} -> SPLITK {to} STREAMK {sk_to}")
+                    format!(", {from} -> {to}")
                 };
                 let why = format!(
                     "{class} class, the cost model's pick for a call not tuned ({:.0} us predicted{split}; the nearest tuned shape {} predicted slower): tuned at {}",
