@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|tcwg-first|tcwg-gate|tcwg-check|routine-tcwg|tc-dgemm-8192|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|tcwg-first|tcwg-gate|tcwg-check|routine-tcwg|tc-dgemm-8192|tc-tailk|tc-tailk-why|tc-tailk-tune|tc-tailk-check|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1373,6 +1373,97 @@ tc-dgemm-8192)
   run tuned-f64 150 $G compare $D --backends cuda,opencl --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 \
     --reps 20 --out "$W/tuned-f64"
   grep -vE "^\[" "$W/tuned-f64.txt" | tail -n 25
+  ;;
+tc-tailk)
+  # Issue 28: the last wave of the tc family's tiles shared along K (TAILK). The CUDA tests of
+  # split-K and TAILK (failing instead of skipping), compute-sanitizer on a TAILK DGEMM at odd
+  # sizes, then each toolchain's tuned DGEMM tile with each TAILK of TKS next to cuBLAS DGEMM
+  # (WAVE: blocks per multiprocessor the tile fits, CUDA's 128x64 two, OpenCL's 64x64 four).
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tailk
+  if [ "${TESTS:-1}" = 1 ]; then
+    xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
+    GEMMLAB_REQUIRE_CUDA=1 run tests 240 /tmp/cuda_kernels --test-threads=1 cuda_tc_tail_split cuda_tc_split_k
+    grep -E "test |test result|checked runs|SKIPPED|panicked" "$W/tests.txt"
+    run memcheck 150 compute-sanitizer --tool memcheck $G compare $D --backends cuda --kernels tc --precision f64 \
+      --define TAILK=8 --define WAVE=1 --define CP_CA=1 --sizes 1000x999x1001,17,4097x33x2049,2200x2100x300 --reps 2 --out "$W/memcheck"
+    grep -E "ERROR SUMMARY|^ *tc " "$W/memcheck.txt"
+  fi
+  CU="--define BK=8 --define BM=128 --define BN=64 --define GROUP=8 --define MMA=1688 --define STAGES=4 --define WM=64 --define WN=32 --define CP_CA=1"
+  CL="--define BK=8 --define BM=64 --define BN=64 --define GROUP=8 --define MMA=1688 --define STAGES=4 --define WM=64 --define WN=32 --define CP_CA=1"
+  for p in "cuda 2 ${TKS_CU:-1,4,8,16,32} $CU" "opencl 4 ${TKS_CL:-1,8,32} $CL"; do
+    set -- $p; tcn=$1; wave=$2; tks=$3; shift 3
+    for v in ${tks//,/ }; do
+      w=$([ "$v" = 1 ] && echo 2 || echo $wave)
+      run ab-$tcn-$v 200 $G compare $D --backends $tcn --kernels tc --precision f64 --sizes ${SIZES:-4096,8192} "$@" \
+        --define TAILK=$v --define WAVE=$w --reps ${REPS:-20} --out "$W/ab-$tcn-$v"
+      echo "== $tcn TAILK=$v WAVE=$w"; grep -E "^[0-9x]+ |^ *(cublas|tc) " "$W/ab-$tcn-$v.txt" | sed 's/ on NVIDIA.*//' | cut -c1-120
+    done
+  done
+  ;;
+tc-tailk-why)
+  # Issue 28: why TAILK slowed CUDA's tuned DGEMM tile even where its last wave is 8 tiles of
+  # 8192 (tc-tailk): TAILK=1 and 4 at a size whose tiles make two whole waves (no tile shared,
+  # 2816x1536: 22x24 tiles of 128x64), and Nsight Compute's sections for TAILK=4 at 4096.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tailk
+  CU="--define BK=8 --define BM=128 --define BN=64 --define GROUP=8 --define MMA=1688 --define STAGES=4 --define WM=64 --define WN=32 --define CP_CA=1"
+  for v in 1 4; do
+    run whole-$v 150 $G compare $D --backends cuda --kernels tc --precision f64 --sizes 2816x1536x4096,2816x1536x16384 $CU \
+      --define TAILK=$v --reps 20 --out "$W/whole-$v"
+    echo "== TAILK=$v"; grep -E "^[0-9x]+ |^ *(cublas|tc) " "$W/whole-$v.txt" | sed 's/ on NVIDIA.*//' | cut -c1-120
+  done
+  run ncu-4 150 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+    --section LaunchStats --section Occupancy --section ComputeWorkloadAnalysis -k regex:tc_gemm -c 1 \
+    $G compare $D --backends cuda --kernels tc --precision f64 --sizes 4096 $CU --define TAILK=4 --reps 2 --out "$W/ncu-rows-4"
+  grep -E "Duration|Throughput|Hit Rate|Registers|Achieved|Issue|Executed Ipc|Waves|Grid Size|Shared Memory" "$W/ncu-4.txt" | head -40
+  ;;
+tc-tailk-tune)
+  # Issue 28: CUDA's DGEMM searched again at 4096 and 8192 with TAILK (the last wave shared along
+  # K), exhaustively around the tuned tile (block order, CP_CA, USE_BOUNDS, TAILK 1/4/8), into
+  # $W/db; then the tuned DGEMM on both toolchains next to cuBLAS DGEMM, RUNS times.
+  DB="$W/db"; mkdir -p "$DB"; cp "${DBIN:-results/tuned/nvidia-h200.json}" "$DB/nvidia-h200.json"
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tailk
+  for size in 4096 8192; do
+    run tune-$size 150 $G tune $D --backends cuda --kernels tc --precision f64 --sizes $size --strategy exhaustive \
+      --caps none --switches CP_CA,USE_BOUNDS --values BK=8 --values BM=128 --values BN=64 --values WM=64 --values WN=32 \
+      --values STAGES=4 --values MMA=1688 --values SPLITK=1 --values GROUP=4,8 --values TAILK=1,4,8 --values WAVE=2 \
+      --top 5 --db "$DB" --out "$W/tune-$size"
+    grep -E "tried|best while|xcuBLAS|cublas|^  tc " "$W/tune-$size.txt" | cut -c1-200
+  done
+  for i in $(seq 1 ${RUNS:-3}); do
+    run tuned-$i 150 $G compare $D --backends cuda,opencl --kernels tc --precision f64 --tuned --db "$DB" --sizes 4096,8192 \
+      --reps 20 --out "$W/tuned-$i"
+    echo "== run $i"; grep -E "tuned at|^[0-9x]+ |^ *(cublas|tc) " "$W/tuned-$i.txt" | sed 's/ on NVIDIA.*//' | cut -c1-220
+  done
+  ;;
+tc-tailk-check)
+  # Issue 28: the tc family after TAILK on both toolchains: its CUDA tests and the twins' agreement
+  # test (failing instead of skipping), every precision at odd sizes with the published defaults,
+  # SPLITK=3 and TAILK=4 (WAVE=1), compute-sanitizer on 3xTF32 with TAILK, then the tuned DGEMM
+  # next to cuBLAS DGEMM RUNS more times with the database of tc-tailk-tune (DBDIR, the directory
+  # holding nvidia-h200.json). CHECKS=0: the comparisons only.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-tailk
+  if [ "${CHECKS:-1}" = 1 ]; then
+  xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
+  GEMMLAB_TEST_DEVICE=h200 GEMMLAB_REQUIRE_CUDA=1 run tests 300 /tmp/cuda_kernels --test-threads=1 cuda_tc_ cuda_and_opencl_twins
+  grep -E "test |test result|checked runs|SKIPPED|panicked" "$W/tests.txt"
+  for prec in 64 32; do
+    j=0
+    for share in "SPLITK=1" "SPLITK=3" "TAILK=4 --define WAVE=1"; do
+      j=$((j+1)); tag=odd-f$prec-$j
+      run $tag 120 $G compare $D --backends cuda,opencl --kernels tc --precision f$prec --define $share \
+        --sizes 17,1000x999x1001,4097x33x2049 --reps 3 --out "$W/$tag"
+      echo "== f$prec $share"; grep -E "^[0-9x]+ |^ *tc " "$W/$tag.txt" | sed 's/ on NVIDIA.*//' | cut -c1-200
+    done
+  done
+  run memcheck-f32 150 compute-sanitizer --tool memcheck $G compare $D --backends cuda --kernels tc --precision f32 \
+    --define TAILK=8 --define WAVE=1 --sizes 1000x999x1001,17,4097x33x2049,2200x2100x300 --reps 2 --out "$W/memcheck-f32"
+  grep -E "ERROR SUMMARY|^ *tc " "$W/memcheck-f32.txt"
+  fi
+  for i in $(seq 1 ${RUNS:-2}); do
+    run tuned-$i 150 $G compare $D --backends cuda,opencl --kernels tc --precision f64 --tuned --db "${DBDIR:-results/tuned}" \
+      --sizes 4096,8192 --reps 20 --out "$W/tuned-$i"
+    echo "== run $i"; grep -E "^[0-9x]+ |^ *(cublas|tc) " "$W/tuned-$i.txt" | sed 's/ on NVIDIA.*//' | cut -c1-220
+  done
   ;;
 tcwg-check)
   # Issue 28: tcwg's CUDA tests on this GPU (CUDA and NVIDIA OpenCL, failing instead of skipping;
