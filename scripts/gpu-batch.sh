@@ -1464,6 +1464,11 @@ tc-tailk-check)
       --sizes 4096,8192 --reps 20 --out "$W/tuned-$i"
     echo "== run $i"; grep -E "^[0-9x]+ |^ *(cublas|tc) " "$W/tuned-$i.txt" | sed 's/ on NVIDIA.*//' | cut -c1-220
   done
+  if [ "${F32:-0}" = 1 ]; then  # tc's 3xTF32, tuned, next to cuBLAS SGEMM
+    run tuned-f32 150 $G compare $D --backends cuda,opencl --kernels tc --precision f32 --tuned --db "${DBDIR:-results/tuned}" \
+      --sizes 4096,8192 --reps 10 --out "$W/tuned-f32"
+    echo "== f32"; grep -E "^[0-9x]+ |^ *(cublas|tc) " "$W/tuned-f32.txt" | sed 's/ on NVIDIA.*//' | cut -c1-220
+  fi
   ;;
 tcwg-check)
   # Issue 28: tcwg's CUDA tests on this GPU (CUDA and NVIDIA OpenCL, failing instead of skipping;
