@@ -63,9 +63,9 @@ fn int(v: usize) -> Result<Arg> {
 /// the launch's grid (SPLITK splits along its third dimension; stream-K's
 /// persistent grid of STREAMK work-groups per compute unit, at most one per
 /// iteration, along its first; TAILK's one work-group per tile and TAILK per
-/// tile of the last partial wave, along its first) and makes the partial sums' workspace and a
-/// zeroed counter per tile of C (the kernel leaves it zero, so repeated
-/// launches share it); the buffers go to `owned`.
+/// tile of the last partial wave, along its first) and makes the partial
+/// sums' workspace and a zeroed counter per tile of C (the kernel leaves it
+/// zero, so repeated launches share it); the buffers go to `owned`.
 fn share_k(
     be: &mut AnyBackend,
     config: &Config,

@@ -111,8 +111,6 @@ pub fn predicted_s(
     let hiding = |warps: f64| (0.4 + warps / 16.0).min(1.0);
     let tiles = (mp / bm) * (np / bn);
     let k_tiles = kp / bk;
-    // The longest split's share of the K tiles; stream-K's persistent grid shares
-    // every tile's K tiles evenly.
     // TAILK: the tiles of the last partial wave of WAVE work-groups per compute
     // unit, each shared by TAILK work-groups.
     let tail_k = usize::try_from(config.get("TAILK")).unwrap_or(1).max(1);
@@ -121,6 +119,8 @@ pub fn predicted_s(
     } else {
         0
     };
+    // The longest split's share of the K tiles; stream-K's persistent grid shares
+    // every tile's K tiles evenly.
     let (blocks, block_iterations) = if stream > 0 {
         let groups = (stream * machine.multiprocessors as usize).clamp(1, (tiles * k_tiles).max(1));
         (groups, (tiles * k_tiles).div_ceil(groups))
