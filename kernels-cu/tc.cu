@@ -108,6 +108,9 @@
 #ifndef TAILK
 #define TAILK 1
 #endif
+#ifndef WAVE
+#define WAVE 2  // read by the host only: the blocks per multiprocessor of a wave, for TAILK
+#endif
 
 #ifndef USE_BOUNDS
 #define USE_BOUNDS 1
