@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::gemm::check::{CheckMode, FULL_CPU_MAX_MNK};
 use crate::gemm::driver::device_reference;
 use crate::gemm::driver::{
-    prepare_from, Attempt, KernelRunner, Session, Source, Status, VendorRunner,
+    prepare_from, Attempt, KernelRunner, Session, Source, Status, VendorCall, VendorRunner,
 };
 use crate::gemm::memory::{self, RefKind};
 use crate::gemm::problem::{Problem as GemmCall, Template};
@@ -202,6 +202,7 @@ pub fn failed_row(
         gflops: None,
         gflops_best: None,
         vs_vendor: None,
+        vendor_paired: None,
         pre_ns: None,
         post_ns: None,
         resources: None,
@@ -381,6 +382,14 @@ pub fn measure_items(
             )
         })
         .collect();
+    // Where the caller timed the vendor BLAS at this size, it is timed again inside
+    // the interleaved repetitions, and each row's ratio is against that.
+    let paired_call = match vendor.iter().any(|v| v.status.is_ok())
+        && attempts.iter().any(|a| a.prepared.is_some())
+    {
+        true => pair_vendor(sessions, problem, cold),
+        false => None,
+    };
     let mut runners: Vec<KernelRunner> = Vec::new();
     for ((_, l), a) in items.iter().zip(&attempts) {
         if let Some(p) = &a.prepared {
@@ -390,12 +399,26 @@ pub fn measure_items(
             });
         }
     }
+    let mut paired = paired_call.map(|(i, call)| VendorRunner {
+        session: &sessions[i],
+        call,
+    });
     let mut refs: Vec<&mut dyn Timed> = runners.iter_mut().map(|r| r as &mut dyn Timed).collect();
+    if let Some(v) = paired.as_mut() {
+        refs.push(v as &mut dyn Timed);
+    }
     let before = crate::gemm::driver::read_clocks(sessions);
-    let timed = interleaved(&mut refs, plan);
+    let mut timed = interleaved(&mut refs, plan);
     let after = crate::gemm::driver::read_clocks(sessions);
     drop(refs);
     drop(runners);
+    let vendor_paired = match paired {
+        Some(v) => {
+            v.release();
+            timed.pop().and_then(|t| t.ok())
+        }
+        None => None,
+    };
     let vendor_gflops = vendor
         .iter()
         .find(|v| v.status.is_ok())
@@ -449,10 +472,12 @@ pub fn measure_items(
                 Some(Ok(stats)) => {
                     row.gflops = Some(gflops(m, n, k, stats.median_ns));
                     row.gflops_best = Some(gflops(m, n, k, stats.min_ns));
-                    row.vs_vendor = match (row.gflops, vendor_gflops) {
-                        (Some(g), Some(v)) if v > 0.0 => Some(g / v),
+                    row.vs_vendor = match (vendor_paired, row.gflops, vendor_gflops) {
+                        (Some(v), _, _) => Some(v.median_ns / stats.median_ns),
+                        (None, Some(g), Some(v)) if v > 0.0 => Some(g / v),
                         _ => None,
                     };
+                    row.vendor_paired = vendor_paired;
                     row.time = Some(stats);
                 }
                 Some(Err(e)) => row.status = Status::LaunchError(e.to_string()),
@@ -463,6 +488,24 @@ pub fn measure_items(
         out.push(row);
     }
     out
+}
+
+/// The vendor BLAS's call at `problem`, checked, on the first session that has
+/// one: `(session, call)`. None where no session has one or its check fails (the
+/// caller's own vendor row already says why).
+fn pair_vendor(
+    sessions: &mut [Session],
+    problem: &Problem,
+    cold: bool,
+) -> Option<(usize, VendorCall)> {
+    for (i, s) in sessions.iter_mut().enumerate() {
+        match VendorCall::prepare(s, &problem.ops, &problem.reference, cold, false) {
+            Ok(Some((call, check))) if check.passed => return Some((i, call)),
+            Ok(Some((call, _))) => call.release(s),
+            Ok(None) | Err(_) => {}
+        }
+    }
+    None
 }
 
 /// Writes a build's PTX under `dir` (named by kernel, toolchain and content hash,

@@ -110,8 +110,14 @@ pub struct Measurement {
     pub gflops: Option<f64>,
     /// From the fastest repetition.
     pub gflops_best: Option<f64>,
-    /// Median GFLOP/s over the vendor BLAS's median in the same run, same size.
+    /// Median GFLOP/s over the vendor BLAS's median in the same run, same size:
+    /// over `vendor_paired`'s where the row has it.
     pub vs_vendor: Option<f64>,
+    /// The vendor BLAS on the same call, timed in the same interleaved repetitions
+    /// as this row (A B cuBLAS A B cuBLAS ...), so clock and thermal drift fall on
+    /// both alike. The `cublas` row of the same size is the call timed alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vendor_paired: Option<Stats>,
     pub pre_ns: Option<u64>,
     pub post_ns: Option<u64>,
     pub resources: Option<KernelResources>,

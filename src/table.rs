@@ -122,7 +122,16 @@ pub fn compare_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
         }
         table.push(line);
     }
-    render(&table, |c| c < 1, &throttle_legend(rows), &notes)
+    let legend = throttle_legend(rows) + &paired_legend(rows);
+    render(&table, |c| c < 1, &legend, &notes)
+}
+
+/// The line that says what %cuBLAS is against, when a row's cuBLAS was timed with it.
+fn paired_legend(rows: &[Measurement]) -> String {
+    match rows.iter().any(|r| r.vendor_paired.is_some()) {
+        true => "%cuBLAS: against cuBLAS timed in the same interleaved repetitions as the row; the cublas row is cuBLAS timed alone, before them\n".into(),
+        false => String::new(),
+    }
 }
 
 /// One line per kernel and sweep point: per toolchain (and variant) GFLOP/s,
@@ -182,7 +191,8 @@ pub fn sweep_table(rows: &[Measurement]) -> String {
         .find(|r| r.kernel == "cublas" && r.status.is_ok())
         .and_then(|r| r.gflops)
         .map_or(String::new(), |v| format!("cuBLAS: {v:.1} GFLOP/s\n"));
-    render(&table, |c| c < 2, &(extra + &throttle_legend(rows)), &notes)
+    let legend = extra + &throttle_legend(rows) + &paired_legend(rows);
+    render(&table, |c| c < 2, &legend, &notes)
 }
 
 fn lane_name(r: &Measurement) -> String {

@@ -470,3 +470,46 @@ fn cuda_tcwg_verifies_on_both_toolchains() {
         "cuda_tcwg_verifies_on_both_toolchains: {runs} checked runs"
     ));
 }
+
+/// Each row's share of cuBLAS is against cuBLAS timed in the row's own interleaved
+/// repetitions: the ratio is that pair's medians, not the lone cuBLAS row's.
+#[test]
+fn cuda_ratio_to_cublas_is_timed_interleaved_with_the_row() {
+    use gemmlab::experiment::{measure_point, measure_vendor, Point, Problem};
+    use gemmlab::measure::Plan;
+    let Some(b) = common::cuda("cuda_ratio_to_cublas_is_timed_interleaved_with_the_row") else {
+        return;
+    };
+    let mut sessions = vec![Session::new(b)];
+    let problem = Problem::new(256, 192, 160, 11);
+    let plan = Plan {
+        warmup: 1,
+        reps: 5,
+        ..Default::default()
+    };
+    let spec = kernels::find("simt").unwrap();
+    let point = Point {
+        spec,
+        config: spec.defaults(),
+        hints: Hints::default(),
+        label: None,
+    };
+    let vendor = measure_vendor(&mut sessions, &problem, &plan, "compare");
+    assert!(vendor.iter().any(|v| v.status.is_ok()), "{vendor:?}");
+    let rows = measure_point(&mut sessions, &point, &problem, &plan, "compare", &vendor);
+    for r in &rows {
+        assert!(r.status.is_ok(), "{:?}", r.status);
+        let (paired, own) = (r.vendor_paired.unwrap(), r.time.unwrap());
+        assert_eq!(
+            paired.reps, own.reps,
+            "one cuBLAS repetition per kernel repetition"
+        );
+        let want = paired.median_ns / own.median_ns;
+        assert!((r.vs_vendor.unwrap() - want).abs() < 1e-12 * want);
+    }
+    // Without a vendor row at this size nothing is paired, and there is no ratio.
+    let alone = measure_point(&mut sessions, &point, &problem, &plan, "compare", &[]);
+    assert!(alone
+        .iter()
+        .all(|r| r.vendor_paired.is_none() && r.vs_vendor.is_none()));
+}

@@ -278,6 +278,7 @@ mod tuning {
             gflops: Some(gflops),
             gflops_best: Some(gflops * 1.02),
             vs_vendor: Some(gflops / vendor),
+            vendor_paired: None,
             pre_ns: None,
             post_ns: None,
             resources: None,

@@ -46,6 +46,7 @@ fn row(exp: &str, kernel: &str, t: Toolchain, n: usize, gflops: f64, regs: u32) 
         gflops: Some(gflops),
         gflops_best: Some(gflops),
         vs_vendor: Some(gflops / 50000.0),
+        vendor_paired: None,
         pre_ns: None,
         post_ns: None,
         resources: Some(KernelResources {

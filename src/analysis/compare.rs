@@ -21,6 +21,8 @@ pub struct Compare<'a> {
     pub sizes: Vec<Size>,
     pub kernels: Vec<String>,
     pub has_vendor: bool,
+    /// Some row's share of cuBLAS is against cuBLAS timed interleaved with it.
+    pub vendor_paired: bool,
     /// Rows repeated in a later run and left out.
     pub repeats: usize,
     /// The bar chart's size: the one asked for if measured, else the findings'.
@@ -133,6 +135,7 @@ pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
     let bar_size = chosen.filter(|c| sizes.contains(c)).or(with_speed);
     let mut a = Compare {
         has_vendor: recs.iter().any(|r| is_vendor(r.m)),
+        vendor_paired: recs.iter().any(|r| r.m.vendor_paired.is_some()),
         repeats: data.repeats("compare"),
         unmeasured: chosen.filter(|c| !sizes.contains(c)),
         mix: ptx_mix(data, &kernels, &toolchains),

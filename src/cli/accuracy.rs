@@ -318,7 +318,7 @@ fn vendor_row(s: &mut Session, tf32: bool, p: &Point) -> Option<Row> {
     let c = match prepared {
         Ok(None) => return None,
         Ok(Some((runner, _))) => {
-            let c = read_c(runner.session, runner.c, &p.ops.problem).map(|(c, _)| c);
+            let c = read_c(runner.session, runner.call.c, &p.ops.problem).map(|(c, _)| c);
             runner.release();
             c
         }

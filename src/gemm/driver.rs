@@ -1255,6 +1255,13 @@ impl Timed for KernelRunner<'_> {
 /// The vendor BLAS (cuBLAS) on the same operands, checked once before timing.
 pub struct VendorRunner<'a> {
     pub session: &'a Session,
+    pub call: VendorCall,
+}
+
+/// A checked vendor BLAS call ready to time: its output buffer and arguments.
+/// Owned apart from the session, so kernels of the same session can be timed
+/// interleaved with it.
+pub struct VendorCall {
     pub c: Buffer,
     call: GemmCall,
     flush: Option<Buffer>,
@@ -1309,6 +1316,25 @@ impl<'a> VendorRunner<'a> {
         cold: bool,
         tf32: bool,
     ) -> Result<Option<(VendorRunner<'a>, CheckReport)>> {
+        let prepared = VendorCall::prepare(session, ops, reference, cold, tf32)?;
+        Ok(prepared.map(|(call, report)| (VendorRunner { session, call }, report)))
+    }
+
+    pub fn release(self) {
+        self.call.release(self.session);
+    }
+}
+
+impl VendorCall {
+    /// Uploads the operands, runs the call once and checks it. `Ok(None)` where
+    /// the toolchain has no vendor BLAS.
+    pub fn prepare(
+        session: &mut Session,
+        ops: &Operands,
+        reference: &Reference,
+        cold: bool,
+        tf32: bool,
+    ) -> Result<Option<(VendorCall, CheckReport)>> {
         session.load(ops)?;
         let flush = if cold {
             Some(session.flush_buffer()?)
@@ -1340,18 +1366,7 @@ impl<'a> VendorRunner<'a> {
             Err(e) => Err(e),
         };
         match outcome {
-            Ok(Some(report)) => {
-                drop(be);
-                Ok(Some((
-                    VendorRunner {
-                        session,
-                        c,
-                        call,
-                        flush,
-                    },
-                    report,
-                )))
-            }
+            Ok(Some(report)) => Ok(Some((VendorCall { c, call, flush }, report))),
             Ok(None) => {
                 be.free(c);
                 Ok(None)
@@ -1363,8 +1378,8 @@ impl<'a> VendorRunner<'a> {
         }
     }
 
-    pub fn release(self) {
-        self.session.backend.borrow_mut().free(self.c);
+    pub fn release(self, session: &Session) {
+        session.backend.borrow_mut().free(self.c);
     }
 }
 
@@ -1373,12 +1388,12 @@ impl Timed for VendorRunner<'_> {
         self.session
             .backend
             .borrow_mut()
-            .vendor_gemm(&self.call, count)?
+            .vendor_gemm(&self.call.call, count)?
             .ok_or_else(|| Error::invalid("no vendor BLAS"))
     }
 
     fn flush(&mut self) -> Result<()> {
-        self.session.flush_l2(self.flush)
+        self.session.flush_l2(self.call.flush)
     }
 }
 

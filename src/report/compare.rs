@@ -22,6 +22,9 @@ pub(super) const THROTTLED: &str =
 pub(crate) fn section(ctx: &mut Ctx, a: &Compare) -> Result<Section> {
     let mut s = format!("## {SPEED}\n\n");
     s.push_str("Median GFLOP/s (± the interquartile range as % of the median) and the share of cuBLAS in the same run at the same size; a cell that failed its check or did not run shows its status, \"-\" was not measured.\n\n");
+    if a.vendor_paired {
+        s.push_str("The share of cuBLAS is against cuBLAS timed in the same interleaved repetitions as the row (A B cuBLAS A B cuBLAS ...), so clock and thermal drift fall on both alike; the cuBLAS row is the call timed alone, before them.\n\n");
+    }
     if a.recs.iter().any(|r| !md::throttle_mark(r.m).is_empty()) {
         s.push_str(THROTTLED);
     }
