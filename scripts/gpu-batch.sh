@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|tcwg-first|tcwg-gate|tcwg-check|routine-tcwg|tc-dgemm-8192|tc-tailk|tc-tailk-why|tc-tailk-tune|tc-tailk-check|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|tcwg-first|tcwg-gate|tcwg-check|routine-tcwg|tc-dgemm-8192|tc-tailk|tc-tailk-why|tc-tailk-tune|tc-tailk-check|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin|paired-compare|paired-routine
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1469,6 +1469,42 @@ tc-tailk-check)
       --sizes 4096,8192 --reps 10 --out "$W/tuned-f32"
     echo "== f32"; grep -E "^[0-9x]+ |^ *(cublas|tc) " "$W/tuned-f32.txt" | sed 's/ on NVIDIA.*//' | cut -c1-220
   fi
+  ;;
+paired-compare)
+  # Issues 28 and 27: cuBLAS timed inside each row's interleaved repetitions (A B cuBLAS ...).
+  # The test of the pairing on this GPU, then the tuned DGEMM next to cuBLAS DGEMM RUNS times and
+  # the tuned FP32 kernels (simt, tcwg) once: each row's ratio is against its paired cuBLAS, and
+  # the lone cuBLAS row of the same run gives the ratio as it was measured before.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-paired
+  xz -dc .gpu/tests-direct/cuda_kernels.xz > /tmp/cuda_kernels && chmod +x /tmp/cuda_kernels
+  GEMMLAB_TEST_DEVICE=h200 GEMMLAB_REQUIRE_CUDA=1 run tests 120 /tmp/cuda_kernels --test-threads=1 cuda_ratio_to_cublas
+  grep -E "test |test result|SKIPPED|panicked" "$W/tests.txt"
+  for i in $(seq 1 ${RUNS:-3}); do
+    run f64-$i 150 $G compare $D --backends cuda,opencl --kernels tc --precision f64 --tuned --sizes 4096,8192 \
+      --reps 20 --out "$W/f64-$i"
+    echo "== f64 run $i"; grep -E "^[0-9x]+ |^ *(cublas|tc) |^%cuBLAS" "$W/f64-$i.txt" | sed 's/ on NVIDIA.*//' | cut -c1-220
+  done
+  if [ "${F32:-1}" = 1 ]; then
+    run f32 150 $G compare $D --backends cuda,opencl --kernels simt,tcwg --precision f32 --tuned --sizes 4096,8192 \
+      --reps 10 --out "$W/f32"
+    echo "== f32"; grep -E "^[0-9x]+ |^ *(cublas|simt|tcwg) " "$W/f32.txt" | sed 's/ on NVIDIA.*//' | cut -c1-220
+  fi
+  ;;
+paired-routine)
+  # Issue 27: the routine over the default suite, two builds alternately, RUNS times each;
+  # PRECISION f32 (default) or f64. Run once (results/h200/routine/paired/) with .gpu/gemmlab.xz
+  # built with alternating.diff there applied (cuBLAS's calls alternating with the routine's)
+  # and .gpu/gemmlab-old.xz built without it (cuBLAS timed after the routine's calls, as kept).
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-paired
+  xz -dc .gpu/gemmlab-old.xz > /tmp/gemmlab-old && chmod +x /tmp/gemmlab-old
+  for i in $(seq 1 ${RUNS:-2}); do
+    for b in new old; do
+      [ $b = new ] && X=$G || X=/tmp/gemmlab-old
+      run suite-$b-$i ${TG:-140} $X gemm $D --backends cuda,opencl --suite ${SUITE:-suites/routine.txt} \
+        --precision ${PRECISION:-f32} --db results/tuned --reps 10 -v --out "$W/rows-$b-$i"
+      echo "== $b $i"; grep -E -i "geometric|lowest" "$W/suite-$b-$i.txt"
+    done
+  done
   ;;
 tcwg-check)
   # Issue 28: tcwg's CUDA tests on this GPU (CUDA and NVIDIA OpenCL, failing instead of skipping;
