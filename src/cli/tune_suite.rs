@@ -288,16 +288,22 @@ fn candidates(
         }
     }
     // This call's earlier choice (a rerun keeps it unless something beats it),
-    // then its neighbours'.
-    let earlier = known.iter().filter(|e| {
-        e.toolchain == toolchain
-            && e.precision == p.precision
-            && e.call == call_label(p)
-            && (e.m, e.n, e.k) == (p.m, p.n, p.k)
-    });
-    let near = earlier
+    // then its neighbours'; then the other toolchains' choices for this call. Twins
+    // take the same configurations, and a compiler's search can miss what the
+    // other's found: the same source timed here decides.
+    let earlier = |own: bool| {
+        known.iter().filter(move |e| {
+            (e.toolchain == toolchain) == own
+                && e.precision == p.precision
+                && e.call == call_label(p)
+                && (e.m, e.n, e.k) == (p.m, p.n, p.k)
+        })
+    };
+    let near = earlier(true)
         .chain(nearest(known, p, p.precision))
-        .filter(|e| e.toolchain == toolchain && (fp32_emulation || !e.emulated))
+        .filter(|e| e.toolchain == toolchain)
+        .chain(earlier(false))
+        .filter(|e| fp32_emulation || !e.emulated)
         .map(|e| (e.kernel.clone(), as_point(e)));
     let tuned = tuned_near
         .iter()
@@ -782,6 +788,31 @@ mod tests {
         assert_eq!(kernels(false), ["simtdirect"]);
         assert_eq!(kernels(true), ["tc", "simtdirect"]);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_other_toolchains_choice_for_the_same_call_is_a_candidate_after_its_own() {
+        use gemmlab::Precision::F32;
+        use gemmlab::Toolchain::{Cuda, OpenCl};
+        let cuda = RoutineEntry {
+            toolchain: Cuda,
+            ..entry("xgemm", F32, false, 90.0)
+        };
+        let opencl = entry("simtdirect", F32, false, 70.0);
+        // Another call's OpenCL choice: a neighbour of OpenCL's, not CUDA's.
+        let elsewhere = RoutineEntry {
+            m: 600,
+            call: call_label(&call(Layout::ColMajor, 600, 200, 100)),
+            ..entry("simt", F32, false, 80.0)
+        };
+        let known = [cuda, opencl, elsewhere];
+        let p = call(Layout::ColMajor, 300, 200, 100);
+        let kernels = |toolchain| {
+            let c = candidates(toolchain, &[], &[], &known, &p, &[], false);
+            c.into_iter().map(|(k, _)| k).collect::<Vec<_>>()
+        };
+        assert_eq!(kernels(Cuda), ["xgemm", "simtdirect"]);
+        assert_eq!(kernels(OpenCl), ["simtdirect", "simt", "xgemm"]);
     }
 
     #[test]
