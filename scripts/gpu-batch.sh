@@ -5,7 +5,7 @@
 #   cargo test --release --features cuda --no-run      (test executables -> .gpu/tests/)
 #   cargo bench --features cuda --no-run               (bench executable -> .gpu/bench-toolchains)
 # and the tutorial's published code (see scripts/fidelity/README.md) in .gpu/published/myGEMM.
-# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|tcwg-first|tcwg-gate|tcwg-check|routine-tcwg|tc-dgemm-8192|tc-tailk|tc-tailk-why|tc-tailk-tune|tc-tailk-check|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin|paired-compare|paired-routine
+# usage: scripts/gpu-batch.sh fidelity|fidelity-ncu|sweeps|registers|measure|criterion|tune-4096|tune-rest|kt|tune-diag|tune-both-4096|tune-8192|nvrtc-h200|blas-f32|blas-f64|blas-compare|blas-tune-f32|lecture|lecture-strides|simt-tune-4096|simt-tune-rest|simt-measure|simt-profile|simt-check|simt-jit|simt-square|specs|specs-2|clang|clang-tune|clang-jit|tune-rate-diag|tune-anchors-a|tune-anchors-bc|tune-anchors-kt|nvrtc-procs|depth-check|build-processes-a|build-processes-b|routine-suite-cuda|routine-suite-opencl|routine-gemm|routine-tests|tc-check|tc-tune|tc-cuda|tc-tune-final|tc-measure|tc-final|tc-profile|tc-dgemm|nvrtc-threads|pinned-c|pinned-tests-dgemm|pinned-f64|tc-dgemm-wide|screen|screen-long|screen-anchors|routine-direct-cuda|routine-direct-opencl|routine-check|streamk-probe|streamk-squares|tc-launch-local|tc-opencl-f64|tc-next|tc-why|tc-jit|tc-tests|async-ab|async-cap|tc-frag|tc-order|tc-ids|tc-cpca|tc-cpca-tune|tcwg-first|tcwg-gate|tcwg-check|routine-tcwg|tc-dgemm-8192|tc-tailk|tc-tailk-why|tc-tailk-tune|tc-tailk-check|routine-tc-cuda|routine-tc-opencl|routine-tc-gemm|routine-tc-splitk|routine-holdout|routine-grid-eval|routine-thin|paired-compare|paired-routine|batched-routine|batched-tests
 #   (each fits one 10-minute call; the tune parts also need .gpu/wheels from scripts/kernel_tuner/fetch-wheels.sh)
 # Everything a part writes lands in one archive under $OUT.
 set -u
@@ -1505,6 +1505,46 @@ paired-routine)
       echo "== $b $i"; grep -E -i "geometric|lowest" "$W/suite-$b-$i.txt"
     done
   done
+  ;;
+batched-routine)
+  # Issue 27: the routine timed as kernels are (calls under 100 us in batches back to back, one
+  # device span a sample, cuBLAS alike and alternating with it) against the build before
+  # (.gpu/gemmlab-prev.xz: one call a sample, the sum of per-launch event times, cuBLAS after),
+  # alternately, RUNS times each; BUILDS adds others (.gpu/gemmlab-NAME.xz); SINGLE set: then the
+  # new build with --batch 1. Archived after every run.
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-batched
+  for b in ${BUILDS:-new prev}; do
+    [ $b = new ] || { xz -dc .gpu/gemmlab-$b.xz > /tmp/gemmlab-$b && chmod +x /tmp/gemmlab-$b; }
+  done
+  for i in $(seq 1 ${RUNS:-2}); do
+    for b in ${BUILDS:-new prev}; do
+      [ $b = new ] && X=$G || X=/tmp/gemmlab-$b
+      run suite-$b-$i ${TG:-120} $X gemm $D --backends cuda,opencl --suite ${SUITE:-suites/routine.txt} \
+        --precision ${PRECISION:-f32} --db results/tuned --reps 10 -v --out "$W/rows-$b-$i"
+      echo "== $b $i"; grep -E -i "geometric|lowest" "$W/suite-$b-$i.txt"
+      tar cJf "$OUT/$PART.tar.xz" -C "$W" .
+    done
+  done
+  # HOLDOUT: a suite written before, new and prev once each; F64: the f64 suite with the new build.
+  if [ -n "${HOLDOUT:-}" ]; then
+    for b in new prev; do
+      [ $b = new ] && X=$G || X=/tmp/gemmlab-prev
+      run holdout-$b ${TG:-120} $X gemm $D --backends cuda,opencl --suite $HOLDOUT --db results/tuned --reps 10 -v \
+        --out "$W/rows-holdout-$b"
+      tar cJf "$OUT/$PART.tar.xz" -C "$W" .
+    done
+  fi
+  [ -n "${F64:-}" ] && run suite-f64 ${TG:-120} $G gemm $D --backends cuda,opencl --suite ${SUITE:-suites/routine.txt} \
+    --precision f64 --db results/tuned --reps 5 -v --out "$W/rows-f64"
+  [ -n "${SINGLE:-}" ] && run suite-single ${TG:-120} $G gemm $D --backends cuda,opencl --suite ${SUITE:-suites/routine.txt} \
+    --precision ${PRECISION:-f32} --db results/tuned --reps 10 --batch 1 -v --out "$W/rows-single" &&
+    { echo "== single"; grep -E -i "geometric|lowest" "$W/suite-single.txt"; }
+  ;;
+batched-tests)
+  # The test executables in .gpu/tests-direct (scripts: routine_client, cuda_backend, cuda_kernels)
+  # on this GPU, failing instead of skipping: the launch path changed (one resolved sequence).
+  export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-batched
+  GEMMLAB_TEST_DEVICE=h200 direct_tests
   ;;
 tcwg-check)
   # Issue 28: tcwg's CUDA tests on this GPU (CUDA and NVIDIA OpenCL, failing instead of skipping;

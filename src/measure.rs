@@ -171,6 +171,20 @@ impl Plan {
         }
     }
 
+    /// The batch size for a whole call (the routine's launches, a library's call)
+    /// whose one warm run took `one_ns`: as many as fill a sample of about
+    /// `BATCH_TARGET_NS`, whatever one takes. A single call carries one-off
+    /// latencies (the first launch on an idle device, a runtime's wait between
+    /// dependent launches) that calls back to back do not, so unlike `batch_for`
+    /// there is no size above which one call stands alone.
+    pub fn batch_to_fill(&self, one_ns: f64) -> usize {
+        match (self.cache, self.batch) {
+            (CacheState::Cold, _) => 1,
+            (_, Some(n)) => n.max(1),
+            (_, None) => ((BATCH_TARGET_NS / one_ns.max(1.0)).ceil() as usize).clamp(1, MAX_BATCH),
+        }
+    }
+
     /// Repetitions for a round of samples (one per runner) lasting `round_ns`.
     pub fn reps_for(&self, round_ns: f64) -> usize {
         match self.budget_s {
@@ -320,6 +334,26 @@ mod tests {
         let even = Stats::from_samples(&[1, 2, 3, 4]).unwrap();
         assert_eq!(even.median_ns, 2.5);
         assert!(Stats::from_samples(&[]).is_none());
+    }
+
+    #[test]
+    fn whole_calls_fill_a_sample_at_any_size_kernels_only_below_the_threshold() {
+        let plan = Plan::default();
+        // A 150 us call is batched to ~2 ms; a 150 us kernel stands alone.
+        assert_eq!(plan.batch_to_fill(150_000.0), 14);
+        assert_eq!(plan.batch_for(150_000.0), 1);
+        assert_eq!(plan.batch_to_fill(5_000_000.0), 1);
+        assert_eq!(plan.batch_to_fill(10.0), MAX_BATCH);
+        let fixed = Plan {
+            batch: Some(1),
+            ..Plan::default()
+        };
+        assert_eq!(fixed.batch_to_fill(20_000.0), 1);
+        let cold = Plan {
+            cache: CacheState::Cold,
+            ..Plan::default()
+        };
+        assert_eq!(cold.batch_to_fill(20_000.0), 1);
     }
 
     #[test]

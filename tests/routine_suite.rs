@@ -202,6 +202,19 @@ fn a_tuned_suite_is_what_the_routine_runs() {
         "{md}"
     );
     assert!(md.contains("No cuBLAS times in these runs"), "{md}");
+    // A small call is timed in batches of calls back to back (one device span a
+    // sample, filling about 2 ms), and the section says so; --batch 1: one call a sample.
+    let batch = |r: &gemmlab::results::Measurement| r.time.as_ref().map(|t| t.batch);
+    assert!(batch(tn).is_some_and(|b| b > 1), "{tn:#?}");
+    assert!(
+        md.contains("a sample is a batch of calls back to back"),
+        "{md}"
+    );
+    let single = s(&d.join("rows-single"));
+    let o = gemm_verbose("40x96x50", &db, "2", &["--batch", "1", "--out", &single]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let (_, records) = gemmlab::results::load_dir(Path::new(&single)).unwrap();
+    assert!(records.iter().all(|r| batch(r) == Some(1)), "{records:#?}");
 
     // A call outside the suite takes the nearest entry of its class, and says so.
     let o = gemm_verbose("60x60x60", &db, "2", &[]);

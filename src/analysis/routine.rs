@@ -35,6 +35,9 @@ pub struct Suite<'a> {
     pub routines: Vec<Routine<'a>>,
     /// Every call, in the order first measured: the chart's categories.
     pub calls: Vec<String>,
+    /// Whether short calls were timed in batches of back-to-back calls (`time.batch`
+    /// above 1 in some row): data recorded since `--batch`; before it, one call a sample.
+    pub batched: bool,
     pub findings: Vec<Finding>,
 }
 
@@ -113,6 +116,7 @@ fn suite<'a>(precision: Precision, all: &[Rec<'a>]) -> Suite<'a> {
         findings: (routines.iter().filter_map(|r| finding(precision, r))).collect(),
         routines,
         calls: stats::distinct(recs.iter().map(|m| call_of(m))),
+        batched: (recs.iter()).any(|m| m.time.as_ref().is_some_and(|t| t.batch > 1)),
     }
 }
 

@@ -29,8 +29,8 @@ use super::clang::ClangCompiler;
 use super::nvrtc::{first_symbol, Arch, MissingCompiler, Nvrtc, NvrtcCompiler, STATIC_SHARED_MAX};
 use super::{
     check_len, ptxas, Arg, Artefact, Backend, Buffer, BuildReport, Compiler, DeviceInfo,
-    DeviceKind, Elem, GemmCall, Geometry, HostData, HostDataMut, HostF32, HostF64, HostVec, Image,
-    KernelResources, Locked, Program, Toolchain,
+    DeviceKind, Elem, GemmCall, HostData, HostDataMut, HostF32, HostF64, HostVec, Image,
+    KernelResources, Launch, Locked, Program, Toolchain,
 };
 use crate::error::{Error, Result};
 
@@ -490,6 +490,84 @@ impl CudaBackend {
         r
     }
 
+    /// A launch checked and looked up, ready to queue: its function, grid, block,
+    /// shared memory, and argument values (pointers are 64-bit words).
+    fn resolve(&self, launch: &Launch<'_>) -> Result<(Ready, Vec<u64>)> {
+        let Launch {
+            program,
+            kernel,
+            geometry,
+            args,
+        } = *launch;
+        geometry.validate()?;
+        let m = self
+            .modules
+            .get(&program.id)
+            .ok_or_else(|| Error::invalid("program does not belong to this CUDA backend"))?;
+        let f = *m.functions.get(kernel).ok_or_else(|| {
+            let mut names: Vec<&String> = m.functions.keys().collect();
+            names.sort();
+            Error::invalid(format!(
+                "the program has no kernel '{kernel}' (it has {names:?})"
+            ))
+        })?;
+        // Argument values live in `store` while the launch reads them.
+        let mut store: Vec<u64> = Vec::with_capacity(args.len());
+        for a in args {
+            store.push(match *a {
+                Arg::I32(v) => v as u32 as u64,
+                Arg::U32(v) => v as u64,
+                Arg::F32(v) => v.to_bits() as u64,
+                Arg::F64(v) => v.to_bits(),
+                Arg::Buf(b) => self.ptr(&b)?,
+            });
+        }
+        let asked = if m.launch_local {
+            geometry.launch_local
+        } else {
+            0
+        };
+        let launch_local = u32::try_from(asked).map_err(|_| {
+            Error::invalid(format!(
+                "{kernel}: {} bytes of shared memory",
+                geometry.launch_local
+            ))
+        })?;
+        if let Some(max) = self.info().local_mem_launch_bytes {
+            if u64::from(launch_local) > max {
+                return Err(Error::invalid(format!(
+                    "{kernel}: its local tiles need {launch_local} bytes of shared memory; this device allows {max} per block"
+                )));
+            }
+        }
+        if launch_local > STATIC_SHARED_MAX {
+            // Past 48 KiB a kernel must opt in; the driver refuses a size beyond the device's.
+            // SAFETY: f belongs to a loaded module.
+            unsafe {
+                drv::function::set_function_attribute(
+                    f,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    launch_local as i32,
+                )
+            }
+            .map_err(|e| {
+                driver_err(
+                    &format!("cuFuncSetAttribute({kernel}, {launch_local} bytes of shared memory)"),
+                    e,
+                )
+            })?;
+        }
+        let [gx, gy, gz] = geometry.groups().map(|g| g as u32);
+        let [bx, by, bz] = geometry.local.map(|b| b as u32);
+        let ready = Ready {
+            f,
+            grid: (gx, gy, gz),
+            block: (bx, by, bz),
+            shared: launch_local,
+        };
+        Ok((ready, store))
+    }
+
     fn timed<F: FnOnce(&Self) -> Result<()>>(&self, what: &str, work: F) -> Result<u64> {
         // SAFETY: events and stream belong to this backend's context.
         unsafe { drv::event::record(self.start, self.stream) }
@@ -639,6 +717,14 @@ impl<T> Drop for PageLocked<T> {
             let _ = drv::primary_ctx::release(self.device);
         }
     }
+}
+
+/// A resolved launch (`CudaBackend::resolve`).
+struct Ready {
+    f: sys::CUfunction,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    shared: u32,
 }
 
 impl Backend for CudaBackend {
@@ -923,100 +1009,36 @@ impl Backend for CudaBackend {
         }
     }
 
-    fn launch_batch(
-        &mut self,
-        program: &Program,
-        kernel: &str,
-        geometry: &Geometry,
-        args: &[Arg],
-        count: usize,
-    ) -> Result<u64> {
-        geometry.validate()?;
+    fn launch_sequence(&mut self, launches: &[Launch<'_>], count: usize) -> Result<u64> {
         self.bind()?;
-        let m = self
-            .modules
-            .get(&program.id)
-            .ok_or_else(|| Error::invalid("program does not belong to this CUDA backend"))?;
-        let f = *m.functions.get(kernel).ok_or_else(|| {
-            let mut names: Vec<&String> = m.functions.keys().collect();
-            names.sort();
-            Error::invalid(format!(
-                "the program has no kernel '{kernel}' (it has {names:?})"
-            ))
-        })?;
-        // Argument values live in `store` while the launch reads them.
-        let mut store: Vec<u64> = Vec::with_capacity(args.len());
-        for a in args {
-            store.push(match *a {
-                Arg::I32(v) => v as u32 as u64,
-                Arg::U32(v) => v as u64,
-                Arg::F32(v) => v.to_bits() as u64,
-                Arg::F64(v) => v.to_bits(),
-                Arg::Buf(b) => self.ptr(&b)?,
-            });
-        }
+        let (ready, mut stores): (Vec<Ready>, Vec<Vec<u64>>) = launches
+            .iter()
+            .map(|l| self.resolve(l))
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .unzip();
         // Little-endian: a pointer to the u64 is also a pointer to its low 4 bytes.
-        let mut params: Vec<*mut c_void> = store
+        // The stores outlive every launch that reads them.
+        let mut params: Vec<Vec<*mut c_void>> = stores
             .iter_mut()
-            .map(|v| v as *mut u64 as *mut c_void)
+            .map(|s| s.iter_mut().map(|v| v as *mut u64 as *mut c_void).collect())
             .collect();
-        let groups = geometry.groups();
-        let block = geometry.local;
-        let asked = if m.launch_local {
-            geometry.launch_local
-        } else {
-            0
-        };
-        let launch_local = u32::try_from(asked).map_err(|_| {
-            Error::invalid(format!(
-                "{kernel}: {} bytes of shared memory",
-                geometry.launch_local
-            ))
-        })?;
-        if let Some(max) = self.info().local_mem_launch_bytes {
-            if u64::from(launch_local) > max {
-                return Err(Error::invalid(format!(
-                    "{kernel}: its local tiles need {launch_local} bytes of shared memory; this device allows {max} per block"
-                )));
-            }
-        }
-        if launch_local > STATIC_SHARED_MAX {
-            // Past 48 KiB a kernel must opt in; the driver refuses a size beyond the device's.
-            // SAFETY: f belongs to a loaded module.
-            unsafe {
-                drv::function::set_function_attribute(
-                    f,
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    launch_local as i32,
-                )
-            }
-            .map_err(|e| {
-                driver_err(
-                    &format!("cuFuncSetAttribute({kernel}, {launch_local} bytes of shared memory)"),
-                    e,
-                )
-            })?;
-        }
         let stream = self.stream;
-        self.timed(kernel, |_| {
+        self.timed(launches.first().map_or("nothing", |l| l.kernel), |_| {
             for _ in 0..count.max(1) {
-                // SAFETY: f belongs to a loaded module; params point into `store`.
-                unsafe {
-                    drv::launch_kernel(
-                        f,
-                        (groups[0] as u32, groups[1] as u32, groups[2] as u32),
-                        (block[0] as u32, block[1] as u32, block[2] as u32),
-                        launch_local,
-                        stream,
-                        &mut params,
-                    )
+                for ((r, p), l) in ready.iter().zip(params.iter_mut()).zip(launches) {
+                    // SAFETY: r.f belongs to a loaded module; p points into `stores`.
+                    unsafe { drv::launch_kernel(r.f, r.grid, r.block, r.shared, stream, p) }
+                        .map_err(|e| {
+                            driver_err(
+                                &format!(
+                                    "cuLaunchKernel({}, grid {:?}, block {:?})",
+                                    l.kernel, r.grid, r.block
+                                ),
+                                e,
+                            )
+                        })?;
                 }
-                .map_err(|e| {
-                    driver_err(
-                        &format!("cuLaunchKernel({kernel}, grid {groups:?}, block {block:?})"),
-                        e,
-                    )
-                })?;
             }
             Ok(())
         })

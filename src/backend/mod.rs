@@ -617,6 +617,15 @@ pub enum Arg {
     Buf(Buffer),
 }
 
+/// One kernel launch, borrowed: an element of a sequence (`launch_sequence`).
+#[derive(Debug, Clone, Copy)]
+pub struct Launch<'a> {
+    pub program: &'a Program,
+    pub kernel: &'a str,
+    pub geometry: &'a Geometry,
+    pub args: &'a [Arg],
+}
+
 /// Launch geometry in OpenCL terms: global = total work-items per dimension
 /// (a multiple of local), local = work-group (CUDA block). CUDA grid = global / local.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -805,7 +814,22 @@ pub trait Backend {
         geometry: &Geometry,
         args: &[Arg],
         count: usize,
-    ) -> Result<u64>;
+    ) -> Result<u64> {
+        let one = Launch {
+            program,
+            kernel,
+            geometry,
+            args,
+        };
+        self.launch_sequence(&[one], count)
+    }
+
+    /// Runs `launches` in order, the whole sequence `count` times back to back
+    /// (at least once), and waits. Returns the device time of all of it as one
+    /// span, in nanoseconds: between one pair of events on CUDA, from the first
+    /// launch's start to the last one's end on OpenCL. Every launch is resolved
+    /// before the first is queued, so a bad one queues nothing.
+    fn launch_sequence(&mut self, launches: &[Launch<'_>], count: usize) -> Result<u64>;
 
     /// The vendor library's GEMM (SGEMM on f32 buffers, DGEMM on f64) as `call`
     /// states it, `count` calls back to back (at least one) timed by one pair of

@@ -25,7 +25,7 @@ use opencl3::types::{cl_mem, CL_BLOCKING};
 
 use super::{
     check_len, ptxas, Arg, Artefact, Backend, Buffer, BuildReport, CompileOptions, Compiler,
-    DeviceInfo, DeviceKind, Elem, Geometry, HostData, HostDataMut, Image, KernelResources, Program,
+    DeviceInfo, DeviceKind, Elem, HostData, HostDataMut, Image, KernelResources, Launch, Program,
     Toolchain,
 };
 use crate::error::{Error, Result};
@@ -711,6 +711,25 @@ impl OpenClBackend {
         self.next_id
     }
 
+    /// A failed kernel enqueue: out of memory as such, else the call and its geometry.
+    fn enqueue_err(&self, e: ClError, l: &Launch<'_>) -> Error {
+        if matches!(e.0, CL_MEM_OBJECT_ALLOCATION_FAILURE | CL_OUT_OF_RESOURCES) {
+            return self.mem_err(
+                "clEnqueueNDRangeKernel",
+                e,
+                format!("launching {}", l.kernel),
+            );
+        }
+        Error::Api {
+            toolchain: "OpenCL".into(),
+            call: "clEnqueueNDRangeKernel".into(),
+            message: format!(
+                "{} with global {:?} local {:?}: {e} (code {})",
+                l.kernel, l.geometry.global, l.geometry.local, e.0
+            ),
+        }
+    }
+
     fn mem_err(&self, call: &str, e: ClError, what: String) -> Error {
         if matches!(
             e.0,
@@ -724,6 +743,29 @@ impl OpenClBackend {
             api(call, e)
         }
     }
+}
+
+/// Sets a kernel's arguments: scalars by value with their exact C size, buffers as
+/// the `cl_mem` handles of `mems`, in order.
+fn set_args(k: &Kernel, mems: &[cl_mem], args: &[Arg]) -> Result<()> {
+    let mut exec = ExecuteKernel::new(k);
+    let mut mem_iter = mems.iter();
+    // SAFETY: each argument is passed by value with its exact C size; buffers as cl_mem.
+    unsafe {
+        for a in args {
+            match a {
+                Arg::I32(v) => exec.set_arg(v),
+                Arg::U32(v) => exec.set_arg(v),
+                Arg::F32(v) => exec.set_arg(v),
+                Arg::F64(v) => exec.set_arg(v),
+                Arg::Buf(_) => match mem_iter.next() {
+                    Some(m) => exec.set_arg(m),
+                    None => return Err(Error::invalid("internal: buffer argument list mismatch")),
+                },
+            };
+        }
+    }
+    Ok(())
 }
 
 impl Backend for OpenClBackend {
@@ -892,99 +934,80 @@ impl Backend for OpenClBackend {
         event.wait().map_err(|e| api("clWaitForEvents", e))
     }
 
-    fn launch_batch(
-        &mut self,
-        program: &Program,
-        kernel: &str,
-        geometry: &Geometry,
-        args: &[Arg],
-        count: usize,
-    ) -> Result<u64> {
-        geometry.validate()?;
-        let built = self
-            .programs
-            .get(&program.id)
-            .ok_or_else(|| Error::invalid("program does not belong to this OpenCL backend"))?;
-        let k = built.kernels.get(kernel).ok_or_else(|| {
-            let mut names: Vec<&String> = built.kernels.keys().collect();
-            names.sort();
-            Error::invalid(format!(
-                "the program has no kernel '{kernel}' (it has {names:?})"
-            ))
-        })?;
-        let mut exec = ExecuteKernel::new(k);
-        let mut mems = Vec::with_capacity(args.len());
-        for a in args {
-            if let Arg::Buf(b) = a {
-                let m = self.buffers.get(&b.id).ok_or_else(|| {
-                    Error::invalid("buffer does not belong to this OpenCL backend")
-                })?;
-                mems.push(m.raw());
-            }
-        }
-        let mut mem_iter = mems.iter();
-        // SAFETY: each argument is passed by value with its exact C size; buffers as cl_mem.
-        unsafe {
-            for a in args {
-                match a {
-                    Arg::I32(v) => exec.set_arg(v),
-                    Arg::U32(v) => exec.set_arg(v),
-                    Arg::F32(v) => exec.set_arg(v),
-                    Arg::F64(v) => exec.set_arg(v),
-                    Arg::Buf(_) => match mem_iter.next() {
-                        Some(m) => exec.set_arg(m),
-                        None => {
-                            return Err(Error::invalid("internal: buffer argument list mismatch"))
-                        }
-                    },
-                };
-            }
-        }
-        let dims = if geometry.global[2] > 1 || geometry.local[2] > 1 {
-            3
-        } else {
-            2
-        };
-        let enqueue_err = |e: ClError| {
-            if matches!(e.0, CL_MEM_OBJECT_ALLOCATION_FAILURE | CL_OUT_OF_RESOURCES) {
-                self.mem_err("clEnqueueNDRangeKernel", e, format!("launching {kernel}"))
-            } else {
-                Error::Api {
-                    toolchain: "OpenCL".into(),
-                    call: "clEnqueueNDRangeKernel".into(),
-                    message: format!(
-                        "{kernel} with global {:?} local {:?}: {e} (code {})",
-                        geometry.global, geometry.local, e.0
-                    ),
+    fn launch_sequence(&mut self, launches: &[Launch<'_>], count: usize) -> Result<u64> {
+        // Each launch's kernel, work dimensions and buffer handles, before anything is queued.
+        let mut ready = Vec::with_capacity(launches.len());
+        for l in launches {
+            l.geometry.validate()?;
+            let built = self
+                .programs
+                .get(&l.program.id)
+                .ok_or_else(|| Error::invalid("program does not belong to this OpenCL backend"))?;
+            let k = built.kernels.get(l.kernel).ok_or_else(|| {
+                let mut names: Vec<&String> = built.kernels.keys().collect();
+                names.sort();
+                Error::invalid(format!(
+                    "the program has no kernel '{}' (it has {names:?})",
+                    l.kernel
+                ))
+            })?;
+            let mut mems = Vec::with_capacity(l.args.len());
+            for a in l.args {
+                if let Arg::Buf(b) = a {
+                    let m = self.buffers.get(&b.id).ok_or_else(|| {
+                        Error::invalid("buffer does not belong to this OpenCL backend")
+                    })?;
+                    mems.push(m.raw());
                 }
             }
-        };
-        // A batch is timed from the start of its first launch to the end of its last:
-        // the OpenCL counterpart of one pair of CUDA events around n launches.
-        let count = count.max(1);
+            let g = l.geometry;
+            let dims = if g.global[2] > 1 || g.local[2] > 1 {
+                3
+            } else {
+                2
+            };
+            ready.push((k, mems, dims));
+        }
+        // An enqueue takes a kernel's arguments as they are set then. A kernel that
+        // stands once in the sequence has them set once; one that stands twice (the
+        // same pack for A and for B) has them set before each of its enqueues.
+        let twice: Vec<bool> = (ready.iter())
+            .map(|(k, ..)| ready.iter().filter(|(o, ..)| o.get() == k.get()).count() > 1)
+            .collect();
+        for (((k, mems, _), l), _) in ready.iter().zip(launches).zip(&twice).filter(|x| !x.1) {
+            set_args(k, mems, l.args)?;
+        }
+        // A sequence is timed from the start of its first launch to the end of its
+        // last: the OpenCL counterpart of one pair of CUDA events around it.
         let mut first = None;
         let mut last = None;
-        for _ in 0..count {
-            // SAFETY: the arguments set above stay bound to the kernel object between
-            // enqueues; global and local sizes live on this stack frame.
-            let event = unsafe {
-                self.queue.enqueue_nd_range_kernel(
-                    k.get(),
-                    dims as u32,
-                    ptr::null(),
-                    geometry.global.as_ptr(),
-                    geometry.local.as_ptr(),
-                    &[],
-                )
-            }
-            .map_err(enqueue_err)?;
-            if first.is_none() {
-                first = Some(event);
-            } else {
-                last = Some(event);
+        for _ in 0..count.max(1) {
+            for (((k, mems, dims), l), twice) in ready.iter().zip(launches).zip(&twice) {
+                if *twice {
+                    set_args(k, mems, l.args)?;
+                }
+                let g = l.geometry;
+                // SAFETY: the arguments set above stay bound to the kernel object until
+                // the enqueue takes them; global and local sizes live in `launches`.
+                let event = unsafe {
+                    self.queue.enqueue_nd_range_kernel(
+                        k.get(),
+                        *dims,
+                        ptr::null(),
+                        g.global.as_ptr(),
+                        g.local.as_ptr(),
+                        &[],
+                    )
+                }
+                .map_err(|e| self.enqueue_err(e, l))?;
+                if first.is_none() {
+                    first = Some(event);
+                } else {
+                    last = Some(event);
+                }
             }
         }
-        let first = first.ok_or_else(|| Error::invalid("internal: empty batch"))?;
+        let first = first.ok_or_else(|| Error::invalid("no launches to run"))?;
         let last = last.as_ref().unwrap_or(&first);
         last.wait().map_err(|e| api("clWaitForEvents", e))?;
         let start = first

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use gemmlab::backend::{Buffer, GemmCall};
 use gemmlab::bests::Database;
 use gemmlab::experiment::failed_row;
 use gemmlab::gemm::check::check_widened;
@@ -17,7 +18,7 @@ use gemmlab::gemm::driver::{read_c, vendor_call, Session};
 use gemmlab::gemm::problem::{Matrix, Problem};
 use gemmlab::gemm::{parse_size, Operands, Reference};
 use gemmlab::kernels::{Config, Hints};
-use gemmlab::measure::Stats;
+use gemmlab::measure::{Plan, Stats};
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::routine::shape::{call_label, ShapeClass};
 use gemmlab::routine::suite::Suite;
@@ -25,7 +26,7 @@ use gemmlab::routine::ROUTINE;
 use gemmlab::routine::{upload_operand, Gemm, Selection};
 use gemmlab::{Backend, Error, Result};
 
-use super::compare::{seed_or_random, DeviceArgs, ProblemArgs};
+use super::compare::{seed_or_random, Auto, DeviceArgs, ProblemArgs};
 
 #[derive(Args, Debug)]
 pub struct GemmArgs {
@@ -41,9 +42,14 @@ pub struct GemmArgs {
     /// with the routine's time next to cuBLAS's and the geometric mean of the ratios.
     #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
-    /// Timed calls per size (after a checked call and a warm-up call).
+    /// Timed samples per call (after a checked call and a warm-up call).
     #[arg(long, default_value_t = 10)]
     pub reps: usize,
+    /// Calls per timed sample: auto (calls back to back filling ~2 ms samples, each
+    /// timed as one device span, for the routine and the vendor BLAS alike) or a
+    /// fixed count (1: one call per sample, the idle device's latencies and all).
+    #[arg(long, default_value = "auto", value_parser = |s: &str| gemmlab::measure::parse_batch(s).map(Auto))]
+    pub batch: Auto<usize>,
     #[arg(long)]
     pub seed: Option<u64>,
     /// Use the kernels' published defaults instead of the tuned database.
@@ -168,22 +174,24 @@ pub fn run(args: GemmArgs) -> Result<()> {
     let mut sessions = args.device.sessions()?;
     let seed = seed_or_random(args.seed);
     println!("seed {seed}");
+    let plan = Plan {
+        warmup: 1,
+        reps: args.reps,
+        batch: args.batch.0,
+        ..Default::default()
+    };
     let mut writer = match &args.out {
         Some(dir) => {
             let infos = sessions
                 .iter()
                 .map(|s| s.backend.borrow().info().clone())
                 .collect();
-            let plan = gemmlab::measure::Plan {
-                warmup: 1,
-                reps: args.reps,
-                ..Default::default()
-            };
             let mut env = Environment::capture(infos, seed, plan);
             env.record_clocks(&sessions);
             env.notes.push(
-                "experiment \"routine\": the time of the whole GEMM call (packing, kernels, unpacking; \
-                 the sum of their device-event times), median of --reps calls after a checked call"
+                "experiment \"routine\": the time of the whole GEMM call (packing, kernels, unpacking), \
+                 median of --reps samples after a checked call; a sample is a batch of calls back to back \
+                 timed as one device span, divided by its size (the record's time.batch; --batch)"
                     .into(),
             );
             if args.fp32_emulation {
@@ -249,7 +257,7 @@ pub fn run(args: GemmArgs) -> Result<()> {
         // The session whose vendor BLAS timed this call (its row names it).
         let mut v_session = 0;
         for (i, (session, gemm)) in sessions.iter_mut().zip(gemms.iter_mut()).enumerate() {
-            let r = one(session, gemm, &ops, &reference, args.reps, v.is_none());
+            let r = one(session, gemm, &ops, &reference, &plan, v.is_none());
             row.push(r.map(|(t, vt)| {
                 if v.is_none() && vt.is_some() {
                     (v, v_session) = (vt, i);
@@ -409,7 +417,7 @@ fn print_table(
         .map(|(_, b)| b.clone())
         .next()
         .unwrap_or_else(|| "vendor BLAS".into());
-    println!("\nthe {tc} routine, every call checked; time of the whole call (median), {blas} with the same arguments in the same run");
+    println!("\nthe {tc} routine, every call checked; time of the whole call (median; calls back to back in ~2 ms samples, one device span each), {blas} with the same arguments in the same run, timed alike");
     println!(
         "  {:<22} {:<8} {:<12} {:>10} {:>10} {:>10} {:>7}",
         "call", "class", "kernel", "us", "GFLOP/s", "blas us", "x blas"
@@ -474,7 +482,7 @@ pub(crate) fn one(
     gemm: &mut Gemm,
     ops: &Operands,
     reference: &Reference,
-    reps: usize,
+    plan: &Plan,
     want_vendor: bool,
 ) -> Result<(Timed, Option<(Stats, String)>)> {
     let p = ops.problem;
@@ -499,12 +507,11 @@ pub(crate) fn one(
                 detail: report.summary(),
             });
         }
-        let mut times = Vec::new();
-        if first.kernel.is_some() {
-            for _ in 0..reps.max(1) {
-                times.push(gemm.run(session, &p, a, b, c)?.total_ns() as f64);
-            }
-        }
+        let call = vendor_call(&p, a, b, c);
+        let (routine, vendor) = match first.kernel.is_some() {
+            true => time_with_vendor(session, gemm, &p, [a, b, c], &call, plan, want_vendor)?,
+            false => (None, None),
+        };
         let timed = Timed {
             kernel: first
                 .kernel
@@ -526,25 +533,8 @@ pub(crate) fn one(
                 "BLAS's quick return: nothing to multiply".into()
             },
             rel_err: report.rel_frobenius,
-            routine: Stats::from_sample_ns(&times),
+            routine,
             parts_ns: (first.pre_ns, first.kernel_ns, first.post_ns),
-        };
-        let vendor = if want_vendor && first.kernel.is_some() {
-            let call = vendor_call(&p, a, b, c);
-            let mut be = session.backend.borrow_mut();
-            let mut v = Vec::new();
-            if be.vendor_gemm(&call, 1)?.is_some() {
-                for _ in 0..reps.max(1) {
-                    if let Some(t) = be.vendor_gemm(&call, 1)? {
-                        v.push(t as f64);
-                    }
-                }
-            }
-            // Named after its first call: the library is loaded on demand.
-            let blas = be.vendor_blas().unwrap_or_else(|| "vendor BLAS".into());
-            Stats::from_sample_ns(&v).map(|s| (s, blas))
-        } else {
-            None
         };
         Ok((timed, vendor))
     })();
@@ -553,6 +543,60 @@ pub(crate) fn one(
         be.free(x);
     }
     result
+}
+
+/// The vendor BLAS's time for a call, and the library's name and version.
+type Vendor = (Stats, String);
+
+/// The routine's time per call and, where `want_vendor`, the vendor BLAS's for
+/// the same call on the same buffers, as `measure` times kernels: a warm call
+/// of each sizes its batches (`plan.batch_to_fill`), then each sample is a batch of
+/// back-to-back calls as one device span, divided by its size; the routine's
+/// samples alternate with the vendor's, so drift falls on both alike.
+fn time_with_vendor(
+    session: &mut Session,
+    gemm: &mut Gemm,
+    p: &Problem,
+    bufs: [Buffer; 3],
+    call: &GemmCall,
+    plan: &Plan,
+    want_vendor: bool,
+) -> Result<(Option<Stats>, Option<Vendor>)> {
+    let vendor = |session: &Session, count: usize| -> Result<Option<u64>> {
+        match want_vendor {
+            true => session.backend.borrow_mut().vendor_gemm(call, count),
+            false => Ok(None),
+        }
+    };
+    // The routine's checked call warmed it up; the vendor's first call for a shape
+    // loads and chooses its kernel, so a second one sizes its batches.
+    let n = plan.batch_to_fill(gemm.time_calls(session, p, bufs, 1)? as f64);
+    vendor(session, 1)?;
+    let nv = vendor(session, 1)?.map(|t| plan.batch_to_fill(t as f64));
+    let (mut times, mut v) = (Vec::new(), Vec::new());
+    // Each sample follows an untimed call of its own: what the other one left
+    // behind (caches, the host's state) is not timed into it.
+    for _ in 0..plan.reps.max(1) {
+        gemm.time_calls(session, p, bufs, 1)?;
+        times.push(gemm.time_calls(session, p, bufs, n)? as f64 / n as f64);
+        if let Some(nv) = nv {
+            vendor(session, 1)?;
+            if let Some(t) = vendor(session, nv)? {
+                v.push(t as f64 / nv as f64);
+            }
+        }
+    }
+    let batched = |st: Stats, b: usize| Stats { batch: b, ..st };
+    let routine = Stats::from_sample_ns(&times).map(|st| batched(st, n));
+    // Named after its first call: the library is loaded on demand.
+    let blas = session.backend.borrow().vendor_blas();
+    let vendor = Stats::from_sample_ns(&v).zip(nv).map(|(st, nv)| {
+        (
+            batched(st, nv),
+            blas.unwrap_or_else(|| "vendor BLAS".into()),
+        )
+    });
+    Ok((routine, vendor))
 }
 
 /// `info` with the memory bandwidth another session reports for the same GPU

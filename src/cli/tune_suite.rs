@@ -367,11 +367,17 @@ fn time_candidates(
 ) -> Result<Vec<(String, Candidate, f64)>> {
     let toolchain = session.backend.borrow().info().toolchain;
     let mut timed: Vec<(String, Candidate, f64)> = Vec::new();
+    // The routine's own timing (`gemm`): batches of calls for short calls.
+    let plan = gemmlab::measure::Plan {
+        warmup: 1,
+        reps,
+        ..Default::default()
+    };
     for (kernel, c) in candidates {
         let mut gemm = Gemm::published()?;
         gemm.fp32_emulation = fp32_emulation;
         gemm.force_choice = Some((kernel.clone(), c.config.clone(), c.hints.clone()));
-        let r = super::routine::one(session, &mut gemm, ops, reference, reps, vendor.is_none());
+        let r = super::routine::one(session, &mut gemm, ops, reference, &plan, vendor.is_none());
         gemm.release(session);
         match r {
             Ok((t, v)) => {

@@ -9,7 +9,7 @@
 //! Used by the driver (which times the main launch apart from the rest) and by
 //! the routine (which times the whole call).
 
-use crate::backend::{AnyBackend, Arg, Backend, Buffer, Geometry, Program};
+use crate::backend::{AnyBackend, Arg, Backend, Buffer, Geometry, Launch, Program};
 use crate::error::{Error, Result};
 use crate::kernels::{Abi, Config, KernelSpec, Support};
 
@@ -28,6 +28,25 @@ pub struct Step {
 impl Step {
     pub fn run(&self, be: &mut AnyBackend) -> Result<u64> {
         be.launch(&self.program, self.entry, &self.geometry, &self.args)
+    }
+
+    pub fn launch(&self) -> Launch<'_> {
+        Launch {
+            program: &self.program,
+            kernel: self.entry,
+            geometry: &self.geometry,
+            args: &self.args,
+        }
+    }
+}
+
+impl Staged {
+    /// Every launch of the call in order: packing, the kernel, unpacking.
+    pub fn launches(&self) -> Vec<Launch<'_>> {
+        let main = std::iter::once(&self.main);
+        (self.pre.iter().chain(main).chain(&self.post))
+            .map(Step::launch)
+            .collect()
     }
 }
 

@@ -49,11 +49,16 @@ pub(crate) fn section(ctx: &mut Ctx, suites: &[Suite]) -> Result<Section> {
     if suites.is_empty() {
         return Ok(Section::default());
     }
+    let samples = match suites.iter().any(|a| a.batched) {
+        true => "median of samples after a checked call, whose pre- and post-processing is \"packing us\"; \
+                 a sample is a batch of calls back to back lasting about 2 ms, timed as one device span \
+                 and divided by the batch, cuBLAS's alike",
+        false => "median of the timed calls after a checked one, whose pre- and post-processing is \"packing us\"",
+    };
     let mut s = format!(
         "## {ROUTINE}\n\n`gemmlab gemm --suite FILE --out DIR`: each call through the GEMM routine, which \
          picks kernel and configuration from `gemmlab tune --suite`'s database (shape class, layout, \
-         transposes, nearest tuned shape). A time is the whole call (packing, kernel, unpacking; median \
-         of the timed calls after a checked one, whose pre- and post-processing is \"packing us\"), next \
+         transposes, nearest tuned shape). A time is the whole call (packing, kernel, unpacking; {samples}), next \
          to cuBLAS with the same arguments in the same run (for OpenCL, the CUDA session's on the same GPU).\n\n"
     );
     for a in suites {

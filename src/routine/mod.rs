@@ -25,7 +25,9 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Buffer, DeviceInfo, HostData, HostDataMut, Program, Toolchain};
+use crate::backend::{
+    AnyBackend, Backend, Buffer, DeviceInfo, HostData, HostDataMut, Program, Toolchain,
+};
 use crate::bests::{Database, RoutineEntry};
 use crate::error::{Error, Result};
 use crate::gemm::check::Real;
@@ -33,6 +35,7 @@ use crate::gemm::driver::{upload_real, Session};
 use crate::gemm::problem::{Matrix, Precision, Problem};
 use crate::gemm::stage::{self, Staged};
 use crate::kernels::{self, Arithmetic, Config, Hints, KernelSpec};
+use crate::measure::Stats;
 
 /// The experiment name of the routine's result records (`gemmlab gemm --out`).
 pub const ROUTINE: &str = "routine";
@@ -155,6 +158,16 @@ impl Tuning {
     }
 }
 
+/// What a call needs done, once its arguments are checked.
+enum Work {
+    /// BLAS's quick return: nothing to compute.
+    Nothing,
+    /// C = beta C only (K = 0 or alpha = 0).
+    Scale(stage::Step),
+    /// The product, by the choice made for the call.
+    Product(Choice),
+}
+
 /// What one call did, with its device time in parts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoutineRun {
@@ -248,7 +261,7 @@ pub enum Selection {
 /// the next nearest, and the model's best-ranked configurations of others (and,
 /// for a thin call, the `thin` kernel fitted to its shape besides).
 pub const MEASURED: usize = 5;
-/// Timed runs of each choice `Selection::Measure` times (after one warm-up run).
+/// Timed batches of each choice `Selection::Measure` times (after one warm-up call).
 const MEASURE_RUNS: usize = 3;
 
 /// The key of a call's learned choice: everything that makes two calls differ.
@@ -579,6 +592,65 @@ impl Gemm {
         b: Buffer,
         c: Buffer,
     ) -> Result<RoutineRun> {
+        let quick = RoutineRun {
+            path: None,
+            kernel: None,
+            pre_ns: 0,
+            kernel_ns: 0,
+            post_ns: 0,
+        };
+        match self.resolve(session, p, a, b, c)? {
+            Work::Nothing => Ok(quick),
+            Work::Scale(step) => Ok(RoutineRun {
+                post_ns: step.run(&mut session.backend.borrow_mut())?,
+                ..quick
+            }),
+            Work::Product(choice) => {
+                let (pre_ns, kernel_ns, post_ns) =
+                    self.run_choice(session, &choice, p, [a, b, c])?;
+                Ok(RoutineRun {
+                    path: Path::ALL
+                        .into_iter()
+                        .find(|x| x.kernel() == choice.kernel.id),
+                    kernel: Some(choice.kernel.id.to_string()),
+                    pre_ns,
+                    kernel_ns,
+                    post_ns,
+                })
+            }
+        }
+    }
+
+    /// `count` calls as `run` makes them, back to back (at least one), timed as one
+    /// span of device time: the nanoseconds of all of them (0 for a quick return).
+    /// How the routine is timed: host work between launches counts only where the
+    /// device waits for it, on every toolchain alike.
+    pub fn time_calls(
+        &mut self,
+        session: &mut Session,
+        p: &Problem,
+        [a, b, c]: [Buffer; 3],
+        count: usize,
+    ) -> Result<u64> {
+        match self.resolve(session, p, a, b, c)? {
+            Work::Nothing => Ok(0),
+            Work::Scale(step) => session
+                .backend
+                .borrow_mut()
+                .launch_sequence(&[step.launch()], count),
+            Work::Product(choice) => self.time_choice(session, &choice, p, [a, b, c], count),
+        }
+    }
+
+    /// The call's arguments checked as BLAS checks them, and what it needs done.
+    fn resolve(
+        &mut self,
+        session: &mut Session,
+        p: &Problem,
+        a: Buffer,
+        b: Buffer,
+        c: Buffer,
+    ) -> Result<Work> {
         p.validate()?;
         let name = format!("{}GEMM", p.precision.blas_letter());
         if let Some((which, len)) = p.beyond_int_indices() {
@@ -603,43 +675,41 @@ impl Gemm {
                 )));
             }
         }
-        let quick = RoutineRun {
-            path: None,
-            kernel: None,
-            pre_ns: 0,
-            kernel_ns: 0,
-            post_ns: 0,
-        };
-        if p.is_noop() {
-            return Ok(quick);
+        if p.is_noop() || ((p.k == 0 || p.alpha == 0.0) && p.beta == 1.0) {
+            return Ok(Work::Nothing);
         }
         if p.k == 0 || p.alpha == 0.0 {
-            if p.beta == 1.0 {
-                return Ok(quick);
-            }
             let support = session.routine_support(p.precision)?;
-            let step = stage::scale(support, p, c)?;
-            let t = step.run(&mut session.backend.borrow_mut())?;
-            return Ok(RoutineRun {
-                post_ns: t,
-                ..quick
-            });
+            return Ok(Work::Scale(stage::scale(support, p, c)?));
         }
         if self.device.is_none() {
             self.device = Some(session.backend.borrow().info().clone());
         }
         self.learn(session, p, a, b)?;
-        let choice = self.choose(p)?;
-        let (pre_ns, kernel_ns, post_ns) = self.run_choice(session, &choice, p, [a, b, c])?;
-        Ok(RoutineRun {
-            path: Path::ALL
-                .into_iter()
-                .find(|x| x.kernel() == choice.kernel.id),
-            kernel: Some(choice.kernel.id.to_string()),
-            pre_ns,
-            kernel_ns,
-            post_ns,
-        })
+        Ok(Work::Product(self.choose(p)?))
+    }
+
+    /// `choice` on `p`, planned: its launches and temporaries. `use_staged` runs
+    /// with them; the temporaries are freed whatever it returns.
+    fn with_staged<T>(
+        &mut self,
+        session: &mut Session,
+        choice: &Choice,
+        p: &Problem,
+        [a, b, c]: [Buffer; 3],
+        use_staged: impl FnOnce(&mut AnyBackend, &Staged) -> Result<T>,
+    ) -> Result<T> {
+        let spec = choice.kernel;
+        let config = spec.with_precision(&choice.config, p.precision)?;
+        let program = self.program(session, choice, p.precision)?;
+        let support = session.routine_support(p.precision)?;
+        let mut be = session.backend.borrow_mut();
+        let staged: Staged = stage::plan(&mut be, spec, &config, program, support, p, a, b, c)?;
+        let out = use_staged(&mut be, &staged);
+        for t in staged.owned {
+            be.free(t);
+        }
+        out
     }
 
     /// One run of `choice` on `p`: the device times of its packing, its kernel
@@ -649,30 +719,34 @@ impl Gemm {
         session: &mut Session,
         choice: &Choice,
         p: &Problem,
-        [a, b, c]: [Buffer; 3],
+        bufs: [Buffer; 3],
     ) -> Result<(u64, u64, u64)> {
-        let spec = choice.kernel;
-        let config = spec.with_precision(&choice.config, p.precision)?;
-        let program = self.program(session, choice, p.precision)?;
-        let support = session.routine_support(p.precision)?;
-        let mut be = session.backend.borrow_mut();
-        let staged: Staged = stage::plan(&mut be, spec, &config, program, support, p, a, b, c)?;
-        let timed = (|| -> Result<(u64, u64, u64)> {
+        self.with_staged(session, choice, p, bufs, |be, staged| {
             let mut pre = 0;
             for s in &staged.pre {
-                pre += s.run(&mut be)?;
+                pre += s.run(be)?;
             }
-            let main = staged.main.run(&mut be)?;
+            let main = staged.main.run(be)?;
             let mut post = 0;
             for s in &staged.post {
-                post += s.run(&mut be)?;
+                post += s.run(be)?;
             }
             Ok((pre, main, post))
-        })();
-        for t in staged.owned {
-            be.free(t);
-        }
-        timed
+        })
+    }
+
+    /// `count` runs of `choice` on `p` back to back, as one span of device time.
+    fn time_choice(
+        &mut self,
+        session: &mut Session,
+        choice: &Choice,
+        p: &Problem,
+        bufs: [Buffer; 3],
+        count: usize,
+    ) -> Result<u64> {
+        self.with_staged(session, choice, p, bufs, |be, staged| {
+            be.launch_sequence(&staged.launches(), count)
+        })
     }
 
     /// `Selection::Measure` on a call's first run: times the choices of
@@ -698,18 +772,20 @@ impl Gemm {
             return Ok(());
         };
         let mut timed: Vec<(f64, Choice)> = Vec::new();
+        let plan = crate::measure::Plan::default();
         for choice in std::iter::once(nearest.clone()).chain(others) {
-            let mut ns = Vec::new();
-            for run in 0..=MEASURE_RUNS {
-                match self.run_choice(session, &choice, p, [a, b, scratch]) {
-                    Ok((x, y, z)) if run > 0 => ns.push((x + y + z) as f64),
-                    Ok(_) => {}
-                    Err(_) => break,
-                }
-            }
-            if ns.len() == MEASURE_RUNS {
-                ns.sort_by(f64::total_cmp);
-                timed.push((ns[MEASURE_RUNS / 2], choice));
+            // A first call warms up and sizes the batches, timed as `time_calls` times.
+            let bufs = [a, b, scratch];
+            let Ok(one) = self.time_choice(session, &choice, p, bufs, 1) else {
+                continue;
+            };
+            let n = plan.batch_to_fill(one as f64);
+            let ns: Vec<f64> = (0..MEASURE_RUNS)
+                .map_while(|_| self.time_choice(session, &choice, p, bufs, n).ok())
+                .map(|t| t as f64 / n as f64)
+                .collect();
+            if let Some(st) = Stats::from_sample_ns(&ns).filter(|_| ns.len() == MEASURE_RUNS) {
+                timed.push((st.median_ns, choice));
             }
         }
         session.backend.borrow_mut().free(scratch);

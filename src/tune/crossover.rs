@@ -109,12 +109,17 @@ fn time_path(
                 detail: report.summary(),
             });
         }
-        gemm.run(session, &ops.problem, a, b, c)?;
+        // Then timed as `gemmlab gemm` times the routine: a warm call sizes batches.
+        let (p, bufs) = (&ops.problem, [a, b, c]);
+        let n = crate::measure::Plan::default()
+            .batch_to_fill(gemm.time_calls(session, p, bufs, 1)? as f64);
         let mut times = Vec::with_capacity(reps.max(1));
         for _ in 0..reps.max(1) {
-            times.push(gemm.run(session, &ops.problem, a, b, c)?.total_ns() as f64);
+            times.push(gemm.time_calls(session, p, bufs, n)? as f64 / n as f64);
         }
-        Stats::from_sample_ns(&times).ok_or_else(|| Error::invalid("no timed repetitions"))
+        Stats::from_sample_ns(&times)
+            .map(|st| Stats { batch: n, ..st })
+            .ok_or_else(|| Error::invalid("no timed repetitions"))
     })();
     let mut be = session.backend.borrow_mut();
     for buf in [a, b, c] {
