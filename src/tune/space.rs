@@ -811,6 +811,13 @@ mod tests {
         }
     }
 
+    /// A request's `values` holding each named parameter at one value.
+    fn fixed(pairs: &[(&str, i64)]) -> BTreeMap<String, Vec<i64>> {
+        (pairs.iter())
+            .map(|&(name, v)| (name.to_string(), vec![v]))
+            .collect()
+    }
+
     #[test]
     fn every_point_is_valid_and_round_trips() {
         let spec = kernels::find("gemm6").unwrap();
@@ -842,7 +849,10 @@ mod tests {
     #[test]
     fn constraints_on_switches_are_judged_with_each_points_states() {
         let d = device(Toolchain::Cuda, true);
+        // The axes the rules read (operand layouts, tiles, stages, switches) in full;
+        // the grid's and K's sharing at one value each, to keep the space small.
         let request = SpaceRequest {
+            values: fixed(&[("GROUP", 8), ("SPLITK", 1), ("STREAMK", 0)]),
             caps: Some(Vec::new()),
             ..Default::default()
         };
@@ -873,6 +883,10 @@ mod tests {
         assert_eq!(removed + s.len() as u128, s.before);
 
         let k8 = kernels::find("gemm8").unwrap();
+        let request = SpaceRequest {
+            caps: Some(Vec::new()),
+            ..Default::default()
+        };
         let s = Space::build(k8, &d, &request).unwrap();
         assert!(s
             .removals
@@ -896,7 +910,17 @@ mod tests {
     #[test]
     fn local_memory_is_limited_by_what_each_twin_can_take() {
         let spec = kernels::find("tc").unwrap();
+        // The tile and pipeline axes (what local memory depends on) in full; the rest
+        // at their defaults, so the test enumerates thousands of points, not millions.
         let request = SpaceRequest {
+            values: fixed(&[
+                ("GROUP", 8),
+                ("PROMOTE_STAGE", 0),
+                ("SPLIT", 0),
+                ("SPLITK", 1),
+                ("TAILK", 1),
+                ("WAVE", 2),
+            ]),
             switches: Some(Vec::new()),
             caps: Some(Vec::new()),
             ..Default::default()
@@ -927,7 +951,15 @@ mod tests {
 
     #[test]
     fn nvidia_opencl_has_no_caps_where_the_work_group_size_is_fixed() {
+        // One tile of xgemm's (the rule is about caps and a switch, not tiles).
         let request = SpaceRequest {
+            values: fixed(&[
+                ("MWG", 64),
+                ("NWG", 64),
+                ("KWG", 16),
+                ("STRM", 0),
+                ("STRN", 0),
+            ]),
             caps: Some(vec![128]),
             switches: Some(vec!["USE_BOUNDS".into()]),
             ..Default::default()
@@ -973,7 +1005,9 @@ mod tests {
     #[test]
     fn caps_at_or_below_the_accumulators_leave_the_space() {
         let d = device(Toolchain::Cuda, true);
+        // The thread tile (the accumulators) in full, the rest narrowed.
         let request = SpaceRequest {
+            values: fixed(&[("GROUP", 8), ("SPLITK", 1), ("STREAMK", 0), ("STAGES", 3)]),
             caps: Some(vec![32, 64, 128]),
             switches: Some(Vec::new()),
             ..Default::default()
