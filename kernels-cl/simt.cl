@@ -39,13 +39,15 @@
 //   B as column-major K x N, element (k,n) at n*K + k. These are the forms a
 //   column-major TN (A) or NN (B) call already has, so the routine passes
 //   them without a transposing pack; 128-bit loads run along K and each
-//   chunk is stored down a column of the local tile).
+//   chunk is stored down a column of the local tile, through registers even
+//   with ASYNC_COPY, which then copies only the other operand).
 // Switches: every feature can be turned off, so that each can be measured:
 //   VEC_LOADS    1: 128-bit (float4) global loads, local loads and C stores;
 //                0: the same accesses one float at a time
 //   ASYNC_COPY   1: global-to-local copies with cp.async (inline PTX; NVIDIA
-//                only in OpenCL); 0: through registers, stored after the
-//                compute of the current tile
+//                only in OpenCL) of each operand read along M or N (one
+//                read along K still goes through registers); 0: through
+//                registers, stored after the compute of the current tile
 //   CP_CA        1: cp.async's 16-byte copies through L1 (.ca); 0: L2 only (.cg)
 //   SMEM_PAD     1: local tile rows padded by 4 floats
 //   RASTER       1: blocks visit the tiles of C in groups of GROUP tile rows
@@ -158,8 +160,14 @@
 #define PAST_A(f) (A_CHUNKS % THREADS != 0 && (f) >= A_CHUNKS)
 #define PAST_B(f) (B_CHUNKS % THREADS != 0 && (f) >= B_CHUNKS)
 
-#if ASYNC_COPY && (KMAJOR_A || KMAJOR_B)
-#error "simt: KMAJOR_A=1 or KMAJOR_B=1 needs ASYNC_COPY=0: a K-contiguous operand is transposed into its local tile through registers, which cp.async cannot do"
+// Which operands cp.async copies: a K-contiguous one (KMAJOR_A, KMAJOR_B) is
+// transposed into its local tile through registers, which cp.async cannot do.
+#define A_ASYNC (ASYNC_COPY && !KMAJOR_A)
+#define B_ASYNC (ASYNC_COPY && !KMAJOR_B)
+// Whether some operand goes through registers.
+#define REG_COPY (!A_ASYNC || !B_ASYNC)
+#if ASYNC_COPY && KMAJOR_A && KMAJOR_B
+#error "simt: KMAJOR_A=1 and KMAJOR_B=1 together need ASYNC_COPY=0: cp.async copies only an operand read along M or N, and both are read along K"
 #endif
 #if STREAMK && SPLITK > 1
 #error "simt: STREAMK and SPLITK > 1 are two ways of sharing K among blocks; use one (SPLITK=1 with STREAMK)"
@@ -247,6 +255,7 @@ INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
                             LOCAL_PTR float* As, LOCAL_PTR float* Bs,
                             const int M, const int N, const int m0, const int n0,
                             const int k0, const int stage, const int tid) {
+#if A_ASYNC
     #pragma unroll
     for (int i = 0; i < A_LOADS; i++) {
         const int f = tid + i * THREADS;
@@ -263,6 +272,8 @@ INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
         CP_ASYNC(dst, src, 4);
 #endif
     }
+#endif
+#if B_ASYNC
     #pragma unroll
     for (int i = 0; i < B_LOADS; i++) {
         const int f = tid + i * THREADS;
@@ -279,8 +290,10 @@ INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
         CP_ASYNC(dst, src, 4);
 #endif
     }
+#endif
 }
-#else
+#endif
+#if REG_COPY
 // Where load i of this thread goes: tiles are copied in VW-wide chunks along
 // the operand's contiguous dimension, M (N for B), or K where KMAJOR_A
 // (KMAJOR_B): then consecutive threads take consecutive rows (columns) of the
@@ -302,6 +315,7 @@ INLINE_FUNC void load_regs(const __global float* GEMMLAB_RESTRICT A,
                            const __global float* GEMMLAB_RESTRICT B,
                            floatV* ra, floatV* rb, const int M, const int N, const int K,
                            const int m0, const int n0, const int k0, const int tid) {
+#if !A_ASYNC
     #pragma unroll
     for (int i = 0; i < A_LOADS; i++) {
         const int f = tid + i * THREADS;
@@ -316,6 +330,8 @@ INLINE_FUNC void load_regs(const __global float* GEMMLAB_RESTRICT A,
         ra[i] = ((const __global floatV*)(A + (k0 + kk) * M + m0 + mm))[0];
 #endif
     }
+#endif
+#if !B_ASYNC
     #pragma unroll
     for (int i = 0; i < B_LOADS; i++) {
         const int f = tid + i * THREADS;
@@ -330,11 +346,13 @@ INLINE_FUNC void load_regs(const __global float* GEMMLAB_RESTRICT A,
         rb[i] = ((const __global floatV*)(B + (k0 + kk) * N + n0 + nn))[0];
 #endif
     }
+#endif
 }
 
 INLINE_FUNC void store_regs(const floatV* ra, const floatV* rb,
                             LOCAL_PTR float* As, LOCAL_PTR float* Bs,
                             const int stage, const int tid) {
+#if !A_ASYNC
     #pragma unroll
     for (int i = 0; i < A_LOADS; i++) {
         const int f = tid + i * THREADS;
@@ -348,6 +366,8 @@ INLINE_FUNC void store_regs(const floatV* ra, const floatV* rb,
         ((LOCAL_PTR floatV*)dst)[0] = ra[i];
 #endif
     }
+#endif
+#if !B_ASYNC
     #pragma unroll
     for (int i = 0; i < B_LOADS; i++) {
         const int f = tid + i * THREADS;
@@ -361,6 +381,7 @@ INLINE_FUNC void store_regs(const floatV* ra, const floatV* rb,
         ((LOCAL_PTR floatV*)dst)[0] = rb[i];
 #endif
     }
+#endif
 }
 
 #if SIMT_DIRECT
@@ -672,9 +693,17 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
         }
 
 #if ASYNC_COPY
+#if REG_COPY
+        floatV ra[A_LOADS];
+        floatV rb[B_LOADS];
+#endif
 #if STAGES == 1
         for (int t = 0; t < tiles; t++) {
             copy_async(A, B, As, Bs, M, N, m0, n0, k_first + t * BK, 0, tid);
+#if REG_COPY
+            LOAD_TILE(k_first + t * BK);
+            STORE_TILE(0);
+#endif
             CP_COMMIT();
             CP_WAIT(0);
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -686,6 +715,10 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
         for (int s = 0; s < STAGES - 1; s++) {
             if (s < tiles) {
                 copy_async(A, B, As, Bs, M, N, m0, n0, k_first + s * BK, s, tid);
+#if REG_COPY
+                LOAD_TILE(k_first + s * BK);
+                STORE_TILE(s);
+#endif
             }
             CP_COMMIT();
         }
@@ -697,9 +730,19 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
             const int next = t + STAGES - 1;
             if (next < tiles) {
                 copy_async(A, B, As, Bs, M, N, m0, n0, k_first + next * BK, next % STAGES, tid);
+#if REG_COPY
+                LOAD_TILE(k_first + next * BK);
+#endif
             }
             CP_COMMIT();
             compute_tile(As, Bs, acc, t % STAGES, am, bn);
+#if REG_COPY
+            // The register-copied operand's tile goes to the buffer tile t-1 used,
+            // free since the barrier above; the next barrier publishes it.
+            if (next < tiles) {
+                STORE_TILE(next % STAGES);
+            }
+#endif
         }
 #endif
 #else

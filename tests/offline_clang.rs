@@ -411,3 +411,25 @@ fn tune_offline_keeps_clangs_ptx_of_the_searched_points_for_a_machine_without_cl
     assert!(text.contains("use random or exhaustive"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// SIMT's mixed copy (cp.async for the operand read along M or N, registers for
+/// the one read along K) through both clang front ends, the OpenCL twin included.
+#[test]
+fn simt_mixed_copy_compiles_with_both_clang_toolchains() {
+    let simt = kernels::find("simt").unwrap();
+    let hints = Hints::default().with_switch("ASYNC_COPY", true);
+    for tc in CLANG {
+        let Some(t) = target(tc, "sm_90", "13", "clang sm_90 simt mixed copy") else {
+            continue;
+        };
+        for (a, b) in [(0, 1), (1, 0)] {
+            let mut config = simt.defaults();
+            config.0.insert("KMAJOR_A".into(), a);
+            config.0.insert("KMAJOR_B".into(), b);
+            let what = format!("KMAJOR_A={a} KMAJOR_B={b} for {}", t.describe());
+            let built =
+                compile_kernel(&t, simt, &config, &hints).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(built.ptx().expect("PTX").contains("cp.async"), "{what}");
+        }
+    }
+}

@@ -593,3 +593,41 @@ fn a_spec_compiles_offline_like_its_builtin_twin() {
     assert_ne!(o.status.code(), Some(0), "{}", text(&o));
     assert!(text(&o).contains("no CUDA C++ source"), "{}", text(&o));
 }
+
+/// SIMT with cp.async and one operand read along K: the other operand is still
+/// copied asynchronously (cp.async in the PTX), the K-major one through registers,
+/// without spills; both operands along K with cp.async is refused in words.
+#[test]
+fn simt_copies_one_operand_async_while_the_other_is_read_along_k() {
+    let Some(t) = target(
+        "13",
+        "sm_90",
+        "simt_copies_one_operand_async_while_the_other_is_read_along_k",
+    ) else {
+        return;
+    };
+    let simt = kernels::find("simt").unwrap();
+    let hints = Hints::default().with_switch("ASYNC_COPY", true);
+    for (a, b) in [(0, 1), (1, 0)] {
+        let mut config = simt.defaults();
+        config.0.insert("KMAJOR_A".into(), a);
+        config.0.insert("KMAJOR_B".into(), b);
+        let built = compile_kernel(&t, simt, &config, &hints)
+            .unwrap_or_else(|e| panic!("KMAJOR_A={a} KMAJOR_B={b}: {e}"));
+        let ptx = built.ptx().expect("PTX");
+        assert!(
+            ptx.contains("cp.async"),
+            "KMAJOR_A={a} KMAJOR_B={b}: no cp.async"
+        );
+        let r = built.resources.clone().expect("resources");
+        assert_eq!(r.spill_stores_bytes, Some(0), "KMAJOR_A={a} KMAJOR_B={b}");
+    }
+    let mut both = simt.defaults();
+    both.0.insert("KMAJOR_A".into(), 1);
+    both.0.insert("KMAJOR_B".into(), 1);
+    let e = simt
+        .validate_with_switches(&both, &hints, gemmlab::Toolchain::Cuda)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("together need ASYNC_COPY off"), "{e}");
+}

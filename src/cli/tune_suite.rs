@@ -322,7 +322,8 @@ fn candidates(
 /// operands already in their form, so it never sees the transposing pack the other form
 /// costs the whole call (B's 64 MiB at 128x4096x4096 NN, longer than a third of the
 /// product): this variant is timed as a whole call beside the search's best. cp.async
-/// copies only M- or N-contiguous tiles, so it is off where an operand is K-contiguous.
+/// copies only M- or N-contiguous tiles: it keeps copying the operand read that way, and
+/// is off where both are K-contiguous.
 fn as_stored(
     spec: &KernelSpec,
     c: &Candidate,
@@ -342,7 +343,7 @@ fn as_stored(
     config.0.insert("KMAJOR_B".into(), i64::from(want.1));
     let async_copy = (spec.switch_values(toolchain, &c.hints).into_iter())
         .any(|(s, on)| on && s.name() == "ASYNC_COPY");
-    let hints = if async_copy && (want.0 || want.1) {
+    let hints = if async_copy && want.0 && want.1 {
         c.hints.with_switch("ASYNC_COPY", false)
     } else {
         c.hints.clone()
