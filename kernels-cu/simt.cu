@@ -50,6 +50,12 @@
 //                registers, stored after the compute of the current tile
 //   CP_CA        1: cp.async's 16-byte copies through L1 (.ca); 0: L2 only (.cg)
 //   SMEM_PAD     1: local tile rows padded by 4 floats
+//   KMAJOR_RUNS  1: an operand read along K gives each column's (row's) K run
+//                to consecutive work-items, so a warp's loads cover whole
+//                runs (coalesced) and its transposed stores share banks;
+//                0: consecutive work-items take consecutive columns (rows),
+//                one chunk of each (stores conflict-free, loads 16 bytes
+//                from each of 32 lines)
 //   RASTER       1: blocks visit the tiles of C in groups of GROUP tile rows
 //                (swizzled block order, for L2 reuse); 0: row by row
 //   USE_BOUNDS   reqd_work_group_size / __launch_bounds__ on the kernel
@@ -139,6 +145,12 @@
 #endif
 #ifndef SMEM_PAD
 #define SMEM_PAD 0
+#endif
+#ifndef KMAJOR_RUNS
+#define KMAJOR_RUNS 0
+#endif
+#if KMAJOR_RUNS && !KMAJOR_A && !KMAJOR_B && !SIMT_DIRECT
+#error "simt: KMAJOR_RUNS=1 changes how an operand read along K is loaded: it needs KMAJOR_A=1 or KMAJOR_B=1"
 #endif
 #ifndef RASTER
 #define RASTER 1
@@ -293,10 +305,14 @@ INLINE_FUNC void copy_async(const float* GEMMLAB_RESTRICT A,
 // the operand's contiguous dimension, M (N for B), or K where KMAJOR_A
 // (KMAJOR_B): then consecutive threads take consecutive rows (columns) of the
 // tile, so their scalar stores into the local tile hit consecutive banks.
-#define A_CHUNK_KK(f) (KMAJOR_A ? ((f) / BM) * VW : (f) / (BM / VW))
-#define A_CHUNK_MM(f) (KMAJOR_A ? (f) % BM : ((f) % (BM / VW)) * VW)
-#define B_CHUNK_KK(f) (KMAJOR_B ? ((f) / BN) * VW : (f) / (BN / VW))
-#define B_CHUNK_NN(f) (KMAJOR_B ? (f) % BN : ((f) % (BN / VW)) * VW)
+// With KMAJOR_RUNS, consecutive threads take consecutive chunks of one row's
+// (column's) K run instead.
+#define K_RUN_KK(f, W) (KMAJOR_RUNS ? ((f) % (BK / VW)) * VW : ((f) / (W)) * VW)
+#define K_RUN_XX(f, W) (KMAJOR_RUNS ? (f) / (BK / VW) : (f) % (W))
+#define A_CHUNK_KK(f) (KMAJOR_A ? K_RUN_KK(f, BM) : (f) / (BM / VW))
+#define A_CHUNK_MM(f) (KMAJOR_A ? K_RUN_XX(f, BM) : ((f) % (BM / VW)) * VW)
+#define B_CHUNK_KK(f) (KMAJOR_B ? K_RUN_KK(f, BN) : (f) / (BN / VW))
+#define B_CHUNK_NN(f) (KMAJOR_B ? K_RUN_XX(f, BN) : ((f) % (BN / VW)) * VW)
 
 // A chunk read along K, stored down a column of the local tile (rows `row` apart).
 #if VEC_LOADS
@@ -404,8 +420,8 @@ INLINE_FUNC floatV load_chunk(const GLOBAL_PTR float* X, const int ld, const int
 
 // Where load i of this thread goes, as A_CHUNK_* and B_CHUNK_* say, with the
 // operand's form known at run time.
-#define D_CHUNK_KK(f, kmajor, W) ((kmajor) ? ((f) / (W)) * VW : (f) / ((W) / VW))
-#define D_CHUNK_XX(f, kmajor, W) ((kmajor) ? (f) % (W) : ((f) % ((W) / VW)) * VW)
+#define D_CHUNK_KK(f, kmajor, W) ((kmajor) ? K_RUN_KK(f, W) : (f) / ((W) / VW))
+#define D_CHUNK_XX(f, kmajor, W) ((kmajor) ? K_RUN_XX(f, W) : ((f) % ((W) / VW)) * VW)
 
 // The BK x BM tile of A from depth k0 and the BK x BN tile of B into registers.
 INLINE_FUNC void load_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const int a_ld,

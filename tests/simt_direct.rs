@@ -64,6 +64,14 @@ fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
         (plain.clone(), Hints::default().with_switch("RASTER", false)),
         (
             plain.clone(),
+            Hints::default().with_switch("KMAJOR_RUNS", true),
+        ),
+        (
+            config(&[("STAGES", 3), ("BK", 16)]),
+            Hints::default().with_switch("KMAJOR_RUNS", true),
+        ),
+        (
+            plain.clone(),
             Hints::default()
                 .with_switch("USE_BOUNDS", false)
                 .with_switch("USE_RESTRICT", false),

@@ -116,6 +116,24 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
                     failures.push(e);
                 }
             }
+            if j >= k_major {
+                // Each K run across consecutive work-items; with cp.async for the
+                // operand read along M or N where only one is read along K.
+                let along_k = c.iter().filter(|(n, v)| n.starts_with("KMAJOR") && *v == 1);
+                let runs_on = Hints::default().with_switch("KMAJOR_RUNS", true);
+                let mut more = vec![runs_on.clone()];
+                if with_async && along_k.count() == 1 {
+                    let on = Hints::default().with_switch("ASYNC_COPY", true);
+                    more.push(on.clone());
+                    more.push(on.with_switch("KMAJOR_RUNS", true));
+                }
+                for h in &more {
+                    runs += 1;
+                    if let Err(e) = check(session, &cfg, h, &ops) {
+                        failures.push(e);
+                    }
+                }
+            }
             if with_async && j >= 2 && j < k_major {
                 // cp.async at every pipeline depth and split.
                 runs += 1;

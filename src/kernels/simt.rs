@@ -5,7 +5,8 @@
 //! B transposed) plus a split-K workspace.
 
 use super::switches::{
-    SwitchUse, ASYNC_COPY, CP_CA, RASTER, SMEM_PAD, USE_BOUNDS, USE_RESTRICT, VEC_LOADS,
+    SwitchUse, ASYNC_COPY, CP_CA, KMAJOR_RUNS, RASTER, SMEM_PAD, USE_BOUNDS, USE_RESTRICT,
+    VEC_LOADS,
 };
 use super::Precision;
 use super::{divides, WARP_TILES_DIVIDE};
@@ -158,7 +159,7 @@ const LOCAL_FITS: Constraint = Constraint {
     involves: &["STAGES", "BK", "BM", "BN"],
     holds: |c| local_bytes(c) <= LOCAL_LIMIT,
 };
-// The two below involve switches: the tuner's space judges each point with its
+// The three below involve switches: the tuner's space judges each point with its
 // switch states; the sources refuse the same with #error.
 // A K-contiguous operand goes through registers even with cp.async (which cannot
 // transpose it into its tile); with both K-contiguous, cp.async would copy nothing.
@@ -172,6 +173,11 @@ const CA_NEEDS_ASYNC: Constraint = Constraint {
         "CP_CA=1 changes cp.async's 16-byte copies only: it needs ASYNC_COPY=1 and VEC_LOADS=1",
     involves: &["CP_CA", "ASYNC_COPY", "VEC_LOADS"],
     holds: |c| c.get("CP_CA") == 0 || (c.get("ASYNC_COPY") == 1 && c.get("VEC_LOADS") == 1),
+};
+const RUNS_NEED_KMAJOR: Constraint = Constraint {
+    message: "KMAJOR_RUNS=1 changes how an operand read along K is loaded: it needs KMAJOR_A=1 or KMAJOR_B=1",
+    involves: &["KMAJOR_RUNS", "KMAJOR_A", "KMAJOR_B"],
+    holds: |c| c.get("KMAJOR_RUNS") == 0 || c.get("KMAJOR_A") == 1 || c.get("KMAJOR_B") == 1,
 };
 const PAD_FITS: Constraint = Constraint {
     message:
@@ -192,6 +198,7 @@ const CONSTRAINTS: &[Constraint] = &[
     LOCAL_FITS,
     KMAJOR_COPY,
     CA_NEEDS_ASYNC,
+    RUNS_NEED_KMAJOR,
     PAD_FITS,
 ];
 /// The in-place kernel takes each operand's form from the call, not from KMAJOR_*,
@@ -216,6 +223,7 @@ const SWITCHES: &[SwitchUse] = &[
     SwitchUse::off(ASYNC_COPY),
     SwitchUse::off(CP_CA),
     SwitchUse::off(SMEM_PAD),
+    SwitchUse::off(KMAJOR_RUNS),
     SwitchUse::on(RASTER),
 ];
 
@@ -261,6 +269,7 @@ const DIRECT_SWITCHES: &[SwitchUse] = &[
     SwitchUse::on(USE_RESTRICT),
     SwitchUse::on(VEC_LOADS),
     SwitchUse::off(SMEM_PAD),
+    SwitchUse::off(KMAJOR_RUNS),
     SwitchUse::on(RASTER),
 ];
 

@@ -92,6 +92,12 @@ pub const SMEM_PAD: Switch = Switch {
     opencl_needs_nvidia: false,
     lowers_precision: false,
 };
+pub const KMAJOR_RUNS: Switch = Switch {
+    name: "KMAJOR_RUNS",
+    meaning: "an operand read along K is loaded with each column's K run across consecutive work-items (coalesced loads, bank conflicts in the transposed stores), not one chunk of each of 32 columns",
+    opencl_needs_nvidia: false,
+    lowers_precision: false,
+};
 pub const RASTER: Switch = Switch {
     name: "RASTER",
     meaning: "work-groups visit the tiles of C in groups of GROUP tile rows (swizzled block order, for L2 reuse), not row by row",
@@ -126,6 +132,7 @@ pub const ALL: &[Switch] = &[
     ASYNC_COPY,
     CP_CA,
     SMEM_PAD,
+    KMAJOR_RUNS,
     RASTER,
     TF32_SINGLE,
     PROMOTE_ACC,
