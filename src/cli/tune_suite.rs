@@ -314,7 +314,50 @@ fn candidates(
             candidates.push((kernel, c));
         }
     }
+    let twins: Vec<(String, Candidate)> = (candidates.iter())
+        .filter_map(|(k, c)| Some((k.clone(), runs_twin(k, c, p, toolchain)?)))
+        .collect();
+    for (kernel, c) in twins {
+        if !candidates.iter().any(|(k, x)| *k == kernel && *x == c) {
+            candidates.push((kernel, c));
+        }
+    }
     candidates
+}
+
+/// `c` with `KMAJOR_RUNS` the other way, where the kernel has the switch and the call
+/// has it read an operand along K. The search times kernels on operands in the form
+/// the point reads, mostly along M and N, where the switch does nothing; the
+/// as-stored variants and earlier choices read along K, and both of its states are
+/// timed there.
+fn runs_twin(
+    kernel: &str,
+    c: &Candidate,
+    p: &gemmlab::gemm::problem::Problem,
+    toolchain: gemmlab::Toolchain,
+) -> Option<Candidate> {
+    let spec = gemmlab::kernels::find(kernel).ok()?;
+    if !spec.has_switch("KMAJOR_RUNS") {
+        return None;
+    }
+    // simt reads as KMAJOR_* say; the in-place kernel as the call stores them.
+    let along_k = if spec.params.iter().any(|q| q.name == "KMAJOR_A") {
+        spec.k_major(&c.config)
+    } else {
+        p.k_contiguous()
+    };
+    if !(along_k.0 || along_k.1) {
+        return None;
+    }
+    let on = (spec.switch_values(toolchain, &c.hints).into_iter())
+        .any(|(s, on)| on && s.name() == "KMAJOR_RUNS");
+    let hints = c.hints.with_switch("KMAJOR_RUNS", !on);
+    spec.validate_with_switches(&c.config, &hints, toolchain)
+        .ok()?;
+    Some(Candidate {
+        config: c.config.clone(),
+        hints,
+    })
 }
 
 /// `c` with each operand read as the call stores it (`KMAJOR_A`/`KMAJOR_B`), where the
@@ -792,8 +835,9 @@ mod tests {
             .map(|(k, _)| k)
             .collect::<Vec<_>>()
         };
-        assert_eq!(kernels(false), ["simtdirect"]);
-        assert_eq!(kernels(true), ["tc", "simtdirect"]);
+        // The in-place kernel reads this NN call's B along K: its K-runs twin comes last.
+        assert_eq!(kernels(false), ["simtdirect", "simtdirect"]);
+        assert_eq!(kernels(true), ["tc", "simtdirect", "simtdirect"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -818,8 +862,9 @@ mod tests {
             let c = candidates(toolchain, &[], &[], &known, &p, &[], false);
             c.into_iter().map(|(k, _)| k).collect::<Vec<_>>()
         };
-        assert_eq!(kernels(Cuda), ["xgemm", "simtdirect"]);
-        assert_eq!(kernels(OpenCl), ["simtdirect", "simt", "xgemm"]);
+        // Then the K-runs twin of the in-place kernel, which reads this NN call's B along K.
+        assert_eq!(kernels(Cuda), ["xgemm", "simtdirect", "simtdirect"]);
+        assert_eq!(kernels(OpenCl), ["simtdirect", "simt", "xgemm", "simtdirect"]);
     }
 
     #[test]
@@ -857,7 +902,8 @@ mod tests {
         let nn = call(Layout::ColMajor, 128, 4096, 4096);
         let v = as_stored(simt, &best, &nn, tc).unwrap();
         assert_eq!(simt.k_major(&v.config), (false, true));
-        assert_eq!(v.hints.switch("ASYNC_COPY"), Some(false));
+        // cp.async still copies A, read along M; B goes through registers.
+        assert_eq!(v.hints.switch("ASYNC_COPY"), Some(true));
         assert_eq!(v.config.get("SPLITK"), 6);
         simt.validate_with_switches(&v.config, &v.hints, tc)
             .unwrap();
@@ -868,10 +914,38 @@ mod tests {
         let tn = col_call((Trans::T, Trans::N), 1024, 1024, 1024);
         let v = as_stored(simt, &best, &tn, tc).unwrap();
         assert_eq!(simt.k_major(&v.config), (true, true));
+        assert_eq!(v.hints.switch("ASYNC_COPY"), Some(false));
         // A kernel without the two forms (the direct one reads the call as it is) adds nothing.
         let direct = gemmlab::kernels::find("simtdirect").unwrap();
         let d = Candidate::plain(direct.defaults());
         assert!(as_stored(direct, &d, &nn, tc).is_none());
+    }
+
+    #[test]
+    fn a_candidate_reading_along_k_is_also_timed_with_its_k_runs_the_other_way() {
+        let tc = gemmlab::Toolchain::Cuda;
+        let nn = call(Layout::ColMajor, 128, 4096, 4096);
+        let nt = col_call((Trans::N, Trans::T), 128, 4096, 4096);
+        let kmajor_b = gemmlab::kernels::find("simt")
+            .unwrap()
+            .config(&[("KMAJOR_B".into(), 1)])
+            .unwrap();
+        let v = runs_twin("simt", &Candidate::plain(kmajor_b.clone()), &nn, tc).unwrap();
+        assert_eq!(v.hints.switch("KMAJOR_RUNS"), Some(true));
+        assert_eq!(v.config, kmajor_b);
+        // And back: the twin's twin has the switch off.
+        let back = runs_twin("simt", &v, &nn, tc).unwrap();
+        assert_ne!(back.hints.switch("KMAJOR_RUNS"), Some(true));
+        // simt reading both operands along M and N: the switch does nothing there.
+        let plain = gemmlab::kernels::find("simt").unwrap().defaults();
+        assert!(runs_twin("simt", &Candidate::plain(plain), &nn, tc).is_none());
+        // The in-place kernel reads the call as it is stored: B along K in NN, not in NT.
+        let direct = gemmlab::kernels::find("simtdirect").unwrap().defaults();
+        assert!(runs_twin("simtdirect", &Candidate::plain(direct.clone()), &nn, tc).is_some());
+        assert!(runs_twin("simtdirect", &Candidate::plain(direct), &nt, tc).is_none());
+        // A kernel without the switch adds nothing.
+        let x = gemmlab::kernels::find("xgemm").unwrap().defaults();
+        assert!(runs_twin("xgemm", &Candidate::plain(x), &nn, tc).is_none());
     }
 
     #[test]
