@@ -14,7 +14,9 @@ W=/tmp/gemmlab-$PART; rm -rf "$W"; mkdir -p "$W"
 export CUDA_CACHE_DISABLE=1   # so the JIT and ptxas logs are printed, not served from a cache
 G=.gpu/gemmlab
 # A batch that carries more than the binary may carry it compressed.
-if [ ! -x "$G" ] && [ -f .gpu/gemmlab.xz ]; then xz -dc .gpu/gemmlab.xz > /tmp/gemmlab-bin && chmod +x /tmp/gemmlab-bin && G=/tmp/gemmlab-bin; fi
+# One copy per part: a part stopped by its time limit can leave the binary running (its
+# compile workers), and overwriting it then fails with "Text file busy".
+if [ ! -x "$G" ] && [ -f .gpu/gemmlab.xz ]; then G=/tmp/gemmlab-bin-$PART; xz -dc .gpu/gemmlab.xz > "$G" && chmod +x "$G"; fi
 D="--device h200"
 # The Nsight Compute metrics of the SIMT profiles (simt-profile, simt-check): time, registers,
 # occupancy, issue slots, FMA pipe, FFMA and instruction counts, bank conflicts, stall reasons,
