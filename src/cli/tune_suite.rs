@@ -864,7 +864,10 @@ mod tests {
         };
         // Then the K-runs twin of the in-place kernel, which reads this NN call's B along K.
         assert_eq!(kernels(Cuda), ["xgemm", "simtdirect", "simtdirect"]);
-        assert_eq!(kernels(OpenCl), ["simtdirect", "simt", "xgemm", "simtdirect"]);
+        assert_eq!(
+            kernels(OpenCl),
+            ["simtdirect", "simt", "xgemm", "simtdirect"]
+        );
     }
 
     #[test]
