@@ -109,9 +109,19 @@ fn cuda_each_switch_alone_verifies_on_both_toolchains() {
     for spec in kernels::all() {
         for s in spec.switches {
             for on in [false, true] {
-                let hints = Hints::default().with_switch(s.name(), on);
+                let wanted = Hints::default().with_switch(s.name(), on);
                 for session in sessions.iter_mut() {
                     let info = session.backend.borrow().info().clone();
+                    // A switch that means something only beside another setting gets it.
+                    let Some((config, hints)) = common::admitting(spec, &wanted, info.toolchain)
+                    else {
+                        failures.push(format!(
+                            "{} {}: no configuration admits it",
+                            spec.id,
+                            s.name()
+                        ));
+                        continue;
+                    };
                     if let Some(why) = spec.unavailable(&info, &hints) {
                         common::say(&format!(
                             "{} {}={} not on {}: {why}",
@@ -122,15 +132,7 @@ fn cuda_each_switch_alone_verifies_on_both_toolchains() {
                         ));
                         continue;
                     }
-                    let a = prepare(
-                        session,
-                        spec,
-                        &spec.defaults(),
-                        &hints,
-                        &ops,
-                        &reference,
-                        false,
-                    );
+                    let a = prepare(session, spec, &config, &hints, &ops, &reference, false);
                     match a.prepared {
                         Some(p) => p.release(session),
                         None => failures.push(format!(

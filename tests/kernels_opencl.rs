@@ -136,7 +136,10 @@ fn each_switch_alone_verifies() {
             continue;
         }
         for s in spec.switches {
-            let hints = Hints::default().with_switch(s.name(), !s.published_opencl);
+            let flipped = Hints::default().with_switch(s.name(), !s.published_opencl);
+            // A switch that means something only beside another setting gets it.
+            let (config, hints) = common::admitting(spec, &flipped, info.toolchain)
+                .unwrap_or_else(|| panic!("{} {}: no configuration admits it", spec.id, s.name()));
             if let Some(why) = spec.unavailable(&info, &hints) {
                 assert!(
                     s.switch.opencl_needs_nvidia,
@@ -153,15 +156,7 @@ fn each_switch_alone_verifies() {
                 ));
                 continue;
             }
-            let attempt = prepare(
-                &mut session,
-                spec,
-                &spec.defaults(),
-                &hints,
-                &ops,
-                &reference,
-                false,
-            );
+            let attempt = prepare(&mut session, spec, &config, &hints, &ops, &reference, false);
             match attempt.prepared {
                 Some(p) => p.release(&session),
                 None => failures.push(format!(

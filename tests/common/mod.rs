@@ -194,3 +194,42 @@ pub fn blas_calls(m: usize, n: usize, k: usize) -> Vec<gemmlab::gemm::problem::P
     }
     out
 }
+
+/// The published configuration and `hints`, or, where a switch in `hints` means
+/// nothing there (a constraint involving it fails: `CP_CA` without `ASYNC_COPY`,
+/// `KMAJOR_RUNS` without a K-major operand), the nearest that admits it: one
+/// parameter moved to another allowed value, or one other switch flipped.
+#[allow(dead_code)]
+pub fn admitting(
+    spec: &gemmlab::kernels::KernelSpec,
+    hints: &gemmlab::kernels::Hints,
+    toolchain: Toolchain,
+) -> Option<(gemmlab::kernels::Config, gemmlab::kernels::Hints)> {
+    let defaults = spec.defaults();
+    let valid = |c: &gemmlab::kernels::Config, h: &gemmlab::kernels::Hints| {
+        spec.validate_with_switches(c, h, toolchain).is_ok()
+    };
+    if valid(&defaults, hints) {
+        return Some((defaults, hints.clone()));
+    }
+    for p in spec.params {
+        for &v in p.allowed {
+            let mut c = defaults.clone();
+            c.0.insert(p.name.to_string(), v);
+            if valid(&c, hints) {
+                return Some((c, hints.clone()));
+            }
+        }
+    }
+    let values = spec.switch_values(toolchain, hints);
+    for (s, on) in &values {
+        if hints.switch(s.name()).is_some() {
+            continue;
+        }
+        let h = hints.with_switch(s.name(), !on);
+        if valid(&defaults, &h) {
+            return Some((defaults, h));
+        }
+    }
+    None
+}
