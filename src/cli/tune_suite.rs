@@ -10,7 +10,7 @@
 use gemmlab::bests::{Database, RoutineEntry};
 use gemmlab::gemm::driver::Session;
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels::{emulates_fp32, Config, KernelSpec};
+use gemmlab::kernels::{emulates_fp32, Config, Hints, KernelSpec};
 use gemmlab::progress::Progress;
 use gemmlab::results::{Measurement, ResultWriter};
 use gemmlab::routine::fit;
@@ -309,20 +309,26 @@ fn candidates(
         .iter()
         .filter(|(tc, _, _)| *tc == toolchain)
         .map(|(_, k, c)| (k.clone(), c.clone()));
-    for (kernel, c) in near.chain(tuned) {
+    let add = |candidates: &mut Vec<(String, Candidate)>, kernel: String, c: Candidate| {
         if !candidates.iter().any(|(k, x)| *k == kernel && *x == c) {
             candidates.push((kernel, c));
         }
+    };
+    for (kernel, c) in near.chain(tuned) {
+        add(&mut candidates, kernel, c);
     }
     let twins: Vec<(String, Candidate)> = (candidates.iter())
         .filter_map(|(k, c)| Some((k.clone(), runs_twin(k, c, p, toolchain)?)))
         .collect();
     for (kernel, c) in twins {
-        if !candidates.iter().any(|(k, x)| *k == kernel && *x == c) {
-            candidates.push((kernel, c));
-        }
+        add(&mut candidates, kernel, c);
     }
     candidates
+}
+
+/// Whether switch `name` is on in `hints` for this kernel (its published state where unset).
+fn switch_on(spec: &KernelSpec, toolchain: gemmlab::Toolchain, hints: &Hints, name: &str) -> bool {
+    (spec.switch_values(toolchain, hints).into_iter()).any(|(s, on)| on && s.name() == name)
 }
 
 /// `c` with `KMAJOR_RUNS` the other way, where the kernel has the switch and the call
@@ -349,9 +355,10 @@ fn runs_twin(
     if !(along_k.0 || along_k.1) {
         return None;
     }
-    let on = (spec.switch_values(toolchain, &c.hints).into_iter())
-        .any(|(s, on)| on && s.name() == "KMAJOR_RUNS");
-    let hints = c.hints.with_switch("KMAJOR_RUNS", !on);
+    let hints = (c.hints).with_switch(
+        "KMAJOR_RUNS",
+        !switch_on(spec, toolchain, &c.hints, "KMAJOR_RUNS"),
+    );
     spec.validate_with_switches(&c.config, &hints, toolchain)
         .ok()?;
     Some(Candidate {
@@ -384,9 +391,7 @@ fn as_stored(
     let mut config = c.config.clone();
     config.0.insert("KMAJOR_A".into(), i64::from(want.0));
     config.0.insert("KMAJOR_B".into(), i64::from(want.1));
-    let async_copy = (spec.switch_values(toolchain, &c.hints).into_iter())
-        .any(|(s, on)| on && s.name() == "ASYNC_COPY");
-    let hints = if async_copy && want.0 && want.1 {
+    let hints = if switch_on(spec, toolchain, &c.hints, "ASYNC_COPY") && want.0 && want.1 {
         c.hints.with_switch("ASYNC_COPY", false)
     } else {
         c.hints.clone()
