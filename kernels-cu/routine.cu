@@ -16,18 +16,16 @@ typedef float real;
 #define PACK_TILE 32
 #define PACK_ROWS 8
 
-extern "C" __global__ __launch_bounds__(PACK_TILE * PACK_ROWS)
-void pack_matrix(const int rows, const int cols,
-                 const real* src, const int src_offset,
-                 const int src_ld, const int src_trans,
-                 const int dst_rows, const int dst_cols,
-                 real* dst) {
+// The work-group of pack_matrix at tile (i0, j0) of dst; `tile` is its local
+// tile, PACK_TILE rows of PACK_TILE + 1.
+__device__ __forceinline__ void pack_tile(const int rows, const int cols,
+                      const real* src, const int src_offset,
+                      const int src_ld, const int src_trans,
+                      const int dst_rows, const int dst_cols,
+                      real* dst, const int i0, const int j0, real* tile) {
     // tile[a][b] = X(i0 + a, j0 + b), read along the source's contiguous dimension.
-    __shared__ real tile[PACK_TILE][PACK_TILE + 1];
     const int tx = get_local_id(0);
     const int ty = get_local_id(1);
-    const int i0 = get_group_id(0) * PACK_TILE;
-    const int j0 = get_group_id(1) * PACK_TILE;
     for (int r = ty; r < PACK_TILE; r += PACK_ROWS) {
         // Transposed: work-items along j; otherwise along i.
         const int a = src_trans ? r : tx;
@@ -35,15 +33,52 @@ void pack_matrix(const int rows, const int cols,
         const int i = i0 + a;
         const int j = j0 + b;
         const int at = src_trans ? i * src_ld + j : j * src_ld + i;
-        tile[a][b] = (i < rows && j < cols) ? src[src_offset + at] : (real)0;
+        tile[a * (PACK_TILE + 1) + b] = (i < rows && j < cols) ? src[src_offset + at] : (real)0;
     }
     __syncthreads();
     for (int c = ty; c < PACK_TILE; c += PACK_ROWS) {
         const int i = i0 + tx;
         const int j = j0 + c;
         if (i < dst_rows && j < dst_cols) {
-            dst[j * dst_rows + i] = tile[tx][c];
+            dst[j * dst_rows + i] = tile[tx * (PACK_TILE + 1) + c];
         }
+    }
+}
+
+extern "C" __global__ __launch_bounds__(PACK_TILE * PACK_ROWS)
+void pack_matrix(const int rows, const int cols,
+                 const real* src, const int src_offset,
+                 const int src_ld, const int src_trans,
+                 const int dst_rows, const int dst_cols,
+                 real* dst) {
+    __shared__ real tile[PACK_TILE * (PACK_TILE + 1)];
+    pack_tile(rows, cols, src, src_offset, src_ld, src_trans, dst_rows, dst_cols, dst,
+              get_group_id(0) * PACK_TILE, get_group_id(1) * PACK_TILE, tile);
+}
+
+// Two packs in one launch (an indirect kernel's A and B): work-groups in a row,
+// the first's tiles of dst0 (column by column of tiles), then dst1's.
+extern "C" __global__ __launch_bounds__(PACK_TILE * PACK_ROWS)
+void pack_pair(const int rows0, const int cols0,
+               const real* src0, const int src_offset0,
+               const int src_ld0, const int src_trans0,
+               const int dst_rows0, const int dst_cols0, real* dst0,
+               const int rows1, const int cols1,
+               const real* src1, const int src_offset1,
+               const int src_ld1, const int src_trans1,
+               const int dst_rows1, const int dst_cols1, real* dst1) {
+    __shared__ real tile[PACK_TILE * (PACK_TILE + 1)];
+    const int across0 = (dst_rows0 + PACK_TILE - 1) / PACK_TILE;
+    const int tiles0 = across0 * ((dst_cols0 + PACK_TILE - 1) / PACK_TILE);
+    const int g = get_group_id(0);
+    if (g < tiles0) {
+        pack_tile(rows0, cols0, src0, src_offset0, src_ld0, src_trans0, dst_rows0, dst_cols0,
+                  dst0, (g % across0) * PACK_TILE, (g / across0) * PACK_TILE, tile);
+    } else {
+        const int across1 = (dst_rows1 + PACK_TILE - 1) / PACK_TILE;
+        const int h = g - tiles0;
+        pack_tile(rows1, cols1, src1, src_offset1, src_ld1, src_trans1, dst_rows1, dst_cols1,
+                  dst1, (h % across1) * PACK_TILE, (h / across1) * PACK_TILE, tile);
     }
 }
 

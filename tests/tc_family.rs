@@ -531,6 +531,55 @@ fn check_pack(step: &Step, want: &PackWant, support: Program, what: &str) -> Res
     Ok(())
 }
 
+/// The plan's pre steps with a `pack_pair` split into the two `pack_matrix`
+/// launches it stands for (to be checked as those), once the pair's own launch is
+/// checked: the support program, one work-group per 32 x 32 tile of both
+/// destinations. A pair is the first step and stands for A's pack and B's.
+fn unpaired(pre: &[Step], support: Program, what: &str) -> Result<Vec<Step>, String> {
+    let mut out = Vec::new();
+    for (i, step) in pre.iter().enumerate() {
+        if step.entry != "pack_pair" {
+            out.push(step.clone());
+            continue;
+        }
+        let halves: Vec<Step> = step
+            .args
+            .chunks(9)
+            .map(|args| {
+                let dims = (args.get(6).and_then(int_of), args.get(7).and_then(int_of));
+                let (r, c) = (dims.0.unwrap_or(0), dims.1.unwrap_or(0));
+                Step {
+                    program: step.program,
+                    entry: "pack_matrix",
+                    geometry: Support::pack_geometry(r, c),
+                    args: args.to_vec(),
+                }
+            })
+            .collect();
+        let tiles: usize = halves
+            .iter()
+            .map(|h| {
+                let dim = |j| h.args.get(j).and_then(int_of).unwrap_or(0).div_ceil(32);
+                dim(6) * dim(7)
+            })
+            .sum();
+        if i != 0 || step.args.len() != 18 || step.program != support {
+            return Err(format!(
+                "{what}: pack_pair as step {i}, {} arguments",
+                step.args.len()
+            ));
+        }
+        if step.geometry != Support::pack_pair_geometry(tiles) {
+            return Err(format!(
+                "{what}: pack_pair geometry {:?} for {tiles} tiles",
+                step.geometry
+            ));
+        }
+        out.extend(halves);
+    }
+    Ok(out)
+}
+
 /// Checks a plan against what tc needs (`Abi::Indirect`, B transposed) and what the
 /// stage module promises (a pack only where the caller's matrix is not in that form).
 fn check_plan(
@@ -640,7 +689,8 @@ fn check_plan(
         return Err(format!("{what}: work-group {:?}", g.local));
     }
 
-    let mut pre: Vec<&Step> = st.pre.iter().collect();
+    let unpaired = unpaired(&st.pre, support, &what)?;
+    let mut pre: Vec<&Step> = unpaired.iter().collect();
     let mut take_pre = |dst: Buffer| -> Option<&Step> {
         let i = pre
             .iter()

@@ -175,6 +175,45 @@ fn pack(
     })
 }
 
+/// The number of `pack_matrix` arguments; `dst_rows` and `dst_cols` are its 7th and 8th.
+const PACK_ARGS: usize = 9;
+
+/// The first two steps merged into one `pack_pair` launch where both are packs of
+/// the same support program (an indirect kernel's A and B): a call's launches
+/// each cost a few microseconds beyond their work, which counts at mid sizes.
+fn paired(mut pre: Vec<Step>) -> Vec<Step> {
+    let tiles = |s: &Step| match (s.entry, s.args.get(6), s.args.get(7)) {
+        ("pack_matrix", Some(Arg::I32(r)), Some(Arg::I32(c))) if s.args.len() == PACK_ARGS => {
+            let up = |x: &i32| {
+                usize::try_from(*x)
+                    .unwrap_or(0)
+                    .div_ceil(Support::PACK_TILE)
+            };
+            Some(up(r) * up(c))
+        }
+        _ => None,
+    };
+    let (Some(first), Some(second)) = (pre.first(), pre.get(1)) else {
+        return pre;
+    };
+    let (Some(t0), Some(t1)) = (tiles(first), tiles(second)) else {
+        return pre;
+    };
+    if first.program != second.program {
+        return pre;
+    }
+    let rest = pre.split_off(2);
+    let mut args = pre[0].args.clone();
+    args.extend(pre[1].args.iter().cloned());
+    let pair = Step {
+        program: pre[0].program,
+        entry: "pack_pair",
+        geometry: Support::pack_pair_geometry(t0 + t1),
+        args,
+    };
+    std::iter::once(pair).chain(rest).collect()
+}
+
 /// `scale_matrix`: C = beta C (C = 0 without reading it where beta is 0), the
 /// whole call when there is no product (K = 0 or alpha = 0).
 pub fn scale(support: Program, p: &Problem, c: Buffer) -> Result<Step> {
@@ -428,7 +467,7 @@ pub fn plan(
                 args.extend([work, counters]);
             }
             Ok(Staged {
-                pre,
+                pre: paired(pre),
                 main: Step {
                     program,
                     entry: spec.entry,
@@ -553,7 +592,7 @@ fn plan_lecture(
         (lx, ly),
     );
     Ok(Staged {
-        pre,
+        pre: paired(pre),
         main: Step {
             program,
             entry: spec.entry,

@@ -743,18 +743,31 @@ impl Support {
         Geometry::d2((round_up(x.max(1), g), round_up(y.max(1), g)), (g, g))
     }
 
+    /// The side of the tile a work-group of the routine's `pack_matrix`,
+    /// `pack_pair` and `unpack_matrix` moves (`PACK_TILE` in their source) ...
+    pub const PACK_TILE: usize = 32;
+    /// ... with this many rows of work-items, each taking every
+    /// PACK_TILE/PACK_ROWS-th column (`PACK_ROWS`).
+    pub const PACK_ROWS: usize = 8;
+
     /// The routine's `pack_matrix` and `unpack_matrix` over an x by y matrix:
     /// 32 x 8 work-groups, each moving a 32 x 32 tile (4 columns a work-item).
     pub fn pack_geometry(x: usize, y: usize) -> Geometry {
-        const TILE: usize = 32;
-        const ROWS: usize = 8;
+        let (tile, rows) = (Self::PACK_TILE, Self::PACK_ROWS);
         Geometry::d2(
             (
-                round_up(x.max(1), TILE),
-                round_up(y.max(1), TILE) / (TILE / ROWS),
+                round_up(x.max(1), tile),
+                round_up(y.max(1), tile) / (tile / rows),
             ),
-            (TILE, ROWS),
+            (tile, rows),
         )
+    }
+
+    /// `pack_pair` over two packs of `tiles` 32 x 32 tiles of dst in all: its
+    /// work-groups in a row.
+    pub fn pack_pair_geometry(tiles: usize) -> Geometry {
+        let (tile, rows) = (Self::PACK_TILE, Self::PACK_ROWS);
+        Geometry::d2((tiles.max(1) * tile, rows), (tile, rows))
     }
 }
 
