@@ -137,7 +137,10 @@ fn packs_match(be: &mut AnyBackend) -> Vec<String> {
 
                 let first = prepare(be, precision, shape, trans);
                 let second = prepare(be, precision, SHAPES[(n + 1) % SHAPES.len()], !trans);
-                let tiles = |p: &Pack| p.dst_rows.div_ceil(32) * p.dst_cols.div_ceil(32);
+                let tiles = |p: &Pack| {
+                    let t = Support::PACK_TILE;
+                    p.dst_rows.div_ceil(t) * p.dst_cols.div_ceil(t)
+                };
                 let g = Support::pack_pair_geometry(tiles(&first) + tiles(&second));
                 let args: Vec<Arg> = first.args.iter().chain(&second.args).copied().collect();
                 be.launch(&program, "pack_pair", &g, &args).unwrap();

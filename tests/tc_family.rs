@@ -531,6 +531,9 @@ fn check_pack(step: &Step, want: &PackWant, support: Program, what: &str) -> Res
     Ok(())
 }
 
+/// `pack_matrix`'s arguments (rows, cols, src, offset, ld, trans, dst_rows, dst_cols, dst).
+const PACK_ARGS: usize = 9;
+
 /// The plan's pre steps with a `pack_pair` split into the two `pack_matrix`
 /// launches it stands for (to be checked as those), once the pair's own launch is
 /// checked: the support program, one work-group per 32 x 32 tile of both
@@ -544,7 +547,7 @@ fn unpaired(pre: &[Step], support: Program, what: &str) -> Result<Vec<Step>, Str
         }
         let halves: Vec<Step> = step
             .args
-            .chunks(9)
+            .chunks(PACK_ARGS)
             .map(|args| {
                 let dims = (args.get(6).and_then(int_of), args.get(7).and_then(int_of));
                 let (r, c) = (dims.0.unwrap_or(0), dims.1.unwrap_or(0));
@@ -559,11 +562,17 @@ fn unpaired(pre: &[Step], support: Program, what: &str) -> Result<Vec<Step>, Str
         let tiles: usize = halves
             .iter()
             .map(|h| {
-                let dim = |j| h.args.get(j).and_then(int_of).unwrap_or(0).div_ceil(32);
+                let dim = |j| {
+                    h.args
+                        .get(j)
+                        .and_then(int_of)
+                        .unwrap_or(0)
+                        .div_ceil(Support::PACK_TILE)
+                };
                 dim(6) * dim(7)
             })
             .sum();
-        if i != 0 || step.args.len() != 18 || step.program != support {
+        if i != 0 || step.args.len() != 2 * PACK_ARGS || step.program != support {
             return Err(format!(
                 "{what}: pack_pair as step {i}, {} arguments",
                 step.args.len()

@@ -179,8 +179,9 @@ fn pack(
 const PACK_ARGS: usize = 9;
 
 /// The first two steps merged into one `pack_pair` launch where both are packs of
-/// the same support program (an indirect kernel's A and B): a call's launches
-/// each cost a few microseconds beyond their work, which counts at mid sizes.
+/// the same support program (an indirect kernel's A and B, or whichever two packs
+/// come first): a call's launches each cost a few microseconds beyond their work,
+/// which counts at mid sizes.
 fn paired(mut pre: Vec<Step>) -> Vec<Step> {
     let tiles = |s: &Step| match (s.entry, s.args.get(6), s.args.get(7)) {
         ("pack_matrix", Some(Arg::I32(r)), Some(Arg::I32(c))) if s.args.len() == PACK_ARGS => {
