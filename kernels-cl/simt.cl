@@ -81,7 +81,14 @@
 //   an edge of A or B is read element by element and zero-filled, one whose
 //   address is not 16-byte aligned likewise (128-bit accesses need offset and
 //   ld multiples of 4), and C is written element by element at its edges.
-//   KMAJOR_A, KMAJOR_B and ASYNC_COPY do not apply; `work` holds SPLITK
+//   ASYNC_COPY=1 copies an operand read along M (N) whose offset and ld are
+//   multiples of 4 with cp.async, the part of a chunk past an edge zero-filled by
+//   the copy's source size; the other operand still goes through registers.
+//   ALONG_MN=1: the caller promises a_kmajor = b_kmajor = 0 and offsets and lds
+//   that are multiples of 4 (the routine transposes or copies an operand first
+//   where the call's is not so), so that the kernel is compiled for that form
+//   alone (with ASYNC_COPY, no copy through registers at all).
+//   KMAJOR_A and KMAJOR_B do not apply; `work` holds SPLITK
 //   tiles of BM*BN floats per tile of C (tiles counted as ceil(M/BM) by
 //   ceil(N/BN)). SPLITK > 1 is refused off NVIDIA (see src/kernels/simt.rs).
 
@@ -155,6 +162,9 @@
 #ifndef RASTER
 #define RASTER 1
 #endif
+#ifndef ALONG_MN
+#define ALONG_MN 0
+#endif
 
 #define THREADS ((BM / TM) * (BN / TN))
 #define LM (WM / TM)                 // lanes of a warp along M
@@ -176,8 +186,14 @@
 // transposed into its local tile through registers, which cp.async cannot do.
 #define A_ASYNC (ASYNC_COPY && !KMAJOR_A)
 #define B_ASYNC (ASYNC_COPY && !KMAJOR_B)
-// Whether some operand goes through registers.
+// Whether some operand goes through registers. In place, which operands cp.async
+// copies is known at run time only (their forms and alignment are arguments),
+// unless ALONG_MN promises both read along M and N and aligned.
+#if SIMT_DIRECT
+#define REG_COPY (!ASYNC_COPY || !ALONG_MN)
+#else
 #define REG_COPY (!A_ASYNC || !B_ASYNC)
+#endif
 #if ASYNC_COPY && KMAJOR_A && KMAJOR_B
 #error "simt: KMAJOR_A=1 and KMAJOR_B=1 together need ASYNC_COPY=0: cp.async copies only an operand read along M or N, and both are read along K"
 #endif
@@ -186,9 +202,6 @@
 #endif
 // Blocks share a tile's K and sum it through `work`.
 #define SHARES_K (SPLITK > 1 || STREAMK > 0)
-#if SIMT_DIRECT && ASYNC_COPY
-#error "simtdirect: the in-place kernel copies through registers (edges are zero-filled there); ASYNC_COPY must be 0"
-#endif
 #if SMEM_PAD && (4 * STAGES * BK * (BM + BN + 2 * 4) > 48 * 1024)
 #error "simt: SMEM_PAD=1 with these tiles needs 4*STAGES*BK*(BM+BN+8) bytes of local memory, more than 48 KiB"
 #endif
@@ -239,6 +252,17 @@ typedef float floatV;
 #define CP_ASYNC_CG16(dst, src) \
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(SHARED_ADDR(dst)), "l"(src) : "memory")
 #endif
+// In place: a copy of `bytes` (0 to the copy's size) from src, the rest of dst
+// zero-filled; at 0, src is not read (an edge's chunk past the matrix).
+#if CP_CA
+#define CP_ASYNC_ZFILL16(dst, src, bytes) \
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" :: "r"(SHARED_ADDR(dst)), "l"(src), "r"(bytes) : "memory")
+#else
+#define CP_ASYNC_ZFILL16(dst, src, bytes) \
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(SHARED_ADDR(dst)), "l"(src), "r"(bytes) : "memory")
+#endif
+#define CP_ASYNC_ZFILL4(dst, src, bytes) \
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" :: "r"(SHARED_ADDR(dst)), "l"(src), "r"(bytes) : "memory")
 #define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
 #define CP_WAIT(n) asm volatile("cp.async.wait_group %0;" :: "n"(n) : "memory")
 #endif
@@ -261,7 +285,7 @@ INLINE_FUNC void block_tile(const int gx, const int gy, const int bid, int* tm, 
 
 // Copies the BK x BM tile of A starting at row k0 (and the BK x BN tile of B)
 // into local buffer `stage`: asynchronously, or through the registers `ra`, `rb`.
-#if ASYNC_COPY
+#if ASYNC_COPY && !SIMT_DIRECT
 INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
                             const __global float* GEMMLAB_RESTRICT B,
                             LOCAL_PTR float* As, LOCAL_PTR float* Bs,
@@ -304,6 +328,58 @@ INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
     }
 #endif
 }
+#define ASYNC_TILE(k0, s) copy_async(A, B, As, Bs, M, N, m0, n0, (k0), (s), tid)
+#endif
+#if ASYNC_COPY && SIMT_DIRECT
+// One VW-wide chunk of X along its contiguous dimension i, elements (i.., j) at
+// X[j*ld + i], into dst with cp.async: X's offset and ld are multiples of 4, so
+// the chunk is one aligned copy, and its part past the rows x cols matrix is
+// zero-filled by the copy's source size (0: nothing read).
+// The address is formed even where nothing is read, so that it stays one add per
+// tile along K (a select there cost the loop a tenth more instructions).
+INLINE_FUNC void copy_zfill(LOCAL_PTR float* dst, const GLOBAL_PTR float* X, const int ld,
+                            const int i, const int j, const int rows, const int cols) {
+    const int bytes = j < cols ? 4 * max(0, min(VW, rows - i)) : 0;
+    const GLOBAL_PTR float* src = X + j * ld + i;
+#if VEC_LOADS
+    CP_ASYNC_ZFILL16(dst, src, bytes);
+#else
+    CP_ASYNC_ZFILL4(dst, src, bytes);
+#endif
+}
+
+// copy_async in place: A's tile where `a_async` (read along M, aligned), B's where
+// `b_async`, chunks numbered as copy_async's; the other goes through registers.
+INLINE_FUNC void copy_async_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const int a_ld,
+                                   const int a_async,
+                                   const GLOBAL_PTR float* GEMMLAB_RESTRICT B, const int b_ld,
+                                   const int b_async,
+                                   LOCAL_PTR float* As, LOCAL_PTR float* Bs,
+                                   const int M, const int N, const int K, const int m0,
+                                   const int n0, const int k0, const int stage, const int tid) {
+    #pragma unroll
+    for (int i = 0; i < A_LOADS && a_async; i++) {
+        const int f = tid + i * THREADS;
+        if (PAST_A(f)) {
+            break;
+        }
+        const int kk = f / (BM / VW);
+        const int mm = (f % (BM / VW)) * VW;
+        copy_zfill(As + (stage * BK + kk) * AROW + mm, A, a_ld, m0 + mm, k0 + kk, M, K);
+    }
+    #pragma unroll
+    for (int i = 0; i < B_LOADS && b_async; i++) {
+        const int f = tid + i * THREADS;
+        if (PAST_B(f)) {
+            break;
+        }
+        const int kk = f / (BN / VW);
+        const int nn = (f % (BN / VW)) * VW;
+        copy_zfill(Bs + (stage * BK + kk) * BROW + nn, B, b_ld, n0 + nn, k0 + kk, N, K);
+    }
+}
+#define ASYNC_TILE(k0, s) \
+    copy_async_direct(A, a_ld, a_async, B, b_ld, b_async, As, Bs, M, N, K, m0, n0, (k0), (s), tid)
 #endif
 #if REG_COPY
 // Where load i of this thread goes: tiles are copied in VW-wide chunks along
@@ -423,20 +499,22 @@ INLINE_FUNC floatV load_chunk(const GLOBAL_PTR float* X, const int ld, const int
 #endif
 }
 
+
 // Where load i of this thread goes, as A_CHUNK_* and B_CHUNK_* say, with the
 // operand's form known at run time.
 #define D_CHUNK_KK(f, kmajor, W) ((kmajor) ? K_RUN_KK(f, W) : (f) / ((W) / VW))
 #define D_CHUNK_XX(f, kmajor, W) ((kmajor) ? K_RUN_XX(f, W) : ((f) % ((W) / VW)) * VW)
 
-// The BK x BM tile of A from depth k0 and the BK x BN tile of B into registers.
+// The BK x BM tile of A from depth k0 and the BK x BN tile of B into registers,
+// each where cp.async does not copy it (`a_reg`, `b_reg`).
 INLINE_FUNC void load_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const int a_ld,
-                             const int a_k, const int a_vec,
+                             const int a_k, const int a_vec, const int a_reg,
                              const GLOBAL_PTR float* GEMMLAB_RESTRICT B, const int b_ld,
-                             const int b_k, const int b_vec,
+                             const int b_k, const int b_vec, const int b_reg,
                              floatV* ra, floatV* rb, const int M, const int N, const int K,
                              const int m0, const int n0, const int k0, const int tid) {
     #pragma unroll
-    for (int i = 0; i < A_LOADS; i++) {
+    for (int i = 0; i < A_LOADS && a_reg; i++) {
         const int f = tid + i * THREADS;
         if (PAST_A(f)) {
             break;
@@ -446,7 +524,7 @@ INLINE_FUNC void load_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const i
         ra[i] = a_k ? load_chunk(A, a_ld, k, m, K, M, a_vec) : load_chunk(A, a_ld, m, k, M, K, a_vec);
     }
     #pragma unroll
-    for (int i = 0; i < B_LOADS; i++) {
+    for (int i = 0; i < B_LOADS && b_reg; i++) {
         const int f = tid + i * THREADS;
         if (PAST_B(f)) {
             break;
@@ -459,9 +537,10 @@ INLINE_FUNC void load_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const i
 
 INLINE_FUNC void store_direct(const floatV* ra, const floatV* rb,
                               LOCAL_PTR float* As, LOCAL_PTR float* Bs,
-                              const int stage, const int tid, const int a_k, const int b_k) {
+                              const int stage, const int tid, const int a_k, const int b_k,
+                              const int a_reg, const int b_reg) {
     #pragma unroll
-    for (int i = 0; i < A_LOADS; i++) {
+    for (int i = 0; i < A_LOADS && a_reg; i++) {
         const int f = tid + i * THREADS;
         if (PAST_A(f)) {
             break;
@@ -475,7 +554,7 @@ INLINE_FUNC void store_direct(const floatV* ra, const floatV* rb,
         }
     }
     #pragma unroll
-    for (int i = 0; i < B_LOADS; i++) {
+    for (int i = 0; i < B_LOADS && b_reg; i++) {
         const int f = tid + i * THREADS;
         if (PAST_B(f)) {
             break;
@@ -490,8 +569,9 @@ INLINE_FUNC void store_direct(const floatV* ra, const floatV* rb,
     }
 }
 #define LOAD_TILE(k0) \
-    load_direct(A, a_ld, a_kmajor, a_vec, B, b_ld, b_kmajor, b_vec, ra, rb, M, N, K, m0, n0, (k0), tid)
-#define STORE_TILE(s) store_direct(ra, rb, As, Bs, (s), tid, a_kmajor, b_kmajor)
+    load_direct(A, a_ld, a_km, a_vec, !a_async, B, b_ld, b_km, b_vec, !b_async, ra, rb, \
+                M, N, K, m0, n0, (k0), tid)
+#define STORE_TILE(s) store_direct(ra, rb, As, Bs, (s), tid, a_km, b_km, !a_async, !b_async)
 #else
 #define LOAD_TILE(k0) load_regs(A, B, ra, rb, M, N, K, m0, n0, (k0), tid)
 #define STORE_TILE(s) store_regs(ra, rb, As, Bs, (s), tid)
@@ -647,8 +727,29 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
     A += a_offset;
     B += b_offset;
     C += c_offset;
+#if ALONG_MN
+    // The routine passes both operands read along M and N, offsets and lds multiples of 4.
+    const int a_km = 0;
+    const int b_km = 0;
+    const int a_vec = 1;
+    const int b_vec = 1;
+#else
+    const int a_km = a_kmajor;
+    const int b_km = b_kmajor;
     const int a_vec = (a_offset % 4 == 0) && (a_ld % 4 == 0);
     const int b_vec = (b_offset % 4 == 0) && (b_ld % 4 == 0);
+#endif
+    // cp.async copies an operand read along M (N) whose chunks are aligned.
+#if ASYNC_COPY && VEC_LOADS
+    const int a_async = !a_km && a_vec;
+    const int b_async = !b_km && b_vec;
+#elif ASYNC_COPY
+    const int a_async = !a_km;
+    const int b_async = !b_km;
+#else
+    const int a_async = 0;
+    const int b_async = 0;
+#endif
 #endif
 
     const int tid = THREAD_X + THREAD_Y * (BM / TM);
@@ -715,7 +816,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
 #endif
 #if STAGES == 1
         for (int t = 0; t < tiles; t++) {
-            copy_async(A, B, As, Bs, M, N, m0, n0, k_first + t * BK, 0, tid);
+            ASYNC_TILE(k_first + t * BK, 0);
 #if REG_COPY
             LOAD_TILE(k_first + t * BK);
             STORE_TILE(0);
@@ -730,7 +831,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
         #pragma unroll
         for (int s = 0; s < STAGES - 1; s++) {
             if (s < tiles) {
-                copy_async(A, B, As, Bs, M, N, m0, n0, k_first + s * BK, s, tid);
+                ASYNC_TILE(k_first + s * BK, s);
 #if REG_COPY
                 LOAD_TILE(k_first + s * BK);
                 STORE_TILE(s);
@@ -745,7 +846,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
             barrier(CLK_LOCAL_MEM_FENCE);
             const int next = t + STAGES - 1;
             if (next < tiles) {
-                copy_async(A, B, As, Bs, M, N, m0, n0, k_first + next * BK, next % STAGES, tid);
+                ASYNC_TILE(k_first + next * BK, next % STAGES);
 #if REG_COPY
                 LOAD_TILE(k_first + next * BK);
 #endif

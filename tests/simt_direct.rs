@@ -31,11 +31,41 @@ fn check(session: &mut Session, config: &Config, hints: &Hints, ops: &Operands) 
 /// (stream-K on any device of 1 to 8 compute units, `stream_k_shares_tiles`).
 const SHARED_SIZES: [(usize, usize, usize); 2] = [(70, 45, 300), (200, 128, 64)];
 
+/// Calls whose leading dimensions and offsets are multiples of 4 (cp.async copies
+/// their operands read along M or N) at sizes that are not: the edge chunks are
+/// partly past the matrix. Every BLAS case at 132x68x44, and 130x66x42 with
+/// aligned padded leading dimensions and offsets.
+fn aligned_calls() -> Vec<Problem> {
+    let mut calls = common::blas_calls(132, 68, 44);
+    calls.truncate(8);
+    for (trans_a, trans_b) in [
+        (Trans::N, Trans::N),
+        (Trans::N, Trans::T),
+        (Trans::T, Trans::T),
+    ] {
+        let mut p = Problem {
+            trans_a,
+            trans_b,
+            alpha: 0.75,
+            beta: 0.5,
+            ..Problem::plain(130, 66, 42)
+        }
+        .tight();
+        (p.a_offset, p.b_offset, p.c_offset) = (4, 8, 0);
+        p.lda = p.lda.next_multiple_of(4) + 4;
+        p.ldb = p.ldb.next_multiple_of(4);
+        p.ldc += 3;
+        calls.push(p);
+    }
+    calls
+}
+
 /// Every call of `calls` at odd sizes with the small tiles; pipeline depths and
 /// switches on one size; the published tiles on one; stream-K on every call of
-/// two sizes; with `split`, split-K (NVIDIA only) likewise. The failures, and the
-/// run count.
-fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
+/// two sizes; with `nvidia`, split-K likewise and the cp.async copies (aligned and
+/// unaligned calls, every depth, split-K and stream-K). The failures, and the run
+/// count.
+fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) {
     let mut runs = 0;
     let mut failures = Vec::new();
     let mut run = |session: &mut Session, cfg: &Config, hints: &Hints, p: Problem, seed: u64| {
@@ -77,6 +107,8 @@ fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
                 .with_switch("USE_RESTRICT", false),
         ),
         (direct().defaults(), Hints::default()),
+        // K-contiguous operands transposed first (one pack or pack_pair), read along M and N.
+        (config(&[("ALONG_MN", 1)]), Hints::default()),
         // Narrow tiles (48 and 96): the last round of each tile's copy leaves threads idle.
         (
             config(&[("BM", 64), ("BN", 48), ("WM", 32), ("WN", 16)]),
@@ -105,7 +137,34 @@ fn odd_size_matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
             .config(&[("STREAMK".into(), 3)])
             .expect("the published tiles take stream-K"),
     ];
-    if split {
+    if nvidia {
+        let on = Hints::default().with_switch("ASYNC_COPY", true);
+        let copies: Vec<(Config, Hints)> = vec![
+            (plain.clone(), on.clone()),
+            (config(&[("STAGES", 1)]), on.clone()),
+            (config(&[("STAGES", 3), ("BK", 16)]), on.clone()),
+            (plain.clone(), on.clone().with_switch("VEC_LOADS", false)),
+            (plain.clone(), on.clone().with_switch("CP_CA", true)),
+            (config(&[("SPLITK", 3), ("STAGES", 3)]), on.clone()),
+            (config(&common::NARROW_STREAM_K), on.clone()),
+            (config(&[("ALONG_MN", 1), ("STAGES", 3)]), on.clone()),
+            (config(&[("ALONG_MN", 1), ("SPLITK", 2)]), on.clone()),
+            (
+                config(&[("BM", 48), ("BN", 64), ("WM", 16), ("STAGES", 3)]),
+                on.with_switch("KMAJOR_RUNS", true),
+            ),
+        ];
+        let unaligned = common::blas_calls(131, 67, 45);
+        for (i, (cfg, hints)) in copies.iter().enumerate() {
+            for (j, p) in aligned_calls().into_iter().enumerate() {
+                run(session, cfg, hints, p, (1300 + 20 * i + j) as u64);
+            }
+            for (j, p) in unaligned.iter().enumerate().skip(i % 2).step_by(2) {
+                run(session, cfg, hints, *p, (1600 + 20 * i + j) as u64);
+            }
+        }
+    }
+    if nvidia {
         shares.extend([
             config(&[("SPLITK", 2)]),
             config(&[("SPLITK", 3), ("STAGES", 3)]),
@@ -209,6 +268,7 @@ fn the_plan_is_one_launch_on_the_callers_buffers() {
     let mut be: AnyBackend = common::opencl();
     let spec = direct();
     let cfg = config(&[]);
+    let along = config(&[("ALONG_MN", 1)]);
     let (program, _) = be
         .compile(
             "simtdirect",
@@ -249,5 +309,45 @@ fn the_plan_is_one_launch_on_the_callers_buffers() {
             })
             .collect();
         assert_eq!(flags, [kmajor.0, kmajor.1], "{trans_a:?}{trans_b:?}");
+
+        // ALONG_MN: the K-contiguous operands transposed first, in one launch, into
+        // copies whose ld is a multiple of 4; C and the rest in place. At 36x28x44 every
+        // ld is a multiple of 4; with A one element in, A is copied wherever it is read.
+        for a_offset in [0, 1] {
+            let mut q = Problem {
+                trans_a,
+                trans_b,
+                ..Problem::plain(36, 28, 44)
+            }
+            .tight();
+            q.a_offset = a_offset;
+            let s = stage::plan(
+                &mut be, spec, &along, program, support, &q, bufs[0], bufs[1], bufs[2],
+            )
+            .expect("planned");
+            let packed = (kmajor.0 == 1 || a_offset != 0, kmajor.1 == 1);
+            let entries: Vec<&str> = s.pre.iter().map(|x| x.entry).collect();
+            let expected: &[&str] = match packed {
+                (false, false) => &[],
+                (true, true) => &["pack_pair"],
+                _ => &["pack_matrix"],
+            };
+            assert_eq!(entries, expected, "{trans_a:?}{trans_b:?} {a_offset}");
+            let copies = usize::from(packed.0) + usize::from(packed.1);
+            assert!(s.post.is_empty() && s.owned.len() == 2 + copies);
+            let ints = |at: usize| match s.main.args[at] {
+                Arg::I32(v) => v,
+                _ => -1,
+            };
+            let n = s.main.args.len();
+            assert_eq!([ints(n - 4), ints(n - 3)], [0, 0], "read along M and N");
+            // A's and B's offsets and lds (arguments 6, 7 and 9, 10).
+            let a = if packed.0 {
+                [0, 36]
+            } else {
+                [a_offset as i32, 36]
+            };
+            assert_eq!([ints(6), ints(7), ints(9), ints(10)], [a[0], a[1], 0, 28]);
+        }
     }
 }

@@ -10,7 +10,7 @@
 use gemmlab::bests::{Database, RoutineEntry};
 use gemmlab::gemm::driver::Session;
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels::{emulates_fp32, Config, Hints, KernelSpec};
+use gemmlab::kernels::{emulates_fp32, Abi, Config, Hints, KernelSpec};
 use gemmlab::progress::Progress;
 use gemmlab::results::{Measurement, ResultWriter};
 use gemmlab::routine::fit;
@@ -323,7 +323,81 @@ fn candidates(
     for (kernel, c) in twins {
         add(&mut candidates, kernel, c);
     }
+    let in_place: Vec<(String, Candidate)> = (candidates.iter())
+        .flat_map(|(k, c)| in_place_twins(k, c, toolchain))
+        .collect();
+    for (kernel, c) in in_place {
+        add(&mut candidates, kernel, c);
+    }
     candidates
+}
+
+/// The in-place kernel of `kernel`'s family (`simtdirect` for `simt`) at `c`'s tiles and
+/// switches, and each in-place candidate with its cp.async copies on where they are
+/// off; each of those also compiled for operands read along M and N (`ALONG_MN`: the
+/// routine transposes or copies first an operand the call stores otherwise), where
+/// cp.async copies both and nothing goes through registers. A packed
+/// kernel's search never sees what its packs cost the whole call, nor the in-place
+/// kernel's search the tiles the packed one found: all are timed as whole calls here.
+fn in_place_twins(
+    kernel: &str,
+    c: &Candidate,
+    toolchain: gemmlab::Toolchain,
+) -> Vec<(String, Candidate)> {
+    let Ok(spec) = gemmlab::kernels::find(kernel) else {
+        return Vec::new();
+    };
+    let direct = if spec.abi == Abi::DirectInPlace {
+        Some(spec)
+    } else {
+        (gemmlab::kernels::all().iter())
+            .find(|d| d.family == spec.family && d.abi == Abi::DirectInPlace)
+    };
+    let Some(direct) = direct else {
+        return Vec::new();
+    };
+    let takes = |name: &str| direct.params.iter().any(|q| q.name == name);
+    let config = Config(
+        (c.config.0.iter())
+            .filter(|(name, _)| takes(name))
+            .map(|(name, v)| (name.clone(), *v))
+            .collect(),
+    );
+    // The packed kernel's tiles as they are, and cp.async on where it is off.
+    let mut hints = Vec::new();
+    if !std::ptr::eq(direct, spec) {
+        hints.push(c.hints.clone());
+    }
+    if direct.has_switch("ASYNC_COPY") && !switch_on(direct, toolchain, &c.hints, "ASYNC_COPY") {
+        hints.push(c.hints.with_switch("ASYNC_COPY", true));
+    }
+    let mut out: Vec<Candidate> = (hints.iter())
+        .map(|h| Candidate {
+            config: config.clone(),
+            hints: h.clone(),
+        })
+        .collect();
+    // Each of those, and an in-place `c` itself, along M and N.
+    let along = direct.params.iter().any(|q| q.name == "ALONG_MN");
+    if along && config.get("ALONG_MN") == 0 {
+        let mut packed = config.clone();
+        packed.0.insert("ALONG_MN".into(), 1);
+        if std::ptr::eq(direct, spec) {
+            hints.push(c.hints.clone());
+        }
+        out.extend(hints.into_iter().map(|h| Candidate {
+            config: packed.clone(),
+            hints: h,
+        }));
+    }
+    out.into_iter()
+        .filter(|t| {
+            direct
+                .validate_with_switches(&t.config, &t.hints, toolchain)
+                .is_ok()
+        })
+        .map(|t| (direct.id.to_string(), t))
+        .collect()
 }
 
 /// Whether switch `name` is on in `hints` for this kernel (its published state where unset).
@@ -840,9 +914,13 @@ mod tests {
             .map(|(k, _)| k)
             .collect::<Vec<_>>()
         };
-        // The in-place kernel reads this NN call's B along K: its K-runs twin comes last.
-        assert_eq!(kernels(false), ["simtdirect", "simtdirect"]);
-        assert_eq!(kernels(true), ["tc", "simtdirect", "simtdirect"]);
+        // The in-place kernel reads this NN call's B along K: its K-runs twin comes next,
+        // then the in-place twins (cp.async, along M and N).
+        let (plain, emulated) = (kernels(false), kernels(true));
+        assert_eq!(plain[..2], ["simtdirect", "simtdirect"]);
+        assert_eq!(emulated[..3], ["tc", "simtdirect", "simtdirect"]);
+        assert_eq!(emulated[1..], plain);
+        assert!(plain[2..].iter().all(|k| k == "simtdirect") && plain.len() > 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -867,12 +945,14 @@ mod tests {
             let c = candidates(toolchain, &[], &[], &known, &p, &[], false);
             c.into_iter().map(|(k, _)| k).collect::<Vec<_>>()
         };
-        // Then the K-runs twin of the in-place kernel, which reads this NN call's B along K.
-        assert_eq!(kernels(Cuda), ["xgemm", "simtdirect", "simtdirect"]);
-        assert_eq!(
-            kernels(OpenCl),
-            ["simtdirect", "simt", "xgemm", "simtdirect"]
-        );
+        // Then the K-runs twin of the in-place kernel, which reads this NN call's B along K,
+        // then the in-place twins (the packed kernel's in place, cp.async, along M and N).
+        let (cuda, opencl) = (kernels(Cuda), kernels(OpenCl));
+        assert_eq!(cuda[..3], ["xgemm", "simtdirect", "simtdirect"]);
+        assert_eq!(opencl[..4], ["simtdirect", "simt", "xgemm", "simtdirect"]);
+        for twins in [&cuda[3..], &opencl[4..]] {
+            assert!(!twins.is_empty() && twins.iter().all(|k| k == "simtdirect"));
+        }
     }
 
     #[test]
@@ -927,6 +1007,60 @@ mod tests {
         let direct = gemmlab::kernels::find("simtdirect").unwrap();
         let d = Candidate::plain(direct.defaults());
         assert!(as_stored(direct, &d, &nn, tc).is_none());
+    }
+
+    #[test]
+    fn a_packed_candidate_is_also_timed_in_place_and_with_cp_async() {
+        let tc = gemmlab::Toolchain::Cuda;
+        let simt = gemmlab::kernels::find("simt").unwrap();
+        let d = [
+            ("BM".into(), 64),
+            ("KMAJOR_B".into(), 1),
+            ("SPLITK".into(), 2),
+        ];
+        let packed = Candidate {
+            config: simt.config(&d).unwrap(),
+            hints: Hints::default().with_switch("ASYNC_COPY", true),
+        };
+        // The in-place twin, reading the call as stored and along M and N.
+        let twins = in_place_twins("simt", &packed, tc);
+        let along: Vec<i64> = twins
+            .iter()
+            .map(|(_, c)| c.config.get("ALONG_MN"))
+            .collect();
+        assert_eq!(along, [0, 1]);
+        let (kernel, twin) = &twins[0];
+        assert_eq!(kernel, "simtdirect");
+        // The same tiles and split, without the forms the call's arguments give in place.
+        assert_eq!((twin.config.get("BM"), twin.config.get("SPLITK")), (64, 2));
+        assert!(!twin.config.0.contains_key("KMAJOR_B"));
+        assert_eq!(twin.hints, packed.hints);
+        // Through registers: the twin as it is and with cp.async, each both ways.
+        let plain = Candidate::plain(simt.config(&d).unwrap());
+        let twins = in_place_twins("simt", &plain, tc);
+        let kinds: Vec<(Option<bool>, i64)> = (twins.iter())
+            .map(|(_, c)| (c.hints.switch("ASYNC_COPY"), c.config.get("ALONG_MN")))
+            .collect();
+        assert_eq!(
+            kinds,
+            [(None, 0), (Some(true), 0), (None, 1), (Some(true), 1)]
+        );
+        // An in-place candidate gains cp.async, and the form along M and N with and without it.
+        let direct = gemmlab::kernels::find("simtdirect").unwrap();
+        let own = Candidate::plain(direct.defaults());
+        let twins = in_place_twins("simtdirect", &own, tc);
+        assert_eq!(twins.len(), 3);
+        let done = twins
+            .into_iter()
+            .find(|(_, c)| {
+                c.config.get("ALONG_MN") == 1 && c.hints.switch("ASYNC_COPY") == Some(true)
+            })
+            .unwrap()
+            .1;
+        assert!(in_place_twins("simtdirect", &done, tc).is_empty());
+        // Families without an in-place kernel add nothing.
+        let xgemm = gemmlab::kernels::find("xgemm").unwrap();
+        assert!(in_place_twins("xgemm", &Candidate::plain(xgemm.defaults()), tc).is_empty());
     }
 
     #[test]

@@ -338,6 +338,27 @@ pub fn plan(
             let (tm, tn, _) = spec.tile(config);
             let (mp, np) = (round_up(m, tm), round_up(n, tn));
             let mut owned = Vec::new();
+            // ALONG_MN: each operand reaches the kernel read along M (N), 16-byte
+            // aligned: one the call stores K-contiguous is transposed first, an unaligned
+            // one copied (ld a multiple of 4), both in one launch where both need it.
+            let along = config.get("ALONG_MN") == 1;
+            let mut pre = Vec::new();
+            let mut operand =
+                |be: &mut AnyBackend, x: Buffer, s: &Storage, kmajor: bool, rows: usize| {
+                    let aligned = s.offset % 4 == 0 && s.ld % 4 == 0;
+                    if !along || (aligned && !kmajor) {
+                        return Ok::<_, Error>((x, s.offset, s.ld, kmajor));
+                    }
+                    let ld = round_up(rows, 4);
+                    let t = be.alloc(p.precision.elem(), ld * k)?;
+                    owned.push(t);
+                    pre.push(pack(support, rows, k, x, s, kmajor, t, ld, k)?);
+                    Ok((t, 0, ld, false))
+                };
+            // A K-contiguous where stored transposed; B where not.
+            let (ax, a_off, a_ld, a_k) = operand(be, a, &sa, sa.transposed, m)?;
+            let (bx, b_off, b_ld, b_k) = operand(be, b, &sb, !sb.transposed, n)?;
+            let pre = paired(pre);
             let mut geometry = spec.geometry(config, mp, np);
             let k_tiles = k.div_ceil(spec.tile(config).2.max(1));
             let (work, counters) = share_k(
@@ -350,27 +371,36 @@ pub fn plan(
                 &mut owned,
             )?;
             Ok(Staged {
-                pre: Vec::new(),
+                pre,
                 main: Step {
                     program,
                     entry: spec.entry,
                     geometry,
-                    args: [
-                        direct_args()?,
-                        // A K-contiguous where stored transposed; B where not.
-                        vec![
-                            Arg::I32(i32::from(sa.transposed)),
-                            Arg::I32(i32::from(!sb.transposed)),
-                            work,
-                            counters,
-                        ],
-                    ]
-                    .concat(),
+                    args: vec![
+                        int(m)?,
+                        int(n)?,
+                        int(k)?,
+                        alpha,
+                        beta,
+                        Arg::Buf(ax),
+                        int(a_off)?,
+                        int(a_ld)?,
+                        Arg::Buf(bx),
+                        int(b_off)?,
+                        int(b_ld)?,
+                        Arg::Buf(c),
+                        int(sc.offset)?,
+                        int(sc.ld)?,
+                        Arg::I32(i32::from(a_k)),
+                        Arg::I32(i32::from(b_k)),
+                        work,
+                        counters,
+                    ],
                 },
                 post: Vec::new(),
                 owned,
                 padded: [m, n, k],
-                operands: [a, b, c],
+                operands: [ax, bx, c],
             })
         }
         Abi::Indirect | Abi::IndirectSplitK => {

@@ -102,6 +102,13 @@ const P_KMAJOR_B: Param = Param {
     meaning: "1: B read K-contiguous (as a column-major NN call stores it), so the routine need not transpose it; 0: N-contiguous (B^T)",
 };
 
+const P_ALONG_MN: Param = Param {
+    name: "ALONG_MN",
+    default: 0,
+    allowed: &[0, 1],
+    meaning: "in place, 1: A and B reach the kernel read along M and N with offsets and leading dimensions multiples of 4 (the routine first transposes an operand the call stores K-contiguous, or copies an unaligned one, in one launch), so the kernel is compiled for that form alone (with ASYNC_COPY, cp.async copies both and nothing goes through registers); 0: every operand read as the call stores it",
+};
+
 fn threads(c: &Config) -> i64 {
     let (tm, tn) = (c.get("TM"), c.get("TN"));
     if tm <= 0 || tn <= 0 {
@@ -201,8 +208,7 @@ const CONSTRAINTS: &[Constraint] = &[
     RUNS_NEED_KMAJOR,
     PAD_FITS,
 ];
-/// The in-place kernel takes each operand's form from the call, not from KMAJOR_*,
-/// and always copies through registers.
+/// The in-place kernel takes each operand's form from the call, not from KMAJOR_*.
 const DIRECT_CONSTRAINTS: &[Constraint] = &[
     WARP_TILES_DIVIDE,
     LANES,
@@ -210,6 +216,7 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
     GROUP_SIZE,
     ONE_SHARING,
     LOCAL_FITS,
+    CA_NEEDS_ASYNC,
     PAD_FITS,
 ];
 
@@ -262,12 +269,15 @@ pub const SIMT: KernelSpec = KernelSpec {
     precisions: &[Precision::F32],
 };
 
-/// The in-place kernel's switches: SIMT's without ASYNC_COPY (its edges are
-/// zero-filled in registers).
+/// The in-place kernel's switches: SIMT's. With ASYNC_COPY, cp.async copies each
+/// operand the call has read along M or N and 16-byte aligned (which ones is
+/// known at run time), its edges zero-filled by the copy's source size.
 const DIRECT_SWITCHES: &[SwitchUse] = &[
     SwitchUse::on(USE_BOUNDS),
     SwitchUse::on(USE_RESTRICT),
     SwitchUse::on(VEC_LOADS),
+    SwitchUse::off(ASYNC_COPY),
+    SwitchUse::off(CP_CA),
     SwitchUse::off(SMEM_PAD),
     SwitchUse::off(KMAJOR_RUNS),
     SwitchUse::on(RASTER),
@@ -283,8 +293,9 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
     title: "gemmlab SIMT SGEMM in place (any size, offsets, leading dimensions, transposes)",
     idea: "the SIMT kernel's block, warp and thread tiles, pipeline, split-K and stream-K on the caller's \
            matrices as they are: each operand read along its contiguous dimension (which one is an \
-           argument), chunks past an edge or unaligned read element by element and zero-filled, C \
-           written element by element at its edges; no packing before or after",
+           argument), chunks past an edge or unaligned read element by element and zero-filled (with \
+           ASYNC_COPY, aligned operands read along M or N copied by cp.async, zero-filled by its \
+           source size), C written element by element at its edges; no packing before or after",
     sources: &[
         (
             OpenClC,
@@ -303,6 +314,7 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
     ],
     params: &[
         P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_STREAMK, P_GROUP,
+        P_ALONG_MN,
     ],
     constraints: DIRECT_CONSTRAINTS,
     local_bytes,

@@ -100,7 +100,11 @@ pub fn predicted_s(
     let direct = matches!(spec.abi, Abi::Direct { .. });
     // In place, the call's storage says which operands are read K-contiguous.
     let in_place = spec.abi == Abi::DirectInPlace;
-    let (a_k, b_k) = if in_place {
+    // With ALONG_MN, those are transposed first (and unaligned ones copied).
+    let repacked = in_place && config.get("ALONG_MN") == 1;
+    let (a_k, b_k) = if repacked {
+        (false, false)
+    } else if in_place {
         p.k_contiguous()
     } else {
         spec.k_major(config)
@@ -166,6 +170,19 @@ pub fn predicted_s(
         let all = 2.0 * shared * tile_bytes / machine.bytes_per_s;
         let shares = (blocks / tiles as f64).ceil();
         seconds += all.max((shares - 1.0).max(0.0) * tile_bytes / lone);
+    }
+    if repacked {
+        let (a_t, b_t) = p.k_contiguous();
+        let unaligned = |x: Matrix| {
+            let s = p.storage(x);
+            s.offset % 4 != 0 || s.ld % 4 != 0
+        };
+        let (a_t, b_t) = (a_t || unaligned(Matrix::A), b_t || unaligned(Matrix::B));
+        for (packed, len) in [(a_t, m * k), (b_t, n * k)] {
+            if packed {
+                seconds += 2.0 * len as f64 * elem / machine.bytes_per_s + LAUNCH_S;
+            }
+        }
     }
     if !direct && !in_place {
         // The plan's packs: read and write each operand that is not in the kernel's form.
