@@ -297,25 +297,27 @@ pub fn plan(
         p.storage(Matrix::B),
         p.storage(Matrix::C),
     );
-    // The direct kernels' arguments: sizes, scalars, each matrix with its offset and ld.
-    let direct_args = || -> Result<Vec<Arg>> {
+    // The direct kernels' arguments: sizes, scalars, each matrix with its offset and ld
+    // (A and B as given: the caller's, or copies made for the kernel).
+    let direct_args = |[a, b]: [(Buffer, usize, usize); 2]| -> Result<Vec<Arg>> {
         Ok(vec![
             int(m)?,
             int(n)?,
             int(k)?,
             alpha,
             beta,
-            Arg::Buf(a),
-            int(sa.offset)?,
-            int(sa.ld)?,
-            Arg::Buf(b),
-            int(sb.offset)?,
-            int(sb.ld)?,
+            Arg::Buf(a.0),
+            int(a.1)?,
+            int(a.2)?,
+            Arg::Buf(b.0),
+            int(b.1)?,
+            int(b.2)?,
             Arg::Buf(c),
             int(sc.offset)?,
             int(sc.ld)?,
         ])
     };
+    let as_stored = [(a, sa.offset, sa.ld), (b, sb.offset, sb.ld)];
     match spec.abi {
         Abi::Direct { entries } => {
             let entry = entries[usize::from(p.trans_a.is_t()) * 2 + usize::from(p.trans_b.is_t())];
@@ -326,7 +328,7 @@ pub fn plan(
                     program,
                     entry,
                     geometry: spec.geometry(config, round_up(m, tm), round_up(n, tn)),
-                    args: direct_args()?,
+                    args: direct_args(as_stored)?,
                 },
                 post: Vec::new(),
                 owned: Vec::new(),
@@ -347,17 +349,17 @@ pub fn plan(
                 |be: &mut AnyBackend, x: Buffer, s: &Storage, kmajor: bool, rows: usize| {
                     let aligned = s.offset % 4 == 0 && s.ld % 4 == 0;
                     if !along || (aligned && !kmajor) {
-                        return Ok::<_, Error>((x, s.offset, s.ld, kmajor));
+                        return Ok::<_, Error>(((x, s.offset, s.ld), kmajor));
                     }
                     let ld = round_up(rows, 4);
                     let t = be.alloc(p.precision.elem(), ld * k)?;
                     owned.push(t);
                     pre.push(pack(support, rows, k, x, s, kmajor, t, ld, k)?);
-                    Ok((t, 0, ld, false))
+                    Ok(((t, 0, ld), false))
                 };
             // A K-contiguous where stored transposed; B where not.
-            let (ax, a_off, a_ld, a_k) = operand(be, a, &sa, sa.transposed, m)?;
-            let (bx, b_off, b_ld, b_k) = operand(be, b, &sb, !sb.transposed, n)?;
+            let (ar, a_k) = operand(be, a, &sa, sa.transposed, m)?;
+            let (br, b_k) = operand(be, b, &sb, !sb.transposed, n)?;
             let pre = paired(pre);
             let mut geometry = spec.geometry(config, mp, np);
             let k_tiles = k.div_ceil(spec.tile(config).2.max(1));
@@ -376,31 +378,21 @@ pub fn plan(
                     program,
                     entry: spec.entry,
                     geometry,
-                    args: vec![
-                        int(m)?,
-                        int(n)?,
-                        int(k)?,
-                        alpha,
-                        beta,
-                        Arg::Buf(ax),
-                        int(a_off)?,
-                        int(a_ld)?,
-                        Arg::Buf(bx),
-                        int(b_off)?,
-                        int(b_ld)?,
-                        Arg::Buf(c),
-                        int(sc.offset)?,
-                        int(sc.ld)?,
-                        Arg::I32(i32::from(a_k)),
-                        Arg::I32(i32::from(b_k)),
-                        work,
-                        counters,
-                    ],
+                    args: [
+                        direct_args([ar, br])?,
+                        vec![
+                            Arg::I32(i32::from(a_k)),
+                            Arg::I32(i32::from(b_k)),
+                            work,
+                            counters,
+                        ],
+                    ]
+                    .concat(),
                 },
                 post: Vec::new(),
                 owned,
                 padded: [m, n, k],
-                operands: [ax, bx, c],
+                operands: [ar.0, br.0, c],
             })
         }
         Abi::Indirect | Abi::IndirectSplitK => {

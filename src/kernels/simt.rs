@@ -295,7 +295,8 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
            matrices as they are: each operand read along its contiguous dimension (which one is an \
            argument), chunks past an edge or unaligned read element by element and zero-filled (with \
            ASYNC_COPY, aligned operands read along M or N copied by cp.async, zero-filled by its \
-           source size), C written element by element at its edges; no packing before or after",
+           source size), C written element by element at its edges; no packing before or after (with \
+           ALONG_MN, one launch first transposes an operand stored along K or copies an unaligned one)",
     sources: &[
         (
             OpenClC,
