@@ -390,6 +390,22 @@ fn in_place_twins(
             hints: h,
         }));
     }
+    // Each with USE_BOUNDS turned too: the same tiles are scheduled differently in
+    // place. With cp.async along M and N and no launch bounds, ptxas issued the
+    // fragment loads just before their FMAs (a tenth slower at 1024^3); with them it
+    // pipelined them as in the packed kernel (results/h200/routine/bounds/).
+    if direct.has_switch("USE_BOUNDS") {
+        let turned: Vec<Candidate> = (out.iter())
+            .map(|t| {
+                let on = switch_on(direct, toolchain, &t.hints, "USE_BOUNDS");
+                Candidate {
+                    config: t.config.clone(),
+                    hints: t.hints.with_switch("USE_BOUNDS", !on),
+                }
+            })
+            .collect();
+        out.extend(turned);
+    }
     out.into_iter()
         .filter(|t| {
             direct
@@ -1009,6 +1025,10 @@ mod tests {
         assert!(as_stored(direct, &d, &nn, tc).is_none());
     }
 
+    fn direct_spec() -> &'static KernelSpec {
+        gemmlab::kernels::find("simtdirect").unwrap()
+    }
+
     #[test]
     fn a_packed_candidate_is_also_timed_in_place_and_with_cp_async() {
         let tc = gemmlab::Toolchain::Cuda;
@@ -1028,7 +1048,11 @@ mod tests {
             .iter()
             .map(|(_, c)| c.config.get("ALONG_MN"))
             .collect();
-        assert_eq!(along, [0, 1]);
+        assert_eq!(along, [0, 1, 0, 1]);
+        // The second pair: launch bounds turned.
+        let bounds = |c: &Candidate| switch_on(direct_spec(), tc, &c.hints, "USE_BOUNDS");
+        assert_ne!(bounds(&twins[0].1), bounds(&twins[2].1));
+        assert_eq!(twins[0].1.config, twins[2].1.config);
         let (kernel, twin) = &twins[0];
         assert_eq!(kernel, "simtdirect");
         // The same tiles and split, without the forms the call's arguments give in place.
@@ -1043,13 +1067,13 @@ mod tests {
             .collect();
         assert_eq!(
             kinds,
-            [(None, 0), (Some(true), 0), (None, 1), (Some(true), 1)]
+            [(None, 0), (Some(true), 0), (None, 1), (Some(true), 1)].repeat(2)
         );
         // An in-place candidate gains cp.async, and the form along M and N with and without it.
         let direct = gemmlab::kernels::find("simtdirect").unwrap();
         let own = Candidate::plain(direct.defaults());
         let twins = in_place_twins("simtdirect", &own, tc);
-        assert_eq!(twins.len(), 3);
+        assert_eq!(twins.len(), 6);
         let done = twins
             .into_iter()
             .find(|(_, c)| {
