@@ -336,7 +336,8 @@ fn candidates(
 /// switches, and each in-place candidate with its cp.async copies on where they are
 /// off; each of those also compiled for operands read along M and N (`ALONG_MN`: the
 /// routine transposes or copies first an operand the call stores otherwise), where
-/// cp.async copies both and nothing goes through registers. A packed
+/// cp.async copies both and nothing goes through registers; and every one of them
+/// with `USE_BOUNDS` turned. A packed
 /// kernel's search never sees what its packs cost the whole call, nor the in-place
 /// kernel's search the tiles the packed one found: all are timed as whole calls here.
 fn in_place_twins(
