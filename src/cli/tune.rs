@@ -566,6 +566,12 @@ pub fn final_table(rows: &[Measurement]) -> String {
             v
         };
         let mut labelled: Vec<Measurement> = rows.to_vec();
+        // Fastest first per toolchain, by this round's median; rows without a time last.
+        let median = |m: &Measurement| {
+            (m.time.as_ref().filter(|_| m.status.is_ok())).map_or(f64::INFINITY, |t| t.median_ns)
+        };
+        labelled
+            .sort_by(|a, b| (a.toolchain.cmp(&b.toolchain)).then(median(a).total_cmp(&median(b))));
         for r in &mut labelled {
             r.kernel = format!("{} [{}]", r.config.describe(), r.toolchain);
         }
