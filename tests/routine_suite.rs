@@ -6,9 +6,18 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
 use gemmlab::bests::{Database, RoutineEntry};
+use gemmlab::gemm::check::check_widened;
+use gemmlab::gemm::data::C_GAP;
+use gemmlab::gemm::driver::{read_c, Session};
+use gemmlab::gemm::problem::{Matrix, Problem};
+use gemmlab::gemm::{Operands, Reference};
 use gemmlab::kernels;
 use gemmlab::routine::shape::ShapeClass;
+use gemmlab::routine::{upload_operand, Gemm};
+use gemmlab::Backend;
 use gemmlab::{Precision, Toolchain};
 
 fn gemmlab(args: &[&str]) -> Output {
@@ -477,5 +486,59 @@ fn a_call_no_entry_was_tuned_for_is_timed_on_its_first_run() {
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(!t.contains("timed on the call's first run"), "{t}");
     assert!(t.contains("nearest tuned shape"), "{t}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A thin call no entry was tuned for: the choices its first run times include
+/// the entries' kernels re-tiled for it by the cost model (a 24-row call in 128 x
+/// 128 tiles leaves four fifths of each empty), and each of them computes the call
+/// right (in process, each forced in turn, against the f64 reference).
+#[test]
+fn a_thin_call_not_tuned_also_times_its_entries_re_tiled() {
+    let backend = common::opencl();
+    let device = backend.info().clone();
+    let d = dir("retiled");
+    let mut db = Database::load(&d, &device.name).unwrap();
+    for (shape, kernel) in [((256, 256, 256), "simt"), ((192, 192, 192), "simtdirect")] {
+        let spec = kernels::find(kernel).unwrap();
+        db.set_routine(col_nn_entry(shape, kernel, spec.defaults()));
+    }
+    let mut g = Gemm::tuned(&db, Toolchain::OpenCl).unwrap();
+    g.device = Some(device);
+    let p = Problem::plain(24, 600, 300);
+    let (_, others) = g.choices(&p).unwrap();
+    let retiled: Vec<_> = (others.iter())
+        .filter(|c| c.why.contains("re-tiled for the call by the cost model"))
+        .collect();
+    assert!(!retiled.is_empty(), "{others:#?}");
+    let mut session = Session::new(backend);
+    for (i, c) in retiled.iter().enumerate() {
+        let (bm, _, _) = c.kernel.tile(&c.config);
+        assert!(bm < 128, "{}", c.config.describe());
+        g.force_choice = Some((c.kernel.id.into(), c.config.clone(), c.hints.clone()));
+        let ops = Operands::for_problem(p, 7 + i as u64);
+        let reference = Reference::cpu(&ops);
+        let [a, b, cm] = [
+            (Matrix::A, f32::NAN),
+            (Matrix::B, f32::NAN),
+            (Matrix::C, C_GAP),
+        ]
+        .map(|(m, fill)| upload_operand(&session, &ops, m, fill).unwrap());
+        g.run(&mut session, &p, a, b, cm).unwrap();
+        let (logical, gap) = read_c(&session, cm, &p).unwrap();
+        assert!(gap.is_none(), "C's buffer changed outside the matrix");
+        let report = check_widened(p.m, &logical, &reference, p.precision);
+        assert!(
+            report.passed,
+            "{}: {}",
+            c.config.describe(),
+            report.summary()
+        );
+        let mut be = session.backend.borrow_mut();
+        for x in [a, b, cm] {
+            be.free(x);
+        }
+    }
+    g.release(&session);
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -63,9 +63,11 @@ pub struct GemmArgs {
     pub fp32_emulation: bool,
     /// How a call no entry was tuned for is given its kernel: `measure` times the
     /// nearest tuned shape's entry, the next nearest and the cost model's best-ranked
-    /// configurations of other entries (five in all; for a call with a side of C at
-    /// most 64, also the `thin` kernel fitted to its shape) on the call's first run, on a
-    /// scratch C, and keeps the fastest for the call, as cuDNN's benchmark mode does
+    /// configurations of other entries (five in all; each SIMT kernel's nearest entry
+    /// re-tiled for the call where the model predicts it 15% faster; for a call with a
+    /// side of C at most 64, also the `thin` kernel fitted to its shape) on the call's
+    /// first run, in two rounds, on a scratch C, and keeps the fastest for the call, as
+    /// cuDNN's benchmark mode does
     /// (the first call takes their compiles and runs; the timed calls do not); `model`
     /// ranks every tuned configuration, each with the other splits of K its kernel
     /// takes, by the cost model calibrated on the entry's own measurement, and takes

@@ -16,7 +16,7 @@ use crate::gemm::problem::{Layout, Problem};
 use crate::kernels::{Config, Hints, KernelSpec};
 
 use super::fit::{predicted_s, Machine};
-use super::shape::{distance, ShapeClass};
+use super::shape::{call_label, distance, ShapeClass};
 use super::suite::transposes;
 
 /// The model's pick replaces the nearest entry only when predicted this much faster.
@@ -97,6 +97,133 @@ fn variants(spec: &KernelSpec, config: &Config, hints: &Hints, device: &DeviceIn
         }
         fresh
     });
+    out
+}
+
+/// The parameters of a warp-tiled kernel (the SIMT family): block, warp and
+/// thread tiles along M and N. A kernel with all six can be re-tiled.
+const TILE_PARAMS: [&str; 6] = ["BM", "BN", "WM", "WN", "TM", "TN"];
+/// Lanes of a warp, each owning one TM x TN thread tile of the warp's WM x WN.
+const LANES: i64 = 32;
+
+/// How a kernel may read its operands (along K, or along M and N after the
+/// routine's transpose): the form a call wants is not the form its nearest
+/// entry was tuned with, and the model counts what each costs.
+const FORM_PARAMS: [&str; 3] = ["ALONG_MN", "KMAJOR_A", "KMAJOR_B"];
+
+/// `config` re-tiled: every block tile its kernel allows with every warp and
+/// thread tile that divides it, in every operand form (`FORM_PARAMS`), each
+/// with every split of K (`variants`); its pipeline and order kept. Empty for a
+/// kernel without the tiles.
+fn retiled(spec: &KernelSpec, config: &Config, hints: &Hints, device: &DeviceInfo) -> Vec<Config> {
+    let allowed = |name: &str| {
+        (spec.params.iter())
+            .find(|p| p.name == name)
+            .map(|p| p.allowed)
+    };
+    let tiles: Option<Vec<&[i64]>> = TILE_PARAMS.iter().map(|n| allowed(n)).collect();
+    let Some(&[bms, bns, wms, wns, tms, tns]) = tiles.as_deref() else {
+        return Vec::new();
+    };
+    // A side's (block, warp, thread) tiles that nest.
+    let side = |bs: &[i64], ws: &[i64], ts: &[i64]| {
+        let mut out = Vec::new();
+        for &b in bs {
+            for &w in ws.iter().filter(|&&w| b % w == 0) {
+                out.extend(ts.iter().filter(|&&t| w % t == 0).map(|&t| (b, w, t)));
+            }
+        }
+        out
+    };
+    let (along_m, along_n) = (side(bms, wms, tms), side(bns, wns, tns));
+    let forms = FORM_PARAMS
+        .iter()
+        .fold(vec![config.clone()], |forms, name| {
+            let Some(values) = allowed(name) else {
+                return forms;
+            };
+            let with = |c: &Config, v: i64| {
+                let mut c = c.clone();
+                c.0.insert(name.to_string(), v);
+                c
+            };
+            (forms.iter())
+                .flat_map(|c| values.iter().map(move |&v| with(c, v)))
+                .collect()
+        });
+    let mut out = Vec::new();
+    for form in &forms {
+        for &(bm, wm, tm) in &along_m {
+            for &(bn, wn, tn) in along_n.iter().filter(|s| (wm / tm) * (s.1 / s.2) == LANES) {
+                let mut c = form.clone();
+                for (name, v) in TILE_PARAMS.into_iter().zip([bm, bn, wm, wn, tm, tn]) {
+                    c.0.insert(name.to_string(), v);
+                }
+                if spec
+                    .validate_with_switches(&c, hints, device.toolchain)
+                    .is_ok()
+                {
+                    out.extend(variants(spec, &c, hints, device));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// For a call no entry was tuned for, each kernel's best re-tiling by the model
+/// (`retiled`) of its entry nearest to `p` (the call's layout and transposes
+/// first, then the shape), where predicted at least `MARGIN` faster than the
+/// nearest entry (`nearest`) as tuned; fastest first. The database's tiles were
+/// chosen for other shapes, and a thin or short call wants its own: a search at
+/// 32x50257x768 found 32 x 256 tiles, at 196x512x4608 32 x 64 ones with K split
+/// 16 ways, and the model ranks those first there too.
+pub fn retiled_for(
+    candidates: &[Candidate],
+    nearest: usize,
+    p: &Problem,
+    device: &DeviceInfo,
+) -> Vec<Ranked> {
+    let machine = Machine::of(device);
+    let ks = calibrations(candidates, p, &machine);
+    let n = &candidates[nearest];
+    let Some(nearest_s) = predicted_s(n.spec, &n.config, p, &machine).zip(ks[nearest]) else {
+        return Vec::new();
+    };
+    let call = call_label(p);
+    let near = |i: usize| {
+        let e = candidates[i].entry;
+        (e.call != call, distance((e.m, e.n, e.k), (p.m, p.n, p.k)))
+    };
+    let mut kernels: Vec<usize> = Vec::new();
+    for i in (0..candidates.len()).filter(|&i| ks[i].is_some()) {
+        let same = |j: &&mut usize| candidates[**j].spec.id == candidates[i].spec.id;
+        match kernels.iter_mut().find(same) {
+            Some(j) if near(i) < near(*j) => *j = i,
+            Some(_) => {}
+            None => kernels.push(i),
+        }
+    }
+    let mut out: Vec<Ranked> = kernels
+        .into_iter()
+        .filter_map(|index| {
+            let (c, k) = (&candidates[index], ks[index]?);
+            let configs = retiled(c.spec, &c.config, &c.entry.hints, device).into_iter();
+            configs
+                .filter(|config| !short_shares(c.spec, config, p, &machine))
+                .filter_map(|config| {
+                    let seconds = predicted_s(c.spec, &config, p, &machine)? * k;
+                    Some(Ranked {
+                        index,
+                        config,
+                        seconds,
+                    })
+                })
+                .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
+        })
+        .filter(|r| r.seconds <= (1.0 - MARGIN) * nearest_s.0 * nearest_s.1)
+        .collect();
+    out.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
     out
 }
 
@@ -411,6 +538,60 @@ pub(crate) mod tests {
         );
         // Where the wide tile suits the call as well as its own, it stays.
         assert!(better_than_nearest(&c, 0, &Problem::plain(4096, 4096, 4096), &h200()).is_none());
+    }
+
+    #[test]
+    fn a_thin_call_is_re_tiled_and_a_call_its_entry_fits_is_not() {
+        // 128 x 128 tiles tuned at 4096^3 and 64 x 64 ones at 1024^3: a call 32 rows
+        // tall would leave three quarters or half of either tile empty.
+        let entries = vec![
+            entry((4096, 4096, 4096), &[], 1.0),
+            entry((1024, 1024, 1024), &NARROW, 1.0),
+        ];
+        let c = candidates(&entries);
+        let started = std::time::Instant::now();
+        let thin = Problem::plain(32, 50257, 768);
+        let all = retiled_for(&c, 1, &thin, &h200());
+        let r = all.first().expect("a re-tiling");
+        assert!(
+            started.elapsed().as_secs_f64() < 2.0,
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(c[r.index].spec.validate(&r.config).is_ok());
+        let (bm, _, _) = c[r.index].spec.tile(&r.config);
+        assert!(bm <= 48, "{}", r.config.describe());
+        // Its pipeline is the entry's.
+        for name in ["STAGES", "BK", "GROUP"] {
+            assert_eq!(r.config.get(name), c[r.index].config.get(name), "{name}");
+        }
+        // An in-place entry tuned with both operands read along M and N (B transposed
+        // first) is re-tiled to read B as this call stores it: 154 MB not moved twice.
+        let mut direct = entry((1024, 1024, 1024), &NARROW, 1.0);
+        let spec = kernels::find("simtdirect").unwrap();
+        let d: Vec<(String, i64)> = (NARROW.iter().chain(&[("ALONG_MN", 1)]))
+            .map(|(n, v)| (n.to_string(), *v))
+            .collect();
+        direct.kernel = "simtdirect".into();
+        direct.config = spec.config(&d).unwrap();
+        let machine = Machine::of(&h200());
+        let square = Problem::plain(1024, 1024, 1024);
+        direct.routine_ns = predicted_s(spec, &direct.config, &square, &machine).unwrap() * 1e9;
+        let with_direct = [entries.clone(), vec![direct]].concat();
+        let c2 = candidates(&with_direct);
+        let picks = retiled_for(&c2, 1, &thin, &h200());
+        let in_place = picks.iter().find(|r| c2[r.index].spec.id == "simtdirect");
+        let in_place = in_place.expect("the in-place family re-tiled");
+        assert_eq!(
+            in_place.config.get("ALONG_MN"),
+            0,
+            "{}",
+            in_place.config.describe()
+        );
+        // Where the nearest entry's tiles suit the call as well as its own, it stays.
+        let square = Problem::plain(4096, 4096, 4096);
+        let kept = retiled_for(&c, 0, &square, &h200());
+        assert!(kept.is_empty(), "{:?}", kept[0].config.describe());
     }
 
     #[test]

@@ -258,11 +258,14 @@ pub enum Selection {
 }
 
 /// How many choices `Selection::Measure` times for a call: the nearest entry,
-/// the next nearest, and the model's best-ranked configurations of others (and,
-/// for a thin call, the `thin` kernel fitted to its shape besides).
+/// the next nearest, and the model's best-ranked configurations of others (and
+/// besides, each SIMT kernel's nearest entry re-tiled for the call where the model
+/// predicts a clear gain, and for a thin call the `thin` kernel fitted to its shape).
 pub const MEASURED: usize = 5;
-/// Timed batches of each choice `Selection::Measure` times (after one warm-up call).
+/// Timed batches of each choice `Selection::Measure` times in a round (after one warm-up call).
 const MEASURE_RUNS: usize = 3;
+/// Rounds over all the choices; each choice's fastest round counts.
+const MEASURE_ROUNDS: usize = 2;
 
 /// The key of a call's learned choice: everything that makes two calls differ.
 fn learned_key(p: &Problem) -> String {
@@ -480,6 +483,24 @@ impl Gemm {
                 _ => Vec::new(),
             };
             if untuned && self.selection == Selection::Measure {
+                let retiled = (self.device.as_ref())
+                    .map(|device| adapt::retiled_for(&candidates, at, p, device));
+                let same = |c: &Choice, r: &adapt::Ranked| {
+                    c.kernel.id == own[r.index].1.id
+                        && c.config == r.config
+                        && c.hints == own[r.index].0.hints
+                };
+                for r in retiled.unwrap_or_default() {
+                    if others.iter().chain([&nearest]).any(|c| same(c, &r)) {
+                        continue;
+                    }
+                    let why = format!(
+                        "{class} class, re-tiled for the call by the cost model ({:.0} us predicted): tuned at {}",
+                        r.seconds * 1e6,
+                        tuned_at(r.index)
+                    );
+                    others.push(pick(&r, why));
+                }
                 others.extend(self.thin_fitted(p));
             }
             return Ok((nearest, others));
@@ -750,10 +771,10 @@ impl Gemm {
     }
 
     /// `Selection::Measure` on a call's first run: times the choices of
-    /// `choices` on a scratch C (every choice reads the same A and B; what C
-    /// holds does not change the time) and keeps the fastest for the call. A
-    /// choice that cannot be compiled or run here is passed over; with no
-    /// scratch C (out of memory) the nearest entry is kept untimed.
+    /// `choices` in `MEASURE_ROUNDS` rounds on a scratch C (every choice reads the
+    /// same A and B; what C holds does not change the time) and keeps the fastest
+    /// for the call. A choice that cannot be compiled or run here is passed over;
+    /// with no scratch C (out of memory) the nearest entry is kept untimed.
     fn learn(&mut self, session: &mut Session, p: &Problem, a: Buffer, b: Buffer) -> Result<()> {
         let key = learned_key(p);
         if self.selection != Selection::Measure || self.learned.contains_key(&key) {
@@ -771,23 +792,37 @@ impl Gemm {
             self.learned.insert(key, nearest);
             return Ok(());
         };
-        let mut timed: Vec<(f64, Choice)> = Vec::new();
         let plan = crate::measure::Plan::default();
-        for choice in std::iter::once(nearest.clone()).chain(others) {
-            // A first call warms up and sizes the batches, timed as `time_calls` times.
-            let bufs = [a, b, scratch];
-            let Ok(one) = self.time_choice(session, &choice, p, bufs, 1) else {
-                continue;
-            };
-            let n = plan.batch_to_fill(one as f64);
-            let ns: Vec<f64> = (0..MEASURE_RUNS)
-                .map_while(|_| self.time_choice(session, &choice, p, bufs, n).ok())
-                .map(|t| t as f64 / n as f64)
-                .collect();
-            if let Some(st) = Stats::from_sample_ns(&ns).filter(|_| ns.len() == MEASURE_RUNS) {
-                timed.push((st.median_ns, choice));
+        let bufs = [a, b, scratch];
+        let choices: Vec<Choice> = std::iter::once(nearest.clone()).chain(others).collect();
+        // A first call warms each up and sizes its batches, timed as `time_calls` times;
+        // one that cannot be compiled or run here has none.
+        let batches: Vec<Option<usize>> = (choices.iter())
+            .map(|c| self.time_choice(session, c, p, bufs, 1).ok())
+            .map(|one| one.map(|one| plan.batch_to_fill(one as f64)))
+            .collect();
+        // Rounds over every choice, each choice's best round kept: timed once, the
+        // first choice after a pause is judged on a GPU that may still be clocking up
+        // (the first call of a held-out suite timed the same first choice at 9 us in
+        // two runs and at 6 us in two others on the H200, and chose by it).
+        let mut best: Vec<Option<f64>> = vec![None; choices.len()];
+        for _ in 0..MEASURE_ROUNDS {
+            for (i, choice) in choices.iter().enumerate() {
+                let Some(n) = batches[i] else {
+                    continue;
+                };
+                let ns: Vec<f64> = (0..MEASURE_RUNS)
+                    .map_while(|_| self.time_choice(session, choice, p, bufs, n).ok())
+                    .map(|t| t as f64 / n as f64)
+                    .collect();
+                if let Some(st) = Stats::from_sample_ns(&ns).filter(|_| ns.len() == MEASURE_RUNS) {
+                    best[i] = Some(best[i].map_or(st.median_ns, |b: f64| b.min(st.median_ns)));
+                }
             }
         }
+        let timed: Vec<(f64, Choice)> = (best.into_iter().zip(choices))
+            .filter_map(|(ns, c)| Some((ns?, c)))
+            .collect();
         session.backend.borrow_mut().free(scratch);
         let list: Vec<String> = timed
             .iter()
@@ -1026,8 +1061,14 @@ mod tests {
             "{}",
             nearest.why
         );
+        // At most MEASURED in all from the ranking, besides at most one re-tiling
+        // of each SIMT kernel's nearest entry.
+        let retiled = (others.iter())
+            .filter(|c| c.why.contains("re-tiled"))
+            .count();
+        assert!(retiled <= 2, "{retiled}");
         assert!(
-            !others.is_empty() && others.len() < MEASURED,
+            others.len() > retiled && others.len() - retiled < MEASURED,
             "{}",
             others.len()
         );
