@@ -208,17 +208,8 @@ pub fn retiled_for(
         .into_iter()
         .filter_map(|index| {
             let (c, k) = (&candidates[index], ks[index]?);
-            let configs = retiled(c.spec, &c.config, &c.entry.hints, device).into_iter();
-            configs
-                .filter(|config| !short_shares(c.spec, config, p, &machine))
-                .filter_map(|config| {
-                    let seconds = predicted_s(c.spec, &config, p, &machine)? * k;
-                    Some(Ranked {
-                        index,
-                        config,
-                        seconds,
-                    })
-                })
+            let configs = retiled(c.spec, &c.config, &c.entry.hints, device);
+            priced((index, c, k), configs, p, &machine)
                 .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
         })
         .filter(|r| r.seconds <= (1.0 - MARGIN) * nearest_s.0 * nearest_s.1)
@@ -304,21 +295,33 @@ fn rank_calibrated(
         .enumerate()
         .filter_map(|(index, (c, k))| Some((index, c, (*k)?)))
         .flat_map(|(index, c, k)| {
-            variants(c.spec, &c.config, &c.entry.hints, device)
-                .into_iter()
-                .filter(|config| !short_shares(c.spec, config, p, machine))
-                .filter_map(move |config| {
-                    let seconds = predicted_s(c.spec, &config, p, machine)? * k;
-                    Some(Ranked {
-                        index,
-                        config,
-                        seconds,
-                    })
-                })
+            let configs = variants(c.spec, &c.config, &c.entry.hints, device);
+            priced((index, c, k), configs, p, machine)
         })
         .collect();
     out.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
     out
+}
+
+/// `configs` of the candidate at `index` (calibrated by `k`) with their predicted
+/// seconds at `p`; those whose shares of K are short (`short_shares`) left out.
+fn priced<'a>(
+    (index, c, k): (usize, &'a Candidate, f64),
+    configs: Vec<Config>,
+    p: &'a Problem,
+    machine: &'a Machine,
+) -> impl Iterator<Item = Ranked> + 'a {
+    configs
+        .into_iter()
+        .filter(move |config| !short_shares(c.spec, config, p, machine))
+        .filter_map(move |config| {
+            let seconds = predicted_s(c.spec, &config, p, machine)? * k;
+            Some(Ranked {
+                index,
+                config,
+                seconds,
+            })
+        })
 }
 
 /// Whether `config` shares K among blocks so finely at `p` that each block's
