@@ -31,11 +31,20 @@
 // KC+4 floats apart, so 128-bit reads of a quarter-warp fall in different banks
 // at TL=1).
 //
+// PIPE=1 (with XS=0) keeps the large operand's loads in flight: each
+// work-item loads its next batch of KV values of K while it computes with the
+// current one, the small operand's chunk is loaded into registers in full
+// before any of it is stored (its loads in flight together, the large
+// operand's next batch beside them), and a split's share of K is whole KV
+// batches rather than whole KC chunks, so that splits differ by at most one
+// batch (at SPLITK 16, 2049 values of K are 8-9 batches of 16 each, where
+// chunks of 32 give 4-5).
+//
 // Parameters: SIDE (0: M is the short side, 1: N is), BT (short-side tile),
 //   TL (long-side indices per work-item), THREADS (work-items per work-group),
 //   KC (K per local-memory chunk), KV (K per batch of global loads),
 //   SPLITK (1 = off), XS (1: the large operand's chunks staged in local
-//   memory too, see below).
+//   memory too, see below), PIPE (1: batches prefetched, see below).
 // Switches: VEC_LOADS (1: 128-bit and TL-wide global loads where aligned;
 //   0: one float at a time), USE_BOUNDS (reqd_work_group_size /
 //   __launch_bounds__), USE_RESTRICT (restrict on A and B).
@@ -77,6 +86,9 @@
 #ifndef XS
 #define XS 0
 #endif
+#ifndef PIPE
+#define PIPE 0
+#endif
 #ifndef VEC_LOADS
 #define VEC_LOADS 1
 #endif
@@ -92,6 +104,11 @@
 #endif
 
 #define BL (THREADS * TL)
+// The small operand's chunk: values a work-item loads (PIPE=1).
+#define SR ((KC * BT + THREADS - 1) / THREADS)
+#if PIPE && XS
+#error "thin: PIPE=1 prefetches the large operand into registers: it needs XS=0"
+#endif
 // The row pitch of the staged large operand (XS=1), in floats.
 #define XP (KC + 4)
 #if SIDE == 0
@@ -171,6 +188,26 @@ INLINE_FUNC void load_x(const GLOBAL_PTR float* X, const int ld, const int kmajo
     }
 }
 
+// acc += the staged chunk's KV values of K from kk (broadcast 128-bit local
+// reads, four short-side values each) times this work-item's batch xv.
+INLINE_FUNC void fma_batch(float acc[BT * TL], const LOCAL_PTR float* Ss, const int kk,
+                           float xv[TL][KV]) {
+    #pragma unroll
+    for (int j = 0; j < KV; j++) {
+        #pragma unroll
+        for (int i = 0; i < BT; i += 4) {
+            const float4 s = *(const LOCAL_PTR float4*)(Ss + (kk + j) * BT + i);
+            #pragma unroll
+            for (int t = 0; t < TL; t++) {
+                acc[(i + 0) * TL + t] = fma(s.x, xv[t][j], acc[(i + 0) * TL + t]);
+                acc[(i + 1) * TL + t] = fma(s.y, xv[t][j], acc[(i + 1) * TL + t]);
+                acc[(i + 2) * TL + t] = fma(s.z, xv[t][j], acc[(i + 2) * TL + t]);
+                acc[(i + 3) * TL + t] = fma(s.w, xv[t][j], acc[(i + 3) * TL + t]);
+            }
+        }
+    }
+}
+
 extern "C" __global__ GEMMLAB_BOUNDS(LOCAL_X, LOCAL_Y)
 void thin_gemm(const int M, const int N, const int K, const float alpha, const float beta,
                const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const int a_offset, const int a_ld,
@@ -212,17 +249,77 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
     // 128-bit loads along K, or TL-wide along the long side, need aligned addresses.
     const int vec = x_kmajor ? (x_offset % 4 == 0 && x_ld % 4 == 0)
                              : (x_offset % TL == 0 && x_ld % TL == 0);
+    const int split = BLOCK_Z;
+#if PIPE
+    // This split's share of K, [ks, ke): whole KV batches (shares differ by at
+    // most one), the last ending at K.
+    const int batches = (K + KV - 1) / KV;
+    const int ks = ((split * batches) / SPLITK) * KV;
+    const int ke = min((((split + 1) * batches) / SPLITK) * KV, K);
+#else
     // This split's share of the KC-deep chunks (shares differ by at most one).
     const int chunks = (K + KC - 1) / KC;
-    const int split = BLOCK_Z;
     const int c_first = (split * chunks) / SPLITK;
     const int c_end = ((split + 1) * chunks) / SPLITK;
+#endif
 
     float acc[BT * TL];
     #pragma unroll
     for (int i = 0; i < BT * TL; i++) {
         acc[i] = 0.0f;
     }
+#if PIPE
+    // The next batch of the large operand, zero past this split's share or L.
+    float xn[TL][KV];
+    if (ks < ke) {
+        load_x(X, x_ld, x_kmajor, ks, l, ke, L, (ks + KV <= ke) && (l + TL <= L), vec, xn);
+    }
+    for (int k0 = ks; k0 < ke; k0 += KC) {
+        // The small operand's chunk, Ss[k][t], zero past the share and T: every
+        // load issued before the barrier, then stored.
+        float sr[SR];
+        #pragma unroll
+        for (int i = 0; i < SR; i++) {
+            const int e = tid + i * THREADS;
+            const int t = s_kmajor ? e / KC : e % BT;
+            const int k = s_kmajor ? e % KC : e / BT;
+            const int gt = t0 + t;
+            const int gk = k0 + k;
+            sr[i] = (e < KC * BT && gt < T && gk < ke) ? at(S, s_ld, s_kmajor, gk, gt) : 0.0f;
+        }
+        LOCAL_BARRIER();
+        #pragma unroll
+        for (int i = 0; i < SR; i++) {
+            const int e = tid + i * THREADS;
+            if (e < KC * BT) {
+                const int t = s_kmajor ? e / KC : e % BT;
+                const int k = s_kmajor ? e % KC : e / BT;
+                Ss[k * BT + t] = sr[i];
+            }
+        }
+        LOCAL_BARRIER();
+        // Not unrolled: unrolled, the compiler hoisted every batch's loads of
+        // the chunk ahead of the first product (255 registers at KC 128 on sm_90).
+        #pragma unroll 1
+        for (int kk = 0; kk < KC && k0 + kk < ke; kk += KV) {
+            {
+                float xv[TL][KV];
+                #pragma unroll
+                for (int t = 0; t < TL; t++) {
+                    #pragma unroll
+                    for (int j = 0; j < KV; j++) {
+                        xv[t][j] = xn[t][j];
+                    }
+                }
+                const int kn = k0 + kk + KV;
+                if (kn < ke) {
+                    load_x(X, x_ld, x_kmajor, kn, l, ke, L, (kn + KV <= ke) && (l + TL <= L), vec, xn);
+                }
+                fma_batch(acc, Ss, kk, xv);
+            }
+        }
+    }
+#else
     for (int ch = c_first; ch < c_end; ch++) {
         const int k0 = ch * KC;
         // The small operand's chunk, Ss[k][t], zero past its edges; read along
@@ -300,22 +397,10 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
 #else
             load_x(X, x_ld, x_kmajor, k0 + kk, l, K, L, inside, vec, xv);
 #endif
-            #pragma unroll
-            for (int j = 0; j < KV; j++) {
-                #pragma unroll
-                for (int i = 0; i < BT; i += 4) {
-                    const float4 s = *(LOCAL_PTR float4*)(Ss + (kk + j) * BT + i);
-                    #pragma unroll
-                    for (int t = 0; t < TL; t++) {
-                        acc[(i + 0) * TL + t] = fma(s.x, xv[t][j], acc[(i + 0) * TL + t]);
-                        acc[(i + 1) * TL + t] = fma(s.y, xv[t][j], acc[(i + 1) * TL + t]);
-                        acc[(i + 2) * TL + t] = fma(s.z, xv[t][j], acc[(i + 2) * TL + t]);
-                        acc[(i + 3) * TL + t] = fma(s.w, xv[t][j], acc[(i + 3) * TL + t]);
-                    }
-                }
-            }
+            fma_batch(acc, Ss, kk, xv);
         }
     }
+#endif
 
 #if SPLITK > 1
     // A share of the tile's K: partial sums to `work` (private to the share,

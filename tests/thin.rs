@@ -2,8 +2,8 @@
 //! short sides, every BLAS case (both layouts, the four transpose cases,
 //! offsets, leading dimensions with and without alignment, alpha and beta),
 //! sizes that are multiples of no tile, short sides of 1 to 70, thin tiles of
-//! 4 to 64, one to four long-side indices per work-item, split-K and the
-//! switches, checked against the f64 reference. On CUDA (`--features cuda`,
+//! 4 to 64, one to four long-side indices per work-item, split-K, prefetched
+//! batches and the switches, checked against the f64 reference. On CUDA (`--features cuda`,
 //! skipped visibly without a GPU) the same matrix runs.
 
 mod common;
@@ -96,6 +96,53 @@ fn matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
         (
             config(&[("XS", 1), ("TL", 1), ("SPLITK", 3)]),
             (16, 200, 300),
+        ),
+        // Batches prefetched (PIPE=1): K shared by whole batches, a short last
+        // chunk, K shorter than a batch, chunks of 128 and 256, N short, split-K.
+        (
+            config(&[("PIPE", 1), ("TL", 1), ("KV", 16), ("KC", 64)]),
+            (16, 300, 129),
+        ),
+        (
+            config(&[("PIPE", 1), ("BT", 8), ("TL", 4), ("KV", 4)]),
+            (5, 261, 3),
+        ),
+        (
+            config(&[
+                ("PIPE", 1),
+                ("SIDE", 1),
+                ("BT", 40),
+                ("TL", 1),
+                ("KV", 16),
+                ("KC", 128),
+            ]),
+            (261, 33, 300),
+        ),
+        (
+            config(&[
+                ("PIPE", 1),
+                ("BT", 24),
+                ("TL", 1),
+                ("KC", 256),
+                ("THREADS", 256),
+            ]),
+            (23, 200, 600),
+        ),
+        (
+            config(&[
+                ("PIPE", 1),
+                ("SIDE", 1),
+                ("BT", 40),
+                ("TL", 1),
+                ("KV", 16),
+                ("KC", 128),
+                ("SPLITK", 16),
+            ]),
+            (300, 33, 2049),
+        ),
+        (
+            config(&[("PIPE", 1), ("TL", 2), ("KV", 8), ("SPLITK", 3)]),
+            (19, 150, 77),
         ),
     ];
     for (i, (cfg, (m, n, k))) in cases.iter().enumerate() {

@@ -91,7 +91,7 @@ pub fn run(
         let mut entries = Vec::new();
         for session in sessions.iter_mut() {
             let info = session.backend.borrow().info().clone();
-            let candidates = candidates(
+            let mut candidates = candidates(
                 info.toolchain,
                 &tuned.finals,
                 &o.kernels,
@@ -100,6 +100,11 @@ pub fn run(
                 &tuned_near,
                 fp32_emulation,
             );
+            for c in thin_fitted(&p, &info) {
+                if !candidates.contains(&c) {
+                    candidates.push(c);
+                }
+            }
             let timed = time_candidates(
                 session,
                 candidates,
@@ -330,6 +335,27 @@ fn candidates(
         add(&mut candidates, kernel, c);
     }
     candidates
+}
+
+/// The `thin` kernel fitted to a thin call's shape, in every form: no search
+/// covers it, and the routine fits it only for calls without an entry, so a
+/// suite's thin calls would otherwise never time it.
+fn thin_fitted(
+    p: &gemmlab::gemm::problem::Problem,
+    info: &gemmlab::backend::DeviceInfo,
+) -> Vec<(String, Candidate)> {
+    let spec = &gemmlab::kernels::thin::THIN;
+    let c = p.column_major();
+    let units = info.compute_units.unwrap_or(1) as usize;
+    let hints = Hints::default();
+    (gemmlab::kernels::thin::fits(c.m, c.n, c.k, units).into_iter())
+        .filter_map(|config| spec.with_precision(&config, p.precision).ok())
+        .filter(|config| spec.unavailable_at(config, info, &hints).is_none())
+        .map(|config| {
+            let hints = hints.clone();
+            (spec.id.to_string(), Candidate { config, hints })
+        })
+        .collect()
 }
 
 /// The in-place kernel of `kernel`'s family (`simtdirect` for `simt`) at `c`'s tiles and
@@ -1113,6 +1139,53 @@ mod tests {
         // A kernel without the switch adds nothing.
         let x = gemmlab::kernels::find("xgemm").unwrap().defaults();
         assert!(runs_twin("xgemm", &Candidate::plain(x), &nn, tc).is_none());
+    }
+
+    fn device(vendor: &str, units: u32) -> gemmlab::backend::DeviceInfo {
+        gemmlab::backend::DeviceInfo {
+            compute_units: Some(units),
+            ..gemmlab::backend::DeviceInfo::new(
+                gemmlab::Toolchain::OpenCl,
+                "opencl:0:0",
+                "a device",
+                vendor,
+                "a driver",
+                gemmlab::backend::DeviceKind::Gpu,
+            )
+        }
+    }
+
+    #[test]
+    fn a_thin_call_times_thin_in_every_fitted_form_where_the_device_takes_it() {
+        let thin_call = call(Layout::ColMajor, 4097, 33, 2049);
+        let fitted = thin_fitted(&thin_call, &device("NVIDIA Corporation", 132));
+        let forms: Vec<(i64, i64)> = (fitted.iter())
+            .map(|(k, c)| {
+                assert_eq!(k, "thin");
+                (c.config.get("XS"), c.config.get("PIPE"))
+            })
+            .collect();
+        assert_eq!(forms, [(0, 0), (1, 0), (0, 1)]);
+        assert!(fitted.iter().all(|(_, c)| c.config.get("BT") == 36));
+        // Row-major, the same call is thin along M in column-major terms.
+        let row = thin_fitted(
+            &call(Layout::RowMajor, 4097, 33, 2049),
+            &device("NVIDIA", 132),
+        );
+        assert!(row.iter().all(|(_, c)| c.config.get("SIDE") == 0));
+        // Not for a call without a short side; split-K only where it is verified.
+        assert!(thin_fitted(
+            &call(Layout::ColMajor, 500, 500, 500),
+            &device("NVIDIA", 132)
+        )
+        .is_empty());
+        let cpu = thin_fitted(
+            &call(Layout::ColMajor, 40, 300, 64),
+            &device("Portable Computing Language", 1),
+        );
+        assert!(!cpu.is_empty() && cpu.iter().all(|(_, c)| c.config.get("SPLITK") == 1));
+        let cpu = thin_fitted(&thin_call, &device("Portable Computing Language", 4));
+        assert!(cpu.iter().all(|(_, c)| c.config.get("SPLITK") == 1));
     }
 
     #[test]

@@ -20,10 +20,11 @@ const P_SIDE: Param = Param {
     allowed: &[0, 1],
     meaning: "the short side of C: 0 M (B streamed, A staged), 1 N (A streamed, B staged)",
 };
-/// Every multiple of 4 to 24, then of 8: a short side of C is covered with at
-/// most 7 rows or columns to spare (a fit to 24 rows took 32 before: a quarter
-/// of each work-item's products wasted).
-const BT_ALLOWED: [i64; 11] = [4, 8, 12, 16, 20, 24, 32, 40, 48, 56, 64];
+/// Every multiple of 4 (a 128-bit local read's four values): a short side of C
+/// is covered with at most 3 rows or columns to spare (a fit to 24 rows took 32
+/// once, a quarter of each work-item's products wasted; 33 took 40 until 36 was
+/// allowed).
+const BT_ALLOWED: [i64; 16] = [4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64];
 const P_BT: Param = Param {
     name: "BT",
     default: 16,
@@ -45,7 +46,7 @@ const P_THREADS: Param = Param {
 const P_KC: Param = Param {
     name: "KC",
     default: 32,
-    allowed: &[16, 32, 64],
+    allowed: &[16, 32, 64, 128, 256],
     meaning:
         "depth along K of the small operand's chunk in local memory (one barrier pair per chunk)",
 };
@@ -70,6 +71,17 @@ const P_XS: Param = Param {
     meaning: "1: the large operand's KC-deep chunks staged in local memory too, read by the whole work-group along their contiguous dimension (0: each work-item reads its own rows straight from global memory)",
 };
 
+const P_PIPE: Param = Param {
+    name: "PIPE",
+    default: 0,
+    allowed: &[0, 1],
+    meaning: "1: each work-item loads its next batch of the large operand while it computes with the current one, the small operand's chunk is loaded in full before it is stored, and split-K shares K by whole KV batches (0: a batch is loaded, then used; shares are whole KC chunks)",
+};
+
+/// Registers a work-item may hold for PIPE=1's two batches of the large
+/// operand and its share of the small operand's chunk, beside its accumulators.
+const MAX_PIPELINED: i64 = 96;
+
 /// The static local memory of a CUDA block, which both twins keep to.
 const LOCAL_LIMIT: i64 = 48 * 1024;
 
@@ -92,6 +104,15 @@ const STAGED_LOADS: Constraint = Constraint {
     message: "with XS=1 a work-item holds its TL*KC loaded values of the large operand in registers before it stores them to local memory: TL*KC must stay at most 64",
     involves: &["XS", "TL", "KC"],
     holds: |c| c.get("XS") == 0 || c.get("TL") * c.get("KC") <= 64,
+};
+const PIPELINED: Constraint = Constraint {
+    message: "PIPE=1 holds two batches of the large operand (2*TL*KV values) and a work-item's share of the small operand's chunk (KC*BT/THREADS values) in registers: together at most 96, and it reads the large operand straight from global memory (XS=0)",
+    involves: &["PIPE", "XS", "TL", "KV", "KC", "BT", "THREADS"],
+    holds: |c| {
+        let share = (c.get("KC") * c.get("BT") + c.get("THREADS") - 1) / c.get("THREADS");
+        c.get("PIPE") == 0
+            || (c.get("XS") == 0 && 2 * c.get("TL") * c.get("KV") + share <= MAX_PIPELINED)
+    },
 };
 const WHOLE_WARPS: Constraint = Constraint {
     message: "THREADS must be whole warps of 32 work-items",
@@ -137,8 +158,15 @@ pub const THIN: KernelSpec = KernelSpec {
         (OpenClC, include_str!("../../kernels-cl/thin.cl")),
         (CudaCpp, include_str!("../../kernels-cu/thin.cu")),
     ],
-    params: &[P_SIDE, P_BT, P_TL, P_THREADS, P_KC, P_KV, P_SPLITK, P_XS],
-    constraints: &[KV_DIVIDES, ACCUMULATORS, LOCAL_FITS, STAGED_LOADS, WHOLE_WARPS],
+    params: &[P_SIDE, P_BT, P_TL, P_THREADS, P_KC, P_KV, P_SPLITK, P_XS, P_PIPE],
+    constraints: &[
+        KV_DIVIDES,
+        ACCUMULATORS,
+        LOCAL_FITS,
+        STAGED_LOADS,
+        PIPELINED,
+        WHOLE_WARPS,
+    ],
     local_bytes,
     launch: Launch {
         local: |c| match c.get("SIDE") {
@@ -192,16 +220,25 @@ pub fn fitted_staged(m: usize, n: usize, k: usize, units: usize) -> Option<Confi
     fit(m, n, k, units, true)
 }
 
+/// As [`fitted`], with the large operand's batches prefetched (PIPE=1): one
+/// long-side index per work-item, chunks of K as deep as its registers allow,
+/// and split-K until about four work-groups a compute unit keep loads in
+/// flight, each split at least two batches deep.
+pub fn fitted_pipelined(m: usize, n: usize, k: usize, units: usize) -> Option<Config> {
+    fit_pipelined(m, n, k, units)
+}
+
+/// Every configuration fitted to a call's shape: read straight from global
+/// memory, staged in local memory, and prefetched (none where no side is short).
+pub fn fits(m: usize, n: usize, k: usize, units: usize) -> Vec<Config> {
+    [fitted, fitted_staged, fitted_pipelined]
+        .iter()
+        .filter_map(|fit| fit(m, n, k, units))
+        .collect()
+}
+
 fn fit(m: usize, n: usize, k: usize, units: usize, staged: bool) -> Option<Config> {
-    let (short, long, side) = if m <= n { (m, n, 0) } else { (n, m, 1) };
-    if short > 64 {
-        return None;
-    }
-    let bt = BT_ALLOWED
-        .into_iter()
-        .map(|b| b as usize)
-        .find(|&b| b >= short)
-        .unwrap_or(64);
+    let (bt, long, side) = short_side(m, n)?;
     // Two long-side indices per work-item on long sides. Measured on the H200
     // and kept out (results/h200/routine/thin-tiles/): one index for GEMV-like
     // calls (8192x1x8192 from 73 to 117 us), and one for short sides past 32,
@@ -209,7 +246,7 @@ fn fit(m: usize, n: usize, k: usize, units: usize, staged: bool) -> Option<Confi
     // (30000x40x1024 from 1.00 to 0.75 of cuBLAS).
     let tl = if long >= 4096 && !staged { 2 } else { 1 };
     let threads = 128;
-    let tiles = short.div_ceil(bt) * long.div_ceil(threads * tl);
+    let tiles = long.div_ceil(threads * tl);
     let chunks = k.div_ceil(32).max(1);
     let want = 2 * units.max(1);
     let split = P_SPLITK
@@ -238,6 +275,54 @@ fn fit(m: usize, n: usize, k: usize, units: usize, staged: bool) -> Option<Confi
     ];
     let defines: Vec<(String, i64)> = values.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     THIN.config(&defines).ok()
+}
+
+/// The short side, its tile and `SIDE` of a call; `None` where neither side is
+/// short (over 64).
+fn short_side(m: usize, n: usize) -> Option<(usize, usize, usize)> {
+    let (short, long, side) = if m <= n { (m, n, 0) } else { (n, m, 1) };
+    let bt = (BT_ALLOWED.into_iter().map(|b| b as usize)).find(|&b| b >= short)?;
+    Some((bt, long, side))
+}
+
+fn fit_pipelined(m: usize, n: usize, k: usize, units: usize) -> Option<Config> {
+    let (bt, long, side) = short_side(m, n)?;
+    let (threads, kv) = (128usize, 16usize);
+    let tiles = long.div_ceil(threads);
+    let batches = k.div_ceil(kv);
+    let want = 4 * units.max(1);
+    // The fewest splits that reach `want` work-groups, each at least two batches deep.
+    let splits: Vec<usize> = (P_SPLITK.allowed.iter().map(|&s| s as usize))
+        .filter(|&s| s == 1 || 2 * s <= batches)
+        .collect();
+    let split = (splits.iter().copied())
+        .find(|&s| tiles * s >= want)
+        .or(splits.last().copied())
+        .unwrap_or(1);
+    let defines = |kc: usize| -> Vec<(String, i64)> {
+        [
+            ("SIDE", side),
+            ("BT", bt),
+            ("TL", 1),
+            ("THREADS", threads),
+            ("KV", kv),
+            ("KC", kc),
+            ("SPLITK", split),
+            ("PIPE", 1),
+        ]
+        .iter()
+        .map(|(n, v)| (n.to_string(), *v as i64))
+        .collect()
+    };
+    // The deepest chunk whose staging takes at most 12 loads a work-item (each
+    // held with its address until the barrier: on sm_90, BT 36 with KC 32, 64
+    // and 128 took 127, 177 and 255 registers), no deeper than a split's share.
+    let share = k.div_ceil(split).max(1);
+    (P_KC.allowed.iter().rev().map(|&c| c as usize))
+        .filter(|&kc| kc == kv || (kc * bt).div_ceil(threads) <= 12)
+        .filter(|&kc| kc >= kv && (kc <= share.next_power_of_two() || kc == kv))
+        .filter_map(|kc| THIN.config(&defines(kc)).ok())
+        .find(|c| THIN.validate(c).is_ok())
 }
 
 #[cfg(test)]
@@ -275,11 +360,11 @@ mod tests {
         // N short: the other side; 48 columns in one tile.
         let c = fitted(100_000, 24, 64, 132).unwrap();
         assert_eq!((c.get("SIDE"), c.get("BT")), (1, 24));
-        // The tile covers the short side with less than 8 to spare.
+        // The tile covers the short side with less than 4 to spare.
         for short in 1..=64 {
             let c = fitted(short, 11008, 4096, 132).unwrap();
             let bt = c.u("BT");
-            assert!(bt >= short && bt - short < 8, "{short}: {}", c.describe());
+            assert!(bt >= short && bt - short < 4, "{short}: {}", c.describe());
             THIN.validate(&c).unwrap();
         }
         let c = fitted(30_000, 48, 1024, 132).unwrap();
@@ -288,6 +373,42 @@ mod tests {
         // Short K leaves nothing to split.
         assert_eq!(fitted(8, 1000, 16, 132).unwrap().get("SPLITK"), 1);
         assert!(fitted(200, 300, 4096, 132).is_none());
+    }
+
+    #[test]
+    fn pipelined_fills_the_device_in_whole_batches_and_says_why_not() {
+        // 4097x33x2049: 33 work-groups of 128 rows cover M; 16 splits of 8-9
+        // batches give four work-groups a unit on 132.
+        let c = fitted_pipelined(4097, 33, 2049, 132).unwrap();
+        let got = ["SIDE", "BT", "TL", "KV", "SPLITK", "PIPE", "XS"].map(|n| c.get(n));
+        assert_eq!(got, [1, 36, 1, 16, 16, 1, 0], "{}", c.describe());
+        assert_eq!(c.get("KC"), 32, "{}", c.describe());
+        // Short K: no split shallower than two batches, chunks no deeper than K needs.
+        let c = fitted_pipelined(8, 5000, 40, 132).unwrap();
+        assert_eq!((c.get("SPLITK"), c.get("KC")), (1, 64), "{}", c.describe());
+        for (m, n, k) in [
+            (1, 8192, 8192),
+            (64, 30_000, 4096),
+            (50_000, 64, 64),
+            (7, 7, 7),
+        ] {
+            let c = fitted_pipelined(m, n, k, 132).unwrap();
+            THIN.validate(&c).unwrap();
+        }
+        assert!(fitted_pipelined(65, 1000, 1000, 132).is_none());
+        // Two batches of TL*KV and the chunk's share must fit beside the accumulators.
+        let d: Vec<(String, i64)> = vec![
+            ("PIPE".into(), 1),
+            ("TL".into(), 2),
+            ("KV".into(), 16),
+            ("BT".into(), 40),
+            ("KC".into(), 128),
+        ];
+        let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
+        assert!(e.to_string().contains("PIPE=1"), "{e}");
+        let d: Vec<(String, i64)> = vec![("PIPE".into(), 1), ("XS".into(), 1), ("TL".into(), 1)];
+        let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
+        assert!(e.to_string().contains("XS=0"), "{e}");
     }
 
     #[test]

@@ -521,7 +521,7 @@ impl Gemm {
 
     /// For a thin call (a side of C at most 64), the `thin` kernel in the
     /// configurations fitted to its shape (the large operand read straight from
-    /// global memory, and staged in local memory), where this device takes
+    /// global memory, staged in local memory, and prefetched), where this device takes
     /// them: no database entry needs to hold them for them to be timed.
     fn thin_fitted(&self, p: &Problem) -> Vec<Choice> {
         let spec = &kernels::thin::THIN;
@@ -533,10 +533,8 @@ impl Gemm {
         }
         let c = p.column_major();
         let units = device.compute_units.unwrap_or(1) as usize;
-        let fits = [kernels::thin::fitted, kernels::thin::fitted_staged];
         let hints = Hints::default();
-        fits.iter()
-            .filter_map(|fit| fit(c.m, c.n, c.k, units))
+        (kernels::thin::fits(c.m, c.n, c.k, units).into_iter())
             .filter_map(|config| spec.with_precision(&config, p.precision).ok())
             .filter(|config| {
                 self.refuses(spec, config, &hints).is_none()
@@ -1097,10 +1095,15 @@ mod tests {
         let side = |p: Problem| {
             let (_, others) = g.choices(&p).unwrap();
             let thin: Vec<&Choice> = others.iter().filter(|o| o.kernel.id == "thin").collect();
-            // Read straight from global memory, and staged in local memory.
-            let staged: Vec<i64> = thin.iter().map(|o| o.config.get("XS")).collect();
-            assert_eq!(staged, [0, 1], "{p:?}");
-            assert_eq!(thin[0].config.get("SIDE"), thin[1].config.get("SIDE"));
+            // Read straight from global memory, staged in local memory, and
+            // straight with its batches prefetched.
+            let forms: Vec<(i64, i64)> = (thin.iter())
+                .map(|o| (o.config.get("XS"), o.config.get("PIPE")))
+                .collect();
+            assert_eq!(forms, [(0, 0), (1, 0), (0, 1)], "{p:?}");
+            assert!(thin
+                .iter()
+                .all(|o| o.config.get("SIDE") == thin[0].config.get("SIDE")));
             thin[0].config.get("SIDE")
         };
         assert_eq!(side(Problem::plain(16, 14336, 4096)), 0);
@@ -1116,7 +1119,7 @@ mod tests {
             ..Problem::plain(16, 14336, 4096)
         };
         assert!(g.thin_fitted(&f64_call).is_empty());
-        assert_eq!(g.thin_fitted(&Problem::plain(16, 14336, 4096)).len(), 2);
+        assert_eq!(g.thin_fitted(&Problem::plain(16, 14336, 4096)).len(), 3);
         // Excluded kernels are neither fitted nor taken from their entries.
         g.exclude = vec!["thin".into(), "simtdirect".into()];
         assert!(g.thin_fitted(&Problem::plain(16, 14336, 4096)).is_empty());
