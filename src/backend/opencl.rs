@@ -97,9 +97,26 @@ struct Located {
 /// ocl-icd + PoCL: a concurrent caller got no devices), so discovery is serialised.
 static DISCOVERY: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// PoCL 3.1's default work-group method (`loopvec`, LLVM 15's loop vectorizer over
+/// the work-item loops) corrupted PoCL's own heap on an AVX-512 CPU (AMD EPYC): the
+/// lecture kernels, safe as written and clean under valgrind (which serialises PoCL's
+/// threads), ended in "corrupted size vs. prev_size" at the next `clReleaseProgram`
+/// every run; `loops`, `cbs`, `repl` and `auto` all ran them checked. PoCL reads the
+/// method once, when its platform is first queried: unless the user chose one,
+/// gemmlab asks for `cbs`. Other OpenCL platforms ignore the variable.
+fn choose_pocl_work_group_method() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if std::env::var_os("POCL_WORK_GROUP_METHOD").is_none() {
+            std::env::set_var("POCL_WORK_GROUP_METHOD", "cbs");
+        }
+    });
+}
+
 fn all_devices() -> Result<Vec<Located>> {
     ensure_runtime()?;
     let _guard = DISCOVERY.lock().unwrap_or_else(|p| p.into_inner());
+    choose_pocl_work_group_method();
     let platforms = match get_platforms() {
         Ok(p) => p,
         // -1001 (CL_PLATFORM_NOT_FOUND_KHR): the loader found no ICD.
