@@ -101,14 +101,15 @@ static DISCOVERY: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// the work-item loops) corrupted PoCL's own heap on an AVX-512 CPU (AMD EPYC): the
 /// lecture kernels, safe as written and clean under valgrind (which serialises PoCL's
 /// threads), ended in "corrupted size vs. prev_size" at the next `clReleaseProgram`
-/// every run; `loops`, `cbs`, `repl` and `auto` all ran them checked. PoCL reads the
-/// method once, when its platform is first queried: unless the user chose one,
-/// gemmlab asks for `cbs`. Other OpenCL platforms ignore the variable.
+/// every run; with `auto` or `loops` they ran checked (`cbs` is not a method of 3.1:
+/// it falls back to `auto` with a warning). PoCL reads the method once, when its
+/// platform is first queried: unless the user chose one, gemmlab asks for `auto`.
+/// Other OpenCL platforms ignore the variable.
 fn choose_pocl_work_group_method() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         if std::env::var_os("POCL_WORK_GROUP_METHOD").is_none() {
-            std::env::set_var("POCL_WORK_GROUP_METHOD", "cbs");
+            std::env::set_var("POCL_WORK_GROUP_METHOD", "auto");
         }
     });
 }
