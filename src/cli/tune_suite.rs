@@ -344,16 +344,16 @@ fn thin_fitted(
     p: &gemmlab::gemm::problem::Problem,
     info: &gemmlab::backend::DeviceInfo,
 ) -> Vec<(String, Candidate)> {
-    let spec = &gemmlab::kernels::thin::THIN;
-    let c = p.column_major();
-    let units = info.compute_units.unwrap_or(1) as usize;
-    let hints = Hints::default();
-    (gemmlab::kernels::thin::fits(c.m, c.n, c.k, units).into_iter())
-        .filter_map(|config| spec.with_precision(&config, p.precision).ok())
-        .filter(|config| spec.unavailable_at(config, info, &hints).is_none())
+    let id = gemmlab::kernels::thin::THIN.id;
+    (gemmlab::routine::thin_fits(p, info).into_iter())
         .map(|config| {
-            let hints = hints.clone();
-            (spec.id.to_string(), Candidate { config, hints })
+            (
+                id.to_string(),
+                Candidate {
+                    config,
+                    hints: Hints::default(),
+                },
+            )
         })
         .collect()
 }

@@ -282,6 +282,19 @@ pub struct Choice {
     pub why: String,
 }
 
+/// `thin`'s configurations fitted to call `p`'s shape (every form, at the call's
+/// precision) that `device` takes: none where no side of C is short.
+pub fn thin_fits(p: &Problem, device: &DeviceInfo) -> Vec<Config> {
+    let spec = &kernels::thin::THIN;
+    let c = p.column_major();
+    let units = device.compute_units.unwrap_or(1) as usize;
+    let hints = Hints::default();
+    (kernels::thin::fits(c.m, c.n, c.k, units).into_iter())
+        .filter_map(|config| spec.with_precision(&config, p.precision).ok())
+        .filter(|config| spec.unavailable_at(config, device, &hints).is_none())
+        .collect()
+}
+
 impl Gemm {
     /// Published configurations in both precisions.
     pub fn published() -> Result<Gemm> {
@@ -531,15 +544,9 @@ impl Gemm {
         if self.exclude.iter().any(|x| x == spec.id) {
             return Vec::new();
         }
-        let c = p.column_major();
-        let units = device.compute_units.unwrap_or(1) as usize;
         let hints = Hints::default();
-        (kernels::thin::fits(c.m, c.n, c.k, units).into_iter())
-            .filter_map(|config| spec.with_precision(&config, p.precision).ok())
-            .filter(|config| {
-                self.refuses(spec, config, &hints).is_none()
-                    && spec.unavailable_at(config, device, &hints).is_none()
-            })
+        (thin_fits(p, device).into_iter())
+            .filter(|config| self.refuses(spec, config, &hints).is_none())
             .map(|config| Choice {
                 kernel: spec,
                 why: format!(
