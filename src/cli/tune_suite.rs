@@ -346,15 +346,7 @@ fn thin_fitted(
 ) -> Vec<(String, Candidate)> {
     let id = gemmlab::kernels::thin::THIN.id;
     (gemmlab::routine::thin_fits(p, info).into_iter())
-        .map(|config| {
-            (
-                id.to_string(),
-                Candidate {
-                    config,
-                    hints: Hints::default(),
-                },
-            )
-        })
+        .map(|(config, hints)| (id.to_string(), Candidate { config, hints }))
         .collect()
 }
 

@@ -228,6 +228,25 @@ pub fn fitted_pipelined(m: usize, n: usize, k: usize, units: usize) -> Option<Co
     fit_pipelined(m, n, k, units)
 }
 
+/// Work-groups a compute unit the pipelined fit splits K for: enough loads in
+/// flight to cover the large operand's latency.
+const PIPELINED_GROUPS: usize = 4;
+
+/// The register cap that keeps a pipelined configuration's work-groups
+/// `PIPELINED_GROUPS` a compute unit on a unit with `registers` (its register
+/// file), in the allocation's steps of 8; `None` for other configurations. A
+/// compiler may spend more than that on the same source: at 4097x33x2049 NVIDIA's
+/// OpenCL took 159 where NVRTC took 128 (results/h200/routine/thin-pipe/).
+pub fn register_budget(c: &Config, registers: u32) -> Option<u32> {
+    if c.get("PIPE") == 0 {
+        return None;
+    }
+    let groups = PIPELINED_GROUPS * c.u("THREADS");
+    let cap = (registers as usize / groups / 8 * 8).min(255);
+    // Below 64 the accumulators alone would spill.
+    (cap >= 64).then_some(cap as u32)
+}
+
 /// Every configuration fitted to a call's shape: read straight from global
 /// memory, staged in local memory, and prefetched (none where no side is short).
 pub fn fits(m: usize, n: usize, k: usize, units: usize) -> Vec<Config> {
@@ -290,7 +309,7 @@ fn fit_pipelined(m: usize, n: usize, k: usize, units: usize) -> Option<Config> {
     let (threads, kv) = (128usize, 16usize);
     let tiles = long.div_ceil(threads);
     let batches = k.div_ceil(kv);
-    let want = 4 * units.max(1);
+    let want = PIPELINED_GROUPS * units.max(1);
     // The fewest splits that reach `want` work-groups, each at least two batches deep.
     let splits: Vec<usize> = (P_SPLITK.allowed.iter().map(|&s| s as usize))
         .filter(|&s| s == 1 || 2 * s <= batches)
@@ -396,6 +415,15 @@ mod tests {
             THIN.validate(&c).unwrap();
         }
         assert!(fitted_pipelined(65, 1000, 1000, 132).is_none());
+        // Four work-groups of 128 on a register file of 64K: 128 a work-item;
+        // none for an unpipelined configuration or a file too small to hold them.
+        let c = fitted_pipelined(4097, 33, 2049, 132).unwrap();
+        assert_eq!(register_budget(&c, 65536), Some(128));
+        assert_eq!(register_budget(&c, 65536 + 1000), Some(128));
+        assert_eq!(register_budget(&c, 300_000), Some(255));
+        assert_eq!(register_budget(&c, 16384), None);
+        let plain = fitted(4097, 33, 2049, 132).unwrap();
+        assert_eq!(register_budget(&plain, 65536), None);
         // Two batches of TL*KV and the chunk's share must fit beside the accumulators.
         let d: Vec<(String, i64)> = vec![
             ("PIPE".into(), 1),

@@ -283,15 +283,37 @@ pub struct Choice {
 }
 
 /// `thin`'s configurations fitted to call `p`'s shape (every form, at the call's
-/// precision) that `device` takes: none where no side of C is short.
-pub fn thin_fits(p: &Problem, device: &DeviceInfo) -> Vec<Config> {
+/// precision) that `device` takes, with the hints each is compiled with: none
+/// where no side of C is short. The pipelined form comes twice where the device
+/// says its register file: as it compiles, and capped at the registers that keep
+/// its work-groups as many a unit as the fit split K for (without the launch
+/// bounds a compiler would drop the cap for), so timing decides what a compiler's
+/// extra registers cost.
+pub fn thin_fits(p: &Problem, device: &DeviceInfo) -> Vec<(Config, Hints)> {
     let spec = &kernels::thin::THIN;
     let c = p.column_major();
     let units = device.compute_units.unwrap_or(1) as usize;
-    let hints = Hints::default();
+    let registers = device.registers_per_sm.or(device.registers_per_block);
+    let capped = |config: &Config| {
+        let cap = kernels::thin::register_budget(config, registers?)?;
+        let hints = Hints {
+            max_registers: Some(cap),
+            ..Hints::default()
+        };
+        Some(match device.ignores_caps_with_bounds() {
+            true => hints.with_switch("USE_BOUNDS", false),
+            false => hints,
+        })
+    };
     (kernels::thin::fits(c.m, c.n, c.k, units).into_iter())
         .filter_map(|config| spec.with_precision(&config, p.precision).ok())
-        .filter(|config| spec.unavailable_at(config, device, &hints).is_none())
+        .flat_map(|config| {
+            let cap = capped(&config).map(|h| (config.clone(), h));
+            [Some((config, Hints::default())), cap]
+                .into_iter()
+                .flatten()
+        })
+        .filter(|(config, hints)| spec.unavailable_at(config, device, hints).is_none())
         .collect()
 }
 
@@ -544,17 +566,20 @@ impl Gemm {
         if self.exclude.iter().any(|x| x == spec.id) {
             return Vec::new();
         }
-        let hints = Hints::default();
         (thin_fits(p, device).into_iter())
-            .filter(|config| self.refuses(spec, config, &hints).is_none())
-            .map(|config| Choice {
+            .filter(|(config, hints)| self.refuses(spec, config, hints).is_none())
+            .map(|(config, hints)| Choice {
                 kernel: spec,
                 why: format!(
-                    "a thin call: thin fitted to its shape ({})",
-                    config.describe()
+                    "a thin call: thin fitted to its shape ({}{})",
+                    config.describe(),
+                    match hints == Hints::default() {
+                        true => String::new(),
+                        false => format!("; {}", hints.describe(true)),
+                    }
                 ),
                 config,
-                hints: hints.clone(),
+                hints,
             })
             .collect()
     }
@@ -1047,6 +1072,33 @@ mod tests {
         g.selection = Selection::Model;
         let own = g.choose(&Problem::plain(2048, 2048, 2048)).unwrap();
         assert!(own.why.contains("tuned for this call"), "{}", own.why);
+    }
+
+    #[test]
+    fn the_pipelined_thin_fit_comes_capped_too_where_the_device_says_its_registers() {
+        let p = Problem::plain(4097, 33, 2049);
+        let hints = |device: &DeviceInfo| -> Vec<Hints> {
+            thin_fits(&p, device).into_iter().map(|(_, h)| h).collect()
+        };
+        // Without a register file to share out, each form once, as it compiles.
+        let mut device = fit::tests::h200_device();
+        assert_eq!(hints(&device), vec![Hints::default(); 3]);
+        // With one, the pipelined form also capped at four work-groups of 128 a
+        // unit; NVRTC keeps a cap beside launch bounds, NVIDIA's OpenCL does not.
+        device.registers_per_sm = Some(65536);
+        let cuda = hints(&device);
+        assert_eq!(cuda.len(), 4);
+        assert_eq!(cuda[3].max_registers, Some(128));
+        assert!(cuda[3].switches.is_empty());
+        let fits = thin_fits(&p, &device);
+        assert_eq!((fits[2].0.get("PIPE"), fits[3].0.get("PIPE")), (1, 1));
+        assert_eq!(fits[2].0, fits[3].0);
+        device.toolchain = Toolchain::OpenCl;
+        device.registers_per_sm = None;
+        device.registers_per_block = Some(65536);
+        let opencl = hints(&device);
+        assert_eq!(opencl[3].max_registers, Some(128));
+        assert_eq!(opencl[3].switches.get("USE_BOUNDS"), Some(&false));
     }
 
     #[test]
