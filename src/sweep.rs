@@ -189,7 +189,10 @@ pub fn hint_points(
     out
 }
 
-/// The lanes of a JIT point: CUDA native, OpenCL native, and OpenCL's PTX through the CUDA JIT.
+/// The lanes of a JIT point: CUDA native, OpenCL native, OpenCL's PTX through the
+/// CUDA JIT, and NVRTC's own PTX through the same JIT (the CUDA twin's front end
+/// with the OpenCL PTX's assembler: the same PTX through two assemblers, two front
+/// ends' PTX through one).
 fn jit_lanes(sessions: &mut [Session], point: &Point) -> Result<Vec<Lane>> {
     let find = |tc: Toolchain| {
         sessions
@@ -213,6 +216,18 @@ fn jit_lanes(sessions: &mut [Session], point: &Point) -> Result<Vec<Lane>> {
             variant: None,
         },
     ];
+    let nvrtc_ptx = {
+        let mut be = sessions[cu].backend.borrow_mut();
+        let tc = be.toolchain();
+        let options = point.spec.compile_options(&point.config, &point.hints, tc);
+        match be.compile(point.spec.entry, &point.spec.source(tc), &options) {
+            Ok((program, report)) => {
+                be.release_program(program);
+                report.ptx
+            }
+            Err(_) => None,
+        }
+    };
     let mut be = sessions[cl].backend.borrow_mut();
     if !be.info().is_nvidia() {
         return Err(Error::invalid(format!(
@@ -231,6 +246,13 @@ fn jit_lanes(sessions: &mut [Session], point: &Point) -> Result<Vec<Lane>> {
                 variant: Some("opencl-ptx".into()),
             });
         }
+    }
+    if let Some(ptx) = nvrtc_ptx {
+        lanes.push(Lane {
+            session: cu,
+            source: Source::Ptx(ptx),
+            variant: Some("nvrtc-ptx".into()),
+        });
     }
     Ok(lanes)
 }

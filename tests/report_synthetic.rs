@@ -351,3 +351,49 @@ fn the_routine_section_has_the_geometric_mean_of_each_toolchain() {
     assert!(!md.contains("## Other BLAS calls"), "{md}");
     let _ = fs::remove_dir_all(&root);
 }
+
+#[test]
+fn the_jit_section_puts_nvrtc_ptx_through_the_same_jit_beside_opencls() {
+    let root = std::env::temp_dir().join(format!("gemmlab-report-jit-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    // One kernel: CUDA native 10000, OpenCL native 9000, OpenCL's PTX through the
+    // CUDA JIT 9000 (like OpenCL), NVRTC's PTX through the same JIT 11000.
+    let jit_note = "PTX loaded through the CUDA driver JIT (cuModuleLoadDataEx)";
+    let mut rows = vec![
+        row("jit", "simt", Toolchain::Cuda, 1024, 10000.0, 124),
+        row("jit", "simt", Toolchain::OpenCl, 1024, 9000.0, 123),
+    ];
+    for (lane, g) in [("opencl-ptx", 9000.0), ("nvrtc-ptx", 11000.0)] {
+        let mut m = row("jit", "simt", Toolchain::Cuda, 1024, g, 123);
+        m.variant = Some(lane.into());
+        m.build_notes = vec![jit_note.into()];
+        rows.push(m);
+    }
+    write_run(&root.join("in/jit"), rows);
+    let out = root.join("out");
+    let o = generate(&Options {
+        from: vec![root.join("in")],
+        out: out.clone(),
+        png: false,
+        font: None,
+        size: None,
+    })
+    .unwrap();
+    // One JIT row (OpenCL's PTX), with NVRTC's lane as a column of it.
+    let md = fs::read_to_string(&o.markdown).unwrap();
+    let section = part(&md, "## OpenCL's PTX through the CUDA driver JIT");
+    assert!(section.contains("| NVRTC PTX via CUDA JIT |"), "{section}");
+    assert_eq!(section.matches("| simt |").count(), 1, "{section}");
+    let text = fs::read_to_string(out.join("findings.json")).unwrap();
+    let findings: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let kernel = (findings.as_array().unwrap().iter())
+        .find(|f| f["kind"] == "jit_kernel")
+        .unwrap_or_else(|| panic!("no jit_kernel finding in {text}"));
+    assert_eq!(kernel["nvrtc_jit"], 11000.0, "{kernel}");
+    assert_eq!(kernel["jit"], 9000.0, "{kernel}");
+    assert_eq!(kernel["like"], "opencl", "{kernel}");
+    assert!(
+        kernel["text"].as_str().unwrap().contains("10% faster than"),
+        "{kernel}"
+    );
+}

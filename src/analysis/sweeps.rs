@@ -183,6 +183,10 @@ pub struct Triple {
     /// Registers of the JIT, OpenCL and CUDA builds.
     pub registers: [Option<u32>; 3],
     pub like: Like,
+    /// NVRTC's own PTX through the same JIT, where the run has that lane: the
+    /// CUDA twin's front end with the JIT's assembler.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nvrtc_jit: Option<f64>,
 }
 
 impl Triple {
@@ -495,12 +499,18 @@ pub fn hints(data: &Data) -> Sweep<'_, String> {
     a
 }
 
-/// A JIT row and the native rows beside it, each with the run it came from ("jit" or "compare").
+/// A JIT row and the native rows beside it, each with the run it came from ("jit" or
+/// "compare"), and NVRTC's PTX through the same JIT where the run has it.
 pub struct JitRow<'a> {
     pub jit: &'a M,
     pub opencl: Option<(&'a M, &'static str)>,
     pub cuda: Option<(&'a M, &'static str)>,
+    pub nvrtc_jit: Option<&'a M>,
 }
+
+/// The lane of NVIDIA OpenCL's PTX through the CUDA JIT, and of NVRTC's.
+const OPENCL_PTX: &str = "opencl-ptx";
+const NVRTC_PTX: &str = "nvrtc-ptx";
 
 pub struct Jit<'a> {
     /// JIT rows left out: their build did not go through the CUDA driver JIT.
@@ -518,7 +528,7 @@ pub fn jit(data: &Data) -> Jit<'_> {
     let lane = all
         .iter()
         .map(|r| r.m)
-        .filter(|m| m.variant.is_some() && !is_vendor(m));
+        .filter(|m| !is_vendor(m) && m.variant.as_deref().is_some_and(|v| v != NVRTC_PTX));
     let (jits, not): (Vec<&M>, Vec<&M>) = lane.partition(|m| {
         m.build_notes
             .iter()
@@ -537,11 +547,21 @@ pub fn jit(data: &Data) -> Jit<'_> {
         own.map(|x| (x, "jit"))
             .or_else(|| data::find(&compare, &m.kernel, t, size).map(|x| (x, "compare")))
     };
+    let nvrtc = |m: &M| {
+        all.iter().map(|r| r.m).find(|x| {
+            x.kernel == m.kernel
+                && x.variant.as_deref() == Some(NVRTC_PTX)
+                && of_size(x, (m.m, m.n, m.k))
+                && x.config == m.config
+        })
+    };
     let rows: Vec<JitRow> = (jits.into_iter())
+        .filter(|m| m.variant.as_deref() == Some(OPENCL_PTX))
         .map(|jit| JitRow {
             jit,
             opencl: native(jit, OpenCl),
             cuda: native(jit, Cuda),
+            nvrtc_jit: nvrtc(jit),
         })
         .collect();
     let triples: Vec<Triple> = (rows.iter())
@@ -563,6 +583,7 @@ pub fn jit(data: &Data) -> Jit<'_> {
                 cuda: c,
                 registers: ms.map(regs),
                 like,
+                nvrtc_jit: r.nvrtc_jit.and_then(gflops),
             })
         })
         .collect();

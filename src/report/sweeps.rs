@@ -323,16 +323,25 @@ pub(crate) fn jit(a: &Jit) -> Result<Section> {
             (Some(a), Some(b)) if a == b => a.to_string(),
             (a, b) => format!("{} / {}", md::or_missing(a), md::or_missing(b)),
         };
-        let cols: [JitColumn; 8] = [
+        let nvrtc = |r: &JitRow| g(r.nvrtc_jit.map(|x| (x, "")));
+        const NVRTC: &str = "NVRTC PTX via CUDA JIT";
+        let all: [JitColumn; 9] = [
             ("kernel", &|r| r.jit.kernel.clone()),
             ("size", &|r| r.jit.size_label()),
             ("OpenCL native", &|r| g(r.opencl)),
             ("OpenCL PTX via CUDA JIT", &|r| g(Some((r.jit, "")))),
             ("CUDA (NVRTC)", &|r| g(r.cuda)),
+            (NVRTC, &nvrtc),
             ("JIT / OpenCL", &|r| ratio(r, r.opencl)),
             ("JIT / CUDA", &|r| ratio(r, r.cuda)),
             ("native rows from", &from),
         ];
+        // The same PTX through two assemblers (NVRTC's through the driver's JIT),
+        // where the run has that lane.
+        let has_nvrtc = a.rows.iter().any(|r| r.nvrtc_jit.is_some());
+        let cols: Vec<JitColumn> = (all.into_iter())
+            .filter(|c| has_nvrtc || c.0 != NVRTC)
+            .collect();
         s.push_str(&md::table_of(&cols, &a.rows));
         let notes: Vec<String> = (a.rows.iter())
             .filter_map(|r| {
@@ -516,7 +525,14 @@ fn jit_kernel_words(t: &Triple) -> Words {
         Like::Neither => format!("The JIT run differs from OpenCL native by {:+.0}%: the final compile step or the launch matters, not only the PTX.", (t.jit / t.opencl - 1.0) * 100.0),
         Like::Both => "All three are within a few percent.".into(),
     };
-    let text = format!("**{k} through the CUDA JIT** at {at}: OpenCL's PTX run by CUDA {jit} GFLOP/s{jr}; OpenCL native {ocl}{or}; CUDA (NVRTC) {cuda}{cr}. {why}");
+    let assembler = t.nvrtc_jit.map_or(String::new(), |n| {
+        let than = match md::faster(n / t.cuda - 1.0) {
+            same if is_same(n / t.cuda - 1.0) => format!("{same} as"),
+            other => format!("{other} than"),
+        };
+        format!(" NVRTC's own PTX through the same JIT: {} GFLOP/s, {than} NVRTC's own build (the assembler's part).", speed(n))
+    });
+    let text = format!("**{k} through the CUDA JIT** at {at}: OpenCL's PTX run by CUDA {jit} GFLOP/s{jr}; OpenCL native {ocl}{or}; CUDA (NVRTC) {cuda}{cr}. {why}{assembler}");
     Words {
         short: text.clone(),
         text,
