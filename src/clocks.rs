@@ -276,6 +276,12 @@ fn choose(info: &DeviceInfo, candidates: &[Candidate]) -> Result<(u32, &'static 
     }
 }
 
+/// GB/s at two transfers per cycle of a `mhz` memory clock across a `bits`-wide
+/// bus; `None` for a zero clock or bus.
+pub fn peak_bandwidth_gbs(mhz: u32, bits: u32) -> Option<f64> {
+    (mhz > 0 && bits > 0).then(|| 2.0 * f64::from(mhz) * 1e6 * f64::from(bits) / 8.0 / 1e9)
+}
+
 /// Reads one GPU's clocks through a shared NVML.
 #[derive(Debug, Clone)]
 pub struct Monitor {
@@ -329,6 +335,16 @@ impl Monitor {
     /// Whether two monitors read the same GPU.
     pub fn same_gpu(&self, other: &Monitor) -> bool {
         Arc::ptr_eq(&self.nvml, &other.nvml) && self.index == other.index
+    }
+
+    /// The GPU's peak memory bandwidth in GB/s, as the CUDA driver's attributes give
+    /// it: two transfers per cycle of its highest memory clock across its bus (on the
+    /// H200, 3201 MHz and 6144 bits: 4917 GB/s). `None` where NVML does not say.
+    pub fn memory_bandwidth_gbs(&self) -> Option<f64> {
+        let d = self.nvml.lib.device_by_index(self.index).ok()?;
+        let mhz = d.max_clock_info(Clock::Memory).ok()?;
+        let bits = d.memory_bus_width().ok()?;
+        peak_bandwidth_gbs(mhz, bits)
     }
 
     /// The GPU's state now. A query NVML cannot answer leaves its field `None`.
@@ -530,6 +546,15 @@ mod tests {
         cpu.kind = DeviceKind::Cpu;
         let note = Monitor::open(&missing, &cpu).unwrap_err();
         assert!(note.contains("not an NVIDIA GPU"), "{note}");
+    }
+
+    #[test]
+    fn peak_bandwidth_is_two_transfers_a_cycle_across_the_bus() {
+        // The H200: 3201 MHz, 6144 bits.
+        let h200 = peak_bandwidth_gbs(3201, 6144).unwrap();
+        assert!((h200 - 4917.0).abs() < 1.0, "{h200}");
+        assert_eq!(peak_bandwidth_gbs(0, 6144), None);
+        assert_eq!(peak_bandwidth_gbs(3201, 0), None);
     }
 
     #[test]

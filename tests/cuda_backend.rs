@@ -272,3 +272,35 @@ fn cuda_downloads_into_page_locked_host_memory() {
     host.as_mut_slice()[n - 1] = 1.0;
     drop(host);
 }
+
+/// NVIDIA's OpenCL does not say the memory bandwidth; the routine's cost model
+/// takes it from NVML for the same GPU, and it must agree with the CUDA driver's.
+#[test]
+fn nvidia_opencl_is_modelled_with_the_bandwidth_the_cuda_driver_reports() {
+    let test = "nvidia_opencl_is_modelled_with_the_bandwidth_the_cuda_driver_reports";
+    let Some(cuda) = common::cuda(test) else {
+        return;
+    };
+    let Some(cuda_gbs) = cuda.info().memory_bandwidth_gbs else {
+        panic!(
+            "the CUDA driver gave no memory bandwidth: {:?}",
+            cuda.info()
+        );
+    };
+    let opencl = match gemmlab::open_spec("nvidia", &[gemmlab::Toolchain::OpenCl]) {
+        Ok(mut v) if !v.is_empty() => v.remove(0),
+        _ => {
+            common::say(&format!("SKIPPED {test}: no NVIDIA OpenCL device"));
+            return;
+        }
+    };
+    let session = gemmlab::gemm::driver::Session::new(opencl);
+    let info = gemmlab::routine::fit::model_device(&session, &[]);
+    let gbs = info
+        .memory_bandwidth_gbs
+        .unwrap_or_else(|| panic!("no bandwidth for NVIDIA OpenCL through NVML: {info:?}"));
+    assert!(
+        (gbs / cuda_gbs - 1.0).abs() < 0.02,
+        "NVML {gbs} GB/s against the CUDA driver's {cuda_gbs}"
+    );
+}

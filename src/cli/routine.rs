@@ -225,7 +225,7 @@ pub fn run(args: GemmArgs) -> Result<()> {
             "measure" => Selection::Measure,
             _ => Selection::Model,
         };
-        gemm.device = Some(with_bandwidth(&info, &sessions));
+        gemm.device = Some(gemmlab::routine::fit::model_device(session, &sessions));
         let source = gemm
             .tuning(
                 problems
@@ -599,22 +599,4 @@ fn time_with_vendor(
         )
     });
     Ok((routine, vendor))
-}
-
-/// `info` with the memory bandwidth another session reports for the same GPU
-/// (NVIDIA's OpenCL does not say it; the CUDA driver does), for the routine's cost model.
-fn with_bandwidth(
-    info: &gemmlab::backend::DeviceInfo,
-    sessions: &[Session],
-) -> gemmlab::backend::DeviceInfo {
-    let mut info = info.clone();
-    if info.memory_bandwidth_gbs.is_none() && info.pci_bus_id.is_some() {
-        info.memory_bandwidth_gbs = sessions.iter().find_map(|s| {
-            let other = s.backend.borrow().info().clone();
-            (other.pci_bus_id == info.pci_bus_id)
-                .then_some(other.memory_bandwidth_gbs)
-                .flatten()
-        });
-    }
-    info
 }

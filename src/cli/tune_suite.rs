@@ -629,7 +629,7 @@ fn model_seeds(
     let mut out: Vec<(&'static KernelSpec, Config)> = Vec::new();
     for (&spec, per_session) in o.kernels.iter().zip(spaces) {
         for (session, space) in sessions.iter().zip(per_session) {
-            let machine = fit::Machine::of(session.backend.borrow().info());
+            let machine = fit::Machine::of(&fit::model_device(session, sessions));
             let step = space.len().div_ceil(MODEL_POINTS).max(1);
             let configs = (0..space.len())
                 .step_by(step)

@@ -13,8 +13,9 @@
 //! call's sizes are not multiples of its tiles, and a few microseconds per launch.
 
 use crate::backend::occupancy;
-use crate::backend::DeviceInfo;
+use crate::backend::{Backend, DeviceInfo, DeviceKind};
 use crate::gemm::data::round_up;
+use crate::gemm::driver::Session;
 use crate::gemm::problem::{Matrix, Problem};
 use crate::kernels::{Abi, Config, KernelSpec};
 
@@ -66,6 +67,36 @@ impl Machine {
             _ => (0.0, 0.0),
         }
     }
+}
+
+/// `session`'s device as the model needs it. NVIDIA's OpenCL does not say the
+/// memory bandwidth (the CUDA driver does): it comes from a session of `others`
+/// on the same GPU, else from NVML (the session's monitor, or one opened for it).
+/// Alone in its process, the OpenCL routine modelled the H200 at the 500 GB/s
+/// fallback and re-tiled 12288x48x4096 TN into a tile that ran 252 us where the
+/// model with the bandwidth chose one of 168 (results/h200/routine/near-ties/).
+pub fn model_device(session: &Session, others: &[Session]) -> DeviceInfo {
+    let mut info = session.backend.borrow().info().clone();
+    if info.memory_bandwidth_gbs.is_some() || !info.is_nvidia() || info.kind != DeviceKind::Gpu {
+        return info;
+    }
+    let same_gpu = |o: &Session| {
+        let other = o.backend.borrow().info().clone();
+        let same = info.pci_bus_id.is_some() && other.pci_bus_id == info.pci_bus_id;
+        same.then_some(other.memory_bandwidth_gbs).flatten()
+    };
+    info.memory_bandwidth_gbs = others.iter().find_map(same_gpu).or_else(|| {
+        let opened;
+        let monitor = match &session.monitor {
+            Some(m) => m,
+            None => {
+                opened = crate::clocks::Monitor::open(&crate::clocks::Nvml::load(), &info).ok()?;
+                &opened
+            }
+        };
+        monitor.memory_bandwidth_gbs()
+    });
+    info
 }
 
 /// The predicted seconds of the whole call `p` (any layout) with `spec` at
