@@ -103,6 +103,14 @@ pub const BATCH_BELOW_NS: f64 = 100_000.0;
 /// (0.5 us for CUDA events, about 1 us on NVIDIA OpenCL).
 pub const BATCH_TARGET_NS: f64 = 2_000_000.0;
 pub const MAX_BATCH: usize = 1000;
+/// The last warm-up round launches a runner this many times back to back where one
+/// launch took under `PROBE_BELOW_NS`, and sizes its batches from that span: a single
+/// launch on an idle device carries the host's work before it (cuBLAS's call set-up),
+/// which back-to-back launches hide. On the H200 a lone cuBLAS call beside four
+/// JIT-loaded lanes timed 154 us where its calls back to back took 57, and was timed
+/// one a sample (results/h200/routine/thin-cap/, call E).
+const PROBE: usize = 4;
+const PROBE_BELOW_NS: f64 = 4.0 * BATCH_BELOW_NS;
 /// `--batch`: `auto` (None) or launches per sample, at least 1.
 pub fn parse_batch(s: &str) -> std::result::Result<Option<usize>, String> {
     if s.eq_ignore_ascii_case("auto") {
@@ -238,18 +246,24 @@ pub trait Timed {
 pub fn interleaved(runners: &mut [&mut dyn Timed], plan: &Plan) -> Vec<Result<Stats>> {
     let n = runners.len();
     let mut failed: Vec<Option<crate::Error>> = (0..n).map(|_| None).collect();
-    // The last warm-up launch of each runner: what batch and budget are chosen from.
+    // Each runner's last warm-up (a launch, or the probe's launches per launch):
+    // what batch and budget are chosen from.
     let mut one_ns: Vec<f64> = vec![0.0; n];
     let mut warm_spent = 0.0f64;
     for w in 0..plan.warmup {
         if w > 0 && warm_spent > WARMUP_BUDGET_NS {
             break;
         }
+        let last = w + 1 == plan.warmup;
         for (i, r) in runners.iter_mut().enumerate() {
             if failed[i].is_none() {
-                match r.run_once() {
+                let probe = match last && w > 0 && one_ns[i] < PROBE_BELOW_NS {
+                    true if plan.batch.is_none() && plan.cache == CacheState::Warm => PROBE,
+                    _ => 1,
+                };
+                match r.run_batch(probe) {
                     Ok(ns) => {
-                        one_ns[i] = ns as f64;
+                        one_ns[i] = ns as f64 / probe as f64;
                         warm_spent += ns as f64;
                     }
                     Err(e) => failed[i] = Some(e),
@@ -438,7 +452,11 @@ mod tests {
         assert_eq!(s.batch, 200);
         assert_eq!(s.median_ns, 10_000.0, "a batch is divided by its size");
         assert_eq!(s.reps, 20);
-        assert_eq!(&k.batches[..3], &[1, 1, 1], "warm-up launches are single");
+        assert_eq!(
+            &k.batches[..3],
+            &[1, 1, PROBE],
+            "warm-up launches are single, but for the last round's probe"
+        );
         assert!(k.batches[3..].iter().all(|&b| b == 200));
         // --batch 1 keeps one launch per sample, and cold timing always does.
         for plan in [
@@ -462,6 +480,42 @@ mod tests {
         // Long kernels are never batched.
         assert_eq!(Plan::default().batch_for(150_000.0), 1);
         assert_eq!(Plan::default().batch_for(1.0), MAX_BATCH);
+    }
+
+    /// A call with host work before its launch: alone on an idle device each
+    /// one takes `setup_ns` more; back to back the device never waits for it.
+    struct WithSetup {
+        setup_ns: u64,
+        ns: u64,
+    }
+    impl Timed for WithSetup {
+        fn run_batch(&mut self, count: usize) -> Result<u64> {
+            Ok(self.setup_ns + self.ns * count as u64)
+        }
+    }
+
+    #[test]
+    fn a_call_whose_lone_launch_is_slowed_by_host_work_is_still_batched() {
+        // cuBLAS at 1024^3 beside four JIT lanes: 57 us a call, 97 us set-up.
+        let mut v = WithSetup {
+            setup_ns: 97_000,
+            ns: 57_000,
+        };
+        let s = interleaved(&mut [&mut v], &Plan::default())
+            .remove(0)
+            .unwrap();
+        assert!(s.batch > 1, "{s:?}");
+        assert!(s.median_ns < 62_000.0, "{s:?}");
+        // Long launches are not probed: a batch of one, as before.
+        let mut long = Steady {
+            ns: 1_000_000,
+            batches: vec![],
+        };
+        let s = interleaved(&mut [&mut long], &Plan::default())
+            .remove(0)
+            .unwrap();
+        assert_eq!(s.batch, 1);
+        assert!(long.batches.iter().all(|&b| b == 1));
     }
 
     #[test]
