@@ -77,13 +77,19 @@ impl Environment {
 }
 
 /// One cell of an experiment: a kernel configuration on one toolchain at one size.
+/// A measurement's `variant` for NVIDIA OpenCL's PTX loaded through the CUDA
+/// driver's JIT (`sweep jit`).
+pub const OPENCL_PTX: &str = "opencl-ptx";
+/// A measurement's `variant` for NVRTC's own PTX loaded through the same JIT.
+pub const NVRTC_PTX: &str = "nvrtc-ptx";
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Measurement {
     /// "compare", "registers", "tiling", "hints", ...
     pub experiment: String,
     pub kernel: String,
-    /// How the kernel was built when not natively by its toolchain, e.g.
-    /// "opencl-ptx" for NVIDIA OpenCL's PTX loaded through the CUDA driver's JIT.
+    /// How the kernel was built when not natively by its toolchain: [`OPENCL_PTX`],
+    /// [`NVRTC_PTX`].
     #[serde(default)]
     pub variant: Option<String>,
     /// Free-form label of the experiment point ("cap=64", "RX=4 RY=4").

@@ -11,7 +11,7 @@ use crate::experiment::{failed_rows, refused_size};
 use crate::gemm::driver::{Session, Source, Status};
 use crate::kernels::{self, Hints, KernelSpec, Precision};
 use crate::measure::Plan;
-use crate::results::{Measurement, ResultWriter};
+use crate::results::{Measurement, ResultWriter, NVRTC_PTX, OPENCL_PTX};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SweepKind {
@@ -189,6 +189,18 @@ pub fn hint_points(
     out
 }
 
+/// The PTX `session`'s toolchain makes of `point` (compiled, then released);
+/// `None` where it gives none or the build fails (the native lane reports that).
+fn ptx_of(session: &Session, point: &Point) -> Option<String> {
+    let mut be = session.backend.borrow_mut();
+    let tc = be.toolchain();
+    let options = point.spec.compile_options(&point.config, &point.hints, tc);
+    let (program, report) =
+        (be.compile(point.spec.entry, &point.spec.source(tc), &options)).ok()?;
+    be.release_program(program);
+    report.ptx
+}
+
 /// The lanes of a JIT point: CUDA native, OpenCL native, OpenCL's PTX through the
 /// CUDA JIT, and NVRTC's own PTX through the same JIT (the CUDA twin's front end
 /// with the OpenCL PTX's assembler: the same PTX through two assemblers, two front
@@ -216,43 +228,22 @@ fn jit_lanes(sessions: &mut [Session], point: &Point) -> Result<Vec<Lane>> {
             variant: None,
         },
     ];
-    let nvrtc_ptx = {
-        let mut be = sessions[cu].backend.borrow_mut();
-        let tc = be.toolchain();
-        let options = point.spec.compile_options(&point.config, &point.hints, tc);
-        match be.compile(point.spec.entry, &point.spec.source(tc), &options) {
-            Ok((program, report)) => {
-                be.release_program(program);
-                report.ptx
-            }
-            Err(_) => None,
-        }
-    };
-    let mut be = sessions[cl].backend.borrow_mut();
-    if !be.info().is_nvidia() {
+    let opencl = sessions[cl].backend.borrow().info().clone();
+    if !opencl.is_nvidia() {
         return Err(Error::invalid(format!(
             "the jit sweep needs NVIDIA OpenCL (its PTX); the OpenCL device is {}",
-            be.info().name
+            opencl.name
         )));
     }
-    let tc = be.toolchain();
-    let options = point.spec.compile_options(&point.config, &point.hints, tc);
-    if let Ok((program, report)) = be.compile(point.spec.entry, &point.spec.source(tc), &options) {
-        be.release_program(program);
-        if let Some(ptx) = report.ptx {
+    // Each front end's PTX through the CUDA JIT: OpenCL's, then NVRTC's own.
+    for (from, variant) in [(cl, OPENCL_PTX), (cu, NVRTC_PTX)] {
+        if let Some(ptx) = ptx_of(&sessions[from], point) {
             lanes.push(Lane {
                 session: cu,
                 source: Source::Ptx(ptx),
-                variant: Some("opencl-ptx".into()),
+                variant: Some(variant.into()),
             });
         }
-    }
-    if let Some(ptx) = nvrtc_ptx {
-        lanes.push(Lane {
-            session: cu,
-            source: Source::Ptx(ptx),
-            variant: Some("nvrtc-ptx".into()),
-        });
     }
     Ok(lanes)
 }

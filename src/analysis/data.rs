@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::stats::distinct;
 use crate::backend::Toolchain;
 use crate::error::{Error, Result};
-use crate::results::{load_dir, Environment, Measurement};
+use crate::results::{load_dir, Environment, Measurement, NVRTC_PTX, OPENCL_PTX};
 
 /// One result directory: what one gemmlab command wrote.
 #[derive(Debug, Clone)]
@@ -387,11 +387,12 @@ pub fn toolchain_name(t: Toolchain) -> &'static str {
     t.label()
 }
 
-/// "CUDA", "OpenCL", or "OpenCL PTX via CUDA JIT" for the JIT variant.
+/// "CUDA", "OpenCL", or "OpenCL PTX via CUDA JIT" (or NVRTC's) for a JIT variant.
 pub fn series_name(m: &Measurement) -> String {
     match m.variant.as_deref() {
         None => toolchain_name(m.toolchain).to_string(),
-        Some("opencl-ptx") => "OpenCL PTX via CUDA JIT".to_string(),
+        Some(OPENCL_PTX) => "OpenCL PTX via CUDA JIT".to_string(),
+        Some(NVRTC_PTX) => "NVRTC PTX via CUDA JIT".to_string(),
         Some(v) => format!("{} ({v})", toolchain_name(m.toolchain)),
     }
 }

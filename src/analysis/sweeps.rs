@@ -3,7 +3,7 @@
 //! and OpenCL's PTX through the CUDA JIT.
 
 use crate::backend::Toolchain::{self, Cuda, OpenCl};
-use crate::results::Measurement as M;
+use crate::results::{Measurement as M, NVRTC_PTX, OPENCL_PTX};
 
 use super::data::{self, gflops, is_vendor, of_size, registers as regs, size_label, tile_of, Rec};
 use super::stats::{change, distinct, is_same};
@@ -507,10 +507,6 @@ pub struct JitRow<'a> {
     pub cuda: Option<(&'a M, &'static str)>,
     pub nvrtc_jit: Option<&'a M>,
 }
-
-/// The lane of NVIDIA OpenCL's PTX through the CUDA JIT, and of NVRTC's.
-const OPENCL_PTX: &str = "opencl-ptx";
-const NVRTC_PTX: &str = "nvrtc-ptx";
 
 pub struct Jit<'a> {
     /// JIT rows left out: their build did not go through the CUDA driver JIT.
