@@ -174,6 +174,18 @@ fn part<'a>(md: &'a str, heading: &str) -> &'a str {
     &body[..body.find("\n## ").unwrap_or(body.len())]
 }
 
+/// The report (SVG charts only) of the results under `root/in`, written to `root/out`.
+fn report_of(root: &Path) -> gemmlab::report::Outcome {
+    generate(&Options {
+        from: vec![root.join("in")],
+        out: root.join("out"),
+        png: false,
+        font: None,
+        size: None,
+    })
+    .unwrap()
+}
+
 #[test]
 fn the_report_opens_with_a_short_linked_summary() {
     let root = std::env::temp_dir().join(format!("gemmlab-report-summary-{}", std::process::id()));
@@ -313,14 +325,7 @@ fn the_routine_section_has_the_geometric_mean_of_each_toolchain() {
     }
     write_run(&root.join("in"), rows);
     let out = root.join("out");
-    let o = generate(&Options {
-        from: vec![root.join("in")],
-        out: out.clone(),
-        png: false,
-        font: None,
-        size: None,
-    })
-    .unwrap();
+    let o = report_of(&root);
     let md = fs::read_to_string(&o.markdown).unwrap();
     let section = part(&md, "## The routine against cuBLAS across shapes");
     assert!(
@@ -371,14 +376,7 @@ fn the_jit_section_puts_nvrtc_ptx_through_the_same_jit_beside_opencls() {
     }
     write_run(&root.join("in/jit"), rows);
     let out = root.join("out");
-    let o = generate(&Options {
-        from: vec![root.join("in")],
-        out: out.clone(),
-        png: false,
-        font: None,
-        size: None,
-    })
-    .unwrap();
+    let o = report_of(&root);
     // One JIT row (OpenCL's PTX), with NVRTC's lane as a column of it.
     let md = fs::read_to_string(&o.markdown).unwrap();
     let section = part(&md, "## OpenCL's PTX through the CUDA driver JIT");
