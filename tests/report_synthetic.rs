@@ -381,6 +381,7 @@ fn the_jit_section_puts_nvrtc_ptx_through_the_same_jit_beside_opencls() {
     let md = fs::read_to_string(&o.markdown).unwrap();
     let section = part(&md, "## OpenCL's PTX through the CUDA driver JIT");
     assert!(section.contains("| NVRTC PTX via CUDA JIT |"), "{section}");
+    assert!(section.contains("two assemblers"), "{section}");
     assert_eq!(section.matches("| simt |").count(), 1, "{section}");
     let text = fs::read_to_string(out.join("findings.json")).unwrap();
     let findings: serde_json::Value = serde_json::from_str(&text).unwrap();

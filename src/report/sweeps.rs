@@ -309,8 +309,14 @@ pub(crate) fn jit(a: &Jit) -> Result<Section> {
     if !a.rows.is_empty() {
         s.push_str(
             "NVIDIA OpenCL's PTX for the kernel, loaded with the CUDA driver (cuModuleLoadData: the driver's JIT compiles it) and run like the CUDA kernel, \
-             next to the kernel built natively by each toolchain: it separates what the front end (the PTX) does from what the back end does.\n\n",
+             next to the kernel built natively by each toolchain: it separates what the front end (the PTX) does from what the back end does.",
         );
+        // The same PTX through two assemblers, where the run has that lane.
+        let has_nvrtc = a.rows.iter().any(|r| r.nvrtc_jit.is_some());
+        if has_nvrtc {
+            s.push_str(" NVRTC's own PTX through the same JIT beside NVRTC's build of it: the same PTX through two assemblers.");
+        }
+        s.push_str("\n\n");
         let g = |x: Option<(&M, &str)>| {
             x.map_or(md::MISSING.into(), |(x, _)| {
                 format!("{} ({} regs)", md::gflops(Some(x)), md::registers(Some(x)))
@@ -336,9 +342,6 @@ pub(crate) fn jit(a: &Jit) -> Result<Section> {
             ("JIT / CUDA", &|r| ratio(r, r.cuda)),
             ("native rows from", &from),
         ];
-        // The same PTX through two assemblers (NVRTC's through the driver's JIT),
-        // where the run has that lane.
-        let has_nvrtc = a.rows.iter().any(|r| r.nvrtc_jit.is_some());
         let cols: Vec<JitColumn> = (all.into_iter())
             .filter(|c| has_nvrtc || c.0 != NVRTC)
             .collect();
