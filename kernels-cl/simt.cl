@@ -40,16 +40,22 @@
 //   column-major TN (A) or NN (B) call already has, so the routine passes
 //   them without a transposing pack; 128-bit loads run along K and each
 //   chunk is stored down a column of the local tile, through registers even
-//   with ASYNC_COPY, which then copies only the other operand).
+//   with ASYNC_COPY, which then copies only the other operand, unless
+//   ASYNC_ALONG_K).
 // Switches: every feature can be turned off, so that each can be measured:
 //   VEC_LOADS    1: 128-bit (float4) global loads, local loads and C stores;
 //                0: the same accesses one float at a time
 //   ASYNC_COPY   1: global-to-local copies with cp.async (inline PTX; NVIDIA
 //                only in OpenCL) of each operand read along M or N (one
-//                read along K still goes through registers); 0: through
+//                read along K goes through registers unless ASYNC_ALONG_K); 0: through
 //                registers, stored after the compute of the current tile
 //   CP_CA        1: cp.async's 16-byte copies through L1 (.ca); 0: L2 only (.cg)
 //   SMEM_PAD     1: local tile rows padded by 4 floats
+//   ASYNC_ALONG_K 1 (with ASYNC_COPY): an operand read along K is copied by
+//                cp.async too, 4 bytes at a time into its transposed place in
+//                the local tile (a warp's lanes take 8 K of 4 columns: four
+//                32-byte runs read, 32 banks written with SMEM_PAD); 0: it
+//                goes through registers
 //   KMAJOR_RUNS  1: an operand read along K gives each column's (row's) K run
 //                to consecutive work-items, so a warp's loads cover whole
 //                runs (coalesced) and its transposed stores share banks;
@@ -165,6 +171,18 @@
 #ifndef ALONG_MN
 #define ALONG_MN 0
 #endif
+#ifndef ASYNC_ALONG_K
+#define ASYNC_ALONG_K 0
+#endif
+#if ASYNC_ALONG_K && !ASYNC_COPY
+#error "simt: ASYNC_ALONG_K=1 changes cp.async's copies: it needs ASYNC_COPY=1"
+#endif
+#if ASYNC_ALONG_K && !SIMT_DIRECT && !KMAJOR_A && !KMAJOR_B
+#error "simt: ASYNC_ALONG_K=1 changes how an operand read along K is copied: it needs KMAJOR_A=1 or KMAJOR_B=1"
+#endif
+#if ASYNC_ALONG_K && SIMT_DIRECT && ALONG_MN
+#error "simt: ASYNC_ALONG_K=1 copies operands read along K, and ALONG_MN=1 promises there are none: use one"
+#endif
 
 #define THREADS ((BM / TM) * (BN / TN))
 #define LM (WM / TM)                 // lanes of a warp along M
@@ -183,9 +201,10 @@
 #define PAST_B(f) (B_CHUNKS % THREADS != 0 && (f) >= B_CHUNKS)
 
 // Which operands cp.async copies: a K-contiguous one (KMAJOR_A, KMAJOR_B) is
-// transposed into its local tile through registers, which cp.async cannot do.
-#define A_ASYNC (ASYNC_COPY && !KMAJOR_A)
-#define B_ASYNC (ASYNC_COPY && !KMAJOR_B)
+// transposed into its local tile through registers, which a 16-byte cp.async
+// cannot do, unless ASYNC_ALONG_K copies it element by element.
+#define A_ASYNC (ASYNC_COPY && (!KMAJOR_A || ASYNC_ALONG_K))
+#define B_ASYNC (ASYNC_COPY && (!KMAJOR_B || ASYNC_ALONG_K))
 // Whether some operand goes through registers. In place, which operands cp.async
 // copies is known at run time only (their forms and alignment are arguments),
 // unless ALONG_MN promises both read along M and N and aligned.
@@ -194,8 +213,8 @@
 #else
 #define REG_COPY (!A_ASYNC || !B_ASYNC)
 #endif
-#if ASYNC_COPY && KMAJOR_A && KMAJOR_B
-#error "simt: KMAJOR_A=1 and KMAJOR_B=1 together need ASYNC_COPY=0: cp.async copies only an operand read along M or N, and both are read along K"
+#if ASYNC_COPY && KMAJOR_A && KMAJOR_B && !ASYNC_ALONG_K
+#error "simt: KMAJOR_A=1 and KMAJOR_B=1 together need ASYNC_COPY=0 or ASYNC_ALONG_K=1: cp.async's 16-byte copies take only an operand read along M or N, and both are read along K"
 #endif
 #if STREAMK && SPLITK > 1
 #error "simt: STREAMK and SPLITK > 1 are two ways of sharing K among blocks; use one (SPLITK=1 with STREAMK)"
@@ -283,15 +302,56 @@ INLINE_FUNC void block_tile(const int gx, const int gy, const int bid, int* tm, 
 #endif
 }
 
+#if ASYNC_ALONG_K
+// The BK x W tile of X read along K (element (x, k) at X[x*ld + k]) from column
+// x0 and depth k0 into dst, transposed (local rows `row` apart), with 4-byte
+// cp.async copies. A warp's 32 lanes take 8 consecutive K of 4 consecutive
+// columns per copy: four 32-byte runs read and, with SMEM_PAD (rows 4 banks
+// apart), 32 banks written. A work-item keeps its columns over the tile's BK/8
+// runs, so the copies of one column share an address and differ by constants
+// (numbered element by element, ptxas held a 64-bit address per copy: 233
+// registers against 109). `edges` (in place): elements past the cols x K
+// matrix are zero-filled, not read.
+#define KE_WARPS (THREADS / 32)
+#define KE_ROUNDS(W) (((W) / 4 + KE_WARPS - 1) / KE_WARPS)
+INLINE_FUNC void copy_along_k(LOCAL_PTR float* dst, const int row, const GLOBAL_PTR float* X,
+                              const int ld, const int x0, const int k0, const int cols,
+                              const int K, const int W, const int edges, const int tid) {
+    const int w = tid / 32;
+    const int kl = tid % 8;
+    const int cl = (tid % 32) / 8;
+    #pragma unroll
+    for (int r = 0; r < KE_ROUNDS(W); r++) {
+        const int xx = (r * KE_WARPS + w) * 4 + cl;
+        if ((W / 4) % KE_WARPS != 0 && xx >= W) {
+            break;
+        }
+        const GLOBAL_PTR float* src = X + (x0 + xx) * ld + k0 + kl;
+        LOCAL_PTR float* d = dst + kl * row + xx;
+        #pragma unroll
+        for (int j = 0; j < BK / 8; j++) {
+            if (edges) {
+                const int bytes = (x0 + xx < cols && k0 + kl + 8 * j < K) ? 4 : 0;
+                CP_ASYNC_ZFILL4(d + 8 * j * row, src + 8 * j, bytes);
+            } else {
+                CP_ASYNC(d + 8 * j * row, src + 8 * j, 4);
+            }
+        }
+    }
+}
+#endif
+
 // Copies the BK x BM tile of A starting at row k0 (and the BK x BN tile of B)
 // into local buffer `stage`: asynchronously, or through the registers `ra`, `rb`.
 #if ASYNC_COPY && !SIMT_DIRECT
 INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
                             const __global float* GEMMLAB_RESTRICT B,
                             LOCAL_PTR float* As, LOCAL_PTR float* Bs,
-                            const int M, const int N, const int m0, const int n0,
-                            const int k0, const int stage, const int tid) {
-#if A_ASYNC
+                            const int M, const int N, const int K, const int m0,
+                            const int n0, const int k0, const int stage, const int tid) {
+#if A_ASYNC && KMAJOR_A
+    copy_along_k(As + stage * BK * AROW, AROW, A, K, m0, k0, M, K, BM, 0, tid);
+#elif A_ASYNC
     #pragma unroll
     for (int i = 0; i < A_LOADS; i++) {
         const int f = tid + i * THREADS;
@@ -309,7 +369,9 @@ INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
 #endif
     }
 #endif
-#if B_ASYNC
+#if B_ASYNC && KMAJOR_B
+    copy_along_k(Bs + stage * BK * BROW, BROW, B, K, n0, k0, N, K, BN, 0, tid);
+#elif B_ASYNC
     #pragma unroll
     for (int i = 0; i < B_LOADS; i++) {
         const int f = tid + i * THREADS;
@@ -328,7 +390,7 @@ INLINE_FUNC void copy_async(const __global float* GEMMLAB_RESTRICT A,
     }
 #endif
 }
-#define ASYNC_TILE(k0, s) copy_async(A, B, As, Bs, M, N, m0, n0, (k0), (s), tid)
+#define ASYNC_TILE(k0, s) copy_async(A, B, As, Bs, M, N, K, m0, n0, (k0), (s), tid)
 #endif
 #if ASYNC_COPY && SIMT_DIRECT
 // One VW-wide chunk of X along its contiguous dimension i, elements (i.., j) at
@@ -348,17 +410,27 @@ INLINE_FUNC void copy_zfill(LOCAL_PTR float* dst, const GLOBAL_PTR float* X, con
 #endif
 }
 
-// copy_async in place: A's tile where `a_async` (read along M, aligned), B's where
-// `b_async`, chunks numbered as copy_async's; the other goes through registers.
+// copy_async in place: A's tile where `a_async` (read along M and aligned, or along
+// K with ASYNC_ALONG_K), B's where `b_async`, chunks numbered as copy_async's; the
+// other goes through registers.
 INLINE_FUNC void copy_async_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const int a_ld,
                                    const int a_async,
                                    const GLOBAL_PTR float* GEMMLAB_RESTRICT B, const int b_ld,
                                    const int b_async,
                                    LOCAL_PTR float* As, LOCAL_PTR float* Bs,
                                    const int M, const int N, const int K, const int m0,
-                                   const int n0, const int k0, const int stage, const int tid) {
+                                   const int n0, const int k0, const int stage, const int tid,
+                                   const int a_k, const int b_k) {
+#if ASYNC_ALONG_K
+    if (a_async && a_k) {
+        copy_along_k(As + stage * BK * AROW, AROW, A, a_ld, m0, k0, M, K, BM, 1, tid);
+    }
+    if (b_async && b_k) {
+        copy_along_k(Bs + stage * BK * BROW, BROW, B, b_ld, n0, k0, N, K, BN, 1, tid);
+    }
+#endif
     #pragma unroll
-    for (int i = 0; i < A_LOADS && a_async; i++) {
+    for (int i = 0; i < A_LOADS && a_async && !a_k; i++) {
         const int f = tid + i * THREADS;
         if (PAST_A(f)) {
             break;
@@ -368,7 +440,7 @@ INLINE_FUNC void copy_async_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, c
         copy_zfill(As + (stage * BK + kk) * AROW + mm, A, a_ld, m0 + mm, k0 + kk, M, K);
     }
     #pragma unroll
-    for (int i = 0; i < B_LOADS && b_async; i++) {
+    for (int i = 0; i < B_LOADS && b_async && !b_k; i++) {
         const int f = tid + i * THREADS;
         if (PAST_B(f)) {
             break;
@@ -379,7 +451,8 @@ INLINE_FUNC void copy_async_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, c
     }
 }
 #define ASYNC_TILE(k0, s) \
-    copy_async_direct(A, a_ld, a_async, B, b_ld, b_async, As, Bs, M, N, K, m0, n0, (k0), (s), tid)
+    copy_async_direct(A, a_ld, a_async, B, b_ld, b_async, As, Bs, M, N, K, m0, n0, (k0), (s), tid, \
+                      a_km, b_km)
 #endif
 #if REG_COPY
 // Where load i of this thread goes: tiles are copied in VW-wide chunks along
@@ -739,13 +812,14 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
     const int a_vec = (a_offset % 4 == 0) && (a_ld % 4 == 0);
     const int b_vec = (b_offset % 4 == 0) && (b_ld % 4 == 0);
 #endif
-    // cp.async copies an operand read along M (N) whose chunks are aligned.
+    // cp.async copies an operand read along M (N) whose chunks are aligned, and
+    // with ASYNC_ALONG_K one read along K (4 bytes at a time: any alignment).
 #if ASYNC_COPY && VEC_LOADS
-    const int a_async = !a_km && a_vec;
-    const int b_async = !b_km && b_vec;
+    const int a_async = a_km ? ASYNC_ALONG_K : a_vec;
+    const int b_async = b_km ? ASYNC_ALONG_K : b_vec;
 #elif ASYNC_COPY
-    const int a_async = !a_km;
-    const int b_async = !b_km;
+    const int a_async = !a_km || ASYNC_ALONG_K;
+    const int b_async = !b_km || ASYNC_ALONG_K;
 #else
     const int a_async = 0;
     const int b_async = 0;

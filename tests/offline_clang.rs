@@ -431,5 +431,19 @@ fn simt_mixed_copy_compiles_with_both_clang_toolchains() {
                 compile_kernel(&t, simt, &config, &hints).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert!(built.ptx().expect("PTX").contains("cp.async"), "{what}");
         }
+        // Both read along K, both copied by 4-byte cp.async (ASYNC_ALONG_K).
+        let mut both = simt.defaults();
+        both.0.insert("KMAJOR_A".into(), 1);
+        both.0.insert("KMAJOR_B".into(), 1);
+        let along = hints.clone().with_switch("ASYNC_ALONG_K", true);
+        let what = format!("ASYNC_ALONG_K for {}", t.describe());
+        let built =
+            compile_kernel(&t, simt, &both, &along).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let ptx = built.ptx().expect("PTX");
+        assert!(
+            ptx.lines()
+                .any(|l| l.contains("cp.async.ca") && l.trim_end().ends_with(", 4;")),
+            "{what}"
+        );
     }
 }

@@ -631,3 +631,61 @@ fn simt_copies_one_operand_async_while_the_other_is_read_along_k() {
         .to_string();
     assert!(e.contains("together need ASYNC_COPY off"), "{e}");
 }
+
+/// SIMT with both operands read along K and ASYNC_ALONG_K: both tiles are copied
+/// by 4-byte cp.async (none through registers), in no more registers than the
+/// 16-byte copies of operands read along M and N take (+4): ptxas held one 64-bit
+/// address per copy when the copies were numbered element by element (233 against
+/// 127 at 64 x 64 tiles), which this guards.
+#[test]
+fn simt_copies_operands_read_along_k_with_cp_async_in_the_same_registers() {
+    let Some(t) = target(
+        "13",
+        "sm_90",
+        "simt_copies_operands_read_along_k_with_cp_async_in_the_same_registers",
+    ) else {
+        return;
+    };
+    let simt = kernels::find("simt").unwrap();
+    let copies = Hints::default().with_switch("ASYNC_COPY", true);
+    let along = copies.clone().with_switch("ASYNC_ALONG_K", true);
+    let regs = |config: &gemmlab::kernels::Config, hints: &Hints| {
+        let built = compile_kernel(&t, simt, config, hints).unwrap_or_else(|e| panic!("{e}"));
+        let r = built.resources.clone().expect("resources");
+        assert_eq!(r.spill_stores_bytes, Some(0));
+        (
+            r.registers.expect("registers"),
+            built.ptx().expect("PTX").to_string(),
+        )
+    };
+    for tiles in [
+        vec![],
+        vec![("BM", 64), ("BN", 64), ("STAGES", 3), ("SPLITK", 2)],
+    ] {
+        let mut mn = simt.defaults();
+        for (n, v) in &tiles {
+            mn.0.insert(n.to_string(), *v);
+        }
+        let mut k = mn.clone();
+        k.0.insert("KMAJOR_A".into(), 1);
+        k.0.insert("KMAJOR_B".into(), 1);
+        let (base, _) = regs(&mn, &copies);
+        let (r, ptx) = regs(&k, &along);
+        assert!(r <= base + 4, "{tiles:?}: {r} registers against {base}");
+        let four = ptx
+            .lines()
+            .filter(|l| l.contains("cp.async.ca.shared.global") && l.trim_end().ends_with(", 4;"));
+        assert!(four.count() > 0, "{tiles:?}: no 4-byte cp.async");
+        // No operand load through registers: the only global loads left are C's (beta).
+        let loads = ptx.lines().filter(|l| l.contains("ld.global")).count();
+        let (_, through_regs) = regs(&k, &Hints::default());
+        let reg_loads = through_regs
+            .lines()
+            .filter(|l| l.contains("ld.global"))
+            .count();
+        assert!(
+            loads < reg_loads,
+            "{tiles:?}: {loads} global loads against {reg_loads}"
+        );
+    }
+}

@@ -151,7 +151,21 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
             (config(&[("ALONG_MN", 1), ("SPLITK", 2)]), on.clone()),
             (
                 config(&[("BM", 48), ("BN", 64), ("WM", 16), ("STAGES", 3)]),
-                on.with_switch("KMAJOR_RUNS", true),
+                on.clone().with_switch("KMAJOR_RUNS", true),
+            ),
+            // Operands the call stores along K copied by cp.async too, edges zero-filled.
+            (plain.clone(), on.clone().with_switch("ASYNC_ALONG_K", true)),
+            (
+                config(&[("SPLITK", 3), ("STAGES", 3), ("BK", 32)]),
+                (on.clone().with_switch("ASYNC_ALONG_K", true)).with_switch("SMEM_PAD", true),
+            ),
+            (
+                config(&[("BM", 48), ("BN", 64), ("WM", 16), ("STAGES", 4), ("BK", 8)]),
+                (on.clone().with_switch("ASYNC_ALONG_K", true)).with_switch("VEC_LOADS", false),
+            ),
+            (
+                config(&common::NARROW_STREAM_K),
+                on.with_switch("ASYNC_ALONG_K", true),
             ),
         ];
         let unaligned = common::blas_calls(131, 67, 45);

@@ -122,6 +122,14 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
                 let along_k = c.iter().filter(|(n, v)| n.starts_with("KMAJOR") && *v == 1);
                 let runs_on = Hints::default().with_switch("KMAJOR_RUNS", true);
                 let mut more = vec![runs_on.clone()];
+                if with_async {
+                    // cp.async copying the operands read along K too, 4 bytes at a time.
+                    let along = Hints::default()
+                        .with_switch("ASYNC_COPY", true)
+                        .with_switch("ASYNC_ALONG_K", true);
+                    more.push(along.clone().with_switch("SMEM_PAD", true));
+                    more.push(along.with_switch("VEC_LOADS", false));
+                }
                 if with_async && along_k.count() == 1 {
                     let on = Hints::default().with_switch("ASYNC_COPY", true);
                     more.push(on.clone());
@@ -202,6 +210,15 @@ fn cuda_stages_split_k_and_switches_verify_at_odd_sizes() {
 #[test]
 fn blas_calls_verify_with_and_without_split_k_stream_k_and_k_major_operands() {
     let mut session = Session::new(common::opencl());
+    // On NVIDIA, the operands read along K copied by cp.async as well.
+    let mut copies = vec![Hints::default()];
+    if session.backend.borrow().info().is_nvidia() {
+        copies.push(
+            Hints::default()
+                .with_switch("ASYNC_COPY", true)
+                .with_switch("ASYNC_ALONG_K", true),
+        );
+    }
     let mut failures = Vec::new();
     for (layout, ta, tb, (m, n, k), (alpha, beta)) in [
         (
@@ -242,8 +259,10 @@ fn blas_calls_verify_with_and_without_split_k_stream_k_and_k_major_operands() {
         for share in [("SPLITK", 1), ("SPLITK", 4), ("STREAMK", 3)] {
             for (ka, kb) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
                 let c = config(&[share, ("KMAJOR_A", ka), ("KMAJOR_B", kb)]);
-                if let Err(e) = check(&mut session, &c, &Hints::default(), &ops) {
-                    failures.push(e);
+                for h in copies.iter().take(if ka + kb > 0 { 2 } else { 1 }) {
+                    if let Err(e) = check(&mut session, &c, h, &ops) {
+                        failures.push(e);
+                    }
                 }
             }
         }

@@ -5,8 +5,8 @@
 //! B transposed) plus a split-K workspace.
 
 use super::switches::{
-    SwitchUse, ASYNC_COPY, CP_CA, KMAJOR_RUNS, RASTER, SMEM_PAD, USE_BOUNDS, USE_RESTRICT,
-    VEC_LOADS,
+    SwitchUse, ASYNC_ALONG_K, ASYNC_COPY, CP_CA, KMAJOR_RUNS, RASTER, SMEM_PAD, USE_BOUNDS,
+    USE_RESTRICT, VEC_LOADS,
 };
 use super::Precision;
 use super::{divides, WARP_TILES_DIVIDE};
@@ -166,14 +166,35 @@ const LOCAL_FITS: Constraint = Constraint {
     involves: &["STAGES", "BK", "BM", "BN"],
     holds: |c| local_bytes(c) <= LOCAL_LIMIT,
 };
-// The three below involve switches: the tuner's space judges each point with its
+// The ones below involve switches: the tuner's space judges each point with its
 // switch states; the sources refuse the same with #error.
-// A K-contiguous operand goes through registers even with cp.async (which cannot
-// transpose it into its tile); with both K-contiguous, cp.async would copy nothing.
+// A K-contiguous operand goes through registers with cp.async's 16-byte copies
+// (which cannot transpose it into its tile), unless ASYNC_ALONG_K copies it
+// element by element; with both K-contiguous, cp.async would copy nothing.
 const KMAJOR_COPY: Constraint = Constraint {
-    message: "KMAJOR_A=1 and KMAJOR_B=1 together need ASYNC_COPY off: cp.async copies only an operand read along M or N, and both are read along K",
-    involves: &["KMAJOR_A", "KMAJOR_B", "ASYNC_COPY"],
-    holds: |c| c.get("ASYNC_COPY") == 0 || c.get("KMAJOR_A") == 0 || c.get("KMAJOR_B") == 0,
+    message: "KMAJOR_A=1 and KMAJOR_B=1 together need ASYNC_COPY off or ASYNC_ALONG_K on: cp.async's 16-byte copies take only an operand read along M or N, and both are read along K",
+    involves: &["KMAJOR_A", "KMAJOR_B", "ASYNC_COPY", "ASYNC_ALONG_K"],
+    holds: |c| {
+        c.get("ASYNC_COPY") == 0
+            || c.get("ASYNC_ALONG_K") == 1
+            || c.get("KMAJOR_A") == 0
+            || c.get("KMAJOR_B") == 0
+    },
+};
+const ALONG_K_NEEDS_ASYNC: Constraint = Constraint {
+    message: "ASYNC_ALONG_K=1 changes cp.async's copies: it needs ASYNC_COPY=1",
+    involves: &["ASYNC_ALONG_K", "ASYNC_COPY"],
+    holds: |c| c.get("ASYNC_ALONG_K") == 0 || c.get("ASYNC_COPY") == 1,
+};
+const ALONG_K_NEEDS_KMAJOR: Constraint = Constraint {
+    message: "ASYNC_ALONG_K=1 changes how an operand read along K is copied: it needs KMAJOR_A=1 or KMAJOR_B=1",
+    involves: &["ASYNC_ALONG_K", "KMAJOR_A", "KMAJOR_B"],
+    holds: |c| c.get("ASYNC_ALONG_K") == 0 || c.get("KMAJOR_A") == 1 || c.get("KMAJOR_B") == 1,
+};
+const ALONG_K_NOT_ALONG_MN: Constraint = Constraint {
+    message: "ASYNC_ALONG_K=1 copies operands read along K, and ALONG_MN=1 promises there are none: use one",
+    involves: &["ASYNC_ALONG_K", "ALONG_MN"],
+    holds: |c| c.get("ASYNC_ALONG_K") == 0 || c.get("ALONG_MN") == 0,
 };
 const CA_NEEDS_ASYNC: Constraint = Constraint {
     message:
@@ -205,6 +226,8 @@ const CONSTRAINTS: &[Constraint] = &[
     LOCAL_FITS,
     KMAJOR_COPY,
     CA_NEEDS_ASYNC,
+    ALONG_K_NEEDS_ASYNC,
+    ALONG_K_NEEDS_KMAJOR,
     RUNS_NEED_KMAJOR,
     PAD_FITS,
 ];
@@ -217,6 +240,8 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
     ONE_SHARING,
     LOCAL_FITS,
     CA_NEEDS_ASYNC,
+    ALONG_K_NEEDS_ASYNC,
+    ALONG_K_NOT_ALONG_MN,
     PAD_FITS,
 ];
 
@@ -229,6 +254,7 @@ const SWITCHES: &[SwitchUse] = &[
     SwitchUse::on(VEC_LOADS),
     SwitchUse::off(ASYNC_COPY),
     SwitchUse::off(CP_CA),
+    SwitchUse::off(ASYNC_ALONG_K),
     SwitchUse::off(SMEM_PAD),
     SwitchUse::off(KMAJOR_RUNS),
     SwitchUse::on(RASTER),
@@ -278,6 +304,7 @@ const DIRECT_SWITCHES: &[SwitchUse] = &[
     SwitchUse::on(VEC_LOADS),
     SwitchUse::off(ASYNC_COPY),
     SwitchUse::off(CP_CA),
+    SwitchUse::off(ASYNC_ALONG_K),
     SwitchUse::off(SMEM_PAD),
     SwitchUse::off(KMAJOR_RUNS),
     SwitchUse::on(RASTER),
@@ -437,5 +464,34 @@ mod tests {
         let tc = &crate::kernels::tc::TC;
         let h = hints(&["CP_CA"], &[]);
         assert!(tc.validate_with_switches(&tc.defaults(), &h, Cuda).is_ok());
+    }
+
+    #[test]
+    fn cp_async_along_k_needs_cp_async_and_an_operand_read_along_k() {
+        use crate::backend::Toolchain::Cuda;
+        use crate::kernels::Hints;
+        let on = Hints::default().with_switch("ASYNC_ALONG_K", true);
+        let both = on.clone().with_switch("ASYNC_COPY", true);
+        let refused = |spec: &KernelSpec, c: &Config, h: &Hints| {
+            (spec.validate_with_switches(c, h, Cuda))
+                .unwrap_err()
+                .to_string()
+        };
+        let kb = with(&[("KMAJOR_B", 1)]).unwrap();
+        assert!(refused(&SIMT, &kb, &on).contains("needs ASYNC_COPY=1"));
+        assert!(SIMT.validate_with_switches(&kb, &both, Cuda).is_ok());
+        // Nothing read along K: the switch would change nothing.
+        let e = refused(&SIMT, &SIMT.defaults(), &both);
+        assert!(e.contains("KMAJOR_A=1 or KMAJOR_B=1"), "{e}");
+        // Both along K: cp.async copies both, where 16-byte copies alone copy neither.
+        let ab = with(&[("KMAJOR_A", 1), ("KMAJOR_B", 1)]).unwrap();
+        let cp = Hints::default().with_switch("ASYNC_COPY", true);
+        assert!(refused(&SIMT, &ab, &cp).contains("or ASYNC_ALONG_K on"));
+        assert!(SIMT.validate_with_switches(&ab, &both, Cuda).is_ok());
+        // In place, the call's forms decide; ALONG_MN promises none along K.
+        let d = SIMT_DIRECT.defaults();
+        assert!(SIMT_DIRECT.validate_with_switches(&d, &both, Cuda).is_ok());
+        let mn = SIMT_DIRECT.config(&[("ALONG_MN".into(), 1)]).unwrap();
+        assert!(refused(&SIMT_DIRECT, &mn, &both).contains("ALONG_MN=1 promises"));
     }
 }

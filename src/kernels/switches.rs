@@ -86,6 +86,12 @@ pub const CP_CA: Switch = Switch {
     opencl_needs_nvidia: true,
     lowers_precision: false,
 };
+pub const ASYNC_ALONG_K: Switch = Switch {
+    name: "ASYNC_ALONG_K",
+    meaning: "with ASYNC_COPY, an operand read along K is copied by cp.async too, 4 bytes at a time into its transposed place in the local tile (a warp's lanes take 8 K of 4 columns), not loaded through registers",
+    opencl_needs_nvidia: true,
+    lowers_precision: false,
+};
 pub const SMEM_PAD: Switch = Switch {
     name: "SMEM_PAD",
     meaning: "local-memory tile rows padded by 4 floats (against bank conflicts)",
@@ -131,6 +137,7 @@ pub const ALL: &[Switch] = &[
     VEC_LOADS,
     ASYNC_COPY,
     CP_CA,
+    ASYNC_ALONG_K,
     SMEM_PAD,
     KMAJOR_RUNS,
     RASTER,

@@ -844,7 +844,8 @@ mod tests {
     }
 
     /// A constraint that involves a switch removes exactly the points whose switch
-    /// states break it (simt's two K-major operands with cp.async; kernel 8's shuffle
+    /// states break it (simt's two K-major operands with cp.async's 16-byte copies alone,
+    /// its copies along K without an operand along K; kernel 8's shuffle
     /// segments), and says so; points with the switch off stay.
     #[test]
     fn constraints_on_switches_are_judged_with_each_points_states() {
@@ -863,7 +864,11 @@ mod tests {
             let c = s.candidate(i);
             let kmajor = c.config.get("KMAJOR_A") + c.config.get("KMAJOR_B");
             let async_copy = c.hints.switch("ASYNC_COPY") == Some(true);
-            assert!(!(kmajor == 2 && async_copy), "{}", c.describe());
+            // Both along K with cp.async only where it copies along K too, and that
+            // switch only with cp.async and an operand along K.
+            let along_k = c.hints.switch("ASYNC_ALONG_K") == Some(true);
+            assert!(!(kmajor == 2 && async_copy && !along_k), "{}", c.describe());
+            assert!(!along_k || (async_copy && kmajor > 0), "{}", c.describe());
             match (kmajor, async_copy) {
                 (0, true) => kmajor_off += 1,
                 (1, true) => mixed += 1,
