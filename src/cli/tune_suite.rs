@@ -334,6 +334,12 @@ fn candidates(
     for (kernel, c) in in_place {
         add(&mut candidates, kernel, c);
     }
+    let along_k: Vec<(String, Candidate)> = (candidates.iter())
+        .filter_map(|(k, c)| Some((k.clone(), along_k_twin(k, c, p, toolchain)?)))
+        .collect();
+    for (kernel, c) in along_k {
+        add(&mut candidates, kernel, c);
+    }
     candidates
 }
 
@@ -474,6 +480,49 @@ fn runs_twin(
         config: c.config.clone(),
         hints,
     })
+}
+
+/// `c` reading each operand as the call stores it, those stored along K copied by cp.async
+/// too (`ASYNC_ALONG_K`, with `ASYNC_COPY`): 4-byte copies into the transposed tile, where
+/// otherwise a transposing pack or loads through registers feed it. simt takes the call's
+/// forms (`KMAJOR_A`/`KMAJOR_B`); the in-place kernel reads them as stored unless `ALONG_MN`
+/// has the routine transpose them first. None where the call stores nothing along K.
+fn along_k_twin(
+    kernel: &str,
+    c: &Candidate,
+    p: &gemmlab::gemm::problem::Problem,
+    toolchain: gemmlab::Toolchain,
+) -> Option<Candidate> {
+    let spec = gemmlab::kernels::find(kernel).ok()?;
+    let takes = |name: &str| spec.params.iter().any(|q| q.name == name);
+    let stored = p.k_contiguous();
+    if !spec.has_switch("ASYNC_ALONG_K") || !(stored.0 || stored.1) {
+        return None;
+    }
+    let mut config = c.config.clone();
+    if takes("KMAJOR_A") && takes("KMAJOR_B") {
+        config.0.insert("KMAJOR_A".into(), i64::from(stored.0));
+        config.0.insert("KMAJOR_B".into(), i64::from(stored.1));
+    } else if config.get("ALONG_MN") != 0 {
+        return None;
+    }
+    let hints = (c.hints.with_switch("ASYNC_COPY", true)).with_switch("ASYNC_ALONG_K", true);
+    // Padded local rows make the copies' transposed stores conflict-free (without, a
+    // warp's eight K of a column share a bank: 27.7 against 31.9 TFLOP/s at 1024^3,
+    // results/h200/routine/along-k/); unpadded where the padded tiles do not fit.
+    let padded = hints.with_switch("SMEM_PAD", true);
+    let hints = if spec
+        .validate_with_switches(&config, &padded, toolchain)
+        .is_ok()
+    {
+        padded
+    } else {
+        hints
+    };
+    spec.validate_with_switches(&config, &hints, toolchain)
+        .ok()?;
+    let twin = Candidate { config, hints };
+    (twin != *c).then_some(twin)
 }
 
 /// `c` with each operand read as the call stores it (`KMAJOR_A`/`KMAJOR_B`), where the
@@ -981,13 +1030,16 @@ mod tests {
             c.into_iter().map(|(k, _)| k).collect::<Vec<_>>()
         };
         // Then the K-runs twin of the in-place kernel, which reads this NN call's B along K,
-        // then the in-place twins (the packed kernel's in place, cp.async, along M and N).
+        // then the in-place twins (the packed kernel's in place, cp.async, along M and N),
+        // then each one's twin copying B along K with cp.async (simt's too, where it is one).
         let (cuda, opencl) = (kernels(Cuda), kernels(OpenCl));
         assert_eq!(cuda[..3], ["xgemm", "simtdirect", "simtdirect"]);
         assert_eq!(opencl[..4], ["simtdirect", "simt", "xgemm", "simtdirect"]);
         for twins in [&cuda[3..], &opencl[4..]] {
-            assert!(!twins.is_empty() && twins.iter().all(|k| k == "simtdirect"));
+            assert!(!twins.is_empty() && twins.iter().all(|k| k == "simtdirect" || k == "simt"));
         }
+        assert!(!cuda[3..].contains(&"simt".to_string()));
+        assert!(opencl[4..].contains(&"simt".to_string()));
     }
 
     #[test]
@@ -1131,6 +1183,46 @@ mod tests {
         // A kernel without the switch adds nothing.
         let x = gemmlab::kernels::find("xgemm").unwrap().defaults();
         assert!(runs_twin("xgemm", &Candidate::plain(x), &nn, tc).is_none());
+    }
+
+    #[test]
+    fn a_call_storing_an_operand_along_k_is_also_timed_with_cp_async_copying_it() {
+        let tc = gemmlab::Toolchain::Cuda;
+        let nn = call(Layout::ColMajor, 1024, 1024, 1024);
+        let nt = col_call((Trans::N, Trans::T), 1024, 1024, 1024);
+        let tn = col_call((Trans::T, Trans::N), 1024, 1024, 1024);
+        let simt = gemmlab::kernels::find("simt").unwrap();
+        // The search's best reads along M and N (B packed in NN): the twin reads B as
+        // stored and copies it with cp.async.
+        let plain = Candidate::plain(simt.defaults());
+        let v = along_k_twin("simt", &plain, &nn, tc).unwrap();
+        assert_eq!((v.config.get("KMAJOR_A"), v.config.get("KMAJOR_B")), (0, 1));
+        assert_eq!(v.hints.switch("ASYNC_COPY"), Some(true));
+        assert_eq!(v.hints.switch("ASYNC_ALONG_K"), Some(true));
+        assert_eq!(v.hints.switch("SMEM_PAD"), Some(true));
+        assert!(simt.validate_with_switches(&v.config, &v.hints, tc).is_ok());
+        // Where padded tiles would not fit, unpadded.
+        let big = simt
+            .config(&[("STAGES".into(), 3), ("BK".into(), 16)])
+            .unwrap();
+        let u = along_k_twin("simt", &Candidate::plain(big), &nn, tc).unwrap();
+        assert_eq!(u.hints.switch("SMEM_PAD"), None);
+        // TN stores both along K: both copied, where 16-byte copies alone take neither.
+        let v = along_k_twin("simt", &plain, &tn, tc).unwrap();
+        assert_eq!((v.config.get("KMAJOR_A"), v.config.get("KMAJOR_B")), (1, 1));
+        // Already the twin, or nothing stored along K: none.
+        assert!(along_k_twin("simt", &v, &tn, tc).is_none());
+        assert!(along_k_twin("simt", &plain, &nt, tc).is_none());
+        // In place: as the call stores B (along K in NN, not in NT), never after ALONG_MN's pack.
+        let direct = gemmlab::kernels::find("simtdirect").unwrap();
+        let d = Candidate::plain(direct.defaults());
+        let v = along_k_twin("simtdirect", &d, &nn, tc).unwrap();
+        assert_eq!(v.config, d.config);
+        assert!(along_k_twin("simtdirect", &d, &nt, tc).is_none());
+        let packed = Candidate::plain(direct.config(&[("ALONG_MN".into(), 1)]).unwrap());
+        assert!(along_k_twin("simtdirect", &packed, &nn, tc).is_none());
+        let x = gemmlab::kernels::find("xgemm").unwrap().defaults();
+        assert!(along_k_twin("xgemm", &Candidate::plain(x), &nn, tc).is_none());
     }
 
     fn device(vendor: &str, units: u32) -> gemmlab::backend::DeviceInfo {
