@@ -198,7 +198,8 @@ pub fn blas_calls(m: usize, n: usize, k: usize) -> Vec<gemmlab::gemm::problem::P
 /// The published configuration and `hints`, or, where a switch in `hints` means
 /// nothing there (a constraint involving it fails: `CP_CA` without `ASYNC_COPY`,
 /// `KMAJOR_RUNS` without a K-major operand), the nearest that admits it: one
-/// parameter moved to another allowed value, or one other switch flipped.
+/// parameter moved to another allowed value, or one other switch flipped, or both
+/// (`ASYNC_ALONG_K` needs `ASYNC_COPY` and a K-major operand).
 #[allow(dead_code)]
 pub fn admitting(
     spec: &gemmlab::kernels::KernelSpec,
@@ -222,13 +223,20 @@ pub fn admitting(
         }
     }
     let values = spec.switch_values(toolchain, hints);
-    for (s, on) in &values {
-        if hints.switch(s.name()).is_some() {
-            continue;
-        }
-        let h = hints.with_switch(s.name(), !on);
-        if valid(&defaults, &h) {
-            return Some((defaults, h));
+    let flips: Vec<gemmlab::kernels::Hints> = (values.iter())
+        .filter(|(s, _)| hints.switch(s.name()).is_none())
+        .map(|(s, on)| hints.with_switch(s.name(), !on))
+        .collect();
+    if let Some(h) = flips.iter().find(|h| valid(&defaults, h)) {
+        return Some((defaults, h.clone()));
+    }
+    for p in spec.params {
+        for &v in p.allowed {
+            let mut c = defaults.clone();
+            c.0.insert(p.name.to_string(), v);
+            if let Some(h) = flips.iter().find(|h| valid(&c, h)) {
+                return Some((c, h.clone()));
+            }
         }
     }
     None
