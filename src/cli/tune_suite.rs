@@ -461,12 +461,7 @@ fn runs_twin(
     if !spec.has_switch("KMAJOR_RUNS") {
         return None;
     }
-    // simt reads as KMAJOR_* say; the in-place kernel as the call stores them.
-    let along_k = if spec.params.iter().any(|q| q.name == "KMAJOR_A") {
-        spec.k_major(&c.config)
-    } else {
-        p.k_contiguous()
-    };
+    let along_k = gemmlab::routine::fit::reads_along_k(spec, &c.config, p);
     if !(along_k.0 || along_k.1) {
         return None;
     }
@@ -506,21 +501,7 @@ fn along_k_twin(
     } else if config.get("ALONG_MN") != 0 {
         return None;
     }
-    let hints = (c.hints.with_switch("ASYNC_COPY", true)).with_switch("ASYNC_ALONG_K", true);
-    // Padded local rows make the copies' transposed stores conflict-free (without, a
-    // warp's eight K of a column share a bank: 27.7 against 31.9 TFLOP/s at 1024^3,
-    // results/h200/routine/along-k/); unpadded where the padded tiles do not fit.
-    let padded = hints.with_switch("SMEM_PAD", true);
-    let hints = if spec
-        .validate_with_switches(&config, &padded, toolchain)
-        .is_ok()
-    {
-        padded
-    } else {
-        hints
-    };
-    spec.validate_with_switches(&config, &hints, toolchain)
-        .ok()?;
+    let hints = gemmlab::kernels::copying_along_k(spec, &config, &c.hints, toolchain)?;
     let twin = Candidate { config, hints };
     (twin != *c).then_some(twin)
 }

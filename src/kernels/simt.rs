@@ -10,9 +10,9 @@ use super::switches::{
 };
 use super::Precision;
 use super::{divides, WARP_TILES_DIVIDE};
-use super::{Abi, Config, Constraint, Family, KernelSpec, Launch, Operands, Param};
-use crate::backend::DeviceInfo;
+use super::{Abi, Config, Constraint, Family, Hints, KernelSpec, Launch, Operands, Param};
 use crate::backend::Language::{CudaCpp, OpenClC};
+use crate::backend::{DeviceInfo, Toolchain};
 
 const LOCAL_LIMIT: i64 = 48 * 1024;
 const MAX_GROUP: i64 = 1024;
@@ -354,6 +354,57 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
 };
 
 pub const KERNELS: &[KernelSpec] = &[SIMT, SIMT_DIRECT];
+
+/// `hints` with cp.async copying the operands `config` reads along K too
+/// (`ASYNC_ALONG_K` with `ASYNC_COPY`), local rows padded where the padded tiles fit:
+/// the copies' transposed stores are conflict-free so (31.9 against 27.7 TFLOP/s at
+/// 1024^3 on the H200, results/h200/routine/along-k/). None where `spec` does not
+/// take the switch at `config`.
+pub fn copying_along_k(
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    toolchain: Toolchain,
+) -> Option<Hints> {
+    if !spec.has_switch(ASYNC_ALONG_K.name) {
+        return None;
+    }
+    let on = (hints.with_switch(ASYNC_COPY.name, true)).with_switch(ASYNC_ALONG_K.name, true);
+    let padded = on.with_switch(SMEM_PAD.name, true);
+    [padded, on]
+        .into_iter()
+        .find(|h| spec.validate_with_switches(config, h, toolchain).is_ok())
+}
+
+/// `hints` with the operands read along K (`along_k`, A's and B's) copied the other
+/// way: by cp.async where they go through registers (`copying_along_k`), through
+/// registers where cp.async copies them (without cp.async at all where both are read
+/// along K, which its 16-byte copies cannot take). Which way is faster depends on
+/// the tiles: at 33x8192x4096 NN, 48 x 128 tiles ran 106.5 us through registers and
+/// 118.7 us copied by cp.async, at 128x4096x4096 NN 128 x 64 tiles 0.81 and 0.91 of
+/// cuBLAS. None where nothing is read along K or `spec` has no such choice.
+pub fn along_k_copy_flipped(
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    along_k: (bool, bool),
+    toolchain: Toolchain,
+) -> Option<Hints> {
+    if !(along_k.0 || along_k.1) {
+        return None;
+    }
+    if hints.switch(ASYNC_ALONG_K.name) != Some(true) {
+        return copying_along_k(spec, config, hints, toolchain);
+    }
+    let off = hints.with_switch(ASYNC_ALONG_K.name, false);
+    let off = match along_k {
+        (true, true) => off.with_switch(ASYNC_COPY.name, false),
+        _ => off,
+    };
+    spec.validate_with_switches(config, &off, toolchain)
+        .ok()
+        .map(|_| off)
+}
 
 /// Split-K in place is checked on NVIDIA's OpenCL and CUDA only: on PoCL 3.1
 /// (LLVM 15) a work-item stored a row of C past M, inside the very guard that

@@ -99,6 +99,19 @@ pub fn model_device(session: &Session, others: &[Session]) -> DeviceInfo {
     info
 }
 
+/// Which of A and B `spec` at `config` reads K-contiguous for the call `p`: the
+/// packed kernels as their `KMAJOR_A`/`KMAJOR_B` say, the in-place kernel as the call
+/// stores them, unless `ALONG_MN` has the routine transpose them first.
+pub fn reads_along_k(spec: &KernelSpec, config: &Config, p: &Problem) -> (bool, bool) {
+    if spec.abi != Abi::DirectInPlace {
+        spec.k_major(config)
+    } else if config.get("ALONG_MN") == 1 {
+        (false, false)
+    } else {
+        p.k_contiguous()
+    }
+}
+
 /// The predicted seconds of the whole call `p` (any layout) with `spec` at
 /// `config`; `None` where the configuration cannot be resident at all.
 pub fn predicted_s(
@@ -129,17 +142,11 @@ pub fn predicted_s(
     let thread = accumulators as f64;
     let tile_eff = (block / (block + 8.0)) * (thread / (thread + 2.0 * thread.sqrt()));
     let direct = matches!(spec.abi, Abi::Direct { .. });
-    // In place, the call's storage says which operands are read K-contiguous.
     let in_place = spec.abi == Abi::DirectInPlace;
-    // With ALONG_MN, those are transposed first (and unaligned ones copied).
+    // With ALONG_MN, the in-place kernel's operands are transposed first (and unaligned
+    // ones copied).
     let repacked = in_place && config.get("ALONG_MN") == 1;
-    let (a_k, b_k) = if repacked {
-        (false, false)
-    } else if in_place {
-        p.k_contiguous()
-    } else {
-        spec.k_major(config)
-    };
+    let (a_k, b_k) = reads_along_k(spec, config, &p);
     // A K-contiguous operand goes into local memory one float at a time, from
     // half-used sectors: the SIMT kernel ran 10-20% slower so on the H200.
     let kind_eff = if direct { 0.7 } else { 1.0 } * 0.87f64.powi(i32::from(a_k) + i32::from(b_k));

@@ -257,6 +257,10 @@ pub enum Selection {
     Measure,
 }
 
+/// How many of a call's choices reading an operand along K `Selection::Measure` also
+/// times with it copied the other way (each is one more build on the call's first run).
+const ALONG_K_FLIPS: usize = 3;
+
 /// How many choices `Selection::Measure` times for a call: the nearest entry,
 /// the next nearest, and the model's best-ranked configurations of others (and
 /// besides, each SIMT kernel's nearest entry re-tiled for the call where the model
@@ -558,6 +562,8 @@ impl Gemm {
                     );
                     others.push(pick(&r, why));
                 }
+                let flipped = self.along_k_flips(p, std::iter::once(&nearest).chain(&others));
+                others.extend(flipped);
                 others.extend(self.thin_fitted(p));
             }
             return Ok((nearest, others));
@@ -603,6 +609,47 @@ impl Gemm {
                 config,
                 hints,
             })
+            .collect()
+    }
+
+    /// The first `ALONG_K_FLIPS` of `choices` that read an operand along K for `p`, each
+    /// with that operand copied the other way (by cp.async or through registers,
+    /// `kernels::along_k_copy_flipped`), where not among `choices` already: which way
+    /// is faster depends on the tiles, and a re-tiled entry's switches were chosen at
+    /// another shape.
+    fn along_k_flips<'c>(
+        &self,
+        p: &Problem,
+        choices: impl Iterator<Item = &'c Choice> + Clone,
+    ) -> Vec<Choice> {
+        let Some(device) = &self.device else {
+            return Vec::new();
+        };
+        let flipped = |c: &Choice| {
+            let along_k = fit::reads_along_k(c.kernel, &c.config, p);
+            let hints = kernels::along_k_copy_flipped(
+                c.kernel,
+                &c.config,
+                &c.hints,
+                along_k,
+                device.toolchain,
+            )?;
+            let taken = (choices.clone())
+                .any(|o| o.kernel.id == c.kernel.id && o.config == c.config && o.hints == hints);
+            let way = match hints.switch("ASYNC_ALONG_K") {
+                Some(true) => "by cp.async",
+                _ => "through registers",
+            };
+            (!taken && self.refuses(c.kernel, &c.config, &hints).is_none()).then(|| Choice {
+                kernel: c.kernel,
+                config: c.config.clone(),
+                hints,
+                why: format!("{}; its operands along K copied {way}", c.why),
+            })
+        };
+        (choices.clone())
+            .filter_map(flipped)
+            .take(ALONG_K_FLIPS)
             .collect()
     }
 
@@ -1145,6 +1192,61 @@ mod tests {
     }
 
     #[test]
+    fn a_choice_reading_along_k_is_also_timed_with_its_operand_copied_the_other_way() {
+        let mut g = Gemm::published().unwrap();
+        g.device = Some(fit::tests::h200_device());
+        let along = Hints::default()
+            .with_switch("ASYNC_COPY", true)
+            .with_switch("ASYNC_ALONG_K", true)
+            .with_switch("SMEM_PAD", true);
+        let k_major_b = |hints: Hints| {
+            let mut e = entry(1024, "simt", hints, 60e3);
+            e.config.0.insert("KMAJOR_B".into(), 1);
+            e
+        };
+        let key = |c: &Choice| (c.kernel.id, c.config.clone(), c.hints.describe(true));
+        // An entry copying B along K by cp.async, one through registers.
+        for (hints, way, flipped) in [
+            (along.clone(), "copied through registers", Some(false)),
+            (Hints::default(), "copied by cp.async", Some(true)),
+        ] {
+            g.routine = vec![
+                k_major_b(hints),
+                entry(4096, "xgemm", Hints::default(), 3e6),
+            ];
+            let (nearest, others) = g.choices(&Problem::plain(1500, 1500, 1500)).unwrap();
+            let all: Vec<&Choice> = std::iter::once(&nearest).chain(&others).collect();
+            let flips: Vec<&&Choice> = all.iter().filter(|c| c.why.contains(way)).collect();
+            assert!(!flips.is_empty() && flips.len() <= ALONG_K_FLIPS, "{way}");
+            for f in &flips {
+                assert_eq!(f.hints.switch("ASYNC_ALONG_K"), flipped, "{}", f.why);
+                assert_eq!(f.config.get("KMAJOR_B"), 1);
+                // Its source: the same kernel and tiles the other way.
+                assert!(all.iter().any(|c| c.kernel.id == f.kernel.id
+                    && c.config == f.config
+                    && c.hints.switch("ASYNC_ALONG_K") != flipped));
+            }
+            let mut keys: Vec<_> = all.iter().map(|c| key(c)).collect();
+            keys.dedup();
+            assert_eq!(keys.len(), all.len(), "each choice once");
+        }
+        // A call storing nothing along K has nothing to flip.
+        g.routine = vec![
+            entry(1024, "simt", Hints::default(), 60e3),
+            entry(4096, "xgemm", Hints::default(), 3e6),
+        ];
+        let nt = Problem {
+            trans_b: crate::gemm::problem::Trans::T,
+            ..Problem::plain(1500, 1500, 1500)
+        }
+        .tight();
+        let (nearest, others) = g.choices(&nt).unwrap();
+        assert!(std::iter::once(&nearest)
+            .chain(&others)
+            .all(|c| !c.why.contains("its operands along K copied")));
+    }
+
+    #[test]
     fn a_call_not_tuned_is_given_choices_to_time_and_a_tuned_one_none() {
         let mut g = Gemm::published().unwrap();
         g.routine = vec![
@@ -1162,16 +1264,18 @@ mod tests {
             nearest.why
         );
         // At most MEASURED in all from the ranking, besides at most one re-tiling
-        // of each SIMT kernel's nearest entry.
+        // of each SIMT kernel's nearest entry and a few of those reading B along K
+        // with it copied the other way.
+        let flips = (others.iter())
+            .filter(|c| c.why.contains("its operands along K copied"))
+            .count();
+        assert!(flips <= ALONG_K_FLIPS, "{flips}");
         let retiled = (others.iter())
-            .filter(|c| c.why.contains("re-tiled"))
+            .filter(|c| c.why.contains("re-tiled") && !c.why.contains("along K copied"))
             .count();
         assert!(retiled <= 2, "{retiled}");
-        assert!(
-            others.len() > retiled && others.len() - retiled < MEASURED,
-            "{}",
-            others.len()
-        );
+        let ranked = others.len() - retiled - flips;
+        assert!(ranked > 0 && ranked < MEASURED, "{}", others.len());
         // The next nearest entry (1024^3; the nearest is 2048^3) comes first.
         assert!(nearest.why.contains("2048x2048x2048"), "{}", nearest.why);
         assert!(
