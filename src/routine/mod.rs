@@ -640,11 +640,15 @@ impl Gemm {
                 Some(true) => "by cp.async",
                 _ => "through registers",
             };
-            (!taken && self.refuses(c.kernel, &c.config, &hints).is_none()).then(|| Choice {
-                kernel: c.kernel,
-                config: c.config.clone(),
-                hints,
-                why: format!("{}; its operands along K copied {way}", c.why),
+            // cp.async is NVIDIA's: elsewhere the flip would only fail to build.
+            let runs = c.kernel.unavailable_at(&c.config, device, &hints).is_none();
+            (!taken && runs && self.refuses(c.kernel, &c.config, &hints).is_none()).then(|| {
+                Choice {
+                    kernel: c.kernel,
+                    config: c.config.clone(),
+                    hints,
+                    why: format!("{}; its operands along K copied {way}", c.why),
+                }
             })
         };
         (choices.clone())
@@ -1230,6 +1234,27 @@ mod tests {
             keys.dedup();
             assert_eq!(keys.len(), all.len(), "each choice once");
         }
+        // Off NVIDIA there is no cp.async to flip to.
+        g.routine = vec![
+            k_major_b(Hints::default()),
+            entry(4096, "xgemm", Hints::default(), 3e6),
+        ];
+        let pocl = DeviceInfo {
+            toolchain: Toolchain::OpenCl,
+            vendor: "The pocl project".into(),
+            name: "cpu".into(),
+            ..fit::tests::h200_device()
+        };
+        let h200 = g.device.replace(pocl);
+        let (nearest, others) = g.choices(&Problem::plain(1500, 1500, 1500)).unwrap();
+        let all: Vec<&Choice> = std::iter::once(&nearest).chain(&others).collect();
+        assert!(all
+            .iter()
+            .any(|c| c.kernel.id == "simt" && c.config.get("KMAJOR_B") == 1));
+        assert!(all
+            .iter()
+            .all(|c| !c.why.contains("its operands along K copied")));
+        g.device = h200;
         // A call storing nothing along K has nothing to flip.
         g.routine = vec![
             entry(1024, "simt", Hints::default(), 60e3),
