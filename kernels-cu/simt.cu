@@ -56,6 +56,12 @@
 //                the local tile (a warp's lanes take 8 K of 4 columns: four
 //                32-byte runs read, 32 banks written with SMEM_PAD); 0: it
 //                goes through registers
+//   KTILE_B      1 (packed kernel, with KMAJOR_B and VEC_LOADS): B read along K
+//                keeps K contiguous in its local tile (one row of BK floats,
+//                padded by SMEM_PAD, per column): copied 16 bytes at a time, by
+//                cp.async with ASYNC_COPY, and read by the compute 4 K of a
+//                column at a time, so nothing is transposed and B needs no
+//                pack; 0: B's tile is stored N-contiguous (transposed on the way)
 //   KMAJOR_RUNS  1: an operand read along K gives each column's (row's) K run
 //                to consecutive work-items, so a warp's loads cover whole
 //                runs (coalesced) and its transposed stores share banks;
@@ -183,6 +189,18 @@
 #if ASYNC_ALONG_K && SIMT_DIRECT && ALONG_MN
 #error "simt: ASYNC_ALONG_K=1 copies operands read along K, and ALONG_MN=1 promises there are none: use one"
 #endif
+#ifndef KTILE_B
+#define KTILE_B 0
+#endif
+#if KTILE_B && (SIMT_DIRECT || !KMAJOR_B || !VEC_LOADS)
+#error "simt: KTILE_B=1 keeps B read along K K-contiguous in its local tile: it needs the packed kernel with KMAJOR_B=1 and VEC_LOADS=1"
+#endif
+#if KTILE_B && ASYNC_ALONG_K
+#error "simt: KTILE_B=1 and ASYNC_ALONG_K=1 are two ways of copying B read along K: use one"
+#endif
+#if KTILE_B && KMAJOR_RUNS && !KMAJOR_A
+#error "simt: KMAJOR_RUNS=1 changes how an operand read along K goes through registers: with KTILE_B=1 and KMAJOR_A=0 there is none"
+#endif
 
 #define THREADS ((BM / TM) * (BN / TN))
 #define LM (WM / TM)                 // lanes of a warp along M
@@ -190,6 +208,9 @@
 #define PAD (SMEM_PAD * 4)
 #define AROW (BM + PAD)              // floats per local row of the A tile
 #define BROW (BN + PAD)
+#define KTROW (BK + PAD)             // floats per local row (a column of B) with KTILE_B
+#define A_TILE (BK * AROW)           // floats of one stage's tile of A
+#define B_TILE (KTILE_B ? BN * KTROW : BK * BROW)
 #define VW (VEC_LOADS ? 4 : 1)       // floats per global/local access
 #define A_CHUNKS (BK * BM / VW)        // VW-wide chunks of a tile
 #define B_CHUNKS (BK * BN / VW)
@@ -204,7 +225,7 @@
 // transposed into its local tile through registers, which a 16-byte cp.async
 // cannot do, unless ASYNC_ALONG_K copies it element by element.
 #define A_ASYNC (ASYNC_COPY && (!KMAJOR_A || ASYNC_ALONG_K))
-#define B_ASYNC (ASYNC_COPY && (!KMAJOR_B || ASYNC_ALONG_K))
+#define B_ASYNC (ASYNC_COPY && (!KMAJOR_B || ASYNC_ALONG_K || KTILE_B))
 // Whether some operand goes through registers. In place, which operands cp.async
 // copies is known at run time only (their forms and alignment are arguments),
 // unless ALONG_MN promises both read along M and N and aligned.
@@ -213,7 +234,7 @@
 #else
 #define REG_COPY (!A_ASYNC || !B_ASYNC)
 #endif
-#if ASYNC_COPY && KMAJOR_A && KMAJOR_B && !ASYNC_ALONG_K
+#if ASYNC_COPY && KMAJOR_A && KMAJOR_B && !ASYNC_ALONG_K && !KTILE_B
 #error "simt: KMAJOR_A=1 and KMAJOR_B=1 together need ASYNC_COPY=0 or ASYNC_ALONG_K=1: cp.async's 16-byte copies take only an operand read along M or N, and both are read along K"
 #endif
 #if STREAMK && SPLITK > 1
@@ -221,8 +242,8 @@
 #endif
 // Blocks share a tile's K and sum it through `work`.
 #define SHARES_K (SPLITK > 1 || STREAMK > 0)
-#if SMEM_PAD && (4 * STAGES * BK * (BM + BN + 2 * 4) > 48 * 1024)
-#error "simt: SMEM_PAD=1 with these tiles needs 4*STAGES*BK*(BM+BN+8) bytes of local memory, more than 48 KiB"
+#if SMEM_PAD && (4 * STAGES * (A_TILE + B_TILE) > 48 * 1024)
+#error "simt: SMEM_PAD=1 with these tiles needs 4*STAGES*(BK*(BM+4)+BK*(BN+4)) bytes of local memory (BN*(BK+4) for B with KTILE_B), more than 48 KiB"
 #endif
 
 #if VEC_LOADS
@@ -364,7 +385,19 @@ INLINE_FUNC void copy_async(const float* GEMMLAB_RESTRICT A,
 #endif
     }
 #endif
-#if B_ASYNC && KMAJOR_B
+#if KTILE_B
+    // B's columns as stored, 16 bytes of a column's K run per copy (KMAJOR_RUNS' order).
+    #pragma unroll
+    for (int i = 0; i < B_LOADS; i++) {
+        const int f = tid + i * THREADS;
+        if (PAST_B(f)) {
+            break;
+        }
+        const int kk = (f % (BK / 4)) * 4;
+        const int nn = f / (BK / 4);
+        CP_ASYNC_CG16(Bs + stage * B_TILE + nn * KTROW + kk, B + (n0 + nn) * K + k0 + kk);
+    }
+#elif B_ASYNC && KMAJOR_B
     copy_along_k(Bs + stage * BK * BROW, BROW, B, K, n0, k0, N, K, BN, 0, tid);
 #elif B_ASYNC
     #pragma unroll
@@ -460,8 +493,8 @@ INLINE_FUNC void copy_async_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, c
 #define K_RUN_XX(f, W) (KMAJOR_RUNS ? (f) / (BK / VW) : (f) % (W))
 #define A_CHUNK_KK(f) (KMAJOR_A ? K_RUN_KK(f, BM) : (f) / (BM / VW))
 #define A_CHUNK_MM(f) (KMAJOR_A ? K_RUN_XX(f, BM) : ((f) % (BM / VW)) * VW)
-#define B_CHUNK_KK(f) (KMAJOR_B ? K_RUN_KK(f, BN) : (f) / (BN / VW))
-#define B_CHUNK_NN(f) (KMAJOR_B ? K_RUN_XX(f, BN) : ((f) % (BN / VW)) * VW)
+#define B_CHUNK_KK(f) (KTILE_B ? ((f) % (BK / VW)) * VW : KMAJOR_B ? K_RUN_KK(f, BN) : (f) / (BN / VW))
+#define B_CHUNK_NN(f) (KTILE_B ? (f) / (BK / VW) : KMAJOR_B ? K_RUN_XX(f, BN) : ((f) % (BN / VW)) * VW)
 
 // A chunk read along K, stored down a column of the local tile (rows `row` apart).
 #if VEC_LOADS
@@ -534,10 +567,13 @@ INLINE_FUNC void store_regs(const floatV* ra, const floatV* rb,
         if (PAST_B(f)) {
             break;
         }
+#if KTILE_B
+        ((LOCAL_PTR floatV*)(Bs + stage * B_TILE + B_CHUNK_NN(f) * KTROW + B_CHUNK_KK(f)))[0] = rb[i];
+#elif KMAJOR_B
         LOCAL_PTR float* dst = Bs + (stage * BK + B_CHUNK_KK(f)) * BROW + B_CHUNK_NN(f);
-#if KMAJOR_B
         STORE_ALONG_K(dst, BROW, rb[i]);
 #else
+        LOCAL_PTR float* dst = Bs + (stage * BK + B_CHUNK_KK(f)) * BROW + B_CHUNK_NN(f);
         ((LOCAL_PTR floatV*)dst)[0] = rb[i];
 #endif
     }
@@ -647,8 +683,45 @@ INLINE_FUNC void store_direct(const floatV* ra, const floatV* rb,
 #endif
 
 // acc += the BK-deep product of local buffer `stage`, from this lane's fragments.
+// With KTILE_B, 4 K at a time: A's fragments of the 4 rows are held, and each of
+// B's columns is read as one 128-bit run of 4 K and used at once (the 8 lanes of
+// an access phase share their columns where LM is 8: a broadcast). Every
+// accumulator still sums along K in order. Without it, the loop is as it was
+// before KTILE_B: NVIDIA's OpenCL compiler ran the same tiles up to a quarter
+// slower when the fragments were read by a helper taking the private arrays.
 INLINE_FUNC void compute_tile(LOCAL_PTR const float* As, LOCAL_PTR const float* Bs,
                               float* acc, const int stage, const int am, const int bn) {
+#if KTILE_B
+    #pragma unroll
+    for (int k4 = 0; k4 < BK; k4 += 4) {
+        float a[4 * TM];
+        #pragma unroll
+        for (int u = 0; u < 4; u++) {
+            LOCAL_PTR const float* arow = As + stage * A_TILE + (k4 + u) * AROW + am;
+            #pragma unroll
+            for (int c = 0; c < TM / 4; c++) {
+                const float4 x = ((LOCAL_PTR const float4*)(arow + c * LM * 4))[0];
+                a[u * TM + c * 4 + 0] = x.x;
+                a[u * TM + c * 4 + 1] = x.y;
+                a[u * TM + c * 4 + 2] = x.z;
+                a[u * TM + c * 4 + 3] = x.w;
+            }
+        }
+        #pragma unroll
+        for (int j = 0; j < TN; j++) {
+            const int n = bn + (j / 4) * LN * 4 + j % 4;
+            const float4 y = ((LOCAL_PTR const float4*)(Bs + stage * B_TILE + n * KTROW + k4))[0];
+            const float b[4] = {y.x, y.y, y.z, y.w};
+            #pragma unroll
+            for (int u = 0; u < 4; u++) {
+                #pragma unroll
+                for (int i = 0; i < TM; i++) {
+                    acc[i * TN + j] = fma(a[u * TM + i], b[u], acc[i * TN + j]);
+                }
+            }
+        }
+    }
+#else
     #pragma unroll
     for (int kk = 0; kk < BK; kk++) {
         float a[TM];
@@ -687,6 +760,7 @@ INLINE_FUNC void compute_tile(LOCAL_PTR const float* As, LOCAL_PTR const float* 
             }
         }
     }
+#endif
 }
 
 // C = alpha*sum + beta*C for this lane's elements; `acc` holds the sums.
@@ -784,8 +858,8 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
                const float* GEMMLAB_RESTRICT A, const float* GEMMLAB_RESTRICT B,
                float* C, float* work, int* counters) {
 #endif
-    __shared__ float4 As4[STAGES * BK * AROW / 4];
-    __shared__ float4 Bs4[STAGES * BK * BROW / 4];
+    __shared__ float4 As4[STAGES * A_TILE / 4];
+    __shared__ float4 Bs4[STAGES * B_TILE / 4];
 #if SHARES_K
     __shared__ int last;
 #endif

@@ -120,8 +120,25 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
                 // Each K run across consecutive work-items; with cp.async for the
                 // operand read along M or N where only one is read along K.
                 let along_k = c.iter().filter(|(n, v)| n.starts_with("KMAJOR") && *v == 1);
+                let b_along_k = c.contains(&("KMAJOR_B", 1));
+                let a_along_k = c.contains(&("KMAJOR_A", 1));
                 let runs_on = Hints::default().with_switch("KMAJOR_RUNS", true);
                 let mut more = vec![runs_on.clone()];
+                if b_along_k {
+                    // B kept K-contiguous in its local tile, through registers and
+                    // (on NVIDIA) by 16-byte cp.async, padded or not.
+                    let ktile = Hints::default().with_switch("KTILE_B", true);
+                    more.push(ktile.clone());
+                    more.push(ktile.clone().with_switch("SMEM_PAD", true));
+                    if a_along_k {
+                        more.push(ktile.clone().with_switch("KMAJOR_RUNS", true));
+                    }
+                    if with_async {
+                        let on = ktile.with_switch("ASYNC_COPY", true);
+                        more.push(on.clone());
+                        more.push(on.with_switch("SMEM_PAD", true));
+                    }
+                }
                 if with_async {
                     // cp.async copying the operands read along K too, 4 bytes at a time.
                     let along = Hints::default()
@@ -219,6 +236,13 @@ fn blas_calls_verify_with_and_without_split_k_stream_k_and_k_major_operands() {
                 .with_switch("ASYNC_ALONG_K", true),
         );
     }
+    // B read along K kept K-contiguous in its local tile (cp.async on NVIDIA).
+    let ktile = match session.backend.borrow().info().is_nvidia() {
+        true => Hints::default()
+            .with_switch("KTILE_B", true)
+            .with_switch("ASYNC_COPY", true),
+        false => Hints::default().with_switch("KTILE_B", true),
+    };
     let mut failures = Vec::new();
     for (layout, ta, tb, (m, n, k), (alpha, beta)) in [
         (
@@ -259,7 +283,9 @@ fn blas_calls_verify_with_and_without_split_k_stream_k_and_k_major_operands() {
         for share in [("SPLITK", 1), ("SPLITK", 4), ("STREAMK", 3)] {
             for (ka, kb) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
                 let c = config(&[share, ("KMAJOR_A", ka), ("KMAJOR_B", kb)]);
-                for h in copies.iter().take(if ka + kb > 0 { 2 } else { 1 }) {
+                let with_ktile = (kb == 1).then_some(&ktile);
+                let hints = copies.iter().take(if ka + kb > 0 { 2 } else { 1 });
+                for h in hints.chain(with_ktile) {
                     if let Err(e) = check(&mut session, &c, h, &ops) {
                         failures.push(e);
                     }

@@ -5,8 +5,8 @@
 //! B transposed) plus a split-K workspace.
 
 use super::switches::{
-    SwitchUse, ASYNC_ALONG_K, ASYNC_COPY, CP_CA, KMAJOR_RUNS, RASTER, SMEM_PAD, USE_BOUNDS,
-    USE_RESTRICT, VEC_LOADS,
+    SwitchUse, ASYNC_ALONG_K, ASYNC_COPY, CP_CA, KMAJOR_RUNS, KTILE_B, RASTER, SMEM_PAD,
+    USE_BOUNDS, USE_RESTRICT, VEC_LOADS,
 };
 use super::Precision;
 use super::{divides, WARP_TILES_DIVIDE};
@@ -170,16 +170,28 @@ const LOCAL_FITS: Constraint = Constraint {
 // switch states; the sources refuse the same with #error.
 // A K-contiguous operand goes through registers with cp.async's 16-byte copies
 // (which cannot transpose it into its tile), unless ASYNC_ALONG_K copies it
-// element by element; with both K-contiguous, cp.async would copy nothing.
+// element by element or KTILE_B keeps B untransposed; with both K-contiguous and
+// neither, cp.async would copy nothing.
 const KMAJOR_COPY: Constraint = Constraint {
-    message: "KMAJOR_A=1 and KMAJOR_B=1 together need ASYNC_COPY off or ASYNC_ALONG_K on: cp.async's 16-byte copies take only an operand read along M or N, and both are read along K",
-    involves: &["KMAJOR_A", "KMAJOR_B", "ASYNC_COPY", "ASYNC_ALONG_K"],
+    message: "KMAJOR_A=1 and KMAJOR_B=1 together need ASYNC_COPY off, ASYNC_ALONG_K on or KTILE_B on: cp.async's 16-byte copies take only an operand read along M or N (or B kept along K), and both are read along K",
+    involves: &["KMAJOR_A", "KMAJOR_B", "ASYNC_COPY", "ASYNC_ALONG_K", "KTILE_B"],
     holds: |c| {
         c.get("ASYNC_COPY") == 0
             || c.get("ASYNC_ALONG_K") == 1
+            || c.get("KTILE_B") == 1
             || c.get("KMAJOR_A") == 0
             || c.get("KMAJOR_B") == 0
     },
+};
+const KTILE_NEEDS_KMAJOR_B: Constraint = Constraint {
+    message: "KTILE_B=1 keeps B read along K K-contiguous in its local tile: it needs KMAJOR_B=1 and VEC_LOADS=1 (the compute reads 4 K at a time)",
+    involves: &["KTILE_B", "KMAJOR_B", "VEC_LOADS"],
+    holds: |c| c.get("KTILE_B") == 0 || (c.get("KMAJOR_B") == 1 && c.get("VEC_LOADS") == 1),
+};
+const KTILE_OR_ALONG_K: Constraint = Constraint {
+    message: "KTILE_B=1 and ASYNC_ALONG_K=1 are two ways of copying B read along K: use one",
+    involves: &["KTILE_B", "ASYNC_ALONG_K"],
+    holds: |c| c.get("KTILE_B") == 0 || c.get("ASYNC_ALONG_K") == 0,
 };
 const ALONG_K_NEEDS_ASYNC: Constraint = Constraint {
     message: "ASYNC_ALONG_K=1 changes cp.async's copies: it needs ASYNC_COPY=1",
@@ -203,17 +215,24 @@ const CA_NEEDS_ASYNC: Constraint = Constraint {
     holds: |c| c.get("CP_CA") == 0 || (c.get("ASYNC_COPY") == 1 && c.get("VEC_LOADS") == 1),
 };
 const RUNS_NEED_KMAJOR: Constraint = Constraint {
-    message: "KMAJOR_RUNS=1 changes how an operand read along K is loaded: it needs KMAJOR_A=1 or KMAJOR_B=1",
-    involves: &["KMAJOR_RUNS", "KMAJOR_A", "KMAJOR_B"],
-    holds: |c| c.get("KMAJOR_RUNS") == 0 || c.get("KMAJOR_A") == 1 || c.get("KMAJOR_B") == 1,
+    message: "KMAJOR_RUNS=1 changes how an operand read along K and transposed is loaded: it needs KMAJOR_A=1, or KMAJOR_B=1 without KTILE_B",
+    involves: &["KMAJOR_RUNS", "KMAJOR_A", "KMAJOR_B", "KTILE_B"],
+    holds: |c| {
+        c.get("KMAJOR_RUNS") == 0
+            || c.get("KMAJOR_A") == 1
+            || (c.get("KMAJOR_B") == 1 && c.get("KTILE_B") == 0)
+    },
 };
 const PAD_FITS: Constraint = Constraint {
-    message:
-        "SMEM_PAD=1 pads each tile row by 4 floats: 4*STAGES*BK*(BM+BN+8) bytes must fit in 48 KiB",
-    involves: &["SMEM_PAD", "STAGES", "BK", "BM", "BN"],
+    message: "SMEM_PAD=1 pads each tile row by 4 floats: 4*STAGES*BK*(BM+BN+8) bytes (4*STAGES*(BK*(BM+4)+BN*(BK+4)) with KTILE_B) must fit in 48 KiB",
+    involves: &["SMEM_PAD", "STAGES", "BK", "BM", "BN", "KTILE_B"],
     holds: |c| {
-        c.get("SMEM_PAD") == 0
-            || 4 * c.get("STAGES") * c.get("BK") * (c.get("BM") + c.get("BN") + 8) <= LOCAL_LIMIT
+        let (bk, bm, bn) = (c.get("BK"), c.get("BM"), c.get("BN"));
+        let b_rows = match c.get("KTILE_B") {
+            1 => bn * (bk + 4),
+            _ => bk * (bn + 4),
+        };
+        c.get("SMEM_PAD") == 0 || 4 * c.get("STAGES") * (bk * (bm + 4) + b_rows) <= LOCAL_LIMIT
     },
 };
 
@@ -228,6 +247,8 @@ const CONSTRAINTS: &[Constraint] = &[
     CA_NEEDS_ASYNC,
     ALONG_K_NEEDS_ASYNC,
     ALONG_K_NEEDS_KMAJOR,
+    KTILE_NEEDS_KMAJOR_B,
+    KTILE_OR_ALONG_K,
     RUNS_NEED_KMAJOR,
     PAD_FITS,
 ];
@@ -255,6 +276,7 @@ const SWITCHES: &[SwitchUse] = &[
     SwitchUse::off(ASYNC_COPY),
     SwitchUse::off(CP_CA),
     SwitchUse::off(ASYNC_ALONG_K),
+    SwitchUse::off(KTILE_B),
     SwitchUse::off(SMEM_PAD),
     SwitchUse::off(KMAJOR_RUNS),
     SwitchUse::on(RASTER),
@@ -374,6 +396,39 @@ pub fn copying_along_k(
     [padded, on]
         .into_iter()
         .find(|h| spec.validate_with_switches(config, h, toolchain).is_ok())
+}
+
+/// `config` and `hints` reading B as a call stores it, along K, and keeping it so in the
+/// local tile (`KTILE_B`: 16-byte copies, by cp.async where `hints` copy by it, nothing
+/// transposed and no pack), A along K as `a_along_k` says: padded and unpadded, each
+/// where valid. Empty where `spec` has no such switch.
+pub fn keeping_b_along_k(
+    spec: &KernelSpec,
+    config: &Config,
+    hints: &Hints,
+    a_along_k: bool,
+    toolchain: Toolchain,
+) -> Vec<(Config, Hints)> {
+    if !spec.has_switch(KTILE_B.name) {
+        return Vec::new();
+    }
+    let mut config = config.clone();
+    config.0.insert("KMAJOR_A".into(), i64::from(a_along_k));
+    config.0.insert("KMAJOR_B".into(), 1);
+    // Switches published off: absent is off.
+    let mut on = hints.with_switch(KTILE_B.name, true);
+    on.switches.remove(ASYNC_ALONG_K.name);
+    if !a_along_k {
+        on.switches.remove(KMAJOR_RUNS.name);
+    }
+    let padded = on.with_switch(SMEM_PAD.name, true);
+    let mut unpadded = on;
+    unpadded.switches.remove(SMEM_PAD.name);
+    [padded, unpadded]
+        .into_iter()
+        .filter(|h| spec.validate_with_switches(&config, h, toolchain).is_ok())
+        .map(|h| (config.clone(), h))
+        .collect()
 }
 
 /// `hints` with the operands read along K (`along_k`, A's and B's) copied the other
@@ -537,7 +592,7 @@ mod tests {
         // Both along K: cp.async copies both, where 16-byte copies alone copy neither.
         let ab = with(&[("KMAJOR_A", 1), ("KMAJOR_B", 1)]).unwrap();
         let cp = Hints::default().with_switch("ASYNC_COPY", true);
-        assert!(refused(&SIMT, &ab, &cp).contains("or ASYNC_ALONG_K on"));
+        assert!(refused(&SIMT, &ab, &cp).contains("ASYNC_ALONG_K on or KTILE_B on"));
         assert!(SIMT.validate_with_switches(&ab, &both, Cuda).is_ok());
         // In place, the call's forms decide; ALONG_MN promises none along K.
         let d = SIMT_DIRECT.defaults();

@@ -92,6 +92,12 @@ pub const ASYNC_ALONG_K: Switch = Switch {
     opencl_needs_nvidia: true,
     lowers_precision: false,
 };
+pub const KTILE_B: Switch = Switch {
+    name: "KTILE_B",
+    meaning: "B read along K (KMAJOR_B) keeps K contiguous in its local tile: copied 16 bytes at a time (by cp.async with ASYNC_COPY) and read by the compute 4 K of a column at a time, so it is neither transposed nor packed",
+    opencl_needs_nvidia: false,
+    lowers_precision: false,
+};
 pub const SMEM_PAD: Switch = Switch {
     name: "SMEM_PAD",
     meaning: "local-memory tile rows padded by 4 floats (against bank conflicts)",
@@ -138,6 +144,7 @@ pub const ALL: &[Switch] = &[
     ASYNC_COPY,
     CP_CA,
     ASYNC_ALONG_K,
+    KTILE_B,
     SMEM_PAD,
     KMAJOR_RUNS,
     RASTER,

@@ -867,8 +867,19 @@ mod tests {
             // Both along K with cp.async only where it copies along K too, and that
             // switch only with cp.async and an operand along K.
             let along_k = c.hints.switch("ASYNC_ALONG_K") == Some(true);
-            assert!(!(kmajor == 2 && async_copy && !along_k), "{}", c.describe());
+            let ktile = c.hints.switch("KTILE_B") == Some(true);
+            assert!(
+                kmajor != 2 || !async_copy || along_k || ktile,
+                "{}",
+                c.describe()
+            );
             assert!(!along_k || (async_copy && kmajor > 0), "{}", c.describe());
+            // B kept along K only where B is read along K, never with the 4-byte copies.
+            assert!(
+                !ktile || (c.config.get("KMAJOR_B") == 1 && !along_k),
+                "{}",
+                c.describe()
+            );
             match (kmajor, async_copy) {
                 (0, true) => kmajor_off += 1,
                 (1, true) => mixed += 1,
