@@ -340,6 +340,12 @@ fn candidates(
     for (kernel, c) in along_k {
         add(&mut candidates, kernel, c);
     }
+    let b_kept: Vec<(String, Candidate)> = (candidates.iter())
+        .flat_map(|(k, c)| ktile_twins(k, c, p, toolchain))
+        .collect();
+    for (kernel, c) in b_kept {
+        add(&mut candidates, kernel, c);
+    }
     candidates
 }
 
@@ -504,6 +510,27 @@ fn along_k_twin(
     let hints = gemmlab::kernels::copying_along_k(spec, &config, &c.hints, toolchain)?;
     let twin = Candidate { config, hints };
     (twin != *c).then_some(twin)
+}
+
+/// `c` reading the call's operands as stored where it stores B along K, B kept so in the
+/// local tile (`KTILE_B`: 16-byte copies, no transposition), padded and not: where the
+/// packed kernel reads B along N, a pack feeds it, and where it reads B along K, the
+/// copy transposes it. None where the call stores B along M or N, or `kernel` is not
+/// simt's packed kernel.
+fn ktile_twins(
+    kernel: &str,
+    c: &Candidate,
+    p: &gemmlab::gemm::problem::Problem,
+    toolchain: gemmlab::Toolchain,
+) -> Vec<(String, Candidate)> {
+    let (Ok(spec), (a_along_k, true)) = (gemmlab::kernels::find(kernel), p.k_contiguous()) else {
+        return Vec::new();
+    };
+    (gemmlab::kernels::keeping_b_along_k(spec, &c.config, &c.hints, a_along_k, toolchain))
+        .into_iter()
+        .map(|(config, hints)| (kernel.to_string(), Candidate { config, hints }))
+        .filter(|(_, twin)| twin != c)
+        .collect()
 }
 
 /// `c` with each operand read as the call stores it (`KMAJOR_A`/`KMAJOR_B`), where the
@@ -1164,6 +1191,37 @@ mod tests {
         // A kernel without the switch adds nothing.
         let x = gemmlab::kernels::find("xgemm").unwrap().defaults();
         assert!(runs_twin("xgemm", &Candidate::plain(x), &nn, tc).is_none());
+    }
+
+    #[test]
+    fn a_call_storing_b_along_k_is_also_timed_keeping_b_along_k_in_the_local_tile() {
+        let tc = gemmlab::Toolchain::Cuda;
+        let nn = call(Layout::ColMajor, 1024, 1024, 1024);
+        let nt = col_call((Trans::N, Trans::T), 1024, 1024, 1024);
+        let tt = col_call((Trans::T, Trans::T), 1024, 1024, 1024);
+        let simt = gemmlab::kernels::find("simt").unwrap();
+        let copied = Candidate {
+            config: simt.defaults(),
+            hints: Hints::default()
+                .with_switch("ASYNC_COPY", true)
+                .with_switch("ASYNC_ALONG_K", true),
+        };
+        let twins = ktile_twins("simt", &copied, &nn, tc);
+        assert_eq!(twins.len(), 2, "padded and not");
+        for (_, t) in &twins {
+            assert_eq!((t.config.get("KMAJOR_A"), t.config.get("KMAJOR_B")), (0, 1));
+            assert_eq!(t.hints.switch("KTILE_B"), Some(true));
+            assert_eq!(t.hints.switch("ASYNC_ALONG_K"), None);
+            assert_eq!(t.hints.switch("ASYNC_COPY"), Some(true));
+            assert!(simt.validate_with_switches(&t.config, &t.hints, tc).is_ok());
+        }
+        // TT stores A along K too: A read so, B kept along K.
+        let twins = ktile_twins("simt", &Candidate::plain(simt.defaults()), &tt, tc);
+        assert!(twins.iter().all(|(_, t)| t.config.get("KMAJOR_A") == 1));
+        // Nothing for B stored along N, nor for a kernel without the switch.
+        assert!(ktile_twins("simt", &copied, &nt, tc).is_empty());
+        let direct = gemmlab::kernels::find("simtdirect").unwrap().defaults();
+        assert!(ktile_twins("simtdirect", &Candidate::plain(direct), &nn, tc).is_empty());
     }
 
     #[test]
