@@ -544,6 +544,7 @@ impl Gemm {
                 _ => Vec::new(),
             };
             if untuned && self.selection == Selection::Measure {
+                let ranked = others.len();
                 let retiled = (self.device.as_ref())
                     .map(|device| adapt::retiled_for(&candidates, at, p, device));
                 let same = |c: &Choice, r: &adapt::Ranked| {
@@ -562,7 +563,14 @@ impl Gemm {
                     );
                     others.push(pick(&r, why));
                 }
-                let flipped = self.along_k_flips(p, std::iter::once(&nearest).chain(&others));
+                // The re-tilings first: the cost model fitted their tiles to this call,
+                // while their switches come from another shape (33x8192x4096 NN's
+                // re-tiled choice, 120 us copying B by cp.async, ran 107 us through
+                // registers, behind three flips of slower choices).
+                let order = (others[ranked..].iter())
+                    .chain(std::iter::once(&nearest))
+                    .chain(&others[..ranked]);
+                let flipped = self.along_k_flips(p, order);
                 others.extend(flipped);
                 others.extend(self.thin_fitted(p));
             }
@@ -612,7 +620,8 @@ impl Gemm {
             .collect()
     }
 
-    /// The first `ALONG_K_FLIPS` of `choices` that read an operand along K for `p`, each
+    /// The first `ALONG_K_FLIPS` of `choices` (the caller puts the re-tilings first)
+    /// that read an operand along K for `p`, each
     /// with that operand copied the other way (by cp.async or through registers,
     /// `kernels::along_k_copy_flipped`), where not among `choices` already: which way
     /// is faster depends on the tiles, and a re-tiled entry's switches were chosen at
@@ -1222,6 +1231,7 @@ mod tests {
             format!("{} {} {:?}", c.kernel.id, c.config.describe(), build)
         };
         // An entry copying B along K by cp.async, one through registers.
+        let mut flipped_retilings = 0;
         for (hints, way, flipped) in [
             (along.clone(), "copied through registers", Some(false)),
             (Hints::default(), "copied by cp.async", Some(true)),
@@ -1242,11 +1252,28 @@ mod tests {
                     && c.config == f.config
                     && c.hints.switch("ASYNC_ALONG_K") != flipped));
             }
+            // A re-tiling reading along K is flipped whatever comes before it.
+            let retiled = (others.iter())
+                .filter(|c| c.why.contains("re-tiled") && !c.why.contains(way))
+                .filter(|c| c.config.get("KMAJOR_B") == 1);
+            let mut seen = 0;
+            for r in retiled {
+                seen += 1;
+                assert!(
+                    flips
+                        .iter()
+                        .any(|f| f.config == r.config && f.why.starts_with(&r.why)),
+                    "{}",
+                    r.why
+                );
+            }
+            flipped_retilings += seen;
             let mut keys: Vec<String> = all.iter().map(|c| key(c)).collect();
             keys.sort();
             keys.dedup();
             assert_eq!(keys.len(), all.len(), "each build once");
         }
+        assert!(flipped_retilings > 0, "no re-tiling reading B along K");
         // Off NVIDIA there is no cp.async to flip to.
         g.routine = vec![
             k_major_b(Hints::default()),
