@@ -261,6 +261,12 @@ pub enum Selection {
 /// times with it copied the other way (each is one more build on the call's first run).
 const ALONG_K_FLIPS: usize = 3;
 
+/// How many of a call's choices that have B packed, where the call stores it along K,
+/// `Selection::Measure` also times reading it as stored and keeping it so in the local
+/// tile (`KTILE_B`): up to 1.07x on held-out calls near 1024^3 on the H200, and
+/// slower than the pack at 2048^3, so it is timed, not assumed.
+const KTILE_TWINS: usize = 2;
+
 /// How many choices `Selection::Measure` times for a call: the nearest entry,
 /// the next nearest, and the model's best-ranked configurations of others (and
 /// besides, each SIMT kernel's nearest entry re-tiled for the call where the model
@@ -570,8 +576,10 @@ impl Gemm {
                 let order = (others[ranked..].iter())
                     .chain(std::iter::once(&nearest))
                     .chain(&others[..ranked]);
-                let flipped = self.along_k_flips(p, order);
+                let flipped = self.along_k_flips(p, order.clone());
+                let kept = self.b_kept_along_k(p, order);
                 others.extend(flipped);
+                others.extend(kept);
                 others.extend(self.thin_fitted(p));
             }
             return Ok((nearest, others));
@@ -671,6 +679,41 @@ impl Gemm {
             .filter_map(flipped)
             .take(ALONG_K_FLIPS)
             .collect()
+    }
+
+    /// The first `KTILE_TWINS` of `choices` that have B packed (read along N) where `p`
+    /// stores it along K, each reading B as stored and keeping it along K in the local
+    /// tile (`kernels::keeping_b_along_k`, padded where the tiles fit): the pack and the
+    /// kernel's slower reads trade places with the size.
+    fn b_kept_along_k<'c>(
+        &self,
+        p: &Problem,
+        choices: impl Iterator<Item = &'c Choice>,
+    ) -> Vec<Choice> {
+        let Some(device) = &self.device else {
+            return Vec::new();
+        };
+        let (a_along_k, true) = p.k_contiguous() else {
+            return Vec::new();
+        };
+        let twin = |c: &Choice| {
+            // Already reading B along K (in place, or packed K-major): nothing packed.
+            if fit::reads_along_k(c.kernel, &c.config, p).1 {
+                return None;
+            }
+            let tc = device.toolchain;
+            let kept = kernels::keeping_b_along_k(c.kernel, &c.config, &c.hints, a_along_k, tc);
+            kept.into_iter().find_map(|(config, hints)| {
+                let runs = c.kernel.unavailable_at(&config, device, &hints).is_none();
+                (runs && self.refuses(c.kernel, &config, &hints).is_none()).then(|| Choice {
+                    kernel: c.kernel,
+                    config,
+                    hints,
+                    why: format!("{}; B read as stored and kept along K (KTILE_B)", c.why),
+                })
+            })
+        };
+        choices.filter_map(twin).take(KTILE_TWINS).collect()
     }
 
     /// Why the routine does not run `spec` at `config` with `hints`: never below
@@ -1255,6 +1298,7 @@ mod tests {
             // A re-tiling reading along K is flipped whatever comes before it.
             let retiled = (others.iter())
                 .filter(|c| c.why.contains("re-tiled") && !c.why.contains(way))
+                .filter(|c| !c.why.contains("kept along K"))
                 .filter(|c| c.config.get("KMAJOR_B") == 1);
             let mut seen = 0;
             for r in retiled {
@@ -1312,6 +1356,52 @@ mod tests {
     }
 
     #[test]
+    fn a_choice_packing_b_stored_along_k_is_also_timed_keeping_b_along_k() {
+        let mut g = Gemm::published().unwrap();
+        g.device = Some(fit::tests::h200_device());
+        let copies = Hints::default().with_switch("ASYNC_COPY", true);
+        g.routine = vec![
+            entry(1024, "simt", copies.clone(), 60e3),
+            entry(4096, "xgemm", Hints::default(), 3e6),
+        ];
+        let kept = |p: &Problem, g: &Gemm| {
+            let (nearest, others) = g.choices(p).unwrap();
+            let all: Vec<Choice> = std::iter::once(nearest).chain(others).collect();
+            let twins: Vec<Choice> = (all.iter())
+                .filter(|c| c.why.contains("kept along K (KTILE_B)"))
+                .cloned()
+                .collect();
+            (all, twins)
+        };
+        // NN stores B along K: B packed by the entry, kept along K by its twin.
+        let (all, twins) = kept(&Problem::plain(1500, 1500, 1500), &g);
+        assert!(!twins.is_empty() && twins.len() <= KTILE_TWINS);
+        for t in &twins {
+            assert_eq!(t.kernel.id, "simt");
+            assert_eq!(t.config.get("KMAJOR_B"), 1, "{}", t.why);
+            assert_eq!(t.hints.switch("KTILE_B"), Some(true));
+            assert_eq!(t.hints.switch("ASYNC_COPY"), Some(true));
+            let source = |c: &&Choice| c.kernel.id == "simt" && c.config.get("KMAJOR_B") == 0;
+            assert!(all.iter().filter(source).any(|c| t.why.starts_with(&c.why)));
+            assert!(t
+                .kernel
+                .validate_with_switches(&t.config, &t.hints, Toolchain::Cuda)
+                .is_ok());
+        }
+        // NT stores B along N: nothing packed along K, no twin.
+        let nt = Problem {
+            trans_b: crate::gemm::problem::Trans::T,
+            ..Problem::plain(1500, 1500, 1500)
+        }
+        .tight();
+        assert!(kept(&nt, &g).1.is_empty());
+        // An entry already reading B as stored has nothing to keep.
+        g.routine[0].config.0.insert("KMAJOR_B".into(), 1);
+        let (_, twins) = kept(&Problem::plain(1500, 1500, 1500), &g);
+        assert!(twins.iter().all(|t| !t.why.contains("nearest tuned shape")));
+    }
+
+    #[test]
     fn a_call_not_tuned_is_given_choices_to_time_and_a_tuned_one_none() {
         let mut g = Gemm::published().unwrap();
         g.routine = vec![
@@ -1329,17 +1419,21 @@ mod tests {
             nearest.why
         );
         // At most MEASURED in all from the ranking, besides at most one re-tiling
-        // of each SIMT kernel's nearest entry and a few of those reading B along K
-        // with it copied the other way.
+        // of each SIMT kernel's nearest entry, a few of those reading B along K
+        // with it copied the other way, and a few packing B with it kept along K.
         let flips = (others.iter())
             .filter(|c| c.why.contains("its operands along K copied"))
             .count();
         assert!(flips <= ALONG_K_FLIPS, "{flips}");
+        let kept = (others.iter())
+            .filter(|c| c.why.contains("kept along K (KTILE_B)"))
+            .count();
+        assert!(kept <= KTILE_TWINS, "{kept}");
         let retiled = (others.iter())
-            .filter(|c| c.why.contains("re-tiled") && !c.why.contains("along K copied"))
+            .filter(|c| c.why.contains("re-tiled") && !c.why.contains("along K"))
             .count();
         assert!(retiled <= 2, "{retiled}");
-        let ranked = others.len() - retiled - flips;
+        let ranked = others.len() - retiled - flips - kept;
         assert!(ranked > 0 && ranked < MEASURED, "{}", others.len());
         // The next nearest entry (1024^3; the nearest is 2048^3) comes first.
         assert!(nearest.why.contains("2048x2048x2048"), "{}", nearest.why);
