@@ -41,7 +41,7 @@
 //   them without a transposing pack; 128-bit loads run along K and each
 //   chunk is stored down a column of the local tile, through registers even
 //   with ASYNC_COPY, which then copies only the other operand, unless
-//   ASYNC_ALONG_K).
+//   ASYNC_ALONG_K; KTILE_B keeps B read along K as it is, untransposed).
 // Switches: every feature can be turned off, so that each can be measured:
 //   VEC_LOADS    1: 128-bit (float4) global loads, local loads and C stores;
 //                0: the same accesses one float at a time
