@@ -515,7 +515,7 @@ fn along_k_twin(
 /// `c` reading the call's operands as stored where it stores B along K, B kept so in the
 /// local tile (`KTILE_B`: 16-byte copies, no transposition), padded and not: where the
 /// packed kernel reads B along N, a pack feeds it, and where it reads B along K, the
-/// copy transposes it. None where the call stores B along M or N, or `kernel` is not
+/// copy transposes it. Empty where the call stores B along M or N, or `kernel` is not
 /// simt's packed kernel.
 fn ktile_twins(
     kernel: &str,
