@@ -632,6 +632,32 @@ fn simt_copies_one_operand_async_while_the_other_is_read_along_k() {
     assert!(e.contains("together need ASYNC_COPY off"), "{e}");
 }
 
+/// simt built offline at the default configuration with `set` on top: its registers
+/// and PTX, with no spills.
+fn simt_built(t: &Target, set: &[(&str, i64)], hints: &Hints) -> (u32, String) {
+    let simt = kernels::find("simt").unwrap();
+    let mut config = simt.defaults();
+    for (n, v) in set {
+        config.0.insert(n.to_string(), *v);
+    }
+    let built = compile_kernel(t, simt, &config, hints).unwrap_or_else(|e| panic!("{set:?}: {e}"));
+    let r = built.resources.clone().expect("resources");
+    assert_eq!(r.spill_stores_bytes, Some(0), "{set:?}");
+    (
+        r.registers.expect("registers"),
+        built.ptx().expect("PTX").to_string(),
+    )
+}
+
+/// The tiles the SIMT offline checks build: the defaults, and 64 x 64 split two ways.
+const SIMT_TILES: [&[(&str, i64)]; 2] =
+    [&[], &[("BM", 64), ("BN", 64), ("STAGES", 3), ("SPLITK", 2)]];
+
+/// Lines of `ptx` containing `what`.
+fn count(ptx: &str, what: &str) -> usize {
+    ptx.lines().filter(|l| l.contains(what)).count()
+}
+
 /// SIMT with both operands read along K and ASYNC_ALONG_K: both tiles are copied
 /// by 4-byte cp.async (none through registers), in no more registers than the
 /// 16-byte copies of operands read along M and N take (+4): ptxas held one 64-bit
@@ -646,43 +672,21 @@ fn simt_copies_operands_read_along_k_with_cp_async_in_the_same_registers() {
     ) else {
         return;
     };
-    let simt = kernels::find("simt").unwrap();
     let copies = Hints::default().with_switch("ASYNC_COPY", true);
     let along = copies.clone().with_switch("ASYNC_ALONG_K", true);
-    let regs = |config: &gemmlab::kernels::Config, hints: &Hints| {
-        let built = compile_kernel(&t, simt, config, hints).unwrap_or_else(|e| panic!("{e}"));
-        let r = built.resources.clone().expect("resources");
-        assert_eq!(r.spill_stores_bytes, Some(0));
-        (
-            r.registers.expect("registers"),
-            built.ptx().expect("PTX").to_string(),
-        )
-    };
-    for tiles in [
-        vec![],
-        vec![("BM", 64), ("BN", 64), ("STAGES", 3), ("SPLITK", 2)],
-    ] {
-        let mut mn = simt.defaults();
-        for (n, v) in &tiles {
-            mn.0.insert(n.to_string(), *v);
-        }
-        let mut k = mn.clone();
-        k.0.insert("KMAJOR_A".into(), 1);
-        k.0.insert("KMAJOR_B".into(), 1);
-        let (base, _) = regs(&mn, &copies);
-        let (r, ptx) = regs(&k, &along);
+    for tiles in SIMT_TILES {
+        let k = [tiles, &[("KMAJOR_A", 1), ("KMAJOR_B", 1)]].concat();
+        let (base, _) = simt_built(&t, tiles, &copies);
+        let (r, ptx) = simt_built(&t, &k, &along);
         assert!(r <= base + 4, "{tiles:?}: {r} registers against {base}");
         let four = ptx
             .lines()
             .filter(|l| l.contains("cp.async.ca.shared.global") && l.trim_end().ends_with(", 4;"));
         assert!(four.count() > 0, "{tiles:?}: no 4-byte cp.async");
         // No operand load through registers: the only global loads left are C's (beta).
-        let loads = ptx.lines().filter(|l| l.contains("ld.global")).count();
-        let (_, through_regs) = regs(&k, &Hints::default());
-        let reg_loads = through_regs
-            .lines()
-            .filter(|l| l.contains("ld.global"))
-            .count();
+        let loads = count(&ptx, "ld.global");
+        let (_, through_regs) = simt_built(&t, &k, &Hints::default());
+        let reg_loads = count(&through_regs, "ld.global");
         assert!(
             loads < reg_loads,
             "{tiles:?}: {loads} global loads against {reg_loads}"
@@ -703,31 +707,12 @@ fn simt_keeps_b_read_along_k_untransposed_with_ktile_b() {
     ) else {
         return;
     };
-    let simt = kernels::find("simt").unwrap();
     let copies = Hints::default().with_switch("ASYNC_COPY", true);
     let ktile = copies.clone().with_switch("KTILE_B", true);
-    let count = |ptx: &str, what: &str| ptx.lines().filter(|l| l.contains(what)).count();
-    for tiles in [
-        vec![],
-        vec![("BM", 64), ("BN", 64), ("STAGES", 3), ("SPLITK", 2)],
-    ] {
-        let mut mn = simt.defaults();
-        for (n, v) in &tiles {
-            mn.0.insert(n.to_string(), *v);
-        }
-        let mut k = mn.clone();
-        k.0.insert("KMAJOR_B".into(), 1);
-        let build = |config, hints| {
-            let built = compile_kernel(&t, simt, config, hints).unwrap_or_else(|e| panic!("{e}"));
-            let r = built.resources.clone().expect("resources");
-            assert_eq!(r.spill_stores_bytes, Some(0), "{tiles:?}");
-            (
-                r.registers.expect("registers"),
-                built.ptx().expect("PTX").to_string(),
-            )
-        };
-        let (base, along_n) = build(&mn, &copies);
-        let (r, along_k) = build(&k, &ktile);
+    for tiles in SIMT_TILES {
+        let k = [tiles, &[("KMAJOR_B", 1)]].concat();
+        let (base, along_n) = simt_built(&t, tiles, &copies);
+        let (r, along_k) = simt_built(&t, &k, &ktile);
         // A's fragments of 4 K are held while B's columns stream past (168 against
         // 127 at the default tiles, 156 at 64 x 64 with NVRTC 13.5).
         assert!(r <= base + 48, "{tiles:?}: {r} registers against {base}");
