@@ -40,17 +40,28 @@
 // batch (at SPLITK 16, 2049 values of K are 8-9 batches of 16 each, where
 // chunks of 32 give 4-5).
 //
+// KL > 1 (with XS=0) puts KL consecutive work-items along K on the same TL
+// long-side indices: each takes every KL-th value of K of a batch of KL*KV,
+// so that where the large operand is K-contiguous a warp's loads are runs of
+// KL*4 bytes of a few rows or columns (a whole 32-byte sector at KL 8) instead
+// of 4 or 16 bytes from each of 32, and no alignment is needed. The KL work-items
+// read KL different rows of the small operand's chunk at once (its rows padded
+// to an odd number of 128-bit words, so they fall in different banks), and at
+// the end they add their partial sums through local memory: each then owns
+// BT*TL/KL elements of C. A work-group spans THREADS/KL*TL long-side indices.
+//
 // Parameters: SIDE (0: M is the short side, 1: N is), BT (short-side tile),
 //   TL (long-side indices per work-item), THREADS (work-items per work-group),
 //   KC (K per local-memory chunk), KV (K per batch of global loads),
 //   SPLITK (1 = off), XS (1: the large operand's chunks staged in local
-//   memory too, see below), PIPE (1: batches prefetched, see below).
+//   memory too, see below), PIPE (1: batches prefetched, see below),
+//   KL (work-items along K per long-side index, see above; 1 = off).
 // Switches: VEC_LOADS (1: 128-bit and TL-wide global loads where aligned;
 //   0: one float at a time), USE_BOUNDS (reqd_work_group_size /
 //   __launch_bounds__), USE_RESTRICT (restrict on A and B).
-// Launch: SIDE 0: local (1, THREADS), global (M/BT, N/TL, SPLITK) on M and N
-//   rounded up to the tile; SIDE 1: local (THREADS, 1), global (M/TL, N/BT,
-//   SPLITK).
+// Launch: SIDE 0: local (KL, THREADS/KL), global (M*KL/BT, N/TL, SPLITK) on M
+//   and N rounded up to the tile; SIDE 1: local (THREADS/KL, KL), global (M/TL,
+//   N*KL/BT, SPLITK). Work-items are numbered x + y*local_x either way.
 // Arguments: (M, N, K, alpha, beta, A, a_offset, a_ld, B, b_offset, b_ld, C,
 //   c_offset, c_ld, a_kmajor, b_kmajor, work, counters), column-major, any M,
 //   N, K, as `simtdirect`'s: a_kmajor 1 where A is stored transposed (element
@@ -89,6 +100,9 @@
 #ifndef PIPE
 #define PIPE 0
 #endif
+#ifndef KL
+#define KL 1
+#endif
 #ifndef VEC_LOADS
 #define VEC_LOADS 1
 #endif
@@ -99,11 +113,35 @@
 #define USE_RESTRICT 1
 #endif
 
-#if BT % 4 != 0 || KC % KV != 0 || KV % 4 != 0
-#error "thin: BT and KV must be multiples of 4 and KV must divide KC"
+#if BT % 4 != 0 || KV % 4 != 0
+#error "thin: BT and KV must be multiples of 4"
+#endif
+#if BT % KL != 0 || THREADS % KL != 0 || KC % (KL * KV) != 0 || (KL > 1 && XS)
+#error "thin: KL must divide BT and THREADS, KL*KV must divide KC, and KL > 1 needs XS=0"
 #endif
 
-#define BL (THREADS * TL)
+// Long-side groups of a work-group (KL work-items each), its long side, and
+// the values of K one batch of the work-group's loads covers.
+#define NQ (THREADS / KL)
+#define BL (NQ * TL)
+#define KB (KL * KV)
+// The small operand's chunk rows, in floats: with KL > 1 a warp reads KL rows
+// at once, so a row is an odd number of 128-bit words (distinct banks).
+#if KL > 1 && BT % 8 == 0
+#define SP (BT + 4)
+#else
+#define SP BT
+#endif
+// Elements of C a work-item owns after KL > 1's sum, and the pitch of the
+// partial sums in local memory (one more than THREADS: a warp's reads of one
+// element's KL partial sums fall in distinct banks).
+#define NE (BT * TL / KL)
+#define RP (THREADS + 1)
+#if KL > 1 && BT * TL * RP > KC * SP
+#define SM (BT * TL * RP)
+#else
+#define SM (KC * SP)
+#endif
 // The small operand's chunk: values a work-item loads (PIPE=1).
 #define SR ((KC * BT + THREADS - 1) / THREADS)
 #if PIPE && XS
@@ -112,11 +150,11 @@
 // The row pitch of the staged large operand (XS=1), in floats.
 #define XP (KC + 4)
 #if SIDE == 0
-#define LOCAL_X 1
-#define LOCAL_Y THREADS
+#define LOCAL_X KL
+#define LOCAL_Y (THREADS / KL)
 #else
-#define LOCAL_X THREADS
-#define LOCAL_Y 1
+#define LOCAL_X (THREADS / KL)
+#define LOCAL_Y KL
 #endif
 
 // The CUDA spellings of what the OpenCL twin writes differently.
@@ -139,12 +177,12 @@ INLINE_FUNC float at(const GLOBAL_PTR float* p, const int ld, const int kmajor, 
     return kmajor ? p[k + x * ld] : p[x + k * ld];
 }
 
-// The large operand's KV values of K from k for this work-item's TL long-side
-// indices from l; zero past K or L.
+// The large operand's KV values of K from k, KL apart, for this work-item's TL
+// long-side indices from l; zero past K or L.
 INLINE_FUNC void load_x(const GLOBAL_PTR float* X, const int ld, const int kmajor, const int k,
                         const int l, const int K, const int L, const int inside,
                         const int vec, float xv[TL][KV]) {
-#if VEC_LOADS
+#if VEC_LOADS && KL == 1
     if (inside && vec && kmajor) {
         #pragma unroll
         for (int t = 0; t < TL; t++) {
@@ -183,20 +221,21 @@ INLINE_FUNC void load_x(const GLOBAL_PTR float* X, const int ld, const int kmajo
     for (int t = 0; t < TL; t++) {
         #pragma unroll
         for (int j = 0; j < KV; j++) {
-            xv[t][j] = (inside || (k + j < K && l + t < L)) ? at(X, ld, kmajor, k + j, l + t) : 0.0f;
+            const int kj = k + j * KL;
+            xv[t][j] = (inside || (kj < K && l + t < L)) ? at(X, ld, kmajor, kj, l + t) : 0.0f;
         }
     }
 }
 
-// acc += the staged chunk's KV values of K from kk (broadcast 128-bit local
-// reads, four short-side values each) times this work-item's batch xv.
+// acc += the staged chunk's KV values of K from kk, KL apart (broadcast 128-bit
+// local reads, four short-side values each) times this work-item's batch xv.
 INLINE_FUNC void fma_batch(float acc[BT * TL], const LOCAL_PTR float* Ss, const int kk,
                            float xv[TL][KV]) {
     #pragma unroll
     for (int j = 0; j < KV; j++) {
         #pragma unroll
         for (int i = 0; i < BT; i += 4) {
-            const float4 s = *(const LOCAL_PTR float4*)(Ss + (kk + j) * BT + i);
+            const float4 s = *(const LOCAL_PTR float4*)(Ss + (kk + j * KL) * SP + i);
             #pragma unroll
             for (int t = 0; t < TL; t++) {
                 acc[(i + 0) * TL + t] = fma(s.x, xv[t][j], acc[(i + 0) * TL + t]);
@@ -215,7 +254,7 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
                GLOBAL_PTR float* C, const int c_offset, const int c_ld,
                const int a_kmajor, const int b_kmajor,
                GLOBAL_PTR float* work, GLOBAL_PTR int* counters) {
-    __shared__ float4 Ss4[KC * BT / 4];
+    __shared__ float4 Ss4[SM / 4];
     LOCAL_PTR float* Ss = (LOCAL_PTR float*)Ss4;
 #if XS
     __shared__ float4 Xs4[BL * XP / 4];
@@ -231,7 +270,6 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
     const GLOBAL_PTR float* S = A + a_offset;
     const GLOBAL_PTR float* X = B + b_offset;
     const int s_ld = a_ld, s_kmajor = a_kmajor, x_ld = b_ld, x_kmajor = b_kmajor, x_offset = b_offset;
-    const int tid = THREAD_Y;
     const int t0 = BLOCK_X * BT;
     const int l0 = BLOCK_Y * BL;
 #else
@@ -240,22 +278,25 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
     const GLOBAL_PTR float* S = B + b_offset;
     const GLOBAL_PTR float* X = A + a_offset;
     const int s_ld = b_ld, s_kmajor = b_kmajor, x_ld = a_ld, x_kmajor = a_kmajor, x_offset = a_offset;
-    const int tid = THREAD_X;
     const int t0 = BLOCK_Y * BT;
     const int l0 = BLOCK_X * BL;
 #endif
     C += c_offset;
-    const int l = l0 + tid * TL;
+    const int tid = THREAD_X + THREAD_Y * LOCAL_X;
+    // This work-item's place along K among its group's KL, and its group.
+    const int kl = tid % KL;
+    const int q = tid / KL;
+    const int l = l0 + q * TL;
     // 128-bit loads along K, or TL-wide along the long side, need aligned addresses.
     const int vec = x_kmajor ? (x_offset % 4 == 0 && x_ld % 4 == 0)
                              : (x_offset % TL == 0 && x_ld % TL == 0);
     const int split = BLOCK_Z;
 #if PIPE
-    // This split's share of K, [ks, ke): whole KV batches (shares differ by at
-    // most one), the last ending at K.
-    const int batches = (K + KV - 1) / KV;
-    const int ks = ((split * batches) / SPLITK) * KV;
-    const int ke = min((((split + 1) * batches) / SPLITK) * KV, K);
+    // This split's share of K, [ks, ke): whole batches of KB (shares differ by
+    // at most one), the last ending at K.
+    const int batches = (K + KB - 1) / KB;
+    const int ks = ((split * batches) / SPLITK) * KB;
+    const int ke = min((((split + 1) * batches) / SPLITK) * KB, K);
 #else
     // This split's share of the KC-deep chunks (shares differ by at most one).
     const int chunks = (K + KC - 1) / KC;
@@ -272,7 +313,7 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
     // The next batch of the large operand, zero past this split's share or L.
     float xn[TL][KV];
     if (ks < ke) {
-        load_x(X, x_ld, x_kmajor, ks, l, ke, L, (ks + KV <= ke) && (l + TL <= L), vec, xn);
+        load_x(X, x_ld, x_kmajor, ks + kl, l, ke, L, (ks + KB <= ke) && (l + TL <= L), vec, xn);
     }
     for (int k0 = ks; k0 < ke; k0 += KC) {
         // The small operand's chunk, Ss[k][t], zero past the share and T: every
@@ -294,14 +335,14 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
             if (e < KC * BT) {
                 const int t = s_kmajor ? e / KC : e % BT;
                 const int k = s_kmajor ? e % KC : e / BT;
-                Ss[k * BT + t] = sr[i];
+                Ss[k * SP + t] = sr[i];
             }
         }
         LOCAL_BARRIER();
         // Not unrolled: unrolled, the compiler hoisted every batch's loads of
         // the chunk ahead of the first product (255 registers at KC 128 on sm_90).
         #pragma unroll 1
-        for (int kk = 0; kk < KC && k0 + kk < ke; kk += KV) {
+        for (int kk = 0; kk < KC && k0 + kk < ke; kk += KB) {
             {
                 float xv[TL][KV];
                 #pragma unroll
@@ -311,11 +352,12 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
                         xv[t][j] = xn[t][j];
                     }
                 }
-                const int kn = k0 + kk + KV;
+                const int kn = k0 + kk + KB;
                 if (kn < ke) {
-                    load_x(X, x_ld, x_kmajor, kn, l, ke, L, (kn + KV <= ke) && (l + TL <= L), vec, xn);
+                    load_x(X, x_ld, x_kmajor, kn + kl, l, ke, L, (kn + KB <= ke) && (l + TL <= L),
+                           vec, xn);
                 }
-                fma_batch(acc, Ss, kk, xv);
+                fma_batch(acc, Ss, kk + kl, xv);
             }
         }
     }
@@ -330,7 +372,7 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
             const int k = s_kmajor ? e % KC : e / BT;
             const int gt = t0 + t;
             const int gk = k0 + k;
-            Ss[k * BT + t] = (gt < T && gk < K) ? at(S, s_ld, s_kmajor, gk, gt) : 0.0f;
+            Ss[k * SP + t] = (gt < T && gk < K) ? at(S, s_ld, s_kmajor, gk, gt) : 0.0f;
         }
 #if XS
         // The large operand's chunk, Xs[q][k] for the work-group's BL long-side
@@ -380,7 +422,7 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
         const int inside = (k0 + KC <= K) && (l + TL <= L);
 #endif
         #pragma unroll
-        for (int kk = 0; kk < KC; kk += KV) {
+        for (int kk = 0; kk < KC; kk += KB) {
             float xv[TL][KV];
 #if XS
             #pragma unroll
@@ -395,11 +437,37 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
                 }
             }
 #else
-            load_x(X, x_ld, x_kmajor, k0 + kk, l, K, L, inside, vec, xv);
+            load_x(X, x_ld, x_kmajor, k0 + kk + kl, l, K, L, inside, vec, xv);
 #endif
-            fma_batch(acc, Ss, kk, xv);
+            fma_batch(acc, Ss, kk + kl, xv);
         }
     }
+#endif
+
+#if KL > 1
+    // The KL work-items of a group add their partial sums: all through local
+    // memory (the chunk's space, free now), then each work-item sums the KL
+    // shares of its NE elements e = kl + r*KL, in lane order.
+    LOCAL_BARRIER();
+    #pragma unroll
+    for (int e = 0; e < BT * TL; e++) {
+        Ss[e * RP + tid] = acc[e];
+    }
+    LOCAL_BARRIER();
+    float red[NE];
+    #pragma unroll
+    for (int r = 0; r < NE; r++) {
+        const int e = kl + r * KL;
+        float v = 0.0f;
+        #pragma unroll
+        for (int j = 0; j < KL; j++) {
+            v += Ss[e * RP + q * KL + j];
+        }
+        red[r] = v;
+    }
+#define RES red
+#else
+#define RES acc
 #endif
 
 #if SPLITK > 1
@@ -410,8 +478,8 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
     {
         GLOBAL_PTR float* mine = work + (tile * SPLITK + split) * (BT * BL);
         #pragma unroll
-        for (int e = 0; e < BT * TL; e++) {
-            mine[e * THREADS + tid] = acc[e];
+        for (int r = 0; r < NE; r++) {
+            mine[(kl + r * KL) * NQ + q] = RES[r];
         }
         GLOBAL_FENCE();
         LOCAL_BARRIER();
@@ -422,15 +490,15 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
         GLOBAL_FENCE();
         if (last) {
             #pragma unroll
-            for (int e = 0; e < BT * TL; e++) {
-                acc[e] = 0.0f;
+            for (int r = 0; r < NE; r++) {
+                RES[r] = 0.0f;
             }
-            // Share by share, each share's BT*TL loads independent of one another.
+            // Share by share, each share's NE loads independent of one another.
             for (int s = 0; s < SPLITK; s++) {
                 const volatile GLOBAL_PTR float* part = work + (tile * SPLITK + s) * (BT * BL);
                 #pragma unroll
-                for (int e = 0; e < BT * TL; e++) {
-                    acc[e] += part[e * THREADS + tid];
+                for (int r = 0; r < NE; r++) {
+                    RES[r] += part[(kl + r * KL) * NQ + q];
                 }
             }
             if (tid == 0) {
@@ -446,18 +514,17 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
     }
 #endif
     #pragma unroll
-    for (int i = 0; i < BT; i++) {
-        #pragma unroll
-        for (int t = 0; t < TL; t++) {
-            if (t0 + i < T && l + t < L) {
+    for (int r = 0; r < NE; r++) {
+        const int i = (kl + r * KL) / TL;
+        const int t = (kl + r * KL) % TL;
+        if (t0 + i < T && l + t < L) {
 #if SIDE == 0
-                GLOBAL_PTR float* p = C + (l + t) * c_ld + t0 + i;
+            GLOBAL_PTR float* p = C + (l + t) * c_ld + t0 + i;
 #else
-                GLOBAL_PTR float* p = C + (t0 + i) * c_ld + l + t;
+            GLOBAL_PTR float* p = C + (t0 + i) * c_ld + l + t;
 #endif
-                const float r = alpha * acc[i * TL + t];
-                *p = beta != 0.0f ? fma(beta, *p, r) : r;
-            }
+            const float v = alpha * RES[r];
+            *p = beta != 0.0f ? fma(beta, *p, v) : v;
         }
     }
 }

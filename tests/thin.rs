@@ -3,7 +3,7 @@
 //! offsets, leading dimensions with and without alignment, alpha and beta),
 //! sizes that are multiples of no tile, short sides of 1 to 70, thin tiles of
 //! 4 to 64, one to four long-side indices per work-item, split-K, prefetched
-//! batches and the switches, checked against the f64 reference. On CUDA (`--features cuda`,
+//! batches, work-items along K and the switches, checked against the f64 reference. On CUDA (`--features cuda`,
 //! skipped visibly without a GPU) the same matrix runs.
 
 mod common;
@@ -144,6 +144,48 @@ fn matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
             config(&[("PIPE", 1), ("TL", 2), ("KV", 8), ("SPLITK", 3)]),
             (19, 150, 77),
         ),
+        // Work-items along K (KL): both sides, with and without prefetching, a
+        // short last batch, K shorter than one lane's share, padded chunk rows
+        // (BT 8, 16, 32), 2 to 8 along K, split-K over the narrower tile.
+        (
+            config(&[("KL", 4), ("BT", 36), ("TL", 2), ("KV", 8), ("PIPE", 1)]),
+            (33, 261, 205),
+        ),
+        (
+            config(&[("KL", 2), ("BT", 8), ("TL", 1), ("KV", 4)]),
+            (5, 150, 3),
+        ),
+        (
+            config(&[("KL", 8), ("BT", 16), ("TL", 4), ("KV", 4), ("KC", 64)]),
+            (16, 97, 300),
+        ),
+        (
+            config(&[
+                ("KL", 4),
+                ("SIDE", 1),
+                ("BT", 32),
+                ("TL", 2),
+                ("KV", 8),
+                ("PIPE", 1),
+                ("THREADS", 64),
+            ]),
+            (200, 29, 129),
+        ),
+        (
+            config(&[
+                ("KL", 4),
+                ("BT", 36),
+                ("TL", 2),
+                ("KV", 8),
+                ("PIPE", 1),
+                ("SPLITK", 12),
+            ]),
+            (33, 300, 2049),
+        ),
+        (
+            config(&[("KL", 4), ("SIDE", 1), ("BT", 12), ("KV", 4), ("SPLITK", 3)]),
+            (150, 10, 400),
+        ),
     ];
     for (i, (cfg, (m, n, k))) in cases.iter().enumerate() {
         if split || cfg.get("SPLITK") == 1 {
@@ -167,6 +209,19 @@ fn matrix(session: &mut Session, split: bool) -> (usize, Vec<String>) {
             150,
             90,
             5000 + 100 * i as u64,
+        );
+    }
+    // Work-items along K with one float at a time (as they read anyway) and
+    // without bounds or restrict.
+    for (i, hints) in switches.iter().enumerate() {
+        run(
+            session,
+            &config(&[("KL", 4), ("BT", 20), ("TL", 2), ("KV", 4), ("PIPE", 1)]),
+            hints,
+            17,
+            90,
+            77,
+            6000 + 100 * i as u64,
         );
     }
     // Staged, with one float at a time from global memory.

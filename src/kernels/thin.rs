@@ -41,7 +41,7 @@ const P_THREADS: Param = Param {
     name: "THREADS",
     default: 128,
     allowed: &[64, 128, 256],
-    meaning: "work-items per work-group (the long side of its tile is THREADS*TL)",
+    meaning: "work-items per work-group (the long side of its tile is THREADS/KL*TL)",
 };
 const P_KC: Param = Param {
     name: "KC",
@@ -78,6 +78,13 @@ const P_PIPE: Param = Param {
     meaning: "1: each work-item loads its next batch of the large operand while it computes with the current one, the small operand's chunk is loaded in full before it is stored, and split-K shares K by whole KV batches (0: a batch is loaded, then used; shares are whole KC chunks)",
 };
 
+const P_KL: Param = Param {
+    name: "KL",
+    default: 1,
+    allowed: &[1, 2, 4, 8],
+    meaning: "work-items along K on the same TL long-side indices, each taking every KL-th value of K, their partial sums added at the end (1: off): for a large operand stored K-contiguous, a warp's loads become runs of KL*4 bytes of a few rows instead of 4 or 16 bytes from each of 32",
+};
+
 /// Registers a work-item may hold for PIPE=1's two batches of the large
 /// operand and its share of the small operand's chunk, beside its accumulators.
 const MAX_PIPELINED: i64 = 96;
@@ -86,9 +93,14 @@ const MAX_PIPELINED: i64 = 96;
 const LOCAL_LIMIT: i64 = 48 * 1024;
 
 const KV_DIVIDES: Constraint = Constraint {
-    message: "KV must divide KC: a chunk is loaded in whole batches",
-    involves: &["KV", "KC"],
-    holds: |c| divides(c.get("KV"), c.get("KC")),
+    message: "KL*KV must divide KC: a chunk is loaded in whole batches of KV values for each of KL work-items",
+    involves: &["KL", "KV", "KC"],
+    holds: |c| divides(c.get("KL") * c.get("KV"), c.get("KC")),
+};
+const LANES: Constraint = Constraint {
+    message: "KL must divide BT (the launch gives each of a group's KL work-items BT/KL of the short side) and needs XS=0 (it reads the large operand straight from global memory)",
+    involves: &["KL", "BT", "XS"],
+    holds: |c| divides(c.get("KL"), c.get("BT")) && (c.get("KL") == 1 || c.get("XS") == 0),
 };
 const ACCUMULATORS: Constraint = Constraint {
     message: "a work-item's BT*TL accumulators must stay at most 128, with room for TL*KV loaded values beside them in its registers",
@@ -96,8 +108,8 @@ const ACCUMULATORS: Constraint = Constraint {
     holds: |c| c.get("BT") * c.get("TL") <= MAX_ACCUMULATORS && c.get("TL") * c.get("KV") <= 32,
 };
 const LOCAL_FITS: Constraint = Constraint {
-    message: "the staged chunks (KC*BT floats of the small operand; with XS=1 also THREADS*TL rows of KC+4 floats of the large one) must fit in 48 KiB of local memory",
-    involves: &["XS", "THREADS", "TL", "KC", "BT"],
+    message: "the staged chunks (KC*BT floats of the small operand, rows padded with KL > 1; with XS=1 also THREADS*TL rows of KC+4 floats of the large one; with KL > 1 at least BT*TL*(THREADS+1) floats of partial sums) must fit in 48 KiB of local memory",
+    involves: &["XS", "KL", "THREADS", "TL", "KC", "BT"],
     holds: |c| local_bytes(c) <= LOCAL_LIMIT,
 };
 const STAGED_LOADS: Constraint = Constraint {
@@ -120,16 +132,30 @@ const WHOLE_WARPS: Constraint = Constraint {
     holds: |c| divides(WARP, c.get("THREADS")),
 };
 
-/// The small operand's chunk (KC x BT floats), with XS=1 the large operand's
-/// (THREADS*TL rows of KC+4 floats), and a flag for split-K.
+/// The small operand's chunk (KC rows of BT floats, padded to an odd number of
+/// 128-bit words with KL > 1), which KL > 1's partial sums (BT*TL rows of
+/// THREADS+1) reuse; with XS=1 the large operand's (THREADS*TL rows of KC+4
+/// floats); and a flag for split-K.
 fn local_bytes(c: &Config) -> i64 {
+    let (bt, kl) = (c.get("BT"), c.get("KL"));
+    let pitch = if kl > 1 && bt % 8 == 0 { bt + 4 } else { bt };
+    let sums = if kl > 1 {
+        bt * c.get("TL") * (c.get("THREADS") + 1)
+    } else {
+        0
+    };
     let staged = c.get("XS") * c.get("THREADS") * c.get("TL") * (c.get("KC") + 4);
-    4 * (c.get("KC") * c.get("BT") + staged) + if c.get("SPLITK") > 1 { 4 } else { 0 }
+    4 * ((c.get("KC") * pitch).max(sums) + staged) + if c.get("SPLITK") > 1 { 4 } else { 0 }
+}
+
+/// The long side of a work-group's tile: THREADS/KL groups of TL indices.
+fn long_side(c: &Config) -> usize {
+    c.u("THREADS") / c.u("KL").max(1) * c.u("TL")
 }
 
 /// The tile of C a work-group owns: (along M, along N, along K).
 fn tile(c: &Config) -> (usize, usize, usize) {
-    let (short, long) = (c.u("BT"), c.u("THREADS") * c.u("TL"));
+    let (short, long) = (c.u("BT"), long_side(c));
     match c.get("SIDE") {
         0 => (short, long, c.u("KC")),
         _ => (long, short, c.u("KC")),
@@ -153,14 +179,18 @@ pub const THIN: KernelSpec = KernelSpec {
            x THREADS*TL long-side elements of C, each work-item all BT of its TL long-side indices; the small \
            operand's KC-deep chunks staged in local memory and read as broadcasts, the large operand read once \
            straight from global memory (128-bit along K where it is K-contiguous, TL-wide along the long side where \
-           not); split-K with a deterministic in-kernel reduction; the caller's matrices in place, any size",
+           not, or with KL work-items along K in runs where it is K-contiguous); split-K with a deterministic \
+           in-kernel reduction; the caller's matrices in place, any size",
     sources: &[
         (OpenClC, include_str!("../../kernels-cl/thin.cl")),
         (CudaCpp, include_str!("../../kernels-cu/thin.cu")),
     ],
-    params: &[P_SIDE, P_BT, P_TL, P_THREADS, P_KC, P_KV, P_SPLITK, P_XS, P_PIPE],
+    params: &[
+        P_SIDE, P_BT, P_TL, P_THREADS, P_KC, P_KV, P_SPLITK, P_XS, P_PIPE, P_KL,
+    ],
     constraints: &[
         KV_DIVIDES,
+        LANES,
         ACCUMULATORS,
         LOCAL_FITS,
         STAGED_LOADS,
@@ -168,14 +198,16 @@ pub const THIN: KernelSpec = KernelSpec {
         WHOLE_WARPS,
     ],
     local_bytes,
+    // With KL > 1 the short side's dimension of the grid counts KL work-items per
+    // tile (BT/KL "per item"), so that the long side's counts THREADS/KL groups.
     launch: Launch {
         local: |c| match c.get("SIDE") {
-            0 => (1, c.u("THREADS")),
-            _ => (c.u("THREADS"), 1),
+            0 => (c.u("KL"), c.u("THREADS") / c.u("KL").max(1)),
+            _ => (c.u("THREADS") / c.u("KL").max(1), c.u("KL")),
         },
         per_item: |c| match c.get("SIDE") {
-            0 => (c.u("BT"), c.u("TL")),
-            _ => (c.u("TL"), c.u("BT")),
+            0 => (c.u("BT") / c.u("KL").max(1), c.u("TL")),
+            _ => (c.u("TL"), c.u("BT") / c.u("KL").max(1)),
         },
     },
     operands: Operands {
@@ -247,13 +279,84 @@ pub fn register_budget(c: &Config, registers: u32) -> Option<u32> {
     (cap >= 64).then_some(cap as u32)
 }
 
+/// As [`fitted_pipelined`], with `LANES_KL` work-items along K on each pair of
+/// long-side indices (KL): for a large operand stored K-contiguous, whose rows
+/// (columns) the other forms read 4 or 16 bytes from each of a warp's 32 at once
+/// (4 where its leading dimension is odd: 4097x33x2049 row-major ran 0.80 of
+/// cuBLAS, against 0.89 column-major). Split-K fills the device as the pipelined
+/// fit's does, over the work-group's narrower long side.
+pub fn fitted_lanes(m: usize, n: usize, k: usize, units: usize) -> Option<Config> {
+    let (bt, long, side) = short_side(m, n)?;
+    let (threads, kv, kl) = (128usize, 8usize, LANES_KL);
+    let batches = k.div_ceil(kl * kv);
+    let config = |tl: usize, kc: usize, split: usize| -> Option<Config> {
+        let defines: Vec<(String, i64)> = [
+            ("SIDE", side),
+            ("BT", bt),
+            ("TL", tl),
+            ("THREADS", threads),
+            ("KV", kv),
+            ("KC", kc),
+            ("SPLITK", split),
+            ("PIPE", 1),
+            ("KL", kl),
+        ]
+        .iter()
+        .map(|(n, v)| (n.to_string(), *v as i64))
+        .collect();
+        let c = THIN.config(&defines).ok()?;
+        THIN.validate(&c).is_ok().then_some(c)
+    };
+    // Two long-side indices a group where their partial sums fit in local
+    // memory: each read of the small operand's chunk then feeds 2*BT products
+    // (at one, 128-bit local reads and products run 1:4, the rate the two units
+    // have); else one.
+    [2, 1].into_iter().find_map(|tl| {
+        let tiles = long.div_ceil(threads / kl * tl);
+        let split = pipelined_split(tiles, batches, units);
+        let share = k.div_ceil(split).max(1);
+        // The deepest chunk of whole batches whose staging takes at most 12
+        // loads a work-item, no deeper than a split's share.
+        (P_KC.allowed.iter().rev().map(|&c| c as usize))
+            .filter(|&kc| kc % (kl * kv) == 0)
+            .filter(|&kc| {
+                kc == kl * kv
+                    || (kc <= share.next_power_of_two() && (kc * bt).div_ceil(threads) <= 12)
+            })
+            .find_map(|kc| config(tl, kc, split))
+    })
+}
+
+/// Work-items along K in [`fitted_lanes`]: runs of 16 bytes of a row (half a
+/// sector, the other half the next load's), and every short-side tile (a
+/// multiple of 4) divides among them.
+pub const LANES_KL: usize = 4;
+
 /// Every configuration fitted to a call's shape: read straight from global
-/// memory, staged in local memory, and prefetched (none where no side is short).
-pub fn fits(m: usize, n: usize, k: usize, units: usize) -> Vec<Config> {
+/// memory, staged in local memory, and prefetched, and where the large operand
+/// is stored K-contiguous (`large_along_k`) also with work-items along K (none
+/// where no side is short).
+pub fn fits(m: usize, n: usize, k: usize, units: usize, large_along_k: bool) -> Vec<Config> {
+    let lanes = large_along_k.then(|| fitted_lanes(m, n, k, units));
     [fitted, fitted_staged, fitted_pipelined]
         .iter()
-        .filter_map(|fit| fit(m, n, k, units))
+        .map(|fit| fit(m, n, k, units))
+        .chain(lanes)
+        .flatten()
         .collect()
+}
+
+/// The fewest splits of K that give `PIPELINED_GROUPS` work-groups a unit over
+/// `tiles` tiles of C, each split at least two of `batches` deep.
+fn pipelined_split(tiles: usize, batches: usize, units: usize) -> usize {
+    let want = PIPELINED_GROUPS * units.max(1);
+    let splits: Vec<usize> = (P_SPLITK.allowed.iter().map(|&s| s as usize))
+        .filter(|&s| s == 1 || 2 * s <= batches)
+        .collect();
+    (splits.iter().copied())
+        .find(|&s| tiles * s >= want)
+        .or(splits.last().copied())
+        .unwrap_or(1)
 }
 
 fn fit(m: usize, n: usize, k: usize, units: usize, staged: bool) -> Option<Config> {
@@ -308,16 +411,7 @@ fn fit_pipelined(m: usize, n: usize, k: usize, units: usize) -> Option<Config> {
     let (bt, long, side) = short_side(m, n)?;
     let (threads, kv) = (128usize, 16usize);
     let tiles = long.div_ceil(threads);
-    let batches = k.div_ceil(kv);
-    let want = PIPELINED_GROUPS * units.max(1);
-    // The fewest splits that reach `want` work-groups, each at least two batches deep.
-    let splits: Vec<usize> = (P_SPLITK.allowed.iter().map(|&s| s as usize))
-        .filter(|&s| s == 1 || 2 * s <= batches)
-        .collect();
-    let split = (splits.iter().copied())
-        .find(|&s| tiles * s >= want)
-        .or(splits.last().copied())
-        .unwrap_or(1);
+    let split = pipelined_split(tiles, k.div_ceil(kv), units);
     let defines = |kc: usize| -> Vec<(String, i64)> {
         [
             ("SIDE", side),
@@ -437,6 +531,61 @@ mod tests {
         let d: Vec<(String, i64)> = vec![("PIPE".into(), 1), ("XS".into(), 1), ("TL".into(), 1)];
         let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
         assert!(e.to_string().contains("XS=0"), "{e}");
+    }
+
+    #[test]
+    fn lanes_along_k_narrow_the_tile_and_say_why_not() {
+        // 4097x33x2049 row-major NN as column-major: 33 rows of C, B K-contiguous.
+        let c = fitted_lanes(33, 4097, 2049, 132).unwrap();
+        let got = ["SIDE", "BT", "TL", "KL", "KV", "PIPE", "XS"].map(|n| c.get(n));
+        assert_eq!(got, [0, 36, 2, 4, 8, 1, 0], "{}", c.describe());
+        // 32 groups of 2 long-side indices a work-group of 128; split-K to four
+        // work-groups a unit, each split at least two batches of 32 deep.
+        assert_eq!(THIN.tile(&c), (36, 64, c.u("KC")));
+        assert_eq!((THIN.launch.local)(&c), (4, 32));
+        assert_eq!((THIN.launch.per_item)(&c), (9, 2));
+        let g = THIN.geometry(&c, 36, 64 * 65);
+        assert_eq!((g.global[0], g.global[1]), (4, 32 * 65), "{g:?}");
+        assert!(65 * c.u("SPLITK") >= 4 * 132 && 2 * c.u("SPLITK") <= 65);
+        assert_eq!(c.u("KC") % 32, 0);
+        // The other side: a group's KL work-items along y.
+        let c = fitted_lanes(4097, 33, 2049, 132).unwrap();
+        assert_eq!((c.get("SIDE"), (THIN.launch.local)(&c)), (1, (32, 4)));
+        // Two long-side indices a group up to a short side of 44; past it their
+        // partial sums would not fit in local memory.
+        for (m, n, k, tl) in [
+            (1, 8192, 8192, 2),
+            (7, 7, 7, 2),
+            (44, 100, 31, 2),
+            (48, 100, 31, 1),
+            (64, 30_000, 4096, 1),
+        ] {
+            let c = fitted_lanes(m, n, k, 132).unwrap();
+            assert_eq!(c.get("TL"), tl, "{}", c.describe());
+        }
+        // Only for a large operand stored K-contiguous.
+        assert_eq!(fits(33, 4097, 2049, 132, false).len(), 3);
+        let all = fits(33, 4097, 2049, 132, true);
+        assert_eq!((all.len(), all[3].get("KL")), (4, 4));
+        // The constraints say which and why.
+        let d: Vec<(String, i64)> = vec![("KL".into(), 8), ("BT".into(), 36), ("KC".into(), 64)];
+        let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
+        assert!(e.to_string().contains("KL must divide BT"), "{e}");
+        let d: Vec<(String, i64)> = vec![("KL".into(), 4), ("KV".into(), 16)];
+        let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
+        assert!(e.to_string().contains("KL*KV must divide KC"), "{e}");
+        let d: Vec<(String, i64)> = vec![("KL".into(), 2), ("XS".into(), 1), ("TL".into(), 1)];
+        let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
+        assert!(e.to_string().contains("XS=0"), "{e}");
+        // The partial sums reuse the chunk's local memory: the larger of the two.
+        let d: Vec<(String, i64)> = vec![
+            ("KL".into(), 4),
+            ("BT".into(), 64),
+            ("TL".into(), 2),
+            ("THREADS".into(), 256),
+        ];
+        let e = THIN.config(&d).and_then(|c| THIN.validate(&c)).unwrap_err();
+        assert!(e.to_string().contains("48 KiB"), "{e}");
     }
 
     #[test]

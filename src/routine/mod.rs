@@ -32,7 +32,7 @@ use crate::bests::{Database, RoutineEntry};
 use crate::error::{Error, Result};
 use crate::gemm::check::Real;
 use crate::gemm::driver::{upload_real, Session};
-use crate::gemm::problem::{Matrix, Precision, Problem};
+use crate::gemm::problem::{Matrix, Precision, Problem, Trans};
 use crate::gemm::stage::{self, Staged};
 use crate::kernels::{self, Arithmetic, Config, Hints, KernelSpec};
 use crate::measure::Stats;
@@ -337,7 +337,13 @@ pub fn thin_fits(p: &Problem, device: &DeviceInfo) -> Vec<(Config, Hints)> {
             false => hints,
         })
     };
-    (kernels::thin::fits(c.m, c.n, c.k, units).into_iter())
+    // The large operand: B where M is short (K-contiguous stored as is), else
+    // A (K-contiguous stored transposed).
+    let large_along_k = match c.m <= c.n {
+        true => c.trans_b == Trans::N,
+        false => c.trans_a == Trans::T,
+    };
+    (kernels::thin::fits(c.m, c.n, c.k, units, large_along_k).into_iter())
         .filter_map(|config| spec.with_precision(&config, p.precision).ok())
         .flat_map(|config| {
             let cap = capped(&config).map(|h| (config.clone(), h));
@@ -1457,34 +1463,41 @@ mod tests {
         // No thin choice for a square call; one for thin M and for thin N, each
         // side its own (row-major: the column-major call's sides swap).
         assert!(!others.iter().any(|o| o.kernel.id == "thin"));
-        let side = |p: Problem| {
+        let side = |p: Problem, lanes: bool| {
             let (_, others) = g.choices(&p).unwrap();
             let thin: Vec<&Choice> = others.iter().filter(|o| o.kernel.id == "thin").collect();
             // Read straight from global memory, staged in local memory, and
-            // straight with its batches prefetched.
-            let forms: Vec<(i64, i64)> = (thin.iter())
-                .map(|o| (o.config.get("XS"), o.config.get("PIPE")))
+            // straight with its batches prefetched; where the large operand is
+            // K-contiguous, also with work-items along K.
+            let forms: Vec<(i64, i64, i64)> = (thin.iter())
+                .map(|o| (o.config.get("XS"), o.config.get("PIPE"), o.config.get("KL")))
                 .collect();
-            assert_eq!(forms, [(0, 0), (1, 0), (0, 1)], "{p:?}");
+            let mut want = vec![(0, 0, 1), (1, 0, 1), (0, 1, 1)];
+            if lanes {
+                want.push((0, 1, 4));
+            }
+            assert_eq!(forms, want, "{p:?}");
             assert!(thin
                 .iter()
                 .all(|o| o.config.get("SIDE") == thin[0].config.get("SIDE")));
             thin[0].config.get("SIDE")
         };
-        assert_eq!(side(Problem::plain(16, 14336, 4096)), 0);
-        assert_eq!(side(Problem::plain(100_000, 24, 64)), 1);
+        // Column-major NN: B, streamed where M is short, is K-contiguous; A,
+        // streamed where N is, is not (nor row-major's, the same memory).
+        assert_eq!(side(Problem::plain(16, 14336, 4096), true), 0);
+        assert_eq!(side(Problem::plain(100_000, 24, 64), false), 1);
         let row = Problem {
             layout: crate::gemm::problem::Layout::RowMajor,
             ..Problem::plain(16, 14336, 4096)
         };
-        assert_eq!(side(row), 1);
+        assert_eq!(side(row, false), 1);
         // Not in f64, which thin does not compute.
         let f64_call = Problem {
             precision: Precision::F64,
             ..Problem::plain(16, 14336, 4096)
         };
         assert!(g.thin_fitted(&f64_call).is_empty());
-        assert_eq!(g.thin_fitted(&Problem::plain(16, 14336, 4096)).len(), 3);
+        assert_eq!(g.thin_fitted(&Problem::plain(16, 14336, 4096)).len(), 4);
         // Excluded kernels are neither fitted nor taken from their entries.
         g.exclude = vec!["thin".into(), "simtdirect".into()];
         assert!(g.thin_fitted(&Problem::plain(16, 14336, 4096)).is_empty());
