@@ -227,5 +227,14 @@ mod tests {
             let elsewhere = [&thin, &gemv, &thin2].iter().any(|s| s.calls.contains(c));
             assert!(!elsewhere, "{}", c.describe());
         }
+        let thin_k = load("thin-k.txt");
+        assert!(thin_k.calls.len() >= 10);
+        for c in &thin_k.calls {
+            assert!(!tuned.contains(&c.describe()), "{}", c.describe());
+            let elsewhere = [&thin, &gemv, &thin2, &thin3]
+                .iter()
+                .any(|s| s.calls.contains(c));
+            assert!(!elsewhere, "{}", c.describe());
+        }
     }
 }
