@@ -281,10 +281,12 @@ pub fn register_budget(c: &Config, registers: u32) -> Option<u32> {
 
 /// As [`fitted_pipelined`], with `LANES_KL` work-items along K on each pair of
 /// long-side indices (KL): for a large operand stored K-contiguous, whose rows
-/// (columns) the other forms read 4 or 16 bytes from each of a warp's 32 at once
-/// (4 where its leading dimension is odd: 4097x33x2049 row-major ran 0.80 of
-/// cuBLAS, against 0.89 column-major). Split-K fills the device as the pipelined
-/// fit's does, over the work-group's narrower long side.
+/// (columns) the other forms read 4 or 16 bytes from each of a warp's 32 at once.
+/// Split-K fills the device as the pipelined fit's does, over the work-group's
+/// narrower long side. On the H200 the routine took it for 4x32000x4096 (1.07 ->
+/// 1.35 of cuBLAS) and 12x30000x1000 row-major NT, among others; not for
+/// 4097x33x2049 row-major NN, where `simtdirect` stayed 2% faster
+/// (results/h200/routine/klanes/).
 pub fn fitted_lanes(m: usize, n: usize, k: usize, units: usize) -> Option<Config> {
     let (bt, long, side) = short_side(m, n)?;
     let (threads, kv, kl) = (128usize, 8usize, LANES_KL);
