@@ -317,15 +317,7 @@ pub fn fitted_lanes(m: usize, n: usize, k: usize, units: usize) -> Option<Config
         let tiles = long.div_ceil(threads / kl * tl);
         let split = pipelined_split(tiles, batches, units);
         let share = k.div_ceil(split).max(1);
-        // The deepest chunk of whole batches whose staging takes at most 12
-        // loads a work-item, no deeper than a split's share.
-        (P_KC.allowed.iter().rev().map(|&c| c as usize))
-            .filter(|&kc| kc % (kl * kv) == 0)
-            .filter(|&kc| {
-                kc == kl * kv
-                    || (kc <= share.next_power_of_two() && (kc * bt).div_ceil(threads) <= 12)
-            })
-            .find_map(|kc| config(tl, kc, split))
+        chunk_depths(kl * kv, bt, threads, share).find_map(|kc| config(tl, kc, split))
     })
 }
 
@@ -429,15 +421,28 @@ fn fit_pipelined(m: usize, n: usize, k: usize, units: usize) -> Option<Config> {
         .map(|(n, v)| (n.to_string(), *v as i64))
         .collect()
     };
-    // The deepest chunk whose staging takes at most 12 loads a work-item (each
-    // held with its address until the barrier: on sm_90, BT 36 with KC 32, 64
-    // and 128 took 127, 177 and 255 registers), no deeper than a split's share.
     let share = k.div_ceil(split).max(1);
-    (P_KC.allowed.iter().rev().map(|&c| c as usize))
-        .filter(|&kc| kc == kv || (kc * bt).div_ceil(threads) <= 12)
-        .filter(|&kc| kc >= kv && (kc <= share.next_power_of_two() || kc == kv))
+    chunk_depths(kv, bt, threads, share)
         .filter_map(|kc| THIN.config(&defines(kc)).ok())
         .find(|c| THIN.validate(c).is_ok())
+}
+
+/// The chunk depths a pipelined fit may take, deepest first: whole batches of
+/// `batch` values of K, staged in at most 12 loads a work-item (each held with
+/// its address until the barrier: on sm_90, BT 36 with KC 32, 64 and 128 took
+/// 127, 177 and 255 registers) and no deeper than a split's `share`; one batch
+/// always qualifies.
+fn chunk_depths(
+    batch: usize,
+    bt: usize,
+    threads: usize,
+    share: usize,
+) -> impl Iterator<Item = usize> {
+    (P_KC.allowed.iter().rev().map(|&c| c as usize))
+        .filter(move |&kc| kc % batch == 0)
+        .filter(move |&kc| {
+            kc == batch || (kc <= share.next_power_of_two() && (kc * bt).div_ceil(threads) <= 12)
+        })
 }
 
 #[cfg(test)]
