@@ -97,13 +97,15 @@ pub struct TuneArgs {
     /// process then builds each program's binary (PTX) for itself.
     #[arg(long, value_name = "N")]
     pub build_processes: Option<usize>,
-    /// Stop timing a configuration whose checked run is this many times slower than the best so far.
+    /// Stop timing a configuration whose checked run is this many times slower than the fastest
+    /// checked run so far (single launches are compared with single launches: one carries
+    /// costs a timed median does not).
     #[arg(long, default_value_t = 4.0)]
     pub prune: f64,
     /// Screen each configuration first on the same call with K cut by this factor
     /// (to a multiple of 256, where that saves three quarters of a launch or more):
-    /// one checked launch there, and one that is --prune times slower than the best
-    /// so far is pruned without its full-size run. 0: no screen
+    /// one checked launch there, and one that is --prune times slower than the fastest
+    /// screen launch so far is pruned without its full-size run. 0: no screen
     #[arg(long, value_name = "FACTOR", default_value_t = gemmlab::tune::search::SCREEN_FACTOR)]
     pub screen: usize,
     /// Seconds a configuration's device work (load, checked run, timing) may take before
@@ -251,7 +253,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     }
     if args.prune.is_nan() || args.prune <= 1.0 {
         return Err(Error::invalid(
-            "--prune must be above 1 (a factor of the best speed so far)",
+            "--prune must be above 1 (a factor of the fastest checked launch so far)",
         ));
     }
     for (flag, v) in [

@@ -50,12 +50,14 @@ pub struct SearchOptions {
     pub reps: usize,
     /// Compile threads.
     pub workers: usize,
-    /// A point whose checked run is this many times slower than the best so far
-    /// is not timed further: its one launch is its time, and it is marked pruned.
+    /// A point whose checked run is this many times slower than the fastest
+    /// checked run so far is not timed further: its one launch is its time, and it
+    /// is marked pruned (see [`Fastest`]).
     pub prune: f64,
     /// K is cut by this factor for a screen (`screen_k`): before its full-size run a
     /// configuration runs once, checked, on the problem with the shorter K, and is
-    /// pruned there when that launch is `prune` times slower than the best so far.
+    /// pruned there when that launch is `prune` times slower than the fastest
+    /// screen launch so far.
     /// 0 or 1: no screen.
     #[serde(default = "default_screen")]
     pub screen: usize,
@@ -502,7 +504,7 @@ pub fn search(
         strategy.seed(&space.grid, p);
     }
     let mut tried: Vec<Tried> = Vec::new();
-    let mut best = 0.0f64;
+    let mut fastest = Fastest::default();
     let mut compile_s = 0.0;
     let mut device_s = 0.0;
     let mut wait_s = 0.0;
@@ -660,9 +662,6 @@ pub fn search(
                         let cand = space.candidate(p);
                         let key = base.with(&cand);
                         if let Some(r) = store.lookup(&key) {
-                            if let Some(g) = score_of(r) {
-                                best = best.max(g);
-                            }
                             // Measured by this run before a restart: its own, not the store's.
                             let ours = r.run.is_some() && r.run == opts.run;
                             if ours {
@@ -753,7 +752,7 @@ pub fn search(
                         opts,
                         key,
                         compiled,
-                        best,
+                        &mut fastest,
                     ),
                     Workload::Spec {
                         dims,
@@ -772,15 +771,12 @@ pub fn search(
                             opts,
                             key,
                             compiled,
-                            best,
+                            &mut fastest,
                         )
                     }
                 };
                 device_s += t.elapsed().as_secs_f64();
                 split.absorb(&record.split);
-                if let Some(g) = score_of(&record) {
-                    best = best.max(g);
-                }
                 if record.status.is_ok() && !record.pruned {
                     fastest_s = Some(fastest_s.map_or(record.device_s, |f| f.min(record.device_s)));
                 }
@@ -902,20 +898,50 @@ fn start_record(
     }
 }
 
+/// The fastest single checked launches of a search so far, at the full problem
+/// and at the screen's shorter K: what a point's own single launch is pruned
+/// against. A lone launch carries costs a timed median of batched launches does
+/// not (a freshly loaded module's first launch, an idle device waking, split-K's
+/// counters): on the H200 a `thin` launch at 4097x33x256 took 26-42 us where the
+/// timed kernel at the full K=2049 ran 44, so against timed medians the screen
+/// pruned 397 of 400 points. Launches are compared with launches only.
+#[derive(Debug, Clone, Copy, Default)]
+struct Fastest {
+    check_ns: Option<u64>,
+    screen_ns: Option<u64>,
+}
+
+impl Fastest {
+    /// Whether a launch of `ns` is `prune` times slower than `fastest`.
+    fn slower(fastest: Option<u64>, ns: u64, prune: f64) -> bool {
+        fastest.is_some_and(|f| ns as f64 > prune * f as f64)
+    }
+
+    /// Records a launch whose result was checked and correct (a wrong result's
+    /// speed says nothing, and a kernel that skips its work would prune the rest).
+    fn note(fastest: &mut Option<u64>, ns: u64) {
+        *fastest = Some(fastest.map_or(ns, |f| f.min(ns)));
+    }
+}
+
 /// Times a checked, prepared point from its checked run on: pruned (its one
-/// launch is its time) when that launch is `prune` times slower than the best
-/// so far, else timed with `plan`'s samples. Returns (rate, stats, pruned).
+/// launch is its time) when that launch is `prune` times slower than the fastest
+/// checked launch so far, else timed with `plan`'s samples. Returns (rate,
+/// stats, pruned).
 fn time_point(
     runner: &mut dyn Timed,
     check_ns: u64,
     rate: impl Fn(f64) -> f64,
     plan: &Plan,
     opts: &SearchOptions,
-    best: f64,
+    fastest: Option<u64>,
 ) -> std::result::Result<(f64, Option<Stats>, bool), String> {
-    let one = rate(check_ns as f64);
-    if best > 0.0 && one * opts.prune < best {
-        return Ok((one, Stats::from_samples(&[check_ns]), true));
+    if Fastest::slower(fastest, check_ns, opts.prune) {
+        return Ok((
+            rate(check_ns as f64),
+            Stats::from_samples(&[check_ns]),
+            true,
+        ));
     }
     // The checked run was this kernel's warm-up launch: time from it on.
     let plan = Plan {
@@ -943,7 +969,7 @@ fn measure_spec(
     opts: &SearchOptions,
     key: Key,
     compiled: Result<Artefact>,
-    best: f64,
+    fastest: &mut Fastest,
 ) -> Record {
     let t = Instant::now();
     session.laps.borrow_mut().restart();
@@ -993,11 +1019,14 @@ fn measure_spec(
             flush: None,
         };
         let rate = |ns: f64| spec_rate(&inst, ns);
-        match time_point(&mut runner, p.check_ns, rate, plan, opts, best) {
+        match time_point(&mut runner, p.check_ns, rate, plan, opts, fastest.check_ns) {
             Ok((g, stats, pruned)) => {
                 record.gflops = Some(g);
                 record.time = stats;
                 record.pruned = pruned;
+                if record.status.is_ok() {
+                    Fastest::note(&mut fastest.check_ns, p.check_ns);
+                }
             }
             Err(e) => record.status = Status::LaunchError(e),
         }
@@ -1012,7 +1041,7 @@ fn measure_spec(
 
 /// What a screen made of a configuration.
 enum Screened {
-    /// Slower than the best by the prune factor at the screen's K: its one
+    /// Slower than the fastest screen launch by the prune factor: its one
     /// checked launch, and what the build said.
     Pruned {
         check_ns: u64,
@@ -1032,7 +1061,7 @@ fn screen_point(
     screen: &Problem,
     artefact: Artefact,
     opts: &SearchOptions,
-    best: f64,
+    fastest: &mut Fastest,
 ) -> Screened {
     // The screen's result is checked here: a pruned point's speed is reported too.
     let defer = std::mem::replace(&mut session.defer_checks, false);
@@ -1044,7 +1073,10 @@ fn screen_point(
     let Some(p) = attempt.prepared else {
         return Screened::Failed(Box::new(attempt));
     };
-    if gflops(ops.m, ops.n, ops.k, p.check_ns as f64) * opts.prune < best {
+    // A prepared point's screen result was checked, and was right.
+    let slower = Fastest::slower(fastest.screen_ns, p.check_ns, opts.prune);
+    Fastest::note(&mut fastest.screen_ns, p.check_ns);
+    if slower {
         let check_ns = p.check_ns;
         p.release(session);
         return Screened::Pruned {
@@ -1065,7 +1097,7 @@ fn measure(
     opts: &SearchOptions,
     key: Key,
     compiled: Result<Artefact>,
-    best: f64,
+    fastest: &mut Fastest,
 ) -> Record {
     let (m, n, k) = (problem.ops.m, problem.ops.n, problem.ops.k);
     let Kernel::Builtin(spec) = space.kernel else {
@@ -1090,13 +1122,13 @@ fn measure(
         }
     };
     let (ops, reference) = (&problem.ops, &problem.reference);
-    // The screen runs once there is a best to be slower than.
-    let attempt = match screen.filter(|_| best > 0.0) {
+    let attempt = match screen {
         None => prepare_built(
             session, spec, &config, &hints, ops, reference, false, artefact,
         ),
         Some(s) => {
-            let screened = screen_point(session, spec, (&config, &hints), s, artefact, opts, best);
+            let screened =
+                screen_point(session, spec, (&config, &hints), s, artefact, opts, fastest);
             session.laps.borrow_mut().fold(Step::Screen);
             match screened {
                 Screened::Failed(attempt) => {
@@ -1135,7 +1167,7 @@ fn measure(
             let checker = unchecked.as_ref().map(|(rows, host)| {
                 sc.spawn(move || check_against(*rows, host.as_slice(), reference))
             });
-            let timed = time_point(&mut runner, p.check_ns, rate, plan, opts, best);
+            let timed = time_point(&mut runner, p.check_ns, rate, plan, opts, fastest.check_ns);
             (timed, checker.map(|h| h.join()))
         });
         match (checked, timed) {
@@ -1153,6 +1185,7 @@ fn measure(
                 record.gflops = Some(g);
                 record.time = stats;
                 record.pruned = pruned;
+                Fastest::note(&mut fastest.check_ns, p.check_ns);
             }
             (_, Err(e)) => record.status = Status::LaunchError(e),
         }
@@ -1170,7 +1203,24 @@ fn measure(
 
 #[cfg(test)]
 mod tests {
-    use super::{screen_k, SCREEN_K_STEP};
+    use super::{screen_k, Fastest, SCREEN_K_STEP};
+
+    #[test]
+    fn a_launch_is_pruned_against_the_fastest_checked_launch_only() {
+        let mut f = Fastest::default();
+        // Nothing to be slower than yet: the first launch is never pruned.
+        assert!(!Fastest::slower(f.screen_ns, 40_000, 4.0));
+        Fastest::note(&mut f.screen_ns, 40_000);
+        // The H200's thin launches at the screen's K: 26-42 us each, none 4x slower.
+        assert!(!Fastest::slower(f.screen_ns, 42_000, 4.0));
+        Fastest::note(&mut f.screen_ns, 26_000);
+        assert!(!Fastest::slower(f.screen_ns, 104_000, 4.0));
+        assert!(Fastest::slower(f.screen_ns, 104_001, 4.0));
+        // A slower launch does not move the reference; the two K keep their own.
+        Fastest::note(&mut f.screen_ns, 90_000);
+        assert_eq!(f.screen_ns, Some(26_000));
+        assert_eq!(f.check_ns, None);
+    }
 
     #[test]
     fn the_screen_cuts_k_to_a_multiple_of_its_step_and_only_where_it_pays() {

@@ -76,7 +76,7 @@ pub struct Record {
     pub status: Status,
     pub gflops: Option<f64>,
     pub time: Option<Stats>,
-    /// Stopped after the checked run: it was far slower than the best so far.
+    /// Stopped after the checked run: it was far slower than the fastest checked run so far.
     #[serde(default)]
     pub pruned: bool,
     /// Pruned at the screen (`tune --screen`): its one checked launch, and the
