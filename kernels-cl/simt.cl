@@ -61,7 +61,11 @@
 //                padded by SMEM_PAD, per column): copied 16 bytes at a time, by
 //                cp.async with ASYNC_COPY, and read by the compute 4 K of a
 //                column at a time, so nothing is transposed and B needs no
-//                pack; 0: B's tile is stored N-contiguous (transposed on the way)
+//                pack; 0: B's tile is stored N-contiguous (transposed on the way).
+//                In place (with VEC_LOADS, not ALONG_MN) the tile is kept so
+//                whatever the call's B: stored along K it is copied as it is (by
+//                cp.async where aligned), stored along N it goes through
+//                registers and is transposed on the way
 //   KMAJOR_RUNS  1: an operand read along K gives each column's (row's) K run
 //                to consecutive work-items, so a warp's loads cover whole
 //                runs (coalesced) and its transposed stores share banks;
@@ -192,13 +196,16 @@
 #ifndef KTILE_B
 #define KTILE_B 0
 #endif
-#if KTILE_B && (SIMT_DIRECT || !KMAJOR_B || !VEC_LOADS)
-#error "simt: KTILE_B=1 keeps B read along K K-contiguous in its local tile: it needs the packed kernel with KMAJOR_B=1 and VEC_LOADS=1"
+#if KTILE_B && !SIMT_DIRECT && (!KMAJOR_B || !VEC_LOADS)
+#error "simt: KTILE_B=1 keeps B read along K K-contiguous in its local tile: it needs KMAJOR_B=1 and VEC_LOADS=1"
+#endif
+#if KTILE_B && SIMT_DIRECT && (!VEC_LOADS || ALONG_MN)
+#error "simt: KTILE_B=1 in place keeps B K-contiguous in its local tile: it needs VEC_LOADS=1, and ALONG_MN=0 (which transposes B the other way first)"
 #endif
 #if KTILE_B && ASYNC_ALONG_K
 #error "simt: KTILE_B=1 and ASYNC_ALONG_K=1 are two ways of copying B read along K: use one"
 #endif
-#if KTILE_B && KMAJOR_RUNS && !KMAJOR_A
+#if KTILE_B && KMAJOR_RUNS && !KMAJOR_A && !SIMT_DIRECT
 #error "simt: KMAJOR_RUNS=1 changes how an operand read along K goes through registers: with KTILE_B=1 and KMAJOR_A=0 there is none"
 #endif
 
@@ -472,6 +479,19 @@ INLINE_FUNC void copy_async_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, c
         const int mm = (f % (BM / VW)) * VW;
         copy_zfill(As + (stage * BK + kk) * AROW + mm, A, a_ld, m0 + mm, k0 + kk, M, K);
     }
+#if KTILE_B
+    // B stored along K (and aligned: `b_async`), kept so: 16 bytes of a column's K run a copy.
+    #pragma unroll
+    for (int i = 0; i < B_LOADS && b_async; i++) {
+        const int f = tid + i * THREADS;
+        if (PAST_B(f)) {
+            break;
+        }
+        const int kk = (f % (BK / VW)) * VW;
+        const int nn = f / (BK / VW);
+        copy_zfill(Bs + stage * B_TILE + nn * KTROW + kk, B, b_ld, k0 + kk, n0 + nn, K, N);
+    }
+#else
     #pragma unroll
     for (int i = 0; i < B_LOADS && b_async && !b_k; i++) {
         const int f = tid + i * THREADS;
@@ -482,6 +502,7 @@ INLINE_FUNC void copy_async_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, c
         const int nn = (f % (BN / VW)) * VW;
         copy_zfill(Bs + (stage * BK + kk) * BROW + nn, B, b_ld, n0 + nn, k0 + kk, N, K);
     }
+#endif
 }
 #define ASYNC_TILE(k0, s) \
     copy_async_direct(A, a_ld, a_async, B, b_ld, b_async, As, Bs, M, N, K, m0, n0, (k0), (s), tid, \
@@ -613,6 +634,14 @@ INLINE_FUNC floatV load_chunk(const GLOBAL_PTR float* X, const int ld, const int
 // operand's form known at run time.
 #define D_CHUNK_KK(f, kmajor, W) ((kmajor) ? K_RUN_KK(f, W) : (f) / ((W) / VW))
 #define D_CHUNK_XX(f, kmajor, W) ((kmajor) ? K_RUN_XX(f, W) : ((f) % ((W) / VW)) * VW)
+// B's, which KTILE_B copies along K in whole K runs of a column (as KMAJOR_RUNS does).
+#if KTILE_B
+#define DB_CHUNK_KK(f, kmajor) ((kmajor) ? ((f) % (BK / VW)) * VW : (f) / (BN / VW))
+#define DB_CHUNK_NN(f, kmajor) ((kmajor) ? (f) / (BK / VW) : ((f) % (BN / VW)) * VW)
+#else
+#define DB_CHUNK_KK(f, kmajor) D_CHUNK_KK(f, kmajor, BN)
+#define DB_CHUNK_NN(f, kmajor) D_CHUNK_XX(f, kmajor, BN)
+#endif
 
 // The BK x BM tile of A from depth k0 and the BK x BN tile of B into registers,
 // each where cp.async does not copy it (`a_reg`, `b_reg`).
@@ -638,8 +667,8 @@ INLINE_FUNC void load_direct(const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const i
         if (PAST_B(f)) {
             break;
         }
-        const int k = k0 + D_CHUNK_KK(f, b_k, BN);
-        const int n = n0 + D_CHUNK_XX(f, b_k, BN);
+        const int k = k0 + DB_CHUNK_KK(f, b_k);
+        const int n = n0 + DB_CHUNK_NN(f, b_k);
         rb[i] = b_k ? load_chunk(B, b_ld, k, n, K, N, b_vec) : load_chunk(B, b_ld, n, k, N, K, b_vec);
     }
 }
@@ -668,6 +697,16 @@ INLINE_FUNC void store_direct(const floatV* ra, const floatV* rb,
         if (PAST_B(f)) {
             break;
         }
+#if KTILE_B
+        // B's tile keeps K contiguous: a chunk read along K is one 16-byte store, one
+        // read along N four stores a tile row apart.
+        LOCAL_PTR float* dst = Bs + stage * B_TILE + DB_CHUNK_NN(f, b_k) * KTROW + DB_CHUNK_KK(f, b_k);
+        if (b_k) {
+            ((LOCAL_PTR floatV*)dst)[0] = rb[i];
+        } else {
+            STORE_ALONG_K(dst, KTROW, rb[i]);
+        }
+#else
         LOCAL_PTR float* dst =
             Bs + (stage * BK + D_CHUNK_KK(f, b_k, BN)) * BROW + D_CHUNK_XX(f, b_k, BN);
         if (b_k) {
@@ -675,6 +714,7 @@ INLINE_FUNC void store_direct(const floatV* ra, const floatV* rb,
         } else {
             ((LOCAL_PTR floatV*)dst)[0] = rb[i];
         }
+#endif
     }
 }
 #define LOAD_TILE(k0) \
@@ -890,7 +930,12 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
     // with ASYNC_ALONG_K one read along K (4 bytes at a time: any alignment).
 #if ASYNC_COPY && VEC_LOADS
     const int a_async = a_km ? ASYNC_ALONG_K : a_vec;
+#if KTILE_B
+    // cp.async's 16-byte copies keep B along K where it is stored so, aligned.
+    const int b_async = b_km && b_vec;
+#else
     const int b_async = b_km ? ASYNC_ALONG_K : b_vec;
+#endif
 #elif ASYNC_COPY
     const int a_async = !a_km || ASYNC_ALONG_K;
     const int b_async = !b_km || ASYNC_ALONG_K;

@@ -128,6 +128,25 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
             run(session, cfg, hints, p, 900 + j as u64);
         }
     }
+    // B's tile kept along K (KTILE_B): B stored along K copied as it is, B stored along N
+    // transposed on the way; every BLAS case, so both forms and both layouts.
+    let ktile = Hints::default().with_switch("KTILE_B", true);
+    let kept: Vec<(Config, Hints)> = vec![
+        (plain.clone(), ktile.clone()),
+        (
+            config(&[("STAGES", 3), ("BK", 16)]),
+            ktile.clone().with_switch("SMEM_PAD", true),
+        ),
+        (
+            config(&[("BM", 48), ("BN", 64), ("WM", 16), ("STAGES", 1), ("BK", 8)]),
+            ktile.clone().with_switch("KMAJOR_RUNS", true),
+        ),
+    ];
+    for (i, (cfg, hints)) in kept.iter().enumerate() {
+        for (j, p) in common::blas_calls(131, 67, 45).into_iter().enumerate() {
+            run(session, cfg, hints, p, (2000 + 40 * i + j) as u64);
+        }
+    }
     let mut shares = vec![
         config(&common::NARROW_STREAM_K),
         config(&[("STREAMK", 1)]),
@@ -165,7 +184,22 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
             ),
             (
                 config(&common::NARROW_STREAM_K),
-                on.with_switch("ASYNC_ALONG_K", true),
+                on.clone().with_switch("ASYNC_ALONG_K", true),
+            ),
+            // B stored along K and aligned copied by cp.async into a tile kept along K,
+            // zero-filled past K and N; unaligned or along N, through registers.
+            (plain.clone(), on.clone().with_switch("KTILE_B", true)),
+            (
+                config(&[("SPLITK", 3), ("STAGES", 3), ("BK", 32)]),
+                (on.clone().with_switch("KTILE_B", true)).with_switch("SMEM_PAD", true),
+            ),
+            (
+                config(&[("BM", 48), ("BN", 64), ("WM", 16), ("STAGES", 4), ("BK", 8)]),
+                on.clone().with_switch("KTILE_B", true),
+            ),
+            (
+                config(&common::NARROW_STREAM_K),
+                on.with_switch("KTILE_B", true),
             ),
         ];
         let unaligned = common::blas_calls(131, 67, 45);

@@ -193,6 +193,11 @@ const KTILE_OR_ALONG_K: Constraint = Constraint {
     involves: &["KTILE_B", "ASYNC_ALONG_K"],
     holds: |c| c.get("KTILE_B") == 0 || c.get("ASYNC_ALONG_K") == 0,
 };
+const KTILE_IN_PLACE: Constraint = Constraint {
+    message: "KTILE_B=1 in place keeps B K-contiguous in its local tile: it needs VEC_LOADS=1 (the compute reads 4 K at a time) and ALONG_MN=0 (which transposes B the other way first)",
+    involves: &["KTILE_B", "VEC_LOADS", "ALONG_MN"],
+    holds: |c| c.get("KTILE_B") == 0 || (c.get("VEC_LOADS") == 1 && c.get("ALONG_MN") == 0),
+};
 const ALONG_K_NEEDS_ASYNC: Constraint = Constraint {
     message: "ASYNC_ALONG_K=1 changes cp.async's copies: it needs ASYNC_COPY=1",
     involves: &["ASYNC_ALONG_K", "ASYNC_COPY"],
@@ -263,6 +268,8 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
     CA_NEEDS_ASYNC,
     ALONG_K_NEEDS_ASYNC,
     ALONG_K_NOT_ALONG_MN,
+    KTILE_IN_PLACE,
+    KTILE_OR_ALONG_K,
     PAD_FITS,
 ];
 
@@ -319,7 +326,10 @@ pub const SIMT: KernelSpec = KernelSpec {
 
 /// The in-place kernel's switches: SIMT's. With ASYNC_COPY, cp.async copies each
 /// operand the call has read along M or N and 16-byte aligned (which ones is
-/// known at run time), its edges zero-filled by the copy's source size.
+/// known at run time), its edges zero-filled by the copy's source size. With
+/// KTILE_B, B's tile keeps K contiguous whatever the call's B: one stored along K
+/// is copied as it is (by cp.async where aligned), one stored along N goes
+/// through registers, transposed on the way.
 const DIRECT_SWITCHES: &[SwitchUse] = &[
     SwitchUse::on(USE_BOUNDS),
     SwitchUse::on(USE_RESTRICT),
@@ -327,6 +337,7 @@ const DIRECT_SWITCHES: &[SwitchUse] = &[
     SwitchUse::off(ASYNC_COPY),
     SwitchUse::off(CP_CA),
     SwitchUse::off(ASYNC_ALONG_K),
+    SwitchUse::off(KTILE_B),
     SwitchUse::off(SMEM_PAD),
     SwitchUse::off(KMAJOR_RUNS),
     SwitchUse::on(RASTER),
@@ -401,7 +412,7 @@ pub fn copying_along_k(
 /// `config` and `hints` reading B as a call stores it, along K, and keeping it so in the
 /// local tile (`KTILE_B`: 16-byte copies, by cp.async where `hints` copy by it, nothing
 /// transposed and no pack), A along K as `a_along_k` says: padded and unpadded, each
-/// where valid. Empty where `spec` has no such switch.
+/// where valid. Empty where `spec` has no such switch, and for the in-place kernel.
 pub fn keeping_b_along_k(
     spec: &KernelSpec,
     config: &Config,
@@ -410,6 +421,12 @@ pub fn keeping_b_along_k(
     toolchain: Toolchain,
 ) -> Vec<(Config, Hints)> {
     if !spec.has_switch(KTILE_B.name) {
+        return Vec::new();
+    }
+    // The in-place kernel has the switch too, but at 1000^3 it ran its kernel 3-5%
+    // slower with it than without (results/h200/routine/ktile-direct/): its own
+    // search may choose it, no twin is made of it.
+    if spec.abi == Abi::DirectInPlace {
         return Vec::new();
     }
     let mut config = config.clone();
@@ -599,5 +616,37 @@ mod tests {
         assert!(SIMT_DIRECT.validate_with_switches(&d, &both, Cuda).is_ok());
         let mn = SIMT_DIRECT.config(&[("ALONG_MN".into(), 1)]).unwrap();
         assert!(refused(&SIMT_DIRECT, &mn, &both).contains("ALONG_MN=1 promises"));
+    }
+
+    #[test]
+    fn in_place_b_kept_along_k_needs_wide_loads_and_no_transposing_launch() {
+        use crate::backend::Toolchain::Cuda;
+        use crate::kernels::Hints;
+        let (d, kept) = (
+            SIMT_DIRECT.defaults(),
+            Hints::default().with_switch("KTILE_B", true),
+        );
+        let refused = |c: &Config, h: &Hints| {
+            SIMT_DIRECT
+                .validate_with_switches(c, h, Cuda)
+                .unwrap_err()
+                .to_string()
+        };
+        // Through registers (PoCL) or by cp.async, whatever the call stores.
+        assert!(SIMT_DIRECT.validate_with_switches(&d, &kept, Cuda).is_ok());
+        let cp = kept.clone().with_switch("ASYNC_COPY", true);
+        assert!(SIMT_DIRECT.validate_with_switches(&d, &cp, Cuda).is_ok());
+        let narrow = kept.clone().with_switch("VEC_LOADS", false);
+        assert!(refused(&d, &narrow).contains("needs VEC_LOADS=1"));
+        let mn = SIMT_DIRECT.config(&[("ALONG_MN".into(), 1)]).unwrap();
+        assert!(refused(&mn, &kept).contains("ALONG_MN=0"));
+        let four = cp.with_switch("ASYNC_ALONG_K", true);
+        assert!(refused(&d, &four).contains("two ways of copying B"));
+        // The routine makes no twin of it (slower at 1000^3 on the H200).
+        let tc = Cuda;
+        assert!(keeping_b_along_k(&SIMT_DIRECT, &d, &Hints::default(), false, tc).is_empty());
+        assert!(
+            !keeping_b_along_k(&SIMT, &SIMT.defaults(), &Hints::default(), false, tc).is_empty()
+        );
     }
 }
