@@ -900,9 +900,9 @@ fn start_record(
 
 /// The fastest single checked launches of a search so far, at the full problem
 /// and at the screen's shorter K: what a point's own single launch is pruned
-/// against. A lone launch carries costs a timed median of batched launches does
-/// not (a freshly loaded module's first launch, an idle device waking, split-K's
-/// counters): on the H200 a `thin` launch at 4097x33x256 took 26-42 us where the
+/// against. A lone launch, checked right after its program is loaded, carries
+/// fixed costs a timed median of batched launches does not: on the H200 a `thin`
+/// launch at 4097x33x256 took 26-42 us where the
 /// timed kernel at the full K=2049 ran 44, so against timed medians the screen
 /// pruned 397 of 400 points. Launches are compared with launches only.
 #[derive(Debug, Clone, Copy, Default)]
