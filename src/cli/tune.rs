@@ -581,7 +581,7 @@ pub fn final_table(rows: &[Measurement]) -> String {
         return out;
     }
     out += &format!(
-        "\nfinal round, {} on {} (GFLOP/s = 2MNK / median kernel time, interleaved)\n",
+        "\nfinal round, {} on {} (GFLOP/s = 2MNK / median kernel time, interleaved; xcuBLAS against cuBLAS timed among these repetitions where it was, the cublas row its call timed alone)\n",
         first.size_label(),
         first.device
     );
