@@ -104,7 +104,11 @@
 //   that are multiples of 4 (the routine transposes or copies an operand first
 //   where the call's is not so), so that the kernel is compiled for that form
 //   alone (with ASYNC_COPY, no copy through registers at all).
-//   KMAJOR_A and KMAJOR_B do not apply; `work` holds SPLITK
+//   FIXED_FORM=1: the same promise for the form KMAJOR_A and KMAJOR_B name (at
+//   least one of them 1: both 0 is ALONG_MN's): a_kmajor = KMAJOR_A, b_kmajor =
+//   KMAJOR_B, offsets and lds multiples of 4, so the kernel holds no code for the
+//   other forms (a call stored so, aligned, needs no launch before it).
+//   KMAJOR_A and KMAJOR_B apply with FIXED_FORM only; `work` holds SPLITK
 //   tiles of BM*BN floats per tile of C (tiles counted as ceil(M/BM) by
 //   ceil(N/BN)). SPLITK > 1 is refused off NVIDIA (see src/kernels/simt.rs).
 
@@ -193,6 +197,15 @@
 #if ASYNC_ALONG_K && SIMT_DIRECT && ALONG_MN
 #error "simt: ASYNC_ALONG_K=1 copies operands read along K, and ALONG_MN=1 promises there are none: use one"
 #endif
+#ifndef FIXED_FORM
+#define FIXED_FORM 0
+#endif
+#if FIXED_FORM && (!SIMT_DIRECT || ALONG_MN || !(KMAJOR_A || KMAJOR_B))
+#error "simt: FIXED_FORM=1 compiles the in-place kernel for the form KMAJOR_A and KMAJOR_B name: it needs one of them 1 and ALONG_MN=0 (both 0 is ALONG_MN=1)"
+#endif
+#if SIMT_DIRECT && !FIXED_FORM && (KMAJOR_A || KMAJOR_B)
+#error "simt: in place, KMAJOR_A and KMAJOR_B name the form FIXED_FORM=1 compiles for: without it they must be 0 (the form is read at run time)"
+#endif
 #ifndef KTILE_B
 #define KTILE_B 0
 #endif
@@ -235,8 +248,11 @@
 #define B_ASYNC (ASYNC_COPY && (!KMAJOR_B || ASYNC_ALONG_K || KTILE_B))
 // Whether some operand goes through registers. In place, which operands cp.async
 // copies is known at run time only (their forms and alignment are arguments),
-// unless ALONG_MN promises both read along M and N and aligned.
-#if SIMT_DIRECT
+// unless ALONG_MN or FIXED_FORM fixes them (aligned): then as in the packed kernel,
+// but B kept along K in place is copied by cp.async only where it is read so.
+#if SIMT_DIRECT && FIXED_FORM
+#define REG_COPY (!A_ASYNC || !(ASYNC_COPY && (KTILE_B ? KMAJOR_B : (!KMAJOR_B || ASYNC_ALONG_K))))
+#elif SIMT_DIRECT
 #define REG_COPY (!ASYNC_COPY || !ALONG_MN)
 #else
 #define REG_COPY (!A_ASYNC || !B_ASYNC)
@@ -913,6 +929,12 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
     // The routine passes both operands read along M and N, offsets and lds multiples of 4.
     const int a_km = 0;
     const int b_km = 0;
+    const int a_vec = 1;
+    const int b_vec = 1;
+#elif FIXED_FORM
+    // The routine passes the form KMAJOR_A and KMAJOR_B name, offsets and lds multiples of 4.
+    const int a_km = KMAJOR_A;
+    const int b_km = KMAJOR_B;
     const int a_vec = 1;
     const int b_vec = 1;
 #else

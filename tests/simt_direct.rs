@@ -147,6 +147,44 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
             run(session, cfg, hints, p, (2000 + 40 * i + j) as u64);
         }
     }
+    // Compiled for one form (FIXED_FORM): a call stored so and aligned is read as it is,
+    // any other transposed or copied first; every BLAS case, aligned and not.
+    let fixed = |a: i64, b: i64, extra: &[(&str, i64)]| {
+        let form = [("FIXED_FORM", 1), ("KMAJOR_A", a), ("KMAJOR_B", b)];
+        config(&[&form[..], extra].concat())
+    };
+    let mut forms: Vec<(Config, Hints)> = Vec::new();
+    for (a, b) in [(1, 0), (0, 1), (1, 1)] {
+        forms.push((fixed(a, b, &[]), Hints::default()));
+        forms.push((fixed(a, b, &[("STAGES", 3), ("BK", 16)]), ktile.clone()));
+    }
+    if nvidia {
+        let on = Hints::default().with_switch("ASYNC_COPY", true);
+        forms.extend([
+            (fixed(0, 1, &[]), on.clone()),
+            (fixed(1, 0, &[("STAGES", 3)]), on.clone()),
+            (
+                fixed(0, 1, &[("SPLITK", 2)]),
+                on.clone().with_switch("KTILE_B", true),
+            ),
+            (
+                fixed(1, 1, &[("STAGES", 3), ("BK", 16)]),
+                (on.clone().with_switch("KTILE_B", true)).with_switch("SMEM_PAD", true),
+            ),
+            (
+                fixed(1, 1, &common::NARROW_STREAM_K),
+                on.with_switch("ASYNC_ALONG_K", true),
+            ),
+        ]);
+    }
+    for (i, (cfg, hints)) in forms.iter().enumerate() {
+        let calls = aligned_calls()
+            .into_iter()
+            .chain(common::blas_calls(131, 67, 45));
+        for (j, p) in calls.enumerate().skip(i % 2).step_by(2) {
+            run(session, cfg, hints, p, (3000 + 40 * i + j) as u64);
+        }
+    }
     let mut shares = vec![
         config(&common::NARROW_STREAM_K),
         config(&[("STREAMK", 1)]),
@@ -397,5 +435,39 @@ fn the_plan_is_one_launch_on_the_callers_buffers() {
             };
             assert_eq!([ints(6), ints(7), ints(9), ints(10)], [a[0], a[1], 0, 28]);
         }
+
+        // FIXED_FORM for A along K and B along K (a column-major TN call's form): an
+        // operand stored the other way is transposed first (in one launch where both
+        // are), into a K-contiguous copy; one stored so goes as it is.
+        let tn = config(&[("FIXED_FORM", 1), ("KMAJOR_A", 1), ("KMAJOR_B", 1)]);
+        let q = Problem {
+            trans_a,
+            trans_b,
+            ..Problem::plain(36, 28, 44)
+        }
+        .tight();
+        let s = stage::plan(
+            &mut be, spec, &tn, program, support, &q, bufs[0], bufs[1], bufs[2],
+        )
+        .expect("planned");
+        let moved = (kmajor.0 == 0, kmajor.1 == 0);
+        let entries: Vec<&str> = s.pre.iter().map(|x| x.entry).collect();
+        let expected: &[&str] = match moved {
+            (false, false) => &[],
+            (true, true) => &["pack_pair"],
+            _ => &["pack_matrix"],
+        };
+        assert_eq!(entries, expected, "{trans_a:?}{trans_b:?}");
+        let copies = usize::from(moved.0) + usize::from(moved.1);
+        assert!(s.post.is_empty() && s.owned.len() == 2 + copies);
+        let ints = |at: usize| match s.main.args[at] {
+            Arg::I32(v) => v,
+            _ => -1,
+        };
+        let n = s.main.args.len();
+        assert_eq!([ints(n - 4), ints(n - 3)], [1, 1], "read along K");
+        // K-contiguous, each ld is K: a copy's, or the caller's as stored.
+        assert_eq!([ints(7), ints(10)], [44, 44]);
+        assert_eq!(s.operands[0] == bufs[0], !moved.0);
     }
 }

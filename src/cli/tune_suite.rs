@@ -10,13 +10,14 @@
 use gemmlab::bests::{Database, RoutineEntry};
 use gemmlab::gemm::driver::Session;
 use gemmlab::gemm::{Operands, Reference};
+use gemmlab::kernels::fixed_form;
 use gemmlab::kernels::{emulates_fp32, Abi, Config, Hints, KernelSpec};
 use gemmlab::progress::Progress;
 use gemmlab::results::{Measurement, ResultWriter};
 use gemmlab::routine::fit;
 use gemmlab::routine::shape::{call_label, ShapeClass};
 use gemmlab::routine::suite::Suite;
-use gemmlab::routine::Gemm;
+use gemmlab::routine::{Choice, Gemm};
 use gemmlab::tune::run::{run_tune, TuneOptions};
 use gemmlab::tune::search::SearchResult;
 use gemmlab::tune::space::Candidate;
@@ -329,7 +330,7 @@ fn candidates(
         add(&mut candidates, kernel, c);
     }
     let in_place: Vec<(String, Candidate)> = (candidates.iter())
-        .flat_map(|(k, c)| in_place_twins(k, c, toolchain))
+        .flat_map(|(k, c)| in_place_twins(k, c, p, toolchain))
         .collect();
     for (kernel, c) in in_place {
         add(&mut candidates, kernel, c);
@@ -364,15 +365,18 @@ fn thin_fitted(
 
 /// The in-place kernel of `kernel`'s family (`simtdirect` for `simt`) at `c`'s tiles and
 /// switches, and each in-place candidate with its cp.async copies on where they are
-/// off; each of those also compiled for operands read along M and N (`ALONG_MN`: the
-/// routine transposes or copies first an operand the call stores otherwise), where
-/// cp.async copies both and nothing goes through registers; and every one of them
-/// with `USE_BOUNDS` turned. A packed
+/// off; each of those reading its operands' forms at run time also compiled for one
+/// form: along M and N (`ALONG_MN`: the routine transposes or copies first an operand
+/// the call stores otherwise), where cp.async copies both and nothing goes through
+/// registers, and the call's own (`FIXED_FORM`: nothing transposed, and no code for the
+/// other forms: 213 registers against 167 at 64 x 64 for a column-major NN call); and
+/// every one of them with `USE_BOUNDS` turned. A packed
 /// kernel's search never sees what its packs cost the whole call, nor the in-place
 /// kernel's search the tiles the packed one found: all are timed as whole calls here.
 fn in_place_twins(
     kernel: &str,
     c: &Candidate,
+    p: &gemmlab::gemm::problem::Problem,
     toolchain: gemmlab::Toolchain,
 ) -> Vec<(String, Candidate)> {
     let Ok(spec) = gemmlab::kernels::find(kernel) else {
@@ -387,16 +391,18 @@ fn in_place_twins(
     let Some(direct) = direct else {
         return Vec::new();
     };
+    let own = std::ptr::eq(direct, spec);
     let takes = |name: &str| direct.params.iter().any(|q| q.name == name);
+    // A packed kernel's forms are its own: in place, the call gives them.
     let config = Config(
         (c.config.0.iter())
-            .filter(|(name, _)| takes(name))
+            .filter(|(name, _)| takes(name) && (own || !name.starts_with("KMAJOR_")))
             .map(|(name, v)| (name.clone(), *v))
             .collect(),
     );
     // The packed kernel's tiles as they are, and cp.async on where it is off.
     let mut hints = Vec::new();
-    if !std::ptr::eq(direct, spec) {
+    if !own {
         hints.push(c.hints.clone());
     }
     if direct.has_switch("ASYNC_COPY") && !switch_on(direct, toolchain, &c.hints, "ASYNC_COPY") {
@@ -408,18 +414,22 @@ fn in_place_twins(
             hints: h.clone(),
         })
         .collect();
-    // Each of those, and an in-place `c` itself, along M and N.
-    let along = direct.params.iter().any(|q| q.name == "ALONG_MN");
-    if along && config.get("ALONG_MN") == 0 {
-        let mut packed = config.clone();
-        packed.0.insert("ALONG_MN".into(), 1);
-        if std::ptr::eq(direct, spec) {
+    // Each of those, and an in-place `c` itself, along M and N and in the call's form.
+    if fixed_form(&config).is_none() {
+        let mut forms: Vec<Config> = [(false, false), p.k_contiguous()]
+            .into_iter()
+            .filter_map(|form| gemmlab::kernels::compiled_for_form(direct, &config, form))
+            .collect();
+        forms.dedup();
+        if own {
             hints.push(c.hints.clone());
         }
-        out.extend(hints.into_iter().map(|h| Candidate {
-            config: packed.clone(),
-            hints: h,
-        }));
+        for fixed in forms.into_iter().filter(|f| *f != config) {
+            out.extend(hints.iter().map(|h| Candidate {
+                config: fixed.clone(),
+                hints: h.clone(),
+            }));
+        }
     }
     // Each with USE_BOUNDS turned too: the same tiles are scheduled differently in
     // place. With cp.async along M and N and no launch bounds, ptxas issued the
@@ -487,7 +497,8 @@ fn runs_twin(
 /// too (`ASYNC_ALONG_K`, with `ASYNC_COPY`): 4-byte copies into the transposed tile, where
 /// otherwise a transposing pack or loads through registers feed it. simt takes the call's
 /// forms (`KMAJOR_A`/`KMAJOR_B`); the in-place kernel reads them as stored unless `ALONG_MN`
-/// has the routine transpose them first. None where the call stores nothing along K.
+/// or `FIXED_FORM` has the routine transpose them first. None where the call stores nothing
+/// along K.
 fn along_k_twin(
     kernel: &str,
     c: &Candidate,
@@ -501,11 +512,13 @@ fn along_k_twin(
         return None;
     }
     let mut config = c.config.clone();
-    if takes("KMAJOR_A") && takes("KMAJOR_B") {
+    if spec.abi == Abi::DirectInPlace {
+        if fixed_form(&config).is_some_and(|form| form != stored) {
+            return None;
+        }
+    } else if takes("KMAJOR_A") && takes("KMAJOR_B") {
         config.0.insert("KMAJOR_A".into(), i64::from(stored.0));
         config.0.insert("KMAJOR_B".into(), i64::from(stored.1));
-    } else if config.get("ALONG_MN") != 0 {
-        return None;
     }
     let hints = gemmlab::kernels::copying_along_k(spec, &config, &c.hints, toolchain)?;
     let twin = Candidate { config, hints };
@@ -547,7 +560,8 @@ fn as_stored(
     toolchain: gemmlab::Toolchain,
 ) -> Option<Candidate> {
     let takes = |name: &str| spec.params.iter().any(|q| q.name == name);
-    if !takes("KMAJOR_A") || !takes("KMAJOR_B") {
+    // In place, the call's form is read as stored already (`in_place_twins` fixes it).
+    if spec.abi == Abi::DirectInPlace || !takes("KMAJOR_A") || !takes("KMAJOR_B") {
         return None;
     }
     let want = p.k_contiguous();
@@ -588,9 +602,13 @@ fn time_candidates(
         reps,
         ..Default::default()
     };
-    for (kernel, c) in candidates {
+    let built = prebuilt(session, &candidates, ops.problem.precision, pb);
+    for ((kernel, c), built) in candidates.into_iter().zip(built) {
         let mut gemm = Gemm::published()?;
         gemm.fp32_emulation = fp32_emulation;
+        if let Some((choice, artefact)) = built {
+            gemm.adopt(session, &choice, ops.problem.precision, artefact)?;
+        }
         gemm.force_choice = Some((kernel.clone(), c.config.clone(), c.hints.clone()));
         let r = super::routine::one(session, &mut gemm, ops, reference, &plan, vendor.is_none());
         gemm.release(session);
@@ -605,6 +623,54 @@ fn time_candidates(
         }
     }
     Ok(timed)
+}
+
+/// Each candidate's kernel built ahead, on every core, where the device's compiler
+/// builds in parallel (NVRTC): built one by one as each whole call is timed, the
+/// 1000^3 call's candidates on CUDA waited over two minutes on the compiler. A
+/// candidate that fails to build here is built again when timed, which reports why.
+fn prebuilt(
+    session: &Session,
+    candidates: &[(String, Candidate)],
+    precision: gemmlab::gemm::problem::Precision,
+    pb: &Progress,
+) -> Vec<Option<(Choice, gemmlab::backend::Artefact)>> {
+    let (compiler, device) = {
+        let be = session.backend.borrow();
+        (be.compiler(), be.info().clone())
+    };
+    let mut out: Vec<Option<(Choice, gemmlab::backend::Artefact)>> =
+        candidates.iter().map(|_| None).collect();
+    if !compiler.parallel_builds() {
+        return out;
+    }
+    let started = std::time::Instant::now();
+    gemmlab::gemm::parallel::for_chunks(&mut out, 1, |i, slot| {
+        let (kernel, c) = &candidates[i];
+        let Ok(spec) = gemmlab::kernels::find(kernel) else {
+            return;
+        };
+        let choice = Choice {
+            kernel: spec,
+            config: c.config.clone(),
+            hints: c.hints.clone(),
+            why: String::new(),
+        };
+        slot[0] = gemmlab::routine::prebuild(compiler.as_ref(), &device, &choice, precision)
+            .ok()
+            .map(|artefact| (choice, artefact));
+    });
+    let built = out.iter().filter(|b| b.is_some()).count();
+    pb.suspend(|| {
+        println!(
+            "  {}: {built} of {} candidates built on {} threads in {:.1} s",
+            device.toolchain,
+            candidates.len(),
+            gemmlab::gemm::parallel::threads(),
+            started.elapsed().as_secs_f64()
+        )
+    });
+    out
 }
 
 /// The fastest, and where that one emulates FP32, the fastest in FP32
@@ -1121,17 +1187,18 @@ mod tests {
             config: simt.config(&d).unwrap(),
             hints: Hints::default().with_switch("ASYNC_COPY", true),
         };
-        // The in-place twin, reading the call as stored and along M and N.
-        let twins = in_place_twins("simt", &packed, tc);
-        let along: Vec<i64> = twins
-            .iter()
-            .map(|(_, c)| c.config.get("ALONG_MN"))
-            .collect();
-        assert_eq!(along, [0, 1, 0, 1]);
-        // The second pair: launch bounds turned.
+        // The in-place twin, reading the call as stored, along M and N, and compiled
+        // for the call's own form (A along M, B along K: column-major NN).
+        let nn = call(Layout::ColMajor, 1000, 1000, 1000);
+        let twins = in_place_twins("simt", &packed, &nn, tc);
+        let forms: Vec<Option<(bool, bool)>> =
+            twins.iter().map(|(_, c)| fixed_form(&c.config)).collect();
+        let three = [None, Some((false, false)), Some((false, true))];
+        assert_eq!(forms, three.repeat(2));
+        // The second three: launch bounds turned.
         let bounds = |c: &Candidate| switch_on(direct_spec(), tc, &c.hints, "USE_BOUNDS");
-        assert_ne!(bounds(&twins[0].1), bounds(&twins[2].1));
-        assert_eq!(twins[0].1.config, twins[2].1.config);
+        assert_ne!(bounds(&twins[0].1), bounds(&twins[3].1));
+        assert_eq!(twins[0].1.config, twins[3].1.config);
         let (kernel, twin) = &twins[0];
         assert_eq!(kernel, "simtdirect");
         // The same tiles and split, without the forms the call's arguments give in place.
@@ -1140,30 +1207,37 @@ mod tests {
         assert_eq!(twin.hints, packed.hints);
         // Through registers: the twin as it is and with cp.async, each both ways.
         let plain = Candidate::plain(simt.config(&d).unwrap());
-        let twins = in_place_twins("simt", &plain, tc);
+        let twins = in_place_twins("simt", &plain, &nn, tc);
         let kinds: Vec<(Option<bool>, i64)> = (twins.iter())
             .map(|(_, c)| (c.hints.switch("ASYNC_COPY"), c.config.get("ALONG_MN")))
             .collect();
+        let (off, on) = (None, Some(true));
         assert_eq!(
             kinds,
-            [(None, 0), (Some(true), 0), (None, 1), (Some(true), 1)].repeat(2)
+            [(off, 0), (on, 0), (off, 1), (on, 1), (off, 0), (on, 0)].repeat(2)
         );
-        // An in-place candidate gains cp.async, and the form along M and N with and without it.
+        // A call stored along M and N has no form of its own besides ALONG_MN's.
+        let nt = col_call((Trans::N, Trans::T), 1000, 1000, 1000);
+        let twins = in_place_twins("simt", &packed, &nt, tc);
+        assert_eq!(twins.len(), 4);
+        assert!(twins.iter().all(|(_, c)| c.config.get("FIXED_FORM") == 0));
+        // An in-place candidate gains cp.async, and the fixed forms with and without it.
         let direct = gemmlab::kernels::find("simtdirect").unwrap();
         let own = Candidate::plain(direct.defaults());
-        let twins = in_place_twins("simtdirect", &own, tc);
-        assert_eq!(twins.len(), 6);
-        let done = twins
-            .into_iter()
-            .find(|(_, c)| {
-                c.config.get("ALONG_MN") == 1 && c.hints.switch("ASYNC_COPY") == Some(true)
-            })
-            .unwrap()
-            .1;
-        assert!(in_place_twins("simtdirect", &done, tc).is_empty());
+        let twins = in_place_twins("simtdirect", &own, &nn, tc);
+        assert_eq!(twins.len(), 10);
+        for form in [Some((false, false)), Some((false, true))] {
+            let done = (twins.iter())
+                .find(|(_, c)| {
+                    fixed_form(&c.config) == form && c.hints.switch("ASYNC_COPY") == Some(true)
+                })
+                .unwrap();
+            assert!(in_place_twins("simtdirect", &done.1, &nn, tc).is_empty());
+        }
         // Families without an in-place kernel add nothing.
         let xgemm = gemmlab::kernels::find("xgemm").unwrap();
-        assert!(in_place_twins("xgemm", &Candidate::plain(xgemm.defaults()), tc).is_empty());
+        let plain = Candidate::plain(xgemm.defaults());
+        assert!(in_place_twins("xgemm", &plain, &nn, tc).is_empty());
     }
 
     #[test]

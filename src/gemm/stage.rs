@@ -340,26 +340,33 @@ pub fn plan(
             let (tm, tn, _) = spec.tile(config);
             let (mp, np) = (round_up(m, tm), round_up(n, tn));
             let mut owned = Vec::new();
-            // ALONG_MN: each operand reaches the kernel read along M (N), 16-byte
-            // aligned: one the call stores K-contiguous is transposed first, an unaligned
-            // one copied (ld a multiple of 4), both in one launch where both need it.
-            let along = config.get("ALONG_MN") == 1;
+            // ALONG_MN and FIXED_FORM: each operand reaches the kernel in the form it
+            // was compiled for (`fixed_form`), 16-byte aligned: one the call stores the
+            // other way is transposed first, an unaligned one copied (ld a multiple of
+            // 4), both in one launch where both need it.
+            let form = crate::kernels::fixed_form(config);
             let mut pre = Vec::new();
-            let mut operand =
-                |be: &mut AnyBackend, x: Buffer, s: &Storage, kmajor: bool, rows: usize| {
-                    let aligned = s.offset % 4 == 0 && s.ld % 4 == 0;
-                    if !along || (aligned && !kmajor) {
-                        return Ok::<_, Error>(((x, s.offset, s.ld), kmajor));
-                    }
-                    let ld = round_up(rows, 4);
-                    let t = be.alloc(p.precision.elem(), ld * k)?;
-                    owned.push(t);
-                    pre.push(pack(support, rows, k, x, s, kmajor, t, ld, k)?);
-                    Ok(((t, 0, ld), false))
+            let mut operand = |be: &mut AnyBackend,
+                               x: Buffer,
+                               s: &Storage,
+                               kmajor: bool,
+                               want: Option<bool>,
+                               rows: usize| {
+                let aligned = s.offset % 4 == 0 && s.ld % 4 == 0;
+                let Some(want) = want.filter(|w| !aligned || *w != kmajor) else {
+                    return Ok::<_, Error>(((x, s.offset, s.ld), kmajor));
                 };
+                // rows x k read along `rows`, or k x rows read along K.
+                let (r, c) = if want { (k, rows) } else { (rows, k) };
+                let ld = round_up(r, 4);
+                let t = be.alloc(p.precision.elem(), ld * c)?;
+                owned.push(t);
+                pre.push(pack(support, r, c, x, s, kmajor != want, t, ld, c)?);
+                Ok(((t, 0, ld), want))
+            };
             // A K-contiguous where stored transposed; B where not.
-            let (ar, a_k) = operand(be, a, &sa, sa.transposed, m)?;
-            let (br, b_k) = operand(be, b, &sb, !sb.transposed, n)?;
+            let (ar, a_k) = operand(be, a, &sa, sa.transposed, form.map(|f| f.0), m)?;
+            let (br, b_k) = operand(be, b, &sb, !sb.transposed, form.map(|f| f.1), n)?;
             let pre = paired(pre);
             let mut geometry = spec.geometry(config, mp, np);
             let k_tiles = k.div_ceil(spec.tile(config).2.max(1));

@@ -13,7 +13,9 @@ pub mod tcwg;
 pub mod thin;
 mod tutorial;
 
-pub use simt::{along_k_copy_flipped, copying_along_k, keeping_b_along_k};
+pub use simt::{
+    along_k_copy_flipped, compiled_for_form, copying_along_k, fixed_form, keeping_b_along_k,
+};
 pub use switches::{Hints, Switch, SwitchUse, ALL as SWITCHES, USE_BOUNDS};
 
 use std::collections::BTreeMap;

@@ -109,6 +109,25 @@ const P_ALONG_MN: Param = Param {
     meaning: "in place, 1: A and B reach the kernel read along M and N with offsets and leading dimensions multiples of 4 (the routine first transposes an operand the call stores K-contiguous, or copies an unaligned one, in one launch), so the kernel is compiled for that form alone (with ASYNC_COPY, cp.async copies both and nothing goes through registers); 0: every operand read as the call stores it",
 };
 
+const P_FIXED_FORM: Param = Param {
+    name: "FIXED_FORM",
+    default: 0,
+    allowed: &[0, 1],
+    meaning: "in place, 1: A and B reach the kernel in the form KMAJOR_A and KMAJOR_B name (one of them K-contiguous: both along M and N is ALONG_MN=1) with offsets and leading dimensions multiples of 4 (the routine first transposes or copies an operand the call stores otherwise), so the kernel holds no code for the other forms: a call stored so, aligned, runs with no launch before it; 0: each operand's form read at run time",
+};
+const P_DIRECT_KMAJOR_A: Param = Param {
+    name: "KMAJOR_A",
+    default: 0,
+    allowed: &[0, 1],
+    meaning: "in place, with FIXED_FORM=1: 1 compiles for A read K-contiguous (as a column-major TN call stores it), 0 for A read along M; 0 without FIXED_FORM",
+};
+const P_DIRECT_KMAJOR_B: Param = Param {
+    name: "KMAJOR_B",
+    default: 0,
+    allowed: &[0, 1],
+    meaning: "in place, with FIXED_FORM=1: 1 compiles for B read K-contiguous (as a column-major NN call stores it), 0 for B read along N; 0 without FIXED_FORM",
+};
+
 fn threads(c: &Config) -> i64 {
     let (tm, tn) = (c.get("TM"), c.get("TN"));
     if tm <= 0 || tn <= 0 {
@@ -198,6 +217,14 @@ const KTILE_IN_PLACE: Constraint = Constraint {
     involves: &["KTILE_B", "VEC_LOADS", "ALONG_MN"],
     holds: |c| c.get("KTILE_B") == 0 || (c.get("VEC_LOADS") == 1 && c.get("ALONG_MN") == 0),
 };
+const FIXED_FORM_NAMED: Constraint = Constraint {
+    message: "FIXED_FORM=1 compiles the in-place kernel for the form KMAJOR_A and KMAJOR_B name: it needs one of them 1 and ALONG_MN=0 (both along M and N is ALONG_MN=1); without FIXED_FORM both are 0 (the form is read at run time)",
+    involves: &["FIXED_FORM", "KMAJOR_A", "KMAJOR_B", "ALONG_MN"],
+    holds: |c| match c.get("FIXED_FORM") {
+        0 => c.get("KMAJOR_A") == 0 && c.get("KMAJOR_B") == 0,
+        _ => c.get("ALONG_MN") == 0 && (c.get("KMAJOR_A") == 1 || c.get("KMAJOR_B") == 1),
+    },
+};
 const ALONG_K_NEEDS_ASYNC: Constraint = Constraint {
     message: "ASYNC_ALONG_K=1 changes cp.async's copies: it needs ASYNC_COPY=1",
     involves: &["ASYNC_ALONG_K", "ASYNC_COPY"],
@@ -257,7 +284,8 @@ const CONSTRAINTS: &[Constraint] = &[
     RUNS_NEED_KMAJOR,
     PAD_FITS,
 ];
-/// The in-place kernel takes each operand's form from the call, not from KMAJOR_*.
+/// The in-place kernel takes each operand's form from the call, or from KMAJOR_* with
+/// FIXED_FORM.
 const DIRECT_CONSTRAINTS: &[Constraint] = &[
     WARP_TILES_DIVIDE,
     LANES,
@@ -265,6 +293,8 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
     GROUP_SIZE,
     ONE_SHARING,
     LOCAL_FITS,
+    FIXED_FORM_NAMED,
+    KMAJOR_COPY,
     CA_NEEDS_ASYNC,
     ALONG_K_NEEDS_ASYNC,
     ALONG_K_NOT_ALONG_MN,
@@ -375,7 +405,7 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
     ],
     params: &[
         P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_STREAMK, P_GROUP,
-        P_ALONG_MN,
+        P_ALONG_MN, P_FIXED_FORM, P_DIRECT_KMAJOR_A, P_DIRECT_KMAJOR_B,
     ],
     constraints: DIRECT_CONSTRAINTS,
     local_bytes,
@@ -446,6 +476,36 @@ pub fn keeping_b_along_k(
         .filter(|h| spec.validate_with_switches(&config, h, toolchain).is_ok())
         .map(|h| (config.clone(), h))
         .collect()
+}
+
+/// The form the in-place kernel at `config` is compiled for, (A, B) read along K:
+/// along M and N with `ALONG_MN`, `KMAJOR_A`/`KMAJOR_B`'s with `FIXED_FORM`; `None`
+/// where it reads each operand's form from the call at run time.
+pub fn fixed_form(config: &Config) -> Option<(bool, bool)> {
+    if config.get("ALONG_MN") == 1 {
+        Some((false, false))
+    } else if config.get("FIXED_FORM") == 1 {
+        Some((config.get("KMAJOR_A") == 1, config.get("KMAJOR_B") == 1))
+    } else {
+        None
+    }
+}
+
+/// The in-place kernel's `config` compiled for operands in `form` ((A, B) read along
+/// K; `fixed_form`'s): `ALONG_MN` for along M and N, `FIXED_FORM` with `KMAJOR_A` and
+/// `KMAJOR_B` otherwise. None where `spec` has no such parameters.
+pub fn compiled_for_form(spec: &KernelSpec, config: &Config, form: (bool, bool)) -> Option<Config> {
+    let takes = |name: &str| spec.params.iter().any(|q| q.name == name);
+    if spec.abi != Abi::DirectInPlace || !takes(P_ALONG_MN.name) || !takes(P_FIXED_FORM.name) {
+        return None;
+    }
+    let mut c = config.clone();
+    let along_mn = form == (false, false);
+    c.0.insert(P_ALONG_MN.name.into(), i64::from(along_mn));
+    c.0.insert(P_FIXED_FORM.name.into(), i64::from(!along_mn));
+    c.0.insert("KMAJOR_A".into(), i64::from(form.0));
+    c.0.insert("KMAJOR_B".into(), i64::from(form.1));
+    Some(c)
 }
 
 /// `hints` with the operands read along K (`along_k`, A's and B's) copied the other
@@ -616,6 +676,49 @@ mod tests {
         assert!(SIMT_DIRECT.validate_with_switches(&d, &both, Cuda).is_ok());
         let mn = SIMT_DIRECT.config(&[("ALONG_MN".into(), 1)]).unwrap();
         assert!(refused(&SIMT_DIRECT, &mn, &both).contains("ALONG_MN=1 promises"));
+    }
+
+    #[test]
+    fn the_in_place_kernel_compiles_for_one_named_form_or_reads_it_at_run_time() {
+        use crate::backend::Toolchain::Cuda;
+        use crate::kernels::Hints;
+        let d = SIMT_DIRECT.defaults();
+        assert_eq!(fixed_form(&d), None);
+        let with = |defines: &[(&str, i64)]| {
+            let mut c = d.clone();
+            for (name, v) in defines {
+                c.0.insert(name.to_string(), *v);
+            }
+            c
+        };
+        let refused = |c: &Config| SIMT_DIRECT.validate(c).unwrap_err().to_string();
+        // Every form but along M and N (ALONG_MN's), each compiled as it is named.
+        for form in [(true, false), (false, true), (true, true)] {
+            let c = compiled_for_form(&SIMT_DIRECT, &d, form).unwrap();
+            assert_eq!(c.get("FIXED_FORM"), 1);
+            assert_eq!(fixed_form(&c), Some(form));
+            assert!(SIMT_DIRECT.validate(&c).is_ok(), "{}", c.describe());
+        }
+        let mn = compiled_for_form(&SIMT_DIRECT, &d, (false, false)).unwrap();
+        assert_eq!((mn.get("ALONG_MN"), mn.get("FIXED_FORM")), (1, 0));
+        assert_eq!(fixed_form(&mn), Some((false, false)));
+        // A form named without FIXED_FORM, FIXED_FORM naming none, or with ALONG_MN: refused.
+        assert!(refused(&with(&[("KMAJOR_B", 1)])).contains("without FIXED_FORM"));
+        assert!(refused(&with(&[("FIXED_FORM", 1)])).contains("one of them 1"));
+        let both = with(&[("FIXED_FORM", 1), ("KMAJOR_A", 1), ("ALONG_MN", 1)]);
+        assert!(refused(&both).contains("ALONG_MN=0"));
+        // Both along K and copied by cp.async's 16-byte copies: nothing would be.
+        let tn = compiled_for_form(&SIMT_DIRECT, &d, (true, true)).unwrap();
+        let cp = Hints::default().with_switch("ASYNC_COPY", true);
+        let e = SIMT_DIRECT
+            .validate_with_switches(&tn, &cp, Cuda)
+            .unwrap_err();
+        assert!(e.to_string().contains("both are read along K"), "{e}");
+        // The packed kernel has no such choice: its forms are its own.
+        assert_eq!(
+            compiled_for_form(&SIMT, &SIMT.defaults(), (false, true)),
+            None
+        );
     }
 
     #[test]

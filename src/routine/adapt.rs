@@ -109,7 +109,7 @@ const LANES: i64 = 32;
 /// How a kernel may read its operands (along K, or along M and N after the
 /// routine's transpose): the form a call wants is not the form its nearest
 /// entry was tuned with, and the model counts what each costs.
-const FORM_PARAMS: [&str; 3] = ["ALONG_MN", "KMAJOR_A", "KMAJOR_B"];
+const FORM_PARAMS: [&str; 4] = ["ALONG_MN", "FIXED_FORM", "KMAJOR_A", "KMAJOR_B"];
 
 /// `config` re-tiled: every block tile its kernel allows with every warp and
 /// thread tile that divides it, in every operand form (`FORM_PARAMS`), each

@@ -17,6 +17,7 @@ use crate::backend::{Backend, DeviceInfo, DeviceKind};
 use crate::gemm::data::round_up;
 use crate::gemm::driver::Session;
 use crate::gemm::problem::{Matrix, Problem};
+use crate::kernels::fixed_form;
 use crate::kernels::{Abi, Config, KernelSpec};
 
 /// What a launch costs beyond its work (event-timed steps of the routine).
@@ -101,14 +102,12 @@ pub fn model_device(session: &Session, others: &[Session]) -> DeviceInfo {
 
 /// Which of A and B `spec` at `config` reads K-contiguous for the call `p`: the
 /// packed kernels as their `KMAJOR_A`/`KMAJOR_B` say, the in-place kernel as the call
-/// stores them, unless `ALONG_MN` has the routine transpose them first.
+/// stores them, unless `ALONG_MN` or `FIXED_FORM` has the routine transpose them first.
 pub fn reads_along_k(spec: &KernelSpec, config: &Config, p: &Problem) -> (bool, bool) {
     if spec.abi != Abi::DirectInPlace {
         spec.k_major(config)
-    } else if config.get("ALONG_MN") == 1 {
-        (false, false)
     } else {
-        p.k_contiguous()
+        fixed_form(config).unwrap_or_else(|| p.k_contiguous())
     }
 }
 
@@ -143,9 +142,9 @@ pub fn predicted_s(
     let tile_eff = (block / (block + 8.0)) * (thread / (thread + 2.0 * thread.sqrt()));
     let direct = matches!(spec.abi, Abi::Direct { .. });
     let in_place = spec.abi == Abi::DirectInPlace;
-    // With ALONG_MN, the in-place kernel's operands are transposed first (and unaligned
-    // ones copied).
-    let repacked = in_place && config.get("ALONG_MN") == 1;
+    // With ALONG_MN or FIXED_FORM, the in-place kernel's operands not in its form are
+    // transposed first (and unaligned ones copied).
+    let form = in_place.then(|| fixed_form(config)).flatten();
     let (a_k, b_k) = reads_along_k(spec, config, &p);
     // A K-contiguous operand goes into local memory one float at a time, from
     // half-used sectors: the SIMT kernel ran 10-20% slower so on the H200.
@@ -209,13 +208,14 @@ pub fn predicted_s(
         let shares = (blocks / tiles as f64).ceil();
         seconds += all.max((shares - 1.0).max(0.0) * tile_bytes / lone);
     }
-    if repacked {
-        let (a_t, b_t) = p.k_contiguous();
+    if let Some((a_want, b_want)) = form {
+        let (a_k, b_k) = p.k_contiguous();
         let unaligned = |x: Matrix| {
             let s = p.storage(x);
             s.offset % 4 != 0 || s.ld % 4 != 0
         };
-        let (a_t, b_t) = (a_t || unaligned(Matrix::A), b_t || unaligned(Matrix::B));
+        let a_t = a_k != a_want || unaligned(Matrix::A);
+        let b_t = b_k != b_want || unaligned(Matrix::B);
         for (packed, len) in [(a_t, m * k), (b_t, n * k)] {
             if packed {
                 seconds += 2.0 * len as f64 * elem / machine.bytes_per_s + LAUNCH_S;

@@ -26,7 +26,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{
-    AnyBackend, Backend, Buffer, DeviceInfo, HostData, HostDataMut, Program, Toolchain,
+    AnyBackend, Artefact, Backend, Buffer, CompileOptions, Compiler, DeviceInfo, HostData,
+    HostDataMut, Program, Toolchain,
 };
 use crate::bests::{Database, RoutineEntry};
 use crate::error::{Error, Result};
@@ -218,7 +219,7 @@ pub struct Gemm {
     /// The per-call choices of this toolchain (`gemmlab tune --suite`).
     routine: Vec<RoutineEntry>,
     /// Compiled kernels by kernel id, configuration with its hints, and precision.
-    programs: HashMap<(String, String, Precision), Program>,
+    programs: HashMap<ProgramKey, Program>,
     /// Force one kernel (tests, crossover measurement); `None`: by the crossover.
     pub force: Option<Path>,
     /// Run this kernel, configuration and hints for every call (`tune --suite`
@@ -266,6 +267,13 @@ const ALONG_K_FLIPS: usize = 3;
 /// tile (`KTILE_B`): up to 1.07x on held-out calls near 1024^3 on the H200, and
 /// slower than the pack at 2048^3, so it is timed, not assumed.
 const KTILE_TWINS: usize = 2;
+
+/// How many of a call's in-place choices that read their operands' forms at run time
+/// `Selection::Measure` also times compiled for the call's own form (`FIXED_FORM`, or
+/// `ALONG_MN` for a call stored along M and N): no code for the other forms (167
+/// registers against 213 at 64 x 64 for column-major NN with NVRTC 13), nothing
+/// transposed where the call is aligned.
+const FORM_TWINS: usize = 2;
 
 /// How many choices `Selection::Measure` times for a call: the nearest entry,
 /// the next nearest, and the model's best-ranked configurations of others (and
@@ -583,9 +591,11 @@ impl Gemm {
                     .chain(std::iter::once(&nearest))
                     .chain(&others[..ranked]);
                 let flipped = self.along_k_flips(p, order.clone());
-                let kept = self.b_kept_along_k(p, order);
+                let kept = self.b_kept_along_k(p, order.clone());
+                let formed = self.in_call_form(p, order);
                 others.extend(flipped);
                 others.extend(kept);
+                others.extend(formed);
                 others.extend(self.thin_fitted(p));
             }
             return Ok((nearest, others));
@@ -722,6 +732,42 @@ impl Gemm {
         choices.filter_map(twin).take(KTILE_TWINS).collect()
     }
 
+    /// The first `FORM_TWINS` of `choices` that run the in-place kernel reading the
+    /// operands' forms at run time, each compiled for `p`'s own form
+    /// (`kernels::compiled_for_form`).
+    fn in_call_form<'c>(
+        &self,
+        p: &Problem,
+        choices: impl Iterator<Item = &'c Choice>,
+    ) -> Vec<Choice> {
+        let Some(device) = &self.device else {
+            return Vec::new();
+        };
+        let twin = |c: &Choice| {
+            if kernels::fixed_form(&c.config).is_some() {
+                return None;
+            }
+            let config = kernels::compiled_for_form(c.kernel, &c.config, p.k_contiguous())?;
+            let tc = device.toolchain;
+            c.kernel
+                .validate_with_switches(&config, &c.hints, tc)
+                .ok()?;
+            let runs = c.kernel.unavailable_at(&config, device, &c.hints).is_none();
+            (runs && self.refuses(c.kernel, &config, &c.hints).is_none()).then(|| Choice {
+                kernel: c.kernel,
+                why: format!(
+                    "{}; compiled for the call's form (A along {}, B along {})",
+                    c.why,
+                    if p.k_contiguous().0 { "K" } else { "M" },
+                    if p.k_contiguous().1 { "K" } else { "N" },
+                ),
+                config,
+                hints: c.hints.clone(),
+            })
+        };
+        choices.filter_map(twin).take(FORM_TWINS).collect()
+    }
+
     /// Why the routine does not run `spec` at `config` with `hints`: never below
     /// the call's precision, and FP32 emulation only where it is allowed.
     pub fn refuses(&self, spec: &KernelSpec, config: &Config, hints: &Hints) -> Option<String> {
@@ -745,30 +791,33 @@ impl Gemm {
         choice: &Choice,
         precision: Precision,
     ) -> Result<Program> {
-        let spec = choice.kernel;
-        let config = spec.with_precision(&choice.config, precision)?;
-        let key = (
-            spec.id.to_string(),
-            format!("{} {}", config.describe(), choice.hints.describe(true)),
-            precision,
-        );
+        let key = program_key(choice, precision)?;
         if let Some(p) = self.programs.get(&key) {
             return Ok(*p);
         }
         let mut be = session.backend.borrow_mut();
+        let options = build_options(choice, precision, be.info())?;
         let tc = be.info().toolchain;
-        spec.validate_with_switches(&config, &choice.hints, tc)?;
-        if let Some(why) = spec.unavailable_at(&config, be.info(), &choice.hints) {
-            return Err(Error::Unavailable {
-                kernel: spec.id.to_string(),
-                toolchain: tc.to_string(),
-                reason: why,
-            });
-        }
-        let options = spec.compile_options(&config, &choice.hints, tc);
-        let (program, _) = be.compile(spec.entry, &spec.source(tc), &options)?;
+        let (program, _) = be.compile(choice.kernel.entry, &choice.kernel.source(tc), &options)?;
         self.programs.insert(key, program);
         Ok(program)
+    }
+
+    /// Loads `artefact`, built by `prebuild` for `choice` at `precision`, as the program a
+    /// run with that choice takes (instead of compiling it then).
+    pub fn adopt(
+        &mut self,
+        session: &Session,
+        choice: &Choice,
+        precision: Precision,
+        artefact: Artefact,
+    ) -> Result<()> {
+        let key = program_key(choice, precision)?;
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.programs.entry(key) {
+            let mut be = session.backend.borrow_mut();
+            slot.insert(be.load(choice.kernel.entry, artefact)?.0);
+        }
+        Ok(())
     }
 
     /// C = alpha op(A) op(B) + beta C on device buffers laid out as `p` says.
@@ -1076,6 +1125,52 @@ impl Gemm {
             be.release_program(p);
         }
     }
+}
+
+type ProgramKey = (String, String, Precision);
+
+/// Where a routine keeps `choice`'s program at `precision`.
+fn program_key(choice: &Choice, precision: Precision) -> Result<ProgramKey> {
+    let config = choice.kernel.with_precision(&choice.config, precision)?;
+    Ok((
+        choice.kernel.id.to_string(),
+        format!("{} {}", config.describe(), choice.hints.describe(true)),
+        precision,
+    ))
+}
+
+/// The options `choice`'s program at `precision` is compiled with on `device`:
+/// refused where the kernel cannot take the configuration or the device cannot run it.
+fn build_options(
+    choice: &Choice,
+    precision: Precision,
+    device: &DeviceInfo,
+) -> Result<CompileOptions> {
+    let spec = choice.kernel;
+    let config = spec.with_precision(&choice.config, precision)?;
+    let tc = device.toolchain;
+    spec.validate_with_switches(&config, &choice.hints, tc)?;
+    if let Some(why) = spec.unavailable_at(&config, device, &choice.hints) {
+        return Err(Error::Unavailable {
+            kernel: spec.id.to_string(),
+            toolchain: tc.to_string(),
+            reason: why,
+        });
+    }
+    Ok(spec.compile_options(&config, &choice.hints, tc))
+}
+
+/// `choice`'s program at `precision` built by `compiler` for `device`, on any thread,
+/// for a routine to `adopt`.
+pub fn prebuild(
+    compiler: &dyn Compiler,
+    device: &DeviceInfo,
+    choice: &Choice,
+    precision: Precision,
+) -> Result<Artefact> {
+    let options = build_options(choice, precision, device)?;
+    let tc = device.toolchain;
+    compiler.compile(choice.kernel.entry, &choice.kernel.source(tc), &options)
 }
 
 /// The device buffer of one operand of `ops` as its problem stores it (tests, benchmarks).
@@ -1426,7 +1521,8 @@ mod tests {
         );
         // At most MEASURED in all from the ranking, besides at most one re-tiling
         // of each SIMT kernel's nearest entry, a few of those reading B along K
-        // with it copied the other way, and a few packing B with it kept along K.
+        // with it copied the other way, a few packing B with it kept along K, and a
+        // few in place compiled for the call's form.
         let flips = (others.iter())
             .filter(|c| c.why.contains("its operands along K copied"))
             .count();
@@ -1435,11 +1531,20 @@ mod tests {
             .filter(|c| c.why.contains("kept along K (KTILE_B)"))
             .count();
         assert!(kept <= KTILE_TWINS, "{kept}");
+        // And a few in place compiled for the call's own form.
+        let formed = (others.iter())
+            .filter(|c| c.why.contains("compiled for the call's form"))
+            .count();
+        assert!(formed <= FORM_TWINS, "{formed}");
         let retiled = (others.iter())
-            .filter(|c| c.why.contains("re-tiled") && !c.why.contains("along K"))
+            .filter(|c| {
+                c.why.contains("re-tiled")
+                    && !c.why.contains("along K")
+                    && !c.why.contains("call's form")
+            })
             .count();
         assert!(retiled <= 2, "{retiled}");
-        let ranked = others.len() - retiled - flips - kept;
+        let ranked = others.len() - retiled - flips - kept - formed;
         assert!(ranked > 0 && ranked < MEASURED, "{}", others.len());
         // The next nearest entry (1024^3; the nearest is 2048^3) comes first.
         assert!(nearest.why.contains("2048x2048x2048"), "{}", nearest.why);
