@@ -265,8 +265,8 @@
 #endif
 // Blocks share a tile's K and sum it through `work`.
 #define SHARES_K (SPLITK > 1 || STREAMK > 0)
-#if SMEM_PAD && (4 * STAGES * (A_TILE + B_TILE) > 48 * 1024)
-#error "simt: SMEM_PAD=1 with these tiles needs 4*STAGES*(BK*(BM+4)+BK*(BN+4)) bytes of local memory (BN*(BK+4) for B with KTILE_B), more than 48 KiB"
+#if SMEM_PAD && (4 * STAGES * (A_TILE + B_TILE) + 4 * SHARES_K > 48 * 1024)
+#error "simt: SMEM_PAD=1 with these tiles needs 4*STAGES*(BK*(BM+4)+BK*(BN+4)) bytes of local memory (BN*(BK+4) for B with KTILE_B; 4 more with split-K or stream-K), more than 48 KiB"
 #endif
 
 #if VEC_LOADS

@@ -256,15 +256,19 @@ const RUNS_NEED_KMAJOR: Constraint = Constraint {
     },
 };
 const PAD_FITS: Constraint = Constraint {
-    message: "SMEM_PAD=1 pads each tile row by 4 floats: 4*STAGES*BK*(BM+BN+8) bytes (4*STAGES*(BK*(BM+4)+BN*(BK+4)) with KTILE_B) must fit in 48 KiB",
-    involves: &["SMEM_PAD", "STAGES", "BK", "BM", "BN", "KTILE_B"],
+    message: "SMEM_PAD=1 pads each tile row by 4 floats: 4*STAGES*BK*(BM+BN+8) bytes (4*STAGES*(BK*(BM+4)+BN*(BK+4)) with KTILE_B; 4 more where work-groups share K) must fit in 48 KiB",
+    involves: &["SMEM_PAD", "STAGES", "BK", "BM", "BN", "KTILE_B", "SPLITK", "STREAMK"],
     holds: |c| {
         let (bk, bm, bn) = (c.get("BK"), c.get("BM"), c.get("BN"));
         let b_rows = match c.get("KTILE_B") {
             1 => bn * (bk + 4),
             _ => bk * (bn + 4),
         };
-        c.get("SMEM_PAD") == 0 || 4 * c.get("STAGES") * (bk * (bm + 4) + b_rows) <= LOCAL_LIMIT
+        // split-K's and stream-K's flag of the last work-group is local too (4 bytes
+        // past 48 KiB failed to build: 128 x 48 tiles, BK 16, 4 stages, KTILE_B).
+        let flag = if shares_k(c) { 4 } else { 0 };
+        c.get("SMEM_PAD") == 0
+            || 4 * c.get("STAGES") * (bk * (bm + 4) + b_rows) + flag <= LOCAL_LIMIT
     },
 };
 
@@ -719,6 +723,36 @@ mod tests {
             compiled_for_form(&SIMT, &SIMT.defaults(), (false, true)),
             None
         );
+    }
+
+    #[test]
+    fn padded_tiles_count_the_local_flag_of_work_groups_sharing_k() {
+        use crate::backend::Toolchain::Cuda;
+        use crate::kernels::Hints;
+        // 4 stages of 128 x 48 tiles, BK 16, B kept along K and padded: exactly 48 KiB.
+        let d: Vec<(String, i64)> = [
+            ("BM", 128),
+            ("BN", 48),
+            ("BK", 16),
+            ("STAGES", 4),
+            ("WM", 64),
+            ("WN", 16),
+            ("TM", 8),
+            ("TN", 4),
+            ("KMAJOR_B", 1),
+        ]
+        .iter()
+        .map(|(n, v)| (n.to_string(), *v))
+        .collect();
+        let hints = (Hints::default().with_switch("KTILE_B", true)).with_switch("SMEM_PAD", true);
+        let alone = SIMT.config(&d).unwrap();
+        assert!(SIMT.validate_with_switches(&alone, &hints, Cuda).is_ok());
+        let mut split = alone.clone();
+        split.0.insert("SPLITK".into(), 2);
+        let e = SIMT
+            .validate_with_switches(&split, &hints, Cuda)
+            .unwrap_err();
+        assert!(e.to_string().contains("share K"), "{e}");
     }
 
     #[test]
