@@ -625,10 +625,11 @@ fn time_candidates(
     Ok(timed)
 }
 
-/// Each candidate's kernel built ahead, on every core, where the device's compiler
-/// builds in parallel (NVRTC): built one by one as each whole call is timed, the
-/// 1000^3 call's candidates on CUDA waited over two minutes on the compiler. A
-/// candidate that fails to build here is built again when timed, which reports why.
+/// Each candidate's kernel built ahead, on every core (NVRTC), or in helper processes
+/// where the compiler builds one program at a time (NVIDIA's OpenCL): built one by one
+/// as each whole call is timed, the 1000^3 call's candidates on CUDA waited over two
+/// minutes on the compiler. A candidate that fails to build here is built again when
+/// timed, which reports why.
 fn prebuilt(
     session: &Session,
     candidates: &[(String, Candidate)],
@@ -641,10 +642,22 @@ fn prebuilt(
     };
     let mut out: Vec<Option<(Choice, gemmlab::backend::Artefact)>> =
         candidates.iter().map(|_| None).collect();
-    if !compiler.parallel_builds() {
-        return out;
-    }
     let started = std::time::Instant::now();
+    // A compiler that builds one program at a time (NVIDIA's OpenCL) builds in helper
+    // processes, as the tuner's searches do, where it has them.
+    let threads = gemmlab::gemm::parallel::threads();
+    let compiler = match compiler.parallel_builds() {
+        true => compiler,
+        false => {
+            let processes = threads.min(gemmlab::tune::search::AUTO_PROCESSES);
+            let pooled = (std::env::current_exe().ok())
+                .and_then(|exe| compiler.in_processes(processes, &exe, false).ok().flatten());
+            match pooled {
+                Some(pooled) => pooled,
+                None => return out,
+            }
+        }
+    };
     gemmlab::gemm::parallel::for_chunks(&mut out, 1, |i, slot| {
         let (kernel, c) = &candidates[i];
         let Ok(spec) = gemmlab::kernels::find(kernel) else {
@@ -663,10 +676,9 @@ fn prebuilt(
     let built = out.iter().filter(|b| b.is_some()).count();
     pb.suspend(|| {
         println!(
-            "  {}: {built} of {} candidates built on {} threads in {:.1} s",
+            "  {}: {built} of {} candidates built on {threads} threads in {:.1} s",
             device.toolchain,
             candidates.len(),
-            gemmlab::gemm::parallel::threads(),
             started.elapsed().as_secs_f64()
         )
     });
