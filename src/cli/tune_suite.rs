@@ -640,8 +640,18 @@ fn prebuilt(
         let be = session.backend.borrow();
         (be.compiler(), be.info().clone())
     };
-    let mut out: Vec<Option<(Choice, gemmlab::backend::Artefact)>> =
-        candidates.iter().map(|_| None).collect();
+    let choices: Vec<Option<Choice>> = (candidates.iter())
+        .map(|(kernel, c)| {
+            let spec = gemmlab::kernels::find(kernel).ok()?;
+            Some(Choice {
+                kernel: spec,
+                config: c.config.clone(),
+                hints: c.hints.clone(),
+                why: String::new(),
+            })
+        })
+        .collect();
+    let none = || candidates.iter().map(|_| None).collect();
     let started = std::time::Instant::now();
     // A compiler that builds one program at a time (NVIDIA's OpenCL) builds in helper
     // processes, as the tuner's searches do, where it has them.
@@ -654,29 +664,23 @@ fn prebuilt(
                 .and_then(|exe| compiler.in_processes(processes, &exe, false).ok().flatten());
             match pooled {
                 Some(pooled) => pooled,
-                None => return out,
+                None => return none(),
             }
         }
     };
-    gemmlab::gemm::parallel::for_chunks(&mut out, 1, |i, slot| {
-        let (kernel, c) = &candidates[i];
-        let Ok(spec) = gemmlab::kernels::find(kernel) else {
-            return;
-        };
-        let choice = Choice {
-            kernel: spec,
-            config: c.config.clone(),
-            hints: c.hints.clone(),
-            why: String::new(),
-        };
-        slot[0] = gemmlab::routine::prebuild(compiler.as_ref(), &device, &choice, precision)
-            .ok()
-            .map(|artefact| (choice, artefact));
-    });
-    let built = out.iter().filter(|b| b.is_some()).count();
+    let known: Vec<&Choice> = choices.iter().flatten().collect();
+    let mut built =
+        gemmlab::routine::prebuild_all(compiler.as_ref(), &device, &known, precision).into_iter();
+    let out: Vec<Option<(Choice, gemmlab::backend::Artefact)>> = (choices.into_iter())
+        .map(|c| {
+            let c = c?;
+            Some((c, built.next()??))
+        })
+        .collect();
+    let count = out.iter().filter(|b| b.is_some()).count();
     pb.suspend(|| {
         println!(
-            "  {}: {built} of {} candidates built on {threads} threads in {:.1} s",
+            "  {}: {count} of {} candidates built on {threads} threads in {:.1} s",
             device.toolchain,
             candidates.len(),
             started.elapsed().as_secs_f64()

@@ -17,8 +17,7 @@ use crate::backend::{Backend, DeviceInfo, DeviceKind};
 use crate::gemm::data::round_up;
 use crate::gemm::driver::Session;
 use crate::gemm::problem::{Matrix, Problem};
-use crate::kernels::fixed_form;
-use crate::kernels::{Abi, Config, KernelSpec};
+use crate::kernels::{fixed_form, Abi, Config, KernelSpec};
 
 /// What a launch costs beyond its work (event-timed steps of the routine).
 const LAUNCH_S: f64 = 3e-6;
@@ -209,13 +208,13 @@ pub fn predicted_s(
         seconds += all.max((shares - 1.0).max(0.0) * tile_bytes / lone);
     }
     if let Some((a_want, b_want)) = form {
-        let (a_k, b_k) = p.k_contiguous();
+        let (a_stored, b_stored) = p.k_contiguous();
         let unaligned = |x: Matrix| {
             let s = p.storage(x);
             s.offset % 4 != 0 || s.ld % 4 != 0
         };
-        let a_t = a_k != a_want || unaligned(Matrix::A);
-        let b_t = b_k != b_want || unaligned(Matrix::B);
+        let a_t = a_stored != a_want || unaligned(Matrix::A);
+        let b_t = b_stored != b_want || unaligned(Matrix::B);
         for (packed, len) in [(a_t, m * k), (b_t, n * k)] {
             if packed {
                 seconds += 2.0 * len as f64 * elem / machine.bytes_per_s + LAUNCH_S;

@@ -743,11 +743,12 @@ impl Gemm {
         let Some(device) = &self.device else {
             return Vec::new();
         };
+        let form = p.k_contiguous();
         let twin = |c: &Choice| {
             if kernels::fixed_form(&c.config).is_some() {
                 return None;
             }
-            let config = kernels::compiled_for_form(c.kernel, &c.config, p.k_contiguous())?;
+            let config = kernels::compiled_for_form(c.kernel, &c.config, form)?;
             let tc = device.toolchain;
             c.kernel
                 .validate_with_switches(&config, &c.hints, tc)
@@ -758,8 +759,8 @@ impl Gemm {
                 why: format!(
                     "{}; compiled for the call's form (A along {}, B along {})",
                     c.why,
-                    if p.k_contiguous().0 { "K" } else { "M" },
-                    if p.k_contiguous().1 { "K" } else { "N" },
+                    if form.0 { "K" } else { "M" },
+                    if form.1 { "K" } else { "N" },
                 ),
                 config,
                 hints: c.hints.clone(),
@@ -1012,6 +1013,7 @@ impl Gemm {
         let plan = crate::measure::Plan::default();
         let bufs = [a, b, scratch];
         let choices: Vec<Choice> = std::iter::once(nearest.clone()).chain(others).collect();
+        self.build_ahead(session, &choices, p.precision);
         // A first call warms each up and sizes its batches, timed as `time_calls` times;
         // one that cannot be compiled or run here has none.
         let batches: Vec<Option<usize>> = (choices.iter())
@@ -1073,6 +1075,30 @@ impl Gemm {
         };
         self.learned.insert(key, learned);
         Ok(())
+    }
+
+    /// Builds the programs of `choices` not loaded yet on every core where the device's
+    /// compiler builds in parallel (NVRTC), so that a call's first run does not wait on
+    /// one build after another. Elsewhere each is built when first run, as before.
+    fn build_ahead(&mut self, session: &Session, choices: &[Choice], precision: Precision) {
+        let (compiler, device) = {
+            let be = session.backend.borrow();
+            (be.compiler(), be.info().clone())
+        };
+        let loaded = |c: &Choice| {
+            program_key(c, precision).map_or(true, |key| self.programs.contains_key(&key))
+        };
+        let todo: Vec<&Choice> = choices.iter().filter(|c| !loaded(c)).collect();
+        if !compiler.parallel_builds() || todo.len() < 2 {
+            return;
+        }
+        let built = prebuild_all(compiler.as_ref(), &device, &todo, precision);
+        for (choice, artefact) in todo.into_iter().zip(built) {
+            if let Some(artefact) = artefact {
+                // A program that fails to load here is built again when run.
+                let _ = self.adopt(session, choice, precision, artefact);
+            }
+        }
     }
 
     /// The routine on host matrices: uploads A, B and C as they are laid out,
@@ -1171,6 +1197,21 @@ pub fn prebuild(
     let options = build_options(choice, precision, device)?;
     let tc = device.toolchain;
     compiler.compile(choice.kernel.entry, &choice.kernel.source(tc), &options)
+}
+
+/// Each of `choices`' programs at `precision` built by `compiler` for `device`, on every
+/// core (`None` where one fails to build: built again when run, it reports why).
+pub fn prebuild_all(
+    compiler: &dyn Compiler,
+    device: &DeviceInfo,
+    choices: &[&Choice],
+    precision: Precision,
+) -> Vec<Option<Artefact>> {
+    let mut built: Vec<Option<Artefact>> = choices.iter().map(|_| None).collect();
+    crate::gemm::parallel::for_chunks(&mut built, 1, |i, slot| {
+        slot[0] = prebuild(compiler, device, choices[i], precision).ok();
+    });
+    built
 }
 
 /// The device buffer of one operand of `ops` as its problem stores it (tests, benchmarks).
