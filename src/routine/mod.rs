@@ -680,15 +680,11 @@ impl Gemm {
                 Some(true) => "by cp.async",
                 _ => "through registers",
             };
-            // cp.async is NVIDIA's: elsewhere the flip would only fail to build.
-            let runs = c.kernel.unavailable_at(&c.config, device, &hints).is_none();
-            (!taken && runs && self.refuses(c.kernel, &c.config, &hints).is_none()).then(|| {
-                Choice {
-                    kernel: c.kernel,
-                    config: c.config.clone(),
-                    hints,
-                    why: format!("{}; its operands along K copied {way}", c.why),
-                }
+            (!taken && self.runs_here(device, c.kernel, &c.config, &hints)).then(|| Choice {
+                kernel: c.kernel,
+                config: c.config.clone(),
+                hints,
+                why: format!("{}; its operands along K copied {way}", c.why),
             })
         };
         (choices.clone())
@@ -720,13 +716,13 @@ impl Gemm {
             let tc = device.toolchain;
             let kept = kernels::keeping_b_along_k(c.kernel, &c.config, &c.hints, a_along_k, tc);
             kept.into_iter().find_map(|(config, hints)| {
-                let runs = c.kernel.unavailable_at(&config, device, &hints).is_none();
-                (runs && self.refuses(c.kernel, &config, &hints).is_none()).then(|| Choice {
-                    kernel: c.kernel,
-                    config,
-                    hints,
-                    why: format!("{}; B read as stored and kept along K (KTILE_B)", c.why),
-                })
+                self.runs_here(device, c.kernel, &config, &hints)
+                    .then(|| Choice {
+                        kernel: c.kernel,
+                        config,
+                        hints,
+                        why: format!("{}; B read as stored and kept along K (KTILE_B)", c.why),
+                    })
             })
         };
         choices.filter_map(twin).take(KTILE_TWINS).collect()
@@ -753,20 +749,34 @@ impl Gemm {
             c.kernel
                 .validate_with_switches(&config, &c.hints, tc)
                 .ok()?;
-            let runs = c.kernel.unavailable_at(&config, device, &c.hints).is_none();
-            (runs && self.refuses(c.kernel, &config, &c.hints).is_none()).then(|| Choice {
-                kernel: c.kernel,
-                why: format!(
-                    "{}; compiled for the call's form (A along {}, B along {})",
-                    c.why,
-                    if form.0 { "K" } else { "M" },
-                    if form.1 { "K" } else { "N" },
-                ),
-                config,
-                hints: c.hints.clone(),
-            })
+            self.runs_here(device, c.kernel, &config, &c.hints)
+                .then(|| Choice {
+                    kernel: c.kernel,
+                    why: format!(
+                        "{}; compiled for the call's form (A along {}, B along {})",
+                        c.why,
+                        if form.0 { "K" } else { "M" },
+                        if form.1 { "K" } else { "N" },
+                    ),
+                    config,
+                    hints: c.hints.clone(),
+                })
         };
         choices.filter_map(twin).take(FORM_TWINS).collect()
+    }
+
+    /// Whether a twin of a choice at `config` with `hints` can run on `device` and the
+    /// routine would take it (`refuses`): cp.async is NVIDIA's, so elsewhere a twin using
+    /// it would only fail to build.
+    fn runs_here(
+        &self,
+        device: &DeviceInfo,
+        spec: &KernelSpec,
+        config: &Config,
+        hints: &Hints,
+    ) -> bool {
+        spec.unavailable_at(config, device, hints).is_none()
+            && self.refuses(spec, config, hints).is_none()
     }
 
     /// Why the routine does not run `spec` at `config` with `hints`: never below
