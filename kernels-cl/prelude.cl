@@ -38,5 +38,11 @@
 #define GEMMLAB_VOLATILE_1 volatile
 #define GEMMLAB_VOLATILE_IDX GEMMLAB_XCAT(GEMMLAB_VOLATILE_, VOLATILE_IDX)
 
+// GEMMLAB_WAIT_PREVIOUS_GRID(), GEMMLAB_LAUNCH_NEXT_GRID(): the CUDA prelude's
+// programmatic dependent launch; OpenCL has none, and the kernels' text stays
+// the same in both twins.
+#define GEMMLAB_WAIT_PREVIOUS_GRID()
+#define GEMMLAB_LAUNCH_NEXT_GRID()
+
 #define MOD2(x, y) ((x) % (y))
 #define DIV2(x, y) ((x) / (y))

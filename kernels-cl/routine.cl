@@ -82,6 +82,7 @@ void pack_matrix(const int rows, const int cols,
                  const int dst_rows, const int dst_cols,
                  __global real* dst) {
     __local real tile[PACK_TILE * (PACK_TILE + 1)];
+    GEMMLAB_WAIT_PREVIOUS_GRID();
     pack_tile(rows, cols, src, src_offset, src_ld, src_trans, dst_rows, dst_cols, dst,
               get_group_id(0) * PACK_TILE, get_group_id(1) * PACK_TILE, tile);
 }
@@ -98,6 +99,7 @@ void pack_pair(const int rows0, const int cols0,
                const int src_ld1, const int src_trans1,
                const int dst_rows1, const int dst_cols1, __global real* dst1) {
     __local real tile[PACK_TILE * (PACK_TILE + 1)];
+    GEMMLAB_WAIT_PREVIOUS_GRID();
     const int across0 = (dst_rows0 + PACK_TILE - 1) / PACK_TILE;
     const int tiles0 = across0 * ((dst_cols0 + PACK_TILE - 1) / PACK_TILE);
     const int g = get_group_id(0);
@@ -118,6 +120,7 @@ void unpack_matrix(const int rows, const int cols,
                    __global real* dst, const int dst_offset,
                    const int dst_ld, const real alpha,
                    const real beta) {
+    GEMMLAB_WAIT_PREVIOUS_GRID();
     const int i = get_group_id(0) * PACK_TILE + get_local_id(0);
     const int j0 = get_group_id(1) * PACK_TILE;
     for (int c = get_local_id(1); c < PACK_TILE; c += PACK_ROWS) {
@@ -137,6 +140,7 @@ void unpack_matrix(const int rows, const int cols,
 __kernel void scale_matrix(const int rows, const int cols, __global real* dst,
                            const int dst_offset, const int dst_ld,
                            const real beta) {
+    GEMMLAB_WAIT_PREVIOUS_GRID();
     const int i = get_global_id(0);
     const int j = get_global_id(1);
     if (i < rows && j < cols) {

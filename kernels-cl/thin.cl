@@ -268,6 +268,7 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
 #if SPLITK > 1
     __local int last;
 #endif
+    GEMMLAB_WAIT_PREVIOUS_GRID();
     // S: the small operand (short side x K), X: the large one (K x long side).
 #if SIDE == 0
     const int T = M;
@@ -474,6 +475,7 @@ void thin_gemm(const int M, const int N, const int K, const float alpha, const f
 #else
 #define RES acc
 #endif
+    GEMMLAB_LAUNCH_NEXT_GRID();
 
 #if SPLITK > 1
     // A share of the tile's K: partial sums to `work` (private to the share,

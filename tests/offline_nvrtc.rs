@@ -730,3 +730,46 @@ fn simt_keeps_b_read_along_k_untransposed_with_ktile_b() {
         );
     }
 }
+
+/// Programmatic dependent launch: the CUDA backend launches a kernel dependent on
+/// the one before it where the kernel's PTX waits for that grid. SIMT waits, and
+/// releases the next grid after its main loop, without split-K only (split-K's
+/// grids ran slower launched early); thin and the routine's kernels wait; below
+/// sm_90 nothing is emitted.
+#[test]
+fn dependent_launch_instructions_are_emitted_where_they_pay() {
+    let test = "dependent_launch_instructions_are_emitted_where_they_pay";
+    let (Some(hopper), Some(ampere)) = (target("13", "sm_90", test), target("13", "sm_80", test))
+    else {
+        return;
+    };
+    let waits = |ptx: &str| {
+        (
+            count(ptx, "griddepcontrol.wait"),
+            count(ptx, "griddepcontrol.launch_dependents"),
+        )
+    };
+    let none = Hints::default();
+    let (_, whole) = simt_built(&hopper, &[("BM", 64), ("BN", 64), ("STAGES", 3)], &none);
+    assert_eq!(waits(&whole), (1, 1), "simt without split-K");
+    let (_, split) = simt_built(&hopper, SIMT_TILES[1], &none);
+    assert_eq!(waits(&split), (0, 0), "simt with split-K");
+    let (_, older) = simt_built(&ampere, &[("BM", 64), ("BN", 64), ("STAGES", 3)], &none);
+    assert_eq!(waits(&older), (0, 0), "sm_80");
+    let thin = kernels::find("thin").expect("thin");
+    let b = compile_kernel(&hopper, thin, &thin.defaults(), &none).expect("thin builds");
+    assert_eq!(waits(b.ptx().expect("PTX")), (1, 1), "thin");
+    let source = kernels::Support::routine_source(gemmlab::Toolchain::Cuda);
+    let options = kernels::Support::routine_options(gemmlab::Precision::F32);
+    let a = hopper
+        .compiler()
+        .compile("routine", &source, &options)
+        .expect("routine builds");
+    let ptx = a.report.ptx.as_deref().expect("PTX");
+    assert_eq!(
+        count(ptx, "griddepcontrol.wait"),
+        4,
+        "every routine kernel waits"
+    );
+    assert_eq!(count(ptx, "griddepcontrol.launch_dependents"), 0);
+}

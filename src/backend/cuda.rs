@@ -13,8 +13,9 @@
 //! entry point the driver lacks. Every driver and cuBLAS entry point this file
 //! reaches is listed in `AUDITED` with the CUDA release that introduced it; the
 //! one newer than 11.4, `cuEventElapsedTime_v2` (CUDA 12.8), is looked up at run
-//! time with `cuEventElapsedTime` as the fallback (`event_elapsed`). A test checks
-//! that every call in this file is in the list.
+//! time with `cuEventElapsedTime` as the fallback (`event_elapsed`). Calls newer
+//! than 11.4 that only a newer GPU reaches are listed in `GUARDED` with their
+//! guard. A test checks that every call in this file is in one of the lists.
 
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
@@ -259,6 +260,7 @@ pub fn enumerate() -> Result<Vec<DeviceInfo>> {
                 _ => None,
             },
             pci_bus_id: pci_bus_id(dev),
+            dependent_launch: cc.is_some_and(|(major, _)| major >= 9) && dependent_launch_wanted(),
         });
     }
     Ok(out)
@@ -291,6 +293,22 @@ struct Module {
     /// that declares its tiles (NVIDIA OpenCL's, through the JIT) takes none, so a
     /// launch passes it no `launch_local`.
     launch_local: bool,
+    /// Its kernels are launched with programmatic stream serialization
+    /// ([`DeviceInfo::dependent_launch`] and [`waits_for_previous_grid`]).
+    dependent: bool,
+}
+
+/// Whether a module's kernels wait for the previous grid before touching memory
+/// (the prelude's `GEMMLAB_AFTER_PREVIOUS_GRID`): only such a kernel may be
+/// launched before its predecessor has finished. A module known only by its
+/// CUBIN is not.
+fn waits_for_previous_grid(ptx: Option<&str>) -> bool {
+    ptx.is_some_and(|p| p.contains("griddepcontrol.wait"))
+}
+
+/// Programmatic dependent launch unless `GEMMLAB_PDL=0` (to measure without it).
+fn dependent_launch_wanted() -> bool {
+    std::env::var("GEMMLAB_PDL").map_or(true, |v| v.trim() != "0")
 }
 
 /// Whether a module's PTX takes shared memory at launch; a module known only by
@@ -435,12 +453,14 @@ impl CudaBackend {
     ) -> u64 {
         let id = self.id();
         let launch_local = takes_launch_local(ptx);
+        let dependent = self.info.dependent_launch && waits_for_previous_grid(ptx);
         self.modules.insert(
             id,
             Module {
                 module,
                 functions,
                 launch_local,
+                dependent,
             },
         );
         id
@@ -564,6 +584,7 @@ impl CudaBackend {
             grid: (gx, gy, gz),
             block: (bx, by, bz),
             shared: launch_local,
+            dependent: m.dependent,
         };
         Ok((ready, store))
     }
@@ -719,12 +740,56 @@ impl<T> Drop for PageLocked<T> {
     }
 }
 
+/// Entry points newer than Kepler's driver, called only where the GPU guarantees a
+/// driver that has them: (call, symbol, introduced in CUDA, the guard).
+pub const GUARDED: &[(&str, &str, (u32, u32), &str)] = &[(
+    "cuLaunchKernelEx",
+    "cuLaunchKernelEx",
+    (11, 8),
+    "dependent launches only, on compute capability 9.0 or later (drivers of CUDA 11.8 and later)",
+)];
+
 /// A resolved launch (`CudaBackend::resolve`).
 struct Ready {
     f: sys::CUfunction,
     grid: (u32, u32, u32),
     block: (u32, u32, u32),
     shared: u32,
+    dependent: bool,
+}
+
+impl Ready {
+    /// Queues the launch on `stream`; `params` points at its argument values.
+    ///
+    /// # Safety
+    /// `f` belongs to a loaded module of the current context and `params` holds one
+    /// valid pointer per kernel parameter, alive until the launch has read them.
+    unsafe fn queue(
+        &self,
+        stream: sys::CUstream,
+        params: &mut [*mut c_void],
+    ) -> std::result::Result<(), drv::DriverError> {
+        if !self.dependent {
+            return drv::launch_kernel(self.f, self.grid, self.block, self.shared, stream, params);
+        }
+        // SAFETY: zero is a valid bit pattern for the attribute (a C struct and union).
+        let mut attr: sys::CUlaunchAttribute = std::mem::zeroed();
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let config = sys::CUlaunchConfig {
+            gridDimX: self.grid.0,
+            gridDimY: self.grid.1,
+            gridDimZ: self.grid.2,
+            blockDimX: self.block.0,
+            blockDimY: self.block.1,
+            blockDimZ: self.block.2,
+            sharedMemBytes: self.shared,
+            hStream: stream,
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        sys::cuLaunchKernelEx(&config, self.f, params.as_mut_ptr(), std::ptr::null_mut()).result()
+    }
 }
 
 impl Backend for CudaBackend {
@@ -1028,16 +1093,22 @@ impl Backend for CudaBackend {
             for _ in 0..count.max(1) {
                 for ((r, p), l) in ready.iter().zip(params.iter_mut()).zip(launches) {
                     // SAFETY: r.f belongs to a loaded module; p points into `stores`.
-                    unsafe { drv::launch_kernel(r.f, r.grid, r.block, r.shared, stream, p) }
-                        .map_err(|e| {
-                            driver_err(
-                                &format!(
-                                    "cuLaunchKernel({}, grid {:?}, block {:?})",
-                                    l.kernel, r.grid, r.block
-                                ),
-                                e,
-                            )
-                        })?;
+                    unsafe { r.queue(stream, p) }.map_err(|e| {
+                        driver_err(
+                            &format!(
+                                "{}({}, grid {:?}, block {:?})",
+                                if r.dependent {
+                                    "cuLaunchKernelEx"
+                                } else {
+                                    "cuLaunchKernel"
+                                },
+                                l.kernel,
+                                r.grid,
+                                r.block
+                            ),
+                            e,
+                        )
+                    })?;
                 }
             }
             Ok(())
@@ -1198,6 +1269,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_module_is_launched_dependent_only_where_its_ptx_waits_for_the_grid_before() {
+        assert!(waits_for_previous_grid(Some("\tgriddepcontrol.wait;\n")));
+        assert!(!waits_for_previous_grid(Some(
+            "\tgriddepcontrol.launch_dependents;\n"
+        )));
+        assert!(!waits_for_previous_grid(Some(".visible .entry k()")));
+        assert!(!waits_for_previous_grid(None), "a CUBIN alone");
+    }
+
+    #[test]
     fn a_module_takes_launch_time_shared_memory_where_its_ptx_declares_it() {
         assert!(takes_launch_local(Some(
             ".extern .shared .align 16 .b8 tiles16[];"
@@ -1218,7 +1299,11 @@ mod tests {
     fn every_driver_call_in_this_file_is_audited_for_old_drivers() {
         let src = include_str!("cuda.rs");
         let body = &src[..src.find("#[cfg(test)]").unwrap_or(src.len())];
-        let known: Vec<&str> = AUDITED.iter().map(|(call, _, _)| *call).collect();
+        let known: Vec<&str> = AUDITED
+            .iter()
+            .map(|(call, _, _)| *call)
+            .chain(GUARDED.iter().map(|(call, ..)| *call))
+            .collect();
         let mut calls: Vec<String> = Vec::new();
         for prefix in ["drv::", "sys::cu", "cublas_sys::cublas", "cublas::result::"] {
             for (i, _) in body.match_indices(prefix) {
@@ -1253,6 +1338,10 @@ mod tests {
         // Kepler's driver (470, CUDA 11.4) has every audited entry point.
         for (call, symbol, since) in AUDITED {
             assert!(*since <= (11, 4), "{call} ({symbol}) needs CUDA {since:?}");
+        }
+        // Hopper's first driver (CUDA 11.8) has every guarded one.
+        for (call, _, since, _) in GUARDED {
+            assert!(*since <= (11, 8), "{call} needs CUDA {since:?}");
         }
         // cudarc's event::elapsed is the one that would need CUDA 12.8.
         assert!(!body.contains("drv::event::elapsed"));

@@ -269,6 +269,12 @@ pub struct DeviceInfo {
     /// PCI address "dddd:bb:dd.f" (lowercase hex): how NVML finds this GPU for clock readings.
     #[serde(default)]
     pub pci_bus_id: Option<String>,
+    /// CUDA on sm_90 and later: kernels that wait for the previous grid
+    /// (`griddepcontrol.wait`, the routine's own kernels) are launched with
+    /// programmatic stream serialization, so that a launch overlaps the end of the
+    /// one before it. `GEMMLAB_PDL=0` turns it off; false elsewhere.
+    #[serde(default)]
+    pub dependent_launch: bool,
 }
 
 impl DeviceInfo {
@@ -308,6 +314,7 @@ impl DeviceInfo {
             l2_cache_bytes: None,
             memory_bandwidth_gbs: None,
             pci_bus_id: None,
+            dependent_launch: false,
         }
     }
 

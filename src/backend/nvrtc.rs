@@ -802,6 +802,7 @@ pub fn offline_device_named(compiler: String, arch: &Arch) -> DeviceInfo {
         l2_cache_bytes: None,
         memory_bandwidth_gbs: None,
         pci_bus_id: None,
+        dependent_launch: false,
     }
 }
 

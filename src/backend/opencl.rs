@@ -206,6 +206,7 @@ fn describe(l: &Located) -> DeviceInfo {
         l2_cache_bytes: d.global_mem_cache_size().ok().filter(|&c| c > 0),
         memory_bandwidth_gbs: None,
         pci_bus_id: if nvidia { nv_pci_bus_id(d) } else { None },
+        dependent_launch: false,
     }
 }
 

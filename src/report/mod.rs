@@ -523,6 +523,18 @@ fn environment(data: &Data) -> String {
     if !devs.is_empty() {
         let _ = writeln!(s, "{}", md::table_of(&DEVICES, &devs));
     }
+    let dependent: Vec<&str> = devs
+        .iter()
+        .filter(|(d, _)| d.dependent_launch)
+        .map(|(d, _)| d.id.as_str())
+        .collect();
+    if !dependent.is_empty() {
+        let _ = writeln!(
+            s,
+            "Launches on {}: kernels that wait for the grid before them (the routine's packs, `thin`, and `simt` without split-K) were launched with programmatic dependent launch, so that each launch overlaps the end of the one before; `GEMMLAB_PDL=0` measures without it.\n",
+            dependent.join(", ")
+        );
+    }
     for (ri, r) in data.runs.iter().enumerate() {
         let _ = writeln!(s, "### Run {}: `{}`\n", ri + 1, r.dir.display());
         s.push_str(&run_record(r));
