@@ -926,11 +926,12 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
 #endif
     LOCAL_PTR float* As = (LOCAL_PTR float*)As4;
     LOCAL_PTR float* Bs = (LOCAL_PTR float*)Bs4;
-    // Programmatic dependent launch (CUDA, sm_90+) without split-K only: launched
-    // early behind a kernel of the same shape, a split-K grid's many small blocks
-    // waited where the GPU had room, and ran slower (1000^3, 64 x 64, split 2:
-    // 62 us against 78; the same calls without split-K gained up to 15%).
-#if SPLITK == 1
+    // Programmatic dependent launch (CUDA, sm_90+) with one block per tile of C only:
+    // launched early behind a kernel of the same shape, a grid sharing K waited
+    // where the GPU had room, unevenly, and ran slower (1000^3, 64 x 64, split 2:
+    // 78 us against 62; 32x50257x768, stream-K: 127 against 104), where calls
+    // without split-K or stream-K gained up to 15%.
+#if SPLITK == 1 && STREAMK == 0
     GEMMLAB_WAIT_PREVIOUS_GRID();
 #endif
 #if SIMT_DIRECT
@@ -1119,7 +1120,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
         }
 #endif
 #endif
-#if SPLITK == 1
+#if SPLITK == 1 && STREAMK == 0
         GEMMLAB_LAUNCH_NEXT_GRID();
 #endif
 

@@ -56,7 +56,8 @@
 // GEMMLAB_LAUNCH_NEXT_GRID(): the next grid may be scheduled once every block
 // of this one has passed here (else as they finish); a GEMM says so after its
 // main loop, not before: released at their start, the routine's launches piled
-// up waiting and its 1024^3 call ran 2.2 times slower. Without the launch
+// up waiting and its 1024^3 call ran 2.2 times slower. simt does neither with
+// split-K or stream-K (see there). Without the launch
 // attribute both do nothing; the OpenCL prelude defines them empty.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define GEMMLAB_WAIT_PREVIOUS_GRID() asm volatile("griddepcontrol.wait;" ::: "memory")

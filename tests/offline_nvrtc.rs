@@ -733,9 +733,9 @@ fn simt_keeps_b_read_along_k_untransposed_with_ktile_b() {
 
 /// Programmatic dependent launch: the CUDA backend launches a kernel dependent on
 /// the one before it where the kernel's PTX waits for that grid. SIMT waits, and
-/// releases the next grid after its main loop, without split-K only (split-K's
-/// grids ran slower launched early); thin and the routine's kernels wait; below
-/// sm_90 nothing is emitted.
+/// releases the next grid after its main loop, without split-K or stream-K only
+/// (grids sharing K ran slower launched early); thin and the routine's kernels
+/// wait; below sm_90 nothing is emitted.
 #[test]
 fn dependent_launch_instructions_are_emitted_where_they_pay() {
     let test = "dependent_launch_instructions_are_emitted_where_they_pay";
@@ -754,6 +754,12 @@ fn dependent_launch_instructions_are_emitted_where_they_pay() {
     assert_eq!(waits(&whole), (1, 1), "simt without split-K");
     let (_, split) = simt_built(&hopper, SIMT_TILES[1], &none);
     assert_eq!(waits(&split), (0, 0), "simt with split-K");
+    let (_, stream) = simt_built(
+        &hopper,
+        &[("BM", 64), ("BN", 64), ("STAGES", 3), ("STREAMK", 2)],
+        &none,
+    );
+    assert_eq!(waits(&stream), (0, 0), "simt with stream-K");
     let (_, older) = simt_built(&ampere, &[("BM", 64), ("BN", 64), ("STAGES", 3)], &none);
     assert_eq!(waits(&older), (0, 0), "sm_80");
     let thin = kernels::find("thin").expect("thin");

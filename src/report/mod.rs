@@ -531,7 +531,7 @@ fn environment(data: &Data) -> String {
     if !dependent.is_empty() {
         let _ = writeln!(
             s,
-            "Launches on {}: kernels that wait for the grid before them (the routine's packs, `thin`, and `simt` without split-K) were launched with programmatic dependent launch, so that each launch overlaps the end of the one before; `GEMMLAB_PDL=0` measures without it.\n",
+            "Launches on {}: kernels whose PTX waits for the grid before them (`griddepcontrol.wait`) were launched with programmatic dependent launch, so that each launch overlaps the end of the one before; `GEMMLAB_PDL=0` measures without it.\n",
             dependent.join(", ")
         );
     }
