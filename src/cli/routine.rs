@@ -242,8 +242,12 @@ pub fn run(args: GemmArgs) -> Result<()> {
             true => "; FP32 emulation allowed",
             false => "",
         };
+        let dependent = match info.dependent_launch {
+            true => "; dependent launches",
+            false => "",
+        };
         println!(
-            "{} via {} ({source}{calls}{emulation})",
+            "{} via {} ({source}{calls}{emulation}{dependent})",
             info.name, info.toolchain
         );
         gemms.push(gemm);
