@@ -299,7 +299,7 @@ struct Module {
 }
 
 /// Whether a module's kernels wait for the previous grid before touching memory
-/// (the prelude's `GEMMLAB_AFTER_PREVIOUS_GRID`): only such a kernel may be
+/// (the prelude's `GEMMLAB_WAIT_PREVIOUS_GRID`): only such a kernel may be
 /// launched before its predecessor has finished. A module known only by its
 /// CUBIN is not.
 fn waits_for_previous_grid(ptx: Option<&str>) -> bool {
