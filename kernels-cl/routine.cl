@@ -27,6 +27,13 @@
 //   not read (BLAS: NaN in C must not survive). Elements of dst outside C
 //   are never written.
 //   Launch: as pack_matrix, over (roundup32(rows), roundup32(cols)/4).
+// reduce_splits(rows, cols, splits, work, ldw, slice, dst, dst_offset, dst_ld,
+//               alpha, beta)
+//   C(i, j) = alpha * (W_0(i, j) + ... + W_{splits-1}(i, j)) + beta * C(i, j), the
+//   slices added in split order: split-K's partial sums of the SIMT kernels with
+//   REDUCE, slice s column-major at work + s*slice with ldw. As unpack_matrix, C
+//   is not read where beta is 0 and nothing outside it is written.
+//   Launch: as unpack_matrix.
 //
 // scale_matrix: see below.
 //
@@ -127,6 +134,28 @@ void unpack_matrix(const int rows, const int cols,
         const int j = j0 + c;
         if (i < rows && j < cols) {
             const real t = alpha * src[j * src_ld + i];
+            const int at = dst_offset + j * dst_ld + i;
+            dst[at] = (beta == (real)0) ? t : t + beta * dst[at];
+        }
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_ROWS, 1)))
+void reduce_splits(const int rows, const int cols, const int splits,
+                   const __global real* work, const int ldw, const int slice,
+                   __global real* dst, const int dst_offset, const int dst_ld,
+                   const real alpha, const real beta) {
+    GEMMLAB_WAIT_PREVIOUS_GRID();
+    const int i = get_group_id(0) * PACK_TILE + get_local_id(0);
+    const int j0 = get_group_id(1) * PACK_TILE;
+    for (int c = get_local_id(1); c < PACK_TILE; c += PACK_ROWS) {
+        const int j = j0 + c;
+        if (i < rows && j < cols) {
+            real sum = (real)0;
+            for (int s = 0; s < splits; s++) {
+                sum += work[s * slice + j * ldw + i];
+            }
+            const real t = alpha * sum;
             const int at = dst_offset + j * dst_ld + i;
             dst[at] = (beta == (real)0) ? t : t + beta * dst[at];
         }

@@ -103,6 +103,28 @@ void unpack_matrix(const int rows, const int cols,
     }
 }
 
+extern "C" __global__ __launch_bounds__(PACK_TILE * PACK_ROWS)
+void reduce_splits(const int rows, const int cols, const int splits,
+                   const real* work, const int ldw, const int slice,
+                   real* dst, const int dst_offset, const int dst_ld,
+                   const real alpha, const real beta) {
+    GEMMLAB_WAIT_PREVIOUS_GRID();
+    const int i = get_group_id(0) * PACK_TILE + get_local_id(0);
+    const int j0 = get_group_id(1) * PACK_TILE;
+    for (int c = get_local_id(1); c < PACK_TILE; c += PACK_ROWS) {
+        const int j = j0 + c;
+        if (i < rows && j < cols) {
+            real sum = (real)0;
+            for (int s = 0; s < splits; s++) {
+                sum += work[s * slice + j * ldw + i];
+            }
+            const real t = alpha * sum;
+            const int at = dst_offset + j * dst_ld + i;
+            dst[at] = (beta == (real)0) ? t : t + beta * dst[at];
+        }
+    }
+}
+
 extern "C" __global__ void scale_matrix(const int rows, const int cols, real* dst,
                                         const int dst_offset, const int dst_ld,
                                         const real beta) {

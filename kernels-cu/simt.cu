@@ -33,7 +33,11 @@
 //
 // Parameters: BM, BN, BK (block tile), WM, WN (warp tile), TM, TN (thread
 //   tile), STAGES (1, 2, 3 or 4), SPLITK (1 = off), STREAMK (0 = off; with
-//   SPLITK 1 only), GROUP (tile rows per
+//   SPLITK 1 only), REDUCE (with SPLITK > 1: 0, the last block of a tile adds
+//   the splits' partial sums; 1, each split writes its sums, unscaled, to its
+//   own slice of `work` in C's layout and a second kernel, the routine's
+//   reduce_splits, adds them in split order: no block waits for another, and
+//   the sum is spread over the whole GPU instead of one block), GROUP (tile rows per
 //   group of the rasterised block order), KMAJOR_A and KMAJOR_B (1: that
 //   operand is read K-contiguous instead: A as A^T, element (m,k) at m*K + k,
 //   B as column-major K x N, element (k,n) at n*K + k. These are the forms a
@@ -263,8 +267,16 @@
 #if STREAMK && SPLITK > 1
 #error "simt: STREAMK and SPLITK > 1 are two ways of sharing K among blocks; use one (SPLITK=1 with STREAMK)"
 #endif
-// Blocks share a tile's K and sum it through `work`.
+#ifndef REDUCE
+#define REDUCE 0
+#endif
+#if REDUCE && SPLITK == 1
+#error "simt: REDUCE=1 sums split-K's shares in a kernel of their own: it needs SPLITK > 1"
+#endif
+// Blocks share a tile's K and sum it through `work`: the last of them to finish
+// (FIXUP), or, with REDUCE, a kernel launched after this one.
 #define SHARES_K (SPLITK > 1 || STREAMK > 0)
+#define FIXUP (SHARES_K && !REDUCE)
 #if SMEM_PAD && (4 * STAGES * (A_TILE + B_TILE) + 4 * SHARES_K > 48 * 1024)
 #error "simt: SMEM_PAD=1 with these tiles needs 4*STAGES*(BK*(BM+4)+BK*(BN+4)) bytes of local memory (BN*(BK+4) for B with KTILE_B; 4 more with split-K or stream-K), more than 48 KiB"
 #endif
@@ -916,7 +928,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
 #endif
     __shared__ float4 As4[STAGES * A_TILE / 4];
     __shared__ float4 Bs4[STAGES * B_TILE / 4];
-#if SHARES_K
+#if FIXUP
     __shared__ int last;
 #endif
     LOCAL_PTR float* As = (LOCAL_PTR float*)As4;
@@ -1119,7 +1131,20 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
         GEMMLAB_LAUNCH_NEXT_GRID();
 #endif
 
-#if SHARES_K
+#if REDUCE
+        // A split's share of the tile's K: its sums, unscaled, to its own slice of `work`
+        // in C's layout (leading dimension the tiles' M, tiles_m*BM by tiles_n*BN a
+        // slice); the routine's reduce_splits adds the slices in split order and
+        // scales them into C. No block waits for another.
+        {
+            GLOBAL_PTR float* slice = work + (INT64)split * (tiles_m * BM) * (tiles_n * BN);
+#if SIMT_DIRECT
+            store_c_direct(slice, tiles_m * BM, 1, acc, M, N, m0 + am, n0 + bn, 1.0f, 0.0f);
+#else
+            store_c(slice, acc, M, m0 + am, n0 + bn, 1.0f, 0.0f);
+#endif
+        }
+#elif SHARES_K
         // A share of the tile's K: partial sums to `work` (private to the share,
         // coalesced), then count the share in; the last to arrive adds them all
         // in K order (its own read back too, so that the order, and the result,
@@ -1192,13 +1217,14 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
 #undef PART_SLOT
         if (finish) {
 #endif
-#if SIMT_DIRECT
+#if REDUCE
+#elif SIMT_DIRECT
             store_c_direct(C, c_ld, (c_offset % 4 == 0) && (c_ld % 4 == 0), acc, M, N, m0 + am,
                            n0 + bn, alpha, beta);
 #else
             store_c(C, acc, M, m0 + am, n0 + bn, alpha, beta);
 #endif
-#if SHARES_K
+#if FIXUP
         }
 #endif
 #if STREAMK

@@ -193,6 +193,11 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
         direct()
             .config(&[("STREAMK".into(), 3)])
             .expect("the published tiles take stream-K"),
+        // Split-K summed by a kernel of its own (REDUCE): no work-group waits for
+        // another, so it runs off NVIDIA too; splits without a K tile write zeros.
+        config(&[("SPLITK", 2), ("REDUCE", 1)]),
+        config(&[("SPLITK", 32), ("REDUCE", 1), ("STAGES", 3)]),
+        config(&[("SPLITK", 3), ("REDUCE", 1), ("ALONG_MN", 1)]),
     ];
     if nvidia {
         let on = Hints::default().with_switch("ASYNC_COPY", true);
@@ -206,6 +211,10 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
             (config(&common::NARROW_STREAM_K), on.clone()),
             (config(&[("ALONG_MN", 1), ("STAGES", 3)]), on.clone()),
             (config(&[("ALONG_MN", 1), ("SPLITK", 2)]), on.clone()),
+            (
+                config(&[("SPLITK", 4), ("REDUCE", 1), ("STAGES", 3)]),
+                on.clone(),
+            ),
             (
                 config(&[("BM", 48), ("BN", 64), ("WM", 16), ("STAGES", 3)]),
                 on.clone().with_switch("KMAJOR_RUNS", true),

@@ -72,6 +72,9 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
             ("SPLITK", 2),
         ],
         common::NARROW_STREAM_K.to_vec(),
+        // Split-K summed by a kernel of its own (REDUCE): splits without a K tile too.
+        vec![("SPLITK", 2), ("REDUCE", 1)],
+        vec![("SPLITK", 32), ("REDUCE", 1), ("STAGES", 3)],
         // Operands read K-contiguous (no cp.async: their tiles go through registers).
         vec![("KMAJOR_A", 1)],
         vec![("KMAJOR_B", 1), ("STAGES", 3)],

@@ -797,6 +797,10 @@ fn k_sharing_variants(c: &Config) -> Vec<Config> {
             let mut v = c.clone();
             v.0.insert("SPLITK".into(), split);
             v.0.insert("STREAMK".into(), stream);
+            // Without split-K there is nothing for a reduction kernel to sum.
+            if v.0.contains_key("REDUCE") {
+                v.0.insert("REDUCE".into(), 0);
+            }
             v
         })
         .filter(|v| v != c)

@@ -16,7 +16,7 @@ use super::problem::{Matrix, Precision, Problem};
 use super::stage;
 use crate::backend::{
     AnyBackend, Arg, Artefact, Backend, Buffer, BuildReport, Elem, GemmCall, Geometry, HostData,
-    HostDataMut, HostF32, HostF64, KernelResources, Program,
+    HostDataMut, HostF32, HostF64, KernelResources, Launch, Program,
 };
 use crate::clocks::ClockReading;
 use crate::error::{Error, Result};
@@ -441,6 +441,9 @@ pub struct Prepared {
     pub c: Buffer,
     /// The timed launch's arguments.
     pub args: Vec<Arg>,
+    /// Launches timed with the kernel's, after it: what completes its product
+    /// (split-K's reduction with `REDUCE`).
+    pub finish: Vec<stage::Step>,
     /// The buffer holding the checked result: the padded C of a tutorial kernel
     /// (leading dimension = padded M), C as the problem stores it otherwise.
     result: Buffer,
@@ -788,6 +791,7 @@ fn prepare_inner(
         b,
         c,
         args,
+        finish: Vec::new(),
         result: c,
         owned,
         build,
@@ -947,7 +951,10 @@ fn prepare_routine_kernel(
             pre_ns += step.run(&mut be)?;
         }
         laps.borrow_mut().lap(Step::Setup);
-        let check_ns = staged.main.run(&mut be)?;
+        let mut check_ns = staged.main.run(&mut be)?;
+        for step in &staged.finish {
+            check_ns += step.run(&mut be)?;
+        }
         laps.borrow_mut().lap(Step::CheckedRun);
         let mut post_ns = 0;
         for step in &staged.post {
@@ -995,6 +1002,7 @@ fn prepare_routine_kernel(
         program,
         entry: staged.main.entry,
         geometry: staged.main.geometry,
+        finish: staged.finish,
         padded: staged.padded,
         a: ak,
         b: bk,
@@ -1236,15 +1244,20 @@ pub struct KernelRunner<'a> {
 impl Timed for KernelRunner<'_> {
     fn run_batch(&mut self, count: usize) -> Result<u64> {
         let p = self.prepared;
-        let [m, n, k] = p.padded;
-        let _ = (m, n, k);
-        self.session.backend.borrow_mut().launch_batch(
-            &p.program,
-            p.entry,
-            &p.geometry,
-            &p.args,
-            count,
-        )
+        let mut be = self.session.backend.borrow_mut();
+        if p.finish.is_empty() {
+            return be.launch_batch(&p.program, p.entry, &p.geometry, &p.args, count);
+        }
+        let main = Launch {
+            program: &p.program,
+            kernel: p.entry,
+            geometry: &p.geometry,
+            args: &p.args,
+        };
+        let launches: Vec<Launch> = std::iter::once(main)
+            .chain(p.finish.iter().map(stage::Step::launch))
+            .collect();
+        be.launch_sequence(&launches, count)
     }
 
     fn flush(&mut self) -> Result<()> {

@@ -41,12 +41,18 @@ impl Step {
 }
 
 impl Staged {
-    /// Every launch of the call in order: packing, the kernel, unpacking.
+    /// Every launch of the call in order: packing, the kernel and what finishes
+    /// its product, unpacking.
     pub fn launches(&self) -> Vec<Launch<'_>> {
         let main = std::iter::once(&self.main);
-        (self.pre.iter().chain(main).chain(&self.post))
-            .map(Step::launch)
-            .collect()
+        (self
+            .pre
+            .iter()
+            .chain(main)
+            .chain(&self.finish)
+            .chain(&self.post))
+        .map(Step::launch)
+        .collect()
     }
 }
 
@@ -54,6 +60,9 @@ impl Staged {
 pub struct Staged {
     pub pre: Vec<Step>,
     pub main: Step,
+    /// Launches that complete the kernel's product (split-K's reduction with
+    /// `REDUCE`): part of the kernel's time, not pre- or post-processing.
+    pub finish: Vec<Step>,
     pub post: Vec<Step>,
     /// Temporary buffers made for this call (freed by the caller).
     pub owned: Vec<Buffer>,
@@ -133,6 +142,52 @@ fn share_k(
     owned.push(counters);
     be.fill(&counters, 0.0)?;
     Ok((Arg::Buf(work), Arg::Buf(counters)))
+}
+
+/// With `REDUCE` (split-K summed by a kernel of its own), the step that adds the
+/// SPLITK slices the kernel wrote to `work` (each mp x np, leading dimension mp)
+/// into the rows x cols matrix `c` at `offset` with `ld`, scaled by alpha and beta.
+/// None without it.
+fn reduce_step(
+    support: Program,
+    config: &Config,
+    p: &Problem,
+    work: Arg,
+    [rows, cols, mp, np]: [usize; 4],
+    (c, offset, ld): (Buffer, usize, usize),
+) -> Result<Option<Step>> {
+    let splits = usize::try_from(config.get("SPLITK")).unwrap_or(1);
+    if config.get("REDUCE") != 1 || splits < 2 {
+        return Ok(None);
+    }
+    let slice = mp * np;
+    if slice
+        .checked_mul(splits)
+        .is_none_or(|n| n > i32::MAX as usize)
+    {
+        return Err(Error::invalid(format!(
+            "split-K's {splits} slices of {mp}x{np} span more than the {} elements its 32-bit indices address",
+            i32::MAX
+        )));
+    }
+    Ok(Some(Step {
+        program: support,
+        entry: "reduce_splits",
+        geometry: Support::pack_geometry(rows, cols),
+        args: vec![
+            int(rows)?,
+            int(cols)?,
+            int(splits)?,
+            work,
+            int(mp)?,
+            int(slice)?,
+            Arg::Buf(c),
+            int(offset)?,
+            int(ld)?,
+            real(p.precision, p.alpha),
+            real(p.precision, p.beta),
+        ],
+    }))
 }
 
 /// The tiles of C in the last, partial wave of a grid of one work-group per
@@ -330,6 +385,7 @@ pub fn plan(
                     geometry: spec.geometry(config, round_up(m, tm), round_up(n, tn)),
                     args: direct_args(as_stored)?,
                 },
+                finish: Vec::new(),
                 post: Vec::new(),
                 owned: Vec::new(),
                 padded: [m, n, k],
@@ -379,6 +435,14 @@ pub fn plan(
                 &mut geometry,
                 &mut owned,
             )?;
+            let reduce = reduce_step(
+                support,
+                config,
+                &p,
+                work,
+                [m, n, mp, np],
+                (c, sc.offset, sc.ld),
+            )?;
             Ok(Staged {
                 pre,
                 main: Step {
@@ -396,6 +460,7 @@ pub fn plan(
                     ]
                     .concat(),
                 },
+                finish: reduce.into_iter().collect(),
                 post: Vec::new(),
                 owned,
                 padded: [m, n, k],
@@ -484,6 +549,7 @@ pub fn plan(
                 Arg::Buf(bp),
                 Arg::Buf(cp),
             ];
+            let mut finish = Vec::new();
             if spec.abi == Abi::IndirectSplitK {
                 let (work, counters) = share_k(
                     be,
@@ -494,6 +560,15 @@ pub fn plan(
                     &mut geometry,
                     &mut owned,
                 )?;
+                // Summed into C as the kernel would have written it, before any unpack.
+                finish.extend(reduce_step(
+                    support,
+                    config,
+                    &p,
+                    work,
+                    [mp, np, mp, np],
+                    (cp, 0, mp),
+                )?);
                 args.extend([work, counters]);
             }
             Ok(Staged {
@@ -504,6 +579,7 @@ pub fn plan(
                     geometry,
                     args,
                 },
+                finish,
                 post,
                 owned,
                 padded: [mp, np, kp],
@@ -640,6 +716,7 @@ fn plan_lecture(
                 Arg::Buf(cx),
             ],
         },
+        finish: Vec::new(),
         post,
         owned,
         padded: [m, n, k],

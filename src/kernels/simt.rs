@@ -73,8 +73,14 @@ const P_STAGES: Param = Param {
 const P_SPLITK: Param = Param {
     name: "SPLITK",
     default: 1,
-    allowed: &[1, 2, 3, 4, 6, 8, 16],
+    allowed: &[1, 2, 3, 4, 6, 8, 16, 32],
     meaning: "work-groups sharing one tile of C, each over a share of its K/BK tiles along K (1: no split-K)",
+};
+const P_REDUCE: Param = Param {
+    name: "REDUCE",
+    default: 0,
+    allowed: &[0, 1],
+    meaning: "with SPLITK > 1: 0, the last work-group of a tile adds the splits' partial sums; 1, each split writes its sums to a slice of its own and a kernel launched after (the routine's reduce_splits) adds them in split order, over the whole device instead of one work-group",
 };
 const P_STREAMK: Param = Param {
     name: "STREAMK",
@@ -174,6 +180,11 @@ const GROUP_SIZE: Constraint = Constraint {
     message: "the work-group ((BM/TM)*(BN/TN) work-items) must not exceed 1024 work-items",
     involves: &["BM", "TM", "BN", "TN"],
     holds: |c| threads(c) <= MAX_GROUP,
+};
+const REDUCE_NEEDS_SPLIT: Constraint = Constraint {
+    message: "REDUCE=1 sums split-K's shares in a kernel of their own: it needs SPLITK > 1",
+    involves: &["REDUCE", "SPLITK"],
+    holds: |c| c.get("REDUCE") == 0 || c.get("SPLITK") > 1,
 };
 const ONE_SHARING: Constraint = Constraint {
     message: "STREAMK and SPLITK > 1 are two ways of sharing K among work-groups: use one (SPLITK=1 with STREAMK)",
@@ -278,6 +289,7 @@ const CONSTRAINTS: &[Constraint] = &[
     ACCUMULATORS,
     GROUP_SIZE,
     ONE_SHARING,
+    REDUCE_NEEDS_SPLIT,
     LOCAL_FITS,
     KMAJOR_COPY,
     CA_NEEDS_ASYNC,
@@ -296,6 +308,7 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
     ACCUMULATORS,
     GROUP_SIZE,
     ONE_SHARING,
+    REDUCE_NEEDS_SPLIT,
     LOCAL_FITS,
     FIXED_FORM_NAMED,
     KMAJOR_COPY,
@@ -335,7 +348,7 @@ pub const SIMT: KernelSpec = KernelSpec {
            K-contiguous (KMAJOR_A/KMAJOR_B) so that BLAS calls need no transposing pack",
     sources: &[(OpenClC, include_str!("../../kernels-cl/simt.cl")), (CudaCpp, include_str!("../../kernels-cu/simt.cu"))],
     params: &[
-        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_STREAMK, P_GROUP,
+        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_REDUCE, P_STREAMK, P_GROUP,
         P_KMAJOR_A, P_KMAJOR_B,
     ],
     constraints: CONSTRAINTS,
@@ -408,7 +421,7 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
         ),
     ],
     params: &[
-        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_STREAMK, P_GROUP,
+        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_REDUCE, P_STREAMK, P_GROUP,
         P_ALONG_MN, P_FIXED_FORM, P_DIRECT_KMAJOR_A, P_DIRECT_KMAJOR_B,
     ],
     constraints: DIRECT_CONSTRAINTS,
@@ -547,11 +560,12 @@ pub fn along_k_copy_flipped(
 /// excludes it, after split-K's barriers (200x128x64, SPLITK=2: zeros in C and a
 /// corrupted heap), while the packed kernel's identical split-K path, the
 /// in-place kernel without it and stream-K in place (the same partial sums over
-/// a one-dimensional grid) verify there.
+/// a one-dimensional grid) verify there. With REDUCE no work-group waits for
+/// another, and split-K in place verifies there too.
 pub(crate) fn in_place_split_unavailable(c: &Config, device: &DeviceInfo) -> Option<String> {
-    (c.get("SPLITK") > 1 && !device.is_nvidia()).then(|| {
+    (c.get("SPLITK") > 1 && c.get("REDUCE") == 0 && !device.is_nvidia()).then(|| {
         format!(
-            "split-K in place (SPLITK={}) is verified on NVIDIA GPUs only: on PoCL it wrote past C's edge; use SPLITK=1 (stream-K in place, STREAMK > 0, verifies there) or the packed simt kernel",
+            "split-K in place (SPLITK={}) is verified on NVIDIA GPUs only: on PoCL it wrote past C's edge; use REDUCE=1 (a kernel of its own sums the splits), SPLITK=1 (stream-K in place, STREAMK > 0, verifies there) or the packed simt kernel",
             c.get("SPLITK")
         )
     })

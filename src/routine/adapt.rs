@@ -27,6 +27,8 @@ pub const DEGRADED: f64 = 1.5;
 /// The fewest iterations of its K loop a block's share of K may have in the
 /// model's pick (`short_shares`).
 pub const MIN_SHARE_ITERATIONS: f64 = 24.0;
+/// The same with split-K's shares summed by a kernel of their own (`REDUCE`).
+pub const MIN_REDUCED_SHARE_ITERATIONS: f64 = 8.0;
 
 /// A database entry as this build runs it.
 pub struct Candidate<'a> {
@@ -86,6 +88,29 @@ fn variants(spec: &KernelSpec, config: &Config, hints: &Hints, device: &DeviceIn
         if let Some(p) = has(name) {
             out.extend(p.allowed.iter().map(|&v| with(name, v)));
         }
+    }
+    // Split-K's shares summed both ways where the kernel can: by the last work-group
+    // of a tile, and by a kernel of their own (REDUCE), which pays where a tile has
+    // many shares (49x512x4608: cuBLAS splits K and reduces in a second kernel).
+    if has("REDUCE").is_some() {
+        // Off: as the configuration had it (absent is off), so that it stays equal.
+        let reduced = |c: &Config, on: bool| {
+            let mut c = c.clone();
+            if on && c.get("SPLITK") > 1 {
+                c.0.insert("REDUCE".into(), 1);
+            } else if c.0.contains_key("REDUCE") {
+                c.0.insert("REDUCE".into(), 0);
+            }
+            c
+        };
+        out = (out.iter())
+            .flat_map(|c| {
+                [
+                    reduced(c, c.get("REDUCE") == 1),
+                    reduced(c, c.get("REDUCE") != 1),
+                ]
+            })
+            .collect();
     }
     let mut seen: Vec<Config> = Vec::new();
     out.retain(|c| {
@@ -173,7 +198,9 @@ fn retiled(spec: &KernelSpec, config: &Config, hints: &Hints, device: &DeviceInf
 
 /// For a call no entry was tuned for, each kernel's best re-tiling by the model
 /// (`retiled`) of its entry nearest to `p` (the call's layout and transposes
-/// first, then the shape), where predicted at least `MARGIN` faster than the
+/// first, then the shape), and its best with split-K summed by a kernel of its own
+/// (`REDUCE`: the model cannot tell well whether one work-group's fix-up or a
+/// second launch costs more), where predicted at least `MARGIN` faster than the
 /// nearest entry (`nearest`) as tuned; fastest first. The database's tiles were
 /// chosen for other shapes, and a thin or short call wants its own: a search at
 /// 32x50257x768 found 32 x 256 tiles, at 196x512x4608 32 x 64 ones with K split
@@ -204,13 +231,23 @@ pub fn retiled_for(
             None => kernels.push(i),
         }
     }
+    let fastest = |rs: Vec<Ranked>| {
+        rs.into_iter()
+            .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
+    };
     let mut out: Vec<Ranked> = kernels
         .into_iter()
-        .filter_map(|index| {
-            let (c, k) = (&candidates[index], ks[index]?);
+        .flat_map(|index| {
+            let Some(k) = ks[index] else {
+                return Vec::new();
+            };
+            let c = &candidates[index];
             let configs = retiled(c.spec, &c.config, &c.entry.hints, device);
-            priced((index, c, k), configs, p, &machine)
-                .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
+            let (reduced, rest): (Vec<Ranked>, Vec<Ranked>) =
+                priced((index, c, k), configs, p, &machine)
+                    .partition(|r| r.config.get("REDUCE") == 1);
+            let (best, best_reduced) = (fastest(rest), fastest(reduced));
+            best.into_iter().chain(best_reduced).collect()
         })
         .filter(|r| r.seconds <= (1.0 - MARGIN) * nearest_s.0 * nearest_s.1)
         .collect();
@@ -345,7 +382,14 @@ fn short_shares(spec: &KernelSpec, config: &Config, p: &Problem, machine: &Machi
     } else {
         return false;
     };
-    iterations < MIN_SHARE_ITERATIONS
+    // Summed by a kernel of their own, shares pay their pipeline fill and a slice
+    // written, no fix-up: cuBLAS splits 49x512x4608 into shares of 20 iterations.
+    let least = if config.get("REDUCE") == 1 {
+        MIN_REDUCED_SHARE_ITERATIONS
+    } else {
+        MIN_SHARE_ITERATIONS
+    };
+    iterations < least
 }
 
 /// How much slower per FLOP the model predicts `c` at `p` than at the call it was
@@ -620,6 +664,38 @@ pub(crate) mod tests {
                 .iter()
                 .any(|c| c.get("SPLITK") == s && c.get("TAILK") == 1 && c.get("WAVE") == 2));
         }
+    }
+
+    #[test]
+    fn many_shares_of_k_are_summed_by_a_kernel_of_their_own() {
+        // 49x512x4608: 64 x 64 tiles make 8 tiles of C. Split 32 ways, the last
+        // work-group of each would read 31 partial tiles alone; a reduction kernel
+        // reads them over the whole device.
+        let machine = Machine::of(&h200());
+        let spec = kernels::find("simt").unwrap();
+        let with = |d: &[(&str, i64)]| {
+            let d: Vec<(String, i64)> = d.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+            spec.config(&d).unwrap()
+        };
+        let p = Problem::plain(49, 512, 4608);
+        let split = |reduce| with(&[&NARROW[..], &[("SPLITK", 32), ("REDUCE", reduce)]].concat());
+        let (alone, reduced) = (
+            predicted_s(spec, &split(0), &p, &machine).unwrap(),
+            predicted_s(spec, &split(1), &p, &machine).unwrap(),
+        );
+        assert!(reduced < alone, "{reduced} against {alone}");
+        // Re-tiled from an entry tuned without split-K, a pick that splits K and
+        // reduces is among those to time, beside the model's best.
+        let entries = vec![entry((1024, 1024, 1024), &NARROW, 1.0)];
+        let c = candidates(&entries);
+        let picks = retiled_for(&c, 0, &p, &h200());
+        assert!(picks.len() <= 2, "{}", picks.len());
+        let r = (picks.iter().find(|r| r.config.get("REDUCE") == 1)).expect("a reducing re-tiling");
+        assert!(r.config.get("SPLITK") >= 4, "{}", r.config.describe());
+        // Without split-K there is nothing to reduce: never asked for.
+        assert!(variants(spec, &with(&[]), &Hints::default(), &h200())
+            .iter()
+            .all(|c| c.get("REDUCE") == 0 || c.get("SPLITK") > 1));
     }
 
     #[test]

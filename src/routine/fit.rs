@@ -192,7 +192,12 @@ pub fn predicted_s(
     // shares each, that serial sum outlasts the traffic of all of them.
     let tile_bytes = (bm * bn) as f64 * elem;
     let lone = machine.bytes_per_s / machine.multiprocessors;
-    if split > 1 {
+    if split > 1 && config.get("REDUCE") == 1 {
+        // Each split writes its slice; a kernel of its own reads them all and writes C,
+        // spread over the device.
+        let all = ((2 * split + 1) * mp * np) as f64 * elem / machine.bytes_per_s;
+        seconds += all + LAUNCH_S;
+    } else if split > 1 {
         let all = (2 * split * mp * np) as f64 * elem / machine.bytes_per_s;
         seconds += all.max((split - 1) as f64 * tile_bytes / lone);
     }
@@ -272,6 +277,7 @@ pub fn fitted(
                 c.get("STREAMK"),
                 c.get("TAILK"),
                 c.get("WAVE"),
+                c.get("REDUCE"),
             ],
         );
         if seen.contains(&key) {
