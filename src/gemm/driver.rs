@@ -951,10 +951,7 @@ fn prepare_routine_kernel(
             pre_ns += step.run(&mut be)?;
         }
         laps.borrow_mut().lap(Step::Setup);
-        let mut check_ns = staged.main.run(&mut be)?;
-        for step in &staged.finish {
-            check_ns += step.run(&mut be)?;
-        }
+        let check_ns = staged.run_product(&mut be)?;
         laps.borrow_mut().lap(Step::CheckedRun);
         let mut post_ns = 0;
         for step in &staged.post {

@@ -41,6 +41,16 @@ impl Step {
 }
 
 impl Staged {
+    /// Runs the kernel and what finishes its product (`finish`): the product's
+    /// device time, without pre- or post-processing.
+    pub fn run_product(&self, be: &mut AnyBackend) -> Result<u64> {
+        let mut ns = self.main.run(be)?;
+        for step in &self.finish {
+            ns += step.run(be)?;
+        }
+        Ok(ns)
+    }
+
     /// Every launch of the call in order: packing, the kernel and what finishes
     /// its product, unpacking.
     pub fn launches(&self) -> Vec<Launch<'_>> {

@@ -975,10 +975,7 @@ impl Gemm {
             for s in &staged.pre {
                 pre += s.run(be)?;
             }
-            let mut main = staged.main.run(be)?;
-            for s in &staged.finish {
-                main += s.run(be)?;
-            }
+            let main = staged.run_product(be)?;
             let mut post = 0;
             for s in &staged.post {
                 post += s.run(be)?;
