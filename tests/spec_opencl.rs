@@ -341,6 +341,15 @@ fn bad_spec_files_are_refused_with_file_line_and_exit_2() {
             None,
         ),
         (
+            // The reference launches run at every size too: checked before any device work.
+            "reference-not-a-multiple",
+            Box::new(|t: &str| {
+                t.replace("global = [\"(n + 63) / 64 * 64\"]", "global = [\"n + 1\"]")
+            }),
+            "launch of saxpy_naive: global size 1048577",
+            Some("[[check.launches]]"),
+        ),
+        (
             "missing-source",
             Box::new(|t: &str| t.replace("opencl = \"saxpy.cl\"", "opencl = \"nowhere.cl\"")),
             "nowhere.cl",

@@ -191,11 +191,20 @@ fn describe(
                 _ => {}
             }
         }
-        for (entry, g, idx) in &inst.launches {
+        // The reference launches too (at the defaults): they run at every size.
+        let reference = match &k.check.reference {
+            Reference::Launches(l) => {
+                Some(k.instantiate_launches(&k.defaults(), &dims, l, false)?)
+            }
+            _ => None,
+        };
+        let own = inst.launches.iter().map(|l| ("launch", l));
+        let checks = reference.iter().flat_map(|r| r.launches.iter());
+        for (what, (entry, g, idx)) in own.chain(checks.map(|l| ("reference launch", l))) {
             let names: Vec<&str> = idx.iter().map(|&i| k.args[i].name.as_str()).collect();
             let _ = writeln!(
                 w,
-                "    launch {entry}: global {:?} local {:?} ({} work-groups of {}) args ({})",
+                "    {what} {entry}: global {:?} local {:?} ({} work-groups of {}) args ({})",
                 g.global,
                 g.local,
                 g.groups().iter().product::<usize>(),

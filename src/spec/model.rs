@@ -880,8 +880,30 @@ impl UserKernel {
     /// Everything at one configuration and size: derived values, per-size
     /// constraints, buffer lengths, scalar values, launch geometry and work. Errors
     /// name the line whose expression failed.
+    /// The reference's launches run at every size too, so their geometry is
+    /// checked here as well: a bad one stops the run before any device work.
     pub fn instantiate(&self, config: &Config, dims: &Dims) -> Result<Instance> {
+        self.reference_fits(dims)?;
         self.instantiate_launches(config, dims, &self.launches, true)
+    }
+
+    /// Whether the check's reference can run at `dims`: its launches (at the
+    /// defaults), or the reference spec at the dimensions the two share.
+    fn reference_fits(&self, dims: &Dims) -> Result<()> {
+        match &self.check.reference {
+            Reference::Launches(l) => {
+                self.instantiate_launches(&self.defaults(), dims, l, false)?;
+            }
+            Reference::Spec(other) => {
+                let shared: Dims = (other.dims.iter())
+                    .filter_map(|(d, _)| dims.get(d).map(|v| (d.clone(), *v)))
+                    .collect();
+                let at = other.dims_at(&shared)?;
+                other.instantiate_launches(&other.defaults(), &at, &other.launches, true)?;
+            }
+            Reference::Defaults | Reference::Toolchains => {}
+        }
+        Ok(())
     }
 
     /// As `instantiate`, running `launches` instead of the kernel's own; the
