@@ -869,6 +869,15 @@ impl UserKernel {
             .collect())
     }
 
+    /// This spec's dimensions at the values `dims` gives for the names the two
+    /// share, its defaults elsewhere: where a reference spec runs.
+    pub fn dims_shared_with(&self, dims: &Dims) -> Result<Dims> {
+        let shared: Dims = (self.dims.iter())
+            .filter_map(|(d, _)| dims.get(d).map(|v| (d.clone(), *v)))
+            .collect();
+        self.dims_at(&shared)
+    }
+
     fn at_line(&self, line: usize, message: String) -> Error {
         Error::Spec {
             path: self.path.clone(),
@@ -880,6 +889,7 @@ impl UserKernel {
     /// Everything at one configuration and size: derived values, per-size
     /// constraints, buffer lengths, scalar values, launch geometry and work. Errors
     /// name the line whose expression failed.
+    ///
     /// The reference's launches run at every size too, so their geometry is
     /// checked here as well: a bad one stops the run before any device work.
     pub fn instantiate(&self, config: &Config, dims: &Dims) -> Result<Instance> {
@@ -895,10 +905,7 @@ impl UserKernel {
                 self.instantiate_launches(&self.defaults(), dims, l, false)?;
             }
             Reference::Spec(other) => {
-                let shared: Dims = (other.dims.iter())
-                    .filter_map(|(d, _)| dims.get(d).map(|v| (d.clone(), *v)))
-                    .collect();
-                let at = other.dims_at(&shared)?;
+                let at = other.dims_shared_with(dims)?;
                 other.instantiate_launches(&other.defaults(), &at, &other.launches, true)?;
             }
             Reference::Defaults | Reference::Toolchains => {}

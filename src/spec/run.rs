@@ -247,12 +247,7 @@ pub fn reference(
             run_defaults(be, kernel, dims, l, false, seed, None).map_err(what)
         }
         Reference::Spec(other) => {
-            let own: Dims = other
-                .dims
-                .iter()
-                .filter_map(|(d, _)| dims.get(d).map(|v| (d.clone(), *v)))
-                .collect();
-            let other_dims = other.dims_at(&own)?;
+            let other_dims = other.dims_shared_with(dims)?;
             // The inputs as the measured kernel sees them (their lengths come from
             // the size; the per-size constraints are the measured launches' business).
             let inst = kernel.instantiate_launches(&kernel.defaults(), dims, &[], false)?;
