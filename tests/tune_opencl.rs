@@ -158,6 +158,24 @@ fn exhaustive_search_tries_every_point_and_keeps_the_best() {
 }
 
 #[test]
+fn a_search_whose_time_ends_before_its_first_build_still_measures_one() {
+    // 1 ms is over before any build finishes: the search waits for its first
+    // outcome and stops there, instead of ending with nothing tried.
+    let root = dir("first-outcome");
+    let d = dirs(&root);
+    let dev = device();
+    let base = ["--kernels", "xgemm", "--time-limit", "0.001", "--top", "1"];
+    let o = gemmlab(&common_args(&dev, &base, &d));
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("1 tried (1 measured, 0 from the store)"), "{t}");
+    assert!(t.contains("time budget reached"), "{t}");
+    assert_eq!(search_records(Path::new(&d[0])).len(), 1);
+    assert!(t.contains("final round"), "{t}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
 fn builds_in_helper_processes_measure_the_same_points() {
     let root = dir("processes");
     let d = dirs(&root);

@@ -56,7 +56,7 @@ pub struct TuneArgs {
     /// Configurations each search may try (answered from the store or measured).
     #[arg(long, default_value_t = 200)]
     pub max_configs: usize,
-    /// Wall seconds each search may take (compile included); no limit when absent.
+    /// Wall seconds each search may take (compile included); no limit when absent. A search with nothing measured when its time is up waits for its first configuration (at most 120 s more), so that it always has one.
     #[arg(long)]
     pub time_limit: Option<f64>,
     /// Values of a parameter to search, NAME=V1,V2,... (repeatable); others take every allowed value.

@@ -134,6 +134,10 @@ pub const LAUNCH_FLOOR_S: f64 = 10.0;
 /// ... nor than every launch of a configuration at this rate (a 32768^3 GEMM's first
 /// configuration is not cut for being large).
 pub const FLOOR_GFLOPS: f64 = 1000.0;
+/// How long past its time budget a search that has no outcome yet waits for its
+/// first build: at 7 s a search, `tune --suite`'s SIMT searches on the H200 ended
+/// with nothing tried while their first builds (NVRTC, 16 at a time) ran on.
+pub const FIRST_OUTCOME_GRACE_S: f64 = 120.0;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -625,7 +629,16 @@ pub fn search(
                     tried.push(as_tried(p, (cand, record, cached), offset));
                     progress.inc(1);
                 }
-                if opts.budget.seconds.is_some_and(|s| elapsed(offset) >= s) {
+                let over_time = opts.budget.seconds.is_some_and(|s| elapsed(offset) >= s);
+                // A search stops at its time only once it has an outcome: one whose first
+                // builds outlast the budget waits for the first (`FIRST_OUTCOME_GRACE_S`),
+                // rather than end with nothing tried after building for all of it.
+                let has_outcome = !tried.is_empty() || !ready.is_empty();
+                let grace_over = opts
+                    .budget
+                    .seconds
+                    .is_some_and(|s| elapsed(offset) >= s + FIRST_OUTCOME_GRACE_S);
+                if over_time && (has_outcome || grace_over) {
                     // Points compiled or in flight are dropped unmeasured, so unrecorded;
                     // those measured behind one still building count, in the order asked.
                     for p in queue.drain(..) {
@@ -634,20 +647,28 @@ pub fn search(
                             progress.inc(1);
                         }
                     }
-                    stopped = "time budget reached".into();
+                    stopped = match has_outcome {
+                        true => "time budget reached".into(),
+                        false => "time budget reached with no configuration built".into(),
+                    };
                     return Ok(());
                 }
                 let mut answered = false;
+                // Past its time, a search without an outcome asks for one point at most.
                 while !strategy_done
+                    && (!over_time || queue.is_empty())
                     && queue.len() < depth
                     && in_flight < max_in_flight
                     && asked < limit
                 {
                     let want = (depth - queue.len())
                         .min(limit - asked)
-                        .min(max_in_flight - in_flight);
+                        .min(max_in_flight - in_flight)
+                        .min(if over_time { 1 } else { usize::MAX });
                     let points = if seeds.is_empty() {
                         strategy.ask(&space.grid, want, &mut rng)
+                    } else if over_time {
+                        vec![seeds.remove(0)]
                     } else {
                         std::mem::take(&mut seeds)
                     };
@@ -709,7 +730,12 @@ pub fn search(
                     // Wait no longer than the time budget has left: a build still running
                     // when it ends is not waited for.
                     let left = opts.budget.seconds.map(|s| {
-                        std::time::Duration::from_secs_f64((s - elapsed(offset)).max(0.0))
+                        let end = if over_time {
+                            s + FIRST_OUTCOME_GRACE_S
+                        } else {
+                            s
+                        };
+                        std::time::Duration::from_secs_f64((end - elapsed(offset)).max(0.0))
                     });
                     match left {
                         None => done_rx.recv().ok(),
