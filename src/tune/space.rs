@@ -4,7 +4,7 @@
 //! device's limits before anything is compiled, with a count of what each rule
 //! removed, so an empty space says why it is empty.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -337,11 +337,16 @@ impl Space {
             },
         };
         let chunks = chunked(filtered.valid.len());
+        // Each valid parameter point keeps the list of its valid switch and cap
+        // combinations, shared by every point whose list is the same (`Grid::from_blocks`).
         let parts = crate::gemm::parallel::map_range(chunks.len(), |ci| {
-            let (mut keys, mut too_small, mut ignored, mut starved) =
-                (Vec::new(), 0u64, 0u64, 0u64);
+            let (mut too_small, mut ignored, mut starved) = (0u64, 0u64, 0u64);
             let mut broken: Vec<u64> = vec![0; switch_rules.len()];
+            let mut blocks: Vec<(u64, u32)> = Vec::new();
+            let mut lists: Vec<Vec<u32>> = Vec::new();
+            let mut ids: HashMap<Vec<u32>, u32> = HashMap::new();
             for &pk in &filtered.valid[chunks[ci].clone()] {
+                let mut list: Vec<u32> = Vec::new();
                 let pc = decode(&param_strides, pk);
                 let config = config_of(&axes, &pc);
                 let threads = kernel.threads_per_group(&config) as u64;
@@ -388,17 +393,42 @@ impl Space {
                             continue;
                         }
                     }
-                    keys.push(pk * others + oi as u64);
+                    list.push(oi as u32);
                 }
+                let next = lists.len() as u32;
+                let id = *ids.entry(list).or_insert(next);
+                if id == next {
+                    lists.push(Vec::new());
+                }
+                blocks.push((pk, id));
             }
-            (keys, too_small, broken, ignored, starved)
+            // The lists, by id (each was moved into the map as its key).
+            for (list, id) in ids {
+                lists[id as usize] = list;
+            }
+            (blocks, lists, too_small, broken, ignored, starved)
         });
-        let mut keys = Vec::new();
+        let mut blocks: Vec<(u64, u32)> = Vec::new();
+        let mut classes: Vec<Vec<u32>> = Vec::new();
+        let mut class_ids: HashMap<Vec<u32>, u32> = HashMap::new();
         let mut too_small = 0u64;
         let (mut ignored, mut starved) = (0u64, 0u64);
         let mut broken = vec![0u64; switch_rules.len()];
-        for (k, n, b, i, st) in parts {
-            keys.extend(k);
+        for (chunk_blocks, lists, n, b, i, st) in parts {
+            let global: Vec<u32> = (lists.into_iter())
+                .map(|list| {
+                    let next = classes.len() as u32;
+                    *class_ids.entry(list.clone()).or_insert_with(|| {
+                        classes.push(list);
+                        next
+                    })
+                })
+                .collect();
+            blocks.extend(
+                chunk_blocks
+                    .into_iter()
+                    .map(|(pk, c)| (pk, global[c as usize])),
+            );
             too_small += n;
             ignored += i;
             starved += st;
@@ -434,7 +464,12 @@ impl Space {
                 );
             }
         }
-        let grid = Grid::from_keys(axes.iter().map(Axis::len).collect(), keys);
+        let grid = Grid::from_blocks(
+            axes.iter().map(Axis::len).collect(),
+            others,
+            blocks,
+            classes,
+        );
         if grid.is_empty() {
             let why: Vec<String> = removals
                 .iter()
