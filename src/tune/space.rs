@@ -343,8 +343,7 @@ impl Space {
             let (mut too_small, mut ignored, mut starved) = (0u64, 0u64, 0u64);
             let mut broken: Vec<u64> = vec![0; switch_rules.len()];
             let mut blocks: Vec<(u64, u32)> = Vec::new();
-            let mut lists: Vec<Vec<u32>> = Vec::new();
-            let mut ids: HashMap<Vec<u32>, u32> = HashMap::new();
+            let mut lists = Interned::default();
             for &pk in &filtered.valid[chunks[ci].clone()] {
                 let mut list: Vec<u32> = Vec::new();
                 let pc = decode(&param_strides, pk);
@@ -395,35 +394,17 @@ impl Space {
                     }
                     list.push(oi as u32);
                 }
-                let next = lists.len() as u32;
-                let id = *ids.entry(list).or_insert(next);
-                if id == next {
-                    lists.push(Vec::new());
-                }
-                blocks.push((pk, id));
+                blocks.push((pk, lists.id(list)));
             }
-            // The lists, by id (each was moved into the map as its key).
-            for (list, id) in ids {
-                lists[id as usize] = list;
-            }
-            (blocks, lists, too_small, broken, ignored, starved)
+            (blocks, lists.lists, too_small, broken, ignored, starved)
         });
         let mut blocks: Vec<(u64, u32)> = Vec::new();
-        let mut classes: Vec<Vec<u32>> = Vec::new();
-        let mut class_ids: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut classes = Interned::default();
         let mut too_small = 0u64;
         let (mut ignored, mut starved) = (0u64, 0u64);
         let mut broken = vec![0u64; switch_rules.len()];
         for (chunk_blocks, lists, n, b, i, st) in parts {
-            let global: Vec<u32> = (lists.into_iter())
-                .map(|list| {
-                    let next = classes.len() as u32;
-                    *class_ids.entry(list.clone()).or_insert_with(|| {
-                        classes.push(list);
-                        next
-                    })
-                })
-                .collect();
+            let global: Vec<u32> = lists.into_iter().map(|l| classes.id(l)).collect();
             blocks.extend(
                 chunk_blocks
                     .into_iter()
@@ -468,7 +449,7 @@ impl Space {
             axes.iter().map(Axis::len).collect(),
             others,
             blocks,
-            classes,
+            classes.lists,
         );
         if grid.is_empty() {
             let why: Vec<String> = removals
@@ -800,6 +781,34 @@ fn filter_params(
 }
 
 /// `n` items cut into runs for the cores (a few per core, so uneven runs even out).
+/// Lists of offsets kept once each, named by index. Neighbouring parameter points
+/// mostly share a list, so the last one is compared before any hashing.
+#[derive(Default)]
+struct Interned {
+    ids: HashMap<Vec<u32>, u32>,
+    lists: Vec<Vec<u32>>,
+    last: Option<u32>,
+}
+
+impl Interned {
+    fn id(&mut self, list: Vec<u32>) -> u32 {
+        if let Some(last) = self.last.filter(|&l| self.lists[l as usize] == list) {
+            return last;
+        }
+        let id = match self.ids.get(&list) {
+            Some(&id) => id,
+            None => {
+                let id = self.lists.len() as u32;
+                self.ids.insert(list.clone(), id);
+                self.lists.push(list);
+                id
+            }
+        };
+        self.last = Some(id);
+        id
+    }
+}
+
 fn chunked(n: usize) -> Vec<std::ops::Range<usize>> {
     let pieces = (crate::gemm::parallel::threads() * 4).min(n).max(1);
     let per = n.div_ceil(pieces).max(1);
