@@ -30,15 +30,23 @@
 //               tile after tile, so no multiprocessor idles in a last partial
 //               wave. A tile whose K is shared by several blocks is summed by
 //               the last of them to finish, in K order, as split-K's is.
+//   slice-K     SLICEK > 1: SLICEK groups of warps share the block tile, each
+//               computing the BK/SLICEK-deep slice of every BK-deep tile it is
+//               given into accumulators of its own (all of them copy the tiles);
+//               at the end the groups add theirs through local memory in slice
+//               order, and the first group carries on (split-K, stream-K,
+//               REDUCE and the store as without). More warps on a tile of C
+//               without more tiles or shares of K: for calls with few tiles.
 //
 // Parameters: BM, BN, BK (block tile), WM, WN (warp tile), TM, TN (thread
 //   tile), STAGES (1, 2, 3 or 4), SPLITK (1 = off), STREAMK (0 = off; with
-//   SPLITK 1 only), REDUCE (with SPLITK > 1: 0, the last block of a tile adds
-//   the splits' partial sums; 1, each split writes its sums, unscaled, to its
-//   own slice of `work` in C's layout and a second kernel, the routine's
-//   reduce_splits, adds them in split order: no block waits for another, and
-//   the sum is spread over the whole GPU instead of one block), GROUP (tile rows per
-//   group of the rasterised block order), KMAJOR_A and KMAJOR_B (1: that
+//   SPLITK 1 only), SLICEK (1 = off; 2 or 4, see slice-K above), REDUCE (with
+//   SPLITK > 1: 0, the last block of a tile adds the splits' partial sums; 1,
+//   each split writes its sums, unscaled, to its own slice of `work` in C's
+//   layout and a second kernel, the routine's reduce_splits, adds them in split
+//   order: no block waits for another, and the sum is spread over the whole GPU
+//   instead of one block), GROUP (tile rows per group of the rasterised block
+//   order), KMAJOR_A and KMAJOR_B (1: that
 //   operand is read K-contiguous instead: A as A^T, element (m,k) at m*K + k,
 //   B as column-major K x N, element (k,n) at n*K + k. These are the forms a
 //   column-major TN (A) or NN (B) call already has, so the routine passes
@@ -80,10 +88,11 @@
 //                (swizzled block order, for L2 reuse); 0: row by row
 //   USE_BOUNDS   reqd_work_group_size / __launch_bounds__ on the kernel
 //   USE_RESTRICT restrict on A and B
-// Launch: local (BM/TM, BN/TN), global (M/TM, N/TN, SPLITK); with STREAMK,
-//   global (G*BM/TM, BN/TN, 1) for G = STREAMK blocks per multiprocessor, at
-//   most the number of iterations (tiles times K/BK). Threads are numbered
-//   get_local_id(0) + get_local_id(1)*BM/TM and grouped into warps.
+// Launch: local (BM/TM, BN/TN*SLICEK), global (M/TM, N/TN*SLICEK, SPLITK); with
+//   STREAMK, global (G*BM/TM, BN/TN*SLICEK, 1) for G = STREAMK blocks per
+//   multiprocessor, at most the number of iterations (tiles times K/BK). Threads are numbered
+//   get_local_id(0) + get_local_id(1)*BM/TM and grouped into warps; with
+//   SLICEK, each run of (BM/TM)*(BN/TN) of them is one slice.
 // Arguments: (M, N, K, alpha, beta, A, B, C, work, counters): `work` holds
 //   SPLITK*M*N floats (with STREAMK: 2*G tiles of BM*BN floats, a block's
 //   first and last share) and `counters` (M/BM)*(N/BN) ints that are zero
@@ -226,7 +235,18 @@
 #error "simt: KMAJOR_RUNS=1 changes how an operand read along K goes through registers: with KTILE_B=1 and KMAJOR_A=0 there is none"
 #endif
 
-#define THREADS ((BM / TM) * (BN / TN))
+#ifndef SLICEK
+#define SLICEK 1
+#endif
+#if BK % (SLICEK * (KTILE_B ? 4 : 1)) != 0
+#error "simt: SLICEK shares each BK-deep tile among SLICEK groups of warps: BK must be a multiple of SLICEK (of 4*SLICEK with KTILE_B, whose compute reads 4 K at a time)"
+#endif
+#if SLICEK > 1 && 4 * BM * BN > 48 * 1024
+#error "simt: SLICEK > 1 adds the slices' sums through local memory: BM*BN floats must fit in 48 KiB"
+#endif
+#define TILE_THREADS ((BM / TM) * (BN / TN))  // work-items holding one set of the tile's sums
+#define THREADS (TILE_THREADS * SLICEK)        // work-items of a work-group (all copy the tiles)
+#define KS (BK / SLICEK)                       // K of a tile each slice computes
 #define LM (WM / TM)                 // lanes of a warp along M
 #define LN (WN / TN)                 // lanes of a warp along N
 #define PAD (SMEM_PAD * 4)
@@ -758,10 +778,12 @@ INLINE_FUNC void store_direct(const floatV* ra, const floatV* rb,
 // before KTILE_B: NVIDIA's OpenCL compiler ran the same tiles up to a quarter
 // slower when the fragments were read by a helper taking the private arrays.
 INLINE_FUNC void compute_tile(LOCAL_PTR const float* As, LOCAL_PTR const float* Bs,
-                              float* acc, const int stage, const int am, const int bn) {
+                              float* acc, const int stage, const int am, const int bn,
+                              const int k_off) {
 #if KTILE_B
     #pragma unroll
-    for (int k4 = 0; k4 < BK; k4 += 4) {
+    for (int j4 = 0; j4 < KS; j4 += 4) {
+        const int k4 = k_off + j4;
         float a[4 * TM];
         #pragma unroll
         for (int u = 0; u < 4; u++) {
@@ -791,7 +813,8 @@ INLINE_FUNC void compute_tile(LOCAL_PTR const float* As, LOCAL_PTR const float* 
     }
 #else
     #pragma unroll
-    for (int kk = 0; kk < BK; kk++) {
+    for (int j = 0; j < KS; j++) {
+        const int kk = k_off + j;
         float a[TM];
         float b[TN];
         LOCAL_PTR const float* arow = As + (stage * BK + kk) * AROW + am;
@@ -913,7 +936,7 @@ INLINE_FUNC void store_c_direct(GLOBAL_PTR float* C, const int ldc, const int ve
 }
 #endif
 
-extern "C" __global__ GEMMLAB_BOUNDS(BM / TM, BN / TN)
+extern "C" __global__ GEMMLAB_BOUNDS(BM / TM, BN / TN * SLICEK)
 #if SIMT_DIRECT
 void simt_gemm(const int M, const int N, const int K, const float alpha, const float beta,
                const GLOBAL_PTR float* GEMMLAB_RESTRICT A, const int a_offset, const int a_ld,
@@ -926,13 +949,21 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
                const float* GEMMLAB_RESTRICT A, const float* GEMMLAB_RESTRICT B,
                float* C, float* work, int* counters) {
 #endif
+#if SLICEK > 1
+    // One buffer: the pipeline's tiles, then the slices' sums (BM*BN floats).
+#define TILES_FLOATS (STAGES * (A_TILE + B_TILE))
+    __shared__ float4 S4[(TILES_FLOATS > BM * BN ? TILES_FLOATS : BM * BN) / 4];
+    LOCAL_PTR float* As = (LOCAL_PTR float*)S4;
+    LOCAL_PTR float* Bs = As + STAGES * A_TILE;
+#else
     __shared__ float4 As4[STAGES * A_TILE / 4];
     __shared__ float4 Bs4[STAGES * B_TILE / 4];
+    LOCAL_PTR float* As = (LOCAL_PTR float*)As4;
+    LOCAL_PTR float* Bs = (LOCAL_PTR float*)Bs4;
+#endif
 #if FIXUP
     __shared__ int last;
 #endif
-    LOCAL_PTR float* As = (LOCAL_PTR float*)As4;
-    LOCAL_PTR float* Bs = (LOCAL_PTR float*)Bs4;
     // Programmatic dependent launch (CUDA, sm_90+) with one block per tile of C only:
     // launched early behind a kernel of the same shape, a grid sharing K waited
     // where the GPU had room, unevenly, and ran slower (1000^3, 64 x 64, split 2:
@@ -983,7 +1014,15 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
 #endif
 
     const int tid = THREAD_X + THREAD_Y * (BM / TM);
-    const int warp = tid / 32;
+#if SLICEK > 1
+    // Work-items TILE_THREADS apart hold the same elements' sums, each over its slice.
+    const int kslice = tid / TILE_THREADS;
+    const int ttid = tid % TILE_THREADS;
+#else
+    const int kslice = 0;
+    const int ttid = tid;
+#endif
+    const int warp = ttid / 32;
     const int lane = tid % 32;
     // This lane's first element within the block tile.
     const int am = (warp % (BM / WM)) * WM + (lane % LM) * 4;
@@ -1054,7 +1093,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
             CP_COMMIT();
             CP_WAIT(0);
             __syncthreads();
-            compute_tile(As, Bs, acc, 0, am, bn);
+            compute_tile(As, Bs, acc, 0, am, bn, kslice * KS);
             __syncthreads();
         }
 #else
@@ -1082,7 +1121,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
 #endif
             }
             CP_COMMIT();
-            compute_tile(As, Bs, acc, t % STAGES, am, bn);
+            compute_tile(As, Bs, acc, t % STAGES, am, bn, kslice * KS);
 #if REG_COPY
             // The register-copied operand's tile goes to the buffer tile t-1 used,
             // free since the barrier above; the next barrier publishes it.
@@ -1100,7 +1139,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
             LOAD_TILE(k_first + t * BK);
             STORE_TILE(0);
             __syncthreads();
-            compute_tile(As, Bs, acc, 0, am, bn);
+            compute_tile(As, Bs, acc, 0, am, bn, kslice * KS);
             __syncthreads();
         }
 #else
@@ -1119,7 +1158,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
             if (next < tiles) {
                 LOAD_TILE(k_first + next * BK);
             }
-            compute_tile(As, Bs, acc, t % STAGES, am, bn);
+            compute_tile(As, Bs, acc, t % STAGES, am, bn, kslice * KS);
             if (next < tiles) {
                 STORE_TILE(next % STAGES);
             }
@@ -1130,13 +1169,38 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
 #if SPLITK == 1 && STREAMK == 0
         GEMMLAB_LAUNCH_NEXT_GRID();
 #endif
+#if SLICEK > 1
+        // Each slice's sums added to the first's through local memory, in slice
+        // order (the result does not depend on timing); the tiles' buffers are
+        // free once every work-item is past its last compute.
+#if ASYNC_COPY
+        CP_WAIT(0);
+#endif
+        LOCAL_BARRIER();
+        for (int s = 1; s < SLICEK; s++) {
+            if (kslice == s) {
+                #pragma unroll
+                for (int i = 0; i < TM * TN; i++) {
+                    As[i * TILE_THREADS + ttid] = acc[i];
+                }
+            }
+            LOCAL_BARRIER();
+            if (kslice == 0) {
+                #pragma unroll
+                for (int i = 0; i < TM * TN; i++) {
+                    acc[i] += As[i * TILE_THREADS + ttid];
+                }
+            }
+            LOCAL_BARRIER();
+        }
+#endif
 
 #if REDUCE
         // A split's share of the tile's K: its sums, unscaled, to its own slice of `work`
         // in C's layout (leading dimension the tiles' M, tiles_m*BM by tiles_n*BN a
         // slice); the routine's reduce_splits adds the slices in split order and
         // scales them into C. No block waits for another.
-        {
+        if (kslice == 0) {
             GLOBAL_PTR float* slice = work + (INT64)split * (tiles_m * BM) * (tiles_n * BN);
 #if SIMT_DIRECT
             store_c_direct(slice, tiles_m * BM, 1, acc, M, N, m0 + am, n0 + bn, 1.0f, 0.0f);
@@ -1174,11 +1238,13 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
         int finish = 1;
         if (partial) {
             GLOBAL_PTR float* mine = work + own * (BM * BN);
-            #pragma unroll
-            for (int e = 0; e < TM * TN / 4; e++) {
+            if (kslice == 0) {
                 #pragma unroll
-                for (int v = 0; v < 4; v++) {
-                    mine[(e * THREADS + tid) * 4 + v] = acc[((e % (TM / 4)) * 4 + v) * TN + e / (TM / 4)];
+                for (int e = 0; e < TM * TN / 4; e++) {
+                    #pragma unroll
+                    for (int v = 0; v < 4; v++) {
+                        mine[(e * TILE_THREADS + ttid) * 4 + v] = acc[((e % (TM / 4)) * 4 + v) * TN + e / (TM / 4)];
+                    }
                 }
             }
             GLOBAL_FENCE();
@@ -1194,7 +1260,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
                 for (int i = 0; i < TM * TN; i++) {
                     acc[i] = 0.0f;
                 }
-                for (int s = 0; s < parts; s++) {
+                for (int s = 0; s < parts && kslice == 0; s++) {
 #if STREAMK
                     const int slot = PART_SLOT(b_first + s);
 #else
@@ -1205,7 +1271,7 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
                     for (int e = 0; e < TM * TN / 4; e++) {
                         #pragma unroll
                         for (int v = 0; v < 4; v++) {
-                            acc[((e % (TM / 4)) * 4 + v) * TN + e / (TM / 4)] += part[(e * THREADS + tid) * 4 + v];
+                            acc[((e % (TM / 4)) * 4 + v) * TN + e / (TM / 4)] += part[(e * TILE_THREADS + ttid) * 4 + v];
                         }
                     }
                 }
@@ -1219,10 +1285,14 @@ void simt_gemm(const int M, const int N, const int K, const float alpha, const f
 #endif
 #if REDUCE
 #elif SIMT_DIRECT
-            store_c_direct(C, c_ld, (c_offset % 4 == 0) && (c_ld % 4 == 0), acc, M, N, m0 + am,
-                           n0 + bn, alpha, beta);
+            if (kslice == 0) {
+                store_c_direct(C, c_ld, (c_offset % 4 == 0) && (c_ld % 4 == 0), acc, M, N,
+                               m0 + am, n0 + bn, alpha, beta);
+            }
 #else
-            store_c(C, acc, M, m0 + am, n0 + bn, alpha, beta);
+            if (kslice == 0) {
+                store_c(C, acc, M, m0 + am, n0 + bn, alpha, beta);
+            }
 #endif
 #if FIXUP
         }

@@ -141,6 +141,7 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
             config(&[("BM", 48), ("BN", 64), ("WM", 16), ("STAGES", 1), ("BK", 8)]),
             ktile.clone().with_switch("KMAJOR_RUNS", true),
         ),
+        (config(&[("SLICEK", 2), ("BK", 16)]), ktile.clone()),
     ];
     for (i, (cfg, hints)) in kept.iter().enumerate() {
         for (j, p) in common::blas_calls(131, 67, 45).into_iter().enumerate() {
@@ -173,7 +174,11 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
             ),
             (
                 fixed(1, 1, &common::NARROW_STREAM_K),
-                on.with_switch("ASYNC_ALONG_K", true),
+                on.clone().with_switch("ASYNC_ALONG_K", true),
+            ),
+            (
+                fixed(0, 1, &[("SLICEK", 2), ("BK", 16)]),
+                on.with_switch("KTILE_B", true),
             ),
         ]);
     }
@@ -198,6 +203,10 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
         config(&[("SPLITK", 2), ("REDUCE", 1)]),
         config(&[("SPLITK", 32), ("REDUCE", 1), ("STAGES", 3)]),
         config(&[("SPLITK", 3), ("REDUCE", 1), ("ALONG_MN", 1)]),
+        // Slice-K: groups of warps on one tile, alone and with stream-K or REDUCE.
+        config(&[("SLICEK", 2)]),
+        config(&[("SLICEK", 4), ("STREAMK", 2), ("STAGES", 3)]),
+        config(&[("SLICEK", 2), ("SPLITK", 4), ("REDUCE", 1), ("ALONG_MN", 1)]),
     ];
     if nvidia {
         let on = Hints::default().with_switch("ASYNC_COPY", true);
@@ -261,6 +270,7 @@ fn odd_size_matrix(session: &mut Session, nvidia: bool) -> (usize, Vec<String>) 
     }
     if nvidia {
         shares.extend([
+            config(&[("SLICEK", 4), ("SPLITK", 3), ("STAGES", 3)]),
             config(&[("SPLITK", 2)]),
             config(&[("SPLITK", 3), ("STAGES", 3)]),
             config(&[("SPLITK", 16), ("STAGES", 1)]),

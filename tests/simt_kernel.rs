@@ -75,16 +75,33 @@ fn odd_size_matrix(session: &mut Session, with_async: bool) -> (usize, Vec<Strin
         // Split-K summed by a kernel of its own (REDUCE): splits without a K tile too.
         vec![("SPLITK", 2), ("REDUCE", 1)],
         vec![("SPLITK", 32), ("REDUCE", 1), ("STAGES", 3)],
+        // Slice-K: groups of warps on one tile, their sums added through local memory,
+        // alone and with each way of sharing K among work-groups.
+        vec![("SLICEK", 2)],
+        vec![("SLICEK", 4), ("STAGES", 3)],
+        vec![("SLICEK", 2), ("SPLITK", 3)],
+        vec![("SLICEK", 4), ("STREAMK", 2), ("BK", 16)],
+        vec![("SLICEK", 2), ("SPLITK", 4), ("REDUCE", 1)],
+        vec![
+            ("BM", 64),
+            ("BN", 64),
+            ("WM", 32),
+            ("WN", 32),
+            ("TN", 8),
+            ("BK", 16),
+            ("SLICEK", 4),
+        ],
         // Operands read K-contiguous (no cp.async: their tiles go through registers).
         vec![("KMAJOR_A", 1)],
         vec![("KMAJOR_B", 1), ("STAGES", 3)],
         vec![("KMAJOR_A", 1), ("KMAJOR_B", 1), ("SPLITK", 3), ("BK", 16)],
         vec![("KMAJOR_A", 1), ("STREAMK", 2)],
+        vec![("KMAJOR_B", 1), ("SLICEK", 2), ("BK", 16)],
     ];
-    // Every switch on these: plain, unpipelined, split-K, stream-K.
-    let all_switches = [0, 1, 4, 7];
+    // Every switch on these: plain, unpipelined, split-K, stream-K, slice-K.
+    let all_switches = [0, 1, 4, 7, 18];
     // The first K-major configuration: every switch but cp.async.
-    let k_major = configs.len() - 4;
+    let k_major = configs.len() - 5;
     let mut switch_sets: Vec<Hints> = vec![
         Hints::default(),
         Hints::default().with_switch("VEC_LOADS", false),

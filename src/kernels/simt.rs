@@ -88,6 +88,14 @@ const P_STREAMK: Param = Param {
     allowed: &[0, 1, 2, 3, 4],
     meaning: "stream-K: a persistent grid of STREAMK work-groups per compute unit sharing every (tile, K/BK slice) iteration evenly, shared tiles summed in K order by the last to finish (0: off)",
 };
+// Slice-K: more warps on a tile of C where a call has few tiles (cuBLAS's small
+// SGEMMs are "sliced1x4" kernels); 1 keeps the kernel as it was.
+const P_SLICEK: Param = Param {
+    name: "SLICEK",
+    default: 1,
+    allowed: &[1, 2, 4],
+    meaning: "groups of warps sharing each tile of C, each computing its BK/SLICEK-deep slice of every BK-deep tile, their sums added through local memory at the end (1: off)",
+};
 const P_GROUP: Param = Param {
     name: "GROUP",
     default: 8,
@@ -134,12 +142,18 @@ const P_DIRECT_KMAJOR_B: Param = Param {
     meaning: "in place, with FIXED_FORM=1: 1 compiles for B read K-contiguous (as a column-major NN call stores it), 0 for B read along N; 0 without FIXED_FORM",
 };
 
+/// Work-items of a work-group: a tile's thread tiles, once per slice of K.
 fn threads(c: &Config) -> i64 {
     let (tm, tn) = (c.get("TM"), c.get("TN"));
     if tm <= 0 || tn <= 0 {
         return 0;
     }
-    (c.get("BM") / tm) * (c.get("BN") / tn)
+    (c.get("BM") / tm) * (c.get("BN") / tn) * slices(c)
+}
+
+/// Groups of warps sharing a tile (`SLICEK`; 1 where a record predates it).
+fn slices(c: &Config) -> i64 {
+    c.get("SLICEK").max(1)
 }
 
 /// Whether work-groups share a tile's K (split-K or stream-K) and sum it
@@ -150,9 +164,19 @@ pub fn shares_k(c: &Config) -> bool {
 
 /// Local memory without padding (SMEM_PAD=1 adds 4 floats per row; the kernel
 /// refuses to compile where that no longer fits).
+/// With slice-K, the buffer also holds a slice's sums (BM*BN floats) at the end.
 fn local_bytes(c: &Config) -> i64 {
     let split_flag = if shares_k(c) { 4 } else { 0 };
-    4 * c.get("STAGES") * c.get("BK") * (c.get("BM") + c.get("BN")) + split_flag
+    let tiles = c.get("STAGES") * c.get("BK") * (c.get("BM") + c.get("BN"));
+    4 * tiles.max(slice_sums(c)) + split_flag
+}
+
+/// Floats of local memory the slices' sums pass through (0 without slice-K).
+fn slice_sums(c: &Config) -> i64 {
+    match slices(c) {
+        1 => 0,
+        _ => c.get("BM") * c.get("BN"),
+    }
 }
 
 const LANES: Constraint = Constraint {
@@ -169,16 +193,16 @@ const LANES: Constraint = Constraint {
 // of 2819 random SIMT points, all spilling or failing to launch, best 6.8
 // TFLOP/s, and a sixth of the search's compile time).
 const ACCUMULATORS: Constraint = Constraint {
-    message: "a work-item's TM*TN accumulators must leave room in its registers: TM*TN < min(255, 65536/((BM/TM)*(BN/TN))), NVIDIA's 255-register limit and its 64K-register file shared by the work-group",
-    involves: &["TM", "TN", "BM", "BN"],
+    message: "a work-item's TM*TN accumulators must leave room in its registers: TM*TN < min(255, 65536/((BM/TM)*(BN/TN)*SLICEK)), NVIDIA's 255-register limit and its 64K-register file shared by the work-group",
+    involves: &["TM", "TN", "BM", "BN", "SLICEK"],
     holds: |c| {
         let t = threads(c);
         t > 0 && c.get("TM") * c.get("TN") < MAX_REGISTERS.min(REGISTER_FILE / t)
     },
 };
 const GROUP_SIZE: Constraint = Constraint {
-    message: "the work-group ((BM/TM)*(BN/TN) work-items) must not exceed 1024 work-items",
-    involves: &["BM", "TM", "BN", "TN"],
+    message: "the work-group ((BM/TM)*(BN/TN)*SLICEK work-items) must not exceed 1024 work-items",
+    involves: &["BM", "TM", "BN", "TN", "SLICEK"],
     holds: |c| threads(c) <= MAX_GROUP,
 };
 const REDUCE_NEEDS_SPLIT: Constraint = Constraint {
@@ -192,8 +216,8 @@ const ONE_SHARING: Constraint = Constraint {
     holds: |c| c.get("STREAMK") == 0 || c.get("SPLITK") == 1,
 };
 const LOCAL_FITS: Constraint = Constraint {
-    message: "the pipeline's tiles (STAGES*BK*(BM+BN) floats) must fit in 48 KiB of local memory",
-    involves: &["STAGES", "BK", "BM", "BN"],
+    message: "the pipeline's tiles (STAGES*BK*(BM+BN) floats), and with SLICEK > 1 the slices' sums (BM*BN floats), must fit in 48 KiB of local memory",
+    involves: &["STAGES", "BK", "BM", "BN", "SLICEK"],
     holds: |c| local_bytes(c) <= LOCAL_LIMIT,
 };
 // The ones below involve switches: the tuner's space judges each point with its
@@ -268,7 +292,7 @@ const RUNS_NEED_KMAJOR: Constraint = Constraint {
 };
 const PAD_FITS: Constraint = Constraint {
     message: "SMEM_PAD=1 pads each tile row by 4 floats: 4*STAGES*BK*(BM+BN+8) bytes (4*STAGES*(BK*(BM+4)+BN*(BK+4)) with KTILE_B; 4 more where work-groups share K) must fit in 48 KiB",
-    involves: &["SMEM_PAD", "STAGES", "BK", "BM", "BN", "KTILE_B", "SPLITK", "STREAMK"],
+    involves: &["SMEM_PAD", "STAGES", "BK", "BM", "BN", "KTILE_B", "SPLITK", "STREAMK", "SLICEK"],
     holds: |c| {
         let (bk, bm, bn) = (c.get("BK"), c.get("BM"), c.get("BN"));
         let b_rows = match c.get("KTILE_B") {
@@ -278,8 +302,17 @@ const PAD_FITS: Constraint = Constraint {
         // split-K's and stream-K's flag of the last work-group is local too (4 bytes
         // past 48 KiB failed to build: 128 x 48 tiles, BK 16, 4 stages, KTILE_B).
         let flag = if shares_k(c) { 4 } else { 0 };
-        c.get("SMEM_PAD") == 0
-            || 4 * c.get("STAGES") * (bk * (bm + 4) + b_rows) + flag <= LOCAL_LIMIT
+        let tiles = c.get("STAGES") * (bk * (bm + 4) + b_rows);
+        c.get("SMEM_PAD") == 0 || 4 * tiles.max(slice_sums(c)) + flag <= LOCAL_LIMIT
+    },
+};
+// Involves a switch: KTILE_B's compute reads 4 K at a time.
+const SLICE_DEPTH: Constraint = Constraint {
+    message: "SLICEK shares each BK-deep tile among SLICEK groups of warps: BK must be a multiple of SLICEK, of 4*SLICEK with KTILE_B=1 (whose compute reads 4 K at a time)",
+    involves: &["BK", "SLICEK", "KTILE_B"],
+    holds: |c| {
+        let per = if c.get("KTILE_B") == 1 { 4 } else { 1 };
+        divides(slices(c) * per, c.get("BK"))
     },
 };
 
@@ -299,6 +332,7 @@ const CONSTRAINTS: &[Constraint] = &[
     KTILE_OR_ALONG_K,
     RUNS_NEED_KMAJOR,
     PAD_FITS,
+    SLICE_DEPTH,
 ];
 /// The in-place kernel takes each operand's form from the call, or from KMAJOR_* with
 /// FIXED_FORM.
@@ -318,6 +352,7 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
     KTILE_IN_PLACE,
     KTILE_OR_ALONG_K,
     PAD_FITS,
+    SLICE_DEPTH,
 ];
 
 /// Published state = the family's defaults: 128-bit accesses, rasterised block
@@ -348,19 +383,21 @@ pub const SIMT: KernelSpec = KernelSpec {
            K-contiguous (KMAJOR_A/KMAJOR_B) so that BLAS calls need no transposing pack",
     sources: &[(OpenClC, include_str!("../../kernels-cl/simt.cl")), (CudaCpp, include_str!("../../kernels-cu/simt.cu"))],
     params: &[
-        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_REDUCE, P_STREAMK, P_GROUP,
-        P_KMAJOR_A, P_KMAJOR_B,
+        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_REDUCE, P_STREAMK, P_SLICEK,
+        P_GROUP, P_KMAJOR_A, P_KMAJOR_B,
     ],
     constraints: CONSTRAINTS,
     local_bytes,
+    // The slices of K lie along the second dimension: a work-group spans BN/TN
+    // work-items per slice there, each TN/SLICEK columns of the launch's grid.
     launch: Launch {
         local: |c| {
             (
                 c.u("BM") / c.u("TM").max(1),
-                c.u("BN") / c.u("TN").max(1),
+                c.u("BN") / c.u("TN").max(1) * slices(c) as usize,
             )
         },
-        per_item: |c| (c.u("TM"), c.u("TN")),
+        per_item: |c| (c.u("TM"), c.u("TN") / slices(c) as usize),
     },
     operands: Operands {
         b_transposed: true,
@@ -421,8 +458,8 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
         ),
     ],
     params: &[
-        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_REDUCE, P_STREAMK, P_GROUP,
-        P_ALONG_MN, P_FIXED_FORM, P_DIRECT_KMAJOR_A, P_DIRECT_KMAJOR_B,
+        P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_REDUCE, P_STREAMK, P_SLICEK,
+        P_GROUP, P_ALONG_MN, P_FIXED_FORM, P_DIRECT_KMAJOR_A, P_DIRECT_KMAJOR_B,
     ],
     constraints: DIRECT_CONSTRAINTS,
     local_bytes,
@@ -593,6 +630,37 @@ mod tests {
         // Split-K shares K's tiles out: K is padded to BK only.
         let c = with(&[("SPLITK", 4)]).unwrap();
         assert_eq!(SIMT.tile(&c).2, 16);
+    }
+
+    #[test]
+    fn slices_of_k_keep_the_grid_of_tiles_and_pass_their_sums_through_local_memory() {
+        let tiles = [
+            ("BM", 64),
+            ("BN", 64),
+            ("WM", 32),
+            ("WN", 32),
+            ("TM", 4),
+            ("TN", 8),
+            ("BK", 16),
+        ];
+        let c = with(&[&tiles[..], &[("SLICEK", 2)]].concat()).unwrap();
+        // Two slices of 128 work-items; the same 16 x 8 tiles of C.
+        assert_eq!(SIMT.threads_per_group(&c), 256);
+        assert_eq!(SIMT.geometry(&c, 1024, 512).groups(), [16, 8, 1]);
+        let one = |s: i64| with(&[&tiles[..], &[("STAGES", 1), ("SLICEK", s)]].concat()).unwrap();
+        assert_eq!(SIMT.geometry(&one(1), 1024, 512).groups(), [16, 8, 1]);
+        // One stage of 16 x 128 floats (8 KiB), and with slices the 64 x 64 sums (16 KiB).
+        assert_eq!((SIMT.local_bytes)(&one(1)), 16 * 128 * 4);
+        assert_eq!((SIMT.local_bytes)(&one(4)), 64 * 64 * 4);
+        // 128 x 128 sums are 64 KiB: more than local memory holds.
+        let e = with(&[("SLICEK", 2)]).unwrap_err().to_string();
+        assert!(e.contains("slices' sums") && e.contains("SLICEK=2"), "{e}");
+        let e = with(&[("SLICEK", 3)]).unwrap_err().to_string();
+        assert!(e.contains("SLICEK must be one of"), "{e}");
+        // A record made before slice-K is the kernel without it.
+        let mut old = SIMT.defaults();
+        old.0.remove("SLICEK");
+        assert!(SIMT.is_published(&old));
     }
 
     #[test]

@@ -126,7 +126,9 @@ pub fn predicted_s(
     let stream = usize::try_from(config.get("STREAMK")).unwrap_or(0);
     let (mp, np, kp) = (round_up(m, bm), round_up(n, bn), round_up(k, bk));
     let threads = spec.threads_per_group(config).max(1);
-    let accumulators = bm * bn / threads;
+    // Slice-K's groups of warps each hold the tile's sums over their slice of K.
+    let slices = usize::try_from(config.get("SLICEK")).unwrap_or(1).max(1);
+    let accumulators = bm * bn * slices / threads;
     let (resident, warps) = machine.residency(
         threads,
         accumulators,
@@ -171,7 +173,9 @@ pub fn predicted_s(
     let rate = |r: f64| machine.fma_per_s * tile_eff * kind_eff * hiding(warps * r / resident);
     // Full waves of `blocks` work-groups of `iterations` K tiles, then the rest.
     let waves = |blocks: usize, iterations: usize| {
-        let block_fma = (bm * bn * iterations * bk) as f64;
+        // Slice-K's sums pass through local memory once at the end: counted as
+        // that many FMAs more (a write and a read per sum and slice).
+        let block_fma = (bm * bn * (iterations * bk + 2 * (slices - 1))) as f64;
         let blocks = blocks as f64;
         let full = (blocks / per_wave).floor();
         let rest = blocks - full * per_wave;

@@ -589,7 +589,10 @@ fn accumulator_registers(kernel: &Kernel, c: &Config) -> u64 {
         Precision::F64 => 2,
         Precision::F32 => 1,
     };
-    (px * py * words) as u64
+    // Slice-K's groups of work-items hold the same elements' sums, each spanning
+    // 1/SLICEK of the elements' columns of the launch grid.
+    let slices = c.get("SLICEK").max(1) as usize;
+    (px * py * slices * words) as u64
 }
 
 /// Sets a point's switch states as 0/1 values in `c`, for the constraints that
