@@ -727,6 +727,18 @@ pub(crate) mod tests {
         assert!(picks.len() <= 3, "{}", picks.len());
         let r = (picks.iter().find(|r| r.config.get("REDUCE") == 1)).expect("a reducing re-tiling");
         assert!(r.config.get("SPLITK") >= 4, "{}", r.config.describe());
+        // Its best with two slices of K a tile is timed too, beside the others.
+        let sliced = (picks.iter().filter(|r| r.config.get("SLICEK") == SLICES)).count();
+        assert_eq!(
+            sliced,
+            1,
+            "{:?}",
+            picks
+                .iter()
+                .map(|r| r.config.describe())
+                .collect::<Vec<_>>()
+        );
+        assert!(picks.iter().any(|r| r.config.get("SLICEK") == 1));
         // Without split-K there is nothing to reduce: never asked for.
         assert!(variants(spec, &with(&[]), &Hints::default(), &h200())
             .iter()
