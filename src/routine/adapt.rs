@@ -262,8 +262,9 @@ pub fn retiled_for(
 }
 
 /// Slices of K the routine times a re-tiling with: two groups of warps a tile.
-/// Four ran slower than two on the H200 wherever timed (held-out calls, kernels
-/// alone at 64 x 64), and won a call's first-run timing only to lose its steady state.
+/// On the H200, four ran `simt` alone slower than two at every call timed, and
+/// on held-out calls they won a call's first-run timing only to lose its steady
+/// state.
 const SLICES: i64 = 2;
 
 /// `configs` with `SLICES` groups of warps sharing each tile (more warps on a tile
