@@ -15,7 +15,6 @@ pub mod compare;
 pub mod data;
 pub mod failures;
 pub mod lecture;
-pub mod ncu;
 pub mod offline;
 pub mod routine;
 pub mod simt;
@@ -24,6 +23,8 @@ pub mod sweeps;
 pub mod tc;
 pub mod tune;
 pub mod user;
+
+pub use crate::results::ncu;
 
 pub use data::{Data, Rec, Run};
 

@@ -623,7 +623,7 @@ pub fn final_table(rows: &[Measurement]) -> String {
 /// `--replay-only DIR`: a replay record for every complete search traced under DIR.
 fn replay_only(from: &[PathBuf]) -> Result<super::Outcome> {
     let mut written = 0;
-    for dir in gemmlab::analysis::data::discover_for("--replay-only", from)? {
+    for dir in gemmlab::results::set::discover_for("--replay-only", from)? {
         let (traces, bad) = gemmlab::analysis::tune::load_traces(&dir);
         for b in bad {
             eprintln!("note: left out: {b}");

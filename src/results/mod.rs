@@ -3,6 +3,10 @@
 //! exists (an interrupted run loses nothing already measured), and at the end
 //! `results.json` (environment + measurements) and `results.csv`.
 
+pub mod ncu;
+pub mod reading;
+pub mod set;
+
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -469,7 +473,7 @@ mod tests {
         assert_eq!(utc(1_795_272_245), "2026-11-21T14:44:05Z");
     }
 
-    const REAL: &str = include_str!("../tests/fixtures/report/compare/measurements.jsonl");
+    const REAL: &str = include_str!("../../tests/fixtures/report/compare/measurements.jsonl");
 
     fn real_lines(n: usize) -> Vec<String> {
         REAL.lines().take(n).map(str::to_string).collect()

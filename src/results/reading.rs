@@ -1,0 +1,186 @@
+//! What a record says beyond its fields, read the same way wherever records
+//! are read: its checked speed, resources, register tile and cap, and whether
+//! (and for which architecture) it was compiled offline.
+
+use super::{Measurement, NVRTC_PTX, OPENCL_PTX};
+
+/// The kernel name of the vendor BLAS's rows.
+pub const VENDOR: &str = "cublas";
+
+/// Whether a row was compiled offline (`--arch`, the atlas): no device ran it,
+/// so it has registers, spills and occupancy but no size and no speed. Told by
+/// its device (`offline:sm_35`, what `backend::nvrtc::offline_device` writes),
+/// its note ("no device: compiled offline for sm_35 ...") or its size of 0;
+/// any one is enough, so rows from older or other writers are caught too.
+pub fn is_offline(m: &Measurement) -> bool {
+    // The notes read "no device: compiled offline for sm_35 with NVRTC 11.8; ...".
+    let offline_note = |s: &str| s.contains("no device:") && s.contains("offline");
+    m.device_id.starts_with("offline:")
+        || (m.dims.is_none() && (m.m == 0 || m.n == 0 || m.k == 0))
+        || m.status.reason().is_some_and(offline_note)
+        || m.build_notes.iter().any(|n| offline_note(n))
+}
+
+/// The architecture an offline row was compiled for ("sm_35", "sm_90a"): from
+/// its device id (`offline:sm_35`), else its device name ("sm_35 (no device)"),
+/// else the first `sm_NN` its reason or notes name. `None` when none says.
+pub fn arch_of(m: &Measurement) -> Option<String> {
+    let from_id = m.device_id.strip_prefix("offline:");
+    from_id.and_then(|a| arch_token(a.trim())).or_else(|| {
+        std::iter::once(m.device.as_str())
+            .chain(m.status.reason())
+            .chain(m.build_notes.iter().map(String::as_str))
+            .flat_map(|t| t.split(|c: char| c.is_whitespace() || ",;(".contains(c)))
+            .find_map(arch_token)
+    })
+}
+
+/// "35" and "a" from "35a": the leading digits and the rest.
+fn split_digits(s: &str) -> (&str, &str) {
+    s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()))
+}
+
+/// "sm_35" from "sm_35", "SM_90a", "sm_120:"; None for anything else.
+fn arch_token(w: &str) -> Option<String> {
+    let w = (w.trim_matches(|c: char| !c.is_ascii_alphanumeric())).to_ascii_lowercase();
+    let (digits, suffix) = split_digits(w.strip_prefix("sm_")?);
+    (digits.len() >= 2 && ["", "a", "f"].contains(&suffix)).then_some(w)
+}
+
+/// Orders architectures by compute capability: sm_35 < sm_37 < sm_90 < sm_90a < sm_100.
+pub fn arch_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let key = |s: &str| {
+        let (digits, rest) = split_digits(s.strip_prefix("sm_").unwrap_or(s));
+        (digits.parse().unwrap_or(u32::MAX), rest.to_string())
+    };
+    key(a).cmp(&key(b))
+}
+
+pub fn is_vendor(m: &Measurement) -> bool {
+    m.kernel == VENDOR
+}
+
+/// The median GFLOP/s of a measurement that passed its check.
+pub fn gflops(m: &Measurement) -> Option<f64> {
+    m.gflops.filter(|g| m.status.is_ok() && g.is_finite())
+}
+
+pub fn vs_vendor(m: &Measurement) -> Option<f64> {
+    m.vs_vendor.filter(|v| m.status.is_ok() && v.is_finite())
+}
+
+pub fn registers(m: &Measurement) -> Option<u32> {
+    m.resources.as_ref()?.registers
+}
+
+/// Spill stores + loads in bytes, if both are known.
+pub fn spill_bytes(m: &Measurement) -> Option<u64> {
+    let r = m.resources.as_ref()?;
+    Some(r.spill_stores_bytes? + r.spill_loads_bytes?)
+}
+
+/// "CUDA", "OpenCL", or "OpenCL PTX via CUDA JIT" (or NVRTC's) for a JIT variant.
+pub fn series_name(m: &Measurement) -> String {
+    match m.variant.as_deref() {
+        None => m.toolchain.label().to_string(),
+        Some(OPENCL_PTX) => "OpenCL PTX via CUDA JIT".to_string(),
+        Some(NVRTC_PTX) => "NVRTC PTX via CUDA JIT".to_string(),
+        Some(v) => format!("{} ({v})", m.toolchain.label()),
+    }
+}
+
+/// A config value (RX, RY, ...) if the configuration sets it.
+pub fn config_value(m: &Measurement, name: &str) -> Option<i64> {
+    m.config.0.get(name).copied()
+}
+
+/// Reads `cap=64` / `cap=none` labels when `hints.max_registers` is absent.
+pub fn register_cap(m: &Measurement) -> Option<u32> {
+    let from_label = || {
+        m.label
+            .as_deref()?
+            .trim()
+            .strip_prefix("cap=")?
+            .trim()
+            .parse()
+            .ok()
+    };
+    m.hints.max_registers.or_else(from_label)
+}
+
+/// A GEMM row's register tile (RX, RY), from its configuration or its label
+/// ("RX=4 RY=8", the last of each counting).
+pub fn tile_of(m: &Measurement) -> Option<(i64, i64)> {
+    if let (Some(x), Some(y)) = (config_value(m, "RX"), config_value(m, "RY")) {
+        return Some((x, y));
+    }
+    let l = m.label.as_deref()?;
+    let value = |name: &str| {
+        (l.split([' ', ',']).filter_map(|p| p.split_once('=')))
+            .rfind(|(k, _)| k.trim() == name)
+            .and_then(|(_, v)| v.trim().parse().ok())
+    };
+    Some((value("RX")?, value("RY")?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offline_row(device: &str, id: &str, note: &str, size: usize) -> Measurement {
+        crate::experiment::failed_row(
+            "atlas",
+            device,
+            id,
+            crate::backend::Toolchain::Cuda,
+            "gemm6",
+            crate::gemm::driver::Status::Unavailable(note.into()),
+            (size, size, size),
+        )
+    }
+
+    #[test]
+    fn offline_rows_are_told_by_device_note_or_size() {
+        let note =
+            "no device: compiled offline for sm_35 with NVRTC 11.8; not run, checked or timed";
+        let m = offline_row("sm_35 (no device)", "offline:sm_35", note, 0);
+        assert!(is_offline(&m));
+        assert_eq!(arch_of(&m).as_deref(), Some("sm_35"));
+        // Any one sign is enough.
+        assert!(is_offline(&offline_row("x", "offline:sm_90", "", 4096)));
+        assert!(is_offline(&offline_row("x", "cuda:0", note, 4096)));
+        assert!(is_offline(&offline_row("x", "cuda:0", "", 0)));
+        let mut noted = offline_row("x", "cuda:0", "", 4096);
+        noted.status = crate::gemm::driver::Status::Ok;
+        noted.build_notes.push(
+            "no device: NVIDIA OpenCL's PTX assembled offline for sm_61 by ptxas 11.8; not run"
+                .into(),
+        );
+        assert!(is_offline(&noted));
+        assert_eq!(arch_of(&noted).as_deref(), Some("sm_61"));
+        // A device that is unavailable, or a measured row, is not offline.
+        let unavailable = offline_row(
+            "NVIDIA H200",
+            "cuda:0",
+            "CUDA toolchain unavailable: no driver",
+            4096,
+        );
+        assert!(!is_offline(&unavailable));
+        assert_eq!(arch_of(&unavailable), None);
+        // The architecture from the name when the id does not say, tolerant of case.
+        let named = offline_row("SM_120 (no device)", "cuda:offline", "", 0);
+        assert_eq!(arch_of(&named).as_deref(), Some("sm_120"));
+        assert_eq!(
+            arch_of(&offline_row("x", "offline:sm_90a", "", 0)).as_deref(),
+            Some("sm_90a")
+        );
+        assert_eq!(arch_of(&offline_row("x", "offline:gfx90a", "", 0)), None);
+    }
+
+    #[test]
+    fn architectures_order_by_compute_capability() {
+        let mut v = vec!["sm_120", "sm_90a", "sm_35", "sm_100", "sm_90", "sm_37"];
+        v.sort_by(|a, b| arch_order(a, b));
+        assert_eq!(v, ["sm_35", "sm_37", "sm_90", "sm_90a", "sm_100", "sm_120"]);
+    }
+}
