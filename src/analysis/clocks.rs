@@ -9,9 +9,9 @@ use super::{stats, Data, Finding, Topic};
 pub type Span<T> = Option<(T, T)>;
 
 fn span<T: PartialOrd + Copy>(values: impl Iterator<Item = T>) -> Span<T> {
-    values.fold(None, |acc, v| match acc {
-        None => Some((v, v)),
-        Some((lo, hi)) => Some((if v < lo { v } else { lo }, if v > hi { v } else { hi })),
+    values.fold(None, |acc, v| {
+        let (lo, hi) = acc.unwrap_or((v, v));
+        Some((if v < lo { v } else { lo }, if v > hi { v } else { hi }))
     })
 }
 
@@ -56,9 +56,7 @@ pub fn analyse(data: &Data) -> Clocks<'_> {
     let with_clocks = data.measured().filter(|r| r.m.clocks.is_some()).count();
     let runs = (data.runs.iter().enumerate())
         .filter_map(|(i, run)| {
-            let windows: Vec<_> = (run.measurements.iter())
-                .filter_map(|m| m.clocks.as_ref())
-                .collect();
+            let windows: Vec<_> = run.measurements.iter().flat_map(|m| &m.clocks).collect();
             let r: Vec<_> = windows.iter().flat_map(|c| [&c.before, &c.after]).collect();
             let nvml = run.env.nvml.as_ref();
             (!windows.is_empty()).then(|| RunClocks {
@@ -113,28 +111,22 @@ mod tests {
         for (i, m) in measurements.iter_mut().enumerate() {
             m.clocks = clocks(i);
         }
-        Data {
-            runs: vec![Run {
-                dir,
-                env,
-                measurements,
-            }],
-            accuracy: Vec::new(),
-        }
+        let run = Run {
+            dir,
+            env,
+            measurements,
+        };
+        let (runs, accuracy) = (vec![run], Vec::new());
+        Data { runs, accuracy }
     }
 
     #[test]
     fn without_readings_the_notes_say_why_and_nothing_is_found() {
-        let d = data(
-            |_| None,
-            "no clock readings for NVIDIA H200: NVML not available (test)",
-        );
+        let note = "no clock readings for NVIDIA H200: NVML not available (test)";
+        let d = data(|_| None, note);
         let a = analyse(&d);
         assert_eq!((a.measured, a.with_clocks), (5, 0));
-        assert_eq!(
-            a.missing_notes,
-            vec!["no clock readings for NVIDIA H200: NVML not available (test)"]
-        );
+        assert_eq!(a.missing_notes, [note]);
         assert!(a.runs.is_empty() && a.findings.is_empty());
     }
 
@@ -154,31 +146,16 @@ mod tests {
 
     #[test]
     fn a_throttled_measurement_is_listed_and_found() {
-        let d = data(
-            |i| match i {
-                2 => Some(test_window(true)),
-                4 => None,
-                _ => Some(test_window(false)),
-            },
-            "-",
-        );
+        let d = data(|i| (i != 4).then(|| test_window(i == 2)), "-");
         let a = analyse(&d);
         assert_eq!(a.with_clocks, 4);
         assert_eq!(a.runs[0].sm_mhz, Some((1755, 1980)));
         assert_eq!(a.throttled.len(), 1);
-        assert_eq!(a.throttled[0].1, vec!["sw_power_cap".to_string()]);
+        assert_eq!(a.throttled[0].1, ["sw_power_cap"]);
         let f = &a.findings[0];
         assert_eq!(f.weight, 0.25);
-        match &f.kind {
-            crate::analysis::Kind::Clocks(Kind::Throttled {
-                throttled,
-                with_clocks,
-                reasons,
-            }) => {
-                assert_eq!((*throttled, *with_clocks), (1, 4));
-                assert_eq!(reasons, &vec!["sw_power_cap".to_string()]);
-            }
-            k => panic!("{k:?}"),
-        }
+        let json =
+            r#"{"kind":"throttled","throttled":1,"with_clocks":4,"reasons":["sw_power_cap"]}"#;
+        assert_eq!(serde_json::to_string(&f.kind).unwrap(), json);
     }
 }

@@ -1,10 +1,9 @@
 //! The "tune" results as data: each search's trace (`search-*.json`) and the
-//! replay record `gemmlab tune` writes beside a complete one (`replay-*.json`),
-//! each toolchain's final round and published default, and how much of each
-//! space is near its best.
+//! replay record written beside a complete one (`replay-*.json`), each
+//! toolchain's final round and published default, how much of each space is near its best.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -263,17 +262,17 @@ fn read_json<T: serde::de::DeserializeOwned>(p: &Path) -> Result<T, String> {
 /// Every readable search trace in a result directory with its file name, and
 /// why the others could not be read: one bad file hides nothing else.
 pub fn load_traces(dir: &Path) -> (Vec<(String, Trace)>, Vec<String>) {
+    let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
+    let mut names: Vec<String> = (entries.filter_map(|e| e.file_name().into_string().ok()))
+        .filter(|n| n.starts_with("search-") && n.ends_with(".json"))
+        .collect();
+    names.sort();
     let (mut traces, mut bad) = (Vec::new(), Vec::new());
-    let entries = std::fs::read_dir(dir).into_iter().flatten();
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for p in paths {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if name.starts_with("search-") && name.ends_with(".json") {
-            match read_json(&p) {
-                Ok(t) => traces.push((name.to_string(), t)),
-                Err(e) => bad.push(format!("{}: {e}", p.display())),
-            }
+    for name in names {
+        let p = dir.join(&name);
+        match read_json(&p) {
+            Ok(t) => traces.push((name, t)),
+            Err(e) => bad.push(format!("{}: {e}", p.display())),
         }
     }
     (traces, bad)
@@ -294,8 +293,8 @@ pub fn config_of(m: &Measurement) -> String {
 impl Search {
     fn new(run: usize, trace: Trace, replays: Option<Replays>) -> Search {
         let s = &trace.search;
-        let count = |f: &dyn Fn(&Tried) -> bool| s.tried.iter().filter(|t| f(t)).count();
-        let measured = count(&|t| !t.cached);
+        let count = |f: fn(&Tried) -> bool| s.tried.iter().filter(|t| f(t)).count();
+        let measured = count(|t| !t.cached);
         let best = (s.tried.iter())
             .filter(|t| t.record.status.is_ok() && !t.record.pruned)
             .filter_map(|t| Some((t.record.gflops?, t)))
@@ -304,9 +303,9 @@ impl Search {
         Search {
             run,
             measured,
-            failed: count(&|t| speed(t).is_none()),
-            pruned: count(&|t| t.record.pruned),
-            screened: count(&|t| t.record.pruned && t.record.screen_k.is_some()),
+            failed: count(|t| speed(t).is_none()),
+            pruned: count(|t| t.record.pruned),
+            screened: count(|t| t.record.pruned && t.record.screen_k.is_some()),
             best,
             rate: (s.wall_s > 0.0 && measured > 0).then(|| measured as f64 / s.wall_s),
             complete: s.strategy == "exhaustive" && s.stopped.starts_with("every point"),
@@ -321,6 +320,19 @@ impl Search {
 
     pub fn strategy(&self) -> &str {
         &self.trace.search.strategy
+    }
+
+    /// Its name among `others`: with its strategy where its toolchain has
+    /// several searches, and its run where those share a strategy too.
+    fn name(&self, others: &[&Search]) -> SearchName {
+        let same_tc = others.iter().filter(|y| y.toolchain() == self.toolchain());
+        let same_strategy = same_tc.clone().filter(|y| y.strategy() == self.strategy());
+        let several = same_tc.count() > 1;
+        SearchName {
+            toolchain: self.toolchain(),
+            strategy: several.then(|| self.strategy().to_string()),
+            run: (several && same_strategy.count() > 1).then_some(self.run),
+        }
     }
 }
 
@@ -418,18 +430,7 @@ fn groups<'a>(data: &'a Data, searches: &[Search]) -> Vec<Group<'a>> {
 /// Everything of a group but its findings.
 fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
     let mine: Vec<&Search> = g.searches.iter().map(|&i| &searches[i]).collect();
-    g.names = (mine.iter())
-        .map(|x| {
-            let same_tc = mine.iter().filter(|y| y.toolchain() == x.toolchain());
-            let same_strategy = same_tc.clone().filter(|y| y.strategy() == x.strategy());
-            let several = same_tc.count() > 1;
-            SearchName {
-                toolchain: x.toolchain(),
-                strategy: several.then(|| x.strategy().to_string()),
-                run: (several && same_strategy.count() > 1).then_some(x.run),
-            }
-        })
-        .collect();
+    g.names = mine.iter().map(|x| x.name(&mine)).collect();
     let notes = mine.iter().map(|x| (x.toolchain(), &x.trace.space.notes));
     g.notes = distinct(notes.flat_map(|(t, ns)| ns.iter().map(move |n| (t, n.clone()))));
     let runs = g.finals.iter().map(|r| r.run + 1);
@@ -444,13 +445,11 @@ fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
         .collect();
     g.rounds = tcs.iter().map(|&t| round(data, &mine, g, t)).collect();
     g.spread = tcs.iter().filter_map(|&t| spread(&mine, t)).collect();
-    let mut drawn: Vec<Toolchain> = Vec::new();
-    for (x, name) in mine.iter().zip(&g.names) {
-        if !x.trace.search.tried.iter().any(|t| speed(t).is_some()) {
-            continue;
-        }
-        let nth = drawn.iter().filter(|t| **t == x.toolchain()).count();
-        drawn.push(x.toolchain());
+    let drawn = (mine.iter().zip(&g.names))
+        .filter(|(x, _)| x.trace.search.tried.iter().any(|t| speed(t).is_some()));
+    for (x, name) in drawn {
+        let tc = x.toolchain();
+        let nth = g.curves.iter().filter(|c| c.name.toolchain == tc).count();
         let tried = x.trace.search.tried.iter().zip(1..);
         let points = tried.scan(None, |best: &mut Option<f64>, (t, k)| {
             *best = speed(t).map(|v| best.map_or(v, |b| b.max(v))).or(*best);
@@ -459,24 +458,23 @@ fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
         let (name, points) = (name.clone(), points.collect());
         g.curves.push(Curve { name, nth, points });
     }
-    let complete: Vec<(usize, &Search)> = (g.searches.iter().map(|&i| (i, &searches[i])))
+    let complete: Vec<&Search> = mine.iter().copied().filter(|x| x.complete).collect();
+    g.replays = (g.searches.iter().zip(&mine))
         .filter(|(_, x)| x.complete)
+        .map(|(&search, x)| {
+            let tc = data::toolchain_name(x.toolchain()).to_ascii_lowercase();
+            Replayed {
+                // All exhaustive: the run tells a toolchain's apart.
+                name: SearchName {
+                    strategy: None,
+                    ..x.name(&complete)
+                },
+                search,
+                stem: format!("tune-replay-{}-{tc}-run{}", g.stem, x.run),
+                record: x.replays.clone(),
+            }
+        })
         .collect();
-    for &(search, x) in &complete {
-        let toolchain = x.toolchain();
-        let same_tc = complete.iter().filter(|y| y.1.toolchain() == toolchain);
-        let (run, tc) = (x.run, data::toolchain_name(toolchain).to_ascii_lowercase());
-        g.replays.push(Replayed {
-            name: SearchName {
-                toolchain,
-                strategy: None,
-                run: (same_tc.count() > 1).then_some(run),
-            },
-            search,
-            stem: format!("tune-replay-{}-{tc}-run{run}", g.stem),
-            record: x.replays.clone(),
-        });
-    }
 }
 
 /// A toolchain's final round, best and published default in a group.
@@ -505,11 +503,6 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
     });
     let best = final_best.or_else(search_best);
     let default = published(data, mine, g, t);
-    let strategies = |run: usize| {
-        (searched.clone().filter(|x| x.run == run))
-            .map(|x| x.strategy().to_string())
-            .collect()
-    };
     Round {
         tuned: Tuned {
             gain: (best.as_ref())
@@ -523,7 +516,9 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
             .map(|(_, r)| FinalRow {
                 m: r.m,
                 run: r.run + 1,
-                strategies: strategies(r.run + 1),
+                strategies: (searched.clone().filter(|x| x.run == r.run + 1))
+                    .map(|x| x.strategy().to_string())
+                    .collect(),
             })
             .collect(),
         failed: of_tc
@@ -600,12 +595,8 @@ fn spread(mine: &[&Search], t: Toolchain) -> Option<Hardness> {
     })
 }
 
-fn finding(kind: Kind) -> Finding {
-    let topic = match kind {
-        Kind::ToolchainGap { .. } => Topic::Toolchains,
-        _ => Topic::Tuning,
-    };
-    Finding::new(topic, super::Kind::Tune(kind))
+fn tuning(kind: Kind) -> Finding {
+    Finding::new(Topic::Tuning, super::Kind::Tune(kind))
 }
 
 /// A group's findings in the order the section gives them: tuned bests, the
@@ -624,7 +615,7 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
             toolchains: tuned,
             has_vendor: g.vendor.is_some(),
         };
-        out.push(finding(kind).weight(gain).chart(progress.clone()));
+        out.push(tuning(kind).weight(gain).chart(progress.clone()));
     }
     out.extend(gap(g).map(|f| f.chart(progress.clone())));
     let mut with = g.spread.clone();
@@ -649,7 +640,7 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
             harder.map_or(0.0, |h| h.1),
             format!("tune-spread-{}", g.stem),
         );
-        out.push(finding(kind).weight(weight).chart(Some(chart)));
+        out.push(tuning(kind).weight(weight).chart(Some(chart)));
     }
     for r in &g.replays {
         let Some(rec) = r.record.as_ref().filter(|rec| rec.error.is_none()) else {
@@ -662,7 +653,7 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
             space: searches[r.search].trace.search.tried.len(),
             replays: rec.clone(),
         };
-        out.push(finding(kind).chart(Some(r.stem.clone())));
+        out.push(tuning(kind).chart(Some(r.stem.clone())));
     }
     let rates: Vec<Rate> = (g.searches.iter().zip(&g.names))
         .map(|(&i, name)| {
@@ -686,7 +677,7 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
         .collect();
     if !rates.is_empty() {
         let headline = rates.iter().any(|r| r.rate.is_some());
-        let f = finding(Kind::SearchRate {
+        let f = tuning(Kind::SearchRate {
             kernel,
             size,
             searches: rates,
@@ -708,7 +699,6 @@ fn gap(g: &Group) -> Option<Finding> {
     }
     let tuned = a.gflops / b.gflops;
     let gap = gap_size(tuned);
-    let lead = if tuned >= 1.0 { ra } else { rb }.toolchain;
     let default = ra.default.as_ref().zip(rb.default.as_ref());
     let default = default.and_then(|(pa, pb)| {
         let dr = pa.gflops? / pb.gflops.filter(|g| *g > 0.0)?;
@@ -719,13 +709,13 @@ fn gap(g: &Group) -> Option<Finding> {
         size: g.size,
         toolchains: [ra.toolchain, rb.toolchain],
         tuned,
-        lead,
+        lead: if tuned >= 1.0 { ra } else { rb }.toolchain,
         gap,
         same: stats::is_same(gap),
         both_final: a.final_round && b.final_round,
         default,
     };
-    Some(finding(kind).weight(gap))
+    Some(Finding::new(Topic::Toolchains, super::Kind::Tune(kind)).weight(gap))
 }
 
 /// A ratio's distance from even either way: 1.25 and 0.8 are both 0.25.

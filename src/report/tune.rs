@@ -1,7 +1,6 @@
-//! "Tuning (tune)": what `gemmlab tune` found for each kernel, size and
-//! toolchain (its final round), how each search got there, how much of each
-//! space is near its best, and how the strategies fared when replayed over the
-//! spaces searched exhaustively. The numbers come from `analysis::tune`.
+//! "Tuning (tune)": what `gemmlab tune` found for each kernel, size and toolchain (its final
+//! round), how each search got there, how much of each space is near its best, and how the
+//! strategies fared when replayed over the spaces searched exhaustively (`analysis::tune`).
 
 use std::fmt::Write as _;
 
@@ -254,10 +253,9 @@ fn styled(style: Style, points: usize) -> Style {
     }
 }
 
-/// A figure of `panels` side by side (one: wide), titled "gemm6 at 4096{what} on H200".
-fn figure(ctx: &Ctx, g: &Group, what: &str, panels: Vec<Panel>) -> Figure {
-    let wide = panels.len() == 1;
-    let (panel_w, panel_h) = if wide { (860, 400) } else { (560, 380) };
+/// A figure of `panels` side by side, titled "gemm6 at 4096{what} on H200".
+fn figure(ctx: &Ctx, g: &Group, what: &str, panels: Vec<Panel>, size: (u32, u32)) -> Figure {
+    let (panel_w, panel_h) = size;
     Figure {
         title: format!("{}{what}{}", at(&g.kernel, g.size), ctx.title_suffix()),
         legend: Vec::new(),
@@ -287,7 +285,7 @@ fn charts(ctx: &mut Ctx, g: &Group, title: &str, s: &mut String) -> Result<()> {
     }
     let x = "rank / configurations tried";
     let panel = fraction_panel(1.0, x, "GFLOP/s / the toolchain's best", NEAR_BEST);
-    let mut fig = figure(ctx, g, ": the tried space by rank", vec![panel]);
+    let mut fig = figure(ctx, g, ": the tried space by rank", vec![panel], (860, 400));
     for x in g.spread.iter().filter(|x| !x.speeds.is_empty()) {
         let (t, n) = (x.toolchain, x.tried.max(1) as f64);
         let style = Style::new(format!("{} ({} tried)", tc_name(t), x.tried), color(t));
@@ -316,7 +314,8 @@ fn progress_figure(ctx: &Ctx, g: &Group) -> Option<Figure> {
     let by_count = Panel::new("against configurations tried", x, "configurations tried", y);
     let x = XAxis::Linear { lo: 0.0, hi };
     let by_time = Panel::new("against seconds", x, "seconds since the search started", y);
-    let mut fig = figure(ctx, g, ": best GFLOP/s so far", vec![by_count, by_time]);
+    let panels = vec![by_count, by_time];
+    let mut fig = figure(ctx, g, ": best GFLOP/s so far", panels, (560, 380));
     for c in &g.curves {
         let style = Style::new(name(&c.name), shade(color(c.name.toolchain), c.nth));
         let style = styled(style, c.points.len());
@@ -359,26 +358,20 @@ fn replays(ctx: &mut Ctx, a: &Tune, g: &Group, title: &str, s: &mut String) -> R
     }
     for r in &g.replays {
         let label = name(&r.name);
-        let rec = match &r.record {
-            None => {
-                let dir = ctx.data.runs[a.searches[r.search].run - 1].dir.display();
-                let _ = writeln!(s, "{label}: no replay record; `gemmlab tune --replay-only {dir}` writes it from the search's trace.\n");
-                continue;
-            }
-            Some(Replays {
-                error: Some(why), ..
-            }) => {
-                let _ = writeln!(s, "{label}: no replay: {}.\n", md::escape(why));
-                continue;
-            }
-            Some(rec) => rec,
+        let Some(rec) = &r.record else {
+            let dir = ctx.data.runs[a.searches[r.search].run - 1].dir.display();
+            let _ = writeln!(s, "{label}: no replay record; `gemmlab tune --replay-only {dir}` writes it from the search's trace.\n");
+            continue;
         };
+        if let Some(why) = &rec.error {
+            let _ = writeln!(s, "{label}: no replay: {}.\n", md::escape(why));
+            continue;
+        }
         let (len, reach) = (rec.tries, rec.reach * 100.0);
         let x = "configurations tried";
         let panel = fraction_panel(len as f64, x, "best so far / the space's best", rec.reach);
         let what = format!(", {label}: strategies replayed");
-        let mut fig = figure(ctx, g, &what, vec![panel]);
-        (fig.panel_w, fig.panel_h) = (900, 420);
+        let mut fig = figure(ctx, g, &what, vec![panel], (900, 420));
         for (n, c) in rec.strategies.iter().zip(STRATEGY_COLORS.iter().cycle()) {
             let band = (n.q1.iter().zip(&n.q3).zip(1..)).map(|((q1, q3), k)| (k as f64, *q1, *q3));
             let median = n.median.iter().zip(1..).map(|(v, k)| (k as f64, Some(*v)));
@@ -425,7 +418,63 @@ pub(crate) fn words(k: &Kind) -> Words {
             search_only,
             has_vendor,
         } => tuned_words(kernel, *size, toolchains, *search_only, *has_vendor),
-        Kind::ToolchainGap { .. } => gap_words(k),
+        Kind::ToolchainGap {
+            kernel,
+            size,
+            toolchains,
+            tuned,
+            lead,
+            gap,
+            same,
+            both_final,
+            default,
+        } => {
+            let at = at(kernel, *size);
+            let (na, nb) = (tc_name(toolchains[0]), tc_name(toolchains[1]));
+            let pair = format!("{na}/{nb}");
+            let Some((dr, src, verdict)) = default else {
+                let (how, short) = match same {
+                    true => (
+                        format!("within {:.0}%", SAME_SPEED * 100.0),
+                        format!("Tuned {at} runs alike on {na} and {nb} ({pair} {tuned:.2})."),
+                    ),
+                    false => (
+                        format!("{} ahead by {:.0}%", tc_name(*lead), gap * 100.0),
+                        format!("Tuned {at} leaves a {pair} ratio of {tuned:.2}."),
+                    ),
+                };
+                let text = format!(
+                    "**Toolchain gap at each toolchain's best, {at}**: {pair} = {tuned:.2} tuned ({how}); \
+                     no published default of both toolchains to compare with."
+                );
+                return Words { text, short };
+            };
+            let src = match src {
+                [Source::Compare, Source::Compare] => "compare rows",
+                [Source::Search, Source::Search] => "measured while searching",
+                _ => "one from a compare row, one measured while searching",
+            };
+            let verdict = match verdict {
+                Verdict::NoGap => "no gap at the defaults and none tuned",
+                Verdict::Closes => "tuning closes the gap",
+                Verdict::Opens => "tuning opens a gap",
+                Verdict::Reverses => "tuning reverses the gap",
+                Verdict::Shrinks => "the gap shrinks but survives tuning",
+                Verdict::Grows => "the gap grows with tuning",
+                Verdict::Unchanged => "the gap survives tuning unchanged",
+            };
+            let timing = match both_final {
+                true => "final round",
+                false => "search timing where no final round",
+            };
+            Words {
+                text: format!(
+                    "**Toolchain gap before and after tuning, {at}**: {pair} = {dr:.2} at the published defaults ({src}), \
+                     {tuned:.2} at each toolchain's tuned best ({timing}): {verdict}."
+                ),
+                short: format!("For {at} {verdict} ({pair} {dr:.2} at the defaults, {tuned:.2} tuned)."),
+            }
+        }
         Kind::HowHard {
             kernel,
             size,
@@ -449,22 +498,17 @@ pub(crate) fn words(k: &Kind) -> Words {
 }
 
 fn hard_words(at: &str, pct: f64, tcs: &[Hardness], harder: &Option<[Toolchain; 2]>) -> Words {
-    let long: Vec<String> = (tcs.iter())
+    let (long, short): (Vec<String>, Vec<String>) = (tcs.iter())
         .map(|x| {
             let whole = if x.whole_space { "the whole space" } else { "a sample of the space" };
             let (t, share, best, by) = (tc_name(x.toolchain), x.share * 100.0, md::speed(x.best), x.strategies.join(" and "));
-            format!(
+            let long = format!(
                 "{t}: {} of {} configurations tried ({share:.0}%) within {pct:.0}% of its best {best} GFLOP/s, {} failed (searched by {by}; {whole})",
                 x.near, x.tried, x.failed
-            )
+            );
+            (long, format!("{share:.0}% of {t}'s {}", x.tried))
         })
-        .collect();
-    let short = tcs
-        .iter()
-        .map(|x| (x.share * 100.0, tc_name(x.toolchain), x.tried));
-    let short: Vec<String> = short
-        .map(|(p, t, n)| format!("{p:.0}% of {t}'s {n}"))
-        .collect();
+        .unzip();
     let mut text = format!("**How hard to tune, {at}**: {}.", long.join("; "));
     if let Some([hard, easy]) = harder {
         let (hard, easy) = (tc_name(*hard), tc_name(*easy));
@@ -477,78 +521,9 @@ fn hard_words(at: &str, pct: f64, tcs: &[Hardness], harder: &Option<[Toolchain; 
     Words { text, short }
 }
 
-/// The words of a toolchain-gap finding.
-fn gap_words(k: &Kind) -> Words {
-    let Kind::ToolchainGap {
-        kernel,
-        size,
-        toolchains,
-        tuned,
-        lead,
-        gap,
-        same,
-        both_final,
-        default,
-    } = k
-    else {
-        unreachable!("a toolchain gap")
-    };
-    let at = at(kernel, *size);
-    let (na, nb) = (tc_name(toolchains[0]), tc_name(toolchains[1]));
-    let pair = format!("{na}/{nb}");
-    let Some((dr, src, verdict)) = default else {
-        let (how, short) = match same {
-            true => (
-                format!("within {:.0}%", SAME_SPEED * 100.0),
-                format!("Tuned {at} runs alike on {na} and {nb} ({pair} {tuned:.2})."),
-            ),
-            false => (
-                format!("{} ahead by {:.0}%", tc_name(*lead), gap * 100.0),
-                format!("Tuned {at} leaves a {pair} ratio of {tuned:.2}."),
-            ),
-        };
-        let text = format!(
-            "**Toolchain gap at each toolchain's best, {at}**: {pair} = {tuned:.2} tuned ({how}); \
-             no published default of both toolchains to compare with."
-        );
-        return Words { text, short };
-    };
-    let src = match src {
-        [Source::Compare, Source::Compare] => "compare rows",
-        [Source::Search, Source::Search] => "measured while searching",
-        _ => "one from a compare row, one measured while searching",
-    };
-    let verdict = match verdict {
-        Verdict::NoGap => "no gap at the defaults and none tuned",
-        Verdict::Closes => "tuning closes the gap",
-        Verdict::Opens => "tuning opens a gap",
-        Verdict::Reverses => "tuning reverses the gap",
-        Verdict::Shrinks => "the gap shrinks but survives tuning",
-        Verdict::Grows => "the gap grows with tuning",
-        Verdict::Unchanged => "the gap survives tuning unchanged",
-    };
-    let timing = match both_final {
-        true => "final round",
-        false => "search timing where no final round",
-    };
-    Words {
-        text: format!(
-            "**Toolchain gap before and after tuning, {at}**: {pair} = {dr:.2} at the published defaults ({src}), \
-             {tuned:.2} at each toolchain's tuned best ({timing}): {verdict}."
-        ),
-        short: format!("For {at} {verdict} ({pair} {dr:.2} at the defaults, {tuned:.2} tuned)."),
-    }
-}
-
-fn tuned_words(
-    kernel: &str,
-    size: Size,
-    toolchains: &[Tuned],
-    search_only: bool,
-    has_vendor: bool,
-) -> Words {
+fn tuned_words(kernel: &str, size: Size, tcs: &[Tuned], search_only: bool, vendor: bool) -> Words {
     let (mut long, mut short) = (Vec::new(), Vec::new());
-    for t in toolchains {
+    for t in tcs {
         let name = tc_name(t.toolchain);
         let Some(b) = &t.best else {
             long.push(format!("{name}: no configuration with a speed"));
@@ -568,7 +543,7 @@ fn tuned_words(
         if let Some(d) = &t.default {
             let gains = or_empty(t.gain, |u| format!("; tuning gains {:+.0}%", u * 100.0));
             let _ = write!(l, " (published default {}{gains})", describe_default(d));
-            match (has_vendor, d.vs_vendor, t.gain) {
+            match (vendor, d.vs_vendor, t.gain) {
                 (true, Some(v), _) => inner.push(format!("default {v:.2}x")),
                 (_, _, Some(u)) => inner.push(format!("{:+.0}% over the default", u * 100.0)),
                 _ => {}
