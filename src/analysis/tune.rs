@@ -259,25 +259,6 @@ fn read_json<T: serde::de::DeserializeOwned>(p: &Path) -> Result<T, String> {
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
 }
 
-/// Every readable search trace in a result directory with its file name, and
-/// why the others could not be read: one bad file hides nothing else.
-pub fn load_traces(dir: &Path) -> (Vec<(String, Trace)>, Vec<String>) {
-    let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
-    let mut names: Vec<String> = (entries.filter_map(|e| e.file_name().into_string().ok()))
-        .filter(|n| n.starts_with("search-") && n.ends_with(".json"))
-        .collect();
-    names.sort();
-    let (mut traces, mut bad) = (Vec::new(), Vec::new());
-    for name in names {
-        let p = dir.join(&name);
-        match read_json(&p) {
-            Ok(t) => traces.push((name, t)),
-            Err(e) => bad.push(format!("{}: {e}", p.display())),
-        }
-    }
-    (traces, bad)
-}
-
 /// The speed a tried configuration gave: verified GFLOP/s (a pruned one at its
 /// single checked launch); `None` when it failed.
 fn speed(t: &Tried) -> Option<f64> {
@@ -339,7 +320,7 @@ impl Search {
 pub fn analyse(data: &Data) -> Tune<'_> {
     let (mut searches, mut unreadable) = (Vec::new(), Vec::new());
     for (ri, run) in data.runs.iter().enumerate() {
-        let (traces, bad) = load_traces(&run.dir);
+        let (traces, bad) = crate::tune::run::load_traces(&run.dir);
         unreadable.extend(bad);
         // A user kernel's searches are the spec section's.
         for (file, trace) in traces.into_iter().filter(|(_, t)| t.search.dims.is_none()) {

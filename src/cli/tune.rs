@@ -624,7 +624,7 @@ pub fn final_table(rows: &[Measurement]) -> String {
 fn replay_only(from: &[PathBuf]) -> Result<super::Outcome> {
     let mut written = 0;
     for dir in gemmlab::results::set::discover_for("--replay-only", from)? {
-        let (traces, bad) = gemmlab::analysis::tune::load_traces(&dir);
+        let (traces, bad) = gemmlab::tune::run::load_traces(&dir);
         for b in bad {
             eprintln!("note: left out: {b}");
         }

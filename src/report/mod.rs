@@ -561,38 +561,35 @@ fn run_record(r: &data::Run) -> String {
         .map(|(n, c)| format!("{n} ({c} measurements)"))
         .collect();
     let offline = !r.measurements.is_empty() && r.measurements.iter().all(data::is_offline);
-    let cache = format!("{:?}", e.plan.cache).to_lowercase();
+    let (warmup, reps, cache) = (e.plan.warmup, e.plan.reps, format!("{:?}", e.plan.cache));
     let rows = [
-        (
-            "experiments",
-            match exps.is_empty() {
-                true => "none (no measurements)".to_string(),
-                false => exps.join(", "),
-            },
-        ),
-        ("started (UTC)", e.started_utc.clone()),
-        (
+        ["experiments", &exps.join(", ")],
+        ["started (UTC)", &e.started_utc],
+        [
             "gemmlab",
-            format!("{}, commit {}", e.gemmlab_version, e.git_commit),
-        ),
-        (
+            &format!("{}, commit {}", e.gemmlab_version, e.git_commit),
+        ],
+        [
             "host",
-            format!("{}, {}, {} CPUs", e.hostname, e.os, e.host_cpus),
-        ),
-        ("seed", e.seed.to_string()),
-        (
+            &format!("{}, {}, {} CPUs", e.hostname, e.os, e.host_cpus),
+        ],
+        ["seed", &e.seed.to_string()],
+        [
             "timing",
-            match offline {
+            &match offline {
                 true => "none: compiled offline, nothing run or timed".to_string(),
                 false => format!(
-                    "{} warm-up + {} timed launches per cell, {cache} cache; median reported",
-                    e.plan.warmup, e.plan.reps
+                    "{warmup} warm-up + {reps} timed launches per cell, {} cache; median reported",
+                    cache.to_lowercase()
                 ),
             },
-        ),
-        ("vendor BLAS", md::or_unknown(e.vendor_blas.as_ref())),
+        ],
+        ["vendor BLAS", &md::or_unknown(e.vendor_blas.as_ref())],
     ];
-    let rows: Vec<Vec<String>> = rows.into_iter().map(|(f, v)| vec![f.into(), v]).collect();
+    let mut rows: Vec<Vec<String>> = rows.iter().map(|r| md::h(r)).collect();
+    if exps.is_empty() {
+        rows[0][1] = "none (no measurements)".into();
+    }
     md::table(&md::h(&["field", "value"]), &rows)
 }
 

@@ -507,3 +507,25 @@ pub fn write_replay(dir: &Path, trace: &Trace, file: &str) -> Result<PathBuf> {
     std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
     Ok(path)
 }
+
+/// Every readable search trace in a result directory with its file name, and
+/// why the others could not be read: one bad file hides nothing else.
+pub fn load_traces(dir: &Path) -> (Vec<(String, Trace)>, Vec<String>) {
+    let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
+    let mut names: Vec<String> = (entries.filter_map(|e| e.file_name().into_string().ok()))
+        .filter(|n| n.starts_with("search-") && n.ends_with(".json"))
+        .collect();
+    names.sort();
+    let (mut traces, mut bad) = (Vec::new(), Vec::new());
+    for name in names {
+        let p = dir.join(&name);
+        let read = std::fs::read_to_string(&p).map_err(|e| e.to_string());
+        let parsed =
+            |t: String| serde_json::from_str(&t).map_err(|e| format!("{}: {e}", p.display()));
+        match read.and_then(parsed) {
+            Ok(t) => traces.push((name, t)),
+            Err(e) => bad.push(format!("{}: {e}", p.display())),
+        }
+    }
+    (traces, bad)
+}
