@@ -39,9 +39,8 @@ pub struct Compare<'a> {
     pub findings: Vec<Finding>,
 }
 
-/// The two toolchains' PTX of a published kernel, kept in a compare run's
-/// archive: their lines, and the lines that differ once register and label
-/// numbering is ignored.
+/// The two toolchains' PTX of a published kernel as a compare run kept it: their
+/// lines, and the lines that differ once register and label numbering is ignored.
 pub struct Listing {
     pub kernel: String,
     pub cuda_lines: usize,
@@ -80,9 +79,8 @@ pub enum Kind {
         best: Vec<Best>,
         others: Vec<(Size, Vec<Best>)>,
     },
-    /// Kernels whose register counts differ, the largest difference first;
-    /// `top` the pair whose speeds differ most, and whether no kernel's
-    /// speeds differ more.
+    /// Kernels whose register counts differ, the largest difference first; `top` the
+    /// pair whose speeds differ most, and whether no kernel's speeds differ more.
     RegistersDiffer {
         size: Size,
         toolchains: [Toolchain; 2],
@@ -105,8 +103,8 @@ pub enum Kind {
 }
 
 pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
-    let recs: Vec<Rec> = data.experiment("compare");
-    let recs: Vec<Rec> = recs.into_iter().filter(|r| r.m.variant.is_none()).collect();
+    let mut recs: Vec<Rec> = data.experiment("compare");
+    recs.retain(|r| r.m.variant.is_none());
     if recs.is_empty() {
         return None;
     }
@@ -114,8 +112,7 @@ pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
     let mut kernels = data::kernels(&recs);
     kernels.retain(|k| k != data::VENDOR);
     let toolchains = data.toolchains();
-    let has_speed = |sz: &Size| best(&recs, None, *sz).is_some();
-    let with_speed = sizes.iter().copied().find(has_speed);
+    let with_speed = (sizes.iter().copied()).find(|sz| best(&recs, None, *sz).is_some());
     let squares = sizes.iter().filter(|s| s.0 == s.1 && s.1 == s.2);
     let mut square: Vec<usize> = squares.map(|s| s.0).collect();
     square.sort();
@@ -131,13 +128,13 @@ pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
         with.or_else(any).or(at_largest)
     };
     let of_kernel = |k| toolchains.iter().map(|t| resource(k, *t)).collect();
-    let resources = kernels.iter().map(of_kernel).collect();
-    let bar_size = chosen.filter(|c| sizes.contains(c)).or(with_speed);
     let mut a = Compare {
         has_vendor: recs.iter().any(|r| is_vendor(r.m)),
         vendor_paired: recs.iter().any(|r| r.m.vendor_paired.is_some()),
         repeats: data.repeats("compare"),
+        bar_size: chosen.filter(|c| sizes.contains(c)).or(with_speed),
         unmeasured: chosen.filter(|c| !sizes.contains(c)),
+        resources: kernels.iter().map(of_kernel).collect(),
         mix: ptx_mix(data, &kernels, &toolchains),
         listings: listings(data, &kernels),
         findings: Vec::new(),
@@ -145,19 +142,9 @@ pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
         toolchains,
         sizes,
         kernels,
-        bar_size,
         square,
-        resources,
     };
-    if let Some(size) = with_speed {
-        // The bar chart shows the findings' size unless --size chose another.
-        let chart = match bar_size == Some(size) {
-            true => Some(format!("perf-{}", data::size_label(size))),
-            false => (!a.square.is_empty()).then(|| "perf-vs-size".to_string()),
-        };
-        let findings = findings(&a, size).into_iter();
-        a.findings = findings.map(|f| f.chart(chart.clone())).collect();
-    }
+    a.findings = with_speed.map_or(Vec::new(), |size| findings(&a, size));
     Some(a)
 }
 
@@ -165,8 +152,8 @@ pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
 fn best<'a>(recs: &[Rec<'a>], t: Option<Toolchain>, size: Size) -> Option<&'a Measurement> {
     let of =
         |m: &&Measurement| t.is_none_or(|t| m.toolchain == t) && !is_vendor(m) && of_size(m, size);
-    let rows = recs.iter().map(|r| r.m).filter(of);
-    let speeds = rows.filter_map(|m| Some((m, data::gflops(m)?)));
+    let speeds = recs.iter().map(|r| r.m).filter(of);
+    let speeds = speeds.filter_map(|m| Some((m, data::gflops(m)?)));
     speeds.max_by(|a, b| a.1.total_cmp(&b.1)).map(|(m, _)| m)
 }
 
@@ -183,13 +170,17 @@ fn bests(a: &Compare, size: Size) -> Vec<Best> {
 }
 
 fn findings(a: &Compare, size: Size) -> Vec<Finding> {
+    // The bar chart shows the findings' size unless --size chose another.
+    let chart = match a.bar_size == Some(size) {
+        true => Some(format!("perf-{}", data::size_label(size))),
+        false => (!a.square.is_empty()).then(|| "perf-vs-size".to_string()),
+    };
     let mut out = Vec::new();
     let best = bests(a, size);
     if !best.is_empty() {
         // What is left to cuBLAS.
         let share = best.iter().filter_map(|b| b.vs_vendor).reduce(f64::max);
-        let others = a.sizes.iter().filter(|&&sz| sz != size);
-        let others = others.map(|&sz| (sz, bests(a, sz)));
+        let others = (a.sizes.iter().filter(|&&sz| sz != size)).map(|&sz| (sz, bests(a, sz)));
         let k = Kind::BestPerToolchain {
             size,
             vendor: data::vendor_at(&a.recs, size).and_then(data::gflops),
@@ -202,41 +193,38 @@ fn findings(a: &Compare, size: Size) -> Vec<Finding> {
     if let [ta, tb] = a.toolchains[..] {
         out.extend(between(a, size, [ta, tb]));
     }
-    out
+    out.into_iter().map(|f| f.chart(chart.clone())).collect()
 }
 
 /// Registers and speed, toolchain against toolchain.
 fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
-    let (mut differ, mut same, mut alike) = (Vec::new(), Vec::new(), Vec::new());
-    // The largest speed gap of any kernel, wherever it is listed.
-    let mut widest: Option<(&str, f64)> = None;
-    for (k, res) in a.kernels.iter().zip(&a.resources) {
-        let speed = tcs.map(|t| find(&a.recs, k, t, size).and_then(data::gflops));
-        let change = stats::change(speed[0], speed[1]);
-        if let Some(c) = change.filter(|c| widest.is_none_or(|(_, w)| c.abs() > w.abs())) {
-            widest = Some((k, c));
-        }
-        let occupancy = |m: Option<&Measurement>| m?.occupancy;
+    let speeds = |k: &String| tcs.map(|t| find(&a.recs, k, t, size).and_then(data::gflops));
+    let change = |s: [Option<f64>; 2]| stats::change(s[0], s[1]);
+    // The largest speed gap of any kernel, wherever it is listed (the first of equals).
+    let gaps = (a.kernels.iter()).filter_map(|k| Some((k, change(speeds(k))?.abs())));
+    let widest = gaps.reduce(|w, x| if x.1 > w.1 { x } else { w });
+    let pairs = a.kernels.iter().zip(&a.resources).filter_map(|(k, res)| {
         let [Some(x), Some(y)] = [0, 1].map(|i| res[i].and_then(data::registers)) else {
-            continue;
+            return None;
         };
-        let pair = Pair {
+        let speed = speeds(k);
+        let change = change(speed);
+        Some(Pair {
             kernel: k.clone(),
             registers: (x, y),
-            occupancy: (occupancy(res[0]), occupancy(res[1])),
+            occupancy: (res[0]?.occupancy, res[1]?.occupancy),
             gflops: speed[0].zip(speed[1]).filter(|_| change.is_some()),
             change,
-        };
-        match change {
-            _ if x != y => differ.push(pair),
-            Some(c) if !stats::is_same(c) => same.push(pair),
-            Some(_) => alike.push(pair.kernel),
-            None => {}
-        }
-    }
-    let mut out = Vec::new();
-    let f = |k: Kind| Finding::new(Topic::Toolchains, super::Kind::Compare(k));
+        })
+    });
+    let (mut differ, same): (Vec<Pair>, Vec<Pair>) =
+        pairs.partition(|p| p.registers.0 != p.registers.1);
+    let same = same.into_iter().filter(|p| p.change.is_some());
+    let (alike, same): (Vec<Pair>, Vec<Pair>) =
+        same.partition(|p| p.change.is_some_and(stats::is_same));
+    let f = |k: Kind, w: f64| Finding::new(Topic::Toolchains, super::Kind::Compare(k)).weight(w);
     let abs = |p: &Pair| p.change.map_or(0.0, f64::abs);
+    let mut out = Vec::new();
     if !differ.is_empty() {
         differ.sort_by_key(|p| std::cmp::Reverse(p.registers.0.abs_diff(p.registers.1)));
         // The summary names the kernel whose speeds differ most.
@@ -244,7 +232,7 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
             .filter(|&i| differ[i].change.is_some())
             .max_by(|&i, &j| abs(&differ[i]).total_cmp(&abs(&differ[j])));
         let weight = top.and_then(|i| differ[i].change).unwrap_or(0.0);
-        let top_is_widest = top.is_some_and(|i| widest.is_some_and(|w| w.0 == differ[i].kernel));
+        let top_is_widest = top.is_some_and(|i| widest.is_some_and(|w| *w.0 == differ[i].kernel));
         let k = Kind::RegistersDiffer {
             size,
             toolchains: tcs,
@@ -253,7 +241,7 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
             top,
             top_is_widest,
         };
-        out.push(f(k).weight(weight));
+        out.push(f(k, weight));
     }
     if !same.is_empty() {
         let least = same.iter().map(abs).fold(f64::INFINITY, f64::min);
@@ -265,17 +253,16 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
             least,
             most,
         };
-        out.push(f(k).weight(most));
+        out.push(f(k, most));
     }
     if !alike.is_empty() {
-        let kernels = alike;
-        out.push(f(Kind::Alike { size, kernels }));
+        let kernels = alike.into_iter().map(|p| p.kernel).collect();
+        out.push(f(Kind::Alike { size, kernels }, 0.0));
     }
     out
 }
 
-/// Rows with a PTX mix for each kernel and toolchain: the compare row, else
-/// a default-hint row of another experiment.
+/// Per kernel and toolchain, a default-hint row with a PTX mix: compare's, else another experiment's.
 fn ptx_mix<'a>(data: &'a Data, kernels: &[String], tcs: &[Toolchain]) -> Vec<&'a Measurement> {
     let experiments = ["compare", "hints", "registers", "jit", "tiling"];
     let rows = experiments.into_iter().flat_map(|e| data.experiment(e));
@@ -283,8 +270,7 @@ fn ptx_mix<'a>(data: &'a Data, kernels: &[String], tcs: &[Toolchain]) -> Vec<&'a
     let rows = rows.map(|r| r.m).filter(|m| m.variant.is_none());
     let rows: Vec<&Measurement> = rows.filter(with_mix).collect();
     let of = |k: &String, t: &Toolchain| {
-        let mut rows = rows.iter().copied();
-        rows.find(|m| m.kernel == *k && m.toolchain == *t)
+        (rows.iter().copied()).find(|m| m.kernel == *k && m.toolchain == *t)
     };
     let of_kernel = |k| tcs.iter().filter_map(move |t| of(k, t));
     kernels.iter().flat_map(of_kernel).collect()
@@ -294,30 +280,29 @@ fn ptx_mix<'a>(data: &'a Data, kernels: &[String], tcs: &[Toolchain]) -> Vec<&'a
 /// published state, each toolchain's listing's lines and how many normalized
 /// lines differ (`gemmlab ptx --from RUN --kernel K --diff` prints the diff).
 fn listings(data: &Data, kernels: &[String]) -> Vec<Listing> {
-    let mut out = Vec::new();
-    for run in &data.runs {
-        let Ok(store) = crate::ptx_archive::PtxStore::open(&run.dir) else {
-            continue;
-        };
-        for k in kernels {
+    let stores = data.runs.iter().filter_map(|run| {
+        let store = crate::ptx_archive::PtxStore::open(&run.dir).ok()?;
+        Some((run, store))
+    });
+    (stores.flat_map(|(run, store)| {
+        kernels.iter().filter_map(move |k| {
             let listing = |t: Toolchain| {
-                let ours = |m: &&Measurement| m.kernel == *k && m.toolchain == t;
-                let ours = run.measurements.iter().filter(ours);
-                let published = |m: &&Measurement| m.variant.is_none() && m.hints.is_published();
                 let native = |m: &&Measurement| m.experiment == "compare" && !data::is_offline(m);
-                let mut rows = ours.filter(native).filter(published);
+                let ours = |m: &&Measurement| m.kernel == *k && m.toolchain == t;
+                let published = |m: &&Measurement| m.variant.is_none() && m.hints.is_published();
+                let rows = run.measurements.iter().filter(ours).filter(native);
+                let mut rows = rows.filter(published);
                 rows.find_map(|m| store.get(m.ptx_file.as_deref()?))
             };
-            if let (Some(cu), Some(cl)) = (listing(Toolchain::Cuda), listing(Toolchain::OpenCl)) {
-                out.push(Listing {
-                    kernel: k.clone(),
-                    cuda_lines: cu.lines().count(),
-                    opencl_lines: cl.lines().count(),
-                    differ: crate::ptx::changed_lines(cu, cl),
-                    archive: run.dir.join(crate::ptx_archive::ARCHIVE),
-                });
-            }
-        }
-    }
-    out
+            let (cu, cl) = (listing(Toolchain::Cuda)?, listing(Toolchain::OpenCl)?);
+            Some(Listing {
+                kernel: k.clone(),
+                cuda_lines: cu.lines().count(),
+                opencl_lines: cl.lines().count(),
+                differ: crate::ptx::changed_lines(cu, cl),
+                archive: run.dir.join(crate::ptx_archive::ARCHIVE),
+            })
+        })
+    }))
+    .collect()
 }

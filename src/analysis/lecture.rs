@@ -83,29 +83,25 @@ pub fn analyse(data: &Data) -> Option<Lecture<'_>> {
     keys.sort_by_key(|k| (k.0.clone(), k.2.define(), k.3.clone(), k.1));
     let groups: Vec<Group> = (keys.into_iter())
         .map(|(device, toolchain, precision, size)| {
-            let at = |m: &&&Measurement| {
-                m.status.is_ok()
-                    && m.device == device
-                    && m.precision() == precision
-                    && m.size_label() == size
+            let at = |m: &&Measurement| {
+                let here = m.device == device && m.precision() == precision;
+                m.status.is_ok() && here && m.size_label() == size
             };
+            let at: Vec<&Measurement> = all.iter().copied().filter(at).collect();
             let best = |id: &&str| {
-                (all.iter().filter(at).copied())
-                    .filter(|m| m.kernel == *id && m.toolchain == toolchain)
-                    .max_by(by_speed)
+                let of = |m: &&&Measurement| m.kernel == *id && m.toolchain == toolchain;
+                at.iter().filter(of).copied().max_by(by_speed)
             };
             let mut ranked: Vec<&Measurement> = variants.iter().filter_map(best).collect();
             ranked.sort_by(|a, b| by_speed(b, a));
-            let vendor = (all.iter().filter(at).filter(|v| is_vendor(v)))
-                .filter_map(|v| data::gflops(v))
-                .reduce(f64::max);
+            let vendor = at.iter().filter(|v| is_vendor(v));
             Group {
                 device,
                 toolchain,
                 precision,
                 size,
                 ranked,
-                vendor,
+                vendor: vendor.filter_map(|v| data::gflops(v)).reduce(f64::max),
             }
         })
         .collect();

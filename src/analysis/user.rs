@@ -92,17 +92,12 @@ fn bandwidth(data: &Data, m: &Measurement) -> Option<f64> {
     devices.find_map(|d| d.memory_bandwidth_gbs.filter(|_| d.name == m.device))
 }
 
-/// A row and its rate with the rate's unit.
 type Rated<'a> = (&'a Measurement, (f64, &'static str));
 
-fn rated<'a>(r: &Rec<'a>) -> Option<Rated<'a>> {
-    Some((r.m, rate(r.m)?))
-}
-
-/// A toolchain's fastest row with a rate (the last of equals).
-fn fastest<'a>(rows: &[Rec<'a>], t: Toolchain) -> Option<Rated<'a>> {
-    let of = rows.iter().filter(|r| r.m.toolchain == t).filter_map(rated);
-    of.max_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
+/// The fastest of the rows with a rate (the last of equals).
+fn fastest<'a>(rows: impl Iterator<Item = &'a Measurement>) -> Option<Rated<'a>> {
+    let rated = rows.filter_map(|m| Some((m, rate(m)?)));
+    rated.max_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
 }
 
 fn share(data: &Data, r: &Rec) -> Share {
@@ -114,15 +109,18 @@ fn share(data: &Data, r: &Rec) -> Share {
     }
 }
 
-/// The findings of one kernel at one size: each toolchain's fastest row, the gap between
-/// two toolchains, the bandwidth their fastest rows reach and what tuning gained.
+/// The findings of one kernel at one size.
 fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec]) -> Vec<Finding> {
     let (kernel, size) = (&group[0].m.kernel, group[0].m.size_label());
     let finding = |kind, w| {
         let f = Finding::new(Topic::UserKernels, super::Kind::User(kind));
         f.weight(w).chart(Some(CHART.into()))
     };
-    let best: Vec<Rated> = ts.iter().filter_map(|t| fastest(group, *t)).collect();
+    let rows = |t: Toolchain, exp: Option<&'static str>| {
+        let of = move |m: &&Measurement| m.toolchain == t && exp.is_none_or(|e| m.experiment == e);
+        group.iter().map(|r| r.m).filter(of)
+    };
+    let best: Vec<Rated> = ts.iter().filter_map(|t| fastest(rows(*t, None))).collect();
     let mut out: Vec<Finding> = (best.iter())
         .map(|&(m, (rate, unit))| {
             let k = UserFastest {
@@ -165,13 +163,10 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec]) -> Vec<Finding> 
         let w = 0.1 * k.gbs / k.peak_gbs;
         Some(finding(Kind::UserBandwidth(k), w))
     }));
-    let tuned: Vec<Rec> = (group.iter().filter(|r| r.m.experiment == "tune"))
-        .copied()
-        .collect();
     out.extend(ts.iter().filter_map(|&toolchain| {
-        let (tu, (tuned, unit)) = fastest(&tuned, toolchain)?;
-        let compare = |r: &&Rec| r.m.experiment == "compare" && r.m.toolchain == toolchain;
-        let (pl, (plain, _)) = group.iter().filter(compare).find_map(rated)?;
+        let (tu, (tuned, unit)) = fastest(rows(toolchain, Some("tune")))?;
+        let (pl, (plain, _)) =
+            rows(toolchain, Some("compare")).find_map(|m| Some((m, rate(m)?)))?;
         let k = UserTuning {
             kernel: kernel.clone(),
             size: size.clone(),

@@ -95,8 +95,6 @@ pub(crate) fn words(k: &Kind) -> Words {
         "**{}: {low:.2}-{high:.2} x cuBLAS on calls other than C = A * B in f32** (best: {kernel} on {call} at {high:.3}).",
         name(*toolchain)
     );
-    Words {
-        short: text.clone(),
-        text,
-    }
+    let short = text.clone();
+    Words { text, short }
 }

@@ -2,6 +2,7 @@
 //! against size, compiler resources, the PTX instruction mix, and their words.
 
 use std::fmt::Write as _;
+use std::iter::once;
 
 use crate::analysis::compare::{Best, Compare, Kind, Listing, Pair, Size};
 use crate::analysis::stats::{distinct, is_same};
@@ -38,8 +39,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Compare) -> Result<Section> {
     for &size in &a.sizes {
         speed_table(&mut s, a, size);
     }
-    if let Some(want) = a.unmeasured {
-        let want = size_label(want);
+    if let Some(want) = a.unmeasured.map(size_label) {
         let _ = writeln!(s, "(--size {want} was not measured in the compare results; the chart uses the largest size.)\n");
     }
     s.push_str("### Charts\n\n");
@@ -58,15 +58,14 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Compare) -> Result<Section> {
         ("shared B", md::shared),
         ("occupancy", md::occupancy),
     ];
-    let mut header = vec!["kernel".to_string()];
-    let mut rows: Vec<Vec<String>> = a.kernels.iter().map(|k| vec![k.clone()]).collect();
-    for (col, cell) in cols {
-        for (i, t) in a.toolchains.iter().enumerate() {
-            header.push(format!("{col} {}", name(*t)));
-            let cells = a.resources.iter().map(|ms| cell(ms[i]));
-            rows.iter_mut().zip(cells).for_each(|(row, c)| row.push(c));
-        }
-    }
+    let tcs = &a.toolchains;
+    let header = (cols.iter()).flat_map(|c| tcs.iter().map(|t| format!("{} {}", c.0, name(*t))));
+    let header: Vec<String> = once("kernel".to_string()).chain(header).collect();
+    let row = |(k, ms): (&String, &Vec<Option<&Measurement>>)| {
+        let cells = cols.iter().flat_map(|c| ms.iter().map(|m| (c.1)(*m)));
+        once(k.clone()).chain(cells).collect()
+    };
+    let rows: Vec<Vec<String>> = a.kernels.iter().zip(&a.resources).map(row).collect();
     let _ = writeln!(s, "{}", md::table(&header, &rows));
     ptx_mix(&mut s, a);
     let mut sec = Section::of(SPEED, s, &[]);
@@ -86,36 +85,35 @@ fn speed_table(s: &mut String, a: &Compare, size: Size) {
         header.push(format!("{} GFLOP/s", name(*t)));
         header.extend(vendor.then(|| format!("{} % of cuBLAS", name(*t))));
     }
-    let two = (tcs.len() == 2).then(|| format!("{} / {}", name(tcs[0]), name(tcs[1])));
-    header.extend(two.clone());
-    let (mut rows, mut notes) = (Vec::new(), Vec::new());
-    for k in &a.kernels {
-        let ms: Vec<_> = tcs.iter().map(|t| find(&a.recs, k, *t, size)).collect();
-        let mut row = vec![k.clone()];
-        for m in &ms {
-            row.push(md::gflops_spread(*m));
-            row.extend(vendor.then(|| md::vs_vendor(*m)));
-            let why = m.and_then(|m| Some((name(m.toolchain), m.status.reason()?)));
-            notes.extend(why.map(|(t, r)| format!("{k} on {t}: {}", md::short_reason(r))));
-        }
-        let speeds: Vec<_> = ms.iter().map(|m| m.and_then(data::gflops)).collect();
-        row.extend(two.as_ref().map(|_| md::ratio(speeds[0], speeds[1])));
-        rows.push(row);
-    }
+    let two = tcs.len() == 2;
+    header.extend(two.then(|| format!("{} / {}", name(tcs[0]), name(tcs[1]))));
+    let mut notes = Vec::new();
+    let mut rows: Vec<Vec<String>> = (a.kernels.iter())
+        .map(|k| {
+            let ms: Vec<_> = tcs.iter().map(|t| find(&a.recs, k, *t, size)).collect();
+            let mut row = vec![k.clone()];
+            for m in &ms {
+                row.push(md::gflops_spread(*m));
+                row.extend(vendor.then(|| md::vs_vendor(*m)));
+                let why = m.and_then(|m| Some((name(m.toolchain), m.status.reason()?)));
+                notes.extend(why.map(|(t, r)| format!("{k} on {t}: {}", md::short_reason(r))));
+            }
+            let speed = |i: usize| ms[i].and_then(data::gflops);
+            row.extend(two.then(|| md::ratio(speed(0), speed(1))));
+            row
+        })
+        .collect();
     let mut rows_at = a.recs.iter().map(|r| r.m).filter(|m| of_size(m, size));
-    let v = rows_at.find(|m| is_vendor(m));
-    if let Some(v) = v {
-        let mut row = vec!["cuBLAS (reference)".to_string()];
-        for t in tcs {
-            let own = *t == v.toolchain;
-            let speed = own.then(|| md::gflops_spread(Some(v)));
-            row.push(speed.unwrap_or_else(|| md::MISSING.into()));
-            row.push(md::pct((own && v.status.is_ok()).then_some(1.0)));
-        }
-        row.extend(two.map(|_| md::MISSING.to_string()));
+    if let Some(v) = rows_at.find(|m| is_vendor(m)) {
+        let cells = tcs.iter().flat_map(|t| {
+            let own = (*t == v.toolchain).then_some(v);
+            let ok = own.filter(|v| v.status.is_ok());
+            [md::gflops_spread(own), md::pct(ok.map(|_| 1.0))]
+        });
+        let row = once("cuBLAS (reference)".to_string()).chain(cells);
+        rows.push(row.chain(two.then(|| md::MISSING.to_string())).collect());
         let why = v.status.reason().map(md::short_reason);
         notes.extend(why.map(|r| format!("cuBLAS: {r}")));
-        rows.push(row);
     }
     s.push_str(&md::table(&header, &rows));
     if !notes.is_empty() {
@@ -135,30 +133,30 @@ pub(super) fn styles(tcs: &[Toolchain]) -> Vec<Style> {
 
 /// GFLOP/s per kernel at one size, each bar's % of cuBLAS above it.
 fn bar_chart(ctx: &mut Ctx, s: &mut String, a: &Compare, size: Size) -> Result<()> {
-    let cell = |k: &String, t: &Toolchain| find(&a.recs, k, *t, size);
-    let row = |k: &String| a.toolchains.iter().map(|t| cell(k, t)).collect();
+    let row = |k: &String| {
+        (a.toolchains.iter())
+            .map(|t| find(&a.recs, k, *t, size))
+            .collect()
+    };
     let cells: Vec<Vec<Option<&Measurement>>> = a.kernels.iter().map(row).collect();
-    let speed = |m: &Option<&Measurement>| m.and_then(data::gflops);
-    let speeds = |ms: &Vec<_>| ms.iter().map(speed).collect();
-    let note = |m: &Option<&Measurement>| match (*m)? {
-        m if !m.status.is_ok() => Some(m.status.label().to_string()),
-        m => data::vs_vendor(m).map(|r| format!("{:.0}%", r * 100.0)),
+    let note = |m: &Measurement| match m.status.is_ok() {
+        false => Some(m.status.label().to_string()),
+        true => data::vs_vendor(m).map(|r| format!("{:.0}%", r * 100.0)),
     };
     let cats = XAxis::Categories(a.kernels.clone());
     let mut panel = Panel::new("", cats, "kernel", "GFLOP/s (median)");
+    let values = (cells.iter()).map(|ms| ms.iter().map(|m| m.and_then(data::gflops)).collect());
+    let notes = (cells.iter()).map(|ms| ms.iter().map(|m| m.and_then(note)).collect());
     panel.bars = Some(Bars {
         styles: styles(&a.toolchains),
-        values: cells.iter().map(speeds).collect(),
-        notes: (cells.iter())
-            .map(|ms| ms.iter().map(note).collect())
-            .collect(),
+        values: values.collect(),
+        notes: notes.collect(),
     });
     let mut legend = styles(&a.toolchains);
     let vendor = vendor_at(&a.recs, size);
-    if let Some(v) = vendor.and_then(data::gflops) {
-        let label = format!("cuBLAS {}", md::speed(v));
-        let color = VENDOR_COLOR;
-        panel.refs.push(RefLine { label, y: v, color });
+    if let Some(y) = vendor.and_then(data::gflops) {
+        let (label, color) = (format!("cuBLAS {}", md::speed(y)), VENDOR_COLOR);
+        panel.refs.push(RefLine { label, y, color });
         legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
     }
     let (at, long) = (size_label(size), md::size_label_long(size));
@@ -186,31 +184,28 @@ fn bar_chart(ctx: &mut Ctx, s: &mut String, a: &Compare, size: Size) -> Result<(
 
 /// GFLOP/s against size, one panel per kernel, one y scale.
 fn size_chart(ctx: &mut Ctx, s: &mut String, a: &Compare) -> Result<()> {
-    let xs: Vec<f64> = a.square.iter().map(|&n| n as f64).collect();
     let line = |style: Style, f: &dyn Fn(Size) -> Option<f64>| Line {
         style,
         points: a.square.iter().map(|&n| (n as f64, f((n, n, n)))).collect(),
     };
     let vendor = Style::new("cuBLAS", VENDOR_COLOR).dashed();
+    let vendor_speed = |sz| vendor_at(&a.recs, sz).and_then(data::gflops);
     let mut panels: Vec<Panel> = (a.kernels.iter())
         .map(|k| {
-            let x = XAxis::Log2(xs.clone());
+            let x = XAxis::Log2(a.square.iter().map(|&n| n as f64).collect());
             let mut p = Panel::new(k.clone(), x, "N (M = N = K)", "GFLOP/s");
             for (t, style) in a.toolchains.iter().zip(styles(&a.toolchains)) {
                 let speed = |sz| find(&a.recs, k, *t, sz).and_then(data::gflops);
                 p.lines.push(line(style, &speed));
             }
-            if a.has_vendor {
-                let speed = |sz| vendor_at(&a.recs, sz).and_then(data::gflops);
-                p.lines.push(line(vendor.clone(), &speed));
-            }
+            let vendor_line = a.has_vendor.then(|| line(vendor.clone(), &vendor_speed));
+            p.lines.extend(vendor_line);
             p
         })
         .collect();
     let y_max = panels.iter().map(Panel::data_max).fold(0.0, f64::max);
-    for p in &mut panels {
-        p.y_max = Some(if y_max > 0.0 { y_max * 1.08 } else { 1.0 });
-    }
+    let y_max = if y_max > 0.0 { y_max * 1.08 } else { 1.0 };
+    panels.iter_mut().for_each(|p| p.y_max = Some(y_max));
     let mut legend: Vec<Style> = styles(&a.toolchains).into_iter().map(Style::line).collect();
     legend.extend(a.has_vendor.then_some(vendor));
     let fig = Figure {
@@ -240,12 +235,7 @@ const MIX: [MixColumn; 18] = [
     ("other fp", |(_, x)| x.float_other.to_string()),
     ("ld.global", |(_, x)| {
         let w = x.ld_global.iter().map(|(b, n)| format!("{n}x{b}b"));
-        let w = w.collect::<Vec<_>>().join(" ");
-        if w.is_empty() {
-            "0".into()
-        } else {
-            w
-        }
+        w.reduce(|a, b| a + " " + &b).unwrap_or_else(|| "0".into())
     }),
     ("st.global", |(_, x)| x.st_global.to_string()),
     ("ld.shared", |(_, x)| x.ld_shared.to_string()),
@@ -330,23 +320,21 @@ pub(crate) fn words(k: &Kind) -> Words {
             others,
         } => {
             let at = size_label(*size);
-            let (mut text, mut short) =
-                (format!("**Best kernel per toolchain** at {at}: "), vec![]);
-            for (i, b) in best.iter().enumerate() {
+            let each = |b: &Best| {
                 let (n, k, g) = (name(b.toolchain), &b.kernel, md::speed(b.gflops));
-                let sep = if i > 0 { "; " } else { "" };
-                let _ = write!(text, "{sep}on {n} {k} at {g} GFLOP/s");
-                if let Some(v) = b.vs_vendor.map(|v| md::pct(Some(v))) {
-                    let _ = write!(text, " = {v} of cuBLAS");
-                    short.push(format!("{v} of cuBLAS on {n} ({k}, {g} GFLOP/s)"));
-                } else {
-                    short.push(format!("{g} GFLOP/s on {n} ({k})"));
+                match b.vs_vendor.map(|v| md::pct(Some(v))) {
+                    Some(v) => (
+                        format!("on {n} {k} at {g} GFLOP/s = {v} of cuBLAS"),
+                        format!("{v} of cuBLAS on {n} ({k}, {g} GFLOP/s)"),
+                    ),
+                    None => (
+                        format!("on {n} {k} at {g} GFLOP/s"),
+                        format!("{g} GFLOP/s on {n} ({k})"),
+                    ),
                 }
-            }
-            if let Some(v) = vendor {
-                let _ = write!(text, " (cuBLAS: {} GFLOP/s)", md::speed(*v));
-            }
-            text.push('.');
+            };
+            let (text, short): (Vec<_>, Vec<_>) = best.iter().map(each).unzip();
+            let vendor = vendor.map(|v| format!(" (cuBLAS: {} GFLOP/s)", md::speed(v)));
             let other = |b: &Best| {
                 let speed = || format!("{} GFLOP/s", md::speed(b.gflops));
                 let v = b.vs_vendor.map_or_else(speed, |v| md::pct(Some(v)));
@@ -355,12 +343,14 @@ pub(crate) fn words(k: &Kind) -> Words {
             let at_size = |(sz, b): &(Size, Vec<Best>)| {
                 format!("{}: {}", size_label(*sz), joined(b, ", ", other))
             };
-            if !others.is_empty() {
-                let _ = write!(text, " Other sizes: {}.", joined(others, "; ", at_size));
-            }
+            let others = match others.is_empty() {
+                true => String::new(),
+                false => format!(" Other sizes: {}.", joined(others, "; ", at_size)),
+            };
+            let (text, vendor) = (text.join("; "), vendor.unwrap_or_default());
             let short = md::join_and(&short);
             (
-                text,
+                format!("**Best kernel per toolchain** at {at}: {text}{vendor}.{others}"),
                 format!("At size {at} the fastest kernel reaches {short}."),
             )
         }
@@ -411,20 +401,19 @@ pub(crate) fn words(k: &Kind) -> Words {
                 true => format!("{hi:.0}%"),
                 false => format!("{lo:.0}-{hi:.0}%"),
             };
-            let changes: Vec<f64> = pairs.iter().filter_map(|p| p.change).collect();
-            let how = if changes.iter().all(|c| *c > 0.0) {
-                format!("{na} is {range} faster")
-            } else if changes.iter().all(|c| *c < 0.0) {
-                format!("{na} is {range} slower")
-            } else {
-                format!("their speeds differ by {range}")
+            let all = |f: fn(f64) -> bool| pairs.iter().filter_map(|p| p.change).all(f);
+            let how = match (all(|c| c > 0.0), all(|c| c < 0.0)) {
+                (true, _) => format!("{na} is {range} faster"),
+                (_, true) => format!("{na} is {range} slower"),
+                _ => format!("their speeds differ by {range}"),
             };
             let names: Vec<String> = pairs.iter().map(|p| p.kernel.clone()).collect();
             let r = pairs[0].registers.0;
-            let same = pairs.iter().all(|p| p.registers.0 == r);
-            let regs = same.then(|| format!(" ({r})"));
+            let regs = match pairs.iter().all(|p| p.registers.0 == r) {
+                true => format!(" ({r})"),
+                false => String::new(),
+            };
             let (has, list) = (md::verb(names.len(), "has", "have"), md::join_and(&names));
-            let regs = regs.unwrap_or_default();
             (text, format!("{list} {has} the same registers on both toolchains{regs}, yet {how} at size {at}."))
         }
         Kind::Alike { size, kernels } => {

@@ -52,15 +52,9 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Lecture) -> Result<Section> {
             }),
             ("loads/FMA", &|m| num(loads_per_fma(m), 2)),
         ];
-        let _ = writeln!(
-            s,
-            "### {} via {}, {}, {}\n\n{}",
-            g.device,
-            name(g.toolchain),
-            g.precision,
-            g.size,
-            md::table_of(&columns, &g.ranked)
-        );
+        let (tc, p, rows) = (name(g.toolchain), g.precision, &g.ranked);
+        let table = md::table_of(&columns, rows);
+        let _ = writeln!(s, "### {} via {tc}, {p}, {}\n\n{table}", g.device, g.size);
     }
     // A panel per device, precision and size; bars: variants x toolchains.
     let title = |g: &Group| format!("{}, {}, {}", g.device, g.precision, g.size);
@@ -68,10 +62,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Lecture) -> Result<Section> {
     let panels: Vec<_> = (distinct(a.groups.iter().map(title)).into_iter())
         .map(|t| {
             let speed = |id: &str, tc| {
-                let g = a
-                    .groups
-                    .iter()
-                    .find(|g| title(g) == t && g.toolchain == tc)?;
+                let g = (a.groups.iter()).find(|g| title(g) == t && g.toolchain == tc)?;
                 data::gflops(g.ranked.iter().find(|m| m.kernel == id)?)
             };
             let values = (a.variants.iter())
@@ -91,10 +82,8 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Lecture) -> Result<Section> {
             panel_w: 640,
             panel_h: 340,
         };
-        s.push_str(
-            &ctx.chart(&fig, "lecture", "the lecture's variants")?
-                .markdown,
-        );
+        let chart = ctx.chart(&fig, "lecture", "the lecture's variants")?;
+        s.push_str(&chart.markdown);
     }
     Ok(Section::of(LECTURE, s, &a.findings))
 }
@@ -114,18 +103,13 @@ pub(crate) fn words(k: &Kind) -> Words {
         occupancy,
         loads_per_fma,
     } = k;
-    let why: Vec<String> = [
+    let why = [
         registers.map(|r| format!("{r} registers")),
         occupancy.map(|o| format!("{:.0}% occupancy", o * 100.0)),
         loads_per_fma.map(|l| format!("{l:.2} loads per FMA")),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    let why = match why.is_empty() {
-        true => "no registers or PTX from this toolchain".to_string(),
-        false => why.join(", "),
-    };
+    ];
+    let why = (why.into_iter().flatten()).reduce(|a, b| a + ", " + &b);
+    let why = why.unwrap_or_else(|| "no registers or PTX from this toolchain".into());
     let text = format!(
         "The lecture on {device} via {}, {precision} at {size}: **{}** wins ({} GFLOP/s, {over_next:.2}x the next, {}; {why}).",
         name(*toolchain),
@@ -133,8 +117,6 @@ pub(crate) fn words(k: &Kind) -> Words {
         md::speed(*gflops),
         short(next)
     );
-    Words {
-        short: text.clone(),
-        text,
-    }
+    let short = text.clone();
+    Words { text, short }
 }

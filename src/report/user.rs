@@ -137,8 +137,6 @@ pub(crate) fn words(k: &Kind) -> Words {
             }
         }
     };
-    Words {
-        short: text.clone(),
-        text,
-    }
+    let short = text.clone();
+    Words { text, short }
 }
