@@ -5,11 +5,11 @@
 //! disappears) account for it. Compare runs add the speeds of the same builds.
 
 use crate::attribution::{EXPERIMENT, OWN};
-use crate::backend::Toolchain;
-use crate::results::Measurement;
+use crate::backend::Toolchain::{self, ClangCuda, ClangOpenCl, Cuda, OpenCl};
+use crate::results::Measurement as M;
 
-use super::data::{self, Rec};
-use super::stats::{self, distinct};
+use super::data::{self, gflops, registers as regs, Rec};
+use super::stats::{change, distinct, is_same};
 use super::{Data, Finding, Topic};
 
 /// Why two toolchains' own builds of a kernel use different registers: through
@@ -81,7 +81,7 @@ pub struct AsmPair {
 /// One kernel's matrix: per front end, per assembler, the row.
 pub struct Matrix<'a> {
     pub kernel: String,
-    pub cells: Vec<Vec<Option<&'a Measurement>>>,
+    pub cells: Vec<Vec<Option<&'a M>>>,
 }
 
 #[derive(Default)]
@@ -96,10 +96,10 @@ pub struct Attribution<'a> {
 /// The pairs a reader asks about, in order: NVIDIA's two toolchains, then each
 /// language's NVIDIA and clang builds, then clang's two.
 const PAIRS: [(Toolchain, Toolchain); 4] = [
-    (Toolchain::Cuda, Toolchain::OpenCl),
-    (Toolchain::Cuda, Toolchain::ClangCuda),
-    (Toolchain::OpenCl, Toolchain::ClangOpenCl),
-    (Toolchain::ClangCuda, Toolchain::ClangOpenCl),
+    (Cuda, OpenCl),
+    (Cuda, ClangCuda),
+    (OpenCl, ClangOpenCl),
+    (ClangCuda, ClangOpenCl),
 ];
 
 fn finding(kind: Kind) -> Finding {
@@ -114,26 +114,24 @@ pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
     let all: Vec<Rec> = data.all().filter(ours).collect();
     let mut a = Attribution::default();
     if let Some(last) = all.iter().map(|r| r.run).max() {
-        let rows: Vec<&Measurement> = all.iter().filter(|r| r.run == last).map(|r| r.m).collect();
-        let owned: Vec<Measurement> = rows.iter().map(|m| (*m).clone()).collect();
+        let rows: Vec<&M> = all.iter().filter(|r| r.run == last).map(|r| r.m).collect();
+        let owned: Vec<M> = rows.iter().map(|m| (*m).clone()).collect();
         (a.fronts, a.assemblers) = crate::attribution::axes(&owned);
         let arch = rows.iter().find_map(|m| data::arch_of(m));
         a.arch = arch.unwrap_or_default();
         let mut names = distinct(rows.iter().map(|m| m.kernel.clone()));
         names.sort_by(|a, b| data::kernel_order(a, b));
-        let row = |k: &str, f: &Toolchain, a: &String| {
-            let of = |m: &&&Measurement| {
-                m.kernel == k && m.toolchain == *f && m.label.as_ref() == Some(a)
-            };
-            rows.iter().find(of).copied()
+        let row = |k: &str, f, a: &String| {
+            let of = |m: &&M| m.kernel == k && m.toolchain == f && m.label.as_ref() == Some(a);
+            rows.iter().copied().find(of)
         };
-        let front = |k: &str, f| a.assemblers.iter().map(|x| row(k, f, x)).collect();
-        let cells = |k: &str| a.fronts.iter().map(|f| front(k, f)).collect();
-        let matrix = |kernel: String| Matrix {
-            cells: cells(&kernel),
-            kernel,
-        };
-        a.kernels = names.into_iter().map(matrix).collect();
+        let front = |k: &str, f: &Toolchain| a.assemblers.iter().map(|x| row(k, *f, x)).collect();
+        a.kernels = (names.into_iter())
+            .map(|kernel| Matrix {
+                cells: a.fronts.iter().map(|f| front(&kernel, f)).collect(),
+                kernel,
+            })
+            .collect();
         a.findings = register_findings(&a);
     }
     a.findings.extend(speed_gaps(data));
@@ -146,29 +144,20 @@ pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
 /// same compare run: it tells the OpenCL source from NVIDIA OpenCL's PTX and runtime.
 fn speed_gaps(data: &Data) -> Vec<Finding> {
     let rows = data.experiment("compare");
-    let Some(size) = rows.iter().map(|r| r.m.m).max() else {
-        return Vec::new();
-    };
-    let find = |k: &str, t: Toolchain| {
+    let size = rows.iter().map(|r| r.m.m).max().unwrap_or(0);
+    let find = |k: &str, t| {
         let at = |r: &&Rec| r.m.kernel == k && r.m.toolchain == t && r.m.m == size;
         rows.iter().rev().find(|r| at(r) && r.m.status.is_ok())
     };
-    let slower = |x: f64, y: f64| {
-        stats::change(Some(x), Some(y)).filter(|g| !stats::is_same(*g) && *g < 0.0)
-    };
-    let kernels = distinct(rows.iter().map(|r| r.m.kernel.as_str()));
-    (kernels.into_iter())
+    let slower = |x, y| change(Some(x), Some(y)).filter(|g| !is_same(*g) && *g < 0.0);
+    (distinct(rows.iter().map(|r| r.m.kernel.as_str())).into_iter())
         .filter_map(|k| {
-            let [cu, cl, ccl] =
-                [Toolchain::Cuda, Toolchain::OpenCl, Toolchain::ClangOpenCl].map(|t| find(k, t));
-            let (cu, cl, ccl) = (cu?, cl?, ccl?);
+            let rs = [Cuda, OpenCl, ClangOpenCl].map(|t| find(k, t));
+            let [cu, cl, ccl] = [rs[0]?, rs[1]?, rs[2]?];
             // One run: ratios of speeds measured side by side.
-            if cu.run != cl.run || cu.run != ccl.run {
-                return None;
-            }
-            let registers = data::registers(cu.m).filter(|r| Some(*r) == data::registers(cl.m))?;
-            let [cuda, opencl, clang_opencl] = [cu, cl, ccl].map(|r| data::gflops(r.m));
-            let (cuda, opencl, clang_opencl) = (cuda?, opencl?, clang_opencl?);
+            let one_run = cu.run == cl.run && cu.run == ccl.run;
+            let registers = regs(cu.m).filter(|r| one_run && Some(*r) == regs(cl.m))?;
+            let [cuda, opencl, clang_opencl] = [gflops(cu.m)?, gflops(cl.m)?, gflops(ccl.m)?];
             let gap = slower(opencl, cuda)?;
             let kind = Kind::EqualRegistersSpeedGap {
                 kernel: k.to_string(),
@@ -189,37 +178,31 @@ fn speed_gaps(data: &Data) -> Vec<Finding> {
 /// same front end's PTX through a ptxas and through the driver's JIT, in two
 /// runs): each kernel's ratio to cuBLAS under each, from its own run.
 fn assembler_speeds(data: &Data) -> Vec<Finding> {
-    let timed = |m: &&Measurement| m.status.is_ok() && m.vs_vendor.is_some();
-    let rows = data.measured().map(|r| r.m);
-    let rows = rows.filter(|m| m.experiment == "compare");
-    let rows: Vec<&Measurement> = rows.filter(timed).collect();
-    let groups = distinct(rows.iter().map(|m| (m.toolchain, m.m)));
-    (groups.into_iter())
+    let timed = |m: &&M| m.experiment == "compare" && m.status.is_ok() && m.vs_vendor.is_some();
+    let rows: Vec<&M> = data.measured().map(|r| r.m).filter(timed).collect();
+    (distinct(rows.iter().map(|m| (m.toolchain, m.m))).into_iter())
         .filter_map(|(toolchain, size)| {
-            let of = rows.iter().copied().filter(|m| m.toolchain == toolchain);
-            let of: Vec<&Measurement> = of.filter(|m| m.m == size).collect();
+            let of = |m: &&&M| m.toolchain == toolchain && m.m == size;
+            let of: Vec<&M> = rows.iter().filter(of).copied().collect();
             // Builds that differ in the assembler alone: "clang 19.1.7 + ptxas 13.0" and
             // "clang 19.1.7 + CUDA driver JIT" (two NVRTC releases differ in both).
             let [a, b] = distinct(of.iter().filter_map(|m| m.compiler.as_deref()))[..] else {
                 return None;
             };
             let front = |l: &str| l.split_once(" + ").map(|(f, _)| f.to_string());
-            if front(a).is_none() || front(a) != front(b) {
-                return None;
-            }
-            let under = |m: &Measurement, l: &str| m.compiler.as_deref() == Some(l);
+            let under = |m: &&&M, l| m.compiler.as_deref() == Some(l);
             let kernels: Vec<AsmPair> = (of.iter().filter(|m| under(m, a)))
                 .filter_map(|x| {
-                    let same = |y: &&&Measurement| y.kernel == x.kernel && y.label == x.label;
+                    let same = |y: &&&M| y.kernel == x.kernel && y.label == x.label;
                     let y = of.iter().filter(same).find(|y| under(y, b))?;
                     Some(AsmPair {
                         kernel: x.kernel.clone(),
-                        registers: (data::registers(x), data::registers(y)),
+                        registers: (regs(x), regs(y)),
                         vs_vendor: (x.vs_vendor?, y.vs_vendor?),
                     })
                 })
                 .collect();
-            if kernels.is_empty() {
+            if front(a).is_none() || front(a) != front(b) || kernels.is_empty() {
                 return None;
             }
             let change = |k: &AsmPair| (k.vs_vendor.1 / k.vs_vendor.0 - 1.0).abs();
@@ -243,23 +226,15 @@ fn register_findings(x: &Attribution) -> Vec<Finding> {
     // The common assembler: the newest ptxas (the last column that is not the JIT).
     let common = assemblers.iter().rposition(|a| a.starts_with("ptxas"));
     let common = common.filter(|&i| i > 0);
-    let (mut findings, mut agree) = (Vec::new(), Vec::new());
-    for mx in &x.kernels {
-        let at = |f: Toolchain, a: usize| {
-            let fi = fronts.iter().position(|x| *x == f)?;
-            mx.cells[fi][a].and_then(data::registers)
-        };
+    let mut findings: Vec<Finding> = Vec::new();
+    for (mx, c) in x.kernels.iter().flat_map(|mx| common.map(|c| (mx, c))) {
+        let at = |f, a: usize| mx.cells[fronts.iter().position(|x| *x == f)?][a].and_then(regs);
         // A toolchain's own build: its own assembler's, or for clang the common ptxas.
-        let own = |f: Toolchain| at(f, if f.is_clang() { common? } else { 0 });
-        for (c, (a, b)) in common.iter().flat_map(|&c| PAIRS.map(|p| (c, p))) {
-            let (Some(oa), Some(ob), Some(ca), Some(cb)) = (own(a), own(b), at(a, c), at(b, c))
-            else {
-                continue;
-            };
-            if oa == ob {
-                continue;
-            }
+        let own = |f: Toolchain| at(f, if f.is_clang() { c } else { 0 });
+        findings.extend(PAIRS.into_iter().filter_map(|(a, b)| {
+            let [oa, ob, ca, cb] = [own(a)?, own(b)?, at(a, c)?, at(b, c)?];
             let cause = match (ca == cb, ca as i64 - cb as i64 == oa as i64 - ob as i64) {
+                _ if oa == ob => return None,
                 (true, _) => Cause::Assembler,
                 (false, true) => Cause::FrontEnd,
                 (false, false) => Cause::Both,
@@ -276,20 +251,19 @@ fn register_findings(x: &Attribution) -> Vec<Finding> {
             })
             .weight(f64::from(oa.abs_diff(ob)) / f64::from(oa.max(ob).max(1)));
             // NVIDIA's pair leads; the clang pairs are details of it.
-            findings.push(if (a, b) == PAIRS[0] { f } else { f.detail() });
-        }
-        // Do the assemblers (every ptxas and the JIT) agree on every front end's PTX?
-        let same = fronts.iter().all(|f| {
-            let v: Vec<Option<u32>> = (1..assemblers.len()).map(|x| at(*f, x)).collect();
-            v.iter().flatten().all(|x| Some(*x) == v[0])
-        });
-        if same && assemblers.len() > 2 {
-            agree.push(mx.kernel.clone());
-        }
+            Some(if (a, b) == PAIRS[0] { f } else { f.detail() })
+        }));
     }
-    if !agree.is_empty() {
+    // Do the assemblers (every ptxas and the JIT) agree on every front end's PTX?
+    let same = |row: &Vec<Option<&M>>| {
+        let v: Vec<Option<u32>> = row[1..].iter().map(|m| m.and_then(regs)).collect();
+        v.iter().flatten().all(|x| Some(*x) == v[0])
+    };
+    let agree = x.kernels.iter().filter(|mx| mx.cells.iter().all(same));
+    let kernels: Vec<String> = agree.map(|mx| mx.kernel.clone()).collect();
+    if assemblers.len() > 2 && !kernels.is_empty() {
         let kind = Kind::AssemblersAgree {
-            kernels: agree,
+            kernels,
             arch: arch.clone(),
             assemblers: assemblers.iter().filter(|a| *a != OWN).cloned().collect(),
         };

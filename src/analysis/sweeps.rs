@@ -203,18 +203,16 @@ fn finding(topic: Topic, k: Kind) -> Finding {
 /// The experiment's kernel rows (no vendor, no variant) grouped by kernel and
 /// `switches`, then by size, then by the point `point` gives (ordered by its
 /// rank); `is_base` picks the baseline.
-fn sweep<'a, R: Ord, P: PartialEq>(
+fn sweep<'a, R: Ord + Copy, P: PartialEq>(
     data: &'a Data,
     exp: &str,
     switches: impl Fn(&M) -> String,
     point: impl Fn(&M) -> Option<(R, P)>,
     is_base: impl Fn(&M) -> bool,
 ) -> Sweep<'a, P> {
-    let tcs = data.toolchains();
-    let (vendor, mut recs): (Vec<Rec>, Vec<Rec>) = data
-        .experiment(exp)
-        .into_iter()
-        .partition(|r| is_vendor(r.m));
+    let toolchains = data.toolchains();
+    let (vendor, mut recs): (Vec<Rec>, Vec<Rec>) =
+        (data.experiment(exp).into_iter()).partition(|r| is_vendor(r.m));
     recs.retain(|r| r.m.variant.is_none() && point(r.m).is_some());
     recs.sort_by(|a, b| data::kernel_order(&a.m.kernel, &b.m.kernel));
     let block = |of: &[Rec<'a>], size| {
@@ -224,19 +222,18 @@ fn sweep<'a, R: Ord, P: PartialEq>(
             .filter(|m| of_size(m, size))
             .collect();
         let mut ranked: Vec<(R, P)> = rows.iter().filter_map(|m| point(m)).collect();
-        ranked.sort_by(|a, b| a.0.cmp(&b.0));
+        ranked.sort_by_key(|x| x.0);
         let points = distinct(ranked.into_iter().map(|x| x.1));
-        let find =
-            |t, f: &dyn Fn(&M) -> bool| rows.iter().copied().find(|m| m.toolchain == t && f(m));
+        // Each toolchain's first row that `f` picks.
+        let find = |f: &dyn Fn(&M) -> bool| {
+            let first = |&t| rows.iter().copied().find(|m| m.toolchain == t && f(m));
+            toolchains.iter().map(first).collect()
+        };
+        let at = |p: &P| find(&|m| point(m).is_some_and(|x| x.1 == *p));
         Block {
             size,
-            cells: (points.iter())
-                .map(|p| {
-                    let at = |m: &M| point(m).is_some_and(|x| x.1 == *p);
-                    tcs.iter().map(|&t| find(t, &at)).collect()
-                })
-                .collect(),
-            base: tcs.iter().map(|&t| find(t, &is_base)).collect(),
+            cells: points.iter().map(at).collect(),
+            base: find(&is_base),
             points,
             vendor: data::vendor_at(&vendor, size),
             rows,
@@ -245,11 +242,9 @@ fn sweep<'a, R: Ord, P: PartialEq>(
     let groups = distinct(recs.iter().map(|r| (r.m.kernel.clone(), switches(r.m))));
     let series = (groups.into_iter())
         .map(|(kernel, sw)| {
-            let of: Vec<Rec> = (recs.iter().copied())
-                .filter(|r| r.m.kernel == kernel && switches(r.m) == sw)
-                .collect();
-            let blocks: Vec<Block<P>> = data::sizes(&of)
-                .into_iter()
+            let of = |r: &Rec| r.m.kernel == kernel && switches(r.m) == sw;
+            let of: Vec<Rec> = recs.iter().copied().filter(of).collect();
+            let blocks: Vec<Block<P>> = (data::sizes(&of).into_iter())
                 .map(|z| block(&of, z))
                 .collect();
             let first = blocks.first().map_or(String::new(), |b| size_label(b.size));
@@ -262,7 +257,7 @@ fn sweep<'a, R: Ord, P: PartialEq>(
         })
         .collect();
     Sweep {
-        toolchains: tcs,
+        toolchains,
         series,
         findings: Vec::new(),
     }
@@ -282,14 +277,8 @@ fn chart_suffix(switches: &str) -> String {
 /// the compilers may override a cap. Findings at each series' largest size.
 pub fn registers(data: &Data) -> Sweep<'_, Option<u32>> {
     let cap = |m: &M| data::register_cap(m).map_or((u32::MAX, None), |c| (c, Some(c)));
-    let describe = |m: &M| m.hints.describe(false);
-    let a = sweep(
-        data,
-        "registers",
-        describe,
-        |m| Some(cap(m)),
-        |m| cap(m).1.is_none(),
-    );
+    let (describe, point) = (|m: &M| m.hints.describe(false), |m: &M| Some(cap(m)));
+    let a = sweep(data, "registers", describe, point, |m| cap(m).1.is_none());
     let findings = (a.series.iter())
         .filter_map(|s| Some(cap_finding(s, &a.toolchains)?.chart(Some(s.chart.clone()))))
         .collect();
@@ -470,28 +459,20 @@ pub fn hints(data: &Data) -> Sweep<'_, String> {
     let (small, mut effects): (Vec<Effect>, Vec<Effect>) =
         all.into_iter().map(|x| x.1).partition(|e| is_same(c(e)));
     effects.sort_by(|a, b| c(b).abs().total_cmp(&c(a).abs()));
+    let points: Vec<(String, Vec<_>)> = (distinct(small.iter().map(|e| &e.point)).into_iter())
+        .map(|p| {
+            let at = |e: &Effect| (e.point == *p).then(|| (e.kernel.clone(), e.toolchain));
+            (p.clone(), small.iter().filter_map(at).collect())
+        })
+        .collect();
+    let idle: Vec<String> = (points.iter().map(|(p, _)| p.clone()))
+        .filter(|p| !effects.iter().any(|e| e.point == *p))
+        .collect();
     if let Some(w) = effects.first().map(c) {
-        let kind = Kind::HintEffects {
-            size,
-            effects: effects.clone(),
-        };
-        a.findings.push(finding(Topic::Hints, kind).weight(w));
+        a.findings
+            .push(finding(Topic::Hints, Kind::HintEffects { size, effects }).weight(w));
     }
-    if !small.is_empty() {
-        let points: Vec<(String, Vec<(String, Toolchain)>)> =
-            distinct(small.iter().map(|e| &e.point))
-                .into_iter()
-                .map(|p| {
-                    let at = small.iter().filter(|e| e.point == *p);
-                    (
-                        p.clone(),
-                        at.map(|e| (e.kernel.clone(), e.toolchain)).collect(),
-                    )
-                })
-                .collect();
-        let idle: Vec<String> = (points.iter().map(|(p, _)| p.clone()))
-            .filter(|p| !effects.iter().any(|e| e.point == *p))
-            .collect();
+    if !points.is_empty() {
         let detail = idle.is_empty();
         let f = finding(Topic::Hints, Kind::HintsIdle { size, points, idle });
         a.findings.push(if detail { f.detail() } else { f });
@@ -519,37 +500,27 @@ pub struct Jit<'a> {
 /// fix of the PTX lane, the lane compiled the CUDA source instead: such rows
 /// are not OpenCL's PTX and are left out, counted.
 pub fn jit(data: &Data) -> Jit<'_> {
-    let all = data.experiment("jit");
+    let all: Vec<&M> = data.experiment("jit").iter().map(|r| r.m).collect();
     let compare = data.experiment("compare");
-    let lane = all
-        .iter()
-        .map(|r| r.m)
+    let lane = (all.iter().copied())
         .filter(|m| !is_vendor(m) && m.variant.as_deref().is_some_and(|v| v != NVRTC_PTX));
     let (jits, not): (Vec<&M>, Vec<&M>) = lane.partition(|m| {
         m.build_notes
             .iter()
             .any(|n| n.contains("cuModuleLoadDataEx"))
     });
-    // Native rows: the jit run's own first, then the compare run's.
-    let native = |m: &M, t: Toolchain| {
+    // The jit run's row of the same kernel, size and configuration that `f` picks.
+    let beside = |m: &M, f: &dyn Fn(&M) -> bool| {
         let size = (m.m, m.n, m.k);
-        let own = all.iter().map(|r| r.m).find(|x| {
-            x.kernel == m.kernel
-                && x.toolchain == t
-                && x.variant.is_none()
-                && of_size(x, size)
-                && x.config == m.config
-        });
+        let same = |x: &M| x.kernel == m.kernel && of_size(x, size) && x.config == m.config;
+        all.iter().copied().find(|x| same(x) && f(x))
+    };
+    // Native rows: the jit run's own first, then the compare run's.
+    let native = |m: &M, t| {
+        let own = beside(m, &|x| x.toolchain == t && x.variant.is_none());
+        let size = (m.m, m.n, m.k);
         own.map(|x| (x, "jit"))
             .or_else(|| data::find(&compare, &m.kernel, t, size).map(|x| (x, "compare")))
-    };
-    let nvrtc = |m: &M| {
-        all.iter().map(|r| r.m).find(|x| {
-            x.kernel == m.kernel
-                && x.variant.as_deref() == Some(NVRTC_PTX)
-                && of_size(x, (m.m, m.n, m.k))
-                && x.config == m.config
-        })
     };
     let rows: Vec<JitRow> = (jits.into_iter())
         .filter(|m| m.variant.as_deref() == Some(OPENCL_PTX))
@@ -557,15 +528,15 @@ pub fn jit(data: &Data) -> Jit<'_> {
             jit,
             opencl: native(jit, OpenCl),
             cuda: native(jit, Cuda),
-            nvrtc_jit: nvrtc(jit),
+            nvrtc_jit: beside(jit, &|x| x.variant.as_deref() == Some(NVRTC_PTX)),
         })
         .collect();
     let triples: Vec<Triple> = (rows.iter())
         .filter_map(|r| {
             let ms = [r.jit, r.opencl?.0, r.cuda?.0];
-            let [g, o, c] = [gflops(ms[0])?, gflops(ms[1])?, gflops(ms[2])?];
+            let [jit, opencl, cuda] = [gflops(ms[0])?, gflops(ms[1])?, gflops(ms[2])?];
             let near = |a: f64, b: f64| is_same(a / b - 1.0);
-            let like = match (near(g, o), near(g, c), near(o, c)) {
+            let like = match (near(jit, opencl), near(jit, cuda), near(opencl, cuda)) {
                 (true, _, false) => Like::OpenCl,
                 (_, true, false) => Like::Cuda,
                 (false, ..) => Like::Neither,
@@ -574,9 +545,9 @@ pub fn jit(data: &Data) -> Jit<'_> {
             Some(Triple {
                 kernel: r.jit.kernel.clone(),
                 size: (r.jit.m, r.jit.n, r.jit.k),
-                jit: g,
-                opencl: o,
-                cuda: c,
+                jit,
+                opencl,
+                cuda,
                 registers: ms.map(regs),
                 like,
                 nvrtc_jit: r.nvrtc_jit.and_then(gflops),

@@ -5,10 +5,12 @@
 use std::fmt::Write as _;
 
 use crate::analysis::attribution::{Attribution, Cause, Kind};
+use crate::analysis::stats::is_same;
 
 use super::data::{spill_bytes, toolchain_name as name};
-use super::{md, Section, Words};
-use crate::results::Measurement;
+use super::md::{self, join_and, plural};
+use super::{Section, Words};
+use crate::results::Measurement as M;
 
 pub const ATTRIBUTION: &str = "Front end, assembler or runtime: attribution";
 
@@ -17,41 +19,39 @@ pub(crate) fn section(a: Option<&Attribution>) -> Section {
         return Section::default();
     };
     let mut s = format!("## {ATTRIBUTION}\n\n");
-    if a.kernels.is_empty() {
-        // Compare runs alone: the assemblers' and runtimes' share of speed.
-        for f in &a.findings {
-            let super::Kind::Attribution(k) = &f.kind else {
-                continue;
-            };
-            let _ = writeln!(s, "{}\n", words(k).text);
-            if let Kind::AssemblerSpeed {
-                kernels,
-                assemblers: (x, y),
-                ..
-            } = k
-            {
-                let head = format!(
-                    "kernel|registers, {x}|registers, {y}|x cuBLAS, {x}|x cuBLAS, {y}|change"
-                );
-                let head: Vec<String> = head.split('|').map(String::from).collect();
-                let rows: Vec<Vec<String>> = (kernels.iter())
-                    .map(|k| {
-                        let (r, (v0, v1)) = (k.registers, k.vs_vendor);
-                        let (r0, r1) = (md::or_unknown(r.0), md::or_unknown(r.1));
-                        let change = md::change(Some(v1), Some(v0));
-                        let [t0, t1] = [v0, v1].map(|v| md::times(Some(v)));
-                        vec![k.kernel.clone(), r0, r1, t0, t1, change]
-                    })
-                    .collect();
-                let _ = writeln!(s, "{}", md::table(&head, &rows));
-            }
+    // Without matrices, compare runs alone: the assemblers' and runtimes' share of speed.
+    let kinds = a.findings.iter().filter_map(|f| match &f.kind {
+        super::Kind::Attribution(k) if a.kernels.is_empty() => Some(k),
+        _ => None,
+    });
+    for k in kinds {
+        let _ = writeln!(s, "{}\n", words(k).text);
+        if let Kind::AssemblerSpeed {
+            kernels,
+            assemblers: (x, y),
+            ..
+        } = k
+        {
+            let head =
+                format!("kernel|registers, {x}|registers, {y}|x cuBLAS, {x}|x cuBLAS, {y}|change");
+            let head: Vec<String> = head.split('|').map(String::from).collect();
+            let rows: Vec<Vec<String>> = (kernels.iter())
+                .map(|k| {
+                    let (r, (v0, v1)) = (k.registers, k.vs_vendor);
+                    let [t0, t1] = [v0, v1].map(|v| md::times(Some(v)));
+                    let change = md::change(Some(v1), Some(v0));
+                    let [r0, r1] = [r.0, r.1].map(md::or_unknown);
+                    vec![k.kernel.clone(), r0, r1, t0, t1, change]
+                })
+                .collect();
+            let _ = writeln!(s, "{}", md::table(&head, &rows));
         }
-    } else {
+    }
+    if !a.kernels.is_empty() {
         let arch = &a.arch;
         let _ = writeln!(s, "Registers (with spill bytes where there are any) of each front end's PTX of each kernel at its published defaults, assembled for {arch} by each assembler (`gemmlab attribute`); \"own\" is the toolchain's own build (NVRTC's built-in ptxas, NVIDIA OpenCL's driver); clang has none, its PTX goes through a ptxas. A difference between two toolchains that stays through one ptxas comes from the front ends, one that disappears from the assemblers; where NVIDIA's two toolchains use equal registers but run at different speeds, clang's build of the same OpenCL source in the same compare run tells the source from NVIDIA OpenCL's PTX and runtime. The verdicts are under [All findings](#all-findings).\n");
-        let mut header = md::h(&["kernel", "front end"]);
-        header.extend(a.assemblers.iter().cloned());
-        let cell = |m: &Option<&Measurement>| match m {
+        let header = [md::h(&["kernel", "front end"]), a.assemblers.clone()].concat();
+        let cell = |m: &Option<&M>| match *m {
             None => md::MISSING.to_string(),
             Some(m) if m.resources.is_none() => m.status.label().to_string(),
             Some(m) => match spill_bytes(m).filter(|b| *b > 0) {
@@ -59,14 +59,14 @@ pub(crate) fn section(a: Option<&Attribution>) -> Section {
                 None => md::registers(Some(m)),
             },
         };
-        let mut rows = Vec::new();
-        for mx in &a.kernels {
-            for (f, cells) in a.fronts.iter().zip(&mx.cells) {
-                let mut r = vec![mx.kernel.clone(), name(*f).to_string()];
-                r.extend(cells.iter().map(cell));
-                rows.extend(cells.iter().any(Option::is_some).then_some(r));
-            }
-        }
+        let rows: Vec<Vec<String>> = (a.kernels.iter())
+            .flat_map(|mx| a.fronts.iter().zip(&mx.cells).map(move |r| (mx, r)))
+            .filter(|(_, (_, cells))| cells.iter().any(Option::is_some))
+            .map(|(mx, (f, cells))| {
+                let lead = [mx.kernel.clone(), name(*f).to_string()];
+                lead.into_iter().chain(cells.iter().map(cell)).collect()
+            })
+            .collect();
         let _ = writeln!(s, "{}", md::table(&header, &rows));
     }
     Section::of(ATTRIBUTION, s, &a.findings)
@@ -123,14 +123,13 @@ pub(crate) fn words(k: &Kind) -> Words {
             kernels,
             largest,
         } => {
-            let differ = kernels.iter().filter(|k| k.registers.0 != k.registers.1);
-            let regs = match differ.count() {
+            let regs = match kernels.iter().filter(|k| k.registers.0 != k.registers.1).count() {
                 0 => "the same registers for every kernel".to_string(),
-                n => format!("different registers for {}", md::plural(n, "kernel")),
+                n => format!("different registers for {}", plural(n, "kernel")),
             };
             let (pct, tc) = (md::pct(Some(*largest)), name(*toolchain));
-            let n = md::plural(kernels.len(), "kernel");
-            let speed = match crate::analysis::stats::is_same(*largest) {
+            let n = plural(kernels.len(), "kernel");
+            let speed = match is_same(*largest) {
                 true => format!("their speeds against cuBLAS differ by {pct} at most: the same"),
                 false => format!("their speeds against cuBLAS differ by up to {pct}"),
             };
@@ -143,13 +142,10 @@ pub(crate) fn words(k: &Kind) -> Words {
             kernels,
             arch,
             assemblers,
-        } => {
-            let (list, of) = (md::join_and(assemblers), md::join_and(kernels));
-            (
-                format!("On {arch}, {list} agree on every front end's PTX of {of}: there the assembler decides nothing."),
-                format!("assemblers agree on {} of the kernels", kernels.len()),
-            )
-        }
+        } => (
+            format!("On {arch}, {} agree on every front end's PTX of {}: there the assembler decides nothing.", join_and(assemblers), join_and(kernels)),
+            format!("assemblers agree on {} of the kernels", kernels.len()),
+        ),
     };
     Words { text, short }
 }
