@@ -53,7 +53,6 @@ fn grid<T>(rows: &[T], cols: &[Col<T>]) -> String {
     md::table_of(cols, rows)
 }
 
-/// A number, or "-" where there is none.
 fn num<T: Display>(v: Option<T>) -> String {
     v.map_or(md::MISSING.into(), |v| v.to_string())
 }
@@ -149,87 +148,83 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
         format!("The {sweep} sweep for {KEPLER_ARCH} with NVRTC 11.8 {lacks} {what}: `{cmd}` produces them.\n\n")
     };
     let point = "kernel 6's baseline and its `VOLATILE_IDX=1` point";
-    let volatile = match &a.volatile_rows {
-        None => not_swept("hints", a.hints_swept, "is", point, HINTS_CMD),
-        Some(rows) => {
-            let table = grid(
-                rows,
-                &[
-                    ("point", &|&(m, ..)| point_name(m)),
-                    ("hints", &|&(m, ..)| m.hints.describe(true)),
-                    ("registers", &|&(m, ..)| md::registers(Some(m))),
-                    ("change", &|&(_, c, _)| num(c.map(|c| format!("{c:+}")))),
-                    ("spill st/ld B", &|&(m, ..)| md::spills(Some(m))),
-                    ("occupancy", &|&(m, _, o)| occ_cell(o, m)),
-                ],
-            );
-            format!("The tutorial made kernel 6's index variable `volatile` to stop the compiler hoisting index arithmetic into registers. Every point of kernel 6's hints sweep, one switch at a time against the published kernel:\n\n{table}\n")
-        }
-    };
-    let caps = match a.caps.is_empty() {
-        true => format!("No register sweep of kernel 6 for {KEPLER_ARCH} with NVRTC 11.8 in these results: `{REGISTERS_CMD}` produces it.\n\n"),
-        false => {
-            let table = grid(
-                &a.caps,
-                &[
-                    ("cap asked", &|&(c, ..)| cap_label(c)),
-                    ("registers", &|&(c, m, _)| capped(md::registers(Some(m)), c, m)),
-                    ("spill st/ld B", &|&(_, m, _)| md::spills(Some(m))),
-                    ("stack B", &|&(_, m, _)| md::stack(Some(m))),
-                    ("occupancy", &|&(_, m, o)| occ_cell(o, m)),
-                ],
-            );
-            format!("Kernel 6, published, with each cap of the sweep (`--maxrregcount`):\n\n{table}\n")
-        }
-    };
+    let volatile = table_or(
+        a.volatile_rows.as_deref(),
+        not_swept("hints", a.hints_swept, "is", point, HINTS_CMD),
+        "The tutorial made kernel 6's index variable `volatile` to stop the compiler hoisting index arithmetic into registers. Every point of kernel 6's hints sweep, one switch at a time against the published kernel:",
+        &[
+            ("point", &|&(m, ..)| point_name(m)),
+            ("hints", &|&(m, ..)| m.hints.describe(true)),
+            ("registers", &|&(m, ..)| md::registers(Some(m))),
+            ("change", &|&(_, c, _)| num(c.map(|c| format!("{c:+}")))),
+            ("spill st/ld B", &|&(m, ..)| md::spills(Some(m))),
+            ("occupancy", &|&(m, _, o)| occ_cell(o, m)),
+        ],
+    );
+    let caps = table_or(
+        Some(&a.caps[..]).filter(|c| !c.is_empty()),
+        format!("No register sweep of kernel 6 for {KEPLER_ARCH} with NVRTC 11.8 in these results: `{REGISTERS_CMD}` produces it.\n\n"),
+        "Kernel 6, published, with each cap of the sweep (`--maxrregcount`):",
+        &[
+            ("cap asked", &|&(c, ..)| cap_label(c)),
+            ("registers", &|&(c, m, _)| capped(md::registers(Some(m)), c, m)),
+            ("spill st/ld B", &|&(_, m, _)| md::spills(Some(m))),
+            ("stack B", &|&(_, m, _)| md::stack(Some(m))),
+            ("occupancy", &|&(_, m, o)| occ_cell(o, m)),
+        ],
+    );
     let tile = "kernel 11's 8x4 and 4x4 tiles";
-    let tiles = match &a.tiles {
-        None => not_swept("tiling", a.tiling_swept, "are", tile, TILING_CMD),
-        Some(tiles) => {
-            let table = grid(
-                tiles,
-                &[
-                    ("RX", &|&(m, _)| num(tile_of(m).map(|t| t.0))),
-                    ("RY", &|&(m, _)| num(tile_of(m).map(|t| t.1))),
-                    ("RK", &|&(m, _)| num(data::config_value(m, "RK"))),
-                    ("registers", &|&(m, _)| md::registers(Some(m))),
-                    ("spill st/ld B", &|&(m, _)| md::spills(Some(m))),
-                    ("occupancy", &|&(m, o)| occ_cell(o, m)),
-                ],
-            );
-            format!("On the K40 the tutorial's clBlas-style 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA; a 4x4 tile relieved the CUDA compiler's register pressure. **Speed cannot be measured offline**; what the compiler does with each tile can:\n\n{table}\n")
-        }
+    let tiles = table_or(
+        a.tiles.as_deref(),
+        not_swept("tiling", a.tiling_swept, "are", tile, TILING_CMD),
+        "On the K40 the tutorial's clBlas-style 8x4 tile ran well in OpenCL but at about 300 GFLOPS in CUDA; a 4x4 tile relieved the CUDA compiler's register pressure. **Speed cannot be measured offline**; what the compiler does with each tile can:",
+        &[
+            ("RX", &|&(m, _)| num(tile_of(m).map(|t| t.0))),
+            ("RY", &|&(m, _)| num(tile_of(m).map(|t| t.1))),
+            ("RK", &|&(m, _)| num(data::config_value(m, "RK"))),
+            ("registers", &|&(m, _)| md::registers(Some(m))),
+            ("spill st/ld B", &|&(m, _)| md::spills(Some(m))),
+            ("occupancy", &|&(m, o)| occ_cell(o, m)),
+        ],
+    );
+    let answers = match kind(&a.compilers) {
+        Some(Kind::Compilers { answers }) => Some(&answers[..]),
+        _ => None,
     };
-    let mut s = format!(
+    let cap = |a: &Answers| {
+        let cell = |(r, b)| format!("{} ({} B spilled)", md::or_unknown(r), md::or_unknown(b));
+        a.cap127.map_or(md::MISSING.into(), cell)
+    };
+    // One row per compiler with rows for sm_35.
+    let per_compiler = table_or(
+        answers,
+        String::new(),
+        &format!("### The same questions, per compiler\n\nRegisters per thread on {KEPLER_ARCH} from NVRTC 11.8 and from other front ends' PTX through ptxas 11.8 (clang's from `--backends clang-cuda|clang-opencl --arch {KEPLER_ARCH}`, NVIDIA OpenCL's from the atlas); \"-\": not compiled by that compiler."),
+        &[
+            ("compiler", &|a| a.compiler.clone()),
+            ("kernel 6", &|a| num(a.kernel6)),
+            ("VOLATILE_IDX=1", &|a| num(a.volatile)),
+            ("cap 127", &cap),
+            ("highest cap that spills", &|a| num(a.first_spill)),
+            ("kernel 11 8x4", &|a| num(a.tiles.0)),
+            ("4x4", &|a| num(a.tiles.1)),
+        ],
+    );
+    let s = format!(
         "## {KEPLER}\n\nThe tutorial tuned its kernels on a Tesla K40 (compute capability 3.5), which NVRTC 11.8 is the last to compile for. \
          From the {n} rows compiled offline for {KEPLER_ARCH} with NVRTC 11.8 ({atlas} from the atlas, {regs} from the register sweep, {hints} from the hints sweep, {tiling} from the tiling sweep): \
          registers, spills and occupancy are real; **nothing was run, so no claim about speed can be checked here.**\n\n\
          ### Kernel 6: registers against the lower bound of 73 and the limit of 128\n\n{k6}\n\n\
          ### What `VOLATILE_IDX=1` does (hints sweep)\n\n{volatile}\
          ### Register caps: what 127 does, and every cap of the register sweep\n\n{caps}\
-         ### Kernel 11: the 8x4 tile against 4x4 (tiling sweep)\n\n{tiles}"
+         ### Kernel 11: the 8x4 tile against 4x4 (tiling sweep)\n\n{tiles}{per_compiler}"
     );
-    if let Some(Kind::Compilers { answers }) = kind(&a.compilers) {
-        // One row per compiler with rows for sm_35.
-        let cap = |a: &Answers| {
-            let cell = |(r, b)| format!("{} ({} B spilled)", md::or_unknown(r), md::or_unknown(b));
-            a.cap127.map_or(md::MISSING.into(), cell)
-        };
-        let table = grid(
-            answers,
-            &[
-                ("compiler", &|a| a.compiler.clone()),
-                ("kernel 6", &|a| num(a.kernel6)),
-                ("VOLATILE_IDX=1", &|a| num(a.volatile)),
-                ("cap 127", &cap),
-                ("highest cap that spills", &|a| num(a.first_spill)),
-                ("kernel 11 8x4", &|a| num(a.tiles.0)),
-                ("4x4", &|a| num(a.tiles.1)),
-            ],
-        );
-        let _ = write!(s, "### The same questions, per compiler\n\nRegisters per thread on {KEPLER_ARCH} from NVRTC 11.8 and from other front ends' PTX through ptxas 11.8 (clang's from `--backends clang-cuda|clang-opencl --arch {KEPLER_ARCH}`, NVIDIA OpenCL's from the atlas); \"-\": not compiled by that compiler.\n\n{table}\n");
-    }
     Section::of(KEPLER, s, &a.findings())
+}
+
+/// `intro` and the table of `rows`, or `missing` without rows.
+fn table_or<T>(rows: Option<&[T]>, missing: String, intro: &str, cols: &[Col<T>]) -> String {
+    rows.map_or(missing, |rows| format!("{intro}\n\n{}\n", grid(rows, cols)))
 }
 
 fn compilers_words(answers: &[Answers]) -> (String, String) {
@@ -287,36 +282,34 @@ fn kernel6(k: &Kernel6) -> (String, String) {
     t += &format!("Against the tutorial's lower bound of {lb}: {than_lb} ({times}). ");
     let side = if regs >= lb { "above" } else { "below" };
     let mut short = format!("On {KEPLER_ARCH} with NVRTC 11.8, kernel 6 takes {regs} registers, {side} the tutorial's lower bound of {lb}");
-    let Some(f) = &k.fit else {
-        return (t.trim().to_string(), format!("{short}."));
-    };
-    let (threads, per_sm, unit) = (f.threads, f.registers_per_sm, f.register_unit);
-    if let Some(two) = f.two {
-        let words = [
-            "over it, so only one work-group fits",
-            "under it",
-            "exactly at it",
-        ];
-        let at = than(regs, two, words);
-        let _ = write!(t, "Against the limit for two {threads}-thread work-groups per SM: compute capability 3.5 has {per_sm} registers per SM, so two work-groups fit with at most **{two}** registers per thread ({per_sm} / (2 x {threads}), allocated per warp in units of {unit}); {regs} is {at}. ");
-        let within = if regs <= two { "within" } else { "over" };
-        let fit = format!("the {two} that fit two {threads}-thread work-groups per SM");
-        let _ = write!(short, " and {within} {fit}");
-    }
-    if let Some(o) = f.occupancy {
-        let _ = write!(t, "Occupancy that follows: **{}**.", o.0.describe());
-        let _ = write!(short, " (occupancy {})", pct(Some(o)));
-        if let Some(three) = f.three {
-            let (sh, per_sm) = (k.shared.unwrap_or(0), f.shared_per_sm);
-            let smem = match f.third_shared_fits {
-                true => String::new(),
-                false => format!(
+    if let Some(f) = &k.fit {
+        let (threads, per_sm, unit) = (f.threads, f.registers_per_sm, f.register_unit);
+        if let Some(two) = f.two {
+            let words = [
+                "over it, so only one work-group fits",
+                "under it",
+                "exactly at it",
+            ];
+            let at = than(regs, two, words);
+            let _ = write!(t, "Against the limit for two {threads}-thread work-groups per SM: compute capability 3.5 has {per_sm} registers per SM, so two work-groups fit with at most **{two}** registers per thread ({per_sm} / (2 x {threads}), allocated per warp in units of {unit}); {regs} is {at}. ");
+            let within = if regs <= two { "within" } else { "over" };
+            let fit = format!("the {two} that fit two {threads}-thread work-groups per SM");
+            let _ = write!(short, " and {within} {fit}");
+        }
+        if let Some(o) = f.occupancy {
+            let _ = write!(t, "Occupancy that follows: **{}**.", o.0.describe());
+            let _ = write!(short, " (occupancy {})", pct(Some(o)));
+            if let Some(three) = f.three {
+                let (sh, per_sm) = (k.shared.unwrap_or(0), f.shared_per_sm);
+                let smem = format!(
                     ", and its shared memory would not fit anyway (3 x {sh} B > {per_sm} B per SM)"
-                ),
-            };
-            t += &format!(
-                " A third work-group would need at most {three} registers per thread{smem}."
-            );
+                );
+                let smem = if f.third_shared_fits { "" } else { &smem };
+                let _ = write!(
+                    t,
+                    " A third work-group would need at most {three} registers per thread{smem}."
+                );
+            }
         }
     }
     (t.trim().to_string(), format!("{short}."))
@@ -330,15 +323,14 @@ fn volatile_words(v: &Volatile) -> (String, String) {
         Greater => format!("raises kernel 6 from {before} to {after} registers ({d:+})"),
         Equal => format!("leaves kernel 6 at {before} registers"),
     };
-    let occ = match (o0, o1) {
-        (Some(x), Some(y)) if x.0.blocks_per_sm == y.0.blocks_per_sm => {
-            let n = md::plural(y.0.blocks_per_sm as usize, "work-group");
-            format!("occupancy stays {} ({n} per SM)", pct(o1))
+    let (p0, p1) = (pct(o0), pct(o1));
+    let blocks = |o: Option<Occ>| o.map(|o| o.0.blocks_per_sm);
+    let occ = match (blocks(o0), blocks(o1)) {
+        (Some(b0), Some(b1)) if b0 == b1 => {
+            let n = md::plural(b1 as usize, "work-group");
+            format!("occupancy stays {p1} ({n} per SM)")
         }
-        (Some(x), Some(y)) => {
-            let (b0, b1, p0, p1) = (x.0.blocks_per_sm, y.0.blocks_per_sm, pct(o0), pct(o1));
-            format!("occupancy {p0} -> {p1} ({b0} -> {b1} work-groups per SM)")
-        }
+        (Some(b0), Some(b1)) => format!("occupancy {p0} -> {p1} ({b0} -> {b1} work-groups per SM)"),
         _ => "occupancy unknown".to_string(),
     };
     let what = format!("{verb}, with {}; {occ}.", spill_words(v.spills));
@@ -383,10 +375,10 @@ fn caps_words(c: &Caps) -> (String, String) {
     let what =
         format!("a cap of 127 gives {regs} registers ({uncapped}), {spills}, occupancy {occ}");
     let mut text = format!("{head}: {what}; {spill_text}.");
-    if !at.moved.is_empty() {
-        let moved: Vec<String> = (at.moved.iter())
-            .map(|(c, r)| format!("cap {c} -> {r}"))
-            .collect();
+    let moved: Vec<String> = (at.moved.iter())
+        .map(|(c, r)| format!("cap {c} -> {r}"))
+        .collect();
+    if !moved.is_empty() {
         let (u, moved) = (at.uncapped.unwrap_or(0), moved.join(", "));
         let _ = write!(text, " Caps above the {u} registers it takes without one still change the allocation: {moved}.");
     }
@@ -415,24 +407,6 @@ fn tiles_words(t: &Tiles) -> (String, String) {
     (text, short)
 }
 
-pub(crate) fn words(k: &Kind) -> super::Words {
-    let (text, short) = match k {
-        Kind::Kernel6(k) => {
-            let (body, short) = kernel6(k);
-            (
-                format!("**Kernel 6 on {KEPLER_ARCH} (NVRTC 11.8)**: {body}"),
-                short,
-            )
-        }
-        Kind::Volatile(v) => volatile_words(v),
-        Kind::Caps(c) => caps_words(c),
-        Kind::Tiles(t) => tiles_words(t),
-        Kind::Compilers { answers } => compilers_words(answers),
-        _ => atlas_words(k),
-    };
-    super::Words { text, short }
-}
-
 // ---------------------------------------------------------------------------
 // Compilers across architectures
 
@@ -452,7 +426,6 @@ fn change(c: &RegChange) -> String {
     md::change(Some(c.to_registers.into()), Some(c.from_registers.into()))
 }
 
-/// The first line of a reason, quoted.
 fn quote_first_line(r: &str) -> String {
     format!("\"{}\"", md::escape(&md::short_reason(r)))
 }
@@ -466,9 +439,18 @@ fn refusal_reason(r: &Refusal, full: bool) -> String {
     }
 }
 
-/// The atlas's kinds: the text and the summary's sentence.
-fn atlas_words(k: &Kind) -> (String, String) {
-    match k {
+/// A finding's text and the summary's sentence.
+pub(crate) fn words(k: &Kind) -> super::Words {
+    let (text, short) = match k {
+        Kind::Kernel6(k) => {
+            let (body, short) = kernel6(k);
+            let text = format!("**Kernel 6 on {KEPLER_ARCH} (NVRTC 11.8)**: {body}");
+            (text, short)
+        }
+        Kind::Volatile(v) => volatile_words(v),
+        Kind::Caps(c) => caps_words(c),
+        Kind::Tiles(t) => tiles_words(t),
+        Kind::Compilers { answers } => compilers_words(answers),
         Kind::KernelAcross { kernel, compilers, spills } => {
             let parts: Vec<String> = compilers.iter().map(along_words).collect();
             let spill = match spills.is_empty() {
@@ -539,8 +521,8 @@ fn atlas_words(k: &Kind) -> (String, String) {
                 format!("{} refused {} of the atlas's rows, e.g. {} for {}: {}.", f.compiler, f.total - f.built, f.kernel, f.arch, refusal_reason(f, false)),
             )
         }
-        _ => Default::default(),
-    }
+    };
+    super::Words { text, short }
 }
 
 pub(crate) fn atlas(ctx: &mut Ctx, a: Option<&Atlas>) -> Result<Section> {
@@ -576,15 +558,12 @@ pub(crate) fn atlas(ctx: &mut Ctx, a: Option<&Atlas>) -> Result<Section> {
 }
 
 fn left_out(lost: usize, what: &str) -> String {
+    if lost == 0 {
+        return String::new();
+    }
     let (n, them) = (md::plural(lost, what), md::verb(lost, "it", "them"));
     let are = md::verb(lost, "is", "are");
-    let text =
-        format!("{n} {are} left out: no architecture or compiler could be read from {them}.\n\n");
-    if lost == 0 {
-        String::new()
-    } else {
-        text
-    }
+    format!("{n} {are} left out: no architecture or compiler could be read from {them}.\n\n")
 }
 
 /// Where OpenCL's PTX came from and, per OpenCL compiler, each change made to
@@ -600,21 +579,18 @@ fn opencl_origin(cells: &[Cell], comps: &[Compiler]) -> String {
     }));
     let changes = |c: &Cell| {
         distinct(c.m.build_notes.iter().map(|n| n.trim()).filter_map(|n| {
-            match n.strip_prefix(".target ") {
-                Some(rest) => {
-                    let arch = rest.split("->").next()?.trim();
-                    Some(format!(".target {arch} -> the architecture"))
-                }
-                None => n.starts_with(".version ").then(|| n.to_string()),
-            }
+            let Some(rest) = n.strip_prefix(".target ") else {
+                return n.starts_with(".version ").then(|| n.to_string());
+            };
+            let arch = rest.split("->").next()?.trim();
+            Some(format!(".target {arch} -> the architecture"))
         }))
     };
     let mut s = String::new();
     for comp in comps.iter().filter(|c| c.opencl) {
         let rows: Vec<&Cell> = cells.iter().filter(|x| x.compiler == *comp).collect();
-        let of = rows.len();
         let what: Vec<String> = (tally(rows.iter().flat_map(|c| changes(c))).into_iter())
-            .map(|(k, n)| format!("`{k}` ({n} of {of} rows)"))
+            .map(|(k, n)| format!("`{k}` ({n} of {} rows)", rows.len()))
             .collect();
         let what = match what.join(", ") {
             w if w.is_empty() => "used as captured (no change noted)".to_string(),
@@ -642,31 +618,28 @@ where
     md::table(&header, &rows)
 }
 
-/// One chart's series: its style and its value at each of the atlas's architectures.
-type Series = (Style, Vec<Option<f64>>);
+/// A chart's line through the atlas's architectures (x: their index).
+fn line(style: Style, ys: impl Iterator<Item = Option<f64>>) -> Line {
+    let points = ys.enumerate().map(|(i, y)| (i as f64, y)).collect();
+    Line { style, points }
+}
 
-/// Writes the figure `offline-<name>` of panels (title, y label, series) side by
+/// Writes the figure `offline-<name>` of panels (title, y label, lines) side by
 /// side against the atlas's architectures, its legend from the first; returns its Markdown.
 fn arch_chart(
     ctx: &mut Ctx,
     a: &Atlas,
     title: String,
-    panels: Vec<(&str, &str, Vec<Series>)>,
+    panels: Vec<(&str, &str, Vec<Line>)>,
     size: (u32, u32),
     name: &str,
     alt: &str,
 ) -> Result<String> {
     let panels: Vec<Panel> = (panels.into_iter())
-        .map(|(title, y, series)| {
-            let mut p = Panel::new(title, XAxis::Categories(a.archs.clone()), "architecture", y);
-            p.integer_y = true;
-            let line = |(style, ys): Series| {
-                let points = ys.into_iter().enumerate().map(|(i, y)| (i as f64, y));
-                let points = points.collect();
-                Line { style, points }
-            };
-            p.lines = series.into_iter().map(line).collect();
-            p
+        .map(|(title, y, lines)| Panel {
+            integer_y: true,
+            lines,
+            ..Panel::new(title, XAxis::Categories(a.archs.clone()), "architecture", y)
         })
         .collect();
     let fig = Figure {
@@ -706,7 +679,7 @@ fn overview(ctx: &mut Ctx, s: &mut String, a: &Atlas) -> Result<()> {
             let ys = cells(k).into_iter();
             let ys = ys.map(|c| c.and_then(|c| data::registers(c.m)).map(f64::from));
             let style = Style::new(k.clone(), rgb(KERNEL_RGB[i % KERNEL_RGB.len()]));
-            (style.line(), ys.collect())
+            line(style.line(), ys)
         })
         .collect();
     let _ = writeln!(s, "### Overview: every kernel with the newest NVRTC for each architecture\n\nRegisters per thread (spill bytes where ptxas spilled); the column names the NVRTC used.\n\n{table}");
@@ -720,20 +693,15 @@ fn overview(ctx: &mut Ctx, s: &mut String, a: &Atlas) -> Result<()> {
 
 /// "126 / 0 / 25.0%": registers / spill bytes / occupancy (the recorded one,
 /// else the architecture's); the status word where the row has no report.
-fn cell_text(c: Option<&Cell>) -> String {
-    let Some(c) = c else {
-        return md::MISSING.into();
+fn cell_text(c: &Cell) -> String {
+    let Some(r) = c.m.resources.as_ref().and(data::registers(c.m)) else {
+        return regs_text(c.m);
     };
-    match c.m.resources.as_ref().and(data::registers(c.m)) {
-        Some(r) => {
-            let occ = (c.m.occupancy.filter(|o| o.is_finite()))
-                .or_else(|| occupancy_of(c.m, &c.arch).map(|o| o.0.fraction))
-                .filter(|f| f.is_finite());
-            let spills = md::or_unknown(data::spill_bytes(c.m));
-            format!("{r} / {spills} / {}", md::pct(occ))
-        }
-        None => regs_text(c.m),
-    }
+    let occ = (c.m.occupancy.filter(|o| o.is_finite()))
+        .or_else(|| occupancy_of(c.m, &c.arch).map(|o| o.0.fraction))
+        .filter(|f| f.is_finite());
+    let spills = md::or_unknown(data::spill_bytes(c.m));
+    format!("{r} / {spills} / {}", md::pct(occ))
 }
 
 /// One kernel: registers (and spills, where any) per architecture and compiler.
@@ -743,17 +711,16 @@ fn per_kernel(ctx: &mut Ctx, s: &mut String, a: &Atlas, k: &str) -> Result<()> {
         .collect();
     let any_spill =
         (a.cells.iter()).any(|c| c.m.kernel == k && data::spill_bytes(c.m).is_some_and(|b| b > 0));
-    let series = |f: fn(&Measurement) -> Option<f64>| -> Vec<Series> {
+    let series = |f: fn(&Measurement) -> Option<f64>| -> Vec<Line> {
         (comps.iter())
             .map(|c| {
-                // Greens for NVRTC (lighter for older), blues for OpenCL's PTX.
                 let mut same = a.compilers.iter().filter(|x| x.opencl == c.opencl);
                 let i = same.position(|x| x == *c).unwrap_or(0).min(3);
                 let color = rgb(if c.opencl { BLUES[i] } else { GREENS[i] });
                 let st = Style::new(c.name.clone(), color).line();
                 let st = if c.opencl { st.dashed() } else { st };
                 let ys = (a.archs.iter()).map(|arch| a.find(k, arch, c).and_then(|x| f(x.m)));
-                (st, ys.collect())
+                line(st, ys)
             })
             .collect()
     };
@@ -779,7 +746,7 @@ fn per_kernel(ctx: &mut Ctx, s: &mut String, a: &Atlas, k: &str) -> Result<()> {
                 if let Some(r) = reason.and_then(|x| x.m.status.reason()) {
                     let _ = writeln!(why, "- {arch}, {}: {}", c.name, quote_first_line(r));
                 }
-                cell_text(cell)
+                cell.map_or(md::MISSING.into(), cell_text)
             });
             (arch.clone(), cells.collect())
         })
@@ -835,18 +802,15 @@ pub(crate) fn sweeps(a: Option<&Sweeps>) -> Section {
 /// Rows: kernel (with its switches), columns: caps, uncapped first.
 fn register_grid(g: &[&Measurement]) -> String {
     let caps = caps_of(g.iter().copied());
-    let mut series = distinct((g.iter()).map(|m| (m.kernel.clone(), m.hints.describe(false))));
+    let key = |m: &Measurement| (m.kernel.clone(), m.hints.describe(false));
+    let mut series = distinct(g.iter().copied().map(key));
     series.sort_by(|a, b| kernel_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
-    let rows = (series.iter()).map(|(k, sw)| {
-        let name = match sw.as_str() {
-            "published" => k.clone(),
-            _ => format!("{k} ({sw})"),
+    let rows = (series.iter()).map(|ks| {
+        let name = match ks {
+            (k, sw) if sw == "published" => k.clone(),
+            (k, sw) => format!("{k} ({sw})"),
         };
-        let at = |cap| {
-            g.iter().find(|m| {
-                m.kernel == *k && m.hints.describe(false) == *sw && data::register_cap(m) == cap
-            })
-        };
+        let at = |cap| (g.iter()).find(|m| key(m) == *ks && data::register_cap(m) == cap);
         let cell = |&cap| at(cap).map_or(md::MISSING.into(), |m| capped(regs_text(m), cap, m));
         (name, caps.iter().map(cell).collect())
     });

@@ -93,7 +93,6 @@ impl<'a> Atlas<'a> {
         self.archs.iter().filter(has).map(String::as_str).collect()
     }
 
-    /// Every (kernel, architecture) pair.
     fn points(&self) -> impl Iterator<Item = (&String, &String)> {
         (self.kernels.iter()).flat_map(|k| self.archs.iter().map(move |a| (k, a)))
     }
@@ -107,10 +106,7 @@ fn finding(kind: Kind, chart: Option<&str>) -> Finding {
 
 /// `None` without offline rows at all.
 pub fn analyse(data: &Data) -> Option<Atlas<'_>> {
-    let offline = data.offline();
-    if offline.is_empty() {
-        return None;
-    }
+    let offline = Some(data.offline()).filter(|o| !o.is_empty())?;
     let recs: Vec<Rec> = (offline.into_iter())
         .filter(|r| r.m.experiment == ATLAS_EXPERIMENT)
         .collect();
@@ -194,7 +190,6 @@ fn kernel_across(a: &Atlas, k: &str) -> Option<Finding> {
     Some(finding(kind, Some(k)).detail())
 }
 
-/// The row's spill, if it spills.
 fn spill(c: &Cell) -> Option<Spill> {
     Some(Spill {
         bytes: data::spill_bytes(c.m).filter(|b| *b > 0)?,
@@ -272,8 +267,7 @@ fn arch_spread(a: &Atlas) -> Option<Finding> {
         let spread = f64::from(high.1) / f64::from(low.1.max(1)) - 1.0;
         (high.1 > low.1).then_some((k, c, low, high, spread))
     });
-    let spreads: Vec<_> = spreads.collect();
-    let (k, c, low, high, spread) = first_max(spreads.into_iter(), |x| x.4)?;
+    let (k, c, low, high, spread) = first_max(spreads, |x| x.4)?;
     let kind = Kind::ArchSpread {
         kernel: k.clone(),
         compiler: c.name.clone(),

@@ -144,10 +144,7 @@ fn occ(m: &Measurement) -> Option<Occ> {
 
 /// `None` without offline rows.
 pub fn analyse(data: &Data) -> Option<Kepler<'_>> {
-    let offline = data.offline();
-    if offline.is_empty() {
-        return None;
-    }
+    let offline = Some(data.offline()).filter(|o| !o.is_empty())?;
     let all = cells(&offline).0;
     let cells: Vec<Cell> = (all.iter())
         .filter(|c| c.arch == KEPLER_ARCH && c.compiler.is_kepler_nvrtc())
@@ -210,9 +207,9 @@ fn compilers(all: &[Cell]) -> Option<Finding> {
     if answers.iter().filter(more).count() < 2 {
         return None;
     }
-    let k6: Vec<u32> = answers.iter().filter_map(|a| a.kernel6).collect();
-    let (lo, hi) = (k6.iter().min()?, k6.iter().max()?);
-    Some(finding(Kind::Compilers { answers }).weight(rel(*hi, *lo)))
+    let k6 = || answers.iter().filter_map(|a| a.kernel6);
+    let weight = rel(k6().max()?, k6().min()?);
+    Some(finding(Kind::Compilers { answers }).weight(weight))
 }
 
 /// Kernel 6 at its published defaults: the atlas's row, else the hints sweep's
@@ -242,10 +239,9 @@ fn kernel6(cells: &[Cell]) -> Option<Finding> {
             .and_then(|sh| occupancy::occupancy(&l, threads, 1, sh))
             .is_some_and(|x| x.blocks_per_sm >= 3),
     });
-    let lb = TUTORIAL_LOWER_BOUND;
     let kind = Kind::Kernel6(Kernel6 {
         registers,
-        lower_bound: lb,
+        lower_bound: TUTORIAL_LOWER_BOUND,
         source: row.experiment.clone(),
         config: row.config.describe(),
         threads,
@@ -254,7 +250,7 @@ fn kernel6(cells: &[Cell]) -> Option<Finding> {
         others,
         fit,
     });
-    Some(finding(kind).weight(rel(registers, lb)))
+    Some(finding(kind).weight(rel(registers, TUTORIAL_LOWER_BOUND)))
 }
 
 fn is_volatile(m: &Measurement) -> bool {
@@ -282,8 +278,7 @@ fn volatile<'a>(hints: &[&Cell<'a>]) -> (VolatileRows<'a>, Option<Finding>) {
     let (Some(before), Some(after)) = (b_regs, data::registers(vol)) else {
         return (Some(rows), None);
     };
-    let mut kernels = distinct(hints.iter().map(|c| &c.m.kernel));
-    kernels.retain(|k| *k != "gemm6" && find(k, is_volatile).is_some());
+    let mut kernels = distinct((hints.iter().map(|c| &c.m.kernel)).filter(|k| *k != "gemm6"));
     kernels.sort_by(|a, b| kernel_order(a, b));
     let others = (kernels.into_iter())
         .filter_map(|k| {
@@ -308,13 +303,12 @@ fn caps<'a>(regs: &[&Cell<'a>]) -> (CapRows<'a>, Option<Finding>) {
     if sweep.is_empty() {
         return (Vec::new(), None);
     }
-    let caps = caps_of(sweep.iter().copied());
     let at = |cap: Option<u32>| sweep.iter().copied().find(|m| data::register_cap(m) == cap);
-    let rows = (caps.iter())
-        .filter_map(|&cap| at(cap).map(|m| (cap, m, occ(m))))
+    let rows: CapRows = (caps_of(sweep.iter().copied()).into_iter())
+        .filter_map(|cap| at(cap).map(|m| (cap, m, occ(m))))
         .collect();
     let uncapped = at(None).and_then(data::registers);
-    let capped = || caps.iter().filter_map(|&cap| Some((cap?, at(cap)?)));
+    let capped = || rows.iter().filter_map(|&(cap, m, _)| Some((cap?, m)));
     let first_spill = capped().find_map(|(cap, m)| {
         let bytes = data::spill_bytes(m).filter(|b| *b > 0)?;
         Some((cap, bytes, data::registers(m)))
@@ -338,7 +332,7 @@ fn caps<'a>(regs: &[&Cell<'a>]) -> (CapRows<'a>, Option<Finding>) {
     let kind = Kind::Caps(Caps {
         cap: CAP_127,
         first_spill,
-        lowest_cap: caps.iter().rev().find_map(|c| *c),
+        lowest_cap: rows.iter().rev().find_map(|r| r.0),
         at: at127,
     });
     let f = finding(kind).weight(if spills { 1.0 } else { 0.0 });

@@ -109,11 +109,8 @@ impl Compiler {
 
     /// The CUDA release (major.minor) it belongs to.
     pub fn release(&self) -> Option<(u32, u32)> {
-        match self.version.as_slice() {
-            [a, b, ..] => Some((*a, *b)),
-            [a] => Some((*a, 0)),
-            [] => None,
-        }
+        let minor = self.version.get(1).copied().unwrap_or(0);
+        self.version.first().map(|&major| (major, minor))
     }
 
     /// An NVRTC (not NVIDIA OpenCL's PTX, not clang).
@@ -128,21 +125,18 @@ impl Compiler {
 
 fn parse_version(w: &str) -> Option<Vec<u32>> {
     let w = w.trim_matches(|c: char| !c.is_ascii_digit());
-    let v: Option<Vec<u32>> = w.split('.').map(|p| p.parse().ok()).collect();
-    v.filter(|v| !v.is_empty())
+    w.split('.').map(|p| p.parse().ok()).collect()
 }
 
 fn label_from_notes(m: &Measurement) -> Option<String> {
     let notes = m.build_notes.iter().map(String::as_str);
+    let pats = [("with NVRTC ", "NVRTC"), ("by ptxas ", "ptxas")];
     m.status.reason().into_iter().chain(notes).find_map(|t| {
-        [("with NVRTC ", "NVRTC"), ("by ptxas ", "ptxas")]
-            .into_iter()
-            .find_map(|(pat, name)| {
-                let v = t[t.find(pat)? + pat.len()..]
-                    .split([';', ' ', ','])
-                    .next()?;
-                parse_version(v).map(|_| format!("{name} {v}"))
-            })
+        pats.into_iter().find_map(|(pat, name)| {
+            let rest = &t[t.find(pat)? + pat.len()..];
+            let v = rest.split([';', ' ', ',']).next()?;
+            parse_version(v).map(|_| format!("{name} {v}"))
+        })
     })
 }
 
@@ -209,7 +203,6 @@ pub fn threads_of(m: &Measurement) -> Option<u32> {
     u32::try_from(spec.threads_per_group(&config)).ok()
 }
 
-/// The occupancy of a row on its architecture.
 pub fn occupancy_of(m: &Measurement, arch: &str) -> Option<Occ> {
     let r = m.resources.as_ref()?;
     let shared = u32::try_from(r.shared_bytes.unwrap_or(0)).ok()?;
