@@ -23,13 +23,11 @@ pub struct Row<'a> {
     pub ratio: Option<f64>,
 }
 
-/// One toolchain's routine over the calls.
 pub struct Routine<'a> {
     pub toolchain: Toolchain,
     pub rows: Vec<Row<'a>>,
 }
 
-/// The suite in one precision.
 pub struct Suite<'a> {
     pub precision: Precision,
     pub routines: Vec<Routine<'a>>,
@@ -87,28 +85,25 @@ fn suite<'a>(precision: Precision, all: &[Rec<'a>]) -> Suite<'a> {
     let recs: Vec<&Measurement> = (all.iter().map(|r| r.m))
         .filter(|m| m.precision() == precision)
         .collect();
+    let (vendor, ours): (Vec<&Measurement>, _) = recs.iter().partition(|m| is_vendor(m));
     let vendor_ns = |call: &str| {
-        (recs.iter())
-            .find(|v| is_vendor(v) && v.status.is_ok() && call_of(v) == call)
-            .and_then(|v| v.time.as_ref())
-            .map(|t| t.median_ns)
+        let v = (vendor.iter()).find(|v| v.status.is_ok() && call_of(v) == call)?;
+        Some(v.time.as_ref()?.median_ns)
     };
-    let mut toolchains =
-        stats::distinct(recs.iter().filter(|m| !is_vendor(m)).map(|m| m.toolchain));
+    let mut toolchains = stats::distinct(ours.iter().map(|m| m.toolchain));
     toolchains.sort_by_key(|t| t.as_str());
+    let row = |&m: &&'a Measurement| Row {
+        call: call_of(m),
+        class: ShapeClass::of(m.m, m.n, m.k),
+        m,
+        vendor_ns: vendor_ns(&call_of(m)),
+        ratio: data::vs_vendor(m),
+    };
     let routines: Vec<Routine> = (toolchains.into_iter())
-        .map(|toolchain| Routine {
-            toolchain,
-            rows: (recs.iter())
-                .filter(|m| m.toolchain == toolchain && !is_vendor(m))
-                .map(|m| Row {
-                    call: call_of(m),
-                    class: ShapeClass::of(m.m, m.n, m.k),
-                    m,
-                    vendor_ns: vendor_ns(&call_of(m)),
-                    ratio: data::vs_vendor(m),
-                })
-                .collect(),
+        .map(|toolchain| {
+            let rows = ours.iter().filter(|m| m.toolchain == toolchain);
+            let rows = rows.map(row).collect();
+            Routine { toolchain, rows }
         })
         .collect();
     Suite {
@@ -164,8 +159,7 @@ mod tests {
 
     #[test]
     fn the_geometric_mean_of_ratios() {
-        let g = geomean(&[0.5, 2.0, 1.0]).unwrap();
-        assert!((g - 1.0).abs() < 1e-12);
+        assert!((geomean(&[0.5, 2.0, 1.0]).unwrap() - 1.0).abs() < 1e-12);
         assert!((geomean(&[0.25, 1.0]).unwrap() - 0.5).abs() < 1e-12);
         assert_eq!(geomean(&[]), None);
         assert_eq!(geomean(&[f64::NAN, 0.0]), None);

@@ -44,12 +44,11 @@ pub fn is_simt(m: &Measurement) -> bool {
 
 /// FP32 lanes per SM by compute capability (CUDA C Programming Guide,
 /// arithmetic instruction throughput); None where gemmlab does not know it.
-pub fn fp32_lanes((major, minor): (u32, u32)) -> Option<u32> {
-    match (major, minor) {
+pub fn fp32_lanes(cc: (u32, u32)) -> Option<u32> {
+    match cc {
         (3, _) => Some(192),
-        (5, _) | (6, 1) | (6, 2) => Some(128),
         (6, 0) | (7, _) | (8, 0) => Some(64),
-        (8, 6) | (8, 7) | (8, 9) | (9, _) | (10, _) | (12, _) => Some(128),
+        (5 | 9 | 10 | 12, _) | (6, 1 | 2) | (8, 6 | 7 | 9) => Some(128),
         _ => None,
     }
 }
@@ -79,15 +78,14 @@ pub fn peak_of(data: &Data, run: usize, m: &Measurement) -> Option<f64> {
 /// another record of a device of the same name.
 fn gpu_facts(data: &Data, run: usize, m: &Measurement) -> GpuFacts {
     let own = data.runs[run].env.devices.iter();
-    let all = data.runs.iter().flat_map(|r| r.env.devices.iter());
-    let mut f = GpuFacts::default();
+    let all = data.runs.iter().flat_map(|r| &r.env.devices);
     let own = own.filter(|d| d.id == m.device_id);
-    for d in own.chain(all.filter(|d| d.name == m.device)) {
-        f.compute_capability = f.compute_capability.or(d.compute_capability);
-        f.sms = f.sms.or(d.compute_units);
-        f.clock_mhz = f.clock_mhz.or(d.clock_mhz);
-    }
-    f
+    own.chain(all.filter(|d| d.name == m.device))
+        .fold(GpuFacts::default(), |f, d| GpuFacts {
+            compute_capability: f.compute_capability.or(d.compute_capability),
+            sms: f.sms.or(d.compute_units),
+            clock_mhz: f.clock_mhz.or(d.clock_mhz),
+        })
 }
 
 /// One row of a device's table: a kernel on a toolchain at a size, or cuBLAS;
@@ -102,8 +100,7 @@ pub struct Cell<'a> {
     pub fma_share: Option<f64>,
 }
 
-/// One size on one device: the family's and xgemm's cells (each kernel on
-/// every toolchain), and cuBLAS.
+/// One size on one device: the family's and xgemm's cells, and cuBLAS.
 pub struct SizeRows<'a> {
     pub size: Size,
     pub cells: Vec<Cell<'a>>,
@@ -141,7 +138,6 @@ pub struct ProfileRow {
     pub measured: Option<f64>,
 }
 
-#[derive(Default)]
 pub struct Profile {
     pub files: Vec<NcuFile>,
     pub rows: Vec<ProfileRow>,
@@ -189,24 +185,21 @@ pub fn is_family_launch(kernel: &str) -> Option<bool> {
 
 /// The cell `compare` measured: the tuned row (labelled "tuned at ..."), else
 /// a row that ran, the fastest first.
-fn pick<'a>(cands: impl Iterator<Item = Rec<'a>>) -> Option<Rec<'a>> {
+fn cell<'a>(
+    data: &Data,
+    kernel: &str,
+    toolchain: Toolchain,
+    cands: impl Iterator<Item = Rec<'a>>,
+) -> Option<Cell<'a>> {
     let key = |r: &Rec| {
         let tuned = r.m.label.as_deref().is_some_and(|l| l.starts_with("tuned"));
         (tuned, r.m.status.is_ok())
     };
     let speed = |r: &Rec| data::gflops(r.m).unwrap_or(f64::NEG_INFINITY);
-    cands.max_by(|a, b| key(a).cmp(&key(b)).then(speed(a).total_cmp(&speed(b))))
-}
-
-/// Squares by size, then the other shapes by their work.
-fn size_key(&(m, n, k): &Size) -> (bool, u128) {
-    (!(m == n && n == k), (m as u128) * (n as u128) * (k as u128))
-}
-
-fn cell<'a>(data: &Data, kernel: &str, toolchain: Toolchain, rec: Rec<'a>) -> Cell<'a> {
+    let rec = cands.max_by(|a, b| key(a).cmp(&key(b)).then(speed(a).total_cmp(&speed(b))))?;
     let (m, peak) = (rec.m, peak_of(data, rec.run, rec.m));
     let mix = m.ptx_mix.as_ref().filter(|x| x.total > 0);
-    Cell {
+    Some(Cell {
         kernel: kernel.to_string(),
         toolchain,
         rec,
@@ -216,7 +209,12 @@ fn cell<'a>(data: &Data, kernel: &str, toolchain: Toolchain, rec: Rec<'a>) -> Ce
         },
         of_peak: data::gflops(m).zip(peak).map(|(g, p)| g / p),
         fma_share: mix.map(|x| f64::from(x.fma) / f64::from(x.total)),
-    }
+    })
+}
+
+/// Squares by size, then the other shapes by their work.
+fn size_key(&(m, n, k): &Size) -> (bool, u128) {
+    (!(m == n && n == k), (m as u128) * (n as u128) * (k as u128))
 }
 
 /// Every kernel (CLBlast's last) on every toolchain.
@@ -224,8 +222,8 @@ fn series(kernels: &[String]) -> impl Iterator<Item = (&String, Toolchain)> {
     kernels.iter().flat_map(|k| Toolchain::ALL.map(|t| (k, t)))
 }
 
-fn device_rows<'a>(data: &Data, recs: &[Rec<'a>], device: &str) -> Vec<SizeRows<'a>> {
-    let on = recs.iter().copied().filter(|r| r.m.device == device);
+fn device<'a>(data: &Data, recs: &[Rec<'a>], name: &'a str) -> Device<'a> {
+    let on = recs.iter().copied().filter(|r| r.m.device == name);
     let on: Vec<Rec> = on.collect();
     let family = || on.iter().filter(|r| is_simt(r.m));
     let mut sizes = distinct(family().map(|r| (r.m.m, r.m.n, r.m.k)));
@@ -237,68 +235,72 @@ fn device_rows<'a>(data: &Data, recs: &[Rec<'a>], device: &str) -> Vec<SizeRows<
         let at = || on.iter().copied().filter(|r| data::of_size(r.m, size));
         let cells: Vec<Cell> = series(&kernels)
             .filter_map(|(k, t)| {
-                let r = pick(at().filter(|r| &r.m.kernel == k && r.m.toolchain == t))?;
-                Some(cell(data, k, t, r))
+                let cands = at().filter(|r| &r.m.kernel == k && r.m.toolchain == t);
+                cell(data, k, t, cands)
             })
             .collect();
         // cuBLAS of the same run as the cells, whose ratios are to it.
         let vendors = || at().filter(|r| is_vendor(r.m));
         let same_run = vendors().filter(|r| cells.iter().any(|c| c.rec.run == r.run));
-        let vendor = pick(same_run).or_else(|| pick(vendors()));
+        let vendor = cell(data, "cuBLAS", Toolchain::Cuda, same_run);
+        let vendor = vendor.or_else(|| cell(data, "cuBLAS", Toolchain::Cuda, vendors()));
         SizeRows {
             size,
-            vendor: vendor.map(|r| cell(data, "cuBLAS", Toolchain::Cuda, r)),
+            vendor,
             cells,
         }
     });
-    rows.collect()
+    Device {
+        name,
+        sizes: rows.collect(),
+    }
 }
 
 /// Per toolchain the family's ratio to cuBLAS at the headline sizes, and the
 /// size where the family (its best toolchain) is furthest from cuBLAS.
 fn findings(device: Option<String>, rows: &[SizeRows]) -> Vec<Finding> {
     let cells = rows.iter().flat_map(|sr| &sr.cells);
-    let family = distinct(cells.filter(|c| is_simt(c.rec.m)).map(|c| c.kernel.clone()));
-    let squares: Vec<&SizeRows> = rows.iter().filter(|r| !size_key(&r.size).0).collect();
-    let at_headline = |r: &&&SizeRows| HEADLINE.contains(&r.size.0);
-    let mut headline: Vec<&SizeRows> = squares.iter().filter(at_headline).copied().collect();
+    let kernels = distinct(cells.filter(|c| is_simt(c.rec.m)).map(|c| c.kernel.clone()));
+    let mut squares = rows.iter().filter(|r| !size_key(&r.size).0);
+    let at_headline = squares.clone().filter(|r| HEADLINE.contains(&r.size.0));
+    let mut headline: Vec<&SizeRows> = at_headline.collect();
     if headline.is_empty() {
-        headline.extend(squares.last().copied().or(rows.last()));
+        headline.extend(squares.next_back().or(rows.last()));
     }
-    let finding =
-        |kind| Finding::new(Topic::Simt, super::Kind::Simt(kind)).chart(Some(CHART.into()));
-    let mut out: Vec<Finding> = series(&family)
+    let finding = |kind, weight| {
+        let f = Finding::new(Topic::Simt, super::Kind::Simt(kind)).weight(weight);
+        f.chart(Some(CHART.into()))
+    };
+    let mut out: Vec<Finding> = series(&kernels)
         .filter_map(|(kernel, toolchain)| {
             let ratios: Vec<(Size, f64)> = (headline.iter())
                 .filter_map(|sr| {
                     let mut of = sr.cells.iter();
                     let c = of.find(|c| &c.kernel == kernel && c.toolchain == toolchain)?;
-                    Some((sr.size, data::vs_vendor(c.rec.m)?))
+                    Some((sr.size, c.ratio?))
                 })
                 .collect();
-            let first = ratios.first()?.1;
-            let (kernel, device) = (kernel.clone(), device.clone());
+            let weight = 1.0 - ratios.first()?.1;
             let kind = Kind::SimtVsCublas {
-                kernel,
+                kernel: kernel.clone(),
                 toolchain,
-                device,
+                device: device.clone(),
                 ratios,
             };
-            Some(finding(kind).weight(1.0 - first))
+            Some(finding(kind, weight))
         })
         .collect();
     // The family's best toolchain per size; the size where that is lowest.
-    let best: Vec<(Size, f64, Toolchain)> = rows
-        .iter()
+    let best: Vec<(Size, f64, Toolchain)> = (rows.iter())
         .filter_map(|sr| {
             let family = sr.cells.iter().filter(|c| is_simt(c.rec.m));
-            let of = family.filter_map(|c| Some((data::vs_vendor(c.rec.m)?, c.toolchain)));
+            let of = family.filter_map(|c| Some((c.ratio?, c.toolchain)));
             let (v, t) = of.max_by(|a, b| a.0.total_cmp(&b.0))?;
             Some((sr.size, v, t))
         })
         .collect();
-    let lo = best.iter().min_by(|a, b| a.1.total_cmp(&b.1));
-    let hi = best.iter().max_by(|a, b| a.1.total_cmp(&b.1));
+    let by = |a: &&(Size, f64, Toolchain), b: &&(Size, f64, Toolchain)| a.1.total_cmp(&b.1);
+    let (lo, hi) = (best.iter().min_by(by), best.iter().max_by(by));
     if let (true, Some(&(size, ratio, toolchain)), Some(&(closest_size, closest, _))) =
         (best.len() > 1, lo, hi)
     {
@@ -310,56 +312,46 @@ fn findings(device: Option<String>, rows: &[SizeRows]) -> Vec<Finding> {
             closest_size,
             closest,
         };
-        out.push(finding(kind).weight(1.0 - ratio));
+        out.push(finding(kind, 1.0 - ratio));
     }
     out
 }
 
-/// The GPU a launch ran on, from the runs' devices: those of the launch's
-/// compute capability (all, where ncu did not say it), when they agree.
-fn gpu_of(l: &NcuLaunch, gpus: &[GpuFacts]) -> Option<GpuFacts> {
-    let cc = l.compute_capability;
-    let fits = |g: &&GpuFacts| cc.is_none() || g.compute_capability == cc;
-    let mut matching = gpus.iter().filter(fits);
-    let first = *matching.next()?;
-    matching.all(|g| *g == first).then_some(first)
-}
-
 /// ncu's files next to the results; of each file the longest launch of the
 /// family's and of cuBLAS's (the measured one rather than a warm-up or a check).
+/// Its GPU is that of the runs' devices of its compute capability (all, where
+/// ncu did not say it), when they agree.
 fn profile(from: &[PathBuf], gpus: &[GpuFacts]) -> Profile {
     let files = ncu::discover(from).into_iter();
     let files: Vec<NcuFile> = files.map(|(p, n)| ncu::load(&p, &n)).collect();
     let time = |l: &&NcuLaunch| l.seconds(TIME).unwrap_or(f64::NEG_INFINITY);
-    let mut rows = Vec::new();
-    for (file, family) in (0..files.len()).flat_map(|i| [(i, true), (i, false)]) {
-        let (f, toolchain) = (&files[file], files[file].toolchain);
-        let of = (f.launches.iter()).filter(|l| is_family_launch(&l.kernel) == Some(family));
-        let Some(l) = of.max_by(|a, b| time(a).total_cmp(&time(b)).then(a.id.cmp(&b.id))) else {
-            continue;
-        };
-        let gpu = gpu_of(l, gpus);
-        let cc = l.compute_capability.or_else(|| gpu?.compute_capability);
-        let lanes = cc.and_then(fp32_lanes);
+    let row = |(file, family): (usize, bool)| {
+        let launches = files[file].launches.iter();
+        let of = launches.filter(|l| is_family_launch(&l.kernel) == Some(family));
+        let l = of.max_by(|a, b| time(a).total_cmp(&time(b)).then(a.id.cmp(&b.id)))?;
+        let cc = l.compute_capability;
+        let fits = |g: &&GpuFacts| cc.is_none() || g.compute_capability == cc;
+        let mut fits = gpus.iter().filter(fits);
+        let gpu = fits.next().filter(|&f| fits.all(|g| g == f)).copied();
+        let lanes = cc.or_else(|| gpu?.compute_capability).and_then(fp32_lanes);
         let inst = l.count(INSTRUCTIONS).filter(|v| *v > 0.0);
         // FFMA warp instructions (thread instructions / 32) over warp instructions issued.
         let ffma = inst.and_then(|i| Some(l.count(FFMA)? / 32.0 / i));
-        let share = match (lanes, l.fraction(ISSUE), ffma) {
-            (Some(LANES_ONE_FFMA_PER_CYCLE), Some(issue), Some(ffma)) => Some(Share {
-                toolchain,
-                issue,
-                ffma,
-                product: issue * ffma,
-                issue_loses_more: 1.0 - issue >= 1.0 - ffma,
-            }),
-            _ => None,
-        };
+        let one_per_cycle = lanes == Some(LANES_ONE_FFMA_PER_CYCLE);
+        let issue = l.fraction(ISSUE).filter(|_| one_per_cycle);
+        let share = issue.zip(ffma).map(|(issue, ffma)| Share {
+            toolchain: files[file].toolchain,
+            issue,
+            ffma,
+            product: issue * ffma,
+            issue_loses_more: 1.0 - issue >= 1.0 - ffma,
+        });
         let measured = (|| {
             let per_s = f64::from(gpu?.sms?) * f64::from(lanes?) * l.ghz(CLOCK)? * 1e9;
             Some(l.count(FFMA)? / (l.seconds(TIME)? * per_s))
         })();
         let stalls = l.ranked(STALL_PREFIX, STALL_SUFFIX).into_iter();
-        rows.push(ProfileRow {
+        Some(ProfileRow {
             file,
             family,
             launch: l.clone(),
@@ -369,8 +361,10 @@ fn profile(from: &[PathBuf], gpus: &[GpuFacts]) -> Profile {
             gpu,
             share,
             measured,
-        });
-    }
+        })
+    };
+    let all = (0..files.len()).flat_map(|i| [(i, true), (i, false)]);
+    let rows = all.filter_map(row).collect();
     Profile { files, rows }
 }
 
@@ -384,23 +378,16 @@ pub fn analyse<'a>(data: &'a Data, from: &[PathBuf], name_devices: bool) -> Simt
     let recs: Vec<Rec> = data.measured().filter(ours).collect();
     let family = recs.iter().filter(|r| is_simt(r.m));
     let names = distinct(family.map(|r| r.m.device.as_str()));
-    let devices: Vec<Device> = (names.into_iter())
-        .map(|name| Device {
-            name,
-            sizes: device_rows(data, &recs, name),
-        })
-        .collect();
+    let devices: Vec<Device> = names.into_iter().map(|n| device(data, &recs, n)).collect();
     let mut sizes = distinct(devices.iter().flat_map(|d| &d.sizes).map(|sr| sr.size));
     sizes.sort_by_key(size_key);
     let of_device = |d: &Device| findings(name_devices.then(|| d.name.to_string()), &d.sizes);
     let mut findings: Vec<Finding> = devices.iter().flat_map(of_device).collect();
-    let profile = if devices.is_empty() {
-        Profile::default()
-    } else {
-        let cuda = recs.iter().filter(|r| r.m.toolchain == Toolchain::Cuda);
-        let gpus: Vec<GpuFacts> = cuda.map(|r| gpu_facts(data, r.run, r.m)).collect();
-        profile(from, &gpus)
-    };
+    // Without the family no profile.
+    let from = if devices.is_empty() { &[][..] } else { from };
+    let cuda = recs.iter().filter(|r| r.m.toolchain == Toolchain::Cuda);
+    let gpus: Vec<GpuFacts> = cuda.map(|r| gpu_facts(data, r.run, r.m)).collect();
+    let profile = profile(from, &gpus);
     let family = profile.rows.iter().filter(|r| r.family);
     let shares: Vec<Share> = family.filter_map(|r| r.share.clone()).collect();
     if !shares.is_empty() {

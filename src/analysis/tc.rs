@@ -7,6 +7,7 @@ use crate::gemm::problem::Precision;
 use crate::ptx::{instruction_mix, PtxMix};
 use crate::ptx_archive::PtxStore;
 use crate::results::Measurement;
+use crate::routine::ROUTINE;
 
 use super::{data, stats, Data, Finding, Topic};
 
@@ -15,22 +16,19 @@ pub const KERNELS: &[&str] = &["tc", "tcwg"];
 
 /// What a row computes, from its kernel, precision and switches.
 pub fn arithmetic_of(m: &Measurement) -> &'static str {
-    let on = |name: &str| m.hints.switch(name);
-    let wgmma = m.kernel == "tcwg";
-    match m.precision() {
-        Precision::F64 => "FP64 tensor cores",
-        _ if on("TF32_SINGLE") == Some(true) && wgmma => "1xTF32 on wgmma (lower precision)",
-        _ if on("TF32_SINGLE") == Some(true) => "1xTF32 (lower precision)",
-        _ if on("PROMOTE_ACC") == Some(false) && wgmma => {
-            "3xTF32 on wgmma, tensor-core accumulation"
-        }
-        _ if on("PROMOTE_ACC") == Some(false) => "3xTF32, tensor-core accumulation",
-        _ if wgmma => "3xTF32 on wgmma (FP32-accurate)",
+    let on = |name: &str, v: bool| m.hints.switch(name) == Some(v);
+    let (single, tc_acc) = (on("TF32_SINGLE", true), on("PROMOTE_ACC", false));
+    match (m.precision(), single, tc_acc, m.kernel == "tcwg") {
+        (Precision::F64, ..) => "FP64 tensor cores",
+        (_, true, _, true) => "1xTF32 on wgmma (lower precision)",
+        (_, true, _, false) => "1xTF32 (lower precision)",
+        (_, _, true, true) => "3xTF32 on wgmma, tensor-core accumulation",
+        (_, _, true, false) => "3xTF32, tensor-core accumulation",
+        (.., true) => "3xTF32 on wgmma (FP32-accurate)",
         _ => "3xTF32 (FP32-accurate)",
     }
 }
 
-/// One timed row of the family.
 pub struct SpeedRow<'a> {
     pub m: &'a Measurement,
     pub arithmetic: &'static str,
@@ -75,21 +73,19 @@ pub struct TcGate {
 }
 
 pub fn analyse(data: &Data) -> Option<Tc<'_>> {
+    // The routine's rows time whole calls (packing too): its own section reads them.
+    let ours = |m: &&Measurement| {
+        KERNELS.contains(&m.kernel.as_str()) && m.experiment != ROUTINE && data::gflops(m).is_some()
+    };
     let speed: Vec<SpeedRow> = (data.runs.iter())
         .flat_map(|run| {
             // A run without kept PTX (or an unreadable archive) has rows without a mix.
             let store = PtxStore::open(&run.dir).unwrap_or_default();
-            // The routine's rows time whole calls (packing too): its own section reads them.
-            (run.measurements.iter())
-                .filter(|m| {
-                    KERNELS.contains(&m.kernel.as_str()) && m.experiment != crate::routine::ROUTINE
-                })
-                .filter(|m| data::gflops(m).is_some())
-                .map(move |m| SpeedRow {
-                    m,
-                    arithmetic: arithmetic_of(m),
-                    mix: (m.ptx_file.as_deref().and_then(|f| store.get(f))).map(instruction_mix),
-                })
+            run.measurements.iter().filter(ours).map(move |m| SpeedRow {
+                m,
+                arithmetic: arithmetic_of(m),
+                mix: (m.ptx_file.as_deref().and_then(|f| store.get(f))).map(instruction_mix),
+            })
         })
         .collect();
     if speed.is_empty() && data.accuracy.is_empty() {
@@ -108,9 +104,8 @@ pub fn analyse(data: &Data) -> Option<Tc<'_>> {
 fn speed_findings(rows: &[SpeedRow]) -> Vec<Finding> {
     // Against cuBLAS SGEMM (f32) or DGEMM (f64) in the same run.
     let rated = rows.iter().filter_map(|r| Some((r, data::vs_vendor(r.m)?)));
-    let same = |a: &(&SpeedRow, f64), b: &(&SpeedRow, f64)| {
-        a.0.m.toolchain == b.0.m.toolchain && a.0.arithmetic == b.0.arithmetic
-    };
+    let key = |r: &(&SpeedRow, f64)| (r.0.m.toolchain, r.0.arithmetic);
+    let same = |a: &(&SpeedRow, f64), b: &(&SpeedRow, f64)| key(a) == key(b);
     (stats::best_of(rated, same, |r| r.1).into_iter())
         .filter_map(|(r, ratio)| {
             let kind = Kind::TcSpeed(TcSpeed {
@@ -130,13 +125,11 @@ fn speed_findings(rows: &[SpeedRow]) -> Vec<Finding> {
 }
 
 /// One finding per kernel setting: how many points its gate holds at.
-fn gate_findings(verdicts: &[accuracy::Verdict]) -> Vec<Finding> {
-    let keys = stats::distinct(verdicts.iter().map(|v| (&v.kernel, &v.hints, v.arithmetic)));
-    (keys.into_iter())
-        .map(|(kernel, hints, arithmetic)| {
-            let of: Vec<_> = (verdicts.iter())
-                .filter(|v| v.kernel == *kernel && v.hints == *hints && v.arithmetic == arithmetic)
-                .collect();
+fn gate_findings<'a>(verdicts: &'a [accuracy::Verdict]) -> Vec<Finding> {
+    let key = |v: &'a accuracy::Verdict| (&v.kernel, &v.hints, v.arithmetic);
+    (stats::distinct(verdicts.iter().map(key)).into_iter())
+        .map(|at @ (kernel, hints, arithmetic)| {
+            let of: Vec<_> = verdicts.iter().filter(|v| key(v) == at).collect();
             let k = TcGate {
                 kernel: kernel.clone(),
                 hints: hints.clone(),
@@ -149,10 +142,9 @@ fn gate_findings(verdicts: &[accuracy::Verdict]) -> Vec<Finding> {
             };
             // The headline: whether the published 3xTF32 is FP32-accurate; the other
             // settings (no promotion, 1xTF32, cuBLAS's TF32 mode) are details beside it.
-            let published = arithmetic == Arithmetic::Tf32x3 && *hints == "published";
             let w = k.highest.ln();
             let f = Finding::new(Topic::TensorCores, super::Kind::Tc(Kind::TcGate(k)));
-            match published {
+            match arithmetic == Arithmetic::Tf32x3 && *hints == "published" {
                 true => f.weight(1.0),
                 false => f.weight(w).detail(),
             }

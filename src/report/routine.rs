@@ -75,8 +75,7 @@ pub(crate) fn section(ctx: &mut Ctx, suites: &[Suite]) -> Result<Section> {
             };
             let (mean, low, at) = (times(g.geomean), times(g.lowest), times(AT_VENDOR));
             let (calls, reach) = (md::plural(g.calls, "call"), md::plural(g.at_vendor, "call"));
-            let lowest = &g.lowest_call;
-            let _ = writeln!(s, "\nGeometric mean {mean} over {calls}; lowest {low} ({lowest}); {reach} at {at} or above.\n");
+            let _ = writeln!(s, "\nGeometric mean {mean} over {calls}; lowest {low} ({}); {reach} at {at} or above.\n", g.lowest_call);
         }
         if !a.findings.is_empty() {
             s.push_str(&chart(ctx, a)?);
@@ -102,19 +101,13 @@ fn chart(ctx: &mut Ctx, a: &Suite) -> Result<String> {
         &styles,
         values,
     );
-    panel.refs.push(RefLine {
-        label: "cuBLAS".into(),
-        y: 1.0,
-        color: VENDOR_COLOR,
-    });
+    let (label, y, color) = ("cuBLAS".into(), 1.0, VENDOR_COLOR);
+    panel.refs.push(RefLine { label, y, color });
     let mut legend = styles;
     legend.push(Style::new("cuBLAS", VENDOR_COLOR).dashed());
-    let title = format!(
-        "The GEMM routine against cuBLAS across shapes{}",
-        ctx.title_suffix()
-    );
+    let suffix = ctx.title_suffix();
     let fig = Figure {
-        title,
+        title: format!("The GEMM routine against cuBLAS across shapes{suffix}"),
         legend,
         panels: vec![panel],
         cols: 1,

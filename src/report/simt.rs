@@ -17,27 +17,23 @@ use crate::plot::{Bars, Figure, Panel, RefLine, Style, XAxis};
 
 pub const SIMT: &str = "The SIMT family against cuBLAS: where the rest goes";
 
-/// A row of a device's table: the size's label and the cell.
-type Row<'a> = (String, &'a Cell<'a>);
-
-type Column = (&'static str, fn(&Row) -> String);
+type Column = (&'static str, fn(&&Cell) -> String);
 
 const COLUMNS: [Column; 10] = [
-    ("size", |(size, _)| size.clone()),
-    ("toolchain", |(_, c)| name(c.rec.m.toolchain).into()),
-    ("kernel", |(_, c)| c.kernel.clone()),
-    ("GFLOP/s", |(_, c)| md::gflops(Some(c.rec.m))),
-    ("x cuBLAS", |(_, c)| md::ratio(c.ratio, Some(1.0))),
-    ("% of FP32 peak", |(_, c)| {
-        let peak = md::pct_or_unknown(c.of_peak);
-        data::gflops(c.rec.m).map_or(md::MISSING.into(), |_| peak)
+    ("size", |c| size_label((c.rec.m.m, c.rec.m.n, c.rec.m.k))),
+    ("toolchain", |c| name(c.rec.m.toolchain).into()),
+    ("kernel", |c| c.kernel.clone()),
+    ("GFLOP/s", |c| md::gflops(Some(c.rec.m))),
+    ("x cuBLAS", |c| md::ratio(c.ratio, Some(1.0))),
+    ("% of FP32 peak", |c| {
+        data::gflops(c.rec.m).map_or(md::MISSING.into(), |_| md::pct_or_unknown(c.of_peak))
     }),
-    ("registers", |(_, c)| {
+    ("registers", |c| {
         data::registers(c.rec.m).map_or(md::MISSING.into(), |r| r.to_string())
     }),
-    ("occupancy", |(_, c)| md::pct(c.rec.m.occupancy)),
-    ("FMA share (PTX)", |(_, c)| md::pct(c.fma_share)),
-    ("configuration + switches", |(_, c)| {
+    ("occupancy", |c| md::pct(c.rec.m.occupancy)),
+    ("FMA share (PTX)", |c| md::pct(c.fma_share)),
+    ("configuration + switches", |c| {
         let m = c.rec.m;
         let label = m.label.as_ref().map(|l| format!(" ({l})"));
         let (params, hints) = (m.config.describe_params(), m.hints.describe(true));
@@ -53,22 +49,21 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Simt) -> Result<Section> {
         return Ok(Section::default());
     }
     let sizes: Vec<String> = a.sizes.iter().map(|s| size_label(*s)).collect();
-    let mut s = format!("## {SIMT}\n\n");
     let sizes = md::join_and(&sizes);
-    let _ = writeln!(s, "gemmlab's SIMT SGEMM (`simt`) on each toolchain at its own tuned configuration (`compare --tuned`), with cuBLAS SGEMM of the same run and size (\"x cuBLAS\": median over cuBLAS's median) and CLBlast's tuned xgemm where it was measured. Sizes: {sizes}.\n");
+    let mut s = format!("## {SIMT}\n\ngemmlab's SIMT SGEMM (`simt`) on each toolchain at its own tuned configuration (`compare --tuned`), with cuBLAS SGEMM of the same run and size (\"x cuBLAS\": median over cuBLAS's median) and CLBlast's tuned xgemm where it was measured. Sizes: {sizes}.\n\n");
     let fig = ratio_figure(a, &ctx.title_suffix());
-    let chart = ctx.chart(&fig, CHART, "the SIMT family against cuBLAS")?;
-    s.push_str(&chart.markdown);
+    s += &ctx
+        .chart(&fig, CHART, "the SIMT family against cuBLAS")?
+        .markdown;
     for d in &a.devices {
-        let rows = d.sizes.iter().flat_map(|sr| {
-            let cells = sr.cells.iter().chain(&sr.vendor);
-            cells.map(|c| (size_label(sr.size), c))
-        });
-        let rows: Vec<Row> = rows.collect();
+        let rows = d
+            .sizes
+            .iter()
+            .flat_map(|sr| sr.cells.iter().chain(&sr.vendor));
+        let rows: Vec<&Cell> = rows.collect();
         let _ = writeln!(s, "### {}\n\n{}", d.name, md::table_of(&COLUMNS, &rows));
     }
-    let (missing, unknown) = (md::MISSING, md::UNKNOWN);
-    let _ = writeln!(s, "% of FP32 peak: GFLOP/s over SMs x FP32 lanes per SM x 2 x the device's reported maximum clock (`clock_mhz`); a GPU that runs slower under load is further from it than its instructions explain. FMA share (PTX): fma/mad over all instructions of the PTX listing, as written, not as executed. \"{missing}\": not measured or no PTX; \"{unknown}\": a compute capability whose peak gemmlab does not know.\n");
+    let _ = writeln!(s, "% of FP32 peak: GFLOP/s over SMs x FP32 lanes per SM x 2 x the device's reported maximum clock (`clock_mhz`); a GPU that runs slower under load is further from it than its instructions explain. FMA share (PTX): fma/mad over all instructions of the PTX listing, as written, not as executed. \"{}\": not measured or no PTX; \"{}\": a compute capability whose peak gemmlab does not know.\n", md::MISSING, md::UNKNOWN);
     if a.throttled {
         s.push_str(super::compare::THROTTLED);
     }

@@ -24,8 +24,7 @@ fn num(v: Option<f64>, digits: usize) -> String {
 }
 
 fn ms(l: &NcuLaunch) -> String {
-    let t = l.seconds(TIME).map(|t| t * 1e3);
-    t.map_or(md::UNKNOWN.into(), |t| format!("{t:.3} ms"))
+    (l.seconds(TIME)).map_or(md::UNKNOWN.into(), |t| format!("{:.3} ms", t * 1e3))
 }
 
 fn pct(v: f64) -> String {
@@ -44,7 +43,6 @@ fn fraction(r: &ProfileRow, metric: &str) -> String {
     md::pct_or_unknown(r.launch.fraction(metric))
 }
 
-/// A table row: a launch's row and its file.
 type Row<'a> = (&'a ProfileRow, &'a NcuFile);
 
 type Column = (&'static str, fn(&Row) -> String);
@@ -54,10 +52,9 @@ const COLUMNS: [Column; 13] = [
     ("profile", |(r, f)| name(f.toolchain, r.family).into()),
     // cuBLAS's names run long; the list of launches gives them whole.
     ("kernel", |(r, _)| {
-        match r.launch.kernel.char_indices().nth(40) {
-            Some((i, _)) => format!("{}...", &r.launch.kernel[..i]),
-            None => r.launch.kernel.clone(),
-        }
+        let k = &r.launch.kernel;
+        let cut = k.char_indices().nth(40);
+        cut.map_or(k.clone(), |(i, _)| format!("{}...", &k[..i]))
     }),
     ("launch", |(r, _)| r.launch.id.to_string()),
     ("time", |(r, _)| ms(&r.launch)),
@@ -91,9 +88,8 @@ fn explain(r: &ProfileRow, f: &NcuFile) -> String {
                 }
                 _ => "unknown over the launch's whole time".into(),
             };
-            let (loses, issue, ffma, product) =
-                (loser(x), pct(x.issue), pct(x.ffma), pct(x.product));
-            format!("issue slots busy {issue} x FFMA share {ffma} = **{product}** of the FP32 peak at the measured clock, {measured}; {loses} loses more.")
+            let (issue, ffma, product) = (pct(x.issue), pct(x.ffma), pct(x.product));
+            format!("issue slots busy {issue} x FFMA share {ffma} = **{product}** of the FP32 peak at the measured clock, {measured}; {} loses more.", loser(x))
         }
         None => {
             let why = match r.lanes {
@@ -101,8 +97,7 @@ fn explain(r: &ProfileRow, f: &NcuFile) -> String {
                 None => " (the FP32 lanes of this GPU are not known)".into(),
                 Some(_) => " (a metric is missing)".into(),
             };
-            let issue = md::pct_or_unknown(l.fraction(ISSUE));
-            let ffma = md::pct_or_unknown(r.ffma);
+            let (issue, ffma) = (fraction(r, ISSUE), md::pct_or_unknown(r.ffma));
             format!("issue slots busy {issue}, FFMA share {ffma}; their product is unknown{why}.")
         }
     };
@@ -114,10 +109,9 @@ fn explain(r: &ProfileRow, f: &NcuFile) -> String {
         (Some(g), None) => format!(" SM clock {g:.3} GHz (no reported maximum)."),
         (None, _) => String::new(),
     };
-    let (who, file) = (name(f.toolchain, r.family), &f.name);
     let (id, block, grid) = (l.id, &l.block, &l.grid);
-    let at = format!("`{file}`, launch {id}, block {block}, grid {grid}");
-    let title = format!("{who} {entry}");
+    let at = format!("`{}`, launch {id}, block {block}, grid {grid}", f.name);
+    let title = format!("{} {entry}", name(f.toolchain, r.family));
     format!("- **{}** ({at}): {body}{clock}", title.trim_end())
 }
 
@@ -129,14 +123,13 @@ fn file_note(f: &NcuFile) -> String {
     };
     let mut names = distinct(f.launches.iter().map(|l| l.kernel.as_str()));
     names.sort_by_key(|k| (is_family_launch(k) != Some(true), *k));
-    let parts: Vec<String> = (names.iter())
-        .map(|k| {
-            let of = f.launches.iter().filter(|l| l.kernel == *k);
-            let each: Vec<String> = of.map(|l| format!("{}: {}", l.id, ms(l))).collect();
-            let ids = md::verb(each.len(), "ID", "IDs");
-            format!("`{k}` ({ids} {})", each.join(", "))
-        })
-        .collect();
+    let part = |k: &&str| {
+        let of = f.launches.iter().filter(|l| l.kernel == *k);
+        let each: Vec<String> = of.map(|l| format!("{}: {}", l.id, ms(l))).collect();
+        let ids = md::verb(each.len(), "ID", "IDs");
+        format!("`{k}` ({ids} {})", each.join(", "))
+    };
+    let parts: Vec<String> = names.iter().map(part).collect();
     let launches = match f.launches.len() {
         0 => "no launches (the profile did not run, or its output is not ncu's CSV)".to_string(),
         n => format!("{n} launches: {}", parts.join("; ")),
@@ -149,27 +142,20 @@ fn file_note(f: &NcuFile) -> String {
 pub(super) fn markdown(p: &Profile) -> String {
     let mut s = String::from("### Where the rest goes (Nsight Compute)\n\n");
     if p.files.is_empty() {
-        s.push_str("No Nsight Compute output (`ncu-*.csv`) next to these results: every metric of this part is unknown. `scripts/gpu-batch.sh simt-measure` writes it.\n\n");
-        return s;
+        return s + "No Nsight Compute output (`ncu-*.csv`) next to these results: every metric of this part is unknown. `scripts/gpu-batch.sh simt-measure` writes it.\n\n";
     }
     s.push_str("Nsight Compute's metrics from the `ncu-*.csv` files next to the results: of each file the longest launch of the family's (`simt_gemm`) and of cuBLAS's (another `gemm`), every launch listed below the table. ncu cannot profile OpenCL: a file named for OpenCL holds OpenCL's PTX run through the CUDA driver's JIT.\n\n");
     let rows: Vec<Row> = p.rows.iter().map(|r| (r, &p.files[r.file])).collect();
-    s.push_str(&md::table_of(&COLUMNS, &rows));
-    s.push_str("\nLaunches per file:\n\n");
-    for f in &p.files {
-        s.push_str(&file_note(f));
-    }
-    let unknown = md::UNKNOWN;
-    let _ = writeln!(s, "\nMetrics: achieved occupancy `{OCCUPANCY}`; issue slots busy `{ISSUE}`; FMA pipe busy `{FMA_PIPE}`; FFMA share `{FFMA}` / 32 / `{INSTRUCTIONS}`; bank conflicts `{CONFLICTS_LD}`, `{CONFLICTS_ST}`; SM clock `{CLOCK}`; stalls `{STALL_PREFIX}<reason>{STALL_SUFFIX}`, the three largest but \"selected\". {unknown}: not in the profile.\n");
+    s += &md::table_of(&COLUMNS, &rows);
+    s += "\nLaunches per file:\n\n";
+    s.extend(p.files.iter().map(file_note));
+    let _ = writeln!(s, "\nMetrics: achieved occupancy `{OCCUPANCY}`; issue slots busy `{ISSUE}`; FMA pipe busy `{FMA_PIPE}`; FFMA share `{FFMA}` / 32 / `{INSTRUCTIONS}`; bank conflicts `{CONFLICTS_LD}`, `{CONFLICTS_ST}`; SM clock `{CLOCK}`; stalls `{STALL_PREFIX}<reason>{STALL_SUFFIX}`, the three largest but \"selected\". {}: not in the profile.\n", md::UNKNOWN);
     if p.rows.is_empty() {
         return s;
     }
     s.push_str("**Why.** With 128 FP32 lanes per SM, one FFMA warp instruction per scheduler per cycle is the FP32 peak, so issue-slot use x FFMA share is about the fraction of the peak; the measured fraction also counts the time the SMs sat idle (the last wave, launch and drain).\n\n");
-    for r in &p.rows {
-        let _ = writeln!(s, "{}", explain(r, &p.files[r.file]));
-    }
-    s.push('\n');
-    s
+    s.extend(rows.iter().map(|&(r, f)| explain(r, f) + "\n"));
+    s + "\n"
 }
 
 /// The words of the profile's finding: what the family's rows account for.
@@ -177,8 +163,7 @@ pub(super) fn words(shares: &[Share]) -> Words {
     let whole = |v: f64| format!("{:.0}%", v * 100.0);
     let (parts, shorts): (Vec<String>, Vec<String>) = (shares.iter())
         .map(|x| {
-            let n = name(x.toolchain, true);
-            let l = loser(x);
+            let (n, l) = (name(x.toolchain, true), loser(x));
             let (issue, ffma, product) = (pct(x.issue), pct(x.ffma), pct(x.product));
             let (wi, wf, wp) = (whole(x.issue), whole(x.ffma), whole(x.product));
             (

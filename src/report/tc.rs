@@ -116,11 +116,8 @@ pub(crate) fn words(k: &Kind) -> Words {
         Kind::TcSpeed(k) => {
             let (x, size, gflops) = (md::times(Some(k.ratio)), &k.size, md::speed(k.gflops));
             // The arithmetic's label names wgmma for the family's wgmma kernel (analysis::tc).
-            let kernel = if k.arithmetic.contains("wgmma") {
-                "tcwg"
-            } else {
-                "tc"
-            };
+            let wgmma = k.arithmetic.contains("wgmma");
+            let kernel = if wgmma { "tcwg" } else { "tc" };
             let tc = format!("{kernel} on {} ({})", name(k.toolchain), k.arithmetic);
             Words {
                 text: format!(
@@ -140,10 +137,9 @@ pub(crate) fn words(k: &Kind) -> Words {
                 false => format!("{verdict} at {} of {points}", k.holding),
             };
             let (low, high) = (md::times(Some(k.lowest)), md::times(Some(k.highest)));
-            let gate = k.fp32_factor;
             let setting = format!("{} {} ({})", k.kernel, k.hints, k.arithmetic.label());
             Words {
-                text: format!("**{setting}** {what}: its largest error is {low}-{high} cuBLAS SGEMM's on the same inputs (gate: within {gate}x)."),
+                text: format!("**{setting}** {what}: its largest error is {low}-{high} cuBLAS SGEMM's on the same inputs (gate: within {}x).", k.fp32_factor),
                 short: format!("{setting} {what}: {low}-{high} cuBLAS SGEMM's error."),
             }
         }
