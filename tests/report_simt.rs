@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use gemmlab::analysis::data::{self, Data};
-use gemmlab::analysis::ncu::{discover, errors, load, parse};
+use gemmlab::results::ncu::{discover, errors, load, parse};
 use gemmlab::analysis::simt::{self, analyse, fp32_lanes, GpuFacts, Kind, Simt, CLBLAST};
 use gemmlab::analysis::Kind as AnyKind;
 use gemmlab::backend::{DeviceInfo, DeviceKind, KernelResources, Toolchain};

@@ -24,8 +24,6 @@ pub mod tc;
 pub mod tune;
 pub mod user;
 
-pub use crate::results::ncu;
-
 pub use data::{Data, Rec, Run};
 
 /// Relative speed changes at or below this are reported as no change.

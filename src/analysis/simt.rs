@@ -9,9 +9,9 @@ use crate::kernels::Family;
 use crate::results::Measurement;
 
 use super::data::{self, is_vendor, Data, Rec};
-use super::ncu::{self, NcuFile, NcuLaunch};
 use super::stats::distinct;
 use super::{Finding, Topic};
+use crate::results::ncu::{self, NcuFile, NcuLaunch};
 
 /// CLBlast's tuned kernel; the family's entry point as ncu names it; the
 /// sizes the headline findings quote where measured; their chart.

@@ -78,7 +78,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Blas) -> Result<Section> {
             panel_h: 420,
         };
         let alt = "best ratio to cuBLAS per call";
-        s.push_str(&ctx.chart(&fig, "blas-calls", alt)?.markdown);
+        s.push_str(&ctx.chart(&fig, "blas-calls", alt)?);
     }
     Ok(Section::of(BLAS, s, &a.findings))
 }

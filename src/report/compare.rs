@@ -170,7 +170,7 @@ fn bar_chart(ctx: &mut Ctx, s: &mut String, a: &Compare, size: Size) -> Result<(
         panel_h: 520,
     };
     let alt = format!("GFLOP/s per kernel and toolchain at {at}");
-    s.push_str(&ctx.chart(&fig, &format!("perf-{at}"), &alt)?.markdown);
+    s.push_str(&ctx.chart(&fig, &format!("perf-{at}"), &alt)?);
     let line = match vendor {
         Some(_) => " (dashed line)",
         None => " (no cuBLAS row here, so no percentages)",
@@ -217,7 +217,7 @@ fn size_chart(ctx: &mut Ctx, s: &mut String, a: &Compare) -> Result<()> {
         panel_h: 280,
     };
     let alt = "GFLOP/s against size per kernel";
-    s.push_str(&ctx.chart(&fig, "perf-vs-size", alt)?.markdown);
+    s.push_str(&ctx.chart(&fig, "perf-vs-size", alt)?);
     s.push_str("One panel per kernel, the same y scale in all; x is N on a log2 scale (square problems only).\n\n");
     Ok(())
 }

@@ -82,8 +82,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Lecture) -> Result<Section> {
             panel_w: 640,
             panel_h: 340,
         };
-        let chart = ctx.chart(&fig, "lecture", "the lecture's variants")?;
-        s.push_str(&chart.markdown);
+        s.push_str(&ctx.chart(&fig, "lecture", "the lecture's variants")?);
     }
     Ok(Section::of(LECTURE, s, &a.findings))
 }

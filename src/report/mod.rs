@@ -79,8 +79,8 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// Writes a figure; returns the Markdown that shows it and the SVG's path.
-    pub fn chart(&mut self, fig: &Figure, stem: &str, alt: &str) -> Result<Chart> {
+    /// Writes a figure; returns the Markdown that shows it.
+    pub fn chart(&mut self, fig: &Figure, stem: &str, alt: &str) -> Result<String> {
         let stem = chart_stem(stem);
         let dir = self.out.join("charts");
         let w = crate::plot::write(fig, &dir, &stem, self.font.as_ref(), self.png)?;
@@ -94,7 +94,7 @@ impl Ctx<'_> {
             None => format!("![{alt}]({})\n\n", md::link(&svg)),
         };
         self.written.push(w);
-        Ok(Chart { markdown })
+        Ok(markdown)
     }
 
     pub fn title_suffix(&self) -> String {
@@ -102,12 +102,6 @@ impl Ctx<'_> {
             .as_ref()
             .map_or(String::new(), |d| format!(" on {d}"))
     }
-}
-
-/// A chart written for the report.
-pub(crate) struct Chart {
-    /// The Markdown that shows it.
-    pub markdown: String,
 }
 
 /// A topic's name in the summary's rule.

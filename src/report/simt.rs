@@ -52,9 +52,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Simt) -> Result<Section> {
     let sizes = md::join_and(&sizes);
     let mut s = format!("## {SIMT}\n\ngemmlab's SIMT SGEMM (`simt`) on each toolchain at its own tuned configuration (`compare --tuned`), with cuBLAS SGEMM of the same run and size (\"x cuBLAS\": median over cuBLAS's median) and CLBlast's tuned xgemm where it was measured. Sizes: {sizes}.\n\n");
     let fig = ratio_figure(a, &ctx.title_suffix());
-    s += &ctx
-        .chart(&fig, CHART, "the SIMT family against cuBLAS")?
-        .markdown;
+    s += &ctx.chart(&fig, CHART, "the SIMT family against cuBLAS")?;
     for d in &a.devices {
         let rows = d
             .sizes

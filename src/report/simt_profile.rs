@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::ncu::{NcuFile, NcuLaunch};
 use crate::analysis::simt::*;
 use crate::analysis::stats::distinct;
 use crate::backend::Toolchain;
+use crate::results::ncu::{NcuFile, NcuLaunch};
 
 use super::{data, md, Words};
 

@@ -281,7 +281,7 @@ fn charts(ctx: &mut Ctx, g: &Group, title: &str, s: &mut String) -> Result<()> {
     if let Some(fig) = progress_figure(ctx, g) {
         let alt = format!("{title}: best GFLOP/s so far against configurations tried and seconds");
         let stem = format!("tune-progress-{}", g.stem);
-        s.push_str(&ctx.chart(&fig, &stem, &alt)?.markdown);
+        s.push_str(&ctx.chart(&fig, &stem, &alt)?);
     }
     let x = "rank / configurations tried";
     let panel = fraction_panel(1.0, x, "GFLOP/s / the toolchain's best", NEAR_BEST);
@@ -300,7 +300,7 @@ fn charts(ctx: &mut Ctx, g: &Group, title: &str, s: &mut String) -> Result<()> {
     }
     let alt = format!("{title}: tried configurations' GFLOP/s as a fraction of the best, by rank");
     let stem = format!("tune-spread-{}", g.stem);
-    s.push_str(&ctx.chart(&fig, &stem, &alt)?.markdown);
+    s.push_str(&ctx.chart(&fig, &stem, &alt)?);
     Ok(())
 }
 
@@ -382,7 +382,7 @@ fn replays(ctx: &mut Ctx, a: &Tune, g: &Group, title: &str, s: &mut String) -> R
             fig.panels[0].lines.push(Line { style, points });
         }
         let alt = format!("{title}{what}, median best so far against configurations");
-        s.push_str(&ctx.chart(&fig, &r.stem, &alt)?.markdown);
+        s.push_str(&ctx.chart(&fig, &r.stem, &alt)?);
         let to = format!("to {reach:.0}% (median)");
         let head = [
             "strategy".into(),

@@ -94,8 +94,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &User) -> Result<Section> {
             panel_w: 560,
             panel_h: 320,
         };
-        let chart = ctx.chart(&fig, CHART, "your kernels per toolchain")?;
-        s.push_str(&chart.markdown);
+        s.push_str(&ctx.chart(&fig, CHART, "your kernels per toolchain")?);
     }
     Ok(Section::of(HEADING, s, &a.findings))
 }
