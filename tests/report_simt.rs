@@ -6,13 +6,13 @@ use std::fs;
 use std::path::Path;
 
 use gemmlab::analysis::data::{self, Data};
-use gemmlab::results::ncu::{discover, errors, load, parse};
 use gemmlab::analysis::simt::{self, analyse, fp32_lanes, GpuFacts, Kind, Simt, CLBLAST};
 use gemmlab::analysis::Kind as AnyKind;
 use gemmlab::backend::{DeviceInfo, DeviceKind, KernelResources, Toolchain};
 use gemmlab::gemm::driver::Status;
 use gemmlab::measure::Plan;
 use gemmlab::ptx::PtxMix;
+use gemmlab::results::ncu::{discover, errors, load, parse};
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 
 /// ncu's rows with the profiled program's output and ncu's notes between them.

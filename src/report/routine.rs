@@ -115,7 +115,7 @@ fn chart(ctx: &mut Ctx, a: &Suite) -> Result<String> {
         panel_h: 460,
     };
     let alt = "the routine's ratio to cuBLAS per call";
-    Ok(ctx.chart(&fig, &chart_stem(a.precision), alt)?)
+    ctx.chart(&fig, &chart_stem(a.precision), alt)
 }
 
 /// A call as a chart's category: "1024^3" for a cube, the layout and transposes

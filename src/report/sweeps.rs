@@ -165,7 +165,7 @@ fn draw(
         panel_w: w,
         panel_h: h,
     };
-    Ok(ctx.chart(&fig, stem, &format!("{k}: {alt}"))?)
+    ctx.chart(&fig, stem, &format!("{k}: {alt}"))
 }
 
 pub(crate) fn tiling(ctx: &mut Ctx, a: &Sweep<(i64, i64)>) -> Result<Section> {
