@@ -554,10 +554,14 @@ fn run_record(r: &data::Run) -> String {
     let exps: Vec<String> = (counts.iter())
         .map(|(n, c)| format!("{n} ({c} measurements)"))
         .collect();
+    let exps = match exps.is_empty() {
+        true => "none (no measurements)".to_string(),
+        false => exps.join(", "),
+    };
     let offline = !r.measurements.is_empty() && r.measurements.iter().all(data::is_offline);
     let (warmup, reps, cache) = (e.plan.warmup, e.plan.reps, format!("{:?}", e.plan.cache));
     let rows = [
-        ["experiments", &exps.join(", ")],
+        ["experiments", &exps],
         ["started (UTC)", &e.started_utc],
         [
             "gemmlab",
@@ -580,10 +584,7 @@ fn run_record(r: &data::Run) -> String {
         ],
         ["vendor BLAS", &md::or_unknown(e.vendor_blas.as_ref())],
     ];
-    let mut rows: Vec<Vec<String>> = rows.iter().map(|r| md::h(r)).collect();
-    if exps.is_empty() {
-        rows[0][1] = "none (no measurements)".into();
-    }
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| md::h(r)).collect();
     md::table(&md::h(&["field", "value"]), &rows)
 }
 
