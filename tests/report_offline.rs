@@ -30,16 +30,22 @@ fn kind(f: &Finding) -> &Kind {
 
 #[test]
 fn register_limits_of_compute_capability_3_5() {
-    let l = offline::limits_of("sm_35").unwrap();
+    let l = data::limits_of("sm_35").unwrap();
     // The tutorial's numbers: two 256-thread work-groups need at most 128 registers.
-    assert_eq!(offline::registers_for_blocks(&l, 256, 2), Some(128));
-    assert_eq!(offline::registers_for_blocks(&l, 256, 1), Some(255));
+    assert_eq!(
+        gemmlab::occupancy::registers_for_blocks(&l, 256, 2),
+        Some(128)
+    );
+    assert_eq!(
+        gemmlab::occupancy::registers_for_blocks(&l, 256, 1),
+        Some(255)
+    );
     // 3 x 8 warps x ceil(r * 32 / 256) * 256 <= 65536: r = 80 fits, 88 does not.
-    let three = offline::registers_for_blocks(&l, 256, 3).unwrap();
+    let three = gemmlab::occupancy::registers_for_blocks(&l, 256, 3).unwrap();
     assert!((80..88).contains(&three), "{three}");
-    assert_eq!(offline::compute_capability("sm_120"), Some((12, 0)));
-    assert_eq!(offline::compute_capability("sm_90a"), Some((9, 0)));
-    assert_eq!(offline::compute_capability("gfx90a"), None);
+    assert_eq!(data::compute_capability("sm_120"), Some((12, 0)));
+    assert_eq!(data::compute_capability("sm_90a"), Some((9, 0)));
+    assert_eq!(data::compute_capability("gfx90a"), None);
 }
 
 #[test]

@@ -6,13 +6,14 @@ use std::fs;
 use std::path::Path;
 
 use gemmlab::analysis::data::{self, Data};
-use gemmlab::analysis::simt::{self, analyse, fp32_lanes, GpuFacts, Kind, Simt, CLBLAST};
+use gemmlab::analysis::simt::{analyse, Kind, Simt, CLBLAST};
 use gemmlab::analysis::Kind as AnyKind;
 use gemmlab::backend::{DeviceInfo, DeviceKind, KernelResources, Toolchain};
 use gemmlab::gemm::driver::Status;
 use gemmlab::measure::Plan;
 use gemmlab::ptx::PtxMix;
-use gemmlab::results::ncu::{discover, errors, load, parse};
+use gemmlab::results::ncu::{self, discover, errors, load, parse};
+use gemmlab::results::reading::{fp32_lanes, GpuFacts};
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 
 /// ncu's rows with the profiled program's output and ncu's notes between them.
@@ -428,7 +429,10 @@ fn the_section_from_tuned_rows_and_ncu_files() {
     );
     assert_eq!(ratios.iter().map(|r| r.0).collect::<Vec<_>>(), sizes[..2]);
     assert!(close(ratios[0].1, 0.96) && close(ratios[1].1, 0.90));
-    assert_eq!(a.findings[0].chart.as_deref(), Some(simt::CHART));
+    assert_eq!(
+        a.findings[0].chart.as_deref(),
+        Some(gemmlab::analysis::simt::CHART)
+    );
     let Kind::SimtFurthest {
         size,
         ratio,
@@ -456,8 +460,8 @@ fn the_section_from_tuned_rows_and_ncu_files() {
         .collect();
     assert_eq!(rows, [(0, true, 1), (0, false, 0), (1, true, 1)]);
     let cuda = &p.rows[0];
-    assert!(close(cuda.launch.seconds(simt::TIME).unwrap() * 1e3, 3.862));
-    assert_eq!(cuda.launch.count(simt::CONFLICTS_LD), Some(1024.0));
+    assert!(close(cuda.launch.seconds(ncu::TIME).unwrap() * 1e3, 3.862));
+    assert_eq!(cuda.launch.count(ncu::CONFLICTS_LD), Some(1024.0));
     let stalls: Vec<&str> = cuda.stalls.iter().map(|s| s.0.as_str()).collect();
     assert_eq!(stalls, ["long_scoreboard", "barrier", "mio_throttle"]);
     assert!(close(cuda.ffma.unwrap(), 0.75));
@@ -465,10 +469,10 @@ fn the_section_from_tuned_rows_and_ncu_files() {
     assert!(close(share.product, 0.6375) && !share.issue_loses_more);
     assert!(close(cuda.measured.unwrap(), 0.60), "{:?}", cuda.measured);
     assert_eq!(cuda.gpu.and_then(|g| g.clock_mhz), Some(1980));
-    assert_eq!(cuda.launch.ghz(simt::CLOCK), Some(1.755));
+    assert_eq!(cuda.launch.ghz(ncu::CLOCK), Some(1.755));
     let jit = &p.rows[2];
-    assert!(close(jit.launch.seconds(simt::TIME).unwrap() * 1e3, 4.8));
-    assert_eq!(jit.launch.count(simt::REGISTERS), None);
+    assert!(close(jit.launch.seconds(ncu::TIME).unwrap() * 1e3, 4.8));
+    assert_eq!(jit.launch.count(ncu::REGISTERS), None);
     assert!(jit.ffma.is_none() && jit.share.is_none() && jit.stalls.is_empty());
     assert_eq!(jit.lanes, Some(128), "a metric is missing, not the lanes");
     let Kind::NcuShares { shares } = k[3] else {

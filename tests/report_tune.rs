@@ -28,7 +28,7 @@ fn an_exhaustive_search_is_replayed_from_its_record() {
     let d = load(&["results/h200/tune/exhaustive-6"]);
     let a = analyse(&d);
     assert_eq!(a.searches.len(), 1);
-    assert!(a.searches[0].complete && a.searches[0].replays.is_some());
+    assert!(a.searches[0].trace.search.covers_space() && a.searches[0].replays.is_some());
     let g = &a.groups[0];
     assert_eq!((g.kernel.as_str(), g.size), ("gemm6", (4096, 4096, 4096)));
     assert_eq!(g.replays.len(), 1);

@@ -8,10 +8,11 @@ use crate::backend::Toolchain;
 use crate::kernels::Family;
 use crate::results::Measurement;
 
-use super::data::{self, is_vendor, Data, Rec};
+use super::data::{self, fp32_lanes, is_vendor, Data, GpuFacts, Rec, LANES_ONE_FFMA_PER_CYCLE};
 use super::stats::distinct;
 use super::{Finding, Topic};
-use crate::results::ncu::{self, NcuFile, NcuLaunch};
+use crate::results::ncu::{self, NcuFile, NcuLaunch, CLOCK, FFMA, INSTRUCTIONS, ISSUE, TIME};
+use crate::results::ncu::{STALL_PREFIX, STALL_SUFFIX};
 
 /// CLBlast's tuned kernel; the family's entry point as ncu names it; the
 /// sizes the headline findings quote where measured; their chart.
@@ -20,72 +21,10 @@ pub const ENTRY: &str = "simt_gemm";
 const HEADLINE: [usize; 2] = [4096, 8192];
 pub const CHART: &str = "simt-vs-cublas";
 
-pub const TIME: &str = "gpu__time_duration.sum";
-pub const REGISTERS: &str = "launch__registers_per_thread";
-pub const OCCUPANCY: &str = "sm__warps_active.avg.pct_of_peak_sustained_active";
-pub const ISSUE: &str = "smsp__issue_active.avg.pct_of_peak_sustained_active";
-pub const FMA_PIPE: &str = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active";
-pub const FFMA: &str = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum";
-pub const INSTRUCTIONS: &str = "smsp__inst_executed.sum";
-pub const CONFLICTS_LD: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
-pub const CONFLICTS_ST: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
-pub const CLOCK: &str = "sm__cycles_elapsed.avg.per_second";
-pub const STALL_PREFIX: &str = "smsp__average_warps_issue_stalled_";
-pub const STALL_SUFFIX: &str = "_per_issue_active.ratio";
-/// The lanes per SM at which one FFMA warp instruction per scheduler per cycle
-/// (4 schedulers of 32 lanes) is the FP32 peak.
-pub const LANES_ONE_FFMA_PER_CYCLE: u32 = 128;
-
 type Size = (usize, usize, usize);
 
 pub fn is_simt(m: &Measurement) -> bool {
     crate::kernels::find(&m.kernel).is_ok_and(|k| k.family == Family::Simt)
-}
-
-/// FP32 lanes per SM by compute capability (CUDA C Programming Guide,
-/// arithmetic instruction throughput); None where gemmlab does not know it.
-pub fn fp32_lanes(cc: (u32, u32)) -> Option<u32> {
-    match cc {
-        (3, _) => Some(192),
-        (6, 0) | (7, _) | (8, 0) => Some(64),
-        (5 | 9 | 10 | 12, _) | (6, 1 | 2) | (8, 6 | 7 | 9) => Some(128),
-        _ => None,
-    }
-}
-
-/// What the FP32 peak of a GPU is computed from (the clock its reported maximum).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct GpuFacts {
-    pub compute_capability: Option<(u32, u32)>,
-    pub sms: Option<u32>,
-    pub clock_mhz: Option<u32>,
-}
-
-impl GpuFacts {
-    /// SMs x FP32 lanes x 2 FLOPs (an FMA) x the reported maximum clock.
-    pub fn peak_gflops(&self) -> Option<f64> {
-        let lanes = f64::from(fp32_lanes(self.compute_capability?)?);
-        Some(f64::from(self.sms?) * lanes * 2.0 * f64::from(self.clock_mhz?) * 1e-3)
-    }
-}
-
-/// The FP32 peak of the GPU a row ran on, where its records say enough.
-pub fn peak_of(data: &Data, run: usize, m: &Measurement) -> Option<f64> {
-    gpu_facts(data, run, m).peak_gflops()
-}
-
-/// A device as the runs describe it, what its own record lacks filled from
-/// another record of a device of the same name.
-fn gpu_facts(data: &Data, run: usize, m: &Measurement) -> GpuFacts {
-    let own = data.runs[run].env.devices.iter();
-    let all = data.runs.iter().flat_map(|r| &r.env.devices);
-    let own = own.filter(|d| d.id == m.device_id);
-    own.chain(all.filter(|d| d.name == m.device))
-        .fold(GpuFacts::default(), |f, d| GpuFacts {
-            compute_capability: f.compute_capability.or(d.compute_capability),
-            sms: f.sms.or(d.compute_units),
-            clock_mhz: f.clock_mhz.or(d.clock_mhz),
-        })
 }
 
 /// One row of a device's table: a kernel on a toolchain at a size, or cuBLAS;
@@ -197,7 +136,7 @@ fn cell<'a>(
     };
     let speed = |r: &Rec| data::gflops(r.m).unwrap_or(f64::NEG_INFINITY);
     let rec = cands.max_by(|a, b| key(a).cmp(&key(b)).then(speed(a).total_cmp(&speed(b))))?;
-    let (m, peak) = (rec.m, peak_of(data, rec.run, rec.m));
+    let (m, peak) = (rec.m, data.gpu_facts(rec.run, rec.m).peak_gflops());
     let mix = m.ptx_mix.as_ref().filter(|x| x.total > 0);
     Some(Cell {
         kernel: kernel.to_string(),
@@ -386,7 +325,7 @@ pub fn analyse<'a>(data: &'a Data, from: &[PathBuf], name_devices: bool) -> Simt
     // Without the family no profile.
     let from = if devices.is_empty() { &[][..] } else { from };
     let cuda = recs.iter().filter(|r| r.m.toolchain == Toolchain::Cuda);
-    let gpus: Vec<GpuFacts> = cuda.map(|r| gpu_facts(data, r.run, r.m)).collect();
+    let gpus: Vec<GpuFacts> = cuda.map(|r| data.gpu_facts(r.run, r.m)).collect();
     let profile = profile(from, &gpus);
     let family = profile.rows.iter().filter(|r| r.family);
     let shares: Vec<Share> = family.filter_map(|r| r.share.clone()).collect();

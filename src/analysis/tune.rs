@@ -27,22 +27,11 @@ pub const NEAR_BEST: f64 = 0.9;
 pub type Size = (usize, usize, usize);
 
 /// One search trace, its result directory (1-based, as Environment numbers
-/// runs), its replay record if one was written, and what it gave.
+/// runs) and its replay record if one was written.
 pub struct Search {
     pub run: usize,
     pub trace: Trace,
     pub replays: Option<Replays>,
-    pub measured: usize,
-    pub failed: usize,
-    pub pruned: usize,
-    /// Of those, pruned at the screen (one checked launch with K cut short).
-    pub screened: usize,
-    /// The fastest verified, unpruned configuration (search timing).
-    pub best: Option<(f64, String)>,
-    /// Configurations measured per wall second, compiling included.
-    pub rate: Option<f64>,
-    /// It tried every point of its space.
-    pub complete: bool,
 }
 
 /// "CUDA", or "CUDA anneal" and "CUDA anneal (run 2)" where a toolchain has several searches.
@@ -272,27 +261,20 @@ pub fn config_of(m: &Measurement) -> String {
 }
 
 impl Search {
-    fn new(run: usize, trace: Trace, replays: Option<Replays>) -> Search {
-        let s = &trace.search;
-        let count = |f: fn(&Tried) -> bool| s.tried.iter().filter(|t| f(t)).count();
-        let measured = count(|t| !t.cached);
-        let best = (s.tried.iter())
-            .filter(|t| t.record.status.is_ok() && !t.record.pruned)
-            .filter_map(|t| Some((t.record.gflops?, t)))
-            .reduce(|a, b| if b.0 > a.0 { b } else { a })
-            .and_then(|(_, t)| Some((speed(t)?, t.candidate.describe())));
-        Search {
-            run,
-            measured,
-            failed: count(|t| speed(t).is_none()),
-            pruned: count(|t| t.record.pruned),
-            screened: count(|t| t.record.pruned && t.record.screen_k.is_some()),
-            best,
-            rate: (s.wall_s > 0.0 && measured > 0).then(|| measured as f64 / s.wall_s),
-            complete: s.strategy == "exhaustive" && s.stopped.starts_with("every point"),
-            trace,
-            replays,
-        }
+    /// Configurations tried without a verified speed.
+    pub fn failed(&self) -> usize {
+        self.trace
+            .search
+            .tried
+            .iter()
+            .filter(|t| speed(t).is_none())
+            .count()
+    }
+
+    /// The fastest verified, unpruned configuration (search timing).
+    pub fn best(&self) -> Option<(f64, String)> {
+        let t = *self.trace.search.ranked().first()?;
+        Some((speed(t)?, t.candidate.describe()))
     }
 
     pub fn toolchain(&self) -> Toolchain {
@@ -327,7 +309,11 @@ pub fn analyse(data: &Data) -> Tune<'_> {
             let p = run.dir.join(replay_file(&file));
             let replays = p.is_file().then(|| read_json(&p));
             let replays = replays.and_then(|r| r.map_err(|e| unreadable.push(e)).ok());
-            searches.push(Search::new(ri + 1, trace, replays));
+            searches.push(Search {
+                run: ri + 1,
+                trace,
+                replays,
+            });
         }
     }
     let has_finals = (data.all())
@@ -439,9 +425,11 @@ fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
         let (name, points) = (name.clone(), points.collect());
         g.curves.push(Curve { name, nth, points });
     }
-    let complete: Vec<&Search> = mine.iter().copied().filter(|x| x.complete).collect();
+    let complete: Vec<&Search> = (mine.iter().copied())
+        .filter(|x| x.trace.search.covers_space())
+        .collect();
     g.replays = (g.searches.iter().zip(&mine))
-        .filter(|(_, x)| x.complete)
+        .filter(|(_, x)| x.trace.search.covers_space())
         .map(|(&search, x)| {
             let tc = data::toolchain_name(x.toolchain()).to_ascii_lowercase();
             Replayed {
@@ -467,11 +455,11 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
     rows.sort_by(|a, b| b.0.total_cmp(&a.0));
     let searched = mine.iter().filter(|x| x.toolchain() == t);
     let search_best = || {
-        (searched.clone().filter_map(|x| x.best.as_ref()))
-            .map(|(gf, config)| Best {
-                gflops: *gf,
-                vs_vendor: stats::ratio(Some(*gf), g.vendor),
-                config: config.clone(),
+        (searched.clone().filter_map(|x| x.best()))
+            .map(|(gflops, config)| Best {
+                gflops,
+                vs_vendor: stats::ratio(Some(gflops), g.vendor),
+                config,
                 final_round: false,
             })
             .max_by(|a, b| a.gflops.total_cmp(&b.gflops))
@@ -571,7 +559,7 @@ fn spread(mine: &[&Search], t: Toolchain) -> Option<Hardness> {
         best,
         failed: tried - speeds.len(),
         strategies: distinct(mine.iter().map(|x| x.strategy().to_string())),
-        whole_space: mine.iter().any(|x| x.complete),
+        whole_space: mine.iter().any(|x| x.trace.search.covers_space()),
         speeds,
     })
 }
@@ -638,14 +626,14 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
     }
     let rates: Vec<Rate> = (g.searches.iter().zip(&g.names))
         .map(|(&i, name)| {
-            let (x, s) = (&searches[i], &searches[i].trace.search);
+            let s = &searches[i].trace.search;
             Rate {
                 name: SearchName {
                     strategy: Some(s.strategy.clone()),
                     ..name.clone()
                 },
-                rate: x.rate,
-                measured: x.measured,
+                rate: s.rate(),
+                measured: s.measured(),
                 tried: s.tried.len(),
                 wall_s: s.wall_s,
                 compile_s: s.compile_s,

@@ -101,7 +101,7 @@ fn fastest<'a>(rows: impl Iterator<Item = &'a Measurement>) -> Option<Rated<'a>>
 }
 
 fn share(data: &Data, r: &Rec) -> Share {
-    let (m, peak) = (r.m, super::simt::peak_of(data, r.run, r.m));
+    let (m, peak) = (r.m, data.gpu_facts(r.run, r.m).peak_gflops());
     match (m.gbs, bandwidth(data, m), data::gflops(m), peak) {
         (Some(g), Some(b), _, _) if m.status.is_ok() => Some((g / b, "bandwidth")),
         (_, _, Some(g), Some(p)) => Some((g / p, "FP32 peak")),

@@ -156,6 +156,14 @@ pub fn occupancy(l: &Limits, threads: u32, registers: u32, shared: u32) -> Optio
     })
 }
 
+/// The most registers per thread with which `blocks` blocks of `threads` threads
+/// fit on an SM as far as registers go (shared memory left aside).
+pub fn registers_for_blocks(l: &Limits, threads: u32, blocks: u32) -> Option<u32> {
+    (1..=l.max_registers_per_thread)
+        .rev()
+        .find(|&r| occupancy(l, threads, r, 0).is_some_and(|o| o.blocks_per_sm >= blocks))
+}
+
 /// Occupancy of a compiled kernel on a device, where registers and the architecture are known.
 pub fn for_kernel_detail(
     device: &DeviceInfo,

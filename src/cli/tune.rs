@@ -484,15 +484,9 @@ fn print_space(s: &Space) {
 fn print_search(r: &SearchResult) {
     let ranked = r.ranked();
     let failed = r.tried.iter().filter(|t| !t.record.status.is_ok()).count();
-    let pruned = r.tried.iter().filter(|t| t.record.pruned).count();
-    let screened = r
-        .tried
-        .iter()
-        .filter(|t| t.record.pruned && t.record.screen_k.is_some())
-        .count();
-    let pruned = match screened {
-        0 => pruned.to_string(),
-        s => format!("{pruned} ({s} at the screen)"),
+    let pruned = match r.screened() {
+        0 => r.pruned().to_string(),
+        s => format!("{} ({s} at the screen)", r.pruned()),
     };
     let at = match &r.dims {
         Some(d) => gemmlab::spec::UserKernel::describe_dims(d),

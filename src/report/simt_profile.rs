@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use crate::analysis::simt::*;
 use crate::analysis::stats::distinct;
 use crate::backend::Toolchain;
-use crate::results::ncu::{NcuFile, NcuLaunch};
+use crate::results::ncu::*;
+use crate::results::reading::LANES_ONE_FFMA_PER_CYCLE;
 
 use super::{data, md, Words};
 

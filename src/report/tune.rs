@@ -98,7 +98,10 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Tune) -> Result<Section> {
     }
     let mut s = format!("## {TUNING}\n\n{INTRO}");
     let explained = [
-        (a.searches.iter().any(|x| x.screened > 0), SCREEN),
+        (
+            a.searches.iter().any(|x| x.trace.search.screened() > 0),
+            SCREEN,
+        ),
         (!a.searches.is_empty(), SEARCHES),
         (a.groups.iter().any(|g| !g.curves.is_empty()), CHARTS),
         (a.searches.iter().any(|x| x.replays.is_some()), REPLAY),
@@ -141,16 +144,16 @@ fn searches_table(a: &Tune, g: &Group, s: &mut String) {
                 x.run.to_string(),
                 format!("{} of {}", x.trace.space.after, x.trace.space.before),
                 t.tried.len().to_string(),
-                x.measured.to_string(),
-                (t.tried.len() - x.measured).to_string(),
-                x.failed.to_string(),
-                x.pruned.to_string(),
+                t.measured().to_string(),
+                (t.tried.len() - t.measured()).to_string(),
+                x.failed().to_string(),
+                t.pruned().to_string(),
                 md::secs(t.wall_s),
                 md::secs(t.compile_s),
                 md::secs(t.device_s),
                 t.options.workers.to_string(),
-                or_missing(x.rate, |v| format!("{v:.2}")),
-                or_missing(x.best.as_ref(), |b| md::speed(b.0)),
+                or_missing(t.rate(), |v| format!("{v:.2}")),
+                or_missing(x.best(), |b| md::speed(b.0)),
                 t.stopped.clone(),
             ]
         })

@@ -8,6 +8,19 @@ use std::path::{Path, PathBuf};
 
 use crate::backend::Toolchain::{self, Cuda, OpenCl};
 
+/// The metrics the SIMT section asks ncu for.
+pub const TIME: &str = "gpu__time_duration.sum";
+pub const REGISTERS: &str = "launch__registers_per_thread";
+pub const OCCUPANCY: &str = "sm__warps_active.avg.pct_of_peak_sustained_active";
+pub const ISSUE: &str = "smsp__issue_active.avg.pct_of_peak_sustained_active";
+pub const FMA_PIPE: &str = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active";
+pub const FFMA: &str = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum";
+pub const INSTRUCTIONS: &str = "smsp__inst_executed.sum";
+pub const CONFLICTS_LD: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+pub const CONFLICTS_ST: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+pub const CLOCK: &str = "sm__cycles_elapsed.avg.per_second";
+pub const STALL_PREFIX: &str = "smsp__average_warps_issue_stalled_";
+pub const STALL_SUFFIX: &str = "_per_issue_active.ratio";
 /// One profiled kernel launch and its metrics.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NcuLaunch {

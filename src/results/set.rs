@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::reading::GpuFacts;
 use super::{load_dir, Environment, Measurement};
 use crate::error::{Error, Result};
 
@@ -22,6 +23,22 @@ pub struct ResultSet {
     pub runs: Vec<Run>,
     /// `gemmlab accuracy`'s rows (`accuracy.json`), from every directory that holds one.
     pub accuracy: Vec<crate::accuracy::Row>,
+}
+
+impl ResultSet {
+    /// The GPU a row of run `run` ran on as the runs describe it, what its own
+    /// record lacks filled from another record of a device of the same name.
+    pub fn gpu_facts(&self, run: usize, m: &Measurement) -> GpuFacts {
+        let own = self.runs[run].env.devices.iter();
+        let all = self.runs.iter().flat_map(|r| &r.env.devices);
+        let own = own.filter(|d| d.id == m.device_id);
+        own.chain(all.filter(|d| d.name == m.device))
+            .fold(GpuFacts::default(), |f, d| GpuFacts {
+                compute_capability: f.compute_capability.or(d.compute_capability),
+                sms: f.sms.or(d.compute_units),
+                clock_mhz: f.clock_mhz.or(d.clock_mhz),
+            })
+    }
 }
 
 /// The file `gemmlab accuracy` writes.

@@ -316,6 +316,22 @@ impl SearchResult {
         (self.wall_s > 0.0 && self.measured() > 0).then(|| self.measured() as f64 / self.wall_s)
     }
 
+    /// Points pruned for being far slower than the best so far.
+    pub fn pruned(&self) -> usize {
+        self.tried.iter().filter(|t| t.record.pruned).count()
+    }
+
+    /// Of those, pruned at the screen (one checked launch with K cut short).
+    pub fn screened(&self) -> usize {
+        let at_screen = |t: &&Tried| t.record.pruned && t.record.screen_k.is_some();
+        self.tried.iter().filter(at_screen).count()
+    }
+
+    /// An exhaustive search that tried every point of its space.
+    pub fn covers_space(&self) -> bool {
+        self.strategy == "exhaustive" && self.stopped.starts_with("every point")
+    }
+
     /// What held the search back: the device thread waiting for compiles most
     /// of the wall time means the compiler, otherwise the device.
     pub fn bound(&self) -> &'static str {

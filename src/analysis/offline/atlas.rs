@@ -6,10 +6,10 @@ use std::cmp::Ordering::{self, Equal, Greater, Less};
 
 use crate::gemm::driver::Status;
 
-use super::super::data::{self, kernel_order, Rec};
+use super::super::data::{self, is_published, kernel_order, Rec};
 use super::super::stats::distinct;
 use super::super::{Data, Finding, Topic};
-use super::{archs_of, cells, is_published, Cell, Compiler, Kind, ATLAS_EXPERIMENT};
+use super::{archs_of, cells, Cell, Compiler, Kind, ATLAS_EXPERIMENT};
 
 pub struct Atlas<'a> {
     /// The atlas's rows; none when the offline rows all come from sweeps.

@@ -4,14 +4,13 @@
 
 use std::collections::BTreeSet;
 
-use crate::occupancy;
+use crate::occupancy::{self, registers_for_blocks};
 use crate::results::Measurement;
 
-use super::super::data::{self, kernel_order, tile_of};
+use super::super::data::{self, is_published, kernel_order, limits_of, threads_of, tile_of};
 use super::super::stats::distinct;
 use super::super::{Data, Finding, Topic};
-use super::{caps_of, cells, is_published, limits_of, occupancy_of, registers_for_blocks, rel};
-use super::{threads_of, Cell, Kind, Occ, Resources, ATLAS_EXPERIMENT};
+use super::{caps_of, cells, occupancy_of, rel, Cell, Kind, Occ, Resources, ATLAS_EXPERIMENT};
 
 /// The Kepler GPU of the tutorial (Tesla K40).
 pub const KEPLER_ARCH: &str = "sm_35";

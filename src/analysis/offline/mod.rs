@@ -5,11 +5,10 @@
 pub mod atlas;
 pub mod kepler;
 
-use crate::backend::Toolchain;
-use crate::kernels;
-use crate::occupancy::{self, Limits, Occupancy};
+use crate::occupancy::Occupancy;
 use crate::results::Measurement;
 
+pub use super::data::Compiler;
 use super::data::{self, arch_of, arch_order, Rec};
 use super::stats::distinct;
 use super::Data;
@@ -73,73 +72,6 @@ pub enum Kind {
     Tiles(kepler::Tiles),
 }
 
-/// The compiler of an offline row, as a chart series; ordered NVRTC first, oldest first.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Compiler {
-    pub opencl: bool,
-    /// [11, 8]; empty when the label names none.
-    pub version: Vec<u32>,
-    /// "NVRTC 11.8", "OpenCL PTX + ptxas 11.8".
-    pub name: String,
-}
-
-impl Compiler {
-    /// From the row's `compiler` ("NVRTC 11.8", "NVIDIA OpenCL PTX + ptxas 11.8"),
-    /// else from its note ("... with NVRTC 11.8; ...", "... by ptxas 11.8; ...").
-    pub fn of(m: &Measurement) -> Option<Compiler> {
-        let given = (m.compiler.as_deref().map(str::trim)).filter(|c| !c.is_empty());
-        let label = given.map(str::to_string).or_else(|| label_from_notes(m))?;
-        let opencl = m.toolchain == Toolchain::OpenCl;
-        let version = label.split_whitespace().rev().find_map(parse_version);
-        let name = match (opencl, m.toolchain.is_clang(), label.find("ptxas")) {
-            // "clang OpenCL + ptxas 11.8": the two clang toolchains share a compiler label.
-            (_, true, Some(i)) => format!("{} + {}", m.toolchain.label(), &label[i..]),
-            (_, true, None) => format!("{}: {label}", m.toolchain.label()),
-            (false, _, _) => label,
-            (true, _, Some(i)) => format!("OpenCL PTX + {}", &label[i..]),
-            (true, _, None) => format!("OpenCL: {label}"),
-        };
-        let version = version.unwrap_or_default();
-        Some(Compiler {
-            name,
-            opencl,
-            version,
-        })
-    }
-
-    /// The CUDA release (major.minor) it belongs to.
-    pub fn release(&self) -> Option<(u32, u32)> {
-        let minor = self.version.get(1).copied().unwrap_or(0);
-        self.version.first().map(|&major| (major, minor))
-    }
-
-    /// An NVRTC (not NVIDIA OpenCL's PTX, not clang).
-    pub fn is_nvrtc(&self) -> bool {
-        !self.opencl && self.name.starts_with("NVRTC")
-    }
-
-    pub fn is_kepler_nvrtc(&self) -> bool {
-        self.is_nvrtc() && self.version.starts_with(&[11, 8])
-    }
-}
-
-fn parse_version(w: &str) -> Option<Vec<u32>> {
-    let w = w.trim_matches(|c: char| !c.is_ascii_digit());
-    w.split('.').map(|p| p.parse().ok()).collect()
-}
-
-fn label_from_notes(m: &Measurement) -> Option<String> {
-    let notes = m.build_notes.iter().map(String::as_str);
-    let pats = [("with NVRTC ", "NVRTC"), ("by ptxas ", "ptxas")];
-    m.status.reason().into_iter().chain(notes).find_map(|t| {
-        pats.into_iter().find_map(|(pat, name)| {
-            let rest = &t[t.find(pat)? + pat.len()..];
-            let v = rest.split([';', ' ', ',']).next()?;
-            parse_version(v).map(|_| format!("{name} {v}"))
-        })
-    })
-}
-
 /// One offline row with its architecture and compiler.
 #[derive(Clone)]
 pub struct Cell<'a> {
@@ -174,47 +106,9 @@ pub fn caps_of<'m>(rows: impl Iterator<Item = &'m Measurement>) -> Vec<Option<u3
     caps
 }
 
-/// Its kernel at the published defaults: the registry's default configuration
-/// (or none recorded) and no switch, flag or cap.
-pub fn is_published(m: &Measurement) -> bool {
-    let default = || kernels::find(&m.kernel).ok()?.config(&[]).ok();
-    (m.config.0.is_empty() || default().is_none_or(|d| d == m.config)) && m.hints.is_published()
-}
-
-/// (major, minor) of "sm_35", "sm_120", "sm_90a".
-pub fn compute_capability(arch: &str) -> Option<(u32, u32)> {
-    let rest = arch.strip_prefix("sm_")?;
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    let n: u32 = digits.parse().ok()?;
-    Some((n / 10, n % 10))
-}
-
-pub fn limits_of(arch: &str) -> Option<Limits> {
-    let (a, b) = compute_capability(arch)?;
-    occupancy::limits(a, b)
-}
-
-pub fn threads_of(m: &Measurement) -> Option<u32> {
-    let spec = kernels::find(&m.kernel).ok()?;
-    let config = match m.config.0.is_empty() {
-        true => spec.config(&[]).ok()?,
-        false => m.config.clone(),
-    };
-    u32::try_from(spec.threads_per_group(&config)).ok()
-}
-
+/// A row's occupancy by the rules of `arch`.
 pub fn occupancy_of(m: &Measurement, arch: &str) -> Option<Occ> {
-    let r = m.resources.as_ref()?;
-    let shared = u32::try_from(r.shared_bytes.unwrap_or(0)).ok()?;
-    occupancy::occupancy(&limits_of(arch)?, threads_of(m)?, r.registers?, shared).map(Occ)
-}
-
-/// The most registers per thread with which `blocks` blocks of `threads` threads
-/// fit on an SM as far as registers go (shared memory left aside).
-pub fn registers_for_blocks(l: &Limits, threads: u32, blocks: u32) -> Option<u32> {
-    (1..=l.max_registers_per_thread).rev().find(|&r| {
-        occupancy::occupancy(l, threads, r, 0).is_some_and(|o| o.blocks_per_sm >= blocks)
-    })
+    data::occupancy_on(m, arch).map(Occ)
 }
 
 /// How far `a` lies from `b`, relative to `b`: the weight of a register finding.
