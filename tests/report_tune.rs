@@ -135,3 +135,48 @@ fn shades_differ() {
     assert_ne!(shade(c, 1), c);
     assert_ne!(shade(c, 2), shade(c, 1));
 }
+
+#[test]
+fn four_toolchains_give_a_gap_for_each_pair_that_differs_once() {
+    let dirs = ["tuned", "tune-6", "tune-10", "tune-xgemm", "tune-simt"];
+    let dirs: Vec<String> = dirs
+        .iter()
+        .map(|d| format!("results/h200/clang-tune/{d}"))
+        .collect();
+    let d = load(&dirs.iter().map(String::as_str).collect::<Vec<_>>());
+    let a = analyse(&d);
+    let gaps: Vec<(&str, [Toolchain; 2], f64)> = kinds(&a.findings)
+        .into_iter()
+        .filter_map(|k| match k {
+            Kind::ToolchainGap {
+                kernel,
+                toolchains,
+                tuned,
+                ..
+            } => Some((kernel.as_str(), *toolchains, *tuned)),
+            _ => None,
+        })
+        .collect();
+    use Toolchain::{ClangCuda, ClangOpenCl, Cuda, OpenCl};
+    // The same source through two compilers, or one family on both sources; never
+    // a pair that differs in both (CUDA against clang OpenCL).
+    let pairs = [
+        [Cuda, OpenCl],
+        [Cuda, ClangCuda],
+        [OpenCl, ClangOpenCl],
+        [ClangCuda, ClangOpenCl],
+    ];
+    for kernel in ["gemm6", "gemm10", "simt", "xgemm"] {
+        let of: Vec<[Toolchain; 2]> = (gaps.iter().filter(|g| g.0 == kernel))
+            .map(|g| g.1)
+            .collect();
+        assert_eq!(of, pairs, "{kernel}");
+    }
+    // xgemm: clang CUDA's tuned best trails CUDA's by more than a quarter.
+    let xgemm = gaps
+        .iter()
+        .find(|g| g.0 == "xgemm" && g.1 == [Cuda, ClangCuda])
+        .unwrap();
+    assert!(xgemm.2 > 1.25, "{xgemm:?}");
+    assert!(Cuda.differs_once_from(ClangCuda) && !Cuda.differs_once_from(ClangOpenCl));
+}

@@ -586,7 +586,15 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
         };
         out.push(tuning(kind).weight(gain).chart(progress.clone()));
     }
-    out.extend(gap(g).map(|f| f.chart(progress.clone())));
+    // Two toolchains are compared as they are; of more, the pairs a difference of one cause separates.
+    let rounds: Vec<&Tuned> = g.rounds.iter().map(|r| &r.tuned).collect();
+    for (i, a) in rounds.iter().enumerate() {
+        for b in &rounds[i + 1..] {
+            if rounds.len() == 2 || a.toolchain.differs_once_from(b.toolchain) {
+                out.extend(gap(g, a, b).map(|f| f.chart(progress.clone())));
+            }
+        }
+    }
     let mut with = g.spread.clone();
     with.retain(|x| !x.speeds.is_empty());
     if !with.is_empty() {
@@ -656,12 +664,8 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
     out
 }
 
-/// Whether the gap between the two toolchains survives tuning.
-fn gap(g: &Group) -> Option<Finding> {
-    let [ra, rb] = g.rounds.as_slice() else {
-        return None;
-    };
-    let (ra, rb) = (&ra.tuned, &rb.tuned);
+/// Whether the gap between two toolchains survives tuning.
+fn gap(g: &Group, ra: &Tuned, rb: &Tuned) -> Option<Finding> {
     let (a, b) = (ra.best.as_ref()?, rb.best.as_ref()?);
     if a.gflops <= 0.0 || b.gflops <= 0.0 {
         return None;

@@ -174,6 +174,14 @@ impl Toolchain {
     pub fn is_clang(self) -> bool {
         matches!(self, Toolchain::ClangOpenCl | Toolchain::ClangCuda)
     }
+
+    /// Whether a difference between two toolchains has one cause to trace: they
+    /// compile the same language's source (NVRTC and clang on CUDA C++), or they
+    /// are one compiler family (NVIDIA's two, clang's two).
+    pub fn differs_once_from(self, other: Toolchain) -> bool {
+        self != other
+            && (self.language() == other.language() || self.is_clang() == other.is_clang())
+    }
 }
 
 /// The language a source is written in: kernels are found by language, and each
