@@ -261,3 +261,41 @@ fn the_lectures_winner_per_group_and_by_how_much() {
     assert!(!f.headline, "a detail");
     assert_eq!(f.chart.as_deref(), Some("lecture"));
 }
+
+#[test]
+fn four_toolchains_are_compared_in_the_pairs_a_single_difference_separates() {
+    use gemmlab::backend::Toolchain::{ClangCuda, ClangOpenCl};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/results/h200/clang/compare");
+    let d = data::load(&[Path::new(dir).to_path_buf()]).unwrap();
+    let a = compare::analyse(&d, None).unwrap();
+    let pairs = [
+        [Cuda, OpenCl],
+        [Cuda, ClangCuda],
+        [OpenCl, ClangOpenCl],
+        [ClangCuda, ClangOpenCl],
+    ];
+    assert_eq!(a.pairs, pairs);
+    // Each pair's register findings, in the pairs' order; never CUDA against clang OpenCL.
+    let of = |k: &C| match k {
+        C::RegistersDiffer { toolchains, .. }
+        | C::SameRegistersDifferentSpeed { toolchains, .. }
+        | C::Alike { toolchains, .. } => Some(*toolchains),
+        C::BestPerToolchain { .. } => None,
+    };
+    let mut seen: Vec<[_; 2]> = compare_kinds(&a).iter().filter_map(of).collect();
+    seen.dedup();
+    assert_eq!(seen, pairs);
+    // gemm3's CUDA and OpenCL builds differ in registers (40 against 32).
+    let differ = compare_kinds(&a).into_iter().find_map(|k| match k {
+        C::RegistersDiffer {
+            toolchains, pairs, ..
+        } if toolchains == [Cuda, OpenCl] => Some(pairs),
+        _ => None,
+    });
+    let gemm3 = differ
+        .unwrap()
+        .into_iter()
+        .find(|p| p.kernel == "gemm3")
+        .unwrap();
+    assert_eq!(gemm3.registers, (40, 32));
+}

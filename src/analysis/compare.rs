@@ -18,6 +18,8 @@ pub type Size = (usize, usize, usize);
 pub struct Compare<'a> {
     pub recs: Vec<Rec<'a>>,
     pub toolchains: Vec<Toolchain>,
+    /// The pairs of toolchains compared ([`data::toolchain_pairs`]).
+    pub pairs: Vec<[Toolchain; 2]>,
     pub sizes: Vec<Size>,
     pub kernels: Vec<String>,
     pub has_vendor: bool,
@@ -99,7 +101,11 @@ pub enum Kind {
         most: f64,
     },
     /// Kernels with the same registers and speeds within `SAME_SPEED`.
-    Alike { size: Size, kernels: Vec<String> },
+    Alike {
+        size: Size,
+        toolchains: [Toolchain; 2],
+        kernels: Vec<String>,
+    },
 }
 
 pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
@@ -134,6 +140,7 @@ pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
         repeats: data.repeats("compare"),
         bar_size: chosen.filter(|c| sizes.contains(c)).or(with_speed),
         unmeasured: chosen.filter(|c| !sizes.contains(c)),
+        pairs: data::toolchain_pairs(&toolchains),
         resources: kernels.iter().map(of_kernel).collect(),
         mix: ptx_mix(data, &kernels, &toolchains),
         listings: listings(data, &kernels),
@@ -190,8 +197,8 @@ fn findings(a: &Compare, size: Size) -> Vec<Finding> {
         let k = super::Kind::Compare(k);
         out.push(Finding::new(Topic::VsVendor, k).weight(share.map_or(0.0, |b| 1.0 - b)));
     }
-    if let [ta, tb] = a.toolchains[..] {
-        out.extend(between(a, size, [ta, tb]));
+    for &pair in &a.pairs {
+        out.extend(between(a, size, pair));
     }
     out.into_iter().map(|f| f.chart(chart.clone())).collect()
 }
@@ -203,8 +210,10 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
     // The largest speed gap of any kernel, wherever it is listed (the first of equals).
     let gaps = (a.kernels.iter()).filter_map(|k| Some((k, change(speeds(k))?.abs())));
     let widest = gaps.reduce(|w, x| if x.1 > w.1 { x } else { w });
+    let at = tcs.map(|t| a.toolchains.iter().position(|x| *x == t));
     let pairs = a.kernels.iter().zip(&a.resources).filter_map(|(k, res)| {
-        let [Some(x), Some(y)] = [0, 1].map(|i| res[i].and_then(data::registers)) else {
+        let res = at.map(|i| res[i?]);
+        let [Some(x), Some(y)] = res.map(|m| m.and_then(data::registers)) else {
             return None;
         };
         let speed = speeds(k);
@@ -257,7 +266,15 @@ fn between(a: &Compare, size: Size, tcs: [Toolchain; 2]) -> Vec<Finding> {
     }
     if !alike.is_empty() {
         let kernels = alike.into_iter().map(|p| p.kernel).collect();
-        out.push(f(Kind::Alike { size, kernels }, 0.0));
+        let toolchains = tcs;
+        out.push(f(
+            Kind::Alike {
+                size,
+                toolchains,
+                kernels,
+            },
+            0.0,
+        ));
     }
     out
 }

@@ -170,6 +170,18 @@ pub fn of_size(m: &Measurement, s: (usize, usize, usize)) -> bool {
     (m.m, m.n, m.k) == s
 }
 
+/// The pairs of toolchains a comparison takes: both of two, else each pair a
+/// single difference separates ([`Toolchain::differs_once_from`]), in `tcs`'s order.
+pub fn toolchain_pairs(tcs: &[Toolchain]) -> Vec<[Toolchain; 2]> {
+    let pairs = tcs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &a)| tcs[i + 1..].iter().map(move |&b| [a, b]));
+    pairs
+        .filter(|[a, b]| tcs.len() == 2 || a.differs_once_from(*b))
+        .collect()
+}
+
 pub fn toolchain_name(t: Toolchain) -> &'static str {
     t.label()
 }

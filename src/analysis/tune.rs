@@ -586,14 +586,11 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
         };
         out.push(tuning(kind).weight(gain).chart(progress.clone()));
     }
-    // Two toolchains are compared as they are; of more, the pairs a difference of one cause separates.
-    let rounds: Vec<&Tuned> = g.rounds.iter().map(|r| &r.tuned).collect();
-    for (i, a) in rounds.iter().enumerate() {
-        for b in &rounds[i + 1..] {
-            if rounds.len() == 2 || a.toolchain.differs_once_from(b.toolchain) {
-                out.extend(gap(g, a, b).map(|f| f.chart(progress.clone())));
-            }
-        }
+    let round = |t| g.rounds.iter().map(|r| &r.tuned).find(|r| r.toolchain == t);
+    let tcs: Vec<Toolchain> = g.rounds.iter().map(|r| r.tuned.toolchain).collect();
+    for [a, b] in data::toolchain_pairs(&tcs) {
+        let gap = round(a).zip(round(b)).and_then(|(a, b)| gap(g, a, b));
+        out.extend(gap.map(|f| f.chart(progress.clone())));
     }
     let mut with = g.spread.clone();
     with.retain(|x| !x.speeds.is_empty());

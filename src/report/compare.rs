@@ -85,8 +85,11 @@ fn speed_table(s: &mut String, a: &Compare, size: Size) {
         header.push(format!("{} GFLOP/s", name(*t)));
         header.extend(vendor.then(|| format!("{} % of cuBLAS", name(*t))));
     }
-    let two = tcs.len() == 2;
-    header.extend(two.then(|| format!("{} / {}", name(tcs[0]), name(tcs[1]))));
+    header.extend(
+        a.pairs
+            .iter()
+            .map(|[x, y]| format!("{} / {}", name(*x), name(*y))),
+    );
     let mut notes = Vec::new();
     let mut rows: Vec<Vec<String>> = (a.kernels.iter())
         .map(|k| {
@@ -98,8 +101,8 @@ fn speed_table(s: &mut String, a: &Compare, size: Size) {
                 let why = m.and_then(|m| Some((name(m.toolchain), m.status.reason()?)));
                 notes.extend(why.map(|(t, r)| format!("{k} on {t}: {}", md::short_reason(r))));
             }
-            let speed = |i: usize| ms[i].and_then(data::gflops);
-            row.extend(two.then(|| md::ratio(speed(0), speed(1))));
+            let speed = |t| find(&a.recs, k, t, size).and_then(data::gflops);
+            row.extend(a.pairs.iter().map(|[x, y]| md::ratio(speed(*x), speed(*y))));
             row
         })
         .collect();
@@ -111,7 +114,8 @@ fn speed_table(s: &mut String, a: &Compare, size: Size) {
             [md::gflops_spread(own), md::pct(ok.map(|_| 1.0))]
         });
         let row = once("cuBLAS (reference)".to_string()).chain(cells);
-        rows.push(row.chain(two.then(|| md::MISSING.to_string())).collect());
+        let ratios = a.pairs.iter().map(|_| md::MISSING.to_string());
+        rows.push(row.chain(ratios).collect());
         let why = v.status.reason().map(md::short_reason);
         notes.extend(why.map(|r| format!("cuBLAS: {r}")));
     }
@@ -370,7 +374,7 @@ pub(crate) fn words(k: &Kind) -> Words {
                 Some((p, (x, y), faster)) => {
                     let (k, (ra, rb)) = (&p.kernel, p.registers);
                     let lead = match top_is_widest {
-                        true => format!("{k} shows the largest gap between the toolchains"),
+                        true => format!("{k} shows the largest gap between {na} and {nb}"),
                         false => format!("Of the {n} kernels whose register counts differ between {na} and {nb}, {k} differs most in speed"),
                     };
                     format!("{lead}: {na} is {faster} at size {at} ({x:.0} vs {y:.0} GFLOP/s; {ra} vs {rb} registers).")
@@ -395,7 +399,7 @@ pub(crate) fn words(k: &Kind) -> Words {
                 format!("{}: {} registers on both, {speed}", p.kernel, p.registers.0)
             };
             let list = joined(pairs, "; ", item);
-            let text = format!("**Same registers, different speed** at {at}: {list}. The difference there is not register pressure; compare their PTX.");
+            let text = format!("**Same registers, different speed on {na} and {nb}** at {at}: {list}. The difference there is not register pressure; compare their PTX.");
             let (lo, hi) = (least * 100.0, most * 100.0);
             let range = match lo.round() == hi.round() {
                 true => format!("{hi:.0}%"),
@@ -414,15 +418,23 @@ pub(crate) fn words(k: &Kind) -> Words {
                 false => String::new(),
             };
             let (has, list) = (md::verb(names.len(), "has", "have"), md::join_and(&names));
-            (text, format!("{list} {has} the same registers on both toolchains{regs}, yet {how} at size {at}."))
+            (text, format!("{list} {has} the same registers on {na} and {nb}{regs}, yet {how} at size {at}."))
         }
-        Kind::Alike { size, kernels } => {
+        Kind::Alike {
+            size,
+            toolchains: [a, b],
+            kernels,
+        } => {
             let (at, within) = (size_label(*size), SAME_SPEED * 100.0);
             let runs = md::verb(kernels.len(), "runs", "run");
-            let (comma, and) = (kernels.join(", "), md::join_and(kernels));
+            let (comma, and, on) = (
+                kernels.join(", "),
+                md::join_and(kernels),
+                format!("{} and {}", name(*a), name(*b)),
+            );
             (
-                format!("**Alike on both toolchains** (same registers, speed within {within:.0}% at {at}): {comma}."),
-                format!("{and} {runs} alike on both toolchains: the same registers and speeds within {within:.0}% at size {at}."),
+                format!("**Alike on {on}** (same registers, speed within {within:.0}% at {at}): {comma}."),
+                format!("{and} {runs} alike on {on}: the same registers and speeds within {within:.0}% at size {at}."),
             )
         }
     };
