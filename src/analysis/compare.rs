@@ -41,12 +41,12 @@ pub struct Compare<'a> {
     pub findings: Vec<Finding>,
 }
 
-/// The two toolchains' PTX of a published kernel as a compare run kept it: their
+/// Two toolchains' PTX of a published kernel as a compare run kept it: their
 /// lines, and the lines that differ once register and label numbering is ignored.
 pub struct Listing {
     pub kernel: String,
-    pub cuda_lines: usize,
-    pub opencl_lines: usize,
+    pub toolchains: [Toolchain; 2],
+    pub lines: [usize; 2],
     pub differ: usize,
     pub archive: PathBuf,
 }
@@ -143,7 +143,7 @@ pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
         pairs: data::toolchain_pairs(&toolchains),
         resources: kernels.iter().map(of_kernel).collect(),
         mix: ptx_mix(data, &kernels, &toolchains),
-        listings: listings(data, &kernels),
+        listings: listings(data, &kernels, &data::toolchain_pairs(&toolchains)),
         findings: Vec::new(),
         recs,
         toolchains,
@@ -293,33 +293,38 @@ fn ptx_mix<'a>(data: &'a Data, kernels: &[String], tcs: &[Toolchain]) -> Vec<&'a
     kernels.iter().flat_map(of_kernel).collect()
 }
 
-/// What the runs kept with --keep-ptx (RUN/ptx.tar.gz): per kernel at its
-/// published state, each toolchain's listing's lines and how many normalized
-/// lines differ (`gemmlab ptx --from RUN --kernel K --diff` prints the diff).
-fn listings(data: &Data, kernels: &[String]) -> Vec<Listing> {
-    let stores = data.runs.iter().filter_map(|run| {
-        let store = crate::ptx_archive::PtxStore::open(&run.dir).ok()?;
-        Some((run, store))
-    });
-    (stores.flat_map(|(run, store)| {
-        kernels.iter().filter_map(move |k| {
-            let listing = |t: Toolchain| {
-                let native = |m: &&Measurement| m.experiment == "compare" && !data::is_offline(m);
-                let ours = |m: &&Measurement| m.kernel == *k && m.toolchain == t;
-                let published = |m: &&Measurement| m.variant.is_none() && m.hints.is_published();
-                let rows = run.measurements.iter().filter(ours).filter(native);
-                let mut rows = rows.filter(published);
-                rows.find_map(|m| store.get(m.ptx_file.as_deref()?))
+/// What the runs kept with --keep-ptx (RUN/ptx.tar.gz): per pair of toolchains
+/// and kernel at its published state, each listing's lines and how many
+/// normalized lines differ (`gemmlab ptx --from RUN --kernel K --diff` prints the diff).
+fn listings(data: &Data, kernels: &[String], pairs: &[[Toolchain; 2]]) -> Vec<Listing> {
+    let mut out = Vec::new();
+    for run in &data.runs {
+        let Ok(store) = crate::ptx_archive::PtxStore::open(&run.dir) else {
+            continue;
+        };
+        let listing = |k: &String, t: Toolchain| {
+            let native = |m: &&Measurement| m.experiment == "compare" && !data::is_offline(m);
+            let ours = |m: &&Measurement| m.kernel == *k && m.toolchain == t;
+            let published = |m: &&Measurement| m.variant.is_none() && m.hints.is_published();
+            let rows = run.measurements.iter().filter(ours).filter(native);
+            let mut rows = rows.filter(published);
+            rows.find_map(|m| store.get(m.ptx_file.as_deref()?))
+        };
+        for (&toolchains, k) in pairs
+            .iter()
+            .flat_map(|p| kernels.iter().map(move |k| (p, k)))
+        {
+            let (Some(a), Some(b)) = (listing(k, toolchains[0]), listing(k, toolchains[1])) else {
+                continue;
             };
-            let (cu, cl) = (listing(Toolchain::Cuda)?, listing(Toolchain::OpenCl)?);
-            Some(Listing {
+            out.push(Listing {
                 kernel: k.clone(),
-                cuda_lines: cu.lines().count(),
-                opencl_lines: cl.lines().count(),
-                differ: crate::ptx::changed_lines(cu, cl),
+                toolchains,
+                lines: [a.lines().count(), b.lines().count()],
+                differ: crate::ptx::changed_lines(a, b),
                 archive: run.dir.join(crate::ptx_archive::ARCHIVE),
-            })
-        })
-    }))
-    .collect()
+            });
+        }
+    }
+    out
 }

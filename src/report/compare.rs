@@ -230,7 +230,6 @@ fn size_chart(ctx: &mut Ctx, s: &mut String, a: &Compare) -> Result<()> {
 type MixRow<'a> = (&'a Measurement, &'a PtxMix);
 type MixColumn = (&'static str, fn(&MixRow) -> String);
 type Resource = (&'static str, fn(Option<&Measurement>) -> String);
-type ListingColumn = (&'static str, fn(&Listing) -> String);
 
 const MIX: [MixColumn; 18] = [
     ("kernel", |(m, _)| m.kernel.clone()),
@@ -272,13 +271,22 @@ fn ptx_mix(s: &mut String, a: &Compare) {
         let archive = |l: &Listing| format!("`{}`", l.archive.display());
         let archives = distinct(a.listings.iter().map(archive));
         let _ = writeln!(s, "Each published kernel's two PTX listings as kept in {}: their lines, and the lines that differ once register and label numbering is ignored.\n", md::join_and(&archives));
-        let cols: [ListingColumn; 4] = [
-            ("kernel", |l| l.kernel.clone()),
-            ("CUDA lines", |l| l.cuda_lines.to_string()),
-            ("OpenCL lines", |l| l.opencl_lines.to_string()),
-            ("lines that differ", |l| l.differ.to_string()),
-        ];
-        let _ = writeln!(s, "{}", md::table_of(&cols, &a.listings));
+        // A table per pair of toolchains, its columns named by them.
+        for pair in distinct(a.listings.iter().map(|l| l.toolchains)) {
+            let lines = pair.map(|t| format!("{} lines", name(t)));
+            let header = [
+                "kernel".into(),
+                lines[0].clone(),
+                lines[1].clone(),
+                "lines that differ".into(),
+            ];
+            let of_pair = a.listings.iter().filter(|l| l.toolchains == pair);
+            let row = |l: &Listing| [l.lines[0], l.lines[1], l.differ].map(|n| n.to_string());
+            let rows: Vec<Vec<String>> = of_pair
+                .map(|l| [vec![l.kernel.clone()], row(l).to_vec()].concat())
+                .collect();
+            let _ = writeln!(s, "{}", md::table(&header, &rows));
+        }
     }
     let rows = a.mix.iter().filter_map(|m| Some((*m, m.ptx_mix.as_ref()?)));
     let rows: Vec<MixRow> = rows.collect();
