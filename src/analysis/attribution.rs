@@ -5,7 +5,7 @@
 //! disappears) account for it. Compare runs add the speeds of the same builds.
 
 use crate::attribution::{EXPERIMENT, OWN};
-use crate::backend::Toolchain::{self, ClangCuda, ClangOpenCl, Cuda, OpenCl};
+use crate::backend::Toolchain::{self, ClangOpenCl, Cuda, OpenCl};
 use crate::results::Measurement as M;
 
 use super::data::{self, gflops, registers as regs, Rec};
@@ -92,15 +92,6 @@ pub struct Attribution<'a> {
     pub kernels: Vec<Matrix<'a>>,
     pub findings: Vec<Finding>,
 }
-
-/// The pairs a reader asks about, in order: NVIDIA's two toolchains, then each
-/// language's NVIDIA and clang builds, then clang's two.
-const PAIRS: [(Toolchain, Toolchain); 4] = [
-    (Cuda, OpenCl),
-    (Cuda, ClangCuda),
-    (OpenCl, ClangOpenCl),
-    (ClangCuda, ClangOpenCl),
-];
 
 fn finding(kind: Kind) -> Finding {
     Finding::new(Topic::Attribution, super::Kind::Attribution(kind))
@@ -231,28 +222,36 @@ fn register_findings(x: &Attribution) -> Vec<Finding> {
         let at = |f, a: usize| mx.cells[fronts.iter().position(|x| *x == f)?][a].and_then(regs);
         // A toolchain's own build: its own assembler's, or for clang the common ptxas.
         let own = |f: Toolchain| at(f, if f.is_clang() { c } else { 0 });
-        findings.extend(PAIRS.into_iter().filter_map(|(a, b)| {
-            let [oa, ob, ca, cb] = [own(a)?, own(b)?, at(a, c)?, at(b, c)?];
-            let cause = match (ca == cb, ca as i64 - cb as i64 == oa as i64 - ob as i64) {
-                _ if oa == ob => return None,
-                (true, _) => Cause::Assembler,
-                (false, true) => Cause::FrontEnd,
-                (false, false) => Cause::Both,
-            };
-            let f = finding(Kind::Cause {
-                kernel: mx.kernel.clone(),
-                arch: arch.clone(),
-                a,
-                b,
-                own: (oa, ob),
-                assembler: assemblers[c].clone(),
-                common: (ca, cb),
-                cause,
-            })
-            .weight(f64::from(oa.abs_diff(ob)) / f64::from(oa.max(ob).max(1)));
-            // NVIDIA's pair leads; the clang pairs are details of it.
-            Some(if (a, b) == PAIRS[0] { f } else { f.detail() })
-        }));
+        findings.extend(
+            data::toolchain_pairs(fronts)
+                .into_iter()
+                .filter_map(|[a, b]| {
+                    let [oa, ob, ca, cb] = [own(a)?, own(b)?, at(a, c)?, at(b, c)?];
+                    let cause = match (ca == cb, ca as i64 - cb as i64 == oa as i64 - ob as i64) {
+                        _ if oa == ob => return None,
+                        (true, _) => Cause::Assembler,
+                        (false, true) => Cause::FrontEnd,
+                        (false, false) => Cause::Both,
+                    };
+                    let f = finding(Kind::Cause {
+                        kernel: mx.kernel.clone(),
+                        arch: arch.clone(),
+                        a,
+                        b,
+                        own: (oa, ob),
+                        assembler: assemblers[c].clone(),
+                        common: (ca, cb),
+                        cause,
+                    })
+                    .weight(f64::from(oa.abs_diff(ob)) / f64::from(oa.max(ob).max(1)));
+                    // NVIDIA's pair leads; the clang pairs are details of it.
+                    Some(if [a, b] == [Cuda, OpenCl] {
+                        f
+                    } else {
+                        f.detail()
+                    })
+                }),
+        );
     }
     // Do the assemblers (every ptxas and the JIT) agree on every front end's PTX?
     let same = |row: &Vec<Option<&M>>| {
