@@ -289,10 +289,13 @@ fn findings_markdown(sections: &[Section], chosen: &[usize]) -> String {
         doc,
         "Chosen by one rule: the largest finding of each topic ({}) first, then the largest of the rest by the size of its effect (on speed, or on registers and spills in the offline topics), \
          at most {SUMMARY_PER_TOPIC} per topic and {SUMMARY_MAX} in all. \
-         Speeds are medians in GFLOP/s; a change of {:.0}% or less counts as none. All {} findings: [All findings](#all-findings).\n",
+         Speeds are medians in GFLOP/s; a change of {:.0}% or less counts as none. {}: [All findings](#all-findings).\n",
         topics.join(", "),
         SAME_SPEED * 100.0,
-        all.len()
+        match all.len() {
+            1 => "The one finding".to_string(),
+            n => format!("All {n} findings"),
+        }
     );
     for (i, &c) in chosen.iter().enumerate() {
         let f = all[c];
