@@ -518,11 +518,16 @@ pub(crate) fn one(
             true => time_with_vendor(session, gemm, &p, [a, b, c], &call, plan, want_vendor)?,
             false => (None, None),
         };
+        // No kernel ran: nothing to do, or only C = beta C (K = 0 or alpha = 0).
+        let (none, why) = match p.is_noop() || p.beta == 1.0 {
+            true => ("quick return", "BLAS's quick return: nothing to multiply"),
+            false => (
+                "C = beta C",
+                "K = 0 or alpha = 0: C scaled by beta, nothing to multiply",
+            ),
+        };
         let timed = Timed {
-            kernel: first
-                .kernel
-                .clone()
-                .unwrap_or_else(|| "quick return".into()),
+            kernel: first.kernel.clone().unwrap_or_else(|| none.into()),
             config: if first.kernel.is_some() {
                 choice.config.clone()
             } else {
@@ -536,7 +541,7 @@ pub(crate) fn one(
             why: if first.kernel.is_some() {
                 choice.why
             } else {
-                "BLAS's quick return: nothing to multiply".into()
+                why.into()
             },
             rel_err: report.rel_frobenius,
             routine,
