@@ -595,14 +595,12 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
     let mut with = g.spread.clone();
     with.retain(|x| !x.speeds.is_empty());
     if !with.is_empty() {
-        // Two spaces alike but for their share near the best: the harder, the easier.
-        let harder = match with.as_slice() {
-            [a, b] if a.share != b.share && a.whole_space == b.whole_space => {
-                let (h, e) = if a.share < b.share { (a, b) } else { (b, a) };
-                Some(([h.toolchain, e.toolchain], (a.share - b.share).abs()))
-            }
-            _ => None,
-        };
+        // Of the spaces searched alike (whole or sampled), the two whose shares near
+        // the best differ most: the harder, the easier.
+        let pairs = with.iter().flat_map(|h| with.iter().map(move |e| (h, e)));
+        let pairs = pairs.filter(|(h, e)| h.share < e.share && h.whole_space == e.whole_space);
+        let harder = (pairs.map(|(h, e)| ([h.toolchain, e.toolchain], e.share - h.share)))
+            .max_by(|x, y| x.1.total_cmp(&y.1));
         let kind = Kind::HowHard {
             kernel: kernel.clone(),
             size,
