@@ -403,7 +403,7 @@ fn tile_claim(kernel: &str, b: &Block<(i64, i64)>, device: Option<&str>) -> Opti
     let cuda = [get(Cuda, (8, 4))?, get(Cuda, (4, 4))?];
     let opencl = [get(OpenCl, (8, 4))?, get(OpenCl, (4, 4))?];
     let c = |[a, b]: [Tile; 2]| a.gflops / b.gflops - 1.0;
-    let fastest = [Cuda, OpenCl].into_iter().filter_map(|t| {
+    let fastest = Toolchain::ALL.into_iter().filter_map(|t| {
         let best = of(t).filter_map(|m| Some((tile_of(m)?, gflops(m)?)));
         let (tile, g) = best.max_by(|a, b| a.1.total_cmp(&b.1))?;
         Some((t, tile, g))
