@@ -134,19 +134,20 @@ pub fn analyse(data: &Data, chosen: Option<Size>) -> Option<Compare<'_>> {
         with.or_else(any).or(at_largest)
     };
     let of_kernel = |k| toolchains.iter().map(|t| resource(k, *t)).collect();
+    let pairs = data::toolchain_pairs(&toolchains);
     let mut a = Compare {
         has_vendor: recs.iter().any(|r| is_vendor(r.m)),
         vendor_paired: recs.iter().any(|r| r.m.vendor_paired.is_some()),
         repeats: data.repeats("compare"),
         bar_size: chosen.filter(|c| sizes.contains(c)).or(with_speed),
         unmeasured: chosen.filter(|c| !sizes.contains(c)),
-        pairs: data::toolchain_pairs(&toolchains),
         resources: kernels.iter().map(of_kernel).collect(),
         mix: ptx_mix(data, &kernels, &toolchains),
-        listings: listings(data, &kernels, &data::toolchain_pairs(&toolchains)),
+        listings: listings(data, &kernels, &pairs),
         findings: Vec::new(),
         recs,
         toolchains,
+        pairs,
         sizes,
         kernels,
         square,
