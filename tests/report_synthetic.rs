@@ -396,3 +396,28 @@ fn the_jit_section_puts_nvrtc_ptx_through_the_same_jit_beside_opencls() {
         "{kernel}"
     );
 }
+
+#[test]
+fn a_spec_kernel_on_three_toolchains_gets_a_gap_for_each_pair_that_differs_once() {
+    use gemmlab::analysis::{data, user, Kind};
+    use Toolchain::{ClangCuda, Cuda, OpenCl};
+    let root = std::env::temp_dir().join(format!("gemmlab-user-pairs-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    let rows = [(Cuda, 300.0), (OpenCl, 200.0), (ClangCuda, 240.0)].map(|(t, g)| {
+        let mut m = row("compare", "vadd", t, 1, g, 16);
+        (m.m, m.n, m.k) = (0, 0, 0);
+        m.dims = Some([("n".to_string(), 1 << 20)].into());
+        m
+    });
+    write_run(&root.join("in/run"), rows.to_vec());
+    let d = data::load(&[root.join("in")]).unwrap();
+    let gaps: Vec<(Toolchain, Toolchain)> = (user::analyse(&d).findings.iter())
+        .filter_map(|f| match &f.kind {
+            Kind::User(user::Kind::UserGap(g)) => Some((g.fast, g.slow)),
+            _ => None,
+        })
+        .collect();
+    // NVIDIA's two, and CUDA's source through NVRTC and clang; not OpenCL against clang CUDA.
+    assert_eq!(gaps, [(Cuda, OpenCl), (Cuda, ClangCuda)]);
+    let _ = fs::remove_dir_all(&root);
+}

@@ -134,10 +134,15 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec]) -> Vec<Finding> 
             finding(Kind::UserFastest(k), 0.0)
         })
         .collect();
-    // The fastest first; the first of equals.
-    let mut pair = best.clone();
-    pair.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0));
-    if let [(fast, (fast_rate, unit)), (slow, (slow_rate, _))] = pair[..] {
+    // Each pair of toolchains data::toolchain_pairs takes: the faster first, the first of equals.
+    let of = |t: Toolchain| best.iter().copied().find(|b| b.0.toolchain == t);
+    let tcs: Vec<Toolchain> = best.iter().map(|b| b.0.toolchain).collect();
+    for [a, b] in data::toolchain_pairs(&tcs) {
+        let (Some(a), Some(b)) = (of(a), of(b)) else {
+            continue;
+        };
+        let ((fast, (fast_rate, unit)), (slow, (slow_rate, _))) =
+            if b.1 .0 > a.1 .0 { (b, a) } else { (a, b) };
         let k = UserGap {
             kernel: kernel.clone(),
             size: size.clone(),
