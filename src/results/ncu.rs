@@ -21,6 +21,7 @@ pub const CONFLICTS_ST: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_o
 pub const CLOCK: &str = "sm__cycles_elapsed.avg.per_second";
 pub const STALL_PREFIX: &str = "smsp__average_warps_issue_stalled_";
 pub const STALL_SUFFIX: &str = "_per_issue_active.ratio";
+
 /// One profiled kernel launch and its metrics.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NcuLaunch {

@@ -1,6 +1,7 @@
 //! What a record says beyond its fields, read the same way wherever records
-//! are read: its checked speed, resources, register tile and cap, and whether
-//! (and for which architecture) it was compiled offline.
+//! are read: its checked speed, resources, register tile and cap, whether (and
+//! for which architecture and by which compiler) it was compiled offline, its
+//! occupancy by an architecture's rules, and the FP32 peak of its GPU.
 
 use super::{Measurement, NVRTC_PTX, OPENCL_PTX};
 use crate::backend::occupancy::{self, Limits, Occupancy};
