@@ -13,6 +13,7 @@ use gemmlab::gemm::problem::Template;
 use gemmlab::kernels::{self, Hints};
 use gemmlab::measure::{CacheState, Plan};
 use gemmlab::progress::Progress;
+use gemmlab::report::md::plural;
 use gemmlab::results::{Environment, ResultWriter};
 use gemmlab::table::compare_table;
 use gemmlab::{
@@ -520,7 +521,11 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
     if kernels.is_empty() {
         pb.finish_and_clear();
         let all = writer.finish()?;
-        println!("wrote {} measurements to {}", all.len(), args.out.display());
+        println!(
+            "wrote {} to {}",
+            plural(all.len(), "measurement"),
+            args.out.display()
+        );
         return Ok(super::Outcome::from_measurements(&all));
     }
     let opts = CompareOptions {
@@ -554,6 +559,10 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
     // What was measured is written even when the run stopped early.
     let all = writer.finish()?;
     result?;
-    println!("wrote {} measurements to {}", all.len(), args.out.display());
+    println!(
+        "wrote {} to {}",
+        plural(all.len(), "measurement"),
+        args.out.display()
+    );
     Ok(super::Outcome::from_measurements(&all))
 }

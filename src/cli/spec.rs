@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use gemmlab::report::md::plural;
 use gemmlab::spec::model::{Access, ArgKind, Fill, Reference};
 use gemmlab::spec::{parse_dim_points, UserKernel};
 use gemmlab::{Error, Result};
@@ -204,10 +205,10 @@ fn describe(
             let names: Vec<&str> = idx.iter().map(|&i| k.args[i].name.as_str()).collect();
             let _ = writeln!(
                 w,
-                "    {what} {entry}: global {:?} local {:?} ({} work-groups of {}) args ({})",
+                "    {what} {entry}: global {:?} local {:?} ({} of {}) args ({})",
                 g.global,
                 g.local,
-                g.groups().iter().product::<usize>(),
+                plural(g.groups().iter().product::<usize>(), "work-group"),
                 g.threads_per_group(),
                 names.join(", ")
             );

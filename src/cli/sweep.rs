@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use gemmlab::kernels::{self, Hints};
+use gemmlab::report::md::plural;
 use gemmlab::results::{Environment, ResultWriter};
 use gemmlab::sweep::{self, run_sweep, SweepKind, DEFAULT_CAPS};
 use gemmlab::table::sweep_table;
@@ -198,7 +199,11 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
     );
     pb.finish_and_clear();
     let all = writer.finish()?;
-    println!("wrote {} measurements to {}", all.len(), out.display());
+    println!(
+        "wrote {} to {}",
+        plural(all.len(), "measurement"),
+        out.display()
+    );
     result?;
     Ok(super::Outcome::from_measurements(&all))
 }
@@ -262,7 +267,7 @@ fn run_offline(
     }
     print!("{}", table(target, &rows));
     let all = writer.finish()?;
-    println!("wrote {} results to {}", all.len(), out.display());
+    println!("wrote {} to {}", plural(all.len(), "result"), out.display());
     Ok(super::Outcome::from_measurements(&all))
 }
 
@@ -389,7 +394,11 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
     );
     pb.finish_and_clear();
     let all = writer.finish()?;
-    println!("wrote {} measurements to {}", all.len(), out.display());
+    println!(
+        "wrote {} to {}",
+        plural(all.len(), "measurement"),
+        out.display()
+    );
     result?;
     Ok(super::Outcome::from_measurements(&all))
 }

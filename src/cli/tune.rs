@@ -7,6 +7,7 @@ use clap::Args;
 
 use gemmlab::bests::{self, Database};
 use gemmlab::kernels;
+use gemmlab::report::md::plural;
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::tune::replay;
 use gemmlab::tune::run::{run_tune, spaces, write_replay, TuneOptions};
@@ -460,8 +461,8 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     }
     result?;
     println!(
-        "\nwrote {} measurements and the search traces to {}; store in {}",
-        all.len(),
+        "\nwrote {} and the search traces to {}; store in {}",
+        plural(all.len(), "measurement"),
         args.out.display(),
         args.store.display()
     );

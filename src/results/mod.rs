@@ -198,8 +198,14 @@ pub struct ResultWriter {
 impl ResultWriter {
     pub fn create(dir: &Path, env: Environment) -> Result<ResultWriter> {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        write_json(&dir.join("environment.json"), &env)?;
         let path = dir.join("measurements.jsonl");
+        // Replacing a run is what --out asks for, but never silently.
+        let earlier = fs::read_to_string(&path).map_or(0, |s| s.lines().count());
+        if earlier > 0 {
+            let (d, s) = (dir.display(), if earlier == 1 { "" } else { "s" });
+            eprintln!("note: {d} held {earlier} measurement{s} of an earlier run; this run replaces them (another --out keeps both)");
+        }
+        write_json(&dir.join("environment.json"), &env)?;
         let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
         Ok(ResultWriter {
             dir: dir.to_path_buf(),
