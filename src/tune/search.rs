@@ -852,10 +852,15 @@ pub fn search(
     });
     session.defer_checks = false;
     session.device_checks = false;
-    if sleeps {
-        session.backend.borrow_mut().sleep_while_waiting(false)?;
-    }
+    // The search's own outcome first: after a fault that lost the device session,
+    // restoring the wait fails too, and that error must not hide the loss (the
+    // supervisor restarts the process on `DeviceLost` only).
+    let restored = match sleeps {
+        true => session.backend.borrow_mut().sleep_while_waiting(false),
+        false => Ok(()),
+    };
     outcome?;
+    restored?;
     Ok(SearchResult {
         toolchain: info.toolchain,
         device: info.name.clone(),
