@@ -419,6 +419,7 @@ fn the_section_from_tuned_rows_and_ncu_files() {
         toolchain,
         device,
         ratios,
+        configuration,
     } = k[0]
     else {
         panic!("{k:#?}")
@@ -429,6 +430,7 @@ fn the_section_from_tuned_rows_and_ncu_files() {
     );
     assert_eq!(ratios.iter().map(|r| r.0).collect::<Vec<_>>(), sizes[..2]);
     assert!(close(ratios[0].1, 0.96) && close(ratios[1].1, 0.90));
+    assert_eq!(*configuration, gemmlab::analysis::simt::Configs::Tuned);
     assert_eq!(
         a.findings[0].chart.as_deref(),
         Some(gemmlab::analysis::simt::CHART)
@@ -522,4 +524,28 @@ fn without_ncu_files_no_profile_and_without_the_family_no_section() {
     let a = analyse(&d, &from, false);
     assert!(a.devices.is_empty() && a.findings.is_empty());
     let _ = fs::remove_dir_all(&root);
+}
+
+#[test]
+fn findings_say_whether_the_family_ran_tuned_or_at_its_published_defaults() {
+    use gemmlab::analysis::simt::Configs;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h200");
+    let of = |dirs: &[&str]| {
+        let from: Vec<_> = dirs.iter().map(|d| root.join(d)).collect();
+        let d = data::load(&from).unwrap();
+        let a = analyse(&d, &from, false);
+        let each = kinds(&a).into_iter().filter_map(|k| match k {
+            Kind::SimtVsCublas { configuration, .. } => Some(*configuration),
+            _ => None,
+        });
+        (a.configs, each.collect::<Vec<Configs>>())
+    };
+    // The clang comparison ran `compare` without --tuned: the family at its published defaults.
+    let (all, each) = of(&["clang/compare"]);
+    assert_eq!(all, Configs::Published);
+    assert!(!each.is_empty() && each.iter().all(|c| *c == Configs::Published));
+    // The SIMT family's own runs: `compare --tuned` at the headline sizes, some shapes untuned.
+    let (all, each) = of(&["simt"]);
+    assert_eq!(all, Configs::Both);
+    assert!(!each.is_empty() && each.iter().all(|c| *c == Configs::Tuned));
 }

@@ -1,5 +1,5 @@
 //! gemmlab's SIMT family (`simt`) at each toolchain's tuned configuration
-//! (`compare --tuned`) next to cuBLAS of the same run and CLBlast's xgemm; the
+//! (`compare --tuned`), else at its published defaults, next to cuBLAS of the same run and CLBlast's xgemm; the
 //! share of the FP32 peak, and from Nsight Compute (`ncu-*.csv`) where the rest goes.
 
 use std::path::PathBuf;
@@ -82,9 +82,32 @@ pub struct Profile {
     pub rows: Vec<ProfileRow>,
 }
 
+/// Which configurations rows ran: `compare --tuned`'s, the published defaults, or some of each.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Configs {
+    Tuned,
+    Published,
+    Both,
+}
+
+impl Configs {
+    fn of<'a>(mut rows: impl Iterator<Item = &'a Measurement>) -> Configs {
+        let tuned = |m: &Measurement| m.label.as_deref().is_some_and(|l| l.starts_with("tuned"));
+        let first = rows.next().is_some_and(tuned);
+        match (first, rows.all(|m| tuned(m) == first)) {
+            (_, false) => Configs::Both,
+            (true, true) => Configs::Tuned,
+            (false, true) => Configs::Published,
+        }
+    }
+}
+
 /// `hints`: whether `sweep hints` ran the family.
 pub struct Simt<'a> {
     pub devices: Vec<Device<'a>>,
+    /// The configurations of the family's rows.
+    pub configs: Configs,
     pub sizes: Vec<Size>,
     pub throttled: bool,
     pub hints: bool,
@@ -102,6 +125,7 @@ pub enum Kind {
         toolchain: Toolchain,
         device: Option<String>,
         ratios: Vec<(Size, f64)>,
+        configuration: Configs,
     },
     /// The size where the family's best toolchain is furthest from cuBLAS.
     SimtFurthest {
@@ -131,8 +155,10 @@ fn cell<'a>(
     cands: impl Iterator<Item = Rec<'a>>,
 ) -> Option<Cell<'a>> {
     let key = |r: &Rec| {
-        let tuned = r.m.label.as_deref().is_some_and(|l| l.starts_with("tuned"));
-        (tuned, r.m.status.is_ok())
+        (
+            Configs::of([r.m].into_iter()) == Configs::Tuned,
+            r.m.status.is_ok(),
+        )
     };
     let speed = |r: &Rec| data::gflops(r.m).unwrap_or(f64::NEG_INFINITY);
     let rec = cands.max_by(|a, b| key(a).cmp(&key(b)).then(speed(a).total_cmp(&speed(b))))?;
@@ -212,12 +238,15 @@ fn findings(device: Option<String>, rows: &[SizeRows]) -> Vec<Finding> {
     };
     let mut out: Vec<Finding> = series(&kernels)
         .filter_map(|(kernel, toolchain)| {
-            let ratios: Vec<(Size, f64)> = (headline.iter())
+            let cells: Vec<(Size, &Cell)> = (headline.iter())
                 .filter_map(|sr| {
                     let mut of = sr.cells.iter();
                     let c = of.find(|c| &c.kernel == kernel && c.toolchain == toolchain)?;
-                    Some((sr.size, c.ratio?))
+                    c.ratio.is_some().then_some((sr.size, c))
                 })
+                .collect();
+            let ratios: Vec<(Size, f64)> = (cells.iter())
+                .filter_map(|(size, c)| Some((*size, c.ratio?)))
                 .collect();
             let weight = 1.0 - ratios.first()?.1;
             let kind = Kind::SimtVsCublas {
@@ -225,6 +254,7 @@ fn findings(device: Option<String>, rows: &[SizeRows]) -> Vec<Finding> {
                 toolchain,
                 device: device.clone(),
                 ratios,
+                configuration: Configs::of(cells.iter().map(|(_, c)| c.rec.m)),
             };
             Some(finding(kind, weight))
         })
@@ -335,7 +365,13 @@ pub fn analyse<'a>(data: &'a Data, from: &[PathBuf], name_devices: bool) -> Simt
         findings.push(Finding::new(Topic::Simt, kind).weight(1.0 - best));
     }
     let throttled = |r: &Rec| r.m.clocks.as_ref().is_some_and(|c| c.throttled());
+    let cells = devices
+        .iter()
+        .flat_map(|d| &d.sizes)
+        .flat_map(|sr| &sr.cells);
+    let family = cells.filter(|c| is_simt(c.rec.m)).map(|c| c.rec.m);
     Simt {
+        configs: Configs::of(family),
         devices,
         sizes,
         throttled: recs.iter().any(throttled),

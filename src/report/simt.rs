@@ -1,12 +1,12 @@
 //! "The SIMT family against cuBLAS": the family at each toolchain's tuned
-//! configuration next to cuBLAS and CLBlast's xgemm, per device, a chart of
+//! configuration (else its published defaults) next to cuBLAS and CLBlast's xgemm, per device, a chart of
 //! the ratios, and Nsight Compute's view below it ([`super::simt_profile`]).
 
 use std::fmt::Write as _;
 
 use plotters::style::RGBColor;
 
-use crate::analysis::simt::{Cell, Kind, Simt, CHART, CLBLAST};
+use crate::analysis::simt::{Cell, Configs, Kind, Simt, CHART, CLBLAST};
 use crate::analysis::stats::distinct;
 use crate::backend::Toolchain;
 use crate::error::Result;
@@ -16,6 +16,17 @@ use super::{color, md, simt_profile, Ctx, Section, Words, VENDOR_COLOR};
 use crate::plot::{Bars, Figure, Panel, RefLine, Style, XAxis};
 
 pub const SIMT: &str = "The SIMT family against cuBLAS: where the rest goes";
+
+/// "at its tuned configuration", or what else the rows ran.
+fn configured(c: Configs) -> &'static str {
+    match c {
+        Configs::Tuned => "at its tuned configuration",
+        Configs::Published => "at its published defaults",
+        Configs::Both => {
+            "at its tuned configuration where one was measured, else its published defaults"
+        }
+    }
+}
 
 type Column = (&'static str, fn(&&Cell) -> String);
 
@@ -50,7 +61,12 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Simt) -> Result<Section> {
     }
     let sizes: Vec<String> = a.sizes.iter().map(|s| size_label(*s)).collect();
     let sizes = md::join_and(&sizes);
-    let mut s = format!("## {SIMT}\n\ngemmlab's SIMT SGEMM (`simt`) on each toolchain at its own tuned configuration (`compare --tuned`), with cuBLAS SGEMM of the same run and size (\"x cuBLAS\": median over cuBLAS's median) and CLBlast's tuned xgemm where it was measured. Sizes: {sizes}.\n\n");
+    let how = match a.configs {
+        Configs::Tuned => "at its own tuned configuration (`compare --tuned`)",
+        Configs::Published => "at its published defaults (`compare` without `--tuned`)",
+        Configs::Both => "at its own tuned configuration where `compare --tuned` measured one, else at its published defaults (the last column says which)",
+    };
+    let mut s = format!("## {SIMT}\n\ngemmlab's SIMT SGEMM (`simt`) on each toolchain {how}, with cuBLAS SGEMM of the same run and size (\"x cuBLAS\": median over cuBLAS's median) and CLBlast's tuned xgemm where it was measured. Sizes: {sizes}.\n\n");
     let fig = ratio_figure(a, &ctx.title_suffix());
     s += &ctx.chart(&fig, CHART, "the SIMT family against cuBLAS")?;
     for d in &a.devices {
@@ -76,6 +92,11 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Simt) -> Result<Section> {
 /// Every device a panel, the bars each kernel's and toolchain's ratio to
 /// cuBLAS per size (CLBlast's in a lighter shade), a line at 1.
 fn ratio_figure(a: &Simt, suffix: &str) -> Figure {
+    let best = match a.configs {
+        Configs::Tuned => "at its tuned best",
+        Configs::Published => "at its published defaults",
+        Configs::Both => "tuned where measured",
+    };
     let sizes = a.devices.iter().flat_map(|d| &d.sizes);
     let cells = sizes.flat_map(|sr| &sr.cells);
     let mut series = distinct(cells.map(|c| (c.kernel.as_str(), c.toolchain)));
@@ -124,7 +145,7 @@ fn ratio_figure(a: &Simt, suffix: &str) -> Figure {
     legend.push(Style::new("cuBLAS = 1", VENDOR_COLOR).dashed());
     let width = 90 * a.sizes.len() as u32 * series.len().max(1) as u32 / 2;
     Figure {
-        title: format!("The SIMT family at its tuned best, against cuBLAS{suffix}"),
+        title: format!("The SIMT family {best}, against cuBLAS{suffix}"),
         legend,
         cols: panels.len().min(2),
         panels,
@@ -142,13 +163,17 @@ pub(crate) fn words(k: &Kind) -> Words {
             toolchain,
             device,
             ratios,
+            configuration,
         } => {
             let parts: Vec<String> = (ratios.iter())
                 .map(|(s, r)| format!("{} cuBLAS at {}", x(*r), size_label(*s)))
                 .collect();
             let (tc, on, parts) = (name(*toolchain), on(device), md::join_and(&parts));
             (
-                format!("**{tc} {kernel}{on}** at its tuned configuration: {parts} (cuBLAS SGEMM in the same run)."),
+                format!(
+                    "**{tc} {kernel}{on}** {}: {parts} (cuBLAS SGEMM in the same run).",
+                    configured(*configuration)
+                ),
                 format!("{tc} {kernel}{on} reaches {parts}."),
             )
         }
