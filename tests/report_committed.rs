@@ -126,6 +126,15 @@ fn section_now(section: &str, topic: &str) -> String {
     }
 }
 
+/// Sections that gained findings since, by report: the intended additions. Users'
+/// searches (spec kernels) are shown in the tuning section since 2026-11-30.
+fn added_since(report: &str, section: &str) -> bool {
+    matches!(
+        (report, section),
+        ("results/h200/report-specs", "Tuning (tune)")
+    )
+}
+
 fn census<'a>(findings: impl Iterator<Item = &'a Value>) -> Census {
     let mut c = Census::new();
     for f in findings {
@@ -158,7 +167,12 @@ fn no_finding_of_the_reports_before_the_analysis_model_is_lost() {
             panic!("{}", f.display())
         };
         let now = regenerate(&report, "lost");
-        let (old, now) = (census(old.iter()), census(now.iter()));
+        let name = before["report"].as_str().unwrap();
+        let kept = now.iter().filter(|f| {
+            let section = f["section"].as_str().unwrap_or_default();
+            !added_since(name.trim_end_matches('/'), section)
+        });
+        let (old, now) = (census(old.iter()), census(kept));
         let lost: Vec<_> = old
             .iter()
             .filter(|(k, n)| now.get(*k).copied().unwrap_or(0) < **n)

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use gemmlab::analysis::tune::{analyse, Kind, Source, Verdict};
+use gemmlab::analysis::tune::{analyse, At, Kind, Source, Verdict};
 use gemmlab::analysis::{data, Kind as AnyKind, Topic};
 use gemmlab::backend::Toolchain;
 use plotters::style::RGBColor;
@@ -30,7 +30,10 @@ fn an_exhaustive_search_is_replayed_from_its_record() {
     assert_eq!(a.searches.len(), 1);
     assert!(a.searches[0].trace.search.covers_space() && a.searches[0].replays.is_some());
     let g = &a.groups[0];
-    assert_eq!((g.kernel.as_str(), g.size), ("gemm6", (4096, 4096, 4096)));
+    assert_eq!(
+        (g.kernel.as_str(), &g.size),
+        ("gemm6", &At::Gemm((4096, 4096, 4096)))
+    );
     assert_eq!(g.replays.len(), 1);
     let replayed = kinds(&a.findings)
         .into_iter()
@@ -73,7 +76,7 @@ fn both_toolchains_tuned_give_bests_gaps_and_rates() {
     let g = a
         .groups
         .iter()
-        .position(|g| g.kernel == "gemm6" && g.size == (8192, 8192, 8192))
+        .position(|g| g.kernel == "gemm6" && g.size == At::Gemm((8192, 8192, 8192)))
         .unwrap();
     let fs: Vec<&Kind> = kinds(&a.findings);
     let gap = fs
@@ -179,4 +182,51 @@ fn four_toolchains_give_a_gap_for_each_pair_that_differs_once() {
         .unwrap();
     assert!(xgemm.2 > 1.25, "{xgemm:?}");
     assert!(Cuda.differs_once_from(ClangCuda) && !Cuda.differs_once_from(ClangOpenCl));
+}
+
+#[test]
+fn users_searches_are_grouped_by_their_dimensions_in_their_unit() {
+    let d = load(&["results/h200/specs"]);
+    let a = analyse(&d);
+    let dims: Vec<&str> = (a.groups.iter())
+        .filter_map(|g| match &g.size {
+            At::Dims(d) => Some(d.as_str()),
+            At::Gemm(_) => None,
+        })
+        .collect();
+    assert!(dims.contains(&"p=8192 q=8192"), "{dims:?}");
+    let transpose = a.groups.iter().find(|g| g.kernel == "tutorial-transpose");
+    let transpose = transpose.expect("the transpose spec's searches");
+    // Its spec states only bytes: the searches, the final round and the charts are in GB/s.
+    assert_eq!(transpose.unit, "GB/s");
+    assert_eq!(transpose.searches.len(), 2);
+    assert!(transpose.rounds.iter().all(|r| !r.rows.is_empty()));
+    let best = transpose.rounds[0].rows[0].speed;
+    assert!(best > 1000.0 && best < 5000.0, "{best} GB/s");
+    assert!(transpose.vendor.is_none());
+    // A spec kernel's tuned best and toolchain gap are "Your kernels"' findings, not these.
+    for k in kinds(&a.findings) {
+        match k {
+            Kind::Tuned { size, .. } | Kind::ToolchainGap { size, .. } => {
+                assert!(matches!(size, At::Gemm(_)), "{k:?}")
+            }
+            Kind::HowHard { size, unit, .. } if *size == At::Dims("p=8192 q=8192".into()) => {
+                assert_eq!(unit, "GB/s")
+            }
+            _ => {}
+        }
+    }
+    let hard = kinds(&a.findings).into_iter().filter(|k| {
+        matches!(
+            k,
+            Kind::HowHard {
+                size: At::Dims(_),
+                ..
+            } | Kind::SearchRate {
+                size: At::Dims(_),
+                ..
+            }
+        )
+    });
+    assert!(hard.count() >= 2 * dims.len() - 2);
 }

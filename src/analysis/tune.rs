@@ -1,6 +1,8 @@
 //! The "tune" results as data: each search's trace (`search-*.json`) and the
 //! replay record written beside a complete one (`replay-*.json`), each
 //! toolchain's final round and published default, how much of each space is near its best.
+//! Users' kernels (spec files) are here too, by their dimensions and in their
+//! unit; their tuned best and gap are the "Your kernels" section's findings.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -25,6 +27,60 @@ pub const TOP: usize = 10;
 pub const NEAR_BEST: f64 = 0.9;
 
 pub type Size = (usize, usize, usize);
+
+/// Where a kernel was tuned: a GEMM's M x N x K (`[m, n, k]` in JSON), or a
+/// spec kernel's dimensions ("n=4096").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum At {
+    Gemm(Size),
+    Dims(String),
+}
+
+impl Default for At {
+    fn default() -> At {
+        At::Gemm((0, 0, 0))
+    }
+}
+
+impl At {
+    fn of(m: &Measurement) -> At {
+        match m.dims {
+            Some(_) => At::Dims(m.size_label()),
+            None => At::Gemm((m.m, m.n, m.k)),
+        }
+    }
+
+    fn of_search(s: &crate::tune::search::SearchResult) -> At {
+        match &s.dims {
+            Some(d) => At::Dims(crate::results::dims_label(d)),
+            None => At::Gemm(s.size),
+        }
+    }
+
+    /// "4096", "1000x999x1001", "n=4096".
+    pub fn label(&self) -> String {
+        match self {
+            At::Gemm(s) => data::size_label(*s),
+            At::Dims(d) => d.clone(),
+        }
+    }
+
+    fn volume(&self) -> u128 {
+        match *self {
+            At::Gemm((m, n, k)) => m as u128 * n as u128 * k as u128,
+            At::Dims(_) => 0,
+        }
+    }
+}
+
+/// A final-round row's speed in its group's unit: GFLOP/s, or a spec kernel's rate.
+fn speed_of(m: &Measurement) -> Option<f64> {
+    match m.dims {
+        Some(_) => super::user::rate(m).map(|r| r.0),
+        None => data::gflops(m),
+    }
+}
 
 /// One search trace, its result directory (1-based, as Environment numbers
 /// runs) and its replay record if one was written.
@@ -71,9 +127,11 @@ pub struct Published {
     pub failed: Option<String>,
 }
 
-/// One final-round row and the strategies of the searches of its run on its toolchain.
+/// One final-round row, its speed in its group's unit, and the strategies of
+/// the searches of its run on its toolchain.
 pub struct FinalRow<'a> {
     pub m: &'a Measurement,
+    pub speed: f64,
     pub run: usize,
     pub strategies: Vec<String>,
 }
@@ -125,7 +183,9 @@ pub struct Replayed {
 #[derive(Default)]
 pub struct Group<'a> {
     pub kernel: String,
-    pub size: Size,
+    pub size: At,
+    /// What its speeds measure: "GFLOP/s", or a spec kernel's "GB/s" or "runs/s".
+    pub unit: String,
     pub machine: Vec<String>,
     pub stem: String,
     /// Indices into the searches, and their names.
@@ -200,7 +260,7 @@ pub enum Kind {
     /// `search_only` when some best has search timing only.
     Tuned {
         kernel: String,
-        size: Size,
+        size: At,
         toolchains: Vec<Tuned>,
         search_only: bool,
         has_vendor: bool,
@@ -209,7 +269,7 @@ pub enum Kind {
     /// how much, and the ratio at the defaults with their sources and the verdict.
     ToolchainGap {
         kernel: String,
-        size: Size,
+        size: At,
         toolchains: [Toolchain; 2],
         tuned: f64,
         lead: Toolchain,
@@ -222,7 +282,9 @@ pub enum Kind {
     /// (harder, easier) when two comparable spaces differ.
     HowHard {
         kernel: String,
-        size: Size,
+        size: At,
+        /// What `toolchains`' best speeds measure.
+        unit: String,
         near_best: f64,
         toolchains: Vec<Hardness>,
         harder: Option<[Toolchain; 2]>,
@@ -230,7 +292,7 @@ pub enum Kind {
     /// Strategies replayed over a space of `space` configurations measured exhaustively.
     Replayed {
         kernel: String,
-        size: Size,
+        size: At,
         search: SearchName,
         space: usize,
         replays: Replays,
@@ -238,7 +300,7 @@ pub enum Kind {
     /// Configurations measured per wall second of each search.
     SearchRate {
         kernel: String,
-        size: Size,
+        size: At,
         searches: Vec<Rate>,
     },
 }
@@ -304,8 +366,7 @@ pub fn analyse(data: &Data) -> Tune<'_> {
     for (ri, run) in data.runs.iter().enumerate() {
         let (traces, bad) = crate::tune::run::load_traces(&run.dir);
         unreadable.extend(bad);
-        // A user kernel's searches are the spec section's.
-        for (file, trace) in traces.into_iter().filter(|(_, t)| t.search.dims.is_none()) {
+        for (file, trace) in traces {
             let p = run.dir.join(replay_file(&file));
             let replays = p.is_file().then(|| read_json(&p));
             let replays = replays.and_then(|r| r.map_err(|e| unreadable.push(e)).ok());
@@ -316,8 +377,7 @@ pub fn analyse(data: &Data) -> Tune<'_> {
             });
         }
     }
-    let has_finals = (data.all())
-        .any(|r| r.m.experiment == EXPERIMENT && r.m.dims.is_none() && !data::is_offline(r.m));
+    let has_finals = (data.all()).any(|r| r.m.experiment == EXPERIMENT && !data::is_offline(r.m));
     let mut groups = groups(data, &searches);
     let machines = distinct(groups.iter().map(|g| g.machine.clone())).len();
     let mut findings = Vec::new();
@@ -364,17 +424,25 @@ fn groups<'a>(data: &'a Data, searches: &[Search]) -> Vec<Group<'a>> {
             && !data::is_offline(m)
     });
     let items = (searches.iter().enumerate())
-        .map(|(i, x)| (&x.trace.search.kernel, x.trace.search.size, x.run, Ok(i)))
-        .chain(finals.map(|r| (&r.m.kernel, (r.m.m, r.m.n, r.m.k), r.run + 1, Err(r))));
+        .map(|(i, x)| {
+            let s = &x.trace.search;
+            (&s.kernel, At::of_search(s), s.unit.clone(), x.run, Ok(i))
+        })
+        .chain(finals.map(|r| {
+            let unit = super::user::rate(r.m).filter(|_| r.m.dims.is_some());
+            let unit = unit.map_or("GFLOP/s", |u| u.1).to_string();
+            (&r.m.kernel, At::of(r.m), unit, r.run + 1, Err(r))
+        }));
     let mut out: Vec<Group<'a>> = Vec::new();
-    for (kernel, size, run, item) in items {
+    for (kernel, size, unit, run, item) in items {
         let machine = machine_of(data, run, searches);
         let same = |g: &Group| &g.kernel == kernel && g.size == size && g.machine == machine;
         let i = out.iter().position(same).unwrap_or_else(|| {
             out.push(Group {
                 kernel: kernel.clone(),
+                stem: format!("{kernel}-{}", size.label()),
                 size,
-                stem: format!("{kernel}-{}", data::size_label(size)),
+                unit,
                 machine: machine.clone(),
                 ..Group::default()
             });
@@ -385,10 +453,9 @@ fn groups<'a>(data: &'a Data, searches: &[Search]) -> Vec<Group<'a>> {
             Err(r) => out[i].finals.push(r),
         }
     }
-    let volume = |(m, n, k): Size| m as u128 * n as u128 * k as u128;
     out.sort_by(|a, b| {
         data::kernel_order(&a.kernel, &b.kernel)
-            .then_with(|| volume(b.size).cmp(&volume(a.size)))
+            .then_with(|| b.size.volume().cmp(&a.size.volume()))
             .then_with(|| a.machine.cmp(&b.machine))
     });
     out
@@ -402,8 +469,9 @@ fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
     g.notes = distinct(notes.flat_map(|(t, ns)| ns.iter().map(move |n| (t, n.clone()))));
     let runs = g.finals.iter().map(|r| r.run + 1);
     let runs = runs.chain(mine.iter().map(|x| x.run));
+    let at = |m: &Measurement| matches!(g.size, At::Gemm(s) if data::of_size(m, s));
     g.vendor = (runs.flat_map(|r| &data.runs[r - 1].measurements))
-        .filter(|m| m.experiment == EXPERIMENT && data::is_vendor(m) && data::of_size(m, g.size))
+        .filter(|m| m.experiment == EXPERIMENT && data::is_vendor(m) && at(m))
         .find_map(data::gflops);
     let tcs: Vec<Toolchain> = (Toolchain::ALL.into_iter())
         .filter(|t| {
@@ -450,7 +518,7 @@ fn fill<'a>(data: &'a Data, searches: &[Search], g: &mut Group<'a>) {
 fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> Round<'a> {
     let of_tc = g.finals.iter().filter(|r| r.m.toolchain == t);
     let mut rows: Vec<(f64, &Rec<'a>)> = (of_tc.clone())
-        .filter_map(|r| Some((data::gflops(r.m)?, r)))
+        .filter_map(|r| Some((speed_of(r.m)?, r)))
         .collect();
     rows.sort_by(|a, b| b.0.total_cmp(&a.0));
     let searched = mine.iter().filter(|x| x.toolchain() == t);
@@ -482,8 +550,9 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
         },
         several_runs: rows.iter().any(|(_, r)| r.run != rows[0].1.run),
         rows: (rows.iter().take(TOP))
-            .map(|(_, r)| FinalRow {
+            .map(|&(speed, r)| FinalRow {
                 m: r.m,
+                speed,
                 run: r.run + 1,
                 strategies: (searched.clone().filter(|x| x.run == r.run + 1))
                     .map(|x| x.strategy().to_string())
@@ -492,7 +561,7 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
             .collect(),
         failed: of_tc
             .map(|r| r.m)
-            .filter(|m| data::gflops(m).is_none())
+            .filter(|m| speed_of(m).is_none())
             .collect(),
     }
 }
@@ -500,11 +569,15 @@ fn round<'a>(data: &'a Data, mine: &[&Search], g: &Group<'a>, t: Toolchain) -> R
 /// The published default: a compare row of the same kernel, size, toolchain
 /// and device, else the default point of a search.
 fn published(data: &Data, mine: &[&Search], g: &Group, t: Toolchain) -> Option<Published> {
+    // A spec kernel has no published configuration; its defaults are "Your kernels"'.
+    let At::Gemm(size) = g.size else {
+        return None;
+    };
     let rows: Vec<&Measurement> = (data.experiment("compare").into_iter().map(|r| r.m))
         .filter(|m| {
             m.kernel == g.kernel
                 && m.toolchain == t
-                && data::of_size(m, g.size)
+                && data::of_size(m, size)
                 && m.variant.is_none()
                 && m.label.is_none()
                 && m.hints == Hints::default()
@@ -571,15 +644,17 @@ fn tuning(kind: Kind) -> Finding {
 /// A group's findings in the order the section gives them: tuned bests, the
 /// toolchain gap, how hard each space is, each replay, the search rates.
 fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
-    let (kernel, size) = (g.kernel.clone(), g.size);
+    let (kernel, size) = (g.kernel.clone(), g.size.clone());
     let progress = (!g.curves.is_empty()).then(|| format!("tune-progress-{}", g.stem));
     let mut out = Vec::new();
+    // A spec kernel's tuned best and gap are "Your kernels"' findings.
+    let gemm = matches!(g.size, At::Gemm(_));
     let tuned: Vec<Tuned> = g.rounds.iter().map(|r| r.tuned.clone()).collect();
-    if tuned.iter().any(|t| t.best.is_some()) {
+    if gemm && tuned.iter().any(|t| t.best.is_some()) {
         let gain = tuned.iter().filter_map(|t| t.gain).fold(0.0, f64::max);
         let kind = Kind::Tuned {
             kernel: kernel.clone(),
-            size,
+            size: size.clone(),
             search_only: tuned.iter().flat_map(|t| &t.best).any(|b| !b.final_round),
             toolchains: tuned,
             has_vendor: g.vendor.is_some(),
@@ -588,7 +663,7 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
     }
     let round = |t| g.rounds.iter().map(|r| &r.tuned).find(|r| r.toolchain == t);
     let tcs: Vec<Toolchain> = g.rounds.iter().map(|r| r.tuned.toolchain).collect();
-    for [a, b] in data::toolchain_pairs(&tcs) {
+    for [a, b] in data::toolchain_pairs(&tcs).into_iter().filter(|_| gemm) {
         let gap = round(a).zip(round(b)).and_then(|(a, b)| gap(g, a, b));
         out.extend(gap.map(|f| f.chart(progress.clone())));
     }
@@ -603,7 +678,8 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
             .max_by(|x, y| x.1.total_cmp(&y.1));
         let kind = Kind::HowHard {
             kernel: kernel.clone(),
-            size,
+            size: size.clone(),
+            unit: g.unit.clone(),
             near_best: NEAR_BEST,
             toolchains: with,
             harder: harder.map(|h| h.0),
@@ -620,7 +696,7 @@ fn group_findings(searches: &[Search], g: &Group) -> Vec<Finding> {
         };
         let kind = Kind::Replayed {
             kernel: kernel.clone(),
-            size,
+            size: size.clone(),
             search: r.name.clone(),
             space: searches[r.search].trace.search.tried.len(),
             replays: rec.clone(),
@@ -674,7 +750,7 @@ fn gap(g: &Group, ra: &Tuned, rb: &Tuned) -> Option<Finding> {
     });
     let kind = Kind::ToolchainGap {
         kernel: g.kernel.clone(),
-        size: g.size,
+        size: g.size.clone(),
         toolchains: [ra.toolchain, rb.toolchain],
         tuned,
         lead: if tuned >= 1.0 { ra } else { rb }.toolchain,

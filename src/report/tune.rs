@@ -7,14 +7,14 @@ use std::fmt::Write as _;
 use plotters::style::RGBColor;
 
 use crate::analysis::tune::{
-    config_of, Group, Hardness, Kind, Published, Rate, SearchName, Size, Source, Tune, Tuned,
+    config_of, At, Group, Hardness, Kind, Published, Rate, SearchName, Source, Tune, Tuned,
     Verdict, NEAR_BEST,
 };
 use crate::backend::Toolchain;
 use crate::error::Result;
 use crate::results::{Replays, StrategyReplay};
 
-use super::data::{self, size_label, toolchain_name as tc_name};
+use super::data::{self, toolchain_name as tc_name};
 use super::md::{self, plural, size_label_long};
 use super::{color, Ctx, Section, Words, SAME_SPEED, VENDOR_COLOR};
 use crate::plot::{Band, Figure, Line, Panel, RefLine, Style, XAxis};
@@ -58,8 +58,16 @@ fn name(n: &SearchName) -> String {
     format!("{}{strategy}{run}", tc_name(n.toolchain))
 }
 
-fn at(kernel: &str, size: Size) -> String {
-    format!("{kernel} at {}", size_label(size))
+fn at(kernel: &str, size: &At) -> String {
+    format!("{kernel} at {}", size.label())
+}
+
+/// "M = N = K = 4096", or a spec kernel's "n=4096".
+fn at_long(size: &At) -> String {
+    match size {
+        At::Gemm(s) => size_label_long(*s),
+        At::Dims(d) => d.clone(),
+    }
 }
 
 /// `f` of the value, or "" without one.
@@ -117,7 +125,7 @@ pub(crate) fn section(ctx: &mut Ctx, a: &Tune) -> Result<Section> {
         s.push_str("No search and no final round to show.\n\n");
     }
     for g in &a.groups {
-        let mut title = format!("{}, {}", g.kernel, size_label_long(g.size));
+        let mut title = format!("{}, {}", g.kernel, at_long(&g.size));
         if a.machines > 1 {
             let _ = write!(title, " on {}", g.machine.join(" + "));
         }
@@ -158,7 +166,8 @@ fn searches_table(a: &Tune, g: &Group, s: &mut String) {
             ]
         })
         .collect();
-    s.push_str(&md::table(&header(SEARCH_HEAD), &rows));
+    let head = SEARCH_HEAD.replace("GFLOP/s", &g.unit);
+    s.push_str(&md::table(&header(&head), &rows));
     if !rows.is_empty() {
         s.push('\n');
     }
@@ -198,27 +207,39 @@ fn rounds(g: &Group, s: &mut String) {
                 "No final-round configuration of {name} has a speed{why}.\n"
             );
         }
-        // The table drops the run column (each row's last cell) when all come from one run.
-        let mut head = header("rank|GFLOP/s|x cuBLAS|registers|configuration|run");
+        // The table drops the run column (each row's last cell) when all come from one run,
+        // and "x cuBLAS" for a spec kernel.
+        let spec = matches!(g.size, At::Dims(_));
+        let mut head = header(&format!(
+            "rank|{}|x cuBLAS|registers|configuration|run",
+            g.unit
+        ));
         head.truncate(5 + usize::from(r.several_runs));
+        let drop = |mut cells: Vec<String>| {
+            if spec {
+                cells.remove(2);
+            }
+            cells
+        };
         let rows: Vec<Vec<String>> = (r.rows.iter().zip(1..))
             .map(|(f, rank)| {
                 let m = f.m;
                 let spread = or_empty(m.time, |t| format!(" ±{:.1}%", t.spread_pct()));
-                let speed = or_missing(data::gflops(m), md::speed);
-                let by = in_parens(&f.strategies);
-                vec![
+                let (speed, by) = (md::speed(f.speed), in_parens(&f.strategies));
+                let mut row = vec![
                     rank.to_string(),
                     format!("{speed}{spread}{}", md::throttle_mark(m)),
                     md::ratio(data::vs_vendor(m), Some(1.0)),
                     md::registers(Some(m)),
                     config_of(m),
                     format!("{}{by}", f.run),
-                ]
+                ];
+                row.truncate(head.len());
+                drop(row)
             })
             .collect();
         if !rows.is_empty() {
-            let _ = writeln!(s, "{}", md::table(&head, &rows));
+            let _ = writeln!(s, "{}", md::table(&drop(head), &rows));
         }
         if !r.failed.is_empty() {
             let what: Vec<String> = (r.failed.iter())
@@ -260,7 +281,7 @@ fn styled(style: Style, points: usize) -> Style {
 fn figure(ctx: &Ctx, g: &Group, what: &str, panels: Vec<Panel>, size: (u32, u32)) -> Figure {
     let (panel_w, panel_h) = size;
     Figure {
-        title: format!("{}{what}{}", at(&g.kernel, g.size), ctx.title_suffix()),
+        title: format!("{}{what}{}", at(&g.kernel, &g.size), ctx.title_suffix()),
         legend: Vec::new(),
         cols: panels.len(),
         panels,
@@ -282,12 +303,16 @@ fn fraction_panel(hi: f64, x: &str, y: &str, reach: f64) -> Panel {
 /// Best so far against configurations and seconds; the spread of each space.
 fn charts(ctx: &mut Ctx, g: &Group, title: &str, s: &mut String) -> Result<()> {
     if let Some(fig) = progress_figure(ctx, g) {
-        let alt = format!("{title}: best GFLOP/s so far against configurations tried and seconds");
+        let alt = format!(
+            "{title}: best {} so far against configurations tried and seconds",
+            g.unit
+        );
         let stem = format!("tune-progress-{}", g.stem);
         s.push_str(&ctx.chart(&fig, &stem, &alt)?);
     }
     let x = "rank / configurations tried";
-    let panel = fraction_panel(1.0, x, "GFLOP/s / the toolchain's best", NEAR_BEST);
+    let y = format!("{} / the toolchain's best", g.unit);
+    let panel = fraction_panel(1.0, x, &y, NEAR_BEST);
     let mut fig = figure(ctx, g, ": the tried space by rank", vec![panel], (860, 400));
     for x in g.spread.iter().filter(|x| !x.speeds.is_empty()) {
         let (t, n) = (x.toolchain, x.tried.max(1) as f64);
@@ -301,7 +326,8 @@ fn charts(ctx: &mut Ctx, g: &Group, title: &str, s: &mut String) -> Result<()> {
     if fig.legend.is_empty() {
         return Ok(());
     }
-    let alt = format!("{title}: tried configurations' GFLOP/s as a fraction of the best, by rank");
+    let unit = &g.unit;
+    let alt = format!("{title}: tried configurations' {unit} as a fraction of the best, by rank");
     let stem = format!("tune-spread-{}", g.stem);
     s.push_str(&ctx.chart(&fig, &stem, &alt)?);
     Ok(())
@@ -312,13 +338,14 @@ fn progress_figure(ctx: &Ctx, g: &Group) -> Option<Figure> {
     let longest = g.curves.iter().filter_map(|c| c.points.last().map(|p| p.1));
     let longest = longest.filter(|v| v.is_finite()).fold(0.0, f64::max);
     let hi = if longest > 0.0 { longest } else { 1.0 };
-    let y = "best GFLOP/s so far";
+    let y = &format!("best {} so far", g.unit);
     let x = XAxis::Linear { lo: 0.0, hi: most };
     let by_count = Panel::new("against configurations tried", x, "configurations tried", y);
     let x = XAxis::Linear { lo: 0.0, hi };
     let by_time = Panel::new("against seconds", x, "seconds since the search started", y);
     let panels = vec![by_count, by_time];
-    let mut fig = figure(ctx, g, ": best GFLOP/s so far", panels, (560, 380));
+    let what = format!(": best {} so far", g.unit);
+    let mut fig = figure(ctx, g, &what, panels, (560, 380));
     for c in &g.curves {
         let style = Style::new(name(&c.name), shade(color(c.name.toolchain), c.nth));
         let style = styled(style, c.points.len());
@@ -420,7 +447,7 @@ pub(crate) fn words(k: &Kind) -> Words {
             toolchains,
             search_only,
             has_vendor,
-        } => tuned_words(kernel, *size, toolchains, *search_only, *has_vendor),
+        } => tuned_words(kernel, size, toolchains, *search_only, *has_vendor),
         Kind::ToolchainGap {
             kernel,
             size,
@@ -432,7 +459,7 @@ pub(crate) fn words(k: &Kind) -> Words {
             both_final,
             default,
         } => {
-            let at = at(kernel, *size);
+            let at = at(kernel, size);
             let (na, nb) = (tc_name(toolchains[0]), tc_name(toolchains[1]));
             let pair = format!("{na}/{nb}");
             let Some((dr, src, verdict)) = default else {
@@ -481,32 +508,45 @@ pub(crate) fn words(k: &Kind) -> Words {
         Kind::HowHard {
             kernel,
             size,
+            unit,
             near_best,
             toolchains,
             harder,
-        } => hard_words(&at(kernel, *size), near_best * 100.0, toolchains, harder),
+        } => hard_words(
+            &at(kernel, size),
+            unit,
+            near_best * 100.0,
+            toolchains,
+            harder,
+        ),
         Kind::Replayed {
             kernel,
             size,
             search,
             space,
             replays,
-        } => replay_words(&at(kernel, *size), &name(search), *space, replays),
+        } => replay_words(&at(kernel, size), &name(search), *space, replays),
         Kind::SearchRate {
             kernel,
             size,
             searches,
-        } => rate_words(&at(kernel, *size), searches),
+        } => rate_words(&at(kernel, size), searches),
     }
 }
 
-fn hard_words(at: &str, pct: f64, tcs: &[Hardness], harder: &Option<[Toolchain; 2]>) -> Words {
+fn hard_words(
+    at: &str,
+    unit: &str,
+    pct: f64,
+    tcs: &[Hardness],
+    harder: &Option<[Toolchain; 2]>,
+) -> Words {
     let (long, short): (Vec<String>, Vec<String>) = (tcs.iter())
         .map(|x| {
             let whole = if x.whole_space { "the whole space" } else { "a sample of the space" };
             let (t, share, best, by) = (tc_name(x.toolchain), x.share * 100.0, md::speed(x.best), x.strategies.join(" and "));
             let long = format!(
-                "{t}: {} of {} configurations tried ({share:.0}%) within {pct:.0}% of its best {best} GFLOP/s, {} failed (searched by {by}; {whole})",
+                "{t}: {} of {} configurations tried ({share:.0}%) within {pct:.0}% of its best {best} {unit}, {} failed (searched by {by}; {whole})",
                 x.near, x.tried, x.failed
             );
             (long, format!("{share:.0}% of {t}'s {}", x.tried))
@@ -524,7 +564,7 @@ fn hard_words(at: &str, pct: f64, tcs: &[Hardness], harder: &Option<[Toolchain; 
     Words { text, short }
 }
 
-fn tuned_words(kernel: &str, size: Size, tcs: &[Tuned], search_only: bool, vendor: bool) -> Words {
+fn tuned_words(kernel: &str, size: &At, tcs: &[Tuned], search_only: bool, vendor: bool) -> Words {
     let (mut long, mut short) = (Vec::new(), Vec::new());
     for t in tcs {
         let name = tc_name(t.toolchain);
@@ -559,7 +599,7 @@ fn tuned_words(kernel: &str, size: Size, tcs: &[Tuned], search_only: bool, vendo
         true => "final round where there is one, else search timing",
         false => "final round",
     };
-    let (size_long, at) = (size_label_long(size), at(kernel, size));
+    let (size_long, at) = (at_long(size), at(kernel, size));
     let (long, short) = (long.join("; "), md::join_and(&short));
     Words {
         text: format!("**Tuned {kernel}, {size_long}** ({timing}, median GFLOP/s): {long}."),

@@ -174,11 +174,7 @@ impl Measurement {
 
     pub fn size_label(&self) -> String {
         if let Some(d) = &self.dims {
-            return d
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(" ");
+            return dims_label(d);
         }
         if self.m == self.n && self.n == self.k {
             self.m.to_string()
@@ -186,6 +182,12 @@ impl Measurement {
             format!("{}x{}x{}", self.m, self.n, self.k)
         }
     }
+}
+
+/// A spec kernel's dimensions as results and reports name them: "m=512 n=4096".
+pub fn dims_label(d: &std::collections::BTreeMap<String, i64>) -> String {
+    let each: Vec<String> = d.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    each.join(" ")
 }
 
 pub struct ResultWriter {
