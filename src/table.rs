@@ -195,6 +195,26 @@ pub fn sweep_table(rows: &[Measurement]) -> String {
     render(&table, |c| c < 2, &legend, &notes)
 }
 
+/// What a toolchain ignored of what a sweep asked (its build notes say so), once
+/// per toolchain and reason: "note: opencl ignored it: PoCL has no register-cap option".
+pub fn ignored_legend(rows: &[Measurement]) -> String {
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for r in rows {
+        let why = r
+            .build_notes
+            .iter()
+            .filter_map(|n| n.split_once(" ignored: "));
+        for (_, why) in why {
+            let key = (lane_name(r), why);
+            if !seen.contains(&key) {
+                seen.push(key);
+            }
+        }
+    }
+    let line = |(lane, why): &(String, &str)| format!("note: {lane} ignored it: {why}\n");
+    seen.iter().map(line).collect()
+}
+
 fn lane_name(r: &Measurement) -> String {
     match &r.variant {
         Some(v) => format!("{}[{v}]", r.toolchain),
@@ -335,6 +355,23 @@ mod tests {
             .take(3)
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
+    }
+
+    #[test]
+    fn what_a_toolchain_ignored_is_said_once_per_toolchain_and_reason() {
+        let mut rows = rows();
+        assert_eq!(ignored_legend(&rows), "");
+        for (r, cap) in rows.iter_mut().zip([64, 32, 16]) {
+            r.build_notes = vec![format!(
+                "register cap {cap} ignored: PoCL has no register-cap option"
+            )];
+        }
+        let lanes: Vec<String> = rows.iter().map(lane_name).collect();
+        let legend = ignored_legend(&rows);
+        for lane in &lanes {
+            let line = format!("note: {lane} ignored it: PoCL has no register-cap option\n");
+            assert_eq!(legend.matches(&line).count(), 1, "{legend}");
+        }
     }
 
     #[test]

@@ -193,6 +193,7 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
                 pb.suspend(|| {
                     println!("\n{} {} on {}", kind.name(), r.size_label(), r.device);
                     print!("{}", sweep_table(rows));
+                    print!("{}", gemmlab::table::ignored_legend(rows));
                 });
             }
         },
@@ -388,6 +389,7 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
                         r.kernel = r.label.clone().unwrap_or_default();
                     }
                     print!("{}", gemmlab::table::spec_table(&labelled, &tcs));
+                    print!("{}", gemmlab::table::ignored_legend(rows));
                 });
             }
         },
