@@ -330,42 +330,7 @@ pub(crate) fn words(k: &Kind) -> Words {
             vendor,
             best,
             others,
-        } => {
-            let at = size_label(*size);
-            let each = |b: &Best| {
-                let (n, k, g) = (name(b.toolchain), &b.kernel, md::speed(b.gflops));
-                match b.vs_vendor.map(|v| md::pct(Some(v))) {
-                    Some(v) => (
-                        format!("on {n} {k} at {g} GFLOP/s = {v} of cuBLAS"),
-                        format!("{v} of cuBLAS on {n} ({k}, {g} GFLOP/s)"),
-                    ),
-                    None => (
-                        format!("on {n} {k} at {g} GFLOP/s"),
-                        format!("{g} GFLOP/s on {n} ({k})"),
-                    ),
-                }
-            };
-            let (text, short): (Vec<_>, Vec<_>) = best.iter().map(each).unzip();
-            let vendor = vendor.map(|v| format!(" (cuBLAS: {} GFLOP/s)", md::speed(v)));
-            let other = |b: &Best| {
-                let speed = || format!("{} GFLOP/s", md::speed(b.gflops));
-                let v = b.vs_vendor.map_or_else(speed, |v| md::pct(Some(v)));
-                format!("{} {} {v}", name(b.toolchain), b.kernel)
-            };
-            let at_size = |(sz, b): &(Size, Vec<Best>)| {
-                format!("{}: {}", size_label(*sz), joined(b, ", ", other))
-            };
-            let others = match others.is_empty() {
-                true => String::new(),
-                false => format!(" Other sizes: {}.", joined(others, "; ", at_size)),
-            };
-            let (text, vendor) = (text.join("; "), vendor.unwrap_or_default());
-            let short = md::join_and(&short);
-            (
-                format!("**Best kernel per toolchain** at {at}: {text}{vendor}.{others}"),
-                format!("At size {at} the fastest kernel reaches {short}."),
-            )
-        }
+        } => best_words(*size, *vendor, best, others),
         Kind::RegistersDiffer {
             size,
             toolchains: [a, b],
@@ -447,4 +412,46 @@ pub(crate) fn words(k: &Kind) -> Words {
         }
     };
     Words { text, short }
+}
+
+/// The best kernel of each toolchain at `size`, and at the other sizes.
+fn best_words(
+    size: Size,
+    vendor: Option<f64>,
+    best: &[Best],
+    others: &[(Size, Vec<Best>)],
+) -> (String, String) {
+    let at = size_label(size);
+    let each = |b: &Best| {
+        let (n, k, g) = (name(b.toolchain), &b.kernel, md::speed(b.gflops));
+        match b.vs_vendor.map(|v| md::pct(Some(v))) {
+            Some(v) => (
+                format!("on {n} {k} at {g} GFLOP/s = {v} of cuBLAS"),
+                format!("{v} of cuBLAS on {n} ({k}, {g} GFLOP/s)"),
+            ),
+            None => (
+                format!("on {n} {k} at {g} GFLOP/s"),
+                format!("{g} GFLOP/s on {n} ({k})"),
+            ),
+        }
+    };
+    let (text, short): (Vec<_>, Vec<_>) = best.iter().map(each).unzip();
+    let vendor = vendor.map(|v| format!(" (cuBLAS: {} GFLOP/s)", md::speed(v)));
+    let other = |b: &Best| {
+        let speed = || format!("{} GFLOP/s", md::speed(b.gflops));
+        let v = b.vs_vendor.map_or_else(speed, |v| md::pct(Some(v)));
+        format!("{} {} {v}", name(b.toolchain), b.kernel)
+    };
+    let at_size =
+        |(sz, b): &(Size, Vec<Best>)| format!("{}: {}", size_label(*sz), joined(b, ", ", other));
+    let others = match others.is_empty() {
+        true => String::new(),
+        false => format!(" Other sizes: {}.", joined(others, "; ", at_size)),
+    };
+    let (text, vendor) = (text.join("; "), vendor.unwrap_or_default());
+    let short = md::join_and(&short);
+    (
+        format!("**Best kernel per toolchain** at {at}: {text}{vendor}.{others}"),
+        format!("At size {at} the fastest kernel reaches {short}."),
+    )
 }
