@@ -276,8 +276,8 @@ fn write_findings(out: &std::path::Path, sections: &[Section], chosen: &[usize])
     fs::write(&path, text).map_err(|e| Error::io(&path, e))
 }
 
-/// "## Summary" and "## All findings".
-fn findings_markdown(sections: &[Section], chosen: &[usize]) -> String {
+/// "## Summary", led by the chart of its first finding that has one, and "## All findings".
+fn findings_markdown(sections: &[Section], chosen: &[usize], written: &[Written]) -> String {
     let all: Vec<&Shown> = sections.iter().flat_map(|s| s.findings.iter()).collect();
     let mut doc = String::from("## Summary\n\n");
     if all.is_empty() {
@@ -300,6 +300,21 @@ fn findings_markdown(sections: &[Section], chosen: &[usize]) -> String {
     for (i, &c) in chosen.iter().enumerate() {
         let f = all[c];
         let _ = writeln!(doc, "{}. {} {}", i + 1, f.short, f.link());
+    }
+    let charted = chosen
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (i + 1, all[c].chart.as_ref()));
+    if let Some((n, svg)) = charted.into_iter().find_map(|(n, c)| Some((n, c?))) {
+        // The PNG where one was written, as the sections embed their charts.
+        let png = svg.strip_suffix(".svg").map(|s| format!("{s}.png"));
+        let png = png.filter(|p| {
+            written
+                .iter()
+                .any(|w| w.png.as_ref().is_some_and(|w| w.ends_with(p)))
+        });
+        let path = md::link(png.as_ref().unwrap_or(svg));
+        let _ = writeln!(doc, "\n![the chart of summary finding {n}]({path})");
     }
     doc.push_str("\n## All findings\n\nGrouped by the section that holds their numbers; each links to its chart, or to its table where it has no chart.\n\n");
     for s in sections.iter().filter(|s| !s.findings.is_empty()) {
@@ -375,7 +390,7 @@ fn generate_with(
         .flat_map(|s| s.findings.iter().map(|f| &f.finding))
         .collect();
     let chosen = analysis::summary(&all);
-    doc.push_str(&findings_markdown(&sections, &chosen));
+    doc.push_str(&findings_markdown(&sections, &chosen, &ctx.written));
     doc.push_str(&environment(&data));
     for s in &sections {
         doc.push_str(&s.markdown);
