@@ -110,10 +110,15 @@ fn report_from_the_fixture() {
     // The report leads with a chart: the first summary finding's that has one.
     let lead = md[summary_at..all_at].lines().find(|l| l.starts_with("!["));
     let lead = lead.expect("a chart after the summary");
-    let first = items.iter().find_map(|i| i.split("[chart](").nth(1)?.split(')').next());
+    let first = items
+        .iter()
+        .find_map(|i| i.split("[chart](").nth(1)?.split(')').next());
     let first = first.expect("a summary finding with a chart");
     let target = &lead[lead.find("](").unwrap() + 2..lead.len() - 1];
-    assert_eq!(target.trim_end_matches(".png"), first.trim_end_matches(".svg"));
+    assert_eq!(
+        target.trim_end_matches(".png"),
+        first.trim_end_matches(".svg")
+    );
     assert!(out.join(target).is_file(), "{lead}");
     for section in [
         "## Environment",

@@ -232,6 +232,24 @@ fn every_shipped_spec_compares_tunes_and_reports() {
             "{id} has a finding"
         );
     }
+    // Each spec kernel's search is in the tuning section, at its dimensions.
+    let findings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("findings.json")).unwrap())
+            .unwrap();
+    let rates: Vec<&serde_json::Value> = (findings.as_array().unwrap().iter())
+        .filter(|f| f["kind"] == "search_rate")
+        .collect();
+    assert_eq!(rates.len(), shipped().len(), "one search each: {rates:?}");
+    for (spec, sizes) in shipped() {
+        // "m=128,n=128,k=128" as results name dimensions: "k=128 m=128 n=128".
+        let mut dims: Vec<&str> = sizes.split(',').collect();
+        dims.sort();
+        let r = rates.iter().find(|f| f["size"] == dims.join(" "));
+        let r = r.unwrap_or_else(|| panic!("{spec}: no search rate at {sizes}: {rates:?}"));
+        assert_eq!(r["section"], "Tuning (tune)", "{r}");
+        let (kernel, at) = (r["kernel"].as_str().unwrap(), r["size"].as_str().unwrap());
+        assert!(md.contains(&format!("### {kernel}, {at}\n")), "{spec}");
+    }
     // The GEMM sections do not take the spec rows for GEMMs of size 0.
     assert!(
         !md.contains("M = N = K = 0") && !md.contains(" at 0 "),
