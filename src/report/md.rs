@@ -120,6 +120,11 @@ pub fn or_unknown<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or(UNKNOWN.into(), |v| v.to_string())
 }
 
+/// A register cap asked: "64", or "none" for no cap.
+pub fn cap_label(c: Option<u32>) -> String {
+    c.map_or("none".into(), |c| c.to_string())
+}
+
 /// "1 run", "3 runs"; nouns ending in y, s, x or ch take their usual plural.
 pub fn plural(n: usize, one: &str) -> String {
     let many = match one

@@ -74,10 +74,6 @@ fn occ_cell(o: Option<Occ>, m: &Measurement) -> String {
     o.map_or_else(|| md::occupancy(Some(m)), |o| o.0.describe())
 }
 
-fn cap_label(c: Option<u32>) -> String {
-    c.map_or("none".into(), |c| c.to_string())
-}
-
 /// "96", "96 (above cap)" where ptxas went over the cap asked.
 fn capped(regs: String, cap: Option<u32>, m: &Measurement) -> String {
     match (cap, data::registers(m)) {
@@ -166,7 +162,7 @@ pub(crate) fn kepler(a: Option<&Kepler>) -> Section {
         format!("No register sweep of kernel 6 for {KEPLER_ARCH} with NVRTC 11.8 in these results: `{REGISTERS_CMD}` produces it.\n\n"),
         "Kernel 6, published, with each cap of the sweep (`--maxrregcount`):",
         &[
-            ("cap asked", &|&(c, ..)| cap_label(c)),
+            ("cap asked", &|&(c, ..)| md::cap_label(c)),
             ("registers", &|&(c, m, _)| capped(md::registers(Some(m)), c, m)),
             ("spill st/ld B", &|&(_, m, _)| md::spills(Some(m))),
             ("stack B", &|&(_, m, _)| md::stack(Some(m))),
@@ -352,7 +348,7 @@ fn caps_words(c: &Caps) -> (String, String) {
             let r = md::or_unknown(r);
             format!("spills start at cap {cap} ({b} B stores + loads, {r} registers)")
         }
-        None => format!("no cap down to {} spills", cap_label(c.lowest_cap)),
+        None => format!("no cap down to {} spills", md::cap_label(c.lowest_cap)),
     };
     let head = format!("**Register caps on kernel 6, {KEPLER_ARCH} (NVRTC 11.8)**");
     let Some(at) = &c.at else {
@@ -814,7 +810,7 @@ fn register_grid(g: &[&Measurement]) -> String {
         let cell = |&cap| at(cap).map_or(md::MISSING.into(), |m| capped(regs_text(m), cap, m));
         (name, caps.iter().map(cell).collect())
     });
-    let head = caps.iter().map(|c| format!("cap {}", cap_label(*c)));
+    let head = caps.iter().map(|c| format!("cap {}", md::cap_label(*c)));
     let table = labelled("kernel", head, rows);
     format!("Registers per thread at each cap asked (`--maxrregcount`), spill bytes (stores + loads) where ptxas spilled.\n\n{table}")
 }

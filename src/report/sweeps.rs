@@ -27,10 +27,6 @@ fn same() -> String {
     format!("{:.0}%", SAME_SPEED * 100.0)
 }
 
-fn cap_label(c: Option<u32>) -> String {
-    c.map_or("none".into(), |c| c.to_string())
-}
-
 /// A leading column: its name and its cell (block, point).
 type Lead<'f, P> = (&'f str, &'f dyn Fn(&Block<P>, usize) -> String);
 /// A column of each toolchain: its name and its cell (block, point, toolchain).
@@ -94,7 +90,7 @@ pub(crate) fn registers(ctx: &mut Ctx, a: &Sweep<Option<u32>>) -> Result<Section
     let intro = "Each kernel compiled with a register cap (`--maxrregcount` for NVRTC, `-cl-nv-maxrregcount` for NVIDIA OpenCL; \
          \"none\" = no cap); \"registers\" is what the compiler used, \"(above cap)\" a cap not applied as asked.";
     let head = |se: &Series<_>| format!("{} ({})", se.kernel, se.switches);
-    let lead: [Lead<Option<u32>>; 1] = [("cap asked", &|b, p| cap_label(b.points[p]))];
+    let lead: [Lead<Option<u32>>; 1] = [("cap asked", &|b, p| md::cap_label(b.points[p]))];
     let cols: [Col<Option<u32>>; 4] = [
         ("registers", &|b, p, t| {
             let m = b.cells[p][t];
@@ -107,14 +103,14 @@ pub(crate) fn registers(ctx: &mut Ctx, a: &Sweep<Option<u32>>) -> Result<Section
     ];
     let notes = |b: &Block<_>| {
         let notes = b.rows.iter().flat_map(|m| {
-            let (t, cap) = (name(m.toolchain), cap_label(data::register_cap(m)));
+            let (t, cap) = (name(m.toolchain), md::cap_label(data::register_cap(m)));
             let note = move |n| md::short_reason(&format!("{t} cap {cap}: {n}"));
             m.build_notes.iter().map(note)
         });
         list("Build notes", notes)
     };
     let chart = |se: &Series<_>, b: &Block<Option<u32>>| {
-        let cats = XAxis::Categories(b.points.iter().map(|c| cap_label(*c)).collect());
+        let cats = XAxis::Categories(b.points.iter().map(|c| md::cap_label(*c)).collect());
         let line = |style, y: &dyn Fn(usize) -> Option<f64>| {
             let points = (0..b.points.len()).map(|p| (p as f64, y(p))).collect();
             Line { style, points }
@@ -485,10 +481,13 @@ fn cap_words(k: &Kind) -> Words {
 fn spill_words(s: &Spills) -> String {
     match *s {
         Spills::None { lowest } => {
-            format!("no spills at any cap tried (lowest {})", cap_label(lowest))
+            format!(
+                "no spills at any cap tried (lowest {})",
+                md::cap_label(lowest)
+            )
         }
         Spills::AtHighest { cap, bytes } => {
-            let cap = cap_label(cap);
+            let cap = md::cap_label(cap);
             format!("spills even at the highest cap ({cap}: {bytes} B)")
         }
         Spills::From {
@@ -498,16 +497,22 @@ fn spill_words(s: &Spills) -> String {
             most,
         } => {
             let most = most.map_or(String::new(), |(c, b)| {
-                format!(" and reach {b} B at cap {}", cap_label(c))
+                format!(" and reach {b} B at cap {}", md::cap_label(c))
             });
-            let (clean_to, cap) = (cap_label(clean_to), cap_label(cap));
+            let (clean_to, cap) = (md::cap_label(clean_to), md::cap_label(cap));
             format!("no spills down to cap {clean_to}; spills start at cap {cap} ({bytes} B stores + loads){most}")
         }
     }
 }
 
 fn speed_words(s: &CapSpeed) -> String {
-    let fastest = |cap, g| format!("fastest at cap {}: {} GFLOP/s", cap_label(cap), speed(g));
+    let fastest = |cap, g| {
+        format!(
+            "fastest at cap {}: {} GFLOP/s",
+            md::cap_label(cap),
+            speed(g)
+        )
+    };
     match *s {
         CapSpeed::Faster {
             cap,
