@@ -549,3 +549,36 @@ fn findings_say_whether_the_family_ran_tuned_or_at_its_published_defaults() {
     assert_eq!(all, Configs::Both);
     assert!(!each.is_empty() && each.iter().all(|c| *c == Configs::Tuned));
 }
+
+#[test]
+fn of_several_family_kernels_the_closest_to_cublas_is_the_headline() {
+    use Toolchain::{Cuda, OpenCl};
+    let root = tmp("several");
+    let size = (4096, 4096, 4096);
+    let rows = vec![
+        row(data::VENDOR, Cuda, size, 50000.0, 50000.0),
+        row("simt", Cuda, size, 32000.0, 50000.0),
+        row("simtdirect", Cuda, size, 36000.0, 50000.0),
+        row("thin", Cuda, size, 17500.0, 50000.0),
+        row("thin", OpenCl, size, 17000.0, 50000.0),
+    ];
+    write_run(&root.join("in/compare"), rows);
+    let from = vec![root.join("in")];
+    let d = data::load(&from).unwrap();
+    let a = analyse(&d, &from, false);
+    let headline: Vec<(String, Toolchain, bool)> = (a.findings.iter())
+        .filter_map(|f| match &f.kind {
+            AnyKind::Simt(Kind::SimtVsCublas {
+                kernel, toolchain, ..
+            }) => Some((kernel.clone(), *toolchain, f.headline)),
+            _ => None,
+        })
+        .collect();
+    let of = |k: &str, t| headline.iter().find(|h| h.0 == k && h.1 == t).map(|h| h.2);
+    // CUDA: simtdirect (0.72x) leads, simt and thin are details; OpenCL has only thin.
+    assert_eq!(of("simtdirect", Cuda), Some(true), "{headline:?}");
+    assert_eq!(of("simt", Cuda), Some(false), "{headline:?}");
+    assert_eq!(of("thin", Cuda), Some(false), "{headline:?}");
+    assert_eq!(of("thin", OpenCl), Some(true), "{headline:?}");
+    let _ = fs::remove_dir_all(&root);
+}

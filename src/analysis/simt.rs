@@ -236,7 +236,7 @@ fn findings(device: Option<String>, rows: &[SizeRows]) -> Vec<Finding> {
         let f = Finding::new(Topic::Simt, super::Kind::Simt(kind)).weight(weight);
         f.chart(Some(CHART.into()))
     };
-    let mut out: Vec<Finding> = series(&kernels)
+    let each: Vec<(Toolchain, f64, Finding)> = series(&kernels)
         .filter_map(|(kernel, toolchain)| {
             let cells: Vec<(Size, &Cell)> = (headline.iter())
                 .filter_map(|sr| {
@@ -256,7 +256,19 @@ fn findings(device: Option<String>, rows: &[SizeRows]) -> Vec<Finding> {
                 ratios,
                 configuration: Configs::of(cells.iter().map(|(_, c)| c.rec.m)),
             };
-            Some(finding(kind, weight))
+            Some((toolchain, weight, finding(kind, weight)))
+        })
+        .collect();
+    // Of several family kernels, a toolchain's closest to cuBLAS is its headline; the
+    // rest (a kernel for thin calls at a square size, say) are details.
+    let closest = |t: Toolchain| {
+        let of = each.iter().filter(|e| e.0 == t);
+        of.map(|e| e.1).fold(f64::INFINITY, f64::min)
+    };
+    let mut out: Vec<Finding> = (each.iter())
+        .map(|(t, w, f)| match *w > closest(*t) {
+            true => f.clone().detail(),
+            false => f.clone(),
         })
         .collect();
     // The family's best toolchain per size; the size where that is lowest.
