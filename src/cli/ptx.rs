@@ -100,7 +100,8 @@ pub fn run(args: PtxArgs) -> Result<()> {
     }
     if listings.is_empty() {
         return Err(Error::invalid(
-            "no toolchain gave PTX (PTX comes from NVRTC and from NVIDIA's OpenCL)",
+            "no toolchain gave PTX (PTX comes from NVRTC and from NVIDIA's OpenCL); without an NVIDIA GPU, \
+             `--arch sm_90` compiles the CUDA source through NVRTC offline, and `--from RUN` reads a run's kept listings",
         ));
     }
     show(
