@@ -783,3 +783,29 @@ fn dependent_launch_instructions_are_emitted_where_they_pay() {
     );
     assert_eq!(count(ptx, "griddepcontrol.launch_dependents"), 0);
 }
+
+/// A build the driver's compute cache served prints no ptxas report, so the CUDA
+/// backend compiles once more with an empty extra entry point that makes the PTX
+/// new to the cache. That entry must change nothing of the kernels' own report.
+#[test]
+fn an_extra_empty_entry_leaves_the_kernels_ptxas_report_as_it_was() {
+    let test = "an_extra_empty_entry_leaves_the_kernels_ptxas_report_as_it_was";
+    let Some(n) = nvrtc("13", test) else {
+        return;
+    };
+    use gemmlab::backend::ptxas::parse_ptxas_log;
+    for id in ["6", "11", "simt"] {
+        let spec = kernels::find(id).unwrap();
+        let (config, hints) = (spec.defaults(), Hints::default());
+        let options = spec.compile_options(&config, &hints, gemmlab::Toolchain::Cuda);
+        let source = spec.source(gemmlab::Toolchain::Cuda);
+        let stamped = format!("{source}\nextern \"C\" __global__ void gemmlab_test_entry() {{}}\n");
+        let plain = n.compile(id, &source, "sm_90", &options).unwrap();
+        let again = n.compile(id, &stamped, "sm_90", &options).unwrap();
+        let plain = parse_ptxas_log(&plain.log);
+        let mut again = parse_ptxas_log(&again.log);
+        assert!(!plain.is_empty(), "{id}: a ptxas report");
+        again.retain(|k| k.name != "gemmlab_test_entry");
+        assert_eq!(format!("{plain:?}"), format!("{again:?}"), "{id}");
+    }
+}

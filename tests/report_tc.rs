@@ -47,6 +47,9 @@ fn fp64_and_fp32_speak_apart() {
             .map(|x| &x.1)
             .collect();
         assert!(heads.iter().any(|a| a.starts_with("FP64")), "{s:?}");
-        assert!(heads.iter().any(|a| a.ends_with("(FP32-accurate)")), "{s:?}");
+        assert!(
+            heads.iter().any(|a| a.ends_with("(FP32-accurate)")),
+            "{s:?}"
+        );
     }
 }

@@ -27,7 +27,7 @@ use libloading::Library;
 
 use super::{
     ptxas, Artefact, BuildReport, CompileOptions, Compiler, DeviceInfo, DeviceKind, Image,
-    Toolchain,
+    KernelResources, Toolchain,
 };
 use crate::error::{Error, Result};
 
@@ -700,6 +700,10 @@ impl Compiler for NvrtcCompiler {
         let started = Instant::now();
         let out = self.nvrtc.compile(what, source, &target, options)?;
         let compile_ms = started.elapsed().as_secs_f64() * 1e3;
+        let mut kernels = ptxas::parse_ptxas_log(&out.log);
+        if kernels.is_empty() && out.cubin.is_some() {
+            kernels = self.assemble_uncached(what, source, &target, options);
+        }
         // PTX is kept for comparison; when NVRTC gives none for a real
         // architecture, compile once more for the virtual one.
         let ptx = match out.ptx {
@@ -725,7 +729,7 @@ impl Compiler for NvrtcCompiler {
             toolchain: Some(Toolchain::Cuda),
             compiler: Some(self.nvrtc.label()),
             flags: out.flags,
-            kernels: ptxas::parse_ptxas_log(&out.log),
+            kernels,
             log: out.log,
             compile_ms,
             ptx,
@@ -737,6 +741,38 @@ impl Compiler for NvrtcCompiler {
             image: Image::Cubin(cubin),
         })
     }
+}
+
+impl NvrtcCompiler {
+    /// NVRTC's ptxas goes through the driver's compute cache: PTX it assembled
+    /// before (in this process or another, with the same options) comes back
+    /// without ptxas's lines, so spills and stack would go unrecorded. The source
+    /// is then compiled once more with an empty entry point that makes its PTX new
+    /// to the cache, for the report of its own kernels alone (ptxas allocates each
+    /// entry on its own; the extra one changes nothing of theirs).
+    fn assemble_uncached(
+        &self,
+        what: &str,
+        source: &str,
+        target: &str,
+        options: &CompileOptions,
+    ) -> Vec<KernelResources> {
+        let nonce = uncached_entry();
+        let stamped = format!("{source}\nextern \"C\" __global__ void {nonce}() {{}}\n");
+        let again = self.nvrtc.compile(what, &stamped, target, options);
+        let found = again.map_or(Vec::new(), |o| ptxas::parse_ptxas_log(&o.log));
+        found.into_iter().filter(|k| k.name != nonce).collect()
+    }
+}
+
+/// An entry point's name no earlier build had: process, time and a counter.
+fn uncached_entry() -> String {
+    static NONCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NONCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("gemmlab_ptxas_report_{}_{stamp}_{n}", std::process::id())
 }
 
 /// A compiler that cannot compile, and says why (no libnvrtc on this machine).
