@@ -270,6 +270,61 @@ fn c_string(what: &str, s: &str) -> Result<CString> {
     CString::new(s).map_err(|_| Error::invalid(format!("{what} contains a NUL byte")))
 }
 
+/// The JIT's outcome: the module or the driver's error, with its info and error logs.
+type Jit = (
+    std::result::Result<sys::CUmodule, sys::CUresult>,
+    String,
+    String,
+);
+
+/// Loads PTX through the driver's JIT (in the bound context) with its verbose log.
+fn jit_load(ptx: &str, max_registers: Option<u32>) -> Result<Jit> {
+    let image = c_string("the PTX", ptx)?;
+    const LOG: usize = 64 * 1024;
+    let mut info_log = vec![0u8; LOG];
+    let mut error_log = vec![0u8; LOG];
+    use sys::CUjit_option::*;
+    let mut options = vec![
+        CU_JIT_INFO_LOG_BUFFER,
+        CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+        CU_JIT_ERROR_LOG_BUFFER,
+        CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        CU_JIT_LOG_VERBOSE,
+    ];
+    // Option values are passed by value in pointer-sized slots.
+    let mut values: Vec<*mut c_void> = vec![
+        info_log.as_mut_ptr().cast(),
+        std::ptr::without_provenance_mut(LOG),
+        error_log.as_mut_ptr().cast(),
+        std::ptr::without_provenance_mut(LOG),
+        std::ptr::without_provenance_mut(1),
+    ];
+    if let Some(r) = max_registers {
+        options.push(CU_JIT_MAX_REGISTERS);
+        values.push(std::ptr::without_provenance_mut(r as usize));
+    }
+    let mut module: sys::CUmodule = std::ptr::null_mut();
+    // SAFETY: the image is NUL-terminated PTX; log buffers outlive the call.
+    let r = unsafe {
+        sys::cuModuleLoadDataEx(
+            &mut module,
+            image.as_ptr().cast(),
+            options.len() as u32,
+            options.as_mut_ptr(),
+            values.as_mut_ptr(),
+        )
+    };
+    let text = |b: &[u8]| {
+        String::from_utf8_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())])
+            .into_owned()
+    };
+    let outcome = match r {
+        sys::CUresult::CUDA_SUCCESS => Ok(module),
+        r => Err(r),
+    };
+    Ok((outcome, text(&info_log), text(&error_log)))
+}
+
 /// Entry names declared in PTX (`.entry name(`).
 pub fn ptx_entries(ptx: &str) -> Vec<String> {
     ptx.lines()
@@ -875,56 +930,33 @@ impl Backend for CudaBackend {
         };
         let ptx = rewritten.as_deref().unwrap_or(ptx);
         self.bind()?;
-        let image = c_string("the PTX", ptx)?;
-        const LOG: usize = 64 * 1024;
-        let mut info_log = vec![0u8; LOG];
-        let mut error_log = vec![0u8; LOG];
-        use sys::CUjit_option::*;
-        let mut options = vec![
-            CU_JIT_INFO_LOG_BUFFER,
-            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-            CU_JIT_ERROR_LOG_BUFFER,
-            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-            CU_JIT_LOG_VERBOSE,
-        ];
-        // Option values are passed by value in pointer-sized slots.
-        let mut values: Vec<*mut c_void> = vec![
-            info_log.as_mut_ptr().cast(),
-            std::ptr::without_provenance_mut(LOG),
-            error_log.as_mut_ptr().cast(),
-            std::ptr::without_provenance_mut(LOG),
-            std::ptr::without_provenance_mut(1),
-        ];
-        if let Some(r) = max_registers {
-            options.push(CU_JIT_MAX_REGISTERS);
-            values.push(std::ptr::without_provenance_mut(r as usize));
-        }
-        let mut module: sys::CUmodule = std::ptr::null_mut();
         let started = Instant::now();
-        // SAFETY: the image is NUL-terminated PTX; log buffers outlive the call.
-        let r = unsafe {
-            sys::cuModuleLoadDataEx(
-                &mut module,
-                image.as_ptr().cast(),
-                options.len() as u32,
-                options.as_mut_ptr(),
-                values.as_mut_ptr(),
-            )
-        };
+        let jit = jit_load(ptx, max_registers)?;
         let compile_ms = started.elapsed().as_secs_f64() * 1e3;
-        let text = |b: &[u8]| {
-            String::from_utf8_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())])
-                .into_owned()
+        let (module, info_text) = match jit {
+            (Ok(module), info, _) => (module, info),
+            (Err(r), info, error) => {
+                return Err(Error::Compile {
+                    toolchain: "CUDA driver JIT".into(),
+                    what: what.to_string(),
+                    log: format!("{error}\n{info}\n(cuModuleLoadDataEx: {r:?})"),
+                })
+            }
         };
-        let (info_text, error_text) = (text(&info_log), text(&error_log));
-        if r != sys::CUresult::CUDA_SUCCESS {
-            return Err(Error::Compile {
-                toolchain: "CUDA driver JIT".into(),
-                what: what.to_string(),
-                log: format!("{error_text}\n{info_text}\n(cuModuleLoadDataEx: {r:?})"),
-            });
+        let mut from_log = ptxas::parse_ptxas_log(&info_text);
+        if from_log.is_empty() {
+            // The compute cache served this PTX (assembled before) without the JIT's
+            // report: once more with a comment that makes it new, for the report.
+            let again = format!(
+                "{ptx}\n// gemmlab: assembled again for its ptxas report ({})\n",
+                super::cache_nonce()
+            );
+            if let (Ok(m), info, _) = jit_load(&again, max_registers)? {
+                from_log = ptxas::parse_ptxas_log(&info);
+                // SAFETY: loaded just above for its log alone, unloaded once.
+                let _ = unsafe { drv::module::unload(m) };
+            }
         }
-        let from_log = ptxas::parse_ptxas_log(&info_text);
         let mut notes =
             vec!["PTX loaded through the CUDA driver JIT (cuModuleLoadDataEx)".to_string()];
         let mut functions = HashMap::new();

@@ -947,6 +947,18 @@ impl AnyBackend {
     }
 }
 
+/// Text no earlier build in any process had (process, time, a counter): what makes
+/// a program new to the driver's compute cache, which answers a PTX it assembled
+/// before without ptxas's report.
+pub(crate) fn cache_nonce() -> String {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}_{stamp}_{n}", std::process::id())
+}
+
 pub(crate) fn check_len(buffer: &Buffer, elem: Elem, len: usize) -> Result<()> {
     if buffer.elem != elem || buffer.len != len {
         return Err(Error::invalid(format!(

@@ -757,22 +757,12 @@ impl NvrtcCompiler {
         target: &str,
         options: &CompileOptions,
     ) -> Vec<KernelResources> {
-        let nonce = uncached_entry();
+        let nonce = format!("gemmlab_ptxas_report_{}", super::cache_nonce());
         let stamped = format!("{source}\nextern \"C\" __global__ void {nonce}() {{}}\n");
         let again = self.nvrtc.compile(what, &stamped, target, options);
         let found = again.map_or(Vec::new(), |o| ptxas::parse_ptxas_log(&o.log));
         found.into_iter().filter(|k| k.name != nonce).collect()
     }
-}
-
-/// An entry point's name no earlier build had: process, time and a counter.
-fn uncached_entry() -> String {
-    static NONCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NONCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!("gemmlab_ptxas_report_{}_{stamp}_{n}", std::process::id())
 }
 
 /// A compiler that cannot compile, and says why (no libnvrtc on this machine).

@@ -561,14 +561,9 @@ impl OpenClCompiler {
         if !self.nvidia || kernels.iter().all(|k| k.registers.is_some()) {
             return;
         }
-        static NONCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let nonce = NONCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let stamp = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
         let text = format!(
-            "{ptx}\n// gemmlab: assembled again for its ptxas report ({} {stamp} {nonce})\n",
-            std::process::id()
+            "{ptx}\n// gemmlab: assembled again for its ptxas report ({})\n",
+            super::cache_nonce()
         );
         // SAFETY: the device belongs to the context (both come from this compiler).
         let Ok(mut program) = (unsafe {
