@@ -245,3 +245,41 @@ fn a_size_that_cannot_fit_is_refused_with_the_numbers() {
     let rows = measurements(&out);
     assert_eq!(rows[0]["status"], "out_of_memory");
 }
+
+#[test]
+fn a_run_that_replaces_another_in_its_out_directory_says_so() {
+    let out = out_dir("replaced");
+    let dev = device();
+    let run = || {
+        gemmlab(&[
+            "compare",
+            "--device",
+            &dev,
+            "--backends",
+            "opencl",
+            "--sizes",
+            "64",
+            "--kernels",
+            "1",
+            "--reps",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let first = run();
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert!(
+        !stderr(&first).contains("earlier run"),
+        "{}",
+        stderr(&first)
+    );
+    let second = run();
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    let note = format!(
+        "note: {} held 1 measurement of an earlier run; this run replaces it",
+        out.display()
+    );
+    assert!(stderr(&second).contains(&note), "{}", stderr(&second));
+    let _ = std::fs::remove_dir_all(&out);
+}

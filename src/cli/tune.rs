@@ -272,7 +272,9 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         watch::die_with_supervisor();
     }
     if !supervised && !args.in_process && args.export_space.is_none() {
-        // The searches run in a child process this one watches (see tune::watch).
+        // The searches run in a child process this one watches (see tune::watch);
+        // it says once what the run replaces, not at each restart of the child.
+        gemmlab::results::note_replaced_run(&args.out);
         let program = std::env::current_exe().map_err(|e| Error::io("current executable", e))?;
         let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
         let code = watch::supervise(&program, &argv, &|line| eprintln!("{line}"))?;
@@ -397,7 +399,10 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     );
     let mut env = Environment::capture(infos.clone(), seed, plan);
     env.record_clocks(&sessions);
-    let mut writer = ResultWriter::create(&args.out, env)?;
+    let mut writer = match supervised {
+        true => ResultWriter::create_resumed(&args.out, env)?,
+        false => ResultWriter::create(&args.out, env)?,
+    };
     let per_point = |s: &Space| s.len().min(args.max_configs);
     let total: usize = spaces[..kernels.len()]
         .iter()

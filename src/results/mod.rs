@@ -184,6 +184,21 @@ impl Measurement {
     }
 }
 
+/// Replacing a run is what --out asks for, but never silently.
+pub fn note_replaced_run(dir: &Path) {
+    let path = dir.join("measurements.jsonl");
+    let earlier = fs::read_to_string(&path).map_or(0, |s| s.lines().count());
+    if earlier > 0 {
+        let (s, them) = if earlier == 1 {
+            ("", "it")
+        } else {
+            ("s", "them")
+        };
+        let d = dir.display();
+        eprintln!("note: {d} held {earlier} measurement{s} of an earlier run; this run replaces {them} (another --out keeps both)");
+    }
+}
+
 /// A spec kernel's dimensions as results and reports name them: "m=512 n=4096".
 pub fn dims_label(d: &std::collections::BTreeMap<String, i64>) -> String {
     let each: Vec<String> = d.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -198,15 +213,17 @@ pub struct ResultWriter {
 }
 
 impl ResultWriter {
+    /// Starts a run in `dir`, saying so when it replaces an earlier run's measurements.
     pub fn create(dir: &Path, env: Environment) -> Result<ResultWriter> {
+        note_replaced_run(dir);
+        ResultWriter::create_resumed(dir, env)
+    }
+
+    /// Starts a run again in `dir` (a supervised tune child after a restart): the
+    /// measurements there are its own, and its supervisor said what it replaced.
+    pub fn create_resumed(dir: &Path, env: Environment) -> Result<ResultWriter> {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let path = dir.join("measurements.jsonl");
-        // Replacing a run is what --out asks for, but never silently.
-        let earlier = fs::read_to_string(&path).map_or(0, |s| s.lines().count());
-        if earlier > 0 {
-            let (d, s) = (dir.display(), if earlier == 1 { "" } else { "s" });
-            eprintln!("note: {d} held {earlier} measurement{s} of an earlier run; this run replaces them (another --out keeps both)");
-        }
         write_json(&dir.join("environment.json"), &env)?;
         let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
         Ok(ResultWriter {
