@@ -91,9 +91,14 @@ pub enum Configs {
     Both,
 }
 
+/// A row `compare --tuned` ran (labelled "tuned at ...").
+fn is_tuned(m: &Measurement) -> bool {
+    m.label.as_deref().is_some_and(|l| l.starts_with("tuned"))
+}
+
 impl Configs {
     fn of<'a>(mut rows: impl Iterator<Item = &'a Measurement>) -> Configs {
-        let tuned = |m: &Measurement| m.label.as_deref().is_some_and(|l| l.starts_with("tuned"));
+        let tuned = |m: &Measurement| is_tuned(m);
         let first = rows.next().is_some_and(tuned);
         match (first, rows.all(|m| tuned(m) == first)) {
             (_, false) => Configs::Both,
@@ -154,12 +159,7 @@ fn cell<'a>(
     toolchain: Toolchain,
     cands: impl Iterator<Item = Rec<'a>>,
 ) -> Option<Cell<'a>> {
-    let key = |r: &Rec| {
-        (
-            Configs::of([r.m].into_iter()) == Configs::Tuned,
-            r.m.status.is_ok(),
-        )
-    };
+    let key = |r: &Rec| (is_tuned(r.m), r.m.status.is_ok());
     let speed = |r: &Rec| data::gflops(r.m).unwrap_or(f64::NEG_INFINITY);
     let rec = cands.max_by(|a, b| key(a).cmp(&key(b)).then(speed(a).total_cmp(&speed(b))))?;
     let (m, peak) = (rec.m, data.gpu_facts(rec.run, rec.m).peak_gflops());
