@@ -29,6 +29,16 @@ impl From<&'static UserKernel> for Kernel {
     }
 }
 
+/// A kernel's unchanged form in a label: "defaults" for a user's kernel,
+/// "published" for a registry one (see [`Kernel::unchanged`]).
+pub fn unchanged_name(user: bool) -> &'static str {
+    if user {
+        "defaults"
+    } else {
+        "published"
+    }
+}
+
 impl Kernel {
     pub fn id(&self) -> &'static str {
         match self {
@@ -43,6 +53,12 @@ impl Kernel {
             Kernel::Builtin(k) => k.entry,
             Kernel::User(k) => k.launches.first().map_or("", |l| l.entry.as_str()),
         }
+    }
+
+    /// What its unchanged form is called in a configuration's label: a
+    /// registry kernel is "published", a user's kernel has its "defaults".
+    pub fn unchanged(&self) -> &'static str {
+        unchanged_name(matches!(self, Kernel::User(_)))
     }
 
     pub fn title(&self) -> &'static str {

@@ -193,6 +193,15 @@ fn every_shipped_spec_compares_tunes_and_reports() {
             finals.iter().all(|r| r["status"] == "ok"),
             "{spec}: {finals:?}"
         );
+        // A user's kernel is not published: its unchanged form is its defaults.
+        assert!(
+            finals.iter().all(|r| {
+                let label = r["label"].as_str().unwrap_or("");
+                !label.contains("published")
+                    && (label.contains('=') || label.starts_with("defaults"))
+            }),
+            "{spec}: {finals:?}"
+        );
         let traces = std::fs::read_dir(&tune)
             .unwrap()
             .flatten()

@@ -336,7 +336,8 @@ impl Search {
     /// The fastest verified, unpruned configuration (search timing).
     pub fn best(&self) -> Option<(f64, String)> {
         let t = *self.trace.search.ranked().first()?;
-        Some((speed(t)?, t.candidate.describe()))
+        let search = &self.trace.search;
+        Some((speed(t)?, t.candidate.describe_from(search.unchanged())))
     }
 
     pub fn toolchain(&self) -> Toolchain {

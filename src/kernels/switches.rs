@@ -255,6 +255,12 @@ impl Hints {
     /// "published", or "published + UNROLL_K=1, fast math"; register caps are
     /// shown by the register sweep's own columns, so only when `with_cap`.
     pub fn describe(&self, with_cap: bool) -> String {
+        self.describe_from("published", with_cap)
+    }
+
+    /// As [`Hints::describe`], naming the unchanged kernel `base`: a user's
+    /// kernel is not published, its unchanged form is its "defaults".
+    pub fn describe_from(&self, base: &str, with_cap: bool) -> String {
         let mut parts: Vec<String> = self
             .switches
             .iter()
@@ -267,9 +273,9 @@ impl Hints {
             parts.push(format!("maxrregcount={c}"));
         }
         if parts.is_empty() {
-            "published".into()
+            base.into()
         } else {
-            format!("published + {}", parts.join(", "))
+            format!("{base} + {}", parts.join(", "))
         }
     }
 }

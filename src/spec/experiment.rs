@@ -406,7 +406,10 @@ fn tuned_items(
                         config: k.defaults(),
                         hints: Hints::default(),
                         session,
-                        label: Some("published (not tuned)".into()),
+                        label: Some(format!(
+                            "{} (not tuned)",
+                            crate::kernel::unchanged_name(true)
+                        )),
                     }
                 }
             }

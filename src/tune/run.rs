@@ -355,7 +355,7 @@ fn tune_spec(
                     config: t.candidate.config.clone(),
                     hints: t.candidate.hints.clone(),
                     session: si,
-                    label: Some(t.candidate.describe()),
+                    label: Some(t.candidate.describe_from(r.unchanged())),
                 });
             }
             searched.push((si, r));
@@ -367,7 +367,10 @@ fn tune_spec(
                     config: k.defaults(),
                     hints: Default::default(),
                     session: si,
-                    label: Some("published (not searched)".into()),
+                    label: Some(format!(
+                        "{} (not searched)",
+                        crate::kernel::unchanged_name(true)
+                    )),
                 });
             }
         }

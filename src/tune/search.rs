@@ -306,6 +306,12 @@ fn spec_rate(inst: &crate::spec::Instance, ns: f64) -> f64 {
 }
 
 impl SearchResult {
+    /// Its kernel's unchanged form in a label ([`Kernel::unchanged`]): a
+    /// user's kernel (searched at dims) has "defaults", a registry one is "published".
+    pub fn unchanged(&self) -> &'static str {
+        crate::kernel::unchanged_name(self.dims.is_some())
+    }
+
     /// Points measured in this run (not answered from the store).
     pub fn measured(&self) -> usize {
         self.tried.iter().filter(|t| !t.cached).count()
@@ -777,7 +783,7 @@ pub fn search(
                     "{} {}: {}",
                     spec.id(),
                     info.toolchain,
-                    cand.describe()
+                    cand.describe_from(spec.unchanged())
                 ));
                 let t = Instant::now();
                 if let Some(w) = watch {
@@ -833,7 +839,7 @@ pub fn search(
                 if failed_on_device(&record.status) {
                     if let Err(e) = session.healthy() {
                         return Err(Error::DeviceLost {
-                            what: format!("{} {}", spec.id(), cand.describe()),
+                            what: format!("{} {}", spec.id(), cand.describe_from(spec.unchanged())),
                             reason: format!(
                                 "{}; then: {e}",
                                 record.status.reason().unwrap_or("it failed")

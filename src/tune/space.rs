@@ -87,12 +87,20 @@ impl Candidate {
         }
     }
 
+    /// Its parameters, then what it changes of the published kernel.
     pub fn describe(&self) -> String {
-        let h = self.hints.describe(true);
-        if h.is_empty() || h == "published" {
-            self.config.describe()
-        } else {
-            format!("{} {h}", self.config.describe())
+        self.describe_from("published")
+    }
+
+    /// As [`Candidate::describe`], naming the unchanged kernel `base`
+    /// ([`Kernel::unchanged`]): "ITEMS=16 defaults + maxrregcount=32".
+    /// A kernel without parameters is named by its hints alone ("defaults").
+    pub fn describe_from(&self, base: &str) -> String {
+        let (c, h) = (self.config.describe(), self.hints.describe_from(base, true));
+        match (c.is_empty(), h == base) {
+            (true, _) => h,
+            (false, true) => c,
+            (false, false) => format!("{c} {h}"),
         }
     }
 }
