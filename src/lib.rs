@@ -40,3 +40,4 @@ pub mod split;
 pub mod sweep;
 pub mod table;
 pub mod tune;
+pub mod words;

@@ -2,6 +2,7 @@
 //! applicable, 1 when any is invalid or failed (after writing everything), 2 for
 //! usage errors. Runs real kernels on the OpenCL test device (PoCL in CI).
 
+use gemmlab::words::plural;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -247,39 +248,63 @@ fn a_size_that_cannot_fit_is_refused_with_the_numbers() {
 }
 
 #[test]
-fn a_run_that_replaces_another_in_its_out_directory_says_so() {
+fn a_run_that_replaces_another_in_its_out_directory_says_so_and_leaves_none_of_it() {
     let out = out_dir("replaced");
     let dev = device();
-    let run = || {
-        gemmlab(&[
-            "compare",
-            "--device",
-            &dev,
-            "--backends",
-            "opencl",
-            "--sizes",
-            "64",
-            "--kernels",
-            "1",
-            "--reps",
-            "2",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-    };
-    let first = run();
+    let o = out.to_str().unwrap();
+    let small = [
+        "--device",
+        &dev,
+        "--backends",
+        "opencl",
+        "--sizes",
+        "64",
+        "--reps",
+        "2",
+    ];
+    let run = |cmd: &[&str]| gemmlab(&[cmd, &small[..], &["--out", o]].concat());
+    // A tune leaves a search trace and a finished run's results.json.
+    let first = run(&[
+        "tune",
+        "--kernels",
+        "1",
+        "--max-configs",
+        "2",
+        "--top",
+        "1",
+        "--in-process",
+    ]);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     assert!(
         !stderr(&first).contains("earlier run"),
         "{}",
         stderr(&first)
     );
-    let second = run();
+    let traces = || {
+        let names = std::fs::read_dir(&out).unwrap().flatten();
+        (names.map(|e| e.file_name().to_string_lossy().into_owned()))
+            .filter(|n| n.starts_with("search-"))
+            .count()
+    };
+    assert_eq!(traces(), 1);
+    let tuned = measurements(&out).len();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let second = run(&["compare", "--kernels", "1"]);
     assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
     let note = format!(
-        "note: {} held 1 measurement of an earlier run; this run replaces it",
-        out.display()
+        "note: {o} held {} and 1 search trace of an earlier run; this run replaces them",
+        plural(tuned, "measurement")
     );
     assert!(stderr(&second).contains(&note), "{}", stderr(&second));
+    assert_eq!(traces(), 0, "the earlier run's search trace is gone");
+    assert!(
+        out.join("notes.txt").exists(),
+        "a file gemmlab did not write stays"
+    );
+    let rows = measurements(&out);
+    assert!(
+        rows.iter().all(|r| r["experiment"] == "compare"),
+        "{rows:?}"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }

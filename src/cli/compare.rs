@@ -13,9 +13,9 @@ use gemmlab::gemm::problem::Template;
 use gemmlab::kernels::{self, Hints};
 use gemmlab::measure::{CacheState, Plan};
 use gemmlab::progress::Progress;
-use gemmlab::report::md::plural;
 use gemmlab::results::{Environment, ResultWriter};
 use gemmlab::table::compare_table;
+use gemmlab::words::plural;
 use gemmlab::{
     open_with, resolve, Backend, DeviceKind, DeviceSpec, Error, Inventory, Layout, Nvrtc,
     Precision, Result, Toolchain, Trans,

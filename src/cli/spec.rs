@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use gemmlab::report::md::plural;
 use gemmlab::spec::model::{Access, ArgKind, Fill, Reference};
 use gemmlab::spec::{parse_dim_points, UserKernel};
+use gemmlab::words::plural;
 use gemmlab::{Error, Result};
 
 #[derive(Args, Debug)]

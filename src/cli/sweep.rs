@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use gemmlab::kernels::{self, Hints};
-use gemmlab::report::md::plural;
 use gemmlab::results::{Environment, ResultWriter};
 use gemmlab::sweep::{self, run_sweep, SweepKind, DEFAULT_CAPS};
 use gemmlab::table::sweep_table;
+use gemmlab::words::plural;
 use gemmlab::{Backend, Result};
 
 use super::compare::{

@@ -7,7 +7,6 @@ use clap::Args;
 
 use gemmlab::bests::{self, Database};
 use gemmlab::kernels;
-use gemmlab::report::md::plural;
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::tune::replay;
 use gemmlab::tune::run::{run_tune, spaces, write_replay, TuneOptions};
@@ -15,6 +14,7 @@ use gemmlab::tune::search::{unguided_order, Budget, Limits, SearchOptions, Searc
 use gemmlab::tune::space::{Candidate, Space, SpaceRequest};
 use gemmlab::tune::strategy;
 use gemmlab::tune::watch;
+use gemmlab::words::plural;
 use gemmlab::{Backend, Error, Result, Toolchain};
 
 use super::compare::{
@@ -273,8 +273,8 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     }
     if !supervised && !args.in_process && args.export_space.is_none() {
         // The searches run in a child process this one watches (see tune::watch);
-        // it says once what the run replaces, not at each restart of the child.
-        gemmlab::results::note_replaced_run(&args.out);
+        // it replaces an earlier run's files once, not at each restart of the child.
+        gemmlab::results::replace_earlier_run(&args.out)?;
         let program = std::env::current_exe().map_err(|e| Error::io("current executable", e))?;
         let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
         let code = watch::supervise(&program, &argv, &|line| eprintln!("{line}"))?;

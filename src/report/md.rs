@@ -15,6 +15,7 @@
 //! - counts agree with their nouns: [`plural`] ("1 run", "3 runs"), [`verb`].
 
 use crate::results::Measurement;
+pub use crate::words::{plural, verb};
 
 use super::data;
 
@@ -123,29 +124,6 @@ pub fn or_unknown<T: std::fmt::Display>(v: Option<T>) -> String {
 /// A register cap asked: "64", or "none" for no cap.
 pub fn cap_label(c: Option<u32>) -> String {
     c.map_or("none".into(), |c| c.to_string())
-}
-
-/// "1 run", "3 runs"; nouns ending in y, s, x or ch take their usual plural.
-pub fn plural(n: usize, one: &str) -> String {
-    let many = match one
-        .strip_suffix('y')
-        .filter(|s| !s.ends_with(['a', 'e', 'o']))
-    {
-        _ if n == 1 => one.to_string(),
-        Some(stem) => format!("{stem}ies"),
-        None if one.ends_with(['s', 'x']) || one.ends_with("ch") => format!("{one}es"),
-        None => format!("{one}s"),
-    };
-    format!("{n} {many}")
-}
-
-/// The verb agreeing with a count: `verb(1, "is", "are")`.
-pub fn verb(n: usize, one: &'static str, many: &'static str) -> &'static str {
-    if n == 1 {
-        one
-    } else {
-        many
-    }
 }
 
 /// A speed: whole from 100, one decimal from 10, two below (CPU devices
@@ -318,12 +296,7 @@ mod tests {
     }
 
     #[test]
-    fn plurals_and_words() {
-        assert_eq!(plural(1, "run"), "1 run");
-        assert_eq!(plural(3, "directory"), "3 directories");
-        assert_eq!(plural(2, "day"), "2 days");
-        assert_eq!(plural(2, "pass"), "2 passes");
-        assert_eq!(verb(2, "is", "are"), "are");
+    fn words_for_changes_and_multiples() {
         assert_eq!(faster(0.61), "61% faster");
         assert_eq!(faster(-0.06), "6% slower");
         assert_eq!(faster(0.02), "about as fast");

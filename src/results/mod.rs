@@ -184,19 +184,51 @@ impl Measurement {
     }
 }
 
-/// Replacing a run is what --out asks for, but never silently.
-pub fn note_replaced_run(dir: &Path) {
-    let path = dir.join("measurements.jsonl");
-    let earlier = fs::read_to_string(&path).map_or(0, |s| s.lines().count());
-    if earlier > 0 {
-        let (s, them) = if earlier == 1 {
-            ("", "it")
-        } else {
-            ("s", "them")
+/// Replacing a run is what --out asks for, but never silently, and never in
+/// part: the earlier run's files go too, so nothing of it (a finished run's
+/// results.json, which a report prefers to measurements.jsonl; its search
+/// traces, replays or PTX) is read as this run's when this one is interrupted
+/// or writes less. Files gemmlab does not write stay.
+pub fn replace_earlier_run(dir: &Path) -> Result<()> {
+    let earlier =
+        fs::read_to_string(dir.join("measurements.jsonl")).map_or(0, |s| s.lines().count());
+    let entries = fs::read_dir(dir).into_iter().flatten().flatten();
+    let names: Vec<String> = (entries.filter_map(|e| e.file_name().into_string().ok()))
+        .filter(|n| is_run_artefact(n))
+        .collect();
+    let traces = names.iter().filter(|n| n.starts_with("search-")).count();
+    for n in &names {
+        let p = dir.join(n);
+        let removed = match p.is_dir() {
+            true => fs::remove_dir_all(&p),
+            false => fs::remove_file(&p),
         };
-        let d = dir.display();
-        eprintln!("note: {d} held {earlier} measurement{s} of an earlier run; this run replaces {them} (another --out keeps both)");
+        removed.map_err(|e| Error::io(&p, e))?;
     }
+    if earlier > 0 || traces > 0 {
+        let what = [(earlier, "measurement"), (traces, "search trace")]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, w)| crate::words::plural(*n, w))
+            .collect::<Vec<_>>()
+            .join(" and ");
+        let them = if earlier + traces == 1 { "it" } else { "them" };
+        let d = dir.display();
+        eprintln!("note: {d} held {what} of an earlier run; this run replaces {them} (another --out keeps both)");
+    }
+    Ok(())
+}
+
+/// A file or folder a run writes into its directory.
+fn is_run_artefact(name: &str) -> bool {
+    let json = |prefix: &str| name.starts_with(prefix) && name.ends_with(".json");
+    matches!(
+        name,
+        "measurements.jsonl" | "environment.json" | "results.json" | "results.csv"
+    ) || name == crate::ptx_archive::ARCHIVE
+        || name == crate::ptx_archive::DIR
+        || json("search-")
+        || json("replay-")
 }
 
 /// A spec kernel's dimensions as results and reports name them: "m=512 n=4096".
@@ -213,14 +245,14 @@ pub struct ResultWriter {
 }
 
 impl ResultWriter {
-    /// Starts a run in `dir`, saying so when it replaces an earlier run's measurements.
+    /// Starts a run in `dir`, replacing an earlier run's files and saying so.
     pub fn create(dir: &Path, env: Environment) -> Result<ResultWriter> {
-        note_replaced_run(dir);
+        replace_earlier_run(dir)?;
         ResultWriter::create_resumed(dir, env)
     }
 
     /// Starts a run again in `dir` (a supervised tune child after a restart): the
-    /// measurements there are its own, and its supervisor said what it replaced.
+    /// files there are its own; its supervisor replaced the earlier run's.
     pub fn create_resumed(dir: &Path, env: Environment) -> Result<ResultWriter> {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let path = dir.join("measurements.jsonl");
@@ -517,6 +549,33 @@ mod tests {
         assert_eq!(kept.len(), 2);
         assert_eq!(skipped, Some(3));
         assert_eq!(kept[1].kernel, whole.0[1].kernel);
+    }
+
+    #[test]
+    fn an_interrupted_run_that_replaced_a_finished_one_loads_as_itself() {
+        let dir = std::env::temp_dir().join(format!("gemmlab-replace-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let env: Environment = serde_json::from_str(include_str!(
+            "../../tests/fixtures/report/compare/environment.json"
+        ))
+        .unwrap();
+        let all: Vec<Measurement> = parse_measurement_lines(&real_lines(3)).unwrap().0;
+        let mut earlier = ResultWriter::create(&dir, env.clone()).unwrap();
+        for m in &all {
+            earlier.push(m.clone()).unwrap();
+        }
+        earlier.finish().unwrap();
+        fs::write(dir.join("search-x-cuda-64x64x64-anneal.json"), "{}").unwrap();
+        fs::write(dir.join("mine.txt"), "kept").unwrap();
+        // The next run is interrupted after its first measurement: no finish().
+        let mut next = ResultWriter::create(&dir, env).unwrap();
+        next.push(all[2].clone()).unwrap();
+        let (_, loaded) = load_dir(&dir).unwrap();
+        assert_eq!(loaded.len(), 1, "the earlier run's results.json is gone");
+        assert_eq!(loaded[0].kernel, all[2].kernel);
+        assert!(!dir.join("search-x-cuda-64x64x64-anneal.json").exists());
+        assert!(dir.join("mine.txt").exists());
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
