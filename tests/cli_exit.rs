@@ -308,3 +308,19 @@ fn a_run_that_replaces_another_in_its_out_directory_says_so_and_leaves_none_of_i
     );
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn ptx_without_a_toolchain_that_gives_ptx_is_a_failure_not_a_usage_error() {
+    let o = gemmlab(&["ptx", "--kernel", "6", "--device", &device()]);
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    match o.status.code() {
+        // An NVIDIA device (GEMMLAB_TEST_DEVICE on a GPU machine) gives PTX.
+        Some(0) => assert!(text.contains("gemm6"), "{text}"),
+        // PoCL gives none: the command was right, the machine lacks the toolchain.
+        Some(1) => {
+            assert!(text.contains("PTX unavailable"), "{text}");
+            assert!(text.contains("--arch sm_90"), "{text}");
+        }
+        other => panic!("exit {other:?}: {text}"),
+    }
+}

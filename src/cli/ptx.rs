@@ -99,10 +99,13 @@ pub fn run(args: PtxArgs) -> Result<()> {
         }
     }
     if listings.is_empty() {
-        return Err(Error::invalid(
-            "no toolchain gave PTX (PTX comes from NVRTC and from NVIDIA's OpenCL); without an NVIDIA GPU, \
-             `--arch sm_90` compiles the CUDA source through NVRTC offline, and `--from RUN` reads a run's kept listings",
-        ));
+        // Not a usage error (exit 1): the command was right, this machine lacks the toolchain.
+        return Err(Error::ToolchainUnavailable {
+            toolchain: "PTX".into(),
+            reason: "no toolchain here gave PTX (PTX comes from NVRTC and from NVIDIA's OpenCL); without an NVIDIA GPU, \
+                     `--arch sm_90` compiles the CUDA source through NVRTC offline, and `--from RUN` reads a run's kept listings"
+                .into(),
+        });
     }
     show(
         &args,
