@@ -52,8 +52,9 @@ fn sources(report: &Path) -> Vec<PathBuf> {
 }
 
 /// Regenerates a report into a temporary directory of the calling test's own
-/// (`who`: the tests run in parallel and must not share one); returns its findings.json.
-fn regenerate(report: &Path, who: &str) -> Vec<Value> {
+/// (`who`: the tests run in parallel and must not share one); returns its
+/// findings.json and its report.md.
+fn regenerate(report: &Path, who: &str) -> (Vec<Value>, String) {
     let rel = report.strip_prefix(ROOT).unwrap();
     let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("committed-{who}"))
@@ -67,7 +68,8 @@ fn regenerate(report: &Path, who: &str) -> Vec<Value> {
         size: None,
     })
     .unwrap_or_else(|e| panic!("{}: {e}", report.display()));
-    read_findings(&out.join("findings.json"))
+    let md = fs::read_to_string(out.join("report.md")).unwrap();
+    (read_findings(&out.join("findings.json")), md)
 }
 
 fn read_findings(path: &Path) -> Vec<Value> {
@@ -95,7 +97,8 @@ fn every_committed_report_regenerates_to_its_committed_findings() {
     assert!(reports.len() >= 6, "{reports:?}");
     for r in reports {
         let committed = read_findings(&r.join("findings.json"));
-        let now = regenerate(&r, "same");
+        let (now, md) = regenerate(&r, "same");
+        says_its_findings(&r, &now, &md);
         assert_eq!(
             committed.len(),
             now.len(),
@@ -110,6 +113,56 @@ fn every_committed_report_regenerates_to_its_committed_findings() {
             let kind = f["kind"].as_str().unwrap_or_default();
             assert!(!kind.is_empty() && kind != "legacy", "{}: {f}", r.display());
         }
+    }
+}
+
+/// The Markdown says what findings.json holds, from the one renderer: the
+/// summary lists the findings marked `in_summary` by their short
+/// words and link; "All findings" lists every finding's full words under its
+/// section's heading, linked to its chart or its section.
+fn says_its_findings(report: &Path, findings: &[Value], md: &str) {
+    let r = report.display();
+    let (summary_at, all_at) = (md.find("## Summary\n"), md.find("\n## All findings\n"));
+    let (Some(summary_at), Some(all_at)) = (summary_at, all_at) else {
+        panic!("{r}: no summary or no full list");
+    };
+    let all = &md[all_at..];
+    let all = &all[..all[1..].find("\n## ").map_or(all.len(), |i| i + 1)];
+    let items: Vec<&str> = (md[summary_at..all_at].lines())
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    let chosen: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["in_summary"] == true)
+        .collect();
+    assert_eq!(items.len(), chosen.len(), "{r}: summary items");
+    let link = |f: &Value| match f["chart_svg"].as_str() {
+        Some(svg) => format!("[chart]({})", gemmlab::report::md::link(svg)),
+        None => format!("[table](#{})", f["anchor"].as_str().unwrap_or_default()),
+    };
+    // The summary orders them by its rule; findings.json keeps the sections' order.
+    for (i, item) in items.iter().enumerate() {
+        let said = |f: &&Value| {
+            *item == format!("{}. {} {}", i + 1, f["short"].as_str().unwrap(), link(f))
+        };
+        assert!(
+            chosen.iter().any(said),
+            "{r}: summary item {} is no in_summary finding: {item}",
+            i + 1
+        );
+    }
+    for f in findings {
+        let heading = format!("**[{}](#", f["section"].as_str().unwrap());
+        let under = all
+            .find(&heading)
+            .unwrap_or_else(|| panic!("{r}: no {heading}"));
+        let line = format!("- {} {}\n", f["text"].as_str().unwrap(), link(f));
+        let block = &all[under + heading.len()..];
+        let block = &block[..block.find("\n**[").unwrap_or(block.len())];
+        assert!(
+            block.contains(&line),
+            "{r}: not listed under its section: {line}"
+        );
     }
 }
 
@@ -166,7 +219,7 @@ fn no_finding_of_the_reports_before_the_analysis_model_is_lost() {
         let Value::Array(old) = &before["findings"] else {
             panic!("{}", f.display())
         };
-        let now = regenerate(&report, "lost");
+        let (now, _) = regenerate(&report, "lost");
         let name = before["report"].as_str().unwrap();
         let kept = now.iter().filter(|f| {
             let section = f["section"].as_str().unwrap_or_default();

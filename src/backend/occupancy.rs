@@ -99,10 +99,9 @@ impl Occupancy {
             return format!("0% (does not fit on an SM: {})", self.limited_by);
         }
         format!(
-            "{:.0}% ({} block{} of {warps} warps per SM, limited by {})",
+            "{:.0}% ({} of {warps} warps per SM, limited by {})",
             self.fraction * 100.0,
-            self.blocks_per_sm,
-            if self.blocks_per_sm == 1 { "" } else { "s" },
+            crate::words::plural(self.blocks_per_sm as usize, "block"),
             self.limited_by
         )
     }

@@ -179,10 +179,8 @@ pub fn supervise(program: &Path, args: &[std::ffi::OsString], say: &dyn Fn(&str)
             Ended::Exited(code) => {
                 let _ = std::fs::remove_file(&marker);
                 if restarts > 0 {
-                    say(&format!(
-                        "gemmlab tune: finished after {restarts} restart{}",
-                        if restarts == 1 { "" } else { "s" }
-                    ));
+                    let restarts = crate::words::plural(restarts, "restart");
+                    say(&format!("gemmlab tune: finished after {restarts}"));
                 }
                 return Ok(code);
             }
