@@ -264,6 +264,8 @@ fn a_run_that_replaces_another_in_its_out_directory_says_so_and_leaves_none_of_i
     ];
     let run = |cmd: &[&str]| gemmlab(&[cmd, &small[..], &["--out", o]].concat());
     // A tune leaves a search trace and a finished run's results.json.
+    // Its store and database stay out of the repository.
+    let store = out_dir("replaced-store");
     let first = run(&[
         "tune",
         "--kernels",
@@ -273,6 +275,9 @@ fn a_run_that_replaces_another_in_its_out_directory_says_so_and_leaves_none_of_i
         "--top",
         "1",
         "--in-process",
+        "--no-db",
+        "--store",
+        store.to_str().unwrap(),
     ]);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     assert!(
