@@ -943,20 +943,28 @@ impl Backend for CudaBackend {
                 })
             }
         };
-        let mut from_log = ptxas::parse_ptxas_log(&info_text);
-        if from_log.is_empty() {
-            // The compute cache served this PTX (assembled before) without the JIT's
-            // report: once more with a comment that makes it new, for the report.
-            let again = format!(
+        // Where the compute cache served this PTX (assembled before) without the
+        // JIT's report: once more with a comment that makes it new, for the report.
+        let again = || {
+            let text = format!(
                 "{ptx}\n// gemmlab: assembled again for its ptxas report ({})\n",
                 super::cache_nonce()
             );
-            if let (Ok(m), info, _) = jit_load(&again, max_registers)? {
-                from_log = ptxas::parse_ptxas_log(&info);
-                // SAFETY: loaded just above for its log alone, unloaded once.
-                let _ = unsafe { drv::module::unload(m) };
+            match jit_load(&text, max_registers) {
+                Ok((Ok(m), info, _)) => {
+                    // SAFETY: loaded just above for its log alone, unloaded once.
+                    let _ = unsafe { drv::module::unload(m) };
+                    ptxas::parse_ptxas_log(&info)
+                }
+                _ => Vec::new(),
             }
-        }
+        };
+        let (device, cap) = (&self.info.id, format!("{max_registers:?}"));
+        let from_log = super::ptxas_report(
+            &["driver JIT", device, &cap, ptx],
+            ptxas::parse_ptxas_log(&info_text),
+            again,
+        );
         let mut notes =
             vec!["PTX loaded through the CUDA driver JIT (cuModuleLoadDataEx)".to_string()];
         let mut functions = HashMap::new();

@@ -947,6 +947,40 @@ impl AnyBackend {
     }
 }
 
+/// ptxas's report of a build, from the compiler's log or, where the compute cache
+/// served the build again without one (the same input, assembled before), from
+/// this process's earlier build of it; only when this process never saw one is
+/// it assembled once more (`again`, made new to the cache with [`cache_nonce`]).
+/// So a repeated build costs a lookup, not a second assembly. `key`: everything
+/// the report depends on (compiler, target or device, options, source or PTX).
+pub(crate) fn ptxas_report(
+    key: &[&str],
+    from_log: Vec<KernelResources>,
+    again: impl FnOnce() -> Vec<KernelResources>,
+) -> Vec<KernelResources> {
+    type Seen = std::sync::Mutex<std::collections::HashMap<u64, Vec<KernelResources>>>;
+    static SEEN: std::sync::OnceLock<Seen> = std::sync::OnceLock::new();
+    let seen = SEEN.get_or_init(Default::default);
+    let key = crate::keys::fnv1a_bytes(key.join("\0").as_bytes());
+    let remember = |r: &Vec<KernelResources>| {
+        if let Ok(mut m) = seen.lock() {
+            m.insert(key, r.clone());
+        }
+    };
+    if !from_log.is_empty() {
+        remember(&from_log);
+        return from_log;
+    }
+    if let Some(r) = seen.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return r;
+    }
+    let r = again();
+    if !r.is_empty() {
+        remember(&r);
+    }
+    r
+}
+
 /// Text no earlier build in any process had (process, time, a counter): what makes
 /// a program new to the driver's compute cache, which answers a PTX it assembled
 /// before without ptxas's report.
@@ -992,5 +1026,53 @@ mod tests {
         ] {
             assert_eq!(parse_pci_bus_id(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_build_the_cache_serves_again_takes_the_report_this_process_read() {
+        let k = |name: &str, regs: u32| KernelResources {
+            name: name.into(),
+            registers: Some(regs),
+            ..Default::default()
+        };
+        let never = || -> Vec<KernelResources> { panic!("assembled again") };
+        let key = [
+            "NVRTC 13.0",
+            "sm_90",
+            "options",
+            "the source, a unique test one",
+        ];
+        // The first build's log has the report: kept, nothing assembled again.
+        assert_eq!(
+            ptxas_report(&key, vec![k("gemm", 96)], never),
+            [k("gemm", 96)]
+        );
+        // Served from the compute cache (no report in the log): this process's report.
+        assert_eq!(ptxas_report(&key, Vec::new(), never), [k("gemm", 96)]);
+        // Another build (here, another option) this process never saw is assembled again,
+        // once: its report is then remembered too.
+        let other = [
+            "NVRTC 13.0",
+            "sm_90",
+            "maxrregcount=64",
+            "the source, a unique test one",
+        ];
+        assert_eq!(
+            ptxas_report(&other, Vec::new(), || vec![k("gemm", 64)]),
+            [k("gemm", 64)]
+        );
+        assert_eq!(ptxas_report(&other, Vec::new(), never), [k("gemm", 64)]);
+        // Nothing known and nothing found: unknown stays unknown, and is asked again next time.
+        let none = [
+            "NVRTC 13.0",
+            "sm_90",
+            "",
+            "a source with no entry, a unique test one",
+        ];
+        assert!(ptxas_report(&none, Vec::new(), Vec::new).is_empty());
+        assert_eq!(
+            ptxas_report(&none, Vec::new(), || vec![k("x", 8)]),
+            [k("x", 8)]
+        );
     }
 }

@@ -701,8 +701,11 @@ impl Compiler for NvrtcCompiler {
         let out = self.nvrtc.compile(what, source, &target, options)?;
         let compile_ms = started.elapsed().as_secs_f64() * 1e3;
         let mut kernels = ptxas::parse_ptxas_log(&out.log);
-        if kernels.is_empty() && out.cubin.is_some() {
-            kernels = self.assemble_uncached(what, source, &target, options);
+        if out.cubin.is_some() {
+            let (label, opts) = (self.nvrtc.label(), format!("{options:?}"));
+            kernels = super::ptxas_report(&[&label, &target, &opts, source], kernels, || {
+                self.assemble_uncached(what, source, &target, options)
+            });
         }
         // PTX is kept for comparison; when NVRTC gives none for a real
         // architecture, compile once more for the virtual one.

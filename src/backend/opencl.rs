@@ -435,7 +435,7 @@ impl OpenClCompiler {
             // Resources from the re-targeted build alone: the source build's ptxas
             // lines are of the program without its marked instructions.
             let mut kernels = self.resources(&live, &live_log)?;
-            self.assemble_uncached(&ptx, &flags, &mut kernels);
+            self.fill_ptxas_report(&ptx, &flags, &live_log, &mut kernels);
             let report = BuildReport {
                 toolchain: Some(Toolchain::OpenCl),
                 compiler: self.version.clone(),
@@ -464,7 +464,7 @@ impl OpenClCompiler {
         };
         let mut kernels = self.resources(&program, &log)?;
         if let Some(ptx) = ptx.as_deref() {
-            self.assemble_uncached(ptx, &flags, &mut kernels);
+            self.fill_ptxas_report(ptx, &flags, &log, &mut kernels);
         }
         let report = BuildReport {
             toolchain: Some(Toolchain::OpenCl),
@@ -555,30 +555,50 @@ impl OpenClCompiler {
 
     /// A build the driver served from its compute cache (PTX it assembled before,
     /// in this process or another, with the same options) prints no ptxas lines,
-    /// so registers and spills would go unrecorded. The PTX is then assembled
+    /// so registers and spills would go unrecorded. They are then this process's
+    /// report of the same build, or, where it made none, the PTX is assembled
     /// once more with a comment that makes it new to the cache, for its log.
-    fn assemble_uncached(&self, ptx: &str, flags: &[String], kernels: &mut [KernelResources]) {
-        if !self.nvidia || kernels.iter().all(|k| k.registers.is_some()) {
+    fn fill_ptxas_report(
+        &self,
+        ptx: &str,
+        flags: &[String],
+        log: &str,
+        kernels: &mut [KernelResources],
+    ) {
+        if !self.nvidia {
             return;
         }
-        let text = format!(
-            "{ptx}\n// gemmlab: assembled again for its ptxas report ({})\n",
-            super::cache_nonce()
-        );
-        // SAFETY: the device belongs to the context (both come from this compiler).
-        let Ok(mut program) = (unsafe {
-            ClProgram::create_from_binary(&self.context, &[self.device.id()], &[text.as_bytes()])
-        }) else {
-            return;
+        let again = || {
+            let text = format!(
+                "{ptx}\n// gemmlab: assembled again for its ptxas report ({})\n",
+                super::cache_nonce()
+            );
+            // SAFETY: the device belongs to the context (both come from this compiler).
+            let program = unsafe {
+                ClProgram::create_from_binary(
+                    &self.context,
+                    &[self.device.id()],
+                    &[text.as_bytes()],
+                )
+            };
+            let Ok(mut program) = program else {
+                return Vec::new();
+            };
+            match program.build(&[self.device.id()], &flags.join(" ")) {
+                Ok(_) => ptxas::parse_ptxas_log(
+                    &program.get_build_log(self.device.id()).unwrap_or_default(),
+                ),
+                Err(_) => Vec::new(),
+            }
         };
-        if program
-            .build(&[self.device.id()], &flags.join(" "))
-            .is_err()
-        {
-            return;
-        }
-        let log = program.get_build_log(self.device.id()).unwrap_or_default();
-        for found in ptxas::parse_ptxas_log(&log) {
+        let (target, flags) = (self.target(), flags.join(" "));
+        let key = [
+            self.version.as_deref().unwrap_or("OpenCL"),
+            target,
+            &flags,
+            ptx,
+        ];
+        for found in super::ptxas_report(&key, ptxas::parse_ptxas_log(log), again) {
             if let Some(k) = kernels
                 .iter_mut()
                 .find(|k| k.name == found.name && k.registers.is_none())
