@@ -1711,15 +1711,16 @@ routine-gemm)
   run report 60 $G report --from "$W/gemm-suite-rows" --out "$W/report"
   grep -v chosen "$W/gemm-suite.txt"; grep -E "geometric|^the" "$W/gemm-suite-f64.txt"
   ;;
-regression)
+regression|direct)
   # After a refactor that touched the layers (issue 24): every test executable that has CUDA
-  # tests (.gpu/tests-direct), failing instead of skipping, then the main comparison on both
-  # toolchains next to cuBLAS and its report, written as a user would run them.
+  # tests (.gpu/tests-direct), failing instead of skipping, then (regression, not direct) the
+  # main comparison on both toolchains next to cuBLAS and its report, as a user would run them.
   export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH=/tmp/cuda-cache-regression
   # The tests that start gemmlab or read a spec by its build-time path find them here.
   export GEMMLAB_BIN=$PWD/$G GEMMLAB_SPEC_DIR=$PWD/specs/misbehave
   case "$G" in /*) GEMMLAB_BIN=$G ;; esac
   GEMMLAB_TEST_DEVICE=h200 direct_tests
+  [ "$PART" = direct ] && { cp "$W/tests.txt" "$OUT/tests.txt"; exit 0; }
   run compare 200 $G compare $D --backends cuda,opencl --sizes 1024,4096 --out "$W/compare"
   run report 60 $G report --from "$W/compare" --out "$W/report" --no-png
   grep -E "^[0-9x]+ |cuBLAS|^ *(gemm|xgemm|simt)" "$W/compare.txt" | head -40

@@ -2,12 +2,14 @@
 //! applicable, 1 when any is invalid or failed (after writing everything), 2 for
 //! usage errors. Runs real kernels on the OpenCL test device (PoCL in CI).
 
+mod common;
+
 use gemmlab::words::plural;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn gemmlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gemmlab"))
+    Command::new(common::gemmlab_bin())
         .args(args)
         .output()
         .expect("the gemmlab binary runs")

@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use gemmlab::{
@@ -19,18 +19,9 @@ __kernel void scale(const int n, __global const float* x, __global float* y) {
 }
 "#;
 
-/// The gemmlab binary the workers run (GEMMLAB_BIN where the test executable
-/// was copied to another machine without its build tree).
-fn exe() -> PathBuf {
-    std::env::var_os("GEMMLAB_BIN").map_or_else(
-        || PathBuf::from(env!("CARGO_BIN_EXE_gemmlab")),
-        PathBuf::from,
-    )
-}
-
 fn pooled(b: &impl Backend, n: usize) -> Arc<dyn Compiler> {
     b.compiler()
-        .in_processes(n, &exe(), true)
+        .in_processes(n, &common::gemmlab_bin(), true)
         .expect("build processes start")
         .expect("OpenCL can build in processes when asked")
 }
@@ -128,14 +119,17 @@ fn a_worker_that_cannot_start_is_an_error() {
 #[test]
 fn only_where_builds_serialize_unless_forced() {
     let b = common::opencl();
-    let auto = b.compiler().in_processes(2, &exe(), false).unwrap();
+    let auto = b
+        .compiler()
+        .in_processes(2, &common::gemmlab_bin(), false)
+        .unwrap();
     // NVIDIA's OpenCL asks for build processes by itself where the driver's compute
     // cache can hand their work over; PoCL only when forced.
     let cache = std::env::var("CUDA_CACHE_DISABLE").map_or(true, |v| v.trim() != "1");
     assert_eq!(auto.is_some(), b.info().is_nvidia() && cache);
     assert!(b
         .compiler()
-        .in_processes(0, &exe(), true)
+        .in_processes(0, &common::gemmlab_bin(), true)
         .unwrap()
         .is_none());
 }

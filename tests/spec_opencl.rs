@@ -10,11 +10,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The binary under test: cargo's, or `GEMMLAB_BIN` where the test executable was
-/// carried to another machine (the GPU batches) and cargo's path does not exist.
 fn gemmlab(args: &[&str]) -> Output {
-    let bin = std::env::var("GEMMLAB_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_gemmlab").into());
-    Command::new(bin)
+    Command::new(common::gemmlab_bin())
         .args(args)
         .output()
         .expect("the gemmlab binary runs")

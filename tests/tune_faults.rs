@@ -15,12 +15,8 @@ const SPEC: &str = concat!(
     "/specs/misbehave/misbehave.toml"
 );
 
-/// The gemmlab binary: cargo's, or `GEMMLAB_BIN` where the test runs on another
-/// machine than the one that built it (the GPU batches).
 fn gemmlab() -> Command {
-    Command::new(
-        std::env::var("GEMMLAB_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_gemmlab").into()),
-    )
+    Command::new(common::gemmlab_bin())
 }
 
 /// The spec: beside the sources, or in `GEMMLAB_SPEC_DIR` (the GPU batches' copy of the tree).

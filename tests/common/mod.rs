@@ -7,6 +7,15 @@ use std::process::Output;
 
 use gemmlab::{open_spec, AnyBackend, Toolchain};
 
+/// The gemmlab binary under test: cargo's, or `GEMMLAB_BIN` where the test
+/// executable was carried to another machine (the GPU batches) without its build tree.
+pub fn gemmlab_bin() -> PathBuf {
+    std::env::var_os("GEMMLAB_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_gemmlab")),
+        PathBuf::from,
+    )
+}
+
 /// `GEMMLAB_REQUIRE_CUDA=1` turns a CUDA skip into a failure (how the tests run on the GPU machine).
 pub fn cuda_required() -> bool {
     std::env::var("GEMMLAB_REQUIRE_CUDA").is_ok_and(|v| v == "1")
