@@ -117,7 +117,7 @@ fn every_committed_report_regenerates_to_its_committed_findings() {
 }
 
 /// The Markdown says what findings.json holds, from the one renderer: the
-/// summary lists the findings marked `in_summary` by their short
+/// summary lists the findings marked `in_summary`, as their `summary_item`, by their short
 /// words and link; "All findings" lists every finding's full words under its
 /// section's heading, linked to its chart or its section.
 fn says_its_findings(report: &Path, findings: &[Value], md: &str) {
@@ -140,16 +140,12 @@ fn says_its_findings(report: &Path, findings: &[Value], md: &str) {
         Some(svg) => format!("[chart]({})", gemmlab::report::md::link(svg)),
         None => format!("[table](#{})", f["anchor"].as_str().unwrap_or_default()),
     };
-    // The summary orders them by its rule; findings.json keeps the sections' order.
+    // The summary orders them by its rule (`summary_item`); findings.json keeps the sections'.
     for (i, item) in items.iter().enumerate() {
-        let said = |f: &&Value| {
-            *item == format!("{}. {} {}", i + 1, f["short"].as_str().unwrap(), link(f))
-        };
-        assert!(
-            chosen.iter().any(said),
-            "{r}: summary item {} is no in_summary finding: {item}",
-            i + 1
-        );
+        let f = chosen.iter().find(|f| f["summary_item"] == i + 1);
+        let f = f.unwrap_or_else(|| panic!("{r}: no finding is summary item {}", i + 1));
+        let want = format!("{}. {} {}", i + 1, f["short"].as_str().unwrap(), link(f));
+        assert_eq!(*item, want, "{r}: summary item {}", i + 1);
     }
     for f in findings {
         let heading = format!("**[{}](#", f["section"].as_str().unwrap());

@@ -246,14 +246,17 @@ pub(crate) fn bar_panel(
 
 /// Every finding as data, next to report.md: `findings.json`, one object per
 /// finding with its section, topic, kind and numbers, weight, chart, anchor,
-/// words and whether the summary shows it, so a reader can query them without
-/// parsing the Markdown.
+/// words and whether the summary shows it and as which item, so a reader can
+/// query them without parsing the Markdown.
 fn write_findings(out: &std::path::Path, sections: &[Section], chosen: &[usize]) -> Result<()> {
     #[derive(serde::Serialize)]
     struct Entry<'a> {
         section: &'a str,
         topic_name: &'static str,
         in_summary: bool,
+        /// Its number in the summary (from 1), where the summary shows it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        summary_item: Option<usize>,
         #[serde(flatten)]
         shown: &'a Shown,
     }
@@ -265,6 +268,7 @@ fn write_findings(out: &std::path::Path, sections: &[Section], chosen: &[usize])
             section: &s.title,
             topic_name: topic_name(f.finding.topic),
             in_summary: chosen.contains(&i),
+            summary_item: chosen.iter().position(|&c| c == i).map(|p| p + 1),
             shown: f,
         })
         .collect();
