@@ -29,7 +29,7 @@ pub enum Kind {
     UserTuning(UserTuning),
 }
 
-/// A toolchain's fastest row of a kernel at a size; `config`: its parameters, if any.
+/// A toolchain's fastest row of a kernel at a size; `config`: its [`configuration`].
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct UserFastest {
     pub kernel: String,
@@ -37,7 +37,7 @@ pub struct UserFastest {
     pub toolchain: Toolchain,
     pub rate: f64,
     pub unit: &'static str,
-    pub config: Option<String>,
+    pub config: String,
 }
 
 /// The toolchain gap, each toolchain's fastest row.
@@ -61,6 +61,14 @@ pub struct UserBandwidth {
     pub toolchain: Toolchain,
     pub gbs: f64,
     pub peak_gbs: f64,
+}
+
+/// A row's parameters and what its hints change of the kernel's defaults
+/// ("TS=256 WPT=4 defaults + fast math"): a sweep's or a search's points may
+/// differ in their hints alone.
+pub fn configuration(m: &Measurement) -> String {
+    m.hints
+        .describe_with(&m.config, crate::kernel::unchanged_name(true))
 }
 
 /// Tune's best against the kernel as compare ran it.
@@ -129,7 +137,7 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec]) -> Vec<Finding> 
                 toolchain: m.toolchain,
                 rate,
                 unit,
-                config: (!m.config.0.is_empty()).then(|| m.config.describe()),
+                config: configuration(m),
             };
             finding(Kind::UserFastest(k), 0.0)
         })
@@ -179,8 +187,8 @@ fn group_findings(data: &Data, ts: &[Toolchain], group: &[Rec]) -> Vec<Finding> 
             tuned,
             plain,
             unit,
-            tuned_config: tu.config.describe(),
-            plain_config: pl.config.describe(),
+            tuned_config: configuration(tu),
+            plain_config: configuration(pl),
             same: stats::is_same(tuned / plain - 1.0),
         };
         (plain > 0.0).then(|| finding(Kind::UserTuning(k), tuned / plain - 1.0))

@@ -303,7 +303,7 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
                 .collect()
         }
         SweepKind::Hints => vec![
-            ("published".into(), base.clone()),
+            (gemmlab::kernel::unchanged_name(true).into(), base.clone()),
             (
                 "fast-math".into(),
                 Hints {

@@ -258,6 +258,18 @@ impl Hints {
         self.describe_from("published", with_cap)
     }
 
+    /// A configuration with these hints: its parameters, then what the hints
+    /// change of the unchanged kernel `base` ("ITEMS=16 defaults + maxrregcount=32");
+    /// a kernel without parameters is named by its hints alone ("defaults").
+    pub fn describe_with(&self, config: &super::Config, base: &str) -> String {
+        let (c, h) = (config.describe(), self.describe_from(base, true));
+        match (c.is_empty(), h == base) {
+            (true, _) => h,
+            (false, true) => c,
+            (false, false) => format!("{c} {h}"),
+        }
+    }
+
     /// As [`Hints::describe`], naming the unchanged kernel `base`: a user's
     /// kernel is not published, its unchanged form is its "defaults".
     pub fn describe_from(&self, base: &str, with_cap: bool) -> String {

@@ -1,7 +1,7 @@
 //! "Your kernels (spec files)": every row with its speed from the spec's work and
 //! its share of the device's peak; a chart of each toolchain's fastest row.
 
-use crate::analysis::user::{Kind, Share, User, UserFastest, CHART};
+use crate::analysis::user::{configuration, Kind, Share, User, UserFastest, CHART};
 use crate::analysis::{stats::distinct, Kind as AnyKind, Rec};
 use crate::error::Result;
 use crate::plot::Figure;
@@ -23,10 +23,7 @@ const COLUMNS: [Column; 12] = [
     ("size", |(r, _)| r.m.size_label()),
     ("toolchain", |(r, _)| name(r.m.toolchain).into()),
     ("experiment", |(r, _)| r.m.experiment.clone()),
-    ("configuration", |(r, _)| match r.m.config.0.is_empty() {
-        true => md::MISSING.into(),
-        false => r.m.config.describe(),
-    }),
+    ("configuration", |(r, _)| configuration(r.m)),
     ("time us (median ±IQR)", |(r, _)| {
         match (r.m.status.is_ok(), r.m.time) {
             (true, Some(t)) => format!("{:.2} ±{:.1}%", t.median_ns / 1e3, t.spread_pct()),
@@ -105,7 +102,7 @@ pub(crate) fn words(k: &Kind) -> Words {
         Kind::UserFastest(k) => {
             let (kernel, size, tc, rate, unit) =
                 (&k.kernel, &k.size, name(k.toolchain), k.rate, k.unit);
-            let config = k.config.as_deref().unwrap_or("no parameters");
+            let config = &k.config;
             format!("Your kernel {kernel} at {size} on {tc}: {rate:.1} {unit} at its fastest ({config}).")
         }
         Kind::UserGap(k) => {

@@ -385,7 +385,8 @@ fn tuned_items(
                             "{} {tc}: {label}: {} {}",
                             k.id,
                             b.config.describe(),
-                            b.hints.describe(true)
+                            b.hints
+                                .describe_from(crate::kernel::unchanged_name(true), true)
                         )
                     });
                     Item {

@@ -94,14 +94,8 @@ impl Candidate {
 
     /// As [`Candidate::describe`], naming the unchanged kernel `base`
     /// ([`Kernel::unchanged`]): "ITEMS=16 defaults + maxrregcount=32".
-    /// A kernel without parameters is named by its hints alone ("defaults").
     pub fn describe_from(&self, base: &str) -> String {
-        let (c, h) = (self.config.describe(), self.hints.describe_from(base, true));
-        match (c.is_empty(), h == base) {
-            (true, _) => h,
-            (false, true) => c,
-            (false, false) => format!("{c} {h}"),
-        }
+        self.hints.describe_with(&self.config, base)
     }
 }
 
