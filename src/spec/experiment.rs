@@ -382,11 +382,9 @@ fn tuned_items(
                     let label = format!("tuned at {}", b.call.as_deref().unwrap_or("?"));
                     progress.suspend(|| {
                         println!(
-                            "{} {tc}: {label}: {} {}",
+                            "{} {tc}: {label}: {}",
                             k.id,
-                            b.config.describe(),
-                            b.hints
-                                .describe_from(crate::kernel::unchanged_name(true), true)
+                            (b.hints).describe_with(&b.config, crate::kernel::unchanged_name(true))
                         )
                     });
                     Item {
