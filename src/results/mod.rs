@@ -212,7 +212,7 @@ pub fn replace_earlier_run(dir: &Path) -> Result<()> {
             .map(|(n, w)| crate::words::plural(*n, w))
             .collect::<Vec<_>>()
             .join(" and ");
-        let them = if earlier + traces == 1 { "it" } else { "them" };
+        let them = crate::words::verb(earlier + traces, "it", "them");
         let d = dir.display();
         eprintln!("note: {d} held {what} of an earlier run; this run replaces {them} (another --out keeps both)");
     }
