@@ -6,16 +6,14 @@ use clap::Args;
 
 use gemmlab::backend::select::unavailable;
 use gemmlab::clocks::{Monitor, Nvml};
-use gemmlab::experiment::{run_compare, toolchains, CompareOptions};
+use gemmlab::experiment::{run_compare, toolchains, CompareOptions, Recording};
 use gemmlab::gemm::check::CheckMode;
 use gemmlab::gemm::driver::Session;
 use gemmlab::gemm::problem::Template;
 use gemmlab::kernels::{self, Hints};
 use gemmlab::measure::{CacheState, Plan};
 use gemmlab::progress::Progress;
-use gemmlab::results::{Environment, ResultWriter};
 use gemmlab::table::compare_table;
-use gemmlab::words::plural;
 use gemmlab::{
     open_with, resolve, Backend, DeviceKind, DeviceSpec, Error, Inventory, Layout, Nvrtc,
     Precision, Result, Toolchain, Trans,
@@ -119,27 +117,7 @@ impl DeviceArgs {
     }
 }
 
-/// One line per GPU with its clocks now (sessions on one GPU share the line),
-/// or the note why a session has no clock readings.
-pub fn print_clocks(sessions: &[Session]) {
-    let mut shown: Vec<&Monitor> = Vec::new();
-    for s in sessions {
-        match (&s.monitor, &s.monitor_note) {
-            (Some(m), _) if shown.iter().any(|x| x.same_gpu(m)) => {}
-            (Some(m), _) => {
-                shown.push(m);
-                let name = s.backend.borrow().info().name.clone();
-                println!(
-                    "clocks at start, {name} ({}): {}",
-                    m.describe(),
-                    m.read().describe()
-                );
-            }
-            (None, Some(note)) => println!("clocks: {note}"),
-            (None, None) => {}
-        }
-    }
-}
+pub use gemmlab::experiment::print_clocks;
 
 /// An option value that may be a word (auto, none) standing for "not fixed": clap
 /// reads a plain `Option` field as "may be absent", so the word needs a type of its own.
@@ -325,48 +303,6 @@ pub struct CompareArgs {
 
 pub use gemmlab::gemm::parse_size;
 
-/// Every define must be a parameter or switch of some selected kernel, built-in or spec.
-pub fn check_defines_with_specs(
-    kernels: &[&'static gemmlab::kernels::KernelSpec],
-    user: &[gemmlab::spec::UserKernel],
-    defines: &[(String, i64)],
-) -> Result<()> {
-    let theirs: Vec<(String, i64)> = defines
-        .iter()
-        .filter(|(n, _)| !user.iter().any(|k| k.params.iter().any(|p| &p.name == n)))
-        .cloned()
-        .collect();
-    if theirs.is_empty() {
-        return Ok(());
-    }
-    if kernels.is_empty() {
-        let (name, _) = &theirs[0];
-        let mut names: Vec<&str> = user
-            .iter()
-            .flat_map(|k| k.params.iter().map(|p| p.name.as_str()))
-            .collect();
-        names.sort();
-        names.dedup();
-        return Err(Error::invalid(format!(
-            "--define {name}: no selected spec has a parameter {name} (parameters: {})",
-            if names.is_empty() {
-                "none".to_string()
-            } else {
-                names.join(", ")
-            }
-        )));
-    }
-    gemmlab::experiment::check_defines(kernels, &theirs)
-}
-
-/// `--keep-ptx`: every session keeps its PTX under OUT/ptx, packed into
-/// OUT/ptx.tar.gz when the run finishes.
-pub fn keep_ptx_under(sessions: &mut [Session], out: &std::path::Path) {
-    for s in sessions {
-        s.keep_ptx = Some(out.join(gemmlab::ptx_archive::DIR));
-    }
-}
-
 /// The sizes asked for, or one default: 4096^3 when every session is on a GPU,
 /// else `cpu`^3 (a size PoCL on a CPU finishes in seconds).
 pub fn sizes_or_default(
@@ -425,144 +361,89 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
         .iter()
         .map(|d| kernels::parse_define(d))
         .collect::<Result<_>>()?;
-    check_defines_with_specs(&kernels, &user, &defines)?;
-    let spec_run = gemmlab::spec::SpecCompare {
-        kernels: user.iter().collect(),
+    let plan = args.timing.plan(args.warmup, args.reps, args.cold);
+    let mut opts = CompareOptions {
+        kernels,
+        user: user.iter().collect(),
         points: gemmlab::spec::parse_dim_points(&dim_sizes)?,
-        defines: defines.clone(),
-        hints: Hints::from_defines(&[], args.max_registers),
-        plan: args.timing.plan(args.warmup, args.reps, args.cold),
-        seed: 0,
+        hints: Hints::from_defines(&defines, args.max_registers),
+        defines,
+        sizes: Vec::new(),
+        call: args.problem.template_for(&[])?,
+        plan,
+        seed: seed_or_random(args.seed),
         tuned: None,
     };
-    // Lengths, launches and per-size constraints at every point, before any device is opened.
-    spec_run.plan_points()?;
+    // Defines, lengths, launches and per-size constraints, before any device is opened.
+    opts.check()?;
     let mut sessions = args.device.sessions()?;
     let infos: Vec<_> = sessions
         .iter()
         .map(|s| s.backend.borrow().info().clone())
         .collect();
-    let sizes = sizes_or_default(explicit_sizes, &infos, 512);
-    let call = args.problem.template_for(&sizes)?;
-    let hints = Hints::from_defines(&defines, args.max_registers);
-    let seed = seed_or_random(args.seed);
-    let plan = args.timing.plan(args.warmup, args.reps, args.cold);
-    for d in &infos {
-        println!(
-            "device: {} via {} ({}; {})",
-            d.name,
-            d.toolchain,
-            d.id,
-            d.compiler_version
-                .as_deref()
-                .unwrap_or("compiler version unknown")
-        );
+    if !opts.kernels.is_empty() {
+        opts.sizes = sizes_or_default(explicit_sizes, &infos, 512);
+        opts.call = args.problem.template_for(&opts.sizes)?;
     }
-    print_clocks(&sessions);
-    println!(
-        "seed {seed}, {}, {} cache, results in {}",
-        plan.describe(),
-        if args.cold { "cold" } else { "warm" },
-        args.out.display()
-    );
-    let mut env = Environment::capture(infos.clone(), seed, plan);
-    env.record_clocks(&sessions);
-    let mut writer = ResultWriter::create(&args.out, env)?;
-    if args.keep_ptx {
-        keep_ptx_under(&mut sessions, &args.out);
-    }
-    let tuned = if args.tuned {
-        let name = infos.first().map(|d| d.name.clone()).unwrap_or_default();
-        let db = gemmlab::bests::Database::load(&args.db, &name)?;
-        if db.entries.is_empty() {
-            eprintln!(
-                "note: no tuned configurations for {name} in {}: every kernel runs its published defaults",
-                args.db.display()
-            );
-        }
-        Some(db)
-    } else {
-        None
-    };
-    let tcs = toolchains(&sessions);
-    let spec_points: usize = spec_run.plan_points()?.iter().map(|(_, p)| p.len()).sum();
-    let pb = progress((sizes.len() * kernels.len() + spec_points) as u64);
-    if !user.is_empty() {
-        let spec_run = gemmlab::spec::SpecCompare {
-            seed,
-            tuned: tuned.clone(),
-            ..spec_run
-        };
-        let result = gemmlab::spec::run_spec_compare(
-            &sessions,
-            &spec_run,
-            &mut writer,
-            &pb,
-            |rows| {
-                if let Some(r) = rows.first() {
-                    pb.suspend(|| {
-                    println!(
-                        "\n{} at {} on {} (GFLOP/s and GB/s from the spec's work and the median time)",
-                        r.kernel,
-                        r.size_label(),
-                        r.device
-                    );
-                    print!("{}", gemmlab::table::spec_table(rows, &tcs));
-                });
-                }
-            },
-        );
-        if let Err(e) = result {
-            pb.finish_and_clear();
-            writer.finish()?;
-            return Err(e);
-        }
-    }
-    if kernels.is_empty() {
-        pb.finish_and_clear();
-        let all = writer.finish()?;
-        println!(
-            "wrote {} to {}",
-            plural(all.len(), "measurement"),
-            args.out.display()
-        );
-        return Ok(super::Outcome::from_measurements(&all));
-    }
-    let opts = CompareOptions {
-        kernels,
-        defines,
-        hints,
-        sizes,
-        call,
+    let recording = Recording {
+        out: &args.out,
+        seed: opts.seed,
         plan,
-        seed,
-        tuned,
+        note: None,
+        keep_ptx: args.keep_ptx,
     };
+    let mut writer = recording.start(&mut sessions)?;
+    if args.tuned {
+        opts.tuned = Some(load_tuned(&args.db, &infos)?);
+    }
+    let tcs = toolchains(&sessions);
+    let pb = progress(opts.check()? as u64);
     let result = run_compare(&mut sessions, &opts, &mut writer, &pb, |rows| {
-        if let Some(r) = rows.first() {
-            pb.suspend(|| {
-                let call = r
-                    .problem
-                    .filter(|p| !p.is_plain())
-                    .map(|p| format!(" [{}]", p.describe()))
-                    .unwrap_or_default();
-                println!(
-                    "\n{}{call} on {} (GFLOP/s = 2MNK / median kernel time)",
-                    r.size_label(),
-                    r.device
-                );
-                print!("{}", compare_table(rows, &tcs));
-            });
-        }
+        pb.suspend(|| print_point(rows, &tcs))
     });
-    pb.finish_and_clear();
-    // What was measured is written even when the run stopped early.
-    let all = writer.finish()?;
-    result?;
-    println!(
-        "wrote {} to {}",
-        plural(all.len(), "measurement"),
-        args.out.display()
-    );
+    let all = recording.finish(writer, &pb, result)?;
     Ok(super::Outcome::from_measurements(&all))
+}
+
+/// The database of bests `compare --tuned` runs from, for the run's device.
+fn load_tuned(
+    db: &std::path::Path,
+    infos: &[gemmlab::DeviceInfo],
+) -> Result<gemmlab::bests::Database> {
+    let name = infos.first().map(|d| d.name.clone()).unwrap_or_default();
+    let loaded = gemmlab::bests::Database::load(db, &name)?;
+    if loaded.entries.is_empty() {
+        eprintln!(
+            "note: no tuned configurations for {name} in {}: every kernel runs its published defaults",
+            db.display()
+        );
+    }
+    Ok(loaded)
+}
+
+/// One point's rows as a table: a user kernel's at its dimensions, a GEMM
+/// size's with cuBLAS and the ratios.
+fn print_point(rows: &[gemmlab::results::Measurement], tcs: &[Toolchain]) {
+    let Some(r) = rows.first() else { return };
+    if r.dims.is_some() {
+        println!(
+            "\n{} at {} on {} (GFLOP/s and GB/s from the spec's work and the median time)",
+            r.kernel,
+            r.size_label(),
+            r.device
+        );
+        print!("{}", gemmlab::table::spec_table(rows, tcs));
+        return;
+    }
+    let call = r
+        .problem
+        .filter(|p| !p.is_plain())
+        .map(|p| format!(" [{}]", p.describe()))
+        .unwrap_or_default();
+    println!(
+        "\n{}{call} on {} (GFLOP/s = 2MNK / median kernel time)",
+        r.size_label(),
+        r.device
+    );
+    print!("{}", compare_table(rows, tcs));
 }

@@ -151,8 +151,8 @@ fn describe(
     if k.flops.is_none() && k.bytes.is_none() {
         let _ = writeln!(w, "  work: not stated (rows show times only)");
     }
-    let config = gemmlab::spec::experiment::config_for(k, defines)?;
-    let sizes = gemmlab::spec::experiment::points_for(k, all, points)?;
+    let config = gemmlab::experiment::user::config_for(k, defines)?;
+    let sizes = gemmlab::experiment::points_for(k, all, points)?;
     for dims in sizes {
         let inst = k.instantiate(&config, &dims)?;
         let _ = writeln!(

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use gemmlab::experiment::Recording;
 
 use gemmlab::kernels::{self, Hints};
 use gemmlab::results::{Environment, ResultWriter};
@@ -11,9 +12,7 @@ use gemmlab::table::sweep_table;
 use gemmlab::words::plural;
 use gemmlab::{Backend, Result};
 
-use super::compare::{
-    keep_ptx_under, parse_size, print_clocks, progress, seed_or_random, DeviceArgs,
-};
+use super::compare::{parse_size, progress, seed_or_random, DeviceArgs};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Kind {
@@ -158,25 +157,20 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from(format!("gemmlab-results/sweep-{}", kind.name())));
-    for d in &infos {
-        println!("device: {} via {} ({})", d.name, d.toolchain, d.id);
-    }
-    print_clocks(&sessions);
     println!(
-        "sweep {}: {} points x {} sizes, seed {seed}, {}, results in {}",
+        "sweep {}: {} points x {} sizes",
         kind.name(),
         points.len(),
-        sizes.len(),
-        plan.describe(),
-        out.display()
+        sizes.len()
     );
-    let mut env = Environment::capture(infos, seed, plan);
-    env.notes.push(format!("sweep {}", kind.name()));
-    env.record_clocks(&sessions);
-    let mut writer = ResultWriter::create(&out, env)?;
-    if args.keep_ptx {
-        keep_ptx_under(&mut sessions, &out);
-    }
+    let recording = Recording {
+        out: &out,
+        seed,
+        plan,
+        note: Some(format!("sweep {}", kind.name())),
+        keep_ptx: args.keep_ptx,
+    };
+    let mut writer = recording.start(&mut sessions)?;
     let pb = progress((points.len() * sizes.len()) as u64);
     let result = run_sweep(
         &mut sessions,
@@ -198,14 +192,7 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
             }
         },
     );
-    pb.finish_and_clear();
-    let all = writer.finish()?;
-    println!(
-        "wrote {} to {}",
-        plural(all.len(), "measurement"),
-        out.display()
-    );
-    result?;
+    let all = recording.finish(writer, &pb, result)?;
     Ok(super::Outcome::from_measurements(&all))
 }
 
@@ -334,7 +321,7 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
         .map(|d| kernels::parse_define(d))
         .collect::<Result<_>>()?;
     let seed = seed_or_random(args.seed);
-    let opts = gemmlab::spec::SpecCompare {
+    let opts = gemmlab::experiment::SpecCompare {
         kernels: user.iter().collect(),
         points: gemmlab::spec::parse_dim_points(&args.sizes)?,
         defines,
@@ -345,30 +332,22 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
     };
     let planned = opts.plan_points()?;
     let mut sessions = args.device.sessions()?;
-    let infos: Vec<_> = sessions
-        .iter()
-        .map(|s| s.backend.borrow().info().clone())
-        .collect();
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("gemmlab-results/sweep-{}", kind.name())));
-    for d in &infos {
-        println!("device: {} via {} ({})", d.name, d.toolchain, d.id);
-    }
-    print_clocks(&sessions);
-    let mut env = Environment::capture(infos, seed, opts.plan);
-    env.notes
-        .push(format!("sweep {} of spec kernels", kind.name()));
-    env.record_clocks(&sessions);
-    let mut writer = ResultWriter::create(&out, env)?;
-    if args.keep_ptx {
-        keep_ptx_under(&mut sessions, &out);
-    }
+    let recording = Recording {
+        out: &out,
+        seed,
+        plan: opts.plan,
+        note: Some(format!("sweep {} of spec kernels", kind.name())),
+        keep_ptx: args.keep_ptx,
+    };
+    let mut writer = recording.start(&mut sessions)?;
     let tcs = gemmlab::experiment::toolchains(&sessions);
     let pb = progress(planned.iter().map(|(_, p)| p.len() as u64).sum());
-    let result = gemmlab::spec::experiment::run_spec_sweep(
-        &sessions,
+    let result = gemmlab::experiment::run_spec_sweep(
+        &mut sessions,
         &opts,
         &variants,
         kind.name(),
@@ -394,13 +373,6 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
             }
         },
     );
-    pb.finish_and_clear();
-    let all = writer.finish()?;
-    println!(
-        "wrote {} to {}",
-        plural(all.len(), "measurement"),
-        out.display()
-    );
-    result?;
+    let all = recording.finish(writer, &pb, result)?;
     Ok(super::Outcome::from_measurements(&all))
 }

@@ -320,7 +320,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     let spec_points = gemmlab::spec::parse_dim_points(&dim_sizes)?;
     // Every spec at every point, at its defaults, before any device is opened.
     for k in &specs {
-        for d in gemmlab::spec::experiment::points_for(k, &specs, &spec_points)? {
+        for d in gemmlab::experiment::points_for(k, &specs, &spec_points)? {
             k.instantiate(&k.defaults(), &d)?;
         }
     }

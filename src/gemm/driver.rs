@@ -404,7 +404,7 @@ impl Session {
     }
 
     /// Overwrites the scratch buffer (when timing cold) so operands leave the L2.
-    fn flush_l2(&self, scratch: Option<Buffer>) -> Result<()> {
+    pub(crate) fn flush_l2(&self, scratch: Option<Buffer>) -> Result<()> {
         match scratch {
             Some(f) => self.backend.borrow_mut().fill(&f, 1.0),
             None => Ok(()),
@@ -413,7 +413,7 @@ impl Session {
 
     /// A scratch buffer of twice the L2, at least 256 MiB: NVIDIA's OpenCL reports a
     /// 4 MiB global cache for the H200, whose L2 is 60 MiB.
-    fn flush_buffer(&mut self) -> Result<Buffer> {
+    pub(crate) fn flush_buffer(&mut self) -> Result<Buffer> {
         if let Some(f) = self.flush {
             return Ok(f);
         }
@@ -460,8 +460,10 @@ pub struct Prepared {
 }
 
 /// The outcome of preparing: a ready kernel, or why not (with what was learnt).
-pub struct Attempt {
-    pub prepared: Option<Prepared>,
+/// One shape for every kind of kernel: a GEMM's `Prepared` by default, a user
+/// kernel's `spec::run::Prepared`.
+pub struct Attempt<P = Prepared> {
+    pub prepared: Option<P>,
     pub status: Status,
     pub build: Option<BuildReport>,
     pub check: Option<CheckReport>,

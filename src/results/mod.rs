@@ -519,6 +519,54 @@ pub fn utc(secs: u64) -> String {
     )
 }
 
+/// A row for a point that could not be set up (invalid configuration, ...).
+pub fn failed_row(
+    experiment: &str,
+    device: &str,
+    device_id: &str,
+    toolchain: Toolchain,
+    kernel: &str,
+    status: Status,
+    (m, n, k): (usize, usize, usize),
+) -> Measurement {
+    Measurement {
+        experiment: experiment.to_string(),
+        kernel: kernel.to_string(),
+        variant: None,
+        label: None,
+        toolchain,
+        device: device.to_string(),
+        device_id: device_id.to_string(),
+        m,
+        n,
+        k,
+        problem: None,
+        padded: None,
+        config: Config::default(),
+        hints: Hints::default(),
+        cache: crate::measure::CacheState::Warm,
+        status,
+        check: None,
+        time: None,
+        gflops: None,
+        gflops_best: None,
+        vs_vendor: None,
+        vendor_paired: None,
+        pre_ns: None,
+        post_ns: None,
+        resources: None,
+        compiler: None,
+        compile_ms: None,
+        build_notes: Vec::new(),
+        occupancy: None,
+        ptx_mix: None,
+        ptx_file: None,
+        clocks: None,
+        dims: None,
+        gbs: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -266,7 +266,7 @@ mod tests {
     use super::*;
 
     fn offline_row(device: &str, id: &str, note: &str, size: usize) -> Measurement {
-        crate::experiment::failed_row(
+        crate::results::failed_row(
             "atlas",
             device,
             id,

@@ -32,15 +32,11 @@
 //! ```
 
 pub mod data;
-pub mod experiment;
 pub mod expr;
 mod file;
 pub mod model;
 pub mod run;
 
-pub use experiment::{
-    measure_spec_items, measure_spec_point, references, run_spec_compare, Item, SpecCompare,
-};
 pub use model::{parse_dim_points, Dims, Instance, Tolerance, UserKernel};
 
 /// Measures one configuration of `kernel` at `dims` on `backend`: compiled,
@@ -55,15 +51,15 @@ pub fn measure_on(
     reps: usize,
     seed: u64,
 ) -> crate::Result<crate::results::Measurement> {
-    let sessions = [crate::gemm::driver::Session::new(backend)];
+    let mut sessions = [crate::gemm::driver::Session::new(backend)];
     kernel.instantiate(config, dims)?;
     let plan = crate::measure::Plan {
         reps: reps.max(1),
         ..Default::default()
     };
-    let refs = references(&sessions, kernel, dims, seed);
-    let mut rows = measure_spec_point(
-        &sessions,
+    let refs = crate::experiment::references(&sessions, kernel, dims, seed);
+    let mut rows = crate::experiment::measure_spec_point(
+        &mut sessions,
         kernel,
         config,
         &Default::default(),

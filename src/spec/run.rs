@@ -12,7 +12,6 @@ use crate::error::{Error, Result};
 use crate::gemm::check::CheckReport;
 use crate::gemm::driver::{Session, Status};
 use crate::kernels::{Config, Hints};
-use crate::measure::Timed;
 
 use super::data::{compare, poison_value, HostBuf};
 use super::model::{Access, ArgKind, Dims, Instance, Reference, UserKernel, UserLaunch};
@@ -276,12 +275,7 @@ pub struct Prepared {
 }
 
 /// What preparing gave: a kernel ready to time, or why not.
-pub struct Attempt {
-    pub prepared: Option<Prepared>,
-    pub status: Status,
-    pub build: Option<BuildReport>,
-    pub check: Option<CheckReport>,
-}
+pub type Attempt = crate::gemm::driver::Attempt<Prepared>;
 
 /// Loads a compiled (or compiles) configuration, runs it once and checks every
 /// output against `reference`. Kernel-level failures are the attempt's status.
@@ -443,7 +437,8 @@ impl Prepared {
     }
 }
 
-/// Times a prepared kernel through the shared measurement method.
+/// Times a prepared kernel through the shared measurement method (the tuner's
+/// screens; experiments go through `experiment::measuring`).
 pub struct Runner<'a> {
     pub session: &'a Session,
     pub prepared: &'a Prepared,
@@ -451,16 +446,13 @@ pub struct Runner<'a> {
     pub flush: Option<Buffer>,
 }
 
-impl Timed for Runner<'_> {
+impl crate::measure::Timed for Runner<'_> {
     fn run_batch(&mut self, count: usize) -> Result<u64> {
         let mut be = self.session.backend.borrow_mut();
         self.prepared.bound.run(&mut be, count)
     }
 
     fn flush(&mut self) -> Result<()> {
-        match self.flush {
-            Some(f) => self.session.backend.borrow_mut().fill(&f, 1.0),
-            None => Ok(()),
-        }
+        self.session.flush_l2(self.flush)
     }
 }

@@ -319,15 +319,15 @@ fn tune_spec(
     on_search: &mut impl FnMut(&SearchResult),
     on_final: &mut impl FnMut(&[Measurement]),
 ) -> Result<()> {
-    let points = crate::spec::experiment::points_for(k, &opts.specs, &opts.spec_points)?;
+    let points = crate::experiment::points_for(k, &opts.specs, &opts.spec_points)?;
     for dims in points {
         progress.set_message(format!(
             "{}: {}: reference",
             k.id,
             UserKernel::describe_dims(&dims)
         ));
-        let refs = crate::spec::references(sessions, k, &dims, opts.seed);
-        let mut items: Vec<crate::spec::Item> = Vec::new();
+        let refs = crate::experiment::references(sessions, k, &dims, opts.seed);
+        let mut items: Vec<crate::experiment::Item> = Vec::new();
         let mut searched: Vec<(usize, SearchResult)> = Vec::new();
         for (si, space) in spaces.iter().enumerate() {
             let tc = sessions[si].backend.borrow().info().toolchain;
@@ -351,7 +351,7 @@ fn tune_spec(
             write_trace(&opts.out, &r, space)?;
             on_search(&r);
             for t in r.ranked().into_iter().take(opts.top) {
-                items.push(crate::spec::Item {
+                items.push(crate::experiment::Item {
                     config: t.candidate.config.clone(),
                     hints: t.candidate.hints.clone(),
                     session: si,
@@ -363,7 +363,7 @@ fn tune_spec(
         // Toolchains that could not search (no source, no reference) get their row too.
         for (si, r) in refs.iter().enumerate() {
             if r.is_err() || !searched.iter().any(|(s, _)| *s == si) {
-                items.push(crate::spec::Item {
+                items.push(crate::experiment::Item {
                     config: k.defaults(),
                     hints: Default::default(),
                     session: si,
@@ -379,7 +379,7 @@ fn tune_spec(
             k.id,
             items.len()
         ));
-        let rows = crate::spec::measure_spec_items(
+        let rows = crate::experiment::measure_spec_items(
             sessions, k, &items, &dims, &refs, &opts.plan, opts.seed, "tune",
         );
         for (it, row) in items.iter().zip(&rows) {

@@ -1,20 +1,18 @@
-//! Users' kernels through the experiment machinery: each size point on every
-//! session, repetitions interleaved by `measure::interleaved`, one
-//! `results::Measurement` per kernel, size and toolchain, written as measured.
+//! Users' kernels (spec files) through the measuring core: a spec's dimensions
+//! and its reference outputs are a [`Workload`] like a GEMM size, so every
+//! protection and feature of the core serves both.
 
-use crate::backend::Backend;
-use crate::clocks::ClockWindow;
+use crate::backend::{Backend, BuildReport, DeviceInfo, KernelResources};
 use crate::error::{Error, Result};
-use crate::experiment::failed_row;
 use crate::gemm::driver::{Session, Status};
 use crate::kernels::{Config, Hints};
-use crate::measure::{interleaved, CacheState, Plan, Stats, Timed};
-use crate::occupancy;
+use crate::measure::{Plan, Stats};
 use crate::progress::Progress;
-use crate::results::{Measurement, ResultWriter};
+use crate::results::{failed_row, Measurement, ResultWriter};
+use crate::spec::model::{Dims, Instance, Reference, UserKernel};
+use crate::spec::run::{self, Attempt, Outputs};
 
-use super::model::{Dims, Instance, Reference, UserKernel};
-use super::run::{self, Attempt, Outputs};
+use super::measuring::{self, Rates, Workload};
 
 /// Every size point a kernel runs at: each point's own dimensions (names other
 /// kernels have are theirs), the defaults for the rest. A name no selected kernel
@@ -98,47 +96,6 @@ pub fn base_row(
     row
 }
 
-/// What the compiler said about the measured entry point, on a row.
-pub fn fill_build(
-    row: &mut Measurement,
-    s: &Session,
-    kernel: &UserKernel,
-    inst: &Instance,
-    a: &Attempt,
-) {
-    let Some(b) = &a.build else { return };
-    let entry = kernel
-        .launches
-        .first()
-        .map(|l| l.entry.as_str())
-        .unwrap_or_default();
-    row.resources = b.kernel(entry).cloned();
-    row.compile_ms = Some(b.compile_ms);
-    row.build_notes = b.notes.clone();
-    if let Some(c) = &b.compiler {
-        row.compiler = Some(c.clone());
-    }
-    row.ptx_mix = b.ptx.as_deref().map(crate::ptx::instruction_mix);
-    if let (Some(dir), Some(ptx)) = (&s.keep_ptx, &b.ptx) {
-        row.ptx_file = crate::experiment::keep_ptx(dir, row, ptx);
-    }
-    if let (Some(r), Some((_, g, _))) = (&row.resources, inst.launches.first()) {
-        let info = s.backend.borrow().info().clone();
-        row.occupancy = occupancy::for_kernel(&info, r, g.threads_per_group());
-    }
-}
-
-/// Rates from a median time: GFLOP/s and GB/s where the spec states the work.
-pub fn fill_rates(row: &mut Measurement, inst: &Instance, stats: &Stats) {
-    let secs = stats.median_ns * 1e-9;
-    if secs > 0.0 {
-        row.gflops = inst.flops.map(|f| f / secs * 1e-9);
-        row.gbs = inst.bytes.map(|b| b / secs * 1e-9);
-        row.gflops_best = inst.flops.map(|f| f / (stats.min_ns * 1e-9) * 1e-9);
-    }
-    row.time = Some(*stats);
-}
-
 /// The reference outputs for every session: computed on each session (or, for
 /// `reference = "toolchains"`, on the first and shared).
 pub fn references(
@@ -169,18 +126,6 @@ pub fn references(
     out
 }
 
-/// A scratch buffer for cold repetitions: twice the L2, at least 256 MiB.
-fn flush_buffer(s: &Session) -> Option<crate::backend::Buffer> {
-    let mut be = s.backend.borrow_mut();
-    let l2 = be
-        .info()
-        .l2_cache_bytes
-        .unwrap_or(0)
-        .clamp(128 << 20, 1 << 30);
-    be.alloc(crate::backend::Elem::F32, (2 * l2 as usize) / 4)
-        .ok()
-}
-
 /// One configuration of a kernel, on one session, with the row's label.
 #[derive(Debug, Clone)]
 pub struct Item {
@@ -193,7 +138,7 @@ pub struct Item {
 /// One configuration of one kernel at one size on every session, timed interleaved.
 #[allow(clippy::too_many_arguments)]
 pub fn measure_spec_point(
-    sessions: &[Session],
+    sessions: &mut [Session],
     kernel: &UserKernel,
     config: &Config,
     hints: &Hints,
@@ -219,7 +164,7 @@ pub fn measure_spec_point(
 /// the reference outputs per session.
 #[allow(clippy::too_many_arguments)]
 pub fn measure_spec_items(
-    sessions: &[Session],
+    sessions: &mut [Session],
     kernel: &UserKernel,
     items: &[Item],
     dims: &Dims,
@@ -228,108 +173,138 @@ pub fn measure_spec_items(
     seed: u64,
     experiment: &str,
 ) -> Vec<Measurement> {
-    let insts: Vec<Result<Instance>> = items
-        .iter()
-        .map(|it| kernel.instantiate(&it.config, dims))
-        .collect();
-    let attempts: Vec<Option<Attempt>> = items
-        .iter()
-        .zip(&insts)
-        .map(|(it, inst)| {
-            let inst = inst.as_ref().ok()?;
-            let s = &sessions[it.session];
-            let data = run::inputs(kernel, inst, seed);
-            Some(match &refs[it.session] {
-                Ok(reference) => run::prepare(
-                    s, kernel, &it.config, &it.hints, inst, &data, reference, None,
-                ),
-                Err(why) => {
-                    let tc = s.backend.borrow().info().toolchain;
-                    Attempt {
-                        prepared: None,
-                        status: if kernel.source(tc).is_none() {
-                            Status::Unavailable(why.clone())
-                        } else {
-                            Status::WrongResult(format!("no reference to check against: {why}"))
-                        },
-                        build: None,
-                        check: None,
-                    }
-                }
-            })
-        })
-        .collect();
-    let cold = plan.cache == CacheState::Cold;
-    let flushes: Vec<Option<crate::backend::Buffer>> = items
-        .iter()
-        .zip(&attempts)
-        .map(|(it, a)| {
-            let ready = a.as_ref().is_some_and(|a| a.prepared.is_some());
-            if cold && ready {
-                flush_buffer(&sessions[it.session])
-            } else {
-                None
+    let at = UserPoint {
+        kernel,
+        dims,
+        refs,
+        seed,
+    };
+    measuring::measure(sessions, &at, items, plan, experiment, &[])
+}
+
+/// A user's kernel at one size point: its dimensions, its reference outputs per
+/// session, and the seed its inputs are drawn from.
+pub struct UserPoint<'a> {
+    pub kernel: &'a UserKernel,
+    pub dims: &'a Dims,
+    pub refs: &'a [std::result::Result<Outputs, String>],
+    pub seed: u64,
+}
+
+/// A ready configuration: prepared, with the instance its rates come from.
+pub struct UserReady {
+    prepared: run::Prepared,
+    inst: Instance,
+    flush: Option<crate::backend::Buffer>,
+}
+
+impl Workload<Item> for UserPoint<'_> {
+    type Ready = UserReady;
+
+    fn session(&self, item: &Item) -> usize {
+        item.session
+    }
+
+    fn prepare(
+        &self,
+        sessions: &mut [Session],
+        it: &Item,
+        cold: bool,
+    ) -> crate::gemm::driver::Attempt<UserReady> {
+        let kernel = self.kernel;
+        let inst = match kernel.instantiate(&it.config, self.dims) {
+            Ok(i) => i,
+            Err(e) => return not_prepared(Status::from_error(&e)),
+        };
+        let s = &mut sessions[it.session];
+        let tc = s.backend.borrow().info().toolchain;
+        let a: Attempt = match &self.refs[it.session] {
+            Ok(reference) => {
+                let data = run::inputs(kernel, &inst, self.seed);
+                run::prepare(
+                    s, kernel, &it.config, &it.hints, &inst, &data, reference, None,
+                )
             }
-        })
-        .collect();
-    let mut runners: Vec<run::Runner> = Vec::new();
-    for ((it, a), f) in items.iter().zip(&attempts).zip(&flushes) {
-        if let Some(p) = a.as_ref().and_then(|a| a.prepared.as_ref()) {
-            runners.push(run::Runner {
-                session: &sessions[it.session],
-                prepared: p,
-                flush: *f,
-            });
+            Err(why) if kernel.source(tc).is_none() => {
+                not_prepared(Status::Unavailable(why.clone()))
+            }
+            Err(why) => not_prepared(Status::WrongResult(format!(
+                "no reference to check against: {why}"
+            ))),
+        };
+        let flush = match (cold, &a.prepared) {
+            (true, Some(_)) => s.flush_buffer().ok(),
+            _ => None,
+        };
+        crate::gemm::driver::Attempt {
+            prepared: a.prepared.map(|prepared| UserReady {
+                prepared,
+                inst,
+                flush,
+            }),
+            status: a.status,
+            build: a.build,
+            check: a.check,
         }
     }
-    let mut timed_refs: Vec<&mut dyn Timed> =
-        runners.iter_mut().map(|r| r as &mut dyn Timed).collect();
-    let before = crate::gemm::driver::read_clocks(sessions);
-    let timed = interleaved(&mut timed_refs, plan);
-    let after = crate::gemm::driver::read_clocks(sessions);
-    drop(timed_refs);
-    drop(runners);
-    let mut timed = timed.into_iter();
-    let mut rows = Vec::new();
-    for ((it, inst), a) in items.iter().zip(&insts).zip(attempts) {
-        let s = &sessions[it.session];
-        let mut row = base_row(experiment, s, kernel, dims, plan);
+
+    fn launch(&self, session: &Session, ready: &UserReady, count: usize) -> Result<u64> {
+        let mut be = session.backend.borrow_mut();
+        ready.prepared.bound.run(&mut be, count)
+    }
+
+    fn flush(&self, session: &Session, ready: &UserReady) -> Result<()> {
+        session.flush_l2(ready.flush)
+    }
+
+    fn release(&self, session: &Session, ready: UserReady) {
+        ready.prepared.release(session);
+    }
+
+    fn row(&self, experiment: &str, s: &Session, it: &Item, plan: &Plan) -> Measurement {
+        let mut row = base_row(experiment, s, self.kernel, self.dims, plan);
         row.config = it.config.clone();
         row.hints = it.hints.clone();
         row.label = it.label.clone();
-        let (inst, a) = match (inst, a) {
-            (Ok(inst), Some(a)) => (inst, a),
-            (Err(e), _) => {
-                row.status = Status::from_error(e);
-                rows.push(row);
-                continue;
-            }
-            (Ok(_), None) => {
-                row.status = Status::LaunchError("internal: no attempt".into());
-                rows.push(row);
-                continue;
-            }
-        };
-        row.status = a.status.clone();
-        row.check = a.check.clone();
-        fill_build(&mut row, s, kernel, inst, &a);
-        if let Some(p) = a.prepared {
-            row.clocks = ClockWindow::new(before[it.session].clone(), after[it.session].clone());
-            match timed.next() {
-                Some(Ok(stats)) => fill_rates(&mut row, inst, &stats),
-                Some(Err(e)) => row.status = Status::LaunchError(e.to_string()),
-                None => row.status = Status::LaunchError("internal: no timing result".into()),
-            }
-            p.release(s);
-        }
-        rows.push(row);
+        row
     }
-    for (it, f) in items.iter().zip(flushes) {
-        if let Some(f) = f {
-            sessions[it.session].backend.borrow_mut().free(f);
+
+    fn resources(
+        &self,
+        it: &Item,
+        build: &BuildReport,
+        _: &DeviceInfo,
+    ) -> (Option<KernelResources>, Option<usize>) {
+        let k = self.kernel;
+        let entry = k.launches.first().map(|l| l.entry.as_str()).unwrap_or("");
+        let threads = k
+            .instantiate(&it.config, self.dims)
+            .ok()
+            .and_then(|i| i.launches.first().map(|(_, g, _)| g.threads_per_group()));
+        (build.kernel(entry).cloned(), threads)
+    }
+
+    fn rates(&self, ready: &UserReady, stats: &Stats) -> Rates {
+        let secs = stats.median_ns * 1e-9;
+        let inst = &ready.inst;
+        if secs <= 0.0 {
+            return Rates::default();
+        }
+        Rates {
+            gflops: inst.flops.map(|f| f / secs * 1e-9),
+            gflops_best: inst.flops.map(|f| f / (stats.min_ns * 1e-9) * 1e-9),
+            gbs: inst.bytes.map(|b| b / secs * 1e-9),
         }
     }
-    rows
+}
+
+fn not_prepared<P>(status: Status) -> crate::gemm::driver::Attempt<P> {
+    crate::gemm::driver::Attempt {
+        prepared: None,
+        status,
+        build: None,
+        check: None,
+    }
 }
 
 /// What `compare --spec` runs.
@@ -364,8 +339,8 @@ impl SpecCompare<'_> {
 }
 
 /// The configuration each session runs under `compare --tuned`, said aloud.
-fn tuned_items(
-    sessions: &[Session],
+pub fn tuned_items(
+    sessions: &mut [Session],
     db: &crate::bests::Database,
     k: &UserKernel,
     dims: &Dims,
@@ -418,7 +393,7 @@ fn tuned_items(
 
 /// `compare` for users' kernels: every kernel at every size on every session.
 pub fn run_spec_compare(
-    sessions: &[Session],
+    sessions: &mut [Session],
     opts: &SpecCompare,
     writer: &mut ResultWriter,
     progress: &Progress,
@@ -470,7 +445,7 @@ pub fn run_spec_compare(
 /// per variant and session, labelled with the variant.
 #[allow(clippy::too_many_arguments)]
 pub fn run_spec_sweep(
-    sessions: &[Session],
+    sessions: &mut [Session],
     opts: &SpecCompare,
     variants: &[(String, Hints)],
     experiment: &str,

@@ -2,22 +2,23 @@
 //! toolchain at one size, interleaved; the vendor BLAS at the same size; and
 //! `compare`, which walks sizes x kernels. Sweeps reuse `measure_point`.
 
-use crate::backend::{Backend, Toolchain};
+use super::measuring::{self, Rates, Workload};
+use crate::backend::{Backend, BuildReport, DeviceInfo, KernelResources};
 use crate::clocks::ClockWindow;
 use crate::error::{Error, Result};
 use crate::gemm::check::{CheckMode, FULL_CPU_MAX_MNK};
 use crate::gemm::driver::device_reference;
 use crate::gemm::driver::{
-    prepare_from, Attempt, KernelRunner, Session, Source, Status, VendorCall, VendorRunner,
+    prepare_from, Attempt, KernelRunner, Prepared, Session, Source, Status, VendorCall,
+    VendorRunner,
 };
 use crate::gemm::memory::{self, RefKind};
-use crate::gemm::problem::{Problem as GemmCall, Template};
+use crate::gemm::problem::Problem as GemmCall;
 use crate::gemm::{Operands, Reference};
 use crate::kernels::{Config, Hints, KernelSpec};
-use crate::measure::{gflops, interleaved, Plan, Timed};
-use crate::occupancy;
+use crate::measure::{gflops, interleaved, Plan, Stats, Timed};
 use crate::progress::Progress;
-use crate::results::{Measurement, ResultWriter};
+use crate::results::{failed_row, Measurement, ResultWriter};
 
 /// What is measured at one point of an experiment.
 #[derive(Debug, Clone)]
@@ -153,7 +154,12 @@ fn check_memory(
     })
 }
 
-fn base(experiment: &str, session: &Session, problem: &Problem, plan: &Plan) -> Measurement {
+pub(super) fn base(
+    experiment: &str,
+    session: &Session,
+    problem: &Problem,
+    plan: &Plan,
+) -> Measurement {
     let be = session.backend.borrow();
     let info = be.info();
     let mut row = failed_row(
@@ -168,54 +174,6 @@ fn base(experiment: &str, session: &Session, problem: &Problem, plan: &Plan) -> 
     row.cache = plan.cache;
     row.problem = Some(problem.ops.problem);
     row
-}
-
-/// A row for a point that could not be set up (invalid configuration, ...).
-pub fn failed_row(
-    experiment: &str,
-    device: &str,
-    device_id: &str,
-    toolchain: Toolchain,
-    kernel: &str,
-    status: Status,
-    (m, n, k): (usize, usize, usize),
-) -> Measurement {
-    Measurement {
-        experiment: experiment.to_string(),
-        kernel: kernel.to_string(),
-        variant: None,
-        label: None,
-        toolchain,
-        device: device.to_string(),
-        device_id: device_id.to_string(),
-        m,
-        n,
-        k,
-        problem: None,
-        padded: None,
-        config: Config::default(),
-        hints: Hints::default(),
-        cache: crate::measure::CacheState::Warm,
-        status,
-        check: None,
-        time: None,
-        gflops: None,
-        gflops_best: None,
-        vs_vendor: None,
-        vendor_paired: None,
-        pre_ns: None,
-        post_ns: None,
-        resources: None,
-        compiler: None,
-        compile_ms: None,
-        build_notes: Vec::new(),
-        occupancy: None,
-        ptx_mix: None,
-        ptx_file: None,
-        clocks: None,
-        dims: None,
-        gbs: None,
-    }
 }
 
 /// One row per session for a point that could not be set up, with the reason.
@@ -366,128 +324,109 @@ pub fn measure_items(
     experiment: &str,
     vendor: &[Measurement],
 ) -> Vec<Measurement> {
-    let cold = plan.cache == crate::measure::CacheState::Cold;
-    let attempts: Vec<Attempt> = items
-        .iter()
-        .map(|(point, l)| {
-            prepare_from(
-                &mut sessions[l.session],
-                point.spec,
-                &point.config,
-                &point.hints,
-                &problem.ops,
-                &problem.reference,
-                cold,
-                &l.source,
-            )
-        })
-        .collect();
-    // Where the caller timed the vendor BLAS at this size, it is timed again inside
-    // the interleaved repetitions, and each row's ratio is against that.
-    let paired_call = match vendor.iter().any(|v| v.status.is_ok())
-        && attempts.iter().any(|a| a.prepared.is_some())
-    {
-        true => pair_vendor(sessions, problem, cold),
-        false => None,
-    };
-    let mut runners: Vec<KernelRunner> = Vec::new();
-    for ((_, l), a) in items.iter().zip(&attempts) {
-        if let Some(p) = &a.prepared {
-            runners.push(KernelRunner {
-                session: &sessions[l.session],
-                prepared: p,
-            });
-        }
+    measuring::measure(sessions, problem, items, plan, experiment, vendor)
+}
+
+/// A GEMM size through the measuring core: its items are a point (kernel,
+/// configuration, hints) along a lane (session, where the code comes from).
+impl<'p> Workload<(&'p Point, Lane)> for Problem {
+    type Ready = Prepared;
+
+    fn session(&self, (_, lane): &(&'p Point, Lane)) -> usize {
+        lane.session
     }
-    let mut paired = paired_call.map(|(i, call)| VendorRunner {
-        session: &sessions[i],
-        call,
-    });
-    let mut refs: Vec<&mut dyn Timed> = runners.iter_mut().map(|r| r as &mut dyn Timed).collect();
-    if let Some(v) = paired.as_mut() {
-        refs.push(v as &mut dyn Timed);
+
+    fn prepare(
+        &self,
+        sessions: &mut [Session],
+        (point, lane): &(&'p Point, Lane),
+        cold: bool,
+    ) -> Attempt {
+        prepare_from(
+            &mut sessions[lane.session],
+            point.spec,
+            &point.config,
+            &point.hints,
+            &self.ops,
+            &self.reference,
+            cold,
+            &lane.source,
+        )
     }
-    let before = crate::gemm::driver::read_clocks(sessions);
-    let mut timed = interleaved(&mut refs, plan);
-    let after = crate::gemm::driver::read_clocks(sessions);
-    drop(refs);
-    drop(runners);
-    let vendor_paired = match paired {
-        Some(v) => {
-            v.release();
-            timed.pop().and_then(|t| t.ok())
+
+    fn launch(&self, session: &Session, ready: &Prepared, count: usize) -> Result<u64> {
+        KernelRunner {
+            session,
+            prepared: ready,
         }
-        None => None,
-    };
-    let vendor_gflops = vendor
-        .iter()
-        .find(|v| v.status.is_ok())
-        .and_then(|v| v.gflops);
-    let (m, n, k) = (problem.ops.m, problem.ops.n, problem.ops.k);
-    let mut out = Vec::new();
-    let mut timed = timed.into_iter();
-    for ((point, l), a) in items.iter().zip(attempts) {
-        let s = &sessions[l.session];
-        let mut row = base(experiment, s, problem, plan);
+        .run_batch(count)
+    }
+
+    fn flush(&self, session: &Session, ready: &Prepared) -> Result<()> {
+        KernelRunner {
+            session,
+            prepared: ready,
+        }
+        .flush()
+    }
+
+    fn release(&self, session: &Session, ready: Prepared) {
+        ready.release(session);
+    }
+
+    fn row(
+        &self,
+        experiment: &str,
+        s: &Session,
+        (point, lane): &(&'p Point, Lane),
+        plan: &Plan,
+    ) -> Measurement {
+        let mut row = base(experiment, s, self, plan);
         row.kernel = point.spec.id.to_string();
-        row.variant = l.variant.clone();
+        row.variant = lane.variant.clone();
         row.label = point.label.clone();
         // As computed: a `real` kernel's configuration carries the problem's precision.
         row.config = point
             .spec
-            .with_precision(&point.config, problem.ops.problem.precision)
+            .with_precision(&point.config, self.ops.problem.precision)
             .unwrap_or_else(|_| point.config.clone());
         row.hints = point.hints.clone();
-        row.status = a.status.clone();
-        row.check = a.check.clone();
-        if a.prepared.is_some() {
-            row.clocks = ClockWindow::new(before[l.session].clone(), after[l.session].clone());
-        }
-        row.compiler = a
-            .build
-            .as_ref()
-            .and_then(|b| b.compiler.clone())
-            .or_else(|| s.backend.borrow().info().compiler_version.clone());
-        let info = s.backend.borrow().info().clone();
-        if let Some(b) = &a.build {
-            row.resources = point
-                .spec
-                .resources(b, &point.config, info.toolchain.language());
-            row.compile_ms = Some(b.compile_ms);
-            row.build_notes = b.notes.clone();
-            row.ptx_mix = b.ptx.as_deref().map(crate::ptx::instruction_mix);
-            if let (Some(dir), Some(ptx)) = (&s.keep_ptx, &b.ptx) {
-                row.ptx_file = keep_ptx(dir, &row, ptx);
-            }
-        }
-        if let Some(r) = &row.resources {
-            row.occupancy =
-                occupancy::for_kernel(&info, r, point.spec.threads_per_group(&point.config));
-        }
-        if let Some(p) = a.prepared {
-            row.padded = Some(p.padded);
-            row.pre_ns = Some(p.pre_ns);
-            row.post_ns = Some(p.post_ns);
-            match timed.next() {
-                Some(Ok(stats)) => {
-                    row.gflops = Some(gflops(m, n, k, stats.median_ns));
-                    row.gflops_best = Some(gflops(m, n, k, stats.min_ns));
-                    row.vs_vendor = match (vendor_paired, row.gflops, vendor_gflops) {
-                        (Some(v), _, _) => Some(v.median_ns / stats.median_ns),
-                        (None, Some(g), Some(v)) if v > 0.0 => Some(g / v),
-                        _ => None,
-                    };
-                    row.vendor_paired = vendor_paired;
-                    row.time = Some(stats);
-                }
-                Some(Err(e)) => row.status = Status::LaunchError(e.to_string()),
-                None => row.status = Status::LaunchError("internal: no timing result".into()),
-            }
-            p.release(s);
-        }
-        out.push(row);
+        row.compiler = s.backend.borrow().info().compiler_version.clone();
+        row
     }
-    out
+
+    fn resources(
+        &self,
+        (point, _): &(&'p Point, Lane),
+        build: &BuildReport,
+        info: &DeviceInfo,
+    ) -> (Option<KernelResources>, Option<usize>) {
+        (
+            point
+                .spec
+                .resources(build, &point.config, info.toolchain.language()),
+            Some(point.spec.threads_per_group(&point.config)),
+        )
+    }
+
+    fn fill_ready(&self, row: &mut Measurement, p: &Prepared) {
+        row.padded = Some(p.padded);
+        row.pre_ns = Some(p.pre_ns);
+        row.post_ns = Some(p.post_ns);
+    }
+
+    fn rates(&self, _: &Prepared, stats: &Stats) -> Rates {
+        let (m, n, k) = (self.ops.m, self.ops.n, self.ops.k);
+        Rates {
+            gflops: Some(gflops(m, n, k, stats.median_ns)),
+            gflops_best: Some(gflops(m, n, k, stats.min_ns)),
+            gbs: None,
+        }
+    }
+
+    fn paired_vendor(&self, sessions: &mut [Session], cold: bool) -> Option<(usize, VendorCall)> {
+        pair_vendor(sessions, self, cold)
+    }
 }
 
 /// The vendor BLAS's call at `problem`, checked, on the first session that has
@@ -506,51 +445,6 @@ fn pair_vendor(
         }
     }
     None
-}
-
-/// Writes a build's PTX under `dir` (named by kernel, toolchain and content hash,
-/// so identical listings are stored once) and returns its path relative to the
-/// result directory. A write failure costs the file, not the measurement.
-pub(crate) fn keep_ptx(dir: &std::path::Path, row: &Measurement, ptx: &str) -> Option<String> {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    ptx.hash(&mut h);
-    let variant = row
-        .variant
-        .as_deref()
-        .map_or(String::new(), |v| format!("-{v}"));
-    let name = format!(
-        "{}-{}{variant}-{:016x}.ptx",
-        row.kernel,
-        row.toolchain,
-        h.finish()
-    );
-    let path = dir.join(&name);
-    if !path.exists() {
-        if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, ptx)) {
-            eprintln!("note: could not keep PTX in {}: {e}", path.display());
-            return None;
-        }
-    }
-    let folder = dir
-        .file_name()
-        .map_or("ptx".into(), |f| f.to_string_lossy().into_owned());
-    Some(format!("{folder}/{name}"))
-}
-
-/// `gemmlab compare`: sizes x kernels x toolchains, cuBLAS first at each size.
-pub struct CompareOptions {
-    pub kernels: Vec<&'static KernelSpec>,
-    pub defines: Vec<(String, i64)>,
-    pub hints: Hints,
-    pub sizes: Vec<(usize, usize, usize)>,
-    /// The GEMM call at each size (layout, transposes, alpha/beta, ld, precision).
-    pub call: Template,
-    pub plan: Plan,
-    pub seed: u64,
-    /// `compare --tuned`: each toolchain runs the configuration the database of
-    /// bests holds for it (tuned at the nearest size), else the published defaults.
-    pub tuned: Option<crate::bests::Database>,
 }
 
 /// The configuration of a kernel under user defines at `precision`: those it
@@ -601,171 +495,6 @@ pub fn check_defines(kernels: &[&KernelSpec], defines: &[(String, i64)]) -> Resu
         }
     }
     Ok(())
-}
-
-pub fn run_compare(
-    sessions: &mut [Session],
-    opts: &CompareOptions,
-    writer: &mut ResultWriter,
-    progress: &Progress,
-    mut on_size_done: impl FnMut(&[Measurement]),
-) -> Result<()> {
-    check_defines(&opts.kernels, &opts.defines)?;
-    for &(m, n, k) in &opts.sizes {
-        let call = opts.call.at(m, n, k)?;
-        let problem = match Problem::prepare(sessions, &call, opts.seed, &opts.plan, progress) {
-            Ok(p) => p,
-            Err(status) => {
-                let ids = opts.kernels.iter().map(|spec| spec.id.to_string());
-                let rows = refused_size(sessions, ids, &status, (m, n, k), "compare", writer)?;
-                progress.inc(opts.kernels.len() as u64);
-                on_size_done(&rows);
-                continue;
-            }
-        };
-        let mut size_rows = Vec::new();
-        if sessions
-            .iter()
-            .any(|s| s.backend.borrow().vendor_blas().is_some())
-        {
-            progress.set_message(format!("{m}x{n}x{k}: cuBLAS"));
-        }
-        let vendor = measure_vendor(sessions, &problem, &opts.plan, "compare");
-        if let Some(v) = sessions
-            .iter()
-            .find_map(|s| s.backend.borrow().vendor_blas())
-        {
-            writer.env_mut().vendor_blas = Some(v);
-        }
-        for row in &vendor {
-            writer.push(row.clone())?;
-            size_rows.push(row.clone());
-        }
-        for spec in &opts.kernels {
-            progress.set_message(format!("{m}x{n}x{k}: {} ({})", spec.id, spec.title));
-            let rows = if let Some(db) = &opts.tuned {
-                let points: Vec<Point> = sessions
-                    .iter()
-                    .map(|s| {
-                        tuned_point(
-                            db,
-                            spec,
-                            s.backend.borrow().toolchain(),
-                            (m, n, k),
-                            call.precision,
-                            progress,
-                        )
-                    })
-                    .collect();
-                let items: Vec<(&Point, Lane)> = points
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| {
-                        (
-                            p,
-                            Lane {
-                                session: i,
-                                source: Source::Native,
-                                variant: None,
-                            },
-                        )
-                    })
-                    .collect();
-                measure_items(sessions, &items, &problem, &opts.plan, "compare", &vendor)
-            } else {
-                match config_for(spec, &opts.defines, problem.ops.problem.precision) {
-                    Ok(config) => {
-                        let point = Point {
-                            spec,
-                            config,
-                            hints: spec.own_hints(&opts.hints),
-                            label: None,
-                        };
-                        measure_point(sessions, &point, &problem, &opts.plan, "compare", &vendor)
-                    }
-                    Err(status) => sessions
-                        .iter()
-                        .map(|s| {
-                            let mut r = base("compare", s, &problem, &opts.plan);
-                            r.kernel = spec.id.to_string();
-                            r.status = status.clone();
-                            r
-                        })
-                        .collect(),
-                }
-            };
-            for row in rows {
-                writer.push(row.clone())?;
-                size_rows.push(row);
-            }
-            progress.inc(1);
-        }
-        for s in sessions.iter_mut() {
-            s.unload();
-        }
-        on_size_done(&size_rows);
-    }
-    Ok(())
-}
-
-/// The point `compare --tuned` runs for a kernel on a toolchain, said aloud.
-fn tuned_point(
-    db: &crate::bests::Database,
-    spec: &'static KernelSpec,
-    toolchain: Toolchain,
-    size: (usize, usize, usize),
-    precision: crate::gemm::problem::Precision,
-    progress: &Progress,
-) -> Point {
-    let found = db
-        .lookup_in(spec.id, toolchain, precision, size)
-        .filter(|b| spec.validate(&b.config).is_ok());
-    let (config, hints, label) = match found {
-        Some(b) => {
-            let label = format!("tuned at {}x{}x{}", b.m, b.n, b.k);
-            let stale = if b.source != crate::keys::fnv1a(&spec.source(toolchain)) {
-                " (the kernel source changed since)"
-            } else {
-                ""
-            };
-            progress.suspend(|| {
-                println!(
-                    "{} {toolchain}: {label}{stale}: {} {}",
-                    spec.id,
-                    b.config.describe(),
-                    b.hints.describe(true)
-                )
-            });
-            (b.config.clone(), b.hints.clone(), label)
-        }
-        None => {
-            progress.suspend(|| {
-                println!(
-                    "{} {toolchain}: no tuned entry in the database, published defaults",
-                    spec.id
-                )
-            });
-            (
-                spec.defaults(),
-                Hints::default(),
-                "published (not tuned)".to_string(),
-            )
-        }
-    };
-    Point {
-        spec,
-        config,
-        hints,
-        label: Some(label),
-    }
-}
-
-/// Toolchains of the sessions, in order.
-pub fn toolchains(sessions: &[Session]) -> Vec<Toolchain> {
-    sessions
-        .iter()
-        .map(|s| s.backend.borrow().info().toolchain)
-        .collect()
 }
 
 #[cfg(test)]
