@@ -4,7 +4,7 @@
 //!
 //! cargo run --example own_kernel
 
-use gemmlab::spec::{self, Dims, UserKernel};
+use gemmlab::spec::{Dims, UserKernel};
 use gemmlab::{open_spec, Toolchain};
 
 /// A spec written in code: TOML text, sources relative to `dir`.
@@ -56,7 +56,8 @@ fn main() -> gemmlab::Result<()> {
             .next()
             .ok_or_else(|| gemmlab::Error::invalid("no OpenCL device"))?;
         let dims = saxpy.dims_at(&Dims::from([("n".to_string(), n)]))?;
-        let row = spec::measure_on(backend, &saxpy, &saxpy.defaults(), &dims, 10, 1)?;
+        let row =
+            gemmlab::experiment::measure_on(backend, &saxpy, &saxpy.defaults(), &dims, 10, 1)?;
         println!(
             "{} at n={n} on {}: {} {:.1} GB/s",
             saxpy.id,
@@ -73,7 +74,7 @@ fn main() -> gemmlab::Result<()> {
     let scale = UserKernel::from_toml(&dir.join("scale.toml"), SCALE)?;
     let backend = open_spec("opencl", &[Toolchain::OpenCl])?.remove(0);
     let dims = scale.dims_at(&Dims::new())?;
-    let row = spec::measure_on(backend, &scale, &scale.defaults(), &dims, 10, 1)?;
+    let row = gemmlab::experiment::measure_on(backend, &scale, &scale.defaults(), &dims, 10, 1)?;
     println!(
         "{} at n=4096: {} {:.1} GB/s",
         scale.id,

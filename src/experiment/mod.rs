@@ -15,6 +15,6 @@ pub use compare::{check_defines_of, run_compare, toolchains, CompareOptions};
 pub use gemm::*;
 pub use run::{print_clocks, Recording};
 pub use user::{
-    measure_spec_items, measure_spec_point, points_for, references, run_spec_compare,
+    measure_on, measure_spec_items, measure_spec_point, points_for, references, run_spec_compare,
     run_spec_sweep, tuned_items, Item, SpecCompare, UserPoint,
 };

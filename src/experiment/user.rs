@@ -485,3 +485,36 @@ pub fn run_spec_sweep(
     }
     Ok(())
 }
+
+/// Measures one configuration of `kernel` at `dims` on `backend`: compiled,
+/// checked against the spec's reference, then timed (3 warm-up launches and
+/// `reps` timed samples, warm cache). A kernel-level failure (compile error,
+/// wrong result, fault) is the row's status; an error is for the request itself.
+pub fn measure_on(
+    backend: crate::AnyBackend,
+    kernel: &UserKernel,
+    config: &crate::kernels::Config,
+    dims: &Dims,
+    reps: usize,
+    seed: u64,
+) -> crate::Result<crate::results::Measurement> {
+    let mut sessions = [crate::gemm::driver::Session::new(backend)];
+    kernel.instantiate(config, dims)?;
+    let plan = crate::measure::Plan {
+        reps: reps.max(1),
+        ..Default::default()
+    };
+    let refs = references(&sessions, kernel, dims, seed);
+    let mut rows = measure_spec_point(
+        &mut sessions,
+        kernel,
+        config,
+        &Default::default(),
+        dims,
+        &refs,
+        &plan,
+        seed,
+        "compare",
+    );
+    Ok(rows.remove(0))
+}

@@ -10,12 +10,14 @@
 //! derived values. See the README's "Your own kernels" for the format.
 //!
 //! From Rust: load a spec (or build one with `UserKernel::from_toml`), pick a
-//! configuration and a size, and measure it on any backend. The call below
-//! compiles the kernel, computes its reference, runs it once on poisoned
-//! outputs, checks every output and times it: a row as `compare` writes it.
+//! configuration and a size, and measure it on any backend with
+//! `experiment::measure_on`. The call below compiles the kernel, computes its
+//! reference, runs it once on poisoned outputs, checks every output and times
+//! it: a row as `compare` writes it.
 //!
 //! ```
-//! use gemmlab::spec::{self, Dims, UserKernel};
+//! use gemmlab::experiment;
+//! use gemmlab::spec::{Dims, UserKernel};
 //! use gemmlab::{open_spec, Toolchain};
 //!
 //! let kernel = UserKernel::load("specs/saxpy/saxpy.toml".as_ref())?;
@@ -25,7 +27,7 @@
 //! };
 //! let dims = kernel.dims_at(&Dims::from([("n".to_string(), 1 << 16)]))?;
 //! let config = kernel.config(&[("WPT".to_string(), 2)])?;
-//! let row = spec::measure_on(devices.remove(0), &kernel, &config, &dims, 5, 1)?;
+//! let row = experiment::measure_on(devices.remove(0), &kernel, &config, &dims, 5, 1)?;
 //! assert!(row.status.is_ok(), "{:?}", row.status);
 //! println!("saxpy: {:.1} GB/s, checked: {:?}", row.gbs.unwrap_or(0.0), row.check);
 //! # Ok::<(), gemmlab::Error>(())
@@ -38,39 +40,6 @@ pub mod model;
 pub mod run;
 
 pub use model::{parse_dim_points, Dims, Instance, Tolerance, UserKernel};
-
-/// Measures one configuration of `kernel` at `dims` on `backend`: compiled,
-/// checked against the spec's reference, then timed (3 warm-up launches and
-/// `reps` timed samples, warm cache). A kernel-level failure (compile error,
-/// wrong result, fault) is the row's status; an error is for the request itself.
-pub fn measure_on(
-    backend: crate::AnyBackend,
-    kernel: &UserKernel,
-    config: &crate::kernels::Config,
-    dims: &Dims,
-    reps: usize,
-    seed: u64,
-) -> crate::Result<crate::results::Measurement> {
-    let mut sessions = [crate::gemm::driver::Session::new(backend)];
-    kernel.instantiate(config, dims)?;
-    let plan = crate::measure::Plan {
-        reps: reps.max(1),
-        ..Default::default()
-    };
-    let refs = crate::experiment::references(&sessions, kernel, dims, seed);
-    let mut rows = crate::experiment::measure_spec_point(
-        &mut sessions,
-        kernel,
-        config,
-        &Default::default(),
-        dims,
-        &refs,
-        &plan,
-        seed,
-        "compare",
-    );
-    Ok(rows.remove(0))
-}
 
 /// Loads every spec file given and keeps it for the rest of the process (the
 /// kernel model's references are `'static`, as the registry's are).
