@@ -8,10 +8,13 @@ use crate::experiment::{
     config_for, measure_lanes, measure_point, measure_vendor, Lane, Point, Problem,
 };
 use crate::experiment::{failed_rows, refused_size};
+use crate::experiment::{measure_spec_items, references, Item, SpecCompare};
 use crate::gemm::driver::{Session, Source, Status};
-use crate::kernels::{self, Hints, KernelSpec, Precision};
+use crate::kernels::{self, Config, Hints, KernelSpec, Precision};
 use crate::measure::Plan;
+use crate::progress::Progress;
 use crate::results::{Measurement, ResultWriter, NVRTC_PTX, OPENCL_PTX};
+use crate::spec::UserKernel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SweepKind {
@@ -201,11 +204,27 @@ fn ptx_of(session: &Session, point: &Point) -> Option<String> {
     report.ptx
 }
 
+/// The PTX `session`'s toolchain makes of a user's kernel at `config`.
+fn user_ptx_of(
+    session: &Session,
+    kernel: &UserKernel,
+    config: &Config,
+    hints: &Hints,
+) -> Option<String> {
+    let mut be = session.backend.borrow_mut();
+    let (program, report) = crate::spec::run::build(&mut be, kernel, config, hints).ok()?;
+    be.release_program(program);
+    report.ptx
+}
+
 /// The lanes of a JIT point: CUDA native, OpenCL native, OpenCL's PTX through the
 /// CUDA JIT, and NVRTC's own PTX through the same JIT (the CUDA twin's front end
 /// with the OpenCL PTX's assembler: the same PTX through two assemblers, two front
 /// ends' PTX through one).
-fn jit_lanes(sessions: &mut [Session], point: &Point) -> Result<Vec<Lane>> {
+fn jit_lanes(
+    sessions: &[Session],
+    ptx_of: impl Fn(&Session) -> Option<String>,
+) -> Result<Vec<Lane>> {
     let find = |tc: Toolchain| {
         sessions
             .iter()
@@ -237,7 +256,7 @@ fn jit_lanes(sessions: &mut [Session], point: &Point) -> Result<Vec<Lane>> {
     }
     // Each front end's PTX through the CUDA JIT: OpenCL's, then NVRTC's own.
     for (from, variant) in [(cl, OPENCL_PTX), (cu, NVRTC_PTX)] {
-        if let Some(ptx) = ptx_of(&sessions[from], point) {
+        if let Some(ptx) = ptx_of(&sessions[from]) {
             lanes.push(Lane {
                 session: cu,
                 source: Source::Ptx(ptx),
@@ -305,7 +324,7 @@ pub fn run_sweep(
                         point.label.as_deref().unwrap_or("")
                     ));
                     if kind == SweepKind::Jit {
-                        let lanes = jit_lanes(sessions, point)?;
+                        let lanes = jit_lanes(sessions, |s| ptx_of(s, point))?;
                         measure_lanes(sessions, point, &lanes, &problem, plan, experiment, &vendor)
                     } else {
                         measure_point(sessions, point, &problem, plan, experiment, &vendor)
@@ -327,4 +346,73 @@ pub fn run_sweep(
         on_size_done(&rows_of_size);
     }
     Ok(())
+}
+
+/// A sweep over users' kernels: every kernel at every size, each variant of the
+/// hints (register caps, fast math) on every session, or, for `jit`, each
+/// toolchain's PTX through the CUDA driver beside the native builds; all
+/// interleaved, one row per variant and lane.
+#[allow(clippy::too_many_arguments)]
+pub fn run_user_sweep(
+    sessions: &mut [Session],
+    opts: &SpecCompare,
+    kind: SweepKind,
+    variants: &[(String, Hints)],
+    writer: &mut ResultWriter,
+    progress: &Progress,
+    mut on_point_done: impl FnMut(&[Measurement]),
+) -> Result<()> {
+    let planned = opts.plan_points()?;
+    for (k, points) in planned {
+        let config = crate::experiment::user::config_for(k, &opts.defines)?;
+        let items = match kind {
+            SweepKind::Jit => jit_lanes(sessions, |s| user_ptx_of(s, k, &config, &opts.hints))?
+                .into_iter()
+                .map(|lane| Item {
+                    config: config.clone(),
+                    hints: opts.hints.clone(),
+                    label: None,
+                    lane,
+                })
+                .collect(),
+            _ => variant_items(sessions.len(), &config, variants),
+        };
+        for dims in points {
+            let size = UserKernel::describe_dims(&dims);
+            progress.set_message(format!("{}: {size}: reference", k.id));
+            let refs = references(sessions, k, &dims, opts.seed);
+            progress.set_message(format!("{}: {size}: {} lanes", k.id, items.len()));
+            let rows = measure_spec_items(
+                sessions,
+                k,
+                &items,
+                &dims,
+                &refs,
+                &opts.plan,
+                opts.seed,
+                kind.name(),
+            );
+            for r in &rows {
+                writer.push(r.clone())?;
+            }
+            progress.inc(1);
+            on_point_done(&rows);
+        }
+    }
+    Ok(())
+}
+
+/// Each variant of the hints on every session, labelled with the variant.
+fn variant_items(sessions: usize, config: &Config, variants: &[(String, Hints)]) -> Vec<Item> {
+    variants
+        .iter()
+        .flat_map(|(label, hints)| {
+            (0..sessions).map(move |session| Item {
+                config: config.clone(),
+                hints: hints.clone(),
+                label: Some(label.clone()),
+                lane: Lane::native(session),
+            })
+        })
+        .collect()
 }

@@ -304,11 +304,8 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
                 "sweep tiling is kernel 11's register tile; for a spec, tune its parameters: gemmlab tune --spec FILE --values NAME=V1,V2",
             ))
         }
-        SweepKind::Jit => {
-            return Err(Error::invalid(
-                "sweep jit loads NVIDIA OpenCL's PTX of a built-in kernel through the CUDA driver; it does not take spec kernels",
-            ))
-        }
+        // One configuration through each runtime; the lanes are the variants.
+        SweepKind::Jit => Vec::new(),
     };
     if args.offline.arch.is_some() {
         return Err(Error::invalid(
@@ -346,11 +343,11 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
     let mut writer = recording.start(&mut sessions)?;
     let tcs = gemmlab::experiment::toolchains(&sessions);
     let pb = progress(planned.iter().map(|(_, p)| p.len() as u64).sum());
-    let result = gemmlab::experiment::run_spec_sweep(
+    let result = gemmlab::sweep::run_user_sweep(
         &mut sessions,
         &opts,
+        kind,
         &variants,
-        kind.name(),
         &mut writer,
         &pb,
         |rows| {
@@ -365,7 +362,11 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
                     );
                     let mut labelled = rows.to_vec();
                     for r in &mut labelled {
-                        r.kernel = r.label.clone().unwrap_or_default();
+                        r.kernel = r
+                            .label
+                            .clone()
+                            .or(r.variant.clone())
+                            .unwrap_or_else(|| "native".into());
                     }
                     print!("{}", gemmlab::table::spec_table(&labelled, &tcs));
                     print!("{}", gemmlab::table::ignored_legend(rows));

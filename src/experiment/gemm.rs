@@ -280,6 +280,17 @@ pub struct Lane {
     pub variant: Option<String>,
 }
 
+impl Lane {
+    /// A session compiling the kernel's own source.
+    pub fn native(session: usize) -> Lane {
+        Lane {
+            session,
+            source: Source::Native,
+            variant: None,
+        }
+    }
+}
+
 /// One point on every session (natively), their repetitions interleaved.
 pub fn measure_point(
     sessions: &mut [Session],

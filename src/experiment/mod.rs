@@ -16,5 +16,5 @@ pub use gemm::*;
 pub use run::{print_clocks, Recording};
 pub use user::{
     measure_on, measure_spec_items, measure_spec_point, points_for, references, run_spec_compare,
-    run_spec_sweep, tuned_items, Item, SpecCompare, UserPoint,
+    tuned_items, Item, SpecCompare, UserPoint,
 };

@@ -4,7 +4,7 @@
 
 use crate::backend::{Backend, BuildReport, DeviceInfo, KernelResources};
 use crate::error::{Error, Result};
-use crate::gemm::driver::{Session, Status};
+use crate::gemm::driver::{Session, Source, Status};
 use crate::kernels::{Config, Hints};
 use crate::measure::{Plan, Stats};
 use crate::progress::Progress;
@@ -12,6 +12,7 @@ use crate::results::{failed_row, Measurement, ResultWriter};
 use crate::spec::model::{Dims, Instance, Reference, UserKernel};
 use crate::spec::run::{self, Attempt, Outputs};
 
+use super::gemm::Lane;
 use super::measuring::{self, Rates, Workload};
 
 /// Every size point a kernel runs at: each point's own dimensions (names other
@@ -131,8 +132,10 @@ pub fn references(
 pub struct Item {
     pub config: Config,
     pub hints: Hints,
-    pub session: usize,
     pub label: Option<String>,
+    /// Which session, and where the code comes from (its own source, or PTX
+    /// another toolchain made, as `sweep jit` loads it).
+    pub lane: Lane,
 }
 
 /// One configuration of one kernel at one size on every session, timed interleaved.
@@ -152,7 +155,7 @@ pub fn measure_spec_point(
         .map(|session| Item {
             config: config.clone(),
             hints: hints.clone(),
-            session,
+            lane: Lane::native(session),
             label: None,
         })
         .collect();
@@ -202,7 +205,7 @@ impl Workload<Item> for UserPoint<'_> {
     type Ready = UserReady;
 
     fn session(&self, item: &Item) -> usize {
-        item.session
+        item.lane.session
     }
 
     fn prepare(
@@ -216,13 +219,17 @@ impl Workload<Item> for UserPoint<'_> {
             Ok(i) => i,
             Err(e) => return not_prepared(Status::from_error(&e)),
         };
-        let s = &mut sessions[it.session];
+        let s = &mut sessions[it.lane.session];
         let tc = s.backend.borrow().info().toolchain;
-        let a: Attempt = match &self.refs[it.session] {
+        let a: Attempt = match &self.refs[it.lane.session] {
             Ok(reference) => {
                 let data = run::inputs(kernel, &inst, self.seed);
+                let code = match &it.lane.source {
+                    Source::Native => run::Code::Source,
+                    Source::Ptx(ptx) => run::Code::Ptx(ptx),
+                };
                 run::prepare(
-                    s, kernel, &it.config, &it.hints, &inst, &data, reference, None,
+                    s, kernel, &it.config, &it.hints, &inst, &data, reference, code,
                 )
             }
             Err(why) if kernel.source(tc).is_none() => {
@@ -266,6 +273,7 @@ impl Workload<Item> for UserPoint<'_> {
         row.config = it.config.clone();
         row.hints = it.hints.clone();
         row.label = it.label.clone();
+        row.variant = it.lane.variant.clone();
         row
     }
 
@@ -365,7 +373,7 @@ pub fn tuned_items(
                     Item {
                         config: b.config.clone(),
                         hints: b.hints.clone(),
-                        session,
+                        lane: Lane::native(session),
                         label: Some(label),
                     }
                 }
@@ -379,7 +387,7 @@ pub fn tuned_items(
                     Item {
                         config: k.defaults(),
                         hints: Hints::default(),
-                        session,
+                        lane: Lane::native(session),
                         label: Some(format!(
                             "{} (not tuned)",
                             crate::kernel::unchanged_name(true)
@@ -430,52 +438,6 @@ pub fn run_spec_compare(
                     )
                 }
             };
-            for r in &rows {
-                writer.push(r.clone())?;
-            }
-            progress.inc(1);
-            on_point_done(&rows);
-        }
-    }
-    Ok(())
-}
-
-/// A sweep over users' kernels: every kernel at every size, each variant of the
-/// hints (register caps, fast math) on every session, all interleaved; one row
-/// per variant and session, labelled with the variant.
-#[allow(clippy::too_many_arguments)]
-pub fn run_spec_sweep(
-    sessions: &mut [Session],
-    opts: &SpecCompare,
-    variants: &[(String, Hints)],
-    experiment: &str,
-    writer: &mut ResultWriter,
-    progress: &Progress,
-    mut on_point_done: impl FnMut(&[Measurement]),
-) -> Result<()> {
-    let planned = opts.plan_points()?;
-    for (k, points) in planned {
-        let config = config_for(k, &opts.defines)?;
-        for dims in points {
-            let size = UserKernel::describe_dims(&dims);
-            progress.set_message(format!("{}: {size}: reference", k.id));
-            let refs = references(sessions, k, &dims, opts.seed);
-            let items: Vec<Item> = variants
-                .iter()
-                .flat_map(|(label, hints)| {
-                    (0..sessions.len()).map(move |session| (label, hints, session))
-                })
-                .map(|(label, hints, session)| Item {
-                    config: config.clone(),
-                    hints: hints.clone(),
-                    session,
-                    label: Some(label.clone()),
-                })
-                .collect();
-            progress.set_message(format!("{}: {size}: {} variants", k.id, variants.len()));
-            let rows = measure_spec_items(
-                sessions, k, &items, &dims, &refs, &opts.plan, opts.seed, experiment,
-            );
             for r in &rows {
                 writer.push(r.clone())?;
             }

@@ -266,6 +266,16 @@ pub fn reference(
     }
 }
 
+/// Where a configuration's code comes from.
+pub enum Code<'a> {
+    /// The spec's source in the session's language, compiled now.
+    Source,
+    /// What the session's compiler already made (the tuner's compile pool).
+    Built(crate::backend::Artefact),
+    /// PTX another toolchain made, loaded through this session's JIT (`sweep jit`).
+    Ptx(&'a str),
+}
+
 /// A configuration compiled, bound, run once on poisoned outputs and checked.
 pub struct Prepared {
     pub bound: Bound,
@@ -288,7 +298,7 @@ pub fn prepare(
     inst: &Instance,
     data: &[Option<HostBuf>],
     reference: &Outputs,
-    artefact: Option<crate::backend::Artefact>,
+    code: Code<'_>,
 ) -> Attempt {
     let mut be = session.backend.borrow_mut();
     let tc = be.info().toolchain;
@@ -298,13 +308,16 @@ pub fn prepare(
         build: None,
         check: None,
     };
-    if let Some(why) = kernel.not_applicable(tc) {
+    // Another toolchain's PTX needs no source of this session's language.
+    let own = !matches!(code, Code::Ptx(_));
+    if let Some(why) = kernel.not_applicable(tc).filter(|_| own) {
         attempt.status = Status::Unavailable(why);
         return attempt;
     }
-    let built = match artefact {
-        Some(a) => be.load(&kernel.id, a),
-        None => build(&mut be, kernel, config, hints),
+    let built = match code {
+        Code::Source => build(&mut be, kernel, config, hints),
+        Code::Built(a) => be.load(&kernel.id, a),
+        Code::Ptx(ptx) => be.load_ptx(&kernel.id, ptx, hints.max_registers),
     };
     let (program, report) = match built {
         Ok(x) => x,

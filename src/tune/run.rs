@@ -14,7 +14,7 @@ use crate::backend::Backend;
 use crate::bests::{Best, Database};
 use crate::error::{Error, Result};
 use crate::experiment::{measure_items, measure_vendor, refused_size, Lane, Point, Problem};
-use crate::gemm::driver::{Session, Source};
+use crate::gemm::driver::Session;
 use crate::gemm::problem::Template;
 use crate::kernel::Kernel;
 use crate::kernels::KernelSpec;
@@ -185,11 +185,7 @@ pub fn run_tune(
                             hints: t.candidate.hints.clone(),
                             label: Some(t.candidate.describe()),
                         },
-                        Lane {
-                            session: si,
-                            source: Source::Native,
-                            variant: None,
-                        },
+                        Lane::native(si),
                     ));
                 }
                 searched.push((si, r));
@@ -354,7 +350,7 @@ fn tune_spec(
                 items.push(crate::experiment::Item {
                     config: t.candidate.config.clone(),
                     hints: t.candidate.hints.clone(),
-                    session: si,
+                    lane: crate::experiment::Lane::native(si),
                     label: Some(t.candidate.describe_from(r.unchanged())),
                 });
             }
@@ -366,7 +362,7 @@ fn tune_spec(
                 items.push(crate::experiment::Item {
                     config: k.defaults(),
                     hints: Default::default(),
-                    session: si,
+                    lane: crate::experiment::Lane::native(si),
                     label: Some(format!(
                         "{} (not searched)",
                         crate::kernel::unchanged_name(true)
@@ -388,7 +384,12 @@ fn tune_spec(
                 config: it.config.clone(),
                 hints: it.hints.clone(),
             };
-            let mut key = key_base(&sessions[it.session], &spaces[it.session], (0, 0, 0)).with(&c);
+            let mut key = key_base(
+                &sessions[it.lane.session],
+                &spaces[it.lane.session],
+                (0, 0, 0),
+            )
+            .with(&c);
             key.call = Some(UserKernel::describe_dims(&dims));
             store.append(Record {
                 key,
@@ -414,7 +415,7 @@ fn tune_spec(
                 let best = items
                     .iter()
                     .zip(&rows)
-                    .filter(|(it, row)| it.session == *si && row.status.is_ok())
+                    .filter(|(it, row)| it.lane.session == *si && row.status.is_ok())
                     .filter_map(|(it, row)| row.time.map(|t| (it, row, t.median_ns)))
                     .min_by(|a, b| a.2.partial_cmp(&b.2).unwrap_or(std::cmp::Ordering::Equal));
                 if let Some((it, row, ns)) = best {

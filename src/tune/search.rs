@@ -1054,7 +1054,7 @@ fn measure_spec(
         &inst,
         data,
         reference,
-        Some(artefact),
+        crate::spec::run::Code::Built(artefact),
     );
     let info = session.backend.borrow().info().clone();
     if let Some(b) = &attempt.build {
