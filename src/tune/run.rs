@@ -139,141 +139,19 @@ pub fn run_tune(
         &opts.sizes
     };
     for &size in gemm_sizes {
-        let call = opts.call.at(size.0, size.1, size.2)?;
-        let problem = match Problem::prepare(sessions, &call, opts.seed, &opts.plan, progress) {
-            Ok(p) => p,
-            Err(status) => {
-                let ids = opts.kernels.iter().map(|k| k.id.to_string());
-                let rows = refused_size(sessions, ids, &status, size, "tune", writer)?;
-                on_final(&rows);
-                result.finals.extend(rows);
-                continue;
-            }
-        };
-        // The same call with K cut short, for the searches' screen; without it
-        // (too small a K, or a size the screen could not take) they go unscreened.
-        let screen =
-            match super::search::screen_k(size.2, opts.search.screen) {
-                Some(k) => opts.call.at(size.0, size.1, k).ok().and_then(|c| {
-                    Problem::prepare(sessions, &c, opts.seed, &opts.plan, progress).ok()
-                }),
-                None => None,
-            };
-        let vendor = measure_vendor(sessions, &problem, &opts.plan, "tune");
-        for row in &vendor {
-            writer.push(row.clone())?;
-        }
-        for (ki, spec) in opts.kernels.iter().enumerate() {
-            let mut picks: Vec<(Point, Lane)> = Vec::new();
-            let mut searched: Vec<(usize, SearchResult)> = Vec::new();
-            for (si, space) in spaces[ki].iter().enumerate() {
-                let r = search(
-                    &mut sessions[si],
-                    space,
-                    &Workload::Gemm(&problem, screen.as_ref()),
-                    &mut store,
-                    &opts.search,
-                    progress,
-                )?;
-                write_trace(&opts.out, &r, space)?;
-                on_search(&r);
-                for t in r.ranked().into_iter().take(opts.top) {
-                    picks.push((
-                        Point {
-                            spec,
-                            config: t.candidate.config.clone(),
-                            hints: t.candidate.hints.clone(),
-                            label: Some(t.candidate.describe()),
-                        },
-                        Lane::native(si),
-                    ));
-                }
-                searched.push((si, r));
-            }
-            progress.set_message(format!(
-                "{}: final round, {} configurations interleaved",
-                spec.id,
-                picks.len()
-            ));
-            let items: Vec<(&Point, Lane)> = picks.iter().map(|(p, l)| (p, l.clone())).collect();
-            let rows = measure_items(sessions, &items, &problem, &opts.plan, "tune", &vendor);
-            for ((point, lane), row) in picks.iter().zip(&rows) {
-                writer.push(row.clone())?;
-                let c = super::space::Candidate {
-                    config: point.config.clone(),
-                    hints: point.hints.clone(),
-                };
-                let key =
-                    key_base(&sessions[lane.session], &spaces[ki][lane.session], size).with(&c);
-                store.append(Record {
-                    key,
-                    phase: Phase::Final,
-                    status: row.status.clone(),
-                    gflops: row.gflops,
-                    time: row.time,
-                    pruned: false,
-                    screen_k: None,
-                    resources: row.resources.clone(),
-                    occupancy: row.occupancy,
-                    compile_ms: row.compile_ms,
-                    device_s: 0.0,
-                    split: Default::default(),
-                    run: opts.search.run.clone(),
-                    elapsed_s: None,
-                    strategy: opts.search.strategy.clone(),
-                    at_utc: crate::results::utc_now(),
-                })?;
-            }
-            if let Some((_, db)) = db.as_mut() {
-                for (si, r) in &searched {
-                    let best = picks
-                        .iter()
-                        .zip(&rows)
-                        .filter(|((_, l), row)| l.session == *si && row.status.is_ok())
-                        .max_by(|(_, a), (_, b)| {
-                            a.gflops
-                                .partial_cmp(&b.gflops)
-                                .unwrap_or(std::cmp::Ordering::Equal)
-                        });
-                    if let (Some(((point, _), row)), Some(g)) =
-                        (best, best.and_then(|(_, r)| r.gflops))
-                    {
-                        let info = sessions[*si].backend.borrow().info().clone();
-                        db.offer(Best {
-                            kernel: spec.id.to_string(),
-                            toolchain: info.toolchain,
-                            compiler: info.compiler_version.clone(),
-                            driver: info.driver_version.clone(),
-                            m: size.0,
-                            n: size.1,
-                            k: size.2,
-                            precision: problem.ops.problem.precision,
-                            call: super::search::call_tag(&problem.ops.problem),
-                            config: point.config.clone(),
-                            hints: point.hints.clone(),
-                            gflops: g,
-                            vs_vendor: row.vs_vendor,
-                            source: fnv1a(&spec.source(info.toolchain)),
-                            strategy: r.strategy.clone(),
-                            tried: r.tried.len(),
-                            gemmlab: env!("CARGO_PKG_VERSION").to_string(),
-                            tuned_utc: crate::results::utc_now(),
-                        });
-                    }
-                }
-            }
-            if let Some((dir, db)) = &db {
-                db.save(dir)?;
-            }
-            let mut shown = vendor.clone();
-            shown.extend(rows.iter().cloned());
-            on_final(&shown);
-            result.finals.extend(rows);
-            result.searches.extend(searched.into_iter().map(|(_, r)| r));
-        }
-        for s in sessions.iter_mut() {
-            s.unload();
-        }
+        tune_gemm_size(
+            sessions,
+            opts,
+            size,
+            spaces,
+            &mut store,
+            db.as_mut(),
+            writer,
+            progress,
+            &mut result,
+            &mut on_search,
+            &mut on_final,
+        )?;
     }
     let first_spec = opts.kernels.len();
     for (j, k) in opts.specs.iter().enumerate() {
@@ -295,6 +173,112 @@ pub fn run_tune(
         }
     }
     Ok(result)
+}
+
+/// Every built-in kernel at one GEMM size: cuBLAS first, a search per
+/// toolchain, then the top configurations of every toolchain re-measured
+/// interleaved, the store and the database of bests updated.
+#[allow(clippy::too_many_arguments)]
+fn tune_gemm_size(
+    sessions: &mut [Session],
+    opts: &TuneOptions,
+    size: (usize, usize, usize),
+    spaces: &[Vec<Space>],
+    store: &mut Store,
+    mut db: Option<&mut (PathBuf, Database)>,
+    writer: &mut ResultWriter,
+    progress: &Progress,
+    result: &mut TuneResult,
+    on_search: &mut impl FnMut(&SearchResult),
+    on_final: &mut impl FnMut(&[Measurement]),
+) -> Result<()> {
+    let call = opts.call.at(size.0, size.1, size.2)?;
+    let problem = match Problem::prepare(sessions, &call, opts.seed, &opts.plan, progress) {
+        Ok(p) => p,
+        Err(status) => {
+            let ids = opts.kernels.iter().map(|k| k.id.to_string());
+            let rows = refused_size(sessions, ids, &status, size, "tune", writer)?;
+            on_final(&rows);
+            result.finals.extend(rows);
+            return Ok(());
+        }
+    };
+    // The same call with K cut short, for the searches' screen; without it
+    // (too small a K, or a size the screen could not take) they go unscreened.
+    let screen = match super::search::screen_k(size.2, opts.search.screen) {
+        Some(k) => opts
+            .call
+            .at(size.0, size.1, k)
+            .ok()
+            .and_then(|c| Problem::prepare(sessions, &c, opts.seed, &opts.plan, progress).ok()),
+        None => None,
+    };
+    let vendor = measure_vendor(sessions, &problem, &opts.plan, "tune");
+    for row in &vendor {
+        writer.push(row.clone())?;
+    }
+    for (ki, spec) in opts.kernels.iter().enumerate() {
+        let (top, searched) = search_each(
+            sessions,
+            &spaces[ki],
+            |_| Some(Workload::Gemm(&problem, screen.as_ref())),
+            store,
+            opts,
+            progress,
+            on_search,
+        )?;
+        let picks: Vec<(Point, Lane)> = top
+            .into_iter()
+            .map(|(si, c, label)| {
+                let point = Point {
+                    spec,
+                    config: c.config,
+                    hints: c.hints,
+                    label: Some(label),
+                };
+                (point, Lane::native(si))
+            })
+            .collect();
+        progress.set_message(format!(
+            "{}: final round, {} configurations interleaved",
+            spec.id,
+            picks.len()
+        ));
+        let items: Vec<(&Point, Lane)> = picks.iter().map(|(p, l)| (p, l.clone())).collect();
+        let rows = measure_items(sessions, &items, &problem, &opts.plan, "tune", &vendor);
+        let finals: Vec<Final> = picks
+            .iter()
+            .zip(&rows)
+            .map(|((point, lane), row)| Final {
+                session: lane.session,
+                config: &point.config,
+                hints: &point.hints,
+                row,
+            })
+            .collect();
+        let at = TunedAt {
+            size,
+            precision: problem.ops.problem.precision,
+            call: super::search::call_tag(&problem.ops.problem),
+        };
+        record_finals(sessions, &spaces[ki], &finals, &at, opts, store, writer)?;
+        // Saved after each kernel: an interrupted run keeps what it found.
+        if let Some((dir, db)) = db.as_deref_mut() {
+            offer_bests(db, sessions, &searched, &finals, spec.id, &at, |tc| {
+                fnv1a(&spec.source(tc))
+            });
+            db.save(dir)?;
+        }
+        let mut shown = vendor.clone();
+        shown.extend(rows.iter().cloned());
+        on_final(&shown);
+        result.finals.extend(rows);
+        result.searches.extend(searched.into_iter().map(|(_, r)| r));
+    }
+    for s in sessions.iter_mut() {
+        s.unload();
+    }
+    Ok(())
 }
 
 /// One user kernel at each of its size points: a search per toolchain (each
@@ -323,39 +307,32 @@ fn tune_spec(
             UserKernel::describe_dims(&dims)
         ));
         let refs = crate::experiment::references(sessions, k, &dims, opts.seed);
-        let mut items: Vec<crate::experiment::Item> = Vec::new();
-        let mut searched: Vec<(usize, SearchResult)> = Vec::new();
-        for (si, space) in spaces.iter().enumerate() {
-            let tc = sessions[si].backend.borrow().info().toolchain;
-            let Ok(reference) = &refs[si] else { continue };
-            if k.source(tc).is_none() {
-                continue;
-            }
-            let workload = Workload::Spec {
-                dims: &dims,
-                seed: opts.seed,
-                reference,
-            };
-            let r = search(
-                &mut sessions[si],
-                space,
-                &workload,
-                store,
-                &opts.search,
-                progress,
-            )?;
-            write_trace(&opts.out, &r, space)?;
-            on_search(&r);
-            for t in r.ranked().into_iter().take(opts.top) {
-                items.push(crate::experiment::Item {
-                    config: t.candidate.config.clone(),
-                    hints: t.candidate.hints.clone(),
-                    lane: crate::experiment::Lane::native(si),
-                    label: Some(t.candidate.describe_from(r.unchanged())),
-                });
-            }
-            searched.push((si, r));
-        }
+        let tcs = crate::experiment::toolchains(sessions);
+        let (top, searched) = search_each(
+            sessions,
+            spaces,
+            |si| {
+                let reference = refs[si].as_ref().ok()?;
+                k.source(tcs[si]).map(|_| Workload::Spec {
+                    dims: &dims,
+                    seed: opts.seed,
+                    reference,
+                })
+            },
+            store,
+            opts,
+            progress,
+            on_search,
+        )?;
+        let mut items: Vec<crate::experiment::Item> = top
+            .into_iter()
+            .map(|(si, c, label)| crate::experiment::Item {
+                config: c.config,
+                hints: c.hints,
+                lane: crate::experiment::Lane::native(si),
+                label: Some(label),
+            })
+            .collect();
         // Toolchains that could not search (no source, no reference) get their row too.
         for (si, r) in refs.iter().enumerate() {
             if r.is_err() || !searched.iter().any(|(s, _)| *s == si) {
@@ -378,74 +355,26 @@ fn tune_spec(
         let rows = crate::experiment::measure_spec_items(
             sessions, k, &items, &dims, &refs, &opts.plan, opts.seed, "tune",
         );
-        for (it, row) in items.iter().zip(&rows) {
-            writer.push(row.clone())?;
-            let c = super::space::Candidate {
-                config: it.config.clone(),
-                hints: it.hints.clone(),
-            };
-            let mut key = key_base(
-                &sessions[it.lane.session],
-                &spaces[it.lane.session],
-                (0, 0, 0),
-            )
-            .with(&c);
-            key.call = Some(UserKernel::describe_dims(&dims));
-            store.append(Record {
-                key,
-                phase: Phase::Final,
-                status: row.status.clone(),
-                gflops: row.gflops.or(row.gbs),
-                time: row.time,
-                pruned: false,
-                screen_k: None,
-                resources: row.resources.clone(),
-                occupancy: row.occupancy,
-                compile_ms: row.compile_ms,
-                device_s: 0.0,
-                split: Default::default(),
-                run: opts.search.run.clone(),
-                elapsed_s: None,
-                strategy: opts.search.strategy.clone(),
-                at_utc: crate::results::utc_now(),
-            })?;
-        }
+        let finals: Vec<Final> = items
+            .iter()
+            .zip(&rows)
+            .map(|(it, row)| Final {
+                session: it.lane.session,
+                config: &it.config,
+                hints: &it.hints,
+                row,
+            })
+            .collect();
+        let at = TunedAt {
+            size: (0, 0, 0),
+            precision: Default::default(),
+            call: Some(UserKernel::describe_dims(&dims)),
+        };
+        record_finals(sessions, spaces, &finals, &at, opts, store, writer)?;
         if let Some(db) = db.as_deref_mut() {
-            for (si, r) in &searched {
-                let best = items
-                    .iter()
-                    .zip(&rows)
-                    .filter(|(it, row)| it.lane.session == *si && row.status.is_ok())
-                    .filter_map(|(it, row)| row.time.map(|t| (it, row, t.median_ns)))
-                    .min_by(|a, b| a.2.partial_cmp(&b.2).unwrap_or(std::cmp::Ordering::Equal));
-                if let Some((it, row, ns)) = best {
-                    let info = sessions[*si].backend.borrow().info().clone();
-                    db.offer(Best {
-                        kernel: k.id.clone(),
-                        toolchain: info.toolchain,
-                        compiler: info.compiler_version.clone(),
-                        driver: info.driver_version.clone(),
-                        m: 0,
-                        n: 0,
-                        k: 0,
-                        precision: Default::default(),
-                        call: Some(UserKernel::describe_dims(&dims)),
-                        config: it.config.clone(),
-                        hints: it.hints.clone(),
-                        gflops: row.gflops.or(row.gbs).unwrap_or(1e9 / ns),
-                        vs_vendor: None,
-                        source: fnv1a(
-                            &k.source(info.toolchain)
-                                .map(|s| s.text.clone())
-                                .unwrap_or_default(),
-                        ),
-                        strategy: r.strategy.clone(),
-                        tried: r.tried.len(),
-                        gemmlab: env!("CARGO_PKG_VERSION").to_string(),
-                        tuned_utc: crate::results::utc_now(),
-                    });
-                }
-            }
+            offer_bests(db, sessions, &searched, &finals, &k.id, &at, |tc| {
+                fnv1a(&k.source(tc).map(|s| s.text.clone()).unwrap_or_default())
+            });
         }
         on_final(&rows);
         result.finals.extend(rows);
@@ -455,6 +384,141 @@ fn tune_spec(
         }
     }
     Ok(())
+}
+
+/// One search per toolchain (each session in its own space, where `workload`
+/// gives it something to search), its trace written; returns each search's top
+/// configurations `(session, candidate, label)` for the final round, and the
+/// searches.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+fn search_each<'w>(
+    sessions: &mut [Session],
+    spaces: &[Space],
+    workload: impl Fn(usize) -> Option<Workload<'w>>,
+    store: &mut Store,
+    opts: &TuneOptions,
+    progress: &Progress,
+    on_search: &mut impl FnMut(&SearchResult),
+) -> Result<(
+    Vec<(usize, super::space::Candidate, String)>,
+    Vec<(usize, SearchResult)>,
+)> {
+    let mut top = Vec::new();
+    let mut searched = Vec::new();
+    for (si, space) in spaces.iter().enumerate() {
+        let Some(w) = workload(si) else { continue };
+        let r = search(&mut sessions[si], space, &w, store, &opts.search, progress)?;
+        write_trace(&opts.out, &r, space)?;
+        on_search(&r);
+        for t in r.ranked().into_iter().take(opts.top) {
+            let label = t.candidate.describe_from(r.unchanged());
+            top.push((si, t.candidate.clone(), label));
+        }
+        searched.push((si, r));
+    }
+    Ok((top, searched))
+}
+
+/// One row of a final round, with the configuration it measured.
+struct Final<'a> {
+    session: usize,
+    config: &'a crate::kernels::Config,
+    hints: &'a crate::kernels::Hints,
+    row: &'a Measurement,
+}
+
+/// Where a final round ran: a GEMM call's size, precision and tag, or a user
+/// kernel's dimensions (`call`, with no size).
+struct TunedAt {
+    size: (usize, usize, usize),
+    precision: crate::gemm::problem::Precision,
+    call: Option<String>,
+}
+
+/// Writes a final round's rows and appends each to the store, keyed like the
+/// search's own records (a user kernel's by its dimensions).
+fn record_finals(
+    sessions: &[Session],
+    spaces: &[Space],
+    finals: &[Final],
+    at: &TunedAt,
+    opts: &TuneOptions,
+    store: &mut Store,
+    writer: &mut ResultWriter,
+) -> Result<()> {
+    for f in finals {
+        writer.push(f.row.clone())?;
+        let c = super::space::Candidate {
+            config: f.config.clone(),
+            hints: f.hints.clone(),
+        };
+        let mut key = key_base(&sessions[f.session], &spaces[f.session], at.size).with(&c);
+        if at.size == (0, 0, 0) {
+            key.call = at.call.clone();
+        }
+        let row = f.row;
+        store.append(Record {
+            key,
+            phase: Phase::Final,
+            status: row.status.clone(),
+            gflops: row.gflops.or(row.gbs),
+            time: row.time,
+            pruned: false,
+            screen_k: None,
+            resources: row.resources.clone(),
+            occupancy: row.occupancy,
+            compile_ms: row.compile_ms,
+            device_s: 0.0,
+            split: Default::default(),
+            run: opts.search.run.clone(),
+            elapsed_s: None,
+            strategy: opts.search.strategy.clone(),
+            at_utc: crate::results::utc_now(),
+        })?;
+    }
+    Ok(())
+}
+
+/// Offers each searched toolchain's fastest checked configuration of a final
+/// round to the database of bests, with the search behind it.
+fn offer_bests(
+    db: &mut Database,
+    sessions: &[Session],
+    searched: &[(usize, SearchResult)],
+    finals: &[Final],
+    kernel: &str,
+    at: &TunedAt,
+    source: impl Fn(crate::backend::Toolchain) -> String,
+) {
+    for (si, r) in searched {
+        let fastest = finals
+            .iter()
+            .filter(|f| f.session == *si && f.row.status.is_ok())
+            .filter_map(|f| f.row.time.map(|t| (f, t.median_ns)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let Some((f, ns)) = fastest else { continue };
+        let info = sessions[*si].backend.borrow().info().clone();
+        db.offer(Best {
+            kernel: kernel.to_string(),
+            toolchain: info.toolchain,
+            compiler: info.compiler_version.clone(),
+            driver: info.driver_version.clone(),
+            m: at.size.0,
+            n: at.size.1,
+            k: at.size.2,
+            precision: at.precision,
+            call: at.call.clone(),
+            config: f.config.clone(),
+            hints: f.hints.clone(),
+            gflops: f.row.gflops.or(f.row.gbs).unwrap_or(1e9 / ns),
+            vs_vendor: f.row.vs_vendor,
+            source: source(info.toolchain),
+            strategy: r.strategy.clone(),
+            tried: r.tried.len(),
+            gemmlab: env!("CARGO_PKG_VERSION").to_string(),
+            tuned_utc: crate::results::utc_now(),
+        });
+    }
 }
 
 /// File name of a search's trace.
