@@ -243,188 +243,58 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     if !args.replay_only.is_empty() {
         return replay_only(&args.replay_only);
     }
-    gemmlab::error::check_out_dir(&args.out, "--out")?;
-    if args.max_configs == 0 || args.time_limit.is_some_and(|t| t <= 0.0) {
-        return Err(Error::invalid(
-            "a tuning budget of 0 tries nothing: give --max-configs and --time-limit above 0",
-        ));
-    }
+    check_budget(&args)?;
     if let Some(target) = args.offline.target(&args.device)? {
         return super::tune_offline::run(&args, &target);
     }
-    if args.prune.is_nan() || args.prune <= 1.0 {
-        return Err(Error::invalid(
-            "--prune must be above 1 (a factor of the fastest checked launch so far)",
-        ));
-    }
-    for (flag, v) in [
-        ("--launch-timeout", args.launch_timeout),
-        ("--compile-timeout", Some(args.compile_timeout)),
-    ] {
-        if v.is_some_and(|t| t.is_nan() || t <= 0.0) {
-            return Err(Error::invalid(format!(
-                "{flag} must be a positive number of seconds"
-            )));
-        }
-    }
+    check_limits(&args)?;
     let supervised = std::env::var_os(watch::ENV_RUN).is_some();
     if supervised {
         watch::die_with_supervisor();
     }
     if !supervised && !args.in_process && args.export_space.is_none() {
-        // The searches run in a child process this one watches (see tune::watch);
-        // it replaces an earlier run's files once, not at each restart of the child.
-        gemmlab::results::replace_earlier_run(&args.out)?;
-        let program = std::env::current_exe().map_err(|e| Error::io("current executable", e))?;
-        let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-        let code = watch::supervise(&program, &argv, &|line| eprintln!("{line}"))?;
-        if code != 0 {
-            std::process::exit(code);
-        }
-        return Ok(super::Outcome::from_measurements(&[]));
+        return supervise(&args.out);
     }
     strategy::by_name(&args.strategy).map_err(Error::invalid)?;
-    let specs = gemmlab::spec::load_static(&args.specs)?;
-    let suite = args
-        .suite
-        .as_deref()
-        .map(gemmlab::routine::suite::Suite::load)
-        .transpose()?;
-    if suite.is_some() && (!args.sizes.is_empty() || !args.specs.is_empty()) {
-        return Err(Error::invalid(
-            "--suite gives the calls to tune: leave out --sizes and --spec",
-        ));
-    }
-    let kernels = match args.kernels.as_deref() {
-        Some(list) => kernels::select(Some(list))?,
-        None if suite.is_some() => kernels::select(Some(super::tune_suite::FAMILIES))?,
-        None if !specs.is_empty() => Vec::new(),
-        None => {
-            return Err(Error::invalid(
-                "give the kernels to tune, e.g. --kernels 6 or --kernels 6,10, or --spec FILE",
-            ))
-        }
-    };
-    let request = request(&args)?;
-    if suite.is_some() {
-        routine_keeps_precision(&kernels, &request, args.fp32_emulation)?;
-    }
-    let (dim_sizes, gemm_sizes): (Vec<String>, Vec<String>) =
-        args.sizes.iter().cloned().partition(|s| s.contains('='));
-    if !dim_sizes.is_empty() && specs.is_empty() {
-        return Err(Error::invalid(format!(
-            "--sizes {}: NAME=VALUE sizes are for spec kernels (--spec FILE); a GEMM size is N or MxNxK",
-            dim_sizes.join(",")
-        )));
-    }
-    let spec_points = gemmlab::spec::parse_dim_points(&dim_sizes)?;
-    // Every spec at every point, at its defaults, before any device is opened.
-    for k in &specs {
-        for d in gemmlab::experiment::points_for(k, &specs, &spec_points)? {
-            k.instantiate(&k.defaults(), &d)?;
-        }
-    }
-    let explicit: Vec<(usize, usize, usize)> = gemm_sizes
-        .iter()
-        .map(|s| parse_size(s))
-        .collect::<Result<_>>()?;
+    let chosen = Chosen::from_args(&args)?;
     let mut sessions = args.device.sessions()?;
     let infos: Vec<_> = sessions
         .iter()
         .map(|s| s.backend.borrow().info().clone())
         .collect();
-    let sizes = sizes_or_default(explicit, &infos, 256);
-    let all: Vec<gemmlab::kernel::Kernel> = kernels
+    let sizes = sizes_or_default(chosen.explicit.clone(), &infos, 256);
+    let all: Vec<gemmlab::kernel::Kernel> = chosen
+        .kernels
         .iter()
         .map(|k| gemmlab::kernel::Kernel::Builtin(k))
-        .chain(specs.iter().map(|k| gemmlab::kernel::Kernel::User(k)))
+        .chain(
+            chosen
+                .specs
+                .iter()
+                .map(|k| gemmlab::kernel::Kernel::User(k)),
+        )
         .collect();
-    let spaces = spaces(&sessions, &all, &request)?;
-    for row in &spaces {
-        for s in row {
-            print_space(s);
-        }
-    }
-    let search = SearchOptions {
-        strategy: args.strategy.clone(),
-        budget: Budget {
-            configs: Some(args.max_configs),
-            seconds: args.time_limit,
-        },
-        seed: args.search_seed,
-        reps: args.search_reps,
-        workers: args
-            .workers
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
-        prune: args.prune,
-        screen: args.screen,
-        limits: Limits {
-            launch_timeout_s: args.launch_timeout,
-            compile_timeout_s: args.compile_timeout,
-        },
-        run: std::env::var(watch::ENV_RUN).ok(),
-        watch: std::env::var_os(watch::ENV_WATCH).map(PathBuf::from),
-        build_processes: args.build_processes,
-        build_exe: std::env::current_exe().ok(),
-        seeds: start_at(&args)?,
-    };
+    let spaces = spaces(&sessions, &all, &chosen.request)?;
+    spaces.iter().flatten().for_each(print_space);
+    let search = search_options(&args)?;
     if let Some(path) = &args.export_space {
         return export_space(path, &sessions, &spaces, &search, sizes[0])
             .map(|_| super::Outcome::from_measurements(&[]));
     }
     let seed = seed_or_random(args.seed);
     let plan = args.timing.plan(args.warmup, args.reps, false);
-    for d in &infos {
-        println!(
-            "device: {} via {} ({}; {})",
-            d.name,
-            d.toolchain,
-            d.id,
-            d.compiler_version
-                .as_deref()
-                .unwrap_or("compiler version unknown")
-        );
-    }
-    print_clocks(&sessions);
-    println!(
-        "strategy {} (seed {}), at most {} configurations{} per search, {} compile threads; search timing: 1 warm-up + {} samples; final round: top {} per toolchain, {}; input seed {seed}",
-        search.strategy,
-        search.seed,
-        args.max_configs,
-        args.time_limit.map_or(String::new(), |t| format!(" or {t} s")),
-        search.workers,
-        search.reps,
-        args.top,
-        plan.describe()
-    );
-    let mut env = Environment::capture(infos.clone(), seed, plan);
-    env.record_clocks(&sessions);
-    let mut writer = match supervised {
-        true => ResultWriter::create_resumed(&args.out, env)?,
-        false => ResultWriter::create(&args.out, env)?,
-    };
-    let per_point = |s: &Space| s.len().min(args.max_configs);
-    let total: usize = spaces[..kernels.len()]
-        .iter()
-        .flatten()
-        .map(per_point)
-        .sum::<usize>()
-        * suite.as_ref().map_or(sizes.len(), |s| s.calls.len())
-        + spaces[kernels.len()..]
-            .iter()
-            .flatten()
-            .map(per_point)
-            .sum::<usize>()
-            * spec_points.len().max(1);
-    let pb = super::compare::progress(total as u64);
+    let mut writer = start(&args, &sessions, &search, seed, plan, supervised)?;
+    let steps = chosen.steps(&spaces, sizes.len(), args.max_configs);
+    let pb = super::compare::progress(steps as u64);
     let call = args.problem.template_for(&sizes)?;
+    let suite = chosen.suite;
     let opts = TuneOptions {
-        kernels,
+        kernels: chosen.kernels,
         sizes,
-        specs,
-        spec_points,
+        specs: chosen.specs,
+        spec_points: chosen.spec_points,
         call,
-        request,
+        request: chosen.request,
         search,
         plan,
         top: args.top,
@@ -459,8 +329,209 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     };
     pb.finish_and_clear();
     let all = writer.finish()?;
+    finish(&args, &all, result, supervised)
+}
+
+/// A budget of nothing is a usage error, said before anything else.
+fn check_budget(args: &TuneArgs) -> Result<()> {
+    gemmlab::error::check_out_dir(&args.out, "--out")?;
+    if args.max_configs == 0 || args.time_limit.is_some_and(|t| t <= 0.0) {
+        return Err(Error::invalid(
+            "a tuning budget of 0 tries nothing: give --max-configs and --time-limit above 0",
+        ));
+    }
+    Ok(())
+}
+
+/// The pruning factor and the time limits of one launch and one compile.
+fn check_limits(args: &TuneArgs) -> Result<()> {
+    if args.prune.is_nan() || args.prune <= 1.0 {
+        return Err(Error::invalid(
+            "--prune must be above 1 (a factor of the fastest checked launch so far)",
+        ));
+    }
+    for (flag, v) in [
+        ("--launch-timeout", args.launch_timeout),
+        ("--compile-timeout", Some(args.compile_timeout)),
+    ] {
+        if v.is_some_and(|t| t.is_nan() || t <= 0.0) {
+            return Err(Error::invalid(format!(
+                "{flag} must be a positive number of seconds"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Runs this same command in a child process this one watches (see
+/// tune::watch): a kernel that kills its process costs its configuration, not
+/// the run. An earlier run's files are replaced once, not at each restart.
+fn supervise(out: &std::path::Path) -> Result<super::Outcome> {
+    gemmlab::results::replace_earlier_run(out)?;
+    let program = std::env::current_exe().map_err(|e| Error::io("current executable", e))?;
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let code = watch::supervise(&program, &argv, &|line| eprintln!("{line}"))?;
+    if code != 0 {
+        std::process::exit(code);
+    }
+    Ok(super::Outcome::from_measurements(&[]))
+}
+
+/// What a tuning run searches, checked before any device is opened.
+struct Chosen {
+    kernels: Vec<&'static gemmlab::kernels::KernelSpec>,
+    specs: Vec<&'static gemmlab::spec::UserKernel>,
+    suite: Option<gemmlab::routine::suite::Suite>,
+    request: SpaceRequest,
+    spec_points: Vec<gemmlab::spec::Dims>,
+    explicit: Vec<(usize, usize, usize)>,
+}
+
+impl Chosen {
+    fn from_args(args: &TuneArgs) -> Result<Chosen> {
+        let specs = gemmlab::spec::load_static(&args.specs)?;
+        let suite = args
+            .suite
+            .as_deref()
+            .map(gemmlab::routine::suite::Suite::load)
+            .transpose()?;
+        if suite.is_some() && (!args.sizes.is_empty() || !args.specs.is_empty()) {
+            return Err(Error::invalid(
+                "--suite gives the calls to tune: leave out --sizes and --spec",
+            ));
+        }
+        let kernels =
+            match args.kernels.as_deref() {
+                Some(list) => kernels::select(Some(list))?,
+                None if suite.is_some() => kernels::select(Some(super::tune_suite::FAMILIES))?,
+                None if !specs.is_empty() => Vec::new(),
+                None => return Err(Error::invalid(
+                    "give the kernels to tune, e.g. --kernels 6 or --kernels 6,10, or --spec FILE",
+                )),
+            };
+        let request = request(args)?;
+        if suite.is_some() {
+            routine_keeps_precision(&kernels, &request, args.fp32_emulation)?;
+        }
+        let (dim_sizes, gemm_sizes): (Vec<String>, Vec<String>) =
+            args.sizes.iter().cloned().partition(|s| s.contains('='));
+        if !dim_sizes.is_empty() && specs.is_empty() {
+            return Err(Error::invalid(format!(
+                "--sizes {}: NAME=VALUE sizes are for spec kernels (--spec FILE); a GEMM size is N or MxNxK",
+                dim_sizes.join(",")
+            )));
+        }
+        let spec_points = gemmlab::spec::parse_dim_points(&dim_sizes)?;
+        // Every spec at every point, at its defaults, before any device is opened.
+        for k in &specs {
+            for d in gemmlab::experiment::points_for(k, &specs, &spec_points)? {
+                k.instantiate(&k.defaults(), &d)?;
+            }
+        }
+        let explicit = gemm_sizes
+            .iter()
+            .map(|s| parse_size(s))
+            .collect::<Result<_>>()?;
+        Ok(Chosen {
+            kernels,
+            specs,
+            suite,
+            request,
+            spec_points,
+            explicit,
+        })
+    }
+
+    /// Configurations the run may try in all, for its progress bar.
+    fn steps(&self, spaces: &[Vec<Space>], sizes: usize, max_configs: usize) -> usize {
+        let per_point = |s: &Space| s.len().min(max_configs);
+        let (gemm, user) = spaces.split_at(self.kernels.len().min(spaces.len()));
+        let calls = self.suite.as_ref().map_or(sizes, |s| s.calls.len());
+        gemm.iter().flatten().map(per_point).sum::<usize>() * calls
+            + user.iter().flatten().map(per_point).sum::<usize>() * self.spec_points.len().max(1)
+    }
+}
+
+fn search_options(args: &TuneArgs) -> Result<SearchOptions> {
+    Ok(SearchOptions {
+        strategy: args.strategy.clone(),
+        budget: Budget {
+            configs: Some(args.max_configs),
+            seconds: args.time_limit,
+        },
+        seed: args.search_seed,
+        reps: args.search_reps,
+        workers: args
+            .workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        prune: args.prune,
+        screen: args.screen,
+        limits: Limits {
+            launch_timeout_s: args.launch_timeout,
+            compile_timeout_s: args.compile_timeout,
+        },
+        run: std::env::var(watch::ENV_RUN).ok(),
+        watch: std::env::var_os(watch::ENV_WATCH).map(PathBuf::from),
+        build_processes: args.build_processes,
+        build_exe: std::env::current_exe().ok(),
+        seeds: start_at(args)?,
+    })
+}
+
+/// Says what the run does and opens its writer (a supervised child resumes
+/// the rows its earlier incarnations wrote).
+fn start(
+    args: &TuneArgs,
+    sessions: &[gemmlab::gemm::driver::Session],
+    search: &SearchOptions,
+    seed: u64,
+    plan: gemmlab::measure::Plan,
+    supervised: bool,
+) -> Result<ResultWriter> {
+    let infos: Vec<_> = sessions
+        .iter()
+        .map(|s| s.backend.borrow().info().clone())
+        .collect();
+    for d in &infos {
+        println!(
+            "device: {} via {} ({}; {})",
+            d.name,
+            d.toolchain,
+            d.id,
+            d.compiler_version
+                .as_deref()
+                .unwrap_or("compiler version unknown")
+        );
+    }
+    print_clocks(sessions);
+    println!(
+        "strategy {} (seed {}), at most {} configurations{} per search, {} compile threads; search timing: 1 warm-up + {} samples; final round: top {} per toolchain, {}; input seed {seed}",
+        search.strategy,
+        search.seed,
+        args.max_configs,
+        args.time_limit.map_or(String::new(), |t| format!(" or {t} s")),
+        search.workers,
+        search.reps,
+        args.top,
+        plan.describe()
+    );
+    let mut env = Environment::capture(infos, seed, plan);
+    env.record_clocks(sessions);
+    match supervised {
+        true => ResultWriter::create_resumed(&args.out, env),
+        false => ResultWriter::create(&args.out, env),
+    }
+}
+
+/// What the run wrote, or its error; a supervised child that lost its device
+/// asks its supervisor for a fresh process, which resumes from the store.
+fn finish(
+    args: &TuneArgs,
+    all: &[gemmlab::results::Measurement],
+    result: Result<()>,
+    supervised: bool,
+) -> Result<super::Outcome> {
     if let (true, Err(e @ Error::DeviceLost { .. })) = (supervised, &result) {
-        // The supervisor starts a fresh process, which resumes from the store.
         eprintln!("error: {e}");
         std::process::exit(watch::EXIT_RESTART);
     }
@@ -474,7 +545,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     if !args.no_db {
         println!("database of bests: {}", args.db.display());
     }
-    Ok(super::Outcome::from_measurements(&all))
+    Ok(super::Outcome::from_measurements(all))
 }
 
 fn print_space(s: &Space) {
