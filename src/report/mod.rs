@@ -13,6 +13,7 @@ mod compare;
 mod lecture;
 mod offline;
 mod routine;
+mod sections;
 mod simt;
 mod simt_profile;
 mod sweeps;
@@ -357,34 +358,16 @@ fn generate_with(
         written: Vec::new(),
     };
 
-    let device = ctx.device.clone();
-    let simt_a = analysis::simt::analyse(&data, &opts.from, ctx.device.is_none());
-    let sections: Vec<Section> = vec![
-        analysis::compare::analyse(&data, chosen_size)
-            .map_or(Ok(Section::default()), |a| compare::section(&mut ctx, &a))?,
-        analysis::blas::analyse(&data)
-            .map_or(Ok(Section::default()), |a| blas::section(&mut ctx, &a))?,
-        analysis::lecture::analyse(&data)
-            .map_or(Ok(Section::default()), |a| lecture::section(&mut ctx, &a))?,
-        simt::section(&mut ctx, &simt_a)?,
-        routine::section(&mut ctx, &analysis::routine::analyse(&data))?,
-        analysis::tc::analyse(&data).map_or(Ok(Section::default()), |a| tc::section(&a))?,
-        sweeps::registers(&mut ctx, &analysis::sweeps::registers(&data))?,
-        sweeps::tiling(
-            &mut ctx,
-            &analysis::sweeps::tiling(&data, device.as_deref()),
-        )?,
-        sweeps::hints(&analysis::sweeps::hints(&data))?,
-        sweeps::jit(&analysis::sweeps::jit(&data))?,
-        tune::section(&mut ctx, &analysis::tune::analyse(&data))?,
-        user::section(&mut ctx, &analysis::user::analyse(&data))?,
-        offline::kepler(analysis::offline::kepler::analyse(&data).as_ref()),
-        offline::atlas(&mut ctx, analysis::offline::atlas::analyse(&data).as_ref())?,
-        offline::sweeps(analysis::offline::sweeps(&data).as_ref()),
-        attribution::section(analysis::attribution::analyse(&data).as_ref()),
-        failures(&data),
-        clocks::section(&analysis::clocks::analyse(&data)),
-    ];
+    let input = sections::Input {
+        data: &data,
+        size: chosen_size,
+        device: ctx.device.clone(),
+        from: &opts.from,
+    };
+    let sections: Vec<Section> = sections::SECTIONS
+        .iter()
+        .map(|build| build(&mut ctx, &input))
+        .collect::<Result<_>>()?;
     let findings: usize = sections.iter().map(|s| s.findings.len()).sum();
 
     let mut doc = preamble(opts, &data, png_skipped.as_deref());
@@ -627,8 +610,7 @@ const FAILED: [FailedColumn; 7] = [
 ];
 
 /// Every measurement made on a device without a speed, with the reason.
-fn failures(data: &Data) -> Section {
-    let a = analysis::failures::analyse(data);
+fn failures(a: &analysis::failures::Failures) -> Section {
     if a.rows.is_empty() {
         return Section::default();
     }
