@@ -279,260 +279,19 @@ impl UserKernel {
             ));
         }
         // Names: dimensions, then parameters, then derived values; one namespace.
-        let mut names: BTreeMap<String, &'static str> = BTreeMap::new();
-        let mut dims = Vec::new();
-        let empty = toml::Table::new();
-        let (dim_table, dims_at) = match &f.dims {
-            Some(d) => (d.get_ref(), d.span().start),
-            None => (&empty, 0),
-        };
-        for (k, v) in dim_table {
-            let at = text_offset(r.text, k, dims_at);
-            claim(r, &mut names, k, "dimension", at)?;
-            let value = v.as_integer().ok_or_else(|| {
-                r.err(
-                    Some(at),
-                    format!("dimension {k}: its default must be an integer, got {v:?}"),
-                )
-            })?;
-            dims.push((k.clone(), value));
-        }
-        let mut params = Vec::new();
-        for p in &f.params {
-            let at = p.span().start;
-            let p = p.get_ref();
-            claim(r, &mut names, &p.name, "parameter", at)?;
-            if !p.values.is_empty() && !p.values.contains(&p.default) {
-                return Err(r.err(
-                    Some(at),
-                    format!(
-                        "parameter {}: its default {} is not among its values {:?}",
-                        p.name, p.default, p.values
-                    ),
-                ));
-            }
-            let mut values = p.values.clone();
-            values.dedup();
-            params.push(UserParam {
-                name: p.name.clone(),
-                default: p.default,
-                values,
-                meaning: p.meaning.clone().unwrap_or_default(),
-            });
-        }
-        let mut derived = Vec::new();
-        for d in &f.derived {
-            let at = d.span().start;
-            let d = d.get_ref();
-            let e = r.expr(&d.value)?;
-            // A derived value may read dimensions, parameters and the ones before it.
-            check_names(r, &e, &names, at)?;
-            claim(r, &mut names, &d.name, "derived value", at)?;
-            derived.push((d.name.clone(), e));
-        }
-        let param_names: BTreeSet<&str> = params.iter().map(|p| p.name.as_str()).collect();
-        let mut constraints = Vec::new();
-        for c in &f.constraints {
-            let at = c.span().start;
-            let e = r.expr(&c.get_ref().holds)?;
-            check_names(r, &e, &names, at)?;
-            let per_size = e.names().iter().any(|n| !param_names.contains(n.as_str()));
-            constraints.push(UserConstraint {
-                holds: e,
-                message: c.get_ref().message.clone(),
-                per_size,
-            });
-        }
-
-        let mut sources = BTreeMap::new();
-        let s = f.sources.get_ref();
-        let shared = match &s.prelude {
-            Some(p) => r.file(p)?.1,
-            None => String::new(),
-        };
-        for (lang, main, own) in [
-            (Language::OpenClC, &s.opencl, &s.opencl_prelude),
-            (Language::CudaCpp, &s.cuda, &s.cuda_prelude),
-        ] {
-            let Some(main) = main else { continue };
-            let (file, body) = r.file(main)?;
-            let own = match own {
-                Some(p) => r.file(p)?.1,
-                None => String::new(),
-            };
-            let mut text = String::new();
-            for part in [own.as_str(), shared.as_str()] {
-                if !part.is_empty() {
-                    text.push_str(part);
-                    text.push('\n');
-                }
-            }
-            text.push_str(&body);
-            sources.insert(lang, UserSource { file, text });
-        }
-        if sources.is_empty() {
-            return Err(r.err(
-                Some(f.sources.span().start),
-                "[sources] names no source: give opencl = \"file.cl\", cuda = \"file.cu\" or both",
-            ));
-        }
-
-        let mut args = Vec::new();
-        let mut arg_names: BTreeMap<String, usize> = BTreeMap::new();
-        for a in &f.args {
-            let at = a.span().start;
-            let line = line_of(r.text, at);
-            let a = a.get_ref();
-            if !is_ident(&a.name) || arg_names.insert(a.name.clone(), args.len()).is_some() {
-                return Err(r.err(
-                    Some(at),
-                    format!("argument '{}': give each argument a distinct name", a.name),
-                ));
-            }
-            let elem = Elem::parse(a.elem.get_ref()).ok_or_else(|| {
-                r.err(
-                    Some(a.elem.span().start),
-                    format!(
-                        "argument {}: type '{}' is not one of f32, f64, i32, u32",
-                        a.name,
-                        a.elem.get_ref()
-                    ),
-                )
-            })?;
-            let kind = match (&a.len, &a.value) {
-                (Some(len), None) => {
-                    let len = r.expr(len)?;
-                    check_names(r, &len, &names, at)?;
-                    let access = match a.access.as_ref().map(|x| x.get_ref().as_str()) {
-                        Some("in") => Access::In,
-                        Some("out") => Access::Out,
-                        Some("inout") => Access::InOut,
-                        other => {
-                            return Err(r.err(
-                                Some(a.access.as_ref().map_or(at, |x| x.span().start)),
-                                format!(
-                                    "argument {}: access {}: give in, out or inout",
-                                    a.name,
-                                    other.map_or("missing".to_string(), |o| format!("'{o}'"))
-                                ),
-                            ))
-                        }
-                    };
-                    let fill = match &a.fill {
-                        None => Fill::Random { lo: -1.0, hi: 1.0 },
-                        Some(fl) => read_fill(fl.get_ref()).map_err(|m| {
-                            r.err(Some(fl.span().start), format!("argument {}: {m}", a.name))
-                        })?,
-                    };
-                    if access == Access::Out && a.fill.is_some() {
-                        return Err(r.err(
-                            Some(at),
-                            format!("argument {}: an out buffer is poisoned before each checked run, not filled: drop fill or make it inout", a.name),
-                        ));
-                    }
-                    ArgKind::Buffer { len, access, fill }
-                }
-                (None, Some(value)) => {
-                    let value = r.expr(value)?;
-                    check_names(r, &value, &names, at)?;
-                    if a.access.is_some() || a.fill.is_some() {
-                        return Err(r.err(
-                            Some(at),
-                            format!(
-                                "argument {}: a scalar (value = ...) has no access or fill",
-                                a.name
-                            ),
-                        ));
-                    }
-                    ArgKind::Scalar { value }
-                }
-                (Some(_), Some(_)) => {
-                    return Err(r.err(
-                        Some(at),
-                        format!(
-                            "argument {}: give len (a buffer) or value (a scalar), not both",
-                            a.name
-                        ),
-                    ))
-                }
-                (None, None) => {
-                    return Err(r.err(
-                        Some(at),
-                        format!(
-                            "argument {}: give len = ... for a buffer or value = ... for a scalar",
-                            a.name
-                        ),
-                    ))
-                }
-            };
-            args.push(UserArg {
-                name: a.name.clone(),
-                elem,
-                kind,
-                line,
-            });
-        }
-        if !args.iter().any(UserArg::is_output) {
-            return Err(r.err(
-                None,
-                "no argument is an out or inout buffer: there is nothing to check",
-            ));
-        }
-        let read_launch = |l: &file::Launch, at: usize| -> Result<UserLaunch> {
-            let entry = l.entry.clone().or_else(|| s.entry.clone()).ok_or_else(|| {
-                r.err(
-                    Some(at),
-                    "launch without entry: give entry = \"kernel_name\" here or in [sources]",
-                )
-            })?;
-            if l.global.is_empty() || l.global.len() > 3 || l.global.len() != l.local.len() {
-                return Err(r.err(
-                    Some(at),
-                    format!(
-                        "launch of {entry}: global and local need the same number of dimensions, 1 to 3 (got {} and {})",
-                        l.global.len(),
-                        l.local.len()
-                    ),
-                ));
-            }
-            let exprs = |v: &Vec<SExpr>| -> Result<Vec<Expr>> {
-                v.iter()
-                    .map(|e| {
-                        let x = r.expr(e)?;
-                        check_names(r, &x, &names, e.span().start)?;
-                        Ok(x)
-                    })
-                    .collect()
-            };
-            let global = exprs(&l.global)?;
-            let local = exprs(&l.local)?;
-            let idx = match &l.args {
-                None => (0..args.len()).collect(),
-                Some(list) => list
-                    .iter()
-                    .map(|n| {
-                        arg_names.get(n).copied().ok_or_else(|| {
-                            r.err(
-                                Some(at),
-                                format!(
-                                    "launch of {entry}: no argument named '{n}' (arguments: {})",
-                                    args.iter()
-                                        .map(|a| a.name.as_str())
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                ),
-                            )
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()?,
-            };
-            Ok(UserLaunch {
-                entry,
-                global,
-                local,
-                args: idx,
-                line: line_of(r.text, at),
-            })
+        let mut names: Names = BTreeMap::new();
+        let dims = read_dims(r, &f, &mut names)?;
+        let params = read_params(r, &f, &mut names)?;
+        let derived = read_derived(r, &f, &mut names)?;
+        let constraints = read_constraints(r, &f, &names, &params)?;
+        let sources = read_sources(r, &f)?;
+        let (args, arg_names) = read_args(r, &f, &names)?;
+        let reader = Launches {
+            r,
+            names: &names,
+            args: &args,
+            arg_names: &arg_names,
+            entry: f.sources.get_ref().entry.as_deref(),
         };
         if f.launches.is_empty() {
             return Err(r.err(
@@ -543,111 +302,10 @@ impl UserKernel {
         let launches = f
             .launches
             .iter()
-            .map(|l| read_launch(l.get_ref(), l.span().start))
+            .map(|l| reader.read(l.get_ref(), l.span().start))
             .collect::<Result<Vec<_>>>()?;
-
-        let (flops, bytes) = match &f.work {
-            None => (None, None),
-            Some(w) => {
-                let at = w.span().start;
-                let w = w.get_ref();
-                let one = |e: &Option<SExpr>| -> Result<Option<Expr>> {
-                    match e {
-                        None => Ok(None),
-                        Some(e) => {
-                            let x = r.expr(e)?;
-                            check_names(r, &x, &names, at)?;
-                            Ok(Some(x))
-                        }
-                    }
-                };
-                (one(&w.flops)?, one(&w.bytes)?)
-            }
-        };
-
-        let c = f.check.get_ref();
-        let check_at = f.check.span().start;
-        let reference = match c.reference.get_ref().as_str() {
-            "defaults" => Reference::Defaults,
-            "toolchains" => Reference::Toolchains,
-            "launches" => {
-                if c.launches.is_empty() {
-                    return Err(r.err(
-                        Some(c.reference.span().start),
-                        "reference = \"launches\" needs [[check.launches]]",
-                    ));
-                }
-                Reference::Launches(
-                    c.launches
-                        .iter()
-                        .map(|l| read_launch(l.get_ref(), l.span().start))
-                        .collect::<Result<_>>()?,
-                )
-            }
-            "spec" => {
-                let name = c.spec.as_ref().ok_or_else(|| {
-                    r.err(
-                        Some(c.reference.span().start),
-                        "reference = \"spec\" needs spec = \"other.toml\"",
-                    )
-                })?;
-                let dir = r.path.parent().unwrap_or(Path::new("."));
-                let other_path = dir.join(name.get_ref());
-                if other_path == r.path {
-                    return Err(r.err(
-                        Some(name.span().start),
-                        "a spec cannot be its own reference",
-                    ));
-                }
-                let other = UserKernel::load(&other_path).map_err(|e| {
-                    r.err(Some(name.span().start), format!("the reference spec: {e}"))
-                })?;
-                for o in other.args.iter().filter(|a| a.is_output()) {
-                    if !args.iter().any(|a| a.name == o.name && a.is_output()) {
-                        return Err(r.err(
-                            Some(name.span().start),
-                            format!(
-                                "the reference spec {} writes '{}', which is no output here",
-                                other.id, o.name
-                            ),
-                        ));
-                    }
-                }
-                Reference::Spec(Box::new(other))
-            }
-            other => {
-                return Err(r.err(
-                    Some(c.reference.span().start),
-                    format!("reference '{other}': give defaults, launches, spec or toolchains"),
-                ))
-            }
-        };
-        let tolerance = if c.exact {
-            if c.abs.is_some() || c.rel.is_some() || c.ulp.is_some() {
-                return Err(r.err(Some(check_at), "exact = true takes no abs, rel or ulp"));
-            }
-            Tolerance::Exact
-        } else if c.abs.is_none() && c.rel.is_none() && c.ulp.is_none() {
-            return Err(r.err(
-                Some(check_at),
-                "[check] states no tolerance: give exact = true, or abs, rel and/or ulp",
-            ));
-        } else {
-            for (what, v) in [("abs", c.abs), ("rel", c.rel)] {
-                if v.is_some_and(|x| !(x.is_finite() && x >= 0.0)) {
-                    return Err(r.err(
-                        Some(check_at),
-                        format!("{what} must be a finite number >= 0"),
-                    ));
-                }
-            }
-            Tolerance::Within {
-                abs: c.abs.unwrap_or(0.0),
-                rel: c.rel.unwrap_or(0.0),
-                ulp: c.ulp,
-            }
-        };
-
+        let (flops, bytes) = read_work(r, &f, &names)?;
+        let check = read_check(r, &f, &args, &reader)?;
         let kernel = UserKernel {
             path: r.path.to_path_buf(),
             id,
@@ -662,10 +320,7 @@ impl UserKernel {
             launches,
             flops,
             bytes,
-            check: UserCheck {
-                reference,
-                tolerance,
-            },
+            check,
         };
         kernel.check_defaults_and_satisfiable(r)?;
         Ok(kernel)
@@ -1255,4 +910,443 @@ fn parse_count(s: &str) -> Option<i64> {
         .ok()
         .and_then(|v| v.checked_mul(mul))
         .filter(|v| *v >= 0)
+}
+
+/// The spec's one namespace: dimensions, parameters and derived values, each
+/// with what it is.
+type Names = BTreeMap<String, &'static str>;
+
+/// `[dims]`: each dimension and its default.
+fn read_dims(r: &Reader, f: &SpecFile, names: &mut Names) -> Result<Vec<(String, i64)>> {
+    let mut dims = Vec::new();
+    let empty = toml::Table::new();
+    let (dim_table, dims_at) = match &f.dims {
+        Some(d) => (d.get_ref(), d.span().start),
+        None => (&empty, 0),
+    };
+    for (k, v) in dim_table {
+        let at = text_offset(r.text, k, dims_at);
+        claim(r, names, k, "dimension", at)?;
+        let value = v.as_integer().ok_or_else(|| {
+            r.err(
+                Some(at),
+                format!("dimension {k}: its default must be an integer, got {v:?}"),
+            )
+        })?;
+        dims.push((k.clone(), value));
+    }
+    Ok(dims)
+}
+
+/// `[[params]]`: each with its default among its values.
+fn read_params(r: &Reader, f: &SpecFile, names: &mut Names) -> Result<Vec<UserParam>> {
+    let mut params = Vec::new();
+    for p in &f.params {
+        let at = p.span().start;
+        let p = p.get_ref();
+        claim(r, names, &p.name, "parameter", at)?;
+        if !p.values.is_empty() && !p.values.contains(&p.default) {
+            return Err(r.err(
+                Some(at),
+                format!(
+                    "parameter {}: its default {} is not among its values {:?}",
+                    p.name, p.default, p.values
+                ),
+            ));
+        }
+        let mut values = p.values.clone();
+        values.dedup();
+        params.push(UserParam {
+            name: p.name.clone(),
+            default: p.default,
+            values,
+            meaning: p.meaning.clone().unwrap_or_default(),
+        });
+    }
+    Ok(params)
+}
+
+/// `[[derived]]`: each may read dimensions, parameters and the ones before it.
+fn read_derived(r: &Reader, f: &SpecFile, names: &mut Names) -> Result<Vec<(String, Expr)>> {
+    let mut derived = Vec::new();
+    for d in &f.derived {
+        let at = d.span().start;
+        let d = d.get_ref();
+        let e = r.expr(&d.value)?;
+        // A derived value may read dimensions, parameters and the ones before it.
+        check_names(r, &e, names, at)?;
+        claim(r, names, &d.name, "derived value", at)?;
+        derived.push((d.name.clone(), e));
+    }
+    Ok(derived)
+}
+
+/// `[[constraints]]`: each with its message; a constraint that reads a
+/// dimension is judged per size.
+fn read_constraints(
+    r: &Reader,
+    f: &SpecFile,
+    names: &Names,
+    params: &[UserParam],
+) -> Result<Vec<UserConstraint>> {
+    let param_names: BTreeSet<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    let mut constraints = Vec::new();
+    for c in &f.constraints {
+        let at = c.span().start;
+        let e = r.expr(&c.get_ref().holds)?;
+        check_names(r, &e, names, at)?;
+        let per_size = e.names().iter().any(|n| !param_names.contains(n.as_str()));
+        constraints.push(UserConstraint {
+            holds: e,
+            message: c.get_ref().message.clone(),
+            per_size,
+        });
+    }
+
+    Ok(constraints)
+}
+
+/// `[sources]`: the source of each language, with its preludes.
+fn read_sources(r: &Reader, f: &SpecFile) -> Result<BTreeMap<Language, UserSource>> {
+    let mut sources = BTreeMap::new();
+    let s = f.sources.get_ref();
+    let shared = match &s.prelude {
+        Some(p) => r.file(p)?.1,
+        None => String::new(),
+    };
+    for (lang, main, own) in [
+        (Language::OpenClC, &s.opencl, &s.opencl_prelude),
+        (Language::CudaCpp, &s.cuda, &s.cuda_prelude),
+    ] {
+        let Some(main) = main else { continue };
+        let (file, body) = r.file(main)?;
+        let own = match own {
+            Some(p) => r.file(p)?.1,
+            None => String::new(),
+        };
+        let mut text = String::new();
+        for part in [own.as_str(), shared.as_str()] {
+            if !part.is_empty() {
+                text.push_str(part);
+                text.push('\n');
+            }
+        }
+        text.push_str(&body);
+        sources.insert(lang, UserSource { file, text });
+    }
+    if sources.is_empty() {
+        return Err(r.err(
+            Some(f.sources.span().start),
+            "[sources] names no source: give opencl = \"file.cl\", cuda = \"file.cu\" or both",
+        ));
+    }
+
+    Ok(sources)
+}
+
+/// `[[args]]`: buffers and scalars, in the kernel's order; at least one output.
+fn read_args(
+    r: &Reader,
+    f: &SpecFile,
+    names: &Names,
+) -> Result<(Vec<UserArg>, BTreeMap<String, usize>)> {
+    let mut args = Vec::new();
+    let mut arg_names: BTreeMap<String, usize> = BTreeMap::new();
+    for a in &f.args {
+        let at = a.span().start;
+        let line = line_of(r.text, at);
+        let a = a.get_ref();
+        if !is_ident(&a.name) || arg_names.insert(a.name.clone(), args.len()).is_some() {
+            return Err(r.err(
+                Some(at),
+                format!("argument '{}': give each argument a distinct name", a.name),
+            ));
+        }
+        args.push(read_arg(r, a, at, line, names)?);
+    }
+    if !args.iter().any(UserArg::is_output) {
+        return Err(r.err(
+            None,
+            "no argument is an out or inout buffer: there is nothing to check",
+        ));
+    }
+    Ok((args, arg_names))
+}
+
+/// One argument: its element type, and a buffer's length, access and fill or
+/// a scalar's value.
+fn read_arg(r: &Reader, a: &file::Arg, at: usize, line: usize, names: &Names) -> Result<UserArg> {
+    let elem = Elem::parse(a.elem.get_ref()).ok_or_else(|| {
+        r.err(
+            Some(a.elem.span().start),
+            format!(
+                "argument {}: type '{}' is not one of f32, f64, i32, u32",
+                a.name,
+                a.elem.get_ref()
+            ),
+        )
+    })?;
+    let kind = match (&a.len, &a.value) {
+        (Some(len), None) => {
+            let len = r.expr(len)?;
+            check_names(r, &len, names, at)?;
+            let access = match a.access.as_ref().map(|x| x.get_ref().as_str()) {
+                Some("in") => Access::In,
+                Some("out") => Access::Out,
+                Some("inout") => Access::InOut,
+                other => {
+                    return Err(r.err(
+                        Some(a.access.as_ref().map_or(at, |x| x.span().start)),
+                        format!(
+                            "argument {}: access {}: give in, out or inout",
+                            a.name,
+                            other.map_or("missing".to_string(), |o| format!("'{o}'"))
+                        ),
+                    ))
+                }
+            };
+            let fill = match &a.fill {
+                None => Fill::Random { lo: -1.0, hi: 1.0 },
+                Some(fl) => read_fill(fl.get_ref()).map_err(|m| {
+                    r.err(Some(fl.span().start), format!("argument {}: {m}", a.name))
+                })?,
+            };
+            if access == Access::Out && a.fill.is_some() {
+                return Err(r.err(
+                    Some(at),
+                    format!("argument {}: an out buffer is poisoned before each checked run, not filled: drop fill or make it inout", a.name),
+                ));
+            }
+            ArgKind::Buffer { len, access, fill }
+        }
+        (None, Some(value)) => {
+            let value = r.expr(value)?;
+            check_names(r, &value, names, at)?;
+            if a.access.is_some() || a.fill.is_some() {
+                return Err(r.err(
+                    Some(at),
+                    format!(
+                        "argument {}: a scalar (value = ...) has no access or fill",
+                        a.name
+                    ),
+                ));
+            }
+            ArgKind::Scalar { value }
+        }
+        (Some(_), Some(_)) => {
+            return Err(r.err(
+                Some(at),
+                format!(
+                    "argument {}: give len (a buffer) or value (a scalar), not both",
+                    a.name
+                ),
+            ))
+        }
+        (None, None) => {
+            return Err(r.err(
+                Some(at),
+                format!(
+                    "argument {}: give len = ... for a buffer or value = ... for a scalar",
+                    a.name
+                ),
+            ))
+        }
+    };
+    Ok(UserArg {
+        name: a.name.clone(),
+        elem,
+        kind,
+        line,
+    })
+}
+
+/// Reads launches (`[[launches]]` and `[[check.launches]]`) against the
+/// spec's names and arguments.
+struct Launches<'a> {
+    r: &'a Reader<'a>,
+    names: &'a Names,
+    args: &'a [UserArg],
+    arg_names: &'a BTreeMap<String, usize>,
+    /// `[sources] entry`, for launches that name none.
+    entry: Option<&'a str>,
+}
+
+impl Launches<'_> {
+    fn read(&self, l: &file::Launch, at: usize) -> Result<UserLaunch> {
+        let r = self.r;
+        let entry = l
+            .entry
+            .clone()
+            .or_else(|| self.entry.map(str::to_string))
+            .ok_or_else(|| {
+                r.err(
+                    Some(at),
+                    "launch without entry: give entry = \"kernel_name\" here or in [sources]",
+                )
+            })?;
+        if l.global.is_empty() || l.global.len() > 3 || l.global.len() != l.local.len() {
+            return Err(r.err(
+                    Some(at),
+                    format!(
+                        "launch of {entry}: global and local need the same number of dimensions, 1 to 3 (got {} and {})",
+                        l.global.len(),
+                        l.local.len()
+                    ),
+                ));
+        }
+        let exprs = |v: &Vec<SExpr>| -> Result<Vec<Expr>> {
+            v.iter()
+                .map(|e| {
+                    let x = r.expr(e)?;
+                    check_names(r, &x, self.names, e.span().start)?;
+                    Ok(x)
+                })
+                .collect()
+        };
+        let global = exprs(&l.global)?;
+        let local = exprs(&l.local)?;
+        let idx = match &l.args {
+            None => (0..self.args.len()).collect(),
+            Some(list) => list
+                .iter()
+                .map(|n| {
+                    self.arg_names.get(n).copied().ok_or_else(|| {
+                        r.err(
+                            Some(at),
+                            format!(
+                                "launch of {entry}: no argument named '{n}' (arguments: {})",
+                                self.args
+                                    .iter()
+                                    .map(|a| a.name.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?,
+        };
+        Ok(UserLaunch {
+            entry,
+            global,
+            local,
+            args: idx,
+            line: line_of(r.text, at),
+        })
+    }
+}
+
+/// `[work]`: FLOPs and bytes per run, where the spec states them.
+fn read_work(r: &Reader, f: &SpecFile, names: &Names) -> Result<(Option<Expr>, Option<Expr>)> {
+    let Some(w) = &f.work else {
+        return Ok((None, None));
+    };
+    let at = w.span().start;
+    let w = w.get_ref();
+    let one = |e: &Option<SExpr>| -> Result<Option<Expr>> {
+        match e {
+            None => Ok(None),
+            Some(e) => {
+                let x = r.expr(e)?;
+                check_names(r, &x, names, at)?;
+                Ok(Some(x))
+            }
+        }
+    };
+    Ok((one(&w.flops)?, one(&w.bytes)?))
+}
+
+/// `[check]`: the reference and the tolerance.
+fn read_check(
+    r: &Reader,
+    f: &SpecFile,
+    args: &[UserArg],
+    launches: &Launches,
+) -> Result<UserCheck> {
+    let c = f.check.get_ref();
+    let check_at = f.check.span().start;
+    let reference = match c.reference.get_ref().as_str() {
+        "defaults" => Reference::Defaults,
+        "toolchains" => Reference::Toolchains,
+        "launches" => {
+            if c.launches.is_empty() {
+                return Err(r.err(
+                    Some(c.reference.span().start),
+                    "reference = \"launches\" needs [[check.launches]]",
+                ));
+            }
+            Reference::Launches(
+                c.launches
+                    .iter()
+                    .map(|l| launches.read(l.get_ref(), l.span().start))
+                    .collect::<Result<_>>()?,
+            )
+        }
+        "spec" => {
+            let name = c.spec.as_ref().ok_or_else(|| {
+                r.err(
+                    Some(c.reference.span().start),
+                    "reference = \"spec\" needs spec = \"other.toml\"",
+                )
+            })?;
+            let dir = r.path.parent().unwrap_or(Path::new("."));
+            let other_path = dir.join(name.get_ref());
+            if other_path == r.path {
+                return Err(r.err(
+                    Some(name.span().start),
+                    "a spec cannot be its own reference",
+                ));
+            }
+            let other = UserKernel::load(&other_path)
+                .map_err(|e| r.err(Some(name.span().start), format!("the reference spec: {e}")))?;
+            for o in other.args.iter().filter(|a| a.is_output()) {
+                if !args.iter().any(|a| a.name == o.name && a.is_output()) {
+                    return Err(r.err(
+                        Some(name.span().start),
+                        format!(
+                            "the reference spec {} writes '{}', which is no output here",
+                            other.id, o.name
+                        ),
+                    ));
+                }
+            }
+            Reference::Spec(Box::new(other))
+        }
+        other => {
+            return Err(r.err(
+                Some(c.reference.span().start),
+                format!("reference '{other}': give defaults, launches, spec or toolchains"),
+            ))
+        }
+    };
+    let tolerance = if c.exact {
+        if c.abs.is_some() || c.rel.is_some() || c.ulp.is_some() {
+            return Err(r.err(Some(check_at), "exact = true takes no abs, rel or ulp"));
+        }
+        Tolerance::Exact
+    } else if c.abs.is_none() && c.rel.is_none() && c.ulp.is_none() {
+        return Err(r.err(
+            Some(check_at),
+            "[check] states no tolerance: give exact = true, or abs, rel and/or ulp",
+        ));
+    } else {
+        for (what, v) in [("abs", c.abs), ("rel", c.rel)] {
+            if v.is_some_and(|x| !(x.is_finite() && x >= 0.0)) {
+                return Err(r.err(
+                    Some(check_at),
+                    format!("{what} must be a finite number >= 0"),
+                ));
+            }
+        }
+        Tolerance::Within {
+            abs: c.abs.unwrap_or(0.0),
+            rel: c.rel.unwrap_or(0.0),
+            ulp: c.ulp,
+        }
+    };
+
+    Ok(UserCheck {
+        reference,
+        tolerance,
+    })
 }
