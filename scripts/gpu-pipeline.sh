@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# One device call for issue 77 (one pipeline): users' spec kernels through `sweep jit`
+# (each toolchain's PTX through the CUDA driver beside the native builds), a `compare` of
+# built-in GEMMs and a spec in one run, a spec's tuning and the report's Tuning section,
+# then the CUDA test executables that cover the measuring core, failing instead of skipping.
+# Staged here: .gpu/gemmlab (cargo build --release --features cuda --bins) and .gpu/t/*
+# (cargo test --release --features cuda --no-run --test ..., stripped). Everything lands in
+# $OUT/pipeline-PART.tgz. usage: scripts/gpu-pipeline.sh experiments|tests (one call each)
+set -u
+PART=${1:-experiments}
+G=$PWD/.gpu/gemmlab
+W=/tmp/gemmlab-pipeline-$PART; rm -rf "$W"; mkdir -p "$W"
+D="--device nvidia"
+run() { # name timeout command...: output to $W/name.txt, exit status appended
+  local name=$1 t=$2; shift 2
+  echo "\$ $*" > "$W/$name.txt"
+  timeout "$t" "$@" >> "$W/$name.txt" 2>&1
+  echo "== exit $?" >> "$W/$name.txt"
+  tail -3 "$W/$name.txt"
+}
+nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,temperature.gpu --format=csv > "$W/gpu.txt" 2>&1
+cat "$W/gpu.txt"
+if [ "$PART" = experiments ]; then
+run devices 60 $G devices
+for s in saxpy/saxpy gemm-tutorial/myGEMM6 reduction/reduction; do
+  n=$(basename $s)
+  run "jit-$n" 120 $G sweep jit $D --spec specs/$s.toml --reps 10 --out "$W/jit-$n"
+done
+run compare-mixed 180 $G compare $D --backends cuda,opencl --kernels 6,11,simt \
+  --spec specs/saxpy/saxpy.toml --sizes 4096,n=16777216 --out "$W/compare-mixed"
+run tune-spec 180 $G tune $D --backends cuda,opencl --spec specs/saxpy/saxpy.toml \
+  --sizes n=16777216 --strategy exhaustive --top 3 --store "$W/store" --no-db --out "$W/tune-spec"
+run report 60 $G report --from "$W/tune-spec" --from "$W/jit-saxpy" --from "$W/jit-myGEMM6" \
+  --from "$W/jit-reduction" --from "$W/compare-mixed" --out "$W/report" --no-png
+fi
+if [ "$PART" = tests ]; then
+for t in .gpu/t/*; do
+  n=$(basename "$t")
+  echo "== $n"
+  GEMMLAB_BIN=$G GEMMLAB_REQUIRE_CUDA=1 timeout 150 "$t" --test-threads=1 > "$W/test-$n.txt" 2>&1
+  echo "== exit $?" >> "$W/test-$n.txt"
+  grep -E "^test result|FAILED|== exit" "$W/test-$n.txt"
+done
+fi
+tar czf "$OUT/pipeline-$PART.tgz" -C "$W" .
