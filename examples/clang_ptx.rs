@@ -6,7 +6,7 @@
 //!   GEMMLAB_CLANG_PTX=.gpu/clang-ptx cargo run --release --example clang_ptx -- sm_90
 
 use gemmlab::backend::clang::ClangCompiler;
-use gemmlab::kernels::{self, Hints, Support};
+use gemmlab::kernel::builtin::{self as kernels, Hints, Support};
 use gemmlab::{Arch, Precision, Toolchain};
 
 fn main() {

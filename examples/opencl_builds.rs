@@ -32,7 +32,7 @@ use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::platform::get_platforms;
 use opencl3::program::Program;
 
-use gemmlab::kernels::Hints;
+use gemmlab::kernel::builtin::Hints;
 use gemmlab::Toolchain;
 
 const SPIN: &str = "__kernel void spin(__global float* x, int n) {
@@ -55,7 +55,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let kernel_id = args.get(1).map_or("xgemm", String::as_str);
     let builds: usize = args.get(2).map_or(Ok(32), |s| s.parse())?;
     let device = find_device(&want)?;
-    let spec = gemmlab::kernels::select(Some(kernel_id))?
+    let spec = gemmlab::kernel::builtin::select(Some(kernel_id))?
         .into_iter()
         .next()
         .ok_or("no such kernel")?;

@@ -4,7 +4,7 @@
 //!
 //! cargo run --example own_kernel
 
-use gemmlab::spec::{Dims, UserKernel};
+use gemmlab::kernel::user::{Dims, UserKernel};
 use gemmlab::{open_spec, Toolchain};
 
 /// A spec written in code: TOML text, sources relative to `dir`.

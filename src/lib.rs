@@ -1,12 +1,8 @@
 //! gemmlab: the same GEMM kernels through OpenCL and CUDA (NVRTC) on one
 //! device, and what each compiler does with them.
 
-pub mod accuracy;
 pub mod analysis;
-pub mod atlas;
-pub mod attribution;
 pub mod backend;
-pub mod bests;
 pub mod error;
 
 pub use backend::nvrtc::{Arch, Nvrtc};
@@ -18,26 +14,14 @@ pub use backend::{
 };
 pub use error::{Error, Result};
 pub use gemm::problem::{Layout, Precision, Problem, Trans};
-pub mod clocks;
 pub mod experiment;
 pub mod gemm;
 pub mod kernel;
-pub mod kernels;
-pub mod keys;
 pub mod measure;
 pub use backend::occupancy;
-pub mod offline;
 pub mod plot;
-pub mod progress;
-pub mod ptx;
-pub mod ptx_archive;
 pub mod report;
 pub mod results;
 pub mod routine;
-pub mod sched;
-pub mod spec;
-pub mod split;
-pub mod sweep;
-pub mod table;
 pub mod tune;
-pub mod words;
+pub mod util;

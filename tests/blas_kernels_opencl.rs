@@ -11,7 +11,7 @@ use gemmlab::experiment::Problem as Checked;
 use gemmlab::gemm::driver::{prepare, Session};
 use gemmlab::gemm::problem::{Layout, Precision, Problem, Trans};
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels::{self, Family, Hints};
+use gemmlab::kernel::builtin::{self as kernels, Family, Hints};
 use gemmlab::Backend;
 
 fn calls() -> Vec<Problem> {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use gemmlab::words::plural;
+use gemmlab::util::words::plural;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 

@@ -6,7 +6,7 @@ mod common;
 
 use gemmlab::gemm::driver::{prepare, run_once_result, Attempt, Session};
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels::{self, Hints};
+use gemmlab::kernel::builtin::{self as kernels, Hints};
 use gemmlab::Backend;
 
 const SIZES: &[(usize, usize, usize)] = &[
@@ -151,7 +151,7 @@ fn cuda_each_switch_alone_verifies_on_both_toolchains() {
 }
 
 /// The tensor-core kernel at `defines` over its defaults.
-fn tc_config(defines: &[(&str, i64)]) -> gemmlab::kernels::Config {
+fn tc_config(defines: &[(&str, i64)]) -> gemmlab::kernel::builtin::Config {
     let d: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     kernels::find("tc").unwrap().config(&d).unwrap()
 }
@@ -159,7 +159,7 @@ fn tc_config(defines: &[(&str, i64)]) -> gemmlab::kernels::Config {
 /// tc at `config` run checked at `ops`; panics with the status where it does not verify.
 fn tc_verifies(
     session: &mut Session,
-    config: &gemmlab::kernels::Config,
+    config: &gemmlab::kernel::builtin::Config,
     ops: &Operands,
 ) -> Attempt {
     let spec = kernels::find("tc").unwrap();
@@ -215,7 +215,7 @@ fn cuda_tc_takes_local_memory_past_48_kib_at_launch() {
     assert_eq!((spec.local_bytes)(&big), 4 * 8 * 8 * (128 + 128 + 8));
     let f64_ops = |m, n, k, seed| {
         let mut problem = gemmlab::gemm::problem::Problem::plain(m, n, k);
-        problem.precision = gemmlab::kernels::Precision::F64;
+        problem.precision = gemmlab::kernel::builtin::Precision::F64;
         Operands::for_problem(problem, seed)
     };
     for (m, n, k) in [(200, 130, 70), (1000, 999, 1001), (17, 17, 17)] {
@@ -284,7 +284,7 @@ fn cuda_tc_split_k_verifies() {
             ] {
                 let mut problem = gemmlab::gemm::problem::Problem::plain(m, n, k);
                 if precision == 64 {
-                    problem.precision = gemmlab::kernels::Precision::F64;
+                    problem.precision = gemmlab::kernel::builtin::Precision::F64;
                 }
                 tc_verifies(&mut session, &config, &Operands::for_problem(problem, 17));
                 runs += 1;
@@ -329,7 +329,7 @@ fn cuda_tc_tail_split_verifies() {
             ] {
                 let mut problem = gemmlab::gemm::problem::Problem::plain(m, n, k);
                 if precision == 64 {
-                    problem.precision = gemmlab::kernels::Precision::F64;
+                    problem.precision = gemmlab::kernel::builtin::Precision::F64;
                 }
                 tc_verifies(&mut session, &config, &Operands::for_problem(problem, 23));
                 runs += 1;

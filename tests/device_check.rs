@@ -11,7 +11,7 @@ use gemmlab::gemm::check::CheckReport;
 use gemmlab::gemm::driver::{prepare, Session};
 use gemmlab::gemm::problem::{Precision, Problem};
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels::{self, Hints};
+use gemmlab::kernel::builtin::{self as kernels, Hints};
 
 fn checked(p: Problem, seed: u64) -> Checked {
     let ops = Operands::for_problem(p, seed);

@@ -4,7 +4,7 @@ mod common;
 
 use gemmlab::gemm::driver::{prepare, Session};
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels::{self, Hints};
+use gemmlab::kernel::builtin::{self as kernels, Hints};
 use gemmlab::Backend;
 
 const SIZES: &[(usize, usize, usize)] = &[

@@ -12,8 +12,8 @@ use std::process::Command;
 
 use gemmlab::backend::clang;
 use gemmlab::backend::CompileOptions;
-use gemmlab::kernels::{self, Hints};
-use gemmlab::offline::{compile_kernel, Target};
+use gemmlab::experiment::offline::{compile_kernel, Target};
+use gemmlab::kernel::builtin::{self as kernels, Hints};
 use gemmlab::{Error, Toolchain};
 
 const CLANG: [Toolchain; 2] = [Toolchain::ClangOpenCl, Toolchain::ClangCuda];

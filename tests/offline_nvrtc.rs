@@ -10,8 +10,8 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 
 use gemmlab::backend::nvrtc::{cache, parse_version};
-use gemmlab::kernels::{self, Hints};
-use gemmlab::offline::{compile_kernel, Target};
+use gemmlab::experiment::offline::{compile_kernel, Target};
+use gemmlab::kernel::builtin::{self as kernels, Hints};
 use gemmlab::results::load_dir;
 use gemmlab::{Arch, Error, Nvrtc};
 
@@ -434,7 +434,7 @@ fn the_atlas_compiles_per_architecture_and_assembles_opencl_ptx() {
     if nvrtc("11.8", test).is_none() {
         return;
     }
-    let ptxases = gemmlab::atlas::Ptxas::cached();
+    let ptxases = gemmlab::experiment::atlas::Ptxas::cached();
     if ptxases.iter().all(|p| p.release != "11.8") {
         let why = "no ptxas 11.8 in the cache (scripts/nvrtc/fetch.sh 11.8 --with-ptxas)";
         if required() {
@@ -539,7 +539,7 @@ fn the_atlas_compiles_per_architecture_and_assembles_opencl_ptx() {
 #[test]
 fn a_spec_compiles_offline_like_its_builtin_twin() {
     use gemmlab::kernel::Kernel;
-    let user = gemmlab::spec::load_static(&["specs/gemm-tutorial/myGEMM6.toml".into()])
+    let user = gemmlab::kernel::user::load_static(&["specs/gemm-tutorial/myGEMM6.toml".into()])
         .expect("the shipped spec loads")
         .remove(0);
     let builtin = kernels::find("gemm6").unwrap();

@@ -2,7 +2,7 @@
 //! (NVRTC 13.0 and NVIDIA OpenCL, driver 580.159.04). Expected counts were
 //! taken with grep from the same files.
 
-use gemmlab::ptx::{diff, instruction_mix};
+use gemmlab::backend::ptx::{diff, instruction_mix};
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/h200/{name}", env!("CARGO_MANIFEST_DIR"));

@@ -242,7 +242,7 @@ mod tuning {
 
     use gemmlab::backend::Toolchain;
     use gemmlab::gemm::driver::Status;
-    use gemmlab::kernels::{Config, Hints};
+    use gemmlab::kernel::builtin::{Config, Hints};
     use gemmlab::measure::{CacheState, Plan, Stats};
     use gemmlab::results::{Environment, Measurement, ResultWriter};
     use gemmlab::tune::run::{trace_name, write_replay, SpaceInfo, Trace};

@@ -9,7 +9,7 @@ use gemmlab::report::{generate, Options};
 
 use gemmlab::backend::KernelResources;
 use gemmlab::gemm::driver::Status;
-use gemmlab::kernels::Hints;
+use gemmlab::kernel::builtin::Hints;
 use gemmlab::measure::{Plan, Stats};
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 

@@ -149,7 +149,7 @@ fn tc_client(backend: AnyBackend) -> (usize, Vec<String>) {
     let mut session = Session::new(backend);
     let mut gemm = Gemm::published().unwrap();
     gemm.fp32_emulation = true;
-    let spec = gemmlab::kernels::find("tc").unwrap();
+    let spec = gemmlab::kernel::builtin::find("tc").unwrap();
     let (mut cases, mut failures, mut seed) = (0, Vec::new(), 7u64);
     let split_k = spec.config(&[("SPLITK".to_string(), 3)]).unwrap();
     for (precision, config) in Precision::ALL
@@ -201,7 +201,7 @@ fn tensor_cores_through_the_routine_on_cuda() {
 #[test]
 fn tensor_cores_through_the_routine_on_nvidia_opencl() {
     let b = common::opencl();
-    let spec = gemmlab::kernels::find("tc").unwrap();
+    let spec = gemmlab::kernel::builtin::find("tc").unwrap();
     if let Some(why) = spec.unavailable(b.info(), &Default::default()) {
         common::say(&format!(
             "SKIPPED tensor_cores_through_the_routine_on_nvidia_opencl: {why}"
@@ -215,7 +215,7 @@ fn tensor_cores_through_the_routine_on_nvidia_opencl() {
 fn the_routine_refuses_fp32_emulation_unasked_and_tensor_cores_where_there_are_none() {
     let mut session = Session::new(common::opencl());
     let mut gemm = Gemm::published().unwrap();
-    let spec = gemmlab::kernels::find("tc").unwrap();
+    let spec = gemmlab::kernel::builtin::find("tc").unwrap();
     gemm.force_choice = Some(("tc".into(), spec.defaults(), Default::default()));
     let p = Problem::plain(33, 65, 17);
     let e = one(&mut session, &mut gemm, &p, 3).unwrap_err();

@@ -10,7 +10,7 @@
 mod common;
 
 use gemmlab::backend::{AnyBackend, Arg, Elem, HostData, HostDataMut};
-use gemmlab::kernels::Support;
+use gemmlab::kernel::builtin::Support;
 use gemmlab::{Backend, Precision};
 
 /// (rows, cols, dst_rows, dst_cols)

@@ -8,13 +8,13 @@ use std::process::{Command, Output};
 
 mod common;
 
-use gemmlab::bests::{Database, RoutineEntry};
 use gemmlab::gemm::check::check_widened;
 use gemmlab::gemm::data::C_GAP;
 use gemmlab::gemm::driver::{read_c, Session};
 use gemmlab::gemm::problem::{Matrix, Problem};
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels;
+use gemmlab::kernel::builtin as kernels;
+use gemmlab::results::bests::{Database, RoutineEntry};
 use gemmlab::routine::shape::ShapeClass;
 use gemmlab::routine::{upload_operand, Gemm};
 use gemmlab::Backend;
@@ -263,7 +263,7 @@ fn class_calls() -> Vec<(ShapeClass, usize, usize, usize)> {
 fn col_nn_entry(
     (m, n, k): (usize, usize, usize),
     kernel: &str,
-    config: gemmlab::kernels::Config,
+    config: gemmlab::kernel::builtin::Config,
 ) -> RoutineEntry {
     RoutineEntry {
         toolchain: Toolchain::OpenCl,
@@ -387,7 +387,7 @@ fn an_entry_compiles_its_kernel_with_its_switches() {
     let mut db = Database::load(&d, &name).unwrap();
     let simt = kernels::find("simt").unwrap();
     let mut e = col_nn_entry((200, 200, 200), "simt", simt.defaults());
-    e.hints = gemmlab::kernels::Hints::default()
+    e.hints = gemmlab::kernel::builtin::Hints::default()
         .with_switch("VEC_LOADS", false)
         .with_switch("SMEM_PAD", false);
     db.set_routine(e.clone());
@@ -405,7 +405,7 @@ fn an_entry_compiles_its_kernel_with_its_switches() {
 
     // A switch this compiler lacks is refused with the reason, not dropped.
     if !name.contains("NVIDIA") {
-        e.hints = gemmlab::kernels::Hints::default().with_switch("ASYNC_COPY", true);
+        e.hints = gemmlab::kernel::builtin::Hints::default().with_switch("ASYNC_COPY", true);
         db.set_routine(e);
         db.save(&d).unwrap();
         let o = gemm_verbose("200", &s(&d), "1", &[]);

@@ -12,7 +12,7 @@ use gemmlab::gemm::driver::{prepare, Session};
 use gemmlab::gemm::problem::{Problem, Trans};
 use gemmlab::gemm::stage;
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels::{self, Config, Hints, KernelSpec};
+use gemmlab::kernel::builtin::{self as kernels, Config, Hints, KernelSpec};
 use gemmlab::Backend;
 
 fn direct() -> &'static KernelSpec {

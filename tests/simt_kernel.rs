@@ -11,7 +11,7 @@ mod common;
 use gemmlab::gemm::driver::{prepare, read_c, KernelRunner, Session};
 use gemmlab::gemm::problem::{Layout, Problem, Trans};
 use gemmlab::gemm::{check::check_widened, Operands, Reference};
-use gemmlab::kernels::{self, Config, Hints, KernelSpec};
+use gemmlab::kernel::builtin::{self as kernels, Config, Hints, KernelSpec};
 use gemmlab::measure::Timed;
 use gemmlab::Backend;
 

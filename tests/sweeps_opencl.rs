@@ -3,12 +3,14 @@
 
 mod common;
 
+use gemmlab::experiment::sweep::{
+    hint_points, register_points, run_sweep, tiling_points, SweepKind,
+};
 use gemmlab::gemm::driver::Session;
-use gemmlab::kernels::{self, Hints, Precision};
+use gemmlab::kernel::builtin::{self as kernels, Hints, Precision};
+use gemmlab::measure::progress::Progress;
 use gemmlab::measure::{CacheState, Plan};
-use gemmlab::progress::Progress;
 use gemmlab::results::{load_dir, Environment, ResultWriter};
-use gemmlab::sweep::{hint_points, register_points, run_sweep, tiling_points, SweepKind};
 use gemmlab::Backend;
 
 fn run(

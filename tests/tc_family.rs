@@ -18,7 +18,7 @@ use std::process::{Command, Output};
 use gemmlab::backend::{AnyBackend, Arg, Buffer, DeviceInfo, DeviceKind, HostData, HostDataMut};
 use gemmlab::gemm::problem::Matrix;
 use gemmlab::gemm::stage::{self, Staged, Step};
-use gemmlab::kernels::{self, Abi, Config, Family, Hints, KernelSpec, Support};
+use gemmlab::kernel::builtin::{self as kernels, Abi, Config, Family, Hints, KernelSpec, Support};
 use gemmlab::{Backend, Layout, Precision, Problem, Program, Toolchain, Trans};
 
 fn tc() -> &'static KernelSpec {

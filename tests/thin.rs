@@ -10,7 +10,7 @@ mod common;
 
 use gemmlab::gemm::driver::Session;
 use gemmlab::gemm::Operands;
-use gemmlab::kernels::{self, Config, Hints, KernelSpec};
+use gemmlab::kernel::builtin::{self as kernels, Config, Hints, KernelSpec};
 use gemmlab::Backend;
 
 fn thin() -> &'static KernelSpec {

@@ -10,8 +10,8 @@ use gemmlab::experiment::Problem;
 use gemmlab::gemm::check::Reference;
 use gemmlab::gemm::driver::{Session, Status};
 use gemmlab::kernel::Kernel;
-use gemmlab::progress::Progress;
-use gemmlab::split::Step;
+use gemmlab::measure::progress::Progress;
+use gemmlab::measure::split::Step;
 use gemmlab::tune::search::{screen_k, search, Budget, SearchOptions, Workload};
 use gemmlab::tune::space::{Space, SpaceRequest};
 use gemmlab::tune::store::{Record, Store};
@@ -34,7 +34,7 @@ fn tune_on(
 ) -> Vec<Record> {
     let mut session = Session::new(backend);
     let info = session.backend.borrow().info().clone();
-    let spec = gemmlab::kernels::select(Some("xgemm")).unwrap()[0];
+    let spec = gemmlab::kernel::builtin::select(Some("xgemm")).unwrap()[0];
     let request = SpaceRequest {
         switches: Some(Vec::new()),
         caps: Some(Vec::new()),
@@ -203,7 +203,7 @@ fn a_random_search_tries_the_unguided_order() {
     use gemmlab::tune::search::unguided_order;
     let mut session = Session::new(common::opencl());
     let info = session.backend.borrow().info().clone();
-    let spec = gemmlab::kernels::select(Some("gemm4")).unwrap()[0];
+    let spec = gemmlab::kernel::builtin::select(Some("gemm4")).unwrap()[0];
     let space = Space::build(Kernel::Builtin(spec), &info, &SpaceRequest::default()).unwrap();
     let dir = std::env::temp_dir().join(format!("gemmlab-tune-order-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use gemmlab::backend::Backend;
-use gemmlab::kernels;
+use gemmlab::kernel::builtin as kernels;
 
 fn gemmlab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gemmlab"))

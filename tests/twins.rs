@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use gemmlab::backend::Language;
-use gemmlab::kernels::{self, KernelSpec};
+use gemmlab::kernel::builtin::{self as kernels, KernelSpec};
 use gemmlab::Toolchain;
 
 /// `#ifndef NAME` / `#define NAME VALUE` pairs at the top level of a source.
@@ -207,7 +207,7 @@ fn twins_share_launch_bounds_and_entry() {
         assert_eq!(bounds(cl), bounds(cu), "{}: launch bounds differ", spec.id);
         match spec.abi {
             // Four entries, each with CLBlast's literal bounds on both sides.
-            gemmlab::kernels::Abi::Direct { entries } => {
+            gemmlab::kernel::builtin::Abi::Direct { entries } => {
                 let count = |s: &str, pat: &str| strip_comments(s).matches(pat).count();
                 assert_eq!(
                     count(cl, "reqd_work_group_size("),
@@ -313,7 +313,7 @@ fn published_defaults_are_pinned() {
         }
         // Our additions: never on by default (CLBlast's and the lecture's kernels declare bounds).
         for s in spec.switches {
-            let ours: &[&str] = if spec.family != gemmlab::kernels::Family::Tutorial {
+            let ours: &[&str] = if spec.family != gemmlab::kernel::builtin::Family::Tutorial {
                 &["VOLATILE_IDX", "USE_SHUFFLE", "UNROLL_WPT"]
             } else {
                 &["USE_BOUNDS", "VOLATILE_IDX", "USE_SHUFFLE", "UNROLL_WPT"]

@@ -26,7 +26,7 @@ use criterion::{
 };
 use gemmlab::gemm::driver::{prepare, KernelRunner, Prepared, Session};
 use gemmlab::gemm::{check_against, round_up, Operands};
-use gemmlab::kernels::{self, Hints};
+use gemmlab::kernel::builtin::{self as kernels, Hints};
 use gemmlab::measure::Timed;
 use gemmlab::{
     Arg, Backend, CompileOptions, Elem, Geometry, HostData, HostDataMut, Language, Toolchain,

@@ -9,7 +9,7 @@ use std::process;
 
 use gemmlab::gemm::driver::Session;
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels::{self, KernelSpec};
+use gemmlab::kernel::builtin::{self as kernels, KernelSpec};
 use gemmlab::{resolve, Backend, DeviceInfo, DeviceKind, DeviceSpec, Inventory, Toolchain};
 
 pub const ENV_KERNELS: &str = "GEMMLAB_BENCH_KERNELS";
@@ -120,7 +120,7 @@ pub struct Bench {
     pub kernels: Vec<&'static KernelSpec>,
     pub sizes: Vec<Size>,
     /// The device's database of bests, when GEMMLAB_BENCH_TUNED names a directory.
-    pub tuned: Option<gemmlab::bests::Database>,
+    pub tuned: Option<gemmlab::results::bests::Database>,
     problems: Vec<Problem>,
 }
 
@@ -221,7 +221,7 @@ impl Bench {
                 .first()
                 .map(|s| s.backend.borrow().info().name.clone())
                 .unwrap_or_default();
-            let db = gemmlab::bests::Database::load(std::path::Path::new(&dir), &name)
+            let db = gemmlab::results::bests::Database::load(std::path::Path::new(&dir), &name)
                 .unwrap_or_else(|e| bad_env(ENV_TUNED, e.to_string()));
             note(format!(
                 "{} tuned configurations for {name} from {dir} (ids ending in -tuned)",

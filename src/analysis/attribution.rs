@@ -4,8 +4,8 @@
 //! difference stays through one common assembler) or the assemblers (it
 //! disappears) account for it. Compare runs add the speeds of the same builds.
 
-use crate::attribution::{EXPERIMENT, OWN};
 use crate::backend::Toolchain::{self, ClangOpenCl, Cuda, OpenCl};
+use crate::experiment::attribution::{EXPERIMENT, OWN};
 use crate::results::Measurement as M;
 
 use super::data::{self, gflops, registers as regs, Rec};
@@ -107,7 +107,7 @@ pub fn analyse(data: &Data) -> Option<Attribution<'_>> {
     if let Some(last) = all.iter().map(|r| r.run).max() {
         let rows: Vec<&M> = all.iter().filter(|r| r.run == last).map(|r| r.m).collect();
         let owned: Vec<M> = rows.iter().map(|m| (*m).clone()).collect();
-        (a.fronts, a.assemblers) = crate::attribution::axes(&owned);
+        (a.fronts, a.assemblers) = crate::experiment::attribution::axes(&owned);
         let arch = rows.iter().find_map(|m| data::arch_of(m));
         a.arch = arch.unwrap_or_default();
         let mut names = distinct(rows.iter().map(|m| m.kernel.clone()));

@@ -99,10 +99,13 @@ pub fn analyse(data: &Data) -> Clocks<'_> {
 mod tests {
     use super::*;
     use crate::analysis::Run;
-    use crate::clocks::test_window;
+    use crate::measure::clocks::test_window;
 
     /// Five measurements of the committed compare fixture, with `clocks` set.
-    fn data(clocks: impl Fn(usize) -> Option<crate::clocks::ClockWindow>, note: &str) -> Data {
+    fn data(
+        clocks: impl Fn(usize) -> Option<crate::measure::clocks::ClockWindow>,
+        note: &str,
+    ) -> Data {
         let dir =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/compare");
         let (mut env, measurements) = crate::results::load_dir(&dir).unwrap();

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::backend::Toolchain;
-use crate::kernels::Hints;
+use crate::kernel::builtin::Hints;
 use crate::results::Measurement;
 
 use super::data::{self, find, is_vendor, of_size, Rec};
@@ -300,7 +300,7 @@ fn ptx_mix<'a>(data: &'a Data, kernels: &[String], tcs: &[Toolchain]) -> Vec<&'a
 fn listings(data: &Data, kernels: &[String], pairs: &[[Toolchain; 2]]) -> Vec<Listing> {
     let mut out = Vec::new();
     for run in &data.runs {
-        let Ok(store) = crate::ptx_archive::PtxStore::open(&run.dir) else {
+        let Ok(store) = crate::results::ptx_archive::PtxStore::open(&run.dir) else {
             continue;
         };
         let listing = |k: &String, t: Toolchain| {
@@ -322,8 +322,8 @@ fn listings(data: &Data, kernels: &[String], pairs: &[[Toolchain; 2]]) -> Vec<Li
                 kernel: k.clone(),
                 toolchains,
                 lines: [a.lines().count(), b.lines().count()],
-                differ: crate::ptx::changed_lines(a, b),
-                archive: run.dir.join(crate::ptx_archive::ARCHIVE),
+                differ: crate::backend::ptx::changed_lines(a, b),
+                archive: run.dir.join(crate::results::ptx_archive::ARCHIVE),
             });
         }
     }

@@ -89,7 +89,9 @@ impl Data {
     /// kernel, point, architecture and compiler again in a later run is left out.
     pub fn offline(&self) -> Vec<Rec<'_>> {
         // Attribution rows are offline too, but a section of their own.
-        let offline = |r: &Rec| is_offline(r.m) && r.m.experiment != crate::attribution::EXPERIMENT;
+        let offline = |r: &Rec| {
+            is_offline(r.m) && r.m.experiment != crate::experiment::attribution::EXPERIMENT
+        };
         first_of(self.all().filter(offline), |o, r| {
             o.m.experiment == r.m.experiment
                 && same_cell(o.m, r.m)

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 
 use crate::backend::Toolchain;
 use crate::gemm::problem::Precision;
-use crate::kernels::Family;
+use crate::kernel::builtin::Family;
 use crate::results::Measurement;
 
 use super::data::{self, is_vendor};
@@ -52,7 +52,7 @@ pub enum Kind {
 }
 
 fn is_lecture(m: &Measurement) -> bool {
-    crate::kernels::find(&m.kernel).is_ok_and(|k| k.family == Family::Lecture)
+    crate::kernel::builtin::find(&m.kernel).is_ok_and(|k| k.family == Family::Lecture)
 }
 
 /// Static loads (global and shared) per FMA in the kernel's PTX, where there is PTX.
@@ -72,7 +72,7 @@ pub fn analyse(data: &Data) -> Option<Lecture<'_>> {
     if !all.iter().any(|m| is_lecture(m)) {
         return None;
     }
-    let variants: Vec<&'static str> = (crate::kernels::all().iter())
+    let variants: Vec<&'static str> = (crate::kernel::builtin::all().iter())
         .filter(|k| k.family == Family::Lecture)
         .map(|k| k.id)
         .collect();

@@ -147,7 +147,7 @@ pub fn chart_stem(precision: Precision) -> String {
 /// The kernel a routine row ran, "(3xTF32)" added where it emulated FP32
 /// (`gemm --fp32-emulation`), so an emulated choice is never read as FP32 arithmetic.
 pub fn chosen_kernel(m: &Measurement) -> String {
-    match crate::kernels::emulates_fp32(&m.kernel, &m.config, &m.hints) {
+    match crate::kernel::builtin::emulates_fp32(&m.kernel, &m.config, &m.hints) {
         true => format!("{} (3xTF32)", m.kernel),
         false => m.kernel.clone(),
     }

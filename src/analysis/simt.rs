@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::backend::Toolchain;
-use crate::kernels::Family;
+use crate::kernel::builtin::Family;
 use crate::results::Measurement;
 
 use super::data::{self, fp32_lanes, is_vendor, Data, GpuFacts, Rec, LANES_ONE_FFMA_PER_CYCLE};
@@ -24,7 +24,7 @@ pub const CHART: &str = "simt-vs-cublas";
 type Size = (usize, usize, usize);
 
 pub fn is_simt(m: &Measurement) -> bool {
-    crate::kernels::find(&m.kernel).is_ok_and(|k| k.family == Family::Simt)
+    crate::kernel::builtin::find(&m.kernel).is_ok_and(|k| k.family == Family::Simt)
 }
 
 /// One row of a device's table: a kernel on a toolchain at a size, or cuBLAS;

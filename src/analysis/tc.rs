@@ -1,11 +1,11 @@
 //! The tensor-core family (`tc`): its speed next to cuBLAS per arithmetic, and its
 //! accuracy against cuBLAS SGEMM (`gemmlab accuracy`) with the FP32 gate.
 
-use crate::accuracy::{self, Arithmetic, FP32_FACTOR};
+use crate::backend::ptx::{instruction_mix, PtxMix};
 use crate::backend::Toolchain;
+use crate::gemm::accuracy::{self, Arithmetic, FP32_FACTOR};
 use crate::gemm::problem::Precision;
-use crate::ptx::{instruction_mix, PtxMix};
-use crate::ptx_archive::PtxStore;
+use crate::results::ptx_archive::PtxStore;
 use crate::results::Measurement;
 use crate::routine::ROUTINE;
 

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::backend::Toolchain;
-use crate::kernels::{self, Hints};
+use crate::kernel::builtin::{self as kernels, Hints};
 use crate::results::{replay_file, Measurement, Replays};
 use crate::tune::run::Trace;
 use crate::tune::search::Tried;

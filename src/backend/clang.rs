@@ -165,7 +165,7 @@ fn ptx_key(
     source: &str,
     flags: &[String],
 ) -> String {
-    crate::keys::fnv1a(&format!(
+    crate::util::keys::fnv1a(&format!(
         "{toolchain}|{arch}|{}|{}|{source}",
         clang.version,
         flags.join(" ")

@@ -2,6 +2,8 @@
 //! the same way on every toolchain. Toolchain types (opencl3, cudarc) never
 //! leave this module; everything above it sees only the types defined here.
 
+pub mod ptx;
+
 pub mod clang;
 #[cfg(feature = "cuda")]
 pub mod cuda;
@@ -961,7 +963,7 @@ pub(crate) fn ptxas_report(
     type Seen = std::sync::Mutex<std::collections::HashMap<u64, Vec<KernelResources>>>;
     static SEEN: std::sync::OnceLock<Seen> = std::sync::OnceLock::new();
     let seen = SEEN.get_or_init(Default::default);
-    let key = crate::keys::fnv1a_bytes(key.join("\0").as_bytes());
+    let key = crate::util::keys::fnv1a_bytes(key.join("\0").as_bytes());
     let remember = |r: &Vec<KernelResources>| {
         if let Ok(mut m) = seen.lock() {
             m.insert(key, r.clone());

@@ -101,7 +101,7 @@ impl Occupancy {
         format!(
             "{:.0}% ({} of {warps} warps per SM, limited by {})",
             self.fraction * 100.0,
-            crate::words::plural(self.blocks_per_sm as usize, "block"),
+            crate::util::words::plural(self.blocks_per_sm as usize, "block"),
             self.limited_by
         )
     }

@@ -69,7 +69,7 @@ fn io(what: &str, e: impl std::fmt::Display) -> Error {
 /// stdin until it closes. What `gemmlab build-worker` runs.
 pub fn serve(id: &str) -> Result<()> {
     // A build process yields to the measuring process, as build threads do.
-    crate::sched::lower_this_thread();
+    crate::util::sched::lower_this_thread();
     let backend = OpenClBackend::open(id)?;
     let compiler = backend.opencl_compiler();
     let stdin = std::io::stdin();

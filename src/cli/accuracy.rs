@@ -6,12 +6,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use gemmlab::accuracy::{errors, verdicts, Arithmetic, Row, Verdict, FP32_FACTOR};
+use gemmlab::gemm::accuracy::{errors, verdicts, Arithmetic, Row, Verdict, FP32_FACTOR};
 use gemmlab::gemm::data::{parse_size, Inputs};
 use gemmlab::gemm::driver::{read_c, run_once_result, Session, VendorRunner};
 use gemmlab::gemm::problem::Problem;
 use gemmlab::gemm::{reference_gemm, sampled_reference, Operands, Reference};
-use gemmlab::kernels::{self, Hints, KernelSpec};
+use gemmlab::kernel::builtin::{self as kernels, Hints, KernelSpec};
 use gemmlab::{Backend, Error, Result};
 
 use super::compare::DeviceArgs;
@@ -95,7 +95,7 @@ pub fn run(args: AccuracyArgs) -> Result<super::Outcome> {
         .map(|s| s.backend.borrow().info().name.clone())
         .unwrap_or_default();
     let db = if args.tuned {
-        Some(gemmlab::bests::Database::load(&args.db, &device)?)
+        Some(gemmlab::results::bests::Database::load(&args.db, &device)?)
     } else {
         None
     };
@@ -237,7 +237,7 @@ fn kernel_row(
     spec: &'static KernelSpec,
     switches: &[(&str, bool)],
     p: &Point,
-    db: Option<&gemmlab::bests::Database>,
+    db: Option<&gemmlab::results::bests::Database>,
     defines: &[(String, i64)],
 ) -> Row {
     let info = s.backend.borrow().info().clone();
@@ -264,7 +264,7 @@ fn kernel_row(
     }
     let config = match spec
         .validate(&config)
-        .and_then(|()| spec.with_precision(&config, gemmlab::kernels::Precision::F32))
+        .and_then(|()| spec.with_precision(&config, gemmlab::kernel::builtin::Precision::F32))
     {
         Ok(c) => c,
         Err(e) => {

@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use gemmlab::atlas::{self, Ptxas, Skipped};
 use gemmlab::backend::nvrtc::{cache, offline_device, Arch, Nvrtc};
 use gemmlab::backend::Toolchain;
+use gemmlab::experiment::atlas::{self, Ptxas, Skipped};
 use gemmlab::experiment::Point;
-use gemmlab::kernels::{self, Hints};
+use gemmlab::kernel::builtin::{self as kernels, Hints};
 use gemmlab::measure::Plan;
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::{Error, Result};

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use gemmlab::attribution::{self, Assembler, Listing, Missing};
 use gemmlab::backend::nvrtc::{offline_device_named, Arch};
 use gemmlab::backend::ptxas::Ptxas;
-use gemmlab::kernels::{self, KernelSpec};
+use gemmlab::experiment::attribution::{self, Assembler, Listing, Missing};
+use gemmlab::kernel::builtin::{self as kernels, KernelSpec};
 use gemmlab::measure::Plan;
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::{Error, Nvrtc, Result, Toolchain};
@@ -256,7 +256,7 @@ fn matrix(rows: &[Measurement]) -> String {
             t.push(line);
         }
     }
-    gemmlab::table::render(
+    gemmlab::results::table::render(
         &t,
         |c| c < 2,
         "registers per front end (rows) and assembler (columns)",

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use gemmlab::experiment::offline::{self, Target};
+use gemmlab::kernel::builtin::{self as kernels, Config, Hints};
 use gemmlab::kernel::Kernel;
-use gemmlab::kernels::{self, Config, Hints};
-use gemmlab::offline::{self, Target};
 use gemmlab::{occupancy, Backend, BuildReport, Error, KernelResources, Result};
 
 use super::compare::DeviceArgs;
@@ -128,9 +128,9 @@ impl KernelArgs {
     /// The kernel, its validated configuration and the hints.
     pub fn resolve(&self) -> Result<(Kernel, Config, Hints)> {
         let spec: Kernel = match (&self.kernel, &self.spec) {
-            (_, Some(path)) => {
-                Kernel::User(gemmlab::spec::load_static(std::slice::from_ref(path))?.remove(0))
-            }
+            (_, Some(path)) => Kernel::User(
+                gemmlab::kernel::user::load_static(std::slice::from_ref(path))?.remove(0),
+            ),
             (Some(name), None) => Kernel::Builtin(kernels::find(name)?),
             (None, None) => return Err(Error::invalid("give --kernel ID or --spec FILE")),
         };

@@ -5,15 +5,15 @@ use std::path::PathBuf;
 use clap::Args;
 
 use gemmlab::backend::select::unavailable;
-use gemmlab::clocks::{Monitor, Nvml};
 use gemmlab::experiment::{run_compare, toolchains, CompareOptions, Recording};
 use gemmlab::gemm::check::CheckMode;
 use gemmlab::gemm::driver::Session;
 use gemmlab::gemm::problem::Template;
-use gemmlab::kernels::{self, Hints};
+use gemmlab::kernel::builtin::{self as kernels, Hints};
+use gemmlab::measure::clocks::{Monitor, Nvml};
+use gemmlab::measure::progress::Progress;
 use gemmlab::measure::{CacheState, Plan};
-use gemmlab::progress::Progress;
-use gemmlab::table::compare_table;
+use gemmlab::results::table::compare_table;
 use gemmlab::{
     open_with, resolve, Backend, DeviceKind, DeviceSpec, Error, Inventory, Layout, Nvrtc,
     Precision, Result, Toolchain, Trans,
@@ -291,7 +291,7 @@ pub struct CompareArgs {
     #[arg(long, conflicts_with_all = ["defines", "max_registers"])]
     pub tuned: bool,
     /// Directory of the database of bests that --tuned reads.
-    #[arg(long, default_value = gemmlab::bests::DEFAULT_DIR)]
+    #[arg(long, default_value = gemmlab::results::bests::DEFAULT_DIR)]
     pub db: PathBuf,
     /// Keep the PTX of every build measured under OUT/ptx/ (one file per distinct listing).
     #[arg(long)]
@@ -344,7 +344,7 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
         .iter()
         .map(|s| parse_size(s))
         .collect::<Result<_>>()?;
-    let user = gemmlab::spec::load_all(&args.specs)?;
+    let user = gemmlab::kernel::user::load_all(&args.specs)?;
     let kernels = if user.is_empty() || args.kernels.is_some() {
         kernels::select(args.kernels.as_deref())?
     } else {
@@ -365,7 +365,7 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
     let mut opts = CompareOptions {
         kernels,
         user: user.iter().collect(),
-        points: gemmlab::spec::parse_dim_points(&dim_sizes)?,
+        points: gemmlab::kernel::user::parse_dim_points(&dim_sizes)?,
         hints: Hints::from_defines(&defines, args.max_registers),
         defines,
         sizes: Vec::new(),
@@ -409,9 +409,9 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
 fn load_tuned(
     db: &std::path::Path,
     infos: &[gemmlab::DeviceInfo],
-) -> Result<gemmlab::bests::Database> {
+) -> Result<gemmlab::results::bests::Database> {
     let name = infos.first().map(|d| d.name.clone()).unwrap_or_default();
-    let loaded = gemmlab::bests::Database::load(db, &name)?;
+    let loaded = gemmlab::results::bests::Database::load(db, &name)?;
     if loaded.entries.is_empty() {
         eprintln!(
             "note: no tuned configurations for {name} in {}: every kernel runs its published defaults",
@@ -432,7 +432,7 @@ fn print_point(rows: &[gemmlab::results::Measurement], tcs: &[Toolchain]) {
             r.size_label(),
             r.device
         );
-        print!("{}", gemmlab::table::spec_table(rows, tcs));
+        print!("{}", gemmlab::results::table::spec_table(rows, tcs));
         return;
     }
     let call = r

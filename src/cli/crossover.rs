@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use gemmlab::bests::Database;
+use gemmlab::results::bests::Database;
 use gemmlab::routine::Tuning;
 use gemmlab::tune::crossover::{self, EdgeResult};
 use gemmlab::{Backend, Error, Precision, Result};
@@ -29,7 +29,7 @@ pub struct CrossoverArgs {
     pub seed: Option<u64>,
     /// The database of bests: the tuned configurations of xgemm and xgemmdirect are
     /// read from it and the crossover is written into it.
-    #[arg(long, default_value = gemmlab::bests::DEFAULT_DIR)]
+    #[arg(long, default_value = gemmlab::results::bests::DEFAULT_DIR)]
     pub db: PathBuf,
     /// Measure and print, but leave the database alone.
     #[arg(long)]

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use gemmlab::kernels::Hints;
-use gemmlab::ptx::{diff, instruction_mix, mix_table, PtxMix};
-use gemmlab::ptx_archive::{self, PtxStore};
+use gemmlab::backend::ptx::{diff, instruction_mix, mix_table, PtxMix};
+use gemmlab::kernel::builtin::Hints;
 use gemmlab::results::load_dir;
+use gemmlab::results::ptx_archive::{self, PtxStore};
 use gemmlab::{Backend, Error, Result};
 
 use super::build::KernelArgs;
@@ -55,7 +55,7 @@ pub fn run(args: PtxArgs) -> Result<()> {
         );
     }
     if let Some(target) = args.offline.target(&args.device)? {
-        let build = gemmlab::offline::compile_kernel(&target, spec, &config, &hints)?;
+        let build = gemmlab::experiment::offline::compile_kernel(&target, spec, &config, &hints)?;
         let ptx = build.report.ptx.ok_or_else(|| {
             Error::invalid(format!(
                 "{} gave no PTX for {}",

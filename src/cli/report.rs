@@ -38,7 +38,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
         size: args.size,
     })?;
     let pngs = outcome.charts.iter().filter(|c| c.png.is_some()).count();
-    let count = gemmlab::words::plural;
+    let count = gemmlab::util::words::plural;
     println!(
         "{}: {}, {}, {}, {} ({} SVG, {} PNG)",
         outcome.markdown.display(),

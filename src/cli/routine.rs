@@ -10,15 +10,15 @@ use std::path::PathBuf;
 use clap::Args;
 
 use gemmlab::backend::{Buffer, GemmCall};
-use gemmlab::bests::Database;
 use gemmlab::experiment::failed_row;
 use gemmlab::gemm::check::check_widened;
 use gemmlab::gemm::driver::Status;
 use gemmlab::gemm::driver::{read_c, vendor_call, Session};
 use gemmlab::gemm::problem::{Matrix, Problem};
 use gemmlab::gemm::{parse_size, Operands, Reference};
-use gemmlab::kernels::{Config, Hints};
+use gemmlab::kernel::builtin::{Config, Hints};
 use gemmlab::measure::{Plan, Stats};
+use gemmlab::results::bests::Database;
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::routine::shape::{call_label, ShapeClass};
 use gemmlab::routine::suite::Suite;
@@ -85,7 +85,7 @@ pub struct GemmArgs {
     pub path: Option<String>,
     /// The database of bests (tuned configurations, crossover, per-call choices):
     /// a folder (the device's file in it) or one database file.
-    #[arg(long, default_value = gemmlab::bests::DEFAULT_DIR)]
+    #[arg(long, default_value = gemmlab::results::bests::DEFAULT_DIR)]
     pub db: PathBuf,
     /// Say for every call which kernel ran and why it was chosen.
     #[arg(long, short)]
@@ -171,7 +171,7 @@ pub fn run(args: GemmArgs) -> Result<()> {
     let problems = calls(&args)?;
     // Kernel names checked once, before any device is opened.
     let exclude: Vec<String> = (args.exclude.iter())
-        .map(|k| gemmlab::kernels::find(k).map(|spec| spec.id.to_string()))
+        .map(|k| gemmlab::kernel::builtin::find(k).map(|spec| spec.id.to_string()))
         .collect::<gemmlab::Result<_>>()?;
     let mut sessions = args.device.sessions()?;
     let seed = seed_or_random(args.seed);
@@ -475,7 +475,7 @@ fn print_table(
 
 /// The kernel that ran, "(3xTF32)" added where it emulated FP32.
 fn kernel_label(t: &Timed) -> String {
-    match gemmlab::kernels::emulates_fp32(&t.kernel, &t.config, &t.hints) {
+    match gemmlab::kernel::builtin::emulates_fp32(&t.kernel, &t.config, &t.hints) {
         true => format!("{} (3xTF32)", t.kernel),
         false => t.kernel.clone(),
     }

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use gemmlab::spec::model::{Access, ArgKind, Fill, Reference};
-use gemmlab::spec::{parse_dim_points, UserKernel};
-use gemmlab::words::plural;
+use gemmlab::kernel::user::model::{Access, ArgKind, Fill, Reference};
+use gemmlab::kernel::user::{parse_dim_points, UserKernel};
+use gemmlab::util::words::plural;
 use gemmlab::{Error, Result};
 
 #[derive(Args, Debug)]
@@ -28,9 +28,9 @@ pub fn run(args: SpecArgs) -> Result<()> {
     let defines: Vec<(String, i64)> = args
         .defines
         .iter()
-        .map(|d| gemmlab::kernels::parse_define(d))
+        .map(|d| gemmlab::kernel::builtin::parse_define(d))
         .collect::<Result<_>>()?;
-    let kernels = gemmlab::spec::load_all(&args.files)?;
+    let kernels = gemmlab::kernel::user::load_all(&args.files)?;
     let all: Vec<&UserKernel> = kernels.iter().collect();
     for k in &kernels {
         print!("{}", describe(k, &all, &points, &defines)?);
@@ -50,7 +50,7 @@ fn fill_words(f: Fill) -> String {
 fn describe(
     k: &UserKernel,
     all: &[&UserKernel],
-    points: &[gemmlab::spec::Dims],
+    points: &[gemmlab::kernel::user::Dims],
     defines: &[(String, i64)],
 ) -> Result<String> {
     use std::fmt::Write;

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use gemmlab::experiment::Recording;
 
-use gemmlab::kernels::{self, Hints};
+use gemmlab::experiment::sweep::{self, run_sweep, SweepKind, DEFAULT_CAPS};
+use gemmlab::kernel::builtin::{self as kernels, Hints};
+use gemmlab::results::table::sweep_table;
 use gemmlab::results::{Environment, ResultWriter};
-use gemmlab::sweep::{self, run_sweep, SweepKind, DEFAULT_CAPS};
-use gemmlab::table::sweep_table;
-use gemmlab::words::plural;
+use gemmlab::util::words::plural;
 use gemmlab::{Backend, Result};
 
 use super::compare::{parse_size, progress, seed_or_random, DeviceArgs};
@@ -52,8 +52,8 @@ pub struct SweepArgs {
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<String>,
     /// f32 (SGEMM) or f64 (DGEMM), for kernels that take both.
-    #[arg(long, default_value = "f32", value_parser = |s: &str| gemmlab::kernels::Precision::parse(s))]
-    pub precision: gemmlab::kernels::Precision,
+    #[arg(long, default_value = "f32", value_parser = |s: &str| gemmlab::kernel::builtin::Precision::parse(s))]
+    pub precision: gemmlab::kernel::builtin::Precision,
     /// Timed repetitions per point and toolchain.
     #[arg(long, default_value_t = 10, value_parser = gemmlab::error::parse_reps)]
     pub reps: usize,
@@ -187,7 +187,7 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
                 pb.suspend(|| {
                     println!("\n{} {} on {}", kind.name(), r.size_label(), r.device);
                     print!("{}", sweep_table(rows));
-                    print!("{}", gemmlab::table::ignored_legend(rows));
+                    print!("{}", gemmlab::results::table::ignored_legend(rows));
                 });
             }
         },
@@ -202,13 +202,13 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
 fn run_offline(
     args: &SweepArgs,
     kind: SweepKind,
-    target: &gemmlab::offline::Target,
+    target: &gemmlab::experiment::offline::Target,
     points: &[std::result::Result<
         gemmlab::experiment::Point,
         (String, gemmlab::gemm::driver::Status),
     >],
 ) -> Result<super::Outcome> {
-    use gemmlab::offline::{refuse, run_points, table};
+    use gemmlab::experiment::offline::{refuse, run_points, table};
     if kind == SweepKind::Jit {
         return Err(refuse(
             "sweep jit",
@@ -246,7 +246,9 @@ fn run_offline(
         None => format!("compiler: {}", target.describe()),
     });
     let mut writer = ResultWriter::create(&out, env)?;
-    let keep = args.keep_ptx.then(|| out.join(gemmlab::ptx_archive::DIR));
+    let keep = args
+        .keep_ptx
+        .then(|| out.join(gemmlab::results::ptx_archive::DIR));
     let pb = progress(points.len() as u64);
     let rows = run_points(target, kind.name(), points, jobs, keep.as_deref(), &pb);
     pb.finish_and_clear();
@@ -263,7 +265,7 @@ fn run_offline(
 /// or with and without fast math, on every toolchain, interleaved.
 fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
     use gemmlab::Error;
-    let user = gemmlab::spec::load_all(&args.specs)?;
+    let user = gemmlab::kernel::user::load_all(&args.specs)?;
     if args.kernels.is_some() {
         return Err(Error::invalid(
             "--spec and --kernels: sweep one kind of kernel at a time (the GEMM sizes and a spec's dims differ)",
@@ -320,7 +322,7 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
     let seed = seed_or_random(args.seed);
     let opts = gemmlab::experiment::SpecCompare {
         kernels: user.iter().collect(),
-        points: gemmlab::spec::parse_dim_points(&args.sizes)?,
+        points: gemmlab::kernel::user::parse_dim_points(&args.sizes)?,
         defines,
         hints: base.clone(),
         plan: args.timing.plan(args.warmup, args.reps, args.cold),
@@ -343,7 +345,7 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
     let mut writer = recording.start(&mut sessions)?;
     let tcs = gemmlab::experiment::toolchains(&sessions);
     let pb = progress(planned.iter().map(|(_, p)| p.len() as u64).sum());
-    let result = gemmlab::sweep::run_user_sweep(
+    let result = gemmlab::experiment::sweep::run_user_sweep(
         &mut sessions,
         &opts,
         kind,
@@ -368,8 +370,8 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
                             .or(r.variant.clone())
                             .unwrap_or_else(|| "native".into());
                     }
-                    print!("{}", gemmlab::table::spec_table(&labelled, &tcs));
-                    print!("{}", gemmlab::table::ignored_legend(rows));
+                    print!("{}", gemmlab::results::table::spec_table(&labelled, &tcs));
+                    print!("{}", gemmlab::results::table::ignored_legend(rows));
                 });
             }
         },

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use gemmlab::bests::{self, Database};
-use gemmlab::kernels;
+use gemmlab::kernel::builtin as kernels;
+use gemmlab::results::bests::{self, Database};
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::tune::replay;
 use gemmlab::tune::run::{run_tune, spaces, write_replay, TuneOptions};
@@ -14,7 +14,7 @@ use gemmlab::tune::search::{unguided_order, Budget, Limits, SearchOptions, Searc
 use gemmlab::tune::space::{Candidate, Space, SpaceRequest};
 use gemmlab::tune::strategy;
 use gemmlab::tune::watch;
-use gemmlab::words::plural;
+use gemmlab::util::words::plural;
 use gemmlab::{Backend, Error, Result, Toolchain};
 
 use super::compare::{
@@ -379,17 +379,17 @@ fn supervise(out: &std::path::Path) -> Result<super::Outcome> {
 
 /// What a tuning run searches, checked before any device is opened.
 struct Chosen {
-    kernels: Vec<&'static gemmlab::kernels::KernelSpec>,
-    specs: Vec<&'static gemmlab::spec::UserKernel>,
+    kernels: Vec<&'static gemmlab::kernel::builtin::KernelSpec>,
+    specs: Vec<&'static gemmlab::kernel::user::UserKernel>,
     suite: Option<gemmlab::routine::suite::Suite>,
     request: SpaceRequest,
-    spec_points: Vec<gemmlab::spec::Dims>,
+    spec_points: Vec<gemmlab::kernel::user::Dims>,
     explicit: Vec<(usize, usize, usize)>,
 }
 
 impl Chosen {
     fn from_args(args: &TuneArgs) -> Result<Chosen> {
-        let specs = gemmlab::spec::load_static(&args.specs)?;
+        let specs = gemmlab::kernel::user::load_static(&args.specs)?;
         let suite = args
             .suite
             .as_deref()
@@ -421,7 +421,7 @@ impl Chosen {
                 dim_sizes.join(",")
             )));
         }
-        let spec_points = gemmlab::spec::parse_dim_points(&dim_sizes)?;
+        let spec_points = gemmlab::kernel::user::parse_dim_points(&dim_sizes)?;
         // Every spec at every point, at its defaults, before any device is opened.
         for k in &specs {
             for d in gemmlab::experiment::points_for(k, &specs, &spec_points)? {
@@ -566,7 +566,7 @@ fn print_search(r: &SearchResult) {
         s => format!("{} ({s} at the screen)", r.pruned()),
     };
     let at = match &r.dims {
-        Some(d) => gemmlab::spec::UserKernel::describe_dims(d),
+        Some(d) => gemmlab::kernel::user::UserKernel::describe_dims(d),
         None => format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),
     };
     println!(
@@ -648,7 +648,7 @@ pub fn final_table(rows: &[Measurement]) -> String {
         for r in &mut labelled {
             r.kernel = format!("{} [{}]", r.config.describe(), r.toolchain);
         }
-        out += &gemmlab::table::spec_table(&labelled, &tcs);
+        out += &gemmlab::results::table::spec_table(&labelled, &tcs);
         return out;
     }
     out += &format!(
@@ -807,7 +807,7 @@ fn export_space(
 /// The routine computes at the call's precision: a suite's searches turn no
 /// switch that lowers it, and search FP32 emulation only where it is allowed.
 fn routine_keeps_precision(
-    kernels: &[&'static gemmlab::kernels::KernelSpec],
+    kernels: &[&'static gemmlab::kernel::builtin::KernelSpec],
     request: &SpaceRequest,
     fp32_emulation: bool,
 ) -> Result<()> {
@@ -829,7 +829,8 @@ fn routine_keeps_precision(
         }
         let at_precision = k.with_precision(&k.defaults(), request.precision);
         let emulates = at_precision.is_ok_and(|c| {
-            k.arithmetic(&c, &Default::default()) == gemmlab::kernels::Arithmetic::EmulatedFp32
+            k.arithmetic(&c, &Default::default())
+                == gemmlab::kernel::builtin::Arithmetic::EmulatedFp32
         });
         if emulates && !fp32_emulation {
             return Err(Error::invalid(format!(

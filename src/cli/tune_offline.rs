@@ -7,9 +7,9 @@
 
 use std::path::PathBuf;
 
+use gemmlab::experiment::offline::{refuse, run_points, Target};
 use gemmlab::experiment::Point;
-use gemmlab::kernels;
-use gemmlab::offline::{refuse, run_points, Target};
+use gemmlab::kernel::builtin as kernels;
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::tune::search::unguided_order;
 use gemmlab::tune::space::Space;

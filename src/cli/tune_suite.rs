@@ -7,12 +7,12 @@
 //! checked, next to the vendor BLAS, and the fastest is kept in the database the
 //! routine reads.
 
-use gemmlab::bests::{Database, RoutineEntry};
 use gemmlab::gemm::driver::Session;
 use gemmlab::gemm::{Operands, Reference};
-use gemmlab::kernels::fixed_form;
-use gemmlab::kernels::{emulates_fp32, Abi, Config, Hints, KernelSpec};
-use gemmlab::progress::Progress;
+use gemmlab::kernel::builtin::fixed_form;
+use gemmlab::kernel::builtin::{emulates_fp32, Abi, Config, Hints, KernelSpec};
+use gemmlab::measure::progress::Progress;
+use gemmlab::results::bests::{Database, RoutineEntry};
 use gemmlab::results::{Measurement, ResultWriter};
 use gemmlab::routine::fit;
 use gemmlab::routine::shape::{call_label, ShapeClass};
@@ -357,7 +357,7 @@ fn thin_fitted(
     p: &gemmlab::gemm::problem::Problem,
     info: &gemmlab::backend::DeviceInfo,
 ) -> Vec<(String, Candidate)> {
-    let id = gemmlab::kernels::thin::THIN.id;
+    let id = gemmlab::kernel::builtin::thin::THIN.id;
     (gemmlab::routine::thin_fits(p, info).into_iter())
         .map(|(config, hints)| (id.to_string(), Candidate { config, hints }))
         .collect()
@@ -379,13 +379,13 @@ fn in_place_twins(
     p: &gemmlab::gemm::problem::Problem,
     toolchain: gemmlab::Toolchain,
 ) -> Vec<(String, Candidate)> {
-    let Ok(spec) = gemmlab::kernels::find(kernel) else {
+    let Ok(spec) = gemmlab::kernel::builtin::find(kernel) else {
         return Vec::new();
     };
     let direct = if spec.abi == Abi::DirectInPlace {
         Some(spec)
     } else {
-        (gemmlab::kernels::all().iter())
+        (gemmlab::kernel::builtin::all().iter())
             .find(|d| d.family == spec.family && d.abi == Abi::DirectInPlace)
     };
     let Some(direct) = direct else {
@@ -418,7 +418,7 @@ fn in_place_twins(
     if fixed_form(&config).is_none() {
         let mut forms: Vec<Config> = [(false, false), p.k_contiguous()]
             .into_iter()
-            .filter_map(|form| gemmlab::kernels::compiled_for_form(direct, &config, form))
+            .filter_map(|form| gemmlab::kernel::builtin::compiled_for_form(direct, &config, form))
             .collect();
         forms.dedup();
         if own {
@@ -473,7 +473,7 @@ fn runs_twin(
     p: &gemmlab::gemm::problem::Problem,
     toolchain: gemmlab::Toolchain,
 ) -> Option<Candidate> {
-    let spec = gemmlab::kernels::find(kernel).ok()?;
+    let spec = gemmlab::kernel::builtin::find(kernel).ok()?;
     if !spec.has_switch("KMAJOR_RUNS") {
         return None;
     }
@@ -505,7 +505,7 @@ fn along_k_twin(
     p: &gemmlab::gemm::problem::Problem,
     toolchain: gemmlab::Toolchain,
 ) -> Option<Candidate> {
-    let spec = gemmlab::kernels::find(kernel).ok()?;
+    let spec = gemmlab::kernel::builtin::find(kernel).ok()?;
     let takes = |name: &str| spec.params.iter().any(|q| q.name == name);
     let stored = p.k_contiguous();
     if !spec.has_switch("ASYNC_ALONG_K") || !(stored.0 || stored.1) {
@@ -520,7 +520,7 @@ fn along_k_twin(
         config.0.insert("KMAJOR_A".into(), i64::from(stored.0));
         config.0.insert("KMAJOR_B".into(), i64::from(stored.1));
     }
-    let hints = gemmlab::kernels::copying_along_k(spec, &config, &c.hints, toolchain)?;
+    let hints = gemmlab::kernel::builtin::copying_along_k(spec, &config, &c.hints, toolchain)?;
     let twin = Candidate { config, hints };
     (twin != *c).then_some(twin)
 }
@@ -536,10 +536,11 @@ fn ktile_twins(
     p: &gemmlab::gemm::problem::Problem,
     toolchain: gemmlab::Toolchain,
 ) -> Vec<(String, Candidate)> {
-    let (Ok(spec), (a_along_k, true)) = (gemmlab::kernels::find(kernel), p.k_contiguous()) else {
+    let (Ok(spec), (a_along_k, true)) = (gemmlab::kernel::builtin::find(kernel), p.k_contiguous())
+    else {
         return Vec::new();
     };
-    (gemmlab::kernels::keeping_b_along_k(spec, &c.config, &c.hints, a_along_k, toolchain))
+    (gemmlab::kernel::builtin::keeping_b_along_k(spec, &c.config, &c.hints, a_along_k, toolchain))
         .into_iter()
         .map(|(config, hints)| (kernel.to_string(), Candidate { config, hints }))
         .filter(|(_, twin)| twin != c)
@@ -642,7 +643,7 @@ fn prebuilt(
     };
     let choices: Vec<Option<Choice>> = (candidates.iter())
         .map(|(kernel, c)| {
-            let spec = gemmlab::kernels::find(kernel).ok()?;
+            let spec = gemmlab::kernel::builtin::find(kernel).ok()?;
             Some(Choice {
                 kernel: spec,
                 config: c.config.clone(),
@@ -885,7 +886,7 @@ fn as_point(e: &RoutineEntry) -> Candidate {
 /// toolchain, the same choice with that switch turned the other way.
 fn switch_flips(e: &RoutineEntry) -> Vec<Candidate> {
     let own = as_point(e);
-    let Ok(spec) = gemmlab::kernels::find(&e.kernel) else {
+    let Ok(spec) = gemmlab::kernel::builtin::find(&e.kernel) else {
         return vec![own];
     };
     let flips = spec
@@ -1039,7 +1040,7 @@ mod tests {
             k: p.k,
             emulated,
             kernel: kernel.into(),
-            config: gemmlab::kernels::find(kernel).unwrap().defaults(),
+            config: gemmlab::kernel::builtin::find(kernel).unwrap().defaults(),
             hints: Default::default(),
             routine_ns: ns,
             vendor_ns: None,
@@ -1161,12 +1162,12 @@ mod tests {
 
     #[test]
     fn each_familys_best_is_also_timed_reading_the_operands_as_stored() {
-        let simt = gemmlab::kernels::find("simt").unwrap();
+        let simt = gemmlab::kernel::builtin::find("simt").unwrap();
         let tc = gemmlab::Toolchain::Cuda;
         // The search's best at 128x4096x4096 NN: B read N-contiguous, through cp.async.
         let best = Candidate {
             config: simt.config(&[("SPLITK".into(), 6)]).unwrap(),
-            hints: gemmlab::kernels::Hints::default().with_switch("ASYNC_COPY", true),
+            hints: gemmlab::kernel::builtin::Hints::default().with_switch("ASYNC_COPY", true),
         };
         let nn = call(Layout::ColMajor, 128, 4096, 4096);
         let v = as_stored(simt, &best, &nn, tc).unwrap();
@@ -1185,19 +1186,19 @@ mod tests {
         assert_eq!(simt.k_major(&v.config), (true, true));
         assert_eq!(v.hints.switch("ASYNC_COPY"), Some(false));
         // A kernel without the two forms (the direct one reads the call as it is) adds nothing.
-        let direct = gemmlab::kernels::find("simtdirect").unwrap();
+        let direct = gemmlab::kernel::builtin::find("simtdirect").unwrap();
         let d = Candidate::plain(direct.defaults());
         assert!(as_stored(direct, &d, &nn, tc).is_none());
     }
 
     fn direct_spec() -> &'static KernelSpec {
-        gemmlab::kernels::find("simtdirect").unwrap()
+        gemmlab::kernel::builtin::find("simtdirect").unwrap()
     }
 
     #[test]
     fn a_packed_candidate_is_also_timed_in_place_and_with_cp_async() {
         let tc = gemmlab::Toolchain::Cuda;
-        let simt = gemmlab::kernels::find("simt").unwrap();
+        let simt = gemmlab::kernel::builtin::find("simt").unwrap();
         let d = [
             ("BM".into(), 64),
             ("KMAJOR_B".into(), 1),
@@ -1242,7 +1243,7 @@ mod tests {
         assert_eq!(twins.len(), 4);
         assert!(twins.iter().all(|(_, c)| c.config.get("FIXED_FORM") == 0));
         // An in-place candidate gains cp.async, and the fixed forms with and without it.
-        let direct = gemmlab::kernels::find("simtdirect").unwrap();
+        let direct = gemmlab::kernel::builtin::find("simtdirect").unwrap();
         let own = Candidate::plain(direct.defaults());
         let twins = in_place_twins("simtdirect", &own, &nn, tc);
         assert_eq!(twins.len(), 10);
@@ -1255,7 +1256,7 @@ mod tests {
             assert!(in_place_twins("simtdirect", &done.1, &nn, tc).is_empty());
         }
         // Families without an in-place kernel add nothing.
-        let xgemm = gemmlab::kernels::find("xgemm").unwrap();
+        let xgemm = gemmlab::kernel::builtin::find("xgemm").unwrap();
         let plain = Candidate::plain(xgemm.defaults());
         assert!(in_place_twins("xgemm", &plain, &nn, tc).is_empty());
     }
@@ -1265,7 +1266,7 @@ mod tests {
         let tc = gemmlab::Toolchain::Cuda;
         let nn = call(Layout::ColMajor, 128, 4096, 4096);
         let nt = col_call((Trans::N, Trans::T), 128, 4096, 4096);
-        let kmajor_b = gemmlab::kernels::find("simt")
+        let kmajor_b = gemmlab::kernel::builtin::find("simt")
             .unwrap()
             .config(&[("KMAJOR_B".into(), 1)])
             .unwrap();
@@ -1276,14 +1277,16 @@ mod tests {
         let back = runs_twin("simt", &v, &nn, tc).unwrap();
         assert_ne!(back.hints.switch("KMAJOR_RUNS"), Some(true));
         // simt reading both operands along M and N: the switch does nothing there.
-        let plain = gemmlab::kernels::find("simt").unwrap().defaults();
+        let plain = gemmlab::kernel::builtin::find("simt").unwrap().defaults();
         assert!(runs_twin("simt", &Candidate::plain(plain), &nn, tc).is_none());
         // The in-place kernel reads the call as it is stored: B along K in NN, not in NT.
-        let direct = gemmlab::kernels::find("simtdirect").unwrap().defaults();
+        let direct = gemmlab::kernel::builtin::find("simtdirect")
+            .unwrap()
+            .defaults();
         assert!(runs_twin("simtdirect", &Candidate::plain(direct.clone()), &nn, tc).is_some());
         assert!(runs_twin("simtdirect", &Candidate::plain(direct), &nt, tc).is_none());
         // A kernel without the switch adds nothing.
-        let x = gemmlab::kernels::find("xgemm").unwrap().defaults();
+        let x = gemmlab::kernel::builtin::find("xgemm").unwrap().defaults();
         assert!(runs_twin("xgemm", &Candidate::plain(x), &nn, tc).is_none());
     }
 
@@ -1293,7 +1296,7 @@ mod tests {
         let nn = call(Layout::ColMajor, 1024, 1024, 1024);
         let nt = col_call((Trans::N, Trans::T), 1024, 1024, 1024);
         let tt = col_call((Trans::T, Trans::T), 1024, 1024, 1024);
-        let simt = gemmlab::kernels::find("simt").unwrap();
+        let simt = gemmlab::kernel::builtin::find("simt").unwrap();
         let copied = Candidate {
             config: simt.defaults(),
             hints: Hints::default()
@@ -1314,7 +1317,9 @@ mod tests {
         assert!(twins.iter().all(|(_, t)| t.config.get("KMAJOR_A") == 1));
         // Nothing for B stored along N, nor for a kernel without the switch.
         assert!(ktile_twins("simt", &copied, &nt, tc).is_empty());
-        let direct = gemmlab::kernels::find("simtdirect").unwrap().defaults();
+        let direct = gemmlab::kernel::builtin::find("simtdirect")
+            .unwrap()
+            .defaults();
         assert!(ktile_twins("simtdirect", &Candidate::plain(direct), &nn, tc).is_empty());
     }
 
@@ -1324,7 +1329,7 @@ mod tests {
         let nn = call(Layout::ColMajor, 1024, 1024, 1024);
         let nt = col_call((Trans::N, Trans::T), 1024, 1024, 1024);
         let tn = col_call((Trans::T, Trans::N), 1024, 1024, 1024);
-        let simt = gemmlab::kernels::find("simt").unwrap();
+        let simt = gemmlab::kernel::builtin::find("simt").unwrap();
         // The search's best reads along M and N (B packed in NN): the twin reads B as
         // stored and copies it with cp.async.
         let plain = Candidate::plain(simt.defaults());
@@ -1347,14 +1352,14 @@ mod tests {
         assert!(along_k_twin("simt", &v, &tn, tc).is_none());
         assert!(along_k_twin("simt", &plain, &nt, tc).is_none());
         // In place: as the call stores B (along K in NN, not in NT), never after ALONG_MN's pack.
-        let direct = gemmlab::kernels::find("simtdirect").unwrap();
+        let direct = gemmlab::kernel::builtin::find("simtdirect").unwrap();
         let d = Candidate::plain(direct.defaults());
         let v = along_k_twin("simtdirect", &d, &nn, tc).unwrap();
         assert_eq!(v.config, d.config);
         assert!(along_k_twin("simtdirect", &d, &nt, tc).is_none());
         let packed = Candidate::plain(direct.config(&[("ALONG_MN".into(), 1)]).unwrap());
         assert!(along_k_twin("simtdirect", &packed, &nn, tc).is_none());
-        let x = gemmlab::kernels::find("xgemm").unwrap().defaults();
+        let x = gemmlab::kernel::builtin::find("xgemm").unwrap().defaults();
         assert!(along_k_twin("xgemm", &Candidate::plain(x), &nn, tc).is_none());
     }
 
@@ -1407,7 +1412,7 @@ mod tests {
 
     #[test]
     fn thin_calls_are_seeded_with_narrow_tiles_that_the_kernel_takes() {
-        let direct = gemmlab::kernels::find("simtdirect").unwrap();
+        let direct = gemmlab::kernel::builtin::find("simtdirect").unwrap();
         let thin_tile = [
             ("BK", 32),
             ("BM", 64),

@@ -10,11 +10,11 @@ use crate::backend::{Backend, Toolchain};
 use crate::error::{Error, Result};
 use crate::gemm::driver::{Session, Source};
 use crate::gemm::problem::Template;
-use crate::kernels::{Hints, KernelSpec};
+use crate::kernel::builtin::{Hints, KernelSpec};
+use crate::kernel::user::{Dims, UserKernel};
+use crate::measure::progress::Progress;
 use crate::measure::Plan;
-use crate::progress::Progress;
 use crate::results::{Measurement, ResultWriter};
-use crate::spec::{Dims, UserKernel};
 
 /// `gemmlab compare`: every kernel at every point on every toolchain. Built-in
 /// GEMMs run at `sizes` (cuBLAS first at each size), users' kernels at their
@@ -34,7 +34,7 @@ pub struct CompareOptions<'a> {
     pub seed: u64,
     /// `compare --tuned`: each toolchain runs the configuration the database of
     /// bests holds for it (tuned at the nearest size), else the published defaults.
-    pub tuned: Option<crate::bests::Database>,
+    pub tuned: Option<crate::results::bests::Database>,
 }
 
 impl CompareOptions<'_> {
@@ -236,7 +236,7 @@ fn compare_gemm(
 
 /// The point `compare --tuned` runs for a kernel on a toolchain, said aloud.
 fn tuned_point(
-    db: &crate::bests::Database,
+    db: &crate::results::bests::Database,
     spec: &'static KernelSpec,
     toolchain: Toolchain,
     size: (usize, usize, usize),
@@ -249,7 +249,7 @@ fn tuned_point(
     let (config, hints, label) = match found {
         Some(b) => {
             let label = format!("tuned at {}x{}x{}", b.m, b.n, b.k);
-            let stale = if b.source != crate::keys::fnv1a(&spec.source(toolchain)) {
+            let stale = if b.source != crate::util::keys::fnv1a(&spec.source(toolchain)) {
                 " (the kernel source changed since)"
             } else {
                 ""

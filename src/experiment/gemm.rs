@@ -4,7 +4,6 @@
 
 use super::measuring::{self, Rates, Workload};
 use crate::backend::{Backend, BuildReport, DeviceInfo, KernelResources};
-use crate::clocks::ClockWindow;
 use crate::error::{Error, Result};
 use crate::gemm::check::{CheckMode, FULL_CPU_MAX_MNK};
 use crate::gemm::driver::device_reference;
@@ -15,9 +14,10 @@ use crate::gemm::driver::{
 use crate::gemm::memory::{self, RefKind};
 use crate::gemm::problem::Problem as GemmCall;
 use crate::gemm::{Operands, Reference};
-use crate::kernels::{Config, Hints, KernelSpec};
+use crate::kernel::builtin::{Config, Hints, KernelSpec};
+use crate::measure::clocks::ClockWindow;
+use crate::measure::progress::Progress;
 use crate::measure::{gflops, interleaved, Plan, Stats, Timed};
-use crate::progress::Progress;
 use crate::results::{failed_row, Measurement, ResultWriter};
 
 /// What is measured at one point of an experiment.
@@ -465,7 +465,7 @@ fn pair_vendor(
 pub fn config_for(
     spec: &KernelSpec,
     defines: &[(String, i64)],
-    precision: crate::kernels::Precision,
+    precision: crate::kernel::builtin::Precision,
 ) -> std::result::Result<Config, Status> {
     let mut own: Vec<(String, i64)> = defines
         .iter()
@@ -473,7 +473,7 @@ pub fn config_for(
         .cloned()
         .collect();
     if spec.multi_precision() {
-        own.push((crate::kernels::PRECISION.into(), precision.define()));
+        own.push((crate::kernel::builtin::PRECISION.into(), precision.define()));
     }
     spec.config(&own)
         .map_err(|e| Status::InvalidConfig(e.to_string()))
@@ -511,13 +511,13 @@ pub fn check_defines(kernels: &[&KernelSpec], defines: &[(String, i64)]) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::Precision;
+    use crate::kernel::builtin::Precision;
 
     /// A define valid only in one precision is judged at the call's: tc's f64
     /// shapes are refused for f32 and taken for f64.
     #[test]
     fn defines_are_judged_at_the_calls_precision() {
-        let tc = crate::kernels::find("tc").unwrap();
+        let tc = crate::kernel::builtin::find("tc").unwrap();
         let defines = vec![("MMA".to_string(), 1684), ("BK".to_string(), 4)];
         let c = config_for(tc, &defines, Precision::F64).unwrap();
         assert_eq!(c.get("PRECISION"), 64);
@@ -526,7 +526,7 @@ mod tests {
             Err(Status::InvalidConfig(e)) if e.contains("MMA must be 1688")
         ));
         // A kernel of one precision is not given PRECISION.
-        let simt = crate::kernels::find("simt").unwrap();
+        let simt = crate::kernel::builtin::find("simt").unwrap();
         assert!(!config_for(simt, &[], Precision::F32)
             .unwrap()
             .0

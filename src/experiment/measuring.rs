@@ -7,9 +7,9 @@
 //! around the timed window, and turn each outcome into a row.
 
 use crate::backend::{Backend, BuildReport, DeviceInfo, KernelResources};
-use crate::clocks::ClockWindow;
 use crate::error::Result;
 use crate::gemm::driver::{Attempt, Session, Status, VendorCall, VendorRunner};
+use crate::measure::clocks::ClockWindow;
 use crate::measure::{interleaved, CacheState, Plan, Stats, Timed};
 use crate::occupancy;
 use crate::results::Measurement;
@@ -202,7 +202,7 @@ fn fill_build<W: Workload<I>, I>(
     row.resources = resources;
     row.compile_ms = Some(b.compile_ms);
     row.build_notes = b.notes.clone();
-    row.ptx_mix = b.ptx.as_deref().map(crate::ptx::instruction_mix);
+    row.ptx_mix = b.ptx.as_deref().map(crate::backend::ptx::instruction_mix);
     if let (Some(dir), Some(ptx)) = (&s.keep_ptx, &b.ptx) {
         row.ptx_file = keep_ptx(dir, row, ptx);
     }

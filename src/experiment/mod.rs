@@ -2,6 +2,11 @@
 //! measuring core ([`measuring::measure`]) for built-in GEMMs and users' spec kernels
 //! alike; the vendor BLAS beside GEMMs; and `compare`, which walks the points.
 
+pub mod atlas;
+pub mod attribution;
+pub mod offline;
+pub mod sweep;
+
 mod compare;
 mod gemm;
 pub mod measuring;

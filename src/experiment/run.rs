@@ -6,13 +6,13 @@
 use std::path::Path;
 
 use crate::backend::Backend;
-use crate::clocks::Monitor;
 use crate::error::Result;
 use crate::gemm::driver::Session;
+use crate::measure::clocks::Monitor;
+use crate::measure::progress::Progress;
 use crate::measure::{CacheState, Plan};
-use crate::progress::Progress;
 use crate::results::{Environment, Measurement, ResultWriter};
-use crate::words::plural;
+use crate::util::words::plural;
 
 /// How a measuring run is recorded.
 pub struct Recording<'a> {
@@ -62,7 +62,7 @@ impl Recording<'_> {
         let writer = ResultWriter::create(self.out, env)?;
         if self.keep_ptx {
             for s in sessions.iter_mut() {
-                s.keep_ptx = Some(self.out.join(crate::ptx_archive::DIR));
+                s.keep_ptx = Some(self.out.join(crate::results::ptx_archive::DIR));
             }
         }
         Ok(writer)

@@ -5,12 +5,12 @@
 use crate::backend::{Backend, BuildReport, DeviceInfo, KernelResources};
 use crate::error::{Error, Result};
 use crate::gemm::driver::{Session, Source, Status};
-use crate::kernels::{Config, Hints};
+use crate::kernel::builtin::{Config, Hints};
+use crate::kernel::user::model::{Dims, Instance, Reference, UserKernel};
+use crate::kernel::user::run::{self, Attempt, Outputs};
+use crate::measure::progress::Progress;
 use crate::measure::{Plan, Stats};
-use crate::progress::Progress;
 use crate::results::{failed_row, Measurement, ResultWriter};
-use crate::spec::model::{Dims, Instance, Reference, UserKernel};
-use crate::spec::run::{self, Attempt, Outputs};
 
 use super::gemm::Lane;
 use super::measuring::{self, Rates, Workload};
@@ -326,7 +326,7 @@ pub struct SpecCompare<'a> {
     pub seed: u64,
     /// `compare --tuned`: each toolchain runs the configuration the database of
     /// bests holds for it (tuned at these dims, else the nearest), else the defaults.
-    pub tuned: Option<crate::bests::Database>,
+    pub tuned: Option<crate::results::bests::Database>,
 }
 
 impl SpecCompare<'_> {
@@ -349,7 +349,7 @@ impl SpecCompare<'_> {
 /// The configuration each session runs under `compare --tuned`, said aloud.
 pub fn tuned_items(
     sessions: &mut [Session],
-    db: &crate::bests::Database,
+    db: &crate::results::bests::Database,
     k: &UserKernel,
     dims: &Dims,
     progress: &Progress,
@@ -455,7 +455,7 @@ pub fn run_spec_compare(
 pub fn measure_on(
     backend: crate::AnyBackend,
     kernel: &UserKernel,
-    config: &crate::kernels::Config,
+    config: &crate::kernel::builtin::Config,
     dims: &Dims,
     reps: usize,
     seed: u64,

@@ -221,7 +221,7 @@ pub fn parse_size(s: &str) -> crate::Result<(usize, usize, usize)> {
     Ok(dims)
 }
 
-pub use crate::kernels::round_up;
+pub use crate::kernel::builtin::round_up;
 
 #[cfg(test)]
 mod tests {

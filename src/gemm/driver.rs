@@ -18,11 +18,11 @@ use crate::backend::{
     AnyBackend, Arg, Artefact, Backend, Buffer, BuildReport, Elem, GemmCall, Geometry, HostData,
     HostDataMut, HostF32, HostF64, KernelResources, Launch, Program,
 };
-use crate::clocks::ClockReading;
 use crate::error::{Error, Result};
-use crate::kernels::{Abi, Config, Hints, KernelSpec, Support};
+use crate::kernel::builtin::{Abi, Config, Hints, KernelSpec, Support};
+use crate::measure::clocks::ClockReading;
+use crate::measure::split::{Laps, Step};
 use crate::measure::Timed;
-use crate::split::{Laps, Step};
 
 /// Why a cell of the comparison has no speed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -161,7 +161,7 @@ pub struct Session {
     /// Where experiments keep the PTX of every build they measure (`--keep-ptx`).
     pub keep_ptx: Option<std::path::PathBuf>,
     /// NVML clock readings of this session's GPU, where it has one.
-    pub monitor: Option<crate::clocks::Monitor>,
+    pub monitor: Option<crate::measure::clocks::Monitor>,
     /// Why there is no monitor (no NVML, not an NVIDIA GPU, ...), for the run's notes.
     pub monitor_note: Option<String>,
     support: Option<Program>,
@@ -1135,7 +1135,7 @@ fn fingerprint(c: &[f64]) -> u64 {
     for v in c.iter().step_by(step) {
         bytes.extend_from_slice(&v.to_bits().to_le_bytes());
     }
-    crate::keys::fnv1a_bytes(&bytes)
+    crate::util::keys::fnv1a_bytes(&bytes)
 }
 
 /// C after a call on a buffer laid out as `problem` says (its elements outside
@@ -1503,7 +1503,7 @@ pub fn run_once_result(
 /// One reading per session (`None` without a monitor); sessions on the same GPU
 /// share one reading, so the readings sit as close to the timed launches as they can.
 pub fn read_clocks(sessions: &[Session]) -> Vec<Option<ClockReading>> {
-    let mut done: Vec<(&crate::clocks::Monitor, ClockReading)> = Vec::new();
+    let mut done: Vec<(&crate::measure::clocks::Monitor, ClockReading)> = Vec::new();
     sessions
         .iter()
         .map(|s| {

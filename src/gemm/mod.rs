@@ -1,5 +1,7 @@
 //! Problems, operands, the CPU reference and result checking.
 
+pub mod accuracy;
+
 pub mod check;
 pub mod data;
 pub mod driver;

@@ -11,7 +11,7 @@
 
 use crate::backend::{AnyBackend, Arg, Backend, Buffer, Geometry, Launch, Program};
 use crate::error::{Error, Result};
-use crate::kernels::{Abi, Config, KernelSpec, Support};
+use crate::kernel::builtin::{Abi, Config, KernelSpec, Support};
 
 use super::data::round_up;
 use super::problem::{Matrix, Precision, Problem, Storage};
@@ -410,7 +410,7 @@ pub fn plan(
             // was compiled for (`fixed_form`), 16-byte aligned: one the call stores the
             // other way is transposed first, an unaligned one copied (ld a multiple of
             // 4), both in one launch where both need it.
-            let form = crate::kernels::fixed_form(config);
+            let form = crate::kernel::builtin::fixed_form(config);
             let mut pre = Vec::new();
             let mut operand = |be: &mut AnyBackend,
                                x: Buffer,

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::analysis::clocks::{Clocks, Kind, RunClocks, Span};
-use crate::clocks::ClockReading;
+use crate::measure::clocks::ClockReading;
 use crate::results::Measurement;
 
 use super::data;

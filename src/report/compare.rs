@@ -6,9 +6,9 @@ use std::iter::once;
 
 use crate::analysis::compare::{Best, Compare, Kind, Listing, Pair, Size};
 use crate::analysis::stats::{distinct, is_same};
+use crate::backend::ptx::PtxMix;
 use crate::backend::Toolchain;
 use crate::error::Result;
-use crate::ptx::PtxMix;
 use crate::results::Measurement;
 
 use super::data::{self, find, is_vendor, of_size, size_label, toolchain_name as name, vendor_at};

@@ -15,7 +15,7 @@
 //! - counts agree with their nouns: [`plural`] ("1 run", "3 runs"), [`verb`].
 
 use crate::results::Measurement;
-pub use crate::words::{plural, verb};
+pub use crate::util::words::{plural, verb};
 
 use super::data;
 

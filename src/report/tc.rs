@@ -2,9 +2,9 @@
 
 use std::fmt::Write as _;
 
-use crate::accuracy::{Arithmetic, Row, FP32_FACTOR};
 use crate::analysis::tc::{Kind, SpeedRow, Tc};
 use crate::error::Result;
+use crate::gemm::accuracy::{Arithmetic, Row, FP32_FACTOR};
 use crate::results::Measurement;
 
 use super::data::{self, toolchain_name as name};
@@ -55,7 +55,8 @@ const ACCURACY: [Column; 9] = [
         md::times(r.errors.zip(*base).map(|(e, b)| e.max_abs / b))
     }),
     ("FP32 check", |(r, _)| {
-        let pass = |e: crate::accuracy::Errors| if e.f32_full_check { "passes" } else { "fails" };
+        let pass =
+            |e: crate::gemm::accuracy::Errors| if e.f32_full_check { "passes" } else { "fails" };
         r.errors.map_or(md::MISSING, pass).into()
     }),
 ];

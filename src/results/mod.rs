@@ -3,6 +3,10 @@
 //! exists (an interrupted run loses nothing already measured), and at the end
 //! `results.json` (environment + measurements) and `results.csv`.
 
+pub mod bests;
+pub mod ptx_archive;
+pub mod table;
+
 pub mod ncu;
 pub mod reading;
 pub mod set;
@@ -15,11 +19,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, DeviceInfo, KernelResources, Toolchain};
-use crate::clocks::{ClockReading, ClockWindow, NvmlInfo};
 use crate::error::{Error, Result};
 use crate::gemm::driver::{Session, Status};
 use crate::gemm::CheckReport;
-use crate::kernels::{Config, Hints};
+use crate::kernel::builtin::{Config, Hints};
+use crate::measure::clocks::{ClockReading, ClockWindow, NvmlInfo};
 use crate::measure::{CacheState, Plan, Stats};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -139,7 +143,7 @@ pub struct Measurement {
     pub occupancy: Option<f64>,
     /// Static instruction mix of the kernel's PTX, where the toolchain gives PTX.
     #[serde(default)]
-    pub ptx_mix: Option<crate::ptx::PtxMix>,
+    pub ptx_mix: Option<crate::backend::ptx::PtxMix>,
     /// The PTX of this build, relative to the result directory (with `--keep-ptx`).
     #[serde(default)]
     pub ptx_file: Option<String>,
@@ -209,10 +213,10 @@ pub fn replace_earlier_run(dir: &Path) -> Result<()> {
         let what = [(earlier, "measurement"), (traces, "search trace")]
             .iter()
             .filter(|(n, _)| *n > 0)
-            .map(|(n, w)| crate::words::plural(*n, w))
+            .map(|(n, w)| crate::util::words::plural(*n, w))
             .collect::<Vec<_>>()
             .join(" and ");
-        let them = crate::words::verb(earlier + traces, "it", "them");
+        let them = crate::util::words::verb(earlier + traces, "it", "them");
         let d = dir.display();
         eprintln!("note: {d} held {what} of an earlier run; this run replaces {them} (another --out keeps both)");
     }
@@ -225,8 +229,8 @@ fn is_run_artefact(name: &str) -> bool {
     matches!(
         name,
         "measurements.jsonl" | "environment.json" | "results.json" | "results.csv"
-    ) || name == crate::ptx_archive::ARCHIVE
-        || name == crate::ptx_archive::DIR
+    ) || name == crate::results::ptx_archive::ARCHIVE
+        || name == crate::results::ptx_archive::DIR
         || json("search-")
         || json("replay-")
 }
@@ -295,7 +299,7 @@ impl ResultWriter {
         write_json(&self.dir.join("results.json"), &doc)?;
         write_csv(&self.dir.join("results.csv"), &self.all)?;
         // The listings of --keep-ptx: one archive instead of hundreds of files.
-        crate::ptx_archive::pack(&self.dir)?;
+        crate::results::ptx_archive::pack(&self.dir)?;
         Ok(self.all)
     }
 }

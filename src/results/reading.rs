@@ -6,7 +6,7 @@
 use super::{Measurement, NVRTC_PTX, OPENCL_PTX};
 use crate::backend::occupancy::{self, Limits, Occupancy};
 use crate::backend::Toolchain;
-use crate::kernels;
+use crate::kernel::builtin as kernels;
 
 /// The kernel name of the vendor BLAS's rows.
 pub const VENDOR: &str = "cublas";

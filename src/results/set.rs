@@ -22,7 +22,7 @@ pub struct Run {
 pub struct ResultSet {
     pub runs: Vec<Run>,
     /// `gemmlab accuracy`'s rows (`accuracy.json`), from every directory that holds one.
-    pub accuracy: Vec<crate::accuracy::Row>,
+    pub accuracy: Vec<crate::gemm::accuracy::Row>,
 }
 
 impl ResultSet {
@@ -48,10 +48,10 @@ const ENVIRONMENT_FILE: &str = "environment.json";
 const MAX_DEPTH: usize = 4;
 
 /// The rows of every `accuracy.json` in or below `from` (as deep as result directories).
-fn accuracy_rows(from: &[PathBuf]) -> Result<Vec<crate::accuracy::Row>> {
+fn accuracy_rows(from: &[PathBuf]) -> Result<Vec<crate::gemm::accuracy::Row>> {
     #[derive(serde::Deserialize)]
     struct File {
-        rows: Vec<crate::accuracy::Row>,
+        rows: Vec<crate::gemm::accuracy::Row>,
     }
     let mut files: Vec<PathBuf> = (from.iter())
         .flat_map(|d| holding(d, ACCURACY_FILE, 0))

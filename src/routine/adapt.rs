@@ -11,9 +11,9 @@
 //! clearly faster.
 
 use crate::backend::DeviceInfo;
-use crate::bests::RoutineEntry;
 use crate::gemm::problem::{Layout, Problem};
-use crate::kernels::{Config, Hints, KernelSpec};
+use crate::kernel::builtin::{Config, Hints, KernelSpec};
+use crate::results::bests::RoutineEntry;
 
 use super::fit::{predicted_s, Machine};
 use super::shape::{call_label, distance, ShapeClass};
@@ -525,7 +525,7 @@ pub(crate) mod tests {
     use crate::backend::Toolchain;
     use crate::gemm::problem::Precision;
     use crate::gemm::shape::ShapeClass;
-    use crate::kernels;
+    use crate::kernel::builtin as kernels;
 
     use super::super::fit::tests::h200_device as h200;
 

@@ -17,7 +17,7 @@ use crate::backend::{Backend, DeviceInfo, DeviceKind};
 use crate::gemm::data::round_up;
 use crate::gemm::driver::Session;
 use crate::gemm::problem::{Matrix, Problem};
-use crate::kernels::{fixed_form, Abi, Config, KernelSpec};
+use crate::kernel::builtin::{fixed_form, Abi, Config, KernelSpec};
 
 /// What a launch costs beyond its work (event-timed steps of the routine).
 const LAUNCH_S: f64 = 3e-6;
@@ -90,7 +90,11 @@ pub fn model_device(session: &Session, others: &[Session]) -> DeviceInfo {
         let monitor = match &session.monitor {
             Some(m) => m,
             None => {
-                opened = crate::clocks::Monitor::open(&crate::clocks::Nvml::load(), &info).ok()?;
+                opened = crate::measure::clocks::Monitor::open(
+                    &crate::measure::clocks::Nvml::load(),
+                    &info,
+                )
+                .ok()?;
                 &opened
             }
         };
@@ -364,7 +368,7 @@ pub(crate) mod tests {
     }
 
     fn simt() -> &'static KernelSpec {
-        crate::kernels::find("simt").unwrap()
+        crate::kernel::builtin::find("simt").unwrap()
     }
 
     fn best(m: usize, n: usize, k: usize) -> Config {
@@ -455,7 +459,7 @@ pub(crate) mod tests {
 
     #[test]
     fn the_last_wave_shared_along_k_pays_only_where_it_is_part_empty() {
-        let tc = crate::kernels::find("tc").unwrap();
+        let tc = crate::kernel::builtin::find("tc").unwrap();
         let with = |extra: &[(&str, i64)], (m, n, k)| {
             let d: Vec<(String, i64)> = [
                 ("PRECISION", 64),
@@ -471,7 +475,7 @@ pub(crate) mod tests {
             .collect();
             let c = tc.config(&d).unwrap();
             let mut p = call(m, n, k);
-            p.precision = crate::kernels::Precision::F64;
+            p.precision = crate::kernel::builtin::Precision::F64;
             predicted_s(tc, &c, &p, &h200()).unwrap()
         };
         // 1024 x 1024 x 8192: 128 tiles for a wave of 264, every one shared four ways.

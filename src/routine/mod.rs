@@ -29,14 +29,14 @@ use crate::backend::{
     AnyBackend, Artefact, Backend, Buffer, CompileOptions, Compiler, DeviceInfo, HostData,
     HostDataMut, Program, Toolchain,
 };
-use crate::bests::{Database, RoutineEntry};
 use crate::error::{Error, Result};
 use crate::gemm::check::Real;
 use crate::gemm::driver::{upload_real, Session};
 use crate::gemm::problem::{Matrix, Precision, Problem, Trans};
 use crate::gemm::stage::{self, Staged};
-use crate::kernels::{self, Arithmetic, Config, Hints, KernelSpec};
+use crate::kernel::builtin::{self as kernels, Arithmetic, Config, Hints, KernelSpec};
 use crate::measure::Stats;
+use crate::results::bests::{Database, RoutineEntry};
 
 /// The experiment name of the routine's result records (`gemmlab gemm --out`).
 pub const ROUTINE: &str = "routine";

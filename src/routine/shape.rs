@@ -3,9 +3,9 @@
 //! choose: by the class of the call's shape first, then by its layout and
 //! transposes, then by the nearest tuned shape.
 
-use crate::bests::RoutineEntry;
 use crate::gemm::problem::Problem;
 pub use crate::gemm::shape::{call_label, ShapeClass, SMALL_EDGE, SMALL_K, THIN};
+use crate::results::bests::RoutineEntry;
 
 /// How well a database entry fits a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -14,11 +14,11 @@ use crate::gemm::check::check_widened;
 use crate::gemm::driver::{read_c, Session};
 use crate::gemm::problem::{Matrix, Precision, Problem};
 use crate::gemm::{Operands, Reference};
+use crate::measure::progress::Progress;
 use crate::measure::Stats;
-use crate::progress::Progress;
 use crate::routine::{upload_operand, Gemm, Path, Tuning};
 
-use crate::bests::{Crossover, CrossoverPoint};
+use crate::results::bests::{Crossover, CrossoverPoint};
 
 /// Edges measured by default: from where the direct kernel is the only sensible
 /// choice to where the indirect one clearly wins on a GPU.

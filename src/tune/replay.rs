@@ -435,7 +435,7 @@ mod tests {
     use crate::tune::strategy::testkit;
 
     fn cand(tsm: i64, unroll: Option<bool>, cap: Option<u32>) -> Candidate {
-        let mut hints = crate::kernels::Hints {
+        let mut hints = crate::kernel::builtin::Hints {
             max_registers: cap,
             ..Default::default()
         };
@@ -443,7 +443,9 @@ mod tests {
             hints.switches.insert("UNROLL_K".into(), on);
         }
         Candidate {
-            config: crate::kernels::Config([("TSM".to_string(), tsm)].into_iter().collect()),
+            config: crate::kernel::builtin::Config(
+                [("TSM".to_string(), tsm)].into_iter().collect(),
+            ),
             hints,
         }
     }

@@ -11,18 +11,18 @@ use super::search::{key_base, search, SearchOptions, SearchResult, Workload};
 use super::space::{Space, SpaceRequest};
 use super::store::{Phase, Record, Store};
 use crate::backend::Backend;
-use crate::bests::{Best, Database};
 use crate::error::{Error, Result};
 use crate::experiment::{measure_items, measure_vendor, refused_size, Lane, Point, Problem};
 use crate::gemm::driver::Session;
 use crate::gemm::problem::Template;
+use crate::kernel::builtin::KernelSpec;
+use crate::kernel::user::{Dims, UserKernel};
 use crate::kernel::Kernel;
-use crate::kernels::KernelSpec;
-use crate::keys::fnv1a;
+use crate::measure::progress::Progress;
 use crate::measure::Plan;
-use crate::progress::Progress;
+use crate::results::bests::{Best, Database};
 use crate::results::{Measurement, ResultWriter};
-use crate::spec::{Dims, UserKernel};
+use crate::util::keys::fnv1a;
 
 #[derive(Clone)]
 pub struct TuneOptions {
@@ -422,8 +422,8 @@ fn search_each<'w>(
 /// One row of a final round, with the configuration it measured.
 struct Final<'a> {
     session: usize,
-    config: &'a crate::kernels::Config,
-    hints: &'a crate::kernels::Hints,
+    config: &'a crate::kernel::builtin::Config,
+    hints: &'a crate::kernel::builtin::Hints,
     row: &'a Measurement,
 }
 
@@ -540,7 +540,7 @@ pub fn trace_name(r: &SearchResult) -> String {
         .tried
         .first()
         .and_then(|t| t.record.key.call.as_deref())
-        .map(|c| format!("-{}", &crate::keys::fnv1a(c)[..8]))
+        .map(|c| format!("-{}", &crate::util::keys::fnv1a(c)[..8]))
         .unwrap_or_default();
     format!(
         "search-{}-{}-{}x{}x{}-{}{call}.json",

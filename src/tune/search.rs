@@ -22,15 +22,15 @@ use crate::error::{Error, Result};
 use crate::experiment::Problem;
 use crate::gemm::check::check_against;
 use crate::gemm::driver::{prepare_built, prepare_loaded, Attempt, KernelRunner, Session, Status};
+use crate::kernel::builtin::{Config, Hints, KernelSpec};
+use crate::kernel::user::run::Outputs;
+use crate::kernel::user::{Dims, UserKernel};
 use crate::kernel::Kernel;
-use crate::kernels::{Config, Hints, KernelSpec};
-use crate::keys::fnv1a;
+use crate::measure::progress::Progress;
+use crate::measure::split::{Split, Step};
 use crate::measure::{gflops, interleaved, CacheState, Plan, Stats, Timed};
 use crate::occupancy;
-use crate::progress::Progress;
-use crate::spec::run::Outputs;
-use crate::spec::{Dims, UserKernel};
-use crate::split::{Split, Step};
+use crate::util::keys::fnv1a;
 
 /// When a search stops.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -296,7 +296,7 @@ pub fn spec_unit(k: &UserKernel) -> &'static str {
 }
 
 /// A user kernel's rate in its unit (`spec_unit`) from a time.
-fn spec_rate(inst: &crate::spec::Instance, ns: f64) -> f64 {
+fn spec_rate(inst: &crate::kernel::user::Instance, ns: f64) -> f64 {
     let secs = ns * 1e-9;
     match (inst.flops, inst.bytes) {
         (Some(f), _) => f / secs * 1e-9,
@@ -611,7 +611,7 @@ pub fn search(
             let tx = done_tx.clone();
             let cancel = &cancel;
             scope.spawn(move || {
-                crate::sched::lower_this_thread();
+                crate::util::sched::lower_this_thread();
                 loop {
                     let job = match rx.lock() {
                         Ok(guard) => guard.recv(),
@@ -1009,7 +1009,10 @@ fn time_point(
 }
 
 /// Inputs of a user kernel by the buffer lengths they were generated for.
-type InputsCache = Option<(Vec<Option<usize>>, Vec<Option<crate::spec::data::HostBuf>>)>;
+type InputsCache = Option<(
+    Vec<Option<usize>>,
+    Vec<Option<crate::kernel::user::data::HostBuf>>,
+)>;
 
 /// Loads, checks and times one compiled point of a user kernel.
 #[allow(clippy::too_many_arguments)]
@@ -1042,11 +1045,12 @@ fn measure_spec(
     if cache.as_ref().is_none_or(|(lens, _)| *lens != inst.lens) {
         *cache = Some((
             inst.lens.clone(),
-            crate::spec::run::inputs(kernel, &inst, seed),
+            crate::kernel::user::run::inputs(kernel, &inst, seed),
         ));
     }
-    let data: &[Option<crate::spec::data::HostBuf>] = cache.as_ref().map_or(&[], |(_, d)| d);
-    let attempt = crate::spec::run::prepare(
+    let data: &[Option<crate::kernel::user::data::HostBuf>] =
+        cache.as_ref().map_or(&[], |(_, d)| d);
+    let attempt = crate::kernel::user::run::prepare(
         session,
         kernel,
         &config,
@@ -1054,7 +1058,7 @@ fn measure_spec(
         &inst,
         data,
         reference,
-        crate::spec::run::Code::Built(artefact),
+        crate::kernel::user::run::Code::Built(artefact),
     );
     let info = session.backend.borrow().info().clone();
     if let Some(b) = &attempt.build {
@@ -1066,7 +1070,7 @@ fn measure_spec(
     }
     record.status = attempt.status.clone();
     if let Some(p) = attempt.prepared {
-        let mut runner = crate::spec::run::Runner {
+        let mut runner = crate::kernel::user::run::Runner {
             session,
             prepared: &p,
             flush: None,

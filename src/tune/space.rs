@@ -12,8 +12,8 @@ use super::grid::{decode, strides, Grid};
 use crate::backend::{DeviceInfo, Toolchain};
 use crate::error::{Error, Result};
 use crate::gemm::problem::Precision;
+use crate::kernel::builtin::{Config, Hints, KernelSpec, SwitchUse, PRECISION, USE_BOUNDS};
 use crate::kernel::Kernel;
-use crate::kernels::{Config, Hints, KernelSpec, SwitchUse, PRECISION, USE_BOUNDS};
 
 /// Register caps tried by default: none, then the steps where a 256-thread
 /// group's occupancy changes on NVIDIA GPUs since Kepler (64K registers per SM).
@@ -306,7 +306,7 @@ impl Space {
         // Registry constraints that involve a switch (e.g. simt's K-major operands
         // and cp.async): judged on each point with its switch states.
         let switch_names: Vec<&str> = switches.iter().map(|s| s.name()).collect();
-        let switch_rules: Vec<&crate::kernels::Constraint> = kernel
+        let switch_rules: Vec<&crate::kernel::builtin::Constraint> = kernel
             .builtin()
             .map(|k| k.constraints)
             .unwrap_or_default()
@@ -844,7 +844,7 @@ fn product(sizes: &[usize]) -> Vec<Vec<u8>> {
 mod tests {
     use super::*;
     use crate::backend::DeviceKind;
-    use crate::kernels;
+    use crate::kernel::builtin as kernels;
 
     fn device(toolchain: Toolchain, nvidia: bool) -> DeviceInfo {
         let (name, vendor, platform) = if nvidia {

@@ -15,10 +15,10 @@ use serde::{Deserialize, Serialize};
 use crate::backend::{DeviceInfo, KernelResources, Toolchain};
 use crate::error::{Error, Result};
 use crate::gemm::driver::Status;
-use crate::kernels::{Config, Hints};
-use crate::keys::device_slug;
+use crate::kernel::builtin::{Config, Hints};
+use crate::measure::split::Split;
 use crate::measure::Stats;
-use crate::split::Split;
+use crate::util::keys::device_slug;
 
 pub const FORMAT: u32 = 1;
 
@@ -283,7 +283,7 @@ fn refuse_mix(path: &Path, have: &Header, want: &Header) -> Result<()> {
 pub(crate) mod tests {
     use super::*;
     use crate::backend::DeviceKind;
-    use crate::keys::fnv1a;
+    use crate::util::keys::fnv1a;
 
     fn device(name: &str) -> DeviceInfo {
         DeviceInfo::new(

@@ -179,7 +179,7 @@ pub fn supervise(program: &Path, args: &[std::ffi::OsString], say: &dyn Fn(&str)
             Ended::Exited(code) => {
                 let _ = std::fs::remove_file(&marker);
                 if restarts > 0 {
-                    let restarts = crate::words::plural(restarts, "restart");
+                    let restarts = crate::util::words::plural(restarts, "restart");
                     say(&format!("gemmlab tune: finished after {restarts}"));
                 }
                 return Ok(code);

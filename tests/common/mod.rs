@@ -98,9 +98,9 @@ pub const NARROW_STREAM_K: [(&str, i64); 6] = [
 ];
 
 pub fn small_simt_config(
-    spec: &gemmlab::kernels::KernelSpec,
+    spec: &gemmlab::kernel::builtin::KernelSpec,
     extra: &[(&str, i64)],
-) -> gemmlab::kernels::Config {
+) -> gemmlab::kernel::builtin::Config {
     let mut d: Vec<(String, i64)> = [
         ("BM", 32),
         ("BN", 32),
@@ -125,9 +125,9 @@ pub fn small_simt_config(
 /// f64 reference: the reason it failed, if it did.
 pub fn check_kernel(
     session: &mut gemmlab::gemm::driver::Session,
-    spec: &gemmlab::kernels::KernelSpec,
-    config: &gemmlab::kernels::Config,
-    hints: &gemmlab::kernels::Hints,
+    spec: &gemmlab::kernel::builtin::KernelSpec,
+    config: &gemmlab::kernel::builtin::Config,
+    hints: &gemmlab::kernel::builtin::Hints,
     ops: &gemmlab::gemm::Operands,
 ) -> Result<(), String> {
     let reference = gemmlab::gemm::Reference::cpu(ops);
@@ -211,12 +211,15 @@ pub fn blas_calls(m: usize, n: usize, k: usize) -> Vec<gemmlab::gemm::problem::P
 /// (`ASYNC_ALONG_K` needs `ASYNC_COPY` and a K-major operand).
 #[allow(dead_code)]
 pub fn admitting(
-    spec: &gemmlab::kernels::KernelSpec,
-    hints: &gemmlab::kernels::Hints,
+    spec: &gemmlab::kernel::builtin::KernelSpec,
+    hints: &gemmlab::kernel::builtin::Hints,
     toolchain: Toolchain,
-) -> Option<(gemmlab::kernels::Config, gemmlab::kernels::Hints)> {
+) -> Option<(
+    gemmlab::kernel::builtin::Config,
+    gemmlab::kernel::builtin::Hints,
+)> {
     let defaults = spec.defaults();
-    let valid = |c: &gemmlab::kernels::Config, h: &gemmlab::kernels::Hints| {
+    let valid = |c: &gemmlab::kernel::builtin::Config, h: &gemmlab::kernel::builtin::Hints| {
         spec.validate_with_switches(c, h, toolchain).is_ok()
     };
     if valid(&defaults, hints) {
@@ -232,7 +235,7 @@ pub fn admitting(
         }
     }
     let values = spec.switch_values(toolchain, hints);
-    let flips: Vec<gemmlab::kernels::Hints> = (values.iter())
+    let flips: Vec<gemmlab::kernel::builtin::Hints> = (values.iter())
         .filter(|(s, _)| hints.switch(s.name()).is_none())
         .map(|(s, on)| hints.with_switch(s.name(), !on))
         .collect();

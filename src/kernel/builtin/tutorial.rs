@@ -322,11 +322,11 @@ macro_rules! sources {
         &[
             (
                 OpenClC,
-                include_str!(concat!("../../kernels-cl/", $file, ".cl")),
+                include_str!(concat!("../../../kernels-cl/", $file, ".cl")),
             ),
             (
                 CudaCpp,
-                include_str!(concat!("../../kernels-cu/", $file, ".cu")),
+                include_str!(concat!("../../../kernels-cu/", $file, ".cu")),
             ),
         ]
     };

@@ -17,7 +17,7 @@
 //!
 //! ```
 //! use gemmlab::experiment;
-//! use gemmlab::spec::{Dims, UserKernel};
+//! use gemmlab::kernel::user::{Dims, UserKernel};
 //! use gemmlab::{open_spec, Toolchain};
 //!
 //! let kernel = UserKernel::load("specs/saxpy/saxpy.toml".as_ref())?;
@@ -62,7 +62,7 @@ pub fn load_all(paths: &[std::path::PathBuf]) -> crate::Result<Vec<UserKernel>> 
                 message: format!("id '{}' is also the id of {}", k.id, prev.path.display()),
             });
         }
-        if crate::kernels::find(&k.id).is_ok() {
+        if crate::kernel::builtin::find(&k.id).is_ok() {
             return Err(crate::Error::Spec {
                 path: p.clone(),
                 line: None,

@@ -222,8 +222,8 @@ impl Config {
 /// The configuration entry (and define) holding a `real` kernel's precision.
 pub const PRECISION: &str = "PRECISION";
 
-pub const OPENCL_PRELUDE: &str = include_str!("../../kernels-cl/prelude.cl");
-pub const CUDA_PRELUDE: &str = include_str!("../../kernels-cu/prelude.cu");
+pub const OPENCL_PRELUDE: &str = include_str!("../../../kernels-cl/prelude.cl");
+pub const CUDA_PRELUDE: &str = include_str!("../../../kernels-cu/prelude.cu");
 
 impl KernelSpec {
     pub fn defaults(&self) -> Config {
@@ -688,8 +688,8 @@ pub fn parse_define(s: &str) -> Result<(String, i64)> {
 pub struct Support;
 
 impl Support {
-    pub const OPENCL: &'static str = include_str!("../../kernels-cl/support.cl");
-    pub const CUDA: &'static str = include_str!("../../kernels-cu/support.cu");
+    pub const OPENCL: &'static str = include_str!("../../../kernels-cl/support.cl");
+    pub const CUDA: &'static str = include_str!("../../../kernels-cu/support.cu");
     pub const GROUP: usize = 16;
 
     pub fn source(toolchain: Toolchain) -> String {
@@ -701,8 +701,8 @@ impl Support {
     }
 
     /// The BLAS routine's pack, unpack and scale kernels (`real`).
-    pub const ROUTINE_OPENCL: &'static str = include_str!("../../kernels-cl/routine.cl");
-    pub const ROUTINE_CUDA: &'static str = include_str!("../../kernels-cu/routine.cu");
+    pub const ROUTINE_OPENCL: &'static str = include_str!("../../../kernels-cl/routine.cl");
+    pub const ROUTINE_CUDA: &'static str = include_str!("../../../kernels-cu/routine.cu");
 
     pub fn routine_source(toolchain: Toolchain) -> String {
         let body = match toolchain.language() {
@@ -714,8 +714,8 @@ impl Support {
 
     /// The device check of a result against its f64 reference (no prelude: it
     /// needs no switch, and doubles where the device has them).
-    pub const CHECK_OPENCL: &'static str = include_str!("../../kernels-cl/check.cl");
-    pub const CHECK_CUDA: &'static str = include_str!("../../kernels-cu/check.cu");
+    pub const CHECK_OPENCL: &'static str = include_str!("../../../kernels-cl/check.cl");
+    pub const CHECK_CUDA: &'static str = include_str!("../../../kernels-cu/check.cu");
     /// Work-items per work-group of the check kernels (`CHECK_GROUP` in their source).
     pub const CHECK_GROUP: usize = 256;
 

@@ -18,6 +18,10 @@
 //!   and the repetitions are cut to what fits the point's time budget, never below
 //!   `MIN_REPS`, so a 32768^3 product does not spend minutes on 20 repetitions.
 
+pub mod clocks;
+pub mod progress;
+pub mod split;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;

@@ -381,7 +381,7 @@ pub const SIMT: KernelSpec = KernelSpec {
            128-bit chunks through a STAGES-deep pipeline (cp.async where ASYNC_COPY), blocks in a \
            rasterised order, split-K or stream-K with a deterministic in-kernel reduction; either operand read \
            K-contiguous (KMAJOR_A/KMAJOR_B) so that BLAS calls need no transposing pack",
-    sources: &[(OpenClC, include_str!("../../kernels-cl/simt.cl")), (CudaCpp, include_str!("../../kernels-cu/simt.cu"))],
+    sources: &[(OpenClC, include_str!("../../../kernels-cl/simt.cl")), (CudaCpp, include_str!("../../../kernels-cu/simt.cu"))],
     params: &[
         P_BM, P_BN, P_BK, P_WM, P_WN, P_TM, P_TN, P_STAGES, P_SPLITK, P_REDUCE, P_STREAMK, P_SLICEK,
         P_GROUP, P_KMAJOR_A, P_KMAJOR_B,
@@ -446,14 +446,14 @@ pub const SIMT_DIRECT: KernelSpec = KernelSpec {
             OpenClC,
             concat!(
                 "#define SIMT_DIRECT 1\n",
-                include_str!("../../kernels-cl/simt.cl")
+                include_str!("../../../kernels-cl/simt.cl")
             ),
         ),
         (
             CudaCpp,
             concat!(
                 "#define SIMT_DIRECT 1\n",
-                include_str!("../../kernels-cu/simt.cu")
+                include_str!("../../../kernels-cu/simt.cu")
             ),
         ),
     ],
@@ -704,7 +704,7 @@ mod tests {
     #[test]
     fn cp_ca_goes_with_the_cp_async_copies_only() {
         use crate::backend::Toolchain::Cuda;
-        use crate::kernels::Hints;
+        use crate::kernel::builtin::Hints;
         let c = SIMT.defaults();
         let hints = |on: &[&str], off: &[&str]| {
             let mut h = Hints::default();
@@ -730,7 +730,7 @@ mod tests {
         let h = hints(&["CP_CA", "ASYNC_COPY"], &[]);
         assert!(SIMT.validate_with_switches(&c, &h, Cuda).is_ok());
         // tc always copies with cp.async: CP_CA is free there.
-        let tc = &crate::kernels::tc::TC;
+        let tc = &crate::kernel::builtin::tc::TC;
         let h = hints(&["CP_CA"], &[]);
         assert!(tc.validate_with_switches(&tc.defaults(), &h, Cuda).is_ok());
     }
@@ -738,7 +738,7 @@ mod tests {
     #[test]
     fn cp_async_along_k_needs_cp_async_and_an_operand_read_along_k() {
         use crate::backend::Toolchain::Cuda;
-        use crate::kernels::Hints;
+        use crate::kernel::builtin::Hints;
         let on = Hints::default().with_switch("ASYNC_ALONG_K", true);
         let both = on.clone().with_switch("ASYNC_COPY", true);
         let refused = |spec: &KernelSpec, c: &Config, h: &Hints| {
@@ -767,7 +767,7 @@ mod tests {
     #[test]
     fn the_in_place_kernel_compiles_for_one_named_form_or_reads_it_at_run_time() {
         use crate::backend::Toolchain::Cuda;
-        use crate::kernels::Hints;
+        use crate::kernel::builtin::Hints;
         let d = SIMT_DIRECT.defaults();
         assert_eq!(fixed_form(&d), None);
         let with = |defines: &[(&str, i64)]| {
@@ -810,7 +810,7 @@ mod tests {
     #[test]
     fn padded_tiles_count_the_local_flag_of_work_groups_sharing_k() {
         use crate::backend::Toolchain::Cuda;
-        use crate::kernels::Hints;
+        use crate::kernel::builtin::Hints;
         // 4 stages of 128 x 48 tiles, BK 16, B kept along K and padded: exactly 48 KiB.
         let d: Vec<(String, i64)> = [
             ("BM", 128),
@@ -840,7 +840,7 @@ mod tests {
     #[test]
     fn in_place_b_kept_along_k_needs_wide_loads_and_no_transposing_launch() {
         use crate::backend::Toolchain::Cuda;
-        use crate::kernels::Hints;
+        use crate::kernel::builtin::Hints;
         let (d, kept) = (
             SIMT_DIRECT.defaults(),
             Hints::default().with_switch("KTILE_B", true),

@@ -10,11 +10,11 @@ use crate::experiment::{
 use crate::experiment::{failed_rows, refused_size};
 use crate::experiment::{measure_spec_items, references, Item, SpecCompare};
 use crate::gemm::driver::{Session, Source, Status};
-use crate::kernels::{self, Config, Hints, KernelSpec, Precision};
+use crate::kernel::builtin::{self as kernels, Config, Hints, KernelSpec, Precision};
+use crate::kernel::user::UserKernel;
+use crate::measure::progress::Progress;
 use crate::measure::Plan;
-use crate::progress::Progress;
 use crate::results::{Measurement, ResultWriter, NVRTC_PTX, OPENCL_PTX};
-use crate::spec::UserKernel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SweepKind {
@@ -212,7 +212,7 @@ fn user_ptx_of(
     hints: &Hints,
 ) -> Option<String> {
     let mut be = session.backend.borrow_mut();
-    let (program, report) = crate::spec::run::build(&mut be, kernel, config, hints).ok()?;
+    let (program, report) = crate::kernel::user::run::build(&mut be, kernel, config, hints).ok()?;
     be.release_program(program);
     report.ptx
 }
@@ -274,11 +274,11 @@ pub fn run_sweep(
     kind: SweepKind,
     points: &[std::result::Result<Point, (String, Status)>],
     sizes: &[(usize, usize, usize)],
-    precision: crate::kernels::Precision,
+    precision: crate::kernel::builtin::Precision,
     plan: &Plan,
     seed: u64,
     writer: &mut ResultWriter,
-    progress: &crate::progress::Progress,
+    progress: &crate::measure::progress::Progress,
     mut on_size_done: impl FnMut(&[Measurement]),
 ) -> Result<()> {
     let experiment = kind.name();

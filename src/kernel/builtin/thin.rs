@@ -182,8 +182,8 @@ pub const THIN: KernelSpec = KernelSpec {
            not, or with KL work-items along K in runs where it is K-contiguous); split-K with a deterministic \
            in-kernel reduction; the caller's matrices in place, any size",
     sources: &[
-        (OpenClC, include_str!("../../kernels-cl/thin.cl")),
-        (CudaCpp, include_str!("../../kernels-cu/thin.cu")),
+        (OpenClC, include_str!("../../../kernels-cl/thin.cl")),
+        (CudaCpp, include_str!("../../../kernels-cu/thin.cu")),
     ],
     params: &[
         P_SIDE, P_BT, P_TL, P_THREADS, P_KC, P_KV, P_SPLITK, P_XS, P_PIPE, P_KL,

@@ -11,7 +11,7 @@ use super::expr::{Expr, Scope};
 use super::file::{self, line_of, SExpr, SpecFile};
 use crate::backend::{Elem, Geometry, Language, Toolchain};
 use crate::error::{Error, Result};
-use crate::kernels::Config;
+use crate::kernel::builtin::Config;
 
 /// A compile-time parameter: passed to both compilers as `-D NAME=VALUE`.
 #[derive(Debug, Clone)]

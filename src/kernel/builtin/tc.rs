@@ -205,7 +205,7 @@ pub const TC: KernelSpec = KernelSpec {
            lane's pair is one load). f64: FP64 mma of shape MMA. f32: each operand split into TF32 high \
            and low parts, three m16n8k8 products per step (3xTF32, FP32 accuracy); TF32_SINGLE keeps one \
            (1xTF32, lower precision)",
-    sources: &[(OpenClC, include_str!("../../kernels-cl/tc.cl")), (CudaCpp, include_str!("../../kernels-cu/tc.cu"))],
+    sources: &[(OpenClC, include_str!("../../../kernels-cl/tc.cl")), (CudaCpp, include_str!("../../../kernels-cu/tc.cu"))],
     params: &[P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_MMA, P_PROMOTE_STAGE, P_SPLIT, P_SPLITK, P_TAILK, P_WAVE],
     constraints: CONSTRAINTS,
     local_bytes,
@@ -251,7 +251,7 @@ mod tests {
 
     #[test]
     fn arithmetic_says_emulated_fp32_and_lowered_precision() {
-        use crate::kernels::{Arithmetic, Hints};
+        use crate::kernel::builtin::{Arithmetic, Hints};
         let f32c = TC.defaults();
         let f64c = TC.with_precision(&f32c, Precision::F64).unwrap();
         let on = |name: &str, v: bool| {
@@ -275,7 +275,7 @@ mod tests {
             TC.arithmetic(&f32c, &unpromoted),
             Arithmetic::Lower("PROMOTE_ACC")
         );
-        let simt = crate::kernels::find("simt").unwrap();
+        let simt = crate::kernel::builtin::find("simt").unwrap();
         assert_eq!(
             simt.arithmetic(&simt.defaults(), &plain),
             Arithmetic::Native

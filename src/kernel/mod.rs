@@ -3,17 +3,20 @@
 //! configuration under defines, whether a toolchain can run it), so `build`,
 //! `ptx`, offline compiles, `compare`, `tune` and the store handle both alike.
 
+pub mod builtin;
+pub mod user;
+
 use crate::backend::{CompileOptions, DeviceInfo, Language, Toolchain};
 use crate::error::Result;
-use crate::spec::UserKernel;
+use crate::kernel::user::UserKernel;
 
-use crate::kernels::{Config, Hints, KernelSpec};
+use crate::kernel::builtin::{Config, Hints, KernelSpec};
 
 #[derive(Debug, Clone, Copy)]
 pub enum Kernel {
     /// A registry entry: a GEMM family's kernel.
     Builtin(&'static KernelSpec),
-    /// A kernel described by a spec file (see `crate::spec`).
+    /// A kernel described by a spec file (see `crate::kernel::user`).
     User(&'static UserKernel),
 }
 
@@ -93,7 +96,7 @@ impl Kernel {
     ) -> CompileOptions {
         match self {
             Kernel::Builtin(k) => k.compile_options(c, hints, toolchain),
-            Kernel::User(_) => crate::spec::run::compile_options(c, hints),
+            Kernel::User(_) => crate::kernel::user::run::compile_options(c, hints),
         }
     }
 

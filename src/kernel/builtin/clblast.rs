@@ -237,7 +237,7 @@ pub const XGEMM: KernelSpec = KernelSpec {
     idea: "CLBlast's tunable GEMM on padded operands with B transposed: MWG x NWG x KWG work-group tiles, \
            MWI x NWI register tiles of VWM-wide vectors, A and/or B staged in local memory (SA, SB), \
            contiguous or strided per-work-item access (STRM, STRN), the k loop unrolled by KWI",
-    sources: &[(OpenClC, include_str!("../../kernels-cl/xgemm.cl")), (CudaCpp, include_str!("../../kernels-cu/xgemm.cu"))],
+    sources: &[(OpenClC, include_str!("../../../kernels-cl/xgemm.cl")), (CudaCpp, include_str!("../../../kernels-cu/xgemm.cu"))],
     params: &[
         P_MWG, P_NWG, P_KWG, P_MDIMC, P_NDIMC, P_MDIMA, P_NDIMB, P_KWI, P_VWM, P_VWN, P_STRM,
         P_STRN, P_SA, P_SB,

@@ -17,12 +17,12 @@ use std::sync::Arc;
 use crate::backend::nvrtc::{offline_device_named, Arch, Nvrtc};
 use crate::backend::{ptxas::parse_ptxas_log, DeviceInfo, Toolchain};
 use crate::error::{Error, Result};
+use crate::experiment::offline::{run_points, Target};
 use crate::experiment::{failed_row, Point};
 use crate::gemm::driver::Status;
-use crate::kernels::{Hints, KernelSpec};
-use crate::offline::{run_points, Target};
-use crate::progress::Progress;
-use crate::ptx_archive::PtxStore;
+use crate::kernel::builtin::{Hints, KernelSpec};
+use crate::measure::progress::Progress;
+use crate::results::ptx_archive::PtxStore;
 use crate::results::{load_dir, Measurement};
 
 /// The experiment name of atlas rows.
@@ -283,7 +283,7 @@ fn opencl_row(ptxas: &Ptxas, arch: &Arch, listing: &OpenClListing) -> Measuremen
                 .resources
                 .as_ref()
                 .and_then(|r| crate::occupancy::for_kernel(&device, r, threads));
-            row.ptx_mix = Some(crate::ptx::instruction_mix(&listing.ptx));
+            row.ptx_mix = Some(crate::backend::ptx::instruction_mix(&listing.ptx));
         }
         Err(why) => row.status = Status::CompileError(refusal(&why)),
     }

@@ -2,7 +2,7 @@
 //! reference, run once on poisoned outputs, check, and time with the same
 //! `measure::interleaved` every built-in kernel uses.
 
-use crate::split::Step;
+use crate::measure::split::Step;
 use std::collections::BTreeMap;
 
 use crate::backend::{
@@ -11,7 +11,7 @@ use crate::backend::{
 use crate::error::{Error, Result};
 use crate::gemm::check::CheckReport;
 use crate::gemm::driver::{Session, Status};
-use crate::kernels::{Config, Hints};
+use crate::kernel::builtin::{Config, Hints};
 
 use super::data::{compare, poison_value, HostBuf};
 use super::model::{Access, ArgKind, Dims, Instance, Reference, UserKernel, UserLaunch};

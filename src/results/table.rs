@@ -350,7 +350,7 @@ mod tests {
     use super::*;
 
     fn rows() -> Vec<Measurement> {
-        include_str!("../tests/fixtures/report/compare/measurements.jsonl")
+        include_str!("../../tests/fixtures/report/compare/measurements.jsonl")
             .lines()
             .take(3)
             .map(|l| serde_json::from_str(l).unwrap())
@@ -381,13 +381,13 @@ mod tests {
         let plain = compare_table(&rows, &tcs);
         assert!(!plain.contains(" T"), "{plain}");
         assert!(!plain.contains("throttled"), "{plain}");
-        rows[1].clocks = Some(crate::clocks::test_window(false));
+        rows[1].clocks = Some(crate::measure::clocks::test_window(false));
         assert_eq!(
             compare_table(&rows, &tcs),
             plain,
             "unthrottled clocks change nothing"
         );
-        rows[2].clocks = Some(crate::clocks::test_window(true));
+        rows[2].clocks = Some(crate::measure::clocks::test_window(true));
         let marked = compare_table(&rows, &tcs);
         let gemm1 = marked.lines().find(|l| l.starts_with("gemm1")).unwrap();
         // gemm1 on CUDA (rows[1]) is not marked, on OpenCL (rows[2]) it is.

@@ -19,8 +19,8 @@ use crate::backend::ptxas::{parse_ptxas_log, Ptxas};
 use crate::backend::{Backend, BuildReport, Compiler, DeviceInfo, KernelResources, Toolchain};
 use crate::experiment::failed_row;
 use crate::gemm::driver::Status;
-use crate::kernels::{Hints, KernelSpec};
-use crate::progress::Progress;
+use crate::kernel::builtin::{Hints, KernelSpec};
+use crate::measure::progress::Progress;
 use crate::results::Measurement;
 
 /// The experiment name of attribution rows.
@@ -179,19 +179,21 @@ pub fn kept_listings(
     kernels: &[&'static KernelSpec],
     arch: &Arch,
 ) -> crate::error::Result<Vec<Listing>> {
-    Ok(crate::atlas::kept_listings(run, toolchain, kernels)?
-        .into_iter()
-        .map(|l| Listing {
-            spec: l.spec,
-            front: toolchain,
-            compiler: l.compiler.unwrap_or_else(|| toolchain.label().to_string()),
-            ptx: l.ptx,
-            own: l
-                .resources
-                .filter(|_| l.compute_capability == Some(arch.compute_capability())),
-            origin: l.origin,
-        })
-        .collect())
+    Ok(
+        crate::experiment::atlas::kept_listings(run, toolchain, kernels)?
+            .into_iter()
+            .map(|l| Listing {
+                spec: l.spec,
+                front: toolchain,
+                compiler: l.compiler.unwrap_or_else(|| toolchain.label().to_string()),
+                ptx: l.ptx,
+                own: l
+                    .resources
+                    .filter(|_| l.compute_capability == Some(arch.compute_capability())),
+                origin: l.origin,
+            })
+            .collect(),
+    )
 }
 
 /// What assembles the listings: cached ptxas releases and, on a device, the

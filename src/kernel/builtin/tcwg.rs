@@ -79,7 +79,7 @@ pub const TCWG: KernelSpec = KernelSpec {
            (low parts in two more buffers) and read through matrix descriptors. 3xTF32 with the tensor \
            core's sums promoted into FP32 accumulators every PROMOTE_K values of K; TF32_SINGLE keeps \
            one product (1xTF32, lower precision)",
-    sources: &[(OpenClC, include_str!("../../kernels-cl/tcwg.cl")), (CudaCpp, include_str!("../../kernels-cu/tcwg.cu"))],
+    sources: &[(OpenClC, include_str!("../../../kernels-cl/tcwg.cl")), (CudaCpp, include_str!("../../../kernels-cu/tcwg.cu"))],
     params: &[P_BM, P_BN, P_BK, P_STAGES, P_GROUP, P_PROMOTE_K, P_KMAJOR_B],
     constraints: &[],
     local_bytes,
@@ -144,7 +144,7 @@ mod tests {
     #[test]
     fn runs_on_compute_capability_9_0_only_and_says_why_elsewhere() {
         use crate::backend::{DeviceInfo, DeviceKind, Toolchain};
-        use crate::kernels::Hints;
+        use crate::kernel::builtin::Hints;
         let device = |toolchain, cc: Option<(u32, u32)>, nvidia: bool| {
             let (name, vendor) = if nvidia {
                 ("NVIDIA H200", "NVIDIA Corporation")

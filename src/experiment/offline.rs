@@ -19,10 +19,10 @@ use crate::backend::{BuildReport, Compiler, DeviceInfo, KernelResources, Toolcha
 use crate::error::{Error, Result};
 use crate::experiment::{failed_row, Point};
 use crate::gemm::driver::Status;
+use crate::kernel::builtin::{Config, Hints};
 use crate::kernel::Kernel;
-use crate::kernels::{Config, Hints};
+use crate::measure::progress::Progress;
 use crate::occupancy::{self, Occupancy};
-use crate::progress::Progress;
 use crate::results::Measurement;
 
 /// An architecture and a compiler that needs no device for it: NVRTC (the
@@ -251,7 +251,7 @@ pub fn measurement(
             row.build_notes = b.report.notes.clone();
             row.build_notes.push(target.note());
             row.occupancy = b.occupancy.map(|o| o.fraction);
-            row.ptx_mix = b.ptx().map(crate::ptx::instruction_mix);
+            row.ptx_mix = b.ptx().map(crate::backend::ptx::instruction_mix);
         }
         Err(e) => row.status = Status::from_error(e),
     }
@@ -346,7 +346,7 @@ pub fn table(target: &Target, rows: &[Measurement]) -> String {
             (Some((used, cap)), _) => format!("{used}>cap{cap}"),
             (None, v) => v.map_or("?".into(), |v| v.to_string()),
         };
-        let occ = match (res, crate::kernels::find(&r.kernel)) {
+        let occ = match (res, crate::kernel::builtin::find(&r.kernel)) {
             (Some(res), Ok(spec)) => {
                 occupancy::for_kernel_detail(&target.device, res, spec.threads_per_group(&r.config))
                     .map_or("?".into(), |o| o.describe())
@@ -380,7 +380,7 @@ pub fn table(target: &Target, rows: &[Measurement]) -> String {
         ]);
     }
     let last = t[0].len() - 1;
-    crate::table::render(&t, |c| c < 2 || c == last, "", &notes)
+    crate::results::table::render(&t, |c| c < 2 || c == last, "", &notes)
 }
 
 /// Refuses what an offline run cannot do, before any work.

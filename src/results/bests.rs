@@ -12,7 +12,7 @@ use crate::gemm::problem::Precision;
 
 use crate::backend::Toolchain;
 use crate::error::{Error, Result};
-use crate::kernels::{Config, Hints};
+use crate::kernel::builtin::{Config, Hints};
 
 /// Where `tune` writes and `compare --tuned` reads, unless told otherwise.
 pub const DEFAULT_DIR: &str = "results/tuned";
@@ -130,7 +130,7 @@ pub struct CrossoverPoint {
 
 /// The database file of a device: "results/tuned/nvidia-h200.json".
 pub fn path_for(dir: &Path, device: &str) -> PathBuf {
-    dir.join(format!("{}.json", crate::keys::device_slug(device)))
+    dir.join(format!("{}.json", crate::util::keys::device_slug(device)))
 }
 
 impl Database {
@@ -166,7 +166,7 @@ impl Database {
     /// (A value the kernel no longer allows still fails its validation.)
     fn complete_configs(&mut self) {
         let complete = |kernel: &str, c: &mut Config| {
-            if let Ok(spec) = crate::kernels::find(kernel) {
+            if let Ok(spec) = crate::kernel::builtin::find(kernel) {
                 for (name, v) in spec.defaults().0 {
                     c.0.entry(name).or_insert(v);
                 }
@@ -493,7 +493,7 @@ mod tests {
         // Read back with the parameters the entries leave out at their defaults.
         let mut completed = db.clone();
         completed.complete_configs();
-        let defaults = crate::kernels::find("gemm6").unwrap().defaults();
+        let defaults = crate::kernel::builtin::find("gemm6").unwrap().defaults();
         assert!(defaults
             .0
             .keys()

@@ -193,7 +193,7 @@ pub const XGEMM_DIRECT: KernelSpec = KernelSpec {
     family: Family::Clblast,
     title: "CLBlast direct GEMM",
     idea: "one kernel for any size: WGD x WGD tiles of A and B staged in local memory (vector loads on full, aligned tiles; bounds-checked scalar loads on edge tiles), K remainder from global memory, alpha/beta applied in the kernel",
-    sources: &[(OpenClC, include_str!("../../kernels-cl/xgemm_direct.cl")), (CudaCpp, include_str!("../../kernels-cu/xgemm_direct.cu"))],
+    sources: &[(OpenClC, include_str!("../../../kernels-cl/xgemm_direct.cl")), (CudaCpp, include_str!("../../../kernels-cu/xgemm_direct.cu"))],
     params: PARAMS,
     constraints: CONSTRAINTS,
     local_bytes,
