@@ -212,7 +212,8 @@ fn user_ptx_of(
     hints: &Hints,
 ) -> Option<String> {
     let mut be = session.backend.borrow_mut();
-    let (program, report) = crate::kernel::user::run::build(&mut be, kernel, config, hints).ok()?;
+    let (program, report) =
+        crate::experiment::user::run::build(&mut be, kernel, config, hints).ok()?;
     be.release_program(program);
     report.ptx
 }

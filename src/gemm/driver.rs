@@ -461,7 +461,7 @@ pub struct Prepared {
 
 /// The outcome of preparing: a ready kernel, or why not (with what was learnt).
 /// One shape for every kind of kernel: a GEMM's `Prepared` by default, a user
-/// kernel's `spec::run::Prepared`.
+/// kernel's `experiment::user::run::Prepared`.
 pub struct Attempt<P = Prepared> {
     pub prepared: Option<P>,
     pub status: Status,

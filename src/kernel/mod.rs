@@ -96,7 +96,7 @@ impl Kernel {
     ) -> CompileOptions {
         match self {
             Kernel::Builtin(k) => k.compile_options(c, hints, toolchain),
-            Kernel::User(_) => crate::kernel::user::run::compile_options(c, hints),
+            Kernel::User(_) => user::compile_options(c, hints),
         }
     }
 

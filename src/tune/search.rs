@@ -19,11 +19,11 @@ use super::strategy::{self, Rng};
 use super::watch::Watch;
 use crate::backend::{Artefact, Backend, BuildReport, Program};
 use crate::error::{Error, Result};
+use crate::experiment::user::run::Outputs;
 use crate::experiment::Problem;
 use crate::gemm::check::check_against;
 use crate::gemm::driver::{prepare_built, prepare_loaded, Attempt, KernelRunner, Session, Status};
 use crate::kernel::builtin::{Config, Hints, KernelSpec};
-use crate::kernel::user::run::Outputs;
 use crate::kernel::user::{Dims, UserKernel};
 use crate::kernel::Kernel;
 use crate::measure::progress::Progress;
@@ -1011,7 +1011,7 @@ fn time_point(
 /// Inputs of a user kernel by the buffer lengths they were generated for.
 type InputsCache = Option<(
     Vec<Option<usize>>,
-    Vec<Option<crate::kernel::user::data::HostBuf>>,
+    Vec<Option<crate::experiment::user::data::HostBuf>>,
 )>;
 
 /// Loads, checks and times one compiled point of a user kernel.
@@ -1045,12 +1045,12 @@ fn measure_spec(
     if cache.as_ref().is_none_or(|(lens, _)| *lens != inst.lens) {
         *cache = Some((
             inst.lens.clone(),
-            crate::kernel::user::run::inputs(kernel, &inst, seed),
+            crate::experiment::user::run::inputs(kernel, &inst, seed),
         ));
     }
-    let data: &[Option<crate::kernel::user::data::HostBuf>] =
+    let data: &[Option<crate::experiment::user::data::HostBuf>] =
         cache.as_ref().map_or(&[], |(_, d)| d);
-    let attempt = crate::kernel::user::run::prepare(
+    let attempt = crate::experiment::user::run::prepare(
         session,
         kernel,
         &config,
@@ -1058,7 +1058,7 @@ fn measure_spec(
         &inst,
         data,
         reference,
-        crate::kernel::user::run::Code::Built(artefact),
+        crate::experiment::user::run::Code::Built(artefact),
     );
     let info = session.backend.borrow().info().clone();
     if let Some(b) = &attempt.build {
@@ -1070,7 +1070,7 @@ fn measure_spec(
     }
     record.status = attempt.status.clone();
     if let Some(p) = attempt.prepared {
-        let mut runner = crate::kernel::user::run::Runner {
+        let mut runner = crate::experiment::user::run::Runner {
             session,
             prepared: &p,
             flush: None,

@@ -33,11 +33,9 @@
 //! # Ok::<(), gemmlab::Error>(())
 //! ```
 
-pub mod data;
 pub mod expr;
 mod file;
 pub mod model;
-pub mod run;
 
 pub use model::{parse_dim_points, Dims, Instance, Tolerance, UserKernel};
 
@@ -72,4 +70,19 @@ pub fn load_all(paths: &[std::path::PathBuf]) -> crate::Result<Vec<UserKernel>> 
         out.push(k);
     }
     Ok(out)
+}
+
+/// Compile options for a configuration: every parameter as a define, the hints'
+/// register cap and fast math (user kernels have no source switches).
+pub fn compile_options(
+    config: &crate::kernel::builtin::Config,
+    hints: &crate::kernel::builtin::Hints,
+) -> crate::backend::CompileOptions {
+    let mut o = crate::backend::CompileOptions::new();
+    for (k, v) in &config.0 {
+        o.defines.push((k.clone(), v.to_string()));
+    }
+    o.max_registers = hints.max_registers;
+    o.fast_math = hints.fast_math;
+    o
 }

@@ -5,31 +5,21 @@
 use crate::measure::split::Step;
 use std::collections::BTreeMap;
 
-use crate::backend::{
-    AnyBackend, Arg, Backend, Buffer, BuildReport, CompileOptions, Elem, Program,
-};
+use crate::backend::{AnyBackend, Arg, Backend, Buffer, BuildReport, Elem, Program};
 use crate::error::{Error, Result};
 use crate::gemm::check::CheckReport;
 use crate::gemm::driver::{Session, Status};
 use crate::kernel::builtin::{Config, Hints};
 
 use super::data::{compare, poison_value, HostBuf};
-use super::model::{Access, ArgKind, Dims, Instance, Reference, UserKernel, UserLaunch};
+use crate::kernel::user::model::{
+    Access, ArgKind, Dims, Instance, Reference, UserKernel, UserLaunch,
+};
 
 /// Outputs by argument name.
 pub type Outputs = BTreeMap<String, HostBuf>;
 
-/// Compile options for a configuration: every parameter as a define, the hints'
-/// register cap and fast math (user kernels have no source switches).
-pub fn compile_options(config: &Config, hints: &Hints) -> CompileOptions {
-    let mut o = CompileOptions::new();
-    for (k, v) in &config.0 {
-        o.defines.push((k.clone(), v.to_string()));
-    }
-    o.max_registers = hints.max_registers;
-    o.fast_math = hints.fast_math;
-    o
-}
+pub use crate::kernel::user::compile_options;
 
 /// A name's share of the seed: the same name gets the same data in every spec.
 fn seed_for(seed: u64, name: &str) -> u64 {

@@ -5,7 +5,7 @@ use crate::backend::{Backend, Buffer, Elem, HostData, HostDataMut};
 use crate::error::Result;
 use crate::gemm::check::CheckReport;
 
-use super::model::{Fill, Tolerance};
+use crate::kernel::user::model::{Fill, Tolerance};
 
 /// One buffer's contents on the host, in its element type.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,15 +2,18 @@
 //! and its reference outputs are a [`Workload`] like a GEMM size, so every
 //! protection and feature of the core serves both.
 
+pub mod data;
+pub mod run;
+
 use crate::backend::{Backend, BuildReport, DeviceInfo, KernelResources};
 use crate::error::{Error, Result};
 use crate::gemm::driver::{Session, Source, Status};
 use crate::kernel::builtin::{Config, Hints};
 use crate::kernel::user::model::{Dims, Instance, Reference, UserKernel};
-use crate::kernel::user::run::{self, Attempt, Outputs};
 use crate::measure::progress::Progress;
 use crate::measure::{Plan, Stats};
 use crate::results::{failed_row, Measurement, ResultWriter};
+use run::{Attempt, Outputs};
 
 use super::gemm::Lane;
 use super::measuring::{self, Rates, Workload};
