@@ -3,7 +3,10 @@
 //! protection and feature of the core serves both.
 
 pub mod data;
+mod describe;
 pub mod run;
+
+pub use describe::describe;
 
 use crate::backend::{Backend, BuildReport, DeviceInfo, KernelResources};
 use crate::error::{Error, Result};

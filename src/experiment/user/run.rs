@@ -319,30 +319,10 @@ pub fn prepare(
     session.lap(Step::Load);
     attempt.build = Some(report.clone());
     // Every entry point a launch names must be in the program: said with the spec's line.
-    if !report.kernels.is_empty() {
-        if let Some(l) = kernel
-            .launches
-            .iter()
-            .find(|l| report.kernel(&l.entry).is_none())
-        {
-            let mut have: Vec<&str> = report.kernels.iter().map(|k| k.name.as_str()).collect();
-            have.sort_unstable();
-            be.release_program(program);
-            attempt.status = Status::CompileError(format!(
-                "{}:{}: entry point {} is not in the {} program (it has {}){}",
-                kernel.path.display(),
-                l.line,
-                l.entry,
-                tc,
-                have.join(", "),
-                if tc.language() == crate::backend::Language::CudaCpp {
-                    "; declare CUDA entry points extern \"C\" so their names are not mangled"
-                } else {
-                    ""
-                }
-            ));
-            return attempt;
-        }
+    if let Some(why) = missing_entry(kernel, &report, tc) {
+        be.release_program(program);
+        attempt.status = Status::CompileError(why);
+        return attempt;
     }
     let bound = match Bound::new(&mut be, program, kernel, inst, data) {
         Ok(b) => b,
@@ -368,6 +348,61 @@ pub fn prepare(
             return attempt;
         }
     };
+    let (merged, failure) = check_outputs(kernel, &outputs, reference);
+    attempt.check = merged;
+    session.lap(Step::Check);
+    if let Some(why) = failure {
+        bound.release(&mut be);
+        be.release_program(program);
+        attempt.status = Status::WrongResult(why);
+        return attempt;
+    }
+    attempt.prepared = Some(Prepared {
+        bound,
+        build: report,
+        check_ns,
+    });
+    attempt
+}
+
+/// Why a launch's entry point is not in the built program, said with the
+/// spec's line; None where every entry is there (or the build names none).
+fn missing_entry(
+    kernel: &UserKernel,
+    report: &BuildReport,
+    tc: crate::backend::Toolchain,
+) -> Option<String> {
+    if report.kernels.is_empty() {
+        return None;
+    }
+    let l = kernel
+        .launches
+        .iter()
+        .find(|l| report.kernel(&l.entry).is_none())?;
+    let mut have: Vec<&str> = report.kernels.iter().map(|k| k.name.as_str()).collect();
+    have.sort_unstable();
+    Some(format!(
+        "{}:{}: entry point {} is not in the {} program (it has {}){}",
+        kernel.path.display(),
+        l.line,
+        l.entry,
+        tc,
+        have.join(", "),
+        if tc.language() == crate::backend::Language::CudaCpp {
+            "; declare CUDA entry points extern \"C\" so their names are not mangled"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// Every output against the reference: one report (the worst of each
+/// measure) and the first failure's words.
+fn check_outputs(
+    kernel: &UserKernel,
+    outputs: &Outputs,
+    reference: &Outputs,
+) -> (Option<CheckReport>, Option<String>) {
     let method = format!("against {}", kernel.check.reference.describe());
     let mut merged: Option<CheckReport> = None;
     let mut failure: Option<String> = None;
@@ -398,20 +433,7 @@ pub fn prepare(
             Some(m) => merge(m, r),
         });
     }
-    attempt.check = merged;
-    session.lap(Step::Check);
-    if let Some(why) = failure {
-        bound.release(&mut be);
-        be.release_program(program);
-        attempt.status = Status::WrongResult(why);
-        return attempt;
-    }
-    attempt.prepared = Some(Prepared {
-        bound,
-        build: report,
-        check_ns,
-    });
-    attempt
+    (merged, failure)
 }
 
 /// One report over several output buffers: the worst of each measure.
