@@ -41,6 +41,18 @@ pub struct Budget {
     pub seconds: Option<f64>,
 }
 
+impl Budget {
+    /// A budget of nothing tries nothing: an error before anything runs.
+    fn check(&self) -> Result<()> {
+        if self.configs == Some(0) || self.seconds.is_some_and(|s| s <= 0.0) {
+            return Err(Error::invalid(
+                "a tuning budget of 0 tries nothing: give --budget above 0",
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SearchOptions {
     pub strategy: String,
@@ -466,11 +478,7 @@ pub fn search(
     opts: &SearchOptions,
     progress: &Progress,
 ) -> Result<SearchResult> {
-    if opts.budget.configs == Some(0) || opts.budget.seconds.is_some_and(|s| s <= 0.0) {
-        return Err(Error::invalid(
-            "a tuning budget of 0 tries nothing: give --budget above 0",
-        ));
-    }
+    opts.budget.check()?;
     let mut strategy = strategy::by_name(&opts.strategy).map_err(Error::invalid)?;
     let size = workload.size();
     let info = session.backend.borrow().info().clone();
@@ -480,97 +488,14 @@ pub fn search(
         session.keep_previous = true;
     }
     let spec = space.kernel;
-    let unavailable = |reason: String| Error::Unavailable {
-        kernel: spec.id().to_string(),
-        toolchain: info.toolchain.to_string(),
-        reason,
-    };
-    if let Some(why) = spec.unavailable(&info, &Default::default()) {
-        return Err(unavailable(why));
-    }
-    let source = spec
-        .source(info.toolchain)
-        .ok_or_else(|| unavailable(String::new()))?;
-    let compiler = session.backend.borrow().compiler();
-    let (compiler, processes) = in_processes(compiler, opts)?;
+    let source = source_for(spec, &info)?;
+    let (compiler, processes, workers) = compilers(session, opts)?;
     let mut base = key_base(session, space, size);
     base.call = workload.call_tag();
-    let limit = opts.budget.configs.unwrap_or(usize::MAX).min(space.len());
-    // A compiler that builds one program at a time gets one thread (see `parallel_builds`).
-    // 0 compiles on this thread, one configuration after another, as CLBlast's tuner does.
-    let workers = match opts.workers {
-        0 => 0,
-        _ if processes > 0 => processes,
-        n if compiler.parallel_builds() => n,
-        _ => 1,
-    };
-    // Points asked ahead of the outcomes told: enough to keep every compile thread
-    // busy, few enough that a guided strategy's asks still follow what it learns. A
-    // strategy whose asks ignore outcomes is bounded only by the builds in flight,
-    // so that one slow build at the front of the line (NVRTC takes up to 16 s on
-    // some) idles no compile thread: with 8 points per thread asked ahead, random
-    // 150 s searches on the H200 waited 77-94 s for the compiler, in gaps of 10-16 s.
-    let (depth, max_in_flight) = if strategy.guided() {
-        (2 * workers.max(1), 2 * workers.max(1))
-    } else {
-        (usize::MAX, 4 * workers.max(1))
-    };
-    let plan = Plan {
-        warmup: 0,
-        reps: opts.reps.max(1),
-        cache: CacheState::Warm,
-        batch: None,
-        budget_s: None,
-        check: Default::default(),
-    };
-    let started = Instant::now();
-    let mut rng = Rng::new(opts.seed);
-    let mut seeds = start_points(space, &opts.seeds);
-    for &p in &seeds {
-        strategy.seed(&space.grid, p);
-    }
-    let mut tried: Vec<Tried> = Vec::new();
-    let mut fastest = Fastest::default();
-    let mut compile_s = 0.0;
-    let mut device_s = 0.0;
-    let mut wait_s = 0.0;
-    let mut split = Split::default();
-    let mut asked = 0usize;
-    let mut stopped = String::new();
-    // A user kernel's inputs, generated once for every configuration whose buffers
-    // have the same lengths (generating 10^8 random values costs more than a launch).
-    let mut inputs_cache: InputsCache = None;
-    let cancel = AtomicBool::new(false);
+    let mut walk = Walk::new(space, opts, strategy.as_mut(), workers);
     let watch = opts.watch.as_deref().map(|p| Watch::new(p, store.path()));
     let watch = watch.as_ref();
-    // Seconds of this run spent before a restart (its records in the store say).
-    let mut offset = 0.0f64;
-    let elapsed = |offset: f64| offset + started.elapsed().as_secs_f64();
-    // An outcome as tried. When it was known: a record this run measured before a
-    // restart keeps its own time; anything else (new, or the store's) is known now.
-    let as_tried =
-        |point: usize, (candidate, record, cached): (Candidate, Record, bool), offset: f64| {
-            let elapsed_s = match (cached, record.elapsed_s) {
-                (false, Some(e)) if record.run.is_some() && record.run == opts.run => e,
-                _ => elapsed(offset),
-            };
-            Tried {
-                point,
-                candidate,
-                record,
-                cached,
-                elapsed_s,
-            }
-        };
-    // The device time of the fastest verified configuration: what the limit on the next is made of.
-    let mut fastest_s: Option<f64> = None;
-    // Every launch of one configuration (checked run and samples) at FLOOR_GFLOPS.
-    let floor_work_s = match workload {
-        Workload::Gemm(p, _) => {
-            p.ops.problem.flops() / (FLOOR_GFLOPS * 1e9) * (opts.reps as f64 + 1.0)
-        }
-        Workload::Spec { .. } => 0.0,
-    };
+    let cancel = AtomicBool::new(false);
     let (job_tx, job_rx) = mpsc::channel::<(usize, Candidate, Key)>();
     let job_rx = Arc::new(Mutex::new(job_rx));
     let (done_tx, done_rx) = mpsc::channel::<Compiled>();
@@ -605,257 +530,40 @@ pub fn search(
     if sleeps {
         session.backend.borrow_mut().sleep_while_waiting(true)?;
     }
+    let mut device = OnDevice {
+        session,
+        space,
+        workload,
+        plan: search_plan(opts),
+        opts,
+        fastest: Fastest::default(),
+        inputs: None,
+        floor_work_s: floor_work_s(workload, opts),
+        watch,
+    };
     let outcome: Result<()> = std::thread::scope(|scope| {
         for _ in 0..workers {
             let rx = Arc::clone(&job_rx);
             let tx = done_tx.clone();
             let cancel = &cancel;
-            scope.spawn(move || {
-                crate::util::sched::lower_this_thread();
-                loop {
-                    let job = match rx.lock() {
-                        Ok(guard) => guard.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok((point, cand, key)) = job else { return };
-                    if cancel.load(Ordering::Relaxed) {
-                        continue;
-                    }
-                    if tx.send(compile_job(point, cand, key)).is_err() {
-                        return;
-                    }
-                }
-            });
+            scope.spawn(move || compile_worker(&rx, &tx, cancel, compile_job));
         }
         drop(done_tx);
-        // Outcomes are told to the strategy in the order it asked for the points,
-        // one outcome per refill of the queue, whatever order and speed compiling
-        // and measuring finish in: the sequence of asks and tells, and so the walk,
-        // depends only on the outcomes. A rerun over a store (whose answers are
-        // instant) replays it exactly and goes on where the last run stopped.
-        let mut queue: VecDeque<usize> = VecDeque::new();
-        let mut ready: HashMap<usize, (Candidate, Record, bool)> = HashMap::new();
-        let mut in_flight = 0usize;
-        let mut strategy_done = false;
-        let result = (|| -> Result<()> {
-            loop {
-                let mut told = false;
-                if let Some((p, (cand, record, cached))) = queue
-                    .front()
-                    .and_then(|&p| ready.remove(&p).map(|r| (p, r)))
-                {
-                    queue.pop_front();
-                    told = true;
-                    let score = score_of(&record);
-                    strategy.tell(&space.grid, p, score);
-                    tried.push(as_tried(p, (cand, record, cached), offset));
-                    progress.inc(1);
-                }
-                let over_time = opts.budget.seconds.is_some_and(|s| elapsed(offset) >= s);
-                // A search stops at its time only once it has an outcome: one whose first
-                // builds outlast the budget waits for the first (`FIRST_OUTCOME_GRACE_S`),
-                // rather than end with nothing tried after building for all of it.
-                let has_outcome = !tried.is_empty() || !ready.is_empty();
-                let grace_over = opts
-                    .budget
-                    .seconds
-                    .is_some_and(|s| elapsed(offset) >= s + FIRST_OUTCOME_GRACE_S);
-                if over_time && (has_outcome || grace_over) {
-                    // Points compiled or in flight are dropped unmeasured, so unrecorded;
-                    // those measured behind one still building count, in the order asked.
-                    for p in queue.drain(..) {
-                        if let Some(outcome) = ready.remove(&p) {
-                            tried.push(as_tried(p, outcome, offset));
-                            progress.inc(1);
-                        }
-                    }
-                    stopped = match has_outcome {
-                        true => "time budget reached".into(),
-                        false => "time budget reached with no configuration built".into(),
-                    };
-                    return Ok(());
-                }
-                let mut answered = false;
-                // Past its time, a search without an outcome asks for one point at most.
-                while !strategy_done
-                    && (!over_time || queue.is_empty())
-                    && queue.len() < depth
-                    && in_flight < max_in_flight
-                    && asked < limit
-                {
-                    let want = (depth - queue.len())
-                        .min(limit - asked)
-                        .min(max_in_flight - in_flight)
-                        .min(if over_time { 1 } else { usize::MAX });
-                    let points = if seeds.is_empty() {
-                        strategy.ask(&space.grid, want, &mut rng)
-                    } else if over_time {
-                        vec![seeds.remove(0)]
-                    } else {
-                        std::mem::take(&mut seeds)
-                    };
-                    if points.is_empty() {
-                        // With nothing pending, an empty answer means the strategy is finished.
-                        strategy_done = queue.is_empty();
-                        break;
-                    }
-                    for p in points.into_iter().take(limit - asked) {
-                        asked += 1;
-                        queue.push_back(p);
-                        let cand = space.candidate(p);
-                        let key = base.with(&cand);
-                        if let Some(r) = store.lookup(&key) {
-                            // Measured by this run before a restart: its own, not the store's.
-                            let ours = r.run.is_some() && r.run == opts.run;
-                            if ours {
-                                offset = offset.max(r.elapsed_s.unwrap_or(0.0));
-                                device_s += r.device_s;
-                                compile_s += r.compile_ms.unwrap_or(0.0) / 1e3;
-                                split.absorb(&r.split);
-                                if r.status.is_ok() && !r.pruned {
-                                    fastest_s =
-                                        Some(fastest_s.map_or(r.device_s, |f| f.min(r.device_s)));
-                                }
-                            }
-                            ready.insert(p, (cand, r.clone(), !ours));
-                            answered = true;
-                        } else {
-                            job_tx
-                                .send((p, cand, key))
-                                .map_err(|_| Error::invalid("internal: compile workers stopped"))?;
-                            in_flight += 1;
-                        }
-                    }
-                }
-                if told || answered {
-                    continue;
-                }
-                if queue.is_empty() {
-                    stopped = if asked >= space.len() {
-                        "every point of the space tried".into()
-                    } else if asked >= limit {
-                        "budget of configurations reached".into()
-                    } else {
-                        "the strategy finished".into()
-                    };
-                    return Ok(());
-                }
-                if in_flight == 0 {
-                    return Err(Error::invalid("internal: the search waits for nothing"));
-                }
-                let waited = Instant::now();
-                let next = if workers == 0 {
-                    // No compile threads: build the oldest asked configuration here.
-                    let job = job_rx.lock().ok().and_then(|rx| rx.try_recv().ok());
-                    job.map(|(p, c, k)| compile_job(p, c, k))
-                } else {
-                    // Wait no longer than the time budget has left: a build still running
-                    // when it ends is not waited for.
-                    let left = opts.budget.seconds.map(|s| {
-                        let end = if over_time {
-                            s + FIRST_OUTCOME_GRACE_S
-                        } else {
-                            s
-                        };
-                        std::time::Duration::from_secs_f64((end - elapsed(offset)).max(0.0))
-                    });
-                    match left {
-                        None => done_rx.recv().ok(),
-                        Some(left) => match done_rx.recv_timeout(left) {
-                            Ok(x) => Some(x),
-                            Err(mpsc::RecvTimeoutError::Timeout) => {
-                                wait_s += waited.elapsed().as_secs_f64();
-                                continue;
-                            }
-                            Err(mpsc::RecvTimeoutError::Disconnected) => None,
-                        },
-                    }
-                };
-                let Some((point, cand, key, compiled, secs)) = next else {
-                    return Err(Error::invalid("internal: compile workers stopped"));
-                };
-                if workers > 0 {
-                    wait_s += waited.elapsed().as_secs_f64();
-                }
-                in_flight -= 1;
-                compile_s += secs;
-                progress.set_message(format!(
-                    "{} {}: {}",
-                    spec.id(),
-                    info.toolchain,
-                    cand.describe_from(spec.unchanged())
-                ));
-                let t = Instant::now();
-                if let Some(w) = watch {
-                    let mut r = new_record(key.clone(), opts);
-                    r.elapsed_s = Some(elapsed(offset));
-                    w.device_start(&r, opts.limits.device_deadline(fastest_s, floor_work_s));
-                }
-                let mut record = match workload {
-                    Workload::Gemm(problem, screen) => measure(
-                        session,
-                        space,
-                        (problem, *screen),
-                        &plan,
-                        opts,
-                        key,
-                        compiled,
-                        &mut fastest,
-                    ),
-                    Workload::Spec {
-                        dims,
-                        seed,
-                        reference,
-                    } => {
-                        let k = spec.user().ok_or_else(|| {
-                            Error::invalid("internal: a spec workload for a built-in kernel")
-                        })?;
-                        measure_spec(
-                            session,
-                            k,
-                            (dims, *seed, reference),
-                            &mut inputs_cache,
-                            &plan,
-                            opts,
-                            key,
-                            compiled,
-                            &mut fastest,
-                        )
-                    }
-                };
-                device_s += t.elapsed().as_secs_f64();
-                split.absorb(&record.split);
-                if record.status.is_ok() && !record.pruned {
-                    fastest_s = Some(fastest_s.map_or(record.device_s, |f| f.min(record.device_s)));
-                }
-                record.elapsed_s = Some(elapsed(offset));
-                store.append(record.clone())?;
-                if let Some(w) = watch {
-                    w.device_end();
-                }
-                // A configuration that failed on the device may have taken the session
-                // with it (an illegal address poisons a CUDA context): every later one
-                // would fail too, so the search stops here, the failure recorded.
-                if failed_on_device(&record.status) {
-                    if let Err(e) = session.healthy() {
-                        return Err(Error::DeviceLost {
-                            what: format!("{} {}", spec.id(), cand.describe_from(spec.unchanged())),
-                            reason: format!(
-                                "{}; then: {e}",
-                                record.status.reason().unwrap_or("it failed")
-                            ),
-                        });
-                    }
-                }
-                ready.insert(point, (cand, record, false));
-            }
-        })();
+        let jobs = Jobs {
+            tx: &job_tx,
+            rx: &job_rx,
+            done: &done_rx,
+            workers,
+            compile: compile_job,
+        };
+        let result = drive(&mut walk, &mut device, store, &base, &jobs, progress);
         cancel.store(true, Ordering::Relaxed);
         drop(job_tx);
         // Drain so that no worker blocks on a full queue (the channel is unbounded; this only waits).
         for _ in done_rx.iter() {}
         result
     });
+    let session = device.session;
     session.defer_checks = false;
     session.device_checks = false;
     // The search's own outcome first: after a fault that lost the device session,
@@ -867,36 +575,567 @@ pub fn search(
     };
     outcome?;
     restored?;
-    Ok(SearchResult {
-        toolchain: info.toolchain,
-        device: info.name.clone(),
+    Ok(walk.result(&info, workload, workers, processes))
+}
+
+/// The source a search compiles, or why the kernel cannot run here.
+fn source_for(spec: Kernel, info: &crate::backend::DeviceInfo) -> Result<String> {
+    let unavailable = |reason: String| Error::Unavailable {
         kernel: spec.id().to_string(),
-        size,
-        strategy: strategy.name().to_string(),
-        // The compile threads it really had.
-        options: SearchOptions {
-            workers,
-            build_processes: Some(processes),
-            ..opts.clone()
-        },
-        space_summary: space.summary(),
-        space_size: space.len(),
-        tried,
-        wall_s: elapsed(offset),
-        compile_s,
-        device_s,
-        wait_s,
-        split,
-        stopped,
-        dims: match workload {
-            Workload::Spec { dims, .. } => Some((*dims).clone()),
-            Workload::Gemm(..) => None,
-        },
-        unit: match spec {
-            Kernel::User(k) => spec_unit(k).to_string(),
-            Kernel::Builtin(_) => default_unit(),
-        },
-    })
+        toolchain: info.toolchain.to_string(),
+        reason,
+    };
+    if let Some(why) = spec.unavailable(info, &Default::default()) {
+        return Err(unavailable(why));
+    }
+    spec.source(info.toolchain)
+        .ok_or_else(|| unavailable(String::new()))
+}
+
+/// The search's compiler (in build processes where asked), how many processes
+/// it has, and its compile threads.
+fn compilers(
+    session: &Session,
+    opts: &SearchOptions,
+) -> Result<(Arc<dyn crate::backend::Compiler>, usize, usize)> {
+    let compiler = session.backend.borrow().compiler();
+    let (compiler, processes) = in_processes(compiler, opts)?;
+    // A compiler that builds one program at a time gets one thread (see `parallel_builds`).
+    // 0 compiles on this thread, one configuration after another, as CLBlast's tuner does.
+    let workers = match opts.workers {
+        0 => 0,
+        _ if processes > 0 => processes,
+        n if compiler.parallel_builds() => n,
+        _ => 1,
+    };
+    Ok((compiler, processes, workers))
+}
+
+/// The search's channels to its compile threads (none: it builds on its own
+/// thread), and the build of one point.
+struct Jobs<'a> {
+    tx: &'a mpsc::Sender<(usize, Candidate, Key)>,
+    rx: &'a Mutex<mpsc::Receiver<(usize, Candidate, Key)>>,
+    done: &'a mpsc::Receiver<Compiled>,
+    workers: usize,
+    compile: &'a (dyn Fn(usize, Candidate, Key) -> Compiled + Sync),
+}
+
+/// The search's loop: tell what is ready, stop at the budget, ask for more,
+/// then measure the next point built, until the walk is over.
+fn drive(
+    walk: &mut Walk,
+    device: &mut OnDevice,
+    store: &mut Store,
+    base: &Key,
+    jobs: &Jobs,
+    progress: &Progress,
+) -> Result<()> {
+    let spec = device.space.kernel;
+    let tc = device.session.backend.borrow().info().toolchain;
+    let label =
+        |c: &Candidate| format!("{} {tc}: {}", spec.id(), c.describe_from(spec.unchanged()));
+    loop {
+        let told = walk.tell_next(progress);
+        let over_time = walk.over_time();
+        if over_time && walk.stop_for_time(progress) {
+            return Ok(());
+        }
+        let answered = walk.ask(store, base, jobs.tx, over_time)?;
+        if told || answered {
+            continue;
+        }
+        if walk.finished() {
+            return Ok(());
+        }
+        if walk.in_flight == 0 {
+            return Err(Error::invalid("internal: the search waits for nothing"));
+        }
+        let waited = Instant::now();
+        let next = if jobs.workers == 0 {
+            // No compile threads: build the oldest asked configuration here.
+            let job = jobs.rx.lock().ok().and_then(|rx| rx.try_recv().ok());
+            Some(job.map(|(p, c, k)| (jobs.compile)(p, c, k)))
+        } else {
+            walk.wait_for_build(jobs.done, over_time)
+        };
+        let Some(next) = next else {
+            walk.wait_s += waited.elapsed().as_secs_f64();
+            continue;
+        };
+        let Some((point, cand, key, compiled, secs)) = next else {
+            return Err(Error::invalid("internal: compile workers stopped"));
+        };
+        if jobs.workers > 0 {
+            walk.wait_s += waited.elapsed().as_secs_f64();
+        }
+        walk.in_flight -= 1;
+        walk.compile_s += secs;
+        progress.set_message(label(&cand));
+        let record = device.measure(walk, key, compiled, store)?;
+        device.check_device(&record, &cand)?;
+        walk.ready.insert(point, (cand, record, false));
+    }
+}
+
+/// A compile thread: builds the configurations it is sent until the search
+/// ends (cancelled ones are skipped), at a lower priority than the device thread.
+fn compile_worker(
+    rx: &Mutex<mpsc::Receiver<(usize, Candidate, Key)>>,
+    tx: &mpsc::Sender<Compiled>,
+    cancel: &AtomicBool,
+    compile_job: &(dyn Fn(usize, Candidate, Key) -> Compiled + Sync),
+) {
+    crate::util::sched::lower_this_thread();
+    loop {
+        let job = match rx.lock() {
+            Ok(guard) => guard.recv(),
+            Err(_) => return,
+        };
+        let Ok((point, cand, key)) = job else { return };
+        if cancel.load(Ordering::Relaxed) {
+            continue;
+        }
+        if tx.send(compile_job(point, cand, key)).is_err() {
+            return;
+        }
+    }
+}
+
+/// The timing method while searching: no warm-up (the checked run is one),
+/// `reps` samples, warm cache.
+fn search_plan(opts: &SearchOptions) -> Plan {
+    Plan {
+        warmup: 0,
+        reps: opts.reps.max(1),
+        cache: CacheState::Warm,
+        batch: None,
+        budget_s: None,
+        check: Default::default(),
+    }
+}
+
+/// Every launch of one configuration (checked run and samples) at FLOOR_GFLOPS:
+/// the least time a device deadline allows.
+fn floor_work_s(workload: &Workload, opts: &SearchOptions) -> f64 {
+    match workload {
+        Workload::Gemm(p, _) => {
+            p.ops.problem.flops() / (FLOOR_GFLOPS * 1e9) * (opts.reps as f64 + 1.0)
+        }
+        Workload::Spec { .. } => 0.0,
+    }
+}
+
+/// The walk of one search: what the strategy asked, what is ready to tell it,
+/// what was tried, and where the time went.
+struct Walk<'a> {
+    space: &'a Space,
+    opts: &'a SearchOptions,
+    strategy: &'a mut dyn strategy::Strategy,
+    rng: Rng,
+    /// Points tried before anything is asked (the published configuration).
+    seeds: Vec<usize>,
+    limit: usize,
+    /// Points asked ahead of the outcomes told, and builds in flight at most.
+    depth: usize,
+    max_in_flight: usize,
+    /// Outcomes are told to the strategy in the order it asked for the points,
+    /// one outcome per refill of the queue, whatever order and speed compiling
+    /// and measuring finish in: the sequence of asks and tells, and so the walk,
+    /// depends only on the outcomes. A rerun over a store (whose answers are
+    /// instant) replays it exactly and goes on where the last run stopped.
+    queue: VecDeque<usize>,
+    ready: HashMap<usize, (Candidate, Record, bool)>,
+    in_flight: usize,
+    strategy_done: bool,
+    asked: usize,
+    tried: Vec<Tried>,
+    stopped: String,
+    started: Instant,
+    /// Seconds of this run spent before a restart (its records in the store say).
+    offset: f64,
+    compile_s: f64,
+    device_s: f64,
+    wait_s: f64,
+    split: Split,
+    /// The device time of the fastest verified configuration: what the limit on
+    /// the next is made of.
+    fastest_s: Option<f64>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(
+        space: &'a Space,
+        opts: &'a SearchOptions,
+        strategy: &'a mut dyn strategy::Strategy,
+        workers: usize,
+    ) -> Walk<'a> {
+        // Points asked ahead of the outcomes told: enough to keep every compile thread
+        // busy, few enough that a guided strategy's asks still follow what it learns. A
+        // strategy whose asks ignore outcomes is bounded only by the builds in flight,
+        // so that one slow build at the front of the line (NVRTC takes up to 16 s on
+        // some) idles no compile thread: with 8 points per thread asked ahead, random
+        // 150 s searches on the H200 waited 77-94 s for the compiler, in gaps of 10-16 s.
+        let (depth, max_in_flight) = if strategy.guided() {
+            (2 * workers.max(1), 2 * workers.max(1))
+        } else {
+            (usize::MAX, 4 * workers.max(1))
+        };
+        let seeds = start_points(space, &opts.seeds);
+        for &p in &seeds {
+            strategy.seed(&space.grid, p);
+        }
+        Walk {
+            space,
+            opts,
+            strategy,
+            rng: Rng::new(opts.seed),
+            seeds,
+            limit: opts.budget.configs.unwrap_or(usize::MAX).min(space.len()),
+            depth,
+            max_in_flight,
+            queue: VecDeque::new(),
+            ready: HashMap::new(),
+            in_flight: 0,
+            strategy_done: false,
+            asked: 0,
+            tried: Vec::new(),
+            stopped: String::new(),
+            started: Instant::now(),
+            offset: 0.0,
+            compile_s: 0.0,
+            device_s: 0.0,
+            wait_s: 0.0,
+            split: Split::default(),
+            fastest_s: None,
+        }
+    }
+
+    /// What the search found, and what it cost.
+    fn result(
+        self,
+        info: &crate::backend::DeviceInfo,
+        workload: &Workload,
+        workers: usize,
+        processes: usize,
+    ) -> SearchResult {
+        let wall_s = self.elapsed();
+        let spec = self.space.kernel;
+        let size = workload.size();
+        SearchResult {
+            toolchain: info.toolchain,
+            device: info.name.clone(),
+            kernel: spec.id().to_string(),
+            size,
+            strategy: self.strategy.name().to_string(),
+            // The compile threads it really had.
+            options: SearchOptions {
+                workers,
+                build_processes: Some(processes),
+                ..self.opts.clone()
+            },
+            space_summary: self.space.summary(),
+            space_size: self.space.len(),
+            tried: self.tried,
+            wall_s,
+            compile_s: self.compile_s,
+            device_s: self.device_s,
+            wait_s: self.wait_s,
+            split: self.split,
+            stopped: self.stopped,
+            dims: match workload {
+                Workload::Spec { dims, .. } => Some((*dims).clone()),
+                Workload::Gemm(..) => None,
+            },
+            unit: match spec {
+                Kernel::User(k) => spec_unit(k).to_string(),
+                Kernel::Builtin(_) => default_unit(),
+            },
+        }
+    }
+
+    fn elapsed(&self) -> f64 {
+        self.offset + self.started.elapsed().as_secs_f64()
+    }
+
+    /// An outcome as tried. When it was known: a record this run measured before a
+    /// restart keeps its own time; anything else (new, or the store's) is known now.
+    fn as_tried(
+        &self,
+        point: usize,
+        (candidate, record, cached): (Candidate, Record, bool),
+    ) -> Tried {
+        let elapsed_s = match (cached, record.elapsed_s) {
+            (false, Some(e)) if record.run.is_some() && record.run == self.opts.run => e,
+            _ => self.elapsed(),
+        };
+        Tried {
+            point,
+            candidate,
+            record,
+            cached,
+            elapsed_s,
+        }
+    }
+
+    /// Tells the strategy the outcome at the front of the queue, if it is ready.
+    fn tell_next(&mut self, progress: &Progress) -> bool {
+        let Some(&p) = self.queue.front() else {
+            return false;
+        };
+        let Some(outcome) = self.ready.remove(&p) else {
+            return false;
+        };
+        self.queue.pop_front();
+        self.strategy
+            .tell(&self.space.grid, p, score_of(&outcome.1));
+        let t = self.as_tried(p, outcome);
+        self.tried.push(t);
+        progress.inc(1);
+        true
+    }
+
+    fn over_time(&self) -> bool {
+        self.opts
+            .budget
+            .seconds
+            .is_some_and(|s| self.elapsed() >= s)
+    }
+
+    /// Past its time: whether the search stops now. It stops at its time only
+    /// once it has an outcome: one whose first builds outlast the budget waits
+    /// for the first (`FIRST_OUTCOME_GRACE_S`), rather than end with nothing
+    /// tried after building for all of it.
+    fn stop_for_time(&mut self, progress: &Progress) -> bool {
+        let has_outcome = !self.tried.is_empty() || !self.ready.is_empty();
+        let grace_over =
+            (self.opts.budget.seconds).is_some_and(|s| self.elapsed() >= s + FIRST_OUTCOME_GRACE_S);
+        if !(has_outcome || grace_over) {
+            return false;
+        }
+        // Points compiled or in flight are dropped unmeasured, so unrecorded;
+        // those measured behind one still building count, in the order asked.
+        let queue: Vec<usize> = self.queue.drain(..).collect();
+        for p in queue {
+            if let Some(outcome) = self.ready.remove(&p) {
+                let t = self.as_tried(p, outcome);
+                self.tried.push(t);
+                progress.inc(1);
+            }
+        }
+        self.stopped = match has_outcome {
+            true => "time budget reached".into(),
+            false => "time budget reached with no configuration built".into(),
+        };
+        true
+    }
+
+    /// Asks the strategy for as many points as the queue and the compile
+    /// threads take; answers those the store holds and sends the others to be
+    /// built. Whether any was answered at once.
+    fn ask(
+        &mut self,
+        store: &Store,
+        base: &Key,
+        job_tx: &mpsc::Sender<(usize, Candidate, Key)>,
+        over_time: bool,
+    ) -> Result<bool> {
+        let mut answered = false;
+        // Past its time, a search without an outcome asks for one point at most.
+        while !self.strategy_done
+            && (!over_time || self.queue.is_empty())
+            && self.queue.len() < self.depth
+            && self.in_flight < self.max_in_flight
+            && self.asked < self.limit
+        {
+            let want = (self.depth - self.queue.len())
+                .min(self.limit - self.asked)
+                .min(self.max_in_flight - self.in_flight)
+                .min(if over_time { 1 } else { usize::MAX });
+            let points = if self.seeds.is_empty() {
+                self.strategy.ask(&self.space.grid, want, &mut self.rng)
+            } else if over_time {
+                vec![self.seeds.remove(0)]
+            } else {
+                std::mem::take(&mut self.seeds)
+            };
+            if points.is_empty() {
+                // With nothing pending, an empty answer means the strategy is finished.
+                self.strategy_done = self.queue.is_empty();
+                break;
+            }
+            let take = self.limit - self.asked;
+            for p in points.into_iter().take(take) {
+                self.asked += 1;
+                self.queue.push_back(p);
+                let cand = self.space.candidate(p);
+                let key = base.with(&cand);
+                if let Some(r) = store.lookup(&key) {
+                    // Measured by this run before a restart: its own, not the store's.
+                    let ours = r.run.is_some() && r.run == self.opts.run;
+                    if ours {
+                        self.absorb_own(r);
+                    }
+                    self.ready.insert(p, (cand, r.clone(), !ours));
+                    answered = true;
+                } else {
+                    job_tx
+                        .send((p, cand, key))
+                        .map_err(|_| Error::invalid("internal: compile workers stopped"))?;
+                    self.in_flight += 1;
+                }
+            }
+        }
+        Ok(answered)
+    }
+
+    /// A record this run measured before a restart: its time is this run's.
+    fn absorb_own(&mut self, r: &Record) {
+        self.offset = self.offset.max(r.elapsed_s.unwrap_or(0.0));
+        self.device_s += r.device_s;
+        self.compile_s += r.compile_ms.unwrap_or(0.0) / 1e3;
+        self.split.absorb(&r.split);
+        self.note_fastest(r);
+    }
+
+    fn note_fastest(&mut self, r: &Record) {
+        if r.status.is_ok() && !r.pruned {
+            self.fastest_s = Some(self.fastest_s.map_or(r.device_s, |f| f.min(r.device_s)));
+        }
+    }
+
+    /// With nothing queued, the search is over: says why.
+    fn finished(&mut self) -> bool {
+        if !self.queue.is_empty() {
+            return false;
+        }
+        self.stopped = if self.asked >= self.space.len() {
+            "every point of the space tried".into()
+        } else if self.asked >= self.limit {
+            "budget of configurations reached".into()
+        } else {
+            "the strategy finished".into()
+        };
+        true
+    }
+
+    /// The next finished build, waiting no longer than the time budget has
+    /// left: `None` when that ran out (a build still running then is not waited
+    /// for), `Some(None)` when the compile threads stopped.
+    fn wait_for_build(
+        &self,
+        done_rx: &mpsc::Receiver<Compiled>,
+        over_time: bool,
+    ) -> Option<Option<Compiled>> {
+        let left = self.opts.budget.seconds.map(|s| {
+            let end = if over_time {
+                s + FIRST_OUTCOME_GRACE_S
+            } else {
+                s
+            };
+            std::time::Duration::from_secs_f64((end - self.elapsed()).max(0.0))
+        });
+        match left {
+            None => Some(done_rx.recv().ok()),
+            Some(left) => match done_rx.recv_timeout(left) {
+                Ok(x) => Some(Some(x)),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => Some(None),
+            },
+        }
+    }
+}
+
+/// The device side of a search: loads, checks and times each built point.
+struct OnDevice<'a, 'w> {
+    session: &'a mut Session,
+    space: &'a Space,
+    workload: &'a Workload<'w>,
+    plan: Plan,
+    opts: &'a SearchOptions,
+    fastest: Fastest,
+    /// A user kernel's inputs, generated once for every configuration whose buffers
+    /// have the same lengths (generating 10^8 random values costs more than a launch).
+    inputs: InputsCache,
+    floor_work_s: f64,
+    watch: Option<&'a Watch>,
+}
+
+impl OnDevice<'_, '_> {
+    /// Measures one built point and appends its record to the store.
+    fn measure(
+        &mut self,
+        walk: &mut Walk,
+        key: Key,
+        compiled: Result<Artefact>,
+        store: &mut Store,
+    ) -> Result<Record> {
+        let t = Instant::now();
+        if let Some(w) = self.watch {
+            let mut r = new_record(key.clone(), self.opts);
+            r.elapsed_s = Some(walk.elapsed());
+            let deadline = (self.opts.limits).device_deadline(walk.fastest_s, self.floor_work_s);
+            w.device_start(&r, deadline);
+        }
+        let mut record = match self.workload {
+            Workload::Gemm(problem, screen) => measure(
+                self.session,
+                self.space,
+                (problem, *screen),
+                &self.plan,
+                self.opts,
+                key,
+                compiled,
+                &mut self.fastest,
+            ),
+            Workload::Spec {
+                dims,
+                seed,
+                reference,
+            } => {
+                let k = self.space.kernel.user().ok_or_else(|| {
+                    Error::invalid("internal: a spec workload for a built-in kernel")
+                })?;
+                measure_spec(
+                    self.session,
+                    k,
+                    (dims, *seed, reference),
+                    &mut self.inputs,
+                    &self.plan,
+                    self.opts,
+                    key,
+                    compiled,
+                    &mut self.fastest,
+                )
+            }
+        };
+        walk.device_s += t.elapsed().as_secs_f64();
+        walk.split.absorb(&record.split);
+        walk.note_fastest(&record);
+        record.elapsed_s = Some(walk.elapsed());
+        store.append(record.clone())?;
+        if let Some(w) = self.watch {
+            w.device_end();
+        }
+        Ok(record)
+    }
+
+    /// A configuration that failed on the device may have taken the session
+    /// with it (an illegal address poisons a CUDA context): every later one
+    /// would fail too, so the search stops there, the failure recorded.
+    fn check_device(&self, record: &Record, cand: &Candidate) -> Result<()> {
+        if !failed_on_device(&record.status) {
+            return Ok(());
+        }
+        let spec = self.space.kernel;
+        self.session.healthy().map_err(|e| Error::DeviceLost {
+            what: format!("{} {}", spec.id(), cand.describe_from(spec.unchanged())),
+            reason: format!(
+                "{}; then: {e}",
+                record.status.reason().unwrap_or("it failed")
+            ),
+        })
+    }
 }
 
 /// A failure of the kernel on the device (not of its compile or its configuration).
