@@ -664,3 +664,103 @@ fn every_twin_spec_runs_checked_on_both_toolchains() {
         assert!(r.iter().all(|r| r["status"] == "ok"), "{spec}: {r:?}");
     }
 }
+
+/// One pipeline: a user's kernel goes through every sweep the built-in kernels
+/// do (tiling over its parameters; jit where CUDA and NVIDIA OpenCL share a GPU,
+/// refused with the reason elsewhere), and one `compare` measures built-in GEMMs
+/// and a spec side by side, every row checked.
+#[test]
+fn a_spec_goes_through_every_sweep_and_a_mixed_compare() {
+    let spec = "specs/saxpy/saxpy.toml";
+    let out = tmp("sweep-tiling");
+    let o = gemmlab(&[
+        "sweep",
+        "tiling",
+        "--device",
+        &device(),
+        "--spec",
+        spec,
+        "--sizes",
+        "n=65536",
+        "--reps",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let r = rows(&out);
+    // saxpy's TS x WPT: 4 x 4 combinations, each checked, each labelled by its values.
+    assert_eq!(r.len(), 16, "{}", text(&o));
+    assert!(
+        r.iter()
+            .all(|m| m["experiment"] == "tiling" && m["status"] == "ok"),
+        "{r:?}"
+    );
+    assert!(r.iter().any(|m| m["label"] == "TS=512 WPT=8"), "{r:?}");
+    for kind in ["registers", "hints"] {
+        let out = tmp(&format!("sweep-{kind}"));
+        let o = gemmlab(&[
+            "sweep",
+            kind,
+            "--device",
+            &device(),
+            "--spec",
+            spec,
+            "--sizes",
+            "n=65536",
+            "--reps",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{kind}: {}", text(&o));
+        assert!(rows(&out).iter().all(|m| m["status"] == "ok"), "{kind}");
+    }
+    let o = gemmlab(&[
+        "sweep",
+        "jit",
+        "--device",
+        &device(),
+        "--spec",
+        spec,
+        "--sizes",
+        "n=65536",
+        "--out",
+        tmp("sweep-jit").to_str().unwrap(),
+    ]);
+    if !device().contains("h200") && !device().contains("nvidia") {
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(
+            text(&o).contains("needs CUDA and NVIDIA OpenCL"),
+            "{}",
+            text(&o)
+        );
+    }
+    let out = tmp("mixed");
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        &device(),
+        "--kernels",
+        "1,6",
+        "--spec",
+        spec,
+        "--sizes",
+        "128,n=65536",
+        "--reps",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let r = rows(&out);
+    let kernels: Vec<&str> = r.iter().filter_map(|m| m["kernel"].as_str()).collect();
+    for k in ["gemm1", "gemm6", "saxpy"] {
+        assert!(kernels.contains(&k), "{k} missing: {kernels:?}");
+    }
+    assert!(
+        r.iter()
+            .all(|m| m["status"] == "ok" && m["check"]["passed"] == true),
+        "{r:?}"
+    );
+}

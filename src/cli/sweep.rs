@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use gemmlab::experiment::Recording;
 
-use gemmlab::experiment::sweep::{self, run_sweep, SweepKind, DEFAULT_CAPS};
+use gemmlab::experiment::sweep::{self, run_sweep, SweepKind};
 use gemmlab::kernel::builtin::{self as kernels, Hints};
 use gemmlab::results::table::sweep_table;
 use gemmlab::results::{Environment, ResultWriter};
@@ -105,44 +105,8 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
         .collect::<Result<_>>()?;
     gemmlab::experiment::check_defines(&kernels, &defines)?;
     let base = Hints::from_defines(&defines, args.max_registers);
-    let caps = if args.caps.is_empty() {
-        DEFAULT_CAPS.to_vec()
-    } else {
-        sweep::parse_caps(&args.caps)?
-    };
-    let points = match kind {
-        SweepKind::Registers => {
-            sweep::register_points(&kernels, &defines, args.precision, &base, &caps)
-        }
-        SweepKind::Tiling => sweep::tiling_points(&base)?,
-        SweepKind::Hints => sweep::hint_points(&kernels, &defines, args.precision, &base),
-        SweepKind::Jit => kernels
-            .iter()
-            .map(
-                |k| match gemmlab::experiment::config_for(k, &defines, args.precision) {
-                    Ok(config) => Ok(gemmlab::experiment::Point {
-                        spec: k,
-                        config,
-                        hints: base.clone(),
-                        label: Some("native vs opencl-ptx".into()),
-                    }),
-                    Err(s) => Err((k.id.to_string(), s)),
-                },
-            )
-            .collect(),
-    };
-    // Offline builds compile what the precision asks; runs set it from the problem too.
-    let points: Vec<_> = points
-        .into_iter()
-        .map(|p| {
-            p.map(|mut p| {
-                if let Ok(c) = p.spec.with_precision(&p.config, args.precision) {
-                    p.config = c;
-                }
-                p
-            })
-        })
-        .collect();
+    let caps = sweep::parse_caps(&args.caps)?;
+    let points = sweep::points(kind, &kernels, &defines, args.precision, &base, &caps)?;
     if let Some(target) = args.offline.target(&args.device)? {
         return run_offline(&args, kind, &target, &points);
     }
@@ -272,43 +236,7 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
         ));
     }
     let base = Hints::from_defines(&[], args.max_registers);
-    let variants: Vec<(String, Hints)> = match kind {
-        SweepKind::Registers => {
-            let caps = if args.caps.is_empty() {
-                DEFAULT_CAPS.to_vec()
-            } else {
-                sweep::parse_caps(&args.caps)?
-            };
-            caps.into_iter()
-                .map(|c| {
-                    (
-                        c.map_or("cap=none".into(), |c| format!("cap={c}")),
-                        Hints {
-                            max_registers: c,
-                            ..base.clone()
-                        },
-                    )
-                })
-                .collect()
-        }
-        SweepKind::Hints => vec![
-            (gemmlab::kernel::unchanged_name(true).into(), base.clone()),
-            (
-                "fast-math".into(),
-                Hints {
-                    fast_math: true,
-                    ..base.clone()
-                },
-            ),
-        ],
-        SweepKind::Tiling => {
-            return Err(Error::invalid(
-                "sweep tiling is kernel 11's register tile; for a spec, tune its parameters: gemmlab tune --spec FILE --values NAME=V1,V2",
-            ))
-        }
-        // One configuration through each runtime; the lanes are the variants.
-        SweepKind::Jit => Vec::new(),
-    };
+    let variants = sweep::user_variants(kind, &base, &sweep::parse_caps(&args.caps)?);
     if args.offline.arch.is_some() {
         return Err(Error::invalid(
             "sweep --arch with --spec: compile one configuration offline with gemmlab build --spec FILE --arch sm_XX [--max-registers N]",

@@ -49,7 +49,11 @@ pub const DEFAULT_CAPS: [Option<u32>; 10] = [
     Some(32),
 ];
 
+/// The register caps a sweep runs: those given, or [`DEFAULT_CAPS`].
 pub fn parse_caps(list: &[String]) -> Result<Vec<Option<u32>>> {
+    if list.is_empty() {
+        return Ok(DEFAULT_CAPS.to_vec());
+    }
     list.iter()
         .map(|c| match c.trim() {
             "none" | "off" | "" => Ok(None),
@@ -69,6 +73,76 @@ pub fn parse_caps(list: &[String]) -> Result<Vec<Option<u32>>> {
 
 fn cap_label(cap: Option<u32>) -> String {
     cap.map_or("cap=none".into(), |c| format!("cap={c}"))
+}
+
+/// Every point of a sweep over built-in kernels, at `precision` (offline builds
+/// compile what it asks; runs set it from the problem too). A configuration the
+/// defines make invalid is a row that says why.
+pub fn points(
+    kind: SweepKind,
+    kernels: &[&'static KernelSpec],
+    defines: &[(String, i64)],
+    precision: Precision,
+    base: &Hints,
+    caps: &[Option<u32>],
+) -> Result<Vec<std::result::Result<Point, (String, Status)>>> {
+    let points = match kind {
+        SweepKind::Registers => register_points(kernels, defines, precision, base, caps),
+        SweepKind::Tiling => tiling_points(base)?,
+        SweepKind::Hints => hint_points(kernels, defines, precision, base),
+        SweepKind::Jit => configured(kernels, defines, precision)
+            .into_iter()
+            .map(|(spec, config)| match config {
+                Ok(config) => Ok(Point {
+                    spec,
+                    config,
+                    hints: base.clone(),
+                    label: Some("native vs opencl-ptx".into()),
+                }),
+                Err(s) => Err((spec.id.to_string(), s)),
+            })
+            .collect(),
+    };
+    Ok(points
+        .into_iter()
+        .map(|p| {
+            p.map(|mut p| {
+                if let Ok(c) = p.spec.with_precision(&p.config, precision) {
+                    p.config = c;
+                }
+                p
+            })
+        })
+        .collect())
+}
+
+/// The variants of the hints a sweep over users' kernels runs: each register
+/// cap, or the defaults and fast math. Tiling and jit vary the configuration
+/// and the lane instead (see [`run_user_sweep`]).
+pub fn user_variants(kind: SweepKind, base: &Hints, caps: &[Option<u32>]) -> Vec<(String, Hints)> {
+    match kind {
+        SweepKind::Registers => caps
+            .iter()
+            .map(|&c| {
+                let hints = Hints {
+                    max_registers: c,
+                    ..base.clone()
+                };
+                (cap_label(c), hints)
+            })
+            .collect(),
+        SweepKind::Hints => vec![
+            (crate::kernel::unchanged_name(true).into(), base.clone()),
+            (
+                "fast-math".into(),
+                Hints {
+                    fast_math: true,
+                    ..base.clone()
+                },
+            ),
+        ],
+        SweepKind::Tiling | SweepKind::Jit => vec![(String::new(), base.clone())],
+    }
 }
 
 /// Kernel configurations valid under the user's defines; the others become rows that say why.
@@ -376,6 +450,7 @@ pub fn run_user_sweep(
                     lane,
                 })
                 .collect(),
+            SweepKind::Tiling => tile_items(k, sessions.len(), &opts.hints)?,
             _ => variant_items(sessions.len(), &config, variants),
         };
         for dims in points {
@@ -401,6 +476,43 @@ pub fn run_user_sweep(
         }
     }
     Ok(())
+}
+
+/// The most configurations `sweep tiling` runs of a user's kernel; a larger
+/// space is for `tune`, which searches it.
+pub const MAX_TILE_POINTS: usize = 64;
+
+/// `sweep tiling` of a user's kernel: every combination of its parameters that
+/// its parameter constraints allow, on every session, labelled by the values.
+fn tile_items(k: &UserKernel, sessions: usize, hints: &Hints) -> Result<Vec<Item>> {
+    if k.params.is_empty() {
+        return Err(Error::invalid(format!(
+            "sweep tiling of {}: it has no parameters to vary (a spec's [[params]] are its tiles)",
+            k.id
+        )));
+    }
+    let configs: Vec<Config> = (k.configs().into_iter())
+        .filter(|c| k.param_violation(c).is_none())
+        .collect();
+    if configs.len() > MAX_TILE_POINTS {
+        return Err(Error::invalid(format!(
+            "sweep tiling of {}: {} configurations satisfy its constraints, more than {MAX_TILE_POINTS}: search them with gemmlab tune --spec {} --strategy exhaustive",
+            k.id,
+            configs.len(),
+            k.path.display()
+        )));
+    }
+    Ok(configs
+        .iter()
+        .flat_map(|c| {
+            (0..sessions).map(move |session| Item {
+                config: c.clone(),
+                hints: hints.clone(),
+                label: Some(c.describe()),
+                lane: Lane::native(session),
+            })
+        })
+        .collect())
 }
 
 /// Each variant of the hints on every session, labelled with the variant.
