@@ -17,9 +17,7 @@ use gemmlab::tune::watch;
 use gemmlab::util::words::plural;
 use gemmlab::{Backend, Error, Result, Toolchain};
 
-use super::compare::{
-    parse_size, print_clocks, seed_or_random, sizes_or_default, DeviceArgs, TimingArgs,
-};
+use super::compare::{parse_size, seed_or_random, sizes_or_default, DeviceArgs, TimingArgs};
 
 #[derive(Args, Debug)]
 pub struct TuneArgs {
@@ -492,18 +490,7 @@ fn start(
         .iter()
         .map(|s| s.backend.borrow().info().clone())
         .collect();
-    for d in &infos {
-        println!(
-            "device: {} via {} ({}; {})",
-            d.name,
-            d.toolchain,
-            d.id,
-            d.compiler_version
-                .as_deref()
-                .unwrap_or("compiler version unknown")
-        );
-    }
-    print_clocks(sessions);
+    gemmlab::experiment::say_devices(sessions);
     println!(
         "strategy {} (seed {}), at most {} configurations{} per search, {} compile threads; search timing: 1 warm-up + {} samples; final round: top {} per toolchain, {}; input seed {seed}",
         search.strategy,

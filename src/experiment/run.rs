@@ -34,18 +34,7 @@ impl Recording<'_> {
             .iter()
             .map(|s| s.backend.borrow().info().clone())
             .collect();
-        for d in &infos {
-            println!(
-                "device: {} via {} ({}; {})",
-                d.name,
-                d.toolchain,
-                d.id,
-                d.compiler_version
-                    .as_deref()
-                    .unwrap_or("compiler version unknown")
-            );
-        }
-        print_clocks(sessions);
+        say_devices(sessions);
         println!(
             "seed {}, {}, {} cache, results in {}",
             self.seed,
@@ -85,6 +74,25 @@ impl Recording<'_> {
         );
         result.map(|_| all)
     }
+}
+
+/// Says which device each session runs on, through which toolchain and
+/// compiler, and each GPU's clocks now.
+pub fn say_devices(sessions: &[Session]) {
+    for s in sessions {
+        let be = s.backend.borrow();
+        let d = be.info();
+        println!(
+            "device: {} via {} ({}; {})",
+            d.name,
+            d.toolchain,
+            d.id,
+            d.compiler_version
+                .as_deref()
+                .unwrap_or("compiler version unknown")
+        );
+    }
+    print_clocks(sessions);
 }
 
 /// One line per GPU with its clocks now (sessions on one GPU share the line),
