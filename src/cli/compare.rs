@@ -117,8 +117,6 @@ impl DeviceArgs {
     }
 }
 
-pub use gemmlab::experiment::print_clocks;
-
 /// An option value that may be a word (auto, none) standing for "not fixed": clap
 /// reads a plain `Option` field as "may be absent", so the word needs a type of its own.
 #[derive(Debug, Clone, Copy)]
