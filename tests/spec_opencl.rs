@@ -764,3 +764,80 @@ fn a_spec_goes_through_every_sweep_and_a_mixed_compare() {
         "{r:?}"
     );
 }
+
+/// Guard zones: a kernel that writes one element past the end of its output,
+/// one before its start, or past the end of an input is that row's OUT OF
+/// BOUNDS, named by buffer and index, exit 1; a computed NaN is WRONG; the run
+/// goes on, and the tuner keeps only the right configuration.
+#[test]
+fn writes_outside_a_buffer_are_caught_and_named() {
+    let spec = "tests/fixtures/specs/wrong/wrong.toml";
+    let cases = [
+        (
+            "1",
+            "OUT OF BOUNDS",
+            "buffer `y` 1 element past its end (index 4096",
+        ),
+        (
+            "2",
+            "OUT OF BOUNDS",
+            "buffer `y` 1 element before its start (index -1",
+        ),
+        ("3", "WRONG", "got NaN"),
+        ("4", "OUT OF BOUNDS", "buffer `x` 1 element past its end"),
+    ];
+    for (mode, label, words) in cases {
+        let out = tmp(&format!("wrong-{mode}"));
+        let define = format!("MODE={mode}");
+        let o = gemmlab(&[
+            "compare",
+            "--device",
+            &device(),
+            "--spec",
+            spec,
+            "--define",
+            &define,
+            "--reps",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "MODE={mode}: {t}");
+        assert!(t.contains(label) && t.contains(words), "MODE={mode}: {t}");
+        let r = rows(&out);
+        assert!(
+            !r.is_empty() && r.iter().all(|m| m["status"] != "ok"),
+            "MODE={mode}: {r:?}"
+        );
+    }
+    let out = tmp("wrong-tune");
+    let o = gemmlab(&[
+        "tune",
+        "--device",
+        &device(),
+        "--spec",
+        spec,
+        "--strategy",
+        "exhaustive",
+        "--top",
+        "5",
+        "--no-db",
+        "--store",
+        tmp("wrong-store").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let finals: Vec<_> = rows(&out)
+        .into_iter()
+        .filter(|m| m["status"] == "ok")
+        .map(|m| m["config"]["MODE"].as_i64())
+        .collect();
+    assert_eq!(
+        finals,
+        vec![Some(0)],
+        "only the right configuration is kept: {}",
+        text(&o)
+    );
+}

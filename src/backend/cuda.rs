@@ -382,6 +382,8 @@ pub struct CudaBackend {
     compiler: Arc<dyn Compiler>,
     next_id: u64,
     buffers: HashMap<u64, sys::CUdeviceptr>,
+    /// Views into buffers (guard zones): pointers into an allocation, never freed.
+    views: HashMap<u64, sys::CUdeviceptr>,
     modules: HashMap<u64, Module>,
     cublas: Option<cublas_sys::cublasHandle_t>,
     /// Whether this session measures cuBLAS: the CUDA toolchain's does; clang's
@@ -475,6 +477,7 @@ impl CudaBackend {
             compiler,
             next_id: 1,
             buffers: HashMap::new(),
+            views: HashMap::new(),
             modules: HashMap::new(),
             cublas: None,
             blas: toolchain == Toolchain::Cuda,
@@ -494,6 +497,7 @@ impl CudaBackend {
     fn ptr(&self, b: &Buffer) -> Result<sys::CUdeviceptr> {
         self.buffers
             .get(&b.id)
+            .or_else(|| self.views.get(&b.id))
             .copied()
             .ok_or_else(|| Error::invalid("buffer does not belong to this CUDA backend"))
     }
@@ -1034,7 +1038,24 @@ impl Backend for CudaBackend {
         Ok(Buffer { id, len, elem })
     }
 
+    fn view(&mut self, parent: &Buffer, offset: usize, len: usize) -> Result<Buffer> {
+        if let Some(why) = super::view_misfit(parent, offset, len) {
+            return Err(Error::invalid(format!("internal: {why}")));
+        }
+        let p = self.ptr(parent)? + (offset * parent.elem.size()) as sys::CUdeviceptr;
+        let id = self.id();
+        self.views.insert(id, p);
+        Ok(Buffer {
+            id,
+            len,
+            elem: parent.elem,
+        })
+    }
+
     fn free(&mut self, buffer: Buffer) {
+        if self.views.remove(&buffer.id).is_some() {
+            return;
+        }
         if let Some(p) = self.buffers.remove(&buffer.id) {
             let _ = self.bind();
             // SAFETY: allocated by this backend, freed once.

@@ -804,6 +804,11 @@ pub trait Backend {
     }
 
     fn alloc(&mut self, elem: Elem, len: usize) -> Result<Buffer>;
+    /// `len` elements of `parent` from element `offset`, as a buffer of its own
+    /// that kernels take like any other and that shares the parent's memory:
+    /// what guard zones are made of. `offset` bytes must be a multiple of
+    /// [`VIEW_ALIGN_BYTES`]; free the view before its parent.
+    fn view(&mut self, parent: &Buffer, offset: usize, len: usize) -> Result<Buffer>;
     fn free(&mut self, buffer: Buffer);
     fn upload(&mut self, buffer: &Buffer, data: HostData<'_>) -> Result<()>;
     fn download(&mut self, buffer: &Buffer, data: HostDataMut<'_>) -> Result<()>;
@@ -933,6 +938,28 @@ impl GemmCall {
             tf32: false,
         }
     }
+}
+
+/// The alignment of a view's start within its parent: a multiple of every
+/// OpenCL device's base address alignment (`CL_DEVICE_MEM_BASE_ADDR_ALIGN`,
+/// 1024 to 4096 bits on the devices seen) and of CUDA's 256-byte allocations.
+pub const VIEW_ALIGN_BYTES: usize = 4096;
+
+/// Why a view cannot be made of `parent`, if it cannot.
+pub(crate) fn view_misfit(parent: &Buffer, offset: usize, len: usize) -> Option<String> {
+    if offset.checked_add(len).is_none_or(|end| end > parent.len) {
+        return Some(format!(
+            "a view of elements {offset}..{} of a buffer of {}",
+            offset.saturating_add(len),
+            parent.len
+        ));
+    }
+    if (offset * parent.elem.size()) % VIEW_ALIGN_BYTES != 0 {
+        return Some(format!(
+            "a view at element {offset}: its start is not a multiple of {VIEW_ALIGN_BYTES} bytes"
+        ));
+    }
+    None
 }
 
 /// Static dispatch over the toolchains compiled in.

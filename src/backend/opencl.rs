@@ -902,6 +902,44 @@ impl Backend for OpenClBackend {
         Ok(Buffer { id, len, elem })
     }
 
+    fn view(&mut self, parent: &Buffer, offset: usize, len: usize) -> Result<Buffer> {
+        if let Some(why) = super::view_misfit(parent, offset, len) {
+            return Err(Error::invalid(format!("internal: {why}")));
+        }
+        let mem = self
+            .buffers
+            .get(&parent.id)
+            .ok_or_else(|| Error::invalid("buffer does not belong to this OpenCL backend"))?;
+        let n = len.max(1).min(parent.len - offset);
+        // SAFETY: a region inside the parent (checked above), aligned to every
+        // device's base address alignment; the parent outlives it in OpenCL's
+        // reference count.
+        let sub = unsafe {
+            match mem {
+                Mem::F32(b) => b
+                    .create_sub_buffer(CL_MEM_READ_WRITE, offset, n)
+                    .map(Mem::F32),
+                Mem::F64(b) => b
+                    .create_sub_buffer(CL_MEM_READ_WRITE, offset, n)
+                    .map(Mem::F64),
+                Mem::I32(b) => b
+                    .create_sub_buffer(CL_MEM_READ_WRITE, offset, n)
+                    .map(Mem::I32),
+                Mem::U32(b) => b
+                    .create_sub_buffer(CL_MEM_READ_WRITE, offset, n)
+                    .map(Mem::U32),
+            }
+        }
+        .map_err(|e| self.mem_err("clCreateSubBuffer", e, format!("a view of {len} elements")))?;
+        let id = self.id();
+        self.buffers.insert(id, sub);
+        Ok(Buffer {
+            id,
+            len,
+            elem: parent.elem,
+        })
+    }
+
     fn free(&mut self, buffer: Buffer) {
         self.buffers.remove(&buffer.id);
     }

@@ -35,6 +35,8 @@ pub enum Status {
     LaunchError(String),
     OutOfMemory(String),
     WrongResult(String),
+    /// Wrote outside a buffer: a guard zone before or after it changed.
+    OutOfBounds(String),
     /// Ran past its time limit and was stopped (the process measuring it was killed).
     TimedOut(String),
     /// The process measuring it died (a signal, e.g. a segmentation fault on a CPU device).
@@ -56,6 +58,7 @@ impl Status {
             Status::LaunchError(_) => "launch error",
             Status::OutOfMemory(_) => "out of memory",
             Status::WrongResult(_) => "WRONG",
+            Status::OutOfBounds(_) => "OUT OF BOUNDS",
             Status::TimedOut(_) => "timed out",
             Status::Crashed(_) => "crashed",
         }
@@ -70,6 +73,7 @@ impl Status {
             | Status::LaunchError(r)
             | Status::OutOfMemory(r)
             | Status::WrongResult(r)
+            | Status::OutOfBounds(r)
             | Status::TimedOut(r)
             | Status::Crashed(r) => Some(r),
         }

@@ -30,6 +30,27 @@ impl HostBuf {
         }
     }
 
+    /// One element of `elem` holding `v`.
+    pub fn from_value(elem: Elem, v: f64) -> HostBuf {
+        match elem {
+            Elem::F32 => HostBuf::F32(vec![v as f32]),
+            Elem::F64 => HostBuf::F64(vec![v]),
+            Elem::I32 => HostBuf::I32(vec![v as i32]),
+            Elem::U32 => HostBuf::U32(vec![v as u32]),
+        }
+    }
+
+    /// Whether element `i` has the same bits as `one`'s first element.
+    pub fn same_at(&self, i: usize, one: &HostBuf) -> bool {
+        match (self, one) {
+            (HostBuf::F32(a), HostBuf::F32(b)) => a[i].to_bits() == b[0].to_bits(),
+            (HostBuf::F64(a), HostBuf::F64(b)) => a[i].to_bits() == b[0].to_bits(),
+            (HostBuf::I32(a), HostBuf::I32(b)) => a[i] == b[0],
+            (HostBuf::U32(a), HostBuf::U32(b)) => a[i] == b[0],
+            _ => false,
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -3,6 +3,7 @@
 //! `measure::interleaved` every built-in kernel uses.
 
 use crate::measure::split::Step;
+use crate::util::words::plural;
 use std::collections::BTreeMap;
 
 use crate::backend::{AnyBackend, Arg, Backend, Buffer, BuildReport, Elem, Program};
@@ -45,10 +46,108 @@ pub fn inputs(kernel: &UserKernel, inst: &Instance, seed: u64) -> Vec<Option<Hos
 }
 
 /// A program with its buffers allocated and its launches' arguments bound.
+/// Every buffer is a view into an allocation with guard zones before and after
+/// it ([`Guarded`]); the launches take the views.
 pub struct Bound {
     pub program: Program,
     buffers: Vec<Option<Buffer>>,
+    guards: Vec<Option<Guarded>>,
     launches: Vec<(String, crate::backend::Geometry, Vec<Arg>)>,
+}
+
+/// A kernel's buffer inside a larger allocation: [`GUARD_BYTES`] of canary
+/// values before it and at least as many after it, checked after each checked
+/// run, so that a write outside the buffer is seen and named.
+pub struct Guarded {
+    parent: Buffer,
+    view: Buffer,
+}
+
+/// The size of each guard zone: one view alignment.
+pub const GUARD_BYTES: usize = crate::backend::VIEW_ALIGN_BYTES;
+
+/// What a guard zone holds: a value no kernel computes by chance (finite, so
+/// that a NaN written there is a change too).
+pub fn canary(elem: Elem) -> f64 {
+    if elem.is_float() {
+        -9.5e29
+    } else {
+        1_515_870_810.0 // 0x5A5A5A5A
+    }
+}
+
+impl Guarded {
+    /// Elements of a guard zone for `elem`.
+    fn lead(elem: Elem) -> usize {
+        GUARD_BYTES / elem.size()
+    }
+
+    fn new(be: &mut AnyBackend, elem: Elem, n: usize) -> Result<Guarded> {
+        let lead = Self::lead(elem);
+        let parent = be.alloc(elem, lead + n.max(1) + lead)?;
+        let made = be
+            .fill(&parent, canary(elem))
+            .and_then(|_| be.view(&parent, lead, n));
+        match made {
+            Ok(view) => Ok(Guarded { parent, view }),
+            Err(e) => {
+                be.free(parent);
+                Err(e)
+            }
+        }
+    }
+
+    /// What the kernel changed outside its buffer, in words; None where both
+    /// guard zones hold their canary.
+    fn breach(&self, be: &mut AnyBackend, name: &str) -> Result<Option<String>> {
+        let elem = self.parent.elem;
+        let (lead, n) = (Self::lead(elem), self.view.len);
+        let want = HostBuf::from_value(elem, canary(elem));
+        let changed = |buf: &HostBuf, from: usize| -> Vec<usize> {
+            (from..buf.len())
+                .filter(|&i| !buf.same_at(i, &want))
+                .collect()
+        };
+        // Before: the whole leading zone (its view starts at the allocation).
+        let before = be.view(&self.parent, 0, lead)?;
+        let got = HostBuf::download(be, &before);
+        be.free(before);
+        let before: Vec<usize> = changed(&got?, 0);
+        // After: from the last aligned start at or before the buffer's end.
+        let step = lead;
+        let start = (lead + n) / step * step;
+        let after = be.view(&self.parent, start, self.parent.len - start)?;
+        let got = HostBuf::download(be, &after);
+        be.free(after);
+        let after: Vec<usize> = changed(&got?, lead + n - start);
+        let mut said = Vec::new();
+        if let Some(&first) = after.first() {
+            let past = start + first - (lead + n) + 1;
+            said.push(format!(
+                "kernel wrote buffer `{name}` {} past its end (index {}; it holds {n}, 0 to {}; {} of the {} guard elements after it changed)",
+                plural(past, "element"),
+                n + past - 1,
+                n.saturating_sub(1),
+                after.len(),
+                self.parent.len - lead - n
+            ));
+        }
+        if let Some(&last) = before.last() {
+            said.push(format!(
+                "kernel wrote buffer `{name}` {} before its start (index -{}; it holds {n}, 0 to {}; {} of the {lead} guard elements before it changed)",
+                plural(lead - last, "element"),
+                lead - last,
+                n.saturating_sub(1),
+                before.len()
+            ));
+        }
+        Ok((!said.is_empty()).then(|| said.join("; ")))
+    }
+
+    fn release(self, be: &mut AnyBackend) {
+        be.free(self.view);
+        be.free(self.parent);
+    }
 }
 
 impl Bound {
@@ -60,31 +159,34 @@ impl Bound {
         inst: &Instance,
         inputs: &[Option<HostBuf>],
     ) -> Result<Bound> {
-        let mut buffers: Vec<Option<Buffer>> = Vec::new();
-        let fail = |be: &mut AnyBackend, buffers: &mut Vec<Option<Buffer>>, e: Error| {
-            for b in buffers.drain(..).flatten() {
-                be.free(b);
+        let mut guards: Vec<Option<Guarded>> = Vec::new();
+        let fail = |be: &mut AnyBackend, guards: &mut Vec<Option<Guarded>>, e: Error| {
+            for g in guards.drain(..).flatten() {
+                g.release(be);
             }
             e
         };
         for (i, a) in kernel.args.iter().enumerate() {
             let Some(n) = inst.lens[i] else {
-                buffers.push(None);
+                guards.push(None);
                 continue;
             };
-            let b = match be.alloc(a.elem, n) {
-                Ok(b) => b,
-                Err(e) => return Err(fail(be, &mut buffers, e)),
+            let g = match Guarded::new(be, a.elem, n) {
+                Ok(g) => g,
+                Err(e) => return Err(fail(be, &mut guards, e)),
             };
-            buffers.push(Some(b));
+            let b = g.view;
+            guards.push(Some(g));
             let r = match &inputs[i] {
                 Some(data) => data.upload(be, &b),
                 None => be.fill(&b, poison_value(a.elem)),
             };
             if let Err(e) = r {
-                return Err(fail(be, &mut buffers, e));
+                return Err(fail(be, &mut guards, e));
             }
         }
+        let buffers: Vec<Option<Buffer>> =
+            guards.iter().map(|g| g.as_ref().map(|g| g.view)).collect();
         let launches = inst
             .launches
             .iter()
@@ -108,6 +210,7 @@ impl Bound {
         Ok(Bound {
             program,
             buffers,
+            guards,
             launches,
         })
     }
@@ -134,9 +237,25 @@ impl Bound {
         Ok(out)
     }
 
+    /// Every write outside a buffer since the buffers were made, buffer by
+    /// buffer, in words; None where every guard zone is intact.
+    pub fn out_of_bounds(
+        &self,
+        be: &mut AnyBackend,
+        kernel: &UserKernel,
+    ) -> Result<Option<String>> {
+        let mut said = Vec::new();
+        for (a, g) in kernel.args.iter().zip(&self.guards) {
+            if let Some(g) = g {
+                said.extend(g.breach(be, &a.name)?);
+            }
+        }
+        Ok((!said.is_empty()).then(|| said.join("; ")))
+    }
+
     pub fn release(self, be: &mut AnyBackend) {
-        for b in self.buffers.into_iter().flatten() {
-            be.free(b);
+        for g in self.guards.into_iter().flatten() {
+            g.release(be);
         }
     }
 }
@@ -202,8 +321,16 @@ fn run_defaults(
     let result = match bound {
         Ok(b) => {
             let r = b.run(be, 1).and_then(|_| b.outputs(be, kernel));
+            let outside = b.out_of_bounds(be, kernel);
             b.release(be);
-            r
+            match outside {
+                Ok(Some(why)) => Err(Error::invalid(format!(
+                    "the reference run of {} at its defaults wrote out of bounds: {why}",
+                    kernel.id
+                ))),
+                Ok(None) => r,
+                Err(e) => Err(e),
+            }
         }
         Err(e) => Err(e),
     };
@@ -348,6 +475,22 @@ pub fn prepare(
             return attempt;
         }
     };
+    // A write outside any buffer is the row's error, whatever the outputs hold.
+    match bound.out_of_bounds(&mut be, kernel) {
+        Ok(None) => {}
+        Ok(Some(why)) => {
+            bound.release(&mut be);
+            be.release_program(program);
+            attempt.status = Status::OutOfBounds(why);
+            return attempt;
+        }
+        Err(e) => {
+            bound.release(&mut be);
+            be.release_program(program);
+            attempt.status = Status::LaunchError(format!("reading the guard zones: {e}"));
+            return attempt;
+        }
+    }
     let (merged, failure) = check_outputs(kernel, &outputs, reference);
     attempt.check = merged;
     session.lap(Step::Check);
