@@ -86,6 +86,11 @@ pub enum Error {
         line: Option<usize>,
         message: String,
     },
+
+    /// A user's launch whose arguments do not fit the kernel's own signature
+    /// (found once the kernel is compiled): the spec's file and line in the words.
+    #[error("{0}")]
+    Arguments(String),
 }
 
 impl Error {
@@ -110,6 +115,7 @@ impl Error {
             | Error::UnknownKernel { .. }
             | Error::Constraint { .. }
             | Error::Spec { .. }
+            | Error::Arguments(_)
             | Error::InvalidArgument(_) => 2,
             _ => 1,
         }

@@ -104,9 +104,9 @@ fn main() {
             eprintln!("not run: {}", missing.join("; "));
             std::process::exit(1);
         }
-        Ok(Some(failure)) => {
+        Ok(Some((failure, code))) => {
             eprintln!("{failure}");
-            std::process::exit(1);
+            std::process::exit(code);
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -841,3 +841,74 @@ fn writes_outside_a_buffer_are_caught_and_named() {
         text(&o)
     );
 }
+
+/// A spec whose arguments do not fit the kernel's own signature (one too many,
+/// a scalar of another type, a buffer of another element type) is refused
+/// before any launch with the file, the line, the argument, what the kernel
+/// declares and what the spec gives: exit 2, never a panic or a crash.
+#[test]
+fn arguments_that_do_not_fit_the_kernel_are_named_with_exit_2() {
+    let extra = mutated("args-extra", |t| {
+        t.replacen(
+            "[[args]]\nname = \"n\"",
+            "[[args]]\nname = \"extra\"\ntype = \"i32\"\nvalue = 3\n\n[[args]]\nname = \"n\"",
+            1,
+        )
+    });
+    let scalar = mutated("args-scalar", |t| {
+        let i = t.find("name = \"a\"").unwrap();
+        let j = i + t[i..].find("[[args]]").unwrap();
+        format!(
+            "{}name = \"a\"\ntype = \"i32\"\nvalue = 2\n\n{}",
+            &t[..i],
+            &t[j..]
+        )
+    });
+    let elem = mutated("args-elem", |t| {
+        t.replacen(
+            "name = \"x\"\ntype = \"f32\"",
+            "name = \"x\"\ntype = \"i32\"",
+            1,
+        )
+    });
+    let cases = [
+        (
+            extra,
+            "the kernel declares 4 parameters",
+            "the spec gives 5 arguments",
+        ),
+        (
+            scalar,
+            "argument 1 `a`: the spec gives an i32 scalar",
+            "float",
+        ),
+        (
+            elem,
+            "argument 2 `x`: the spec gives an i32 buffer",
+            "float*",
+        ),
+    ];
+    for (spec, words, declared) in cases {
+        let out = tmp("args-out");
+        let o = gemmlab(&[
+            "compare",
+            "--device",
+            &device(),
+            "--spec",
+            spec.to_str().unwrap(),
+            "--reps",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{}: {t}", spec.display());
+        assert!(
+            t.contains(words) && t.contains(declared),
+            "{}: {t}",
+            spec.display()
+        );
+        assert!(t.contains("saxpy.toml:"), "the file and line: {t}");
+        assert!(!t.contains("panicked"), "{t}");
+    }
+}

@@ -397,6 +397,11 @@ pub struct CompileOptions {
     /// re-targets the PTX to `sm_XXa` and builds that PTX as the program binary.
     #[serde(default)]
     pub arch_specific: bool,
+    /// Keep the kernels' argument names and types for the host to read
+    /// (OpenCL `-cl-kernel-arg-info`), so a user's launch is checked against
+    /// them; PTX says them anyway.
+    #[serde(default)]
+    pub arg_info: bool,
 }
 
 impl CompileOptions {
@@ -809,6 +814,12 @@ pub trait Backend {
     /// what guard zones are made of. `offset` bytes must be a multiple of
     /// [`VIEW_ALIGN_BYTES`]; free the view before its parent.
     fn view(&mut self, parent: &Buffer, offset: usize, len: usize) -> Result<Buffer>;
+    /// The parameters of `entry` in a loaded program, where the toolchain tells
+    /// them without a launch (OpenCL's kernel argument info); None elsewhere
+    /// (the PTX of the build says them: `ptx::entry_params`).
+    fn kernel_params(&mut self, _program: &Program, _entry: &str) -> Option<Vec<KernelParam>> {
+        None
+    }
     fn free(&mut self, buffer: Buffer);
     fn upload(&mut self, buffer: &Buffer, data: HostData<'_>) -> Result<()>;
     fn download(&mut self, buffer: &Buffer, data: HostDataMut<'_>) -> Result<()>;
@@ -938,6 +949,20 @@ impl GemmCall {
             tf32: false,
         }
     }
+}
+
+/// One parameter of a kernel's entry point as its compiler declared it, as far
+/// as the toolchain tells (OpenCL's kernel argument info, PTX's `.entry` list).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelParam {
+    /// The parameter's name in the source, where known.
+    pub name: Option<String>,
+    /// global, local, constant or private (a value); None where unknown.
+    pub space: Option<&'static str>,
+    /// The declared type ("float*", "int", PTX ".f32"), where known.
+    pub type_name: Option<String>,
+    /// Bytes a value takes (a PTX parameter's width), where known.
+    pub bytes: Option<usize>,
 }
 
 /// The alignment of a view's start within its parent: a multiple of every

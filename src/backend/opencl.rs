@@ -17,7 +17,7 @@ use opencl3::device::{
     Device, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU,
 };
 use opencl3::error_codes::ClError;
-use opencl3::kernel::{ExecuteKernel, Kernel};
+use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer as ClBuffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::platform::{get_platforms, Platform};
 use opencl3::program::Program as ClProgram;
@@ -25,8 +25,8 @@ use opencl3::types::{cl_mem, CL_BLOCKING};
 
 use super::{
     check_len, ptxas, Arg, Artefact, Backend, Buffer, BuildReport, CompileOptions, Compiler,
-    DeviceInfo, DeviceKind, Elem, HostData, HostDataMut, Image, KernelResources, Launch, Program,
-    Toolchain,
+    DeviceInfo, DeviceKind, Elem, HostData, HostDataMut, Image, KernelParam, KernelResources,
+    Launch, Program, Toolchain,
 };
 use crate::error::{Error, Result};
 
@@ -299,6 +299,9 @@ impl OpenClCompiler {
         if options.fast_math {
             flags.push("-cl-fast-relaxed-math".into());
             flags.push("-cl-mad-enable".into());
+        }
+        if options.arg_info {
+            flags.push("-cl-kernel-arg-info".into());
         }
         flags.extend(options.extra_flags.iter().cloned());
         flags
@@ -814,24 +817,68 @@ fn enqueue_unobserved(
 /// Sets a kernel's arguments: scalars by value with their exact C size, buffers as
 /// the `cl_mem` handles of `mems`, in order.
 fn set_args(k: &Kernel, mems: &[cl_mem], args: &[Arg]) -> Result<()> {
-    let mut exec = ExecuteKernel::new(k);
+    let declared = k.num_args().map_err(|e| api("clGetKernelInfo", e))? as usize;
+    if declared != args.len() {
+        return Err(Error::invalid(format!(
+            "the kernel takes {declared} arguments, the launch gives {}",
+            args.len()
+        )));
+    }
     let mut mem_iter = mems.iter();
-    // SAFETY: each argument is passed by value with its exact C size; buffers as cl_mem.
-    unsafe {
-        for a in args {
+    for (i, a) in args.iter().enumerate() {
+        let i = i as u32;
+        // SAFETY: each argument is passed by value with its exact C size; buffers as
+        // cl_mem; the index is below the kernel's count (checked above).
+        let r = unsafe {
             match a {
-                Arg::I32(v) => exec.set_arg(v),
-                Arg::U32(v) => exec.set_arg(v),
-                Arg::F32(v) => exec.set_arg(v),
-                Arg::F64(v) => exec.set_arg(v),
+                Arg::I32(v) => k.set_arg(i, v),
+                Arg::U32(v) => k.set_arg(i, v),
+                Arg::F32(v) => k.set_arg(i, v),
+                Arg::F64(v) => k.set_arg(i, v),
                 Arg::Buf(_) => match mem_iter.next() {
-                    Some(m) => exec.set_arg(m),
+                    Some(m) => k.set_arg(i, m),
                     None => return Err(Error::invalid("internal: buffer argument list mismatch")),
                 },
-            };
-        }
+            }
+        };
+        r.map_err(|e| {
+            Error::invalid(format!(
+                "argument {i}: clSetKernelArg refused a {} ({e}): the kernel declares another type or size",
+                match a {
+                    Arg::I32(_) => "32-bit integer",
+                    Arg::U32(_) => "32-bit unsigned integer",
+                    Arg::F32(_) => "float",
+                    Arg::F64(_) => "double",
+                    Arg::Buf(_) => "buffer",
+                }
+            ))
+        })?;
     }
     Ok(())
+}
+
+/// A kernel's parameters from OpenCL's argument info: the address space always
+/// where the implementation tells it, names and types where the program kept them.
+fn params_of(k: &Kernel) -> Option<Vec<KernelParam>> {
+    use opencl3::kernel::{
+        CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_GLOBAL, CL_KERNEL_ARG_ADDRESS_LOCAL,
+    };
+    let n = k.num_args().ok()?;
+    Some(
+        (0..n)
+            .map(|i| KernelParam {
+                name: k.get_arg_name(i).ok().filter(|s| !s.is_empty()),
+                space: k.get_arg_address_qualifier(i).ok().map(|q| match q {
+                    CL_KERNEL_ARG_ADDRESS_GLOBAL => "global",
+                    CL_KERNEL_ARG_ADDRESS_LOCAL => "local",
+                    CL_KERNEL_ARG_ADDRESS_CONSTANT => "constant",
+                    _ => "private",
+                }),
+                type_name: k.get_arg_type_name(i).ok().filter(|s| !s.is_empty()),
+                bytes: None,
+            })
+            .collect(),
+    )
 }
 
 impl Backend for OpenClBackend {
@@ -938,6 +985,11 @@ impl Backend for OpenClBackend {
             len,
             elem: parent.elem,
         })
+    }
+
+    fn kernel_params(&mut self, program: &Program, entry: &str) -> Option<Vec<KernelParam>> {
+        let built = self.programs.get(&program.id)?;
+        params_of(built.kernels.get(entry)?)
     }
 
     fn free(&mut self, buffer: Buffer) {

@@ -324,3 +324,68 @@ mod normalize_tests {
         assert!(diff("a", a, "b", "\tmul.lo.s32 %r1, %r2, 3;\n", 1).contains("-add.s32 %r, %r, 1;"));
     }
 }
+
+/// The parameters of `.entry name(...)` in a PTX listing: each one's type and
+/// width, and whether it is marked a pointer (`.ptr .global`); None where the
+/// listing has no such entry.
+pub fn entry_params(ptx: &str, entry: &str) -> Option<Vec<super::KernelParam>> {
+    let at = ptx.find(&format!(".entry {entry}("))?;
+    let rest = &ptx[at..];
+    let open = rest.find('(')?;
+    let close = rest.find(')')?;
+    let list = &rest[open + 1..close];
+    Some(
+        list.split(',')
+            .map(str::trim)
+            .filter(|p| p.starts_with(".param"))
+            .map(|p| {
+                let words: Vec<&str> = p.split_whitespace().collect();
+                let ty = words.get(1).copied().unwrap_or("");
+                let bytes = ty
+                    .trim_start_matches(|c: char| c == '.' || c.is_ascii_alphabetic())
+                    .parse::<usize>()
+                    .ok()
+                    .map(|bits| bits / 8);
+                let space = if words.contains(&".ptr") {
+                    [".global", ".shared", ".const", ".local"]
+                        .iter()
+                        .find(|s| words.contains(s))
+                        .map(|s| match *s {
+                            ".global" => "global",
+                            ".shared" => "local",
+                            ".const" => "constant",
+                            _ => "private",
+                        })
+                } else {
+                    None
+                };
+                super::KernelParam {
+                    name: words.last().map(|s| s.to_string()),
+                    space,
+                    type_name: Some(ty.to_string()).filter(|t| !t.is_empty()),
+                    bytes,
+                }
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod params_tests {
+    use super::entry_params;
+
+    #[test]
+    fn entry_params_read_types_widths_and_pointers() {
+        let ptx = "\n.visible .entry saxpy(\n\t.param .u32 saxpy_param_0,\n\t.param .f32 saxpy_param_1,\n\t.param .u64 .ptr .global .align 4 saxpy_param_2\n)\n{\n}";
+        let p = entry_params(ptx, "saxpy").unwrap();
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[0].type_name.as_deref(), Some(".u32"));
+        assert_eq!(p[0].bytes, Some(4));
+        assert_eq!(p[1].type_name.as_deref(), Some(".f32"));
+        assert_eq!(p[2].bytes, Some(8));
+        assert_eq!(p[2].space, Some("global"));
+        assert!(entry_params(ptx, "other").is_none());
+        let none = "\n.visible .entry empty()\n{\n}";
+        assert_eq!(entry_params(none, "empty").unwrap().len(), 0);
+    }
+}

@@ -72,19 +72,30 @@ impl Outcome {
         }
     }
 
-    /// The line to print before exiting 1, or None for exit 0.
-    pub fn failure(&self) -> Option<String> {
+    /// The line to print and the exit status, or None for exit 0: 1 for a
+    /// failed measurement, 2 where a user's spec does not fit its kernel (a
+    /// usage error found at the kernel's signature).
+    pub fn failure(&self) -> Option<(String, i32)> {
         if self.failed.is_empty() {
             return None;
         }
+        let bad_args = Status::BadArguments(String::new()).label();
+        let code = if self.failed.iter().any(|(l, _)| *l == bad_args) {
+            2
+        } else {
+            1
+        };
         let parts: Vec<String> = self
             .failed
             .iter()
             .map(|(label, n)| format!("{n} {label}"))
             .collect();
-        Some(format!(
-            "not every measurement succeeded: {} (see the table; reasons are in the results)",
-            parts.join(", ")
+        Some((
+            format!(
+                "not every measurement succeeded: {} (see the table; reasons are in the results)",
+                parts.join(", ")
+            ),
+            code,
         ))
     }
 }

@@ -37,6 +37,8 @@ pub enum Status {
     WrongResult(String),
     /// Wrote outside a buffer: a guard zone before or after it changed.
     OutOfBounds(String),
+    /// The arguments a user's spec gives do not fit the kernel's signature.
+    BadArguments(String),
     /// Ran past its time limit and was stopped (the process measuring it was killed).
     TimedOut(String),
     /// The process measuring it died (a signal, e.g. a segmentation fault on a CPU device).
@@ -59,6 +61,7 @@ impl Status {
             Status::OutOfMemory(_) => "out of memory",
             Status::WrongResult(_) => "WRONG",
             Status::OutOfBounds(_) => "OUT OF BOUNDS",
+            Status::BadArguments(_) => "bad arguments",
             Status::TimedOut(_) => "timed out",
             Status::Crashed(_) => "crashed",
         }
@@ -74,6 +77,7 @@ impl Status {
             | Status::OutOfMemory(r)
             | Status::WrongResult(r)
             | Status::OutOfBounds(r)
+            | Status::BadArguments(r)
             | Status::TimedOut(r)
             | Status::Crashed(r) => Some(r),
         }
@@ -87,6 +91,7 @@ impl Status {
             Error::Unavailable { .. } => Status::Unavailable(e.to_string()),
             Error::OutOfMemory { .. } => Status::OutOfMemory(e.to_string()),
             Error::Check { .. } => Status::WrongResult(e.to_string()),
+            Error::Arguments(why) => Status::BadArguments(why.clone()),
             _ => Status::LaunchError(e.to_string()),
         }
     }

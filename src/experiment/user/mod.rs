@@ -5,6 +5,7 @@
 pub mod data;
 mod describe;
 pub mod run;
+pub mod signature;
 
 pub use describe::describe;
 
@@ -110,8 +111,8 @@ pub fn references(
     kernel: &UserKernel,
     dims: &Dims,
     seed: u64,
-) -> Vec<std::result::Result<Outputs, String>> {
-    let mut out: Vec<std::result::Result<Outputs, String>> = Vec::new();
+) -> Vec<std::result::Result<Outputs, Status>> {
+    let mut out: Vec<std::result::Result<Outputs, Status>> = Vec::new();
     for (i, s) in sessions.iter().enumerate() {
         let shared = matches!(kernel.check.reference, Reference::Toolchains) && i > 0;
         if shared {
@@ -124,11 +125,13 @@ pub fn references(
         }
         let tc = s.backend.borrow().info().toolchain;
         if kernel.source(tc).is_none() && !matches!(kernel.check.reference, Reference::Spec(_)) {
-            out.push(Err(kernel.not_applicable(tc).unwrap_or_default()));
+            out.push(Err(Status::Unavailable(
+                kernel.not_applicable(tc).unwrap_or_default(),
+            )));
             continue;
         }
         let mut be = s.backend.borrow_mut();
-        out.push(run::reference(&mut be, kernel, dims, seed).map_err(|e| e.to_string()));
+        out.push(run::reference(&mut be, kernel, dims, seed).map_err(|e| Status::from_error(&e)));
     }
     out
 }
@@ -152,7 +155,7 @@ pub fn measure_spec_point(
     config: &Config,
     hints: &Hints,
     dims: &Dims,
-    refs: &[std::result::Result<Outputs, String>],
+    refs: &[std::result::Result<Outputs, Status>],
     plan: &Plan,
     seed: u64,
     experiment: &str,
@@ -177,7 +180,7 @@ pub fn measure_spec_items(
     kernel: &UserKernel,
     items: &[Item],
     dims: &Dims,
-    refs: &[std::result::Result<Outputs, String>],
+    refs: &[std::result::Result<Outputs, Status>],
     plan: &Plan,
     seed: u64,
     experiment: &str,
@@ -196,7 +199,7 @@ pub fn measure_spec_items(
 pub struct UserPoint<'a> {
     pub kernel: &'a UserKernel,
     pub dims: &'a Dims,
-    pub refs: &'a [std::result::Result<Outputs, String>],
+    pub refs: &'a [std::result::Result<Outputs, Status>],
     pub seed: u64,
 }
 
@@ -238,11 +241,12 @@ impl Workload<Item> for UserPoint<'_> {
                     s, kernel, &it.config, &it.hints, &inst, &data, reference, code,
                 )
             }
-            Err(why) if kernel.source(tc).is_none() => {
-                not_prepared(Status::Unavailable(why.clone()))
-            }
+            Err(why) if kernel.source(tc).is_none() => not_prepared(why.clone()),
+            // A spec that does not fit its kernel is that, also in its reference.
+            Err(why @ Status::BadArguments(_)) => not_prepared(why.clone()),
             Err(why) => not_prepared(Status::WrongResult(format!(
-                "no reference to check against: {why}"
+                "no reference to check against: {}",
+                why.reason().unwrap_or("it failed")
             ))),
         };
         let flush = match (cold, &a.prepared) {

@@ -316,7 +316,16 @@ fn run_defaults(
             }
         }
     }
-    let (program, _) = build(be, kernel, &config, &Hints::default())?;
+    let (program, report) = build(be, kernel, &config, &Hints::default())?;
+    let why = super::signature::mismatch(kernel, launches, |entry| {
+        be.kernel_params(&program, entry).or_else(|| {
+            (report.ptx.as_deref()).and_then(|p| crate::backend::ptx::entry_params(p, entry))
+        })
+    });
+    if let Some(why) = why {
+        be.release_program(program);
+        return Err(Error::Arguments(format!("the reference: {why}")));
+    }
     let bound = Bound::new(be, program, kernel, &inst, &data);
     let result = match bound {
         Ok(b) => {
@@ -347,13 +356,17 @@ pub fn reference(
     dims: &Dims,
     seed: u64,
 ) -> Result<Outputs> {
-    let what = |e: Error| Error::Check {
-        what: format!(
-            "{}'s reference ({})",
-            kernel.id,
-            kernel.check.reference.describe()
-        ),
-        detail: e.to_string(),
+    let what = |e: Error| match e {
+        // A spec that does not fit its kernel says so, in its own words.
+        Error::Arguments(_) => e,
+        e => Error::Check {
+            what: format!(
+                "{}'s reference ({})",
+                kernel.id,
+                kernel.check.reference.describe()
+            ),
+            detail: e.to_string(),
+        },
     };
     match &kernel.check.reference {
         Reference::Defaults | Reference::Toolchains => {
@@ -449,6 +462,19 @@ pub fn prepare(
     if let Some(why) = missing_entry(kernel, &report, tc) {
         be.release_program(program);
         attempt.status = Status::CompileError(why);
+        return attempt;
+    }
+    // The spec's arguments against the kernel's own signature, before any launch.
+    let ptx = report.ptx.clone();
+    let why = super::signature::mismatch(kernel, &kernel.launches, |entry| {
+        be.kernel_params(&program, entry).or_else(|| {
+            ptx.as_deref()
+                .and_then(|p| crate::backend::ptx::entry_params(p, entry))
+        })
+    });
+    if let Some(why) = why {
+        be.release_program(program);
+        attempt.status = Status::BadArguments(why);
         return attempt;
     }
     let bound = match Bound::new(&mut be, program, kernel, inst, data) {

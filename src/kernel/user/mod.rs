@@ -84,5 +84,6 @@ pub fn compile_options(
     }
     o.max_registers = hints.max_registers;
     o.fast_math = hints.fast_math;
+    o.arg_info = true;
     o
 }
