@@ -22,6 +22,12 @@ nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,temperature.gpu 
 cat "$W/gpu.txt"
 if [ "$PART" = experiments ]; then
 run devices 60 $G devices
+# The guard zones and the argument check on CUDA and NVIDIA OpenCL: MODE=1..4 of
+# the wrong-on-purpose spec must each be their row's error, never ok.
+for m in 0 1 2 3 4; do
+  run "wrong-$m" 60 $G compare $D --backends cuda,opencl --spec tests/fixtures/specs/wrong/wrong.toml \
+    --define MODE=$m --reps 3 --out "$W/wrong-$m"
+done
 for s in saxpy/saxpy gemm-tutorial/myGEMM6 reduction/reduction; do
   n=$(basename $s)
   run "jit-$n" 120 $G sweep jit $D --spec specs/$s.toml --reps 10 --out "$W/jit-$n"
