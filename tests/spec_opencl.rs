@@ -912,3 +912,39 @@ fn arguments_that_do_not_fit_the_kernel_are_named_with_exit_2() {
         assert!(!t.contains("panicked"), "{t}");
     }
 }
+
+/// The tuning store keys a user's whole kernel: the same spec answers from the
+/// store, a spec whose check (or launch, or arguments) changed is measured anew.
+#[test]
+fn a_changed_spec_never_reuses_an_old_store() {
+    let spec = mutated("store-key", |t| t.to_string());
+    let store = tmp("store-key-store");
+    let tune = |out: &str| {
+        let o = gemmlab(&[
+            "tune",
+            "--device",
+            &device(),
+            "--spec",
+            spec.to_str().unwrap(),
+            "--strategy",
+            "random",
+            "--max-configs",
+            "3",
+            "--sizes",
+            "n=65536",
+            "--no-db",
+            "--store",
+            store.to_str().unwrap(),
+            "--out",
+            tmp(out).to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        text(&o)
+    };
+    assert!(tune("store-key-1").contains("(3 measured, 0 from the store)"));
+    assert!(tune("store-key-2").contains("(0 measured, 3 from the store)"));
+    let t = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, t.replacen("rel = 1e-6", "rel = 1e-5", 1)).unwrap();
+    let third = tune("store-key-3");
+    assert!(third.contains("(3 measured, 0 from the store)"), "{third}");
+}

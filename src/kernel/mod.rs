@@ -88,6 +88,18 @@ impl Kernel {
         }
     }
 
+    /// What keys this kernel's results in the tuning store and the database of
+    /// bests on a toolchain: the source it compiles, and for a user's kernel
+    /// also its spec (arguments, launches, check), so that a changed kernel
+    /// never reuses an old result.
+    pub fn fingerprint(&self, toolchain: Toolchain) -> String {
+        let source = self.source(toolchain).unwrap_or_default();
+        match self {
+            Kernel::Builtin(_) => crate::util::keys::fnv1a(&source),
+            Kernel::User(k) => crate::util::keys::fnv1a(&format!("{source}\n{}", k.spec_hash)),
+        }
+    }
+
     pub fn compile_options(
         &self,
         c: &Config,

@@ -373,7 +373,7 @@ fn tune_spec(
         record_finals(sessions, spaces, &finals, &at, opts, store, writer)?;
         if let Some(db) = db.as_deref_mut() {
             offer_bests(db, sessions, &searched, &finals, &k.id, &at, |tc| {
-                fnv1a(&k.source(tc).map(|s| s.text.clone()).unwrap_or_default())
+                Kernel::User(k).fingerprint(tc)
             });
         }
         on_final(&rows);

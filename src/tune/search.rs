@@ -30,7 +30,6 @@ use crate::measure::progress::Progress;
 use crate::measure::split::{Split, Step};
 use crate::measure::{gflops, interleaved, CacheState, Plan, Stats, Timed};
 use crate::occupancy;
-use crate::util::keys::fnv1a;
 
 /// When a search stops.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -387,7 +386,7 @@ pub fn key_base(session: &Session, space: &Space, size: (usize, usize, usize)) -
         driver: info.driver_version.clone(),
         compiler: info.compiler_version.clone(),
         kernel: space.kernel.id().to_string(),
-        source: fnv1a(&space.kernel.source(info.toolchain).unwrap_or_default()),
+        source: space.kernel.fingerprint(info.toolchain),
         m: size.0,
         n: size.1,
         k: size.2,

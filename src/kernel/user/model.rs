@@ -172,6 +172,10 @@ pub struct UserKernel {
     pub flops: Option<Expr>,
     pub bytes: Option<Expr>,
     pub check: UserCheck,
+    /// A hash of the spec file's text and its reference spec's: with the source,
+    /// what keys a user's kernel in the tuning store and the database, so a
+    /// changed launch, argument or check never reuses an old result.
+    pub spec_hash: String,
 }
 
 /// A dimension point: every dimension of the kernel with its value.
@@ -320,6 +324,10 @@ impl UserKernel {
             launches,
             flops,
             bytes,
+            spec_hash: crate::util::keys::fnv1a(&match &check.reference {
+                Reference::Spec(other) => format!("{}\n{}", r.text, other.spec_hash),
+                _ => r.text.to_string(),
+            }),
             check,
         };
         kernel.check_defaults_and_satisfiable(r)?;
