@@ -348,6 +348,10 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
     } else {
         Vec::new()
     };
+    if kernels.is_empty() {
+        let all: Vec<&gemmlab::kernel::user::UserKernel> = user.iter().collect();
+        gemmlab::experiment::refuse_plain_sizes(&all, &gemm_sizes)?;
+    }
     if !dim_sizes.is_empty() && user.is_empty() {
         return Err(Error::invalid(format!(
             "--sizes {}: NAME=VALUE sizes are for spec kernels (--spec FILE); a GEMM size is N or MxNxK",

@@ -419,6 +419,10 @@ impl Chosen {
                 dim_sizes.join(",")
             )));
         }
+        if kernels.is_empty() {
+            let all: Vec<&gemmlab::kernel::user::UserKernel> = specs.to_vec();
+            gemmlab::experiment::refuse_plain_sizes(&all, &gemm_sizes)?;
+        }
         let spec_points = gemmlab::kernel::user::parse_dim_points(&dim_sizes)?;
         // Every spec at every point, at its defaults, before any device is opened.
         for k in &specs {

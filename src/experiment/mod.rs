@@ -20,6 +20,6 @@ pub use compare::{check_defines_of, run_compare, toolchains, CompareOptions};
 pub use gemm::*;
 pub use run::{print_clocks, say_devices, Recording};
 pub use user::{
-    measure_on, measure_spec_items, measure_spec_point, points_for, references, run_spec_compare,
-    tuned_items, Item, SpecCompare, UserPoint,
+    measure_on, measure_spec_items, measure_spec_point, points_for, references, refuse_plain_sizes,
+    run_spec_compare, tuned_items, Item, SpecCompare, UserPoint,
 };

@@ -17,8 +17,24 @@ pub enum HostBuf {
 }
 
 /// What an `out` buffer holds before a checked run: a value a kernel that writes
-/// the buffer overwrites (NaN for floats, a sentinel for integers).
+/// the buffer overwrites (a NaN with its own payload for floats, a sentinel for
+/// integers).
 pub const POISON_INT: i64 = 0x5EEDBAD5;
+
+/// The f32 poison's bits: a quiet NaN whose payload no arithmetic makes (a
+/// computed NaN is 0x7FC00000 or 0xFFC00000), so that an element the kernel
+/// never wrote and a NaN it wrote are told apart. The f64 poison is this value
+/// widened (its payload moves up, and narrows back to the same bits).
+pub const POISON_F32_BITS: u32 = 0x7FC0_DEAD;
+
+/// The poison of `elem` in words, for the messages that name it.
+pub fn poison_words(elem: Elem) -> String {
+    if elem.is_float() {
+        format!("NaN with payload 0x{POISON_F32_BITS:08X}")
+    } else {
+        format!("0x{POISON_INT:08X}")
+    }
+}
 
 impl HostBuf {
     pub fn len(&self) -> usize {
@@ -27,6 +43,16 @@ impl HostBuf {
             HostBuf::F64(v) => v.len(),
             HostBuf::I32(v) => v.len(),
             HostBuf::U32(v) => v.len(),
+        }
+    }
+
+    /// The element type it holds.
+    pub fn elem(&self) -> Elem {
+        match self {
+            HostBuf::F32(_) => Elem::F32,
+            HostBuf::F64(_) => Elem::F64,
+            HostBuf::I32(_) => Elem::I32,
+            HostBuf::U32(_) => Elem::U32,
         }
     }
 
@@ -83,6 +109,7 @@ impl HostBuf {
                         // 24 random bits: exact in f32, so every toolchain sees the same inputs.
                         lo + (hi - lo) * ((u >> 40) as f64 / (1u64 << 24) as f64)
                     } else {
+                        let lo = if elem == Elem::U32 { lo.max(0.0) } else { lo };
                         let (a, b) = (lo.ceil() as i64, hi.floor() as i64);
                         let span = (b - a + 1).max(1) as u64;
                         (a + (u % span) as i64) as f64
@@ -132,8 +159,8 @@ impl HostBuf {
     /// Element `i` still holds the poison `fill` put there.
     fn poisoned(&self, i: usize) -> bool {
         match self {
-            HostBuf::F32(v) => v[i].is_nan(),
-            HostBuf::F64(v) => v[i].is_nan(),
+            HostBuf::F32(v) => v[i].to_bits() == POISON_F32_BITS,
+            HostBuf::F64(v) => v[i].to_bits() == poison_value(Elem::F64).to_bits(),
             HostBuf::I32(v) => v[i] as i64 == POISON_INT,
             HostBuf::U32(v) => v[i] as i64 == POISON_INT,
         }
@@ -170,7 +197,7 @@ impl HostBuf {
 /// The value `fill` on the device uses to poison a buffer of `elem`.
 pub fn poison_value(elem: Elem) -> f64 {
     if elem.is_float() {
-        f64::NAN
+        f64::from(f32::from_bits(POISON_F32_BITS))
     } else {
         POISON_INT as f64
     }
@@ -188,6 +215,9 @@ struct Tally {
     unwritten: usize,
     unwritten_by_both: usize,
     non_finite: usize,
+    /// NaN or infinity written where the reference has a finite value.
+    non_finite_written: usize,
+    first_non_finite: Option<usize>,
 }
 
 impl Tally {
@@ -207,6 +237,8 @@ impl Tally {
             unwritten: self.unwritten + o.unwritten,
             unwritten_by_both: self.unwritten_by_both + o.unwritten_by_both,
             non_finite: self.non_finite + o.non_finite,
+            non_finite_written: self.non_finite_written + o.non_finite_written,
+            first_non_finite: self.first_non_finite.or(o.first_non_finite),
         }
     }
 }
@@ -231,6 +263,10 @@ fn tally(
         }
         if !g.is_finite() && g.to_bits() != w.to_bits() {
             t.non_finite += 1;
+            if w.is_finite() {
+                t.non_finite_written += 1;
+                t.first_non_finite.get_or_insert(i);
+            }
         }
         let d = (g - w).abs();
         let ok = match tol {
@@ -323,6 +359,8 @@ pub fn compare(
         unwritten,
         unwritten_by_both,
         non_finite,
+        non_finite_written,
+        first_non_finite,
     } = t;
     report.non_finite = non_finite;
     report.worst_index = worst_index.map(|i| (i, 0));
@@ -341,7 +379,15 @@ pub fn compare(
             ""
         };
         Some(format!(
-            "buffer {name}: {unwritten} of {n} elements still hold the poison written before the run (first at {i}): the kernel never wrote them{also}"
+            "buffer {name}: {unwritten} of {n} elements still hold the poison written before the run ({}; first at {i}): the kernel never wrote them{also}",
+            poison_words(got.elem())
+        ))
+    } else if non_finite_written > 0 {
+        let i = first_non_finite.unwrap_or(0);
+        Some(format!(
+            "buffer {name}: the kernel wrote NaN or infinity at {non_finite_written} of {n} elements where the reference is finite; first at {i}: got {}, reference {}",
+            got.get(i),
+            want.get(i)
         ))
     } else if failures > 0 {
         let i = first_fail.unwrap_or(0);
@@ -411,6 +457,21 @@ mod tests {
             "m",
         );
         assert!(r.passed && why.is_none());
+        let poison = f32::from_bits(POISON_F32_BITS);
+        let (r, why) = compare(
+            "y",
+            &HostBuf::F32(vec![1.0, poison, 3.0]),
+            &want,
+            tol,
+            true,
+            "m",
+        );
+        let why = why.unwrap();
+        assert!(
+            !r.passed && why.contains("never wrote") && why.contains("0x7FC0DEAD"),
+            "{why}"
+        );
+        // A NaN the kernel computed is not the poison: it is said as what it is.
         let (r, why) = compare(
             "y",
             &HostBuf::F32(vec![1.0, f32::NAN, 3.0]),
@@ -419,7 +480,13 @@ mod tests {
             true,
             "m",
         );
-        assert!(!r.passed && why.unwrap().contains("never wrote"));
+        let why = why.unwrap();
+        assert!(
+            !r.passed && why.contains("wrote NaN or infinity at 1 of 3"),
+            "{why}"
+        );
+        // The f64 poison narrows back to the f32 poison's bits.
+        assert_eq!((poison_value(Elem::F64) as f32).to_bits(), POISON_F32_BITS);
         let (r, why) = compare(
             "y",
             &HostBuf::F32(vec![1.0, 2.5, 3.0]),

@@ -5,17 +5,9 @@ use std::fmt::Write;
 
 use crate::error::{Error, Result};
 use crate::kernel::builtin::Config;
-use crate::kernel::user::model::{Access, ArgKind, Fill, Reference};
+use crate::kernel::user::model::{Access, ArgKind, Reference};
 use crate::kernel::user::{Dims, UserKernel};
 use crate::util::words::plural;
-
-fn fill_words(f: Fill) -> String {
-    match f {
-        Fill::Random { lo, hi } => format!("random in [{lo}, {hi})"),
-        Fill::Constant(c) => format!("constant {c}"),
-        Fill::Ramp { start, step } => format!("ramp from {start} by {step}"),
-    }
-}
 
 /// The spec as gemmlab read it, at each size point: what `spec --check`
 /// prints.
@@ -158,8 +150,8 @@ fn describe_point(s: &mut String, k: &UserKernel, config: &Config, dims: &Dims) 
         match (&a.kind, inst.lens[i], inst.scalars[i]) {
             (ArgKind::Buffer { access, fill, .. }, Some(n), _) => {
                 let how = match access {
-                    Access::In => format!("in, {}", fill_words(*fill)),
-                    Access::InOut => format!("inout, {}; checked", fill_words(*fill)),
+                    Access::In => format!("in, {}", fill.describe(a.elem)),
+                    Access::InOut => format!("inout, {}; checked", fill.describe(a.elem)),
                     Access::Out => "out, poisoned before the checked run; checked".to_string(),
                 };
                 let _ = writeln!(

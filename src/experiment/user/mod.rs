@@ -68,6 +68,38 @@ pub fn points_for(kernel: &UserKernel, all: &[&UserKernel], given: &[Dims]) -> R
     Ok(out)
 }
 
+/// A plain GEMM size (`--sizes 4096`) where only users' kernels run is a
+/// mistake, not a size to ignore: said with the dimensions each spec has.
+pub fn refuse_plain_sizes(user: &[&UserKernel], plain: &[String]) -> Result<()> {
+    if plain.is_empty() || user.is_empty() {
+        return Ok(());
+    }
+    let dims: Vec<String> = user
+        .iter()
+        .map(|k| {
+            let names: Vec<&str> = k.dims.iter().map(|(d, _)| d.as_str()).collect();
+            format!(
+                "{}: {}",
+                k.id,
+                if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                }
+            )
+        })
+        .collect();
+    let example = user
+        .iter()
+        .find_map(|k| k.dims.first())
+        .map_or(String::new(), |(d, v)| format!(", e.g. --sizes {d}={v}"));
+    Err(Error::invalid(format!(
+        "--sizes {}: a plain size is a GEMM's, and no built-in kernel is selected; a spec's sizes are NAME=VALUE over its dimensions ({}){example}",
+        plain.join(","),
+        dims.join("; ")
+    )))
+}
+
 /// The configuration a kernel runs under the command line's defines: those it
 /// declares apply, others belong to other kernels.
 pub fn config_for(kernel: &UserKernel, defines: &[(String, i64)]) -> Result<Config> {

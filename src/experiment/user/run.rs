@@ -594,9 +594,11 @@ fn check_outputs(
             out_only,
             &method,
         );
-        if failure.is_none() {
-            failure = why;
-        }
+        // Every failing buffer is named, not only the first.
+        failure = match (failure, why) {
+            (Some(f), Some(w)) => Some(format!("{f}; {w}")),
+            (f, w) => f.or(w),
+        };
         merged = Some(match merged {
             None => r,
             Some(m) => merge(m, r),

@@ -38,6 +38,38 @@ pub enum Fill {
     Ramp { start: f64, step: f64 },
 }
 
+impl Fill {
+    /// `fill = "random"` and no fill: floats uniform in [-1, 1); integers
+    /// uniform over [-1000, 1000] (i32) or [0, 1000] (u32), both ends included,
+    /// so that an integer kernel sees more than a few distinct values.
+    pub fn random_for(elem: Elem) -> Fill {
+        match elem {
+            Elem::F32 | Elem::F64 => Fill::Random { lo: -1.0, hi: 1.0 },
+            Elem::I32 => Fill::Random {
+                lo: -1000.0,
+                hi: 1000.0,
+            },
+            Elem::U32 => Fill::Random {
+                lo: 0.0,
+                hi: 1000.0,
+            },
+        }
+    }
+
+    /// What a buffer of `elem` gets, in words ("random integers in [0, 1000]").
+    pub fn describe(self, elem: Elem) -> String {
+        match self {
+            Fill::Random { lo, hi } if elem.is_float() => format!("random in [{lo}, {hi})"),
+            Fill::Random { lo, hi } => {
+                let lo = if elem == Elem::U32 { lo.max(0.0) } else { lo };
+                format!("random integers in [{}, {}]", lo.ceil(), hi.floor())
+            }
+            Fill::Constant(c) => format!("constant {c}"),
+            Fill::Ramp { start, step } => format!("ramp from {start} by {step}"),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
     In,
@@ -822,10 +854,10 @@ fn check_names(
     Ok(())
 }
 
-fn read_fill(f: &file::Fill) -> std::result::Result<Fill, String> {
+fn read_fill(f: &file::Fill, elem: Elem) -> std::result::Result<Fill, String> {
     match f {
         file::Fill::Word(w) => match w.as_str() {
-            "random" => Ok(Fill::Random { lo: -1.0, hi: 1.0 }),
+            "random" => Ok(Fill::random_for(elem)),
             "zeros" => Ok(Fill::Constant(0.0)),
             "ramp" => Ok(Fill::Ramp { start: 0.0, step: 1.0 }),
             other => Err(format!(
@@ -1088,7 +1120,7 @@ fn read_arg(r: &Reader, a: &file::Arg, at: usize, line: usize, names: &Names) ->
         r.err(
             Some(a.elem.span().start),
             format!(
-                "argument {}: type '{}' is not one of f32, f64, i32, u32",
+                "argument {}: type '{}' is not one of f32, f64, i32, u32 (or their C names float, double, int, uint)",
                 a.name,
                 a.elem.get_ref()
             ),
@@ -1114,8 +1146,8 @@ fn read_arg(r: &Reader, a: &file::Arg, at: usize, line: usize, names: &Names) ->
                 }
             };
             let fill = match &a.fill {
-                None => Fill::Random { lo: -1.0, hi: 1.0 },
-                Some(fl) => read_fill(fl.get_ref()).map_err(|m| {
+                None => Fill::random_for(elem),
+                Some(fl) => read_fill(fl.get_ref(), elem).map_err(|m| {
                     r.err(Some(fl.span().start), format!("argument {}: {m}", a.name))
                 })?,
             };
