@@ -61,6 +61,11 @@ impl Outcome {
         Outcome { failed }
     }
 
+    /// Adds `count` failures under `label`.
+    pub fn add_failures(&mut self, count: usize, label: &'static str) {
+        self.failed.push((label, count));
+    }
+
     /// `count` results that failed, under `label`.
     pub fn from_failures(count: usize, label: &'static str) -> Outcome {
         Outcome {

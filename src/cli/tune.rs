@@ -283,6 +283,21 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     let plan = args.timing.plan(args.warmup, args.reps, false);
     let mut writer = start(&args, &sessions, &search, seed, plan, supervised)?;
     let steps = chosen.steps(&spaces, sizes.len(), args.max_configs);
+    // Searches in which nothing was measured, with why: the run fails with them.
+    let mut empty: Vec<String> = Vec::new();
+    let mut note = |r: &gemmlab::tune::search::SearchResult| {
+        if !r.tried.is_empty() && !r.any_ok() {
+            let why: Vec<String> = (r.failures().into_iter())
+                .map(|(label, n, first)| format!("{n} {label}: {first}"))
+                .collect();
+            let what = format!("{} on {}", r.kernel, r.toolchain);
+            empty.push(format!(
+                "{what}: nothing measured of {} tried ({})",
+                r.tried.len(),
+                why.join("; ")
+            ));
+        }
+    };
     let pb = super::compare::progress(steps as u64);
     let call = args.problem.template_for(&sizes)?;
     let suite = chosen.suite;
@@ -310,7 +325,10 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
             &pb,
             suite,
             args.reps,
-            &mut |r| pb.suspend(|| print_search(r)),
+            &mut |r| {
+                note(r);
+                pb.suspend(|| print_search(r))
+            },
             &mut |rows| pb.suspend(|| print!("{}", final_table(rows))),
             args.fp32_emulation,
         ),
@@ -320,14 +338,20 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
             &spaces,
             &mut writer,
             &pb,
-            |r| pb.suspend(|| print_search(r)),
+            |r| {
+                note(r);
+                pb.suspend(|| print_search(r))
+            },
             |rows| pb.suspend(|| print!("{}", final_table(rows))),
         )
         .map(|_| ()),
     };
     pb.finish_and_clear();
     let all = writer.finish()?;
-    finish(&args, &all, result, supervised)
+    for line in &empty {
+        eprintln!("{line}");
+    }
+    finish(&args, &all, result, supervised, empty.len())
 }
 
 /// A budget of nothing is a usage error, said before anything else.
@@ -521,6 +545,7 @@ fn finish(
     all: &[gemmlab::results::Measurement],
     result: Result<()>,
     supervised: bool,
+    failed_searches: usize,
 ) -> Result<super::Outcome> {
     if let (true, Err(e @ Error::DeviceLost { .. })) = (supervised, &result) {
         eprintln!("error: {e}");
@@ -536,7 +561,11 @@ fn finish(
     if !args.no_db {
         println!("database of bests: {}", args.db.display());
     }
-    Ok(super::Outcome::from_measurements(all))
+    let mut outcome = super::Outcome::from_measurements(all);
+    if failed_searches > 0 {
+        outcome.add_failures(failed_searches, "search measured nothing");
+    }
+    Ok(outcome)
 }
 
 fn print_space(s: &Space) {

@@ -110,8 +110,7 @@ pub fn compare_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
         for tc in toolchains {
             let m = rows.iter().find(|r| r.kernel == *k && r.toolchain == *tc);
             if let Some(reason) = m.and_then(|m| m.status.reason()) {
-                let first = reason.lines().next().unwrap_or(reason);
-                notes.push(format!("  {k} on {tc}: {first}"));
+                notes.push(format!("  {k} on {tc}: {}", said(reason)));
             }
             if let Some((used, cap)) = m.and_then(Measurement::cap_exceeded) {
                 notes.push(format!(
@@ -171,10 +170,7 @@ pub fn sweep_table(rows: &[Measurement]) -> String {
             });
             let c = cell(m);
             if let Some(reason) = m.and_then(|m| m.status.reason()) {
-                notes.push(format!(
-                    "  {kernel} {label} on {l}: {}",
-                    reason.lines().next().unwrap_or(reason)
-                ));
+                notes.push(format!("  {kernel} {label} on {l}: {}", said(reason)));
             }
             line.extend([
                 c[0].clone(),
@@ -271,6 +267,27 @@ pub fn render(
     out
 }
 
+/// A row's reason as a terminal shows it: its first line, and where that line
+/// introduces more (a compiler's "rejected X:" before its log) the next lines
+/// that say something, up to six; the whole is in the results.
+fn said(reason: &str) -> String {
+    let mut lines = reason
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or(reason).to_string();
+    if !first.trim_end().ends_with(':') {
+        return first;
+    }
+    let more: Vec<&str> = lines.take(6).collect();
+    let mut out = first;
+    for l in more {
+        out.push_str("\n      ");
+        out.push_str(l.trim_start());
+    }
+    out
+}
+
 /// The kernels of `rows` in the order they first appear.
 fn kernels_in(rows: &[Measurement]) -> Vec<&str> {
     let mut kernels: Vec<&str> = Vec::new();
@@ -307,8 +324,7 @@ pub fn spec_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
         for tc in toolchains {
             let m = rows.iter().find(|r| r.kernel == *k && r.toolchain == *tc);
             if let Some(reason) = m.and_then(|m| m.status.reason()) {
-                let first = reason.lines().next().unwrap_or(reason);
-                notes.push(format!("  {k} on {tc}: {first}"));
+                notes.push(format!("  {k} on {tc}: {}", said(reason)));
             }
             let [speed, _, regs, spills, occ, check] = cell(m);
             let Some(m) = m else {

@@ -359,6 +359,30 @@ impl SearchResult {
         }
     }
 
+    /// Whether any configuration it tried was checked and measured.
+    pub fn any_ok(&self) -> bool {
+        self.tried.iter().any(|t| t.record.status.is_ok())
+    }
+
+    /// Why its configurations failed, grouped: each kind of failure with how
+    /// many, and the first line of the first one's reason ("8 compile error:
+    /// error: use of undeclared identifier 'x'").
+    pub fn failures(&self) -> Vec<(&'static str, usize, String)> {
+        let mut out: Vec<(&'static str, usize, String)> = Vec::new();
+        for t in self.tried.iter().filter(|t| !t.record.status.is_ok()) {
+            let label = t.record.status.label();
+            match out.iter_mut().find(|(l, _, _)| *l == label) {
+                Some((_, n, _)) => *n += 1,
+                None => {
+                    let reason = t.record.status.reason().unwrap_or("");
+                    let first = reason.lines().map(str::trim).find(|l| !l.is_empty());
+                    out.push((label, 1, first.unwrap_or("").to_string()));
+                }
+            }
+        }
+        out
+    }
+
     /// The best verified points, fastest first.
     pub fn ranked(&self) -> Vec<&Tried> {
         let mut ok: Vec<&Tried> = self

@@ -275,7 +275,9 @@ impl Workload<Item> for UserPoint<'_> {
             }
             Err(why) if kernel.source(tc).is_none() => not_prepared(why.clone()),
             // A spec that does not fit its kernel is that, also in its reference.
-            Err(why @ Status::BadArguments(_)) => not_prepared(why.clone()),
+            Err(why @ (Status::BadArguments(_) | Status::CompileError(_))) => {
+                not_prepared(why.clone())
+            }
             Err(why) => not_prepared(Status::WrongResult(format!(
                 "no reference to check against: {}",
                 why.reason().unwrap_or("it failed")

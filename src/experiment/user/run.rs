@@ -357,8 +357,9 @@ pub fn reference(
     seed: u64,
 ) -> Result<Outputs> {
     let what = |e: Error| match e {
-        // A spec that does not fit its kernel says so, in its own words.
-        Error::Arguments(_) => e,
+        // A spec that does not fit its kernel, or a source that does not compile,
+        // says so in its own words.
+        Error::Arguments(_) | Error::Compile { .. } => e,
         e => Error::Check {
             what: format!(
                 "{}'s reference ({})",
