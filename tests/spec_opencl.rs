@@ -948,3 +948,53 @@ fn a_changed_spec_never_reuses_an_old_store() {
     let third = tune("store-key-3");
     assert!(third.contains("(3 measured, 0 from the store)"), "{third}");
 }
+
+/// A tune in which every configuration fails exits 1 and says why, grouped
+/// by kind with the first line of the compiler's complaint.
+#[test]
+fn a_tune_that_measures_nothing_fails_and_says_why() {
+    let dir = tmp("allfail");
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["saxpy.cl", "saxpy.cu", "saxpy.toml"] {
+        std::fs::copy(Path::new("specs/saxpy").join(f), dir.join(f)).unwrap();
+    }
+    let broken = std::fs::read_to_string("specs/saxpy/saxpy.cl")
+        .unwrap()
+        .replace("y[i] = ", "y[i] = undefined_name + ");
+    std::fs::write(dir.join("broken.cl"), broken).unwrap();
+    let toml = std::fs::read_to_string("specs/saxpy/saxpy.toml").unwrap();
+    let toml = toml
+        .replace("id = \"saxpy\"", "id = \"allfail\"")
+        .replace("opencl = \"saxpy.cl\"", "opencl = \"broken.cl\"")
+        .replace("cuda = \"saxpy.cu\"\n", "");
+    let check = toml.find("[check]").unwrap();
+    let toml = format!(
+        "{}[check]\nreference = \"spec\"\nspec = \"saxpy.toml\"\nabs = 1e-6\nrel = 1e-6\n",
+        &toml[..check]
+    );
+    let spec = dir.join("allfail.toml");
+    std::fs::write(&spec, toml).unwrap();
+    let o = gemmlab(&[
+        "tune",
+        "--device",
+        &device(),
+        "--spec",
+        spec.to_str().unwrap(),
+        "--strategy",
+        "random",
+        "--max-configs",
+        "4",
+        "--no-db",
+        "--store",
+        tmp("allfail-store").to_str().unwrap(),
+        "--out",
+        tmp("allfail-out").to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("nothing measured of 4 tried (4 compile error"),
+        "{t}"
+    );
+    assert!(t.contains("undefined_name"), "the compiler's words: {t}");
+}

@@ -375,8 +375,15 @@ impl SearchResult {
                 Some((_, n, _)) => *n += 1,
                 None => {
                     let reason = t.record.status.reason().unwrap_or("");
-                    let first = reason.lines().map(str::trim).find(|l| !l.is_empty());
-                    out.push((label, 1, first.unwrap_or("").to_string()));
+                    let mut lines = reason.lines().map(str::trim).filter(|l| !l.is_empty());
+                    let mut first = lines.next().unwrap_or("").to_string();
+                    // "compiler rejected X:" introduces the log: its first line says why.
+                    if first.ends_with(':') {
+                        if let Some(next) = lines.next() {
+                            first = format!("{first} {next}");
+                        }
+                    }
+                    out.push((label, 1, first));
                 }
             }
         }
