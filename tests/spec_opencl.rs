@@ -998,3 +998,45 @@ fn a_tune_that_measures_nothing_fails_and_says_why() {
     );
     assert!(t.contains("undefined_name"), "the compiler's words: {t}");
 }
+
+/// `[requires]`: a kernel written for one kind of GPU is not applicable, with
+/// the reason, on a device that is not one (exit 0: nothing failed); a
+/// malformed requirement is refused with the file and line.
+#[test]
+fn a_requirement_the_device_does_not_meet_is_not_applicable() {
+    let spec = mutated("requires", |t| {
+        format!("{t}\n[requires]\nvendor = \"no-such-vendor\"\ncompute_capability = \"9.0\"\n")
+    });
+    let out = tmp("requires-out");
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        &device(),
+        "--spec",
+        spec.to_str().unwrap(),
+        "--sizes",
+        "n=65536",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("requires a device of vendor 'no-such-vendor'"),
+        "{t}"
+    );
+    assert!(
+        rows(&out).iter().all(|m| m["status"] == "unavailable"),
+        "{t}"
+    );
+    let bad = mutated("requires-bad", |t| {
+        format!("{t}\n[requires]\ncompute_capability = \"nine\"\n")
+    });
+    let o = gemmlab(&["spec", "--check", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("compute_capability 'nine'"),
+        "{}",
+        text(&o)
+    );
+}

@@ -116,7 +116,7 @@ impl Kernel {
     pub fn unavailable(&self, device: &DeviceInfo, hints: &Hints) -> Option<String> {
         match self {
             Kernel::Builtin(k) => k.unavailable(device, hints),
-            Kernel::User(k) => k.not_applicable(device.toolchain),
+            Kernel::User(k) => k.not_applicable_on(device),
         }
     }
 

@@ -44,6 +44,15 @@ fn describe_model(s: &mut String, k: &UserKernel) {
             src.text.lines().count()
         );
     }
+    if let Some(v) = &k.requires.vendor {
+        let _ = writeln!(
+            w,
+            "  requires a device of vendor '{v}' (elsewhere: not applicable)"
+        );
+    }
+    if let Some((a, b)) = k.requires.compute_capability {
+        let _ = writeln!(w, "  requires compute capability {a}.{b} or later");
+    }
     for tc in crate::Toolchain::ALL {
         if let Some(why) = k.not_applicable(tc) {
             let _ = writeln!(w, "  {tc}: {why}");

@@ -155,7 +155,12 @@ pub fn references(
                 continue;
             }
         }
-        let tc = s.backend.borrow().info().toolchain;
+        let info = s.backend.borrow().info().clone();
+        let tc = info.toolchain;
+        if let Some(why) = kernel.requires.unmet(&info) {
+            out.push(Err(Status::Unavailable(why)));
+            continue;
+        }
         if kernel.source(tc).is_none() && !matches!(kernel.check.reference, Reference::Spec(_)) {
             out.push(Err(Status::Unavailable(
                 kernel.not_applicable(tc).unwrap_or_default(),
@@ -274,6 +279,7 @@ impl Workload<Item> for UserPoint<'_> {
                 )
             }
             Err(why) if kernel.source(tc).is_none() => not_prepared(why.clone()),
+            Err(why @ Status::Unavailable(_)) => not_prepared(why.clone()),
             // A spec that does not fit its kernel is that, also in its reference.
             Err(why @ (Status::BadArguments(_) | Status::CompileError(_))) => {
                 not_prepared(why.clone())

@@ -441,7 +441,8 @@ pub fn prepare(
     };
     // Another toolchain's PTX needs no source of this session's language.
     let own = !matches!(code, Code::Ptx(_));
-    if let Some(why) = kernel.not_applicable(tc).filter(|_| own) {
+    let unmet = kernel.requires.unmet(be.info());
+    if let Some(why) = (kernel.not_applicable(tc).filter(|_| own)).or(unmet) {
         attempt.status = Status::Unavailable(why);
         return attempt;
     }

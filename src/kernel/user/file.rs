@@ -51,6 +51,21 @@ pub struct SpecFile {
     #[serde(default)]
     pub work: Option<Spanned<Work>>,
     pub check: Spanned<Check>,
+    /// What the kernel needs of a device; elsewhere it is not applicable.
+    #[serde(default)]
+    pub requires: Option<Spanned<Requires>>,
+}
+
+/// `[requires]`: a device vendor (a word of its vendor, name or platform, e.g.
+/// "nvidia") and a least compute capability ("8.0"), for kernels written for
+/// one kind of GPU (inline PTX, tensor cores).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requires {
+    #[serde(default)]
+    pub vendor: Option<String>,
+    #[serde(default)]
+    pub compute_capability: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::expr::{Expr, Scope};
 use super::file::{self, line_of, SExpr, SpecFile};
-use crate::backend::{Elem, Geometry, Language, Toolchain};
+use crate::backend::{DeviceInfo, Elem, Geometry, Language, Toolchain};
 use crate::error::{Error, Result};
 use crate::kernel::builtin::Config;
 
@@ -204,10 +204,55 @@ pub struct UserKernel {
     pub flops: Option<Expr>,
     pub bytes: Option<Expr>,
     pub check: UserCheck,
+    /// What a device must be for the kernel to run there (`[requires]`).
+    pub requires: Requires,
     /// A hash of the spec file's text and its reference spec's: with the source,
     /// what keys a user's kernel in the tuning store and the database, so a
     /// changed launch, argument or check never reuses an old result.
     pub spec_hash: String,
+}
+
+/// `[requires]` as read: a vendor word and a least compute capability.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Requires {
+    pub vendor: Option<String>,
+    pub compute_capability: Option<(u32, u32)>,
+}
+
+impl Requires {
+    /// Why a device does not meet these, if it does not.
+    pub fn unmet(&self, d: &DeviceInfo) -> Option<String> {
+        if let Some(v) = &self.vendor {
+            let w = v.to_ascii_lowercase();
+            let seen = [&d.vendor, &d.name, &d.platform]
+                .iter()
+                .any(|s| s.to_ascii_lowercase().contains(&w));
+            if !seen {
+                return Some(format!(
+                    "not applicable: the spec requires a device of vendor '{v}'; {} is {}",
+                    d.name, d.vendor
+                ));
+            }
+        }
+        if let Some((ma, mi)) = self.compute_capability {
+            match d.compute_capability {
+                Some(cc) if cc >= (ma, mi) => {}
+                Some((a, b)) => {
+                    return Some(format!(
+                        "not applicable: the spec requires compute capability {ma}.{mi} or later; {} has {a}.{b}",
+                        d.name
+                    ))
+                }
+                None => {
+                    return Some(format!(
+                        "not applicable: the spec requires compute capability {ma}.{mi} or later; {} has none",
+                        d.name
+                    ))
+                }
+            }
+        }
+        None
+    }
 }
 
 /// A dimension point: every dimension of the kernel with its value.
@@ -341,6 +386,7 @@ impl UserKernel {
             .map(|l| reader.read(l.get_ref(), l.span().start))
             .collect::<Result<Vec<_>>>()?;
         let (flops, bytes) = read_work(r, &f, &names)?;
+        let requires = read_requires(r, &f)?;
         let check = read_check(r, &f, &args, &reader)?;
         let kernel = UserKernel {
             path: r.path.to_path_buf(),
@@ -356,6 +402,7 @@ impl UserKernel {
             launches,
             flops,
             bytes,
+            requires,
             spec_hash: crate::util::keys::fnv1a(&match &check.reference {
                 Reference::Spec(other) => format!("{}\n{}", r.text, other.spec_hash),
                 _ => r.text.to_string(),
@@ -524,6 +571,13 @@ impl UserKernel {
     }
 
     /// Why this toolchain cannot run the kernel, if it cannot: no source in its language.
+    /// Why the kernel cannot run on this device through its toolchain: no
+    /// source in its language, or a `[requires]` the device does not meet.
+    pub fn not_applicable_on(&self, device: &DeviceInfo) -> Option<String> {
+        self.not_applicable(device.toolchain)
+            .or_else(|| self.requires.unmet(device))
+    }
+
     pub fn not_applicable(&self, toolchain: Toolchain) -> Option<String> {
         self.source(toolchain).is_none().then(|| {
             format!(
@@ -1294,6 +1348,39 @@ fn read_work(r: &Reader, f: &SpecFile, names: &Names) -> Result<(Option<Expr>, O
         }
     };
     Ok((one(&w.flops)?, one(&w.bytes)?))
+}
+
+/// `[requires]`: a vendor word and a least compute capability ("8.0").
+fn read_requires(r: &Reader, f: &SpecFile) -> Result<Requires> {
+    let Some(q) = &f.requires else {
+        return Ok(Requires::default());
+    };
+    let at = q.span().start;
+    let q = q.get_ref();
+    let compute_capability = match &q.compute_capability {
+        None => None,
+        Some(cc) => {
+            let parsed = cc
+                .split_once('.')
+                .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)));
+            Some(parsed.ok_or_else(|| {
+                r.err(
+                    Some(at),
+                    format!("[requires] compute_capability '{cc}': give MAJOR.MINOR, e.g. \"8.0\""),
+                )
+            })?)
+        }
+    };
+    if q.vendor.as_deref().is_some_and(|v| v.trim().is_empty()) {
+        return Err(r.err(
+            Some(at),
+            "[requires] vendor: give a word of the vendor's name, e.g. \"nvidia\"",
+        ));
+    }
+    Ok(Requires {
+        vendor: q.vendor.clone(),
+        compute_capability,
+    })
 }
 
 /// `[check]`: the reference and the tolerance.
