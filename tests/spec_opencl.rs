@@ -1040,3 +1040,32 @@ fn a_requirement_the_device_does_not_meet_is_not_applicable() {
         text(&o)
     );
 }
+
+/// `access = "local"`: host-sized work-group local memory, an OpenCL __local
+/// pointer argument (CUDA: the launch's dynamic shared memory), runs checked.
+#[test]
+fn local_memory_arguments_run_checked() {
+    let spec = "tests/fixtures/specs/local/local.toml";
+    let o = gemmlab(&["spec", "--check", spec]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o)
+        .contains("scratch: f32 buffer of 64 elements (256 bytes), work-group local memory"));
+    let out = tmp("local");
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        &device(),
+        "--spec",
+        spec,
+        "--reps",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let r = rows(&out);
+    assert!(
+        !r.is_empty() && r.iter().all(|m| m["status"] == "ok"),
+        "{r:?}"
+    );
+}

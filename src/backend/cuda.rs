@@ -599,6 +599,11 @@ impl CudaBackend {
                 Arg::F32(v) => v.to_bits() as u64,
                 Arg::F64(v) => v.to_bits(),
                 Arg::Buf(b) => self.ptr(&b)?,
+                Arg::Local(_) => {
+                    return Err(Error::invalid(
+                        "internal: a __local argument on CUDA (its bytes go to the launch's shared memory)",
+                    ))
+                }
             });
         }
         let asked = if m.launch_local {

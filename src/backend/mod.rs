@@ -637,6 +637,10 @@ pub enum Arg {
     F32(f32),
     F64(f64),
     Buf(Buffer),
+    /// An OpenCL `__local` pointer argument of this many bytes. CUDA has no such
+    /// argument: its kernels declare `extern __shared__` and take the bytes at
+    /// launch (`Geometry::launch_local`), so a CUDA launch refuses it.
+    Local(usize),
 }
 
 /// One kernel launch, borrowed: an element of a sequence (`launch_sequence`).

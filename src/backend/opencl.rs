@@ -839,6 +839,7 @@ fn set_args(k: &Kernel, mems: &[cl_mem], args: &[Arg]) -> Result<()> {
                     Some(m) => k.set_arg(i, m),
                     None => return Err(Error::invalid("internal: buffer argument list mismatch")),
                 },
+                Arg::Local(bytes) => k.set_arg_local_buffer(i, (*bytes).max(1)),
             }
         };
         r.map_err(|e| {
@@ -850,6 +851,7 @@ fn set_args(k: &Kernel, mems: &[cl_mem], args: &[Arg]) -> Result<()> {
                     Arg::F32(_) => "float",
                     Arg::F64(_) => "double",
                     Arg::Buf(_) => "buffer",
+                    Arg::Local(_) => "__local buffer",
                 }
             ))
         })?;

@@ -162,6 +162,10 @@ fn describe_point(s: &mut String, k: &UserKernel, config: &Config, dims: &Dims) 
                     Access::In => format!("in, {}", fill.describe(a.elem)),
                     Access::InOut => format!("inout, {}; checked", fill.describe(a.elem)),
                     Access::Out => "out, poisoned before the checked run; checked".to_string(),
+                    Access::Local => {
+                        "work-group local memory (an OpenCL __local pointer; CUDA's extern __shared__, its bytes at launch)"
+                            .to_string()
+                    }
                 };
                 let _ = writeln!(
                     w,

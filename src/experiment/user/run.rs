@@ -37,9 +37,16 @@ pub fn inputs(kernel: &UserKernel, inst: &Instance, seed: u64) -> Vec<Option<Hos
         .iter()
         .zip(&inst.lens)
         .map(|(a, n)| match (&a.kind, n) {
-            (ArgKind::Buffer { access, fill, .. }, Some(n)) if *access != Access::Out => Some(
-                HostBuf::generate(a.elem, *n, *fill, seed_for(seed, &a.name)),
-            ),
+            (ArgKind::Buffer { access, fill, .. }, Some(n))
+                if !matches!(access, Access::Out | Access::Local) =>
+            {
+                Some(HostBuf::generate(
+                    a.elem,
+                    *n,
+                    *fill,
+                    seed_for(seed, &a.name),
+                ))
+            }
             _ => None,
         })
         .collect()
@@ -167,7 +174,7 @@ impl Bound {
             e
         };
         for (i, a) in kernel.args.iter().enumerate() {
-            let Some(n) = inst.lens[i] else {
+            let Some(n) = inst.lens[i].filter(|_| !a.is_local()) else {
                 guards.push(None);
                 continue;
             };
@@ -187,13 +194,25 @@ impl Bound {
         }
         let buffers: Vec<Option<Buffer>> =
             guards.iter().map(|g| g.as_ref().map(|g| g.view)).collect();
+        // Local memory: an OpenCL __local argument of its bytes; on CUDA the
+        // launch's dynamic shared memory, and no argument.
+        let cuda = be.info().toolchain.language() == crate::backend::Language::CudaCpp;
+        let local_bytes = |i: usize| inst.lens[i].unwrap_or(0) * kernel.args[i].elem.size();
         let launches = inst
             .launches
             .iter()
             .map(|(entry, g, idx)| {
-                let args = idx
-                    .iter()
-                    .map(|&i| match (buffers[i], inst.scalars[i]) {
+                let mut geometry = *g;
+                let mut args = Vec::new();
+                for &i in idx {
+                    if kernel.args[i].is_local() {
+                        match cuda {
+                            true => geometry.launch_local += local_bytes(i),
+                            false => args.push(Arg::Local(local_bytes(i))),
+                        }
+                        continue;
+                    }
+                    args.push(match (buffers[i], inst.scalars[i]) {
                         (Some(b), _) => Arg::Buf(b),
                         (None, Some(v)) => match kernel.args[i].elem {
                             Elem::F32 => Arg::F32(v as f32),
@@ -202,9 +221,9 @@ impl Bound {
                             Elem::U32 => Arg::U32(v as u32),
                         },
                         (None, None) => Arg::I32(0),
-                    })
-                    .collect();
-                (entry.clone(), *g, args)
+                    });
+                }
+                (entry.clone(), geometry, args)
             })
             .collect();
         Ok(Bound {

@@ -19,7 +19,18 @@ pub fn mismatch(
             continue;
         };
         let at = |line: usize| format!("{}:{line}: launch of {}", kernel.path.display(), l.entry);
-        if declared.len() != l.args.len() {
+        // A CUDA kernel takes its local memory at launch, not as a parameter:
+        // where the signature has no local parameters, the local arguments are
+        // not in it.
+        let local_params = declared.iter().any(|p| p.space == Some("local"));
+        let given: Vec<usize> = if local_params || declared.len() == l.args.len() {
+            l.args.clone()
+        } else {
+            (l.args.iter().copied())
+                .filter(|&i| !kernel.args[i].is_local())
+                .collect()
+        };
+        if declared.len() != given.len() {
             let theirs: Vec<String> = declared.iter().map(describe_param).collect();
             let ours: Vec<&str> = l
                 .args
@@ -35,7 +46,7 @@ pub fn mismatch(
                 ours.join(", ")
             ));
         }
-        for (pos, (&i, p)) in l.args.iter().zip(&declared).enumerate() {
+        for (pos, (&i, p)) in given.iter().zip(&declared).enumerate() {
             let a = &kernel.args[i];
             if let Some(why) = unfit(a, p) {
                 return Some(format!(
@@ -54,6 +65,9 @@ pub fn mismatch(
 fn describe_arg(a: &UserArg) -> String {
     let ty = a.elem.as_str();
     let article = if ty.starts_with('u') { "a" } else { "an" };
+    if a.is_local() {
+        return format!("{article} {ty} local memory");
+    }
     match a.kind {
         ArgKind::Buffer { .. } => format!("{article} {ty} buffer"),
         ArgKind::Scalar { .. } => format!("{article} {ty} scalar"),
@@ -87,10 +101,18 @@ fn elem_of(type_name: &str) -> Option<Elem> {
 
 /// Why an argument does not fit a parameter, if it does not.
 fn unfit(a: &UserArg, p: &KernelParam) -> Option<&'static str> {
+    if a.is_local() {
+        return match p.space {
+            Some("local") | None => None,
+            Some(_) => Some("local memory needs a __local pointer parameter"),
+        };
+    }
     let pointer = match p.space {
         Some("global") | Some("constant") => Some(true),
         Some("local") => {
-            return Some("a __local pointer takes no buffer from the host");
+            return Some(
+                "a __local pointer takes no buffer from the host: give access = \"local\"",
+            );
         }
         Some(_) => Some(p.type_name.as_deref().is_some_and(|t| t.ends_with('*'))),
         None => None,

@@ -75,6 +75,10 @@ pub enum Access {
     In,
     Out,
     InOut,
+    /// Work-group local memory of `len` elements: an OpenCL `__local` pointer
+    /// argument, a CUDA kernel's `extern __shared__` array (its bytes at launch).
+    /// Nothing is allocated, filled or checked.
+    Local,
 }
 
 impl Access {
@@ -106,6 +110,17 @@ pub struct UserArg {
 impl UserArg {
     pub fn is_output(&self) -> bool {
         matches!(&self.kind, ArgKind::Buffer { access, .. } if access.writes())
+    }
+
+    /// Work-group local memory (`access = "local"`), not a device buffer.
+    pub fn is_local(&self) -> bool {
+        matches!(
+            &self.kind,
+            ArgKind::Buffer {
+                access: Access::Local,
+                ..
+            }
+        )
     }
 }
 
@@ -278,6 +293,7 @@ impl Instance {
             .args
             .iter()
             .zip(&self.lens)
+            .filter(|(a, _)| !a.is_local())
             .filter_map(|(a, n)| n.map(|n| (n * a.elem.size()) as u64))
             .sum()
     }
@@ -1188,11 +1204,12 @@ fn read_arg(r: &Reader, a: &file::Arg, at: usize, line: usize, names: &Names) ->
                 Some("in") => Access::In,
                 Some("out") => Access::Out,
                 Some("inout") => Access::InOut,
+                Some("local") => Access::Local,
                 other => {
                     return Err(r.err(
                         Some(a.access.as_ref().map_or(at, |x| x.span().start)),
                         format!(
-                            "argument {}: access {}: give in, out or inout",
+                            "argument {}: access {}: give in, out, inout or local",
                             a.name,
                             other.map_or("missing".to_string(), |o| format!("'{o}'"))
                         ),
@@ -1205,6 +1222,15 @@ fn read_arg(r: &Reader, a: &file::Arg, at: usize, line: usize, names: &Names) ->
                     r.err(Some(fl.span().start), format!("argument {}: {m}", a.name))
                 })?,
             };
+            if access == Access::Local && a.fill.is_some() {
+                return Err(r.err(
+                    Some(at),
+                    format!(
+                        "argument {}: local memory is the kernel's own: drop fill",
+                        a.name
+                    ),
+                ));
+            }
             if access == Access::Out && a.fill.is_some() {
                 return Err(r.err(
                     Some(at),
