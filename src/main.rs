@@ -77,6 +77,13 @@ enum Command {
 }
 
 fn main() {
+    // A closed pipe (`gemmlab nvrtc | head`) ends the process quietly, as it does
+    // every command-line tool, instead of a panic in println!.
+    // SAFETY: restoring the default disposition of one signal at start, before
+    // any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Devices { json } => cli::devices::run(json).map(|_| None),

@@ -37,6 +37,15 @@ pub fn run(json: bool) -> Result<()> {
     }
     let default = Nvrtc::default_library();
     if json {
+        return print_json(&rows, &default);
+    }
+    print_text(&rows, &default);
+    Ok(())
+}
+
+/// `nvrtc --json`: every library with its version, path and architectures.
+fn print_json(rows: &[Row], default: &std::result::Result<Arc<Nvrtc>, String>) -> Result<()> {
+    {
         let list: Vec<_> = rows
             .iter()
             .map(|r| match &r.nvrtc {
@@ -60,13 +69,17 @@ pub fn run(json: bool) -> Result<()> {
             "{}",
             serde_json::to_string_pretty(&doc).unwrap_or_else(|e| e.to_string())
         );
-        return Ok(());
+        Ok(())
     }
+}
+
+/// `nvrtc`: every library, how to select it, and which is the default.
+fn print_text(rows: &[Row], default: &std::result::Result<Arc<Nvrtc>, String>) {
     println!("NVRTC cache: {}", cache::describe_dir());
     if rows.is_empty() {
         println!("  no NVRTC found: none on the loader path and none cached");
     }
-    for r in &rows {
+    for r in rows {
         match &r.nvrtc {
             Ok(n) => {
                 let is_default = default.as_ref().is_ok_and(|d| Arc::ptr_eq(d, n));
@@ -99,5 +112,4 @@ pub fn run(json: bool) -> Result<()> {
         println!("default: {e}");
     }
     println!("fetch more: scripts/nvrtc/fetch.sh [11.8] [12] [13] [--with-ptxas]");
-    Ok(())
 }

@@ -285,19 +285,7 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     let steps = chosen.steps(&spaces, sizes.len(), args.max_configs);
     // Searches in which nothing was measured, with why: the run fails with them.
     let mut empty: Vec<String> = Vec::new();
-    let mut note = |r: &gemmlab::tune::search::SearchResult| {
-        if !r.tried.is_empty() && !r.any_ok() {
-            let why: Vec<String> = (r.failures().into_iter())
-                .map(|(label, n, first)| format!("{n} {label}: {first}"))
-                .collect();
-            let what = format!("{} on {}", r.kernel, r.toolchain);
-            empty.push(format!(
-                "{what}: nothing measured of {} tried ({})",
-                r.tried.len(),
-                why.join("; ")
-            ));
-        }
-    };
+    let mut note = |r: &gemmlab::tune::search::SearchResult| empty.extend(measured_nothing(r));
     let pb = super::compare::progress(steps as u64);
     let call = args.problem.template_for(&sizes)?;
     let suite = chosen.suite;
@@ -352,6 +340,23 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         eprintln!("{line}");
     }
     finish(&args, &all, result, supervised, empty.len())
+}
+
+/// A search in which nothing was measured, with why: the run fails with it.
+fn measured_nothing(r: &gemmlab::tune::search::SearchResult) -> Option<String> {
+    if r.tried.is_empty() || r.any_ok() {
+        return None;
+    }
+    let why: Vec<String> = (r.failures().into_iter())
+        .map(|(label, n, first)| format!("{n} {label}: {first}"))
+        .collect();
+    Some(format!(
+        "{} on {}: nothing measured of {} tried ({})",
+        r.kernel,
+        r.toolchain,
+        r.tried.len(),
+        why.join("; ")
+    ))
 }
 
 /// A budget of nothing is a usage error, said before anything else.
