@@ -5,7 +5,9 @@
 # then the CUDA test executables that cover the measuring core, failing instead of skipping.
 # Staged here: .gpu/gemmlab (cargo build --release --features cuda --bins) and .gpu/t/*
 # (cargo test --release --features cuda --no-run --test ..., stripped). Everything lands in
-# $OUT/pipeline-PART.tgz. usage: scripts/gpu-pipeline.sh experiments|tests (one call each)
+# $OUT/pipeline-PART.tgz. usage: scripts/gpu-pipeline.sh experiments|tests|protections
+# (one call each; protections: local memory, [requires], a spec whose arguments do not fit
+# its kernel, on both NVIDIA toolchains, then the spec and fault tests)
 set -u
 PART=${1:-experiments}
 G=$PWD/.gpu/gemmlab
@@ -38,6 +40,24 @@ run tune-spec 180 $G tune $D --backends cuda,opencl --spec specs/saxpy/saxpy.tom
   --sizes n=16777216 --strategy exhaustive --top 3 --store "$W/store" --no-db --out "$W/tune-spec"
 run report 60 $G report --from "$W/tune-spec" --from "$W/jit-saxpy" --from "$W/jit-myGEMM6" \
   --from "$W/jit-reduction" --from "$W/compare-mixed" --out "$W/report" --no-png
+fi
+if [ "$PART" = protections ]; then
+run local 60 $G compare $D --backends cuda,opencl --spec tests/fixtures/specs/local/local.toml \
+  --reps 5 --out "$W/local"
+run requires 60 $G compare $D --backends cuda,opencl \
+  --spec results/h200/tc/cp-ca/tile-stream-async/tile-stream-async.toml --reps 5 --out "$W/requires"
+B=$W/badspec; mkdir -p "$B"; cp specs/saxpy/saxpy.cl specs/saxpy/saxpy.cu "$B/"
+sed 's/^name = "x"$/name = "x"/; /^name = "x"$/{n;s/type = "f32"/type = "i32"/}' specs/saxpy/saxpy.toml > "$B/elem.toml"
+awk '/^\[\[args\]\]$/ && !done {print "[[args]]\nname = \"extra\"\ntype = \"i32\"\nvalue = 3\n"; done=1} {print}' \
+  specs/saxpy/saxpy.toml > "$B/extra.toml"
+for b in elem extra; do
+  run "bad-$b" 60 $G compare $D --backends cuda,opencl --spec "$B/$b.toml" --reps 3 --out "$W/bad-$b"
+done
+for t in spec_opencl tune_faults; do
+  GEMMLAB_BIN=$G GEMMLAB_REQUIRE_CUDA=1 timeout 200 ".gpu/t/$t" --test-threads=1 > "$W/test-$t.txt" 2>&1
+  echo "== exit $?" >> "$W/test-$t.txt"
+  grep -E "^test result|FAILED|== exit" "$W/test-$t.txt"
+done
 fi
 if [ "$PART" = tests ]; then
 for t in .gpu/t/*; do

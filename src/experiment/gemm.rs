@@ -18,7 +18,7 @@ use crate::kernel::builtin::{Config, Hints, KernelSpec};
 use crate::measure::clocks::ClockWindow;
 use crate::measure::progress::Progress;
 use crate::measure::{gflops, interleaved, Plan, Stats, Timed};
-use crate::results::{failed_row, Measurement, ResultWriter};
+use crate::results::{row_on, Measurement, ResultWriter};
 
 /// What is measured at one point of an experiment.
 #[derive(Debug, Clone)]
@@ -160,17 +160,10 @@ pub(super) fn base(
     problem: &Problem,
     plan: &Plan,
 ) -> Measurement {
+    let ops = &problem.ops;
     let be = session.backend.borrow();
-    let info = be.info();
-    let mut row = failed_row(
-        experiment,
-        &info.name,
-        &info.id,
-        info.toolchain,
-        "",
-        Status::Ok,
-        (problem.ops.m, problem.ops.n, problem.ops.k),
-    );
+    let mut row = row_on(experiment, be.info(), "", Status::Ok, (ops.m, ops.n, ops.k));
+    row.compiler = None;
     row.cache = plan.cache;
     row.problem = Some(problem.ops.problem);
     row
@@ -187,17 +180,15 @@ pub fn failed_rows(
     sessions
         .iter()
         .map(|s| {
-            let be = s.backend.borrow();
-            let info = be.info();
-            failed_row(
+            let mut row = row_on(
                 experiment,
-                &info.name,
-                &info.id,
-                info.toolchain,
+                s.backend.borrow().info(),
                 kernel,
                 status.clone(),
                 size,
-            )
+            );
+            row.compiler = None;
+            row
         })
         .collect()
 }

@@ -523,6 +523,27 @@ pub fn utc(secs: u64) -> String {
     )
 }
 
+/// A row on a device for `kernel` at `size`, with `status` and nothing measured.
+pub fn row_on(
+    experiment: &str,
+    info: &DeviceInfo,
+    kernel: &str,
+    status: Status,
+    size: (usize, usize, usize),
+) -> Measurement {
+    let mut row = failed_row(
+        experiment,
+        &info.name,
+        &info.id,
+        info.toolchain,
+        kernel,
+        status,
+        size,
+    );
+    row.compiler = info.compiler_version.clone();
+    row
+}
+
 /// A row for a point that could not be set up (invalid configuration, ...).
 pub fn failed_row(
     experiment: &str,

@@ -16,7 +16,7 @@ use crate::kernel::builtin::{Config, Hints};
 use crate::kernel::user::model::{Dims, Instance, Reference, UserKernel};
 use crate::measure::progress::Progress;
 use crate::measure::{Plan, Stats};
-use crate::results::{failed_row, Measurement, ResultWriter};
+use crate::results::{row_on, Measurement, ResultWriter};
 use run::{Attempt, Outputs};
 
 use super::gemm::Lane;
@@ -119,20 +119,15 @@ pub fn base_row(
     dims: &Dims,
     plan: &Plan,
 ) -> Measurement {
-    let be = s.backend.borrow();
-    let info = be.info();
-    let mut row = failed_row(
+    let mut row = row_on(
         experiment,
-        &info.name,
-        &info.id,
-        info.toolchain,
+        s.backend.borrow().info(),
         &kernel.id,
         Status::Ok,
         (0, 0, 0),
     );
     row.dims = Some(dims.clone());
     row.cache = plan.cache;
-    row.compiler = info.compiler_version.clone();
     row
 }
 
