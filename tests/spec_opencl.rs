@@ -772,6 +772,23 @@ fn a_spec_goes_through_every_sweep_and_a_mixed_compare() {
 #[test]
 fn writes_outside_a_buffer_are_caught_and_named() {
     let spec = "tests/fixtures/specs/wrong/wrong.toml";
+    // At its defaults a kernel that is its own reference is checked for the poison only.
+    let o = gemmlab(&[
+        "compare",
+        "--device",
+        &device(),
+        "--spec",
+        spec,
+        "--reps",
+        "3",
+        "--out",
+        tmp("wrong-0").to_str().unwrap(),
+    ]);
+    assert!(
+        o.status.success() && text(&o).contains("ok (poison only)"),
+        "{}",
+        text(&o)
+    );
     let cases = [
         (
             "1",

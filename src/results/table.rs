@@ -326,7 +326,13 @@ pub fn spec_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
             if let Some(reason) = m.and_then(|m| m.status.reason()) {
                 notes.push(format!("  {k} on {tc}: {}", said(reason)));
             }
-            let [speed, _, regs, spills, occ, check] = cell(m);
+            let [speed, _, regs, spills, occ, mut check] = cell(m);
+            let poison_only = m
+                .and_then(|m| m.check.as_ref())
+                .and_then(|c| c.method.as_deref());
+            if check == "ok" && poison_only.is_some_and(|w| w.starts_with("poison only")) {
+                check = "ok (poison only)".into();
+            }
             let Some(m) = m else {
                 line.extend([
                     "-".to_string(),

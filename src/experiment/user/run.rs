@@ -434,6 +434,10 @@ pub struct Prepared {
     pub check_ns: u64,
 }
 
+/// The check of a kernel at its defaults when its reference is itself.
+pub const POISON_ONLY: &str =
+    "poison only: at its defaults the kernel is its own reference, so only unwritten elements are caught";
+
 /// What preparing gave: a kernel ready to time, or why not.
 pub type Attempt = crate::gemm::driver::Attempt<Prepared>;
 
@@ -538,7 +542,14 @@ pub fn prepare(
             return attempt;
         }
     }
-    let (merged, failure) = check_outputs(kernel, &outputs, reference);
+    let (mut merged, failure) = check_outputs(kernel, &outputs, reference);
+    // At its defaults a kernel whose reference is itself is checked for the
+    // poison alone (every out element written): the row says so.
+    if matches!(kernel.check.reference, Reference::Defaults) && *config == kernel.defaults() {
+        if let Some(m) = merged.as_mut() {
+            m.method = Some(POISON_ONLY.to_string());
+        }
+    }
     attempt.check = merged;
     session.lap(Step::Check);
     if let Some(why) = failure {
