@@ -527,20 +527,15 @@ pub fn prepare(
         }
     };
     // A write outside any buffer is the row's error, whatever the outputs hold.
-    match bound.out_of_bounds(&mut be, kernel) {
-        Ok(None) => {}
-        Ok(Some(why)) => {
-            bound.release(&mut be);
-            be.release_program(program);
-            attempt.status = Status::OutOfBounds(why);
-            return attempt;
-        }
-        Err(e) => {
-            bound.release(&mut be);
-            be.release_program(program);
-            attempt.status = Status::LaunchError(format!("reading the guard zones: {e}"));
-            return attempt;
-        }
+    let outside = match bound.out_of_bounds(&mut be, kernel) {
+        Ok(why) => why.map(Status::OutOfBounds),
+        Err(e) => Some(Status::LaunchError(format!("reading the guard zones: {e}"))),
+    };
+    if let Some(status) = outside {
+        bound.release(&mut be);
+        be.release_program(program);
+        attempt.status = status;
+        return attempt;
     }
     let (mut merged, failure) = check_outputs(kernel, &outputs, reference);
     // At its defaults a kernel whose reference is itself is checked for the
