@@ -27,12 +27,27 @@ pub const POISON_INT: i64 = 0x5EEDBAD5;
 /// widened (its payload moves up, and narrows back to the same bits).
 pub const POISON_F32_BITS: u32 = 0x7FC0_DEAD;
 
+/// How an output's poison is recognised after a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Poison {
+    /// The buffer was not poisoned (an inout buffer holds its inputs).
+    None,
+    /// By its exact bits: the device kept the NaN's payload, so a NaN the kernel
+    /// wrote is told apart from an element it never wrote.
+    Exact,
+    /// As any NaN: the device rewrote the payload when it filled the buffer
+    /// (NVIDIA's OpenCL fill does), so the two look alike there.
+    AnyNan,
+}
+
 /// The poison of `elem` in words, for the messages that name it.
-pub fn poison_words(elem: Elem) -> String {
-    if elem.is_float() {
-        format!("NaN with payload 0x{POISON_F32_BITS:08X}")
-    } else {
-        format!("0x{POISON_INT:08X}")
+pub fn poison_words(elem: Elem, p: Poison) -> String {
+    match (elem.is_float(), p) {
+        (true, Poison::AnyNan) => {
+            "NaN; this device rewrites a NaN's payload when it fills a buffer, so a NaN the kernel wrote would look the same".into()
+        }
+        (true, _) => format!("NaN with payload 0x{POISON_F32_BITS:08X}"),
+        (false, _) => format!("0x{POISON_INT:08X}"),
     }
 }
 
@@ -157,12 +172,15 @@ impl HostBuf {
     }
 
     /// Element `i` still holds the poison `fill` put there.
-    fn poisoned(&self, i: usize) -> bool {
-        match self {
-            HostBuf::F32(v) => v[i].to_bits() == POISON_F32_BITS,
-            HostBuf::F64(v) => v[i].to_bits() == poison_value(Elem::F64).to_bits(),
-            HostBuf::I32(v) => v[i] as i64 == POISON_INT,
-            HostBuf::U32(v) => v[i] as i64 == POISON_INT,
+    fn poisoned(&self, i: usize, p: Poison) -> bool {
+        match (self, p) {
+            (_, Poison::None) => false,
+            (HostBuf::F32(v), Poison::Exact) => v[i].to_bits() == POISON_F32_BITS,
+            (HostBuf::F64(v), Poison::Exact) => v[i].to_bits() == poison_value(Elem::F64).to_bits(),
+            (HostBuf::F32(v), Poison::AnyNan) => v[i].is_nan(),
+            (HostBuf::F64(v), Poison::AnyNan) => v[i].is_nan(),
+            (HostBuf::I32(v), _) => v[i] as i64 == POISON_INT,
+            (HostBuf::U32(v), _) => v[i] as i64 == POISON_INT,
         }
     }
 
@@ -247,15 +265,15 @@ fn tally(
     got: &HostBuf,
     want: &HostBuf,
     tol: Tolerance,
-    poisoned_before: bool,
+    poison: Poison,
     range: std::ops::Range<usize>,
 ) -> Tally {
     let mut t = Tally::default();
     for i in range {
         let (g, w) = (got.get(i), want.get(i));
-        if poisoned_before && got.poisoned(i) {
+        if got.poisoned(i, poison) {
             t.unwritten += 1;
-            if want.poisoned(i) {
+            if want.poisoned(i, poison) {
                 t.unwritten_by_both += 1;
             }
             t.first_fail.get_or_insert(i);
@@ -300,7 +318,7 @@ pub fn compare(
     got: &HostBuf,
     want: &HostBuf,
     tol: Tolerance,
-    poisoned_before: bool,
+    poison: Poison,
     method: &str,
 ) -> (CheckReport, Option<String>) {
     let n = got.len().min(want.len());
@@ -340,7 +358,7 @@ pub fn compare(
             .step_by(chunk)
             .map(|start| {
                 let end = (start + chunk).min(n);
-                scope.spawn(move || tally(got, want, tol, poisoned_before, start..end))
+                scope.spawn(move || tally(got, want, tol, poison, start..end))
             })
             .collect();
         handles
@@ -380,7 +398,7 @@ pub fn compare(
         };
         Some(format!(
             "buffer {name}: {unwritten} of {n} elements still hold the poison written before the run ({}; first at {i}): the kernel never wrote them{also}",
-            poison_words(got.elem())
+            poison_words(got.elem(), poison)
         ))
     } else if non_finite_written > 0 {
         let i = first_non_finite.unwrap_or(0);
@@ -453,7 +471,7 @@ mod tests {
             &HostBuf::F32(vec![1.0, 2.0, 3.0]),
             &want,
             tol,
-            true,
+            Poison::Exact,
             "m",
         );
         assert!(r.passed && why.is_none());
@@ -463,7 +481,7 @@ mod tests {
             &HostBuf::F32(vec![1.0, poison, 3.0]),
             &want,
             tol,
-            true,
+            Poison::Exact,
             "m",
         );
         let why = why.unwrap();
@@ -477,7 +495,7 @@ mod tests {
             &HostBuf::F32(vec![1.0, f32::NAN, 3.0]),
             &want,
             tol,
-            true,
+            Poison::Exact,
             "m",
         );
         let why = why.unwrap();
@@ -485,6 +503,16 @@ mod tests {
             !r.passed && why.contains("wrote NaN or infinity at 1 of 3"),
             "{why}"
         );
+        // Where the device rewrote the payload, any NaN counts as unwritten.
+        let (_, why) = compare(
+            "y",
+            &HostBuf::F32(vec![1.0, f32::NAN, 3.0]),
+            &want,
+            tol,
+            Poison::AnyNan,
+            "m",
+        );
+        assert!(why.unwrap().contains("never wrote"));
         // The f64 poison narrows back to the f32 poison's bits.
         assert_eq!((poison_value(Elem::F64) as f32).to_bits(), POISON_F32_BITS);
         let (r, why) = compare(
@@ -492,7 +520,7 @@ mod tests {
             &HostBuf::F32(vec![1.0, 2.5, 3.0]),
             &want,
             tol,
-            true,
+            Poison::Exact,
             "m",
         );
         assert!(!r.passed && why.unwrap().contains("1 of 3"));
@@ -506,7 +534,7 @@ mod tests {
                 rel: 0.0,
                 ulp: Some(1),
             },
-            true,
+            Poison::Exact,
             "m",
         );
         assert!(r.passed);
@@ -515,7 +543,7 @@ mod tests {
             &HostBuf::I32(vec![4]),
             &HostBuf::I32(vec![5]),
             Tolerance::Exact,
-            false,
+            Poison::None,
             "m",
         );
         assert!(!r.passed);

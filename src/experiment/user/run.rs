@@ -12,7 +12,7 @@ use crate::gemm::check::CheckReport;
 use crate::gemm::driver::{Session, Status};
 use crate::kernel::builtin::{Config, Hints};
 
-use super::data::{compare, poison_value, HostBuf};
+use super::data::{compare, poison_value, HostBuf, Poison, POISON_F32_BITS};
 use crate::kernel::user::model::{
     Access, ArgKind, Dims, Instance, Reference, UserKernel, UserLaunch,
 };
@@ -57,6 +57,8 @@ pub fn inputs(kernel: &UserKernel, inst: &Instance, seed: u64) -> Vec<Option<Hos
 /// it ([`Guarded`]); the launches take the views.
 pub struct Bound {
     pub program: Program,
+    /// How the outputs' poison is recognised on this device.
+    pub poison: Poison,
     buffers: Vec<Option<Buffer>>,
     guards: Vec<Option<Guarded>>,
     launches: Vec<(String, crate::backend::Geometry, Vec<Arg>)>,
@@ -194,6 +196,7 @@ impl Bound {
         }
         let buffers: Vec<Option<Buffer>> =
             guards.iter().map(|g| g.as_ref().map(|g| g.view)).collect();
+        let poison = poison_kept(be, kernel, &guards);
         // Local memory: an OpenCL __local argument of its bytes; on CUDA the
         // launch's dynamic shared memory, and no argument.
         let cuda = be.info().toolchain.language() == crate::backend::Language::CudaCpp;
@@ -228,6 +231,7 @@ impl Bound {
             .collect();
         Ok(Bound {
             program,
+            poison,
             buffers,
             guards,
             launches,
@@ -276,6 +280,45 @@ impl Bound {
         for g in self.guards.into_iter().flatten() {
             g.release(be);
         }
+    }
+}
+
+/// Whether the device kept the float poison's payload where it filled an out
+/// buffer (its first element read back): then a NaN the kernel writes is told
+/// from an element it never wrote; else any NaN there counts as unwritten.
+fn poison_kept(be: &mut AnyBackend, kernel: &UserKernel, guards: &[Option<Guarded>]) -> Poison {
+    let out = kernel.args.iter().zip(guards).find(|(a, g)| {
+        g.is_some()
+            && a.elem.is_float()
+            && matches!(
+                a.kind,
+                ArgKind::Buffer {
+                    access: Access::Out,
+                    ..
+                }
+            )
+    });
+    let Some((_, Some(g))) = out else {
+        return Poison::Exact;
+    };
+    let first = be
+        .view(&g.parent, Guarded::lead(g.parent.elem), 1)
+        .and_then(|v| {
+            let got = HostBuf::download(be, &v);
+            be.free(v);
+            got
+        });
+    match first {
+        Ok(HostBuf::F32(v)) if v.first().is_some_and(|x| x.to_bits() == POISON_F32_BITS) => {
+            Poison::Exact
+        }
+        Ok(HostBuf::F64(v))
+            if v.first()
+                .is_some_and(|x| x.to_bits() == poison_value(Elem::F64).to_bits()) =>
+        {
+            Poison::Exact
+        }
+        _ => Poison::AnyNan,
     }
 }
 
@@ -537,7 +580,7 @@ pub fn prepare(
         attempt.status = status;
         return attempt;
     }
-    let (mut merged, failure) = check_outputs(kernel, &outputs, reference);
+    let (mut merged, failure) = check_outputs(kernel, &outputs, reference, bound.poison);
     // At its defaults a kernel whose reference is itself is checked for the
     // poison alone (every out element written): the row says so.
     if matches!(kernel.check.reference, Reference::Defaults) && *config == kernel.defaults() {
@@ -598,6 +641,7 @@ fn check_outputs(
     kernel: &UserKernel,
     outputs: &Outputs,
     reference: &Outputs,
+    poison: Poison,
 ) -> (Option<CheckReport>, Option<String>) {
     let method = format!("against {}", kernel.check.reference.describe());
     let mut merged: Option<CheckReport> = None;
@@ -618,7 +662,7 @@ fn check_outputs(
             got,
             want,
             kernel.check.tolerance,
-            out_only,
+            if out_only { poison } else { Poison::None },
             &method,
         );
         // Every failing buffer is named, not only the first.
