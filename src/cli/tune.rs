@@ -639,7 +639,7 @@ fn print_search(r: &SearchResult) {
             "  best while searching: {:.1} {}  {}",
             b.record.gflops.unwrap_or(0.0),
             r.unit,
-            b.candidate.describe()
+            b.candidate.describe_from(r.unchanged())
         );
     }
 }
