@@ -851,10 +851,10 @@ fn writes_outside_a_buffer_are_caught_and_named() {
         .filter(|m| m["status"] == "ok")
         .map(|m| m["config"]["MODE"].as_i64())
         .collect();
-    assert_eq!(
-        finals,
-        vec![Some(0)],
-        "only the right configuration is kept: {}",
+    // On NVIDIA the space has register caps too: every kept configuration is MODE=0.
+    assert!(
+        !finals.is_empty() && finals.iter().all(|m| *m == Some(0)),
+        "only right configurations are kept: {}",
         text(&o)
     );
 }
