@@ -38,6 +38,14 @@ fn cuda_gpu_name(test: &str) -> Option<String> {
     name
 }
 
+/// `gemmlab ARGS --device <the test device> --out OUT`.
+fn on_device(args: &[&str], out: &Path) -> Output {
+    let dev = device();
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--device", &dev, "--out", out.to_str().unwrap_or_default()]);
+    gemmlab(&all)
+}
+
 fn device() -> String {
     std::env::var("GEMMLAB_TEST_DEVICE").unwrap_or_else(|_| "opencl".into())
 }
@@ -673,20 +681,12 @@ fn every_twin_spec_runs_checked_on_both_toolchains() {
 fn a_spec_goes_through_every_sweep_and_a_mixed_compare() {
     let spec = "specs/saxpy/saxpy.toml";
     let out = tmp("sweep-tiling");
-    let o = gemmlab(&[
-        "sweep",
-        "tiling",
-        "--device",
-        &device(),
-        "--spec",
-        spec,
-        "--sizes",
-        "n=65536",
-        "--reps",
-        "3",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = on_device(
+        &[
+            "sweep", "tiling", "--spec", spec, "--sizes", "n=65536", "--reps", "3",
+        ],
+        &out,
+    );
     assert!(o.status.success(), "{}", text(&o));
     let r = rows(&out);
     // saxpy's TS x WPT: 4 x 4 combinations, each checked, each labelled by its values.
@@ -699,20 +699,12 @@ fn a_spec_goes_through_every_sweep_and_a_mixed_compare() {
     assert!(r.iter().any(|m| m["label"] == "TS=512 WPT=8"), "{r:?}");
     for kind in ["registers", "hints"] {
         let out = tmp(&format!("sweep-{kind}"));
-        let o = gemmlab(&[
-            "sweep",
-            kind,
-            "--device",
-            &device(),
-            "--spec",
-            spec,
-            "--sizes",
-            "n=65536",
-            "--reps",
-            "3",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let o = on_device(
+            &[
+                "sweep", kind, "--spec", spec, "--sizes", "n=65536", "--reps", "3",
+            ],
+            &out,
+        );
         assert!(o.status.success(), "{kind}: {}", text(&o));
         assert!(rows(&out).iter().all(|m| m["status"] == "ok"), "{kind}");
     }
