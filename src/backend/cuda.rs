@@ -1110,7 +1110,7 @@ impl Backend for CudaBackend {
         self.bind()?;
         let p = self.ptr(buffer)?;
         let word = match buffer.elem {
-            Elem::F32 => Some((value as f32).to_bits()),
+            Elem::F32 => Some(super::fill_f32(value).to_bits()),
             Elem::I32 => Some(value as i32 as u32),
             Elem::U32 => Some(value as u32),
             Elem::F64 => None,

@@ -7,12 +7,14 @@ pub mod ptx;
 pub mod clang;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod guard;
 pub mod nvrtc;
 pub mod occupancy;
 pub mod opencl;
 pub mod opencl_pool;
 pub mod opencl_ptx;
 pub mod ptxas;
+pub mod quiet;
 pub mod select;
 
 use std::fmt;
@@ -358,6 +360,19 @@ impl DeviceInfo {
 
 /// A PCI address as [domain, bus, device, function], from any of its usual
 /// spellings: CUDA's "0000:3B:00.0", NVML's "00000000:3B:00.0", or without a domain.
+/// `value` as an f32 for a buffer fill, a NaN's payload kept (its top 22 bits):
+/// an `as` conversion may give the canonical NaN, and the poison checks read
+/// the payload back to tell "never written" from "wrote NaN".
+pub fn fill_f32(value: f64) -> f32 {
+    if !value.is_nan() {
+        return value as f32;
+    }
+    let b = value.to_bits();
+    let sign = ((b >> 63) as u32) << 31;
+    let payload = ((b >> 29) & 0x003F_FFFF) as u32;
+    f32::from_bits(sign | 0x7FC0_0000 | payload)
+}
+
 pub fn parse_pci_bus_id(s: &str) -> Option<[u32; 4]> {
     let s = s.trim();
     let (head, function) = s.rsplit_once('.')?;
@@ -1064,6 +1079,15 @@ pub(crate) fn check_len(buffer: &Buffer, elem: Elem, len: usize) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fill_f32_keeps_a_nans_payload() {
+        let nan = f32::from_bits(0xFFC0_1234);
+        let wide = f64::from_bits(0xFFF8_0000_0000_0000 | (0x1234u64 << 29));
+        assert_eq!(fill_f32(wide).to_bits(), nan.to_bits());
+        assert_eq!(fill_f32(1.5), 1.5);
+        assert_eq!(fill_f32(f64::INFINITY), f32::INFINITY);
+    }
 
     #[test]
     fn pci_bus_ids_of_cuda_nvml_and_opencl_agree() {

@@ -423,7 +423,13 @@ impl OpenClCompiler {
         let started = Instant::now();
         let mut program = ClProgram::create_from_source(&self.context, source)
             .map_err(|e| api("clCreateProgramWithSource", e))?;
-        let built = program.build(&[self.device.id()], &flags.join(" "));
+        let (built, chatter) =
+            super::quiet::stderr_of(|| program.build(&[self.device.id()], &flags.join(" ")));
+        notes.extend(
+            chatter
+                .into_iter()
+                .map(|c| format!("the compiler printed: {c}")),
+        );
         let mut compile_ms = started.elapsed().as_secs_f64() * 1e3;
         let log = program.get_build_log(self.device.id()).unwrap_or_default();
         if let Err(e) = built {
@@ -533,7 +539,8 @@ impl OpenClCompiler {
             )
         }
         .map_err(|e| api("clCreateProgramWithBinary", e))?;
-        let built = program.build(&[self.device.id()], &flags.join(" "));
+        let (built, _) =
+            super::quiet::stderr_of(|| program.build(&[self.device.id()], &flags.join(" ")));
         let log = program.get_build_log(self.device.id()).unwrap_or_default();
         if let Err(e) = built {
             let failed = format!(
@@ -587,7 +594,8 @@ impl OpenClCompiler {
             let Ok(mut program) = program else {
                 return Vec::new();
             };
-            match program.build(&[self.device.id()], &flags.join(" ")) {
+            match super::quiet::stderr_of(|| program.build(&[self.device.id()], &flags.join(" "))).0
+            {
                 Ok(_) => ptxas::parse_ptxas_log(
                     &program.get_build_log(self.device.id()).unwrap_or_default(),
                 ),
@@ -652,7 +660,8 @@ impl OpenClCompiler {
         let mut program =
             unsafe { ClProgram::create_from_binary(&self.context, &[self.device.id()], &[binary]) }
                 .map_err(|e| api("clCreateProgramWithBinary", e))?;
-        let built = program.build(&[self.device.id()], &report.flags.join(" "));
+        let (built, _) =
+            super::quiet::stderr_of(|| program.build(&[self.device.id()], &report.flags.join(" ")));
         let log = program.get_build_log(self.device.id()).unwrap_or_default();
         if let Err(e) = built {
             let failed = format!("clBuildProgram from the build process's binary: {e}; flags");
@@ -1076,9 +1085,10 @@ impl Backend for OpenClBackend {
         // SAFETY: the pattern and size match the buffer's element type and length.
         let r = unsafe {
             match mem {
-                Mem::F32(b) => self
-                    .queue
-                    .enqueue_fill_buffer(b, &[value as f32], 0, bytes, &[]),
+                Mem::F32(b) => {
+                    self.queue
+                        .enqueue_fill_buffer(b, &[super::fill_f32(value)], 0, bytes, &[])
+                }
                 Mem::F64(b) => self.queue.enqueue_fill_buffer(b, &[value], 0, bytes, &[]),
                 Mem::I32(b) => self
                     .queue

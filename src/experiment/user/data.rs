@@ -215,7 +215,10 @@ impl HostBuf {
 /// The value `fill` on the device uses to poison a buffer of `elem`.
 pub fn poison_value(elem: Elem) -> f64 {
     if elem.is_float() {
-        f64::from(f32::from_bits(POISON_F32_BITS))
+        // Widened by hand: the payload sits in the top mantissa bits (a conversion
+        // may give the canonical NaN).
+        let mantissa = u64::from(POISON_F32_BITS & 0x007F_FFFF) << 29;
+        f64::from_bits(0x7FF0_0000_0000_0000 | mantissa)
     } else {
         POISON_INT as f64
     }
@@ -514,7 +517,10 @@ mod tests {
         );
         assert!(why.unwrap().contains("never wrote"));
         // The f64 poison narrows back to the f32 poison's bits.
-        assert_eq!((poison_value(Elem::F64) as f32).to_bits(), POISON_F32_BITS);
+        assert_eq!(
+            crate::backend::fill_f32(poison_value(Elem::F64)).to_bits(),
+            POISON_F32_BITS
+        );
         let (r, why) = compare(
             "y",
             &HostBuf::F32(vec![1.0, 2.5, 3.0]),
