@@ -91,6 +91,10 @@ pub enum Error {
     /// (found once the kernel is compiled): the spec's file and line in the words.
     #[error("{0}")]
     Arguments(String),
+
+    /// A kernel wrote outside a buffer (a guard zone changed): which, and where.
+    #[error("OUT OF BOUNDS: {0}")]
+    OutOfBounds(String),
 }
 
 impl Error {

@@ -165,3 +165,40 @@ fn a_batch_runs_every_launch_between_one_pair_of_events() {
     b.download(&by, HostDataMut::F32(&mut y)).unwrap();
     assert!(y.iter().all(|&v| v == 7.0), "{:?}", &y[..4]);
 }
+
+/// Guard zones (the protection every kernel's output gets, built-in GEMMs' C
+/// and users' buffers alike): an intact buffer says nothing; a write one element
+/// past the end or before the start is named with its index.
+#[test]
+fn guard_zones_name_a_write_past_either_end() {
+    use gemmlab::backend::guard::Guarded;
+    const OFF_BY: &str = r#"
+__kernel void off_by(const int n, const int shift, __global float* y) {
+    const int i = get_global_id(0);
+    if (i < n) { y[i + shift] = 1.0f; }
+}
+"#;
+    let mut b = common::opencl();
+    let (prog, _) = b.compile("off_by", OFF_BY, &CompileOptions::new()).unwrap();
+    let n = 1000usize;
+    for (shift, words) in [
+        (0, None),
+        (1, Some("`y` 1 element past its end (index 1000;")),
+        (-1, Some("`y` 1 element before its start (index -1;")),
+    ] {
+        let g = Guarded::new(&mut b, Elem::F32, n).unwrap();
+        b.launch(
+            &prog,
+            "off_by",
+            &Geometry::d2((1024, 1), (64, 1)),
+            &[Arg::I32(n as i32), Arg::I32(shift), Arg::Buf(g.view)],
+        )
+        .unwrap();
+        let said = g.breach(&mut b, "y").unwrap();
+        match words {
+            None => assert_eq!(said, None),
+            Some(w) => assert!(said.as_deref().is_some_and(|s| s.contains(w)), "{said:?}"),
+        }
+        g.release(&mut b);
+    }
+}

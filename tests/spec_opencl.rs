@@ -1078,3 +1078,109 @@ fn local_memory_arguments_run_checked() {
         "{r:?}"
     );
 }
+
+/// A kernel that faults (a segmentation fault on PoCL, an illegal address on a
+/// GPU) or never finishes costs its own row, in its reference or in its checked
+/// run: the rows before and after it are measured, and the run exits 1.
+#[test]
+fn a_kernel_that_crashes_or_hangs_costs_its_row_not_the_run() {
+    let dir = "tests/fixtures/specs/faults";
+    let specs = [
+        "specs/misbehave/misbehave.toml".to_string(),
+        format!("{dir}/crash.toml"),
+        format!("{dir}/hang.toml"),
+        "tests/fixtures/specs/wrong/wrong.toml".to_string(),
+    ];
+    let out = tmp("faults");
+    let mut args = vec!["compare", "--kernel-timeout", "5", "--reps", "3"];
+    for s in &specs {
+        args.extend(["--spec", s.as_str()]);
+    }
+    let o = on_device(&args, &out);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    let status_of = |kernel: &str| -> String {
+        let r = rows(&out);
+        let row = r.iter().find(|m| m["kernel"] == kernel);
+        row.map(said).unwrap_or_default()
+    };
+    assert_eq!(status_of("misbehave"), "ok: ", "{t}");
+    assert_eq!(status_of("wrong"), "ok: ", "{t}");
+    let crash = status_of("crash");
+    assert!(
+        crash.contains("crashed: ") && crash.contains("SIGSEGV")
+            || crash.starts_with("launch_error"),
+        "{crash}\n{t}"
+    );
+    let hang = status_of("hang");
+    assert!(
+        hang.starts_with("timed_out: ") && hang.contains("past its limit of 5 s"),
+        "{hang}\n{t}"
+    );
+
+    // In the measured run itself (its reference, at the default, is right).
+    for (mode, words) in [
+        ("1", "SIGSEGV"),
+        ("2", "running it once checked took past its limit"),
+    ] {
+        let out = tmp(&format!("faults-{mode}"));
+        let define = format!("MODE={mode}");
+        let spec = "specs/misbehave/misbehave.toml".to_string();
+        let o = on_device(
+            &[
+                "compare",
+                "--spec",
+                &spec,
+                "--define",
+                &define,
+                "--kernel-timeout",
+                "5",
+                "--reps",
+                "3",
+            ],
+            &out,
+        );
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "MODE={mode}: {t}");
+        let status = status_of_row(&out);
+        // A GPU reports the fault itself (an illegal address) as a launch error.
+        let said = status.contains(words) || (mode == "1" && status.starts_with("launch_error"));
+        assert!(said, "MODE={mode}: {status}\n{t}");
+    }
+}
+
+fn status_of_row(out: &Path) -> String {
+    rows(out).first().map(said).unwrap_or_default()
+}
+
+/// A row's status and reason: "crashed: the process died of ...".
+fn said(m: &serde_json::Value) -> String {
+    format!(
+        "{}: {}",
+        m["status"].as_str().unwrap_or_default(),
+        m["reason"].as_str().unwrap_or_default()
+    )
+}
+
+/// `--sanitize` runs each checked run under compute-sanitizer's memcheck and
+/// puts its report in the row; where the tool is not installed (here, CI), it
+/// says what to install, exit 2.
+#[test]
+fn sanitize_puts_the_memcheck_report_in_the_row_or_says_what_is_missing() {
+    let out = tmp("sanitize");
+    let spec = "specs/misbehave/misbehave.toml";
+    let args = ["compare", "--spec", spec, "--define", "MODE=1", "--sanitize"];
+    let o = on_device(&args, &out);
+    let t = text(&o);
+    match gemmlab::experiment::isolate::find_sanitizer() {
+        None => {
+            assert_eq!(o.status.code(), Some(2), "{t}");
+            assert!(t.contains("compute-sanitizer is not on the PATH"), "{t}");
+        }
+        Some(_) => {
+            assert_eq!(o.status.code(), Some(1), "{t}");
+            let status = status_of_row(&out);
+            assert!(status.contains("compute-sanitizer memcheck: "), "{status}\n{t}");
+        }
+    }
+}

@@ -253,6 +253,8 @@ pub struct CompareArgs {
     pub device: DeviceArgs,
     #[command(flatten)]
     pub problem: ProblemArgs,
+    #[command(flatten)]
+    pub isolation: super::isolation::IsolationArgs,
     /// Kernels (comma-separated ids or numbers, e.g. 1,6,gemm11); default all (none when --spec is given).
     #[arg(long)]
     pub kernels: Option<String>,
@@ -320,13 +322,15 @@ pub fn sizes_or_default(
 }
 
 pub fn seed_or_random(seed: Option<u64>) -> u64 {
-    seed.unwrap_or_else(|| {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(1);
-        t % 1_000_000
-    })
+    // A supervised child runs with its supervisor's seed, so restarts agree.
+    seed.or_else(gemmlab::experiment::isolate::seed)
+        .unwrap_or_else(|| {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1);
+            t % 1_000_000
+        })
 }
 
 pub fn progress(len: u64) -> Progress {
@@ -378,6 +382,9 @@ pub fn run(args: CompareArgs) -> Result<super::Outcome> {
     };
     // Defines, lengths, launches and per-size constraints, before any device is opened.
     opts.check()?;
+    if let Some(done) = args.isolation.supervise(&args.out, args.seed)? {
+        return Ok(done);
+    }
     let mut sessions = args.device.sessions()?;
     let infos: Vec<_> = sessions
         .iter()

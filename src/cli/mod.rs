@@ -5,6 +5,7 @@ pub mod build;
 pub mod compare;
 pub mod crossover;
 pub mod devices;
+pub mod isolation;
 pub mod nvrtc;
 pub mod ptx;
 pub mod report;

@@ -36,6 +36,8 @@ pub struct SweepArgs {
     pub device: DeviceArgs,
     #[command(flatten)]
     pub offline: super::build::OfflineArgs,
+    #[command(flatten)]
+    pub isolation: super::isolation::IsolationArgs,
     /// Kernels (comma-separated ids or numbers); default all (tiling: gemm11; none with --spec).
     #[arg(long)]
     pub kernels: Option<String>,
@@ -110,6 +112,13 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
     if let Some(target) = args.offline.target(&args.device)? {
         return run_offline(&args, kind, &target, &points);
     }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("gemmlab-results/sweep-{}", kind.name())));
+    if let Some(done) = args.isolation.supervise(&out, args.seed)? {
+        return Ok(done);
+    }
     let mut sessions = args.device.sessions()?;
     let infos: Vec<_> = sessions
         .iter()
@@ -118,9 +127,6 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
     let sizes = super::compare::sizes_or_default(explicit_sizes, &infos, 256);
     let seed = seed_or_random(args.seed);
     let plan = args.timing.plan(args.warmup, args.reps, args.cold);
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from(format!("gemmlab-results/sweep-{}", kind.name())));
     println!(
         "sweep {}: {} points x {} sizes",
         kind.name(),
@@ -258,11 +264,14 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
         tuned: None,
     };
     let planned = opts.plan_points()?;
-    let mut sessions = args.device.sessions()?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("gemmlab-results/sweep-{}", kind.name())));
+    if let Some(done) = args.isolation.supervise(&out, args.seed)? {
+        return Ok(done);
+    }
+    let mut sessions = args.device.sessions()?;
     let recording = Recording {
         out: &out,
         seed,

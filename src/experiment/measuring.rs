@@ -6,6 +6,7 @@
 //! with the vendor BLAS beside them where the workload has one, read the clocks
 //! around the timed window, and turn each outcome into a row.
 
+use super::isolate;
 use crate::backend::{Backend, BuildReport, DeviceInfo, KernelResources};
 use crate::error::Result;
 use crate::gemm::driver::{Attempt, Session, Status, VendorCall, VendorRunner};
@@ -101,9 +102,18 @@ pub fn measure<W: Workload<I>, I>(
     vendor: &[Measurement],
 ) -> Vec<Measurement> {
     let cold = plan.cache == CacheState::Cold;
+    let named: Vec<(String, String)> = items
+        .iter()
+        .map(|it| {
+            let s = &sessions[workload.session(it)];
+            let r = workload.row(experiment, s, it, plan);
+            (row_key(&r), row_what(&r))
+        })
+        .collect();
     let attempts: Vec<Attempt<W::Ready>> = items
         .iter()
-        .map(|it| workload.prepare(sessions, it, cold))
+        .zip(&named)
+        .map(|(it, (key, what))| prepare_isolated(sessions, workload, it, key, what, cold))
         .collect();
     let paired_call = match vendor.iter().any(|v| v.status.is_ok())
         && attempts.iter().any(|a| a.prepared.is_some())
@@ -132,9 +142,18 @@ pub fn measure<W: Workload<I>, I>(
     if let Some(v) = paired.as_mut() {
         timed_refs.push(v as &mut dyn Timed);
     }
+    let ready_keys: Vec<String> = (named.iter().map(|(k, _)| k).zip(&attempts))
+        .filter(|(_, a)| a.prepared.is_some())
+        .map(|(k, _)| k.clone())
+        .collect();
+    isolate::begin_timing(
+        &ready_keys,
+        &format!("{experiment}: the kernels of one point"),
+    );
     let before = crate::gemm::driver::read_clocks(sessions);
     let mut timed = interleaved(&mut timed_refs, plan);
     let after = crate::gemm::driver::read_clocks(sessions);
+    isolate::end();
     drop(timed_refs);
     drop(runners);
     let vendor_paired = match paired {
@@ -184,6 +203,82 @@ pub fn measure<W: Workload<I>, I>(
         rows.push(row);
     }
     rows
+}
+
+/// A row's identity across the processes of one supervised run.
+fn row_key(r: &Measurement) -> String {
+    format!(
+        "{}|{}|{}|{:?}|{:?}|{}x{}x{}|{:?}|{:?}|{:?}|{:?}|{:?}",
+        r.experiment,
+        r.kernel,
+        r.toolchain,
+        r.variant,
+        r.label,
+        r.m,
+        r.n,
+        r.k,
+        r.dims,
+        r.problem,
+        r.config,
+        r.hints,
+        r.cache
+    )
+}
+
+/// "xgemm (variant) on opencl at 1024" for the person watching.
+fn row_what(r: &Measurement) -> String {
+    let variant = r
+        .variant
+        .as_deref()
+        .map_or(String::new(), |v| format!(" ({v})"));
+    format!(
+        "{}{variant} on {} at {}",
+        r.kernel,
+        r.toolchain,
+        r.size_label()
+    )
+}
+
+/// Prepares one item where a crash, a hang or a lost device costs its row only
+/// (see `isolate`): an item an earlier process of this run failed on is answered
+/// with that failure.
+fn prepare_isolated<W: Workload<I>, I>(
+    sessions: &mut [Session],
+    workload: &W,
+    item: &I,
+    key: &str,
+    what: &str,
+    cold: bool,
+) -> Attempt<W::Ready> {
+    match isolate::guard(key, what, || workload.prepare(sessions, item, cold)) {
+        Ok(mut a) => {
+            let session = &sessions[workload.session(item)];
+            let found = isolate::sanitizer_news();
+            if isolate::sanitizing().is_some() {
+                // Under compute-sanitizer: the checked run only, never timed.
+                if let Some(ready) = a.prepared.take() {
+                    workload.release(session, ready);
+                }
+                if !found.is_empty() {
+                    let report = found
+                        .iter()
+                        .take(8)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(" | ");
+                    a.status = Status::OutOfBounds(format!("compute-sanitizer memcheck: {report}"));
+                }
+            }
+            isolate::after_failure(key, &a.status, session);
+            a
+        }
+        Err(status) => Attempt {
+            prepared: None,
+            status,
+            build: None,
+            check: None,
+        },
+    }
 }
 
 /// What the compiler said about the measured entry point, on its row.

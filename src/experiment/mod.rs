@@ -4,6 +4,7 @@
 
 pub mod atlas;
 pub mod attribution;
+pub mod isolate;
 pub mod offline;
 pub mod sweep;
 

@@ -48,7 +48,11 @@ impl Recording<'_> {
         let mut env = Environment::capture(infos, self.seed, self.plan);
         env.notes.extend(self.note.clone());
         env.record_clocks(sessions);
-        let writer = ResultWriter::create(self.out, env)?;
+        // A restarted child of a supervised run: the files there are this run's own.
+        let writer = match super::isolate::restarted() {
+            true => ResultWriter::create_resumed(self.out, env)?,
+            false => ResultWriter::create(self.out, env)?,
+        };
         if self.keep_ptx {
             for s in sessions.iter_mut() {
                 s.keep_ptx = Some(self.out.join(crate::results::ptx_archive::DIR));

@@ -14,6 +14,7 @@ use super::check::{
 use super::data::{round_up, Operands, C_GAP};
 use super::problem::{Matrix, Precision, Problem};
 use super::stage;
+use crate::backend::guard::Guarded;
 use crate::backend::{
     AnyBackend, Arg, Artefact, Backend, Buffer, BuildReport, Elem, GemmCall, Geometry, HostData,
     HostDataMut, HostF32, HostF64, KernelResources, Launch, Program,
@@ -92,6 +93,7 @@ impl Status {
             Error::OutOfMemory { .. } => Status::OutOfMemory(e.to_string()),
             Error::Check { .. } => Status::WrongResult(e.to_string()),
             Error::Arguments(why) => Status::BadArguments(why.clone()),
+            Error::OutOfBounds(why) => Status::OutOfBounds(why.clone()),
             _ => Status::LaunchError(e.to_string()),
         }
     }
@@ -118,19 +120,52 @@ pub struct DeviceOperands {
 /// everywhere, set on the device instead of built and uploaded (the tuner's
 /// case, once per configuration).
 pub(crate) fn upload_c(be: &mut AnyBackend, ops: &Operands) -> Result<Buffer> {
-    let p = &ops.problem;
-    let s = p.storage(Matrix::C);
-    let whole = s.offset == 0 && s.rows > 0 && s.cols > 0 && s.ld == s.rows;
-    if p.beta != 0.0 || !whole {
-        return upload_real(be, &ops.stored(Matrix::C, C_GAP), p.precision);
-    }
-    let buf = be.alloc(p.precision.elem(), s.buffer_len())?;
-    match be.fill(&buf, f64::NAN) {
+    let buf = be.alloc(ops.problem.precision.elem(), c_len(ops))?;
+    match write_c(be, &buf, ops) {
         Ok(()) => Ok(buf),
         Err(e) => {
             be.free(buf);
             Err(e)
         }
+    }
+}
+
+/// [`upload_c`] inside guard zones: a kernel's write past C's ends is seen.
+fn upload_c_guarded(be: &mut AnyBackend, ops: &Operands) -> Result<Guarded> {
+    let g = Guarded::new(&mut *be, ops.problem.precision.elem(), c_len(ops))?;
+    match write_c(be, &g.view, ops) {
+        Ok(()) => Ok(g),
+        Err(e) => {
+            g.release(be);
+            Err(e)
+        }
+    }
+}
+
+/// Whether C before the call is all NaN (beta 0, C filling its buffer).
+fn c_is_poison(ops: &Operands) -> bool {
+    let p = &ops.problem;
+    let s = p.storage(Matrix::C);
+    let whole = s.offset == 0 && s.rows > 0 && s.cols > 0 && s.ld == s.rows;
+    p.beta == 0.0 && whole
+}
+
+fn c_len(ops: &Operands) -> usize {
+    match c_is_poison(ops) {
+        true => ops.problem.storage(Matrix::C).buffer_len(),
+        false => ops.stored(Matrix::C, C_GAP).len().max(1),
+    }
+}
+
+fn write_c(be: &mut AnyBackend, buf: &Buffer, ops: &Operands) -> Result<()> {
+    match c_is_poison(ops) {
+        true => be.fill(buf, f64::NAN),
+        false => write_real(
+            be,
+            buf,
+            &ops.stored(Matrix::C, C_GAP),
+            ops.problem.precision,
+        ),
     }
 }
 
@@ -141,9 +176,24 @@ pub(crate) fn upload_real(
     precision: Precision,
 ) -> Result<Buffer> {
     let buf = be.alloc(precision.elem(), values.len().max(1))?;
-    let done = match precision {
-        Precision::F32 if values.is_empty() => be.fill(&buf, 0.0),
-        Precision::F32 => be.upload(&buf, HostData::F32(values)),
+    match write_real(be, &buf, values, precision) {
+        Ok(()) => Ok(buf),
+        Err(e) => {
+            be.free(buf);
+            Err(e)
+        }
+    }
+}
+
+fn write_real(
+    be: &mut AnyBackend,
+    buf: &Buffer,
+    values: &[f32],
+    precision: Precision,
+) -> Result<()> {
+    match precision {
+        Precision::F32 if values.is_empty() => be.fill(buf, 0.0),
+        Precision::F32 => be.upload(buf, HostData::F32(values)),
         Precision::F64 => {
             let mut wide = vec![0.0f64; values.len().max(1)];
             super::parallel::for_chunks(&mut wide[..values.len()], 1 << 20, |lo, part| {
@@ -151,14 +201,7 @@ pub(crate) fn upload_real(
                     *w = f64::from(x);
                 }
             });
-            be.upload(&buf, HostData::F64(&wide))
-        }
-    };
-    match done {
-        Ok(()) => Ok(buf),
-        Err(e) => {
-            be.free(buf);
-            Err(e)
+            be.upload(buf, HostData::F64(&wide))
         }
     }
 }
@@ -723,8 +766,9 @@ fn prepare_inner(
     } else {
         b_padded
     };
-    let c = be.alloc(Elem::F32, mp * np)?;
-    owned.push(c);
+    // C inside guard zones: a write past its ends is this row's error.
+    let guard = Guarded::new(&mut *be, Elem::F32, mp * np)?;
+    let c = guard.view;
     let geometry = spec.geometry(config, mp, np);
     let args = gemm_args(mp, np, kp, a, b, c).to_vec();
 
@@ -732,7 +776,17 @@ fn prepare_inner(
     // The checked run: poison, launch, un-pad, download, compare.
     be.fill(&c, f64::NAN)?;
     session.lap(Step::Poison);
-    let check_ns = be.launch(&program, spec.entry, &geometry, &args)?;
+    let launched = be.launch(&program, spec.entry, &geometry, &args);
+    let breach = launched.as_ref().ok().map(|_| guard.breach(&mut *be, "C"));
+    owned.extend(guard.into_buffers());
+    let check_ns = launched?;
+    if let Some(why) = breach.transpose()?.flatten() {
+        for b in owned {
+            be.free(b);
+        }
+        be.release_program(program);
+        return Err(Error::OutOfBounds(why));
+    }
     session.lap(Step::CheckedRun);
     let (result_buf, post_ns) = if (mp, np) != (m, n) {
         let cu = be.alloc(Elem::F32, m * n)?;
@@ -935,18 +989,20 @@ fn prepare_routine_kernel(
     let d = session.operands()?;
     let (a0, b0) = (d.a, d.b);
     let mut be = session.backend.borrow_mut();
-    let c = match upload_c(&mut be, ops) {
-        Ok(c) => c,
+    // C inside guard zones: a write past its ends is this row's error.
+    let guard = match upload_c_guarded(&mut be, ops) {
+        Ok(g) => g,
         Err(e) => {
             be.release_program(program);
             return Err(e);
         }
     };
+    let c = guard.view;
     session.lap(Step::Poison);
     let staged = match stage::plan(&mut be, spec, config, program, support, &problem, a0, b0, c) {
         Ok(s) => s,
         Err(e) => {
-            be.free(c);
+            guard.release(&mut *be);
             be.release_program(program);
             return Err(e);
         }
@@ -955,7 +1011,7 @@ fn prepare_routine_kernel(
     let hosts = (&mut session.host_c, &mut session.host_c64);
     let defer = session.defer_checks;
     let mut owned = staged.owned.clone();
-    owned.push(c);
+    let zones = &guard;
     let outcome = (|| -> Result<(u64, u64, u64, CheckReport)> {
         let mut pre_ns = 0;
         for step in &staged.pre {
@@ -967,6 +1023,9 @@ fn prepare_routine_kernel(
         let mut post_ns = 0;
         for step in &staged.post {
             post_ns += step.run(&mut be)?;
+        }
+        if let Some(why) = zones.breach(&mut *be, "C")? {
+            return Err(Error::OutOfBounds(why));
         }
         let report = download_and_check(
             &mut be,
@@ -990,6 +1049,7 @@ fn prepare_routine_kernel(
         be.release_program(program);
         Err(e)
     };
+    owned.extend(guard.into_buffers());
     let (pre_ns, check_ns, post_ns, report) = match outcome {
         Ok(x) => x,
         Err(e) => return fail(&mut be, owned, e),

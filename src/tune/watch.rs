@@ -20,13 +20,14 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus};
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::store::{self, Record};
 use crate::error::{Error, Result};
 use crate::gemm::driver::Status;
+use crate::util::process::{signal_name, signal_of, unix_now};
 
 /// The child's exit status that asks for a fresh process (its device session was lost).
 pub const EXIT_RESTART: i32 = 75;
@@ -37,21 +38,9 @@ pub const ENV_WATCH: &str = "GEMMLAB_TUNE_WATCH";
 /// Restarts in a row that find nothing to blame before the supervisor gives up.
 const BLAMELESS_RESTARTS: usize = 2;
 
-/// Called first in the child: it dies when its supervisor dies (killed, or a
-/// terminal closed), instead of measuring on as an orphan.
+/// Called first in the child: it dies when its supervisor dies.
 pub fn die_with_supervisor() {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: prctl with PR_SET_PDEATHSIG takes one integer argument, a signal number.
-        unsafe {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-        }
-        // A supervisor that died before the call left this process to init: no signal
-        // will come, so it goes now.
-        if std::os::unix::process::parent_id() == 1 {
-            std::process::exit(1);
-        }
-    }
+    crate::util::process::die_with_parent();
 }
 
 /// A configuration in progress.
@@ -74,12 +63,6 @@ pub struct Marker {
     pub device: Option<InFlight>,
     /// Being compiled, by point.
     pub compiles: Vec<(usize, InFlight)>,
-}
-
-fn unix_now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// The child's side: keeps the marker file up to date.
@@ -267,29 +250,6 @@ fn after_exit(status: ExitStatus, marker: &Path, say: &dyn Fn(&str)) -> Ended {
             Ended::Stopped { blamed: false }
         }
     }
-}
-
-#[cfg(unix)]
-fn signal_of(status: &ExitStatus) -> Option<i32> {
-    std::os::unix::process::ExitStatusExt::signal(status)
-}
-
-#[cfg(not(unix))]
-fn signal_of(_: &ExitStatus) -> Option<i32> {
-    None
-}
-
-fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        4 => "SIGILL",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        _ => return format!("signal {sig}"),
-    };
-    format!("signal {sig} ({name})")
 }
 
 fn read_marker(path: &Path) -> Marker {

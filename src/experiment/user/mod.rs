@@ -20,6 +20,7 @@ use crate::results::{row_on, Measurement, ResultWriter};
 use run::{Attempt, Outputs};
 
 use super::gemm::Lane;
+use super::isolate;
 use super::measuring::{self, Rates, Workload};
 
 /// Every size point a kernel runs at: each point's own dimensions (names other
@@ -162,8 +163,19 @@ pub fn references(
             )));
             continue;
         }
-        let mut be = s.backend.borrow_mut();
-        out.push(run::reference(&mut be, kernel, dims, seed).map_err(|e| Status::from_error(&e)));
+        // Its kernels run here for the first time: a crash or a hang costs this
+        // session's reference, not the run.
+        let key = format!("reference|{}|{tc}|{dims:?}", kernel.id);
+        let what = format!("{}'s reference on {tc}", kernel.id);
+        let computed = isolate::guard(&key, &what, || {
+            let mut be = s.backend.borrow_mut();
+            run::reference(&mut be, kernel, dims, seed).map_err(|e| Status::from_error(&e))
+        });
+        let r = computed.and_then(|r| r);
+        if let Err(status) = &r {
+            isolate::after_failure(&key, status, s);
+        }
+        out.push(r);
     }
     out
 }
@@ -278,6 +290,19 @@ impl Workload<Item> for UserPoint<'_> {
             // A spec that does not fit its kernel is that, also in its reference.
             Err(why @ (Status::BadArguments(_) | Status::CompileError(_))) => {
                 not_prepared(why.clone())
+            }
+            // A crash, a hang or a fault is that, named as the reference's.
+            Err(why @ (Status::Crashed(_) | Status::TimedOut(_) | Status::OutOfBounds(_))) => {
+                let said = format!(
+                    "its reference ({}): {}",
+                    kernel.check.reference.describe(),
+                    why.reason().unwrap_or("it failed")
+                );
+                not_prepared(match why {
+                    Status::Crashed(_) => Status::Crashed(said),
+                    Status::TimedOut(_) => Status::TimedOut(said),
+                    _ => Status::OutOfBounds(said),
+                })
             }
             Err(why) => not_prepared(Status::WrongResult(format!(
                 "no reference to check against: {}",

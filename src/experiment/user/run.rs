@@ -3,9 +3,9 @@
 //! `measure::interleaved` every built-in kernel uses.
 
 use crate::measure::split::Step;
-use crate::util::words::plural;
 use std::collections::BTreeMap;
 
+use crate::backend::guard::Guarded;
 use crate::backend::{AnyBackend, Arg, Backend, Buffer, BuildReport, Elem, Program};
 use crate::error::{Error, Result};
 use crate::gemm::check::CheckReport;
@@ -62,101 +62,6 @@ pub struct Bound {
     buffers: Vec<Option<Buffer>>,
     guards: Vec<Option<Guarded>>,
     launches: Vec<(String, crate::backend::Geometry, Vec<Arg>)>,
-}
-
-/// A kernel's buffer inside a larger allocation: [`GUARD_BYTES`] of canary
-/// values before it and at least as many after it, checked after each checked
-/// run, so that a write outside the buffer is seen and named.
-pub struct Guarded {
-    parent: Buffer,
-    view: Buffer,
-}
-
-/// The size of each guard zone: one view alignment.
-pub const GUARD_BYTES: usize = crate::backend::VIEW_ALIGN_BYTES;
-
-/// What a guard zone holds: a value no kernel computes by chance (finite, so
-/// that a NaN written there is a change too).
-pub fn canary(elem: Elem) -> f64 {
-    if elem.is_float() {
-        -9.5e29
-    } else {
-        1_515_870_810.0 // 0x5A5A5A5A
-    }
-}
-
-impl Guarded {
-    /// Elements of a guard zone for `elem`.
-    fn lead(elem: Elem) -> usize {
-        GUARD_BYTES / elem.size()
-    }
-
-    fn new(be: &mut AnyBackend, elem: Elem, n: usize) -> Result<Guarded> {
-        let lead = Self::lead(elem);
-        let parent = be.alloc(elem, lead + n.max(1) + lead)?;
-        let made = be
-            .fill(&parent, canary(elem))
-            .and_then(|_| be.view(&parent, lead, n));
-        match made {
-            Ok(view) => Ok(Guarded { parent, view }),
-            Err(e) => {
-                be.free(parent);
-                Err(e)
-            }
-        }
-    }
-
-    /// What the kernel changed outside its buffer, in words; None where both
-    /// guard zones hold their canary.
-    fn breach(&self, be: &mut AnyBackend, name: &str) -> Result<Option<String>> {
-        let elem = self.parent.elem;
-        let (lead, n) = (Self::lead(elem), self.view.len);
-        let want = HostBuf::from_value(elem, canary(elem));
-        let changed = |buf: &HostBuf, from: usize| -> Vec<usize> {
-            (from..buf.len())
-                .filter(|&i| !buf.same_at(i, &want))
-                .collect()
-        };
-        // Before: the whole leading zone (its view starts at the allocation).
-        let before = be.view(&self.parent, 0, lead)?;
-        let got = HostBuf::download(be, &before);
-        be.free(before);
-        let before: Vec<usize> = changed(&got?, 0);
-        // After: from the last aligned start at or before the buffer's end.
-        let step = lead;
-        let start = (lead + n) / step * step;
-        let after = be.view(&self.parent, start, self.parent.len - start)?;
-        let got = HostBuf::download(be, &after);
-        be.free(after);
-        let after: Vec<usize> = changed(&got?, lead + n - start);
-        let mut said = Vec::new();
-        if let Some(&first) = after.first() {
-            let past = start + first - (lead + n) + 1;
-            said.push(format!(
-                "kernel wrote buffer `{name}` {} past its end (index {}; it holds {n}, 0 to {}; {} of the {} guard elements after it changed)",
-                plural(past, "element"),
-                n + past - 1,
-                n.saturating_sub(1),
-                after.len(),
-                self.parent.len - lead - n
-            ));
-        }
-        if let Some(&last) = before.last() {
-            said.push(format!(
-                "kernel wrote buffer `{name}` {} before its start (index -{}; it holds {n}, 0 to {}; {} of the {lead} guard elements before it changed)",
-                plural(lead - last, "element"),
-                lead - last,
-                n.saturating_sub(1),
-                before.len()
-            ));
-        }
-        Ok((!said.is_empty()).then(|| said.join("; ")))
-    }
-
-    fn release(self, be: &mut AnyBackend) {
-        be.free(self.view);
-        be.free(self.parent);
-    }
 }
 
 impl Bound {
@@ -301,13 +206,11 @@ fn poison_kept(be: &mut AnyBackend, kernel: &UserKernel, guards: &[Option<Guarde
     let Some((_, Some(g))) = out else {
         return Poison::Exact;
     };
-    let first = be
-        .view(&g.parent, Guarded::lead(g.parent.elem), 1)
-        .and_then(|v| {
-            let got = HostBuf::download(be, &v);
-            be.free(v);
-            got
-        });
+    let first = g.head(be).and_then(|v| {
+        let got = HostBuf::download(be, &v);
+        be.free(v);
+        got
+    });
     match first {
         Ok(HostBuf::F32(v)) if v.first().is_some_and(|x| x.to_bits() == POISON_F32_BITS) => {
             Poison::Exact
