@@ -45,6 +45,9 @@ enum Command {
     /// The complete BLAS-style GEMM routine (C = alpha op(A) op(B) + beta C, any layout,
     /// transposes, ld, offsets, f32/f64) on one call per size: checked, timed, next to cuBLAS.
     Gemm(Box<cli::routine::GemmArgs>),
+    /// The database of bests with its evidence: list, check (stale, shallow, beaten),
+    /// retune what check names, prune what no lookup should serve.
+    Db(cli::db::DbArgs),
     /// Measure where the GEMM routine should switch from the direct to the indirect kernel,
     /// per toolchain and precision, and keep it in the database of bests.
     Crossover(cli::crossover::CrossoverArgs),
@@ -94,6 +97,7 @@ fn main() {
         Command::Sweep(args) => cli::sweep::run(args).map(|o| o.failure()),
         Command::Tune(args) => cli::tune::run(*args).map(|o| o.failure()),
         Command::Gemm(args) => cli::routine::run(*args).map(|_| None),
+        Command::Db(args) => cli::db::run(args).map(|o| o.failure()),
         Command::Crossover(args) => cli::crossover::run(args).map(|_| None),
         Command::Ptx(args) => cli::ptx::run(args).map(|_| None),
         Command::Atlas(args) => cli::atlas::run(args).map(|o| o.failure()),

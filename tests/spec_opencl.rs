@@ -1169,7 +1169,14 @@ fn said(m: &serde_json::Value) -> String {
 fn sanitize_puts_the_memcheck_report_in_the_row_or_says_what_is_missing() {
     let out = tmp("sanitize");
     let spec = "specs/misbehave/misbehave.toml";
-    let args = ["compare", "--spec", spec, "--define", "MODE=1", "--sanitize"];
+    let args = [
+        "compare",
+        "--spec",
+        spec,
+        "--define",
+        "MODE=1",
+        "--sanitize",
+    ];
     let o = on_device(&args, &out);
     let t = text(&o);
     match gemmlab::experiment::isolate::find_sanitizer() {
@@ -1180,7 +1187,10 @@ fn sanitize_puts_the_memcheck_report_in_the_row_or_says_what_is_missing() {
         Some(_) => {
             assert_eq!(o.status.code(), Some(1), "{t}");
             let status = status_of_row(&out);
-            assert!(status.contains("compute-sanitizer memcheck: "), "{status}\n{t}");
+            assert!(
+                status.contains("compute-sanitizer memcheck: "),
+                "{status}\n{t}"
+            );
         }
     }
 }

@@ -4,6 +4,7 @@ pub mod attribute;
 pub mod build;
 pub mod compare;
 pub mod crossover;
+pub mod db;
 pub mod devices;
 pub mod isolation;
 pub mod nvrtc;
@@ -44,6 +45,8 @@ pub fn missing_toolchains() -> Vec<String> {
 /// exits 1, after everything was printed and written.
 pub struct Outcome {
     failed: Vec<(&'static str, usize)>,
+    /// Said instead of "not every measurement succeeded" (a check's verdict).
+    verdict: Option<String>,
 }
 
 impl Outcome {
@@ -59,7 +62,22 @@ impl Outcome {
                 None => failed.push((label, 1)),
             }
         }
-        Outcome { failed }
+        Outcome {
+            failed,
+            verdict: None,
+        }
+    }
+
+    /// Exit 1 with `line` where `count` is above 0 (a check that found something).
+    pub fn verdict(count: usize, line: String) -> Outcome {
+        Outcome {
+            failed: if count > 0 {
+                vec![("found", count)]
+            } else {
+                Vec::new()
+            },
+            verdict: Some(line),
+        }
     }
 
     /// Adds `count` failures under `label`.
@@ -75,6 +93,7 @@ impl Outcome {
             } else {
                 Vec::new()
             },
+            verdict: None,
         }
     }
 
@@ -84,6 +103,9 @@ impl Outcome {
     pub fn failure(&self) -> Option<(String, i32)> {
         if self.failed.is_empty() {
             return None;
+        }
+        if let Some(v) = &self.verdict {
+            return Some((v.clone(), 1));
         }
         let bad_args = Status::BadArguments(String::new()).label();
         let code = if self.failed.iter().any(|(l, _)| *l == bad_args) {

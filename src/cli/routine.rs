@@ -163,6 +163,8 @@ pub(crate) struct Timed {
     pub hints: Hints,
     pub why: String,
     pub rel_err: f64,
+    /// The checked call's check (method, passed, error measures).
+    pub check: gemmlab::gemm::check::CheckReport,
     pub routine: Option<Stats>,
     pub parts_ns: (u64, u64, u64),
 }
@@ -262,6 +264,7 @@ pub fn run(args: GemmArgs) -> Result<()> {
         let mut v = None;
         // The session whose vendor BLAS timed this call (its row names it).
         let mut v_session = 0;
+        let before = gemmlab::gemm::driver::read_clocks(&sessions);
         for (i, (session, gemm)) in sessions.iter_mut().zip(gemms.iter_mut()).enumerate() {
             let r = one(session, gemm, &ops, &reference, &plan, v.is_none());
             row.push(r.map(|(t, vt)| {
@@ -285,7 +288,12 @@ pub fn run(args: GemmArgs) -> Result<()> {
             }
         }
         if let Some(w) = writer.as_mut() {
-            for r in records(&sessions, p, &row, v.as_ref().map(|v| (v, v_session))) {
+            let after = gemmlab::gemm::driver::read_clocks(&sessions);
+            let clocks: Vec<_> = (before.into_iter().zip(after))
+                .map(|(b, a)| gemmlab::measure::clocks::ClockWindow::new(b, a))
+                .collect();
+            let vendor = v.as_ref().map(|v| (v, v_session));
+            for r in records(&sessions, p, &row, vendor, &clocks) {
                 w.push(r)?;
             }
         }
@@ -321,6 +329,7 @@ fn records(
     p: &Problem,
     row: &[Result<Timed>],
     vendor: Option<(&(Stats, String), usize)>,
+    clocks: &[Option<gemmlab::measure::clocks::ClockWindow>],
 ) -> Vec<Measurement> {
     let size = (p.m, p.n, p.k);
     let mut out = Vec::new();
@@ -339,11 +348,12 @@ fn records(
         r.problem = Some(*p);
         r
     };
-    for (s, r) in sessions.iter().zip(row) {
-        let rec = match r {
+    for (i, (s, r)) in sessions.iter().zip(row).enumerate() {
+        let mut rec = match r {
             Err(e) => base(s, "routine", Status::from_error(e)),
             Ok(t) => {
                 let mut rec = base(s, &t.kernel, Status::Ok);
+                rec.check = Some(t.check.clone());
                 rec.config = t.config.clone();
                 rec.hints = t.hints.clone();
                 rec.label = Some(t.why.clone());
@@ -358,10 +368,12 @@ fn records(
                 rec
             }
         };
+        rec.clocks = clocks.get(i).cloned().flatten();
         out.push(rec);
     }
-    if let Some(((v, _), s)) = vendor.and_then(|(v, i)| Some((v, sessions.get(i)?))) {
+    if let Some(((v, _), i, s)) = vendor.and_then(|(v, i)| Some((v, i, sessions.get(i)?))) {
         let mut rec = base(s, "cublas", Status::Ok);
+        rec.clocks = clocks.get(i).cloned().flatten();
         rec.gflops = Some(p.flops() / v.median_ns);
         rec.gflops_best = Some(p.flops() / v.min_ns);
         rec.vs_vendor = Some(1.0);
@@ -544,6 +556,7 @@ pub(crate) fn one(
                 why.into()
             },
             rel_err: report.rel_frobenius,
+            check: report.clone(),
             routine,
             parts_ns: (first.pre_ns, first.kernel_ns, first.post_ns),
         };

@@ -243,20 +243,23 @@ fn tuned_point(
     precision: crate::gemm::problem::Precision,
     progress: &Progress,
 ) -> Point {
-    let found = db
-        .lookup_in(spec.id, toolchain, precision, size)
-        .filter(|b| spec.validate(&b.config).is_ok());
+    let ask = crate::results::bests::Ask {
+        kernel: spec.id,
+        toolchain,
+        precision,
+        size,
+        source: Some(crate::util::keys::fnv1a(&spec.source(toolchain))),
+    };
+    let found = db.lookup_ranked(&ask, |b| spec.validate(&b.config).is_ok());
     let (config, hints, label) = match found {
-        Some(b) => {
+        Some(served) => {
+            let b = served.entry;
             let label = format!("tuned at {}x{}x{}", b.m, b.n, b.k);
-            let stale = if b.source != crate::util::keys::fnv1a(&spec.source(toolchain)) {
-                " (the kernel source changed since)"
-            } else {
-                ""
-            };
+            let evidence = format!("{} tried by {}", b.tried, b.strategy);
+            let why = served.why.map(|w| format!(" ({w})")).unwrap_or_default();
             progress.suspend(|| {
                 println!(
-                    "{} {toolchain}: {label}{stale}: {} {}",
+                    "{} {toolchain}: {label}, {evidence}{why}: {} {}",
                     spec.id,
                     b.config.describe(),
                     b.hints.describe(true)

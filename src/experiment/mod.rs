@@ -4,6 +4,7 @@
 
 pub mod atlas;
 pub mod attribution;
+pub mod db_check;
 pub mod isolate;
 pub mod offline;
 pub mod sweep;

@@ -18,7 +18,7 @@ fn us(ns: Option<f64>) -> String {
 
 type Column = (&'static str, fn(&Row) -> String);
 
-const COLUMNS: [Column; 9] = [
+const COLUMNS: [Column; 10] = [
     ("call", |r| r.call.clone()),
     ("class", |r| r.class.as_str().into()),
     ("kernel", |r| match r.m.status.is_ok() {
@@ -43,6 +43,12 @@ const COLUMNS: [Column; 9] = [
     }),
     ("cuBLAS us", |r| us(r.vendor_ns)),
     ("x cuBLAS", |r| md::times(r.ratio)),
+    // What the record says was checked; a record without a check is not called checked.
+    ("check", |r| match &r.m.check {
+        Some(c) if c.passed => format!("ok ({:.0e})", c.rel_frobenius),
+        Some(_) => "FAILED".into(),
+        None => "not recorded".into(),
+    }),
 ];
 
 pub(crate) fn section(ctx: &mut Ctx, suites: &[Suite]) -> Result<Section> {
@@ -61,6 +67,18 @@ pub(crate) fn section(ctx: &mut Ctx, suites: &[Suite]) -> Result<Section> {
          transposes, nearest tuned shape). A time is the whole call (packing, kernel, unpacking; {samples}), next \
          to cuBLAS with the same arguments in the same run (for OpenCL, the CUDA session's on the same GPU).\n\n"
     );
+    let unrecorded: usize = (suites.iter().flat_map(|a| &a.routines))
+        .flat_map(|r| &r.rows)
+        .filter(|r| r.m.status.is_ok() && r.m.check.is_none())
+        .count();
+    if unrecorded > 0 {
+        let _ = writeln!(
+            s,
+            "{} carry no check in their records (written before gemmlab kept the routine's check): the \
+             check column says \"not recorded\" and this report does not call them checked.\n",
+            md::plural(unrecorded, "call")
+        );
+    }
     for a in suites {
         for r in &a.routines {
             let _ = writeln!(s, "### {}, {}\n", name(r.toolchain), a.precision);

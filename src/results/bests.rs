@@ -44,8 +44,76 @@ pub struct Best {
     pub strategy: String,
     /// Points the search tried.
     pub tried: usize,
+    /// Wall seconds the search took (absent in entries written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_s: Option<f64>,
+    /// The configurations the search's space held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub space: Option<usize>,
     pub gemmlab: String,
     pub tuned_utc: String,
+}
+
+/// A search that tried fewer configurations than this is shallow: its entry
+/// serves only where no deeper entry of the current source is near.
+pub const SHALLOW_TRIED: usize = 20;
+/// Near: within this factor of the asked size in every dimension.
+pub const NEAR_FACTOR: f64 = 2.0;
+
+impl Best {
+    /// Whether its search is too shallow to stand as "the best" on its own.
+    /// A search that tried its whole (small) space is not shallow.
+    pub fn shallow(&self) -> bool {
+        self.tried < SHALLOW_TRIED && self.space.is_none_or(|n| self.tried < n)
+    }
+
+    /// Whether it is evidence for `source` (the kernel as it is now): its own
+    /// source and a search that is not shallow.
+    pub fn trusted(&self, source: Option<&str>) -> bool {
+        !self.shallow() && source.is_none_or(|s| s == self.source)
+    }
+
+    pub fn size_label(&self) -> String {
+        match (self.m == self.n && self.n == self.k, &self.call) {
+            (_, Some(c)) if c.split_whitespace().all(|kv| kv.contains('=')) => c.clone(),
+            (true, _) => self.m.to_string(),
+            (false, _) => format!("{}x{}x{}", self.m, self.n, self.k),
+        }
+    }
+
+    /// Why it is not trusted for `source`, in words ("tried 1 configuration").
+    pub fn doubts(&self, source: Option<&str>) -> Vec<String> {
+        let mut d = Vec::new();
+        if source.is_some_and(|s| s != self.source) {
+            d.push("was tuned on another version of the kernel's source".to_string());
+        }
+        if self.shallow() {
+            d.push(format!(
+                "tried {} (shallow: under {SHALLOW_TRIED})",
+                crate::util::words::plural(self.tried, "configuration")
+            ));
+        }
+        d
+    }
+
+    fn distance(&self, size: (usize, usize, usize)) -> (f64, f64) {
+        let l = |x: usize| (x.max(1) as f64).ln();
+        let d = [
+            (l(self.m) - l(size.0)).abs(),
+            (l(self.n) - l(size.1)).abs(),
+            (l(self.k) - l(size.2)).abs(),
+        ];
+        (d.iter().sum(), d.iter().cloned().fold(0.0, f64::max))
+    }
+}
+
+/// The entry a lookup chose and, where it passed over a nearer one or serves
+/// without evidence, why ("the 8192 entry tried 1 configuration; the 4096 entry
+/// (2,362 tried) serves").
+#[derive(Debug, Clone)]
+pub struct Served<'a> {
+    pub entry: &'a Best,
+    pub why: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -128,6 +196,17 @@ pub struct CrossoverPoint {
     pub indirect_ns: Option<f64>,
 }
 
+/// What a lookup asks for: a kernel on a toolchain at a size and precision, and
+/// the fingerprint of its source as it is now (None: any source will do).
+#[derive(Debug, Clone)]
+pub struct Ask<'a> {
+    pub kernel: &'a str,
+    pub toolchain: Toolchain,
+    pub precision: Precision,
+    pub size: (usize, usize, usize),
+    pub source: Option<String>,
+}
+
 /// The database file of a device: "results/tuned/nvidia-h200.json".
 pub fn path_for(dir: &Path, device: &str) -> PathBuf {
     dir.join(format!("{}.json", crate::util::keys::device_slug(device)))
@@ -200,10 +279,17 @@ impl Database {
     }
 
     pub fn save(&self, dir: &Path) -> Result<PathBuf> {
-        let path = path_for(dir, &self.device);
+        self.save_to(&path_for(dir, &self.device))
+    }
+
+    /// Writes the database to `path` exactly.
+    pub fn save_to(&self, path: &Path) -> Result<PathBuf> {
+        let path = path.to_path_buf();
         let io =
             |e: std::io::Error| Error::invalid(format!("tuning database {}: {e}", path.display()));
-        fs::create_dir_all(dir).map_err(io)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::create_dir_all(dir).map_err(io)?;
+        }
         let text = serde_json::to_string_pretty(self).map_err(|e| Error::invalid(e.to_string()))?;
         // Written whole then renamed: an interrupt never leaves half a database.
         let tmp = path.with_extension("json.tmp");
@@ -220,22 +306,72 @@ impl Database {
     /// for another source (the kernel changed) is always replaced. Returns whether
     /// `best` was kept.
     pub fn offer(&mut self, best: Best) -> bool {
-        let held = self.entries.iter().find(|e| {
+        self.offer_said(best).0
+    }
+
+    /// [`offer`](Self::offer), with what became of the offer in words.
+    ///
+    /// - Same source: kept where faster than the entry held, else declined (a
+    ///   shallower, slower search never replaces a deeper one).
+    /// - Another source than the entry held (the kernel changed): it replaces that
+    ///   entry only with a search of comparable depth (at least half as many
+    ///   configurations tried); else both are kept, and lookups prefer whichever
+    ///   is evidence for the kernel as it is then.
+    pub fn offer_said(&mut self, best: Best) -> (bool, String) {
+        let slot = |e: &Best| {
             e.kernel == best.kernel
                 && e.toolchain == best.toolchain
                 && e.precision == best.precision
                 && e.call == best.call
                 && (e.m, e.n, e.k) == (best.m, best.n, best.k)
-        });
+        };
         let better = |old: &Best| match (best.vs_vendor, old.vs_vendor) {
             (Some(new), Some(old)) => new > old,
             _ => best.gflops > old.gflops,
         };
-        if held.is_some_and(|old| old.source == best.source && !better(old)) {
-            return false;
+        let what = format!(
+            "{} {} at {}",
+            best.kernel,
+            best.toolchain,
+            best.size_label()
+        );
+        if let Some(old) = self
+            .entries
+            .iter()
+            .find(|e| slot(e) && e.source == best.source)
+        {
+            if !better(old) {
+                let said = format!(
+                    "{what}: kept the entry held ({:.1} GFLOP/s, {} tried); the offer ({:.1} GFLOP/s, {} tried) is not faster",
+                    old.gflops, old.tried, best.gflops, best.tried
+                );
+                return (false, said);
+            }
+            self.entries
+                .retain(|e| !(slot(e) && e.source == best.source));
+            self.insert(best);
+            return (true, format!("{what}: replaced by a faster configuration"));
         }
-        self.upsert(best);
-        true
+        let deeper_old = self
+            .entries
+            .iter()
+            .filter(|e| slot(e))
+            .any(|e| best.tried * 2 < e.tried);
+        if deeper_old {
+            let said = format!(
+                "{what}: kept beside the entry of the earlier source, whose search was deeper; lookups take the one for the source as it is"
+            );
+            self.insert(best);
+            return (true, said);
+        }
+        self.entries.retain(|e| !slot(e));
+        self.insert(best);
+        (true, format!("{what}: recorded"))
+    }
+
+    fn insert(&mut self, best: Best) {
+        self.entries.push(best);
+        self.sort();
     }
 
     pub fn upsert(&mut self, best: Best) {
@@ -246,7 +382,10 @@ impl Database {
                 && e.call == best.call
                 && (e.m, e.n, e.k) == (best.m, best.n, best.k))
         });
-        self.entries.push(best);
+        self.insert(best);
+    }
+
+    fn sort(&mut self) {
         self.entries.sort_by(|a, b| {
             (
                 &a.kernel,
@@ -322,7 +461,7 @@ impl Database {
         self.lookup_in(kernel, toolchain, Precision::F32, size)
     }
 
-    /// `lookup` among the entries tuned in `precision`.
+    /// `lookup` among the entries tuned in `precision` (plain calls first).
     pub fn lookup_in(
         &self,
         kernel: &str,
@@ -330,18 +469,66 @@ impl Database {
         precision: Precision,
         size: (usize, usize, usize),
     ) -> Option<&Best> {
-        let l = |x: usize| (x.max(1) as f64).ln();
-        self.entries
-            .iter()
-            .filter(|e| e.kernel == kernel && e.toolchain == toolchain && e.precision == precision)
-            .min_by(|a, b| {
-                let d = |e: &Best| {
-                    (l(e.m) - l(size.0)).abs()
-                        + (l(e.n) - l(size.1)).abs()
-                        + (l(e.k) - l(size.2)).abs()
-                };
-                d(a).partial_cmp(&d(b)).unwrap_or(std::cmp::Ordering::Equal)
-            })
+        let ask = Ask {
+            kernel,
+            toolchain,
+            precision,
+            size,
+            source: None,
+        };
+        self.lookup_ranked(&ask, |_| true).map(|s| s.entry)
+    }
+
+    /// The entry that serves `ask`, ranked by evidence before distance: the nearest
+    /// entry where it is trusted (the current source, a search that is not
+    /// shallow); else the nearest trusted entry within [`NEAR_FACTOR`] of the size
+    /// in every dimension, saying why the nearer one was passed over; else the
+    /// nearest, saying what it lacks. `accept` filters (a configuration the kernel
+    /// still validates, a call kind).
+    pub fn lookup_ranked(&self, ask: &Ask, accept: impl Fn(&Best) -> bool) -> Option<Served<'_>> {
+        let source = ask.source.as_deref();
+        let by_distance = |a: &&Best, b: &&Best| {
+            let (da, db) = (a.distance(ask.size).0, b.distance(ask.size).0);
+            // Equally near: the trusted, then the deeper search.
+            da.total_cmp(&db)
+                .then(b.trusted(source).cmp(&a.trusted(source)))
+                .then(b.tried.cmp(&a.tried))
+        };
+        let mut all: Vec<&Best> = (self.entries.iter())
+            .filter(|e| e.kernel == ask.kernel && e.toolchain == ask.toolchain)
+            .filter(|e| e.precision == ask.precision && accept(e))
+            .collect();
+        all.sort_by(by_distance);
+        let nearest = *all.first()?;
+        if nearest.trusted(source) {
+            return Some(Served {
+                entry: nearest,
+                why: None,
+            });
+        }
+        let near = NEAR_FACTOR.ln() + 1e-9;
+        let doubts = nearest.doubts(source).join(" and ");
+        if let Some(t) = (all.iter()).find(|e| e.trusted(source) && e.distance(ask.size).1 <= near)
+        {
+            let why = format!(
+                "the {} entry {doubts}; the {} entry ({} tried) serves",
+                nearest.size_label(),
+                t.size_label(),
+                t.tried
+            );
+            return Some(Served {
+                entry: t,
+                why: Some(why),
+            });
+        }
+        let why = format!(
+            "the {} entry {doubts}, and no entry with better evidence is within {NEAR_FACTOR}x of the size: it serves, unproven",
+            nearest.size_label()
+        );
+        Some(Served {
+            entry: nearest,
+            why: Some(why),
+        })
     }
 
     /// The entry of a user kernel (a spec) on a toolchain tuned at `dims`, else at
@@ -427,9 +614,91 @@ mod tests {
             source: "0".into(),
             strategy: "anneal".into(),
             tried: 10,
+            search_s: None,
+            space: None,
             gemmlab: "x".into(),
             tuned_utc: "now".into(),
         }
+    }
+
+    fn empty() -> Database {
+        Database {
+            crossovers: Vec::new(),
+            device: "NVIDIA H200".into(),
+            entries: vec![],
+            routine: vec![],
+        }
+    }
+
+    fn ask(size: usize, source: Option<&str>) -> Ask<'static> {
+        Ask {
+            kernel: "xgemm",
+            toolchain: Toolchain::Cuda,
+            precision: Precision::F32,
+            size: (size, size, size),
+            source: source.map(str::to_string),
+        }
+    }
+
+    fn searched(size: usize, tried: usize, source: &str, g: f64) -> Best {
+        Best {
+            tried,
+            source: source.into(),
+            ..best("xgemm", size, g)
+        }
+    }
+
+    #[test]
+    fn a_shallow_or_stale_entry_gives_way_to_a_trusted_one_near_it() {
+        let mut db = empty();
+        db.upsert(searched(4096, 2362, "s1", 100.0));
+        db.upsert(searched(8192, 1, "s1", 40.0));
+        let s = db.lookup_ranked(&ask(8192, Some("s1")), |_| true).unwrap();
+        assert_eq!(s.entry.m, 4096);
+        let why = s.why.unwrap();
+        assert!(
+            why.contains("the 8192 entry tried 1 configuration")
+                && why.contains("the 4096 entry (2362 tried) serves"),
+            "{why}"
+        );
+        // At its own size a trusted entry serves without a word.
+        let s = db.lookup_ranked(&ask(4096, Some("s1")), |_| true).unwrap();
+        assert!(s.entry.m == 4096 && s.why.is_none());
+        // Another source: the nearer deep entry is stale, the trusted one serves.
+        db.upsert(searched(8192, 900, "s0", 120.0));
+        let s = db.lookup_ranked(&ask(8192, Some("s1")), |_| true).unwrap();
+        assert_eq!((s.entry.m, s.entry.source.as_str()), (4096, "s1"));
+        assert!(s
+            .why
+            .unwrap()
+            .contains("another version of the kernel's source"));
+        // Nothing trusted within 2x: the nearest serves, and says it is unproven.
+        let s = db.lookup_ranked(&ask(32768, Some("s1")), |_| true).unwrap();
+        assert_eq!(s.entry.m, 8192);
+        assert!(s.why.unwrap().contains("unproven"));
+        // A search that tried its whole small space is not shallow.
+        let whole = Best {
+            space: Some(6),
+            ..searched(8192, 6, "s1", 50.0)
+        };
+        assert!(!whole.shallow());
+    }
+
+    #[test]
+    fn a_shallower_slower_offer_never_replaces_a_deeper_entry() {
+        let mut db = empty();
+        assert!(db.offer(searched(8192, 2362, "s1", 100.0)));
+        let (kept, said) = db.offer_said(searched(8192, 1, "s1", 90.0));
+        assert!(!kept && said.contains("not faster"), "{said}");
+        assert_eq!(db.entries[0].tried, 2362);
+        // A new source with a far shallower search is kept beside the old entry.
+        let (kept, said) = db.offer_said(searched(8192, 5, "s2", 95.0));
+        assert!(kept && said.contains("kept beside"), "{said}");
+        assert_eq!(db.entries.len(), 2);
+        // A new source with a comparable search replaces it.
+        assert!(db.offer(searched(8192, 1500, "s3", 80.0)));
+        assert_eq!(db.entries.len(), 1);
+        assert_eq!(db.entries[0].source, "s3");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! `results.json` (environment + measurements) and `results.csv`.
 
 pub mod bests;
+pub mod evidence;
 pub mod ptx_archive;
 pub mod table;
 

@@ -116,17 +116,26 @@ impl Tuning {
                 Path::Direct => (256, 256, 256),
                 Path::Indirect => (4096, 4096, 4096),
             };
-            if let Some(best) = db
-                .lookup_in(spec.id, toolchain, precision, size)
-                .filter(|b| b.call.is_none() && spec.validate(&b.config).is_ok())
-            {
+            let ask = crate::results::bests::Ask {
+                kernel: spec.id,
+                toolchain,
+                precision,
+                size,
+                source: Some(crate::util::keys::fnv1a(&spec.source(toolchain))),
+            };
+            let served = db.lookup_ranked(&ask, |b| {
+                b.call.is_none() && spec.validate(&b.config).is_ok()
+            });
+            if let Some(served) = served {
+                let best = served.entry;
                 let c = spec.with_precision(&best.config, precision)?;
                 match path {
                     Path::Direct => t.direct = c,
                     Path::Indirect => t.indirect = c,
                 }
+                let why = served.why.map(|w| format!(" ({w})")).unwrap_or_default();
                 from.push(format!(
-                    "{} tuned at {}x{}x{}",
+                    "{} tuned at {}x{}x{}{why}",
                     spec.id, best.m, best.n, best.k
                 ));
             }

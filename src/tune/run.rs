@@ -498,7 +498,7 @@ fn offer_bests(
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let Some((f, ns)) = fastest else { continue };
         let info = sessions[*si].backend.borrow().info().clone();
-        db.offer(Best {
+        let (_, said) = db.offer_said(Best {
             kernel: kernel.to_string(),
             toolchain: info.toolchain,
             compiler: info.compiler_version.clone(),
@@ -515,9 +515,12 @@ fn offer_bests(
             source: source(info.toolchain),
             strategy: r.strategy.clone(),
             tried: r.tried.len(),
+            search_s: Some(r.wall_s),
+            space: Some(r.space_size),
             gemmlab: env!("CARGO_PKG_VERSION").to_string(),
             tuned_utc: crate::results::utc_now(),
         });
+        println!("database: {said}");
     }
 }
 
