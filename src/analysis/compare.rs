@@ -56,6 +56,8 @@ pub struct Listing {
 pub struct Best {
     pub toolchain: Toolchain,
     pub kernel: String,
+    /// Its form: "published defaults", "tuned at ...", "published + ...".
+    pub form: String,
     pub gflops: f64,
     pub vs_vendor: Option<f64>,
 }
@@ -171,6 +173,7 @@ fn bests(a: &Compare, size: Size) -> Vec<Best> {
         .map(|m| Best {
             toolchain: m.toolchain,
             kernel: m.kernel.clone(),
+            form: data::form(m),
             gflops: data::gflops(m).unwrap_or(0.0),
             vs_vendor: data::vs_vendor(m),
         })

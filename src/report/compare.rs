@@ -423,7 +423,8 @@ fn best_words(
 ) -> (String, String) {
     let at = size_label(size);
     let each = |b: &Best| {
-        let (n, k, g) = (name(b.toolchain), &b.kernel, md::speed(b.gflops));
+        let (n, g) = (name(b.toolchain), md::speed(b.gflops));
+        let k = format!("{} ({})", b.kernel, b.form);
         match b.vs_vendor.map(|v| md::pct(Some(v))) {
             Some(v) => (
                 format!("on {n} {k} at {g} GFLOP/s = {v} of cuBLAS"),
@@ -440,7 +441,7 @@ fn best_words(
     let other = |b: &Best| {
         let speed = || format!("{} GFLOP/s", md::speed(b.gflops));
         let v = b.vs_vendor.map_or_else(speed, |v| md::pct(Some(v)));
-        format!("{} {} {v}", name(b.toolchain), b.kernel)
+        format!("{} {} ({}) {v}", name(b.toolchain), b.kernel, b.form)
     };
     let at_size =
         |(sz, b): &(Size, Vec<Best>)| format!("{}: {}", size_label(*sz), joined(b, ", ", other));

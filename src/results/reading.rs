@@ -69,6 +69,34 @@ pub fn gflops(m: &Measurement) -> Option<f64> {
     m.gflops.filter(|g| m.status.is_ok() && g.is_finite())
 }
 
+/// Which form of its kernel a row measured, for words that quote its speed:
+/// "tuned at 4096x4096x4096" (`compare --tuned`), "published defaults", or
+/// "published + what changed" (parameters and switches set by hand).
+pub fn form(m: &Measurement) -> String {
+    if let Some(l) = m.label.as_deref().filter(|l| l.starts_with("tuned")) {
+        return l.to_string();
+    }
+    let mut changed: Vec<String> = Vec::new();
+    if let Ok(spec) = kernels::find(&m.kernel) {
+        let defaults = spec.defaults();
+        changed.extend(
+            (m.config.0.iter())
+                .filter(|(k, v)| {
+                    k.as_str() != "PRECISION" && defaults.0.get(*k).is_some_and(|d| d != *v)
+                })
+                .map(|(k, v)| format!("{k}={v}")),
+        );
+    }
+    let hints = m.hints.describe_from("", true);
+    if let Some(h) = hints.strip_prefix(" + ") {
+        changed.push(h.to_string());
+    }
+    match changed.is_empty() {
+        true => "published defaults".into(),
+        false => format!("published + {}", changed.join(", ")),
+    }
+}
+
 pub fn vs_vendor(m: &Measurement) -> Option<f64> {
     m.vs_vendor.filter(|v| m.status.is_ok() && v.is_finite())
 }
