@@ -508,10 +508,22 @@ impl Database {
         }
         let near = NEAR_FACTOR.ln() + 1e-9;
         let doubts = nearest.doubts(source).join(" and ");
-        if let Some(t) = (all.iter()).find(|e| e.trusted(source) && e.distance(ask.size).1 <= near)
-        {
+        // Evidence, best first: trusted; a deep search on another source; shallow.
+        let level = |e: &Best| match (e.trusted(source), e.shallow()) {
+            (true, _) => 2,
+            (false, false) => 1,
+            (false, true) => 0,
+        };
+        let better = (level(nearest) + 1..=2)
+            .rev()
+            .find_map(|lv| (all.iter()).find(|e| level(e) == lv && e.distance(ask.size).1 <= near));
+        if let Some(t) = better {
+            let stale = match t.trusted(source) {
+                true => "",
+                false => ", on another version of the source",
+            };
             let why = format!(
-                "the {} entry {doubts}; the {} entry ({} tried) serves",
+                "the {} entry {doubts}; the {} entry ({} tried{stale}) serves",
                 nearest.size_label(),
                 t.size_label(),
                 t.tried
@@ -672,6 +684,18 @@ mod tests {
             .why
             .unwrap()
             .contains("another version of the kernel's source"));
+        // Every entry stale: the deep search still serves before the one-point one.
+        let mut stale = empty();
+        stale.upsert(searched(4096, 2362, "s0", 100.0));
+        stale.upsert(searched(8192, 1, "s0", 40.0));
+        let s = stale
+            .lookup_ranked(&ask(8192, Some("s1")), |_| true)
+            .unwrap();
+        assert_eq!(s.entry.m, 4096);
+        assert!(s
+            .why
+            .unwrap()
+            .contains("(2362 tried, on another version of the source) serves"));
         // Nothing trusted within 2x: the nearest serves, and says it is unproven.
         let s = db.lookup_ranked(&ask(32768, Some("s1")), |_| true).unwrap();
         assert_eq!(s.entry.m, 8192);
