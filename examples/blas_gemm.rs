@@ -1,4 +1,4 @@
-//! The GEMM routine from Rust (the README's example): row-major f64,
+//! The GEMM routine from Rust (the example in docs/src/routine.md): row-major f64,
 //! C = 2 A B^T - C on the best OpenCL device.
 //!
 //! cargo run --example blas_gemm

@@ -1,4 +1,4 @@
-//! Your own kernel from Rust (the README's example): a spec file loaded, one
+//! Your own kernel from Rust (the example in docs/src/specs.md): a spec file loaded, one
 //! configuration measured at two sizes on the best OpenCL device, then the same
 //! kernel described in code instead of a file.
 //!

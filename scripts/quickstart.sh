@@ -2,9 +2,9 @@
 # Installs what gemmlab needs and runs the main comparison on the best device found.
 # An OpenCL ICD loader and PoCL are installed (apt-get) when no OpenCL platform is
 # registered; clang-19 and libclc-19 (the clang-opencl and clang-cuda toolchains) when
-# no clang with libclc's NVPTX library is there; the CUDA backend is built when an
-# NVIDIA driver is present, and then the ptxas and CUDA headers the clang toolchains
-# use are fetched from NVIDIA's pip wheels (scripts/nvrtc/fetch.sh).
+# no clang with libclc's NVPTX library is there; NVRTC 11.8 and 13, their ptxas and
+# CUDA's headers are fetched from NVIDIA's pip wheels (scripts/nvrtc/fetch.sh). Without
+# an NVIDIA GPU it then answers the tutorial's Kepler questions offline (GEMMLAB_ARCH).
 # Extra arguments go to `gemmlab compare` (e.g. --sizes 1024,2048 --kernels 6,11).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,13 +34,34 @@ if ! { compgen -G '/usr/bin/clang-1[5-9]' >/dev/null || compgen -G '/usr/bin/cla
     apt_install clang-19 libclc-19 || echo "clang-19/libclc-19 not installed: the clang toolchains will say they are unavailable" >&2
 fi
 
-FEATURES=()
-if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
-    FEATURES=(--features cuda)
-    # ptxas 13 (the clang toolchains' assembler) and CUDA 12.4's headers (clang's CUDA mode).
-    scripts/nvrtc/fetch.sh 13 --with-ptxas --with-cuda-headers || echo "NVIDIA's wheels not fetched: the clang toolchains will say what is missing" >&2
-fi
+# The CUDA backend is always built: it loads libcuda at run time, and says why not
+# where there is none. NVRTC 11.8 and 13 with their ptxas, and CUDA 12.4's headers
+# (clang's CUDA mode), come from NVIDIA's pip wheels: they answer for any architecture
+# without a GPU (11.8 is the last NVRTC that targets Kepler).
+scripts/nvrtc/fetch.sh 11.8 13 --with-ptxas --with-cuda-headers \
+    || echo "NVIDIA's wheels not fetched: the offline answers and the clang toolchains will say what is missing" >&2
 
-cargo build --release "${FEATURES[@]}" --bin gemmlab
-./target/release/gemmlab devices
-exec ./target/release/gemmlab compare "$@"
+cargo build --release --features cuda --bin gemmlab
+G=./target/release/gemmlab
+$G devices
+status=0
+$G compare "$@" || status=$?
+
+# Without an NVIDIA GPU, the tutorial's questions are compiler questions: answered
+# offline for the architecture GEMMLAB_ARCH names (default Kepler's sm_35, the
+# tutorial's), nothing run or timed.
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+    ARCH=${GEMMLAB_ARCH:-sm_35}
+    echo
+    echo "== No NVIDIA GPU here: the tutorial's kernels compiled for $ARCH (NVRTC and both clang toolchains; offline, nothing run)"
+    $G atlas --kernels 1,2,3,4,5,6,7,8,9,10,11 --archs "$ARCH" --clang --out gemmlab-results/quickstart/atlas || status=1
+    echo
+    echo "== Kernel 6 under register caps for $ARCH (what a cap costs in spills)"
+    $G sweep registers --arch "$ARCH" --kernels 6 --caps none,128,96,64,48,32 --out gemmlab-results/quickstart/registers || status=1
+    echo
+    echo "== Kernel 11's register tile for $ARCH (the tutorial's 8x4 against 4x4 and the rest)"
+    $G sweep tiling --arch "$ARCH" --out gemmlab-results/quickstart/tiling || status=1
+    echo
+    echo "Clang's registers and a report of all of it: $G report --from gemmlab-results/quickstart --out gemmlab-results/quickstart/report"
+fi
+exit $status

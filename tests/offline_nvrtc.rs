@@ -228,6 +228,34 @@ fn an_nvrtc_without_the_architecture_lists_those_it_has() {
     assert_eq!(e.exit_code(), 2);
 }
 
+/// Without `--nvrtc`, `--arch sm_35` takes the newest cached NVRTC that targets
+/// Kepler (11.8 where 13 is the default) and says which.
+#[test]
+fn without_nvrtc_an_arch_takes_the_newest_cached_nvrtc_that_targets_it() {
+    if nvrtc(
+        "11.8",
+        "without_nvrtc_an_arch_takes_the_newest_cached_nvrtc",
+    )
+    .is_none()
+    {
+        return;
+    }
+    let (n, note) = Nvrtc::choose_for(None, &Arch::parse("sm_35").unwrap()).unwrap();
+    assert_eq!(n.version(), (11, 8));
+    // The note names the choice, unless the default already was an 11.x.
+    if let Some(note) = note {
+        assert!(
+            note.contains("newest cached NVRTC that targets it"),
+            "{note}"
+        );
+    }
+    // A named NVRTC is taken as named, even where it cannot compile for the architecture.
+    if nvrtc("13", "without_nvrtc_an_arch_takes_the_newest_cached_nvrtc").is_some() {
+        let (n, note) = Nvrtc::choose_for(Some("13"), &Arch::parse("sm_35").unwrap()).unwrap();
+        assert!(n.version().0 == 13 && note.is_none());
+    }
+}
+
 #[test]
 fn a_compile_error_carries_nvrtcs_log() {
     let Some(t) = target("13", "sm_90", "a_compile_error_carries_nvrtcs_log") else {

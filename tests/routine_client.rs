@@ -291,7 +291,7 @@ fn bad_arguments_are_named_and_nothing_runs() {
 
 #[test]
 fn host_matrices_round_trip_through_the_routine() {
-    // The README's Rust example: row-major f64, B transposed, alpha and beta.
+    // The Rust example of docs/src/routine.md: row-major f64, B transposed, alpha and beta.
     let mut session = Session::new(common::opencl());
     let mut gemm = Gemm::published().unwrap();
     let p = Problem {

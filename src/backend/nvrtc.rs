@@ -377,6 +377,39 @@ impl Nvrtc {
         }
     }
 
+    /// The NVRTC for compiling offline for `arch`: the one `--nvrtc` names; else the
+    /// default where it takes `arch`; else the newest cached one that does, with a
+    /// note saying which and why (None: the default served).
+    pub fn choose_for(spec: Option<&str>, arch: &Arch) -> Result<(Arc<Nvrtc>, Option<String>)> {
+        if spec.is_some_and(|s| !s.trim().is_empty()) {
+            return Ok((Self::choose(spec)?, None));
+        }
+        let default = Self::choose(None);
+        let refused = match &default {
+            Ok(n) => match n.check_arch(arch) {
+                Ok(()) => return Ok((Arc::clone(n), None)),
+                Err(e) => e,
+            },
+            Err(e) => Error::invalid(e.to_string()),
+        };
+        for c in cache::cached().iter().rev() {
+            let Ok(n) = c.open() else { continue };
+            if n.check_arch(arch).is_ok() {
+                let instead = default
+                    .as_ref()
+                    .map_or("no default NVRTC".to_string(), |d| {
+                        format!("the default, {}, does not", d.label())
+                    });
+                let note = format!(
+                    "{arch}: compiling with {}, the newest cached NVRTC that targets it ({instead}; --nvrtc picks another)",
+                    n.label()
+                );
+                return Ok((n, Some(note)));
+            }
+        }
+        Err(refused)
+    }
+
     /// Refuses an architecture this NVRTC does not compile for, listing those it does.
     pub fn check_arch(&self, arch: &Arch) -> Result<()> {
         let Some(list) = &self.archs else {

@@ -258,7 +258,7 @@ pub struct CompareArgs {
     /// Kernels (comma-separated ids or numbers, e.g. 1,6,gemm11); default all (none when --spec is given).
     #[arg(long)]
     pub kernels: Option<String>,
-    /// A kernel spec file (your own kernel, see the README); repeatable.
+    /// A kernel spec file (your own kernel, see docs/src/specs.md); repeatable.
     #[arg(long = "spec", value_name = "FILE")]
     pub specs: Vec<PathBuf>,
     /// Sizes: N for N^3 or MxNxK, comma-separated. Default 4096 on a GPU, 512 on a CPU.

@@ -43,7 +43,11 @@ impl Target {
     /// From the command line's `--nvrtc` (None: the default library) and `--arch`.
     pub fn new(nvrtc: Option<&str>, arch: &str) -> Result<Target> {
         let arch = Arch::parse(arch)?;
-        Target::with(Nvrtc::choose(nvrtc)?, &arch)
+        let (chosen, note) = Nvrtc::choose_for(nvrtc, &arch)?;
+        if let Some(n) = note {
+            eprintln!("note: {n}");
+        }
+        Target::with(chosen, &arch)
     }
 
     /// A loaded NVRTC and an architecture; an error, listing the architectures the

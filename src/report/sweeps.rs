@@ -222,7 +222,7 @@ pub(crate) fn tiling(ctx: &mut Ctx, a: &Sweep<(i64, i64)>) -> Result<Section> {
 }
 
 pub(crate) fn hints(a: &Sweep<String>) -> Result<Section> {
-    let intro = "One switch changed at a time (e.g. `UNROLL_K=1`, see the README's switch table) against the baseline, the published kernel \
+    let intro = "One switch changed at a time (e.g. `UNROLL_K=1`, see the switch table in docs/src/kernels.md) against the baseline, the published kernel \
          with no extra compiler flags; \"change\" is the speed relative to the baseline on the same toolchain.";
     let lead: [Lead<String>; 2] = [
         ("point", &|b, p| b.points[p].clone()),

@@ -15,18 +15,24 @@ fn cell(m: Option<&Measurement>) -> [String; 6] {
         ];
     };
     let r = m.resources.as_ref();
+    // "-": the device's compiler reports no resources at all (PoCL); "?": one it did
+    // not report.
+    let unknown = match reports_nothing(m) {
+        true => "-",
+        false => "?",
+    };
     let regs = match (m.cap_exceeded(), r.and_then(|r| r.registers)) {
         // More than the cap asked: the compiler did not apply it.
         (Some((used, cap)), _) => format!("{used}>cap{cap}"),
-        (None, v) => v.map_or("?".into(), |v| v.to_string()),
+        (None, v) => v.map_or(unknown.into(), |v| v.to_string()),
     };
     let spills = match r.map(|r| (r.spill_stores_bytes, r.spill_loads_bytes)) {
         Some((Some(s), Some(l))) => format!("{s}/{l}"),
-        _ => "?".into(),
+        _ => unknown.into(),
     };
     let occ = m
         .occupancy
-        .map_or("?".into(), |o| format!("{:.0}%", o * 100.0));
+        .map_or(unknown.into(), |o| format!("{:.0}%", o * 100.0));
     match (m.status.is_ok(), m.gflops, m.time) {
         (true, Some(g), Some(t)) => [
             // "x200": each sample was a batch of 200 launches; "T": throttled.
@@ -88,6 +94,23 @@ fn throttle_legend(rows: &[Measurement]) -> String {
 
 /// kernel x toolchain -> GFLOP/s (median, IQR), % of cuBLAS, registers, spills
 /// (store/load bytes), occupancy, check. Failure reasons follow as notes.
+/// Whether a compiled row's compiler reported none of its resources (a CPU device).
+fn reports_nothing(m: &Measurement) -> bool {
+    m.compile_ms.is_some()
+        && m.occupancy.is_none()
+        && m.resources.as_ref().is_none_or(|r| {
+            r.registers.is_none() && r.spill_stores_bytes.is_none() && r.spill_loads_bytes.is_none()
+        })
+}
+
+/// Says what "-" in the resource columns means, where a row has it.
+fn nothing_legend(rows: &[Measurement]) -> String {
+    match rows.iter().any(reports_nothing) {
+        true => "regs, spills, occ \"-\": this device's compiler reports none (a CPU device); `gemmlab build --kernel K --arch sm_35` (or sweep --arch) answers for an NVIDIA GPU without one\n".into(),
+        false => String::new(),
+    }
+}
+
 pub fn compare_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
     let kernels = kernels_in(rows);
     let mut header = vec!["kernel".to_string()];
@@ -121,7 +144,7 @@ pub fn compare_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
         }
         table.push(line);
     }
-    let legend = throttle_legend(rows) + &paired_legend(rows);
+    let legend = throttle_legend(rows) + &paired_legend(rows) + &nothing_legend(rows);
     render(&table, |c| c < 1, &legend, &notes)
 }
 

@@ -7,7 +7,7 @@
 //! problem dimensions, its arguments (buffers with element type, length, fill and
 //! direction; scalars), its launches, its unit of work and its check. Every
 //! expression is evaluated by `evalexpr` over the dimensions, parameters and
-//! derived values. See the README's "Your own kernels" for the format.
+//! derived values. See docs/src/specs.md ("Your own kernels") for the format.
 //!
 //! From Rust: load a spec (or build one with `UserKernel::from_toml`), pick a
 //! configuration and a size, and measure it on any backend with
