@@ -50,7 +50,7 @@ fn gemm_verbose(sizes: &str, db: &str, reps: &str, extra: &[&str]) -> Output {
         db,
         "--reps",
         reps,
-        "-v",
+        "-vv",
     ];
     args.extend_from_slice(extra);
     gemmlab(&args)
@@ -164,7 +164,7 @@ fn a_tuned_suite_is_what_the_routine_runs() {
         &db,
         "--reps",
         "2",
-        "-v",
+        "-vv",
         "--out",
         &rows_dir,
     ]);
@@ -324,7 +324,7 @@ fn every_class_and_blas_case_selects_a_kernel_that_runs() {
         &s(&d),
         "--reps",
         "1",
-        "-v",
+        "-vv",
         // The rule of selection by class, layout and nearest shape, untimed.
         "--selection",
         "model",

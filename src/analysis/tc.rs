@@ -54,6 +54,8 @@ pub enum Kind {
 pub struct TcSpeed {
     pub toolchain: Toolchain,
     pub arithmetic: String,
+    /// The row's form: "published defaults", "tuned at ...", "published + ...".
+    pub form: String,
     pub size: String,
     pub gflops: f64,
     pub ratio: f64,
@@ -122,6 +124,7 @@ fn speed_findings(rows: &[SpeedRow]) -> Vec<Finding> {
             let kind = Kind::TcSpeed(TcSpeed {
                 toolchain: r.m.toolchain,
                 arithmetic: r.arithmetic.into(),
+                form: data::form(r.m),
                 size: r.m.size_label(),
                 gflops: data::gflops(r.m)?,
                 ratio,

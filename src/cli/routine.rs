@@ -87,9 +87,9 @@ pub struct GemmArgs {
     /// a folder (the device's file in it) or one database file.
     #[arg(long, default_value = gemmlab::results::bests::DEFAULT_DIR)]
     pub db: PathBuf,
-    /// Say for every call which kernel ran and why it was chosen.
-    #[arg(long, short)]
-    pub verbose: bool,
+    /// -v: each call's chosen configuration on its line; -vv: also why it was chosen.
+    #[arg(long, short, action = clap::ArgAction::Count)]
+    pub verbose: u8,
     /// Also write every call's rows (the routine's, with the kernel and configuration
     /// it chose, and the vendor BLAS's) as result records in this folder, call by
     /// call: `gemmlab report` turns them into "The routine against cuBLAS across shapes".
@@ -383,19 +383,29 @@ fn records(
     out
 }
 
-/// "BK=8 ... published + ASYNC_COPY=1 (why)": the configuration with its hints, and why.
+/// "BK=8 ... published + ASYNC_COPY=1": the configuration with its hints.
 fn chosen(t: &Timed) -> String {
-    let hints = t.hints.describe(true);
-    if t.config.0.is_empty() {
-        t.why.clone()
-    } else if t.hints.is_published() {
-        format!("{} ({})", t.config.describe(), t.why)
-    } else {
-        format!("{} {hints} ({})", t.config.describe(), t.why)
+    match (t.config.0.is_empty(), t.hints.is_published()) {
+        (true, _) => String::new(),
+        (false, true) => t.config.describe(),
+        (false, false) => format!("{} {}", t.config.describe(), t.hints.describe(true)),
     }
 }
 
-fn line(t: &Timed, p: &Problem, vendor: Option<&(Stats, String)>, verbose: bool) -> String {
+/// What -v and -vv add to a call's line: its configuration on the line, why on the next.
+fn said(t: &Timed, verbose: u8) -> String {
+    let mut s = String::new();
+    let c = chosen(t);
+    if verbose >= 1 && !c.is_empty() {
+        s += &format!(" [{c}]");
+    }
+    if verbose >= 2 {
+        s += &format!("\n      why: {}", t.why);
+    }
+    s
+}
+
+fn line(t: &Timed, p: &Problem, vendor: Option<&(Stats, String)>, verbose: u8) -> String {
     let mut s = format!("{}, check ok ({:.1e})", t.kernel, t.rel_err);
     if let Some(st) = &t.routine {
         let (pre, k, post) = t.parts_ns;
@@ -415,10 +425,7 @@ fn line(t: &Timed, p: &Problem, vendor: Option<&(Stats, String)>, verbose: bool)
             );
         }
     }
-    if verbose {
-        s += &format!("\n      chosen: {}", chosen(t));
-    }
-    s
+    s + &said(t, verbose)
 }
 
 fn print_table(
@@ -427,7 +434,7 @@ fn print_table(
     rows: &[Vec<Result<Timed>>],
     vendor: &[Option<(Stats, String)>],
     col: usize,
-    verbose: bool,
+    verbose: u8,
 ) {
     let blas = vendor
         .iter()
@@ -460,16 +467,14 @@ fn print_table(
                 let f =
                     |x: Option<f64>, d: usize| x.map_or("-".to_string(), |x| format!("{x:.d$}"));
                 println!(
-                    "  {call:<22} {class:<8} {:<12} {:>10} {:>10} {:>10} {:>7}",
+                    "  {call:<22} {class:<8} {:<12} {:>10} {:>10} {:>10} {:>7}{}",
                     kernel_label(t),
                     f(us, 1),
                     f(t.routine.as_ref().map(|s| p.flops() / s.median_ns), 0),
                     f(v.map(|v| v / 1e3), 1),
-                    f(ratio, 2)
+                    f(ratio, 2),
+                    said(t, verbose)
                 );
-                if verbose {
-                    println!("      chosen: {}", chosen(t));
-                }
             }
         }
     }

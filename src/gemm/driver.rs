@@ -731,41 +731,15 @@ fn prepare_inner(
     let (a0, b0) = (d.a, d.b);
     let mut be = session.backend.borrow_mut();
     let mut owned = Vec::new();
-    let mut pre_ns = 0u64;
-    let a = if (mp, kp) != (m, k) {
-        let ap = be.alloc(Elem::F32, mp * kp)?;
-        owned.push(ap);
-        pre_ns += pad(&mut be, support, a0, m, k, ap, mp, kp)?;
-        ap
-    } else {
-        a0
-    };
-    let b_padded = if (kp, np) != (k, n) {
-        let bp = be.alloc(Elem::F32, kp * np)?;
-        owned.push(bp);
-        pre_ns += pad(&mut be, support, b0, k, n, bp, kp, np)?;
-        bp
-    } else {
-        b0
-    };
-    let b = if spec.operands.b_transposed {
-        let bt = be.alloc(Elem::F32, np * kp)?;
-        owned.push(bt);
-        pre_ns += be.launch(
-            &support,
-            "transpose",
-            &Support::geometry(kp, np),
-            &[
-                Arg::I32(kp as i32),
-                Arg::I32(np as i32),
-                Arg::Buf(b_padded),
-                Arg::Buf(bt),
-            ],
-        )?;
-        bt
-    } else {
-        b_padded
-    };
+    let (a, b, pre_ns) = tutorial_operands(
+        &mut be,
+        support,
+        spec.operands.b_transposed,
+        (a0, b0),
+        (m, n, k),
+        (mp, np, kp),
+        &mut owned,
+    )?;
     // C inside guard zones: a write past its ends is this row's error.
     let guard = Guarded::new(&mut *be, Elem::F32, mp * np)?;
     let c = guard.view;
@@ -1258,6 +1232,50 @@ fn gemm_args(m: usize, n: usize, k: usize, a: Buffer, b: Buffer, c: Buffer) -> [
         Arg::Buf(b),
         Arg::Buf(c),
     ]
+}
+
+/// A and B as a tutorial kernel reads them: padded to its tiles where the size is
+/// not a multiple, B transposed where the kernel reads B^T. The buffers made go to
+/// `owned`; returns A, B and the device time of making them.
+fn tutorial_operands(
+    be: &mut AnyBackend,
+    support: Program,
+    b_transposed: bool,
+    (a0, b0): (Buffer, Buffer),
+    (m, n, k): (usize, usize, usize),
+    (mp, np, kp): (usize, usize, usize),
+    owned: &mut Vec<Buffer>,
+) -> Result<(Buffer, Buffer, u64)> {
+    let mut pre_ns = 0u64;
+    let mut padded =
+        |be: &mut AnyBackend, src: Buffer, (r, c): (usize, usize), (rp, cp): (usize, usize)| {
+            if (rp, cp) == (r, c) {
+                return Ok(src);
+            }
+            let dst = be.alloc(Elem::F32, rp * cp)?;
+            owned.push(dst);
+            pre_ns += pad(be, support, src, r, c, dst, rp, cp)?;
+            Ok::<Buffer, Error>(dst)
+        };
+    let a = padded(be, a0, (m, k), (mp, kp))?;
+    let b_padded = padded(be, b0, (k, n), (kp, np))?;
+    if !b_transposed {
+        return Ok((a, b_padded, pre_ns));
+    }
+    let bt = be.alloc(Elem::F32, np * kp)?;
+    owned.push(bt);
+    pre_ns += be.launch(
+        &support,
+        "transpose",
+        &Support::geometry(kp, np),
+        &[
+            Arg::I32(kp as i32),
+            Arg::I32(np as i32),
+            Arg::Buf(b_padded),
+            Arg::Buf(bt),
+        ],
+    )?;
+    Ok((a, bt, pre_ns))
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -10,6 +10,7 @@ mod attribution;
 mod blas;
 mod clocks;
 mod compare;
+mod html;
 mod lecture;
 mod offline;
 mod routine;
@@ -385,6 +386,9 @@ fn generate_with(
 
     let path = opts.out.join("report.md");
     fs::write(&path, &doc).map_err(|e| Error::io(&path, e))?;
+    // The same report as one page for a browser, its charts inline.
+    let page = opts.out.join("report.html");
+    fs::write(&page, html::page(&doc, &opts.out)).map_err(|e| Error::io(&page, e))?;
     write_findings(&opts.out, &sections, &chosen)?;
     Ok(Outcome {
         markdown: path,

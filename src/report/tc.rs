@@ -119,7 +119,12 @@ pub(crate) fn words(k: &Kind) -> Words {
             // The arithmetic's label names wgmma for the family's wgmma kernel (analysis::tc).
             let wgmma = k.arithmetic.contains("wgmma");
             let kernel = if wgmma { "tcwg" } else { "tc" };
-            let tc = format!("{kernel} on {} with {}", name(k.toolchain), k.arithmetic);
+            let tc = format!(
+                "{kernel} ({}) on {} with {}",
+                k.form,
+                name(k.toolchain),
+                k.arithmetic
+            );
             Words {
                 text: format!(
                     "**{tc}** reaches {gflops} GFLOP/s at {size}: {x} cuBLAS in the same run."
