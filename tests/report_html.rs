@@ -86,6 +86,7 @@ fn the_page_loads_renders_and_sorts_in_a_browser() {
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--disable-quic",
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",

@@ -1092,7 +1092,7 @@ fn a_kernel_that_crashes_or_hangs_costs_its_row_not_the_run() {
         "tests/fixtures/specs/wrong/wrong.toml".to_string(),
     ];
     let out = tmp("faults");
-    let mut args = vec!["compare", "--kernel-timeout", "5", "--reps", "3"];
+    let mut args = vec!["compare", "--kernel-timeout", "10", "--reps", "3"];
     for s in &specs {
         args.extend(["--spec", s.as_str()]);
     }
@@ -1114,7 +1114,7 @@ fn a_kernel_that_crashes_or_hangs_costs_its_row_not_the_run() {
     );
     let hang = status_of("hang");
     assert!(
-        hang.starts_with("timed_out: ") && hang.contains("past its limit of 5 s"),
+        hang.starts_with("timed_out: ") && hang.contains("past its limit of 10 s"),
         "{hang}\n{t}"
     );
 
@@ -1134,7 +1134,7 @@ fn a_kernel_that_crashes_or_hangs_costs_its_row_not_the_run() {
                 "--define",
                 &define,
                 "--kernel-timeout",
-                "5",
+                "10",
                 "--reps",
                 "3",
             ],
