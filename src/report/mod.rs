@@ -538,9 +538,17 @@ fn environment(data: &Data) -> String {
             dependent.join(", ")
         );
     }
+    // One table for every run: a field all runs share is said once, the rest per run.
+    if data.runs.len() > 1 {
+        s.push_str(&runs_table(data));
+        s.push('\n');
+    }
     for (ri, r) in data.runs.iter().enumerate() {
         let _ = writeln!(s, "### Run {}: `{}`\n", ri + 1, r.dir.display());
-        s.push_str(&run_record(r));
+        if data.runs.len() == 1 {
+            let rows: Vec<Vec<String>> = run_fields(r).into_iter().map(Vec::from).collect();
+            s.push_str(&md::table(&md::h(&["field", "value"]), &rows));
+        }
         let cmd = r.env.command.join(" ");
         if !cmd.is_empty() {
             let _ = writeln!(s, "\nCommand:\n\n```sh\n{cmd}\n```");
@@ -556,8 +564,42 @@ fn environment(data: &Data) -> String {
     s
 }
 
-/// A run's table: its experiments, when, what, where, seed, timing plan and BLAS.
-fn run_record(r: &data::Run) -> String {
+/// Every run's fields in one table: "all runs" where they agree, else each run's
+/// value ("1, 3: ...; 2: ...", runs with the same value together).
+fn runs_table(data: &Data) -> String {
+    let fields: Vec<[String; 2]> = data.runs.iter().flat_map(run_fields).collect();
+    let per_run = data.runs.len();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for (i, [name, _]) in fields
+        .iter()
+        .take(fields.len() / per_run.max(1))
+        .enumerate()
+    {
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        for run in 0..per_run {
+            let v = fields[run * (fields.len() / per_run) + i][1].clone();
+            match groups.iter_mut().find(|(x, _)| *x == v) {
+                Some((_, runs)) => runs.push(run + 1),
+                None => groups.push((v, vec![run + 1])),
+            }
+        }
+        let value = match groups.len() {
+            1 => format!("{} (all runs)", groups[0].0),
+            _ => (groups.iter())
+                .map(|(v, runs)| {
+                    let r: Vec<String> = runs.iter().map(|n| n.to_string()).collect();
+                    format!("run {}: {v}", r.join(", "))
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+        };
+        rows.push(vec![name.clone(), value]);
+    }
+    md::table(&md::h(&["field", "runs"]), &rows)
+}
+
+/// A run's fields: its experiments, when, what, where, seed, timing plan and BLAS.
+fn run_fields(r: &data::Run) -> Vec<[String; 2]> {
     let e = &r.env;
     let counts = stats::tally(r.measurements.iter().map(|m| m.experiment.as_str()));
     let exps: Vec<String> = (counts.iter())
@@ -593,8 +635,9 @@ fn run_record(r: &data::Run) -> String {
         ],
         ["vendor BLAS", &md::or_unknown(e.vendor_blas.as_ref())],
     ];
-    let rows: Vec<Vec<String>> = rows.iter().map(|r| md::h(r)).collect();
-    md::table(&md::h(&["field", "value"]), &rows)
+    rows.iter()
+        .map(|[a, b]| [a.to_string(), b.to_string()])
+        .collect()
 }
 
 const FAILURES: &str = "Measurements without a speed";
