@@ -551,7 +551,8 @@ fn environment(data: &Data) -> String {
         }
         let cmd = r.env.command.join(" ");
         if !cmd.is_empty() {
-            let _ = writeln!(s, "\nCommand:\n\n```sh\n{cmd}\n```");
+            let gap = if data.runs.len() == 1 { "\n" } else { "" };
+            let _ = writeln!(s, "{gap}Command:\n\n```sh\n{cmd}\n```");
         }
         if !r.env.notes.is_empty() {
             s.push_str("\nNotes:\n\n");
@@ -588,7 +589,8 @@ fn runs_table(data: &Data) -> String {
             _ => (groups.iter())
                 .map(|(v, runs)| {
                     let r: Vec<String> = runs.iter().map(|n| n.to_string()).collect();
-                    format!("run {}: {v}", r.join(", "))
+                    let word = if r.len() > 1 { "runs" } else { "run" };
+                    format!("{word} {}: {v}", r.join(", "))
                 })
                 .collect::<Vec<_>>()
                 .join("; "),
