@@ -21,16 +21,11 @@ fn gemmlab(args: &[&str]) -> Output {
 }
 
 fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+    common::output_text(o)
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("gemmlab-db-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = common::temp_dir("db", name);
     std::fs::create_dir_all(&d).unwrap();
     d
 }
