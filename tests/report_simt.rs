@@ -376,6 +376,7 @@ fn fp32_lanes_by_compute_capability() {
         compute_capability: Some((9, 0)),
         sms: Some(132),
         clock_mhz: Some(1980),
+        bandwidth_gbs: Some(4814.3),
     };
     assert!((h200.peak_gflops().unwrap() - 66908.16).abs() < 1e-6);
     assert_eq!(GpuFacts::default().peak_gflops(), None);

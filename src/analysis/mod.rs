@@ -16,6 +16,7 @@ pub mod data;
 pub mod failures;
 pub mod lecture;
 pub mod offline;
+pub mod roofline;
 pub mod routine;
 pub mod simt;
 pub mod stats;

@@ -117,6 +117,10 @@ pub struct Panel {
     pub y_max: Option<f64>,
     /// Whole-number y labels (counts, bytes).
     pub integer_y: bool,
+    /// A log10 y axis (a roofline), from a power of ten below the smallest value
+    /// to one above the largest; lines, bands and reference lines only (bars
+    /// start at zero).
+    pub log_y: bool,
 }
 
 impl Panel {
@@ -132,7 +136,18 @@ impl Panel {
             refs: Vec::new(),
             y_max: None,
             integer_y: false,
+            log_y: false,
         }
+    }
+
+    /// The smallest positive value drawn by lines, bands and reference lines.
+    fn data_min_positive(&self) -> f64 {
+        let lines = (self.lines.iter()).flat_map(|l| l.points.iter().filter_map(|p| p.1));
+        let bands = (self.bands.iter()).flat_map(|b| b.points.iter().flat_map(|p| [p.1, p.2]));
+        let refs = self.refs.iter().map(|r| r.y);
+        (lines.chain(bands).chain(refs))
+            .filter(|y| y.is_finite() && *y > 0.0)
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// The largest value drawn (bars, lines, reference lines).
@@ -389,10 +404,81 @@ fn fmt_y(v: f64, max: f64, integer: bool) -> String {
 
 type Plot<'a, DB> = ChartContext<'a, DB, Cartesian2d<KeyAxis, RangedCoordf64>>;
 
+/// Where a data y value is drawn: itself, or its log10 on a log axis; never
+/// above the axis's top.
+struct YScale {
+    log: bool,
+    lo: f64,
+    max: f64,
+}
+
+impl YScale {
+    fn of(p: &Panel) -> YScale {
+        if !p.log_y {
+            let max = (p.y_max).unwrap_or_else(|| nice_max(p.data_max(), p.integer_y));
+            return YScale {
+                log: false,
+                lo: 0.0,
+                max,
+            };
+        }
+        let (small, large) = (p.data_min_positive(), p.data_max());
+        let (lo, hi) = match small.is_finite() && large > 0.0 {
+            true => (small.log10().floor(), (large * 1.12).log10().ceil()),
+            false => (0.0, 1.0),
+        };
+        // At least three decades, so that the labels fall on powers of ten.
+        let hi = hi.max(lo + 3.0);
+        YScale {
+            log: true,
+            lo,
+            max: hi,
+        }
+    }
+
+    fn at(&self, y: f64) -> f64 {
+        match self.log {
+            true => y.max(f64::MIN_POSITIVE).log10().max(self.lo),
+            false => y,
+        }
+        .min(self.max)
+    }
+
+    fn label(&self, v: f64, integer: bool) -> String {
+        match self.log {
+            true => fmt_power_of_ten(v),
+            false => fmt_y(v, self.max, integer),
+        }
+    }
+}
+
+/// 10^v as a label: 0.1, 1, 10, 1k, 10k, 1M.
+fn fmt_power_of_ten(v: f64) -> String {
+    let x = 10f64.powf(v);
+    let (x, unit) = match x {
+        x if x >= 1e6 => (x / 1e6, "M"),
+        x if x >= 1e3 => (x / 1e3, "k"),
+        x => (x, ""),
+    };
+    let digits = if x >= 1.0 {
+        0
+    } else {
+        (-x.log10().floor()) as usize
+    };
+    format!("{x:.digits$}{unit}")
+}
+
+/// A log2 tick label: a whole number, or 1/N below one.
+fn fmt_log2(v: f64) -> String {
+    let x = v.exp2();
+    match x < 1.0 {
+        true => format!("1/{:.0}", 1.0 / x),
+        false => format!("{x:.0}"),
+    }
+}
+
 fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> DrawResult {
-    let y_max = p
-        .y_max
-        .unwrap_or_else(|| nice_max(p.data_max(), p.integer_y));
+    let y = YScale::of(p);
     let (x0, x1, keys) = x_range(&p.x);
     let x_step = match &p.x {
         XAxis::Linear { .. } => tick_step(x0, x1),
@@ -400,7 +486,7 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> D
     };
     let x_fmt = |v: &f64| -> String {
         match &p.x {
-            XAxis::Log2(_) => format!("{:.0}", v.exp2()),
+            XAxis::Log2(_) => fmt_log2(*v),
             XAxis::Linear { .. } => fmt_tick(*v, x_step),
             XAxis::Categories(c) => {
                 let i = v.round();
@@ -427,7 +513,7 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> D
                 hi: x1,
                 keys,
             },
-            0f64..y_max,
+            y.lo..y.max,
         )
         .map_err(s)?;
     chart
@@ -439,23 +525,24 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> D
         .x_desc(p.x_label.as_str())
         .y_desc(p.y_label.as_str())
         .x_label_formatter(&x_fmt)
-        .y_label_formatter(&|v| fmt_y(*v, y_max, p.integer_y))
+        .y_label_formatter(&|v| y.label(*v, p.integer_y))
         .label_style(font(13).color(&BLACK))
         .axis_desc_style(font(14).color(&BLACK))
         .draw()
         .map_err(s)?;
 
-    if let Some(b) = &p.bars {
-        draw_bars(&mut chart, b, y_max)?;
+    if let Some(b) = p.bars.as_ref().filter(|_| !y.log) {
+        draw_bars(&mut chart, b, y.max)?;
     }
     for b in &p.bands {
-        draw_band(&mut chart, b, &p.x, y_max)?;
+        draw_band(&mut chart, b, &p.x, &y)?;
     }
-    for r in p.refs.iter().filter(|r| r.y.is_finite() && r.y <= y_max) {
-        draw_ref(&mut chart, r, x0, x1)?;
+    let shown = |r: &&RefLine| r.y.is_finite() && (y.log || r.y <= y.max);
+    for r in p.refs.iter().filter(shown) {
+        draw_ref(&mut chart, r, y.at(r.y), x0, x1)?;
     }
     for l in &p.lines {
-        draw_line(&mut chart, l, &p.x, y_max)?;
+        draw_line(&mut chart, l, &p.x, &y)?;
     }
     Ok(())
 }
@@ -544,13 +631,13 @@ fn draw_band<DB: DrawingBackend>(
     chart: &mut Plot<DB>,
     b: &Band,
     axis: &XAxis,
-    y_max: f64,
+    y: &YScale,
 ) -> DrawResult {
     let mut runs: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new()];
     for &(x, lo, hi) in &b.points {
         if x.is_finite() && lo.is_finite() && hi.is_finite() {
             if let Some(r) = runs.last_mut() {
-                r.push((xmap(axis, x), lo.min(y_max), hi.min(y_max)));
+                r.push((xmap(axis, x), y.at(lo), y.at(hi)));
             }
         } else if runs.last().is_some_and(|r| !r.is_empty()) {
             runs.push(Vec::new());
@@ -569,10 +656,17 @@ fn draw_band<DB: DrawingBackend>(
     Ok(())
 }
 
-fn draw_ref<DB: DrawingBackend>(chart: &mut Plot<DB>, r: &RefLine, x0: f64, x1: f64) -> DrawResult {
+/// A reference line drawn at `at` (the axis's coordinate of its value).
+fn draw_ref<DB: DrawingBackend>(
+    chart: &mut Plot<DB>,
+    r: &RefLine,
+    at: f64,
+    x0: f64,
+    x1: f64,
+) -> DrawResult {
     chart
         .draw_series(std::iter::once(DashedPathElement::new(
-            vec![(x0, r.y), (x1, r.y)],
+            vec![(x0, at), (x1, at)],
             8,
             5,
             stroke(r.color, 2),
@@ -580,7 +674,7 @@ fn draw_ref<DB: DrawingBackend>(chart: &mut Plot<DB>, r: &RefLine, x0: f64, x1: 
         .map_err(s)?;
     chart
         .draw_series(std::iter::once(
-            EmptyElement::at((x1, r.y))
+            EmptyElement::at((x1, at))
                 + Text::new(
                     r.label.clone(),
                     (-4, -4),
@@ -597,14 +691,14 @@ fn draw_line<DB: DrawingBackend>(
     chart: &mut Plot<DB>,
     l: &Line,
     axis: &XAxis,
-    y_max: f64,
+    scale: &YScale,
 ) -> DrawResult {
     let stroke = stroke(l.style.color, 2);
     let mut segment: Vec<(f64, f64)> = Vec::new();
     let mut segments = Vec::new();
     for (x, y) in &l.points {
         match y.filter(|y| y.is_finite()) {
-            Some(y) if x.is_finite() => segment.push((xmap(axis, *x), y.min(y_max))),
+            Some(y) if x.is_finite() => segment.push((xmap(axis, *x), scale.at(y))),
             _ => {
                 if !segment.is_empty() {
                     segments.push(std::mem::take(&mut segment));

@@ -13,6 +13,7 @@ mod compare;
 mod html;
 mod lecture;
 mod offline;
+mod roofline;
 mod routine;
 mod sections;
 mod simt;

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use super::data::Data;
 use super::{
-    attribution, blas, clocks, compare, lecture, offline, routine, simt, sweeps, tc, tune, user,
-    Ctx, Section,
+    attribution, blas, clocks, compare, lecture, offline, roofline, routine, simt, sweeps, tc,
+    tune, user, Ctx, Section,
 };
 use crate::analysis;
 use crate::error::Result;
@@ -43,8 +43,9 @@ fn build<S: ReportSection>(ctx: &mut Ctx, input: &Input) -> Result<Section> {
 }
 
 /// The report's sections, in the order they appear.
-pub(crate) const SECTIONS: [Build; 18] = [
+pub(crate) const SECTIONS: [Build; 19] = [
     build::<Compare>,
+    build::<Roofline>,
     build::<Blas>,
     build::<Lecture>,
     build::<Simt>,
@@ -87,6 +88,12 @@ section!(
     analysis::compare::Compare<'a>,
     |i| analysis::compare::analyse(i.data, i.size),
     |ctx, a| compare::section(ctx, a)
+);
+section!(
+    Roofline,
+    analysis::roofline::Roofline<'a>,
+    |i| analysis::roofline::analyse(i.data),
+    |ctx, a| roofline::section(ctx, a)
 );
 section!(
     Blas,

@@ -273,19 +273,40 @@ pub fn fp32_lanes(cc: (u32, u32)) -> Option<u32> {
     }
 }
 
+/// FP64 lanes per SM by compute capability where gemmlab knows them (the
+/// data-centre parts; consumer parts run FP64 at 1/32 or 1/64 of FP32).
+pub fn fp64_lanes(cc: (u32, u32)) -> Option<u32> {
+    match cc {
+        (3, 5 | 7) | (9, 0) | (10, 0) => Some(64),
+        (6, 0) | (7, 0) | (8, 0) => Some(32),
+        _ => None,
+    }
+}
+
 /// What the FP32 peak of a GPU is computed from (the clock its reported maximum).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct GpuFacts {
     pub compute_capability: Option<(u32, u32)>,
     pub sms: Option<u32>,
     pub clock_mhz: Option<u32>,
+    /// DRAM bandwidth from the memory clock and bus width (the CUDA driver's).
+    pub bandwidth_gbs: Option<f64>,
 }
 
 impl GpuFacts {
     /// SMs x FP32 lanes x 2 FLOPs (an FMA) x the reported maximum clock.
     pub fn peak_gflops(&self) -> Option<f64> {
-        let lanes = f64::from(fp32_lanes(self.compute_capability?)?);
-        Some(f64::from(self.sms?) * lanes * 2.0 * f64::from(self.clock_mhz?) * 1e-3)
+        self.peak_with(fp32_lanes(self.compute_capability?)?)
+    }
+
+    /// The same with the FP64 lanes.
+    pub fn peak_f64_gflops(&self) -> Option<f64> {
+        self.peak_with(fp64_lanes(self.compute_capability?)?)
+    }
+
+    fn peak_with(&self, lanes: u32) -> Option<f64> {
+        let per_sm = f64::from(lanes) * 2.0 * f64::from(self.clock_mhz?) * 1e-3;
+        Some(f64::from(self.sms?) * per_sm)
     }
 }
 

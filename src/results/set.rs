@@ -37,6 +37,7 @@ impl ResultSet {
                 compute_capability: f.compute_capability.or(d.compute_capability),
                 sms: f.sms.or(d.compute_units),
                 clock_mhz: f.clock_mhz.or(d.clock_mhz),
+                bandwidth_gbs: f.bandwidth_gbs.or(d.memory_bandwidth_gbs),
             })
     }
 }
