@@ -48,6 +48,12 @@ enum Command {
     /// The database of bests with its evidence: list, check (stale, shallow, beaten),
     /// retune what check names, prune what no lookup should serve.
     Db(cli::db::DbArgs),
+    /// The shared tuning store on a database engine (SQLite, PostgreSQL): its jobs,
+    /// outcomes and claims; import from and export to the JSON files of earlier runs.
+    Store(cli::store::StoreArgs),
+    /// Take the tuning jobs `tune --publish` wrote into a shared store, run them on
+    /// this device, repeat: start one per GPU from any scheduler (Slurm, Kubernetes, ssh).
+    Worker(cli::worker::WorkerArgs),
     /// Measure where the GEMM routine should switch from the direct to the indirect kernel,
     /// per toolchain and precision, and keep it in the database of bests.
     Crossover(cli::crossover::CrossoverArgs),
@@ -98,6 +104,8 @@ fn main() {
         Command::Tune(args) => cli::tune::run(*args).map(|o| o.failure()),
         Command::Gemm(args) => cli::routine::run(*args).map(|_| None),
         Command::Db(args) => cli::db::run(args).map(|o| o.failure()),
+        Command::Store(args) => cli::store::run(args).map(|_| None),
+        Command::Worker(args) => cli::worker::run(args).map(|_| None),
         Command::Crossover(args) => cli::crossover::run(args).map(|_| None),
         Command::Ptx(args) => cli::ptx::run(args).map(|_| None),
         Command::Atlas(args) => cli::atlas::run(args).map(|o| o.failure()),

@@ -12,10 +12,12 @@ pub mod ptx;
 pub mod report;
 pub mod routine;
 pub mod spec;
+pub mod store;
 pub mod sweep;
 pub mod tune;
 pub mod tune_offline;
 pub mod tune_suite;
+pub mod worker;
 
 use std::sync::Mutex;
 

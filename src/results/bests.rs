@@ -13,6 +13,7 @@ use crate::gemm::problem::Precision;
 use crate::backend::Toolchain;
 use crate::error::{Error, Result};
 use crate::kernel::builtin::{Config, Hints};
+use crate::results::engine::{Engine, Url};
 
 /// Where `tune` writes and `compare --tuned` reads, unless told otherwise.
 pub const DEFAULT_DIR: &str = "results/tuned";
@@ -212,17 +213,81 @@ pub fn path_for(dir: &Path, device: &str) -> PathBuf {
     dir.join(format!("{}.json", crate::util::keys::device_slug(device)))
 }
 
+/// A database engine's address where `dir` is one (`sqlite:...`, `*.sqlite`,
+/// `postgres://...`): the databases of bests then live in its `bests` table,
+/// one document per device, beside the tuning store.
+pub fn engine_url(dir: &Path) -> Option<Url> {
+    dir.to_str().and_then(Url::parse)
+}
+
 impl Database {
+    fn empty(device: &str) -> Database {
+        Database {
+            crossovers: Vec::new(),
+            device: device.to_string(),
+            entries: Vec::new(),
+            routine: Vec::new(),
+        }
+    }
+
+    /// The device's database in an engine, None when it has none yet.
+    fn load_engine(e: &mut Engine, device: &str) -> Result<Option<Database>> {
+        let rows = e.query("SELECT db FROM bests WHERE device = $1", &[device.into()])?;
+        let Some(text) = rows.first().and_then(|r| r[0].text().map(str::to_string)) else {
+            return Ok(None);
+        };
+        let mut db: Database = serde_json::from_str(&text).map_err(|err| {
+            let at = e.url().describe();
+            Error::invalid(format!(
+                "the database of bests of {device} in {at} does not read: {err}"
+            ))
+        })?;
+        db.complete_configs();
+        Ok(Some(db))
+    }
+
+    /// Writes this database into an engine. `merge`: into what is there now, in
+    /// one transaction, each entry offered as a tune offers it (so processes
+    /// tuning at once keep each other's bests); else it replaces what is there.
+    fn save_engine(&self, url: &Url, merge: bool) -> Result<PathBuf> {
+        let mut e = Engine::open(url)?;
+        e.transaction(|e| {
+            let mut out = self.clone();
+            if merge {
+                if let Some(mut there) = Self::load_engine(e, &self.device)? {
+                    for b in &self.entries {
+                        there.offer(b.clone());
+                    }
+                    for r in &self.routine {
+                        there.set_routine(r.clone());
+                    }
+                    for x in &self.crossovers {
+                        there.set_crossover(x.clone());
+                    }
+                    out = there;
+                }
+            }
+            let text = serde_json::to_string(&out).map_err(|e| Error::invalid(e.to_string()))?;
+            let (device, now) = (self.device.as_str(), crate::results::utc_now());
+            e.execute("DELETE FROM bests WHERE device = $1", &[device.into()])?;
+            e.execute(
+                "INSERT INTO bests (device, db, updated_utc) VALUES ($1, $2, $3)",
+                &[device.into(), text.into(), now.into()],
+            )?;
+            Ok(())
+        })?;
+        Ok(PathBuf::from(url.describe()))
+    }
+
     /// The device's database, empty when there is none yet.
     pub fn load(dir: &Path, device: &str) -> Result<Database> {
+        if let Some(url) = engine_url(dir) {
+            let found = Self::load_engine(&mut Engine::open(&url)?, device)?;
+            return Ok(found.unwrap_or_else(|| Self::empty(device)));
+        }
         let path = path_for(dir, device);
         if !path.exists() {
-            return Ok(Database {
-                crossovers: Vec::new(),
-                device: device.to_string(),
-                entries: Vec::new(),
-                routine: Vec::new(),
-            });
+            return Ok(Self::empty(device));
         }
         Self::read(&path)
     }
@@ -259,9 +324,20 @@ impl Database {
         }
     }
 
-    /// Every database in `dir`, by file name.
+    /// Every database in `dir`, by file name (in an engine: every device's).
     pub fn all(dir: &Path) -> Result<Vec<(PathBuf, Database)>> {
         let mut out = Vec::new();
+        if let Some(url) = engine_url(dir) {
+            let mut e = Engine::open(&url)?;
+            let rows = e.query("SELECT device FROM bests ORDER BY device", &[])?;
+            for r in rows {
+                let device = r[0].text().unwrap_or("").to_string();
+                if let Some(db) = Self::load_engine(&mut e, &device)? {
+                    out.push((PathBuf::from(format!("{} ({device})", url.describe())), db));
+                }
+            }
+            return Ok(out);
+        }
         let entries = match fs::read_dir(dir) {
             Ok(e) => e,
             Err(_) => return Ok(out),
@@ -278,12 +354,20 @@ impl Database {
         Ok(out)
     }
 
+    /// Saves the device's database into `dir` (a folder of JSON files, or an
+    /// engine, where it is merged with what other processes saved meanwhile).
     pub fn save(&self, dir: &Path) -> Result<PathBuf> {
-        self.save_to(&path_for(dir, &self.device))
+        match engine_url(dir) {
+            Some(url) => self.save_engine(&url, true),
+            None => self.save_to(&path_for(dir, &self.device)),
+        }
     }
 
-    /// Writes the database to `path` exactly.
+    /// Writes the database to `path` exactly (in an engine: replaces the device's).
     pub fn save_to(&self, path: &Path) -> Result<PathBuf> {
+        if let Some(url) = engine_url(path) {
+            return self.save_engine(&url, false);
+        }
         let path = path.to_path_buf();
         let io =
             |e: std::io::Error| Error::invalid(format!("tuning database {}: {e}", path.display()));

@@ -4,6 +4,7 @@
 //! `results.json` (environment + measurements) and `results.csv`.
 
 pub mod bests;
+pub mod engine;
 pub mod evidence;
 pub mod ptx_archive;
 pub mod table;
@@ -53,9 +54,7 @@ impl Environment {
             git_commit: env!("GEMMLAB_GIT_COMMIT").to_string(),
             command: std::env::args().collect(),
             started_utc: utc_now(),
-            hostname: fs::read_to_string("/proc/sys/kernel/hostname")
-                .map(|s| s.trim().to_string())
-                .unwrap_or_default(),
+            hostname: crate::util::process::hostname(),
             os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
             host_cpus: std::thread::available_parallelism()
                 .map(|n| n.get())

@@ -4,6 +4,7 @@
 //! core while the device measures; every result goes to a per-device store.
 
 pub mod crossover;
+pub mod fleet;
 pub mod grid;
 pub mod replay;
 pub mod run;

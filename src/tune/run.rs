@@ -119,10 +119,9 @@ pub fn run_tune(
         .first()
         .map(|s| s.backend.borrow().info().clone())
         .ok_or_else(|| Error::invalid("no device to tune on"))?;
-    let store_path = opts.store_dir.join(super::store::file_name(&device));
-    let mut store = Store::open(&store_path, &device)?;
+    let mut store = Store::open_at(&opts.store_dir.to_string_lossy(), &device)?;
     for w in &store.warnings {
-        progress.suspend(|| eprintln!("warning: {}: {w}", store_path.display()));
+        progress.suspend(|| eprintln!("warning: {}: {w}", store.describe()));
     }
     let mut db = match &opts.db_dir {
         Some(dir) => Some((dir.clone(), Database::load(dir, &device.name)?)),

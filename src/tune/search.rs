@@ -150,6 +150,10 @@ pub const FLOOR_GFLOPS: f64 = 1000.0;
 /// with nothing tried while their first builds (NVRTC, 16 at a time) ran on.
 pub const FIRST_OUTCOME_GRACE_S: f64 = 120.0;
 
+/// How often a search whose every asked point another process holds looks for
+/// their outcomes in the shared store.
+const WAIT_FOR_PEERS: std::time::Duration = std::time::Duration::from_millis(100);
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
@@ -523,7 +527,7 @@ pub fn search(
     let mut base = key_base(session, space, size);
     base.call = workload.call_tag();
     let mut walk = Walk::new(space, opts, strategy.as_mut(), workers);
-    let watch = opts.watch.as_deref().map(|p| Watch::new(p, store.path()));
+    let watch = (opts.watch.as_deref()).map(|p| Watch::new(p, store.reference()));
     let watch = watch.as_ref();
     let cancel = AtomicBool::new(false);
     let (job_tx, job_rx) = mpsc::channel::<(usize, Candidate, Key)>();
@@ -672,11 +676,17 @@ fn drive(
             return Ok(());
         }
         let answered = walk.ask(store, base, jobs.tx, over_time)?;
-        if told || answered {
+        let polled = walk.poll_waiting(store, jobs.tx)?;
+        if told || answered || polled {
             continue;
         }
         if walk.finished() {
             return Ok(());
+        }
+        if walk.in_flight == 0 && !walk.waiting.is_empty() {
+            // Every point asked is another process's: wait for its outcomes.
+            std::thread::sleep(WAIT_FOR_PEERS);
+            continue;
         }
         if walk.in_flight == 0 {
             return Err(Error::invalid("internal: the search waits for nothing"));
@@ -776,6 +786,9 @@ struct Walk<'a> {
     /// instant) replays it exactly and goes on where the last run stopped.
     queue: VecDeque<usize>,
     ready: HashMap<usize, (Candidate, Record, bool)>,
+    /// Points another process holds (a shared store): their outcomes are read
+    /// from the store when written, or the points claimed here if the holder dies.
+    waiting: Vec<(usize, Candidate, Key)>,
     in_flight: usize,
     strategy_done: bool,
     asked: usize,
@@ -826,6 +839,7 @@ impl<'a> Walk<'a> {
             max_in_flight,
             queue: VecDeque::new(),
             ready: HashMap::new(),
+            waiting: Vec::new(),
             in_flight: 0,
             strategy_done: false,
             asked: 0,
@@ -965,7 +979,7 @@ impl<'a> Walk<'a> {
     /// built. Whether any was answered at once.
     fn ask(
         &mut self,
-        store: &Store,
+        store: &mut Store,
         base: &Key,
         job_tx: &mpsc::Sender<(usize, Candidate, Key)>,
         over_time: bool,
@@ -1008,12 +1022,45 @@ impl<'a> Walk<'a> {
                     }
                     self.ready.insert(p, (cand, r.clone(), !ours));
                     answered = true;
+                } else if store.claim(&key)? {
+                    self.build(job_tx, (p, cand, key))?;
                 } else {
-                    job_tx
-                        .send((p, cand, key))
-                        .map_err(|_| Error::invalid("internal: compile workers stopped"))?;
-                    self.in_flight += 1;
+                    self.waiting.push((p, cand, key));
                 }
+            }
+        }
+        Ok(answered)
+    }
+
+    fn build(
+        &mut self,
+        job_tx: &mpsc::Sender<(usize, Candidate, Key)>,
+        job: (usize, Candidate, Key),
+    ) -> Result<()> {
+        job_tx
+            .send(job)
+            .map_err(|_| Error::invalid("internal: compile workers stopped"))?;
+        self.in_flight += 1;
+        Ok(())
+    }
+
+    /// Points other processes hold: those whose outcome the store now has are
+    /// ready, those whose holder's lease ran out are claimed and built here.
+    /// Whether any became ready.
+    fn poll_waiting(
+        &mut self,
+        store: &mut Store,
+        job_tx: &mpsc::Sender<(usize, Candidate, Key)>,
+    ) -> Result<bool> {
+        let mut answered = false;
+        for (p, cand, key) in std::mem::take(&mut self.waiting) {
+            if let Some(r) = store.lookup(&key) {
+                self.ready.insert(p, (cand, r.clone(), true));
+                answered = true;
+            } else if store.claim(&key)? {
+                self.build(job_tx, (p, cand, key))?;
+            } else {
+                self.waiting.push((p, cand, key));
             }
         }
         Ok(answered)

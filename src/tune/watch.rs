@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::store::{self, Record};
+use super::store::{Record, StoreRef};
 use crate::error::{Error, Result};
 use crate::gemm::driver::Status;
 use crate::util::process::{signal_name, signal_of, unix_now};
@@ -58,7 +58,7 @@ pub struct InFlight {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Marker {
     /// The store the configurations belong to.
-    pub store: Option<PathBuf>,
+    pub store: Option<StoreRef>,
     /// On the device: loading, checking and timing.
     pub device: Option<InFlight>,
     /// Being compiled, by point.
@@ -72,11 +72,11 @@ pub struct Watch {
 }
 
 impl Watch {
-    pub fn new(path: &Path, store: &Path) -> Watch {
+    pub fn new(path: &Path, store: StoreRef) -> Watch {
         let w = Watch {
             path: path.to_path_buf(),
             state: Mutex::new(Marker {
-                store: Some(store.to_path_buf()),
+                store: Some(store),
                 ..Default::default()
             }),
         };
@@ -271,13 +271,13 @@ fn describe(r: &Record) -> String {
 /// Stores the configuration in flight as failed, so the restarted search answers
 /// it from the store instead of trying it again.
 fn blame(m: &Marker, f: &InFlight, status: Status) {
-    let Some(path) = &m.store else { return };
+    let Some(store) = &m.store else { return };
     let mut r = f.record.clone();
     r.status = status;
     r.device_s = (unix_now() - f.started).max(0.0);
     r.elapsed_s = r.elapsed_s.map(|e| e + r.device_s);
     r.at_utc = crate::results::utc_now();
-    if let Err(e) = store::append_to(path, &r) {
+    if let Err(e) = store.append(&r) {
         eprintln!("gemmlab tune: could not record the failed configuration: {e}");
     }
 }
@@ -315,12 +315,12 @@ mod tests {
         let store_path = dir.join("s.jsonl");
         std::fs::write(&store_path, "{\"header\":1}\n").unwrap();
         let marker = Marker {
-            store: Some(store_path.clone()),
+            store: Some(StoreRef::File(store_path.clone())),
             device: None,
             compiles: vec![(
                 3,
                 InFlight {
-                    record: store::tests::sample(),
+                    record: crate::tune::store::tests::sample(),
                     started: unix_now(),
                     limit_s: 0.3,
                 },
@@ -373,8 +373,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("gemmlab-watch-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("marker.json");
-        let w = Watch::new(&path, Path::new("/tmp/store.jsonl"));
-        let record: Record = store::tests::sample();
+        let w = Watch::new(&path, StoreRef::File("/tmp/store.jsonl".into()));
+        let record: Record = crate::tune::store::tests::sample();
         w.compile_start(3, &record, 60.0);
         w.device_start(&record, 10.0);
         let m = read_marker(&path);
@@ -384,7 +384,7 @@ mod tests {
         w.device_end();
         let m = read_marker(&path);
         assert!(m.compiles.is_empty() && m.device.is_none());
-        assert_eq!(m.store.as_deref(), Some(Path::new("/tmp/store.jsonl")));
+        assert_eq!(m.store, Some(StoreRef::File("/tmp/store.jsonl".into())));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -395,9 +395,9 @@ mod tests {
         let store_path = dir.join("s.jsonl");
         // A partial last line (a child killed while writing) must not swallow the record.
         std::fs::write(&store_path, "{\"header\":1}\n{\"partial").unwrap();
-        let record: Record = store::tests::sample();
+        let record: Record = crate::tune::store::tests::sample();
         let m = Marker {
-            store: Some(store_path.clone()),
+            store: Some(StoreRef::File(store_path.clone())),
             ..Default::default()
         };
         let f = InFlight {

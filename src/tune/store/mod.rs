@@ -1,9 +1,16 @@
-//! The tuning store: one JSON-lines file per device. The first line says which
-//! device and which gemmlab wrote it; every later line is one configuration's
-//! outcome, appended and flushed as soon as it is known, so an interrupted run
-//! loses nothing it measured and a rerun measures nothing twice. A store of
-//! another device or gemmlab version is refused; a corrupt line is skipped
-//! with a warning and the rest kept.
+//! The tuning store: every configuration's outcome, written as soon as it is
+//! known, so an interrupted run loses nothing it measured and a rerun measures
+//! nothing twice. Two kinds behind one [`Store`]:
+//! - a JSON-lines file per device: the first line says which device and which
+//!   gemmlab wrote it, every later line is one outcome; a store of another device
+//!   or gemmlab version is refused, a corrupt line skipped with a warning;
+//! - a database engine ([`sql`]: SQLite, the default, or PostgreSQL), shared by
+//!   every process that tunes the same device model: each point is claimed
+//!   before it is measured, so processes on several devices and hosts split one
+//!   search between them and none measures a point another has.
+
+pub mod sql;
+pub mod transfer;
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
@@ -18,6 +25,7 @@ use crate::gemm::driver::Status;
 use crate::kernel::builtin::{Config, Hints};
 use crate::measure::split::Split;
 use crate::measure::Stats;
+use crate::results::engine::Url;
 use crate::util::keys::device_slug;
 
 pub const FORMAT: u32 = 1;
@@ -102,10 +110,23 @@ pub struct Record {
     pub at_utc: String,
 }
 
+/// Where the outcomes go.
+enum Kind {
+    File { path: PathBuf, file: File },
+    Sql(Box<sql::SqlStore>),
+}
+
+/// How another process (a supervisor recording its child's failure) reaches
+/// the same store: a JSON-lines file, or an engine's address and device model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum StoreRef {
+    File(PathBuf),
+    Sql { url: String, device: String },
+}
+
 /// An open store.
 pub struct Store {
-    path: PathBuf,
-    file: File,
+    kind: Kind,
     pub header: Header,
     records: Vec<Record>,
     search: HashMap<String, usize>,
@@ -118,8 +139,50 @@ pub fn file_name(device: &DeviceInfo) -> String {
     format!("{}.jsonl", device_slug(&device.name))
 }
 
+/// The default `--store`: one SQLite file for every device of the host.
+pub const DEFAULT_STORE: &str = "gemmlab-results/tune-store.sqlite";
+
+/// The default `--store` as the help text says it.
+pub const STORE_HELP: &str =
+    "Where outcomes are kept: an SQLite file (.sqlite, .db or sqlite:PATH; \
+    one file for many processes), a PostgreSQL URL (postgres://user@host/db; many hosts), \
+    or a folder (one JSON-lines file per device)";
+
 impl Store {
-    /// Opens (or creates) the store at `path` for `device`.
+    /// Opens the store `--store` names for `device`: an engine's address, or a
+    /// folder holding one JSON-lines file per device.
+    pub fn open_at(location: &str, device: &DeviceInfo) -> Result<Store> {
+        match Url::parse(location) {
+            Some(url) => Store::open_sql(&url, device, sql::worker_id()),
+            None => Store::open(&Path::new(location).join(file_name(device)), device),
+        }
+    }
+
+    /// Opens the share of `device`'s model in the store on an engine, as `worker`.
+    pub fn open_sql(url: &Url, device: &DeviceInfo, worker: String) -> Result<Store> {
+        let mut db = sql::SqlStore::open(url, &device.name, worker)?;
+        let (records, warnings) = db.news()?;
+        let header = Header {
+            gemmlab_tune_store: FORMAT,
+            gemmlab: db.gemmlab.clone(),
+            device: device.name.clone(),
+            pci_bus_id: device.pci_bus_id.clone(),
+            created_utc: crate::results::utc_now(),
+        };
+        let mut store = Store {
+            kind: Kind::Sql(Box::new(db)),
+            header,
+            records: Vec::new(),
+            search: HashMap::new(),
+            warnings,
+        };
+        for r in records {
+            store.index(r);
+        }
+        Ok(store)
+    }
+
+    /// Opens (or creates) the JSON-lines store at `path` for `device`.
     pub fn open(path: &Path, device: &DeviceInfo) -> Result<Store> {
         let wanted = Header {
             gemmlab_tune_store: FORMAT,
@@ -184,8 +247,10 @@ impl Store {
             writeln!(file).map_err(io)?;
         }
         let mut store = Store {
-            path: path.to_path_buf(),
-            file,
+            kind: Kind::File {
+                path: path.to_path_buf(),
+                file,
+            },
             header,
             records: Vec::new(),
             search: HashMap::new(),
@@ -204,27 +269,106 @@ impl Store {
         self.records.push(r);
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The store as messages name it: its file, or its engine's address.
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            Kind::File { path, .. } => path.display().to_string(),
+            Kind::Sql(db) => db.url().describe(),
+        }
+    }
+
+    /// How a supervisor reaches this store.
+    pub fn reference(&self) -> StoreRef {
+        match &self.kind {
+            Kind::File { path, .. } => StoreRef::File(path.clone()),
+            Kind::Sql(db) => StoreRef::Sql {
+                url: db.url().as_arg(),
+                device: db.device.clone(),
+            },
+        }
+    }
+
+    /// Whether other processes may share this store's searches.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.kind, Kind::Sql(_))
+    }
+
+    /// The engine-side store, if this is one.
+    pub fn sql(&mut self) -> Option<&mut sql::SqlStore> {
+        match &mut self.kind {
+            Kind::Sql(db) => Some(db),
+            Kind::File { .. } => None,
+        }
     }
 
     pub fn records(&self) -> &[Record] {
         &self.records
     }
 
-    /// The search outcome stored for this key, if any.
-    pub fn lookup(&self, key: &Key) -> Option<&Record> {
-        self.search.get(&key.id()).map(|&i| &self.records[i])
+    /// The search outcome stored for this key, if any. A shared store that does
+    /// not hold it yet reads what other processes wrote since it last looked.
+    pub fn lookup(&mut self, key: &Key) -> Option<&Record> {
+        let id = key.id();
+        if !self.search.contains_key(&id) {
+            self.read_news();
+        }
+        self.search.get(&id).map(|&i| &self.records[i])
     }
 
-    /// Appends one record and flushes it to the file before returning.
+    /// Other processes' outcomes since the last look (a shared store only).
+    fn read_news(&mut self) {
+        let Kind::Sql(db) = &mut self.kind else {
+            return;
+        };
+        match db.news() {
+            Ok((records, warnings)) => {
+                self.warnings.extend(warnings);
+                for r in records {
+                    self.index(r);
+                }
+            }
+            Err(e) => self.warnings.push(format!("reading the store: {e}")),
+        }
+    }
+
+    /// Claims a point before measuring it: false while another live process
+    /// holds it (a shared store); always true for a file of its own.
+    pub fn claim(&mut self, key: &Key) -> Result<bool> {
+        match &mut self.kind {
+            Kind::Sql(db) => db.claim(key),
+            Kind::File { .. } => Ok(true),
+        }
+    }
+
+    /// Appends one record, on disk (flushed, or committed) before returning.
     pub fn append(&mut self, r: Record) -> Result<()> {
-        let line = serde_json::to_string(&r).map_err(|e| Error::invalid(e.to_string()))?;
-        writeln!(self.file, "{line}")
-            .and_then(|_| self.file.flush())
-            .map_err(|e| Error::invalid(format!("tuning store {}: {e}", self.path.display())))?;
+        match &mut self.kind {
+            Kind::File { path, file } => {
+                let line = serde_json::to_string(&r).map_err(|e| Error::invalid(e.to_string()))?;
+                writeln!(file, "{line}")
+                    .and_then(|_| file.flush())
+                    .map_err(|e| Error::invalid(format!("tuning store {}: {e}", path.display())))?;
+            }
+            Kind::Sql(db) => db.append(&r)?,
+        }
         self.index(r);
         Ok(())
+    }
+}
+
+impl StoreRef {
+    /// Appends one record without opening the store as a searcher would (a
+    /// supervisor recording its dead child's configuration).
+    pub fn append(&self, r: &Record) -> Result<()> {
+        match self {
+            StoreRef::File(path) => append_to(path, r),
+            StoreRef::Sql { url, device } => {
+                let url = Url::parse(url)
+                    .ok_or_else(|| Error::invalid(format!("not a store address: {url}")))?;
+                let worker = format!("{}:supervisor", sql::worker_id());
+                sql::SqlStore::open(&url, device, worker)?.append(r)
+            }
+        }
     }
 }
 
@@ -355,7 +499,7 @@ pub(crate) mod tests {
         assert!(s.lookup(&record(32).key).is_none());
         s.append(record(32)).unwrap();
         drop(s);
-        let s = Store::open(&path, &d).unwrap();
+        let mut s = Store::open(&path, &d).unwrap();
         assert_eq!(s.records().len(), 3);
         assert!(s.lookup(&record(32).key).is_some());
         let _ = fs::remove_dir_all(&dir);
