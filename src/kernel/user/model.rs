@@ -688,6 +688,45 @@ impl UserKernel {
         launches: &[UserLaunch],
         constrained: bool,
     ) -> Result<Instance> {
+        let scope = self.scope_at(config, dims)?;
+        if constrained {
+            self.check_per_size(&scope)?;
+        }
+        let (lens, scalars) = (self.args.iter())
+            .map(|a| self.arg_value(a, &scope))
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .unzip();
+        let out = (launches.iter())
+            .map(|l| {
+                Ok((
+                    l.entry.clone(),
+                    self.launch_geometry(l, &scope)?,
+                    l.args.clone(),
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let work = |e: &Option<Expr>, what: &str| -> Result<Option<f64>> {
+            e.as_ref()
+                .map(|e| {
+                    e.number(&scope)
+                        .map_err(|m| self.at_line(e.line, format!("work {what}: {m}")))
+                })
+                .transpose()
+        };
+        Ok(Instance {
+            flops: work(&self.flops, "flops")?,
+            bytes: work(&self.bytes, "bytes")?,
+            scope,
+            lens,
+            scalars,
+            launches: out,
+        })
+    }
+
+    /// The names an instance's expressions see: the dimensions, the
+    /// configuration's parameters and the derived values, in that order.
+    fn scope_at(&self, config: &Config, dims: &Dims) -> Result<Scope> {
         let mut scope: Scope = dims.clone();
         for (k, v) in &config.0 {
             scope.insert(k.clone(), *v);
@@ -698,12 +737,14 @@ impl UserKernel {
                 .map_err(|m| self.at_line(e.line, format!("derived {name}: {m}")))?;
             scope.insert(name.clone(), v);
         }
-        for c in self
-            .constraints
-            .iter()
-            .filter(|c| c.per_size && constrained)
-        {
-            match c.holds.truth(&scope) {
+        Ok(scope)
+    }
+
+    /// The first per-size constraint `scope` violates, as an error naming the
+    /// values it speaks of.
+    fn check_per_size(&self, scope: &Scope) -> Result<()> {
+        for c in self.constraints.iter().filter(|c| c.per_size) {
+            match c.holds.truth(scope) {
                 Ok(true) => {}
                 Ok(false) => {
                     return Err(Error::Constraint {
@@ -721,126 +762,128 @@ impl UserKernel {
                 Err(m) => return Err(self.at_line(c.holds.line, m)),
             }
         }
-        let mut lens = Vec::new();
-        let mut scalars = Vec::new();
-        for a in &self.args {
-            match &a.kind {
-                ArgKind::Buffer { len, .. } => {
-                    let n = len.int(&scope).map_err(|m| {
-                        self.at_line(len.line, format!("length of {}: {m}", a.name))
-                    })?;
-                    if n < 0 {
-                        return Err(self.at_line(
-                            len.line,
-                            format!(
-                                "length of {}: '{}' gives {n}, a negative number of elements",
-                                a.name, len.text
-                            ),
-                        ));
-                    }
-                    let bytes = (n as u128) * a.elem.size() as u128;
-                    if bytes > (1u128 << 46) {
-                        return Err(self.at_line(
-                            len.line,
-                            format!("length of {}: {n} elements ({bytes} bytes) is larger than any device memory", a.name),
-                        ));
-                    }
-                    lens.push(Some(n as usize));
-                    scalars.push(None);
-                }
-                ArgKind::Scalar { value } => {
-                    let v = value.number(&scope).map_err(|m| {
-                        self.at_line(value.line, format!("value of {}: {m}", a.name))
-                    })?;
-                    let fits = match a.elem {
-                        Elem::I32 => {
-                            v.fract() == 0.0 && v >= i32::MIN as f64 && v <= i32::MAX as f64
-                        }
-                        Elem::U32 => v.fract() == 0.0 && v >= 0.0 && v <= u32::MAX as f64,
-                        _ => v.is_finite(),
-                    };
-                    if !fits {
-                        return Err(self.at_line(
-                            a.line,
-                            format!("value of {}: {v} does not fit {}", a.name, a.elem.as_str()),
-                        ));
-                    }
-                    lens.push(None);
-                    scalars.push(Some(v));
-                }
-            }
+        Ok(())
+    }
+
+    /// Argument `a` at `scope`: its buffer length (None for a scalar) and its
+    /// scalar value (None for a buffer).
+    fn arg_value(&self, a: &UserArg, scope: &Scope) -> Result<(Option<usize>, Option<f64>)> {
+        Ok(match &a.kind {
+            ArgKind::Buffer { len, .. } => (Some(self.buffer_len(a, len, scope)?), None),
+            ArgKind::Scalar { value } => (None, Some(self.scalar_value(a, value, scope)?)),
+        })
+    }
+
+    /// Buffer `a`'s elements, `len` at `scope`: not negative, and not more bytes
+    /// than any device holds.
+    fn buffer_len(&self, a: &UserArg, len: &Expr, scope: &Scope) -> Result<usize> {
+        let n = len
+            .int(scope)
+            .map_err(|m| self.at_line(len.line, format!("length of {}: {m}", a.name)))?;
+        if n < 0 {
+            return Err(self.at_line(
+                len.line,
+                format!(
+                    "length of {}: '{}' gives {n}, a negative number of elements",
+                    a.name, len.text
+                ),
+            ));
         }
-        let mut out = Vec::new();
-        for l in launches {
-            let eval = |v: &[Expr], what: &str| -> Result<[usize; 3]> {
-                let mut d = [1usize; 3];
-                for (i, e) in v.iter().enumerate() {
-                    let x = e.int(&scope).map_err(|m| {
-                        self.at_line(e.line, format!("{what} size of {}: {m}", l.entry))
-                    })?;
-                    if x <= 0 || x > u32::MAX as i64 {
-                        return Err(self.at_line(
-                            e.line,
-                            format!("{what} size of {} in dimension {i}: '{}' gives {x}; it must be at least 1", l.entry, e.text),
-                        ));
-                    }
-                    d[i] = x as usize;
-                }
-                Ok(d)
-            };
-            let global = eval(&l.global, "global")?;
-            let local = eval(&l.local, "local")?;
-            for i in 0..3 {
-                if global[i] % local[i] != 0 {
-                    return Err(self.at_line(
-                        l.line,
-                        format!(
-                            "launch of {}: global size {} in dimension {i} ('{}') is not a multiple of the local size {} ('{}')",
-                            l.entry,
-                            global[i],
-                            l.global.get(i).map_or("1".into(), |e| e.text.clone()),
-                            local[i],
-                            l.local.get(i).map_or("1".into(), |e| e.text.clone())
-                        ),
-                    ));
-                }
-            }
-            let groups: u64 = (0..3).map(|i| (global[i] / local[i]) as u64).product();
-            if groups > MAX_GROUPS {
+        let bytes = (n as u128) * a.elem.size() as u128;
+        if bytes > (1u128 << 46) {
+            return Err(self.at_line(
+                len.line,
+                format!(
+                    "length of {}: {n} elements ({bytes} bytes) is larger than any device memory",
+                    a.name
+                ),
+            ));
+        }
+        Ok(n as usize)
+    }
+
+    /// Scalar `a`'s value, `value` at `scope`, where it fits the argument's type.
+    fn scalar_value(&self, a: &UserArg, value: &Expr, scope: &Scope) -> Result<f64> {
+        let v = value
+            .number(scope)
+            .map_err(|m| self.at_line(value.line, format!("value of {}: {m}", a.name)))?;
+        let fits = match a.elem {
+            Elem::I32 => v.fract() == 0.0 && v >= i32::MIN as f64 && v <= i32::MAX as f64,
+            Elem::U32 => v.fract() == 0.0 && v >= 0.0 && v <= u32::MAX as f64,
+            _ => v.is_finite(),
+        };
+        if !fits {
+            return Err(self.at_line(
+                a.line,
+                format!("value of {}: {v} does not fit {}", a.name, a.elem.as_str()),
+            ));
+        }
+        Ok(v)
+    }
+
+    /// Launch `l`'s grid at `scope`: each global size a multiple of the local
+    /// one, and no more work-groups than a device runs.
+    fn launch_geometry(&self, l: &UserLaunch, scope: &Scope) -> Result<Geometry> {
+        let global = self.launch_sizes(l, &l.global, "global", scope)?;
+        let local = self.launch_sizes(l, &l.local, "local", scope)?;
+        for i in 0..3 {
+            if global[i] % local[i] != 0 {
                 return Err(self.at_line(
                     l.line,
                     format!(
-                        "launch of {}: {groups} work-groups is more than any device runs",
-                        l.entry
+                        "launch of {}: global size {} in dimension {i} ('{}') is not a multiple of the local size {} ('{}')",
+                        l.entry,
+                        global[i],
+                        l.global.get(i).map_or("1".into(), |e| e.text.clone()),
+                        local[i],
+                        l.local.get(i).map_or("1".into(), |e| e.text.clone())
                     ),
                 ));
             }
-            out.push((
-                l.entry.clone(),
-                Geometry {
-                    global,
-                    local,
-                    launch_local: 0,
-                },
-                l.args.clone(),
+        }
+        let groups: u64 = (0..3).map(|i| (global[i] / local[i]) as u64).product();
+        if groups > MAX_GROUPS {
+            return Err(self.at_line(
+                l.line,
+                format!(
+                    "launch of {}: {groups} work-groups is more than any device runs",
+                    l.entry
+                ),
             ));
         }
-        let work = |e: &Option<Expr>, what: &str| -> Result<Option<f64>> {
-            e.as_ref()
-                .map(|e| {
-                    e.number(&scope)
-                        .map_err(|m| self.at_line(e.line, format!("work {what}: {m}")))
-                })
-                .transpose()
-        };
-        Ok(Instance {
-            flops: work(&self.flops, "flops")?,
-            bytes: work(&self.bytes, "bytes")?,
-            scope,
-            lens,
-            scalars,
-            launches: out,
+        Ok(Geometry {
+            global,
+            local,
+            launch_local: 0,
         })
+    }
+
+    /// The `what` ("global" or "local") sizes of launch `l`, `sizes` at `scope`:
+    /// 1 in each dimension they leave out, each from 1 to `u32::MAX`.
+    fn launch_sizes(
+        &self,
+        l: &UserLaunch,
+        sizes: &[Expr],
+        what: &str,
+        scope: &Scope,
+    ) -> Result<[usize; 3]> {
+        let mut d = [1usize; 3];
+        for (i, e) in sizes.iter().enumerate() {
+            let x = e
+                .int(scope)
+                .map_err(|m| self.at_line(e.line, format!("{what} size of {}: {m}", l.entry)))?;
+            if x <= 0 || x > u32::MAX as i64 {
+                return Err(self.at_line(
+                    e.line,
+                    format!(
+                        "{what} size of {} in dimension {i}: '{}' gives {x}; it must be at least 1",
+                        l.entry, e.text
+                    ),
+                ));
+            }
+            d[i] = x as usize;
+        }
+        Ok(d)
     }
 
     /// "n=4096 m=512": a size as the tables show it.
