@@ -96,110 +96,6 @@ fn int(v: usize) -> Result<Arg> {
         .map_err(|_| Error::invalid(format!("{v} exceeds the kernels' 32-bit int arguments")))
 }
 
-/// The ways of sharing a tile's K (split-K, stream-K, the last wave's split)
-/// for an mp x np grid of tm x tn tiles whose K is `k_tiles` tiles deep: sets
-/// the launch's grid (SPLITK splits along its third dimension; stream-K's
-/// persistent grid of STREAMK work-groups per compute unit, at most one per
-/// iteration, along its first; TAILK's one work-group per tile and TAILK per
-/// tile of the last partial wave, along its first) and makes the partial
-/// sums' workspace and a zeroed counter per tile of C (the kernel leaves it
-/// zero, so repeated launches share it); the buffers go to `owned`.
-fn share_k(
-    be: &mut AnyBackend,
-    config: &Config,
-    precision: Precision,
-    [mp, np, tm, tn]: [usize; 4],
-    k_tiles: usize,
-    geometry: &mut Geometry,
-    owned: &mut Vec<Buffer>,
-) -> Result<(Arg, Arg)> {
-    let split = usize::try_from(config.get("SPLITK")).unwrap_or(1).max(1);
-    let per_unit = usize::try_from(config.get("STREAMK")).unwrap_or(0);
-    let tail_k = usize::try_from(config.get("TAILK")).unwrap_or(1).max(1);
-    let tiles = (mp / tm.max(1)) * (np / tn.max(1));
-    let units = be.info().compute_units.unwrap_or(1).max(1) as usize;
-    let partial_tiles = if tail_k > 1 {
-        // One work-group per tile, and TAILK per tile of the last, partial wave.
-        let tail = tail_tiles(config, tiles, units);
-        geometry.global[0] = (tiles + tail * (tail_k - 1)) * geometry.local[0];
-        geometry.global[1] = geometry.local[1];
-        tail * tail_k
-    } else if per_unit > 0 {
-        if k_tiles == 0 {
-            // No iteration to share, and so none that writes C (the routine
-            // scales C without a kernel when K is 0).
-            return Err(Error::invalid(
-                "stream-K (STREAMK > 0) needs K >= 1: with K = 0 no work-group has an iteration that writes C",
-            ));
-        }
-        let groups = (per_unit * units).min(tiles * k_tiles).max(1);
-        geometry.global[0] = groups * geometry.local[0];
-        geometry.global[1] = geometry.local[1];
-        // A work-group's first and last share of a tile.
-        2 * groups
-    } else {
-        geometry.global[2] = split;
-        if split > 1 {
-            split * tiles
-        } else {
-            0
-        }
-    };
-    // Partial sums in the kernel's precision; 32-bit int counters.
-    let work = be.alloc(precision.elem(), (partial_tiles * tm * tn).max(1))?;
-    owned.push(work);
-    let counters = be.alloc(Precision::F32.elem(), tiles.max(1))?;
-    owned.push(counters);
-    be.fill(&counters, 0.0)?;
-    Ok((Arg::Buf(work), Arg::Buf(counters)))
-}
-
-/// With `REDUCE` (split-K summed by a kernel of its own), the step that adds the
-/// SPLITK slices the kernel wrote to `work` (each mp x np, leading dimension mp)
-/// into the rows x cols matrix `c` at `offset` with `ld`, scaled by alpha and beta.
-/// None without it.
-fn reduce_step(
-    support: Program,
-    config: &Config,
-    p: &Problem,
-    work: Arg,
-    [rows, cols, mp, np]: [usize; 4],
-    (c, offset, ld): (Buffer, usize, usize),
-) -> Result<Option<Step>> {
-    let splits = usize::try_from(config.get("SPLITK")).unwrap_or(1);
-    if config.get("REDUCE") != 1 || splits < 2 {
-        return Ok(None);
-    }
-    let slice = mp * np;
-    if slice
-        .checked_mul(splits)
-        .is_none_or(|n| n > i32::MAX as usize)
-    {
-        return Err(Error::invalid(format!(
-            "split-K's {splits} slices of {mp}x{np} span more than the {} elements its 32-bit indices address",
-            i32::MAX
-        )));
-    }
-    Ok(Some(Step {
-        program: support,
-        entry: "reduce_splits",
-        geometry: Support::pack_geometry(rows, cols),
-        args: vec![
-            int(rows)?,
-            int(cols)?,
-            int(splits)?,
-            work,
-            int(mp)?,
-            int(slice)?,
-            Arg::Buf(c),
-            int(offset)?,
-            int(ld)?,
-            real(p.precision, p.alpha),
-            real(p.precision, p.beta),
-        ],
-    }))
-}
-
 /// The tiles of C in the last, partial wave of a grid of one work-group per
 /// tile (all of them where they make less than a wave), where WAVE work-groups
 /// per compute unit run at once: those TAILK > 1 shares along K.
@@ -316,6 +212,40 @@ pub fn plan(
     b: Buffer,
     c: Buffer,
 ) -> Result<Staged> {
+    check_plannable(spec, problem)?;
+    let kernel = Kernel {
+        spec,
+        config,
+        program,
+        support,
+    };
+    let buffers = [a, b, c];
+    match spec.abi {
+        // The lecture's kernels take the row-major normal form instead.
+        Abi::Lecture {
+            a_transposed,
+            b_transposed,
+        } => Planner::new(kernel, problem, problem.row_major(), buffers)
+            .lecture(be, (a_transposed, b_transposed)),
+        Abi::Direct { entries } => {
+            Planner::new(kernel, problem, problem.column_major(), buffers).direct(entries)
+        }
+        Abi::DirectInPlace => {
+            Planner::new(kernel, problem, problem.column_major(), buffers).direct_in_place(be)
+        }
+        Abi::Indirect | Abi::IndirectSplitK => {
+            Planner::new(kernel, problem, problem.column_major(), buffers).indirect(be)
+        }
+        Abi::Tutorial => Err(Error::invalid(format!(
+            "internal: {} is not planned here",
+            spec.id
+        ))),
+    }
+}
+
+/// Refuses a problem no kernel launch computes: one beyond the kernels' 32-bit
+/// indices, or one with M, N or K of 0.
+fn check_plannable(spec: &KernelSpec, problem: &Problem) -> Result<()> {
     if let Some((which, len)) = problem.beyond_int_indices() {
         return Err(Error::Constraint {
             kernel: spec.id.into(),
@@ -332,385 +262,487 @@ pub fn plan(
             spec.id, problem.m, problem.n, problem.k
         )));
     }
-    if let Abi::Lecture {
-        a_transposed,
-        b_transposed,
-    } = spec.abi
-    {
-        // The lecture's kernels take the row-major normal form instead.
-        return plan_lecture(
-            be,
-            spec,
-            config,
-            program,
-            support,
-            problem,
-            [a, b, c],
-            (a_transposed, b_transposed),
-        );
+    Ok(())
+}
+
+/// The kernel a plan launches: its spec and configuration, its program and the
+/// routine kernels' (`support`).
+struct Kernel<'a> {
+    spec: &'a KernelSpec,
+    config: &'a Config,
+    program: Program,
+    support: Program,
+}
+
+/// A matrix as a kernel reads it: its buffer, offset and leading dimension.
+type Placed = (Buffer, usize, usize);
+
+/// A or B as the call stores it, in the kernel's view of the problem.
+struct Operand {
+    buf: Buffer,
+    storage: Storage,
+    /// Stored with K contiguous (A transposed, B not).
+    kmajor: bool,
+    /// Its dimension other than K: M for A, N for B.
+    rows: usize,
+}
+
+/// One plan in the making: the problem in the kernel's layout, the caller's
+/// buffers (A and B swapped where that layout is not the caller's), and the
+/// launches and temporary buffers gathered around the main kernel.
+struct Planner<'a> {
+    kernel: Kernel<'a>,
+    p: Problem,
+    a: Buffer,
+    b: Buffer,
+    c: Buffer,
+    pre: Vec<Step>,
+    post: Vec<Step>,
+    owned: Vec<Buffer>,
+}
+
+impl<'a> Planner<'a> {
+    fn new(kernel: Kernel<'a>, problem: &Problem, view: Problem, [a, b, c]: [Buffer; 3]) -> Self {
+        let (a, b) = if problem.layout != view.layout {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        Planner {
+            kernel,
+            p: view,
+            a,
+            b,
+            c,
+            pre: Vec::new(),
+            post: Vec::new(),
+            owned: Vec::new(),
+        }
     }
-    let p = problem.column_major();
-    let (a, b) = if problem.swaps_operands() {
-        (b, a)
-    } else {
-        (a, b)
-    };
-    let (m, n, k) = (p.m, p.n, p.k);
-    let (alpha, beta) = (real(p.precision, p.alpha), real(p.precision, p.beta));
-    let (sa, sb, sc) = (
-        p.storage(Matrix::A),
-        p.storage(Matrix::B),
-        p.storage(Matrix::C),
-    );
-    // The direct kernels' arguments: sizes, scalars, each matrix with its offset and ld
-    // (A and B as given: the caller's, or copies made for the kernel).
-    let direct_args = |[a, b]: [(Buffer, usize, usize); 2]| -> Result<Vec<Arg>> {
+
+    /// The plan around `main`, its pre-processing paired where it can be.
+    fn staged(
+        self,
+        main: Step,
+        finish: Vec<Step>,
+        padded: [usize; 3],
+        operands: [Buffer; 3],
+    ) -> Staged {
+        Staged {
+            pre: paired(self.pre),
+            main,
+            finish,
+            post: self.post,
+            owned: self.owned,
+            padded,
+            operands,
+        }
+    }
+
+    /// A as the call stores it, or B where `which` is B.
+    fn operand(&self, which: Matrix) -> Operand {
+        let storage = self.p.storage(which);
+        match which {
+            Matrix::B => Operand {
+                buf: self.b,
+                kmajor: !storage.transposed,
+                rows: self.p.n,
+                storage,
+            },
+            _ => Operand {
+                buf: self.a,
+                kmajor: storage.transposed,
+                rows: self.p.m,
+                storage,
+            },
+        }
+    }
+
+    /// A temporary buffer of `len` elements in the problem's precision, freed with the call.
+    fn temp(&mut self, be: &mut AnyBackend, len: usize) -> Result<Buffer> {
+        let t = be.alloc(self.p.precision.elem(), len)?;
+        self.owned.push(t);
+        Ok(t)
+    }
+
+    /// The ways of sharing a tile's K (split-K, stream-K, the last wave's split)
+    /// for an mp x np grid of tm x tn tiles whose K is `k_tiles` tiles deep: sets
+    /// the launch's grid (SPLITK splits along its third dimension; stream-K's
+    /// persistent grid of STREAMK work-groups per compute unit, at most one per
+    /// iteration, along its first; TAILK's one work-group per tile and TAILK per
+    /// tile of the last partial wave, along its first) and makes the partial
+    /// sums' workspace and a zeroed counter per tile of C (the kernel leaves it
+    /// zero, so repeated launches share it); the buffers go with the plan's.
+    fn share_k(
+        &mut self,
+        be: &mut AnyBackend,
+        [mp, np, tm, tn]: [usize; 4],
+        k_tiles: usize,
+        geometry: &mut Geometry,
+    ) -> Result<(Arg, Arg)> {
+        let config = self.kernel.config;
+        let precision = self.kernel.spec.precision_of(config);
+        let split = usize::try_from(config.get("SPLITK")).unwrap_or(1).max(1);
+        let per_unit = usize::try_from(config.get("STREAMK")).unwrap_or(0);
+        let tail_k = usize::try_from(config.get("TAILK")).unwrap_or(1).max(1);
+        let tiles = (mp / tm.max(1)) * (np / tn.max(1));
+        let units = be.info().compute_units.unwrap_or(1).max(1) as usize;
+        let partial_tiles = if tail_k > 1 {
+            // One work-group per tile, and TAILK per tile of the last, partial wave.
+            let tail = tail_tiles(config, tiles, units);
+            geometry.global[0] = (tiles + tail * (tail_k - 1)) * geometry.local[0];
+            geometry.global[1] = geometry.local[1];
+            tail * tail_k
+        } else if per_unit > 0 {
+            if k_tiles == 0 {
+                // No iteration to share, and so none that writes C (the routine
+                // scales C without a kernel when K is 0).
+                return Err(Error::invalid(
+                    "stream-K (STREAMK > 0) needs K >= 1: with K = 0 no work-group has an iteration that writes C",
+                ));
+            }
+            let groups = (per_unit * units).min(tiles * k_tiles).max(1);
+            geometry.global[0] = groups * geometry.local[0];
+            geometry.global[1] = geometry.local[1];
+            // A work-group's first and last share of a tile.
+            2 * groups
+        } else {
+            geometry.global[2] = split;
+            if split > 1 {
+                split * tiles
+            } else {
+                0
+            }
+        };
+        // Partial sums in the kernel's precision; 32-bit int counters.
+        let work = be.alloc(precision.elem(), (partial_tiles * tm * tn).max(1))?;
+        self.owned.push(work);
+        let counters = be.alloc(Precision::F32.elem(), tiles.max(1))?;
+        self.owned.push(counters);
+        be.fill(&counters, 0.0)?;
+        Ok((Arg::Buf(work), Arg::Buf(counters)))
+    }
+
+    /// With `REDUCE` (split-K summed by a kernel of its own), the step that adds the
+    /// SPLITK slices the kernel wrote to `work` (each mp x np, leading dimension mp)
+    /// into the rows x cols matrix `c` at `offset` with `ld`, scaled by alpha and beta.
+    /// None without it.
+    fn reduce_step(
+        &self,
+        work: Arg,
+        [rows, cols, mp, np]: [usize; 4],
+        (c, offset, ld): Placed,
+    ) -> Result<Option<Step>> {
+        let (config, p) = (self.kernel.config, &self.p);
+        let splits = usize::try_from(config.get("SPLITK")).unwrap_or(1);
+        if config.get("REDUCE") != 1 || splits < 2 {
+            return Ok(None);
+        }
+        let slice = mp * np;
+        if slice
+            .checked_mul(splits)
+            .is_none_or(|n| n > i32::MAX as usize)
+        {
+            return Err(Error::invalid(format!(
+                "split-K's {splits} slices of {mp}x{np} span more than the {} elements its 32-bit indices address",
+                i32::MAX
+            )));
+        }
+        Ok(Some(Step {
+            program: self.kernel.support,
+            entry: "reduce_splits",
+            geometry: Support::pack_geometry(rows, cols),
+            args: vec![
+                int(rows)?,
+                int(cols)?,
+                int(splits)?,
+                work,
+                int(mp)?,
+                int(slice)?,
+                Arg::Buf(c),
+                int(offset)?,
+                int(ld)?,
+                real(p.precision, p.alpha),
+                real(p.precision, p.beta),
+            ],
+        }))
+    }
+
+    /// Packs `x` into a new column-major dst_rows x dst_cols buffer: as op(X)
+    /// (rows x K), or K-contiguous (K x rows) where `want`.
+    fn pack_operand(
+        &mut self,
+        be: &mut AnyBackend,
+        x: &Operand,
+        want: bool,
+        (dst_rows, dst_cols): (usize, usize),
+    ) -> Result<Buffer> {
+        let k = self.p.k;
+        let (r, c) = if want { (k, x.rows) } else { (x.rows, k) };
+        let t = self.temp(be, dst_rows * dst_cols)?;
+        let step = pack(
+            self.kernel.support,
+            r,
+            c,
+            x.buf,
+            &x.storage,
+            x.kmajor != want,
+            t,
+            dst_rows,
+            dst_cols,
+        )?;
+        self.pre.push(step);
+        Ok(t)
+    }
+
+    /// `unpack_matrix`: C = alpha T + beta C, from the rows x cols temporary `t`
+    /// (leading dimension `t_ld`) into C as the call stores it.
+    fn unpack(
+        &self,
+        [rows, cols]: [usize; 2],
+        (t, t_ld): (Buffer, usize),
+        (alpha, beta): (f64, f64),
+    ) -> Result<Step> {
+        let sc = self.p.storage(Matrix::C);
+        let precision = self.p.precision;
+        Ok(Step {
+            program: self.kernel.support,
+            entry: "unpack_matrix",
+            geometry: Support::pack_geometry(rows, cols),
+            args: vec![
+                int(rows)?,
+                int(cols)?,
+                Arg::Buf(t),
+                int(t_ld)?,
+                Arg::Buf(self.c),
+                int(sc.offset)?,
+                int(sc.ld)?,
+                real(precision, alpha),
+                real(precision, beta),
+            ],
+        })
+    }
+
+    /// The direct kernels' arguments: sizes, scalars, each matrix with its offset and ld
+    /// (A and B as given: the caller's, or copies made for the kernel).
+    fn direct_args(&self, [a, b]: [Placed; 2]) -> Result<Vec<Arg>> {
+        let p = &self.p;
+        let sc = p.storage(Matrix::C);
         Ok(vec![
-            int(m)?,
-            int(n)?,
-            int(k)?,
-            alpha,
-            beta,
+            int(p.m)?,
+            int(p.n)?,
+            int(p.k)?,
+            real(p.precision, p.alpha),
+            real(p.precision, p.beta),
             Arg::Buf(a.0),
             int(a.1)?,
             int(a.2)?,
             Arg::Buf(b.0),
             int(b.1)?,
             int(b.2)?,
-            Arg::Buf(c),
+            Arg::Buf(self.c),
             int(sc.offset)?,
             int(sc.ld)?,
         ])
-    };
-    let as_stored = [(a, sa.offset, sa.ld), (b, sb.offset, sb.ld)];
-    match spec.abi {
-        Abi::Direct { entries } => {
-            let entry = entries[usize::from(p.trans_a.is_t()) * 2 + usize::from(p.trans_b.is_t())];
-            let (tm, tn, _) = spec.tile(config);
-            Ok(Staged {
-                pre: Vec::new(),
-                main: Step {
-                    program,
-                    entry,
-                    geometry: spec.geometry(config, round_up(m, tm), round_up(n, tn)),
-                    args: direct_args(as_stored)?,
-                },
-                finish: Vec::new(),
-                post: Vec::new(),
-                owned: Vec::new(),
-                padded: [m, n, k],
-                operands: [a, b, c],
-            })
-        }
-        Abi::DirectInPlace => {
-            let (tm, tn, _) = spec.tile(config);
-            let (mp, np) = (round_up(m, tm), round_up(n, tn));
-            let mut owned = Vec::new();
-            // ALONG_MN and FIXED_FORM: each operand reaches the kernel in the form it
-            // was compiled for (`fixed_form`), 16-byte aligned: one the call stores the
-            // other way is transposed first, an unaligned one copied (ld a multiple of
-            // 4), both in one launch where both need it.
-            let form = crate::kernel::builtin::fixed_form(config);
-            let mut pre = Vec::new();
-            let mut operand = |be: &mut AnyBackend,
-                               x: Buffer,
-                               s: &Storage,
-                               kmajor: bool,
-                               want: Option<bool>,
-                               rows: usize| {
-                let aligned = s.offset % 4 == 0 && s.ld % 4 == 0;
-                let Some(want) = want.filter(|w| !aligned || *w != kmajor) else {
-                    return Ok::<_, Error>(((x, s.offset, s.ld), kmajor));
-                };
-                // rows x k read along `rows`, or k x rows read along K.
-                let (r, c) = if want { (k, rows) } else { (rows, k) };
-                let ld = round_up(r, 4);
-                let t = be.alloc(p.precision.elem(), ld * c)?;
-                owned.push(t);
-                pre.push(pack(support, r, c, x, s, kmajor != want, t, ld, c)?);
-                Ok(((t, 0, ld), want))
-            };
-            // A K-contiguous where stored transposed; B where not.
-            let (ar, a_k) = operand(be, a, &sa, sa.transposed, form.map(|f| f.0), m)?;
-            let (br, b_k) = operand(be, b, &sb, !sb.transposed, form.map(|f| f.1), n)?;
-            let pre = paired(pre);
-            let mut geometry = spec.geometry(config, mp, np);
-            let k_tiles = k.div_ceil(spec.tile(config).2.max(1));
-            let (work, counters) = share_k(
-                be,
-                config,
-                spec.precision_of(config),
-                [mp, np, tm, tn],
-                k_tiles,
-                &mut geometry,
-                &mut owned,
-            )?;
-            let reduce = reduce_step(
-                support,
-                config,
-                &p,
-                work,
-                [m, n, mp, np],
-                (c, sc.offset, sc.ld),
-            )?;
-            Ok(Staged {
-                pre,
-                main: Step {
-                    program,
-                    entry: spec.entry,
-                    geometry,
-                    args: [
-                        direct_args([ar, br])?,
-                        vec![
-                            Arg::I32(i32::from(a_k)),
-                            Arg::I32(i32::from(b_k)),
-                            work,
-                            counters,
-                        ],
-                    ]
-                    .concat(),
-                },
-                finish: reduce.into_iter().collect(),
-                post: Vec::new(),
-                owned,
-                padded: [m, n, k],
-                operands: [ar.0, br.0, c],
-            })
-        }
-        Abi::Indirect | Abi::IndirectSplitK => {
-            let (tm, tn, tk) = spec.tile(config);
-            let (mp, np, kp) = (round_up(m, tm), round_up(n, tn), round_up(k, tk));
-            let elem = p.precision.elem();
-            let mut owned = Vec::new();
-            let mut pre = Vec::new();
-            let mut post = Vec::new();
-            let mut temp = |be: &mut AnyBackend, len: usize| -> Result<Buffer> {
-                let t = be.alloc(elem, len)?;
-                owned.push(t);
-                Ok(t)
-            };
-            let (a_k, b_k) = spec.k_major(config);
-            // A: column-major mp x kp, or op(A)^T (kp x mp) where the kernel reads it
-            // K-contiguous. Stored so already (and tight), A goes as it is.
-            let (ar, ac) = if a_k { (kp, mp) } else { (mp, kp) };
-            let ap = if sa.transposed == a_k && sa.offset == 0 && sa.ld == ar && (m, k) == (mp, kp)
-            {
-                a
-            } else {
-                let t = temp(be, mp * kp)?;
-                let step = if a_k {
-                    pack(support, k, m, a, &sa, !sa.transposed, t, ar, ac)?
-                } else {
-                    pack(support, m, k, a, &sa, sa.transposed, t, ar, ac)?
-                };
-                pre.push(step);
-                t
-            };
-            // B as op(B)^T: column-major np x kp, or op(B) (kp x np) where the kernel
-            // reads it K-contiguous.
-            let (br, bc) = if b_k { (kp, np) } else { (np, kp) };
-            let bp = if sb.transposed != b_k && sb.offset == 0 && sb.ld == br && (n, k) == (np, kp)
-            {
-                b
-            } else {
-                let t = temp(be, np * kp)?;
-                let step = if b_k {
-                    pack(support, k, n, b, &sb, sb.transposed, t, br, bc)?
-                } else {
-                    pack(support, n, k, b, &sb, !sb.transposed, t, br, bc)?
-                };
-                pre.push(step);
-                t
-            };
-            // C: column-major mp x np; copied in only where the kernel will read it.
-            let cp = if sc.offset == 0 && sc.ld == mp && (m, n) == (mp, np) {
-                c
-            } else {
-                let t = temp(be, mp * np)?;
-                if p.beta != 0.0 {
-                    pre.push(pack(support, m, n, c, &sc, false, t, mp, np)?);
-                }
-                post.push(Step {
-                    program: support,
-                    entry: "unpack_matrix",
-                    geometry: Support::pack_geometry(m, n),
-                    args: vec![
-                        int(m)?,
-                        int(n)?,
-                        Arg::Buf(t),
-                        int(mp)?,
-                        Arg::Buf(c),
-                        int(sc.offset)?,
-                        int(sc.ld)?,
-                        real(p.precision, 1.0),
-                        real(p.precision, 0.0),
-                    ],
-                });
-                t
-            };
-            let mut geometry = spec.geometry(config, mp, np);
-            let mut args = vec![
-                int(mp)?,
-                int(np)?,
-                int(kp)?,
-                alpha,
-                beta,
-                Arg::Buf(ap),
-                Arg::Buf(bp),
-                Arg::Buf(cp),
-            ];
-            let mut finish = Vec::new();
-            if spec.abi == Abi::IndirectSplitK {
-                let (work, counters) = share_k(
-                    be,
-                    config,
-                    spec.precision_of(config),
-                    [mp, np, tm, tn],
-                    kp / spec.tile(config).2.max(1),
-                    &mut geometry,
-                    &mut owned,
-                )?;
-                // Summed into C as the kernel would have written it, before any unpack.
-                finish.extend(reduce_step(
-                    support,
-                    config,
-                    &p,
-                    work,
-                    [mp, np, mp, np],
-                    (cp, 0, mp),
-                )?);
-                args.extend([work, counters]);
-            }
-            Ok(Staged {
-                pre: paired(pre),
-                main: Step {
-                    program,
-                    entry: spec.entry,
-                    geometry,
-                    args,
-                },
-                finish,
-                post,
-                owned,
-                padded: [mp, np, kp],
-                operands: [ap, bp, cp],
-            })
-        }
-        Abi::Tutorial | Abi::Lecture { .. } => Err(Error::invalid(format!(
-            "internal: {} is not planned here",
-            spec.id
-        ))),
     }
-}
 
-/// The lecture's kernels compute row-major C = A B with strides and no offsets,
-/// alpha 1 and beta 0, with A or B stored transposed as the variant reads them.
-/// The problem is made row-major (a column-major call swaps A and B); an operand
-/// whose storage is already what the kernel reads is passed as it is (the
-/// problem's own stride), any other is packed (transposed, offset removed, K
-/// zero-padded to the vector width); C goes through a temporary where alpha,
-/// beta or an offset need the unpack kernel.
-#[allow(clippy::too_many_arguments)]
-fn plan_lecture(
-    be: &mut AnyBackend,
-    spec: &KernelSpec,
-    config: &Config,
-    program: Program,
-    support: Program,
-    problem: &Problem,
-    [a, b, c]: [Buffer; 3],
-    (a_t, b_t): (bool, bool),
-) -> Result<Staged> {
-    let p = problem.row_major();
-    let (a, b) = if problem.layout == super::problem::Layout::ColMajor {
-        (b, a)
-    } else {
-        (a, b)
-    };
-    let (m, n, k) = (p.m, p.n, p.k);
-    // Strides of A and B along K: multiples of v, zero beyond K.
-    let v = spec.tile(config).2.max(1);
-    let kv = round_up(k, v);
-    let (sa, sb, sc) = (
-        p.storage(Matrix::A),
-        p.storage(Matrix::B),
-        p.storage(Matrix::C),
-    );
-    let elem = p.precision.elem();
-    let mut owned = Vec::new();
-    let mut pre = Vec::new();
-    let mut post = Vec::new();
-    let mut temp = |be: &mut AnyBackend, len: usize| -> Result<Buffer> {
-        let t = be.alloc(elem, len)?;
-        owned.push(t);
-        Ok(t)
-    };
-    // Storage::transposed means element (i, j) at offset + i * ld + j: row-major
-    // op(A) as stored. The plain variant reads A so (its rows along K), the
-    // A-transposed one reads A^T so.
-    let k_ready = |s: &Storage| v == 1 || (k % v == 0 && s.ld % v == 0);
-    let (ya, stride_a) = if sa.transposed != a_t && sa.offset == 0 && (a_t || k_ready(&sa)) {
-        (a, sa.ld)
-    } else if !a_t {
-        // Row-major M x kv = column-major kv x M holding op(A)^T.
-        let t = temp(be, kv * m)?;
-        pre.push(pack(support, k, m, a, &sa, !sa.transposed, t, kv, m)?);
-        (t, kv)
-    } else {
-        // A^T stored row-major (K x M) = column-major M x K holding op(A).
-        let t = temp(be, m * k)?;
-        pre.push(pack(support, m, k, a, &sa, sa.transposed, t, m, k)?);
-        (t, m)
-    };
-    let (zb, stride_b) = if sb.transposed != b_t && sb.offset == 0 && (!b_t || k_ready(&sb)) {
-        (b, sb.ld)
-    } else if !b_t {
-        // Row-major K x N = column-major N x K holding op(B)^T.
-        let t = temp(be, n * k)?;
-        pre.push(pack(support, n, k, b, &sb, !sb.transposed, t, n, k)?);
-        (t, n)
-    } else {
-        // B^T stored row-major (N x kv) = column-major kv x N holding op(B).
-        let t = temp(be, kv * n)?;
-        pre.push(pack(support, k, n, b, &sb, sb.transposed, t, kv, n)?);
-        (t, kv)
-    };
-    let (cx, stride_c) = if sc.offset == 0 && p.alpha == 1.0 && p.beta == 0.0 {
-        (c, sc.ld)
-    } else {
-        let t = temp(be, m * n)?;
-        // Row-major M x N = column-major N x M: C = alpha T + beta C there.
-        post.push(Step {
-            program: support,
-            entry: "unpack_matrix",
-            geometry: Support::pack_geometry(n, m),
-            args: vec![
-                int(n)?,
-                int(m)?,
-                Arg::Buf(t),
-                int(n)?,
-                Arg::Buf(c),
-                int(sc.offset)?,
-                int(sc.ld)?,
-                real(p.precision, p.alpha),
-                real(p.precision, p.beta),
+    /// The direct kernel takes the arguments as they are: one launch.
+    fn direct(self, entries: [&'static str; 4]) -> Result<Staged> {
+        let (spec, config) = (self.kernel.spec, self.kernel.config);
+        let p = self.p;
+        let entry = entries[usize::from(p.trans_a.is_t()) * 2 + usize::from(p.trans_b.is_t())];
+        let (tm, tn, _) = spec.tile(config);
+        let (sa, sb) = (p.storage(Matrix::A), p.storage(Matrix::B));
+        let as_stored = [(self.a, sa.offset, sa.ld), (self.b, sb.offset, sb.ld)];
+        let main = Step {
+            program: self.kernel.program,
+            entry,
+            geometry: spec.geometry(config, round_up(p.m, tm), round_up(p.n, tn)),
+            args: self.direct_args(as_stored)?,
+        };
+        let operands = [self.a, self.b, self.c];
+        Ok(self.staged(main, Vec::new(), [p.m, p.n, p.k], operands))
+    }
+
+    /// The in-place direct kernel: A and B as they are or in the form it was
+    /// compiled for, and K shared between work-groups as its configuration says.
+    fn direct_in_place(mut self, be: &mut AnyBackend) -> Result<Staged> {
+        let (spec, config) = (self.kernel.spec, self.kernel.config);
+        let p = self.p;
+        let (m, n, k) = (p.m, p.n, p.k);
+        let (tm, tn, tk) = spec.tile(config);
+        let (mp, np) = (round_up(m, tm), round_up(n, tn));
+        let form = crate::kernel::builtin::fixed_form(config);
+        let (ar, a_k) = self.in_place_operand(be, self.operand(Matrix::A), form.map(|f| f.0))?;
+        let (br, b_k) = self.in_place_operand(be, self.operand(Matrix::B), form.map(|f| f.1))?;
+        let mut geometry = spec.geometry(config, mp, np);
+        let k_tiles = k.div_ceil(tk.max(1));
+        let (work, counters) = self.share_k(be, [mp, np, tm, tn], k_tiles, &mut geometry)?;
+        let sc = p.storage(Matrix::C);
+        let reduce = self.reduce_step(work, [m, n, mp, np], (self.c, sc.offset, sc.ld))?;
+        let args = [
+            self.direct_args([ar, br])?,
+            vec![
+                Arg::I32(i32::from(a_k)),
+                Arg::I32(i32::from(b_k)),
+                work,
+                counters,
             ],
-        });
-        (t, n)
-    };
-    let (a_h, a_w) = if a_t { (k, m) } else { (m, k) };
-    let (b_h, b_w) = if b_t { (n, k) } else { (k, n) };
-    let (lx, ly) = (spec.launch.local)(config);
-    let (px, py) = (spec.launch.per_item)(config);
-    let (px, py) = (px.max(1), py.max(1));
-    let geometry = Geometry::d2(
-        (round_up(n, px * lx) / px, round_up(m, py * ly) / py),
-        (lx, ly),
-    );
-    Ok(Staged {
-        pre: paired(pre),
-        main: Step {
-            program,
+        ]
+        .concat();
+        let main = Step {
+            program: self.kernel.program,
+            entry: spec.entry,
+            geometry,
+            args,
+        };
+        let operands = [ar.0, br.0, self.c];
+        Ok(self.staged(main, reduce.into_iter().collect(), [m, n, k], operands))
+    }
+
+    /// ALONG_MN and FIXED_FORM: each operand reaches the in-place kernel in the
+    /// form it was compiled for (`want`, from `fixed_form`), 16-byte aligned: one
+    /// the call stores the other way is transposed first, an unaligned one copied
+    /// (ld a multiple of 4). Returns the operand as the kernel reads it and
+    /// whether it is K-contiguous.
+    fn in_place_operand(
+        &mut self,
+        be: &mut AnyBackend,
+        x: Operand,
+        want: Option<bool>,
+    ) -> Result<(Placed, bool)> {
+        let s = &x.storage;
+        let aligned = s.offset % 4 == 0 && s.ld % 4 == 0;
+        let Some(want) = want.filter(|w| !aligned || *w != x.kmajor) else {
+            return Ok(((x.buf, s.offset, s.ld), x.kmajor));
+        };
+        // rows x k read along `rows`, or k x rows read along K.
+        let (r, c) = if want {
+            (self.p.k, x.rows)
+        } else {
+            (x.rows, self.p.k)
+        };
+        let ld = round_up(r, 4);
+        let t = self.pack_operand(be, &x, want, (ld, c))?;
+        Ok(((t, 0, ld), want))
+    }
+
+    /// The indirect kernel: A, B and C packed to its tile multiples where the
+    /// call's are not already so, C unpacked after, and split-K's shares and
+    /// reduction where the kernel has them.
+    fn indirect(mut self, be: &mut AnyBackend) -> Result<Staged> {
+        let (spec, config) = (self.kernel.spec, self.kernel.config);
+        let p = self.p;
+        let (tm, tn, tk) = spec.tile(config);
+        let (mp, np, kp) = (round_up(p.m, tm), round_up(p.n, tn), round_up(p.k, tk));
+        let (a_k, b_k) = spec.k_major(config);
+        // A: column-major mp x kp, or op(A)^T (kp x mp) where the kernel reads it
+        // K-contiguous. B as op(B)^T: column-major np x kp, or op(B) (kp x np)
+        // where the kernel reads it K-contiguous.
+        let ap = self.indirect_operand(be, self.operand(Matrix::A), a_k, [mp, kp])?;
+        let bp = self.indirect_operand(be, self.operand(Matrix::B), b_k, [np, kp])?;
+        let cp = self.indirect_c(be, mp, np)?;
+        let mut geometry = spec.geometry(config, mp, np);
+        let mut args = vec![
+            int(mp)?,
+            int(np)?,
+            int(kp)?,
+            real(p.precision, p.alpha),
+            real(p.precision, p.beta),
+            Arg::Buf(ap),
+            Arg::Buf(bp),
+            Arg::Buf(cp),
+        ];
+        let mut finish = Vec::new();
+        if spec.abi == Abi::IndirectSplitK {
+            let k_tiles = kp / tk.max(1);
+            let (work, counters) = self.share_k(be, [mp, np, tm, tn], k_tiles, &mut geometry)?;
+            // Summed into C as the kernel would have written it, before any unpack.
+            finish.extend(self.reduce_step(work, [mp, np, mp, np], (cp, 0, mp))?);
+            args.extend([work, counters]);
+        }
+        let main = Step {
+            program: self.kernel.program,
+            entry: spec.entry,
+            geometry,
+            args,
+        };
+        Ok(self.staged(main, finish, [mp, np, kp], [ap, bp, cp]))
+    }
+
+    /// A or B as the indirect kernel reads it: column-major rows x kp, or kp x
+    /// rows where `want` (K-contiguous). Stored so already (and tight), it goes as
+    /// it is.
+    fn indirect_operand(
+        &mut self,
+        be: &mut AnyBackend,
+        x: Operand,
+        want: bool,
+        [rows_p, kp]: [usize; 2],
+    ) -> Result<Buffer> {
+        let (r, c) = if want { (kp, rows_p) } else { (rows_p, kp) };
+        let s = &x.storage;
+        if x.kmajor == want && s.offset == 0 && s.ld == r && (x.rows, self.p.k) == (rows_p, kp) {
+            return Ok(x.buf);
+        }
+        self.pack_operand(be, &x, want, (r, c))
+    }
+
+    /// C: column-major mp x np; copied in only where the kernel will read it.
+    fn indirect_c(&mut self, be: &mut AnyBackend, mp: usize, np: usize) -> Result<Buffer> {
+        let (m, n) = (self.p.m, self.p.n);
+        let sc = self.p.storage(Matrix::C);
+        if sc.offset == 0 && sc.ld == mp && (m, n) == (mp, np) {
+            return Ok(self.c);
+        }
+        let t = self.temp(be, mp * np)?;
+        if self.p.beta != 0.0 {
+            let step = pack(self.kernel.support, m, n, self.c, &sc, false, t, mp, np)?;
+            self.pre.push(step);
+        }
+        let step = self.unpack([m, n], (t, mp), (1.0, 0.0))?;
+        self.post.push(step);
+        Ok(t)
+    }
+
+    /// The lecture's kernels compute row-major C = A B with strides and no offsets,
+    /// alpha 1 and beta 0, with A or B stored transposed as the variant reads them.
+    /// The problem is made row-major (a column-major call swaps A and B); an operand
+    /// whose storage is already what the kernel reads is passed as it is (the
+    /// problem's own stride), any other is packed (transposed, offset removed, K
+    /// zero-padded to the vector width); C goes through a temporary where alpha,
+    /// beta or an offset need the unpack kernel.
+    fn lecture(mut self, be: &mut AnyBackend, (a_t, b_t): (bool, bool)) -> Result<Staged> {
+        let (spec, config) = (self.kernel.spec, self.kernel.config);
+        let p = self.p;
+        let (m, n, k) = (p.m, p.n, p.k);
+        // Strides of A and B along K: multiples of v, zero beyond K.
+        let v = spec.tile(config).2.max(1);
+        // The plain variant reads A with its rows along K, the A-transposed one
+        // reads A^T so; B the other way round.
+        let (ya, stride_a) = self.lecture_operand(be, self.operand(Matrix::A), !a_t, v)?;
+        let (zb, stride_b) = self.lecture_operand(be, self.operand(Matrix::B), b_t, v)?;
+        let sc = p.storage(Matrix::C);
+        let (cx, stride_c) = if sc.offset == 0 && p.alpha == 1.0 && p.beta == 0.0 {
+            (self.c, sc.ld)
+        } else {
+            let t = self.temp(be, m * n)?;
+            // Row-major M x N = column-major N x M: C = alpha T + beta C there.
+            let step = self.unpack([n, m], (t, n), (p.alpha, p.beta))?;
+            self.post.push(step);
+            (t, n)
+        };
+        let (a_h, a_w) = if a_t { (k, m) } else { (m, k) };
+        let (b_h, b_w) = if b_t { (n, k) } else { (k, n) };
+        let (lx, ly) = (spec.launch.local)(config);
+        let (px, py) = (spec.launch.per_item)(config);
+        let (px, py) = (px.max(1), py.max(1));
+        let geometry = Geometry::d2(
+            (round_up(n, px * lx) / px, round_up(m, py * ly) / py),
+            (lx, ly),
+        );
+        let main = Step {
+            program: self.kernel.program,
             entry: spec.entry,
             geometry,
             args: vec![
@@ -725,11 +757,34 @@ fn plan_lecture(
                 Arg::Buf(zb),
                 Arg::Buf(cx),
             ],
-        },
-        finish: Vec::new(),
-        post,
-        owned,
-        padded: [m, n, k],
-        operands: [ya, zb, cx],
-    })
+        };
+        Ok(self.staged(main, Vec::new(), [m, n, k], [ya, zb, cx]))
+    }
+
+    /// A or B for the lecture's kernels, with its stride: as stored where that is
+    /// what the kernel reads (K-contiguous rows where `want`, K and the stride then
+    /// multiples of the vector width `v`), packed otherwise: column-major kv x rows
+    /// (K zero-padded to a multiple of v) where `want`, rows x K where not.
+    /// Storage::transposed means element (i, j) at offset + i * ld + j: row-major
+    /// op(X) as stored.
+    fn lecture_operand(
+        &mut self,
+        be: &mut AnyBackend,
+        x: Operand,
+        want: bool,
+        v: usize,
+    ) -> Result<(Buffer, usize)> {
+        let k = self.p.k;
+        let s = &x.storage;
+        let k_ready = v == 1 || (k % v == 0 && s.ld % v == 0);
+        if x.kmajor == want && s.offset == 0 && (!want || k_ready) {
+            return Ok((x.buf, s.ld));
+        }
+        let dst = if want {
+            (round_up(k, v), x.rows)
+        } else {
+            (x.rows, k)
+        };
+        Ok((self.pack_operand(be, &x, want, dst)?, dst.0))
+    }
 }
