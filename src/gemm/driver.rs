@@ -634,6 +634,18 @@ enum Code<'a> {
     Loaded(Program, BuildReport),
 }
 
+/// What one prepare is about: the kernel at a configuration, the problem's
+/// operands and reference, and whether it is timed cold.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    spec: &'a KernelSpec,
+    config: &'a Config,
+    hints: &'a Hints,
+    ops: &'a Operands,
+    reference: &'a Reference,
+    cold: bool,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn prepare_code(
     session: &mut Session,
@@ -645,21 +657,17 @@ fn prepare_code(
     cold: bool,
     code: Code<'_>,
 ) -> Attempt {
-    let mut build = None;
-    let mut check_report = None;
-    let r = prepare_inner(
-        session,
+    let job = Job {
         spec,
         config,
         hints,
         ops,
         reference,
         cold,
-        code,
-        &mut build,
-        &mut check_report,
-    );
-    match r {
+    };
+    let mut build = None;
+    let mut check_report = None;
+    match prepare_inner(session, &job, code, &mut build, &mut check_report) {
         Ok(p) => Attempt {
             status: Status::Ok,
             build: Some(p.build.clone()),
@@ -675,58 +683,152 @@ fn prepare_code(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn prepare_inner(
     session: &mut Session,
-    spec: &KernelSpec,
-    config: &Config,
-    hints: &Hints,
-    ops: &Operands,
-    reference: &Reference,
-    cold: bool,
+    job: &Job,
     code: Code<'_>,
     build_out: &mut Option<BuildReport>,
     check_out: &mut Option<CheckReport>,
 ) -> Result<Prepared> {
     let info = session.backend.borrow().info().clone();
+    let (config, flush) = admit_config(session, job, &code, &info)?;
+    // From here on the configuration in the problem's precision.
+    let job = &Job {
+        config: &config,
+        ..*job
+    };
+    if job.spec.abi != Abi::Tutorial {
+        let support = session.routine_support(job.ops.problem.precision)?;
+        let loaded = load_code(session, job, code, &info, build_out)?;
+        return prepare_routine_kernel(session, job, support, loaded, flush, check_out);
+    }
+    prepare_tutorial_kernel(session, job, code, &info, flush, (build_out, check_out))
+}
+
+/// The job's configuration in the problem's precision, admitted (`admit`), and
+/// the L2 flush buffer when timing cold. Where it is not admitted, a program an
+/// earlier prepare loaded is released: it is this prepare's to release.
+fn admit_config(
+    session: &mut Session,
+    job: &Job,
+    code: &Code<'_>,
+    info: &crate::backend::DeviceInfo,
+) -> Result<(Config, Option<Buffer>)> {
     let native = !matches!(code, Code::Ptx(_));
-    let admitted = spec
-        .with_precision(config, ops.problem.precision)
+    let admitted = (job.spec)
+        .with_precision(job.config, job.ops.problem.precision)
         .and_then(|config| {
-            let flush = admit(session, spec, &config, hints, ops, cold, native, &info)?;
+            let job = Job {
+                config: &config,
+                ..*job
+            };
+            let flush = admit(session, &job, native, info)?;
             Ok((config, flush))
         });
-    let (config, flush) = match admitted {
-        Ok(x) => x,
-        Err(e) => {
-            // A program loaded by an earlier prepare is this one's to release.
-            if let Code::Loaded(program, _) = code {
-                session.backend.borrow_mut().release_program(program);
-            }
-            return Err(e);
-        }
-    };
-    let config = &config;
-    if spec.abi != Abi::Tutorial {
-        let support = session.routine_support(ops.problem.precision)?;
-        let (program, build) = compile_code(session, spec, config, hints, code, &info)?;
-        session.lap(Step::Load);
-        *build_out = Some(build.clone());
-        let tf32 = spec.tf32_products(config, hints);
-        return prepare_routine_kernel(
-            session, spec, config, ops, reference, program, build, support, flush, check_out, tf32,
-        );
+    if let (Err(_), Code::Loaded(program, _)) = (&admitted, code) {
+        session.backend.borrow_mut().release_program(*program);
     }
-    let support = session.support()?;
-    let (m, n, k) = (ops.m, ops.n, ops.k);
-    let (tm, tn, tk) = spec.tile(config);
-    let (mp, np, kp) = (round_up(m, tm), round_up(n, tn), round_up(k, tk));
-    let (program, build) = compile_code(session, spec, config, hints, code, &info)?;
+    admitted
+}
+
+/// Compiles (or loads) the kernel's code, ends the session's Load lap and
+/// records the build report in `build_out`.
+fn load_code(
+    session: &Session,
+    job: &Job,
+    code: Code<'_>,
+    info: &crate::backend::DeviceInfo,
+    build_out: &mut Option<BuildReport>,
+) -> Result<(Program, BuildReport)> {
+    let (program, build) = compile_code(session, job.spec, job.config, job.hints, code, info)?;
     session.lap(Step::Load);
     *build_out = Some(build.clone());
-    let resources = spec.resources(&build, config, info.toolchain.language());
+    Ok((program, build))
+}
 
-    let device = session.device_check_for(reference);
+/// A tutorial kernel: compiled, run once on A and B padded to its tiles (B
+/// transposed where it reads B^T) with a poisoned, guarded C, and its result
+/// un-padded and checked.
+fn prepare_tutorial_kernel(
+    session: &mut Session,
+    job: &Job,
+    code: Code<'_>,
+    info: &crate::backend::DeviceInfo,
+    flush: Option<Buffer>,
+    (build_out, check_out): (&mut Option<BuildReport>, &mut Option<CheckReport>),
+) -> Result<Prepared> {
+    let (spec, config, ops) = (job.spec, job.config, job.ops);
+    let support = session.support()?;
+    let (tm, tn, tk) = spec.tile(config);
+    let padded = [
+        round_up(ops.m, tm),
+        round_up(ops.n, tn),
+        round_up(ops.k, tk),
+    ];
+    let (program, build) = load_code(session, job, code, info, build_out)?;
+    let resources = spec.resources(&build, config, info.toolchain.language());
+    let device = session.device_check_for(job.reference);
+    let run = tutorial_checked_run(session, job, support, program, padded)?;
+    let sizes = (ops.m, ops.n);
+    let report = check_tutorial_result(session, device, run.checked, sizes, job.reference)?;
+    *check_out = Some(report.clone());
+    if !report.passed {
+        discard(&mut session.backend.borrow_mut(), run.owned, program);
+        return Err(Error::Check {
+            what: format!("{} on {}", spec.id, info.label()),
+            detail: report.summary(),
+        });
+    }
+    Ok(Prepared {
+        program,
+        entry: spec.entry,
+        geometry: run.geometry,
+        padded,
+        a: run.a,
+        b: run.b,
+        c: run.c,
+        args: run.args,
+        finish: Vec::new(),
+        result: run.c,
+        owned: run.owned,
+        build,
+        resources,
+        pre_ns: run.pre_ns,
+        post_ns: run.post_ns,
+        check_ns: run.check_ns,
+        check: report,
+        flush,
+    })
+}
+
+/// A tutorial kernel's checked run: its operands and launch, the buffer holding
+/// its (un-padded) result, the buffers made for it and the device times.
+struct TutorialRun {
+    a: Buffer,
+    b: Buffer,
+    c: Buffer,
+    geometry: Geometry,
+    args: Vec<Arg>,
+    /// C un-padded where it was padded: what is checked.
+    checked: Buffer,
+    owned: Vec<Buffer>,
+    pre_ns: u64,
+    post_ns: u64,
+    check_ns: u64,
+}
+
+/// Pads the operands to `padded` (M, N, K), then the checked run: poison C,
+/// launch, see that nothing was written past C's ends, un-pad. A write past
+/// C's ends frees what was made and releases the program.
+fn tutorial_checked_run(
+    session: &Session,
+    job: &Job,
+    support: Program,
+    program: Program,
+    [mp, np, kp]: [usize; 3],
+) -> Result<TutorialRun> {
+    let (spec, ops) = (job.spec, job.ops);
+    let (m, n, k) = (ops.m, ops.n, ops.k);
     let d = session.operands()?;
     let (a0, b0) = (d.a, d.b);
     let mut be = session.backend.borrow_mut();
@@ -743,11 +845,10 @@ fn prepare_inner(
     // C inside guard zones: a write past its ends is this row's error.
     let guard = Guarded::new(&mut *be, Elem::F32, mp * np)?;
     let c = guard.view;
-    let geometry = spec.geometry(config, mp, np);
+    let geometry = spec.geometry(job.config, mp, np);
     let args = gemm_args(mp, np, kp, a, b, c).to_vec();
 
     session.lap(Step::Setup);
-    // The checked run: poison, launch, un-pad, download, compare.
     be.fill(&c, f64::NAN)?;
     session.lap(Step::Poison);
     let launched = be.launch(&program, spec.entry, &geometry, &args);
@@ -755,108 +856,95 @@ fn prepare_inner(
     owned.extend(guard.into_buffers());
     let check_ns = launched?;
     if let Some(why) = breach.transpose()?.flatten() {
-        for b in owned {
-            be.free(b);
-        }
-        be.release_program(program);
+        discard(&mut be, owned, program);
         return Err(Error::OutOfBounds(why));
     }
     session.lap(Step::CheckedRun);
-    let (result_buf, post_ns) = if (mp, np) != (m, n) {
+    let (checked, post_ns) = if (mp, np) != (m, n) {
         let cu = be.alloc(Elem::F32, m * n)?;
         owned.push(cu);
         be.fill(&cu, f64::NAN)?;
-        let t = be.launch(
-            &support,
-            "unpad_matrix",
-            &Support::geometry(m, n),
-            &[
-                Arg::I32(mp as i32),
-                Arg::I32(np as i32),
-                Arg::Buf(c),
-                Arg::I32(m as i32),
-                Arg::I32(n as i32),
-                Arg::Buf(cu),
-            ],
-        )?;
+        let t = resize(&mut be, support, "unpad_matrix", (c, mp, np), (cu, m, n))?;
         (cu, t)
     } else {
         (c, 0)
     };
-    let report = if let Some(on_device) = device {
-        let mut laps = session.laps.borrow_mut();
-        check_on_device(&mut be, on_device, result_buf, m, reference, &mut laps)
-    } else {
-        let mut host = std::mem::take(&mut session.host_c);
-        if host.len() != m * n {
-            host = be.host_f32(m * n);
-        }
-        let downloaded = be.download(&result_buf, HostDataMut::F32(host.as_mut_slice()));
-        session.lap(Step::Download);
-        let defer = session.defer_checks;
-        let report = downloaded.map(|_| {
-            if defer {
-                CheckReport::deferred()
-            } else {
-                check_against(m, host.as_slice(), reference)
-            }
-        });
-        if defer && report.is_ok() {
-            session.unchecked = Some((m, n));
-        }
-        session.lap(Step::Check);
-        session.host_c = host;
-        report
-    };
-    let report = report?;
-    *check_out = Some(report.clone());
-    if !report.passed {
-        for b in owned {
-            be.free(b);
-        }
-        be.release_program(program);
-        return Err(Error::Check {
-            what: format!("{} on {}", spec.id, info.label()),
-            detail: report.summary(),
-        });
-    }
-    drop(be);
-    Ok(Prepared {
-        program,
-        entry: spec.entry,
-        geometry,
-        padded: [mp, np, kp],
+    Ok(TutorialRun {
         a,
         b,
         c,
+        geometry,
         args,
-        finish: Vec::new(),
-        result: c,
+        checked,
         owned,
-        build,
-        resources,
         pre_ns,
         post_ns,
         check_ns,
-        check: report,
-        flush,
     })
+}
+
+/// Checks a tutorial kernel's M x N result: on the device where it holds the
+/// reference, else downloaded into the session's host buffer and compared
+/// there, or left to the caller where the session defers checks.
+fn check_tutorial_result(
+    session: &mut Session,
+    device: Option<(Program, Buffer)>,
+    result: Buffer,
+    (m, n): (usize, usize),
+    reference: &Reference,
+) -> Result<CheckReport> {
+    let mut be = session.backend.borrow_mut();
+    if let Some(on_device) = device {
+        let mut laps = session.laps.borrow_mut();
+        return check_on_device(&mut be, on_device, result, m, reference, &mut laps);
+    }
+    let mut host = std::mem::take(&mut session.host_c);
+    if host.len() != m * n {
+        host = be.host_f32(m * n);
+    }
+    let downloaded = be.download(&result, HostDataMut::F32(host.as_mut_slice()));
+    session.lap(Step::Download);
+    let defer = session.defer_checks;
+    let report = downloaded.map(|_| {
+        if defer {
+            CheckReport::deferred()
+        } else {
+            check_against(m, host.as_slice(), reference)
+        }
+    });
+    if defer && report.is_ok() {
+        session.unchecked = Some((m, n));
+    }
+    session.lap(Step::Check);
+    session.host_c = host;
+    report
+}
+
+/// Frees the buffers made for a kernel that failed, and releases its program.
+fn discard(be: &mut AnyBackend, owned: Vec<Buffer>, program: Program) {
+    for b in owned {
+        be.free(b);
+    }
+    be.release_program(program);
 }
 
 /// What must hold before a configuration's code is loaded: the kernel available
 /// and its constraints met on this device and problem, the operands on the
 /// device. Returns the L2 flush buffer when timing cold.
-#[allow(clippy::too_many_arguments)]
 fn admit(
     session: &mut Session,
-    spec: &KernelSpec,
-    config: &Config,
-    hints: &Hints,
-    ops: &Operands,
-    cold: bool,
+    job: &Job,
     native: bool,
     info: &crate::backend::DeviceInfo,
 ) -> Result<Option<Buffer>> {
+    let Job {
+        spec,
+        config,
+        hints,
+        ops,
+        cold,
+        ..
+    } = *job;
     if let (Some(why), true) = (spec.unavailable_at(config, info, hints), native) {
         return Err(Error::Unavailable {
             kernel: spec.id.into(),
@@ -942,20 +1030,16 @@ fn compile_code(
 /// (C0 or NaN inside, a sentinel in the gaps), the kernel's launches are planned
 /// (`stage`), pre-processing, the kernel and post-processing run once and the
 /// result is checked, gaps included. The kernel alone is what gets timed later.
-#[allow(clippy::too_many_arguments)]
 fn prepare_routine_kernel(
     session: &mut Session,
-    spec: &KernelSpec,
-    config: &Config,
-    ops: &Operands,
-    reference: &Reference,
-    program: Program,
-    build: BuildReport,
+    job: &Job,
     support: Program,
+    (program, build): (Program, BuildReport),
     flush: Option<Buffer>,
     check_out: &mut Option<CheckReport>,
-    tf32: bool,
 ) -> Result<Prepared> {
+    let (spec, config, ops, reference) = (job.spec, job.config, job.ops, job.reference);
+    let tf32 = spec.tf32_products(config, job.hints);
     let language = session.backend.borrow().info().toolchain.language();
     let resources = spec.resources(&build, config, language);
     let problem = ops.problem;
@@ -985,22 +1069,8 @@ fn prepare_routine_kernel(
     let hosts = (&mut session.host_c, &mut session.host_c64);
     let defer = session.defer_checks;
     let mut owned = staged.owned.clone();
-    let zones = &guard;
     let outcome = (|| -> Result<(u64, u64, u64, CheckReport)> {
-        let mut pre_ns = 0;
-        for step in &staged.pre {
-            pre_ns += step.run(&mut be)?;
-        }
-        laps.borrow_mut().lap(Step::Setup);
-        let check_ns = staged.run_product(&mut be)?;
-        laps.borrow_mut().lap(Step::CheckedRun);
-        let mut post_ns = 0;
-        for step in &staged.post {
-            post_ns += step.run(&mut be)?;
-        }
-        if let Some(why) = zones.breach(&mut *be, "C")? {
-            return Err(Error::OutOfBounds(why));
-        }
+        let [pre_ns, check_ns, post_ns] = run_staged_once(&mut be, &staged, &guard, laps)?;
         let report = download_and_check(
             &mut be,
             c,
@@ -1017,10 +1087,7 @@ fn prepare_routine_kernel(
         Ok((pre_ns, check_ns, post_ns, report))
     })();
     let fail = |be: &mut AnyBackend, owned: Vec<Buffer>, e: Error| {
-        for b in owned {
-            be.free(b);
-        }
-        be.release_program(program);
+        discard(be, owned, program);
         Err(e)
     };
     owned.extend(guard.into_buffers());
@@ -1060,6 +1127,32 @@ fn prepare_routine_kernel(
         check: report,
         flush,
     })
+}
+
+/// Runs a planned call once: pre-processing, the product, post-processing (the
+/// laps end at Setup and CheckedRun); a write past C's guard zones is an error.
+/// Returns the device time of each of the three.
+fn run_staged_once(
+    be: &mut AnyBackend,
+    staged: &stage::Staged,
+    zones: &Guarded,
+    laps: &RefCell<Laps>,
+) -> Result<[u64; 3]> {
+    let mut pre_ns = 0;
+    for step in &staged.pre {
+        pre_ns += step.run(be)?;
+    }
+    laps.borrow_mut().lap(Step::Setup);
+    let check_ns = staged.run_product(be)?;
+    laps.borrow_mut().lap(Step::CheckedRun);
+    let mut post_ns = 0;
+    for step in &staged.post {
+        post_ns += step.run(be)?;
+    }
+    if let Some(why) = zones.breach(&mut *be, "C")? {
+        return Err(Error::OutOfBounds(why));
+    }
+    Ok([pre_ns, check_ns, post_ns])
 }
 
 /// Downloads C as the problem stores it, checks that nothing outside the matrix
@@ -1254,7 +1347,7 @@ fn tutorial_operands(
             }
             let dst = be.alloc(Elem::F32, rp * cp)?;
             owned.push(dst);
-            pre_ns += pad(be, support, src, r, c, dst, rp, cp)?;
+            pre_ns += resize(be, support, "pad_matrix", (src, r, c), (dst, rp, cp))?;
             Ok::<Buffer, Error>(dst)
         };
     let a = padded(be, a0, (m, k), (mp, kp))?;
@@ -1278,27 +1371,25 @@ fn tutorial_operands(
     Ok((a, bt, pre_ns))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn pad(
+/// A support kernel that copies the rows x cols `src` into the dst_rows x
+/// dst_cols `dst` (`pad_matrix`, `unpad_matrix`), over the destination.
+fn resize(
     be: &mut AnyBackend,
     support: Program,
-    src: Buffer,
-    p: usize,
-    q: usize,
-    dst: Buffer,
-    pp: usize,
-    qq: usize,
+    entry: &str,
+    (src, rows, cols): (Buffer, usize, usize),
+    (dst, dst_rows, dst_cols): (Buffer, usize, usize),
 ) -> Result<u64> {
     be.launch(
         &support,
-        "pad_matrix",
-        &Support::geometry(pp, qq),
+        entry,
+        &Support::geometry(dst_rows, dst_cols),
         &[
-            Arg::I32(p as i32),
-            Arg::I32(q as i32),
+            Arg::I32(rows as i32),
+            Arg::I32(cols as i32),
             Arg::Buf(src),
-            Arg::I32(pp as i32),
-            Arg::I32(qq as i32),
+            Arg::I32(dst_rows as i32),
+            Arg::I32(dst_cols as i32),
             Arg::Buf(dst),
         ],
     )
