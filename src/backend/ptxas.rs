@@ -81,6 +81,30 @@ impl Ptxas {
         format!("ptxas {}", self.release)
     }
 
+    /// Why this ptxas cannot take PTX whose `.target` is `target`, where it is
+    /// an architecture-specific variant older releases do not know (sm_90a came
+    /// with CUDA 12.0, sm_100a and sm_120a with 12.8).
+    pub fn refuses_target(&self, target: &str) -> Option<String> {
+        let since = match target {
+            "sm_90a" => (12, 0),
+            t if t.ends_with('a') && t.starts_with("sm_1") => (12, 8),
+            _ => return None,
+        };
+        let mut v = self
+            .release
+            .split('.')
+            .map(|x| x.parse::<u32>().unwrap_or(0));
+        let have = (v.next().unwrap_or(0), v.next().unwrap_or(0));
+        (have < since).then(|| {
+            format!(
+                "{} predates {target} (its PTX needs ptxas {}.{} or newer)",
+                self.label(),
+                since.0,
+                since.1
+            )
+        })
+    }
+
     /// Assembles `ptx` for `arch` with `ptxas -v` (and `-maxrregcount` for a
     /// cap), lowering the PTX `.version` once if ptxas asks for an older one and
     /// setting `.target` to `arch`; each change is a note. `Err` is ptxas's reason.
@@ -172,7 +196,12 @@ pub fn adapt(ptx: &str, arch: &Arch, isa: Option<&str>) -> (String, Vec<String>)
                 Some((a, b)) => (a.trim(), format!(",{b}")),
                 None => (rest.trim(), String::new()),
             };
-            let new = arch.name();
+            // An architecture-specific target of the same architecture (sm_90a:
+            // wgmma, setmaxnreg) stays: the PTX uses what only that variant has.
+            let new = match old.strip_suffix('a') == Some(arch.name().as_str()) {
+                true => old.to_string(),
+                false => arch.name(),
+            };
             if old != new {
                 notes.push(format!(".target {old} -> {new}"));
             }
@@ -360,6 +389,22 @@ ptxas info    : Used 8 registers, used 0 barriers, 1024+0 bytes smem, 380 bytes 
         let (same, none) = adapt(PTX, &arch90, None);
         assert!(none.is_empty());
         assert_eq!(same.trim_end(), PTX.trim_end());
+        // sm_90a (wgmma) stays sm_90a for sm_90; an older ptxas says it cannot take it.
+        let wg = PTX.replace(".target sm_90,", ".target sm_90a,");
+        let (kept, none) = adapt(&wg, &arch90, None);
+        assert!(
+            none.is_empty() && kept.contains(".target sm_90a,"),
+            "{kept}"
+        );
+        let old = |release: &str| Ptxas {
+            path: "ptxas".into(),
+            release: release.into(),
+            archs: vec![90],
+        };
+        let why = old("11.8").refuses_target("sm_90a").unwrap();
+        assert!(why.contains("ptxas 11.8") && why.contains("12.0"), "{why}");
+        assert_eq!(old("13.5").refuses_target("sm_90a"), None);
+        assert_eq!(old("11.8").refuses_target("sm_90"), None);
     }
 
     #[test]

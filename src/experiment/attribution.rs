@@ -211,6 +211,20 @@ impl Assembler<'_> {
         }
     }
 
+    /// Why this assembler cannot take the listing at all (an older ptxas and an
+    /// architecture-specific target): the cell is unavailable, not a failure.
+    fn refuses(&self, l: &Listing) -> Option<String> {
+        let Assembler::Ptxas(p) = self else {
+            return None;
+        };
+        let target = (l.ptx.lines())
+            .find_map(|t| t.trim_start().strip_prefix(".target "))?
+            .split(',')
+            .next()?
+            .trim();
+        p.refuses_target(target)
+    }
+
     fn assemble(
         &mut self,
         l: &Listing,
@@ -272,6 +286,12 @@ pub fn rows(
         for a in assemblers.iter_mut() {
             progress.set_message(format!("{} PTX of {} by {}", l.front, l.spec.id, a.label()));
             let mut r = row(a.label());
+            if let Some(why) = a.refuses(l) {
+                r.status = Status::Unavailable(why);
+                out.push(r);
+                progress.inc(1);
+                continue;
+            }
             match a.assemble(l, arch) {
                 Ok((res, notes)) => {
                     r.resources = res;
