@@ -30,16 +30,7 @@ struct Block {
 }
 
 fn pages() -> Vec<PathBuf> {
-    let mut out = vec![Path::new(ROOT).join("README.md")];
-    let mut md: Vec<PathBuf> = std::fs::read_dir(Path::new(ROOT).join("docs/src"))
-        .expect("docs/src exists")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
-    md.sort();
-    out.extend(md);
-    out
+    common::doc_pages()
 }
 
 fn blocks(page: &Path) -> Vec<Block> {

@@ -11,17 +11,7 @@ use std::process::Command;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn pages() -> Vec<PathBuf> {
-    let mut out = vec![Path::new(ROOT).join("README.md")];
-    let docs = Path::new(ROOT).join("docs/src");
-    let mut md: Vec<PathBuf> = std::fs::read_dir(&docs)
-        .expect("docs/src exists")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
-    md.sort();
-    out.extend(md);
-    out
+    common::doc_pages()
 }
 
 /// GitHub's anchor of a heading: lower case, punctuation dropped, spaces to '-'.

@@ -21,12 +21,13 @@ pub struct StoreArgs {
 pub enum Action {
     /// The jobs, each device model's outcomes by worker, and the claims held now.
     Status(At),
-    /// JSON-lines tuning stores (a file or a folder: `--store` folders of earlier runs)
-    /// and/or a folder of databases of bests (results/tuned) into the engine.
-    Import(Import),
-    /// The engine's outcomes as JSON-lines stores (one per device model) and/or its
-    /// databases of bests as JSON files.
-    Export(Export),
+    /// JSON-lines tuning stores (`--tune-store`: a file or a folder, as earlier runs'
+    /// `--store` folders) and/or a folder of databases of bests (`--db`, e.g.
+    /// results/tuned) into the engine. What it holds already is skipped.
+    Import(Transfer),
+    /// The engine's outcomes as JSON-lines stores (`--tune-store DIR`: one per device
+    /// model) and/or its databases of bests as JSON files (`--db DIR`).
+    Export(Transfer),
 }
 
 #[derive(Args, Debug)]
@@ -37,25 +38,13 @@ pub struct At {
 }
 
 #[derive(Args, Debug)]
-pub struct Import {
+pub struct Transfer {
     #[command(flatten)]
     pub at: At,
-    /// A JSON-lines store file, or a folder of them.
+    /// JSON-lines tuning stores: a file or a folder of them.
     #[arg(long = "tune-store", value_name = "PATH")]
     pub tune_store: Option<PathBuf>,
     /// A folder of databases of bests (one JSON file per device).
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
-}
-
-#[derive(Args, Debug)]
-pub struct Export {
-    #[command(flatten)]
-    pub at: At,
-    /// The folder the JSON-lines stores go to.
-    #[arg(long = "tune-store", value_name = "DIR")]
-    pub tune_store: Option<PathBuf>,
-    /// The folder the databases of bests go to.
     #[arg(long, value_name = "DIR")]
     pub db: Option<PathBuf>,
 }
@@ -69,61 +58,48 @@ fn engine(at: &At) -> Result<Url> {
     })
 }
 
-fn said(what: &str, m: &Moved) {
-    println!(
-        "{what}: {} file(s), {} record(s), {} already there, {} database(s) of bests",
-        m.files, m.records, m.skipped, m.databases
-    );
-    for w in &m.warnings {
-        eprintln!("warning: {w}");
+type Move = fn(&std::path::Path, &Url) -> Result<Moved>;
+
+/// Import (files into the engine) or export (the engine out to files).
+fn transfer(t: &Transfer, import: bool) -> Result<()> {
+    let url = engine(&t.at)?;
+    let (name, store, bests): (&str, Move, Move) = match import {
+        true => ("import", transfer::import_store, transfer::import_bests),
+        false => (
+            "export",
+            |p, u| transfer::export_store(u, p),
+            |p, u| transfer::export_bests(u, p),
+        ),
+    };
+    if t.tune_store.is_none() && t.db.is_none() {
+        return Err(Error::invalid(format!(
+            "store {name}: give --tune-store PATH and/or --db DIR"
+        )));
     }
+    for (path, step) in [(&t.tune_store, store), (&t.db, bests)] {
+        let Some(path) = path else { continue };
+        let m = step(path, &url)?;
+        let (files, engine) = (path.display(), url.describe());
+        match import {
+            true => print!("{files} -> {engine}: "),
+            false => print!("{engine} -> {files}: "),
+        }
+        println!(
+            "{} file(s), {} record(s), {} already there, {} database(s) of bests",
+            m.files, m.records, m.skipped, m.databases
+        );
+        for w in &m.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
+    Ok(())
 }
 
 pub fn run(args: StoreArgs) -> Result<()> {
     match args.action {
         Action::Status(at) => status(&engine(&at)?),
-        Action::Import(i) => {
-            let url = engine(&i.at)?;
-            if i.tune_store.is_none() && i.db.is_none() {
-                return Err(Error::invalid(
-                    "store import: give --tune-store PATH and/or --db DIR",
-                ));
-            }
-            if let Some(p) = &i.tune_store {
-                said(
-                    &format!("{} -> {}", p.display(), url.describe()),
-                    &transfer::import_store(p, &url)?,
-                );
-            }
-            if let Some(d) = &i.db {
-                said(
-                    &format!("{} -> {}", d.display(), url.describe()),
-                    &transfer::import_bests(d, &url)?,
-                );
-            }
-            Ok(())
-        }
-        Action::Export(x) => {
-            let url = engine(&x.at)?;
-            if x.tune_store.is_none() && x.db.is_none() {
-                return Err(Error::invalid(
-                    "store export: give --tune-store DIR and/or --db DIR",
-                ));
-            }
-            if let Some(p) = &x.tune_store {
-                said(
-                    &format!("{} -> {}", url.describe(), p.display()),
-                    &transfer::export_store(&url, p)?,
-                );
-            }
-            if let Some(d) = &x.db {
-                said(
-                    &format!("{} -> {}", url.describe(), d.display()),
-                    &transfer::export_bests(&url, d)?,
-                );
-            }
-            Ok(())
-        }
+        Action::Import(t) => transfer(&t, true),
+        Action::Export(t) => transfer(&t, false),
     }
 }
 

@@ -1014,22 +1014,34 @@ impl<'a> Walk<'a> {
                 self.queue.push_back(p);
                 let cand = self.space.candidate(p);
                 let key = base.with(&cand);
-                if let Some(r) = store.lookup(&key) {
-                    // Measured by this run before a restart: its own, not the store's.
-                    let ours = r.run.is_some() && r.run == self.opts.run;
-                    if ours {
-                        self.absorb_own(r);
-                    }
-                    self.ready.insert(p, (cand, r.clone(), !ours));
-                    answered = true;
-                } else if store.claim(&key)? {
-                    self.build(job_tx, (p, cand, key))?;
-                } else {
-                    self.waiting.push((p, cand, key));
-                }
+                answered |= self.place(store, job_tx, (p, cand, key))?;
             }
         }
         Ok(answered)
+    }
+
+    /// One asked point: answered from the store, built here once claimed, or
+    /// left waiting for the process that holds it. Whether it was answered.
+    fn place(
+        &mut self,
+        store: &mut Store,
+        job_tx: &mpsc::Sender<(usize, Candidate, Key)>,
+        (p, cand, key): (usize, Candidate, Key),
+    ) -> Result<bool> {
+        if let Some(r) = store.lookup(&key) {
+            // Measured by this run before a restart: its own, not the store's.
+            let ours = r.run.is_some() && r.run == self.opts.run;
+            if ours {
+                self.absorb_own(r);
+            }
+            self.ready.insert(p, (cand, r.clone(), !ours));
+            return Ok(true);
+        }
+        match store.claim(&key)? {
+            true => self.build(job_tx, (p, cand, key))?,
+            false => self.waiting.push((p, cand, key)),
+        }
+        Ok(false)
     }
 
     fn build(
@@ -1053,15 +1065,8 @@ impl<'a> Walk<'a> {
         job_tx: &mpsc::Sender<(usize, Candidate, Key)>,
     ) -> Result<bool> {
         let mut answered = false;
-        for (p, cand, key) in std::mem::take(&mut self.waiting) {
-            if let Some(r) = store.lookup(&key) {
-                self.ready.insert(p, (cand, r.clone(), true));
-                answered = true;
-            } else if store.claim(&key)? {
-                self.build(job_tx, (p, cand, key))?;
-            } else {
-                self.waiting.push((p, cand, key));
-            }
+        for point in std::mem::take(&mut self.waiting) {
+            answered |= self.place(store, job_tx, point)?;
         }
         Ok(answered)
     }

@@ -74,6 +74,28 @@ pub fn temp_dir(prefix: &str, name: &str) -> PathBuf {
     d
 }
 
+/// This build's gemmlab run with `args`, finished.
+pub fn run_gemmlab(args: &[&str]) -> Output {
+    std::process::Command::new(gemmlab_bin())
+        .args(args)
+        .output()
+        .expect("the gemmlab binary runs")
+}
+
+/// The README and every page of the book under docs/src, in order.
+pub fn doc_pages() -> Vec<PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut md: Vec<PathBuf> = std::fs::read_dir(root.join("docs/src"))
+        .expect("docs/src exists")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    md.sort();
+    md.insert(0, root.join("README.md"));
+    md
+}
+
 /// A finished command's stdout and stderr, for assertion messages.
 pub fn output_text(o: &Output) -> String {
     format!(

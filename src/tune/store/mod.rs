@@ -169,8 +169,18 @@ impl Store {
             pci_bus_id: device.pci_bus_id.clone(),
             created_utc: crate::results::utc_now(),
         };
+        Ok(Store::holding(
+            Kind::Sql(Box::new(db)),
+            header,
+            records,
+            warnings,
+        ))
+    }
+
+    /// A store of `kind` holding `records`, indexed.
+    fn holding(kind: Kind, header: Header, records: Vec<Record>, warnings: Vec<String>) -> Store {
         let mut store = Store {
-            kind: Kind::Sql(Box::new(db)),
+            kind,
             header,
             records: Vec::new(),
             search: HashMap::new(),
@@ -179,7 +189,7 @@ impl Store {
         for r in records {
             store.index(r);
         }
-        Ok(store)
+        store
     }
 
     /// Opens (or creates) the JSON-lines store at `path` for `device`.
@@ -246,20 +256,11 @@ impl Store {
             // A line cut off by an interrupt: start the next one on its own line.
             writeln!(file).map_err(io)?;
         }
-        let mut store = Store {
-            kind: Kind::File {
-                path: path.to_path_buf(),
-                file,
-            },
-            header,
-            records: Vec::new(),
-            search: HashMap::new(),
-            warnings,
+        let kind = Kind::File {
+            path: path.to_path_buf(),
+            file,
         };
-        for r in records {
-            store.index(r);
-        }
-        Ok(store)
+        Ok(Store::holding(kind, header, records, warnings))
     }
 
     fn index(&mut self, r: Record) {
