@@ -423,35 +423,37 @@ mod tests {
     }
 
     #[test]
-    fn sqlite_migrates_once_and_rolls_back_failures() {
-        let dir = std::env::temp_dir().join(format!("gemmlab-engine-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let url = Url::Sqlite(dir.join("s.sqlite"));
-        let mut e = Engine::open(&url).unwrap();
-        drop(Engine::open(&url).unwrap());
-        let v = e
-            .query("SELECT COUNT(*), MAX(version) FROM gemmlab_schema", &[])
-            .unwrap();
-        assert_eq!(v[0], vec![Value::Int(1), Value::Int(SCHEMA_VERSION)]);
-        let put = "INSERT INTO bests (device, db, updated_utc) VALUES ($1, $2, $3)";
-        let r: Result<()> = e.transaction(|e| {
-            e.execute(put, &["A".into(), "{}".into(), "now".into()])?;
-            Err(Error::invalid("stop"))
-        });
-        assert!(r.is_err());
-        assert!(e.query("SELECT device FROM bests", &[]).unwrap().is_empty());
-        e.execute(put, &["B".into(), "{}".into(), "now".into()])
-            .unwrap();
-        let rows = e.query(
-            "SELECT device, db FROM bests WHERE device = $1",
-            &["B".into()],
-        );
-        assert_eq!(rows.unwrap()[0][1], Value::Text("{}".into()));
-        let now = e.now_sql();
-        let t = e.query(&format!("SELECT {now}"), &[]).unwrap()[0][0]
-            .real()
-            .unwrap();
-        assert!(t > 1.7e9, "{t}");
-        let _ = std::fs::remove_dir_all(&dir);
+    fn engines_migrate_once_and_roll_back_failures() {
+        for url in crate::tune::store::sql::tests::engines("engine") {
+            let mut e = Engine::open(&url).unwrap();
+            drop(Engine::open(&url).unwrap());
+            let v = e
+                .query("SELECT COUNT(*), MAX(version) FROM gemmlab_schema", &[])
+                .unwrap();
+            assert_eq!(v[0], vec![Value::Int(1), Value::Int(SCHEMA_VERSION)]);
+            let (a, b) = (
+                format!("A {}", std::process::id()),
+                format!("B {}", std::process::id()),
+            );
+            let put = "INSERT INTO bests (device, db, updated_utc) VALUES ($1, $2, $3)";
+            let r: Result<()> = e.transaction(|e| {
+                e.execute(put, &[a.as_str().into(), "{}".into(), "now".into()])?;
+                Err(Error::invalid("stop"))
+            });
+            assert!(r.is_err());
+            let held = "SELECT device, db FROM bests WHERE device = $1";
+            assert!(e.query(held, &[a.as_str().into()]).unwrap().is_empty());
+            e.execute(put, &[b.as_str().into(), "{}".into(), "now".into()])
+                .unwrap();
+            let rows = e.query(held, &[b.as_str().into()]).unwrap();
+            assert_eq!(rows[0][1], Value::Text("{}".into()), "{}", url.describe());
+            let now = e.now_sql();
+            let t = e.query(&format!("SELECT {now}"), &[]).unwrap()[0][0]
+                .real()
+                .unwrap();
+            assert!(t > 1.7e9, "{t}");
+            e.execute("DELETE FROM bests WHERE device = $1", &[b.as_str().into()])
+                .unwrap();
+        }
     }
 }

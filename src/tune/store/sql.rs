@@ -212,64 +212,82 @@ fn phase_value(p: Phase) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The engines the store's tests run on: a fresh SQLite file, and the
+    /// PostgreSQL database GEMMLAB_TEST_POSTGRES names where it is set. Device
+    /// models carry the process id, so runs sharing one server never meet.
+    pub(crate) fn engines(name: &str) -> Vec<Url> {
+        let dir = std::env::temp_dir().join(format!("gemmlab-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut out = vec![Url::Sqlite(dir.join("s.sqlite"))];
+        match std::env::var("GEMMLAB_TEST_POSTGRES") {
+            Ok(u) => out.extend(Url::parse(&u)),
+            Err(_) => eprintln!("{name}: SQLite only (GEMMLAB_TEST_POSTGRES is not set)"),
+        }
+        out
+    }
+
+    fn model(m: &str) -> String {
+        format!("{m} {}", std::process::id())
+    }
 
     #[test]
     fn a_claim_is_one_process_s_until_its_lease_runs_out() {
-        let dir = std::env::temp_dir().join(format!("gemmlab-claims-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let url = Url::Sqlite(dir.join("s.sqlite"));
-        let key = crate::tune::store::tests::sample().key;
-        let mut a = SqlStore::open(&url, "GPU A", "a".into()).unwrap();
-        let mut b = SqlStore::open(&url, "GPU A", "b".into()).unwrap();
-        let mut other_model = SqlStore::open(&url, "GPU B", "c".into()).unwrap();
-        assert!(a.claim(&key).unwrap());
-        assert!(a.claim(&key).unwrap(), "a claim of its own is renewed");
-        assert!(!b.claim(&key).unwrap(), "held by a live process");
-        assert!(
-            other_model.claim(&key).unwrap(),
-            "another device model measures it too"
-        );
-        assert_eq!(b.holder(&key).unwrap().map(|h| h.0), Some("a".to_string()));
-        // a dies: its heartbeat stops and its lease runs out.
-        if let Some(h) = a.heartbeat.take() {
-            h.stop();
-        }
-        let mut e = Engine::open(&url).unwrap();
-        e.execute("UPDATE tune_claims SET expires = 0 WHERE worker = 'a'", &[])
+        for url in engines("claims") {
+            let key = crate::tune::store::tests::sample().key;
+            let (ma, mb) = (model("GPU A"), model("GPU B"));
+            let mut a = SqlStore::open(&url, &ma, "a".into()).unwrap();
+            let mut b = SqlStore::open(&url, &ma, "b".into()).unwrap();
+            let mut other_model = SqlStore::open(&url, &mb, "c".into()).unwrap();
+            assert!(a.claim(&key).unwrap());
+            assert!(a.claim(&key).unwrap(), "a claim of its own is renewed");
+            assert!(!b.claim(&key).unwrap(), "held by a live process");
+            assert!(
+                other_model.claim(&key).unwrap(),
+                "another device model measures it too"
+            );
+            assert_eq!(b.holder(&key).unwrap().map(|h| h.0), Some("a".to_string()));
+            // a dies: its heartbeat stops and its lease runs out.
+            if let Some(h) = a.heartbeat.take() {
+                h.stop();
+            }
+            let mut e = Engine::open(&url).unwrap();
+            e.execute(
+                "UPDATE tune_claims SET expires = 0 WHERE worker = 'a' AND device = $1",
+                &[ma.as_str().into()],
+            )
             .unwrap();
-        assert!(b.claim(&key).unwrap(), "an expired claim is taken over");
-        let mut r = crate::tune::store::tests::sample();
-        r.run = Some("b".into());
-        b.append(&r).unwrap();
-        assert!(
-            b.holder(&key).unwrap().is_none(),
-            "an outcome ends the claim"
-        );
-        let (news, warnings) = a.news().unwrap();
-        assert!(warnings.is_empty());
-        assert_eq!(news, vec![r]);
-        assert!(a.news().unwrap().0.is_empty(), "news once");
-        std::mem::forget(a);
-        drop(b);
-        let _ = std::fs::remove_dir_all(&dir);
+            assert!(b.claim(&key).unwrap(), "an expired claim is taken over");
+            let mut r = crate::tune::store::tests::sample();
+            r.run = Some("b".into());
+            b.append(&r).unwrap();
+            assert!(
+                b.holder(&key).unwrap().is_none(),
+                "an outcome ends the claim"
+            );
+            let (news, warnings) = a.news().unwrap();
+            assert!(warnings.is_empty());
+            assert_eq!(news, vec![r], "{}", url.describe());
+            assert!(a.news().unwrap().0.is_empty(), "news once");
+            std::mem::forget(a);
+        }
     }
 
     #[test]
     fn the_heartbeat_keeps_a_claim_alive_past_its_lease() {
-        let dir = std::env::temp_dir().join(format!("gemmlab-beat-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let url = Url::Sqlite(dir.join("s.sqlite"));
-        let key = crate::tune::store::tests::sample().key;
-        let mut a = SqlStore::open(&url, "GPU A", "a".into()).unwrap();
-        a.lease_s = 0.4;
-        let mut b = SqlStore::open(&url, "GPU A", "b".into()).unwrap();
-        assert!(a.claim(&key).unwrap());
-        std::thread::sleep(Duration::from_millis(1200));
-        assert!(!b.claim(&key).unwrap(), "renewed by a's heartbeat");
-        drop(a);
-        assert!(b.claim(&key).unwrap(), "freed when a ends");
-        let _ = std::fs::remove_dir_all(&dir);
+        for url in engines("beat") {
+            let key = crate::tune::store::tests::sample().key;
+            let m = model("GPU A");
+            let mut a = SqlStore::open(&url, &m, "a".into()).unwrap();
+            a.lease_s = 0.4;
+            let mut b = SqlStore::open(&url, &m, "b".into()).unwrap();
+            assert!(a.claim(&key).unwrap());
+            std::thread::sleep(Duration::from_millis(1200));
+            assert!(!b.claim(&key).unwrap(), "renewed by a's heartbeat");
+            drop(a);
+            assert!(b.claim(&key).unwrap(), "freed when a ends");
+        }
     }
 }
