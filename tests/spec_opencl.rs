@@ -1099,6 +1099,8 @@ fn a_kernel_that_crashes_or_hangs_costs_its_row_not_the_run() {
     let o = on_device(&args, &out);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
+    // The restarted process keeps what its predecessor measured (misbehave's row).
+    assert!(t.contains("restarted: 1 row measured before kept"), "{t}");
     let status_of = |kernel: &str| -> String {
         let r = rows(&out);
         let row = r.iter().find(|m| m["kernel"] == kernel);

@@ -16,6 +16,7 @@
 //!   blamed kernel with its failure instead of running it, so the run finishes
 //!   with one row per kernel and the exit status of any failed row.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus};
 use std::sync::OnceLock;
@@ -25,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::gemm::driver::{Session, Status};
+use crate::results::Measurement;
 use crate::util::process::{signal_name, signal_of, unix_now};
 
 /// The marker file the child keeps up to date.
@@ -110,6 +112,46 @@ pub fn restarted() -> bool {
 /// The seed the supervisor chose for every child of this run.
 pub fn seed() -> Option<u64> {
     std::env::var(ENV_SEED).ok()?.parse().ok()
+}
+
+/// A row's identity across the processes of one supervised run.
+pub fn row_key(r: &Measurement) -> String {
+    format!(
+        "{}|{}|{}|{:?}|{:?}|{}x{}x{}|{:?}|{:?}|{:?}|{:?}|{:?}",
+        r.experiment,
+        r.kernel,
+        r.toolchain,
+        r.variant,
+        r.label,
+        r.m,
+        r.n,
+        r.k,
+        r.dims,
+        r.problem,
+        r.config,
+        r.hints,
+        r.cache
+    )
+}
+
+static EARLIER: OnceLock<HashMap<String, Measurement>> = OnceLock::new();
+
+/// Keeps the rows earlier children of this run wrote (a restarted child reads
+/// them before it starts the run's files again), by row; how many.
+pub fn remember_earlier(measurements: &Path) -> usize {
+    let text = std::fs::read_to_string(measurements).unwrap_or_default();
+    let rows: HashMap<String, Measurement> = (text.lines())
+        .filter_map(|l| serde_json::from_str::<Measurement>(l).ok())
+        .map(|m| (row_key(&m), m))
+        .collect();
+    let n = rows.len();
+    let _ = EARLIER.set(rows);
+    n
+}
+
+/// The row an earlier child of this run measured, if it did.
+pub fn earlier(key: &str) -> Option<Measurement> {
+    EARLIER.get()?.get(key).cloned()
 }
 
 /// How an earlier child of this run ended on the row `key`, if it did.

@@ -107,9 +107,16 @@ pub fn measure<W: Workload<I>, I>(
         .map(|it| {
             let s = &sessions[workload.session(it)];
             let r = workload.row(experiment, s, it, plan);
-            (row_key(&r), row_what(&r))
+            (isolate::row_key(&r), row_what(&r))
         })
         .collect();
+    // A point an earlier process of this run measured whole (before a crash
+    // elsewhere) keeps its rows: nothing is measured twice.
+    let earlier: Vec<Option<Measurement>> =
+        named.iter().map(|(k, _)| isolate::earlier(k)).collect();
+    if !earlier.is_empty() && earlier.iter().all(Option::is_some) {
+        return earlier.into_iter().flatten().collect();
+    }
     let attempts: Vec<Attempt<W::Ready>> = items
         .iter()
         .zip(&named)
@@ -203,26 +210,6 @@ pub fn measure<W: Workload<I>, I>(
         rows.push(row);
     }
     rows
-}
-
-/// A row's identity across the processes of one supervised run.
-fn row_key(r: &Measurement) -> String {
-    format!(
-        "{}|{}|{}|{:?}|{:?}|{}x{}x{}|{:?}|{:?}|{:?}|{:?}|{:?}",
-        r.experiment,
-        r.kernel,
-        r.toolchain,
-        r.variant,
-        r.label,
-        r.m,
-        r.n,
-        r.k,
-        r.dims,
-        r.problem,
-        r.config,
-        r.hints,
-        r.cache
-    )
 }
 
 /// "xgemm (variant) on opencl at 1024" for the person watching.

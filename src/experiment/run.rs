@@ -50,7 +50,12 @@ impl Recording<'_> {
         env.record_clocks(sessions);
         // A restarted child of a supervised run: the files there are this run's own.
         let writer = match super::isolate::restarted() {
-            true => ResultWriter::create_resumed(self.out, env)?,
+            true => {
+                let kept = super::isolate::remember_earlier(&self.out.join("measurements.jsonl"));
+                let kept = plural(kept, "row");
+                println!("restarted: {kept} measured before kept, not measured again");
+                ResultWriter::create_resumed(self.out, env)?
+            }
             false => ResultWriter::create(self.out, env)?,
         };
         if self.keep_ptx {
