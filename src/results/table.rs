@@ -111,30 +111,44 @@ fn nothing_legend(rows: &[Measurement]) -> String {
     }
 }
 
+/// "kernel", then each column under each toolchain's name.
+fn header(toolchains: &[Toolchain], columns: &[&str]) -> Vec<String> {
+    let per = toolchains
+        .iter()
+        .flat_map(|tc| columns.iter().map(move |h| format!("{tc} {h}")));
+    std::iter::once("kernel".to_string()).chain(per).collect()
+}
+
+/// Kernel `k`'s row on `tc`, its failure's reason noted.
+fn row_of<'a>(
+    rows: &'a [Measurement],
+    k: &str,
+    tc: Toolchain,
+    notes: &mut Vec<String>,
+) -> Option<&'a Measurement> {
+    let m = rows.iter().find(|r| r.kernel == k && r.toolchain == tc);
+    if let Some(reason) = m.and_then(|m| m.status.reason()) {
+        notes.push(format!("  {k} on {tc}: {}", said(reason)));
+    }
+    m
+}
+
 pub fn compare_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
     let kernels = kernels_in(rows);
-    let mut header = vec!["kernel".to_string()];
-    for tc in toolchains {
-        for h in [
-            "GFLOP/s (IQR)",
-            "%cuBLAS",
-            "regs",
-            "spill st/ld",
-            "occ",
-            "check",
-        ] {
-            header.push(format!("{tc} {h}"));
-        }
-    }
-    let mut table: Vec<Vec<String>> = vec![header];
+    let columns = [
+        "GFLOP/s (IQR)",
+        "%cuBLAS",
+        "regs",
+        "spill st/ld",
+        "occ",
+        "check",
+    ];
+    let mut table: Vec<Vec<String>> = vec![header(toolchains, &columns)];
     let mut notes = Vec::new();
     for k in &kernels {
         let mut line = vec![k.to_string()];
         for tc in toolchains {
-            let m = rows.iter().find(|r| r.kernel == *k && r.toolchain == *tc);
-            if let Some(reason) = m.and_then(|m| m.status.reason()) {
-                notes.push(format!("  {k} on {tc}: {}", said(reason)));
-            }
+            let m = row_of(rows, k, *tc, &mut notes);
             if let Some((used, cap)) = m.and_then(Measurement::cap_exceeded) {
                 notes.push(format!(
                     "  {k} on {tc}: {used} registers used, more than the cap of {cap}: the compiler did not apply it"
@@ -326,29 +340,21 @@ fn kernels_in(rows: &[Measurement]) -> Vec<&str> {
 /// GB/s where the spec states its work, registers, spills, occupancy, check.
 pub fn spec_table(rows: &[Measurement], toolchains: &[Toolchain]) -> String {
     let kernels = kernels_in(rows);
-    let mut header = vec!["kernel".to_string()];
-    for tc in toolchains {
-        for h in [
-            "time us (IQR)",
-            "GFLOP/s",
-            "GB/s",
-            "regs",
-            "spill st/ld",
-            "occ",
-            "check",
-        ] {
-            header.push(format!("{tc} {h}"));
-        }
-    }
-    let mut table = vec![header];
+    let columns = [
+        "time us (IQR)",
+        "GFLOP/s",
+        "GB/s",
+        "regs",
+        "spill st/ld",
+        "occ",
+        "check",
+    ];
+    let mut table = vec![header(toolchains, &columns)];
     let mut notes = Vec::new();
     for k in &kernels {
         let mut line = vec![k.to_string()];
         for tc in toolchains {
-            let m = rows.iter().find(|r| r.kernel == *k && r.toolchain == *tc);
-            if let Some(reason) = m.and_then(|m| m.status.reason()) {
-                notes.push(format!("  {k} on {tc}: {}", said(reason)));
-            }
+            let m = row_of(rows, k, *tc, &mut notes);
             let [speed, _, regs, spills, occ, mut check] = cell(m);
             let poison_only = m
                 .and_then(|m| m.check.as_ref())

@@ -103,6 +103,14 @@ pub struct TuneResult {
     pub finals: Vec<Measurement>,
 }
 
+impl TuneResult {
+    /// One kernel's final rows and its searches (by session).
+    fn keep(&mut self, finals: Vec<Measurement>, searched: Vec<(usize, SearchResult)>) {
+        self.finals.extend(finals);
+        self.searches.extend(searched.into_iter().map(|(_, r)| r));
+    }
+}
+
 /// Runs the tuning. `on_search` sees each finished search, `on_final` each
 /// kernel's final rows (for printing as they come).
 #[allow(clippy::too_many_arguments)]
@@ -271,8 +279,7 @@ fn tune_gemm_size(
         let mut shown = vendor.clone();
         shown.extend(rows.iter().cloned());
         on_final(&shown);
-        result.finals.extend(rows);
-        result.searches.extend(searched.into_iter().map(|(_, r)| r));
+        result.keep(rows, searched);
     }
     for s in sessions.iter_mut() {
         s.unload();
@@ -376,8 +383,7 @@ fn tune_spec(
             });
         }
         on_final(&rows);
-        result.finals.extend(rows);
-        result.searches.extend(searched.into_iter().map(|(_, r)| r));
+        result.keep(rows, searched);
         for s in sessions.iter_mut() {
             s.unload();
         }

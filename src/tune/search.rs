@@ -1337,6 +1337,23 @@ type InputsCache = Option<(
 
 /// Loads, checks and times one compiled point of a user kernel.
 #[allow(clippy::too_many_arguments)]
+/// What every measured configuration starts with: the session's laps restarted
+/// and its record begun; `Err` is the record of one whose build failed.
+fn begin(
+    session: &Session,
+    key: Key,
+    opts: &SearchOptions,
+    compiled: Result<Artefact>,
+) -> std::result::Result<(Record, Artefact, Config, Hints), Record> {
+    session.laps.borrow_mut().restart();
+    let (record, artefact) = start_record(key, opts, compiled);
+    let Some(artefact) = artefact else {
+        return Err(record);
+    };
+    let (config, hints) = (record.key.config.clone(), record.key.hints.clone());
+    Ok((record, artefact, config, hints))
+}
+
 fn measure_spec(
     session: &mut Session,
     kernel: &UserKernel,
@@ -1349,13 +1366,10 @@ fn measure_spec(
     fastest: &mut Fastest,
 ) -> Record {
     let t = Instant::now();
-    session.laps.borrow_mut().restart();
-    let (mut record, artefact) = start_record(key, opts, compiled);
-    let Some(artefact) = artefact else {
-        return record;
+    let (mut record, artefact, config, hints) = match begin(session, key, opts, compiled) {
+        Ok(begun) => begun,
+        Err(failed) => return failed,
     };
-    let config = record.key.config.clone();
-    let hints = record.key.hints.clone();
     let inst = match kernel.instantiate(&config, dims) {
         Ok(i) => i,
         Err(e) => {
@@ -1485,13 +1499,10 @@ fn measure(
     };
     let info = session.backend.borrow().info().clone();
     let t = Instant::now();
-    session.laps.borrow_mut().restart();
-    let (mut record, artefact) = start_record(key, opts, compiled);
-    let Some(artefact) = artefact else {
-        return record;
+    let (mut record, artefact, config, hints) = match begin(session, key, opts, compiled) {
+        Ok(begun) => begun,
+        Err(failed) => return failed,
     };
-    let config = record.key.config.clone();
-    let hints = record.key.hints.clone();
     let resources = |record: &mut Record, build: Option<&BuildReport>| {
         record.resources =
             build.and_then(|b| spec.resources(b, &config, info.toolchain.language()));
