@@ -3,16 +3,16 @@
 //! assembled by each cached ptxas): registers, spills, occupancy. No GPU.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
 
 use gemmlab::backend::nvrtc::{cache, offline_device, Arch, Nvrtc};
 use gemmlab::backend::Toolchain;
-use gemmlab::experiment::atlas::{self, Ptxas, Skipped};
+use gemmlab::experiment::atlas::{self, OpenClListing, Ptxas, Skipped};
 use gemmlab::experiment::Point;
-use gemmlab::kernel::builtin::{self as kernels, Hints};
+use gemmlab::kernel::builtin::{self as kernels, Hints, KernelSpec};
 use gemmlab::measure::Plan;
 use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::{Error, Result};
@@ -51,19 +51,179 @@ pub struct AtlasArgs {
 
 pub fn run(args: AtlasArgs) -> Result<super::Outcome> {
     gemmlab::error::check_out_dir(&args.out, "--out")?;
-    let specs = kernels::select(args.kernels.as_deref())?;
-    let names: Vec<String> = if args.archs.is_empty() {
+    let atlas = Atlas::from_args(&args)?;
+    atlas.say(&args.out);
+    let mut writer = ResultWriter::create(&args.out, atlas.environment())?;
+    let rows = atlas.compile();
+    for r in rows.cuda.iter().chain(&rows.opencl).chain(&rows.clang) {
+        writer.push(r.clone())?;
+    }
+    rows.print(&atlas.archs);
+    let all = writer.finish()?;
+    println!("wrote {} rows to {}", all.len(), args.out.display());
+    // A kernel NVRTC cannot compile is a failure; ptxas refusing adapted OpenCL PTX is a finding.
+    let compiled: Vec<Measurement> = rows.cuda.into_iter().chain(rows.clang).collect();
+    Ok(super::Outcome::from_measurements(&compiled))
+}
+
+/// What an atlas compiles, and with what, checked before anything is compiled.
+struct Atlas {
+    archs: Vec<Arch>,
+    nvrtcs: Vec<Arc<Nvrtc>>,
+    /// Each NVRTC described, in `nvrtcs`' order.
+    compilers: Vec<String>,
+    /// Every kernel at its published defaults.
+    points: Vec<Point>,
+    listings: Vec<OpenClListing>,
+    ptxases: Vec<Ptxas>,
+    clang: bool,
+    jobs: usize,
+}
+
+impl Atlas {
+    fn from_args(args: &AtlasArgs) -> Result<Atlas> {
+        let specs = kernels::select(args.kernels.as_deref())?;
+        let archs = parse_archs(&args.archs)?;
+        let nvrtcs = choose_nvrtcs(&args.nvrtc)?;
+        let points = published_points(&specs)?;
+        let listings = match &args.opencl_ptx {
+            Some(run) => atlas::opencl_listings(run, &specs)?,
+            None => Vec::new(),
+        };
+        let ptxases = ptxases_for(&listings)?;
+        let jobs = args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1);
+        Ok(Atlas {
+            compilers: nvrtcs.iter().map(|n| n.describe()).collect(),
+            archs,
+            nvrtcs,
+            points,
+            listings,
+            ptxases,
+            clang: args.clang,
+            jobs,
+        })
+    }
+
+    /// The line that says what the atlas compiles, and each NVRTC under it.
+    fn say(&self, out: &Path) {
+        println!(
+            "atlas: {} kernels x {} architectures under {} NVRTC(s){}; offline, nothing is run; results in {}",
+            self.points.len(),
+            self.archs.len(),
+            self.nvrtcs.len(),
+            if self.listings.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", and NVIDIA OpenCL's PTX of {} kernels through ptxas {}",
+                    self.listings.len(),
+                    (self.ptxases.iter())
+                        .map(|p| p.release.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            },
+            out.display()
+        );
+        for c in &self.compilers {
+            println!("  {c}");
+        }
+    }
+
+    /// One offline device per architecture and NVRTC, and notes naming the compilers.
+    fn environment(&self) -> Environment {
+        let devices = (self.archs.iter())
+            .flat_map(|a| self.nvrtcs.iter().map(move |n| offline_device(n, a)))
+            .collect();
+        let mut env = Environment::capture(devices, 0, Plan::default());
+        env.notes
+            .push("atlas: offline, every kernel at its published defaults".into());
+        env.notes
+            .extend(self.compilers.iter().map(|c| format!("NVRTC: {c}")));
+        env.notes.extend(
+            (self.ptxases.iter()).map(|p| format!("ptxas {}: {}", p.release, p.path.display())),
+        );
+        env
+    }
+
+    /// Every compilation, under one progress bar.
+    fn compile(&self) -> Rows {
+        let (archs, points) = (&self.archs, &self.points);
+        let clang_count = if self.clang {
+            2 * archs.len() * points.len()
+        } else {
+            0
+        };
+        let total = atlas::cuda_count(&self.nvrtcs, archs, points.len())
+            + atlas::opencl_count(self.listings.len(), &self.ptxases, archs)
+            + clang_count;
+        let pb = progress(total as u64);
+        let (cuda, mut skipped) = atlas::cuda_rows(&self.nvrtcs, archs, points, self.jobs, &pb);
+        let opencl = atlas::opencl_rows(&self.listings, &self.ptxases, archs, &pb);
+        let clang = if self.clang {
+            let (rows, s) = atlas::clang_rows(archs, points, self.jobs, &pb);
+            skipped.extend(s);
+            rows
+        } else {
+            Vec::new()
+        };
+        pb.finish_and_clear();
+        Rows {
+            cuda,
+            opencl,
+            clang,
+            skipped,
+        }
+    }
+}
+
+/// The atlas's rows per compiler family, and the architectures a compiler skipped.
+struct Rows {
+    cuda: Vec<Measurement>,
+    opencl: Vec<Measurement>,
+    clang: Vec<Measurement>,
+    skipped: Vec<Skipped>,
+}
+
+impl Rows {
+    /// The clang count, the register matrix, what was skipped and what ptxas refused.
+    fn print(&self, archs: &[Arch]) {
+        if !self.clang.is_empty() {
+            let ok = self.clang.iter().filter(|m| m.resources.is_some()).count();
+            println!(
+                "clang: {ok} of {} kernel x architecture x toolchain rows compiled",
+                self.clang.len()
+            );
+        }
+        print!("{}", matrix(archs, &self.cuda, &self.opencl));
+        print_skipped(&self.skipped);
+        let refused = (self.opencl.iter())
+            .filter(|m| !matches!(m.status, gemmlab::gemm::driver::Status::Unavailable(_)))
+            .count();
+        if refused > 0 {
+            println!(
+                "{refused} OpenCL listings were refused by ptxas (their rows say why); they are data, not failures"
+            );
+        }
+    }
+}
+
+/// The architectures asked for, or the atlas's default list.
+fn parse_archs(asked: &[String]) -> Result<Vec<Arch>> {
+    let names: Vec<String> = if asked.is_empty() {
         atlas::ARCHS.iter().map(|s| s.to_string()).collect()
     } else {
-        args.archs.clone()
+        asked.to_vec()
     };
-    let archs: Vec<Arch> = names
-        .iter()
-        .map(|a| Arch::parse(a))
-        .collect::<Result<_>>()?;
-    let nvrtcs = choose_nvrtcs(&args.nvrtc)?;
-    let points: Vec<Point> = specs
-        .iter()
+    names.iter().map(|a| Arch::parse(a)).collect()
+}
+
+/// Every kernel at its published defaults.
+fn published_points(specs: &[&'static KernelSpec]) -> Result<Vec<Point>> {
+    (specs.iter())
         .map(|spec| {
             Ok(Point {
                 spec,
@@ -72,110 +232,22 @@ pub fn run(args: AtlasArgs) -> Result<super::Outcome> {
                 label: Some("published".into()),
             })
         })
-        .collect::<Result<_>>()?;
-    let listings = match &args.opencl_ptx {
-        Some(run) => atlas::opencl_listings(run, &specs)?,
-        None => Vec::new(),
-    };
-    let ptxases = if listings.is_empty() {
-        Vec::new()
-    } else {
-        let p = Ptxas::cached();
-        if p.is_empty() {
-            return Err(Error::invalid(format!(
-                "--opencl-ptx needs a ptxas: none in {} (scripts/nvrtc/fetch.sh 11.8 13 --with-ptxas fetches them)",
-                cache::describe_dir()
-            )));
-        }
-        p
-    };
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+        .collect()
+}
 
-    let compilers: Vec<String> = nvrtcs.iter().map(|n| n.describe()).collect();
-    println!(
-        "atlas: {} kernels x {} architectures under {} NVRTC(s){}; offline, nothing is run; results in {}",
-        specs.len(),
-        archs.len(),
-        nvrtcs.len(),
-        if listings.is_empty() {
-            String::new()
-        } else {
-            format!(
-                ", and NVIDIA OpenCL's PTX of {} kernels through ptxas {}",
-                listings.len(),
-                ptxases.iter().map(|p| p.release.as_str()).collect::<Vec<_>>().join(", ")
-            )
-        },
-        args.out.display()
-    );
-    for c in &compilers {
-        println!("  {c}");
+/// The cached ptxas releases that assemble OpenCL's listings (none without listings).
+fn ptxases_for(listings: &[OpenClListing]) -> Result<Vec<Ptxas>> {
+    if listings.is_empty() {
+        return Ok(Vec::new());
     }
-
-    let devices = archs
-        .iter()
-        .flat_map(|a| nvrtcs.iter().map(move |n| offline_device(n, a)))
-        .collect();
-    let mut env = Environment::capture(devices, 0, Plan::default());
-    env.notes
-        .push("atlas: offline, every kernel at its published defaults".into());
-    env.notes
-        .extend(compilers.iter().map(|c| format!("NVRTC: {c}")));
-    env.notes.extend(
-        ptxases
-            .iter()
-            .map(|p| format!("ptxas {}: {}", p.release, p.path.display())),
-    );
-    let mut writer = ResultWriter::create(&args.out, env)?;
-
-    let clang_count = if args.clang {
-        2 * archs.len() * points.len()
-    } else {
-        0
-    };
-    let total = atlas::cuda_count(&nvrtcs, &archs, points.len())
-        + atlas::opencl_count(listings.len(), &ptxases, &archs)
-        + clang_count;
-    let pb = progress(total as u64);
-    let (cuda, mut skipped) = atlas::cuda_rows(&nvrtcs, &archs, &points, jobs, &pb);
-    let opencl = atlas::opencl_rows(&listings, &ptxases, &archs, &pb);
-    let clang = if args.clang {
-        let (rows, s) = atlas::clang_rows(&archs, &points, jobs, &pb);
-        skipped.extend(s);
-        rows
-    } else {
-        Vec::new()
-    };
-    pb.finish_and_clear();
-    for r in cuda.iter().chain(&opencl).chain(&clang) {
-        writer.push(r.clone())?;
+    let p = Ptxas::cached();
+    if p.is_empty() {
+        return Err(Error::invalid(format!(
+            "--opencl-ptx needs a ptxas: none in {} (scripts/nvrtc/fetch.sh 11.8 13 --with-ptxas fetches them)",
+            cache::describe_dir()
+        )));
     }
-    if !clang.is_empty() {
-        let ok = clang.iter().filter(|m| m.resources.is_some()).count();
-        println!(
-            "clang: {ok} of {} kernel x architecture x toolchain rows compiled",
-            clang.len()
-        );
-    }
-    print!("{}", matrix(&archs, &cuda, &opencl));
-    print_skipped(&skipped);
-    let refused = opencl
-        .iter()
-        .filter(|m| !matches!(m.status, gemmlab::gemm::driver::Status::Unavailable(_)))
-        .count();
-    if refused > 0 {
-        println!(
-            "{refused} OpenCL listings were refused by ptxas (their rows say why); they are data, not failures"
-        );
-    }
-    let all = writer.finish()?;
-    println!("wrote {} rows to {}", all.len(), args.out.display());
-    // A kernel NVRTC cannot compile is a failure; ptxas refusing adapted OpenCL PTX is a finding.
-    let compiled: Vec<Measurement> = cuda.into_iter().chain(clang).collect();
-    Ok(super::Outcome::from_measurements(&compiled))
+    Ok(p)
 }
 
 /// The NVRTCs asked for, or every one gemmlab can find.
