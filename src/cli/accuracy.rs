@@ -2,7 +2,7 @@
 //! inputs, next to cuBLAS SGEMM (FP32) and cuBLAS's TF32 mode, per size, K and
 //! input distribution; and the gate that says where 3xTF32 is FP32-accurate.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -64,31 +64,7 @@ struct Record<'a> {
 
 pub fn run(args: AccuracyArgs) -> Result<super::Outcome> {
     gemmlab::error::check_out_dir(&args.out, "--out")?;
-    let sizes: Vec<(usize, usize, usize)> = args
-        .sizes
-        .iter()
-        .map(|s| parse_size(s))
-        .collect::<Result<_>>()?;
-    let inputs: Vec<Inputs> = args
-        .inputs
-        .iter()
-        .map(|s| Inputs::parse(s))
-        .collect::<Result<_>>()?;
-    let specs = kernels::select(Some(&args.kernels))?;
-    let defines: Vec<(String, i64)> = args
-        .defines
-        .iter()
-        .map(|d| kernels::parse_define(d))
-        .collect::<Result<_>>()?;
-    if let Some((name, _)) = defines
-        .iter()
-        .find(|(n, _)| !specs.iter().any(|k| k.params.iter().any(|p| p.name == n)))
-    {
-        return Err(Error::invalid(format!(
-            "--define {name}: none of the kernels {} has a parameter {name}",
-            args.kernels
-        )));
-    }
+    let asked = Asked::from_args(&args)?;
     let mut sessions = args.device.sessions()?;
     let device = sessions
         .first()
@@ -100,61 +76,14 @@ pub fn run(args: AccuracyArgs) -> Result<super::Outcome> {
         None
     };
     let mut rows: Vec<Row> = Vec::new();
-    for &(m, n, k) in &sizes {
-        for &inp in &inputs {
-            eprintln!(
-                "[{m}x{n}x{k}, {} inputs] f64 reference and |A||B| on the host",
-                inp.name()
-            );
-            let ops = Operands::for_problem_of(Problem::plain(m, n, k), args.seed, inp);
-            let reference = Reference::cpu(&ops);
-            let Reference::Full { c: exact, .. } = &reference else {
-                return Err(Error::invalid("the CPU reference is always full"));
-            };
-            let abs_a: Vec<f32> = ops.a.iter().map(|v| v.abs()).collect();
-            let abs_b: Vec<f32> = ops.b.iter().map(|v| v.abs()).collect();
-            let abs = reference_gemm(m, n, k, &abs_a, &abs_b);
-            let samples = sampled_reference(m, n, k, &ops.a, &ops.b, args.seed);
-            let point = Point {
-                ops: &ops,
-                unchecked: Reference::Sampled(gemmlab::gemm::Samples {
-                    k,
-                    points: Vec::new(),
-                    values: Vec::new(),
-                    abs_sums: Vec::new(),
-                    description: "none: errors measured against the full f64 reference".into(),
-                }),
-                exact,
-                abs: &abs,
-                samples: &samples,
-                inputs: inp,
-                seed: args.seed,
-            };
-            for s in sessions.iter_mut() {
-                for spec in &specs {
-                    for switches in variants(spec) {
-                        rows.push(kernel_row(
-                            s,
-                            spec,
-                            &switches,
-                            &point,
-                            db.as_ref(),
-                            &defines,
-                        ));
-                    }
-                }
-                for tf32 in [false, true] {
-                    if let Some(r) = vendor_row(s, tf32, &point) {
-                        rows.push(r);
-                    }
-                }
-            }
+    for &size in &asked.sizes {
+        for &inp in &asked.inputs {
+            let at = measure_at(&mut sessions, &asked, db.as_ref(), size, inp, args.seed)?;
+            rows.extend(at);
         }
     }
     let verdicts = verdicts(&rows);
     print_tables(&rows, &verdicts);
-    std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
-    let path = args.out.join("accuracy.json");
     let record = Record {
         gemmlab: env!("CARGO_PKG_VERSION"),
         device,
@@ -162,8 +91,7 @@ pub fn run(args: AccuracyArgs) -> Result<super::Outcome> {
         verdicts: &verdicts,
         fp32_factor: FP32_FACTOR,
     };
-    let text = serde_json::to_string_pretty(&record).map_err(|e| Error::invalid(e.to_string()))?;
-    std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+    let path = record.write(&args.out)?;
     println!(
         "wrote {} rows and {} verdicts to {}",
         rows.len(),
@@ -175,6 +103,115 @@ pub fn run(args: AccuracyArgs) -> Result<super::Outcome> {
         .filter(|r| r.errors.is_none() && !r.status.starts_with("n/a"))
         .count();
     Ok(super::Outcome::from_failures(failed, "failed"))
+}
+
+impl Record<'_> {
+    /// Writes the record as OUT/accuracy.json and returns that path.
+    fn write(&self, out: &Path) -> Result<PathBuf> {
+        std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+        let path = out.join("accuracy.json");
+        let text = serde_json::to_string_pretty(self).map_err(|e| Error::invalid(e.to_string()))?;
+        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+        Ok(path)
+    }
+}
+
+/// What the command line asks to measure, checked before any device is opened.
+struct Asked {
+    sizes: Vec<(usize, usize, usize)>,
+    inputs: Vec<Inputs>,
+    specs: Vec<&'static KernelSpec>,
+    defines: Vec<(String, i64)>,
+}
+
+impl Asked {
+    fn from_args(args: &AccuracyArgs) -> Result<Asked> {
+        let sizes: Vec<(usize, usize, usize)> = args
+            .sizes
+            .iter()
+            .map(|s| parse_size(s))
+            .collect::<Result<_>>()?;
+        let inputs: Vec<Inputs> = args
+            .inputs
+            .iter()
+            .map(|s| Inputs::parse(s))
+            .collect::<Result<_>>()?;
+        let specs = kernels::select(Some(&args.kernels))?;
+        let defines: Vec<(String, i64)> = args
+            .defines
+            .iter()
+            .map(|d| kernels::parse_define(d))
+            .collect::<Result<_>>()?;
+        if let Some((name, _)) = defines
+            .iter()
+            .find(|(n, _)| !specs.iter().any(|k| k.params.iter().any(|p| p.name == n)))
+        {
+            return Err(Error::invalid(format!(
+                "--define {name}: none of the kernels {} has a parameter {name}",
+                args.kernels
+            )));
+        }
+        Ok(Asked {
+            sizes,
+            inputs,
+            specs,
+            defines,
+        })
+    }
+}
+
+/// The rows of one size and input distribution: its f64 reference and |A||B| on
+/// the host, then every kernel variant and vendor mode on every session.
+fn measure_at(
+    sessions: &mut [Session],
+    asked: &Asked,
+    db: Option<&gemmlab::results::bests::Database>,
+    (m, n, k): (usize, usize, usize),
+    inp: Inputs,
+    seed: u64,
+) -> Result<Vec<Row>> {
+    eprintln!(
+        "[{m}x{n}x{k}, {} inputs] f64 reference and |A||B| on the host",
+        inp.name()
+    );
+    let ops = Operands::for_problem_of(Problem::plain(m, n, k), seed, inp);
+    let reference = Reference::cpu(&ops);
+    let Reference::Full { c: exact, .. } = &reference else {
+        return Err(Error::invalid("the CPU reference is always full"));
+    };
+    let abs_a: Vec<f32> = ops.a.iter().map(|v| v.abs()).collect();
+    let abs_b: Vec<f32> = ops.b.iter().map(|v| v.abs()).collect();
+    let abs = reference_gemm(m, n, k, &abs_a, &abs_b);
+    let samples = sampled_reference(m, n, k, &ops.a, &ops.b, seed);
+    let point = Point {
+        ops: &ops,
+        unchecked: Reference::Sampled(gemmlab::gemm::Samples {
+            k,
+            points: Vec::new(),
+            values: Vec::new(),
+            abs_sums: Vec::new(),
+            description: "none: errors measured against the full f64 reference".into(),
+        }),
+        exact,
+        abs: &abs,
+        samples: &samples,
+        inputs: inp,
+        seed,
+    };
+    let mut rows = Vec::new();
+    for s in sessions.iter_mut() {
+        for spec in &asked.specs {
+            for switches in variants(spec) {
+                rows.push(kernel_row(s, spec, &switches, &point, db, &asked.defines));
+            }
+        }
+        for tf32 in [false, true] {
+            if let Some(r) = vendor_row(s, tf32, &point) {
+                rows.push(r);
+            }
+        }
+    }
+    Ok(rows)
 }
 
 /// The inputs, reference and scales of one point.
