@@ -321,52 +321,70 @@ fn retune(r: &RetuneArgs) -> Result<super::Outcome> {
         } else {
             path.parent().map_or(PathBuf::from("."), Path::to_path_buf)
         };
-        let picked = chosen(&r.which, db);
-        let mut slots: Vec<usize> = audit(db)
-            .into_iter()
-            .filter(|f| f.doubt.retunable() && picked.contains(&f.entry))
-            .map(|f| f.entry)
-            .filter(|&i| !evidence::is_spec_entry(&db.entries[i]) && db.entries[i].call.is_none())
-            .collect();
-        slots.dedup();
-        for i in slots {
+        for i in retunable(&r.which, db) {
             let e = &db.entries[i];
-            let mut a = vec![
-                "tune".to_string(),
-                "--device".into(),
-                r.device.clone(),
-                "--kernels".into(),
-                e.kernel.clone(),
-                "--backends".into(),
-                e.toolchain.to_string(),
-                "--sizes".into(),
-                format!("{}x{}x{}", e.m, e.n, e.k),
-                "--precision".into(),
-                e.precision.as_str().into(),
-                "--max-configs".into(),
-                r.max_configs.to_string(),
-                "--db".into(),
-                folder.display().to_string(),
-                "--store".into(),
-                r.store.display().to_string(),
-                "--out".into(),
-                format!(
-                    "gemmlab-results/db-retune/{}-{}-{}",
-                    e.kernel,
-                    e.toolchain,
-                    e.size_label()
-                ),
-            ];
-            if let Some(t) = r.time_limit {
-                a.extend(["--time-limit".into(), t.to_string()]);
-            }
-            jobs.push((name(e), a));
+            jobs.push((name(e), tune_argv(r, e, &folder)));
         }
     }
     if jobs.is_empty() {
         println!("nothing to retune: db check finds no stale, shallow or refused entry");
         return Ok(super::Outcome::from_measurements(&[]));
     }
+    let failed = run_searches(&jobs, r.dry_run)?;
+    Ok(super::Outcome::from_failures(failed, "failed searches"))
+}
+
+/// The chosen entries `check` doubts that a search can answer: built-in kernels'
+/// size entries (a spec's or a routine call's entry is tuned otherwise).
+fn retunable(which: &Which, db: &Database) -> Vec<usize> {
+    let picked = chosen(which, db);
+    let mut slots: Vec<usize> = audit(db)
+        .into_iter()
+        .filter(|f| f.doubt.retunable() && picked.contains(&f.entry))
+        .map(|f| f.entry)
+        .filter(|&i| !evidence::is_spec_entry(&db.entries[i]) && db.entries[i].call.is_none())
+        .collect();
+    slots.dedup();
+    slots
+}
+
+/// The `gemmlab tune` arguments that search entry `e` again into the database in `folder`.
+fn tune_argv(r: &RetuneArgs, e: &bests::Best, folder: &Path) -> Vec<String> {
+    let mut a = vec![
+        "tune".to_string(),
+        "--device".into(),
+        r.device.clone(),
+        "--kernels".into(),
+        e.kernel.clone(),
+        "--backends".into(),
+        e.toolchain.to_string(),
+        "--sizes".into(),
+        format!("{}x{}x{}", e.m, e.n, e.k),
+        "--precision".into(),
+        e.precision.as_str().into(),
+        "--max-configs".into(),
+        r.max_configs.to_string(),
+        "--db".into(),
+        folder.display().to_string(),
+        "--store".into(),
+        r.store.display().to_string(),
+        "--out".into(),
+        format!(
+            "gemmlab-results/db-retune/{}-{}-{}",
+            e.kernel,
+            e.toolchain,
+            e.size_label()
+        ),
+    ];
+    if let Some(t) = r.time_limit {
+        a.extend(["--time-limit".into(), t.to_string()]);
+    }
+    a
+}
+
+/// Runs each search as a `gemmlab` process of its own (or only says it, `dry_run`);
+/// the number that failed.
+fn run_searches(jobs: &[(String, Vec<String>)], dry_run: bool) -> Result<usize> {
     let program = std::env::current_exe().map_err(|e| Error::io("current executable", e))?;
     let mut failed = 0;
     for (n, (what, a)) in jobs.iter().enumerate() {
@@ -376,7 +394,7 @@ fn retune(r: &RetuneArgs) -> Result<super::Outcome> {
             jobs.len(),
             a.join(" ")
         );
-        if r.dry_run {
+        if dry_run {
             continue;
         }
         let status = std::process::Command::new(&program)
@@ -392,7 +410,7 @@ fn retune(r: &RetuneArgs) -> Result<super::Outcome> {
             );
         }
     }
-    Ok(super::Outcome::from_failures(failed, "failed searches"))
+    Ok(failed)
 }
 
 fn prune(p: &PruneArgs) -> Result<super::Outcome> {
