@@ -1,16 +1,18 @@
 //! `gemmlab sweep registers|tiling|hints|jit`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use gemmlab::experiment::Recording;
 
 use gemmlab::experiment::sweep::{self, run_sweep, SweepKind};
 use gemmlab::kernel::builtin::{self as kernels, Hints};
+use gemmlab::measure::progress::Progress;
+use gemmlab::measure::Plan;
 use gemmlab::results::table::sweep_table;
-use gemmlab::results::{Environment, ResultWriter};
+use gemmlab::results::{Environment, Measurement, ResultWriter};
 use gemmlab::util::words::plural;
-use gemmlab::{Backend, Result};
+use gemmlab::{Backend, Result, Toolchain};
 
 use super::compare::{parse_size, progress, seed_or_random, DeviceArgs};
 
@@ -25,6 +27,18 @@ pub enum Kind {
     /// NVIDIA OpenCL's PTX loaded through the CUDA JIT next to both native builds:
     /// separates front-end (PTX) from back-end (ptxas) effects.
     Jit,
+}
+
+impl Kind {
+    /// The library's sweep of this kind.
+    fn sweep_kind(self) -> SweepKind {
+        match self {
+            Kind::Registers => SweepKind::Registers,
+            Kind::Tiling => SweepKind::Tiling,
+            Kind::Hints => SweepKind::Hints,
+            Kind::Jit => SweepKind::Jit,
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -85,12 +99,7 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
     if let Some(out) = &args.out {
         gemmlab::error::check_out_dir(out, "--out")?;
     }
-    let kind = match args.kind {
-        Kind::Registers => SweepKind::Registers,
-        Kind::Tiling => SweepKind::Tiling,
-        Kind::Hints => SweepKind::Hints,
-        Kind::Jit => SweepKind::Jit,
-    };
+    let kind = args.kind.sweep_kind();
     if !args.specs.is_empty() {
         return run_specs(args, kind);
     }
@@ -99,23 +108,11 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
         .iter()
         .map(|s| parse_size(s))
         .collect::<Result<_>>()?;
-    let kernels = kernels::select(args.kernels.as_deref())?;
-    let defines: Vec<(String, i64)> = args
-        .defines
-        .iter()
-        .map(|d| kernels::parse_define(d))
-        .collect::<Result<_>>()?;
-    gemmlab::experiment::check_defines(&kernels, &defines)?;
-    let base = Hints::from_defines(&defines, args.max_registers);
-    let caps = sweep::parse_caps(&args.caps)?;
-    let points = sweep::points(kind, &kernels, &defines, args.precision, &base, &caps)?;
+    let points = builtin_points(&args, kind)?;
     if let Some(target) = args.offline.target(&args.device)? {
         return run_offline(&args, kind, &target, &points);
     }
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("gemmlab-results/sweep-{}", kind.name())));
+    let out = out_dir(&args, kind);
     if let Some(done) = args.isolation.supervise(&out, args.seed)? {
         return Ok(done);
     }
@@ -133,13 +130,7 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
         points.len(),
         sizes.len()
     );
-    let recording = Recording {
-        out: &out,
-        seed,
-        plan,
-        note: Some(format!("sweep {}", kind.name())),
-        keep_ptx: args.keep_ptx,
-    };
+    let recording = recording(&args, &out, seed, plan, format!("sweep {}", kind.name()));
     let mut writer = recording.start(&mut sessions)?;
     let pb = progress((points.len() * sizes.len()) as u64);
     let result = run_sweep(
@@ -152,18 +143,64 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
         seed,
         &mut writer,
         &pb,
-        |rows| {
-            if let Some(r) = rows.first() {
-                pb.suspend(|| {
-                    println!("\n{} {} on {}", kind.name(), r.size_label(), r.device);
-                    print!("{}", sweep_table(rows));
-                    print!("{}", gemmlab::results::table::ignored_legend(rows));
-                });
-            }
-        },
+        |rows| print_sweep_rows(kind, rows, &pb),
     );
     let all = recording.finish(writer, &pb, result)?;
     Ok(super::Outcome::from_measurements(&all))
+}
+
+/// The built-in kernels' points of the sweep, with `--define`s and `--max-registers` on each.
+fn builtin_points(args: &SweepArgs, kind: SweepKind) -> Result<Vec<SweepPoint>> {
+    let kernels = kernels::select(args.kernels.as_deref())?;
+    let defines = parse_defines(&args.defines)?;
+    gemmlab::experiment::check_defines(&kernels, &defines)?;
+    let base = Hints::from_defines(&defines, args.max_registers);
+    let caps = sweep::parse_caps(&args.caps)?;
+    sweep::points(kind, &kernels, &defines, args.precision, &base, &caps)
+}
+
+/// A point of a sweep, or why it cannot be measured.
+type SweepPoint =
+    std::result::Result<gemmlab::experiment::Point, (String, gemmlab::gemm::driver::Status)>;
+
+/// `--define NAME=VALUE`s, parsed.
+fn parse_defines(defines: &[String]) -> Result<Vec<(String, i64)>> {
+    (defines.iter()).map(|d| kernels::parse_define(d)).collect()
+}
+
+/// `--out`, or gemmlab-results/sweep-KIND.
+fn out_dir(args: &SweepArgs, kind: SweepKind) -> PathBuf {
+    args.out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("gemmlab-results/sweep-{}", kind.name())))
+}
+
+/// How a measuring sweep is recorded: in `out`, noted as `note`.
+fn recording<'a>(
+    args: &SweepArgs,
+    out: &'a Path,
+    seed: u64,
+    plan: Plan,
+    note: String,
+) -> Recording<'a> {
+    Recording {
+        out,
+        seed,
+        plan,
+        note: Some(note),
+        keep_ptx: args.keep_ptx,
+    }
+}
+
+/// One size's table of a built-in sweep, as its rows come.
+fn print_sweep_rows(kind: SweepKind, rows: &[Measurement], pb: &Progress) {
+    if let Some(r) = rows.first() {
+        pb.suspend(|| {
+            println!("\n{} {} on {}", kind.name(), r.size_label(), r.device);
+            print!("{}", sweep_table(rows));
+            print!("{}", gemmlab::results::table::ignored_legend(rows));
+        });
+    }
 }
 
 /// `sweep --arch`: every point compiled with NVRTC for the architecture, on every
@@ -173,10 +210,7 @@ fn run_offline(
     args: &SweepArgs,
     kind: SweepKind,
     target: &gemmlab::experiment::offline::Target,
-    points: &[std::result::Result<
-        gemmlab::experiment::Point,
-        (String, gemmlab::gemm::driver::Status),
-    >],
+    points: &[SweepPoint],
 ) -> Result<super::Outcome> {
     use gemmlab::experiment::offline::{refuse, run_points, table};
     if kind == SweepKind::Jit {
@@ -248,37 +282,24 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
             "sweep --arch with --spec: compile one configuration offline with gemmlab build --spec FILE --arch sm_XX [--max-registers N]",
         ));
     }
-    let defines: Vec<(String, i64)> = args
-        .defines
-        .iter()
-        .map(|d| kernels::parse_define(d))
-        .collect::<Result<_>>()?;
-    let seed = seed_or_random(args.seed);
+    let defines = parse_defines(&args.defines)?;
     let opts = gemmlab::experiment::SpecCompare {
         kernels: user.iter().collect(),
         points: gemmlab::kernel::user::parse_dim_points(&args.sizes)?,
         defines,
-        hints: base.clone(),
+        hints: base,
         plan: args.timing.plan(args.warmup, args.reps, args.cold),
-        seed,
+        seed: seed_or_random(args.seed),
         tuned: None,
     };
     let planned = opts.plan_points()?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("gemmlab-results/sweep-{}", kind.name())));
+    let out = out_dir(&args, kind);
     if let Some(done) = args.isolation.supervise(&out, args.seed)? {
         return Ok(done);
     }
     let mut sessions = args.device.sessions()?;
-    let recording = Recording {
-        out: &out,
-        seed,
-        plan: opts.plan,
-        note: Some(format!("sweep {} of spec kernels", kind.name())),
-        keep_ptx: args.keep_ptx,
-    };
+    let note = format!("sweep {} of spec kernels", kind.name());
+    let recording = recording(&args, &out, opts.seed, opts.plan, note);
     let mut writer = recording.start(&mut sessions)?;
     let tcs = gemmlab::experiment::toolchains(&sessions);
     let pb = progress(planned.iter().map(|(_, p)| p.len() as u64).sum());
@@ -289,30 +310,33 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
         &variants,
         &mut writer,
         &pb,
-        |rows| {
-            if let Some(r) = rows.first() {
-                pb.suspend(|| {
-                    println!(
-                        "\n{} {} at {} on {}",
-                        kind.name(),
-                        r.kernel,
-                        r.size_label(),
-                        r.device
-                    );
-                    let mut labelled = rows.to_vec();
-                    for r in &mut labelled {
-                        r.kernel = r
-                            .label
-                            .clone()
-                            .or(r.variant.clone())
-                            .unwrap_or_else(|| "native".into());
-                    }
-                    print!("{}", gemmlab::results::table::spec_table(&labelled, &tcs));
-                    print!("{}", gemmlab::results::table::ignored_legend(rows));
-                });
-            }
-        },
+        |rows| print_spec_rows(kind, rows, &tcs, &pb),
     );
     let all = recording.finish(writer, &pb, result)?;
     Ok(super::Outcome::from_measurements(&all))
+}
+
+/// One spec kernel's table at one point, each row under its variant's name.
+fn print_spec_rows(kind: SweepKind, rows: &[Measurement], tcs: &[Toolchain], pb: &Progress) {
+    if let Some(r) = rows.first() {
+        pb.suspend(|| {
+            println!(
+                "\n{} {} at {} on {}",
+                kind.name(),
+                r.kernel,
+                r.size_label(),
+                r.device
+            );
+            let mut labelled = rows.to_vec();
+            for r in &mut labelled {
+                r.kernel = r
+                    .label
+                    .clone()
+                    .or(r.variant.clone())
+                    .unwrap_or_else(|| "native".into());
+            }
+            print!("{}", gemmlab::results::table::spec_table(&labelled, tcs));
+            print!("{}", gemmlab::results::table::ignored_legend(rows));
+        });
+    }
 }
