@@ -307,18 +307,20 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     let result = match &suite {
         Some(suite) => super::tune_suite::run(
             &mut sessions,
-            &opts,
-            &spaces,
+            &super::tune_suite::SuiteRun {
+                suite,
+                opts: &opts,
+                spaces: &spaces,
+                reps: args.reps,
+                fp32_emulation: args.fp32_emulation,
+            },
             &mut writer,
             &pb,
-            suite,
-            args.reps,
             &mut |r| {
                 note(r);
                 pb.suspend(|| print_search(r))
             },
             &mut |rows| pb.suspend(|| print!("{}", final_table(rows))),
-            args.fp32_emulation,
         ),
         None => run_tune(
             &mut sessions,

@@ -29,133 +29,184 @@ pub const FAMILIES: &str = "xgemmdirect,xgemm,simt,simtdirect";
 /// Neighbouring calls whose choices seed a call and are timed beside its own bests.
 const NEIGHBOURS: usize = 2;
 
-#[allow(clippy::too_many_arguments)]
+/// A suite's tuning: its calls, the run's options and searched spaces, and how
+/// each call's whole routine is timed.
+pub struct SuiteRun<'a> {
+    pub suite: &'a Suite,
+    pub opts: &'a TuneOptions,
+    pub spaces: &'a [Vec<Space>],
+    /// Timed repetitions of the whole routine with each candidate.
+    pub reps: usize,
+    /// The routine may compute f32 calls by FP32 emulation (kept beside the FP32 choice).
+    pub fp32_emulation: bool,
+}
+
 pub fn run(
     sessions: &mut [Session],
-    opts: &TuneOptions,
-    spaces: &[Vec<Space>],
+    run: &SuiteRun,
     writer: &mut ResultWriter,
     pb: &Progress,
-    suite: &Suite,
-    reps: usize,
     on_search: &mut dyn FnMut(&SearchResult),
     on_final: &mut dyn FnMut(&[Measurement]),
-    fp32_emulation: bool,
 ) -> Result<()> {
-    let db_dir = opts.db_dir.clone();
+    let db_dir = &run.opts.db_dir;
     let devices: Vec<String> = sessions
         .iter()
         .map(|s| s.backend.borrow().info().name.clone())
         .collect();
     // Choices made in this run, for seeding when no database is written.
     let mut chosen: Vec<RoutineEntry> = Vec::new();
-    for (i, call) in suite.calls.iter().enumerate() {
-        let mut o = opts.clone();
-        o.sizes = vec![(call.m, call.n, call.k)];
-        o.call.layout = call.layout;
-        o.call.trans_a = call.trans_a;
-        o.call.trans_b = call.trans_b;
-        let p = o.call.at(call.m, call.n, call.k)?;
+    for (i, call) in run.suite.calls.iter().enumerate() {
+        let (mut o, p) = call_options(run.opts, call)?;
         let class = ShapeClass::of(p.m, p.n, p.k);
-        let known = known_choices(&db_dir, &devices, &chosen)?;
-        let neighbours = nearest(&known, &p, opts.call.precision);
-        let tuned_near = tuned_nearest(&db_dir, &devices, &o, &p);
+        let known = known_choices(db_dir, &devices, &chosen)?;
+        let neighbours = nearest(&known, &p, run.opts.call.precision);
+        let tuned_near = tuned_nearest(db_dir, &devices, &o, &p);
         let fitted = seed(
             &mut o,
             sessions,
-            spaces,
+            run.spaces,
             &p,
             &known,
             &neighbours,
             &tuned_near,
         );
-        print_header(
-            pb,
-            (i + 1, suite.calls.len()),
-            call,
-            class,
-            &neighbours,
-            &fitted,
-        );
+        let at = (i + 1, run.suite.calls.len());
+        print_header(pb, at, call, class, &neighbours, &fitted);
         let tuned = run_tune(
             sessions,
             &o,
-            spaces,
+            run.spaces,
             writer,
             pb,
             &mut *on_search,
             &mut *on_final,
         )?;
-        let ops = Operands::for_problem(p, opts.seed);
-        let reference = Reference::cpu(&ops);
-        let mut vendor = None;
-        let mut entries = Vec::new();
-        for session in sessions.iter_mut() {
-            let info = session.backend.borrow().info().clone();
-            let mut candidates = candidates(
-                info.toolchain,
-                &tuned.finals,
-                &o.kernels,
-                &known,
-                &p,
-                &tuned_near,
-                fp32_emulation,
-            );
-            for c in thin_fitted(&p, &info) {
-                if !candidates.contains(&c) {
-                    candidates.push(c);
-                }
-            }
-            let timed = time_candidates(
-                session,
-                candidates,
-                &ops,
-                &reference,
-                reps,
-                &mut vendor,
-                fp32_emulation,
-                pb,
-            )?;
-            let bests = bests(&timed);
-            if bests.is_empty() {
-                pb.suspend(|| println!("  {}: no kernel ran this call", info.toolchain));
-                continue;
-            }
-            for (kernel, c, routine_ns, emulated) in bests {
-                entries.push(RoutineEntry {
-                    toolchain: info.toolchain,
-                    precision: p.precision,
-                    call: call_label(&p),
-                    class,
-                    m: p.m,
-                    n: p.n,
-                    k: p.k,
-                    emulated,
-                    kernel,
-                    config: c.config,
-                    hints: c.hints,
-                    routine_ns,
-                    vendor_ns: None,
-                    candidates: timed.iter().map(|(k, _, t)| (k.clone(), *t)).collect(),
-                    compiler: info.compiler_version.clone(),
-                    gemmlab: env!("CARGO_PKG_VERSION").to_string(),
-                    tuned_utc: gemmlab::results::utc_now(),
-                });
-            }
-        }
+        let searched = Searched {
+            p: &p,
+            class,
+            kernels: &o.kernels,
+            finals: &tuned.finals,
+            known: &known,
+            tuned_near: &tuned_near,
+        };
+        let (entries, vendor) = time_routine(sessions, run, &searched, pb)?;
         for mut e in entries {
             e.vendor_ns = vendor.as_ref().map(|(s, _)| s.median_ns);
-            keep(
-                &e,
-                vendor.as_ref().map(|(_, b)| b.as_str()),
-                &db_dir,
-                &devices,
-                pb,
-            )?;
+            let vendor_name = vendor.as_ref().map(|(_, b)| b.as_str());
+            keep(&e, vendor_name, db_dir, &devices, pb)?;
             chosen.push(e);
         }
     }
     Ok(())
+}
+
+/// The run's options narrowed to one call (its size, layout and transposes), and
+/// the call's problem.
+fn call_options(
+    opts: &TuneOptions,
+    call: &gemmlab::routine::suite::SuiteCall,
+) -> Result<(TuneOptions, gemmlab::gemm::problem::Problem)> {
+    let mut o = opts.clone();
+    o.sizes = vec![(call.m, call.n, call.k)];
+    o.call.layout = call.layout;
+    o.call.trans_a = call.trans_a;
+    o.call.trans_b = call.trans_b;
+    let p = o.call.at(call.m, call.n, call.k)?;
+    Ok((o, p))
+}
+
+/// One call with its searches done: what its whole-routine candidates come from.
+struct Searched<'a> {
+    p: &'a gemmlab::gemm::problem::Problem,
+    class: ShapeClass,
+    /// The families searched.
+    kernels: &'a [&'static KernelSpec],
+    /// The searches' final rounds.
+    finals: &'a [Measurement],
+    known: &'a [RoutineEntry],
+    tuned_near: &'a [(gemmlab::Toolchain, String, Candidate)],
+}
+
+/// A vendor BLAS's time for a call, and its name.
+type VendorTime = (gemmlab::measure::Stats, String);
+
+/// The whole routine timed on each session with each of its candidates, checked,
+/// next to the vendor BLAS (timed once per call): each session's best as an
+/// entry, and the vendor's time.
+fn time_routine(
+    sessions: &mut [Session],
+    run: &SuiteRun,
+    searched: &Searched,
+    pb: &Progress,
+) -> Result<(Vec<RoutineEntry>, Option<VendorTime>)> {
+    let ops = Operands::for_problem(*searched.p, run.opts.seed);
+    let reference = Reference::cpu(&ops);
+    let mut vendor = None;
+    let mut entries = Vec::new();
+    for session in sessions.iter_mut() {
+        let info = session.backend.borrow().info().clone();
+        let mut candidates = candidates(
+            info.toolchain,
+            searched.finals,
+            searched.kernels,
+            searched.known,
+            searched.p,
+            searched.tuned_near,
+            run.fp32_emulation,
+        );
+        for (kernel, c) in thin_fitted(searched.p, &info) {
+            add_candidate(&mut candidates, kernel, c);
+        }
+        let timed = time_candidates(
+            session,
+            candidates,
+            &ops,
+            &reference,
+            run.reps,
+            &mut vendor,
+            run.fp32_emulation,
+            pb,
+        )?;
+        let bests = bests(&timed);
+        if bests.is_empty() {
+            pb.suspend(|| println!("  {}: no kernel ran this call", info.toolchain));
+            continue;
+        }
+        let entry = |best| routine_entry(&info, searched, &timed, best);
+        entries.extend(bests.into_iter().map(entry));
+    }
+    Ok((entries, vendor))
+}
+
+/// A session's best for the call as the database keeps it (its vendor time is
+/// set once every session has run).
+fn routine_entry(
+    info: &gemmlab::backend::DeviceInfo,
+    searched: &Searched,
+    timed: &[(String, Candidate, f64)],
+    (kernel, c, routine_ns, emulated): (String, Candidate, f64, bool),
+) -> RoutineEntry {
+    let p = searched.p;
+    RoutineEntry {
+        toolchain: info.toolchain,
+        precision: p.precision,
+        call: call_label(p),
+        class: searched.class,
+        m: p.m,
+        n: p.n,
+        k: p.k,
+        emulated,
+        kernel,
+        config: c.config,
+        hints: c.hints,
+        routine_ns,
+        vendor_ns: None,
+        candidates: timed.iter().map(|(k, _, t)| (k.clone(), *t)).collect(),
+        compiler: info.compiler_version.clone(),
+        gemmlab: env!("CARGO_PKG_VERSION").to_string(),
+        tuned_utc: gemmlab::results::utc_now(),
+    }
 }
 
 /// Seeds a call's searches: its neighbours' choices and the database's nearest
@@ -277,22 +328,7 @@ fn candidates(
     tuned_near: &[(gemmlab::Toolchain, String, Candidate)],
     fp32_emulation: bool,
 ) -> Vec<(String, Candidate)> {
-    let mut candidates: Vec<(String, Candidate)> = Vec::new();
-    for k in kernels {
-        let best = finals
-            .iter()
-            .filter(|m| m.toolchain == toolchain && m.kernel == k.id && m.status.is_ok())
-            .max_by(|a, b| a.gflops.unwrap_or(0.0).total_cmp(&b.gflops.unwrap_or(0.0)));
-        if let Some(m) = best {
-            let c = Candidate {
-                config: m.config.clone(),
-                hints: m.hints.clone(),
-            };
-            let stored = as_stored(k, &c, p, toolchain);
-            candidates.push((m.kernel.clone(), c));
-            candidates.extend(stored.map(|c| (m.kernel.clone(), c)));
-        }
-    }
+    let mut candidates = searched_bests(toolchain, finals, kernels, p);
     // This call's earlier choice (a rerun keeps it unless something beats it),
     // then its neighbours'; then the other toolchains' choices for this call. Twins
     // take the same configurations, and a compiler's search can miss what the
@@ -315,39 +351,66 @@ fn candidates(
         .iter()
         .filter(|(tc, _, _)| *tc == toolchain)
         .map(|(_, k, c)| (k.clone(), c.clone()));
-    let add = |candidates: &mut Vec<(String, Candidate)>, kernel: String, c: Candidate| {
-        if !candidates.iter().any(|(k, x)| *k == kernel && *x == c) {
-            candidates.push((kernel, c));
-        }
-    };
     for (kernel, c) in near.chain(tuned) {
-        add(&mut candidates, kernel, c);
+        add_candidate(&mut candidates, kernel, c);
     }
-    let twins: Vec<(String, Candidate)> = (candidates.iter())
-        .filter_map(|(k, c)| Some((k.clone(), runs_twin(k, c, p, toolchain)?)))
-        .collect();
-    for (kernel, c) in twins {
-        add(&mut candidates, kernel, c);
-    }
-    let in_place: Vec<(String, Candidate)> = (candidates.iter())
-        .flat_map(|(k, c)| in_place_twins(k, c, p, toolchain))
-        .collect();
-    for (kernel, c) in in_place {
-        add(&mut candidates, kernel, c);
-    }
-    let along_k: Vec<(String, Candidate)> = (candidates.iter())
-        .filter_map(|(k, c)| Some((k.clone(), along_k_twin(k, c, p, toolchain)?)))
-        .collect();
-    for (kernel, c) in along_k {
-        add(&mut candidates, kernel, c);
-    }
-    let b_kept: Vec<(String, Candidate)> = (candidates.iter())
-        .flat_map(|(k, c)| ktile_twins(k, c, p, toolchain))
-        .collect();
-    for (kernel, c) in b_kept {
-        add(&mut candidates, kernel, c);
+    let named = |k: &str, twin: Option<Candidate>| twin.map(|t| (k.to_string(), t));
+    add_twins(&mut candidates, |k, c| {
+        named(k, runs_twin(k, c, p, toolchain))
+    });
+    add_twins(&mut candidates, |k, c| in_place_twins(k, c, p, toolchain));
+    add_twins(&mut candidates, |k, c| {
+        named(k, along_k_twin(k, c, p, toolchain))
+    });
+    add_twins(&mut candidates, |k, c| ktile_twins(k, c, p, toolchain));
+    candidates
+}
+
+/// Each family's best in the searches' final rounds on `toolchain`, each followed by
+/// its variant reading the operands as the call stores them (where that differs).
+fn searched_bests(
+    toolchain: gemmlab::Toolchain,
+    finals: &[Measurement],
+    kernels: &[&KernelSpec],
+    p: &gemmlab::gemm::problem::Problem,
+) -> Vec<(String, Candidate)> {
+    let mut candidates: Vec<(String, Candidate)> = Vec::new();
+    for k in kernels {
+        let best = finals
+            .iter()
+            .filter(|m| m.toolchain == toolchain && m.kernel == k.id && m.status.is_ok())
+            .max_by(|a, b| a.gflops.unwrap_or(0.0).total_cmp(&b.gflops.unwrap_or(0.0)));
+        if let Some(m) = best {
+            let c = Candidate {
+                config: m.config.clone(),
+                hints: m.hints.clone(),
+            };
+            let stored = as_stored(k, &c, p, toolchain);
+            candidates.push((m.kernel.clone(), c));
+            candidates.extend(stored.map(|c| (m.kernel.clone(), c)));
+        }
     }
     candidates
+}
+
+/// Appends `kernel` at `c` unless it is a candidate already.
+fn add_candidate(candidates: &mut Vec<(String, Candidate)>, kernel: String, c: Candidate) {
+    if !candidates.iter().any(|(k, x)| *k == kernel && *x == c) {
+        candidates.push((kernel, c));
+    }
+}
+
+/// Appends the twins `twins_of` finds for each candidate there now, those not there already.
+fn add_twins<T: IntoIterator<Item = (String, Candidate)>>(
+    candidates: &mut Vec<(String, Candidate)>,
+    twins_of: impl Fn(&str, &Candidate) -> T,
+) {
+    let twins: Vec<(String, Candidate)> = (candidates.iter())
+        .flat_map(|(k, c)| twins_of(k, c))
+        .collect();
+    for (kernel, c) in twins {
+        add_candidate(candidates, kernel, c);
+    }
 }
 
 /// The `thin` kernel fitted to a thin call's shape, in every form: no search
@@ -382,13 +445,7 @@ fn in_place_twins(
     let Ok(spec) = gemmlab::kernel::builtin::find(kernel) else {
         return Vec::new();
     };
-    let direct = if spec.abi == Abi::DirectInPlace {
-        Some(spec)
-    } else {
-        (gemmlab::kernel::builtin::all().iter())
-            .find(|d| d.family == spec.family && d.abi == Abi::DirectInPlace)
-    };
-    let Some(direct) = direct else {
+    let Some(direct) = in_place_kernel(spec) else {
         return Vec::new();
     };
     let own = std::ptr::eq(direct, spec);
@@ -415,38 +472,16 @@ fn in_place_twins(
         })
         .collect();
     // Each of those, and an in-place `c` itself, along M and N and in the call's form.
-    if fixed_form(&config).is_none() {
-        let mut forms: Vec<Config> = [(false, false), p.k_contiguous()]
-            .into_iter()
-            .filter_map(|form| gemmlab::kernel::builtin::compiled_for_form(direct, &config, form))
-            .collect();
-        forms.dedup();
-        if own {
-            hints.push(c.hints.clone());
-        }
-        for fixed in forms.into_iter().filter(|f| *f != config) {
-            out.extend(hints.iter().map(|h| Candidate {
-                config: fixed.clone(),
-                hints: h.clone(),
-            }));
-        }
+    if own {
+        hints.push(c.hints.clone());
     }
+    out.extend(fixed_forms(direct, &config, &hints, p));
     // Each with USE_BOUNDS turned too: the same tiles are scheduled differently in
     // place. With cp.async along M and N and no launch bounds, ptxas issued the
     // fragment loads just before their FMAs (a tenth slower at 1024^3); with them it
     // pipelined them as in the packed kernel (results/h200/routine/bounds/).
-    if direct.has_switch("USE_BOUNDS") {
-        let turned: Vec<Candidate> = (out.iter())
-            .map(|t| {
-                let on = switch_on(direct, toolchain, &t.hints, "USE_BOUNDS");
-                Candidate {
-                    config: t.config.clone(),
-                    hints: t.hints.with_switch("USE_BOUNDS", !on),
-                }
-            })
-            .collect();
-        out.extend(turned);
-    }
+    let turned = bounds_turned(direct, toolchain, &out);
+    out.extend(turned);
     out.into_iter()
         .filter(|t| {
             direct
@@ -454,6 +489,62 @@ fn in_place_twins(
                 .is_ok()
         })
         .map(|t| (direct.id.to_string(), t))
+        .collect()
+}
+
+/// The in-place kernel of `spec`'s family: `spec` itself where it is one.
+fn in_place_kernel(spec: &'static KernelSpec) -> Option<&'static KernelSpec> {
+    if spec.abi == Abi::DirectInPlace {
+        Some(spec)
+    } else {
+        (gemmlab::kernel::builtin::all().iter())
+            .find(|d| d.family == spec.family && d.abi == Abi::DirectInPlace)
+    }
+}
+
+/// `config` compiled for each fixed form (along M and N, and the call's own) it is
+/// not already, with each of `hints`; none where `config` fixes a form already.
+fn fixed_forms(
+    direct: &KernelSpec,
+    config: &Config,
+    hints: &[Hints],
+    p: &gemmlab::gemm::problem::Problem,
+) -> Vec<Candidate> {
+    if fixed_form(config).is_some() {
+        return Vec::new();
+    }
+    let mut forms: Vec<Config> = [(false, false), p.k_contiguous()]
+        .into_iter()
+        .filter_map(|form| gemmlab::kernel::builtin::compiled_for_form(direct, config, form))
+        .collect();
+    forms.dedup();
+    (forms.into_iter().filter(|f| f != config))
+        .flat_map(|fixed| {
+            hints.iter().map(move |h| Candidate {
+                config: fixed.clone(),
+                hints: h.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Each of `twins` with `USE_BOUNDS` the other way, where the kernel has the switch.
+fn bounds_turned(
+    direct: &KernelSpec,
+    toolchain: gemmlab::Toolchain,
+    twins: &[Candidate],
+) -> Vec<Candidate> {
+    if !direct.has_switch("USE_BOUNDS") {
+        return Vec::new();
+    }
+    (twins.iter())
+        .map(|t| {
+            let on = switch_on(direct, toolchain, &t.hints, "USE_BOUNDS");
+            Candidate {
+                config: t.config.clone(),
+                hints: t.hints.with_switch("USE_BOUNDS", !on),
+            }
+        })
         .collect()
 }
 
@@ -591,7 +682,7 @@ fn time_candidates(
     ops: &Operands,
     reference: &Reference,
     reps: usize,
-    vendor: &mut Option<(gemmlab::measure::Stats, String)>,
+    vendor: &mut Option<VendorTime>,
     fp32_emulation: bool,
     pb: &Progress,
 ) -> Result<Vec<(String, Candidate, f64)>> {
