@@ -6,8 +6,10 @@ use std::path::PathBuf;
 use clap::Args;
 
 use gemmlab::kernel::builtin as kernels;
+use gemmlab::measure::progress::Progress;
 use gemmlab::results::bests::{self, Database};
 use gemmlab::results::{Environment, Measurement, ResultWriter};
+use gemmlab::routine::suite::Suite;
 use gemmlab::tune::replay;
 use gemmlab::tune::run::{run_tune, spaces, write_replay, TuneOptions};
 use gemmlab::tune::search::{unguided_order, Budget, Limits, SearchOptions, SearchResult};
@@ -253,39 +255,30 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
     if !supervised && !args.in_process && args.export_space.is_none() {
         return supervise(&args.out);
     }
+    tune_here(&args, supervised)
+}
+
+/// The run itself, in this process: opens the devices, builds the spaces and
+/// searches them (or exports the first), then says what it wrote.
+fn tune_here(args: &TuneArgs, supervised: bool) -> Result<super::Outcome> {
     strategy::by_name(&args.strategy).map_err(Error::invalid)?;
-    let chosen = Chosen::from_args(&args)?;
+    let chosen = Chosen::from_args(args)?;
     let mut sessions = args.device.sessions()?;
     let infos: Vec<_> = sessions
         .iter()
         .map(|s| s.backend.borrow().info().clone())
         .collect();
     let sizes = sizes_or_default(chosen.explicit.clone(), &infos, 256);
-    let all: Vec<gemmlab::kernel::Kernel> = chosen
-        .kernels
-        .iter()
-        .map(|k| gemmlab::kernel::Kernel::Builtin(k))
-        .chain(
-            chosen
-                .specs
-                .iter()
-                .map(|k| gemmlab::kernel::Kernel::User(k)),
-        )
-        .collect();
-    let spaces = spaces(&sessions, &all, &chosen.request)?;
-    spaces.iter().flatten().for_each(print_space);
-    let search = search_options(&args)?;
+    let spaces = chosen.spaces(&sessions)?;
+    let search = search_options(args)?;
     if let Some(path) = &args.export_space {
         return export_space(path, &sessions, &spaces, &search, sizes[0])
             .map(|_| super::Outcome::from_measurements(&[]));
     }
     let seed = seed_or_random(args.seed);
     let plan = args.timing.plan(args.warmup, args.reps, false);
-    let mut writer = start(&args, &sessions, &search, seed, plan, supervised)?;
+    let mut writer = start(args, &sessions, &search, seed, plan, supervised)?;
     let steps = chosen.steps(&spaces, sizes.len(), args.max_configs);
-    // Searches in which nothing was measured, with why: the run fails with them.
-    let mut empty: Vec<String> = Vec::new();
-    let mut note = |r: &gemmlab::tune::search::SearchResult| empty.extend(measured_nothing(r));
     let pb = super::compare::progress(steps as u64);
     let call = args.problem.template_for(&sizes)?;
     let suite = chosen.suite;
@@ -304,44 +297,57 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         db_dir: (!args.no_db).then(|| args.db.clone()),
         out: args.out.clone(),
     };
-    let result = match &suite {
-        Some(suite) => super::tune_suite::run(
-            &mut sessions,
-            &super::tune_suite::SuiteRun {
-                suite,
-                opts: &opts,
-                spaces: &spaces,
-                reps: args.reps,
-                fp32_emulation: args.fp32_emulation,
-            },
-            &mut writer,
-            &pb,
-            &mut |r| {
-                note(r);
-                pb.suspend(|| print_search(r))
-            },
-            &mut |rows| pb.suspend(|| print!("{}", final_table(rows))),
-        ),
-        None => run_tune(
-            &mut sessions,
-            &opts,
-            &spaces,
-            &mut writer,
-            &pb,
-            |r| {
-                note(r);
-                pb.suspend(|| print_search(r))
-            },
-            |rows| pb.suspend(|| print!("{}", final_table(rows))),
-        )
-        .map(|_| ()),
-    };
+    let suite = suite.as_ref();
+    let (result, empty) = search_all(&mut sessions, &opts, &spaces, &mut writer, &pb, suite, args);
     pb.finish_and_clear();
     let all = writer.finish()?;
     for line in &empty {
         eprintln!("{line}");
     }
-    finish(&args, &all, result, supervised, empty.len())
+    finish(args, &all, result, supervised, empty.len())
+}
+
+/// Every search (or the suite's, call by call), each printed as it ends, then each
+/// final round's table. Beside the result, the searches in which nothing was
+/// measured, with why: the run fails with them.
+fn search_all(
+    sessions: &mut [gemmlab::gemm::driver::Session],
+    opts: &TuneOptions,
+    spaces: &[Vec<Space>],
+    writer: &mut ResultWriter,
+    pb: &Progress,
+    suite: Option<&Suite>,
+    args: &TuneArgs,
+) -> (Result<()>, Vec<String>) {
+    let mut empty: Vec<String> = Vec::new();
+    let mut on_search = |r: &SearchResult| {
+        empty.extend(measured_nothing(r));
+        pb.suspend(|| print_search(r))
+    };
+    let mut on_final = |rows: &[Measurement]| pb.suspend(|| print!("{}", final_table(rows)));
+    let result = match suite {
+        Some(suite) => {
+            let run = super::tune_suite::SuiteRun {
+                suite,
+                opts,
+                spaces,
+                reps: args.reps,
+                fp32_emulation: args.fp32_emulation,
+            };
+            super::tune_suite::run(sessions, &run, writer, pb, &mut on_search, &mut on_final)
+        }
+        None => run_tune(
+            sessions,
+            opts,
+            spaces,
+            writer,
+            pb,
+            &mut on_search,
+            &mut on_final,
+        )
+        .map(|_| ()),
+    };
+    (result, empty)
 }
 
 /// A search in which nothing was measured, with why: the run fails with it.
@@ -473,6 +479,17 @@ impl Chosen {
             spec_points,
             explicit,
         })
+    }
+
+    /// The space of every kernel (built-in, then spec) on every session, each said as built.
+    fn spaces(&self, sessions: &[gemmlab::gemm::driver::Session]) -> Result<Vec<Vec<Space>>> {
+        let all: Vec<gemmlab::kernel::Kernel> = (self.kernels.iter())
+            .map(|k| gemmlab::kernel::Kernel::Builtin(k))
+            .chain(self.specs.iter().map(|k| gemmlab::kernel::Kernel::User(k)))
+            .collect();
+        let spaces = spaces(sessions, &all, &self.request)?;
+        spaces.iter().flatten().for_each(print_space);
+        Ok(spaces)
     }
 
     /// Configurations the run may try in all, for its progress bar.
