@@ -123,7 +123,15 @@ impl Ptxas {
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
         let (input, output) = (stem.with_extension("ptx"), stem.with_extension("cubin"));
-        let mut flags = vec!["-v".to_string(), format!("--gpu-name={}", arch.name())];
+        // An architecture-specific target of this architecture (sm_90a) is kept,
+        // and ptxas must be told that variant.
+        let variant = format!("{}a", arch.name());
+        let specific = ptx.lines().any(|l| {
+            let t = l.trim_start().strip_prefix(".target ").unwrap_or("");
+            t.split(',').next().map(str::trim) == Some(variant.as_str())
+        });
+        let gpu = if specific { variant } else { arch.name() };
+        let mut flags = vec!["-v".to_string(), format!("--gpu-name={gpu}")];
         if let Some(r) = max_registers {
             flags.push(format!("--maxrregcount={r}"));
         }

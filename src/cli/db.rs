@@ -84,9 +84,9 @@ pub struct RetuneArgs {
     /// Wall seconds each search may take.
     #[arg(long)]
     pub time_limit: Option<f64>,
-    /// The tune store searches resume from.
-    #[arg(long, default_value = "gemmlab-results/tune-store")]
-    pub store: PathBuf,
+    /// The tune store searches resume from (an SQLite file, a PostgreSQL URL or a folder).
+    #[arg(long, default_value = gemmlab::tune::store::DEFAULT_STORE)]
+    pub store: String,
     /// Print the searches instead of running them.
     #[arg(long)]
     pub dry_run: bool,
@@ -125,7 +125,7 @@ fn load(w: &Which) -> Result<Vec<(PathBuf, Database)>> {
             bests::DEFAULT_DIR
         )));
     }
-    let all = match w.db.is_dir() {
+    let all = match w.db.is_dir() || bests::engine_url(&w.db).is_some() {
         true => Database::all(&w.db)?,
         false => vec![(w.db.clone(), Database::read(&w.db)?)],
     };
@@ -318,6 +318,8 @@ fn retune(r: &RetuneArgs) -> Result<super::Outcome> {
     for (path, db) in &all {
         let folder = if path.is_dir() {
             path.clone()
+        } else if let Some(url) = bests::engine_url(&r.which.db) {
+            PathBuf::from(url.as_arg())
         } else {
             path.parent().map_or(PathBuf::from("."), Path::to_path_buf)
         };
@@ -367,7 +369,7 @@ fn tune_argv(r: &RetuneArgs, e: &bests::Best, folder: &Path) -> Vec<String> {
         "--db".into(),
         folder.display().to_string(),
         "--store".into(),
-        r.store.display().to_string(),
+        r.store.clone(),
         "--out".into(),
         format!(
             "gemmlab-results/db-retune/{}-{}-{}",

@@ -15,6 +15,7 @@ pub mod spec;
 pub mod store;
 pub mod sweep;
 pub mod tune;
+pub mod tune_fleet;
 pub mod tune_offline;
 pub mod tune_suite;
 pub mod worker;

@@ -127,9 +127,20 @@ pub struct TuneArgs {
     /// Seed of the search (random and guided strategies).
     #[arg(long, default_value_t = 1)]
     pub search_seed: u64,
-    /// Directory of the tuning store (one JSON-lines file per device; a rerun resumes from it).
-    #[arg(long, default_value = "gemmlab-results/tune-store")]
-    pub store: PathBuf,
+    /// Where every configuration's outcome is kept (a rerun resumes from it): an SQLite
+    /// file (.sqlite, .db or sqlite:PATH; shared by the processes of a host), a PostgreSQL
+    /// URL (postgres://user@host/db; shared by several hosts), or a folder of JSON-lines
+    /// files, one per device.
+    #[arg(long, default_value = gemmlab::tune::store::DEFAULT_STORE)]
+    pub store: String,
+    /// One `gemmlab tune` per device, together, splitting each search through the
+    /// shared store (comma-separated, as --device takes them: cuda:0,cuda:1).
+    #[arg(long, value_delimiter = ',', value_name = "DEVICE,...")]
+    pub devices: Vec<String>,
+    /// Write this tuning into the shared store as a job for `gemmlab worker`s (on any
+    /// host, started by any scheduler) instead of running it here.
+    #[arg(long)]
+    pub publish: bool,
     /// Directory of the database of bests that tune updates and compare --tuned reads.
     #[arg(long, default_value = bests::DEFAULT_DIR)]
     pub db: PathBuf,
@@ -244,6 +255,12 @@ pub fn run(args: TuneArgs) -> Result<super::Outcome> {
         return replay_only(&args.replay_only);
     }
     check_budget(&args)?;
+    if args.publish {
+        return super::tune_fleet::publish(&args);
+    }
+    if !args.devices.is_empty() {
+        return super::tune_fleet::devices(&args);
+    }
     if let Some(target) = args.offline.target(&args.device)? {
         return super::tune_offline::run(&args, &target);
     }
@@ -293,7 +310,7 @@ fn tune_here(args: &TuneArgs, supervised: bool) -> Result<super::Outcome> {
         plan,
         top: args.top,
         seed,
-        store_dir: args.store.clone(),
+        store_dir: PathBuf::from(&args.store),
         db_dir: (!args.no_db).then(|| args.db.clone()),
         out: args.out.clone(),
     };
@@ -580,7 +597,7 @@ fn finish(
         "\nwrote {} and the search traces to {}; store in {}",
         plural(all.len(), "measurement"),
         args.out.display(),
-        args.store.display()
+        args.store
     );
     if !args.no_db {
         println!("database of bests: {}", args.db.display());

@@ -402,8 +402,22 @@ fn pg_query(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The engines the store's tests run on: a fresh SQLite file, and the
+    /// PostgreSQL database GEMMLAB_TEST_POSTGRES names where it is set. Device
+    /// models carry the process id, so runs sharing one server never meet.
+    pub(crate) fn engines(name: &str) -> Vec<Url> {
+        let dir = std::env::temp_dir().join(format!("gemmlab-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut out = vec![Url::Sqlite(dir.join("s.sqlite"))];
+        match std::env::var("GEMMLAB_TEST_POSTGRES") {
+            Ok(u) => out.extend(Url::parse(&u)),
+            Err(_) => eprintln!("{name}: SQLite only (GEMMLAB_TEST_POSTGRES is not set)"),
+        }
+        out
+    }
 
     #[test]
     fn urls_name_their_engine_and_hide_passwords() {
@@ -424,7 +438,7 @@ mod tests {
 
     #[test]
     fn engines_migrate_once_and_roll_back_failures() {
-        for url in crate::tune::store::sql::tests::engines("engine") {
+        for url in engines("engine") {
             let mut e = Engine::open(&url).unwrap();
             drop(Engine::open(&url).unwrap());
             let v = e

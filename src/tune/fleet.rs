@@ -55,6 +55,17 @@ pub fn inherited_args(args: &[String]) -> Vec<String> {
     out
 }
 
+/// The value of `--opt value` or `--opt=value` in `args`.
+fn option_value<'a>(args: &'a [String], opt: &str) -> Option<&'a str> {
+    let i = args
+        .iter()
+        .position(|a| a == opt || a.starts_with(&format!("{opt}=")))?;
+    match args[i].split_once('=') {
+        Some((_, v)) => Some(v),
+        None => args.get(i + 1).map(String::as_str),
+    }
+}
+
 /// One device's `gemmlab tune` process.
 pub struct DeviceRun {
     pub device: String,
@@ -69,9 +80,8 @@ fn spawn_tune(
     exe: &Path,
     args: &[String],
     device: &str,
-    store: &str,
-    out: &Path,
-    workers: Option<usize>,
+    (store, out): (&str, &Path),
+    extra: &[String],
 ) -> Result<Child> {
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let log = out.join("tune.log");
@@ -80,10 +90,7 @@ fn spawn_tune(
     let mut cmd = Command::new(exe);
     cmd.arg("tune").args(args);
     cmd.args(["--device", device, "--store", store]);
-    cmd.arg("--out").arg(out);
-    if let Some(w) = workers.filter(|_| !args.iter().any(|a| a.starts_with("--workers"))) {
-        cmd.args(["--workers", &w.to_string()]);
-    }
+    cmd.arg("--out").arg(out).args(extra);
     let name = format!("{}:{device}", crate::util::process::hostname());
     cmd.env(WORKER_NAME_ENV, name)
         .stdin(Stdio::null())
@@ -113,12 +120,30 @@ pub fn run_devices(
     let args = inherited_args(args);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let each = (cores / devices.len().max(1)).max(1);
+    let mut extra = Vec::new();
+    if !args.iter().any(|a| a.starts_with("--workers")) {
+        extra.extend(["--workers".to_string(), each.to_string()]);
+    }
+    // Bests saved by several processes to one folder of JSON files would race (the
+    // last save wins): there the first process keeps them (every process walks the
+    // same searches); an engine merges each process's save instead.
+    let db_merges = option_value(&args, "--db").is_some_and(|d| Url::parse(d).is_some());
+    let no_db = args.iter().any(|a| a == "--no-db");
     let started = Instant::now();
     let mut runs = Vec::new();
     let mut children = Vec::new();
-    for d in devices {
-        let dir = out.join(device_slug(d));
-        children.push(Some(spawn_tune(exe, &args, d, store, &dir, Some(each))?));
+    for (i, d) in devices.iter().enumerate() {
+        // The same device twice (two processes on one GPU) gets two folders.
+        let twice = devices[..i].iter().filter(|x| *x == d).count();
+        let dir = match twice {
+            0 => out.join(device_slug(d)),
+            n => out.join(format!("{}-{}", device_slug(d), n + 1)),
+        };
+        let mut extra = extra.clone();
+        if i > 0 && !db_merges && !no_db {
+            extra.push("--no-db".into());
+        }
+        children.push(Some(spawn_tune(exe, &args, d, (store, &dir), &extra)?));
         runs.push(DeviceRun {
             device: d.clone(),
             log: dir.join("tune.log"),
@@ -140,6 +165,19 @@ pub fn run_devices(
         std::thread::sleep(Duration::from_millis(250));
     }
     Ok(runs)
+}
+
+/// The device models a store holds outcomes of (for this gemmlab).
+pub fn models(url: &Url) -> Result<Vec<String>> {
+    let mut e = Engine::open(url)?;
+    let rows = e.query(
+        "SELECT DISTINCT device FROM tune_records WHERE gemmlab = $1 ORDER BY device",
+        &[env!("CARGO_PKG_VERSION").into()],
+    )?;
+    Ok(rows
+        .iter()
+        .filter_map(|r| r[0].text().map(str::to_string))
+        .collect())
 }
 
 /// How many outcomes each process wrote for `device_model` (by worker name).
@@ -187,7 +225,7 @@ pub fn summary(url: &Url) -> Result<Summary> {
         .collect();
     let now = e.now_sql();
     let rows = e.query(
-        &format!("SELECT device, worker, expires - {now} FROM tune_claims WHERE expires > {now} ORDER BY device, worker"),
+        &format!("SELECT device, worker, expires - {now} FROM tune_claims WHERE expires > {now} AND expires < 1e17 ORDER BY device, worker"),
         &[],
     )?;
     let claims = (rows.iter())
@@ -344,7 +382,7 @@ pub fn work(exe: &Path, o: &WorkerOptions, mut on: impl FnMut(WorkerEvent)) -> R
             .join(device_slug(&o.device));
         on(WorkerEvent::Started(&job, &out));
         let t = Instant::now();
-        let mut child = spawn_tune(exe, &job.args, &o.device, &store, &out, None)?;
+        let mut child = spawn_tune(exe, &job.args, &o.device, (&store, &out), &[])?;
         let code = child
             .wait()
             .map_err(|err| Error::invalid(format!("job {}: {err}", job.id)))?

@@ -142,12 +142,6 @@ pub fn file_name(device: &DeviceInfo) -> String {
 /// The default `--store`: one SQLite file for every device of the host.
 pub const DEFAULT_STORE: &str = "gemmlab-results/tune-store.sqlite";
 
-/// The default `--store` as the help text says it.
-pub const STORE_HELP: &str =
-    "Where outcomes are kept: an SQLite file (.sqlite, .db or sqlite:PATH; \
-    one file for many processes), a PostgreSQL URL (postgres://user@host/db; many hosts), \
-    or a folder (one JSON-lines file per device)";
-
 impl Store {
     /// Opens the store `--store` names for `device`: an engine's address, or a
     /// folder holding one JSON-lines file per device.

@@ -17,6 +17,11 @@ use super::{Key, Phase, Record};
 /// Seconds a claim lasts unless renewed; the heartbeat renews every quarter of it.
 pub const DEFAULT_LEASE_S: f64 = 60.0;
 
+/// A claim whose point has its outcome: it never expires, so a process that
+/// looked for the outcome just before it was written cannot claim the point
+/// just after (a claim row that went away would let it).
+const DONE: f64 = 1e18;
+
 /// This process's name in claims and rows: the name its starter gave
 /// (`host:device`, [`crate::tune::fleet::WORKER_NAME_ENV`]) or the host, then
 /// the process id; a restarted process is a new worker.
@@ -77,7 +82,7 @@ impl SqlStore {
         Ok((out, warnings))
     }
 
-    /// Writes one outcome and gives up its claim, in one transaction.
+    /// Writes one outcome and marks its claim done, in one transaction.
     pub fn append(&mut self, r: &Record) -> Result<()> {
         let text = serde_json::to_string(r).map_err(|e| Error::invalid(e.to_string()))?;
         let (device, gemmlab, worker) = (&self.device, &self.gemmlab, &self.worker);
@@ -89,8 +94,9 @@ impl SqlStore {
                 &[device.as_str().into(), gemmlab.as_str().into(), key_id.as_str().into(), phase, text.into(), worker.as_str().into(), r.at_utc.as_str().into()],
             )?;
             e.execute(
-                "DELETE FROM tune_claims WHERE device = $1 AND gemmlab = $2 AND key_id = $3",
-                &[device.as_str().into(), gemmlab.as_str().into(), key_id.as_str().into()],
+                "INSERT INTO tune_claims (device, gemmlab, key_id, worker, expires) VALUES ($1, $2, $3, $4, $5) \
+                 ON CONFLICT (device, gemmlab, key_id) DO UPDATE SET expires = excluded.expires",
+                &[device.as_str().into(), gemmlab.as_str().into(), key_id.as_str().into(), worker.as_str().into(), DONE.into()],
             )?;
             Ok(())
         })
@@ -103,7 +109,7 @@ impl SqlStore {
         let sql = format!(
             "INSERT INTO tune_claims (device, gemmlab, key_id, worker, expires) VALUES ($1, $2, $3, $4, {now} + $5) \
              ON CONFLICT (device, gemmlab, key_id) DO UPDATE SET worker = excluded.worker, expires = excluded.expires \
-             WHERE tune_claims.expires < {now} OR tune_claims.worker = excluded.worker"
+             WHERE tune_claims.expires < {DONE:e} AND (tune_claims.expires < {now} OR tune_claims.worker = excluded.worker)"
         );
         let n = self.engine.execute(
             &sql,
@@ -125,7 +131,7 @@ impl SqlStore {
     pub fn holder(&mut self, key: &Key) -> Result<Option<(String, f64)>> {
         let now = self.engine.now_sql();
         let rows = self.engine.query(
-            &format!("SELECT worker, expires - {now} FROM tune_claims WHERE device = $1 AND gemmlab = $2 AND key_id = $3"),
+            &format!("SELECT worker, expires - {now} FROM tune_claims WHERE device = $1 AND gemmlab = $2 AND key_id = $3 AND expires < {DONE:e}"),
             &[self.device.clone().into(), self.gemmlab.clone().into(), key.id().into()],
         )?;
         Ok(rows.first().map(|r| {
@@ -158,7 +164,7 @@ impl Drop for SqlStore {
         // Claims left (a search stopped for time) are freed at once rather than
         // at their lease's end.
         let _ = self.engine.execute(
-            "DELETE FROM tune_claims WHERE worker = $1",
+            &format!("DELETE FROM tune_claims WHERE worker = $1 AND expires < {DONE:e}"),
             &[self.worker.clone().into()],
         );
     }
@@ -179,7 +185,9 @@ impl Heartbeat {
         let every = Duration::from_secs_f64((lease / 4.0).max(0.05));
         let thread = std::thread::spawn(move || {
             let now = engine.now_sql();
-            let sql = format!("UPDATE tune_claims SET expires = {now} + $1 WHERE worker = $2");
+            let sql = format!(
+                "UPDATE tune_claims SET expires = {now} + $1 WHERE worker = $2 AND expires < {DONE:e}"
+            );
             while !flag.load(Ordering::Relaxed) {
                 // A renewal that fails is tried again next beat; the lease has slack.
                 let _ = engine.execute(&sql, &[lease.into(), worker.as_str().into()]);
@@ -214,20 +222,7 @@ fn phase_value(p: Phase) -> Value {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-
-    /// The engines the store's tests run on: a fresh SQLite file, and the
-    /// PostgreSQL database GEMMLAB_TEST_POSTGRES names where it is set. Device
-    /// models carry the process id, so runs sharing one server never meet.
-    pub(crate) fn engines(name: &str) -> Vec<Url> {
-        let dir = std::env::temp_dir().join(format!("gemmlab-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut out = vec![Url::Sqlite(dir.join("s.sqlite"))];
-        match std::env::var("GEMMLAB_TEST_POSTGRES") {
-            Ok(u) => out.extend(Url::parse(&u)),
-            Err(_) => eprintln!("{name}: SQLite only (GEMMLAB_TEST_POSTGRES is not set)"),
-        }
-        out
-    }
+    use crate::results::engine::tests::engines;
 
     fn model(m: &str) -> String {
         format!("{m} {}", std::process::id())
@@ -267,6 +262,13 @@ pub(crate) mod tests {
                 b.holder(&key).unwrap().is_none(),
                 "an outcome ends the claim"
             );
+            // One that looked for the outcome just before it was written cannot
+            // claim the point just after.
+            let mut late = SqlStore::open(&url, &ma, "late".into()).unwrap();
+            assert!(
+                !late.claim(&key).unwrap(),
+                "a point with its outcome is not claimed"
+            );
             let (news, warnings) = a.news().unwrap();
             assert!(warnings.is_empty());
             assert_eq!(news, vec![r], "{}", url.describe());
@@ -279,7 +281,7 @@ pub(crate) mod tests {
     fn the_heartbeat_keeps_a_claim_alive_past_its_lease() {
         for url in engines("beat") {
             let key = crate::tune::store::tests::sample().key;
-            let m = model("GPU A");
+            let m = model("GPU H");
             let mut a = SqlStore::open(&url, &m, "a".into()).unwrap();
             a.lease_s = 0.4;
             let mut b = SqlStore::open(&url, &m, "b".into()).unwrap();
