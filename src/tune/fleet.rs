@@ -304,8 +304,11 @@ pub fn mark_done(
     Ok(())
 }
 
+/// A job's end for one device model: (model, worker, exit code).
+pub type Done = (String, String, i64);
+
 /// Every job and, per device model, who finished it with which exit code.
-pub fn jobs(url: &Url) -> Result<Vec<(Job, Vec<(String, String, i64)>)>> {
+pub fn jobs(url: &Url) -> Result<Vec<(Job, Vec<Done>)>> {
     let mut e = Engine::open(url)?;
     let rows = e.query(
         "SELECT id, args, created_utc FROM tune_jobs WHERE gemmlab = $1 ORDER BY id",

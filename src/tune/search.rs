@@ -1335,8 +1335,6 @@ type InputsCache = Option<(
     Vec<Option<crate::experiment::user::data::HostBuf>>,
 )>;
 
-/// Loads, checks and times one compiled point of a user kernel.
-#[allow(clippy::too_many_arguments)]
 /// What every measured configuration starts with: the session's laps restarted
 /// and its record begun; `Err` is the record of one whose build failed.
 fn begin(
@@ -1344,16 +1342,18 @@ fn begin(
     key: Key,
     opts: &SearchOptions,
     compiled: Result<Artefact>,
-) -> std::result::Result<(Record, Artefact, Config, Hints), Record> {
+) -> std::result::Result<(Record, Artefact, Config, Hints), Box<Record>> {
     session.laps.borrow_mut().restart();
     let (record, artefact) = start_record(key, opts, compiled);
     let Some(artefact) = artefact else {
-        return Err(record);
+        return Err(Box::new(record));
     };
     let (config, hints) = (record.key.config.clone(), record.key.hints.clone());
     Ok((record, artefact, config, hints))
 }
 
+/// Loads, checks and times one compiled point of a user kernel.
+#[allow(clippy::too_many_arguments)]
 fn measure_spec(
     session: &mut Session,
     kernel: &UserKernel,
@@ -1368,7 +1368,7 @@ fn measure_spec(
     let t = Instant::now();
     let (mut record, artefact, config, hints) = match begin(session, key, opts, compiled) {
         Ok(begun) => begun,
-        Err(failed) => return failed,
+        Err(failed) => return *failed,
     };
     let inst = match kernel.instantiate(&config, dims) {
         Ok(i) => i,
@@ -1501,7 +1501,7 @@ fn measure(
     let t = Instant::now();
     let (mut record, artefact, config, hints) = match begin(session, key, opts, compiled) {
         Ok(begun) => begun,
-        Err(failed) => return failed,
+        Err(failed) => return *failed,
     };
     let resources = |record: &mut Record, build: Option<&BuildReport>| {
         record.resources =
