@@ -12,7 +12,9 @@ use super::grid::{decode, strides, Grid};
 use crate::backend::{DeviceInfo, Toolchain};
 use crate::error::{Error, Result};
 use crate::gemm::problem::Precision;
-use crate::kernel::builtin::{Config, Hints, KernelSpec, SwitchUse, PRECISION, USE_BOUNDS};
+use crate::kernel::builtin::{
+    Config, Constraint, Hints, KernelSpec, SwitchUse, PRECISION, USE_BOUNDS,
+};
 use crate::kernel::Kernel;
 
 /// Register caps tried by default: none, then the steps where a 256-thread
@@ -125,349 +127,39 @@ impl Space {
         request: &SpaceRequest,
     ) -> Result<Space> {
         let kernel: Kernel = kernel.into();
-        let toolchain = device.toolchain;
         let mut notes = Vec::new();
-        let params = params_of(kernel);
-        let switches: &[SwitchUse] = kernel.builtin().map_or(&[], |b| b.switches);
-        let multi_precision = kernel.builtin().is_some_and(KernelSpec::multi_precision);
-        for name in request.values.keys() {
-            if !params.iter().any(|p| &p.name == name) {
-                let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-                return Err(Error::invalid(format!(
-                    "{} has no parameter {name}; its parameters: {}",
-                    kernel.id(),
-                    if names.is_empty() {
-                        "none".into()
-                    } else {
-                        names.join(", ")
-                    }
-                )));
-            }
-        }
-        let mut axes = Vec::new();
-        for p in &params {
-            let values = match request.values.get(&p.name) {
-                Some(v) => {
-                    if let Some(bad) = v
-                        .iter()
-                        .find(|x| !p.allowed.is_empty() && !p.allowed.contains(x))
-                    {
-                        return Err(Error::Constraint {
-                            kernel: kernel.id().into(),
-                            message: format!(
-                                "{} must be one of {:?} ({})",
-                                p.name, p.allowed, p.meaning
-                            ),
-                            values: format!("{}={bad}", p.name),
-                        });
-                    }
-                    let mut v = v.clone();
-                    v.sort_unstable();
-                    v.dedup();
-                    v
-                }
-                None if p.allowed.is_empty() => vec![p.default],
-                None => p.allowed.clone(),
-            };
-            axes.push(Axis::Param {
-                name: p.name.clone(),
-                values,
-            });
-        }
-        let nvidia_only_ok = device.is_nvidia();
-        let wanted: Vec<String> = match &request.switches {
-            Some(list) => {
-                for name in list {
-                    if !kernel.has_switch(name) {
-                        let names = kernel.switch_names();
-                        return Err(Error::invalid(format!(
-                            "{} has no switch {name}; its switches: {}",
-                            kernel.id(),
-                            if names.is_empty() {
-                                "none".into()
-                            } else {
-                                names.join(", ")
-                            }
-                        )));
-                    }
-                }
-                list.clone()
-            }
-            // "All" keeps the arithmetic's precision: a switch that lowers it is
-            // searched only where it is named.
-            None => switches
-                .iter()
-                .filter(|s| !s.switch.lowers_precision)
-                .map(|s| s.name().to_string())
-                .collect(),
-        };
-        if request.switches.is_none() {
-            for s in switches.iter().filter(|s| s.switch.lowers_precision) {
-                notes.push(format!(
-                    "{} stays in its published state: turned, it lowers the precision (name it in --switches to search it)",
-                    s.name()
-                ));
-            }
-        }
-        for s in switches {
-            if !wanted.iter().any(|w| w == s.name()) {
-                continue;
-            }
-            if s.switch.opencl_needs_nvidia && !nvidia_only_ok {
-                notes.push(format!(
-                    "{} stays off: OpenCL C has no such operation and {} takes no NVIDIA inline PTX",
-                    s.name(),
-                    device.platform
-                ));
-                continue;
-            }
-            let published = s.published(toolchain);
-            // Published state first, so the first point of a fresh search is the published kernel.
-            axes.push(Axis::Switch {
-                name: s.name().to_string(),
-                values: vec![published, !published],
-            });
-        }
-        let caps_apply = device.is_nvidia();
-        let mut caps: Vec<Option<u32>> = vec![None];
-        match (&request.caps, caps_apply) {
-            (Some(list), false) if !list.is_empty() => {
-                return Err(Error::invalid(format!(
-                    "register caps cannot be tuned on {}: it has no register-cap option",
-                    device.platform
-                )))
-            }
-            (_, false) => notes.push(format!(
-                "no register caps: {} has no register-cap option",
-                device.platform
-            )),
-            (list, true) => {
-                let list = list.clone().unwrap_or_else(|| DEFAULT_CAPS.to_vec());
-                let range = crate::error::REGISTER_CAP_RANGE;
-                if let Some(bad) = list.iter().find(|r| !range.contains(r)) {
-                    return Err(Error::invalid(format!(
-                        "register cap {bad}: ptxas honours caps from {} to {}",
-                        range.start(),
-                        range.end()
-                    )));
-                }
-                let mut list = list;
-                list.sort_unstable();
-                list.dedup();
-                caps.extend(list.into_iter().map(Some));
-            }
-        }
-        axes.push(Axis::Cap { values: caps });
+        let axes = axes_of(kernel, device, request, &mut notes)?;
         let before: u128 = axes.iter().map(|a| a.len() as u128).product();
 
         // Parameters first: every registry constraint and device limit that
         // depends on them alone, the first failing rule taking the blame.
-        let param_axes: Vec<(&str, &Vec<i64>)> = axes
-            .iter()
-            .filter_map(|a| match a {
-                Axis::Param { name, values } => Some((name.as_str(), values)),
-                _ => None,
-            })
-            .collect();
+        let filtered = filter_param_axes(kernel, device, request.precision, &axes);
         let rest: u128 = axes
             .iter()
             .filter(|a| !matches!(a, Axis::Param { .. }))
             .map(|a| a.len() as u128)
             .product();
-        let n_param = param_axes.len();
-        let param_sizes: Vec<usize> = param_axes.iter().map(|(_, v)| v.len()).collect();
-        let filtered = filter_params(&param_axes, &param_sizes, |config| {
-            if multi_precision {
-                config
-                    .0
-                    .insert(PRECISION.into(), request.precision.define());
-            }
-            param_rule(kernel, device, config)
-        });
         let mut removals: Vec<Removal> = Vec::new();
-        let mut blame = |rule: String, n: u128| match removals.iter_mut().find(|r| r.rule == rule) {
-            Some(r) => r.removed += n,
-            None => removals.push(Removal { rule, removed: n }),
-        };
         for (rule, n) in filtered.broken {
-            blame(rule.describe(), u128::from(n) * rest);
+            blame(&mut removals, rule.describe(), u128::from(n) * rest);
         }
         // Then switches and caps: a cap too small for the work-group's register
         // file share is removed, everything else is kept.
-        let other_sizes: Vec<usize> = axes[n_param..].iter().map(Axis::len).collect();
-        let others: u64 = other_sizes.iter().map(|&s| s as u64).product();
-        let cap_axis = axes.len() - 1;
-        let cap_values: &[Option<u32>] = match &axes[cap_axis] {
-            Axis::Cap { values } => values,
-            _ => &[],
-        };
-        let other_coords: Vec<Vec<u8>> = product(&other_sizes);
-        let param_strides = strides(&param_sizes);
-        // Registry constraints that involve a switch (e.g. simt's K-major operands
-        // and cp.async): judged on each point with its switch states.
-        let switch_names: Vec<&str> = switches.iter().map(|s| s.name()).collect();
-        let switch_rules: Vec<&crate::kernel::builtin::Constraint> = kernel
-            .builtin()
-            .map(|k| k.constraints)
-            .unwrap_or_default()
-            .iter()
-            .filter(|c| c.involves.iter().any(|n| switch_names.contains(n)))
-            .collect();
-        let published: Vec<(&str, bool)> = switches
-            .iter()
-            .map(|s| (s.name(), s.published(toolchain)))
-            .collect();
-        let n_caps = cap_values.len().max(1);
-        // Where the compiler ignores a cap on a kernel with a fixed work-group size,
-        // a capped point with USE_BOUNDS on is the uncapped kernel under another label.
-        let bounds = switches
-            .iter()
-            .find(|s| s.name() == USE_BOUNDS.name)
-            .filter(|_| device.ignores_caps_with_bounds() && n_caps > 1)
-            .map(|s| {
-                let axis = axes[n_param..].iter().position(
-                    |a| matches!(a, Axis::Switch { name, .. } if name == USE_BOUNDS.name),
-                );
-                (axis, s.published(toolchain))
-            });
-        let bounds_on = |oc: &[u8]| match bounds {
-            None => false,
-            Some((None, published)) => published,
-            Some((Some(i), _)) => match &axes[n_param + i] {
-                Axis::Switch { values, .. } => values[oc[i] as usize],
-                _ => false,
-            },
-        };
-        let chunks = chunked(filtered.valid.len());
-        // Each valid parameter point keeps the list of its valid switch and cap
-        // combinations, shared by every point whose list is the same (`Grid::from_blocks`).
-        let parts = crate::gemm::parallel::map_range(chunks.len(), |ci| {
-            let (mut too_small, mut ignored, mut starved) = (0u64, 0u64, 0u64);
-            let mut broken: Vec<u64> = vec![0; switch_rules.len()];
-            let mut blocks: Vec<(u64, u32)> = Vec::new();
-            let mut lists = Interned::default();
-            for &pk in &filtered.valid[chunks[ci].clone()] {
-                let mut list: Vec<u32> = Vec::new();
-                let pc = decode(&param_strides, pk);
-                let config = config_of(&axes, &pc);
-                let threads = kernel.threads_per_group(&config) as u64;
-                let held = accumulator_registers(&kernel, &config);
-                // Each combination of switch states once (the cap, the last axis,
-                // varies fastest and plays no part in these rules).
-                let combo_ok: Vec<bool> = if switch_rules.is_empty() {
-                    Vec::new()
-                } else {
-                    let mut c = config.clone();
-                    for (name, on) in &published {
-                        c.0.insert((*name).to_string(), i64::from(*on));
-                    }
-                    (0..other_coords.len() / n_caps)
-                        .map(|combo| {
-                            set_switches(&mut c, &axes[n_param..], &other_coords[combo * n_caps]);
-                            let bad = switch_rules.iter().position(|k| !(k.holds)(&c));
-                            if let Some(r) = bad {
-                                broken[r] += n_caps as u64;
-                            }
-                            bad.is_none()
-                        })
-                        .collect()
-                };
-                for (oi, oc) in other_coords.iter().enumerate() {
-                    if !combo_ok.is_empty() && !combo_ok[oi / n_caps] {
-                        continue;
-                    }
-                    let cap = cap_values
-                        .get(oc[cap_axis - n_param] as usize)
-                        .copied()
-                        .flatten();
-                    if cap.is_some() && bounds_on(oc) {
-                        ignored += 1;
-                        continue;
-                    }
-                    if cap.is_some_and(|cap| u64::from(cap) <= held) {
-                        starved += 1;
-                        continue;
-                    }
-                    if let (Some(cap), Some(file)) = (cap, device.registers_per_block) {
-                        if u64::from(cap) * threads > u64::from(file) {
-                            too_small += 1;
-                            continue;
-                        }
-                    }
-                    list.push(oi as u32);
-                }
-                blocks.push((pk, lists.id(list)));
-            }
-            (blocks, lists.lists, too_small, broken, ignored, starved)
-        });
-        let mut blocks: Vec<(u64, u32)> = Vec::new();
-        let mut classes = Interned::default();
-        let mut too_small = 0u64;
-        let (mut ignored, mut starved) = (0u64, 0u64);
-        let mut broken = vec![0u64; switch_rules.len()];
-        for (chunk_blocks, lists, n, b, i, st) in parts {
-            let global: Vec<u32> = lists.into_iter().map(|l| classes.id(l)).collect();
-            blocks.extend(
-                chunk_blocks
-                    .into_iter()
-                    .map(|(pk, c)| (pk, global[c as usize])),
-            );
-            too_small += n;
-            ignored += i;
-            starved += st;
-            for (sum, x) in broken.iter_mut().zip(b) {
-                *sum += x;
-            }
-        }
-        for (rule, n) in switch_rules.iter().zip(broken) {
-            if n > 0 {
-                blame(format!("constraint: {}", rule.message), u128::from(n));
-            }
-        }
-        if starved > 0 {
-            blame(
-                "cap: at or below a work-item's accumulators (its elements of C, in 32-bit registers), which then spill, or the compiler ignores the cap".into(),
-                u128::from(starved),
-            );
-        }
-        if ignored > 0 {
-            blame(
-                format!(
-                    "compiler: {} ignores register caps on kernels with reqd_work_group_size (USE_BOUNDS on)",
-                    device.platform
-                ),
-                u128::from(ignored),
-            );
-        }
-        if too_small > 0 {
-            if let Some(file) = device.registers_per_block {
-                blame(
-                    format!("device limit: cap x work-group size exceeds the {file} registers a work-group may use"),
-                    u128::from(too_small),
-                );
-            }
-        }
+        let rules = PointRules::new(kernel, device, &axes);
+        let (blocks, classes, dropped) = rules.judge(&filtered.valid);
+        dropped.blame(&rules.switch_rules, device, &mut removals);
         let grid = Grid::from_blocks(
             axes.iter().map(Axis::len).collect(),
-            others,
+            rules.others(),
             blocks,
-            classes.lists,
+            classes,
         );
         if grid.is_empty() {
-            let why: Vec<String> = removals
-                .iter()
-                .map(|r| format!("  {} removed {}", r.rule, r.removed))
-                .collect();
-            return Err(Error::invalid(format!(
-                "the search space of {} on {} is empty: all {before} points were filtered out:\n{}",
-                kernel.id(),
-                device.label(),
-                why.join("\n")
-            )));
+            return Err(empty_space(kernel, device, before, &removals));
         }
         Ok(Space {
             kernel,
-            toolchain,
+            toolchain: device.toolchain,
             precision: request.precision,
             axes,
             grid,
@@ -574,6 +266,488 @@ impl Space {
             self.before,
             self.len()
         )
+    }
+}
+
+/// The axes of the space before filtering: one per parameter, one per switch
+/// searched, then the register caps; `notes` says what was left out, and why.
+fn axes_of(
+    kernel: Kernel,
+    device: &DeviceInfo,
+    request: &SpaceRequest,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Axis>> {
+    let params = params_of(kernel);
+    let known = |name: &String| params.iter().any(|p| &p.name == name);
+    if let Some(name) = request.values.keys().find(|name| !known(name)) {
+        let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+        return Err(unknown(kernel, ("parameter", "parameters"), name, &names));
+    }
+    let mut axes = params
+        .iter()
+        .map(|p| param_axis(kernel, p, request.values.get(&p.name)))
+        .collect::<Result<Vec<Axis>>>()?;
+    axes.extend(switch_axes(
+        kernel,
+        device,
+        request.switches.as_deref(),
+        notes,
+    )?);
+    axes.push(cap_axis(device, request.caps.as_deref(), notes)?);
+    Ok(axes)
+}
+
+/// "K has no parameter X; its parameters: A, B" (or "none"), `what` singular and plural.
+fn unknown(kernel: Kernel, what: (&str, &str), name: &str, names: &[&str]) -> Error {
+    Error::invalid(format!(
+        "{} has no {} {name}; its {}: {}",
+        kernel.id(),
+        what.0,
+        what.1,
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        }
+    ))
+}
+
+/// A parameter's axis: the values asked for (each one the registry allows; sorted,
+/// once each), else every value it allows, else its default.
+fn param_axis(kernel: Kernel, p: &ParamView, asked: Option<&Vec<i64>>) -> Result<Axis> {
+    let values = match asked {
+        Some(v) => {
+            if let Some(bad) = v
+                .iter()
+                .find(|x| !p.allowed.is_empty() && !p.allowed.contains(x))
+            {
+                return Err(Error::Constraint {
+                    kernel: kernel.id().into(),
+                    message: format!("{} must be one of {:?} ({})", p.name, p.allowed, p.meaning),
+                    values: format!("{}={bad}", p.name),
+                });
+            }
+            let mut v = v.clone();
+            v.sort_unstable();
+            v.dedup();
+            v
+        }
+        None if p.allowed.is_empty() => vec![p.default],
+        None => p.allowed.clone(),
+    };
+    Ok(Axis::Param {
+        name: p.name.clone(),
+        values,
+    })
+}
+
+/// An axis per switch searched (those `named`, else every one that keeps the
+/// arithmetic's precision), except where the device cannot take it.
+fn switch_axes(
+    kernel: Kernel,
+    device: &DeviceInfo,
+    named: Option<&[String]>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Axis>> {
+    let switches: &[SwitchUse] = kernel.builtin().map_or(&[], |b| b.switches);
+    let wanted: Vec<String> = match named {
+        Some(list) => {
+            if let Some(name) = list.iter().find(|name| !kernel.has_switch(name)) {
+                let names = kernel.switch_names();
+                return Err(unknown(kernel, ("switch", "switches"), name, &names));
+            }
+            list.to_vec()
+        }
+        // "All" keeps the arithmetic's precision: a switch that lowers it is
+        // searched only where it is named.
+        None => {
+            for s in switches.iter().filter(|s| s.switch.lowers_precision) {
+                notes.push(format!(
+                    "{} stays in its published state: turned, it lowers the precision (name it in --switches to search it)",
+                    s.name()
+                ));
+            }
+            switches
+                .iter()
+                .filter(|s| !s.switch.lowers_precision)
+                .map(|s| s.name().to_string())
+                .collect()
+        }
+    };
+    let mut axes = Vec::new();
+    for s in switches {
+        if !wanted.iter().any(|w| w == s.name()) {
+            continue;
+        }
+        if s.switch.opencl_needs_nvidia && !device.is_nvidia() {
+            notes.push(format!(
+                "{} stays off: OpenCL C has no such operation and {} takes no NVIDIA inline PTX",
+                s.name(),
+                device.platform
+            ));
+            continue;
+        }
+        let published = s.published(device.toolchain);
+        // Published state first, so the first point of a fresh search is the published kernel.
+        axes.push(Axis::Switch {
+            name: s.name().to_string(),
+            values: vec![published, !published],
+        });
+    }
+    Ok(axes)
+}
+
+/// The register caps: none, then those asked for (`DEFAULT_CAPS` by default) where
+/// the device's compiler takes a cap; asking for caps elsewhere is an error.
+fn cap_axis(device: &DeviceInfo, asked: Option<&[u32]>, notes: &mut Vec<String>) -> Result<Axis> {
+    let mut caps: Vec<Option<u32>> = vec![None];
+    match (asked, device.is_nvidia()) {
+        (Some(list), false) if !list.is_empty() => {
+            return Err(Error::invalid(format!(
+                "register caps cannot be tuned on {}: it has no register-cap option",
+                device.platform
+            )))
+        }
+        (_, false) => notes.push(format!(
+            "no register caps: {} has no register-cap option",
+            device.platform
+        )),
+        (list, true) => {
+            let mut list = list.map_or_else(|| DEFAULT_CAPS.to_vec(), <[u32]>::to_vec);
+            let range = crate::error::REGISTER_CAP_RANGE;
+            if let Some(bad) = list.iter().find(|r| !range.contains(r)) {
+                return Err(Error::invalid(format!(
+                    "register cap {bad}: ptxas honours caps from {} to {}",
+                    range.start(),
+                    range.end()
+                )));
+            }
+            list.sort_unstable();
+            list.dedup();
+            caps.extend(list.into_iter().map(Some));
+        }
+    }
+    Ok(Axis::Cap { values: caps })
+}
+
+/// Adds `n` points to what `rule` removed (a rule met again adds to its row).
+fn blame(removals: &mut Vec<Removal>, rule: String, n: u128) {
+    match removals.iter_mut().find(|r| r.rule == rule) {
+        Some(r) => r.removed += n,
+        None => removals.push(Removal { rule, removed: n }),
+    }
+}
+
+/// The error of a space filtered to nothing, naming what removed what.
+fn empty_space(kernel: Kernel, device: &DeviceInfo, before: u128, removals: &[Removal]) -> Error {
+    let why: Vec<String> = removals
+        .iter()
+        .map(|r| format!("  {} removed {}", r.rule, r.removed))
+        .collect();
+    Error::invalid(format!(
+        "the search space of {} on {} is empty: all {before} points were filtered out:\n{}",
+        kernel.id(),
+        device.label(),
+        why.join("\n")
+    ))
+}
+
+/// The parameter configurations of `axes` (their parameter axes, which come
+/// first) that break no registry constraint or device limit, a multi-precision
+/// kernel's configurations at `precision`.
+fn filter_param_axes(
+    kernel: Kernel,
+    device: &DeviceInfo,
+    precision: Precision,
+    axes: &[Axis],
+) -> Filtered {
+    let multi_precision = kernel.builtin().is_some_and(KernelSpec::multi_precision);
+    let param_axes: Vec<(&str, &Vec<i64>)> = axes
+        .iter()
+        .filter_map(|a| match a {
+            Axis::Param { name, values } => Some((name.as_str(), values)),
+            _ => None,
+        })
+        .collect();
+    let param_sizes: Vec<usize> = param_axes.iter().map(|(_, v)| v.len()).collect();
+    filter_params(&param_axes, &param_sizes, |config| {
+        if multi_precision {
+            config.0.insert(PRECISION.into(), precision.define());
+        }
+        param_rule(kernel, device, config)
+    })
+}
+
+/// The rules judged on the switch and cap combinations (the axes after the
+/// parameters) of each valid parameter point.
+struct PointRules<'a> {
+    kernel: Kernel,
+    device: &'a DeviceInfo,
+    axes: &'a [Axis],
+    /// How many parameter axes lead `axes`.
+    n_param: usize,
+    param_strides: Vec<u64>,
+    /// Every coordinate vector of the axes after the parameters, the cap fastest.
+    other_coords: Vec<Vec<u8>>,
+    /// The cap's place in those vectors (the last axis).
+    cap_at: usize,
+    cap_values: &'a [Option<u32>],
+    n_caps: usize,
+    /// Registry constraints that involve a switch (e.g. simt's K-major operands
+    /// and cp.async): judged on each point with its switch states.
+    switch_rules: Vec<&'static Constraint>,
+    /// Every switch of the kernel in its published state.
+    published: Vec<(&'static str, bool)>,
+    /// Where the compiler ignores a cap with USE_BOUNDS on: its axis among the
+    /// others (`None`: not searched) and its published state.
+    bounds: Option<(Option<usize>, bool)>,
+}
+
+/// Why a switch and cap combination is removed for its cap.
+enum CapDrop {
+    /// The compiler ignores the cap (USE_BOUNDS on).
+    Ignored,
+    /// At or below the work-item's accumulators.
+    Starved,
+    /// Cap x work-group size beyond the device's register file.
+    TooSmall,
+}
+
+/// How many switch and cap combinations each rule removed.
+#[derive(Debug, Clone, Default)]
+struct Dropped {
+    too_small: u64,
+    ignored: u64,
+    starved: u64,
+    /// Per `PointRules::switch_rules`.
+    broken: Vec<u64>,
+}
+
+impl<'a> PointRules<'a> {
+    fn new(kernel: Kernel, device: &'a DeviceInfo, axes: &'a [Axis]) -> PointRules<'a> {
+        let toolchain = device.toolchain;
+        let switches: &'static [SwitchUse] = kernel.builtin().map_or(&[], |b| b.switches);
+        let n_param = axes
+            .iter()
+            .filter(|a| matches!(a, Axis::Param { .. }))
+            .count();
+        let param_sizes: Vec<usize> = axes[..n_param].iter().map(Axis::len).collect();
+        let other_sizes: Vec<usize> = axes[n_param..].iter().map(Axis::len).collect();
+        let cap_axis = axes.len() - 1;
+        let cap_values: &[Option<u32>] = match &axes[cap_axis] {
+            Axis::Cap { values } => values,
+            _ => &[],
+        };
+        let switch_names: Vec<&str> = switches.iter().map(|s| s.name()).collect();
+        let switch_rules: Vec<&'static Constraint> = kernel
+            .builtin()
+            .map(|k| k.constraints)
+            .unwrap_or_default()
+            .iter()
+            .filter(|c| c.involves.iter().any(|n| switch_names.contains(n)))
+            .collect();
+        let n_caps = cap_values.len().max(1);
+        // Where the compiler ignores a cap on a kernel with a fixed work-group size,
+        // a capped point with USE_BOUNDS on is the uncapped kernel under another label.
+        let bounds = switches
+            .iter()
+            .find(|s| s.name() == USE_BOUNDS.name)
+            .filter(|_| device.ignores_caps_with_bounds() && n_caps > 1)
+            .map(|s| {
+                let axis = axes[n_param..].iter().position(
+                    |a| matches!(a, Axis::Switch { name, .. } if name == USE_BOUNDS.name),
+                );
+                (axis, s.published(toolchain))
+            });
+        PointRules {
+            kernel,
+            device,
+            axes,
+            n_param,
+            param_strides: strides(&param_sizes),
+            other_coords: product(&other_sizes),
+            cap_at: cap_axis - n_param,
+            cap_values,
+            n_caps,
+            switch_rules,
+            published: (switches.iter())
+                .map(|s| (s.name(), s.published(toolchain)))
+                .collect(),
+            bounds,
+        }
+    }
+
+    /// The size of the product of the axes after the parameters.
+    fn others(&self) -> u64 {
+        self.other_coords.len() as u64
+    }
+
+    /// Judges every valid parameter point on every core. Each keeps the list of
+    /// its valid switch and cap combinations, shared by every point whose list is
+    /// the same (`Grid::from_blocks`): the blocks (point, list), the lists, and
+    /// what each rule removed.
+    fn judge(&self, valid: &[u64]) -> (Vec<(u64, u32)>, Vec<Vec<u32>>, Dropped) {
+        let chunks = chunked(valid.len());
+        let parts = crate::gemm::parallel::map_range(chunks.len(), |ci| {
+            let mut dropped = Dropped {
+                broken: vec![0; self.switch_rules.len()],
+                ..Dropped::default()
+            };
+            let mut blocks: Vec<(u64, u32)> = Vec::new();
+            let mut lists = Interned::default();
+            for &pk in &valid[chunks[ci].clone()] {
+                let list = self.kept(pk, &mut dropped);
+                blocks.push((pk, lists.id(list)));
+            }
+            (blocks, lists.lists, dropped)
+        });
+        let mut blocks: Vec<(u64, u32)> = Vec::new();
+        let mut classes = Interned::default();
+        let mut dropped = Dropped {
+            broken: vec![0; self.switch_rules.len()],
+            ..Dropped::default()
+        };
+        for (chunk_blocks, lists, d) in parts {
+            let global: Vec<u32> = lists.into_iter().map(|l| classes.id(l)).collect();
+            blocks.extend(
+                chunk_blocks
+                    .into_iter()
+                    .map(|(pk, c)| (pk, global[c as usize])),
+            );
+            dropped.add(d);
+        }
+        (blocks, classes.lists, dropped)
+    }
+
+    /// The switch and cap combinations (offsets into `other_coords`) parameter
+    /// point `pk` keeps; those removed are counted in `dropped`.
+    fn kept(&self, pk: u64, dropped: &mut Dropped) -> Vec<u32> {
+        let mut list: Vec<u32> = Vec::new();
+        let pc = decode(&self.param_strides, pk);
+        let config = config_of(self.axes, &pc);
+        let threads = self.kernel.threads_per_group(&config) as u64;
+        let held = accumulator_registers(&self.kernel, &config);
+        let combo_ok = self.switch_combos_ok(&config, &mut dropped.broken);
+        for (oi, oc) in self.other_coords.iter().enumerate() {
+            if !combo_ok.is_empty() && !combo_ok[oi / self.n_caps] {
+                continue;
+            }
+            match self.cap_drop(oc, held, threads) {
+                Some(CapDrop::Ignored) => dropped.ignored += 1,
+                Some(CapDrop::Starved) => dropped.starved += 1,
+                Some(CapDrop::TooSmall) => dropped.too_small += 1,
+                None => list.push(oi as u32),
+            }
+        }
+        list
+    }
+
+    /// Whether each combination of switch states keeps the constraints that involve
+    /// a switch (once each: the cap, the last axis, varies fastest and plays no part
+    /// in these rules), counting the breaks per rule; empty where there are none.
+    fn switch_combos_ok(&self, config: &Config, broken: &mut [u64]) -> Vec<bool> {
+        if self.switch_rules.is_empty() {
+            return Vec::new();
+        }
+        let mut c = config.clone();
+        for (name, on) in &self.published {
+            c.0.insert((*name).to_string(), i64::from(*on));
+        }
+        let others = &self.axes[self.n_param..];
+        (0..self.other_coords.len() / self.n_caps)
+            .map(|combo| {
+                set_switches(&mut c, others, &self.other_coords[combo * self.n_caps]);
+                let bad = self.switch_rules.iter().position(|k| !(k.holds)(&c));
+                if let Some(r) = bad {
+                    broken[r] += self.n_caps as u64;
+                }
+                bad.is_none()
+            })
+            .collect()
+    }
+
+    /// Why the cap of combination `oc` is removed, if it is, for a point whose
+    /// work-items hold `held` registers of sums in work-groups of `threads`.
+    fn cap_drop(&self, oc: &[u8], held: u64, threads: u64) -> Option<CapDrop> {
+        let cap = self
+            .cap_values
+            .get(oc[self.cap_at] as usize)
+            .copied()
+            .flatten();
+        if cap.is_some() && self.bounds_on(oc) {
+            return Some(CapDrop::Ignored);
+        }
+        if cap.is_some_and(|cap| u64::from(cap) <= held) {
+            return Some(CapDrop::Starved);
+        }
+        if let (Some(cap), Some(file)) = (cap, self.device.registers_per_block) {
+            if u64::from(cap) * threads > u64::from(file) {
+                return Some(CapDrop::TooSmall);
+            }
+        }
+        None
+    }
+
+    /// Whether combination `oc` has USE_BOUNDS on, where the compiler then ignores caps.
+    fn bounds_on(&self, oc: &[u8]) -> bool {
+        match self.bounds {
+            None => false,
+            Some((None, published)) => published,
+            Some((Some(i), _)) => match &self.axes[self.n_param + i] {
+                Axis::Switch { values, .. } => values[oc[i] as usize],
+                _ => false,
+            },
+        }
+    }
+}
+
+impl Dropped {
+    fn add(&mut self, other: Dropped) {
+        self.too_small += other.too_small;
+        self.ignored += other.ignored;
+        self.starved += other.starved;
+        for (sum, x) in self.broken.iter_mut().zip(other.broken) {
+            *sum += x;
+        }
+    }
+
+    /// Adds what each rule removed to `removals`, switch constraints first.
+    fn blame(self, switch_rules: &[&Constraint], device: &DeviceInfo, removals: &mut Vec<Removal>) {
+        for (rule, n) in switch_rules.iter().zip(self.broken) {
+            if n > 0 {
+                blame(
+                    removals,
+                    format!("constraint: {}", rule.message),
+                    u128::from(n),
+                );
+            }
+        }
+        if self.starved > 0 {
+            blame(
+                removals,
+                "cap: at or below a work-item's accumulators (its elements of C, in 32-bit registers), which then spill, or the compiler ignores the cap".into(),
+                u128::from(self.starved),
+            );
+        }
+        if self.ignored > 0 {
+            blame(
+                removals,
+                format!(
+                    "compiler: {} ignores register caps on kernels with reqd_work_group_size (USE_BOUNDS on)",
+                    device.platform
+                ),
+                u128::from(self.ignored),
+            );
+        }
+        if self.too_small > 0 {
+            if let Some(file) = device.registers_per_block {
+                blame(
+                    removals,
+                    format!("device limit: cap x work-group size exceeds the {file} registers a work-group may use"),
+                    u128::from(self.too_small),
+                );
+            }
+        }
     }
 }
 
