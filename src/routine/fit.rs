@@ -123,28 +123,15 @@ pub fn predicted_s(
     machine: &Machine,
 ) -> Option<f64> {
     let p = p.column_major();
-    let (m, n, k) = (p.m.max(1), p.n.max(1), p.k.max(1));
-    let (bm, bn, bk) = spec.tile(config);
-    let (bm, bn, bk) = (bm.max(1), bn.max(1), bk.max(1));
-    let split = usize::try_from(config.get("SPLITK")).unwrap_or(1).max(1);
-    let stream = usize::try_from(config.get("STREAMK")).unwrap_or(0);
-    let (mp, np, kp) = (round_up(m, bm), round_up(n, bn), round_up(k, bk));
-    let threads = spec.threads_per_group(config).max(1);
-    // Slice-K's groups of warps each hold the tile's sums over their slice of K.
-    let slices = usize::try_from(config.get("SLICEK")).unwrap_or(1).max(1);
-    let accumulators = bm * bn * slices / threads;
+    let t = Tiling::of(spec, config, &p, machine);
     let (resident, warps) = machine.residency(
-        threads,
-        accumulators,
+        t.threads,
+        t.accumulators,
         (spec.local_bytes)(config).max(0) as usize,
     );
     if resident < 1.0 {
         return None;
     }
-    // Loads per FMA fall with the block tile (global) and the thread tile (local).
-    let block = (bm * bn) as f64 / (bm + bn) as f64;
-    let thread = accumulators as f64;
-    let tile_eff = (block / (block + 8.0)) * (thread / (thread + 2.0 * thread.sqrt()));
     let direct = matches!(spec.abi, Abi::Direct { .. });
     let in_place = spec.abi == Abi::DirectInPlace;
     // With ALONG_MN or FIXED_FORM, the in-place kernel's operands not in its form are
@@ -154,73 +141,182 @@ pub fn predicted_s(
     // A K-contiguous operand goes into local memory one float at a time, from
     // half-used sectors: the SIMT kernel ran 10-20% slower so on the H200.
     let kind_eff = if direct { 0.7 } else { 1.0 } * 0.87f64.powi(i32::from(a_k) + i32::from(b_k));
-    let hiding = |warps: f64| (0.4 + warps / 16.0).min(1.0);
-    let tiles = (mp / bm) * (np / bn);
-    let k_tiles = kp / bk;
-    // TAILK: the tiles of the last partial wave of WAVE work-groups per compute
-    // unit, each shared by TAILK work-groups.
-    let tail_k = usize::try_from(config.get("TAILK")).unwrap_or(1).max(1);
-    let tail = if tail_k > 1 {
-        crate::gemm::stage::tail_tiles(config, tiles, machine.multiprocessors as usize)
-    } else {
-        0
-    };
-    // The longest split's share of the K tiles; stream-K's persistent grid shares
-    // every tile's K tiles evenly.
-    let (blocks, block_iterations) = if stream > 0 {
-        let groups = (stream * machine.multiprocessors as usize).clamp(1, (tiles * k_tiles).max(1));
-        (groups, (tiles * k_tiles).div_ceil(groups))
-    } else {
-        ((tiles - tail) * split, k_tiles.div_ceil(split))
-    };
-    let per_wave = machine.multiprocessors * resident;
-    let rate = |r: f64| machine.fma_per_s * tile_eff * kind_eff * hiding(warps * r / resident);
-    // Full waves of `blocks` work-groups of `iterations` K tiles, then the rest.
-    let waves = |blocks: usize, iterations: usize| {
-        // Slice-K's sums pass through local memory once at the end: counted as
-        // that many FMAs more (a write and a read per sum and slice).
-        let block_fma = (bm * bn * (iterations * bk + 2 * (slices - 1))) as f64;
-        let blocks = blocks as f64;
-        let full = (blocks / per_wave).floor();
-        let rest = blocks - full * per_wave;
-        let mut t = full * resident * block_fma / rate(resident);
-        if rest > 0.0 {
-            let r = (rest / machine.multiprocessors).ceil();
-            t += r * block_fma / rate(r);
-        }
-        t
-    };
-    let compute = waves(blocks, block_iterations) + waves(tail * tail_k, k_tiles.div_ceil(tail_k));
-    let blocks = blocks as f64;
-    let elem = p.precision.elem().size() as f64;
-    let traffic = (mp * kp + kp * np + 2 * mp * np) as f64 * elem;
+    let compute = t.compute_s(machine, resident, warps, kind_eff);
+    let (mp, np, kp) = (t.mp, t.np, t.kp);
+    let traffic = (mp * kp + kp * np + 2 * mp * np) as f64 * t.elem;
     let mut seconds = compute.max(traffic / machine.bytes_per_s) + LAUNCH_S;
-    // The last block of a shared tile reads the other shares' partial sums alone, at
-    // about its multiprocessor's share of the bandwidth: with few tiles and many
-    // shares each, that serial sum outlasts the traffic of all of them.
-    let tile_bytes = (bm * bn) as f64 * elem;
-    let lone = machine.bytes_per_s / machine.multiprocessors;
-    if split > 1 && config.get("REDUCE") == 1 {
-        // Each split writes its slice; a kernel of its own reads them all and writes C,
-        // spread over the device.
-        let all = ((2 * split + 1) * mp * np) as f64 * elem / machine.bytes_per_s;
-        seconds += all + LAUNCH_S;
-    } else if split > 1 {
-        let all = (2 * split * mp * np) as f64 * elem / machine.bytes_per_s;
-        seconds += all.max((split - 1) as f64 * tile_bytes / lone);
+    let mut extras = t.shared_sums_s(config, machine);
+    if let Some(form) = form {
+        extras.extend(t.transposes_s(form, &p, machine));
     }
-    if tail > 0 {
-        let all = (2 * tail_k * tail * bm * bn) as f64 * elem / machine.bytes_per_s;
-        seconds += all.max((tail_k - 1) as f64 * tile_bytes / lone);
+    if !direct && !in_place {
+        extras.extend(t.packs_s(&p, (a_k, b_k), machine));
     }
-    if stream > 0 {
-        // At most two shared tiles per work-group, written and read back.
-        let shared = (2.0 * blocks).min(tiles as f64);
-        let all = 2.0 * shared * tile_bytes / machine.bytes_per_s;
-        let shares = (blocks / tiles as f64).ceil();
-        seconds += all.max((shares - 1.0).max(0.0) * tile_bytes / lone);
+    for x in extras {
+        seconds += x;
     }
-    if let Some((a_want, b_want)) = form {
+    Some(seconds)
+}
+
+/// A configuration's tiles and work-groups on a column-major call, as the model
+/// counts them.
+struct Tiling {
+    /// The call's sizes (at least 1 each).
+    m: usize,
+    n: usize,
+    k: usize,
+    /// The block tile.
+    bm: usize,
+    bn: usize,
+    bk: usize,
+    /// The sizes rounded up to the tile.
+    mp: usize,
+    np: usize,
+    kp: usize,
+    split: usize,
+    stream: usize,
+    slices: usize,
+    tail_k: usize,
+    threads: usize,
+    /// Sums a work-item holds.
+    accumulators: usize,
+    /// Tiles of C, and K tiles of each.
+    tiles: usize,
+    k_tiles: usize,
+    /// Tiles of the last partial wave that TAILK work-groups share each.
+    tail: usize,
+    /// Work-groups of the main grid, and the K tiles of the longest.
+    blocks: usize,
+    block_iterations: usize,
+    /// Bytes per element.
+    elem: f64,
+}
+
+impl Tiling {
+    fn of(spec: &KernelSpec, config: &Config, p: &Problem, machine: &Machine) -> Tiling {
+        let (m, n, k) = (p.m.max(1), p.n.max(1), p.k.max(1));
+        let (bm, bn, bk) = spec.tile(config);
+        let (bm, bn, bk) = (bm.max(1), bn.max(1), bk.max(1));
+        let split = usize::try_from(config.get("SPLITK")).unwrap_or(1).max(1);
+        let stream = usize::try_from(config.get("STREAMK")).unwrap_or(0);
+        let (mp, np, kp) = (round_up(m, bm), round_up(n, bn), round_up(k, bk));
+        let threads = spec.threads_per_group(config).max(1);
+        // Slice-K's groups of warps each hold the tile's sums over their slice of K.
+        let slices = usize::try_from(config.get("SLICEK")).unwrap_or(1).max(1);
+        let tiles = (mp / bm) * (np / bn);
+        let k_tiles = kp / bk;
+        // TAILK: the tiles of the last partial wave of WAVE work-groups per compute
+        // unit, each shared by TAILK work-groups.
+        let tail_k = usize::try_from(config.get("TAILK")).unwrap_or(1).max(1);
+        let tail = if tail_k > 1 {
+            crate::gemm::stage::tail_tiles(config, tiles, machine.multiprocessors as usize)
+        } else {
+            0
+        };
+        // The longest split's share of the K tiles; stream-K's persistent grid shares
+        // every tile's K tiles evenly.
+        let (blocks, block_iterations) = if stream > 0 {
+            let groups =
+                (stream * machine.multiprocessors as usize).clamp(1, (tiles * k_tiles).max(1));
+            (groups, (tiles * k_tiles).div_ceil(groups))
+        } else {
+            ((tiles - tail) * split, k_tiles.div_ceil(split))
+        };
+        Tiling {
+            m,
+            n,
+            k,
+            bm,
+            bn,
+            bk,
+            mp,
+            np,
+            kp,
+            split,
+            stream,
+            slices,
+            tail_k,
+            threads,
+            accumulators: bm * bn * slices / threads,
+            tiles,
+            k_tiles,
+            tail,
+            blocks,
+            block_iterations,
+            elem: p.precision.elem().size() as f64,
+        }
+    }
+
+    /// Seconds of the FMAs, at an efficiency that grows with the tiles, `kind_eff`
+    /// (the kernel's kind and its operands' reads) and the `warps` of the
+    /// `resident` work-groups a multiprocessor holds.
+    fn compute_s(&self, machine: &Machine, resident: f64, warps: f64, kind_eff: f64) -> f64 {
+        let (bm, bn, bk, slices) = (self.bm, self.bn, self.bk, self.slices);
+        // Loads per FMA fall with the block tile (global) and the thread tile (local).
+        let block = (bm * bn) as f64 / (bm + bn) as f64;
+        let thread = self.accumulators as f64;
+        let tile_eff = (block / (block + 8.0)) * (thread / (thread + 2.0 * thread.sqrt()));
+        let hiding = |warps: f64| (0.4 + warps / 16.0).min(1.0);
+        let per_wave = machine.multiprocessors * resident;
+        let rate = |r: f64| machine.fma_per_s * tile_eff * kind_eff * hiding(warps * r / resident);
+        // Full waves of `blocks` work-groups of `iterations` K tiles, then the rest.
+        let waves = |blocks: usize, iterations: usize| {
+            // Slice-K's sums pass through local memory once at the end: counted as
+            // that many FMAs more (a write and a read per sum and slice).
+            let block_fma = (bm * bn * (iterations * bk + 2 * (slices - 1))) as f64;
+            let blocks = blocks as f64;
+            let full = (blocks / per_wave).floor();
+            let rest = blocks - full * per_wave;
+            let mut t = full * resident * block_fma / rate(resident);
+            if rest > 0.0 {
+                let r = (rest / machine.multiprocessors).ceil();
+                t += r * block_fma / rate(r);
+            }
+            t
+        };
+        let tail_iterations = self.k_tiles.div_ceil(self.tail_k);
+        waves(self.blocks, self.block_iterations) + waves(self.tail * self.tail_k, tail_iterations)
+    }
+
+    /// Seconds of the partial sums of shared tiles (split-K's, TAILK's, stream-K's),
+    /// a term each, in that order.
+    fn shared_sums_s(&self, config: &Config, machine: &Machine) -> Vec<f64> {
+        let (split, tail, tail_k, elem) = (self.split, self.tail, self.tail_k, self.elem);
+        let (mp, np, tiles) = (self.mp, self.np, self.tiles);
+        let mut terms = Vec::new();
+        // The last block of a shared tile reads the other shares' partial sums alone, at
+        // about its multiprocessor's share of the bandwidth: with few tiles and many
+        // shares each, that serial sum outlasts the traffic of all of them.
+        let tile_bytes = (self.bm * self.bn) as f64 * elem;
+        let lone = machine.bytes_per_s / machine.multiprocessors;
+        if split > 1 && config.get("REDUCE") == 1 {
+            // Each split writes its slice; a kernel of its own reads them all and writes C,
+            // spread over the device.
+            let all = ((2 * split + 1) * mp * np) as f64 * elem / machine.bytes_per_s;
+            terms.push(all + LAUNCH_S);
+        } else if split > 1 {
+            let all = (2 * split * mp * np) as f64 * elem / machine.bytes_per_s;
+            terms.push(all.max((split - 1) as f64 * tile_bytes / lone));
+        }
+        if tail > 0 {
+            let all = (2 * tail_k * tail * self.bm * self.bn) as f64 * elem / machine.bytes_per_s;
+            terms.push(all.max((tail_k - 1) as f64 * tile_bytes / lone));
+        }
+        if self.stream > 0 {
+            // At most two shared tiles per work-group, written and read back.
+            let blocks = self.blocks as f64;
+            let shared = (2.0 * blocks).min(tiles as f64);
+            let all = 2.0 * shared * tile_bytes / machine.bytes_per_s;
+            let shares = (blocks / tiles as f64).ceil();
+            terms.push(all.max((shares - 1.0).max(0.0) * tile_bytes / lone));
+        }
+        terms
+    }
+
+    /// Seconds of the in-place kernel's transposes: of each operand `p` does not
+    /// store in `form` (K-contiguous A, B), or stores unaligned.
+    fn transposes_s(&self, form: (bool, bool), p: &Problem, machine: &Machine) -> Vec<f64> {
+        let (a_want, b_want) = form;
         let (a_stored, b_stored) = p.k_contiguous();
         let unaligned = |x: Matrix| {
             let s = p.storage(x);
@@ -228,14 +324,18 @@ pub fn predicted_s(
         };
         let a_t = a_stored != a_want || unaligned(Matrix::A);
         let b_t = b_stored != b_want || unaligned(Matrix::B);
-        for (packed, len) in [(a_t, m * k), (b_t, n * k)] {
-            if packed {
-                seconds += 2.0 * len as f64 * elem / machine.bytes_per_s + LAUNCH_S;
-            }
-        }
+        [(a_t, self.m * self.k), (b_t, self.n * self.k)]
+            .into_iter()
+            .filter(|&(packed, _)| packed)
+            .map(|(_, len)| self.copy_s(len, machine))
+            .collect()
     }
-    if !direct && !in_place {
-        // The plan's packs: read and write each operand that is not in the kernel's form.
+
+    /// Seconds of the indirect kernel's packs: the plan's reads and writes of each
+    /// operand not in the kernel's form (`along_k`: A, B read K-contiguous).
+    fn packs_s(&self, p: &Problem, along_k: (bool, bool), machine: &Machine) -> Vec<f64> {
+        let (a_k, b_k) = along_k;
+        let (m, n, k, mp, np, kp) = (self.m, self.n, self.k, self.mp, self.np, self.kp);
         let (sa, sb, sc) = (
             p.storage(Matrix::A),
             p.storage(Matrix::B),
@@ -251,13 +351,17 @@ pub fn predicted_s(
             && sb.ld == if b_k { kp } else { np }
             && (n, k) == (np, kp);
         let c_ready = sc.offset == 0 && sc.ld == mp && (m, n) == (mp, np);
-        for (ready, len) in [(a_ready, mp * kp), (b_ready, np * kp), (c_ready, mp * np)] {
-            if !ready {
-                seconds += 2.0 * len as f64 * elem / machine.bytes_per_s + LAUNCH_S;
-            }
-        }
+        [(a_ready, mp * kp), (b_ready, np * kp), (c_ready, mp * np)]
+            .into_iter()
+            .filter(|&(ready, _)| !ready)
+            .map(|(_, len)| self.copy_s(len, machine))
+            .collect()
     }
-    Some(seconds)
+
+    /// Seconds of a copy of `len` elements (read and written) in a launch of its own.
+    fn copy_s(&self, len: usize, machine: &Machine) -> f64 {
+        2.0 * len as f64 * self.elem / machine.bytes_per_s + LAUNCH_S
+    }
 }
 
 /// The `count` configurations of `configs` the model ranks fastest for `p`, at
