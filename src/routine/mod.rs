@@ -372,6 +372,77 @@ pub fn thin_fits(p: &Problem, device: &DeviceInfo) -> Vec<(Config, Hints)> {
         .collect()
 }
 
+/// A call's runnable tuned entries as its choices are made from them.
+struct Entries<'a> {
+    p: &'a Problem,
+    own: &'a [(RoutineEntry, &'static KernelSpec, Config)],
+    entries: &'a [RoutineEntry],
+    candidates: Vec<adapt::Candidate<'a>>,
+    /// The nearest tuned shape's entry.
+    at: usize,
+    class: shape::ShapeClass,
+}
+
+impl<'a> Entries<'a> {
+    fn new(
+        p: &'a Problem,
+        own: &'a [(RoutineEntry, &'static KernelSpec, Config)],
+        entries: &'a [RoutineEntry],
+        at: usize,
+    ) -> Entries<'a> {
+        let candidates = own
+            .iter()
+            .map(|(e, spec, config)| adapt::Candidate {
+                entry: e,
+                spec,
+                config: config.clone(),
+            })
+            .collect();
+        Entries {
+            p,
+            own,
+            entries,
+            candidates,
+            at,
+            class: shape::ShapeClass::of(p.m, p.n, p.k),
+        }
+    }
+
+    /// The choice of the model's ranked configuration `r`, with its entry's hints.
+    fn pick(&self, r: &adapt::Ranked, why: String) -> Choice {
+        let (e, spec, _) = &self.own[r.index];
+        Choice {
+            kernel: spec,
+            config: r.config.clone(),
+            hints: e.hints.clone(),
+            why,
+        }
+    }
+
+    /// Whether choice `c` is the ranked configuration `r` with its entry's hints.
+    fn same(&self, c: &Choice, r: &adapt::Ranked) -> bool {
+        c.kernel.id == self.own[r.index].1.id
+            && c.config == r.config
+            && c.hints == self.own[r.index].0.hints
+    }
+
+    /// "MxNxK call" of the entry at `i`.
+    fn tuned_at(&self, i: usize) -> String {
+        let e = &self.entries[i];
+        format!("{}x{}x{} {}", e.m, e.n, e.k, e.call)
+    }
+}
+
+/// The ways of sharing K a configuration has, as "SPLITK 1 STREAMK 0".
+fn k_sharing(c: &Config) -> String {
+    let named = ["SPLITK", "STREAMK", "TAILK", "WAVE"].into_iter();
+    let had: Vec<String> = named
+        .filter(|n| c.0.contains_key(*n))
+        .map(|n| format!("{n} {}", c.get(n)))
+        .collect();
+    had.join(" ")
+}
+
 impl Gemm {
     /// Published configurations in both precisions.
     pub fn published() -> Result<Gemm> {
@@ -440,6 +511,33 @@ impl Gemm {
             .tunings
             .get(&p.precision)
             .ok_or_else(|| Error::invalid(format!("no {} configuration", p.precision)))?;
+        if let Some(forced) = self.forced(p, tuning)? {
+            return Ok((forced, Vec::new()));
+        }
+        let own = self.runnable_entries(p);
+        let entries: Vec<RoutineEntry> = own.iter().map(|(e, _, _)| e.clone()).collect();
+        if let Some((e, fit)) = shape::select(&entries, p) {
+            let at = entries.iter().position(|x| std::ptr::eq(x, e)).unwrap_or(0);
+            let tuned = Entries::new(p, &own, &entries, at);
+            return Ok(self.by_entries(&tuned, fit));
+        }
+        let path = tuning.choose(p);
+        let by_crossover = Choice {
+            kernel: path.spec()?,
+            config: tuning.config(path).clone(),
+            hints: Hints::default(),
+            why: format!(
+                "no tuned calls: {} by the crossover at {}^3",
+                path.as_str(),
+                tuning.min_indirect.unwrap_or(DEFAULT_MIN_INDIRECT)
+            ),
+        };
+        Ok((by_crossover, Vec::new()))
+    }
+
+    /// The choice forced on every call: `force_choice` (an error where the routine
+    /// refuses it), else the `force`d path with its tuned configuration.
+    fn forced(&self, p: &Problem, tuning: &Tuning) -> Result<Option<Choice>> {
         if let Some((kernel, config, hints)) = &self.force_choice {
             let spec = kernels::find(kernel)?;
             let config = spec.with_precision(config, p.precision)?;
@@ -450,27 +548,29 @@ impl Gemm {
                     values: format!("{} {}", config.describe(), hints.describe(true)),
                 });
             }
-            let forced = Choice {
+            return Ok(Some(Choice {
                 kernel: spec,
                 config,
                 hints: hints.clone(),
                 why: "forced".into(),
-            };
-            return Ok((forced, Vec::new()));
+            }));
         }
-        if let Some(path) = self.force {
-            let forced = Choice {
-                kernel: path.spec()?,
-                config: tuning.config(path).clone(),
-                hints: Hints::default(),
-                why: format!("forced {}", path.as_str()),
-            };
-            return Ok((forced, Vec::new()));
-        }
-        // Entries this build can run: a kernel that changed since (a parameter added
-        // or dropped) no longer validates, and the nearest valid entry is taken instead.
-        let own: Vec<(RoutineEntry, &'static KernelSpec, Config)> = self
-            .routine
+        let Some(path) = self.force else {
+            return Ok(None);
+        };
+        Ok(Some(Choice {
+            kernel: path.spec()?,
+            config: tuning.config(path).clone(),
+            hints: Hints::default(),
+            why: format!("forced {}", path.as_str()),
+        }))
+    }
+
+    /// The database entries at `p`'s precision this build can run: a kernel that
+    /// changed since (a parameter added or dropped) no longer validates, and the
+    /// nearest valid entry is taken instead.
+    fn runnable_entries(&self, p: &Problem) -> Vec<(RoutineEntry, &'static KernelSpec, Config)> {
+        self.routine
             .iter()
             .filter(|e| e.precision == p.precision)
             .filter_map(|e| {
@@ -485,151 +585,125 @@ impl Gemm {
                 }
                 Some((e.clone(), spec, config))
             })
-            .collect();
-        let entries: Vec<RoutineEntry> = own.iter().map(|(e, _, _)| e.clone()).collect();
-        if let Some((e, fit)) = shape::select(&entries, p) {
-            let at = entries.iter().position(|x| std::ptr::eq(x, e)).unwrap_or(0);
-            let class = shape::ShapeClass::of(p.m, p.n, p.k);
-            let candidates: Vec<adapt::Candidate> = own
-                .iter()
-                .map(|(e, spec, config)| adapt::Candidate {
-                    entry: e,
-                    spec,
-                    config: config.clone(),
-                })
-                .collect();
-            let untuned = fit != shape::Fit::Exact;
-            let modelled = match &self.device {
-                // Small calls are launches and packing more than work: the model
-                // does not rank them (they run ahead of cuBLAS as tuned).
-                Some(device)
-                    if untuned
-                        && self.selection == Selection::Model
-                        && class != shape::ShapeClass::Small =>
-                {
-                    adapt::better_than_nearest(&candidates, at, p, device)
-                }
-                _ => None,
-            };
-            let pick = |r: &adapt::Ranked, why: String| {
-                let (e, spec, _) = &own[r.index];
-                Choice {
-                    kernel: spec,
-                    config: r.config.clone(),
-                    hints: e.hints.clone(),
-                    why,
-                }
-            };
-            let tuned_at = |i: usize| {
-                let e = &entries[i];
-                format!("{}x{}x{} {}", e.m, e.n, e.k, e.call)
-            };
-            if let Some(r) = modelled {
-                let tuned = &own[r.index].2;
-                // The ways of sharing K the kernel has, as "SPLITK 1 STREAMK 0".
-                let sharing = |c: &Config| {
-                    let named = ["SPLITK", "STREAMK", "TAILK", "WAVE"].into_iter();
-                    let had: Vec<String> = named
-                        .filter(|n| c.0.contains_key(*n))
-                        .map(|n| format!("{n} {}", c.get(n)))
-                        .collect();
-                    had.join(" ")
-                };
-                let (from, to) = (sharing(tuned), sharing(&r.config));
-                let split = if from == to {
-                    String::new()
-                } else {
-                    format!(", {from} -> {to}")
-                };
-                let why = format!(
-                    "{class} class, the cost model's pick for a call not tuned ({:.0} us predicted{split}; the nearest tuned shape {} predicted slower): tuned at {}",
-                    r.seconds * 1e6,
-                    tuned_at(at),
-                    tuned_at(r.index),
-                );
-                return Ok((pick(&r, why), Vec::new()));
-            }
-            let (_, spec, config) = own[at].clone();
-            let nearest = Choice {
-                kernel: spec,
-                config,
-                hints: e.hints.clone(),
-                why: format!("{class} class, {}: {}", fit.describe(), tuned_at(at)),
-            };
-            let mut others: Vec<Choice> = match (&self.device, untuned, self.selection) {
-                (Some(device), true, Selection::Measure) => {
-                    adapt::to_time(&candidates, at, p, device, MEASURED - 1)
-                        .iter()
-                        .map(|r| {
-                            let why = format!(
-                        "{class} class, ranked by the cost model ({:.0} us predicted): tuned at {}",
-                        r.seconds * 1e6,
-                        tuned_at(r.index)
-                    );
-                            pick(r, why)
-                        })
-                        .collect()
-                }
-                _ => Vec::new(),
-            };
-            if untuned && self.selection == Selection::Measure {
-                let ranked = others.len();
-                let retiled = (self.device.as_ref())
-                    .map(|device| adapt::retiled_for(&candidates, at, p, device));
-                let same = |c: &Choice, r: &adapt::Ranked| {
-                    c.kernel.id == own[r.index].1.id
-                        && c.config == r.config
-                        && c.hints == own[r.index].0.hints
-                };
-                let mut sliced: Vec<Choice> = Vec::new();
-                for r in retiled.unwrap_or_default() {
-                    if others.iter().chain([&nearest]).any(|c| same(c, &r)) {
-                        continue;
-                    }
-                    let why = format!(
-                        "{class} class, re-tiled for the call by the cost model ({:.0} us predicted): tuned at {}",
-                        r.seconds * 1e6,
-                        tuned_at(r.index)
-                    );
-                    match r.config.get("SLICEK") > own[r.index].2.get("SLICEK").max(1) {
-                        true => sliced.push(pick(&r, why)),
-                        false => others.push(pick(&r, why)),
-                    }
-                }
-                // The re-tilings first: the cost model fitted their tiles to this call,
-                // while their switches come from another shape (33x8192x4096 NN's
-                // re-tiled choice, 120 us copying B by cp.async, ran 107 us through
-                // registers, behind three flips of slower choices). Those given slices
-                // of K are timed beside the rest, not in their place: with their own
-                // twins compiled for the call's form (32x50257x768 NN's fastest).
-                let order = (others[ranked..].iter())
-                    .chain(std::iter::once(&nearest))
-                    .chain(&others[..ranked]);
-                let flipped = self.along_k_flips(p, order.clone());
-                let kept = self.b_kept_along_k(p, order.clone());
-                let formed = self.in_call_form(p, order);
-                let sliced_formed = self.in_call_form(p, sliced.iter());
-                others.extend(sliced);
-                others.extend(sliced_formed);
-                others.extend(flipped);
-                others.extend(kept);
-                others.extend(formed);
-                others.extend(self.thin_fitted(p));
-            }
-            return Ok((nearest, others));
+            .collect()
+    }
+
+    /// The choice for a call from the tuned entries, `fit` saying how the nearest
+    /// fits it, and the others `Selection::Measure` times beside it.
+    fn by_entries(&self, t: &Entries, fit: shape::Fit) -> (Choice, Vec<Choice>) {
+        let untuned = fit != shape::Fit::Exact;
+        if let Some(modelled) = self.modelled(t, untuned) {
+            return (modelled, Vec::new());
         }
-        let path = tuning.choose(p);
-        let by_crossover = Choice {
-            kernel: path.spec()?,
-            config: tuning.config(path).clone(),
-            hints: Hints::default(),
+        let (_, spec, config) = t.own[t.at].clone();
+        let nearest = Choice {
+            kernel: spec,
+            config,
+            hints: t.own[t.at].0.hints.clone(),
             why: format!(
-                "no tuned calls: {} by the crossover at {}^3",
-                path.as_str(),
-                tuning.min_indirect.unwrap_or(DEFAULT_MIN_INDIRECT)
+                "{} class, {}: {}",
+                t.class,
+                fit.describe(),
+                t.tuned_at(t.at)
             ),
         };
-        Ok((by_crossover, Vec::new()))
+        match (&self.device, untuned, self.selection) {
+            (Some(device), true, Selection::Measure) => {
+                let others = self.to_measure(t, device, &nearest);
+                (nearest, others)
+            }
+            _ => (nearest, Vec::new()),
+        }
+    }
+
+    /// `Selection::Model`'s pick for a call not tuned, where the cost model predicts
+    /// a clear gain over the nearest tuned shape.
+    fn modelled(&self, t: &Entries, untuned: bool) -> Option<Choice> {
+        let device = match &self.device {
+            // Small calls are launches and packing more than work: the model
+            // does not rank them (they run ahead of cuBLAS as tuned).
+            Some(device)
+                if untuned
+                    && self.selection == Selection::Model
+                    && t.class != shape::ShapeClass::Small =>
+            {
+                device
+            }
+            _ => return None,
+        };
+        let r = adapt::better_than_nearest(&t.candidates, t.at, t.p, device)?;
+        let tuned = &t.own[r.index].2;
+        let (from, to) = (k_sharing(tuned), k_sharing(&r.config));
+        let split = if from == to {
+            String::new()
+        } else {
+            format!(", {from} -> {to}")
+        };
+        let why = format!(
+            "{} class, the cost model's pick for a call not tuned ({:.0} us predicted{split}; the nearest tuned shape {} predicted slower): tuned at {}",
+            t.class,
+            r.seconds * 1e6,
+            t.tuned_at(t.at),
+            t.tuned_at(r.index),
+        );
+        Some(t.pick(&r, why))
+    }
+
+    /// What `Selection::Measure` times beside the `nearest` entry's choice for a call
+    /// not tuned: the cost model's best-ranked entries, the nearest entries re-tiled
+    /// for the call, their twins (operands along K copied the other way, B kept along
+    /// K, compiled for the call's form), and for a thin call `thin` fitted to it.
+    fn to_measure(&self, t: &Entries, device: &DeviceInfo, nearest: &Choice) -> Vec<Choice> {
+        let class = t.class;
+        let mut others: Vec<Choice> =
+            adapt::to_time(&t.candidates, t.at, t.p, device, MEASURED - 1)
+                .iter()
+                .map(|r| {
+                    let why = format!(
+                        "{class} class, ranked by the cost model ({:.0} us predicted): tuned at {}",
+                        r.seconds * 1e6,
+                        t.tuned_at(r.index)
+                    );
+                    t.pick(r, why)
+                })
+                .collect();
+        let ranked = others.len();
+        let mut sliced: Vec<Choice> = Vec::new();
+        for r in adapt::retiled_for(&t.candidates, t.at, t.p, device) {
+            if others.iter().chain([nearest]).any(|c| t.same(c, &r)) {
+                continue;
+            }
+            let why = format!(
+                "{class} class, re-tiled for the call by the cost model ({:.0} us predicted): tuned at {}",
+                r.seconds * 1e6,
+                t.tuned_at(r.index)
+            );
+            match r.config.get("SLICEK") > t.own[r.index].2.get("SLICEK").max(1) {
+                true => sliced.push(t.pick(&r, why)),
+                false => others.push(t.pick(&r, why)),
+            }
+        }
+        // The re-tilings first: the cost model fitted their tiles to this call,
+        // while their switches come from another shape (33x8192x4096 NN's
+        // re-tiled choice, 120 us copying B by cp.async, ran 107 us through
+        // registers, behind three flips of slower choices). Those given slices
+        // of K are timed beside the rest, not in their place: with their own
+        // twins compiled for the call's form (32x50257x768 NN's fastest).
+        let p = t.p;
+        let order = (others[ranked..].iter())
+            .chain(std::iter::once(nearest))
+            .chain(&others[..ranked]);
+        let flipped = self.along_k_flips(p, order.clone());
+        let kept = self.b_kept_along_k(p, order.clone());
+        let formed = self.in_call_form(p, order);
+        let sliced_formed = self.in_call_form(p, sliced.iter());
+        others.extend(sliced);
+        others.extend(sliced_formed);
+        others.extend(flipped);
+        others.extend(kept);
+        others.extend(formed);
+        others.extend(self.thin_fitted(p));
+        others
     }
 
     /// For a thin call (a side of C at most 64), the `thin` kernel in the
