@@ -185,120 +185,29 @@ pub fn run(args: GemmArgs) -> Result<()> {
         ..Default::default()
     };
     let mut writer = match &args.out {
-        Some(dir) => {
-            let infos = sessions
-                .iter()
-                .map(|s| s.backend.borrow().info().clone())
-                .collect();
-            let mut env = Environment::capture(infos, seed, plan);
-            env.record_clocks(&sessions);
-            env.notes.push(
-                "experiment \"routine\": the time of the whole GEMM call (packing, kernels, unpacking), \
-                 median of --reps samples after a checked call; a sample is a batch of calls back to back \
-                 timed as one device span, divided by its size (the record's time.batch; --batch)"
-                    .into(),
-            );
-            if args.fp32_emulation {
-                env.notes.push(
-                    "--fp32-emulation: f32 calls may run 3xTF32 on the TF32 tensor cores (kernel tc)".into(),
-                );
-            }
-            Some(ResultWriter::create(dir, env)?)
-        }
+        Some(dir) => Some(ResultWriter::create(
+            dir,
+            environment(&args, &sessions, seed, plan),
+        )?),
         None => None,
     };
     let mut gemms = Vec::new();
     for session in &sessions {
-        let info = session.backend.borrow().info().clone();
-        let mut gemm = if args.published {
-            Gemm::published()?
-        } else {
-            Gemm::tuned(&database_for(&args.db, &info.name)?, info.toolchain)?
-        };
-        gemm.force = match args.path.as_deref() {
-            Some("direct") => Some(gemmlab::routine::Path::Direct),
-            Some("indirect") => Some(gemmlab::routine::Path::Indirect),
-            _ => None,
-        };
-        gemm.fp32_emulation = args.fp32_emulation;
-        gemm.exclude = exclude.clone();
-        gemm.selection = match args.selection.as_str() {
-            "nearest" => Selection::Nearest,
-            "measure" => Selection::Measure,
-            _ => Selection::Model,
-        };
-        gemm.device = Some(gemmlab::routine::fit::model_device(session, &sessions));
-        let source = gemm
-            .tuning(
-                problems
-                    .first()
-                    .map_or(gemmlab::Precision::F32, |p| p.precision),
-            )
-            .map(|t| t.source.clone())
-            .unwrap_or_default();
-        let calls = match gemm.tuned_calls() {
-            0 => String::new(),
-            n => format!("; {n} tuned calls"),
-        };
-        let emulation = match args.fp32_emulation {
-            true => "; FP32 emulation allowed",
-            false => "",
-        };
-        let dependent = match info.dependent_launch {
-            true => "; dependent launches",
-            false => "",
-        };
-        println!(
-            "{} via {} ({source}{calls}{emulation}{dependent})",
-            info.name, info.toolchain
-        );
-        gemms.push(gemm);
+        gemms.push(routine_for(&args, session, &sessions, &exclude, &problems)?);
     }
     // rows[call][session]; the vendor's time per call, from whichever session has one.
     let mut rows: Vec<Vec<Result<Timed>>> = Vec::new();
-    let mut vendor: Vec<Option<(Stats, String)>> = Vec::new();
+    let mut vendor: Vec<Option<Vendor>> = Vec::new();
     for p in &problems {
-        let ops = Operands::for_problem(*p, seed);
-        let reference = Reference::cpu(&ops);
-        let mut row = Vec::new();
-        let mut v = None;
-        // The session whose vendor BLAS timed this call (its row names it).
-        let mut v_session = 0;
-        let before = gemmlab::gemm::driver::read_clocks(&sessions);
-        for (i, (session, gemm)) in sessions.iter_mut().zip(gemms.iter_mut()).enumerate() {
-            let r = one(session, gemm, &ops, &reference, &plan, v.is_none());
-            row.push(r.map(|(t, vt)| {
-                if v.is_none() && vt.is_some() {
-                    (v, v_session) = (vt, i);
-                }
-                t
-            }));
-        }
+        let call = time_call(&mut sessions, &mut gemms, p, seed, &plan);
         if args.suite.is_none() {
-            for (session, r) in sessions.iter().zip(&row) {
-                let tc = session.backend.borrow().info().toolchain;
-                match r {
-                    Ok(t) => println!(
-                        "  {tc} {}: {}",
-                        p.describe(),
-                        line(t, p, v.as_ref(), args.verbose)
-                    ),
-                    Err(e) => println!("  {tc} {}: error: {e}", p.describe()),
-                }
-            }
+            print_lines(&sessions, p, &call, args.verbose);
         }
         if let Some(w) = writer.as_mut() {
-            let after = gemmlab::gemm::driver::read_clocks(&sessions);
-            let clocks: Vec<_> = (before.into_iter().zip(after))
-                .map(|(b, a)| gemmlab::measure::clocks::ClockWindow::new(b, a))
-                .collect();
-            let vendor = v.as_ref().map(|v| (v, v_session));
-            for r in records(&sessions, p, &row, vendor, &clocks) {
-                w.push(r)?;
-            }
+            write_call(w, &sessions, p, &call)?;
         }
-        rows.push(row);
-        vendor.push(v);
+        rows.push(call.row);
+        vendor.push(call.vendor);
     }
     if let Some(w) = writer {
         let dir = args.out.clone().unwrap_or_default();
@@ -317,6 +226,160 @@ pub fn run(args: GemmArgs) -> Result<()> {
     // The first failure is the command's (exit 1 for a failed measurement).
     for r in rows.into_iter().flatten() {
         r?;
+    }
+    Ok(())
+}
+
+/// The environment of the run's result records, with what the experiment measures.
+fn environment(args: &GemmArgs, sessions: &[Session], seed: u64, plan: Plan) -> Environment {
+    let infos = sessions
+        .iter()
+        .map(|s| s.backend.borrow().info().clone())
+        .collect();
+    let mut env = Environment::capture(infos, seed, plan);
+    env.record_clocks(sessions);
+    env.notes.push(
+        "experiment \"routine\": the time of the whole GEMM call (packing, kernels, unpacking), \
+         median of --reps samples after a checked call; a sample is a batch of calls back to back \
+         timed as one device span, divided by its size (the record's time.batch; --batch)"
+            .into(),
+    );
+    if args.fp32_emulation {
+        env.notes.push(
+            "--fp32-emulation: f32 calls may run 3xTF32 on the TF32 tensor cores (kernel tc)"
+                .into(),
+        );
+    }
+    env
+}
+
+/// The routine of one session as the arguments set it up (published or tuned,
+/// forced path, selection, exclusions), after a line that says so.
+fn routine_for(
+    args: &GemmArgs,
+    session: &Session,
+    sessions: &[Session],
+    exclude: &[String],
+    problems: &[Problem],
+) -> Result<Gemm> {
+    let info = session.backend.borrow().info().clone();
+    let mut gemm = if args.published {
+        Gemm::published()?
+    } else {
+        Gemm::tuned(&database_for(&args.db, &info.name)?, info.toolchain)?
+    };
+    gemm.force = match args.path.as_deref() {
+        Some("direct") => Some(gemmlab::routine::Path::Direct),
+        Some("indirect") => Some(gemmlab::routine::Path::Indirect),
+        _ => None,
+    };
+    gemm.fp32_emulation = args.fp32_emulation;
+    gemm.exclude = exclude.to_vec();
+    gemm.selection = match args.selection.as_str() {
+        "nearest" => Selection::Nearest,
+        "measure" => Selection::Measure,
+        _ => Selection::Model,
+    };
+    gemm.device = Some(gemmlab::routine::fit::model_device(session, sessions));
+    let source = gemm
+        .tuning(
+            problems
+                .first()
+                .map_or(gemmlab::Precision::F32, |p| p.precision),
+        )
+        .map(|t| t.source.clone())
+        .unwrap_or_default();
+    let calls = match gemm.tuned_calls() {
+        0 => String::new(),
+        n => format!("; {n} tuned calls"),
+    };
+    let emulation = match args.fp32_emulation {
+        true => "; FP32 emulation allowed",
+        false => "",
+    };
+    let dependent = match info.dependent_launch {
+        true => "; dependent launches",
+        false => "",
+    };
+    println!(
+        "{} via {} ({source}{calls}{emulation}{dependent})",
+        info.name, info.toolchain
+    );
+    Ok(gemm)
+}
+
+/// One call on every session.
+struct CallRow {
+    /// Per session.
+    row: Vec<Result<Timed>>,
+    /// The vendor BLAS's time, from the first session that has one.
+    vendor: Option<Vendor>,
+    /// The session whose vendor BLAS timed the call (its row names it).
+    v_session: usize,
+    /// The sessions' clocks before the call.
+    before: Vec<Option<gemmlab::measure::clocks::ClockReading>>,
+}
+
+/// Checks and times call `p` on every session, the vendor BLAS on the first that has one.
+fn time_call(
+    sessions: &mut [Session],
+    gemms: &mut [Gemm],
+    p: &Problem,
+    seed: u64,
+    plan: &Plan,
+) -> CallRow {
+    let ops = Operands::for_problem(*p, seed);
+    let reference = Reference::cpu(&ops);
+    let mut row = Vec::new();
+    let mut v = None;
+    let mut v_session = 0;
+    let before = gemmlab::gemm::driver::read_clocks(sessions);
+    for (i, (session, gemm)) in sessions.iter_mut().zip(gemms.iter_mut()).enumerate() {
+        let r = one(session, gemm, &ops, &reference, plan, v.is_none());
+        row.push(r.map(|(t, vt)| {
+            if v.is_none() && vt.is_some() {
+                (v, v_session) = (vt, i);
+            }
+            t
+        }));
+    }
+    CallRow {
+        row,
+        vendor: v,
+        v_session,
+        before,
+    }
+}
+
+/// A line per session for call `p`.
+fn print_lines(sessions: &[Session], p: &Problem, call: &CallRow, verbose: u8) {
+    for (session, r) in sessions.iter().zip(&call.row) {
+        let tc = session.backend.borrow().info().toolchain;
+        match r {
+            Ok(t) => println!(
+                "  {tc} {}: {}",
+                p.describe(),
+                line(t, p, call.vendor.as_ref(), verbose)
+            ),
+            Err(e) => println!("  {tc} {}: error: {e}", p.describe()),
+        }
+    }
+}
+
+/// Writes call `p`'s records, each with its session's clocks over the call.
+fn write_call(
+    w: &mut ResultWriter,
+    sessions: &[Session],
+    p: &Problem,
+    call: &CallRow,
+) -> Result<()> {
+    let after = gemmlab::gemm::driver::read_clocks(sessions);
+    let clocks: Vec<_> = (call.before.iter().cloned().zip(after))
+        .map(|(b, a)| gemmlab::measure::clocks::ClockWindow::new(b, a))
+        .collect();
+    let vendor = call.vendor.as_ref().map(|v| (v, call.v_session));
+    for r in records(sessions, p, &call.row, vendor, &clocks) {
+        w.push(r)?;
     }
     Ok(())
 }
