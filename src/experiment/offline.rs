@@ -226,6 +226,23 @@ pub fn compile_kernel(
     })
 }
 
+impl Target {
+    /// A row of this target with no size (nothing run), `status` its outcome.
+    fn row(&self, experiment: &str, kernel: &str, status: Status) -> Measurement {
+        let d = &self.device;
+        let at = (0, 0, 0);
+        failed_row(
+            experiment,
+            &d.name,
+            &d.id,
+            self.toolchain,
+            kernel,
+            status,
+            at,
+        )
+    }
+}
+
 /// The result row of one offline point, in the usual format: status "n/a" with
 /// the note as its reason, no size, no timing, registers, spills and occupancy.
 pub fn measurement(
@@ -234,15 +251,10 @@ pub fn measurement(
     point: &Point,
     outcome: &Result<OfflineBuild>,
 ) -> Measurement {
-    let d = &target.device;
-    let mut row = failed_row(
+    let mut row = target.row(
         experiment,
-        &d.name,
-        &d.id,
-        target.toolchain,
         point.spec.id,
         Status::Unavailable(target.note()),
-        (0, 0, 0),
     );
     row.label = point.label.clone();
     row.config = point.config.clone();
@@ -299,16 +311,7 @@ pub fn run_points(
                         row
                     }
                     Err((kernel, status)) => {
-                        let d = &target.device;
-                        let mut row = failed_row(
-                            experiment,
-                            &d.name,
-                            &d.id,
-                            target.toolchain,
-                            kernel,
-                            status.clone(),
-                            (0, 0, 0),
-                        );
+                        let mut row = target.row(experiment, kernel, status.clone());
                         row.compiler = Some(target.label.clone());
                         row
                     }

@@ -76,16 +76,7 @@ impl ChartFont {
     pub fn measure(&self, size: f64, bold: bool, text: &str) -> (u32, u32) {
         let face = self.face(bold);
         let sf = face.as_scaled(Self::scale(face, size));
-        let mut x = 0.0f32;
-        let mut prev = None;
-        for c in text.chars() {
-            let id = sf.glyph_id(c);
-            if let Some(p) = prev {
-                x += sf.kern(p, id);
-            }
-            x += sf.h_advance(id);
-            prev = Some(id);
-        }
+        let (_, x) = pen(&sf, text);
         (
             x.ceil().max(0.0) as u32,
             (sf.ascent() - sf.descent()).ceil().max(1.0) as u32,
@@ -98,13 +89,7 @@ impl ChartFont {
         let face = self.face(bold);
         let scale = Self::scale(face, size);
         let sf = face.as_scaled(scale);
-        let mut x = 0.0f32;
-        let mut prev = None;
-        for c in text.chars() {
-            let id = sf.glyph_id(c);
-            if let Some(p) = prev {
-                x += sf.kern(p, id);
-            }
+        for (id, x) in pen(&sf, text).0 {
             let glyph = id.with_scale_and_position(scale, point(x, sf.ascent()));
             if let Some(outline) = face.outline_glyph(glyph) {
                 let b = outline.px_bounds();
@@ -112,10 +97,26 @@ impl ChartFont {
                     put(b.min.x as i32 + gx as i32, b.min.y as i32 + gy as i32, cov)
                 });
             }
-            x += sf.h_advance(id);
-            prev = Some(id);
         }
     }
+}
+
+/// Each glyph of `text` with the pen's x where it is drawn (kerning applied),
+/// and the pen's x after the last: the one layout both measuring and drawing use.
+fn pen<F: Font, S: ScaleFont<F>>(sf: &S, text: &str) -> (Vec<(ab_glyph::GlyphId, f32)>, f32) {
+    let mut x = 0.0f32;
+    let mut prev = None;
+    let mut out = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        let id = sf.glyph_id(c);
+        if let Some(p) = prev {
+            x += sf.kern(p, id);
+        }
+        out.push((id, x));
+        x += sf.h_advance(id);
+        prev = Some(id);
+    }
+    (out, x)
 }
 
 /// The font found in this process, if any.
