@@ -140,9 +140,12 @@ fn says_its_findings(report: &Path, findings: &[Value], md: &str) {
         .filter(|f| f["in_summary"] == true)
         .collect();
     assert_eq!(items.len(), chosen.len(), "{r}: summary items");
-    let link = |f: &Value| match f["chart_svg"].as_str() {
-        Some(svg) => format!("[chart]({})", gemmlab::report::md::link(svg)),
-        None => format!("[table](#{})", f["anchor"].as_str().unwrap_or_default()),
+    let link = |f: &Value| {
+        let table = format!("[table](#{})", f["anchor"].as_str().unwrap_or_default());
+        match f["chart_svg"].as_str() {
+            Some(svg) => format!("[chart]({}), {table}", gemmlab::report::md::link(svg)),
+            None => table,
+        }
     };
     // The summary orders them by its rule (`summary_item`); findings.json keeps the sections'.
     for (i, item) in items.iter().enumerate() {

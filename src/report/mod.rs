@@ -183,11 +183,13 @@ impl Shown {
         }
     }
 
-    /// "[chart](charts/x.svg)", or "[table](#section)" without a chart.
+    /// "[chart](charts/x.svg), [table](#section)": the chart that shows it and
+    /// the section whose table holds its rows; the table alone without a chart.
     pub fn link(&self) -> String {
+        let table = format!("[table](#{})", self.anchor);
         match &self.chart {
-            Some(c) => format!("[chart]({})", md::link(c)),
-            None => format!("[table](#{})", self.anchor),
+            Some(c) => format!("[chart]({}), {table}", md::link(c)),
+            None => table,
         }
     }
 }
@@ -752,7 +754,7 @@ mod tests {
         let shown = Shown::new(f.clone(), "Compiler hints (hints)");
         assert_eq!(shown.link(), "[table](#compiler-hints-hints)");
         let shown = Shown::new(f.chart(Some("a b".into())), "x");
-        assert_eq!(shown.link(), "[chart](charts/a_b.svg)");
+        assert_eq!(shown.link(), "[chart](charts/a_b.svg), [table](#x)");
     }
 
     #[test]
