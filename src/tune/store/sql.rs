@@ -283,10 +283,10 @@ pub(crate) mod tests {
             let key = crate::tune::store::tests::sample().key;
             let m = model("GPU H");
             let mut a = SqlStore::open(&url, &m, "a".into()).unwrap();
-            a.lease_s = 0.4;
+            a.lease_s = 1.0;
             let mut b = SqlStore::open(&url, &m, "b".into()).unwrap();
             assert!(a.claim(&key).unwrap());
-            std::thread::sleep(Duration::from_millis(1200));
+            std::thread::sleep(Duration::from_millis(2500));
             assert!(!b.claim(&key).unwrap(), "renewed by a's heartbeat");
             drop(a);
             assert!(b.claim(&key).unwrap(), "freed when a ends");
