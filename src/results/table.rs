@@ -15,9 +15,9 @@ fn cell(m: Option<&Measurement>) -> [String; 6] {
         ];
     };
     let r = m.resources.as_ref();
-    // "-": the device's compiler reports no resources at all (PoCL); "?": one it did
-    // not report.
-    let unknown = match reports_nothing(m) {
+    // "-": the device's compiler reports no resources at all (PoCL), or the kernel
+    // is not built for this device (n/a); "?": one it did not report.
+    let unknown = match reports_nothing(m) || not_built(m) {
         true => "-",
         false => "?",
     };
@@ -103,11 +103,21 @@ fn reports_nothing(m: &Measurement) -> bool {
         })
 }
 
+/// A kernel that cannot run on this device, so was never compiled for it.
+fn not_built(m: &Measurement) -> bool {
+    matches!(m.status, crate::gemm::driver::Status::Unavailable(_)) && m.compile_ms.is_none()
+}
+
 /// Says what "-" in the resource columns means, where a row has it.
 fn nothing_legend(rows: &[Measurement]) -> String {
-    match rows.iter().any(reports_nothing) {
-        true => "regs, spills, occ \"-\": this device's compiler reports none (a CPU device); `gemmlab build --kernel K --arch sm_35` (or sweep --arch) answers for an NVIDIA GPU without one\n".into(),
-        false => String::new(),
+    let n_a = match rows.iter().any(not_built) {
+        true => "regs, spills, occ \"-\" on an n/a row: the kernel is not built for this device (why: below)\n",
+        false => "",
+    };
+    n_a.to_string()
+        + match rows.iter().any(reports_nothing) {
+        true => "regs, spills, occ \"-\": this device's compiler reports none (a CPU device); `gemmlab build --kernel K --arch sm_35` (or sweep --arch) answers for an NVIDIA GPU without one\n",
+        false => "",
     }
 }
 
@@ -423,6 +433,19 @@ mod tests {
             let line = format!("note: {lane} ignored it: PoCL has no register-cap option\n");
             assert_eq!(legend.matches(&line).count(), 1, "{legend}");
         }
+    }
+
+    #[test]
+    fn a_kernel_not_built_here_shows_dashes_not_question_marks() {
+        let mut rows = rows();
+        let row = &mut rows[0];
+        row.status = crate::gemm::driver::Status::Unavailable("not an NVIDIA GPU".into());
+        (row.compile_ms, row.resources, row.occupancy) = (None, None, None);
+        let (kernel, tc) = (row.kernel.clone(), row.toolchain);
+        let t = compare_table(&rows[..1], &[tc]);
+        let line = t.lines().find(|l| l.starts_with(&kernel)).unwrap();
+        assert!(!line.contains('?') && line.contains(" - "), "{t}");
+        assert!(t.contains("on an n/a row: the kernel is not built"), "{t}");
     }
 
     #[test]
