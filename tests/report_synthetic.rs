@@ -234,11 +234,11 @@ fn the_report_opens_with_a_short_linked_summary() {
     );
     assert_eq!(items.len(), gemmlab::analysis::SUMMARY_MAX, "{items:#?}");
     for item in &items {
-        let (sentence, link) = item
-            .split_once(". ")
-            .map(|(_, rest)| rest)
-            .and_then(|rest| rest.rsplit_once(" ["))
+        let rest = item.split_once(". ").map_or("", |(_, rest)| rest);
+        // The links: "[chart](..), [table](#..)", or the table's alone.
+        let at = (rest.find(" [chart](").or_else(|| rest.find(" [table](")))
             .unwrap_or_else(|| panic!("no link: {item}"));
+        let (sentence, links) = (&rest[..at], &rest[at + 2..]);
         assert!(sentence.ends_with('.'), "{item}");
         assert!(
             !sentence.trim_end_matches('.').contains(". "),
@@ -252,18 +252,21 @@ fn the_report_opens_with_a_short_linked_summary() {
             !sentence.contains("**"),
             "a long finding in the summary: {item}"
         );
-        if let Some(path) = link
-            .strip_prefix("chart](")
+        let table = match links.strip_prefix("chart](") {
+            Some(l) => {
+                let (path, table) = l
+                    .split_once("), [")
+                    .unwrap_or_else(|| panic!("a chart without its table: {item}"));
+                assert!(out.join(path).is_file(), "{item}: {path} not written");
+                table
+            }
+            None => links,
+        };
+        let a = table
+            .strip_prefix("table](#")
             .and_then(|l| l.strip_suffix(')'))
-        {
-            assert!(out.join(path).is_file(), "{item}: {path} not written");
-        } else {
-            let a = link
-                .strip_prefix("table](#")
-                .and_then(|l| l.strip_suffix(')'))
-                .unwrap_or_else(|| panic!("not a chart or table link: {item}"));
-            assert!(anchors.iter().any(|x| x == a), "{item}: no heading #{a}");
-        }
+            .unwrap_or_else(|| panic!("not a chart or table link: {item}"));
+        assert!(anchors.iter().any(|x| x == a), "{item}: no heading #{a}");
     }
     assert!(items[0].contains("fastest kernel reaches"), "{}", items[0]);
     assert!(items
