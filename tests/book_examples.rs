@@ -122,17 +122,7 @@ fn scratch(tag: &str) -> PathBuf {
         std::os::unix::fs::symlink(Path::new(ROOT).join(linked), dir.join(linked)).unwrap();
     }
     std::os::unix::fs::symlink(common::gemmlab_bin(), dir.join("bin/gemmlab")).unwrap();
-    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
-    let part = &readme[readme.find("## Your own kernel").expect("the section")..];
-    for (file, fence) in [
-        ("vadd.cl", "```c\n"),
-        ("vadd.cu", "```cuda\n"),
-        ("vadd.toml", "```toml\n"),
-    ] {
-        let start = part.find(fence).expect(fence) + fence.len();
-        let end = start + part[start..].find("```").unwrap();
-        std::fs::write(dir.join(file), &part[start..end]).unwrap();
-    }
+    common::write_readme_vadd(&dir);
     dir
 }
 

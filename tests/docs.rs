@@ -110,20 +110,10 @@ fn every_relative_link_resolves() {
 
 #[test]
 fn the_readmes_own_kernel_runs_checked() {
-    let text = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
-    let part = &text[text.find("## Your own kernel").expect("the section")..];
     let dir = std::env::temp_dir().join(format!("gemmlab-readme-vadd-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    for (file, fence) in [
-        ("vadd.cl", "```c\n"),
-        ("vadd.cu", "```cuda\n"),
-        ("vadd.toml", "```toml\n"),
-    ] {
-        let start = part.find(fence).expect(fence) + fence.len();
-        let end = start + part[start..].find("```").unwrap();
-        std::fs::write(dir.join(file), &part[start..end]).unwrap();
-    }
+    common::write_readme_vadd(&dir);
     let spec = dir.join("vadd.toml");
     let spec = spec.to_str().unwrap();
     let run = |args: &[&str]| {

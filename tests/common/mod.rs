@@ -96,6 +96,23 @@ pub fn doc_pages() -> Vec<PathBuf> {
     md
 }
 
+/// Writes the README's own-kernel example (vadd.cl, vadd.cu, vadd.toml, as a
+/// reader would copy them out of it) into `dir`.
+pub fn write_readme_vadd(dir: &std::path::Path) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let part = &readme[readme.find("## Your own kernel").expect("the section")..];
+    for (file, fence) in [
+        ("vadd.cl", "```c\n"),
+        ("vadd.cu", "```cuda\n"),
+        ("vadd.toml", "```toml\n"),
+    ] {
+        let start = part.find(fence).expect(fence) + fence.len();
+        let end = start + part[start..].find("```").expect("the fence's end");
+        std::fs::write(dir.join(file), &part[start..end]).expect("a writable folder");
+    }
+}
+
 /// A finished command's stdout and stderr, for assertion messages.
 pub fn output_text(o: &Output) -> String {
     format!(

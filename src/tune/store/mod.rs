@@ -76,6 +76,16 @@ pub enum Phase {
     Final,
 }
 
+impl Phase {
+    /// Its name in records and in an engine's `phase` column.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Search => "search",
+            Phase::Final => "final",
+        }
+    }
+}
+
 /// One configuration's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {

@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::results::engine::{Engine, Url, Value};
 
-use super::{Key, Phase, Record};
+use super::{Key, Record};
 
 /// Seconds a claim lasts unless renewed; the heartbeat renews every quarter of it.
 pub const DEFAULT_LEASE_S: f64 = 60.0;
@@ -87,7 +87,7 @@ impl SqlStore {
         let text = serde_json::to_string(r).map_err(|e| Error::invalid(e.to_string()))?;
         let (device, gemmlab, worker) = (&self.device, &self.gemmlab, &self.worker);
         let key_id = r.key.id();
-        let phase = phase_value(r.phase);
+        let phase: Value = r.phase.as_str().into();
         self.engine.transaction(|e| {
             e.execute(
                 "INSERT INTO tune_records (device, gemmlab, key_id, phase, record, worker, at_utc) VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -208,14 +208,6 @@ impl Heartbeat {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-    }
-}
-
-/// Value for a record's phase column.
-fn phase_value(p: Phase) -> Value {
-    match p {
-        Phase::Search => "search".into(),
-        Phase::Final => "final".into(),
     }
 }
 

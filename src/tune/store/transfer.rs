@@ -53,7 +53,7 @@ pub fn import_store(from: &Path, url: &Url) -> Result<Moved> {
         let have = keys_held(&mut e, &header)?;
         let worker = format!("import:{}", path.display());
         let fresh: Vec<&Record> = (records.iter())
-            .filter(|r| !have.contains(&(r.key.id(), phase(r).to_string())))
+            .filter(|r| !have.contains(&(r.key.id(), r.phase.as_str().to_string())))
             .collect();
         moved.skipped += records.len() - fresh.len();
         e.transaction(|e| {
@@ -61,7 +61,7 @@ pub fn import_store(from: &Path, url: &Url) -> Result<Moved> {
                 let text = serde_json::to_string(r).map_err(|x| Error::invalid(x.to_string()))?;
                 e.execute(
                     "INSERT INTO tune_records (device, gemmlab, key_id, phase, record, worker, at_utc) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                    &[header.device.as_str().into(), header.gemmlab.as_str().into(), r.key.id().into(), phase(r).into(), text.into(), worker.as_str().into(), r.at_utc.as_str().into()],
+                    &[header.device.as_str().into(), header.gemmlab.as_str().into(), r.key.id().into(), r.phase.as_str().into(), text.into(), worker.as_str().into(), r.at_utc.as_str().into()],
                 )?;
             }
             Ok(())
@@ -69,13 +69,6 @@ pub fn import_store(from: &Path, url: &Url) -> Result<Moved> {
         moved.records += fresh.len();
     }
     Ok(moved)
-}
-
-fn phase(r: &Record) -> &'static str {
-    match r.phase {
-        super::Phase::Search => "search",
-        super::Phase::Final => "final",
-    }
 }
 
 fn keys_held(e: &mut Engine, h: &Header) -> Result<HashSet<(String, String)>> {
