@@ -5,13 +5,13 @@
 # then the CUDA test executables that cover the measuring core, failing instead of skipping.
 # Staged here: .gpu/gemmlab (cargo build --release --features cuda --bins) and .gpu/t/*
 # (cargo test --release --features cuda --no-run --test ..., stripped). Everything lands in
-# $OUT/pipeline-PART.tgz. usage: scripts/gpu-pipeline.sh experiments|tests|protections
+# $OUT/pipeline-PART/ as it is made (a call cut short keeps what was done). usage: scripts/gpu-pipeline.sh experiments|tests|protections
 # (one call each; protections: local memory, [requires], a spec whose arguments do not fit
 # its kernel, on both NVIDIA toolchains, then the spec and fault tests)
 set -u
 PART=${1:-experiments}
 G=$PWD/.gpu/gemmlab
-W=/tmp/gemmlab-pipeline-$PART; rm -rf "$W"; mkdir -p "$W"
+W=$OUT/pipeline-$PART; mkdir -p "$W"
 D="--device nvidia"
 run() { # name timeout command...: output to $W/name.txt, exit status appended
   local name=$1 t=$2; shift 2
@@ -27,18 +27,18 @@ run devices 60 $G devices
 # The guard zones and the argument check on CUDA and NVIDIA OpenCL: MODE=1..4 of
 # the wrong-on-purpose spec must each be their row's error, never ok.
 for m in 0 1 2 3 4; do
-  run "wrong-$m" 60 $G compare $D --backends cuda,opencl --spec tests/fixtures/specs/wrong/wrong.toml \
+  run "wrong-$m" 40 $G compare $D --backends cuda,opencl --spec tests/fixtures/specs/wrong/wrong.toml \
     --define MODE=$m --reps 3 --out "$W/wrong-$m"
 done
 for s in saxpy/saxpy gemm-tutorial/myGEMM6 reduction/reduction; do
   n=$(basename $s)
-  run "jit-$n" 120 $G sweep jit $D --spec specs/$s.toml --reps 10 --out "$W/jit-$n"
+  run "jit-$n" 60 $G sweep jit $D --spec specs/$s.toml --reps 10 --out "$W/jit-$n"
 done
-run compare-mixed 180 $G compare $D --backends cuda,opencl --kernels 6,11,simt \
+run compare-mixed 120 $G compare $D --backends cuda,opencl --kernels 6,11,simt \
   --spec specs/saxpy/saxpy.toml --sizes 4096,n=16777216 --out "$W/compare-mixed"
-run tune-spec 180 $G tune $D --backends cuda,opencl --spec specs/saxpy/saxpy.toml \
+run tune-spec 120 $G tune $D --backends cuda,opencl --spec specs/saxpy/saxpy.toml \
   --sizes n=16777216 --strategy exhaustive --top 3 --store "$W/store" --no-db --out "$W/tune-spec"
-run report 60 $G report --from "$W/tune-spec" --from "$W/jit-saxpy" --from "$W/jit-myGEMM6" \
+run report 40 $G report --from "$W/tune-spec" --from "$W/jit-saxpy" --from "$W/jit-myGEMM6" \
   --from "$W/jit-reduction" --from "$W/compare-mixed" --out "$W/report" --no-png
 fi
 if [ "$PART" = protections ]; then
@@ -68,4 +68,4 @@ for t in .gpu/t/*; do
   grep -E "^test result|FAILED|== exit" "$W/test-$n.txt"
 done
 fi
-tar czf "$OUT/pipeline-$PART.tgz" -C "$W" .
+find "$W" -name measurements.jsonl -size +200k -delete

@@ -18,6 +18,7 @@ pub mod lecture;
 pub mod offline;
 pub mod roofline;
 pub mod routine;
+pub mod runtime;
 pub mod simt;
 pub mod stats;
 pub mod sweeps;
@@ -37,6 +38,9 @@ pub const SAME_SPEED: f64 = 0.03;
 pub enum Topic {
     VsVendor,
     Toolchains,
+    /// Where a CUDA-OpenCL gap comes from: each front end's PTX through each
+    /// runtime (`sweep jit`).
+    Runtime,
     /// The SIMT family against cuBLAS, and where its time goes (ncu).
     Simt,
     /// The GEMM routine against cuBLAS over a suite of calls.
@@ -61,9 +65,10 @@ pub enum Topic {
 }
 
 impl Topic {
-    pub const ALL: [Topic; 16] = [
+    pub const ALL: [Topic; 17] = [
         Topic::VsVendor,
         Topic::Toolchains,
+        Topic::Runtime,
         Topic::Simt,
         Topic::Routine,
         Topic::TensorCores,
@@ -146,6 +151,7 @@ pub enum Kind {
     Attribution(attribution::Kind),
     Routine(routine::Kind),
     Tc(tc::Kind),
+    Runtime(runtime::Kind),
 }
 
 /// The most findings the summary shows.

@@ -502,8 +502,11 @@ pub struct Jit<'a> {
 pub fn jit(data: &Data) -> Jit<'_> {
     let all: Vec<&M> = data.experiment("jit").iter().map(|r| r.m).collect();
     let compare = data.experiment("compare");
-    let lane = (all.iter().copied())
-        .filter(|m| !is_vendor(m) && m.variant.as_deref().is_some_and(|v| v != NVRTC_PTX));
+    // Through the CUDA driver: OpenCL's PTX (the OpenCL runtime's rows of loaded
+    // PTX are the runtime section's, `analysis::runtime`).
+    let lane = (all.iter().copied()).filter(|m| {
+        !is_vendor(m) && m.toolchain == Cuda && m.variant.as_deref().is_some_and(|v| v != NVRTC_PTX)
+    });
     let (jits, not): (Vec<&M>, Vec<&M>) = lane.partition(|m| {
         m.build_notes
             .iter()
@@ -528,7 +531,9 @@ pub fn jit(data: &Data) -> Jit<'_> {
             jit,
             opencl: native(jit, OpenCl),
             cuda: native(jit, Cuda),
-            nvrtc_jit: beside(jit, &|x| x.variant.as_deref() == Some(NVRTC_PTX)),
+            nvrtc_jit: beside(jit, &|x| {
+                x.toolchain == Cuda && x.variant.as_deref() == Some(NVRTC_PTX)
+            }),
         })
         .collect();
     let triples: Vec<Triple> = (rows.iter())

@@ -13,6 +13,7 @@ pub mod occupancy;
 pub mod opencl;
 pub mod opencl_pool;
 pub mod opencl_ptx;
+pub mod ptx_for_opencl;
 pub mod ptxas;
 pub mod quiet;
 pub mod select;
@@ -812,8 +813,9 @@ pub trait Backend {
 
     fn release_program(&mut self, program: Program);
 
-    /// Loads PTX produced elsewhere (e.g. by NVIDIA's OpenCL compiler) through
-    /// this toolchain's JIT, with its log parsed like a build log. Only CUDA can.
+    /// Loads PTX produced elsewhere (NVIDIA OpenCL's through the CUDA driver, NVRTC's
+    /// or clang's through NVIDIA's OpenCL runtime as a program binary), with its log
+    /// parsed like a build log. Other platforms cannot.
     fn load_ptx(
         &mut self,
         what: &str,
@@ -823,7 +825,7 @@ pub trait Backend {
         Err(Error::Unavailable {
             kernel: what.to_string(),
             toolchain: self.info().toolchain.to_string(),
-            reason: "only the CUDA driver can load PTX".into(),
+            reason: "only the CUDA driver and NVIDIA's OpenCL runtime load PTX".into(),
         })
     }
 

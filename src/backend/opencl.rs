@@ -684,6 +684,78 @@ impl OpenClCompiler {
     }
 }
 
+impl OpenClCompiler {
+    /// Builds PTX another front end wrote (NVRTC's, clang's) as this device's program
+    /// binary, rewritten for the runtime (`ptx_for_opencl`): the same PTX through
+    /// NVIDIA's OpenCL runtime that `sweep jit` loads through the CUDA driver.
+    fn build_foreign_ptx(
+        &self,
+        what: &str,
+        ptx: &str,
+        max_registers: Option<u32>,
+    ) -> Result<(ClProgram, BuildReport)> {
+        let unavailable = |reason: String| Error::Unavailable {
+            kernel: what.to_string(),
+            toolchain: format!("OpenCL ({})", self.platform),
+            reason,
+        };
+        if !self.nvidia {
+            return Err(unavailable(
+                "only NVIDIA's OpenCL runtime takes PTX as a program binary".into(),
+            ));
+        }
+        let rewritten = super::ptx_for_opencl::for_opencl_runtime(ptx).map_err(unavailable)?;
+        let mut notes = vec![format!(
+            "PTX of another front end loaded through clCreateProgramWithBinary: {} of its {} \
+             entr{} 64-bit parameters declared global buffers (.ptr .global) for the runtime",
+            rewritten.buffers,
+            rewritten.entries,
+            if rewritten.entries == 1 {
+                "y's"
+            } else {
+                "ies'"
+            }
+        )];
+        let options = CompileOptions {
+            max_registers,
+            ..CompileOptions::default()
+        };
+        let flags = self.flags(&options, &mut notes);
+        let started = Instant::now();
+        // SAFETY: the device belongs to the context (both come from this compiler).
+        let mut program = unsafe {
+            ClProgram::create_from_binary(
+                &self.context,
+                &[self.device.id()],
+                &[rewritten.ptx.as_bytes()],
+            )
+        }
+        .map_err(|e| api("clCreateProgramWithBinary", e))?;
+        let (built, _) =
+            super::quiet::stderr_of(|| program.build(&[self.device.id()], &flags.join(" ")));
+        let compile_ms = started.elapsed().as_secs_f64() * 1e3;
+        let log = program.get_build_log(self.device.id()).unwrap_or_default();
+        if let Err(e) = built {
+            let failed = format!("clBuildProgram of another front end's PTX: {e}; flags");
+            return Err(self.build_error(what, &log, &failed, &flags));
+        }
+        let mut kernels = self.resources(&program, &log)?;
+        self.fill_ptxas_report(&rewritten.ptx, &flags, &log, &mut kernels);
+        let report = BuildReport {
+            toolchain: Some(Toolchain::OpenCl),
+            compiler: self.version.clone(),
+            flags,
+            compile_ms,
+            ptx: Some(rewritten.ptx),
+            kernels,
+            log,
+            notes,
+        }
+        .note_ignored_cap(max_registers);
+        Ok((program, report))
+    }
+}
+
 pub struct OpenClBackend {
     info: DeviceInfo,
     compiler: Arc<OpenClCompiler>,
@@ -755,6 +827,18 @@ impl OpenClBackend {
     fn id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
+    }
+
+    /// A built program's kernels created and the program kept under a new id.
+    fn keep(&mut self, program: ClProgram, report: BuildReport) -> Result<(Program, BuildReport)> {
+        let mut kernels = HashMap::new();
+        for k in &report.kernels {
+            let kernel = Kernel::create(&program, &k.name).map_err(|e| api("clCreateKernel", e))?;
+            kernels.insert(k.name.clone(), kernel);
+        }
+        let id = self.id();
+        self.programs.insert(id, Built { program, kernels });
+        Ok((Program { id }, report))
     }
 
     /// A failed kernel enqueue: out of memory as such, else the call and its geometry.
@@ -913,14 +997,17 @@ impl Backend for OpenClBackend {
             BuiltProgram::Built(p) => (p, artefact.report),
             BuiltProgram::Binary(b) => self.compiler.build_binary(what, &b, artefact.report)?,
         };
-        let mut kernels = HashMap::new();
-        for k in &report.kernels {
-            let kernel = Kernel::create(&program, &k.name).map_err(|e| api("clCreateKernel", e))?;
-            kernels.insert(k.name.clone(), kernel);
-        }
-        let id = self.id();
-        self.programs.insert(id, Built { program, kernels });
-        Ok((Program { id }, report))
+        self.keep(program, report)
+    }
+
+    fn load_ptx(
+        &mut self,
+        what: &str,
+        ptx: &str,
+        max_registers: Option<u32>,
+    ) -> Result<(Program, BuildReport)> {
+        let (program, report) = self.compiler.build_foreign_ptx(what, ptx, max_registers)?;
+        self.keep(program, report)
     }
 
     fn release_program(&mut self, program: Program) {

@@ -14,7 +14,7 @@ use crate::kernel::builtin::{self as kernels, Config, Hints, KernelSpec, Precisi
 use crate::kernel::user::UserKernel;
 use crate::measure::progress::Progress;
 use crate::measure::Plan;
-use crate::results::{Measurement, ResultWriter, NVRTC_PTX, OPENCL_PTX};
+use crate::results::{ptx_variant, Measurement, ResultWriter};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SweepKind {
@@ -292,36 +292,23 @@ fn user_ptx_of(
     report.ptx
 }
 
-/// The lanes of a JIT point: CUDA native, OpenCL native, OpenCL's PTX through the
-/// CUDA JIT, and NVRTC's own PTX through the same JIT (the CUDA twin's front end
-/// with the OpenCL PTX's assembler: the same PTX through two assemblers, two front
-/// ends' PTX through one).
+/// The lanes of a JIT point: CUDA native, OpenCL native, then each front end's PTX
+/// loaded as PTX through each runtime: NVIDIA OpenCL's and NVRTC's through the CUDA
+/// driver's JIT and through NVIDIA's OpenCL runtime as a program binary (the 2 x 2
+/// that tells the PTX's share of a CUDA-OpenCL gap from the runtime's), and clang's
+/// through the OpenCL runtime where a clang toolchain is in the run (its own rows are
+/// its PTX through the CUDA driver).
 fn jit_lanes(
     sessions: &[Session],
     ptx_of: impl Fn(&Session) -> Option<String>,
 ) -> Result<Vec<Lane>> {
-    let find = |tc: Toolchain| {
-        sessions
-            .iter()
-            .position(|s| s.backend.borrow().info().toolchain == tc)
-    };
+    let toolchain = |s: &Session| s.backend.borrow().info().toolchain;
+    let find = |tc: Toolchain| sessions.iter().position(|s| toolchain(s) == tc);
     let (Some(cu), Some(cl)) = (find(Toolchain::Cuda), find(Toolchain::OpenCl)) else {
         return Err(Error::invalid(
             "the jit sweep needs CUDA and NVIDIA OpenCL on the same GPU",
         ));
     };
-    let mut lanes = vec![
-        Lane {
-            session: cu,
-            source: Source::Native,
-            variant: None,
-        },
-        Lane {
-            session: cl,
-            source: Source::Native,
-            variant: None,
-        },
-    ];
     let opencl = sessions[cl].backend.borrow().info().clone();
     if !opencl.is_nvidia() {
         return Err(Error::invalid(format!(
@@ -329,13 +316,32 @@ fn jit_lanes(
             opencl.name
         )));
     }
-    // Each front end's PTX through the CUDA JIT: OpenCL's, then NVRTC's own.
-    for (from, variant) in [(cl, OPENCL_PTX), (cu, NVRTC_PTX)] {
-        if let Some(ptx) = ptx_of(&sessions[from]) {
+    let native = |session| Lane {
+        session,
+        source: Source::Native,
+        variant: None,
+    };
+    let mut lanes = vec![native(cu), native(cl)];
+    let clang = (0..sessions.len()).filter(|&i| {
+        matches!(
+            toolchain(&sessions[i]),
+            Toolchain::ClangCuda | Toolchain::ClangOpenCl
+        )
+    });
+    for from in [cl, cu].into_iter().chain(clang) {
+        let Some(ptx) = ptx_of(&sessions[from]) else {
+            continue;
+        };
+        let front = toolchain(&sessions[from]);
+        let runtimes: &[usize] = match front {
+            Toolchain::Cuda | Toolchain::OpenCl => &[cu, cl],
+            _ => &[cl],
+        };
+        for &session in runtimes {
             lanes.push(Lane {
-                session: cu,
-                source: Source::Ptx(ptx),
-                variant: Some(variant.into()),
+                session,
+                source: Source::Ptx(ptx.clone()),
+                variant: Some(ptx_variant(front).into()),
             });
         }
     }

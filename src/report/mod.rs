@@ -15,6 +15,7 @@ mod lecture;
 mod offline;
 mod roofline;
 mod routine;
+mod runtime;
 mod sections;
 mod simt;
 mod simt_profile;
@@ -112,6 +113,7 @@ fn topic_name(t: Topic) -> &'static str {
     match t {
         Topic::VsVendor => "speed against cuBLAS",
         Topic::Toolchains => "toolchain gap",
+        Topic::Runtime => "where the CUDA-OpenCL gap comes from",
         Topic::Simt => "the SIMT family against cuBLAS",
         Topic::Routine => "the routine across shapes",
         Topic::TensorCores => "tensor cores",
@@ -152,6 +154,7 @@ fn words(kind: &Kind) -> Words {
         Kind::Attribution(k) => attribution::words(k),
         Kind::Routine(k) => routine::words(k),
         Kind::Tc(k) => tc::words(k),
+        Kind::Runtime(k) => runtime::words(k),
     }
 }
 

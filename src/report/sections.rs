@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use super::data::Data;
 use super::{
-    attribution, blas, clocks, compare, lecture, offline, roofline, routine, simt, sweeps, tc,
-    tune, user, Ctx, Section,
+    attribution, blas, clocks, compare, lecture, offline, roofline, routine, runtime, simt, sweeps,
+    tc, tune, user, Ctx, Section,
 };
 use crate::analysis;
 use crate::error::Result;
@@ -43,7 +43,7 @@ fn build<S: ReportSection>(ctx: &mut Ctx, input: &Input) -> Result<Section> {
 }
 
 /// The report's sections, in the order they appear.
-pub(crate) const SECTIONS: [Build; 19] = [
+pub(crate) const SECTIONS: [Build; 20] = [
     build::<Compare>,
     build::<Roofline>,
     build::<Blas>,
@@ -55,6 +55,7 @@ pub(crate) const SECTIONS: [Build; 19] = [
     build::<TilingSweep>,
     build::<HintsSweep>,
     build::<JitSweep>,
+    build::<RuntimeGap>,
     build::<Tuning>,
     build::<UserKernels>,
     build::<Kepler>,
@@ -148,6 +149,12 @@ section!(
     analysis::sweeps::Jit<'a>,
     |i| Some(analysis::sweeps::jit(i.data)),
     |ctx, a| sweeps::jit(a)
+);
+section!(
+    RuntimeGap,
+    analysis::runtime::Runtime<'a>,
+    |i| analysis::runtime::analyse(i.data),
+    |ctx, a| Ok(runtime::section(a))
 );
 section!(
     Tuning,

@@ -85,19 +85,46 @@ impl Environment {
 }
 
 /// One cell of an experiment: a kernel configuration on one toolchain at one size.
-/// A measurement's `variant` for NVIDIA OpenCL's PTX loaded through the CUDA
-/// driver's JIT (`sweep jit`).
+/// A measurement's `variant` for NVIDIA OpenCL's PTX loaded as PTX (`sweep jit`):
+/// through the CUDA driver's JIT on a CUDA row, as a program binary through NVIDIA's
+/// OpenCL runtime on an OpenCL row. The row's toolchain names the runtime.
 pub const OPENCL_PTX: &str = "opencl-ptx";
-/// A measurement's `variant` for NVRTC's own PTX loaded through the same JIT.
+/// A measurement's `variant` for NVRTC's own PTX loaded the same ways.
 pub const NVRTC_PTX: &str = "nvrtc-ptx";
+/// Clang's PTX (its OpenCL and CUDA front ends) through NVIDIA's OpenCL runtime;
+/// through the CUDA driver it is the clang toolchain's own row.
+pub const CLANG_OPENCL_PTX: &str = "clang-opencl-ptx";
+pub const CLANG_CUDA_PTX: &str = "clang-cuda-ptx";
+
+/// The `variant` of a row that ran `front`'s PTX loaded as PTX.
+pub fn ptx_variant(front: Toolchain) -> &'static str {
+    match front {
+        Toolchain::OpenCl => OPENCL_PTX,
+        Toolchain::Cuda => NVRTC_PTX,
+        Toolchain::ClangOpenCl => CLANG_OPENCL_PTX,
+        Toolchain::ClangCuda => CLANG_CUDA_PTX,
+    }
+}
+
+/// The front end whose PTX a `variant` row ran ([`ptx_variant`]'s inverse).
+pub fn ptx_front_end(variant: &str) -> Option<Toolchain> {
+    [
+        Toolchain::OpenCl,
+        Toolchain::Cuda,
+        Toolchain::ClangOpenCl,
+        Toolchain::ClangCuda,
+    ]
+    .into_iter()
+    .find(|&t| ptx_variant(t) == variant)
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Measurement {
     /// "compare", "registers", "tiling", "hints", ...
     pub experiment: String,
     pub kernel: String,
-    /// How the kernel was built when not natively by its toolchain: [`OPENCL_PTX`],
-    /// [`NVRTC_PTX`].
+    /// How the kernel was built when not natively by its toolchain: another front
+    /// end's PTX ([`ptx_variant`]).
     #[serde(default)]
     pub variant: Option<String>,
     /// Free-form label of the experiment point ("cap=64", "RX=4 RY=4").

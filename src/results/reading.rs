@@ -3,7 +3,7 @@
 //! for which architecture and by which compiler) it was compiled offline, its
 //! occupancy by an architecture's rules, and the FP32 peak of its GPU.
 
-use super::{Measurement, NVRTC_PTX, OPENCL_PTX};
+use super::Measurement;
 use crate::backend::occupancy::{self, Limits, Occupancy};
 use crate::backend::Toolchain;
 use crate::kernel::builtin as kernels;
@@ -111,13 +111,38 @@ pub fn spill_bytes(m: &Measurement) -> Option<u64> {
     Some(r.spill_stores_bytes? + r.spill_loads_bytes?)
 }
 
-/// "CUDA", "OpenCL", or "OpenCL PTX via CUDA JIT" (or NVRTC's) for a JIT variant.
+/// "CUDA", "OpenCL", or for another front end's PTX "OpenCL PTX via CUDA JIT",
+/// "NVRTC PTX via OpenCL runtime" (the row's toolchain is the runtime).
 pub fn series_name(m: &Measurement) -> String {
-    match m.variant.as_deref() {
-        None => m.toolchain.label().to_string(),
-        Some(OPENCL_PTX) => "OpenCL PTX via CUDA JIT".to_string(),
-        Some(NVRTC_PTX) => "NVRTC PTX via CUDA JIT".to_string(),
-        Some(v) => format!("{} ({v})", m.toolchain.label()),
+    let Some(v) = m.variant.as_deref() else {
+        return m.toolchain.label().to_string();
+    };
+    match super::ptx_front_end(v) {
+        Some(front) => format!(
+            "{} PTX via {}",
+            ptx_source_name(front),
+            runtime_name(m.toolchain)
+        ),
+        None => format!("{} ({v})", m.toolchain.label()),
+    }
+}
+
+/// A front end as the source of a PTX: "OpenCL" (NVIDIA's), "NVRTC", "clang OpenCL".
+pub fn ptx_source_name(front: Toolchain) -> &'static str {
+    match front {
+        Toolchain::OpenCl => "OpenCL",
+        Toolchain::Cuda => "NVRTC",
+        Toolchain::ClangOpenCl => "clang OpenCL",
+        Toolchain::ClangCuda => "clang CUDA",
+    }
+}
+
+/// What a row of `toolchain` ran on when it loaded PTX: the CUDA driver's JIT or
+/// NVIDIA's OpenCL runtime.
+pub fn runtime_name(toolchain: Toolchain) -> &'static str {
+    match toolchain {
+        Toolchain::OpenCl => "OpenCL runtime",
+        _ => "CUDA JIT",
     }
 }
 

@@ -1,0 +1,287 @@
+//! Where a CUDA-OpenCL gap comes from: the same kernel's two PTX builds (NVRTC's
+//! and NVIDIA OpenCL's), each loaded through both runtimes (the CUDA driver's JIT
+//! and NVIDIA's OpenCL runtime as a program binary) by `sweep jit`. With the four
+//! cells, the gap between the native rows splits into what the PTX does (the
+//! same runtime, the other front end's PTX) and what the runtime does (the same
+//! PTX, the other runtime). Both are averaged over the other factor, in logs, so
+//! the two parts add up to the gap between the PTX-loaded corner cells exactly;
+//! what is left of the native gap is the native build path (source build against
+//! loaded PTX) and noise.
+
+use crate::results::{Measurement as M, NVRTC_PTX, OPENCL_PTX};
+use crate::Toolchain::{self, Cuda, OpenCl};
+
+use super::{stats, Data, Finding, Topic};
+
+/// A native gap below this (5%) is not split: the threshold, and above
+/// what run-to-run noise moves a median on the H200.
+pub const GAP_MIN: f64 = 0.05;
+
+/// The front ends whose PTX the 2 x 2 takes, in its row order.
+pub const FRONTS: [Toolchain; 2] = [Cuda, OpenCl];
+/// The runtimes, in its column order: the CUDA driver, NVIDIA's OpenCL runtime.
+pub const RUNTIMES: [Toolchain; 2] = [Cuda, OpenCl];
+
+/// One kernel at one size: the native rows and the 2 x 2.
+pub struct Split<'a> {
+    pub kernel: String,
+    pub size: String,
+    pub cuda: Option<&'a M>,
+    pub opencl: Option<&'a M>,
+    /// `cells[front][runtime]` in [`FRONTS`] x [`RUNTIMES`] order.
+    pub cells: [[Option<&'a M>; 2]; 2],
+    /// Clang's PTX through NVIDIA's OpenCL runtime, where the run had clang.
+    pub clang: Vec<&'a M>,
+    pub parts: Option<Parts>,
+}
+
+/// The gap and its parts, as relative speed differences (0.12: CUDA 12% faster);
+/// `front` and `runtime` are exp of their log parts minus one, `rest` likewise.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Parts {
+    /// CUDA native over OpenCL native, minus one.
+    pub gap: f64,
+    /// The PTX's part: NVRTC's PTX over NVIDIA OpenCL's, same runtime.
+    pub front: Option<f64>,
+    /// The runtime's part: the CUDA driver over NVIDIA's OpenCL runtime, same PTX.
+    pub runtime: Option<f64>,
+    /// What neither explains: the native build path and noise.
+    pub rest: f64,
+    /// Shares of the gap in logs (sum 1 with `rest`'s share), where the gap is
+    /// over [`GAP_MIN`].
+    pub front_share: Option<f64>,
+    pub runtime_share: Option<f64>,
+}
+
+pub struct Runtime<'a> {
+    pub splits: Vec<Split<'a>>,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Kind {
+    /// One kernel's gap split into PTX and runtime.
+    GapSplit {
+        kernel: String,
+        size: String,
+        parts: Parts,
+    },
+    /// Across kernels: which part explains the gaps, the Kepler-era question
+    /// ("is OpenCL slower on NVIDIA?") answered for this GPU.
+    GapVerdict(Verdict),
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Verdict {
+    pub device: String,
+    /// Kernels split, and those with a gap over [`GAP_MIN`].
+    pub kernels: usize,
+    pub with_gap: Vec<String>,
+    /// Of those, where the runtime's share is over half, and the PTX's.
+    pub runtime_led: Vec<String>,
+    pub ptx_led: Vec<String>,
+    pub median_gap: Option<f64>,
+    pub median_runtime_share: Option<f64>,
+}
+
+/// Speed as the inverse of the median time, of a row that passed its check
+/// (users' kernels have no GFLOP/s; a time compares any two rows of one kernel).
+fn speed(m: Option<&M>) -> Option<f64> {
+    let m = m.filter(|m| m.status.is_ok())?;
+    let t = m.time.as_ref()?.median_ns;
+    (t > 0.0).then(|| 1.0 / t)
+}
+
+fn ln_ratio(a: Option<&M>, b: Option<&M>) -> Option<f64> {
+    Some((speed(a)? / speed(b)?).ln())
+}
+
+fn mean(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
+    let v: Vec<f64> = values.into_iter().flatten().collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// The parts of a split; `None` without both native rows.
+pub fn parts(cuda: Option<&M>, opencl: Option<&M>, cells: &[[Option<&M>; 2]; 2]) -> Option<Parts> {
+    let gap = ln_ratio(cuda, opencl)?;
+    let [[nn_cu, nn_cl], [oo_cu, oo_cl]] = *cells;
+    let front = mean([ln_ratio(nn_cu, oo_cu), ln_ratio(nn_cl, oo_cl)]);
+    let runtime = mean([ln_ratio(nn_cu, nn_cl), ln_ratio(oo_cu, oo_cl)]);
+    let rest = gap - front.unwrap_or(0.0) - runtime.unwrap_or(0.0);
+    let share = |p: Option<f64>| p.filter(|_| gap.exp_m1().abs() > GAP_MIN).map(|p| p / gap);
+    Some(Parts {
+        gap: gap.exp_m1(),
+        front: front.map(f64::exp_m1),
+        runtime: runtime.map(f64::exp_m1),
+        rest: rest.exp_m1(),
+        front_share: share(front),
+        runtime_share: share(runtime),
+    })
+}
+
+pub fn analyse(data: &Data) -> Option<Runtime<'_>> {
+    let rows: Vec<&M> = data.experiment("jit").iter().map(|r| r.m).collect();
+    // Only runs that loaded PTX through NVIDIA's OpenCL runtime have a 2 x 2.
+    let loaded = |m: &M| m.toolchain == OpenCl && m.variant.is_some();
+    if !rows.iter().any(|m| loaded(m)) {
+        return None;
+    }
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for m in rows.iter().filter(|m| loaded(m)) {
+        let key = (m.kernel.clone(), m.size_label());
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    let splits: Vec<Split> = (keys.into_iter())
+        .map(|(kernel, size)| split(&rows, kernel, size))
+        .collect();
+    let mut findings: Vec<Finding> = (splits.iter())
+        .filter_map(|s| {
+            let parts = s.parts?;
+            let kind = Kind::GapSplit {
+                kernel: s.kernel.clone(),
+                size: s.size.clone(),
+                parts,
+            };
+            Some(finding(kind).weight(parts.gap).detail())
+        })
+        .collect();
+    let device = rows.first().map(|m| m.device.clone()).unwrap_or_default();
+    findings.insert(0, verdict(&splits, device));
+    Some(Runtime { splits, findings })
+}
+
+fn finding(kind: Kind) -> Finding {
+    Finding::new(Topic::Runtime, super::Kind::Runtime(kind))
+}
+
+fn split<'a>(rows: &[&'a M], kernel: String, size: String) -> Split<'a> {
+    let of = |tc: Toolchain, variant: Option<&str>| {
+        (rows.iter().copied()).find(|m| {
+            m.kernel == kernel
+                && m.size_label() == size
+                && m.toolchain == tc
+                && m.variant.as_deref() == variant
+        })
+    };
+    let front_variant = |f: Toolchain| if f == Cuda { NVRTC_PTX } else { OPENCL_PTX };
+    let cells = FRONTS.map(|f| RUNTIMES.map(|r| of(r, Some(front_variant(f)))));
+    let (cuda, opencl) = (of(Cuda, None), of(OpenCl, None));
+    let clang = (rows.iter().copied())
+        .filter(|m| m.kernel == kernel && m.size_label() == size && m.toolchain == OpenCl)
+        .filter(|m| m.variant.as_deref().is_some_and(|v| v.starts_with("clang")))
+        .collect();
+    Split {
+        parts: parts(cuda, opencl, &cells),
+        kernel,
+        size,
+        cuda,
+        opencl,
+        cells,
+        clang,
+    }
+}
+
+fn verdict(splits: &[Split], device: String) -> Finding {
+    let split: Vec<(&Split, Parts)> = splits.iter().filter_map(|s| Some((s, s.parts?))).collect();
+    let with_gap: Vec<&(&Split, Parts)> = split
+        .iter()
+        .filter(|(_, p)| p.gap.abs() > GAP_MIN)
+        .collect();
+    let named = |f: &dyn Fn(&Parts) -> bool| {
+        (with_gap.iter())
+            .filter(|(_, p)| f(p))
+            .map(|(s, _)| format!("{} at {}", s.kernel, s.size))
+            .collect::<Vec<_>>()
+    };
+    let kind = Kind::GapVerdict(Verdict {
+        device,
+        kernels: split.len(),
+        with_gap: named(&|_| true),
+        runtime_led: named(&|p| p.runtime_share.is_some_and(|s| s > 0.5)),
+        ptx_led: named(&|p| p.front_share.is_some_and(|s| s > 0.5)),
+        median_gap: stats::median(split.iter().map(|(_, p)| p.gap)),
+        median_runtime_share: stats::median(with_gap.iter().filter_map(|(_, p)| p.runtime_share)),
+    });
+    let weight = with_gap
+        .iter()
+        .map(|(_, p)| p.gap.abs())
+        .fold(0.0, f64::max);
+    finding(kind).weight(weight)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(tc: Toolchain, variant: Option<&str>, median_ns: f64) -> M {
+        let ok = crate::gemm::driver::Status::Ok;
+        let mut m = crate::results::failed_row("jit", "GPU", "0", tc, "gemm7", ok, (64, 64, 64));
+        m.variant = variant.map(str::to_string);
+        m.time = Some(crate::measure::Stats {
+            reps: 10,
+            median_ns,
+            min_ns: median_ns,
+            max_ns: median_ns,
+            q1_ns: median_ns,
+            q3_ns: median_ns,
+            batch: 1,
+        });
+        m
+    }
+
+    #[test]
+    fn a_gap_made_by_the_runtime_is_the_runtimes() {
+        // CUDA 1.00 ms, OpenCL 1.12 ms; either PTX through the OpenCL runtime
+        // costs 12%, the PTX nothing.
+        let (cu, cl) = (row(Cuda, None, 1.0e6), row(OpenCl, None, 1.12e6));
+        let (nn_cu, nn_cl) = (
+            row(Cuda, Some(NVRTC_PTX), 1.0e6),
+            row(OpenCl, Some(NVRTC_PTX), 1.12e6),
+        );
+        let (oo_cu, oo_cl) = (
+            row(Cuda, Some(OPENCL_PTX), 1.0e6),
+            row(OpenCl, Some(OPENCL_PTX), 1.12e6),
+        );
+        let cells = [[Some(&nn_cu), Some(&nn_cl)], [Some(&oo_cu), Some(&oo_cl)]];
+        let p = parts(Some(&cu), Some(&cl), &cells).unwrap();
+        assert!((p.gap - 0.12).abs() < 1e-9, "{p:?}");
+        assert!((p.runtime.unwrap() - 0.12).abs() < 1e-9);
+        assert!(p.front.unwrap().abs() < 1e-9 && p.rest.abs() < 1e-9);
+        assert!((p.runtime_share.unwrap() - 1.0).abs() < 1e-9);
+        assert!(p.front_share.unwrap().abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_gap_made_by_the_ptx_and_one_cell_missing() {
+        // OpenCL's PTX is 10% slower on either runtime; NVRTC's PTX did not load
+        // through the OpenCL runtime, so the runtime's part comes from OpenCL's PTX.
+        let (cu, cl) = (row(Cuda, None, 1.0e6), row(OpenCl, None, 1.1e6));
+        let nn_cu = row(Cuda, Some(NVRTC_PTX), 1.0e6);
+        let (oo_cu, oo_cl) = (
+            row(Cuda, Some(OPENCL_PTX), 1.1e6),
+            row(OpenCl, Some(OPENCL_PTX), 1.1e6),
+        );
+        let cells = [[Some(&nn_cu), None], [Some(&oo_cu), Some(&oo_cl)]];
+        let p = parts(Some(&cu), Some(&cl), &cells).unwrap();
+        assert!((p.front.unwrap() - 0.1).abs() < 1e-9, "{p:?}");
+        assert!(p.runtime.unwrap().abs() < 1e-9);
+        assert!((p.front_share.unwrap() - 1.0).abs() < 1e-9);
+        // Without a native row there is nothing to split.
+        assert!(parts(None, Some(&cl), &cells).is_none());
+    }
+
+    #[test]
+    fn a_small_gap_has_no_shares_and_a_failed_cell_no_speed() {
+        let (cu, cl) = (row(Cuda, None, 1.0e6), row(OpenCl, None, 1.02e6));
+        let mut failed = row(OpenCl, Some(NVRTC_PTX), 1.0e6);
+        failed.status = crate::gemm::driver::Status::CompileError("clBuildProgram".into());
+        let cells = [[None, Some(&failed)], [None, None]];
+        let p = parts(Some(&cu), Some(&cl), &cells).unwrap();
+        assert!(p.front_share.is_none() && p.runtime_share.is_none());
+        assert!(p.front.is_none() && p.runtime.is_none(), "{p:?}");
+        assert!((p.rest - 0.02).abs() < 1e-9);
+    }
+}
