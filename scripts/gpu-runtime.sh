@@ -3,7 +3,8 @@
 # the kernels of the main comparison whose CUDA and OpenCL rows differ at the same
 # registers, with every front end's PTX through both runtimes (NVRTC's and NVIDIA
 # OpenCL's PTX, each through the CUDA driver's JIT and through NVIDIA's OpenCL runtime
-# as a program binary), then its report. Staged: .gpu/gemmlab. Lands in $OUT/runtime/
+# as a program binary), and the CUDA driver's lanes again under carveout preferences of 0% and
+# 100% (a runtime factor on the same binaries). Staged: .gpu/gemmlab. Lands in $OUT/runtime/
 # as it is made. usage: scripts/gpu-runtime.sh [SIZE] [KERNELS]
 set -u
 G=$PWD/.gpu/gemmlab
@@ -12,8 +13,8 @@ KERNELS=${2:-2,7,8,9,10,lecture_wide,xgemmdirect,tcwg}
 W=$OUT/runtime; mkdir -p "$W"
 nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,temperature.gpu --format=csv > "$W/gpu.txt" 2>&1
 cat "$W/gpu.txt"
-echo "\$ $G sweep jit --device nvidia --kernels $KERNELS --sizes $SIZE --reps 10" > "$W/jit-$SIZE.txt"
-timeout 400 "$G" sweep jit --device nvidia --kernels "$KERNELS" --sizes "$SIZE" --reps 10 \
+echo "\$ $G sweep jit --device nvidia --kernels $KERNELS --sizes $SIZE --carveout 0,100 --reps 10" > "$W/jit-$SIZE.txt"
+timeout 400 "$G" sweep jit --device nvidia --kernels "$KERNELS" --sizes "$SIZE" --carveout 0,100 --reps 10 \
   --out "$W/jit-$SIZE" >> "$W/jit-$SIZE.txt" 2>&1
 echo "== exit $?" >> "$W/jit-$SIZE.txt"
 tail -40 "$W/jit-$SIZE.txt"

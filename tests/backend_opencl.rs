@@ -81,6 +81,7 @@ fn three_d_geometry_and_f64_buffers() {
         global: [8, 4, 2],
         local: [4, 2, 1],
         launch_local: 0,
+        carveout: None,
     };
     let out = b.alloc(Elem::F64, 64).unwrap();
     b.fill(&out, -7.0).unwrap();

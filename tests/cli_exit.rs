@@ -153,6 +153,8 @@ fn usage_errors_exit_2_and_name_the_option() {
         (&["compare", "--budget", "0"], "--budget"),
         (&["compare", "--check", "maybe"], "--check"),
         (&["compare", "--nonsense"], "--nonsense"),
+        (&["sweep", "registers", "--carveout", "50"], "--carveout"),
+        (&["sweep", "jit", "--carveout", "150"], "--carveout"),
         (&["compare", "--out", file.to_str().unwrap()], "--out"),
         (
             &["report", "--from", ".", "--out", file.to_str().unwrap()],

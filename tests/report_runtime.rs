@@ -174,6 +174,76 @@ fn the_gap_is_split_into_the_ptx_and_the_runtime_with_the_verdict() {
     assert!(summary.contains("Is OpenCL slower on NVIDIA?"), "{summary}");
 }
 
+/// CUDA's lanes of `kernel` again under a carveout preference.
+fn under_carveout(kernel: &str, pct: u32, cuda: f64, opencl_ptx: f64) -> Vec<Measurement> {
+    let mut rows = vec![
+        row(kernel, Cuda, None, cuda),
+        row(kernel, Cuda, Some(OPENCL_PTX), opencl_ptx),
+    ];
+    for m in &mut rows {
+        m.hints.carveout = Some(pct);
+        m.label = Some(format!("carveout {pct}%"));
+    }
+    rows
+}
+
+#[test]
+fn a_runtime_factor_that_reproduces_the_gap_is_named_the_mechanism() {
+    let tmp = common::temp_dir("report-runtime", "factor");
+    let mut rows = lanes(
+        "gemm7",
+        [11200.0, 10000.0],
+        [[11200.0, 10000.0], [11200.0, 10000.0]],
+    );
+    // A carveout of 100% makes the CUDA driver run OpenCL's PTX at the OpenCL
+    // runtime's speed; 0% changes nothing.
+    rows.extend(under_carveout("gemm7", 100, 10000.0, 10000.0));
+    rows.extend(under_carveout("gemm7", 0, 11200.0, 11200.0));
+    let md = report(&tmp, rows);
+    let section = &md[md
+        .find("\n### Runtime factors on the same binaries\n")
+        .expect("the factor table")..];
+    assert!(
+        section.contains(
+            "| gemm7 | 4096 | carveout 100% | 10000 (96 regs) | 100% | 10000 (96 regs) | 100% |"
+        ),
+        "{section}"
+    );
+    assert!(
+        section.contains(
+            "| gemm7 | 4096 | carveout 0% | 11200 (96 regs) | 0% | 11200 (96 regs) | 0% |"
+        ),
+        "{section}"
+    );
+    // The factor rows are not a second 2 x 2 row of their own.
+    let main = &md[md
+        .find("\n## Where the CUDA-OpenCL gap comes from\n")
+        .unwrap()..];
+    assert_eq!(
+        main.lines()
+            .filter(|l| l.starts_with("| gemm7 | 4096 | 11200"))
+            .count(),
+        1,
+        "{main}"
+    );
+    assert!(md.contains("**carveout 100% on the CUDA driver reproduces 100% of the runtime's part (CUDA's own build -10.7%)**: it is the mechanism. Also tried: carveout 0%: 0% of the runtime's part"), "{md}");
+    assert!(md.contains("The runtime factors tried on the CUDA driver (carveout 0% and carveout 100%) reproduce at least 80% of the gap: carveout 100% for gemm7 at 4096 (100%)."), "{md}");
+}
+
+#[test]
+fn factors_that_reproduce_nothing_are_ruled_out() {
+    let tmp = common::temp_dir("report-runtime", "ruled-out");
+    let mut rows = lanes(
+        "gemm7",
+        [11200.0, 10000.0],
+        [[11200.0, 10000.0], [11200.0, 10000.0]],
+    );
+    rows.extend(under_carveout("gemm7", 100, 11150.0, 11200.0));
+    let md = report(&tmp, rows);
+    assert!(md.contains("None of the runtime factors tried on the CUDA driver (carveout 100%) reproduces 80% of any gap: they are ruled out as its mechanism."), "{md}");
+    assert!(md.contains("the factor that comes closest, carveout 100% on the CUDA driver, reproduces 0% of the runtime's part"), "{md}");
+}
+
 #[test]
 fn a_jit_run_without_the_opencl_runtime_lanes_has_no_section() {
     let tmp = common::temp_dir("report-runtime", "old");

@@ -33,7 +33,37 @@ pub struct Split<'a> {
     /// Clang's PTX through NVIDIA's OpenCL runtime, where the run had clang.
     pub clang: Vec<&'a M>,
     pub parts: Option<Parts>,
+    /// The runtime factors tried on the CUDA driver's lanes (`--carveout`).
+    pub factors: Vec<Factor<'a>>,
 }
+
+/// One runtime factor set on the CUDA driver's lanes of a split: how much of
+/// the gap it reproduces by making CUDA as slow as OpenCL (or more).
+pub struct Factor<'a> {
+    /// "carveout 100%".
+    pub name: String,
+    /// CUDA's own build under the factor.
+    pub cuda: Option<&'a M>,
+    /// NVIDIA OpenCL's PTX through the CUDA driver under the factor.
+    pub opencl_ptx: Option<&'a M>,
+    pub effect: FactorEffect,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct FactorEffect {
+    /// CUDA's build under the factor over without it, minus one.
+    pub cuda_change: Option<f64>,
+    /// The share of the native gap that change reproduces (1: CUDA falls to
+    /// OpenCL's speed), in logs: ln(base / factor) / ln(CUDA / OpenCL).
+    pub of_gap: Option<f64>,
+    /// The share of the runtime's part on OpenCL's PTX it reproduces: OpenCL's
+    /// PTX through the CUDA driver under the factor, against through OpenCL's runtime.
+    pub of_runtime: Option<f64>,
+}
+
+/// A factor's share where it reproduces at least this much of a gap: the
+/// issue's bar for naming it the mechanism.
+pub const EXPLAINS: f64 = 0.8;
 
 /// The gap and its parts, as relative speed differences (0.12: CUDA 12% faster);
 /// `front` and `runtime` are exp of their log parts minus one, `rest` likewise.
@@ -67,6 +97,16 @@ pub enum Kind {
         size: String,
         parts: Parts,
     },
+    /// A split's runtime factor that reproduces the most of its gap.
+    FactorTried {
+        kernel: String,
+        size: String,
+        factor: String,
+        gap: f64,
+        effect: FactorEffect,
+        /// The other factors tried on it.
+        others: Vec<(String, FactorEffect)>,
+    },
     /// Across kernels: which part explains the gaps, the Kepler-era question
     /// ("is OpenCL slower on NVIDIA?") answered for this GPU.
     GapVerdict(Verdict),
@@ -83,6 +123,11 @@ pub struct Verdict {
     pub ptx_led: Vec<String>,
     pub median_gap: Option<f64>,
     pub median_runtime_share: Option<f64>,
+    /// The runtime factors tried (`--carveout`), and for each kernel with a gap
+    /// the one that reproduces at least [`EXPLAINS`] of it (of the runtime's part
+    /// where measured): (kernel at size, factor, share).
+    pub factors_tried: Vec<String>,
+    pub mechanisms: Vec<(String, String, f64)>,
 }
 
 /// Speed as the inverse of the median time, of a row that passed its check
@@ -121,7 +166,9 @@ pub fn parts(cuda: Option<&M>, opencl: Option<&M>, cells: &[[Option<&M>; 2]; 2])
 }
 
 pub fn analyse(data: &Data) -> Option<Runtime<'_>> {
-    let rows: Vec<&M> = data.experiment("jit").iter().map(|r| r.m).collect();
+    let all: Vec<&M> = data.experiment("jit").iter().map(|r| r.m).collect();
+    let (rows, factor_rows): (Vec<&M>, Vec<&M>) =
+        all.into_iter().partition(|m| m.hints.carveout.is_none());
     // Only runs that loaded PTX through NVIDIA's OpenCL runtime have a 2 x 2.
     let loaded = |m: &M| m.toolchain == OpenCl && m.variant.is_some();
     if !rows.iter().any(|m| loaded(m)) {
@@ -135,7 +182,7 @@ pub fn analyse(data: &Data) -> Option<Runtime<'_>> {
         }
     }
     let splits: Vec<Split> = (keys.into_iter())
-        .map(|(kernel, size)| split(&rows, kernel, size))
+        .map(|(kernel, size)| split(&rows, &factor_rows, kernel, size))
         .collect();
     let mut findings: Vec<Finding> = (splits.iter())
         .filter_map(|s| {
@@ -148,6 +195,7 @@ pub fn analyse(data: &Data) -> Option<Runtime<'_>> {
             Some(finding(kind).weight(parts.gap).detail())
         })
         .collect();
+    findings.extend(splits.iter().filter_map(factor_finding));
     let device = rows.first().map(|m| m.device.clone()).unwrap_or_default();
     findings.insert(0, verdict(&splits, device));
     Some(Runtime { splits, findings })
@@ -157,7 +205,7 @@ fn finding(kind: Kind) -> Finding {
     Finding::new(Topic::Runtime, super::Kind::Runtime(kind))
 }
 
-fn split<'a>(rows: &[&'a M], kernel: String, size: String) -> Split<'a> {
+fn split<'a>(rows: &[&'a M], factor_rows: &[&'a M], kernel: String, size: String) -> Split<'a> {
     let of = |tc: Toolchain, variant: Option<&str>| {
         (rows.iter().copied()).find(|m| {
             m.kernel == kernel
@@ -173,8 +221,11 @@ fn split<'a>(rows: &[&'a M], kernel: String, size: String) -> Split<'a> {
         .filter(|m| m.kernel == kernel && m.size_label() == size && m.toolchain == OpenCl)
         .filter(|m| m.variant.as_deref().is_some_and(|v| v.starts_with("clang")))
         .collect();
+    let parts = parts(cuda, opencl, &cells);
+    let factors = factors(factor_rows, &kernel, &size, cuda, opencl, cells[1]);
     Split {
-        parts: parts(cuda, opencl, &cells),
+        parts,
+        factors,
         kernel,
         size,
         cuda,
@@ -182,6 +233,77 @@ fn split<'a>(rows: &[&'a M], kernel: String, size: String) -> Split<'a> {
         cells,
         clang,
     }
+}
+
+/// Each carveout the run tried on this kernel and size, with its effect.
+fn factors<'a>(
+    factor_rows: &[&'a M],
+    kernel: &str,
+    size: &str,
+    cuda: Option<&M>,
+    opencl: Option<&M>,
+    opencl_ptx: [Option<&M>; 2],
+) -> Vec<Factor<'a>> {
+    let mine: Vec<&M> = (factor_rows.iter().copied())
+        .filter(|m| m.kernel == kernel && m.size_label() == size && m.toolchain == Cuda)
+        .collect();
+    let mut pcts: Vec<u32> = mine.iter().filter_map(|m| m.hints.carveout).collect();
+    pcts.sort_unstable();
+    pcts.dedup();
+    let gap = ln_ratio(cuda, opencl);
+    let runtime_gap = ln_ratio(opencl_ptx[0], opencl_ptx[1]);
+    pcts.into_iter()
+        .map(|pct| {
+            let of = |variant: Option<&str>| {
+                (mine.iter().copied())
+                    .find(|m| m.hints.carveout == Some(pct) && m.variant.as_deref() == variant)
+            };
+            let (f_cuda, f_ptx) = (of(None), of(Some(OPENCL_PTX)));
+            let share = |base: Option<f64>, moved: Option<f64>| {
+                let (b, m) = (base?, moved?);
+                (b.abs() > GAP_MIN.ln_1p()).then(|| m / b)
+            };
+            Factor {
+                name: format!("carveout {pct}%"),
+                effect: FactorEffect {
+                    cuda_change: ln_ratio(f_cuda, cuda).map(f64::exp_m1),
+                    of_gap: share(gap, ln_ratio(cuda, f_cuda)),
+                    of_runtime: share(runtime_gap, ln_ratio(opencl_ptx[0], f_ptx)),
+                },
+                cuda: f_cuda,
+                opencl_ptx: f_ptx,
+            }
+        })
+        .collect()
+}
+
+/// The factor that reproduces the most of a split's gap, the others beside it;
+/// none without a gap over [`GAP_MIN`] or without a factor tried.
+fn factor_finding(s: &Split) -> Option<Finding> {
+    let parts = s.parts.filter(|p| p.gap.abs() > GAP_MIN)?;
+    let score = |f: &Factor| {
+        f.effect
+            .of_runtime
+            .or(f.effect.of_gap)
+            .unwrap_or(f64::NEG_INFINITY)
+    };
+    let best = s
+        .factors
+        .iter()
+        .max_by(|a, b| score(a).total_cmp(&score(b)))?;
+    let kind = Kind::FactorTried {
+        kernel: s.kernel.clone(),
+        size: s.size.clone(),
+        factor: best.name.clone(),
+        gap: parts.gap,
+        effect: best.effect,
+        others: (s.factors.iter())
+            .filter(|f| f.name != best.name)
+            .map(|f| (f.name.clone(), f.effect))
+            .collect(),
+    };
+    let w = score(best).max(0.0) * parts.gap.abs();
+    Some(finding(kind).weight(w).detail())
 }
 
 fn verdict(splits: &[Split], device: String) -> Finding {
@@ -204,6 +326,25 @@ fn verdict(splits: &[Split], device: String) -> Finding {
         ptx_led: named(&|p| p.front_share.is_some_and(|s| s > 0.5)),
         median_gap: stats::median(split.iter().map(|(_, p)| p.gap)),
         median_runtime_share: stats::median(with_gap.iter().filter_map(|(_, p)| p.runtime_share)),
+        factors_tried: stats::distinct(
+            splits
+                .iter()
+                .flat_map(|s| s.factors.iter().map(|f| f.name.clone())),
+        ),
+        mechanisms: (with_gap.iter())
+            .filter_map(|(s, _)| {
+                let explains = |f: &&Factor| {
+                    let share = f.effect.of_runtime.or(f.effect.of_gap)?;
+                    (share >= EXPLAINS).then_some(share)
+                };
+                let f = s.factors.iter().find(|f| explains(f).is_some())?;
+                Some((
+                    format!("{} at {}", s.kernel, s.size),
+                    f.name.clone(),
+                    explains(&f)?,
+                ))
+            })
+            .collect(),
     });
     let weight = with_gap
         .iter()

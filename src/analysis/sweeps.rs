@@ -500,7 +500,10 @@ pub struct Jit<'a> {
 /// fix of the PTX lane, the lane compiled the CUDA source instead: such rows
 /// are not OpenCL's PTX and are left out, counted.
 pub fn jit(data: &Data) -> Jit<'_> {
-    let all: Vec<&M> = data.experiment("jit").iter().map(|r| r.m).collect();
+    // A runtime factor's rows (`--carveout`) are the runtime section's.
+    let all: Vec<&M> = (data.experiment("jit").iter().map(|r| r.m))
+        .filter(|m| m.hints.carveout.is_none())
+        .collect();
     let compare = data.experiment("compare");
     // Through the CUDA driver: OpenCL's PTX (the OpenCL runtime's rows of loaded
     // PTX are the runtime section's, `analysis::runtime`).

@@ -351,6 +351,39 @@ struct Module {
     /// Its kernels are launched with programmatic stream serialization
     /// ([`DeviceInfo::dependent_launch`] and [`waits_for_previous_grid`]).
     dependent: bool,
+    /// The carveout preference last set on its kernels (`Geometry::carveout`), so
+    /// a launch without one puts the driver's default back.
+    carveout: std::cell::Cell<Option<u32>>,
+}
+
+/// The shared-memory carveout preference a launch asks for, set on `f` where it
+/// differs from what `module` last set: a percentage, or the driver's default (-1).
+fn apply_carveout(
+    module: &Module,
+    f: sys::CUfunction,
+    kernel: &str,
+    wanted: Option<u32>,
+) -> Result<()> {
+    if module.carveout.get() == wanted {
+        return Ok(());
+    }
+    let value = wanted.map_or(-1, |p| p.min(100) as i32);
+    // SAFETY: f belongs to a loaded module of this context.
+    unsafe {
+        drv::function::set_function_attribute(
+            f,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+            value,
+        )
+    }
+    .map_err(|e| {
+        driver_err(
+            &format!("cuFuncSetAttribute({kernel}, carveout {value})"),
+            e,
+        )
+    })?;
+    module.carveout.set(wanted);
+    Ok(())
 }
 
 /// Whether a module's kernels wait for the previous grid before touching memory
@@ -520,6 +553,7 @@ impl CudaBackend {
                 functions,
                 launch_local,
                 dependent,
+                carveout: std::cell::Cell::new(None),
             },
         );
         id
@@ -590,6 +624,7 @@ impl CudaBackend {
                 "the program has no kernel '{kernel}' (it has {names:?})"
             ))
         })?;
+        apply_carveout(m, f, kernel, geometry.carveout)?;
         // Argument values live in `store` while the launch reads them.
         let mut store: Vec<u64> = Vec::with_capacity(args.len());
         for a in args {

@@ -679,6 +679,10 @@ pub struct Geometry {
     /// declare theirs statically, so the OpenCL runtimes pass nothing.
     #[serde(default)]
     pub launch_local: usize,
+    /// The shared-memory carveout preference for the launch, percent (CUDA only:
+    /// `Hints::carveout`); None leaves the driver's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carveout: Option<u32>,
 }
 
 impl Geometry {
@@ -687,6 +691,7 @@ impl Geometry {
             global: [global.0, global.1, 1],
             local: [local.0, local.1, 1],
             launch_local: 0,
+            carveout: None,
         }
     }
 

@@ -63,6 +63,11 @@ pub struct SweepArgs {
     /// Default: none,255,168,128,96,80,64,48,40,32.
     #[arg(long, value_delimiter = ',')]
     pub caps: Vec<String>,
+    /// For `jit`: shared-memory carveout preferences (percent of L1/shared, 0-100,
+    /// comma-separated) to run the CUDA driver's lanes again with: a runtime factor
+    /// on the same binaries, beside NVIDIA OpenCL's rows of the same run.
+    #[arg(long, value_delimiter = ',', value_name = "PCT")]
+    pub carveout: Vec<u32>,
     /// Sizes: N or MxNxK, comma-separated. Default 4096 on a GPU, 256 on a CPU.
     /// For spec kernels: NAME=VALUE,... per point (see compare --help).
     #[arg(long, value_delimiter = ',')]
@@ -100,6 +105,11 @@ pub fn run(args: SweepArgs) -> Result<super::Outcome> {
         gemmlab::error::check_out_dir(out, "--out")?;
     }
     let kind = args.kind.sweep_kind();
+    if !args.carveout.is_empty() && kind != SweepKind::Jit {
+        return Err(gemmlab::Error::invalid(
+            "--carveout is a runtime factor of `sweep jit` (the CUDA driver's lanes run again with it)",
+        ));
+    }
     if !args.specs.is_empty() {
         return run_specs(args, kind);
     }
@@ -156,7 +166,16 @@ fn builtin_points(args: &SweepArgs, kind: SweepKind) -> Result<Vec<SweepPoint>> 
     gemmlab::experiment::check_defines(&kernels, &defines)?;
     let base = Hints::from_defines(&defines, args.max_registers);
     let caps = sweep::parse_caps(&args.caps)?;
-    sweep::points(kind, &kernels, &defines, args.precision, &base, &caps)
+    let carveouts = sweep::parse_carveouts(&args.carveout)?;
+    sweep::points(
+        kind,
+        &kernels,
+        &defines,
+        args.precision,
+        &base,
+        &caps,
+        &carveouts,
+    )
 }
 
 /// A point of a sweep, or why it cannot be measured.
@@ -276,7 +295,9 @@ fn run_specs(args: SweepArgs, kind: SweepKind) -> Result<super::Outcome> {
         ));
     }
     let base = Hints::from_defines(&[], args.max_registers);
-    let variants = sweep::user_variants(kind, &base, &sweep::parse_caps(&args.caps)?);
+    let carveouts = sweep::parse_carveouts(&args.carveout)?;
+    let caps = sweep::parse_caps(&args.caps)?;
+    let variants = sweep::user_variants(kind, &base, &caps, &carveouts);
     if args.offline.arch.is_some() {
         return Err(Error::invalid(
             "sweep --arch with --spec: compile one configuration offline with gemmlab build --spec FILE --arch sm_XX [--max-registers N]",

@@ -85,23 +85,13 @@ pub fn points(
     precision: Precision,
     base: &Hints,
     caps: &[Option<u32>],
+    carveouts: &[u32],
 ) -> Result<Vec<std::result::Result<Point, (String, Status)>>> {
     let points = match kind {
         SweepKind::Registers => register_points(kernels, defines, precision, base, caps),
         SweepKind::Tiling => tiling_points(base)?,
         SweepKind::Hints => hint_points(kernels, defines, precision, base),
-        SweepKind::Jit => configured(kernels, defines, precision)
-            .into_iter()
-            .map(|(spec, config)| match config {
-                Ok(config) => Ok(Point {
-                    spec,
-                    config,
-                    hints: base.clone(),
-                    label: Some("native vs opencl-ptx".into()),
-                }),
-                Err(s) => Err((spec.id.to_string(), s)),
-            })
-            .collect(),
+        SweepKind::Jit => jit_points(kernels, defines, precision, base, carveouts),
     };
     Ok(points
         .into_iter()
@@ -116,10 +106,90 @@ pub fn points(
         .collect())
 }
 
+/// Each kernel once with every lane, then once per carveout preference with the
+/// CUDA driver's lanes only (the runtime factor on the same binaries; NVIDIA's
+/// OpenCL has no such control).
+fn jit_points(
+    kernels: &[&'static KernelSpec],
+    defines: &[(String, i64)],
+    precision: Precision,
+    base: &Hints,
+    carveouts: &[u32],
+) -> Vec<std::result::Result<Point, (String, Status)>> {
+    let factors: Vec<Option<u32>> = std::iter::once(None)
+        .chain(carveouts.iter().map(|&c| Some(c)))
+        .collect();
+    let mut points = Vec::new();
+    for (spec, config) in configured(kernels, defines, precision) {
+        let config = match config {
+            Ok(c) => c,
+            Err(s) => {
+                points.push(Err((spec.id.to_string(), s)));
+                continue;
+            }
+        };
+        points.extend(factors.iter().map(|&carveout| {
+            Ok(Point {
+                spec,
+                config: config.clone(),
+                hints: Hints {
+                    carveout,
+                    ..base.clone()
+                },
+                label: Some(carveout.map_or("native vs opencl-ptx".into(), carveout_label)),
+            })
+        }));
+    }
+    points
+}
+
+/// A user kernel's JIT items: every lane under the first variant (the base
+/// hints), the CUDA driver's lanes under each further one (a carveout preference).
+fn jit_items(
+    sessions: &[Session],
+    lanes: Vec<Lane>,
+    config: &Config,
+    variants: &[(String, Hints)],
+) -> Vec<Item> {
+    let on_cuda =
+        |l: &Lane| sessions[l.session].backend.borrow().info().toolchain == Toolchain::Cuda;
+    let mut items = Vec::new();
+    for (i, (label, hints)) in variants.iter().enumerate() {
+        let lanes = lanes.iter().filter(|l| i == 0 || on_cuda(l));
+        items.extend(lanes.map(|lane| Item {
+            config: config.clone(),
+            hints: hints.clone(),
+            label: (!label.is_empty()).then(|| label.clone()),
+            lane: lane.clone(),
+        }));
+    }
+    items
+}
+
+/// A carveout point's label: "carveout 100%".
+pub fn carveout_label(pct: u32) -> String {
+    format!("carveout {pct}%")
+}
+
+/// `--carveout`'s percentages, each 0-100.
+pub fn parse_carveouts(list: &[u32]) -> Result<Vec<u32>> {
+    match list.iter().find(|&&p| p > 100) {
+        Some(p) => Err(Error::invalid(format!(
+            "--carveout {p}: a percentage of the unified L1/shared memory, 0 to 100"
+        ))),
+        None => Ok(list.to_vec()),
+    }
+}
+
 /// The variants of the hints a sweep over users' kernels runs: each register
 /// cap, or the defaults and fast math. Tiling and jit vary the configuration
 /// and the lane instead (see [`run_user_sweep`]).
-pub fn user_variants(kind: SweepKind, base: &Hints, caps: &[Option<u32>]) -> Vec<(String, Hints)> {
+pub fn user_variants(
+    kind: SweepKind,
+    base: &Hints,
+    caps: &[Option<u32>],
+    carveouts: &[u32],
+) -> Vec<(String, Hints)> {
     match kind {
         SweepKind::Registers => caps
             .iter()
@@ -141,7 +211,16 @@ pub fn user_variants(kind: SweepKind, base: &Hints, caps: &[Option<u32>]) -> Vec
                 },
             ),
         ],
-        SweepKind::Tiling | SweepKind::Jit => vec![(String::new(), base.clone())],
+        SweepKind::Jit => std::iter::once((String::new(), base.clone()))
+            .chain(carveouts.iter().map(|&c| {
+                let hints = Hints {
+                    carveout: Some(c),
+                    ..base.clone()
+                };
+                (carveout_label(c), hints)
+            }))
+            .collect(),
+        SweepKind::Tiling => vec![(String::new(), base.clone())],
     }
 }
 
@@ -405,7 +484,14 @@ pub fn run_sweep(
                         point.label.as_deref().unwrap_or("")
                     ));
                     if kind == SweepKind::Jit {
-                        let lanes = jit_lanes(sessions, |s| ptx_of(s, point))?;
+                        let mut lanes = jit_lanes(sessions, |s| ptx_of(s, point))?;
+                        if point.hints.carveout.is_some() {
+                            let cuda = |l: &Lane| {
+                                sessions[l.session].backend.borrow().info().toolchain
+                                    == Toolchain::Cuda
+                            };
+                            lanes.retain(cuda);
+                        }
                         measure_lanes(sessions, point, &lanes, &problem, plan, experiment, &vendor)
                     } else {
                         measure_point(sessions, point, &problem, plan, experiment, &vendor)
@@ -447,15 +533,10 @@ pub fn run_user_sweep(
     for (k, points) in planned {
         let config = crate::experiment::user::config_for(k, &opts.defines)?;
         let items = match kind {
-            SweepKind::Jit => jit_lanes(sessions, |s| user_ptx_of(s, k, &config, &opts.hints))?
-                .into_iter()
-                .map(|lane| Item {
-                    config: config.clone(),
-                    hints: opts.hints.clone(),
-                    label: None,
-                    lane,
-                })
-                .collect(),
+            SweepKind::Jit => {
+                let lanes = jit_lanes(sessions, |s| user_ptx_of(s, k, &config, &opts.hints))?;
+                jit_items(sessions, lanes, &config, variants)
+            }
             SweepKind::Tiling => tile_items(k, sessions.len(), &opts.hints)?,
             _ => variant_items(sessions.len(), &config, variants),
         };

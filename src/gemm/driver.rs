@@ -668,12 +668,16 @@ fn prepare_code(
     let mut build = None;
     let mut check_report = None;
     match prepare_inner(session, &job, code, &mut build, &mut check_report) {
-        Ok(p) => Attempt {
-            status: Status::Ok,
-            build: Some(p.build.clone()),
-            check: Some(p.check.clone()),
-            prepared: Some(p),
-        },
+        Ok(mut p) => {
+            // The timed launches' runtime factor; the checked run had the default.
+            p.geometry.carveout = hints.carveout;
+            Attempt {
+                status: Status::Ok,
+                build: Some(p.build.clone()),
+                check: Some(p.check.clone()),
+                prepared: Some(p),
+            }
+        }
         Err(e) => Attempt {
             prepared: None,
             status: Status::from_error(&e),
@@ -1244,6 +1248,7 @@ fn check_on_device(
         global: [groups * group, 1, 1],
         local: [group, 1, 1],
         launch_local: 0,
+        carveout: None,
     };
     let args = [
         Arg::I32(c.len as i32),

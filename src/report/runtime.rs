@@ -4,7 +4,9 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::runtime::{Kind, Parts, Runtime, Split, Verdict, GAP_MIN};
+use crate::analysis::runtime::{
+    Factor, FactorEffect, Kind, Parts, Runtime, Split, Verdict, EXPLAINS, GAP_MIN,
+};
 use crate::results::Measurement;
 
 use super::{md, Section, Words};
@@ -65,6 +67,26 @@ const COLUMNS: [Column; 12] = [
     }),
 ];
 
+type FactorColumn = (&'static str, &'static dyn Fn(&(&Split, &Factor)) -> String);
+
+fn share(v: Option<f64>) -> String {
+    v.map_or(md::MISSING.into(), |v| format!("{:.0}%", v * 100.0))
+}
+
+const FACTORS: [FactorColumn; 7] = [
+    ("kernel", &|(s, _)| s.kernel.clone()),
+    ("size", &|(s, _)| s.size.clone()),
+    ("factor", &|(_, f)| f.name.clone()),
+    ("CUDA under it", &|(_, f)| cell(f.cuda)),
+    ("share of the gap", &|(_, f)| share(f.effect.of_gap)),
+    ("OpenCL PTX, CUDA JIT, under it", &|(_, f)| {
+        cell(f.opencl_ptx)
+    }),
+    ("share of the runtime's part", &|(_, f)| {
+        share(f.effect.of_runtime)
+    }),
+];
+
 pub(crate) fn section(a: &Runtime) -> Section {
     let mut s = format!("## {TITLE}\n\n");
     let _ = writeln!(
@@ -80,6 +102,20 @@ pub(crate) fn section(a: &Runtime) -> Section {
         GAP_MIN * 100.0
     );
     let _ = writeln!(s, "{}", md::table_of(&COLUMNS, &a.splits));
+    let factors: Vec<(&Split, &Factor)> = (a.splits.iter())
+        .flat_map(|sp| sp.factors.iter().map(move |f| (sp, f)))
+        .collect();
+    if !factors.is_empty() {
+        let _ = writeln!(
+            s,
+            "### Runtime factors on the same binaries\n\nThe CUDA driver's lanes run again in the same run with one runtime \
+             setting changed (`sweep jit --carveout`): the shared-memory carveout preference of every timed launch. \
+             A factor that makes CUDA as slow as NVIDIA's OpenCL runtime on the same PTX reproduces the runtime's part; \
+             {:.0}% or more names it the mechanism.\n\n{}",
+            EXPLAINS * 100.0,
+            md::table_of(&FACTORS, &factors)
+        );
+    }
     let why: Vec<String> = (a.splits.iter())
         .flat_map(|sp| {
             let cells = sp.cells.iter().flatten().flatten().copied();
@@ -164,6 +200,60 @@ pub(crate) fn words(k: &Kind) -> Words {
             parts,
         } => split_words(kernel, size, parts),
         Kind::GapVerdict(v) => verdict_words(v),
+        Kind::FactorTried {
+            kernel,
+            size,
+            factor,
+            gap,
+            effect,
+            others,
+        } => factor_words(kernel, size, factor, *gap, effect, others),
+    }
+}
+
+/// "reproduces 85% of the gap" / "of the runtime's part", or what it rules out.
+fn reproduces(e: &FactorEffect) -> String {
+    let cuda = e
+        .cuda_change
+        .map_or(String::new(), |c| format!("CUDA's own build {}", signed(c)));
+    let share = match (e.of_runtime, e.of_gap) {
+        (Some(r), _) => format!("{:.0}% of the runtime's part", r * 100.0),
+        (None, Some(g)) => format!("{:.0}% of the gap", g * 100.0),
+        _ => "an unknown share".into(),
+    };
+    format!("{share} ({cuda})")
+}
+
+fn factor_words(
+    kernel: &str,
+    size: &str,
+    factor: &str,
+    gap: f64,
+    e: &FactorEffect,
+    others: &[(String, FactorEffect)],
+) -> Words {
+    let share = e.of_runtime.or(e.of_gap).unwrap_or(0.0);
+    let verdict = if share >= EXPLAINS {
+        format!(
+            "**{factor} on the CUDA driver reproduces {}**: it is the mechanism",
+            reproduces(e)
+        )
+    } else {
+        format!("the factor that comes closest, {factor} on the CUDA driver, reproduces {}: short of the {:.0}% that would name it the mechanism", reproduces(e), EXPLAINS * 100.0)
+    };
+    let rest: Vec<String> = (others.iter())
+        .map(|(name, e)| format!("{name}: {}", reproduces(e)))
+        .collect();
+    let rest = match rest.is_empty() {
+        true => String::new(),
+        false => format!(" Also tried: {}.", rest.join("; ")),
+    };
+    Words {
+        text: format!(
+            "**{kernel} at {size}** (CUDA over OpenCL {}): {verdict}.{rest}",
+            signed(gap)
+        ),
+        short: format!("{kernel} at {size}: {factor} reproduces {}.", reproduces(e)),
     }
 }
 
@@ -176,6 +266,8 @@ fn verdict_words(v: &Verdict) -> Words {
         ptx_led,
         median_gap,
         median_runtime_share,
+        factors_tried,
+        mechanisms,
     } = v;
     let gap = median_gap.map_or(String::new(), |g| {
         format!(" (median CUDA over OpenCL {})", signed(g))
@@ -213,8 +305,27 @@ fn verdict_words(v: &Verdict) -> Words {
             s * 100.0
         )
     });
+    let named: Vec<String> = (mechanisms.iter())
+        .map(|(at, factor, s)| format!("{factor} for {at} ({:.0}%)", s * 100.0))
+        .collect();
+    let mechanism = match (factors_tried.is_empty(), named.is_empty()) {
+        (true, _) => String::new(),
+        (false, false) => format!(
+            " The runtime factors tried on the CUDA driver ({}) reproduce at least {:.0}% of the gap: {}.",
+            md::join_and(factors_tried),
+            EXPLAINS * 100.0,
+            md::join_and(&named)
+        ),
+        (false, true) => format!(
+            " None of the runtime factors tried on the CUDA driver ({}) reproduces {:.0}% of any gap: they are ruled out as its mechanism.",
+            md::join_and(factors_tried),
+            EXPLAINS * 100.0
+        ),
+    };
     Words {
-        text: format!("**Is OpenCL slower on NVIDIA?** Measured, not assumed: {answer}.{share}"),
+        text: format!(
+            "**Is OpenCL slower on NVIDIA?** Measured, not assumed: {answer}.{share}{mechanism}"
+        ),
         short: format!("Is OpenCL slower on NVIDIA? {answer}."),
     }
 }

@@ -449,7 +449,13 @@ pub fn prepare(
         return attempt;
     }
     let bound = match Bound::new(&mut be, program, kernel, inst, data) {
-        Ok(b) => b,
+        Ok(mut b) => {
+            // The launches' runtime factor (`sweep jit --carveout`), CUDA only.
+            for (_, g, _) in &mut b.launches {
+                g.carveout = hints.carveout;
+            }
+            b
+        }
         Err(e) => {
             be.release_program(program);
             attempt.status = Status::from_error(&e);

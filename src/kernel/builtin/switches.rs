@@ -220,6 +220,12 @@ pub struct Hints {
     pub fast_math: bool,
     #[serde(default)]
     pub max_registers: Option<u32>,
+    /// The shared-memory carveout preference (percent of the unified L1/shared
+    /// memory) the CUDA driver is asked for at each timed launch: a runtime
+    /// factor `sweep jit --carveout` tries on the same binary. NVIDIA's OpenCL has
+    /// no such control.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carveout: Option<u32>,
 }
 
 impl Hints {
@@ -234,6 +240,7 @@ impl Hints {
             switches,
             fast_math: false,
             max_registers,
+            carveout: None,
         }
     }
 
@@ -283,6 +290,9 @@ impl Hints {
         }
         if let (true, Some(c)) = (with_cap, self.max_registers) {
             parts.push(format!("maxrregcount={c}"));
+        }
+        if let Some(c) = self.carveout {
+            parts.push(format!("carveout {c}%"));
         }
         if parts.is_empty() {
             base.into()

@@ -855,6 +855,7 @@ impl UserKernel {
             global,
             local,
             launch_local: 0,
+            carveout: None,
         })
     }
 
