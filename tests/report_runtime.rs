@@ -9,6 +9,7 @@ use std::path::Path;
 
 use gemmlab::backend::{KernelResources, Toolchain};
 use gemmlab::gemm::driver::Status;
+use gemmlab::measure::clocks::{ClockReading, ClockWindow};
 use gemmlab::measure::{Plan, Stats};
 use gemmlab::report::{generate, Options};
 use gemmlab::results::{failed_row, Environment, Measurement, ResultWriter};
@@ -199,7 +200,20 @@ fn a_runtime_factor_that_reproduces_the_gap_is_named_the_mechanism() {
     // runtime's speed; 0% changes nothing.
     rows.extend(under_carveout("gemm7", 100, 10000.0, 10000.0));
     rows.extend(under_carveout("gemm7", 0, 11200.0, 11200.0));
+    // The clocks read the same under both runtimes.
+    for m in &mut rows {
+        let at = ClockReading {
+            sm_mhz: Some(1980),
+            mem_mhz: Some(3201),
+            temperature_c: Some(40),
+            power_w: Some(300.0),
+            throttle_reasons: Some(Vec::new()),
+            throttled: false,
+        };
+        m.clocks = ClockWindow::new(Some(at.clone()), Some(at));
+    }
     let md = report(&tmp, rows);
+    assert!(md.contains("The SM clock after the timed launches was the same under both runtimes (1980 and 1980 MHz, NVML): clocks are ruled out."), "{md}");
     let section = &md[md
         .find("\n### Runtime factors on the same binaries\n")
         .expect("the factor table")..];

@@ -35,6 +35,9 @@ pub struct Split<'a> {
     pub parts: Option<Parts>,
     /// The runtime factors tried on the CUDA driver's lanes (`--carveout`).
     pub factors: Vec<Factor<'a>>,
+    /// The median SM clock (MHz, NVML, after the timed launches) of the rows
+    /// run by each runtime, in [`RUNTIMES`] order: the clocks as a factor.
+    pub sm_mhz: [Option<f64>; 2],
 }
 
 /// One runtime factor set on the CUDA driver's lanes of a split: how much of
@@ -128,6 +131,8 @@ pub struct Verdict {
     /// where measured): (kernel at size, factor, share).
     pub factors_tried: Vec<String>,
     pub mechanisms: Vec<(String, String, f64)>,
+    /// The median SM clock of each runtime's rows over every split, MHz.
+    pub sm_mhz: [Option<f64>; 2],
 }
 
 /// Speed as the inverse of the median time, of a row that passed its check
@@ -223,9 +228,20 @@ fn split<'a>(rows: &[&'a M], factor_rows: &[&'a M], kernel: String, size: String
         .collect();
     let parts = parts(cuda, opencl, &cells);
     let factors = factors(factor_rows, &kernel, &size, cuda, opencl, cells[1]);
+    let clock = |runtime: Toolchain| {
+        let native = if runtime == Cuda { cuda } else { opencl };
+        let ran = cells.iter().map(|c| c[usize::from(runtime == OpenCl)]);
+        stats::median(
+            ran.chain([native])
+                .flatten()
+                .filter_map(|m| m.clocks.as_ref()?.after.sm_mhz)
+                .map(f64::from),
+        )
+    };
     Split {
         parts,
         factors,
+        sm_mhz: RUNTIMES.map(clock),
         kernel,
         size,
         cuda,
@@ -326,6 +342,7 @@ fn verdict(splits: &[Split], device: String) -> Finding {
         ptx_led: named(&|p| p.front_share.is_some_and(|s| s > 0.5)),
         median_gap: stats::median(split.iter().map(|(_, p)| p.gap)),
         median_runtime_share: stats::median(with_gap.iter().filter_map(|(_, p)| p.runtime_share)),
+        sm_mhz: [0, 1].map(|i| stats::median(splits.iter().filter_map(|s| s.sm_mhz[i]))),
         factors_tried: stats::distinct(
             splits
                 .iter()

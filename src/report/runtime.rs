@@ -40,7 +40,7 @@ fn part(p: Option<f64>, share: Option<f64>) -> String {
 
 type Column = (&'static str, &'static dyn Fn(&Split) -> String);
 
-const COLUMNS: [Column; 12] = [
+const COLUMNS: [Column; 13] = [
     ("kernel", &|s| s.kernel.clone()),
     ("size", &|s| s.size.clone()),
     ("CUDA", &|s| cell(s.cuda)),
@@ -60,6 +60,10 @@ const COLUMNS: [Column; 12] = [
     ("the runtime's part", &|s| {
         s.parts
             .map_or(md::MISSING.into(), |p| part(p.runtime, p.runtime_share))
+    }),
+    ("SM MHz, CUDA / OpenCL", &|s| {
+        let mhz = |v: Option<f64>| v.map_or(md::MISSING.into(), |v| format!("{v:.0}"));
+        format!("{} / {}", mhz(s.sm_mhz[0]), mhz(s.sm_mhz[1]))
     }),
     ("rest", &|s| {
         s.parts
@@ -268,6 +272,7 @@ fn verdict_words(v: &Verdict) -> Words {
         median_runtime_share,
         factors_tried,
         mechanisms,
+        sm_mhz,
     } = v;
     let gap = median_gap.map_or(String::new(), |g| {
         format!(" (median CUDA over OpenCL {})", signed(g))
@@ -322,9 +327,18 @@ fn verdict_words(v: &Verdict) -> Words {
             EXPLAINS * 100.0
         ),
     };
+    let clocks = match sm_mhz {
+        [Some(cu), Some(cl)] if (cu / cl - 1.0).abs() <= crate::analysis::SAME_SPEED => format!(
+            " The SM clock after the timed launches was the same under both runtimes ({cu:.0} and {cl:.0} MHz, NVML): clocks are ruled out."
+        ),
+        [Some(cu), Some(cl)] => format!(
+            " The SM clock after the timed launches differed: {cu:.0} MHz under the CUDA driver, {cl:.0} MHz under NVIDIA's OpenCL runtime (NVML)."
+        ),
+        _ => String::new(),
+    };
     Words {
         text: format!(
-            "**Is OpenCL slower on NVIDIA?** Measured, not assumed: {answer}.{share}{mechanism}"
+            "**Is OpenCL slower on NVIDIA?** Measured, not assumed: {answer}.{share}{mechanism}{clocks}"
         ),
         short: format!("Is OpenCL slower on NVIDIA? {answer}."),
     }
