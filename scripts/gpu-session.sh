@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One device call for this session's GPU shows when only one call may come, each part
+# time-boxed and written to $OUT as it is made: issue 77 (a spec kernel through
+# `sweep jit`, a spec's tuning and the report's Tuning section), issue 78 (five spec
+# kernels with one that faults in the middle, on CUDA and NVIDIA OpenCL), issue 80 (each
+# front end's PTX through both runtimes, and a carveout preference on the CUDA lanes).
+# Staged: .gpu/gemmlab. The full versions: gpu-pipeline.sh, gpu-isolation.sh, gpu-runtime.sh.
+set -u
+G=$PWD/.gpu/gemmlab
+W=$OUT/session; mkdir -p "$W"
+D="--device nvidia"
+run() { # name timeout command...: output to $W/name.txt, exit status appended
+  local name=$1 t=$2; shift 2
+  echo "\$ $*" > "$W/$name.txt"
+  timeout "$t" "$@" >> "$W/$name.txt" 2>&1
+  echo "== exit $?" >> "$W/$name.txt"
+  tail -3 "$W/$name.txt"
+}
+nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,temperature.gpu --format=csv > "$W/gpu.txt" 2>&1
+cat "$W/gpu.txt"
+# 80 first: the new runtime lanes (the other parts have run before in some form).
+run runtime-jit 170 $G sweep jit $D --kernels 2,7,10,xgemmdirect,tcwg --sizes 4096 \
+  --carveout 100 --reps 10 --out "$W/runtime-jit"
+# 77
+for s in saxpy/saxpy gemm-tutorial/myGEMM6; do
+  n=$(basename $s)
+  run "jit-$n" 50 $G sweep jit $D --spec specs/$s.toml --reps 10 --out "$W/jit-$n"
+done
+run tune-spec 80 $G tune $D --backends cuda,opencl --spec specs/saxpy/saxpy.toml \
+  --sizes n=16777216 --strategy exhaustive --top 3 --store "$W/store" --no-db --out "$W/tune-spec"
+run report 30 $G report --from "$W/tune-spec" --from "$W/jit-saxpy" --from "$W/jit-myGEMM6" \
+  --from "$W/runtime-jit" --out "$W/report" --no-png
+# 78
+F=tests/fixtures/specs
+FIVE="--spec specs/saxpy/saxpy.toml --spec specs/misbehave/misbehave.toml --spec $F/faults/crash.toml --spec $F/wrong/wrong.toml --spec specs/reduction/reduction.toml"
+for b in cuda opencl; do
+  # shellcheck disable=SC2086 # the spec flags split on purpose
+  run "five-$b" 80 $G compare $D --backends $b $FIVE --reps 5 --out "$W/five-$b"
+done
+find "$W" -name measurements.jsonl -size +300k -delete
