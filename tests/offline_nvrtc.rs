@@ -837,3 +837,49 @@ fn an_extra_empty_entry_leaves_the_kernels_ptxas_report_as_it_was() {
         assert_eq!(format!("{plain:?}"), format!("{again:?}"), "{id}");
     }
 }
+
+/// NVRTC's real PTX of every kernel, made loadable by NVIDIA's OpenCL runtime
+/// (`sweep jit`'s NVRTC-PTX-through-OpenCL cell): every 64-bit parameter of a
+/// GEMM kernel is a buffer and must be declared one (a plain `.u64` would get a
+/// `cl_mem` handle's bits as an address); a PTX that takes shared memory at
+/// launch is refused with the reason.
+#[test]
+fn nvrtc_ptx_of_every_kernel_declares_its_buffers_for_the_opencl_runtime() {
+    use gemmlab::backend::ptx_for_opencl::for_opencl_runtime;
+    let Some(t) = target("13", "sm_90", "nvrtc_ptx_for_the_opencl_runtime") else {
+        return;
+    };
+    let mut rewritten = 0;
+    for spec in kernels::all() {
+        let config = spec.defaults();
+        if spec
+            .unavailable_at(&config, t.device(), &Hints::default())
+            .is_some()
+        {
+            continue;
+        }
+        let b = compile_kernel(&t, spec, &config, &Hints::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", spec.id));
+        let ptx = b.ptx().expect("PTX");
+        let plain = |l: &&str| l.trim_start().starts_with(".param .u64 ") && !l.contains(".ptr");
+        let plain_u64 = ptx.lines().filter(plain).count();
+        match for_opencl_runtime(ptx) {
+            Ok(r) => {
+                assert_eq!(
+                    r.buffers, plain_u64,
+                    "{}: every 64-bit parameter a buffer",
+                    spec.id
+                );
+                assert_eq!(r.ptx.lines().filter(plain).count(), 0, "{}", spec.id);
+                assert!(r.ptx.contains(", texmode_independent"), "{}", spec.id);
+                rewritten += 1;
+            }
+            Err(e) => assert!(
+                ptx.contains(".extern .shared") && e.contains("__local"),
+                "{}: {e}",
+                spec.id
+            ),
+        }
+    }
+    assert!(rewritten >= 10, "{rewritten} kernels rewritten");
+}
