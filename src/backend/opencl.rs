@@ -530,18 +530,7 @@ impl OpenClCompiler {
                     reason,
                 }
             })?;
-        // SAFETY: the device belongs to the context (both come from this compiler).
-        let mut program = unsafe {
-            ClProgram::create_from_binary(
-                &self.context,
-                &[self.device.id()],
-                &[live.ptx.as_bytes()],
-            )
-        }
-        .map_err(|e| api("clCreateProgramWithBinary", e))?;
-        let (built, _) =
-            super::quiet::stderr_of(|| program.build(&[self.device.id()], &flags.join(" ")));
-        let log = program.get_build_log(self.device.id()).unwrap_or_default();
+        let (program, built, log) = self.build_from_binary(live.ptx.as_bytes(), flags)?;
         if let Err(e) = built {
             let failed = format!(
                 "clBuildProgram of the PTX re-targeted to {} ({} marked instructions un-commented): {e}; flags",
@@ -561,6 +550,23 @@ impl OpenClCompiler {
             ),
         });
         Ok((program, live.ptx, log))
+    }
+
+    /// A program made from `binary` (PTX on NVIDIA) and built with `flags`: the
+    /// program, the build's outcome as the "what failed" words, and its log.
+    fn build_from_binary(
+        &self,
+        binary: &[u8],
+        flags: &[String],
+    ) -> Result<(ClProgram, std::result::Result<(), String>, String)> {
+        // SAFETY: the device belongs to the context (both come from this compiler).
+        let mut program =
+            unsafe { ClProgram::create_from_binary(&self.context, &[self.device.id()], &[binary]) }
+                .map_err(|e| api("clCreateProgramWithBinary", e))?;
+        let (built, _) =
+            super::quiet::stderr_of(|| program.build(&[self.device.id()], &flags.join(" ")));
+        let log = program.get_build_log(self.device.id()).unwrap_or_default();
+        Ok((program, built.map(|_| ()).map_err(|e| e.to_string()), log))
     }
 
     /// A build the driver served from its compute cache (PTX it assembled before,
@@ -583,23 +589,9 @@ impl OpenClCompiler {
                 "{ptx}\n// gemmlab: assembled again for its ptxas report ({})\n",
                 super::cache_nonce()
             );
-            // SAFETY: the device belongs to the context (both come from this compiler).
-            let program = unsafe {
-                ClProgram::create_from_binary(
-                    &self.context,
-                    &[self.device.id()],
-                    &[text.as_bytes()],
-                )
-            };
-            let Ok(mut program) = program else {
-                return Vec::new();
-            };
-            match super::quiet::stderr_of(|| program.build(&[self.device.id()], &flags.join(" "))).0
-            {
-                Ok(_) => ptxas::parse_ptxas_log(
-                    &program.get_build_log(self.device.id()).unwrap_or_default(),
-                ),
-                Err(_) => Vec::new(),
+            match self.build_from_binary(text.as_bytes(), flags) {
+                Ok((_, Ok(()), log)) => ptxas::parse_ptxas_log(&log),
+                _ => Vec::new(),
             }
         };
         let (target, flags) = (self.target(), flags.join(" "));
@@ -656,13 +648,7 @@ impl OpenClCompiler {
         binary: &[u8],
         mut report: BuildReport,
     ) -> Result<(ClProgram, BuildReport)> {
-        // SAFETY: the device belongs to the context (both come from this compiler).
-        let mut program =
-            unsafe { ClProgram::create_from_binary(&self.context, &[self.device.id()], &[binary]) }
-                .map_err(|e| api("clCreateProgramWithBinary", e))?;
-        let (built, _) =
-            super::quiet::stderr_of(|| program.build(&[self.device.id()], &report.flags.join(" ")));
-        let log = program.get_build_log(self.device.id()).unwrap_or_default();
+        let (program, built, log) = self.build_from_binary(binary, &report.flags)?;
         if let Err(e) = built {
             let failed = format!("clBuildProgram from the build process's binary: {e}; flags");
             return Err(self.build_error(what, &log, &failed, &report.flags));
@@ -722,19 +708,8 @@ impl OpenClCompiler {
         };
         let flags = self.flags(&options, &mut notes);
         let started = Instant::now();
-        // SAFETY: the device belongs to the context (both come from this compiler).
-        let mut program = unsafe {
-            ClProgram::create_from_binary(
-                &self.context,
-                &[self.device.id()],
-                &[rewritten.ptx.as_bytes()],
-            )
-        }
-        .map_err(|e| api("clCreateProgramWithBinary", e))?;
-        let (built, _) =
-            super::quiet::stderr_of(|| program.build(&[self.device.id()], &flags.join(" ")));
+        let (program, built, log) = self.build_from_binary(rewritten.ptx.as_bytes(), &flags)?;
         let compile_ms = started.elapsed().as_secs_f64() * 1e3;
-        let log = program.get_build_log(self.device.id()).unwrap_or_default();
         if let Err(e) = built {
             let failed = format!("clBuildProgram of another front end's PTX: {e}; flags");
             return Err(self.build_error(what, &log, &failed, &flags));

@@ -396,9 +396,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn cpu_only_machine_falls_back_to_pocl() {
-        let inv = Inventory {
+    /// A machine with PoCL on its CPU and no CUDA driver.
+    fn pocl_only() -> Inventory {
+        Inventory {
             devices: vec![dev(
                 Toolchain::OpenCl,
                 "opencl:0:0",
@@ -408,7 +408,12 @@ mod tests {
                 DeviceKind::Cpu,
             )],
             unavailable: vec![(Toolchain::Cuda, "libcuda.so.1 not found".into())],
-        };
+        }
+    }
+
+    #[test]
+    fn cpu_only_machine_falls_back_to_pocl() {
+        let inv = pocl_only();
         assert_eq!(
             ids(&resolve(&DeviceSpec::Auto, &inv, &BOTH).unwrap()),
             ["opencl:0:0"]
@@ -417,17 +422,7 @@ mod tests {
 
     #[test]
     fn unknown_spec_lists_what_exists() {
-        let inv = Inventory {
-            devices: vec![dev(
-                Toolchain::OpenCl,
-                "opencl:0:0",
-                "pthread-skylake",
-                "GenuineIntel",
-                "Portable Computing Language",
-                DeviceKind::Cpu,
-            )],
-            unavailable: vec![(Toolchain::Cuda, "libcuda.so.1 not found".into())],
-        };
+        let inv = pocl_only();
         let e = resolve(&DeviceSpec::parse("mi300").unwrap(), &inv, &BOTH)
             .unwrap_err()
             .to_string();

@@ -116,31 +116,18 @@ fn jit_points(
     base: &Hints,
     carveouts: &[u32],
 ) -> Vec<std::result::Result<Point, (String, Status)>> {
-    let factors: Vec<Option<u32>> = std::iter::once(None)
-        .chain(carveouts.iter().map(|&c| Some(c)))
+    let factors = std::iter::once(None).chain(carveouts.iter().map(|&c| Some(c)));
+    let variants: Vec<(String, Hints)> = factors
+        .map(|carveout| {
+            let label = carveout.map_or("native vs opencl-ptx".into(), carveout_label);
+            let hints = Hints {
+                carveout,
+                ..base.clone()
+            };
+            (label, hints)
+        })
         .collect();
-    let mut points = Vec::new();
-    for (spec, config) in configured(kernels, defines, precision) {
-        let config = match config {
-            Ok(c) => c,
-            Err(s) => {
-                points.push(Err((spec.id.to_string(), s)));
-                continue;
-            }
-        };
-        points.extend(factors.iter().map(|&carveout| {
-            Ok(Point {
-                spec,
-                config: config.clone(),
-                hints: Hints {
-                    carveout,
-                    ..base.clone()
-                },
-                label: Some(carveout.map_or("native vs opencl-ptx".into(), carveout_label)),
-            })
-        }));
-    }
-    points
+    labelled_points(kernels, defines, precision, |_| variants.clone())
 }
 
 /// A user kernel's JIT items: every lane under the first variant (the base
@@ -246,21 +233,39 @@ pub fn register_points(
     base: &Hints,
     caps: &[Option<u32>],
 ) -> Vec<std::result::Result<Point, (String, Status)>> {
+    labelled_points(kernels, defines, precision, |spec| {
+        (caps.iter())
+            .map(|&cap| {
+                let hints = Hints {
+                    max_registers: cap,
+                    ..spec.own_hints(base)
+                };
+                (cap_label(cap), hints)
+            })
+            .collect()
+    })
+}
+
+/// Each kernel's configuration under the defines at each of its `variants`
+/// (label, hints); a configuration the defines make invalid is one row that says why.
+fn labelled_points(
+    kernels: &[&'static KernelSpec],
+    defines: &[(String, i64)],
+    precision: Precision,
+    variants: impl Fn(&'static KernelSpec) -> Vec<(String, Hints)>,
+) -> Vec<std::result::Result<Point, (String, Status)>> {
     let mut out = Vec::new();
     for (spec, config) in configured(kernels, defines, precision) {
-        for cap in caps {
-            out.push(match &config {
-                Ok(c) => Ok(Point {
+        match config {
+            Ok(config) => out.extend(variants(spec).into_iter().map(|(label, hints)| {
+                Ok(Point {
                     spec,
-                    config: c.clone(),
-                    hints: Hints {
-                        max_registers: *cap,
-                        ..spec.own_hints(base)
-                    },
-                    label: Some(cap_label(*cap)),
-                }),
-                Err(s) => Err((spec.id.to_string(), s.clone())),
-            });
+                    config: config.clone(),
+                    hints,
+                    label: Some(label),
+                })
+            })),
+            Err(s) => out.push(Err((spec.id.to_string(), s))),
         }
     }
     out
@@ -302,15 +307,7 @@ pub fn hint_points(
     precision: Precision,
     base: &Hints,
 ) -> Vec<std::result::Result<Point, (String, Status)>> {
-    let mut out = Vec::new();
-    for (spec, config) in configured(kernels, defines, precision) {
-        let config = match config {
-            Ok(c) => c,
-            Err(s) => {
-                out.push(Err((spec.id.to_string(), s)));
-                continue;
-            }
-        };
+    labelled_points(kernels, defines, precision, |spec| {
         let baseline = spec.own_hints(base);
         let mut variants = vec![("baseline".to_string(), baseline.clone())];
         for s in spec.switches {
@@ -326,23 +323,13 @@ pub fn hint_points(
                 ));
             }
         }
-        variants.push((
-            "fast math".to_string(),
-            Hints {
-                fast_math: !baseline.fast_math,
-                ..baseline.clone()
-            },
-        ));
-        for (label, hints) in variants {
-            out.push(Ok(Point {
-                spec,
-                config: config.clone(),
-                hints,
-                label: Some(label),
-            }));
-        }
-    }
-    out
+        let fast = Hints {
+            fast_math: !baseline.fast_math,
+            ..baseline.clone()
+        };
+        variants.push(("fast math".to_string(), fast));
+        variants
+    })
 }
 
 /// The PTX `session`'s toolchain makes of `point` (compiled, then released);

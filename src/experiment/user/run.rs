@@ -65,6 +65,14 @@ pub struct Bound {
 }
 
 impl Bound {
+    /// Every launch with the runtime factor `sweep jit --carveout` sets (CUDA only).
+    fn with_carveout(mut self, carveout: Option<u32>) -> Bound {
+        for (_, g, _) in &mut self.launches {
+            g.carveout = carveout;
+        }
+        self
+    }
+
     /// Allocates every buffer, uploads the inputs, poisons the outputs.
     pub fn new(
         be: &mut AnyBackend,
@@ -449,13 +457,7 @@ pub fn prepare(
         return attempt;
     }
     let bound = match Bound::new(&mut be, program, kernel, inst, data) {
-        Ok(mut b) => {
-            // The launches' runtime factor (`sweep jit --carveout`), CUDA only.
-            for (_, g, _) in &mut b.launches {
-                g.carveout = hints.carveout;
-            }
-            b
-        }
+        Ok(b) => b.with_carveout(hints.carveout),
         Err(e) => {
             be.release_program(program);
             attempt.status = Status::from_error(&e);
