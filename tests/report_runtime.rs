@@ -270,3 +270,29 @@ fn a_jit_run_without_the_opencl_runtime_lanes_has_no_section() {
     let md = report(&tmp, rows);
     assert!(!md.contains("Where the CUDA-OpenCL gap comes from"), "{md}");
 }
+
+#[test]
+fn a_users_kernel_gets_the_same_split_in_its_own_unit() {
+    let tmp = common::temp_dir("report-runtime", "spec");
+    let mut rows = lanes("saxpy", [1000.0, 800.0], [[1000.0, 800.0], [1000.0, 800.0]]);
+    for m in &mut rows {
+        m.gflops = None;
+        m.resources = None;
+        (m.m, m.n, m.k) = (0, 0, 0);
+        m.dims = Some([("n".to_string(), 1 << 24)].into_iter().collect());
+    }
+    let md = report(&tmp, rows);
+    let section = &md[md
+        .find("\n## Where the CUDA-OpenCL gap comes from\n")
+        .expect("the section")..];
+    let row = section
+        .lines()
+        .find(|l| l.starts_with("| saxpy | n=16777216 |"))
+        .unwrap_or_else(|| panic!("no saxpy row in\n{section}"));
+    // Median times, not GFLOP/s: 2 * 4096^3 / 1000 GFLOP/s = 137.439 ms.
+    assert!(
+        row.contains("| 137.439 ms | 171.799 ms | +25.0% |"),
+        "{row}"
+    );
+    assert!(row.contains("+25.0% (100% of the gap)"), "{row}");
+}

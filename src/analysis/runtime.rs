@@ -171,7 +171,14 @@ pub fn parts(cuda: Option<&M>, opencl: Option<&M>, cells: &[[Option<&M>; 2]; 2])
 }
 
 pub fn analyse(data: &Data) -> Option<Runtime<'_>> {
-    let all: Vec<&M> = data.experiment("jit").iter().map(|r| r.m).collect();
+    // The GEMMs' rows and users' kernels' (which have dims, not M, N, K).
+    let users = data
+        .user_rows()
+        .into_iter()
+        .filter(|r| r.m.experiment == "jit");
+    let all: Vec<&M> = (data.experiment("jit").into_iter().chain(users))
+        .map(|r| r.m)
+        .collect();
     let (rows, factor_rows): (Vec<&M>, Vec<&M>) =
         all.into_iter().partition(|m| m.hints.carveout.is_none());
     // Only runs that loaded PTX through NVIDIA's OpenCL runtime have a 2 x 2.
