@@ -117,19 +117,24 @@ pub enum Kind {
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Verdict {
+    /// The GPU the rows ran on.
     pub device: String,
-    /// Kernels split, and those with a gap over [`GAP_MIN`].
+    /// Kernels split (at a size each).
     pub kernels: usize,
+    /// "kernel at size" for each gap over [`GAP_MIN`].
     pub with_gap: Vec<String>,
-    /// Of those, where the runtime's share is over half, and the PTX's.
+    /// Of those, where the runtime's share is over half...
     pub runtime_led: Vec<String>,
+    /// ... and where the PTX's is.
     pub ptx_led: Vec<String>,
+    /// CUDA over OpenCL, the median over every split.
     pub median_gap: Option<f64>,
+    /// The runtime's share, the median over the gaps.
     pub median_runtime_share: Option<f64>,
-    /// The runtime factors tried (`--carveout`), and for each kernel with a gap
-    /// the one that reproduces at least [`EXPLAINS`] of it (of the runtime's part
-    /// where measured): (kernel at size, factor, share).
+    /// The runtime factors tried (`--carveout`).
     pub factors_tried: Vec<String>,
+    /// For each gap, the factor that reproduces at least [`EXPLAINS`] of it (of the
+    /// runtime's part where measured): (kernel at size, factor, share).
     pub mechanisms: Vec<(String, String, f64)>,
     /// The median SM clock of each runtime's rows over every split, MHz.
     pub sm_mhz: [Option<f64>; 2],
