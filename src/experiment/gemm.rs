@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::gemm::check::{CheckMode, FULL_CPU_MAX_MNK};
 use crate::gemm::driver::device_reference;
 use crate::gemm::driver::{
-    prepare_from, Attempt, KernelRunner, Prepared, Session, Source, Status, VendorCall,
+    prepare_job, Attempt, Job, KernelRunner, Prepared, Session, Source, Status, VendorCall,
     VendorRunner,
 };
 use crate::gemm::memory::{self, RefKind};
@@ -344,16 +344,9 @@ impl<'p> Workload<(&'p Point, Lane)> for Problem {
         (point, lane): &(&'p Point, Lane),
         cold: bool,
     ) -> Attempt {
-        prepare_from(
-            &mut sessions[lane.session],
-            point.spec,
-            &point.config,
-            &point.hints,
-            &self.ops,
-            &self.reference,
-            cold,
-            &lane.source,
-        )
+        let point_of = (&point.config, &point.hints);
+        let job = Job::new(point.spec, point_of, (&self.ops, &self.reference), cold);
+        prepare_job(&mut sessions[lane.session], &job, lane.source.code())
     }
 
     fn launch(&self, session: &Session, ready: &Prepared, count: usize) -> Result<u64> {

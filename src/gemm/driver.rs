@@ -541,89 +541,22 @@ pub fn prepare(
     reference: &Reference,
     cold: bool,
 ) -> Attempt {
-    prepare_code(
-        session,
-        spec,
-        config,
-        hints,
-        ops,
-        reference,
-        cold,
-        Code::Native,
-    )
+    let job = Job::new(spec, (config, hints), (ops, reference), cold);
+    prepare_job(session, &job, Code::Native)
 }
 
-/// `prepare` with the kernel's code taken from `source`.
-#[allow(clippy::too_many_arguments)]
-pub fn prepare_from(
-    session: &mut Session,
-    spec: &KernelSpec,
-    config: &Config,
-    hints: &Hints,
-    ops: &Operands,
-    reference: &Reference,
-    cold: bool,
-    source: &Source,
-) -> Attempt {
-    let code = match source {
-        Source::Native => Code::Native,
-        Source::Ptx(ptx) => Code::Ptx(ptx),
-    };
-    prepare_code(session, spec, config, hints, ops, reference, cold, code)
+impl Source {
+    /// The code a prepare loads for this source.
+    pub fn code(&self) -> Code<'_> {
+        match self {
+            Source::Native => Code::Native,
+            Source::Ptx(ptx) => Code::Ptx(ptx),
+        }
+    }
 }
 
-/// `prepare` with the kernel already compiled (by this session's compiler, on
-/// another thread): the tuner's way, so compiling never waits for the device.
-#[allow(clippy::too_many_arguments)]
-pub fn prepare_built(
-    session: &mut Session,
-    spec: &KernelSpec,
-    config: &Config,
-    hints: &Hints,
-    ops: &Operands,
-    reference: &Reference,
-    cold: bool,
-    artefact: Artefact,
-) -> Attempt {
-    prepare_code(
-        session,
-        spec,
-        config,
-        hints,
-        ops,
-        reference,
-        cold,
-        Code::Built(artefact),
-    )
-}
-
-/// `prepare` with a program an earlier prepare loaded (`Prepared::into_program`):
-/// a tuner's screen and its full-size run load a configuration once.
-#[allow(clippy::too_many_arguments)]
-pub fn prepare_loaded(
-    session: &mut Session,
-    spec: &KernelSpec,
-    config: &Config,
-    hints: &Hints,
-    ops: &Operands,
-    reference: &Reference,
-    cold: bool,
-    (program, build): (Program, BuildReport),
-) -> Attempt {
-    prepare_code(
-        session,
-        spec,
-        config,
-        hints,
-        ops,
-        reference,
-        cold,
-        Code::Loaded(program, build),
-    )
-}
-
-/// The kernel's code as `prepare_inner` receives it.
-enum Code<'a> {
+/// Where a prepare takes the kernel's code from ([`prepare_job`]).
+pub enum Code<'a> {
     /// Compile the kernel's own source with the session's toolchain.
     Native,
     /// Load PTX made by another toolchain through this session's JIT.
@@ -637,40 +570,44 @@ enum Code<'a> {
 /// What one prepare is about: the kernel at a configuration, the problem's
 /// operands and reference, and whether it is timed cold.
 #[derive(Clone, Copy)]
-struct Job<'a> {
-    spec: &'a KernelSpec,
-    config: &'a Config,
-    hints: &'a Hints,
-    ops: &'a Operands,
-    reference: &'a Reference,
-    cold: bool,
+pub struct Job<'a> {
+    pub spec: &'a KernelSpec,
+    pub config: &'a Config,
+    pub hints: &'a Hints,
+    pub ops: &'a Operands,
+    pub reference: &'a Reference,
+    pub cold: bool,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn prepare_code(
-    session: &mut Session,
-    spec: &KernelSpec,
-    config: &Config,
-    hints: &Hints,
-    ops: &Operands,
-    reference: &Reference,
-    cold: bool,
-    code: Code<'_>,
-) -> Attempt {
-    let job = Job {
-        spec,
-        config,
-        hints,
-        ops,
-        reference,
-        cold,
-    };
+impl<'a> Job<'a> {
+    pub fn new(
+        spec: &'a KernelSpec,
+        (config, hints): (&'a Config, &'a Hints),
+        (ops, reference): (&'a Operands, &'a Reference),
+        cold: bool,
+    ) -> Job<'a> {
+        Job {
+            spec,
+            config,
+            hints,
+            ops,
+            reference,
+            cold,
+        }
+    }
+}
+
+/// `prepare` with the kernel's code from `code`: another toolchain's PTX (`sweep
+/// jit`), what the session's compiler already made (the tuner's way, so compiling
+/// never waits for the device), or a program an earlier prepare loaded (a tuner's
+/// screen and its full-size run load a configuration once).
+pub fn prepare_job(session: &mut Session, job: &Job, code: Code<'_>) -> Attempt {
     let mut build = None;
     let mut check_report = None;
-    match prepare_inner(session, &job, code, &mut build, &mut check_report) {
+    match prepare_inner(session, job, code, &mut build, &mut check_report) {
         Ok(mut p) => {
             // The timed launches' runtime factor; the checked run had the default.
-            p.geometry.carveout = hints.carveout;
+            p.geometry.carveout = job.hints.carveout;
             Attempt {
                 status: Status::Ok,
                 build: Some(p.build.clone()),

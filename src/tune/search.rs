@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::experiment::user::run::Outputs;
 use crate::experiment::Problem;
 use crate::gemm::check::check_against;
-use crate::gemm::driver::{prepare_built, prepare_loaded, Attempt, KernelRunner, Session, Status};
+use crate::gemm::driver::{prepare_job, Attempt, Code, Job, KernelRunner, Session, Status};
 use crate::kernel::builtin::{Config, Hints, KernelSpec};
 use crate::kernel::user::{Dims, UserKernel};
 use crate::kernel::Kernel;
@@ -1458,9 +1458,8 @@ fn screen_point(
     // The screen's result is checked here: a pruned point's speed is reported too.
     let defer = std::mem::replace(&mut session.defer_checks, false);
     let (ops, reference) = (&screen.ops, &screen.reference);
-    let attempt = prepare_built(
-        session, spec, config, hints, ops, reference, false, artefact,
-    );
+    let job = Job::new(spec, (config, hints), (ops, reference), false);
+    let attempt = prepare_job(session, &job, Code::Built(artefact));
     session.defer_checks = defer;
     let Some(p) = attempt.prepared else {
         return Screened::Failed(Box::new(attempt));
@@ -1511,10 +1510,9 @@ fn measure(
         }
     };
     let (ops, reference) = (&problem.ops, &problem.reference);
+    let job = Job::new(spec, (&config, &hints), (ops, reference), false);
     let attempt = match screen {
-        None => prepare_built(
-            session, spec, &config, &hints, ops, reference, false, artefact,
-        ),
+        None => prepare_job(session, &job, Code::Built(artefact)),
         Some(s) => {
             let screened =
                 screen_point(session, spec, (&config, &hints), s, artefact, opts, fastest);
@@ -1534,9 +1532,9 @@ fn measure(
                     record.split = session.laps.borrow_mut().take();
                     return record;
                 }
-                Screened::Passed(loaded) => prepare_loaded(
-                    session, spec, &config, &hints, ops, reference, false, loaded,
-                ),
+                Screened::Passed((program, build)) => {
+                    prepare_job(session, &job, Code::Loaded(program, build))
+                }
             }
         }
     };
