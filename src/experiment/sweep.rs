@@ -5,7 +5,7 @@
 use crate::backend::{Backend, Toolchain};
 use crate::error::{Error, Result};
 use crate::experiment::{
-    config_for, measure_lanes, measure_point, measure_vendor, Lane, Point, Problem,
+    config_for, measure_items, measure_point, measure_vendor, Lane, Point, Problem,
 };
 use crate::experiment::{failed_rows, refused_size};
 use crate::experiment::{measure_spec_items, references, Item, SpecCompare};
@@ -128,6 +128,28 @@ fn jit_points(
         })
         .collect();
     labelled_points(kernels, defines, precision, |_| variants.clone())
+}
+
+/// A built-in kernel's JIT items: its base point (`points[0]`) along every lane,
+/// then the carveout points that follow it along the CUDA driver's lanes, all
+/// measured interleaved.
+fn jit_items_of<'p>(
+    sessions: &[Session],
+    points: &'p [std::result::Result<Point, (String, Status)>],
+    lanes: Vec<Lane>,
+) -> Vec<(&'p Point, Lane)> {
+    let on_cuda =
+        |l: &Lane| sessions[l.session].backend.borrow().info().toolchain == Toolchain::Cuda;
+    let Some(Ok(base)) = points.first() else {
+        return Vec::new();
+    };
+    let factors = (points[1..].iter().map_while(|p| p.as_ref().ok()))
+        .take_while(|p| p.spec.id == base.spec.id && p.hints.carveout.is_some());
+    let mut items: Vec<(&Point, Lane)> = lanes.iter().map(|l| (base, l.clone())).collect();
+    for f in factors {
+        items.extend(lanes.iter().filter(|l| on_cuda(l)).map(|l| (f, l.clone())));
+    }
+    items
 }
 
 /// A user kernel's JIT items: every lane under the first variant (the base
@@ -462,8 +484,13 @@ pub fn run_sweep(
         for row in &vendor {
             writer.push(row.clone())?;
         }
-        for p in points {
+        for (i, p) in points.iter().enumerate() {
             let rows = match p {
+                // Measured with its kernel's base point, interleaved (`jit_items_of`).
+                Ok(point) if kind == SweepKind::Jit && point.hints.carveout.is_some() => {
+                    progress.inc(1);
+                    continue;
+                }
                 Ok(point) => {
                     progress.set_message(format!(
                         "{m}x{n}x{k}: {} {}",
@@ -471,15 +498,9 @@ pub fn run_sweep(
                         point.label.as_deref().unwrap_or("")
                     ));
                     if kind == SweepKind::Jit {
-                        let mut lanes = jit_lanes(sessions, |s| ptx_of(s, point))?;
-                        if point.hints.carveout.is_some() {
-                            let cuda = |l: &Lane| {
-                                sessions[l.session].backend.borrow().info().toolchain
-                                    == Toolchain::Cuda
-                            };
-                            lanes.retain(cuda);
-                        }
-                        measure_lanes(sessions, point, &lanes, &problem, plan, experiment, &vendor)
+                        let lanes = jit_lanes(sessions, |s| ptx_of(s, point))?;
+                        let items = jit_items_of(sessions, &points[i..], lanes);
+                        measure_items(sessions, &items, &problem, plan, experiment, &vendor)
                     } else {
                         measure_point(sessions, point, &problem, plan, experiment, &vendor)
                     }
