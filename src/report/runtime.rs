@@ -102,7 +102,8 @@ pub(crate) fn section(a: &Runtime) -> Section {
          two PTX through one runtime show what the front end does. Each part is averaged over the other \
          factor, in logs, so the two add up to the gap between the corner cells; **rest** is what they \
          leave of the native gap (the native build path and noise). Shares are given where the native \
-         gap is over {:.0}%. A negative part favours OpenCL.\n",
+         gap is over {:.0}%. A negative part favours OpenCL. Nsight Compute does not profile NVIDIA's OpenCL \
+         runtime, so on its side these matched experiments stand in for counters.\n",
         GAP_MIN * 100.0
     );
     let _ = writeln!(s, "{}", md::table_of(&COLUMNS, &a.splits));
