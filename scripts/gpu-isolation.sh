@@ -7,15 +7,9 @@
 set -u
 G=$PWD/.gpu/gemmlab
 W=$OUT/isolation; mkdir -p "$W"
-run() { # name timeout command...: output to $W/name.txt, exit status appended
-  local name=$1 t=$2; shift 2
-  echo "\$ $*" > "$W/$name.txt"
-  timeout "$t" "$@" >> "$W/$name.txt" 2>&1
-  echo "== exit $?" >> "$W/$name.txt"
-  tail -4 "$W/$name.txt"
-}
-nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,temperature.gpu --format=csv > "$W/gpu.txt" 2>&1
-cat "$W/gpu.txt"
+# shellcheck source=scripts/gpu-run.sh
+. "$(dirname "$0")/gpu-run.sh"
+gpu_line
 F=tests/fixtures/specs
 FIVE="--spec specs/saxpy/saxpy.toml --spec specs/misbehave/misbehave.toml --spec $F/faults/crash.toml --spec $F/wrong/wrong.toml --spec specs/reduction/reduction.toml"
 for b in cuda opencl; do

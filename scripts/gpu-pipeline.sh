@@ -13,15 +13,9 @@ PART=${1:-experiments}
 G=$PWD/.gpu/gemmlab
 W=$OUT/pipeline-$PART; mkdir -p "$W"
 D="--device nvidia"
-run() { # name timeout command...: output to $W/name.txt, exit status appended
-  local name=$1 t=$2; shift 2
-  echo "\$ $*" > "$W/$name.txt"
-  timeout "$t" "$@" >> "$W/$name.txt" 2>&1
-  echo "== exit $?" >> "$W/$name.txt"
-  tail -3 "$W/$name.txt"
-}
-nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,temperature.gpu --format=csv > "$W/gpu.txt" 2>&1
-cat "$W/gpu.txt"
+# shellcheck source=scripts/gpu-run.sh
+. "$(dirname "$0")/gpu-run.sh"
+gpu_line
 if [ "$PART" = experiments ]; then
 run devices 60 $G devices
 # The guard zones and the argument check on CUDA and NVIDIA OpenCL: MODE=1..4 of

@@ -11,10 +11,9 @@ G=$PWD/.gpu/gemmlab
 SIZE=${1:-4096}
 KERNELS=${2:-2,7,8,9,10,lecture_wide,xgemmdirect,tcwg}
 W=$OUT/runtime; mkdir -p "$W"
-nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,temperature.gpu --format=csv > "$W/gpu.txt" 2>&1
-cat "$W/gpu.txt"
-echo "\$ $G sweep jit --device nvidia --kernels $KERNELS --sizes $SIZE --carveout 0,100 --reps 10" > "$W/jit-$SIZE.txt"
-timeout 400 "$G" sweep jit --device nvidia --kernels "$KERNELS" --sizes "$SIZE" --carveout 0,100 --reps 10 \
-  --out "$W/jit-$SIZE" >> "$W/jit-$SIZE.txt" 2>&1
-echo "== exit $?" >> "$W/jit-$SIZE.txt"
+# shellcheck source=scripts/gpu-run.sh
+. "$(dirname "$0")/gpu-run.sh"
+gpu_line
+run "jit-$SIZE" 400 "$G" sweep jit --device nvidia --kernels "$KERNELS" --sizes "$SIZE" \
+  --carveout 0,100 --reps 10 --out "$W/jit-$SIZE"
 tail -40 "$W/jit-$SIZE.txt"

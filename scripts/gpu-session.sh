@@ -9,15 +9,9 @@ set -u
 G=$PWD/.gpu/gemmlab
 W=$OUT/session; mkdir -p "$W"
 D="--device nvidia"
-run() { # name timeout command...: output to $W/name.txt, exit status appended
-  local name=$1 t=$2; shift 2
-  echo "\$ $*" > "$W/$name.txt"
-  timeout "$t" "$@" >> "$W/$name.txt" 2>&1
-  echo "== exit $?" >> "$W/$name.txt"
-  tail -3 "$W/$name.txt"
-}
-nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,temperature.gpu --format=csv > "$W/gpu.txt" 2>&1
-cat "$W/gpu.txt"
+# shellcheck source=scripts/gpu-run.sh
+. "$(dirname "$0")/gpu-run.sh"
+gpu_line
 # 80 first: the new runtime lanes (the other parts have run before in some form).
 run runtime-jit 110 $G sweep jit $D --kernels 2,7,10,tcwg --sizes 4096 \
   --carveout 100 --reps 10 --out "$W/runtime-jit"

@@ -138,18 +138,12 @@ fn jit_items_of<'p>(
     points: &'p [std::result::Result<Point, (String, Status)>],
     lanes: Vec<Lane>,
 ) -> Vec<(&'p Point, Lane)> {
-    let on_cuda =
-        |l: &Lane| sessions[l.session].backend.borrow().info().toolchain == Toolchain::Cuda;
     let Some(Ok(base)) = points.first() else {
         return Vec::new();
     };
     let factors = (points[1..].iter().map_while(|p| p.as_ref().ok()))
         .take_while(|p| p.spec.id == base.spec.id && p.hints.carveout.is_some());
-    let mut items: Vec<(&Point, Lane)> = lanes.iter().map(|l| (base, l.clone())).collect();
-    for f in factors {
-        items.extend(lanes.iter().filter(|l| on_cuda(l)).map(|l| (f, l.clone())));
-    }
-    items
+    factor_lanes(sessions, &lanes, std::iter::once(base).chain(factors))
 }
 
 /// A user kernel's JIT items: every lane under the first variant (the base
@@ -160,17 +154,30 @@ fn jit_items(
     config: &Config,
     variants: &[(String, Hints)],
 ) -> Vec<Item> {
-    let on_cuda =
-        |l: &Lane| sessions[l.session].backend.borrow().info().toolchain == Toolchain::Cuda;
-    let mut items = Vec::new();
-    for (i, (label, hints)) in variants.iter().enumerate() {
-        let lanes = lanes.iter().filter(|l| i == 0 || on_cuda(l));
-        items.extend(lanes.map(|lane| Item {
+    (factor_lanes(sessions, &lanes, variants.iter()).into_iter())
+        .map(|((label, hints), lane)| Item {
             config: config.clone(),
             hints: hints.clone(),
             label: (!label.is_empty()).then(|| label.clone()),
-            lane: lane.clone(),
-        }));
+            lane,
+        })
+        .collect()
+}
+
+/// The first of `each` (the base point) along every lane, each further one (a
+/// runtime factor) along the CUDA driver's lanes only: NVIDIA's OpenCL has no
+/// such control.
+fn factor_lanes<T: Copy>(
+    sessions: &[Session],
+    lanes: &[Lane],
+    each: impl Iterator<Item = T>,
+) -> Vec<(T, Lane)> {
+    let on_cuda =
+        |l: &&Lane| sessions[l.session].backend.borrow().info().toolchain == Toolchain::Cuda;
+    let mut items = Vec::new();
+    for (i, t) in each.enumerate() {
+        let along = lanes.iter().filter(|l| i == 0 || on_cuda(l));
+        items.extend(along.map(|l| (t, l.clone())));
     }
     items
 }
